@@ -1,0 +1,91 @@
+/* The arlab command: shared options, output tables, and one function per verb.
+ * Each verb lives in cli/cmd_<verb>.c and is listed once in cli/main.c. */
+#ifndef AR_CLI_H
+#define AR_CLI_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "core/algo.h"
+#include "core/platform.h"
+#include "core/status.h"
+#include "core/units.h"
+
+#define CLI_MAX_LIST 64
+
+typedef enum { FMT_TABLE, FMT_CSV, FMT_JSON } cli_format;
+
+/* Options shared by verbs. Lists come from repeated flags or comma lists. */
+typedef struct cli_opts {
+    const char *platforms[CLI_MAX_LIST];
+    int nplatforms;
+    const char *algos[CLI_MAX_LIST];   /* "all" expands to the registry */
+    int nalgos;
+    const char *sizes[CLI_MAX_LIST];
+    int nsizes;
+    int ranks;                         /* --ranks N for generated families, 0 = default */
+    ar_dtype dtype;
+    cli_format format;
+    int check;                         /* --check */
+    const char *trace;                 /* --trace FILE */
+    const char *out;                   /* --out FILE */
+    const char *network;               /* --network MODEL (sim) */
+    double gamma_s_per_B;              /* --gamma (sim) */
+    double budget_s;                   /* --budget (sim wall-clock limit) */
+    int iters, warmup;                 /* real */
+    const char *positional[CLI_MAX_LIST];
+    int npositional;
+} cli_opts;
+
+/* Flags a verb accepts, as a bitmask. */
+enum {
+    OPT_PLATFORM = 1 << 0, OPT_ALGO = 1 << 1, OPT_SIZE = 1 << 2, OPT_RANKS = 1 << 3, OPT_DTYPE = 1 << 4,
+    OPT_FORMAT = 1 << 5, OPT_CHECK = 1 << 6, OPT_TRACE = 1 << 7, OPT_OUT = 1 << 8, OPT_NETWORK = 1 << 9,
+    OPT_GAMMA = 1 << 10, OPT_BUDGET = 1 << 11, OPT_ITERS = 1 << 12, OPT_POSITIONAL = 1 << 13
+};
+
+/* Parses argv (after the verb). Prints one line to stderr and returns non-OK on error. */
+ar_status cli_parse(int argc, char **argv, unsigned allowed, cli_opts *o, const char *verb);
+
+/* Fills names with the algorithms to run (expanding "all"); returns count. */
+int cli_algo_list(const cli_opts *o, const char **names, int max);
+
+/* Loads platform i of the options, or prints the error. */
+ar_status cli_load_platform(const cli_opts *o, int i, ar_platform **out);
+
+/* Parses size i into elements; prints the error. */
+ar_status cli_size(const cli_opts *o, int i, uint64_t *elems);
+
+/* Prints "arlab: <msg>" to stderr and returns st. */
+ar_status cli_error(ar_status st, const ar_err *e);
+
+/* --- output tables ------------------------------------------------------ */
+#define TBL_MAX_COLS 32
+typedef struct cli_cell {
+    char *s;       /* text (owned) */
+    int numeric;   /* emitted unquoted in JSON */
+} cli_cell;
+
+typedef struct cli_table {
+    int ncols;
+    const char *cols[TBL_MAX_COLS];
+    int nrows, cap;
+    cli_cell *cells; /* nrows * ncols */
+} cli_table;
+
+void tbl_init(cli_table *t, int ncols, const char *const *cols);
+int tbl_row(cli_table *t); /* appends an empty row, returns its index (-1 on OOM) */
+void tbl_str(cli_table *t, int row, int col, const char *s);
+void tbl_num(cli_table *t, int row, int col, const char *fmt, double v);
+void tbl_int(cli_table *t, int row, int col, long long v);
+void tbl_print(const cli_table *t, cli_format f, FILE *out);
+void tbl_free(cli_table *t);
+
+/* --- verbs ------------------------------------------------------------- */
+int cmd_platforms(int argc, char **argv);
+int cmd_platform(int argc, char **argv);
+int cmd_algos(int argc, char **argv);
+int cmd_plan(int argc, char **argv);
+int cmd_model(int argc, char **argv);
+
+#endif

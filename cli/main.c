@@ -1,0 +1,40 @@
+/* arlab: an all-reduce workbench. One verb per file (cli/cmd_*.c). */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+typedef struct verb {
+    const char *name;
+    int (*fn)(int, char **);
+    const char *usage;
+} verb;
+
+static const verb verbs[] = {
+    {"platforms", cmd_platforms, "platforms [--format F]                      list preset platforms"},
+    {"platform", cmd_platform, "platform show NAME|FILE|SPEC [--ranks N]      print one platform"},
+    {"algos", cmd_algos, "algos [--format F]                          list algorithms"},
+    {"plan", cmd_plan, "plan --algo A --platform P [--size S] [--check] [--format table|json]"},
+    {"model", cmd_model, "model --platform P --size S [--algo A|all] [--format table|csv|json]"},
+};
+
+static void usage(FILE *f) {
+    fprintf(f, "arlab %s: an all-reduce workbench\nusage: arlab VERB [options]\n", AR_VERSION);
+    for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++) fprintf(f, "  arlab %s\n", verbs[i].usage);
+    fprintf(f, "common: --dtype f32|f16|bf16|f64|i32, --ranks N (generated families), sizes like 100MB, 120M (elements)\n");
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2 || !strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+        usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? AR_EINVAL : 0;
+    }
+    if (!strcmp(argv[1], "--version")) {
+        printf("arlab %s\n", AR_VERSION);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
+        if (!strcmp(argv[1], verbs[i].name)) return verbs[i].fn(argc - 2, argv + 2);
+    fprintf(stderr, "arlab: unknown command \"%s\" (see 'arlab help')\n", argv[1]);
+    return AR_EINVAL;
+}

@@ -1,0 +1,156 @@
+/* Shared option parser of the arlab command. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+ar_status cli_error(ar_status st, const ar_err *e) {
+    fprintf(stderr, "arlab: %s\n", e && e->msg[0] ? e->msg : ar_status_name(st));
+    return st;
+}
+
+static ar_status bad(const char *verb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static ar_status bad(const char *verb, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "arlab %s: ", verb);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    return AR_EINVAL;
+}
+
+static ar_status push(const char **list, int *n, const char *v, const char *verb, const char *flag) {
+    if (*n >= CLI_MAX_LIST) return bad(verb, "too many %s values", flag);
+    list[(*n)++] = v;
+    return AR_OK;
+}
+
+ar_status cli_parse(int argc, char **argv, unsigned allowed, cli_opts *o, const char *verb) {
+    memset(o, 0, sizeof *o);
+    o->dtype = AR_DTYPE_F32;
+    o->format = FMT_TABLE;
+    o->iters = 20;
+    o->warmup = 5;
+    static const struct {
+        const char *name;
+        unsigned bit;
+        int has_arg;
+    } flags[] = {
+        {"--platform", OPT_PLATFORM, 1}, {"--algo", OPT_ALGO, 1},     {"--size", OPT_SIZE, 1},
+        {"--ranks", OPT_RANKS, 1},       {"--dtype", OPT_DTYPE, 1},   {"--format", OPT_FORMAT, 1},
+        {"--check", OPT_CHECK, 0},       {"--trace", OPT_TRACE, 1},   {"--out", OPT_OUT, 1},
+        {"--network", OPT_NETWORK, 1},   {"--gamma", OPT_GAMMA, 1},   {"--budget", OPT_BUDGET, 1},
+        {"--iters", OPT_ITERS, 1},       {"--warmup", OPT_ITERS, 1},
+    };
+    for (int i = 0; i < argc; i++) {
+        char *a = argv[i];
+        if (strncmp(a, "--", 2) != 0 || strcmp(a, "--") == 0) {
+            if (!(allowed & OPT_POSITIONAL)) return bad(verb, "unexpected argument \"%s\"", a);
+            if (push(o->positional, &o->npositional, a, verb, "positional") != AR_OK) return AR_EINVAL;
+            continue;
+        }
+        char name[32];
+        const char *val = NULL;
+        const char *eq = strchr(a, '=');
+        size_t nl = eq ? (size_t)(eq - a) : strlen(a);
+        if (nl >= sizeof name) return bad(verb, "unknown option \"%s\" (see 'arlab help')", a);
+        memcpy(name, a, nl);
+        name[nl] = 0;
+        int k = -1;
+        for (size_t f = 0; f < sizeof flags / sizeof flags[0]; f++)
+            if (strcmp(flags[f].name, name) == 0) k = (int)f;
+        if (k < 0 || !(allowed & flags[k].bit))
+            return bad(verb, "unknown option \"%s\" for this command (see 'arlab help')", name);
+        if (flags[k].has_arg) {
+            if (eq) val = eq + 1;
+            else if (i + 1 < argc) val = argv[++i];
+            else return bad(verb, "option %s needs a value", name);
+            if (!*val) return bad(verb, "option %s needs a non-empty value", name);
+        } else if (eq) {
+            return bad(verb, "option %s takes no value", name);
+        }
+        ar_err e = {{0}};
+        ar_status st = AR_OK;
+        if (!strcmp(name, "--platform")) st = push(o->platforms, &o->nplatforms, val, verb, name);
+        else if (!strcmp(name, "--algo")) st = push(o->algos, &o->nalgos, val, verb, name);
+        else if (!strcmp(name, "--size")) {
+            /* comma lists: sizes contain no commas */
+            char *dup = (char *)val;
+            for (char *tok = dup;;) {
+                char *c = strchr(tok, ',');
+                if (c) *c = 0;
+                if (!*tok) return bad(verb, "empty size in --size \"%s\"", val);
+                if ((st = push(o->sizes, &o->nsizes, tok, verb, name)) != AR_OK) return st;
+                if (!c) break;
+                tok = c + 1;
+            }
+        } else if (!strcmp(name, "--ranks")) {
+            long long r;
+            st = ar_parse_count(val, 1, AR_MAX_RANKS, &r, &e);
+            if (st != AR_OK) return bad(verb, "--ranks: %s", e.msg);
+            o->ranks = (int)r;
+        } else if (!strcmp(name, "--dtype")) {
+            st = ar_dtype_parse(val, &o->dtype, &e);
+            if (st != AR_OK) return bad(verb, "--dtype: %s", e.msg);
+        } else if (!strcmp(name, "--format")) {
+            if (!strcmp(val, "table")) o->format = FMT_TABLE;
+            else if (!strcmp(val, "csv")) o->format = FMT_CSV;
+            else if (!strcmp(val, "json")) o->format = FMT_JSON;
+            else return bad(verb, "--format: \"%s\" is not one of table, csv, json", val);
+        } else if (!strcmp(name, "--check")) o->check = 1;
+        else if (!strcmp(name, "--trace")) o->trace = val;
+        else if (!strcmp(name, "--out")) o->out = val;
+        else if (!strcmp(name, "--network")) o->network = val;
+        else if (!strcmp(name, "--gamma")) {
+            char *end;
+            errno = 0;
+            double g = strtod(val, &end);
+            if (errno || *end || !(g >= 0) || g > 1) return bad(verb, "--gamma: \"%s\" is not seconds per byte in [0, 1]", val);
+            o->gamma_s_per_B = g;
+        } else if (!strcmp(name, "--budget")) {
+            st = ar_parse_time(val, &o->budget_s, &e);
+            if (st != AR_OK) return bad(verb, "--budget: %s", e.msg);
+        } else if (!strcmp(name, "--iters") || !strcmp(name, "--warmup")) {
+            long long n;
+            st = ar_parse_count(val, strcmp(name, "--iters") ? 0 : 1, 100000, &n, &e);
+            if (st != AR_OK) return bad(verb, "%s", e.msg);
+            if (!strcmp(name, "--iters")) o->iters = (int)n;
+            else o->warmup = (int)n;
+        }
+        if (st != AR_OK) return st;
+    }
+    return AR_OK;
+}
+
+int cli_algo_list(const cli_opts *o, const char **names, int max) {
+    int n = 0;
+    for (int i = 0; i < o->nalgos; i++) {
+        if (!strcmp(o->algos[i], "all")) {
+            int na;
+            const ar_algo *const *all = ar_algos(&na);
+            for (int k = 0; k < na && n < max; k++) names[n++] = all[k]->name;
+        } else if (n < max) {
+            names[n++] = o->algos[i];
+        }
+    }
+    return n;
+}
+
+ar_status cli_load_platform(const cli_opts *o, int i, ar_platform **out) {
+    ar_err e = {{0}};
+    ar_status st = ar_platform_load(o->platforms[i], o->ranks, out, &e);
+    if (st != AR_OK) cli_error(st, &e);
+    return st;
+}
+
+ar_status cli_size(const cli_opts *o, int i, uint64_t *elems) {
+    ar_err e = {{0}};
+    ar_status st = ar_parse_size(o->sizes[i], ar_dtype_size(o->dtype), elems, &e);
+    if (st != AR_OK) {
+        fprintf(stderr, "arlab: --size: %s\n", e.msg);
+    }
+    return st;
+}

@@ -1,0 +1,326 @@
+/* Lowering of group ops to rounds of point-to-point transfers (lower.h).
+ *
+ * An op is a sequence of "parts" (e.g. a ring all-reduce is RING_RS then
+ * RING_AG). Step-based parts (ring, halving/doubling, binomial, direct, send)
+ * have a number of steps, each split into `chunks` sub-rounds; pipelined parts
+ * (chain, tree) have depth + chunks - 1 rounds. Round r of the op is located
+ * in its part and generated from scratch: no state, no allocation.
+ */
+#include "lower.h"
+
+enum part {
+    P_RING_RS, P_RING_AG, P_HD_RS, P_HD_AG, P_BIN_GATHER, P_BIN_SCATTER, P_BIN_REDUCE, P_BIN_BCAST,
+    P_DIRECT_RS, P_DIRECT_AG, P_DIRECT_REDUCE, P_DIRECT_BCAST, P_CHAIN_REDUCE, P_CHAIN_BCAST,
+    P_TREE_REDUCE, P_TREE_BCAST, P_SEND
+};
+
+/* The parts of (kind, impl); returns how many (0..2). */
+static int op_parts(const ar_op *op, enum part out[2]) {
+    ar_impl im = op->impl == AR_IMPL_NATIVE ? AR_IMPL_RING : op->impl;
+    switch (op->kind) {
+    case AR_OP_SEND: out[0] = P_SEND; return 1;
+    case AR_OP_REDUCE_SCATTER:
+        out[0] = im == AR_IMPL_HD ? P_HD_RS : im == AR_IMPL_DIRECT ? P_DIRECT_RS : P_RING_RS;
+        return 1;
+    case AR_OP_ALL_GATHER:
+        out[0] = im == AR_IMPL_HD ? P_HD_AG : im == AR_IMPL_DIRECT ? P_DIRECT_AG : P_RING_AG;
+        return 1;
+    case AR_OP_ALL_REDUCE:
+        switch (im) {
+        case AR_IMPL_HD: out[0] = P_HD_RS; out[1] = P_HD_AG; return 2;
+        case AR_IMPL_DIRECT: out[0] = P_DIRECT_RS; out[1] = P_DIRECT_AG; return 2;
+        case AR_IMPL_BINOMIAL: out[0] = P_BIN_REDUCE; out[1] = P_BIN_BCAST; return 2;
+        case AR_IMPL_CHAIN: out[0] = P_CHAIN_REDUCE; out[1] = P_CHAIN_BCAST; return 2;
+        case AR_IMPL_TREE: out[0] = P_TREE_REDUCE; out[1] = P_TREE_BCAST; return 2;
+        default: out[0] = P_RING_RS; out[1] = P_RING_AG; return 2;
+        }
+    case AR_OP_REDUCE:
+        switch (im) {
+        case AR_IMPL_HD: out[0] = P_HD_RS; out[1] = P_BIN_GATHER; return 2;
+        case AR_IMPL_DIRECT: out[0] = P_DIRECT_REDUCE; return 1;
+        case AR_IMPL_BINOMIAL: out[0] = P_BIN_REDUCE; return 1;
+        case AR_IMPL_CHAIN: out[0] = P_CHAIN_REDUCE; return 1;
+        case AR_IMPL_TREE: out[0] = P_TREE_REDUCE; return 1;
+        default: out[0] = P_RING_RS; out[1] = P_BIN_GATHER; return 2;
+        }
+    case AR_OP_BROADCAST:
+        switch (im) {
+        case AR_IMPL_HD: out[0] = P_BIN_SCATTER; out[1] = P_HD_AG; return 2;
+        case AR_IMPL_DIRECT: out[0] = P_DIRECT_BCAST; return 1;
+        case AR_IMPL_BINOMIAL: out[0] = P_BIN_BCAST; return 1;
+        case AR_IMPL_CHAIN: out[0] = P_CHAIN_BCAST; return 1;
+        case AR_IMPL_TREE: out[0] = P_TREE_BCAST; return 1;
+        default: out[0] = P_BIN_SCATTER; out[1] = P_RING_AG; return 2;
+        }
+    }
+    return 0;
+}
+
+static int ceil_lg(int n) {
+    int k = 0;
+    while ((1LL << k) < n) k++;
+    return k;
+}
+
+static int tree_depth_of(const ar_op *op, int m) {
+    int d = 0;
+    while (op->parent[m] >= 0 && d <= op->n) {
+        m = op->parent[m];
+        d++;
+    }
+    return d;
+}
+
+static int tree_max_depth(const ar_op *op) {
+    int D = 0;
+    for (int m = 0; m < op->n; m++) {
+        int d = tree_depth_of(op, m);
+        if (d > D) D = d;
+    }
+    return D;
+}
+
+static int is_pipelined(enum part p) {
+    return p == P_CHAIN_REDUCE || p == P_CHAIN_BCAST || p == P_TREE_REDUCE || p == P_TREE_BCAST;
+}
+
+static int part_steps(const ar_op *op, enum part p) {
+    int n = op->n;
+    if (n <= 1) return 0;
+    switch (p) {
+    case P_RING_RS:
+    case P_RING_AG: return n - 1;
+    case P_HD_RS:
+    case P_HD_AG:
+    case P_BIN_GATHER:
+    case P_BIN_SCATTER:
+    case P_BIN_REDUCE:
+    case P_BIN_BCAST: return ceil_lg(n);
+    case P_CHAIN_REDUCE:
+    case P_CHAIN_BCAST: return n - 1;
+    case P_TREE_REDUCE:
+    case P_TREE_BCAST: return tree_max_depth(op);
+    default: return 1;
+    }
+}
+
+static int part_rounds(const ar_op *op, enum part p) {
+    int steps = part_steps(op, p);
+    if (steps == 0) return 0;
+    return is_pipelined(p) ? steps + op->chunks - 1 : steps * op->chunks;
+}
+
+int ar_lower_nrounds(const ar_op *op) {
+    enum part parts[2];
+    int np = op_parts(op, parts), total = 0;
+    for (int i = 0; i < np; i++) total += part_rounds(op, parts[i]);
+    return total;
+}
+
+size_t ar_lower_max_xfers(const ar_op *op) {
+    size_t n = (size_t)op->n;
+    if (op->impl == AR_IMPL_DIRECT) return n * (n > 0 ? n - 1 : 0) + 1;
+    return n + 1;
+}
+
+/* --- helpers ------------------------------------------------------------ */
+
+/* Elements of member blocks [m0, m1) (contiguous member indices). */
+static void blocks_span(const ar_op *op, int m0, int m1, uint64_t *off, uint64_t *len) {
+    uint64_t o0, l0, o1, l1;
+    ar_op_block(op, m0, &o0, &l0);
+    ar_op_block(op, m1 - 1, &o1, &l1);
+    *off = o0;
+    *len = o1 + l1 - o0;
+}
+
+/* Piece j of c of the range [off, off+len). */
+static void piece(uint64_t off, uint64_t len, int j, int c, uint64_t *po, uint64_t *pl) {
+    uint64_t q = len / (uint64_t)c, r = len % (uint64_t)c, uj = (uint64_t)j;
+    *po = off + uj * q + (uj < r ? uj : r);
+    *pl = q + (uj < r ? 1 : 0);
+}
+
+typedef struct emit {
+    ar_xfer *buf;
+    size_t n;
+    int sub, chunks; /* sub-round of a step-based part (applied to every segment) */
+} emit;
+
+static void put(emit *em, int src, int dst, int nseg, const uint64_t off[2], const uint64_t len[2], int reduce) {
+    ar_xfer x = {.src = src, .dst = dst, .nseg = 0, .reduce = reduce};
+    for (int s = 0; s < nseg; s++) {
+        uint64_t po, pl;
+        piece(off[s], len[s], em->sub, em->chunks, &po, &pl);
+        if (pl == 0) continue;
+        x.off[x.nseg] = po;
+        x.len[x.nseg] = pl;
+        x.nseg++;
+    }
+    if (x.nseg == 0) return;
+    em->buf[em->n++] = x;
+}
+
+static void put1(emit *em, int src, int dst, uint64_t off, uint64_t len, int reduce) {
+    uint64_t o[2] = {off, 0}, l[2] = {len, 0};
+    put(em, src, dst, 1, o, l, reduce);
+}
+
+/* Member blocks of vranks [a, b) relative to root, as up to two element ranges. */
+static void put_vblocks(emit *em, const ar_op *op, int root, int src, int dst, int a, int b, int reduce) {
+    int n = op->n, L = b - a, s = (a + root) % n;
+    uint64_t o[2], l[2];
+    if (s + L <= n) {
+        blocks_span(op, s, s + L, &o[0], &l[0]);
+        put(em, src, dst, 1, o, l, reduce);
+    } else {
+        blocks_span(op, s, n, &o[0], &l[0]);
+        blocks_span(op, 0, s + L - n, &o[1], &l[1]);
+        put(em, src, dst, 2, o, l, reduce);
+    }
+}
+
+static int M(const ar_op *op, int i) { return op->members[((i % op->n) + op->n) % op->n]; }
+
+static void gen_step(const ar_op *op, enum part p, int step, emit *em) {
+    int n = op->n, root = (op->kind == AR_OP_REDUCE || op->kind == AR_OP_BROADCAST) ? op->root : 0;
+    uint64_t off, len;
+    switch (p) {
+    case P_RING_RS:
+        for (int i = 0; i < n; i++) {
+            int b = ((i - step - 1) % n + n) % n;
+            ar_op_block(op, b, &off, &len);
+            put1(em, M(op, i), M(op, i + 1), off, len, 1);
+        }
+        break;
+    case P_RING_AG:
+        for (int i = 0; i < n; i++) {
+            int b = ((i - step) % n + n) % n;
+            ar_op_block(op, b, &off, &len);
+            put1(em, M(op, i), M(op, i + 1), off, len, 0);
+        }
+        break;
+    case P_HD_RS: {
+        int d = n >> (step + 1);
+        for (int i = 0; i < n; i++) {
+            int lo = i & ~(2 * d - 1);
+            int s0 = (i & d) ? lo : lo + d;
+            blocks_span(op, s0, s0 + d, &off, &len);
+            put1(em, M(op, i), M(op, i ^ d), off, len, 1);
+        }
+        break;
+    }
+    case P_HD_AG: {
+        int d = 1 << step;
+        for (int i = 0; i < n; i++) {
+            int lo = i & ~(d - 1);
+            blocks_span(op, lo, lo + d, &off, &len);
+            put1(em, M(op, i), M(op, i ^ d), off, len, 0);
+        }
+        break;
+    }
+    case P_BIN_GATHER:
+    case P_BIN_REDUCE: {
+        int k = step, h = 1 << k;
+        for (int v = h; v < n; v += 2 * h) {
+            int src = M(op, v + root), dst = M(op, v - h + root);
+            if (p == P_BIN_REDUCE) put1(em, src, dst, op->offset, op->count, 1);
+            else put_vblocks(em, op, root, src, dst, v, v + h < n ? v + h : n, 0);
+        }
+        break;
+    }
+    case P_BIN_SCATTER:
+    case P_BIN_BCAST: {
+        int S = ceil_lg(n), k = S - 1 - step, h = 1 << k;
+        for (int v = 0; v + h < n; v += 2 * h) {
+            int src = M(op, v + root), dst = M(op, v + h + root);
+            int end = v + 2 * h < n ? v + 2 * h : n;
+            if (p == P_BIN_BCAST) put1(em, src, dst, op->offset, op->count, 0);
+            else put_vblocks(em, op, root, src, dst, v + h, end, 0);
+        }
+        break;
+    }
+    case P_DIRECT_RS:
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < n; j++)
+                if (i != j) {
+                    ar_op_block(op, j, &off, &len);
+                    put1(em, M(op, i), M(op, j), off, len, 1);
+                }
+        break;
+    case P_DIRECT_AG:
+        for (int j = 0; j < n; j++) {
+            ar_op_block(op, j, &off, &len);
+            for (int i = 0; i < n; i++)
+                if (i != j) put1(em, M(op, j), M(op, i), off, len, 0);
+        }
+        break;
+    case P_DIRECT_REDUCE:
+        for (int i = 0; i < n; i++)
+            if (i != root) put1(em, M(op, i), M(op, root), op->offset, op->count, 1);
+        break;
+    case P_DIRECT_BCAST:
+        for (int i = 0; i < n; i++)
+            if (i != root) put1(em, M(op, root), M(op, i), op->offset, op->count, 0);
+        break;
+    case P_SEND: put1(em, op->members[0], op->members[1], op->offset, op->count, op->reduce); break;
+    default: break;
+    }
+}
+
+static void put_chunk(const ar_op *op, ar_xfer *buf, size_t *nout, int src, int dst, int j, int reduce) {
+    uint64_t off, len;
+    piece(op->offset, op->count, j, op->chunks, &off, &len);
+    if (!len) return;
+    ar_xfer x = {.src = src, .dst = dst, .nseg = 1, .reduce = reduce};
+    x.off[0] = off;
+    x.len[0] = len;
+    buf[(*nout)++] = x;
+}
+
+/* Pipelined parts: round t of a chain/tree with c chunks. */
+static void gen_pipelined(const ar_op *op, enum part p, int t, ar_xfer *buf, size_t *nout) {
+    int n = op->n, c = op->chunks, root = op->kind == AR_OP_ALL_REDUCE ? 0 : op->root;
+    if (p == P_CHAIN_REDUCE || p == P_CHAIN_BCAST) {
+        int base = p == P_CHAIN_REDUCE ? root + 1 : root;
+        for (int h = 0; h < n - 1; h++) {
+            int j = t - h;
+            if (j < 0 || j >= c) continue;
+            put_chunk(op, buf, nout, M(op, base + h), M(op, base + h + 1), j, p == P_CHAIN_REDUCE);
+        }
+        return;
+    }
+    int D = tree_max_depth(op);
+    for (int m = 0; m < n; m++) {
+        int q = op->parent[m];
+        if (q < 0) continue;
+        int d = tree_depth_of(op, m);
+        /* reduce: member at depth d sends chunk j up in round D-d+j;
+         * broadcast: its parent (depth d-1) sends chunk j down in round d-1+j */
+        int j = p == P_TREE_REDUCE ? t - (D - d) : t - (d - 1);
+        if (j < 0 || j >= c) continue;
+        if (p == P_TREE_REDUCE) put_chunk(op, buf, nout, op->members[m], op->members[q], j, 1);
+        else put_chunk(op, buf, nout, op->members[q], op->members[m], j, 0);
+    }
+}
+
+size_t ar_lower_round(const ar_op *op, int r, ar_xfer *buf) {
+    enum part parts[2];
+    int np = op_parts(op, parts);
+    for (int i = 0; i < np; i++) {
+        int pr = part_rounds(op, parts[i]);
+        if (r >= pr) {
+            r -= pr;
+            continue;
+        }
+        if (is_pipelined(parts[i])) {
+            size_t n = 0;
+            gen_pipelined(op, parts[i], r, buf, &n);
+            return n;
+        }
+        emit em = {.buf = buf, .n = 0, .sub = r % op->chunks, .chunks = op->chunks};
+        gen_step(op, parts[i], r / op->chunks, &em);
+        return em.n;
+    }
+    return 0;
+}

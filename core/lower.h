@@ -1,0 +1,61 @@
+/* Lowering: a group op -> rounds of point-to-point transfers.
+ *
+ * One function, used by every consumer that needs transfers (host executor,
+ * generic cost walk, simulator, NCCL point-to-point executor), so that they all
+ * move exactly the same bytes. Rounds are generated on demand (stateless:
+ * round r of op is a pure function of op and r), so nothing O(ranks^2) is
+ * ever stored. Within a round all transfers are concurrent; round r+1 of an
+ * op starts after round r (a backend may relax this to per-rank dependencies).
+ *
+ * Per implementation (n members, c = op->chunks):
+ *   RING      RS: n-1 steps, member i sends block (i-s-1) mod n to i+1 (add).
+ *             AG: n-1 steps, member i sends block (i-s) mod n to i+1 (copy).
+ *             AR: RS then AG. REDUCE: RS then binomial gather of the blocks
+ *             to root (Eq. 4: Tr + Tc). BROADCAST: binomial scatter then AG.
+ *   HD        RS: recursive halving, partner i^d for d = n/2 .. 1; AG:
+ *             recursive doubling d = 1 .. n/2; AR = both; REDUCE = halving +
+ *             binomial gather; BROADCAST = binomial scatter + doubling.
+ *   BINOMIAL  REDUCE/BROADCAST: binomial tree over the whole range rooted at
+ *             root (ceil(lg n) steps); AR = reduce to member 0 + broadcast.
+ *   DIRECT    RS: one step, every member sends block j to member j; AG: one
+ *             step, member j sends block j to all; REDUCE/BROADCAST: everyone
+ *             to/from root; AR = RS + AG (a sharded parameter server).
+ *   CHAIN     REDUCE: members root+1, root+2, ..., root (mod n) in a chain,
+ *             pipelined in c chunks: n-1+c-1 rounds of count/c; BROADCAST the
+ *             reverse chain root, root+1, ...; AR = reduce + broadcast.
+ *   TREE      REDUCE up `parent` / BROADCAST down it, pipelined in c chunks:
+ *             height+c-1 rounds (a member of height h sends chunk j in round
+ *             h+j when reducing; depth d sends chunk j in round d+j when
+ *             broadcasting).
+ *   NATIVE    lowered as RING (the cost model of a library's ring).
+ *   SEND      one step.
+ * For RING, HD, BINOMIAL, DIRECT and SEND, c > 1 splits every step into c
+ * consecutive rounds each carrying 1/c of every segment (sub-chunks).
+ */
+#ifndef AR_LOWER_H
+#define AR_LOWER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "schedule.h"
+
+typedef struct ar_xfer {
+    int src, dst;        /* ranks */
+    int nseg;            /* 1 or 2 element ranges (a wrap-around block set) */
+    uint64_t off[2], len[2];
+    int reduce;          /* 1: dst adds the data; 0: dst overwrites */
+} ar_xfer;
+
+static inline uint64_t ar_xfer_elems(const ar_xfer *x) { return x->len[0] + (x->nseg > 1 ? x->len[1] : 0); }
+
+/* Number of rounds op lowers to (0 for a 1-member op). */
+int ar_lower_nrounds(const ar_op *op);
+
+/* Upper bound on the transfers in any round of op. */
+size_t ar_lower_max_xfers(const ar_op *op);
+
+/* Writes round r's transfers (those with a non-empty payload) to buf, which
+ * must hold ar_lower_max_xfers(op) entries; returns how many were written. */
+size_t ar_lower_round(const ar_op *op, int r, ar_xfer *buf);
+
+#endif

@@ -1,0 +1,166 @@
+/* Platforms: the network a schedule runs on.
+ *
+ * Every platform, whatever its JSON kind, is loaded into one graph of nodes
+ * (GPUs and switches) and full-duplex links, plus the structure algorithms and
+ * closed-form models need:
+ *   - kind "tree" and "fat-tree": a rooted tree of switches with GPUs as
+ *     leaves (tree view: parent/children/depth on every node);
+ *   - kind "torus": machines of g GPUs behind a machine switch, machine
+ *     switches joined in a k-dimensional torus (dims, dimension-order routes);
+ *   - kind "graph": explicit GPUs, switches and links (PCIe trees, NVLink
+ *     meshes); routes are shortest paths in hops, ties broken by lower node
+ *     index (deterministic).
+ * Ranks are numbered 0..nranks-1: in DFS order of the tree (children in file
+ * order), machine-major on a torus, file order in a graph.
+ *
+ * A link's capacity per direction is bw_Bps * lanes; both directions are
+ * independent (full duplex). A transfer's latency is the sum of lat_s over the
+ * links of its route.
+ *
+ * Ownership: ar_platform_* loaders return a platform the caller frees with
+ * ar_platform_free(). Everything inside it is owned by it.
+ */
+#ifndef AR_PLATFORM_H
+#define AR_PLATFORM_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "status.h"
+
+#define AR_MAX_LEVELS 16
+#define AR_MAX_DIMS 8
+#define AR_MAX_RANKS (1 << 20) /* refused beyond, with a message */
+#define AR_MAX_NODES (1 << 22)
+
+typedef enum ar_node_kind { AR_NODE_GPU = 0, AR_NODE_SWITCH = 1 } ar_node_kind;
+
+typedef struct ar_node {
+    char *name;
+    ar_node_kind kind;
+    int rank;         /* GPU: its rank; switch: -1 */
+    int machine;      /* index of the machine (host) it belongs to, -1 for network switches */
+    /* tree view (tree/fat-tree kinds; on others parent=-1, depth=0) */
+    int parent;       /* node index, -1 at the root */
+    int uplink;       /* link index to the parent, -1 at the root */
+    int depth;        /* root = 0 */
+    int nchildren;
+    int *children;    /* node indices, file order (owned) */
+    int rank_lo, rank_hi; /* GPUs under this node are ranks [rank_lo, rank_hi) */
+} ar_node;
+
+typedef struct ar_link {
+    int a, b;         /* node indices */
+    double bw_Bps;    /* per lane, per direction */
+    double lat_s;
+    int lanes;        /* >= 1 */
+    char *name;       /* "a-b" unless the file names it */
+} ar_link;
+
+/* One level of a horizontally symmetric hierarchy, lowest first: groups of
+ * `fanout` members (GPUs at level 0, level-(i-1) groups above) joined by links
+ * of bw_Bps (capacity incl. lanes) and lat_s. BlueConnect's p_i and w_i. */
+typedef struct ar_level {
+    int fanout;
+    double bw_Bps;
+    double lat_s;
+} ar_level;
+
+typedef enum ar_platform_kind {
+    AR_PLAT_TREE, AR_PLAT_FAT_TREE, AR_PLAT_TORUS, AR_PLAT_GRAPH
+} ar_platform_kind;
+
+typedef struct ar_platform {
+    char *name;
+    char *source;        /* file path, "preset:NAME" or "generated:SPEC" */
+    char *description;   /* may be NULL */
+    ar_platform_kind kind;
+
+    int nnodes;
+    ar_node *nodes;
+    int nlinks;
+    ar_link *links;
+
+    int nranks;
+    int *rank_node;      /* node index of each rank */
+
+    int nmachines;
+    int *machine_of_rank;     /* machine index of each rank */
+    int *machine_first_rank;  /* ranks of machine m: [first[m], first[m+1]) (nmachines+1 entries) */
+
+    /* tree view */
+    int root;            /* node index of the root switch; -1 if not a tree */
+    int height;          /* number of switch levels (FlexReduce's L) = the
+                            largest depth of a GPU; 0 if not a tree */
+    int uniform_depth;   /* 1 if every GPU is at the same depth; 0 if not a tree */
+
+    /* symmetric hierarchy, when the platform has one (trees whose nodes at a
+     * depth all have the same fan-out and link bandwidth; a torus as machine
+     * level + one level per dimension). nlevels = 0 when asymmetric. */
+    int nlevels;
+    ar_level levels[AR_MAX_LEVELS];
+
+    /* torus */
+    int ndims;
+    int dims[AR_MAX_DIMS];
+    int gpus_per_machine;
+
+    /* adjacency (CSR over nodes): adj[adj_off[v] .. adj_off[v+1]) are
+     * link indices touching node v. */
+    int *adj_off;
+    int *adj;
+
+    /* private routing state (graph kind: next-hop table), opaque */
+    void *route_state;
+
+    /* the file's "notes" (sources and assumptions of its numbers), may be 0/NULL */
+    int nnotes;
+    char **notes;
+} ar_platform;
+
+/* A directed use of a link: link index * 2 + (0 if a->b, 1 if b->a). */
+typedef int ar_dlink;
+#define AR_DLINK(link, rev) ((link) * 2 + ((rev) ? 1 : 0))
+#define AR_DLINK_LINK(d) ((d) / 2)
+
+/* Loads a platform from NAME_OR_SPEC:
+ *   - a path to a .json file (contains '/' or ends in ".json");
+ *   - a preset name (file platforms/NAME.json in the preset directory);
+ *   - a generated family "FAMILY[:key=value,...]" (see ar_platform_generate).
+ * ranks > 0 overrides/sets the family's rank count (--ranks); 0 = default. */
+ar_status ar_platform_load(const char *name_or_spec, int ranks, ar_platform **out, ar_err *e);
+
+/* Parses a JSON document (text, NUL-terminated). `where` names it in errors. */
+ar_status ar_platform_from_json(const char *text, const char *where, ar_platform **out, ar_err *e);
+
+/* Generated families: "flat", "tree", "fat-tree", "torus", "machines".
+ * spec is "family" or "family:key=value,key=value". See the README. */
+ar_status ar_platform_generate(const char *spec, int ranks, ar_platform **out, ar_err *e);
+
+void ar_platform_free(ar_platform *p);
+
+/* Directory holding preset JSON files: $ARLAB_PLATFORM_DIR or the compiled-in one. */
+const char *ar_platform_preset_dir(void);
+
+/* Lists preset names (sorted). *names is owned by the caller: free each, then the array. */
+ar_status ar_platform_list_presets(char ***names, int *count, ar_err *e);
+
+/* Route from rank src to rank dst: writes up to max directed links into out
+ * and returns the route length (>= 0), or -1 if max is too small or a rank is
+ * out of range. src==dst -> 0. Trees: up to the lowest common ancestor and
+ * down; torus: dimension order (dim 0 first), shortest way round, ties go +1;
+ * graph: fewest hops, ties to the lower node index. */
+int ar_platform_route(const ar_platform *p, int src, int dst, ar_dlink *out, int max);
+
+/* Latency of the route (sum of lat_s) and its narrowest capacity (bw*lanes).
+ * src == dst: latency 0, capacity INFINITY; an invalid rank: NAN. */
+double ar_platform_route_lat(const ar_platform *p, int src, int dst);
+double ar_platform_route_bw(const ar_platform *p, int src, int dst);
+
+/* Capacity per direction of a link (bw_Bps * lanes). */
+static inline double ar_link_capacity(const ar_link *l) { return l->bw_Bps * l->lanes; }
+
+/* Writes a JSON description of p (the normalized graph form) or a human summary. */
+ar_status ar_platform_print_json(const ar_platform *p, FILE *f, ar_err *e);
+void ar_platform_print_summary(const ar_platform *p, FILE *f);
+
+#endif

@@ -1,0 +1,387 @@
+/* Schedule building, queries, structural checks and printing (schedule.h). */
+#include "schedule.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const op_names[AR_OP_KIND_COUNT] = {
+    "reduce-scatter", "all-gather", "reduce", "broadcast", "all-reduce", "send"};
+static const char *const impl_names[AR_IMPL_COUNT] = {
+    "ring", "hd", "binomial", "chain", "direct", "tree", "native"};
+
+const char *ar_op_kind_name(ar_op_kind k) {
+    return (unsigned)k < AR_OP_KIND_COUNT ? op_names[k] : "?";
+}
+
+const char *ar_impl_name(ar_impl i) {
+    return (unsigned)i < AR_IMPL_COUNT ? impl_names[i] : "?";
+}
+
+ar_status ar_impl_parse(const char *s, ar_impl *out, ar_err *e) {
+    for (int i = 0; i < AR_IMPL_COUNT; i++)
+        if (strcmp(s, impl_names[i]) == 0) {
+            *out = (ar_impl)i;
+            return AR_OK;
+        }
+    return ar_fail(e, AR_EINVAL, "\"%s\" is not an implementation (use ring, hd, binomial, chain, direct, tree or native)", s);
+}
+
+int ar_is_pow2(long long x) { return x > 0 && (x & (x - 1)) == 0; }
+
+ar_schedule *ar_schedule_new(const char *algo, int nranks, uint64_t count, size_t elem_bytes) {
+    ar_schedule *s = ar_calloc(1, sizeof *s);
+    if (!s) return NULL;
+    s->algo = ar_strdup(algo ? algo : "?");
+    if (!s->algo) {
+        free(s);
+        return NULL;
+    }
+    s->nranks = nranks;
+    s->count = count;
+    s->elem_bytes = elem_bytes;
+    return s;
+}
+
+static void op_free(ar_op *op) {
+    free(op->members);
+    free(op->counts);
+    free(op->parent);
+}
+
+void ar_schedule_free(ar_schedule *s) {
+    if (!s) return;
+    for (int p = 0; p < s->nphases; p++) {
+        for (int i = 0; i < s->phases[p].nops; i++) op_free(&s->phases[p].ops[i]);
+        free(s->phases[p].ops);
+        free(s->phases[p].label);
+    }
+    free(s->phases);
+    free(s->algo);
+    free(s->detail);
+    free(s);
+}
+
+static char *vfmt(const char *fmt, va_list ap) {
+    va_list ap2;
+    va_copy(ap2, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap2);
+    va_end(ap2);
+    if (n < 0) return NULL;
+    char *buf = malloc((size_t)n + 1);
+    if (buf) vsnprintf(buf, (size_t)n + 1, fmt, ap);
+    return buf;
+}
+
+ar_status ar_schedule_set_detail(ar_schedule *s, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    char *d = vfmt(fmt, ap);
+    va_end(ap);
+    if (!d) return AR_ENOMEM;
+    free(s->detail);
+    s->detail = d;
+    return AR_OK;
+}
+
+int ar_sched_phase(ar_schedule *s, const char *label_fmt, ...) {
+    if (s->nphases == s->cap) {
+        int cap = s->cap ? 2 * s->cap : 8;
+        ar_phase *np = ar_reallocarray(s->phases, (size_t)cap, sizeof *np);
+        if (!np) return -1;
+        s->phases = np;
+        s->cap = cap;
+    }
+    ar_phase *ph = &s->phases[s->nphases];
+    memset(ph, 0, sizeof *ph);
+    if (label_fmt) {
+        va_list ap;
+        va_start(ap, label_fmt);
+        ph->label = vfmt(label_fmt, ap);
+        va_end(ap);
+        if (!ph->label) return -1;
+    }
+    return s->nphases++;
+}
+
+ar_op *ar_sched_op(ar_schedule *s, ar_op_kind kind, ar_impl impl, const int *members, int n,
+                   uint64_t offset, uint64_t count) {
+    if (s->nphases == 0 && ar_sched_phase(s, NULL) < 0) return NULL;
+    if (n < 1) return NULL;
+    ar_phase *ph = &s->phases[s->nphases - 1];
+    if (ph->nops == ph->cap) {
+        int cap = ph->cap ? 2 * ph->cap : 4;
+        ar_op *no = ar_reallocarray(ph->ops, (size_t)cap, sizeof *no);
+        if (!no) return NULL;
+        ph->ops = no;
+        ph->cap = cap;
+    }
+    int *m = ar_reallocarray(NULL, (size_t)n, sizeof *m);
+    if (!m) return NULL;
+    memcpy(m, members, (size_t)n * sizeof *m);
+    ar_op *op = &ph->ops[ph->nops++];
+    memset(op, 0, sizeof *op);
+    op->kind = kind;
+    op->impl = impl;
+    op->n = n;
+    op->members = m;
+    op->offset = offset;
+    op->count = count;
+    op->chunks = 1;
+    op->reduce = 1;
+    return op;
+}
+
+ar_status ar_op_set_counts(ar_op *op, const uint64_t *counts) {
+    uint64_t *c = ar_reallocarray(NULL, (size_t)op->n, sizeof *c);
+    if (!c) return AR_ENOMEM;
+    memcpy(c, counts, (size_t)op->n * sizeof *c);
+    free(op->counts);
+    op->counts = c;
+    return AR_OK;
+}
+
+ar_status ar_op_set_parent(ar_op *op, const int *parent) {
+    int *c = ar_reallocarray(NULL, (size_t)op->n, sizeof *c);
+    if (!c) return AR_ENOMEM;
+    memcpy(c, parent, (size_t)op->n * sizeof *c);
+    free(op->parent);
+    op->parent = c;
+    return AR_OK;
+}
+
+void ar_op_block(const ar_op *op, int i, uint64_t *off, uint64_t *len) {
+    if (op->counts) {
+        uint64_t o = op->offset;
+        for (int j = 0; j < i; j++) o += op->counts[j];
+        *off = o;
+        *len = op->counts[i];
+        return;
+    }
+    uint64_t n = (uint64_t)op->n, q = op->count / n, r = op->count % n, ui = (uint64_t)i;
+    *off = op->offset + ui * q + (ui < r ? ui : r);
+    *len = q + (ui < r ? 1 : 0);
+}
+
+/* ---------------------------------------------------------------------- */
+
+static int op_reduces(const ar_op *op) {
+    switch (op->kind) {
+    case AR_OP_REDUCE_SCATTER:
+    case AR_OP_REDUCE:
+    case AR_OP_ALL_REDUCE: return 1;
+    case AR_OP_SEND: return op->reduce;
+    default: return 0;
+    }
+}
+
+ar_status ar_schedule_call_stats(const ar_schedule *s, ar_call_stats *out, ar_err *e) {
+    out->reduce_calls = ar_calloc((size_t)s->nranks, sizeof(int));
+    out->bcast_calls = ar_calloc((size_t)s->nranks, sizeof(int));
+    if (!out->reduce_calls || !out->bcast_calls) {
+        ar_call_stats_free(out);
+        return ar_fail(e, AR_ENOMEM, "out of memory counting calls");
+    }
+    for (int p = 0; p < s->nphases; p++)
+        for (int i = 0; i < s->phases[p].nops; i++) {
+            const ar_op *op = &s->phases[p].ops[i];
+            int *cnt = op_reduces(op) ? out->reduce_calls : out->bcast_calls;
+            for (int m = 0; m < op->n; m++)
+                if (op->members[m] >= 0 && op->members[m] < s->nranks) cnt[op->members[m]]++;
+        }
+    return AR_OK;
+}
+
+void ar_call_stats_free(ar_call_stats *c) {
+    free(c->reduce_calls);
+    free(c->bcast_calls);
+    c->reduce_calls = c->bcast_calls = NULL;
+}
+
+static int impl_supports(ar_op_kind k, ar_impl i) {
+    switch (i) {
+    case AR_IMPL_RING:
+    case AR_IMPL_NATIVE:
+    case AR_IMPL_DIRECT:
+    case AR_IMPL_HD: return k != AR_OP_SEND;
+    case AR_IMPL_BINOMIAL:
+    case AR_IMPL_CHAIN:
+    case AR_IMPL_TREE: return k == AR_OP_REDUCE || k == AR_OP_BROADCAST || k == AR_OP_ALL_REDUCE;
+    }
+    return 0;
+}
+
+ar_status ar_schedule_check_structure(const ar_schedule *s, ar_err *e) {
+    if (s->nranks < 1) return ar_fail(e, AR_EINTERNAL, "schedule %s: %d ranks", s->algo, s->nranks);
+    if (s->count < 1) return ar_fail(e, AR_EINTERNAL, "schedule %s: empty buffer", s->algo);
+    unsigned char *seen = ar_calloc((size_t)s->nranks, 1);
+    if (!seen) return ar_fail(e, AR_ENOMEM, "out of memory checking schedule");
+    ar_status st = AR_OK;
+    for (int p = 0; p < s->nphases && st == AR_OK; p++) {
+        for (int i = 0; i < s->phases[p].nops && st == AR_OK; i++) {
+            const ar_op *op = &s->phases[p].ops[i];
+#define BAD(...) (st = ar_fail(e, AR_EINTERNAL, "schedule %s: phase %d op %d (%s): " __VA_ARGS__))
+            if ((unsigned)op->kind >= AR_OP_KIND_COUNT || (unsigned)op->impl >= AR_IMPL_COUNT) {
+                BAD("bad kind/impl", s->algo, p, i, "?");
+                break;
+            }
+            const char *kn = ar_op_kind_name(op->kind);
+            if (op->n < 1) BAD("no members", s->algo, p, i, kn);
+            else if (op->chunks < 1) BAD("chunks %d < 1", s->algo, p, i, kn, op->chunks);
+            else if (op->offset > s->count || op->count > s->count - op->offset)
+                BAD("range [%llu,+%llu) outside buffer of %llu", s->algo, p, i, kn,
+                    (unsigned long long)op->offset, (unsigned long long)op->count,
+                    (unsigned long long)s->count);
+            else if (!impl_supports(op->kind, op->impl))
+                BAD("implementation %s cannot carry it", s->algo, p, i, kn, ar_impl_name(op->impl));
+            else if (op->kind == AR_OP_SEND && op->n != 2)
+                BAD("a send needs 2 members, has %d", s->algo, p, i, kn, op->n);
+            else if (op->impl == AR_IMPL_HD && !ar_is_pow2(op->n))
+                BAD("halving/doubling over %d members (not a power of two)", s->algo, p, i, kn, op->n);
+            else if ((op->kind == AR_OP_REDUCE || op->kind == AR_OP_BROADCAST) &&
+                     (op->root < 0 || op->root >= op->n))
+                BAD("root %d out of range", s->algo, p, i, kn, op->root);
+            else if (op->impl == AR_IMPL_TREE && !op->parent)
+                BAD("tree implementation without a parent array", s->algo, p, i, kn);
+            if (st != AR_OK) break;
+            for (int m = 0; m < op->n; m++) {
+                int r = op->members[m];
+                if (r < 0 || r >= s->nranks) {
+                    BAD("member %d is rank %d, outside 0..%d", s->algo, p, i, kn, m, r, s->nranks - 1);
+                    break;
+                }
+                if (seen[r]) {
+                    BAD("rank %d listed twice", s->algo, p, i, kn, r);
+                    break;
+                }
+                seen[r] = 1;
+            }
+            for (int m = 0; m < op->n; m++)
+                if (op->members[m] >= 0 && op->members[m] < s->nranks) seen[op->members[m]] = 0;
+            if (st != AR_OK) break;
+            if (op->counts) {
+                uint64_t sum = 0;
+                for (int m = 0; m < op->n; m++) {
+                    if (op->counts[m] > op->count - sum) {
+                        BAD("uneven counts exceed the range", s->algo, p, i, kn);
+                        break;
+                    }
+                    sum += op->counts[m];
+                }
+                if (st == AR_OK && sum != op->count)
+                    BAD("uneven counts sum to %llu, range has %llu", s->algo, p, i, kn,
+                        (unsigned long long)sum, (unsigned long long)op->count);
+            }
+            if (st == AR_OK && op->parent) {
+                /* exactly one root (= op->root), every member reaches it */
+                int roots = 0;
+                for (int m = 0; m < op->n && st == AR_OK; m++) {
+                    int q = op->parent[m];
+                    if (q == -1) {
+                        roots++;
+                        if (m != op->root) BAD("tree root is member %d, op root %d", s->algo, p, i, kn, m, op->root);
+                    } else if (q < 0 || q >= op->n || q == m) {
+                        BAD("parent[%d] = %d invalid", s->algo, p, i, kn, m, q);
+                    } else {
+                        int steps = 0, v = m;
+                        while (v != -1 && steps <= op->n) {
+                            v = op->parent[v];
+                            if (v < -1 || v >= op->n) break;
+                            steps++;
+                        }
+                        if (v != -1) BAD("member %d does not reach the root (cycle)", s->algo, p, i, kn, m);
+                    }
+                }
+                if (st == AR_OK && roots != 1) BAD("tree has %d roots", s->algo, p, i, kn, roots);
+            }
+#undef BAD
+        }
+    }
+    free(seen);
+    return st;
+}
+
+/* ---------------------------------------------------------------------- */
+
+static void print_members(FILE *f, const ar_op *op, int max) {
+    for (int m = 0; m < op->n && m < max; m++) fprintf(f, "%s%d", m ? "," : "", op->members[m]);
+    if (op->n > max) fprintf(f, ",...(%d)", op->n);
+}
+
+void ar_schedule_print_table(const ar_schedule *s, FILE *f) {
+    fprintf(f, "schedule %s%s%s: %d ranks, %llu elements x %zu B, %d phases\n", s->algo,
+            s->detail ? " " : "", s->detail ? s->detail : "", s->nranks,
+            (unsigned long long)s->count, s->elem_bytes, s->nphases);
+    for (int p = 0; p < s->nphases; p++) {
+        const ar_phase *ph = &s->phases[p];
+        fprintf(f, "phase %d%s%s: %d op%s\n", p, ph->label ? " " : "", ph->label ? ph->label : "",
+                ph->nops, ph->nops == 1 ? "" : "s");
+        int shown = ph->nops > 12 ? 8 : ph->nops;
+        for (int i = 0; i < shown; i++) {
+            const ar_op *op = &ph->ops[i];
+            fprintf(f, "  %-14s %-8s n=%-4d [%llu,+%llu)", ar_op_kind_name(op->kind),
+                    ar_impl_name(op->impl), op->n, (unsigned long long)op->offset,
+                    (unsigned long long)op->count);
+            if (op->chunks > 1) fprintf(f, " chunks=%d", op->chunks);
+            if (op->kind == AR_OP_REDUCE || op->kind == AR_OP_BROADCAST)
+                fprintf(f, " root=%d", op->members[op->root]);
+            if (op->counts) fprintf(f, " uneven");
+            fprintf(f, " ranks=");
+            print_members(f, op, 16);
+            fputc('\n', f);
+        }
+        if (shown < ph->nops) fprintf(f, "  ... %d more ops\n", ph->nops - shown);
+    }
+}
+
+static void json_str(FILE *f, const char *s) {
+    fputc('"', f);
+    for (; s && *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
+        else if (c < 0x20) fprintf(f, "\\u%04x", c);
+        else fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+ar_status ar_schedule_print_json(const ar_schedule *s, FILE *f, ar_err *e) {
+    fprintf(f, "{\"algo\":");
+    json_str(f, s->algo);
+    fprintf(f, ",\"detail\":");
+    json_str(f, s->detail ? s->detail : "");
+    fprintf(f, ",\"ranks\":%d,\"count\":%llu,\"elem_bytes\":%zu,\"phases\":[", s->nranks,
+            (unsigned long long)s->count, s->elem_bytes);
+    for (int p = 0; p < s->nphases; p++) {
+        const ar_phase *ph = &s->phases[p];
+        fprintf(f, "%s\n {\"label\":", p ? "," : "");
+        json_str(f, ph->label ? ph->label : "");
+        fprintf(f, ",\"ops\":[");
+        for (int i = 0; i < ph->nops; i++) {
+            const ar_op *op = &ph->ops[i];
+            fprintf(f, "%s\n  {\"kind\":\"%s\",\"impl\":\"%s\",\"offset\":%llu,\"count\":%llu,\"chunks\":%d",
+                    i ? "," : "", ar_op_kind_name(op->kind), ar_impl_name(op->impl),
+                    (unsigned long long)op->offset, (unsigned long long)op->count, op->chunks);
+            if (op->kind == AR_OP_REDUCE || op->kind == AR_OP_BROADCAST) fprintf(f, ",\"root\":%d", op->root);
+            if (op->kind == AR_OP_SEND) fprintf(f, ",\"reduce\":%d", op->reduce);
+            fprintf(f, ",\"members\":[");
+            for (int m = 0; m < op->n; m++) fprintf(f, "%s%d", m ? "," : "", op->members[m]);
+            fprintf(f, "]");
+            if (op->counts) {
+                fprintf(f, ",\"counts\":[");
+                for (int m = 0; m < op->n; m++) fprintf(f, "%s%llu", m ? "," : "", (unsigned long long)op->counts[m]);
+                fprintf(f, "]");
+            }
+            if (op->parent) {
+                fprintf(f, ",\"parent\":[");
+                for (int m = 0; m < op->n; m++) fprintf(f, "%s%d", m ? "," : "", op->parent[m]);
+                fprintf(f, "]");
+            }
+            fprintf(f, "}");
+        }
+        fprintf(f, "]}");
+    }
+    fprintf(f, "]}\n");
+    if (ferror(f)) return ar_fail(e, AR_EIO, "error writing schedule JSON");
+    return AR_OK;
+}

@@ -1,0 +1,144 @@
+/* Schedules: what every algorithm plans and every backend consumes.
+ *
+ * A schedule is a list of phases; a phase is a set of group operations that run
+ * concurrently; phase k+1 starts when phase k has finished (a barrier over the
+ * ranks involved). Each op works on an element range [offset, offset+count) of
+ * every member's buffer (the buffer holds s->count elements of s->elem_bytes).
+ *
+ * Op semantics (what the validator and host executor enforce):
+ *   REDUCE_SCATTER  members[i] ends with the sum over all members of block i;
+ *                   the other blocks of every member become undefined.
+ *   ALL_GATHER      every member ends with block i copied from members[i].
+ *   REDUCE          members[root] ends with the sum over all members of the
+ *                   range; other members' ranges become undefined.
+ *   BROADCAST       every member ends with members[root]'s range.
+ *   ALL_REDUCE      every member ends with the sum over all members.
+ *   SEND            members[1] receives members[0]'s range (reduce=1: adds it
+ *                   to its own; reduce=0: overwrites). members[0] unchanged.
+ * Blocks: with counts == NULL the range is split evenly: block i has
+ * count/n elements plus one for i < count%n (ar_op_block). With counts != NULL
+ * (uneven, FlexReduce) block i has counts[i] elements, in member order.
+ * For REDUCE/BROADCAST, `parent` (optional, n entries, indices into members,
+ * -1 at the root) gives the tree the implementation follows (AR_IMPL_TREE).
+ *
+ * Implementation (how the op becomes point-to-point transfers, which decides
+ * its cost) and pipeline chunks are per op; see lower.h.
+ *
+ * Size: an op stores its member list (n ints) and optional per-member arrays,
+ * so a schedule is O(ranks x levels), never O(ranks^2).
+ *
+ * Ownership: the schedule owns every array reachable from it; build it with
+ * the ar_sched_* helpers, free with ar_schedule_free().
+ */
+#ifndef AR_SCHEDULE_H
+#define AR_SCHEDULE_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "status.h"
+
+typedef enum ar_op_kind {
+    AR_OP_REDUCE_SCATTER, AR_OP_ALL_GATHER, AR_OP_REDUCE, AR_OP_BROADCAST,
+    AR_OP_ALL_REDUCE, AR_OP_SEND
+} ar_op_kind;
+#define AR_OP_KIND_COUNT 6
+
+typedef enum ar_impl {
+    AR_IMPL_RING,     /* ring over members in order (RS, AG, AR; REDUCE/BCAST = RS+gather / scatter+AG) */
+    AR_IMPL_HD,       /* recursive halving (RS) / doubling (AG); n must be a power of two */
+    AR_IMPL_BINOMIAL, /* binomial tree rooted at root (REDUCE, BROADCAST, AR = reduce+bcast) */
+    AR_IMPL_CHAIN,    /* pipelined chain through members in order, ending/starting at root */
+    AR_IMPL_DIRECT,   /* every member exchanges directly with the owner (parameter-server style) */
+    AR_IMPL_TREE,     /* along `parent`, pipelined in chunks (spanning-tree packing) */
+    AR_IMPL_NATIVE    /* the backend library's own implementation (NCCL); costed as RING */
+} ar_impl;
+#define AR_IMPL_COUNT 7
+
+typedef struct ar_op {
+    ar_op_kind kind;
+    ar_impl impl;
+    int n;             /* number of members (>= 1; SEND: exactly 2) */
+    int *members;      /* ranks, in group order (owned) */
+    uint64_t offset;   /* first element of the range */
+    uint64_t count;    /* elements in the range */
+    uint64_t *counts;  /* uneven blocks (n entries summing to count) or NULL (owned) */
+    int root;          /* index into members for REDUCE/BROADCAST, else 0 */
+    int *parent;       /* tree for AR_IMPL_TREE (n entries) or NULL (owned) */
+    int chunks;        /* pipeline chunks, >= 1 */
+    int reduce;        /* SEND: 1 = add on arrival, 0 = copy */
+    int tag;           /* planner's label (e.g. stage index), for reports; not semantic */
+} ar_op;
+
+typedef struct ar_phase {
+    int nops, cap;
+    ar_op *ops;
+    char *label;       /* e.g. "stage 1 reduce-scatter (w1)"; may be NULL */
+} ar_phase;
+
+typedef struct ar_schedule {
+    char *algo;        /* algorithm name */
+    char *detail;      /* variant, e.g. "decomp=3x2x2 impl=ring,hd,ring"; may be NULL */
+    int nranks;
+    uint64_t count;    /* elements per rank buffer */
+    size_t elem_bytes;
+    int nphases, cap;
+    ar_phase *phases;
+} ar_schedule;
+
+/* --- building ---------------------------------------------------------- */
+ar_schedule *ar_schedule_new(const char *algo, int nranks, uint64_t count, size_t elem_bytes);
+void ar_schedule_free(ar_schedule *s);
+ar_status ar_schedule_set_detail(ar_schedule *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Appends an empty phase and returns its index (or -1 on allocation failure). */
+int ar_sched_phase(ar_schedule *s, const char *label_fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Appends an op to the last phase, copying `members` (and counts/parent when
+ * given). Returns the op (owned by s) or NULL on allocation failure. */
+ar_op *ar_sched_op(ar_schedule *s, ar_op_kind kind, ar_impl impl, const int *members, int n,
+                   uint64_t offset, uint64_t count);
+ar_status ar_op_set_counts(ar_op *op, const uint64_t *counts);  /* copies n entries */
+ar_status ar_op_set_parent(ar_op *op, const int *parent);       /* copies n entries */
+
+/* --- queries ------------------------------------------------------------- */
+/* Block i of op: [*off, *off + *len) in absolute elements. */
+void ar_op_block(const ar_op *op, int i, uint64_t *off, uint64_t *len);
+const char *ar_op_kind_name(ar_op_kind k);
+const char *ar_impl_name(ar_impl i);
+ar_status ar_impl_parse(const char *s, ar_impl *out, ar_err *e);
+int ar_is_pow2(long long x);
+
+/* Reduce and broadcast "calls" per rank: the number of ops (any kind) in
+ * which the rank takes part, per phase kind. Arrays of nranks, caller frees. */
+typedef struct ar_call_stats {
+    int *reduce_calls;     /* REDUCE_SCATTER, REDUCE, ALL_REDUCE, SEND(reduce) */
+    int *bcast_calls;      /* ALL_GATHER, BROADCAST, SEND(copy) */
+} ar_call_stats;
+ar_status ar_schedule_call_stats(const ar_schedule *s, ar_call_stats *out, ar_err *e);
+void ar_call_stats_free(ar_call_stats *c);
+
+/* --- checking ------------------------------------------------------------ */
+/* Structural checks: ranks in range and distinct within an op, ranges in
+ * bounds, counts sum, root/parent valid, HD on a power of two, chunks >= 1. */
+ar_status ar_schedule_check_structure(const ar_schedule *s, ar_err *e);
+
+/* Symbolic validator: tracks, for every element range of every rank, the set
+ * of ranks whose input it holds. Fails if an op reads an undefined range, a
+ * reduction would count a rank twice, or at the end any element of any rank
+ * does not hold every rank's input exactly once. Cost O(ranks^2/64 x pieces);
+ * meant for up to a few thousand ranks. */
+ar_status ar_schedule_validate(const ar_schedule *s, ar_err *e);
+
+/* Host executor: runs the schedule on real arrays (one buffer of s->count
+ * doubles per rank, integer-valued inputs so every sum is exact), lowering each
+ * op to its point-to-point transfers exactly as a backend does (lower.h), and
+ * checks every element of every rank equals the exact sum. Undefined ranges
+ * are poisoned with NaN, so a schedule that reads them fails. Memory:
+ * nranks x count doubles (refused above `max_bytes`, 0 = 1 GiB). */
+ar_status ar_schedule_execute_host(const ar_schedule *s, uint64_t max_bytes, ar_err *e);
+
+/* --- output -------------------------------------------------------------- */
+ar_status ar_schedule_print_json(const ar_schedule *s, FILE *f, ar_err *e);
+void ar_schedule_print_table(const ar_schedule *s, FILE *f);
+
+#endif

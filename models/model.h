@@ -1,0 +1,68 @@
+/* Cost models: the papers' closed forms and a generic cost walk.
+ *
+ * Units: n in bytes, w in bytes/s, a (alpha) in seconds, results in seconds.
+ * lg(p) for p not a power of two: ceil(log2 p) (the number of binomial-tree
+ * steps), stated in every output that uses it.
+ *
+ * Closed forms per algorithm (ar_model_closed) follow the papers; the generic
+ * walk (ar_model_walk) prices any schedule on any platform from its lowering:
+ * per round, each transfer costs route latency + bytes / (narrowest share of
+ * its route), where a directed link's capacity is shared equally by the flows
+ * crossing it in that round (concurrent ops of a phase advance in lockstep);
+ * a round costs its slowest transfer; rounds add up.
+ */
+#ifndef AR_MODEL_H
+#define AR_MODEL_H
+
+#include <stdint.h>
+#include "../core/platform.h"
+#include "../core/schedule.h"
+#include "../core/params.h"
+
+/* BlueConnect Eqs. 1-7 (EQUATIONS.md). */
+double ar_eq1_tr(int p, double n, double a, double w);          /* ring RS or AG */
+double ar_eq2_tc(int p, double n, double a, double w);          /* recursive halving/doubling */
+double ar_eq3_trc(int p, double n, double a, double w);         /* Tc if p = 2^q else Tr */
+double ar_eq4_treduce(int p, double n, double a, double w);     /* = Tbcast = Tc + Tr */
+double ar_eq6_one_level(int P, double N, double a, double minW);/* 2 Tr(P, N, a, minW) */
+double ar_eq7_two_level(int p0, int P, double N, double a, double w0, double minW);
+double ar_lg_steps(int p);                                      /* ceil(log2 p) */
+
+#define AR_MODEL_MAX_STAGES 64
+
+typedef struct ar_model_stage {
+    char label[96];    /* e.g. "stage 0 reduce-scatter" */
+    char impl[16];     /* "ring", "hd", "binomial", ... */
+    int p;             /* group size */
+    double bytes;      /* data size the stage works on (n in Eq. 1/2) */
+    double bw_Bps;     /* effective bandwidth per flow */
+    double lat_s;      /* alpha used */
+    double time_s;
+} ar_model_stage;
+
+typedef struct ar_model_result {
+    double time_s;
+    int nstages;
+    ar_model_stage stages[AR_MODEL_MAX_STAGES];
+    char note[256];    /* assumptions, e.g. "lg(3) taken as 2 (ceil)" */
+} ar_model_result;
+
+/* Appends a stage (clamped at AR_MODEL_MAX_STAGES) and adds its time. */
+void ar_model_add_stage(ar_model_result *r, const char *label, const char *impl, int p,
+                        double bytes, double bw_Bps, double lat_s, double time_s);
+
+/* Closed form of algorithm `params->name` on p for count*elem_bytes bytes.
+ * Returns AR_EUNSUPPORTED (with a message) where the algorithm has none or the
+ * platform lacks what the formula needs (e.g. a symmetric hierarchy). */
+ar_status ar_model_closed(const ar_platform *p, uint64_t count, size_t elem_bytes, ar_params *params,
+                          ar_model_result *out, ar_err *e);
+
+/* Generic walk over schedule s on platform p. Per-phase times go to
+ * out->stages (one per phase, label = the phase label). */
+ar_status ar_model_walk(const ar_platform *p, const ar_schedule *s, ar_model_result *out, ar_err *e);
+
+/* Platform quantities the closed forms use. */
+double ar_plat_min_bw(const ar_platform *p);      /* min link capacity on any rank-to-rank route */
+double ar_plat_alpha(const ar_platform *p);       /* max route latency between two ranks */
+
+#endif

@@ -1,0 +1,144 @@
+/* Generic cost walk (model.h: ar_model_walk).
+ *
+ * For each phase, round k of every op runs together (lockstep). In a round,
+ * each directed link's capacity is split equally among the transfers whose
+ * route crosses it; a transfer takes route latency + bytes / (its narrowest
+ * share); the round takes its slowest transfer. This is the papers' accounting
+ * (BlueConnect's w2/6 for six streams on one uplink) and what a flow-level
+ * simulator computes when the bottleneck shares are equal.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/lower.h"
+#include "model.h"
+
+#define MAX_ROUTE 512
+
+typedef struct walk {
+    const ar_platform *p;
+    int *load;          /* flows per directed link in the current round */
+    ar_dlink *touched;  /* directed links with load > 0 */
+    size_t ntouched, captouched;
+    ar_xfer *xf;        /* transfers of the round (all ops) */
+    size_t nxf, capxf;
+    int *route_off;     /* route of transfer i: routes[route_off[i] .. route_off[i+1]) */
+    ar_dlink *routes;
+    size_t caproutes, capoff;
+} walk;
+
+static int grow(void **p, size_t *cap, size_t need, size_t elem) {
+    if (need <= *cap) return 0;
+    size_t c = *cap ? *cap : 256;
+    while (c < need) c *= 2;
+    void *np = ar_reallocarray(*p, c, elem);
+    if (!np) return -1;
+    *p = np;
+    *cap = c;
+    return 0;
+}
+
+/* Prices the transfers in w->xf; returns the round time and the bottleneck. */
+static ar_status price_round(walk *w, double elem_bytes, double *t_out, double *bw_out, double *lat_out, ar_err *e) {
+    const ar_platform *p = w->p;
+    if (grow((void **)&w->route_off, &w->capoff, w->nxf + 1, sizeof *w->route_off) < 0)
+        return ar_fail(e, AR_ENOMEM, "cost walk: out of memory");
+    size_t used = 0;
+    w->route_off[0] = 0;
+    for (size_t i = 0; i < w->nxf; i++) {
+        if (grow((void **)&w->routes, &w->caproutes, used + MAX_ROUTE, sizeof *w->routes) < 0)
+            return ar_fail(e, AR_ENOMEM, "cost walk: out of memory");
+        int len = ar_platform_route(p, w->xf[i].src, w->xf[i].dst, w->routes + used, MAX_ROUTE);
+        if (len < 0) return ar_fail(e, AR_EINTERNAL, "cost walk: route %d->%d too long", w->xf[i].src, w->xf[i].dst);
+        for (int k = 0; k < len; k++) {
+            ar_dlink d = w->routes[used + (size_t)k];
+            if (w->load[d]++ == 0) {
+                if (grow((void **)&w->touched, &w->captouched, w->ntouched + 1, sizeof *w->touched) < 0)
+                    return ar_fail(e, AR_ENOMEM, "cost walk: out of memory");
+                w->touched[w->ntouched++] = d;
+            }
+        }
+        used += (size_t)len;
+        w->route_off[i + 1] = (int)used;
+    }
+    double tmax = 0, bw_at = 0, lat_at = 0;
+    for (size_t i = 0; i < w->nxf; i++) {
+        double lat = 0, share = 0;
+        for (int k = w->route_off[i]; k < w->route_off[i + 1]; k++) {
+            ar_dlink d = w->routes[k];
+            const ar_link *l = &p->links[AR_DLINK_LINK(d)];
+            double s = ar_link_capacity(l) / w->load[d];
+            if (share == 0 || s < share) share = s;
+            lat += l->lat_s;
+        }
+        double bytes = (double)ar_xfer_elems(&w->xf[i]) * elem_bytes;
+        double t = lat + (share > 0 ? bytes / share : 0);
+        if (t > tmax) {
+            tmax = t;
+            bw_at = share;
+            lat_at = lat;
+        }
+    }
+    for (size_t i = 0; i < w->ntouched; i++) w->load[w->touched[i]] = 0;
+    w->ntouched = 0;
+    *t_out = tmax;
+    *bw_out = bw_at;
+    *lat_out = lat_at;
+    return AR_OK;
+}
+
+ar_status ar_model_walk(const ar_platform *p, const ar_schedule *s, ar_model_result *out, ar_err *e) {
+    memset(out, 0, sizeof *out);
+    if (s->nranks != p->nranks)
+        return ar_fail(e, AR_EINVAL, "schedule has %d ranks, platform %s has %d", s->nranks, p->name, p->nranks);
+    walk w = {.p = p};
+    w.load = ar_calloc((size_t)p->nlinks * 2 + 1, sizeof *w.load);
+    if (!w.load) return ar_fail(e, AR_ENOMEM, "cost walk: out of memory");
+    ar_status st = AR_OK;
+    for (int ph = 0; ph < s->nphases && st == AR_OK; ph++) {
+        const ar_phase *phase = &s->phases[ph];
+        int maxr = 0;
+        size_t maxx = 0;
+        for (int i = 0; i < phase->nops; i++) {
+            int r = ar_lower_nrounds(&phase->ops[i]);
+            if (r > maxr) maxr = r;
+            maxx += ar_lower_max_xfers(&phase->ops[i]);
+        }
+        if (grow((void **)&w.xf, &w.capxf, maxx, sizeof *w.xf) < 0) {
+            st = ar_fail(e, AR_ENOMEM, "cost walk: out of memory");
+            break;
+        }
+        double tphase = 0, bw_min = 0, lat_max = 0;
+        for (int r = 0; r < maxr && st == AR_OK; r++) {
+            w.nxf = 0;
+            for (int i = 0; i < phase->nops; i++)
+                if (r < ar_lower_nrounds(&phase->ops[i])) w.nxf += ar_lower_round(&phase->ops[i], r, w.xf + w.nxf);
+            double t, bw, lat;
+            st = price_round(&w, (double)s->elem_bytes, &t, &bw, &lat, e);
+            tphase += t;
+            if (bw > 0 && (bw_min == 0 || bw < bw_min)) bw_min = bw;
+            if (lat > lat_max) lat_max = lat;
+        }
+        if (st != AR_OK) break;
+        const ar_op *op0 = phase->nops ? &phase->ops[0] : NULL;
+        int pmax = 0;
+        double bytes = 0;
+        for (int i = 0; i < phase->nops; i++) {
+            if (phase->ops[i].n > pmax) pmax = phase->ops[i].n;
+            double b = (double)phase->ops[i].count * (double)s->elem_bytes;
+            if (b > bytes) bytes = b;
+        }
+        char label[96];
+        snprintf(label, sizeof label, "%s", phase->label ? phase->label : "");
+        if (!phase->label) snprintf(label, sizeof label, "phase %d", ph);
+        ar_model_add_stage(out, label, op0 ? ar_impl_name(op0->impl) : "-", pmax, bytes, bw_min, lat_max, tphase);
+    }
+    free(w.load);
+    free(w.touched);
+    free(w.xf);
+    free(w.route_off);
+    free(w.routes);
+    snprintf(out->note, sizeof out->note,
+             "generic walk: lockstep rounds, equal share of each directed link per round, alpha = route latency");
+    return st;
+}

@@ -1,0 +1,280 @@
+/* Schedule core: lowering, symbolic validator and host executor on hand-built
+ * schedules, for every (op kind, implementation) pair, even and uneven blocks,
+ * every root; and the failures they must catch (double counting, reading
+ * undefined data, incomplete results, concurrent conflicts, bad structure). */
+#include <string.h>
+
+#include "core/lower.h"
+#include "core/schedule.h"
+#include "t.h"
+
+static int iota[64];
+
+static int both_ok(ar_schedule *s, const char *what) {
+    ar_err e = {{0}};
+    ar_status v = ar_schedule_validate(s, &e);
+    T_CHECK(v == AR_OK, "%s: validator: %s", what, e.msg);
+    ar_status x = ar_schedule_execute_host(s, 0, &e);
+    T_CHECK(x == AR_OK, "%s: executor: %s", what, e.msg);
+    return v == AR_OK && x == AR_OK;
+}
+
+static void both_fail(ar_schedule *s, const char *what, const char *needle) {
+    ar_err e = {{0}};
+    ar_status v = ar_schedule_validate(s, &e);
+    T_CHECK(v != AR_OK, "%s: validator accepted a wrong schedule", what);
+    if (needle) T_CHECK(strstr(e.msg, needle) != NULL, "%s: message \"%s\" lacks \"%s\"", what, e.msg, needle);
+    ar_status x = ar_schedule_execute_host(s, 0, &e);
+    T_CHECK(x != AR_OK, "%s: executor accepted a wrong schedule", what);
+}
+
+/* A random tree over n members rooted at `root` (parent index < own, rotated). */
+static void rand_tree(int n, int root, unsigned *seed, int *parent) {
+    int order[64];
+    for (int i = 0; i < n; i++) order[i] = (root + i) % n;
+    parent[order[0]] = -1;
+    for (int i = 1; i < n; i++) {
+        *seed = *seed * 1103515245u + 12345u;
+        parent[order[i]] = order[(*seed >> 8) % (unsigned)i];
+    }
+}
+
+/* reduce(impl, root) then broadcast(impl, root) over all ranks, or one all-reduce op. */
+static void test_impls(void) {
+    const ar_impl impls[] = {AR_IMPL_RING, AR_IMPL_HD, AR_IMPL_BINOMIAL, AR_IMPL_CHAIN, AR_IMPL_DIRECT, AR_IMPL_TREE, AR_IMPL_NATIVE};
+    const uint64_t counts[] = {1, 3, 7, 8, 64, 1001};
+    unsigned seed = 7;
+    int cases = 0;
+    for (size_t ii = 0; ii < sizeof impls / sizeof impls[0]; ii++)
+        for (int n = 1; n <= 9; n++) {
+            ar_impl im = impls[ii];
+            if (im == AR_IMPL_HD && !ar_is_pow2(n)) continue;
+            for (size_t ci = 0; ci < sizeof counts / sizeof counts[0]; ci++)
+                for (int chunks = 1; chunks <= 3; chunks += 2) {
+                    int root = (int)(counts[ci] % (uint64_t)n);
+                    int parent[64];
+                    rand_tree(n, root, &seed, parent);
+                    char what[128];
+                    snprintf(what, sizeof what, "reduce+bcast impl=%s n=%d count=%llu chunks=%d root=%d",
+                             ar_impl_name(im), n, (unsigned long long)counts[ci], chunks, root);
+                    ar_schedule *s = ar_schedule_new("t", n, counts[ci], 4);
+                    ar_sched_phase(s, "reduce");
+                    ar_op *op = ar_sched_op(s, AR_OP_REDUCE, im, iota, n, 0, counts[ci]);
+                    op->root = root;
+                    op->chunks = chunks;
+                    if (im == AR_IMPL_TREE) ar_op_set_parent(op, parent);
+                    ar_sched_phase(s, "bcast");
+                    op = ar_sched_op(s, AR_OP_BROADCAST, im, iota, n, 0, counts[ci]);
+                    op->root = root;
+                    op->chunks = chunks;
+                    if (im == AR_IMPL_TREE) ar_op_set_parent(op, parent);
+                    both_ok(s, what);
+                    ar_schedule_free(s);
+
+                    /* the same as one all-reduce op (tree rooted at member 0) */
+                    rand_tree(n, 0, &seed, parent);
+                    s = ar_schedule_new("t", n, counts[ci], 4);
+                    op = ar_sched_op(s, AR_OP_ALL_REDUCE, im, iota, n, 0, counts[ci]);
+                    op->chunks = chunks;
+                    if (im == AR_IMPL_TREE) ar_op_set_parent(op, parent);
+                    snprintf(what, sizeof what, "all-reduce impl=%s n=%d count=%llu chunks=%d", ar_impl_name(im), n,
+                             (unsigned long long)counts[ci], chunks);
+                    both_ok(s, what);
+                    ar_schedule_free(s);
+                    cases += 2;
+                }
+        }
+    T_CHECK(cases > 300, "only %d cases", cases);
+}
+
+/* Reduce-scatter + all-gather with even and uneven blocks (zeros included),
+ * on a subrange of the buffer, for ring, hd and direct. */
+static void test_rs_ag(void) {
+    const ar_impl impls[] = {AR_IMPL_RING, AR_IMPL_HD, AR_IMPL_DIRECT};
+    for (size_t ii = 0; ii < 3; ii++)
+        for (int n = 1; n <= 8; n++) {
+            if (impls[ii] == AR_IMPL_HD && !ar_is_pow2(n)) continue;
+            for (int uneven = 0; uneven < 2; uneven++) {
+                uint64_t cnt[8], total = 0;
+                for (int i = 0; i < n; i++) total += cnt[i] = uneven ? (uint64_t)((i * 7 + 3) % 5) : 0;
+                if (!uneven) total = 37;
+                if (total == 0) continue;
+                /* the op covers [5, 5+total) of a buffer with 5 more elements either side,
+                 * which a first all-reduce op makes complete */
+                uint64_t buf = total + 10;
+                ar_schedule *s = ar_schedule_new("t", n, buf, 8);
+                ar_sched_phase(s, "rs");
+                ar_op *op = ar_sched_op(s, AR_OP_REDUCE_SCATTER, impls[ii], iota, n, 5, total);
+                if (uneven) ar_op_set_counts(op, cnt);
+                op = ar_sched_op(s, AR_OP_ALL_REDUCE, AR_IMPL_RING, iota, n, 0, 5);
+                op = ar_sched_op(s, AR_OP_ALL_REDUCE, AR_IMPL_BINOMIAL, iota, n, 5 + total, 5);
+                ar_sched_phase(s, "ag");
+                op = ar_sched_op(s, AR_OP_ALL_GATHER, impls[ii], iota, n, 5, total);
+                if (uneven) ar_op_set_counts(op, cnt);
+                char what[96];
+                snprintf(what, sizeof what, "rs+ag impl=%s n=%d uneven=%d", ar_impl_name(impls[ii]), n, uneven);
+                both_ok(s, what);
+                ar_schedule_free(s);
+            }
+        }
+}
+
+/* Two-level decomposition by hand (BlueConnect 3x2 on 6 ranks), groups not in rank order. */
+static void test_two_stage(void) {
+    /* stage 0: RS in {0,1,2} and {3,4,5}; stage 1: RS over pairs holding the same block */
+    ar_schedule *s = ar_schedule_new("t", 6, 601, 4);
+    int g0[3] = {0, 1, 2}, g1[3] = {3, 4, 5};
+    ar_sched_phase(s, "stage0 rs");
+    ar_sched_op(s, AR_OP_REDUCE_SCATTER, AR_IMPL_RING, g0, 3, 0, 601);
+    ar_sched_op(s, AR_OP_REDUCE_SCATTER, AR_IMPL_RING, g1, 3, 0, 601);
+    ar_sched_phase(s, "stage1 rs");
+    for (int i = 0; i < 3; i++) {
+        int pair[2] = {g1[i], g0[i]}; /* reversed order: block 0 of the pair goes to rank 3+i */
+        ar_op tmp = {.kind = AR_OP_REDUCE_SCATTER, .n = 3, .offset = 0, .count = 601};
+        uint64_t off, len;
+        ar_op_block(&tmp, i, &off, &len);
+        ar_sched_op(s, AR_OP_REDUCE_SCATTER, AR_IMPL_HD, pair, 2, off, len);
+    }
+    ar_sched_phase(s, "stage1 ag");
+    for (int i = 0; i < 3; i++) {
+        int pair[2] = {g1[i], g0[i]};
+        ar_op tmp = {.kind = AR_OP_REDUCE_SCATTER, .n = 3, .offset = 0, .count = 601};
+        uint64_t off, len;
+        ar_op_block(&tmp, i, &off, &len);
+        ar_sched_op(s, AR_OP_ALL_GATHER, AR_IMPL_RING, pair, 2, off, len);
+    }
+    ar_sched_phase(s, "stage0 ag");
+    ar_sched_op(s, AR_OP_ALL_GATHER, AR_IMPL_RING, g0, 3, 0, 601);
+    ar_sched_op(s, AR_OP_ALL_GATHER, AR_IMPL_RING, g1, 3, 0, 601);
+    both_ok(s, "3x2 decomposition");
+    ar_call_stats cs;
+    ar_err e;
+    T_CHECK(ar_schedule_call_stats(s, &cs, &e) == AR_OK, "call stats");
+    for (int r = 0; r < 6; r++)
+        T_CHECK(cs.reduce_calls[r] == 2 && cs.bcast_calls[r] == 2, "rank %d: %d reduce, %d bcast calls", r,
+                cs.reduce_calls[r], cs.bcast_calls[r]);
+    ar_call_stats_free(&cs);
+    ar_schedule_free(s);
+}
+
+static void test_failures(void) {
+    ar_schedule *s;
+    ar_op *op;
+    /* all-reduce twice: every input counted twice */
+    s = ar_schedule_new("t", 4, 10, 4);
+    ar_sched_op(s, AR_OP_ALL_REDUCE, AR_IMPL_RING, iota, 4, 0, 10);
+    ar_sched_phase(s, NULL);
+    ar_sched_op(s, AR_OP_ALL_REDUCE, AR_IMPL_RING, iota, 4, 0, 10);
+    both_fail(s, "double all-reduce", "twice");
+    ar_schedule_free(s);
+    /* reduce-scatter alone: blocks undefined at the end */
+    s = ar_schedule_new("t", 4, 10, 4);
+    ar_sched_op(s, AR_OP_REDUCE_SCATTER, AR_IMPL_RING, iota, 4, 0, 10);
+    both_fail(s, "rs only", "undefined");
+    ar_schedule_free(s);
+    /* all-gather in another member order than the reduce-scatter: reads undefined blocks */
+    s = ar_schedule_new("t", 4, 10, 4);
+    ar_sched_op(s, AR_OP_REDUCE_SCATTER, AR_IMPL_RING, iota, 4, 0, 10);
+    ar_sched_phase(s, NULL);
+    int rev[4] = {3, 2, 1, 0};
+    ar_sched_op(s, AR_OP_ALL_GATHER, AR_IMPL_RING, rev, 4, 0, 10);
+    both_fail(s, "ag order", "before they are defined");
+    ar_schedule_free(s);
+    /* a reduce to 0 over {0,1,2} leaves rank 3 out */
+    s = ar_schedule_new("t", 4, 10, 4);
+    ar_sched_op(s, AR_OP_REDUCE, AR_IMPL_BINOMIAL, iota, 3, 0, 10);
+    ar_sched_phase(s, NULL);
+    ar_sched_op(s, AR_OP_BROADCAST, AR_IMPL_BINOMIAL, iota, 4, 0, 10);
+    both_fail(s, "missing rank", "miss rank 3");
+    ar_schedule_free(s);
+    /* concurrent ops on overlapping ranges of rank 1 */
+    s = ar_schedule_new("t", 3, 10, 4);
+    int a[2] = {0, 1}, b[2] = {1, 2};
+    ar_sched_op(s, AR_OP_ALL_REDUCE, AR_IMPL_RING, a, 2, 0, 6);
+    ar_sched_op(s, AR_OP_ALL_REDUCE, AR_IMPL_RING, b, 2, 4, 6);
+    ar_err e = {{0}};
+    T_CHECK(ar_schedule_validate(s, &e) != AR_OK && strstr(e.msg, "concurrently"), "conflict: %s", e.msg);
+    ar_schedule_free(s);
+    /* structure: halving/doubling on 3 members, range out of bounds, duplicate rank, bad counts */
+    s = ar_schedule_new("t", 3, 10, 4);
+    ar_sched_op(s, AR_OP_ALL_REDUCE, AR_IMPL_HD, iota, 3, 0, 10);
+    T_CHECK(ar_schedule_check_structure(s, &e) != AR_OK && strstr(e.msg, "power of two"), "hd3: %s", e.msg);
+    ar_schedule_free(s);
+    s = ar_schedule_new("t", 3, 10, 4);
+    ar_sched_op(s, AR_OP_ALL_REDUCE, AR_IMPL_RING, iota, 3, 5, 6);
+    T_CHECK(ar_schedule_check_structure(s, &e) != AR_OK && strstr(e.msg, "outside buffer"), "oob: %s", e.msg);
+    ar_schedule_free(s);
+    s = ar_schedule_new("t", 3, 10, 4);
+    int dup[3] = {0, 1, 1};
+    ar_sched_op(s, AR_OP_ALL_REDUCE, AR_IMPL_RING, dup, 3, 0, 10);
+    T_CHECK(ar_schedule_check_structure(s, &e) != AR_OK && strstr(e.msg, "twice"), "dup: %s", e.msg);
+    ar_schedule_free(s);
+    s = ar_schedule_new("t", 3, 10, 4);
+    op = ar_sched_op(s, AR_OP_REDUCE_SCATTER, AR_IMPL_RING, iota, 3, 0, 10);
+    uint64_t bad[3] = {3, 3, 3};
+    ar_op_set_counts(op, bad);
+    T_CHECK(ar_schedule_check_structure(s, &e) != AR_OK && strstr(e.msg, "sum to 9"), "counts: %s", e.msg);
+    ar_schedule_free(s);
+    s = ar_schedule_new("t", 3, 10, 4);
+    op = ar_sched_op(s, AR_OP_REDUCE, AR_IMPL_TREE, iota, 3, 0, 10);
+    int cyc[3] = {-1, 2, 1};
+    ar_op_set_parent(op, cyc);
+    T_CHECK(ar_schedule_check_structure(s, &e) != AR_OK && strstr(e.msg, "cycle"), "cycle: %s", e.msg);
+    ar_schedule_free(s);
+    /* the executor's memory limit is enforced with a message */
+    s = ar_schedule_new("t", 4, 1000, 4);
+    ar_sched_op(s, AR_OP_ALL_REDUCE, AR_IMPL_RING, iota, 4, 0, 1000);
+    T_CHECK(ar_schedule_execute_host(s, 1000, &e) == AR_ENOMEM && strstr(e.msg, "limit"), "limit: %s", e.msg);
+    ar_schedule_free(s);
+}
+
+/* Round counts and bytes moved by the lowering (the quantities the models count). */
+static void test_lowering(void) {
+    ar_op op = {.kind = AR_OP_REDUCE_SCATTER, .impl = AR_IMPL_RING, .n = 8, .members = iota, .count = 800, .chunks = 1};
+    T_CHECK(ar_lower_nrounds(&op) == 7, "ring rs rounds %d", ar_lower_nrounds(&op));
+    op.chunks = 3;
+    T_CHECK(ar_lower_nrounds(&op) == 21, "ring rs chunks=3 rounds %d", ar_lower_nrounds(&op));
+    op.chunks = 1;
+    op.kind = AR_OP_ALL_REDUCE;
+    ar_xfer xf[64];
+    uint64_t sent[8] = {0};
+    for (int r = 0; r < ar_lower_nrounds(&op); r++) {
+        size_t n = ar_lower_round(&op, r, xf);
+        T_CHECK(n == 8, "ring round %d has %zu transfers", r, n);
+        for (size_t i = 0; i < n; i++) sent[xf[i].src] += ar_xfer_elems(&xf[i]);
+    }
+    for (int i = 0; i < 8; i++) T_CHECK(sent[i] == 2 * 7 * 100, "rank %d sent %llu (want 2(p-1)N/p = 1400)", i, (unsigned long long)sent[i]);
+    op.impl = AR_IMPL_HD;
+    T_CHECK(ar_lower_nrounds(&op) == 6, "hd ar rounds %d", ar_lower_nrounds(&op));
+    memset(sent, 0, sizeof sent);
+    for (int r = 0; r < 6; r++) {
+        size_t n = ar_lower_round(&op, r, xf);
+        for (size_t i = 0; i < n; i++) sent[xf[i].src] += ar_xfer_elems(&xf[i]);
+    }
+    for (int i = 0; i < 8; i++) T_CHECK(sent[i] == 1400, "hd rank %d sent %llu", i, (unsigned long long)sent[i]);
+    /* chain reduce n=5, c=4: n-1+c-1 = 7 rounds of count/4 */
+    ar_op ch = {.kind = AR_OP_REDUCE, .impl = AR_IMPL_CHAIN, .n = 5, .members = iota, .count = 400, .chunks = 4, .root = 2};
+    T_CHECK(ar_lower_nrounds(&ch) == 7, "chain rounds %d", ar_lower_nrounds(&ch));
+    size_t n0 = ar_lower_round(&ch, 0, xf);
+    T_CHECK(n0 == 1 && xf[0].src == 3 && xf[0].dst == 4 && xf[0].len[0] == 100, "chain round 0: %zu %d->%d", n0, xf[0].src, xf[0].dst);
+    /* binomial reduce on 5: ceil(lg 5) = 3 rounds */
+    ar_op bi = {.kind = AR_OP_REDUCE, .impl = AR_IMPL_BINOMIAL, .n = 5, .members = iota, .count = 10, .chunks = 1};
+    T_CHECK(ar_lower_nrounds(&bi) == 3, "binomial rounds %d", ar_lower_nrounds(&bi));
+    /* tree of depth 2 with 3 chunks: 2 + 3 - 1 = 4 rounds each way */
+    int parent[4] = {-1, 0, 1, 0};
+    ar_op tr = {.kind = AR_OP_ALL_REDUCE, .impl = AR_IMPL_TREE, .n = 4, .members = iota, .count = 9, .chunks = 3, .parent = parent};
+    T_CHECK(ar_lower_nrounds(&tr) == 8, "tree rounds %d", ar_lower_nrounds(&tr));
+    /* direct rs on 4: one round of 12 transfers */
+    ar_op di = {.kind = AR_OP_REDUCE_SCATTER, .impl = AR_IMPL_DIRECT, .n = 4, .members = iota, .count = 8, .chunks = 1};
+    T_CHECK(ar_lower_nrounds(&di) == 1 && ar_lower_round(&di, 0, xf) == 12, "direct rs");
+}
+
+int main(void) {
+    for (int i = 0; i < 64; i++) iota[i] = i;
+    test_lowering();
+    test_impls();
+    test_rs_ag();
+    test_two_stage();
+    test_failures();
+    return t_done("test_schedule");
+}
