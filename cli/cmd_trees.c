@@ -1,0 +1,9 @@
+/* arlab trees: placeholder until its issue lands (replaced by the owner of this verb). */
+#include "cli.h"
+
+int cmd_trees(int argc, char **argv) {
+    (void)argc;
+    (void)argv;
+    fprintf(stderr, "arlab trees: not available in this build\n");
+    return AR_EUNSUPPORTED;
+}
