@@ -122,14 +122,16 @@ typedef int ar_dlink;
 #define AR_DLINK(link, rev) ((link) * 2 + ((rev) ? 1 : 0))
 #define AR_DLINK_LINK(d) ((d) / 2)
 
-/* Loads a platform from NAME_OR_SPEC:
+/* Loads a platform from NAME_OR_SPEC, tried in this order:
+ *   - a generated family "FAMILY[:key=value,...]" (see ar_platform_generate);
  *   - a path to a .json file (contains '/' or ends in ".json");
- *   - a preset name (file platforms/NAME.json in the preset directory);
- *   - a generated family "FAMILY[:key=value,...]" (see ar_platform_generate).
- * ranks > 0 overrides/sets the family's rank count (--ranks); 0 = default. */
+ *   - a preset name (file platforms/NAME.json in the preset directory).
+ * ranks > 0 overrides/sets the family's rank count (--ranks); 0 = default.
+ * For a file or preset, ranks > 0 must equal its rank count (else an error). */
 ar_status ar_platform_load(const char *name_or_spec, int ranks, ar_platform **out, ar_err *e);
 
-/* Parses a JSON document (text, NUL-terminated). `where` names it in errors. */
+/* Parses a JSON document (text, NUL-terminated; format in platforms/README.md).
+ * `where` names it in errors ("WHERE: JSON.PATH: problem") and becomes p->source. */
 ar_status ar_platform_from_json(const char *text, const char *where, ar_platform **out, ar_err *e);
 
 /* Generated families: "flat", "tree", "fat-tree", "torus", "machines".

@@ -113,7 +113,7 @@ ar_status ar_model_walk(const ar_platform *p, const ar_schedule *s, ar_model_res
             w.nxf = 0;
             for (int i = 0; i < phase->nops; i++)
                 if (r < ar_lower_nrounds(&phase->ops[i])) w.nxf += ar_lower_round(&phase->ops[i], r, w.xf + w.nxf);
-            double t, bw, lat;
+            double t = 0, bw = 0, lat = 0;
             st = price_round(&w, (double)s->elem_bytes, &t, &bw, &lat, e);
             tphase += t;
             if (bw > 0 && (bw_min == 0 || bw < bw_min)) bw_min = bw;

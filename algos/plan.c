@@ -1,5 +1,7 @@
-/* ar_algo_plan: name lookup, planning, parameter and structure checks (algo.h). */
-#include "algo.h"
+/* ar_algo_plan: name lookup, planning, parameter and structure checks (algo.h).
+ * Lives in algos/ beside the registry it calls, so the core library never
+ * depends on the algorithms (core <- algos, not both ways). */
+#include "core/algo.h"
 
 #include <stdlib.h>
 

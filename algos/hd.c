@@ -1,0 +1,77 @@
+/* halving-doubling: recursive halving reduce-scatter + recursive doubling
+ * all-gather (Rabenseifner; Thakur et al. 2005; BlueConnect Eq. 2).
+ *
+ * P = 2^q: phase "reduce-scatter (hd)" with one REDUCE_SCATTER (impl HD) over
+ * ranks 0..P-1, then phase "all-gather (hd)" with the matching ALL_GATHER.
+ *
+ * Otherwise (what MPICH/Rabenseifner do for a non-power-of-two count): let
+ * q = the largest power of two <= P and r = P - q. Then
+ *   phase "fold":   every rank i in q..P-1 SENDs (reduce=1) its whole buffer
+ *                   to rank i-q (the r sends run concurrently);
+ *   phases "reduce-scatter (hd)" and "all-gather (hd)" among ranks 0..q-1;
+ *   phase "unfold": rank i-q SENDs (reduce=0, copy) the whole result back to
+ *                   rank i, for i in q..P-1.
+ * Ranks q..P-1 are idle during the HD phases. The schedule's detail string
+ * says which variant was planned ("pow2" or "fold q=.. r=..").
+ *
+ * Parameters: none. Serves any P >= 1.
+ * Ownership: *out belongs to the caller. Owner of this file: classic algorithms.
+ */
+#include "classic_common.h"
+
+static ar_status hd_sends(ar_schedule *s, int q, int P, int reduce) {
+    for (int i = q; i < P; i++) {
+        int pair[2] = {reduce ? i : i - q, reduce ? i - q : i};
+        ar_op *op = ar_sched_op(s, AR_OP_SEND, AR_IMPL_DIRECT, pair, 2, 0, s->count);
+        if (!op)
+            return AR_ENOMEM;
+        op->reduce = reduce;
+        op->tag = reduce ? 0 : 3;
+    }
+    return AR_OK;
+}
+
+static ar_status hd_plan(const ar_platform *p, uint64_t count, size_t elem_bytes, ar_params *params,
+                         ar_schedule **out, ar_err *e) {
+    (void)params;
+    ar_status st = ar_classic_check("halving-doubling", p, count, elem_bytes, out, e);
+    if (st != AR_OK)
+        return st;
+    int P = p->nranks;
+    int q = ar_classic_pow2_floor(P), r = P - q;
+    ar_schedule *s = ar_schedule_new("halving-doubling", P, count, elem_bytes);
+    int *members = ar_classic_iota(0, q);
+    if (!s || !members)
+        goto nomem;
+    if (r == 0) {
+        if (ar_schedule_set_detail(s, "pow2 P=%d lg=%d", P, ar_classic_ceil_lg(P)) != AR_OK)
+            goto nomem;
+    } else if (ar_schedule_set_detail(s,
+                                      "fold q=%d r=%d: ranks %d..%d fold into 0..%d, hd among 0..%d, unfold",
+                                      q, r, q, P - 1, r - 1, q - 1) != AR_OK) {
+        goto nomem;
+    }
+    if (r > 0 && (ar_sched_phase(s, "fold (ranks %d..%d add into %d..%d)", q, P - 1, 0, r - 1) < 0 ||
+                  hd_sends(s, q, P, 1) != AR_OK))
+        goto nomem;
+    if (ar_classic_rs_ag(s, "", members, q, AR_IMPL_HD, 1) != AR_OK)
+        goto nomem;
+    if (r > 0 && (ar_sched_phase(s, "unfold (ranks %d..%d copy to %d..%d)", 0, r - 1, q, P - 1) < 0 ||
+                  hd_sends(s, q, P, 0) != AR_OK))
+        goto nomem;
+    free(members);
+    *out = s;
+    return AR_OK;
+nomem:
+    free(members);
+    return ar_classic_nomem("halving-doubling", s, e);
+}
+
+const ar_algo ar_algo_hd = {
+    .name = "halving-doubling",
+    .label = "Recursive halving/doubling (Rabenseifner)",
+    .summary = "recursive-halving reduce-scatter + recursive-doubling all-gather; "
+               "non-power-of-two P folds the extra ranks in first",
+    .params_help = "",
+    .plan = hd_plan,
+};

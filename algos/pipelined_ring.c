@@ -1,0 +1,52 @@
+/* pipelined-ring: ring all-reduce with every step split into sub-chunks (the
+ * software pipeline of the PFN blog, allreduce-pfn-blog.txt).
+ *
+ * Plan: as ring.c (REDUCE_SCATTER then ALL_GATHER, impl RING, ranks 0..P-1,
+ * whole buffer), with op->chunks = c on both ops: each of the 2(P-1) ring steps
+ * becomes c consecutive rounds carrying 1/c of the step's block (lower.h). In an
+ * alpha-beta model without reduction/copy cost this only adds latency
+ * (2(P-1) c alpha); its benefit, overlapping transfer with reduction, shows in a
+ * model with a gamma term or on real hardware.
+ *
+ * Parameters: chunks=N (1..4096, default 4). Sub-chunks of an empty or short
+ * block may carry nothing (the lowering skips empty transfers).
+ * Ownership: *out belongs to the caller. Owner of this file: classic algorithms.
+ */
+#include "classic_common.h"
+
+/* Keep in sync with models/closed.c (pipelined-ring closed form). */
+#define AR_PRING_DEFAULT_CHUNKS 4
+#define AR_PRING_MAX_CHUNKS 4096
+
+static ar_status pring_plan(const ar_platform *p, uint64_t count, size_t elem_bytes, ar_params *params,
+                            ar_schedule **out, ar_err *e) {
+    ar_status st = ar_classic_check("pipelined-ring", p, count, elem_bytes, out, e);
+    if (st != AR_OK)
+        return st;
+    long long chunks = AR_PRING_DEFAULT_CHUNKS;
+    if (params && (st = ar_params_get_int(params, "chunks", 1, AR_PRING_MAX_CHUNKS, &chunks, e)) != AR_OK)
+        return st;
+    int P = p->nranks;
+    ar_schedule *s = ar_schedule_new("pipelined-ring", P, count, elem_bytes);
+    int *members = ar_classic_iota(0, P);
+    if (!s || !members) {
+        free(members);
+        return ar_classic_nomem("pipelined-ring", s, e);
+    }
+    st = ar_classic_rs_ag(s, "", members, P, AR_IMPL_RING, (int)chunks);
+    if (st == AR_OK)
+        st = ar_schedule_set_detail(s, "chunks=%lld", chunks);
+    free(members);
+    if (st != AR_OK)
+        return ar_classic_nomem("pipelined-ring", s, e);
+    *out = s;
+    return AR_OK;
+}
+
+const ar_algo ar_algo_pipelined_ring = {
+    .name = "pipelined-ring",
+    .label = "Pipelined ring (PFN)",
+    .summary = "ring reduce-scatter + all-gather with every step split into sub-chunks",
+    .params_help = "chunks=N sub-chunks per ring step (1..4096, default 4)",
+    .plan = pring_plan,
+};

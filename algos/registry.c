@@ -1,0 +1,41 @@
+/* The algorithm registry: every planner, listed exactly once.
+ *
+ * To add an algorithm: define `const ar_algo ar_algo_<id>` in algos/<file>.c
+ * and add one line X(<id>) to AR_ALGO_LIST below (this both declares it and
+ * lists it; the order is the order `arlab algos` prints).
+ * Ownership: everything here is static and read-only.
+ */
+#include <string.h>
+
+#include "core/algo.h"
+
+#define AR_ALGO_LIST(X)  \
+    X(ring)              \
+    X(pipelined_ring)    \
+    X(hd)                \
+    X(binomial)          \
+    X(ps)                \
+    X(two_level)         \
+
+#define AR_ALGO_DECLARE(id) extern const ar_algo ar_algo_##id;
+AR_ALGO_LIST(AR_ALGO_DECLARE)
+#undef AR_ALGO_DECLARE
+
+#define AR_ALGO_ENTRY(id) &ar_algo_##id,
+static const ar_algo *const ar_algo_table[] = {AR_ALGO_LIST(AR_ALGO_ENTRY)};
+#undef AR_ALGO_ENTRY
+
+const ar_algo *const *ar_algos(int *count) {
+    if (count)
+        *count = (int)(sizeof ar_algo_table / sizeof ar_algo_table[0]);
+    return ar_algo_table;
+}
+
+const ar_algo *ar_algo_find(const char *name) {
+    if (!name)
+        return NULL;
+    for (size_t i = 0; i < sizeof ar_algo_table / sizeof ar_algo_table[0]; i++)
+        if (!strcmp(ar_algo_table[i]->name, name))
+            return ar_algo_table[i];
+    return NULL;
+}

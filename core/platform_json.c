@@ -1,0 +1,737 @@
+/* The platform JSON format (documented in platforms/README.md): parsing with
+ * cJSON, validation with messages "WHERE: JSON.PATH: what is wrong", and
+ * construction through the builder in platform.c. Nothing here trusts the
+ * input: every field is type- and range-checked before use. */
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "platform_internal.h"
+
+#define AR_GRAPH_MAX_LINKS (1 << 20)
+
+typedef struct jctx {
+    const char *where; /* file name or "<json>" */
+    char path[480];    /* current JSON path, e.g. "root.children[1].bw" */
+    size_t len;
+    ar_err *e;
+    ar_pbuild *b;
+} jctx;
+
+/* ---- paths and errors ---- */
+
+static size_t push_key(jctx *c, const char *key) {
+    size_t old = c->len;
+    int n = snprintf(c->path + c->len, sizeof c->path - c->len, "%s%s", c->len ? "." : "", key);
+    if (n > 0) c->len = strlen(c->path);
+    return old;
+}
+
+static size_t push_idx(jctx *c, int i) {
+    size_t old = c->len;
+    int n = snprintf(c->path + c->len, sizeof c->path - c->len, "[%d]", i);
+    if (n > 0) c->len = strlen(c->path);
+    return old;
+}
+
+static void pop(jctx *c, size_t old) {
+    c->len = old;
+    c->path[old] = '\0';
+}
+
+static ar_status jfail(jctx *c, ar_status st, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static ar_status jfail(jctx *c, ar_status st, const char *fmt, ...) {
+    if (!c->e) return st;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->e->msg, sizeof c->e->msg, fmt, ap);
+    va_end(ap);
+    if (c->len) ar_err_prefix(c->e, "%s", c->path);
+    ar_err_prefix(c->e, "%s", c->where);
+    return st;
+}
+
+/* Re-labels a message from units.c or the builder with where and path. */
+static ar_status jwrap(jctx *c, ar_status st) {
+    if (!c->e || !st) return st;
+    if (c->len) ar_err_prefix(c->e, "%s", c->path);
+    ar_err_prefix(c->e, "%s", c->where);
+    return st;
+}
+
+static const char *type_name(const cJSON *j) {
+    if (cJSON_IsNumber(j)) return "a number";
+    if (cJSON_IsString(j)) return "a string";
+    if (cJSON_IsBool(j)) return "a boolean";
+    if (cJSON_IsNull(j)) return "null";
+    if (cJSON_IsArray(j)) return "an array";
+    if (cJSON_IsObject(j)) return "an object";
+    return "invalid";
+}
+
+/* ---- field readers (path = the key being read) ---- */
+
+/* Rejects unknown and repeated keys; keys starting with '_' are comments. */
+static ar_status check_keys(jctx *c, const cJSON *obj, const char *const *allowed) {
+    char q[96], list[300];
+    for (const cJSON *k = obj->child; k; k = k->next) {
+        const char *key = k->string ? k->string : "";
+        if (key[0] == '_') continue;
+        int ok = 0;
+        for (int i = 0; allowed[i]; i++)
+            if (!strcmp(allowed[i], key)) ok = 1;
+        if (!ok) {
+            list[0] = '\0';
+            for (int i = 0; allowed[i]; i++) {
+                strncat(list, i ? ", " : "", sizeof list - strlen(list) - 1);
+                strncat(list, allowed[i], sizeof list - strlen(list) - 1);
+            }
+            return jfail(c, AR_EINVAL, "unknown key %s (expected %s)", ar_quote(key, q, sizeof q), list);
+        }
+        for (const cJSON *k2 = obj->child; k2 != k; k2 = k2->next)
+            if (k2->string && !strcmp(k2->string, key))
+                return jfail(c, AR_EINVAL, "key %s appears twice", ar_quote(key, q, sizeof q));
+    }
+    return AR_OK;
+}
+
+static const cJSON *field(const cJSON *obj, const char *key) {
+    return cJSON_GetObjectItemCaseSensitive(obj, key);
+}
+
+static ar_status need_object(jctx *c, const cJSON *j) {
+    if (!cJSON_IsObject(j)) return jfail(c, AR_EINVAL, "must be an object (got %s)", type_name(j));
+    return AR_OK;
+}
+
+/* A name: non-empty string of at most AR_NAME_MAX printable bytes. */
+static ar_status read_name(jctx *c, const cJSON *obj, const char *key, int required, const char **out) {
+    const cJSON *j = field(obj, key);
+    *out = NULL;
+    if (!j && !required) return AR_OK;
+    size_t old = push_key(c, key);
+    ar_status st = AR_OK;
+    if (!j)
+        st = jfail(c, AR_EINVAL, "missing");
+    else if (!cJSON_IsString(j) || !j->valuestring)
+        st = jfail(c, AR_EINVAL, "must be a string (got %s)", type_name(j));
+    else if (!j->valuestring[0])
+        st = jfail(c, AR_EINVAL, "must not be empty");
+    else if (strlen(j->valuestring) > AR_NAME_MAX)
+        st = jfail(c, AR_EINVAL, "longer than %d bytes", AR_NAME_MAX);
+    else {
+        for (const unsigned char *s = (const unsigned char *)j->valuestring; *s; s++)
+            if (*s < 0x20 || *s == 0x7f) {
+                st = jfail(c, AR_EINVAL, "contains a control character");
+                break;
+            }
+    }
+    if (!st) *out = j->valuestring;
+    pop(c, old);
+    return st;
+}
+
+static ar_status read_text_field(jctx *c, const cJSON *obj, const char *key, const char **out) {
+    const cJSON *j = field(obj, key);
+    *out = NULL;
+    if (!j) return AR_OK;
+    if (!cJSON_IsString(j) || !j->valuestring) {
+        size_t old = push_key(c, key);
+        ar_status st = jfail(c, AR_EINVAL, "must be a string (got %s)", type_name(j));
+        pop(c, old);
+        return st;
+    }
+    *out = j->valuestring;
+    return AR_OK;
+}
+
+static ar_status read_int(jctx *c, const cJSON *obj, const char *key, long long min, long long max,
+                          long long def, int required, long long *out) {
+    const cJSON *j = field(obj, key);
+    *out = def;
+    if (!j && !required) return AR_OK;
+    size_t old = push_key(c, key);
+    ar_status st = AR_OK;
+    if (!j) {
+        st = jfail(c, AR_EINVAL, "missing (an integer >= %lld)", min);
+    } else if (!cJSON_IsNumber(j)) {
+        st = jfail(c, AR_EINVAL, "must be an integer >= %lld (got %s)", min, type_name(j));
+    } else {
+        double v = j->valuedouble;
+        if (!isfinite(v) || v != floor(v))
+            st = jfail(c, AR_EINVAL, "must be an integer >= %lld (got %g)", min, v);
+        else if (v < (double)min)
+            st = jfail(c, AR_EINVAL, "must be an integer >= %lld (got %g)", min, v);
+        else if (v > (double)max)
+            st = jfail(c, AR_EINVAL, "must be an integer <= %lld (got %g)", max, v);
+        else
+            *out = (long long)v;
+    }
+    pop(c, old);
+    return st;
+}
+
+/* Rate or time: a string with units or a plain number (bytes/s, seconds). */
+static ar_status read_unit(jctx *c, const cJSON *obj, const char *key, int is_rate, int *present,
+                           double *out) {
+    const cJSON *j = field(obj, key);
+    *present = j != NULL;
+    if (!j) return AR_OK;
+    size_t old = push_key(c, key);
+    ar_status st = AR_OK;
+    if (cJSON_IsString(j) && j->valuestring) {
+        st = is_rate ? ar_parse_rate(j->valuestring, out, c->e) : ar_parse_time(j->valuestring, out, c->e);
+        st = jwrap(c, st);
+    } else if (cJSON_IsNumber(j)) {
+        double v = j->valuedouble;
+        if (!isfinite(v))
+            st = jfail(c, AR_EINVAL, "must be finite");
+        else if (is_rate && !(v > 0))
+            st = jfail(c, AR_EINVAL, "a rate must be > 0 (got %g)", v);
+        else if (!is_rate && v < 0)
+            st = jfail(c, AR_EINVAL, "a time must not be negative (got %g)", v);
+        else
+            *out = v;
+    } else {
+        st = jfail(c, AR_EINVAL, "must be a %s like %s or a number (got %s)", is_rate ? "rate" : "time",
+                   is_rate ? "\"12.5GBps\"" : "\"5us\"", type_name(j));
+    }
+    pop(c, old);
+    return st;
+}
+
+static ar_status read_required_unit(jctx *c, const cJSON *obj, const char *key, int is_rate, double *out) {
+    int present = 0;
+    ar_status st = read_unit(c, obj, key, is_rate, &present, out);
+    if (st) return st;
+    if (!present) {
+        size_t old = push_key(c, key);
+        st = jfail(c, AR_EINVAL, "missing (a %s like %s)", is_rate ? "rate" : "time",
+                   is_rate ? "\"12.5GBps\"" : "\"5us\"");
+        pop(c, old);
+    }
+    return st;
+}
+
+static ar_status read_bool(jctx *c, const cJSON *obj, const char *key, int *out) {
+    const cJSON *j = field(obj, key);
+    *out = 0;
+    if (!j) return AR_OK;
+    if (!cJSON_IsBool(j)) {
+        size_t old = push_key(c, key);
+        ar_status st = jfail(c, AR_EINVAL, "must be true or false (got %s)", type_name(j));
+        pop(c, old);
+        return st;
+    }
+    *out = cJSON_IsTrue(j);
+    return AR_OK;
+}
+
+static ar_status read_array(jctx *c, const cJSON *obj, const char *key, int required, int min_len,
+                            const cJSON **out) {
+    const cJSON *j = field(obj, key);
+    *out = NULL;
+    if (!j && !required) return AR_OK;
+    size_t old = push_key(c, key);
+    ar_status st = AR_OK;
+    if (!j)
+        st = jfail(c, AR_EINVAL, "missing (an array)");
+    else if (!cJSON_IsArray(j))
+        st = jfail(c, AR_EINVAL, "must be an array (got %s)", type_name(j));
+    else if (cJSON_GetArraySize(j) < min_len)
+        st = jfail(c, AR_EINVAL, "must have at least %d entr%s", min_len, min_len == 1 ? "y" : "ies");
+    if (!st) *out = j;
+    pop(c, old);
+    return st;
+}
+
+/* ---- kind "tree"/"fat-tree", symmetric form ---- */
+
+static ar_status parse_levels(jctx *c, const cJSON *arr, int full_bisection) {
+    static const char *const keys[] = {"fanout", "bw", "lat", "lanes", "name", NULL};
+    ar_level_spec lv[AR_MAX_LEVELS];
+    int n = cJSON_GetArraySize(arr);
+    size_t old = push_key(c, "levels");
+    if (n > AR_MAX_LEVELS) {
+        ar_status st = jfail(c, AR_EINVAL, "at most %d levels (got %d)", AR_MAX_LEVELS, n);
+        pop(c, old);
+        return st;
+    }
+    int i = 0;
+    ar_status st = AR_OK;
+    long long gpus = 1;
+    for (const cJSON *l = arr->child; l && !st; l = l->next, i++) {
+        size_t o2 = push_idx(c, i);
+        const char *name;
+        st = need_object(c, l);
+        if (!st) st = check_keys(c, l, keys);
+        if (!st) st = read_int(c, l, "fanout", 1, AR_MAX_RANKS, 1, 1, &lv[i].fanout);
+        if (!st) st = read_required_unit(c, l, "bw", 1, &lv[i].bw_Bps);
+        if (!st) st = read_required_unit(c, l, "lat", 0, &lv[i].lat_s);
+        if (!st) st = read_int(c, l, "lanes", 1, AR_MAX_LANES, 1, 0, &lv[i].lanes);
+        if (!st) st = read_name(c, l, "name", 0, &name);
+        if (!st) {
+            gpus *= lv[i].fanout;
+            if (gpus > AR_MAX_RANKS)
+                st = jfail(c, AR_EINVAL, "the fanouts give more than %d ranks", AR_MAX_RANKS);
+        }
+        pop(c, o2);
+    }
+    pop(c, old);
+    if (st) return st;
+    if (c->b->p->kind == AR_PLAT_TREE) full_bisection = 0;
+    st = ar_pb_sym_tree(c->b, lv, n, full_bisection, c->e);
+    return jwrap(c, st);
+}
+
+/* ---- kind "tree", explicit form ---- */
+
+typedef struct link_defaults {
+    int has_bw, has_lat;
+    double bw, lat;
+    long long lanes;
+} link_defaults;
+
+static ar_status read_child_defaults(jctx *c, const cJSON *obj, link_defaults *d) {
+    ar_status st = read_unit(c, obj, "child_bw", 1, &d->has_bw, &d->bw);
+    if (!st) st = read_unit(c, obj, "child_lat", 0, &d->has_lat, &d->lat);
+    if (!st) st = read_int(c, obj, "child_lanes", 1, AR_MAX_LANES, 1, 0, &d->lanes);
+    return st;
+}
+
+/* The link from an entry to its parent: its own bw/lat/lanes or the parent's defaults. */
+static ar_status read_uplink(jctx *c, const cJSON *obj, const link_defaults *d, double *bw, double *lat,
+                             long long *lanes) {
+    int has_bw = 0, has_lat = 0;
+    ar_status st = read_unit(c, obj, "bw", 1, &has_bw, bw);
+    if (!st) st = read_unit(c, obj, "lat", 0, &has_lat, lat);
+    if (!st) st = read_int(c, obj, "lanes", 1, AR_MAX_LANES, d->lanes, 0, lanes);
+    if (st) return st;
+    if (!has_bw) {
+        if (!d->has_bw) {
+            size_t old = push_key(c, "bw");
+            st = jfail(c, AR_EINVAL, "missing (give \"bw\" here or \"child_bw\" on the parent switch)");
+            pop(c, old);
+            return st;
+        }
+        *bw = d->bw;
+    }
+    if (!has_lat) {
+        if (!d->has_lat) {
+            size_t old = push_key(c, "lat");
+            st = jfail(c, AR_EINVAL, "missing (give \"lat\" here or \"child_lat\" on the parent switch)");
+            pop(c, old);
+            return st;
+        }
+        *lat = d->lat;
+    }
+    return AR_OK;
+}
+
+static ar_status parse_switch(jctx *c, const cJSON *obj, int parent, const link_defaults *up, int index);
+
+static ar_status parse_entry(jctx *c, const cJSON *obj, int parent, const link_defaults *up, int index) {
+    static const char *const gpu_keys[] = {"gpu", "bw", "lat", "lanes", NULL};
+    ar_status st = need_object(c, obj);
+    if (st) return st;
+    if (!field(obj, "gpu")) return parse_switch(c, obj, parent, up, index);
+    const char *name;
+    double bw = 0, lat = 0;
+    long long lanes = 1;
+    st = check_keys(c, obj, gpu_keys);
+    if (!st) st = read_name(c, obj, "gpu", 1, &name);
+    if (!st) st = read_uplink(c, obj, up, &bw, &lat, &lanes);
+    if (!st) st = jwrap(c, ar_pb_child(c->b, parent, name, AR_NODE_GPU, bw, lat, (int)lanes, NULL, c->e));
+    return st;
+}
+
+static ar_status parse_switch(jctx *c, const cJSON *obj, int parent, const link_defaults *up, int index) {
+    static const char *const root_keys[] = {"name", "children", "gpus", "child_bw", "child_lat",
+                                            "child_lanes", NULL};
+    static const char *const sw_keys[] = {"name", "bw", "lat", "lanes", "children", "gpus",
+                                          "child_bw", "child_lat", "child_lanes", NULL};
+    ar_pbuild *b = c->b;
+    const char *name;
+    double bw = 0, lat = 0;
+    long long lanes = 1;
+    ar_status st = check_keys(c, obj, parent < 0 ? root_keys : sw_keys);
+    if (!st) st = read_name(c, obj, "name", 0, &name);
+    if (st) return st;
+    char defname[AR_NAME_MAX + 32];
+    if (!name) {
+        if (parent < 0)
+            snprintf(defname, sizeof defname, "root");
+        else
+            snprintf(defname, sizeof defname, "%s.s%d", b->p->nodes[parent].name, index);
+        name = defname;
+    }
+    if (parent >= 0) {
+        st = read_uplink(c, obj, up, &bw, &lat, &lanes);
+        if (st) return st;
+    }
+    link_defaults d = {0, 0, 0, 0, 1};
+    st = read_child_defaults(c, obj, &d);
+    if (st) return st;
+    const cJSON *kids = field(obj, "children"), *gpus = field(obj, "gpus");
+    if (kids && gpus) return jfail(c, AR_EINVAL, "give either \"children\" or \"gpus\", not both");
+    if (!kids && !gpus) return jfail(c, AR_EINVAL, "missing \"children\" (an array) or \"gpus\" (a count)");
+    int sw = -1;
+    st = jwrap(c, ar_pb_child(b, parent, name, AR_NODE_SWITCH, bw, lat, (int)lanes, &sw, c->e));
+    if (st) return st;
+    if (gpus) {
+        long long n = 0;
+        st = read_int(c, obj, "gpus", 1, AR_MAX_RANKS, 0, 1, &n);
+        if (st) return st;
+        size_t old = push_key(c, "gpus");
+        if (!d.has_bw || !d.has_lat)
+            st = jfail(c, AR_EINVAL, "needs \"child_bw\" and \"child_lat\" on the same switch");
+        else if (n > AR_MAX_RANKS - b->ngpus)
+            st = jfail(c, AR_EINVAL, "more than %d ranks in all", AR_MAX_RANKS);
+        char gname[AR_NAME_MAX + 32];
+        for (long long i = 0; i < n && !st; i++) {
+            snprintf(gname, sizeof gname, "%s.g%lld", b->p->nodes[sw].name, i);
+            st = jwrap(c, ar_pb_child(b, sw, gname, AR_NODE_GPU, d.bw, d.lat, (int)d.lanes, NULL, c->e));
+        }
+        pop(c, old);
+        return st;
+    }
+    const cJSON *arr;
+    st = read_array(c, obj, "children", 1, 1, &arr);
+    if (st) return st;
+    size_t old = push_key(c, "children");
+    int i = 0;
+    for (const cJSON *k = arr->child; k && !st; k = k->next, i++) {
+        size_t o2 = push_idx(c, i);
+        st = parse_entry(c, k, sw, &d, i);
+        pop(c, o2);
+    }
+    pop(c, old);
+    return st;
+}
+
+/* ---- kind "torus" ---- */
+
+static ar_status read_link_obj(jctx *c, const cJSON *obj, const char *key, double *bw, double *lat,
+                               long long *lanes) {
+    static const char *const keys[] = {"bw", "lat", "lanes", NULL};
+    const cJSON *j = field(obj, key);
+    size_t old = push_key(c, key);
+    ar_status st = AR_OK;
+    if (!j)
+        st = jfail(c, AR_EINVAL, "missing (an object with bw, lat, lanes)");
+    if (!st) st = need_object(c, j);
+    if (!st) st = check_keys(c, j, keys);
+    if (!st) st = read_required_unit(c, j, "bw", 1, bw);
+    if (!st) st = read_required_unit(c, j, "lat", 0, lat);
+    if (!st) st = read_int(c, j, "lanes", 1, AR_MAX_LANES, 1, 0, lanes);
+    pop(c, old);
+    return st;
+}
+
+static ar_status parse_torus(jctx *c, const cJSON *root) {
+    const cJSON *arr;
+    ar_status st = read_array(c, root, "dims", 1, 1, &arr);
+    if (st) return st;
+    int dims[AR_MAX_DIMS], nd = cJSON_GetArraySize(arr);
+    size_t old = push_key(c, "dims");
+    if (nd > AR_MAX_DIMS) st = jfail(c, AR_EINVAL, "at most %d dimensions (got %d)", AR_MAX_DIMS, nd);
+    int i = 0;
+    for (const cJSON *d = arr->child; d && !st; d = d->next, i++) {
+        size_t o2 = push_idx(c, i);
+        if (!cJSON_IsNumber(d) || !isfinite(d->valuedouble) || d->valuedouble != floor(d->valuedouble) ||
+            d->valuedouble < 1 || d->valuedouble > AR_MAX_RANKS)
+            st = cJSON_IsNumber(d) ? jfail(c, AR_EINVAL, "must be an integer in 1..%d (got %g)", AR_MAX_RANKS,
+                                           d->valuedouble)
+                                   : jfail(c, AR_EINVAL, "must be an integer >= 1 (got %s)", type_name(d));
+        else
+            dims[i] = (int)d->valuedouble;
+        pop(c, o2);
+    }
+    pop(c, old);
+    if (st) return st;
+    long long g = 0, il = 1, ll = 1;
+    double ib = 0, it = 0, lb = 0, lt = 0;
+    st = read_int(c, root, "gpus_per_machine", 1, AR_MAX_RANKS, 0, 1, &g);
+    if (!st) st = read_link_obj(c, root, "intra", &ib, &it, &il);
+    if (!st) st = read_link_obj(c, root, "link", &lb, &lt, &ll);
+    if (st) return st;
+    return jwrap(c, ar_pb_torus(c->b, dims, nd, (int)g, ib, it, (int)il, lb, lt, (int)ll, c->e));
+}
+
+/* ---- kind "graph" ---- */
+
+typedef struct pair_ref {
+    int lo, hi, idx;
+} pair_ref;
+
+static int pair_cmp(const void *x, const void *y) {
+    const pair_ref *a = x, *b = y;
+    if (a->lo != b->lo) return a->lo < b->lo ? -1 : 1;
+    if (a->hi != b->hi) return a->hi < b->hi ? -1 : 1;
+    return (a->idx > b->idx) - (a->idx < b->idx);
+}
+
+static ar_status parse_graph(jctx *c, const cJSON *root) {
+    static const char *const node_keys[] = {"name", "type", "machine", NULL};
+    static const char *const link_keys[] = {"a", "b", "bw", "lat", "lanes", "name", NULL};
+    ar_pbuild *b = c->b;
+    char q1[96], q2[96];
+    long long ngpus = 0;
+    ar_status st = read_int(c, root, "gpus", 1, AR_GRAPH_MAX_NODES, 0, 0, &ngpus);
+    if (st) return st;
+    for (long long i = 0; i < ngpus && !st; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "gpu%lld", i);
+        st = jwrap(c, ar_pb_node(b, name, AR_NODE_GPU, 0, NULL, c->e));
+    }
+    if (st) return st;
+    const cJSON *nodes, *links;
+    st = read_array(c, root, "nodes", ngpus == 0, 0, &nodes);
+    if (!st) st = read_array(c, root, "links", 1, 0, &links);
+    if (st) return st;
+    int nn = nodes ? cJSON_GetArraySize(nodes) : 0;
+    if (ngpus + nn > AR_GRAPH_MAX_NODES)
+        return jfail(c, AR_EINVAL, "nodes: a graph may have at most %d nodes (got %lld)", AR_GRAPH_MAX_NODES,
+                     ngpus + nn);
+    size_t old = push_key(c, "nodes");
+    int i = 0;
+    for (const cJSON *n = nodes ? nodes->child : NULL; n && !st; n = n->next, i++) {
+        size_t o2 = push_idx(c, i);
+        const char *name = NULL, *type = NULL;
+        long long machine = -1;
+        st = need_object(c, n);
+        if (!st) st = check_keys(c, n, node_keys);
+        if (!st) st = read_name(c, n, "name", 1, &name);
+        if (!st) st = read_name(c, n, "type", 1, &type);
+        if (!st && strcmp(type, "gpu") && strcmp(type, "switch")) {
+            size_t o3 = push_key(c, "type");
+            st = jfail(c, AR_EINVAL, "must be \"gpu\" or \"switch\" (got %s)", ar_quote(type, q1, sizeof q1));
+            pop(c, o3);
+        }
+        int is_gpu = !st && !strcmp(type, "gpu");
+        if (!st) st = read_int(c, n, "machine", 0, AR_MAX_RANKS, is_gpu ? 0 : -1, 0, &machine);
+        if (!st)
+            st = jwrap(c, ar_pb_node(b, name, is_gpu ? AR_NODE_GPU : AR_NODE_SWITCH, (int)machine, NULL, c->e));
+        pop(c, o2);
+    }
+    pop(c, old);
+    if (st) return st;
+    /* names must be unique before links can refer to them */
+    ar_platform *p = b->p;
+    int *index = ar_name_index_build(p);
+    if (!index) return jfail(c, AR_ENOMEM, "out of memory");
+    for (int k = 1; k < p->nnodes && !st; k++)
+        if (!strcmp(p->nodes[index[k]].name, p->nodes[index[k - 1]].name)) {
+            int later = index[k] > index[k - 1] ? index[k] : index[k - 1];
+            if (later >= ngpus) {
+                size_t o2 = push_key(c, "nodes");
+                push_idx(c, (int)(later - ngpus));
+                push_key(c, "name");
+                st = jfail(c, AR_EINVAL, "duplicate node name %s%s", ar_quote(p->nodes[later].name, q1, sizeof q1),
+                           ngpus ? " (\"gpus\" already created gpu0, gpu1, ...)" : "");
+                pop(c, o2);
+            } else {
+                st = jfail(c, AR_EINVAL, "duplicate node name %s", ar_quote(p->nodes[later].name, q1, sizeof q1));
+            }
+        }
+    int nl = cJSON_GetArraySize(links);
+    pair_ref *pairs = NULL;
+    if (!st && nl > AR_GRAPH_MAX_LINKS)
+        st = jfail(c, AR_EINVAL, "links: at most %d links (got %d)", AR_GRAPH_MAX_LINKS, nl);
+    if (!st) {
+        pairs = ar_calloc((size_t)nl, sizeof *pairs);
+        if (!pairs) st = jfail(c, AR_ENOMEM, "out of memory");
+    }
+    old = push_key(c, "links");
+    i = 0;
+    for (const cJSON *l = links->child; l && !st; l = l->next, i++) {
+        size_t o2 = push_idx(c, i);
+        const char *na = NULL, *nb = NULL, *lname = NULL;
+        double bw = 0, lat = 0;
+        long long lanes = 1;
+        int ia = -1, ib = -1;
+        st = need_object(c, l);
+        if (!st) st = check_keys(c, l, link_keys);
+        if (!st) st = read_name(c, l, "a", 1, &na);
+        if (!st) st = read_name(c, l, "b", 1, &nb);
+        if (!st) st = read_name(c, l, "name", 0, &lname);
+        if (!st) {
+            ia = ar_name_index_find(p, index, na);
+            ib = ar_name_index_find(p, index, nb);
+            const char *bad = ia < 0 ? "a" : ib < 0 ? "b" : NULL;
+            if (bad) {
+                size_t o3 = push_key(c, bad);
+                st = jfail(c, AR_EINVAL, "unknown node %s", ar_quote(ia < 0 ? na : nb, q1, sizeof q1));
+                pop(c, o3);
+            } else if (ia == ib) {
+                st = jfail(c, AR_EINVAL, "link joins %s to itself", ar_quote(na, q1, sizeof q1));
+            }
+        }
+        if (!st) st = read_required_unit(c, l, "bw", 1, &bw);
+        if (!st) st = read_required_unit(c, l, "lat", 0, &lat);
+        if (!st) st = read_int(c, l, "lanes", 1, AR_MAX_LANES, 1, 0, &lanes);
+        if (!st) st = jwrap(c, ar_pb_link(b, ia, ib, bw, lat, (int)lanes, lname, NULL, c->e));
+        if (!st) {
+            pairs[i].lo = ia < ib ? ia : ib;
+            pairs[i].hi = ia < ib ? ib : ia;
+            pairs[i].idx = i;
+        }
+        pop(c, o2);
+    }
+    pop(c, old);
+    free(index);
+    if (!st && nl > 1) {
+        qsort(pairs, (size_t)nl, sizeof *pairs, pair_cmp);
+        for (int k = 1; k < nl && !st; k++)
+            if (pairs[k].lo == pairs[k - 1].lo && pairs[k].hi == pairs[k - 1].hi) {
+                old = push_key(c, "links");
+                push_idx(c, pairs[k].idx);
+                st = jfail(c, AR_EINVAL, "a second link between %s and %s (links[%d]): give one link with \"lanes\"",
+                           ar_quote(p->nodes[pairs[k].lo].name, q1, sizeof q1),
+                           ar_quote(p->nodes[pairs[k].hi].name, q2, sizeof q2), pairs[k - 1].idx);
+                pop(c, old);
+            }
+    }
+    free(pairs);
+    return st;
+}
+
+/* ---- the document ---- */
+
+static ar_status parse_doc(jctx *c, const cJSON *root) {
+    static const char *const k_tree[] = {"name", "kind", "description", "notes", "levels", "root", NULL};
+    static const char *const k_fat[] = {"name", "kind", "description", "notes", "levels", "full_bisection", NULL};
+    static const char *const k_torus[] = {"name", "kind", "description", "notes", "dims",
+                                          "gpus_per_machine", "intra", "link", NULL};
+    static const char *const k_graph[] = {"name", "kind", "description", "notes", "gpus", "nodes", "links", NULL};
+    char q[96];
+    if (!cJSON_IsObject(root)) return jfail(c, AR_EINVAL, "the document must be a JSON object (got %s)", type_name(root));
+    const char *name = NULL, *kind = NULL, *desc = NULL;
+    ar_status st = read_name(c, root, "name", 1, &name);
+    if (!st) st = read_name(c, root, "kind", 1, &kind);
+    if (st) return st;
+    ar_platform_kind k;
+    const char *const *keys;
+    if (!strcmp(kind, "tree")) {
+        k = AR_PLAT_TREE;
+        keys = k_tree;
+    } else if (!strcmp(kind, "fat-tree")) {
+        k = AR_PLAT_FAT_TREE;
+        keys = k_fat;
+    } else if (!strcmp(kind, "torus")) {
+        k = AR_PLAT_TORUS;
+        keys = k_torus;
+    } else if (!strcmp(kind, "graph")) {
+        k = AR_PLAT_GRAPH;
+        keys = k_graph;
+    } else {
+        size_t old = push_key(c, "kind");
+        st = jfail(c, AR_EINVAL, "must be \"tree\", \"fat-tree\", \"torus\" or \"graph\" (got %s)",
+                   ar_quote(kind, q, sizeof q));
+        pop(c, old);
+        return st;
+    }
+    st = check_keys(c, root, keys);
+    if (!st) st = read_text_field(c, root, "description", &desc);
+    if (st) return st;
+    const cJSON *notes;
+    st = read_array(c, root, "notes", 0, 0, &notes);
+    if (st) return st;
+    st = jwrap(c, ar_pb_begin(c->b, name, c->where, k, c->e));
+    if (st) return st;
+    ar_platform *p = c->b->p;
+    if (desc && !(p->description = ar_strdup(desc))) return jfail(c, AR_ENOMEM, "out of memory");
+    if (notes) {
+        int n = cJSON_GetArraySize(notes), i = 0;
+        p->notes = ar_calloc((size_t)n, sizeof *p->notes);
+        if (!p->notes) return jfail(c, AR_ENOMEM, "out of memory");
+        size_t old = push_key(c, "notes");
+        for (const cJSON *j = notes->child; j && !st; j = j->next, i++) {
+            size_t o2 = push_idx(c, i);
+            if (!cJSON_IsString(j) || !j->valuestring)
+                st = jfail(c, AR_EINVAL, "must be a string (got %s)", type_name(j));
+            else if (!(p->notes[i] = ar_strdup(j->valuestring)))
+                st = jfail(c, AR_ENOMEM, "out of memory");
+            else
+                p->nnotes = i + 1;
+            pop(c, o2);
+        }
+        pop(c, old);
+        if (st) return st;
+    }
+    switch (k) {
+    case AR_PLAT_TREE:
+    case AR_PLAT_FAT_TREE: {
+        const cJSON *levels = field(root, "levels"), *troot = field(root, "root");
+        int fb = 0;
+        st = read_bool(c, root, "full_bisection", &fb);
+        if (st) return st;
+        if (levels && troot) return jfail(c, AR_EINVAL, "give either \"levels\" or \"root\", not both");
+        if (!levels && !troot)
+            return jfail(c, AR_EINVAL, k == AR_PLAT_TREE ? "missing \"levels\" (symmetric form) or \"root\" (explicit form)"
+                                                         : "missing \"levels\"");
+        if (levels) {
+            const cJSON *arr;
+            st = read_array(c, root, "levels", 1, 1, &arr);
+            if (!st) st = parse_levels(c, arr, fb);
+            return st;
+        }
+        size_t old = push_key(c, "root");
+        st = need_object(c, troot);
+        if (!st) {
+            link_defaults none = {0, 0, 0, 0, 1};
+            st = parse_switch(c, troot, -1, &none, 0);
+        }
+        pop(c, old);
+        return st;
+    }
+    case AR_PLAT_TORUS: return parse_torus(c, root);
+    case AR_PLAT_GRAPH: return parse_graph(c, root);
+    }
+    return AR_OK;
+}
+
+ar_status ar_platform_from_json(const char *text, const char *where, ar_platform **out, ar_err *e) {
+    if (!out) return ar_fail(e, AR_EINTERNAL, "ar_platform_from_json: no output");
+    *out = NULL;
+    if (!where) where = "<json>";
+    if (!text) return ar_fail(e, AR_EINVAL, "%s: no JSON text", where);
+    const char *s = text;
+    while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r') s++;
+    if (!*s) return ar_fail(e, AR_EINVAL, "%s: empty document (expected a JSON object)", where);
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithOpts(text, &end, 1);
+    if (!root) {
+        size_t off = end && end >= text ? (size_t)(end - text) : 0;
+        size_t tlen = strlen(text);
+        if (off > tlen) off = tlen;
+        int line = 1;
+        for (size_t i = 0; i < off; i++)
+            if (text[i] == '\n') line++;
+        return ar_fail(e, AR_EINVAL, "%s: malformed JSON near byte %zu (line %d)", where, off, line);
+    }
+    ar_pbuild b;
+    memset(&b, 0, sizeof b);
+    jctx c;
+    memset(&c, 0, sizeof c);
+    c.where = where;
+    c.e = e;
+    c.b = &b;
+    ar_status st = parse_doc(&c, root);
+    cJSON_Delete(root);
+    if (!st) {
+        c.len = 0;
+        c.path[0] = '\0';
+        st = jwrap(&c, ar_pb_finish(&b, e));
+    }
+    if (st) {
+        ar_platform_free(b.p);
+        return st;
+    }
+    *out = b.p;
+    return AR_OK;
+}

@@ -1,0 +1,139 @@
+/* Routes between ranks (see platform.h): trees up to the lowest common
+ * ancestor and down, tori in dimension order, graphs by the next-hop table
+ * ar_pb_finish computed. One walker per kind feeds a visitor, so that route,
+ * latency and bandwidth share the code and need no allocation. */
+#include <math.h>
+
+#include "platform_internal.h"
+
+typedef struct route_visit {
+    ar_dlink *out;
+    int max, len;
+    double lat, bw;
+} route_visit;
+
+static void visit(const ar_platform *p, route_visit *v, ar_dlink d) {
+    if (v->out && v->len < v->max) v->out[v->len] = d;
+    v->len++;
+    const ar_link *l = &p->links[AR_DLINK_LINK(d)];
+    v->lat += l->lat_s;
+    double c = ar_link_capacity(l);
+    if (c < v->bw) v->bw = c;
+}
+
+/* Direction of link l when leaving node `from`. */
+static ar_dlink dlink_from(const ar_platform *p, int l, int from) {
+    return AR_DLINK(l, p->links[l].a == from ? 0 : 1);
+}
+
+static void walk_tree(const ar_platform *p, int u, int w, route_visit *v) {
+    /* hops up from u and up from w to the lowest common ancestor */
+    int a = u, b = w, nu = 0, nw = 0;
+    while (p->nodes[a].depth > p->nodes[b].depth) {
+        a = p->nodes[a].parent;
+        nu++;
+    }
+    while (p->nodes[b].depth > p->nodes[a].depth) {
+        b = p->nodes[b].parent;
+        nw++;
+    }
+    while (a != b) {
+        a = p->nodes[a].parent;
+        b = p->nodes[b].parent;
+        nu++;
+        nw++;
+    }
+    for (int x = u, i = 0; i < nu; i++, x = p->nodes[x].parent)
+        visit(p, v, dlink_from(p, p->nodes[x].uplink, x));
+    /* downward part: the k-th link down is the uplink of w's ancestor at
+     * distance nw-1-k from w */
+    for (int k = 0; k < nw; k++) {
+        int x = w;
+        for (int i = 0; i < nw - 1 - k; i++) x = p->nodes[x].parent;
+        visit(p, v, dlink_from(p, p->nodes[x].uplink, p->nodes[x].parent));
+    }
+}
+
+static void walk_torus(const ar_platform *p, int src, int dst, route_visit *v) {
+    const ar_route_state *rs = p->route_state;
+    int g = p->gpus_per_machine;
+    int ms = src / g, md = dst / g;
+    int gs = p->rank_node[src], gd = p->rank_node[dst];
+    int up = p->adj[p->adj_off[gs]], down = p->adj[p->adj_off[gd]];
+    visit(p, v, dlink_from(p, up, gs));
+    int m = ms, stride = 1;
+    for (int d = 0; d < p->ndims; d++) {
+        int k = p->dims[d];
+        int cs = (m / stride) % k, cd = (md / stride) % k;
+        int fwd = ((cd - cs) % k + k) % k, back = k - fwd;
+        if (fwd && fwd <= back) {
+            for (int s = 0; s < fwd; s++) {
+                int c = (m / stride) % k;
+                int next = c + 1 < k ? m + stride : m - (k - 1) * stride;
+                int l = rs->plus_link[m * p->ndims + d];
+                visit(p, v, dlink_from(p, l, rs->machine_switch[m]));
+                m = next;
+            }
+        } else if (fwd) {
+            for (int s = 0; s < back; s++) {
+                int c = (m / stride) % k;
+                int prev = c > 0 ? m - stride : m + (k - 1) * stride;
+                int l = rs->plus_link[prev * p->ndims + d];
+                visit(p, v, dlink_from(p, l, rs->machine_switch[m]));
+                m = prev;
+            }
+        }
+        stride *= k;
+    }
+    visit(p, v, dlink_from(p, down, rs->machine_switch[md]));
+}
+
+static void walk_graph(const ar_platform *p, int src, int dst, route_visit *v) {
+    const ar_route_state *rs = p->route_state;
+    const uint16_t *np = rs->next_pos + (size_t)dst * (size_t)p->nnodes;
+    int x = p->rank_node[src], target = p->rank_node[dst];
+    for (int hops = 0; x != target && hops < p->nnodes; hops++) {
+        int l = p->adj[p->adj_off[x] + np[x]];
+        visit(p, v, dlink_from(p, l, x));
+        x = p->links[l].a == x ? p->links[l].b : p->links[l].a;
+    }
+}
+
+static int walk(const ar_platform *p, int src, int dst, route_visit *v) {
+    v->len = 0;
+    v->lat = 0;
+    v->bw = INFINITY;
+    if (!p || src < 0 || dst < 0 || src >= p->nranks || dst >= p->nranks) return -1;
+    if (src == dst) return 0;
+    switch (p->kind) {
+    case AR_PLAT_TREE:
+    case AR_PLAT_FAT_TREE: walk_tree(p, p->rank_node[src], p->rank_node[dst], v); break;
+    case AR_PLAT_TORUS:
+        if (!p->route_state) return -1;
+        walk_torus(p, src, dst, v);
+        break;
+    case AR_PLAT_GRAPH:
+        if (!p->route_state) return -1;
+        walk_graph(p, src, dst, v);
+        break;
+    }
+    return 0;
+}
+
+int ar_platform_route(const ar_platform *p, int src, int dst, ar_dlink *out, int max) {
+    route_visit v = {out, max < 0 ? 0 : max, 0, 0, 0};
+    if (walk(p, src, dst, &v) < 0) return -1;
+    return v.len > v.max ? -1 : v.len;
+}
+
+double ar_platform_route_lat(const ar_platform *p, int src, int dst) {
+    route_visit v = {NULL, 0, 0, 0, 0};
+    if (walk(p, src, dst, &v) < 0) return NAN;
+    return v.lat;
+}
+
+double ar_platform_route_bw(const ar_platform *p, int src, int dst) {
+    route_visit v = {NULL, 0, 0, 0, 0};
+    if (walk(p, src, dst, &v) < 0) return NAN;
+    return v.bw;
+}

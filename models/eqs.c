@@ -1,0 +1,223 @@
+/* BlueConnect Eqs. 1-7 (EQUATIONS.md), the model-result helper, and the two
+ * platform quantities the one-level closed forms use (alpha and min W).
+ *
+ * Conventions: n, N in bytes, w in bytes/s, a in seconds; a group of p <= 1
+ * costs 0. lg(p) is ar_lg_steps(p) = ceil(log2 p): exact for powers of two,
+ * and for other p the number of binomial-tree (or fold + hd) steps; every
+ * closed form that applies Eq. 2 to such a p says so in its note.
+ * Owner: classic-algorithms models. No state; nothing allocated that outlives a call.
+ */
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/status.h"
+#include "model.h"
+
+double ar_lg_steps(int p) {
+    int k = 0;
+    while (k < 31 && (1LL << k) < (long long)p)
+        k++;
+    return (double)k;
+}
+
+static int eq_is_pow2(int p) { return p >= 1 && (p & (p - 1)) == 0; }
+
+/* Eq. 1: Tr(p,n,a,w) = (p-1) a + (p-1)/p * n/w */
+double ar_eq1_tr(int p, double n, double a, double w) {
+    if (p <= 1)
+        return 0.0;
+    return (p - 1) * a + (double)(p - 1) / p * n / w;
+}
+
+/* Eq. 2: Tc(p,n,a,w) = lg(p) a + (p-1)/p * n/w, lg = ceil(log2) */
+double ar_eq2_tc(int p, double n, double a, double w) {
+    if (p <= 1)
+        return 0.0;
+    return ar_lg_steps(p) * a + (double)(p - 1) / p * n / w;
+}
+
+/* Eq. 3: Tc if p is a power of two, else Tr */
+double ar_eq3_trc(int p, double n, double a, double w) {
+    return eq_is_pow2(p) ? ar_eq2_tc(p, n, a, w) : ar_eq1_tr(p, n, a, w);
+}
+
+/* Eq. 4: Tbcast = Treduce = Tc + Tr */
+double ar_eq4_treduce(int p, double n, double a, double w) {
+    return ar_eq2_tc(p, n, a, w) + ar_eq1_tr(p, n, a, w);
+}
+
+/* Eq. 5/6: 2 (|P|-1) {a + (N/|P|)/minW} = 2 Tr(|P|, N, a, minW) */
+double ar_eq6_one_level(int P, double N, double a, double minW) { return 2.0 * ar_eq1_tr(P, N, a, minW); }
+
+/* Eq. 7: 2 Tc(p0,N,a,w0) + 2 Tr(p0,N,a,w0) + 2 Tr/c(|P|/p0, N, a, minW).
+ * |P|/p0 is the number of masters (integer division; callers pass p0 | P). */
+double ar_eq7_two_level(int p0, int P, double N, double a, double w0, double minW) {
+    if (p0 < 1)
+        return NAN;
+    return 2.0 * ar_eq2_tc(p0, N, a, w0) + 2.0 * ar_eq1_tr(p0, N, a, w0) + 2.0 * ar_eq3_trc(P / p0, N, a, minW);
+}
+
+void ar_model_add_stage(ar_model_result *r, const char *label, const char *impl, int p, double bytes,
+                        double bw_Bps, double lat_s, double time_s) {
+    if (!r)
+        return;
+    r->time_s += time_s;
+    if (r->nstages < 0)
+        r->nstages = 0;
+    if (r->nstages >= AR_MODEL_MAX_STAGES)
+        return;
+    ar_model_stage *st = &r->stages[r->nstages++];
+    memset(st, 0, sizeof *st);
+    snprintf(st->label, sizeof st->label, "%s", label ? label : "");
+    snprintf(st->impl, sizeof st->impl, "%s", impl ? impl : "");
+    st->p = p;
+    st->bytes = bytes;
+    st->bw_Bps = bw_Bps;
+    st->lat_s = lat_s;
+    st->time_s = time_s;
+}
+
+/* Rank pairs are scanned exhaustively up to this many ranks (P^2 routes). */
+#define AR_PLAT_EXACT_RANKS 128
+
+static int plat_is_tree(const ar_platform *p) {
+    return (p->kind == AR_PLAT_TREE || p->kind == AR_PLAT_FAT_TREE) && p->root >= 0 && p->root < p->nnodes;
+}
+
+/* ar_plat_min_bw: the narrowest link capacity on any rank-to-rank route, i.e.
+ * the min over the links that lie on some route (a switch-switch link no
+ * route uses does not count). Computed from route capacities:
+ *   - trees: min over the routes rank 0 -> r for every r. Exact: any link on a
+ *     route u -> v separates u from v, so it separates rank 0 from u or from v
+ *     and lies on the route from 0 to that one. O(P x height).
+ *   - other kinds, P <= 128: min over all ordered pairs (exact).
+ *   - other kinds, larger P: min over the routes 0 -> r, r -> 0 and r -> r+1
+ *     (mod P) for every r: every link next to a GPU and every link the ring
+ *     uses; a link only some other pair's shortest path uses may be missed.
+ * Returns +inf for a single rank (no route). */
+double ar_plat_min_bw(const ar_platform *p) {
+    double w = INFINITY;
+    if (!p || p->nranks < 2)
+        return w;
+    int P = p->nranks;
+    if (plat_is_tree(p)) {
+        for (int r = 1; r < P; r++)
+            w = fmin(w, ar_platform_route_bw(p, 0, r));
+    } else if (P <= AR_PLAT_EXACT_RANKS) {
+        for (int u = 0; u < P; u++)
+            for (int v = 0; v < P; v++)
+                if (u != v)
+                    w = fmin(w, ar_platform_route_bw(p, u, v));
+    } else {
+        for (int r = 1; r < P; r++) {
+            w = fmin(w, ar_platform_route_bw(p, 0, r));
+            w = fmin(w, ar_platform_route_bw(p, r, 0));
+        }
+        for (int r = 0; r < P; r++)
+            w = fmin(w, ar_platform_route_bw(p, r, (r + 1) % P));
+    }
+    return w;
+}
+
+/* Weighted leaf diameter of the tree view: for each node the largest latency
+ * down to a GPU below it; at each node the two largest child branches meet.
+ * Iterative (no recursion depth limit), O(nodes). Returns -1 on failure. */
+static double plat_tree_alpha(const ar_platform *p) {
+    int nn = p->nnodes;
+    int *order = malloc((size_t)nn * sizeof *order);
+    int *stack = malloc((size_t)nn * sizeof *stack);
+    double *down = malloc((size_t)nn * sizeof *down);
+    double best = -1.0;
+    if (!order || !stack || !down)
+        goto out;
+    int no = 0, ns = 0;
+    stack[ns++] = p->root;
+    while (ns > 0) { /* preorder */
+        int v = stack[--ns];
+        if (no >= nn)
+            goto out; /* not a tree */
+        order[no++] = v;
+        for (int c = 0; c < p->nodes[v].nchildren; c++) {
+            int ch = p->nodes[v].children[c];
+            if (ch < 0 || ch >= nn || ns >= nn)
+                goto out;
+            stack[ns++] = ch;
+        }
+    }
+    best = 0.0;
+    for (int i = no - 1; i >= 0; i--) { /* children before parents */
+        int v = order[i];
+        const ar_node *nd = &p->nodes[v];
+        double d1 = -INFINITY, d2 = -INFINITY;
+        for (int c = 0; c < nd->nchildren; c++) {
+            int ch = nd->children[c];
+            int up = p->nodes[ch].uplink;
+            double l = down[ch] + (up >= 0 && up < p->nlinks ? p->links[up].lat_s : 0.0);
+            if (l > d1) {
+                d2 = d1;
+                d1 = l;
+            } else if (l > d2) {
+                d2 = l;
+            }
+        }
+        if (nd->kind == AR_NODE_GPU) {
+            /* a GPU is a route end itself (normally a leaf) */
+            down[v] = d1 > 0.0 ? d1 : 0.0;
+            if (d1 > -INFINITY && d1 > best)
+                best = d1;
+        } else {
+            down[v] = d1;
+        }
+        if (d2 > -INFINITY && d1 + d2 > best)
+            best = d1 + d2;
+    }
+out:
+    free(order);
+    free(stack);
+    free(down);
+    return best;
+}
+
+/* ar_plat_alpha: the largest route latency between two ranks.
+ *   - trees: the latency-weighted diameter over GPU leaves, from the tree
+ *     structure in O(nodes) (routes in a tree go through the lowest common
+ *     ancestor);
+ *   - other kinds, P <= 128: max over all ordered pairs (exact);
+ *   - other kinds, larger P: double sweep: u = the rank farthest from rank 0,
+ *     then the max over routes from and to u (exact on symmetric tori; a lower
+ *     bound in general).
+ * Returns 0 for a single rank. */
+double ar_plat_alpha(const ar_platform *p) {
+    if (!p || p->nranks < 2)
+        return 0.0;
+    int P = p->nranks;
+    if (plat_is_tree(p)) {
+        double a = plat_tree_alpha(p);
+        if (a >= 0.0)
+            return a;
+    }
+    double a = 0.0;
+    if (P <= AR_PLAT_EXACT_RANKS) {
+        for (int u = 0; u < P; u++)
+            for (int v = 0; v < P; v++)
+                if (u != v)
+                    a = fmax(a, ar_platform_route_lat(p, u, v));
+        return a;
+    }
+    int far = 0;
+    for (int r = 1; r < P; r++) {
+        double l = ar_platform_route_lat(p, 0, r);
+        if (l > a) {
+            a = l;
+            far = r;
+        }
+    }
+    for (int r = 0; r < P; r++) {
+        a = fmax(a, ar_platform_route_lat(p, far, r));
+        a = fmax(a, ar_platform_route_lat(p, r, far));
+    }
+    return a;
+}
