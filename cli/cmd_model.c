@@ -18,13 +18,13 @@ static void stages_str(const ar_model_result *m, char *buf, size_t n) {
 }
 
 static void print_stages(const char *algo, const char *what, const ar_model_result *m) {
-    char b1[32], b2[32], b3[32];
+    char b1[32], b2[32], b3[32], b4[32];
     printf("  %s (%s)%s%s\n", algo, what, m->note[0] ? ": " : "", m->note);
     for (int i = 0; i < m->nstages; i++) {
         const ar_model_stage *s = &m->stages[i];
         printf("    %-34s %-8s p=%-4d data %-10s bw %-12s alpha %-8s %s\n", s->label, s->impl, s->p,
                ar_fmt_bytes(s->bytes, b1, sizeof b1), ar_fmt_rate(s->bw_Bps, b2, sizeof b2),
-               ar_fmt_time(s->lat_s, b3, sizeof b3), ar_fmt_time(s->time_s, b1, sizeof b1));
+               ar_fmt_time(s->lat_s, b3, sizeof b3), ar_fmt_time(s->time_s, b4, sizeof b4));
     }
 }
 
