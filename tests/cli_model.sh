@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The main job (model comparison on the BlueConnect presets) and plan output.
+. "$(dirname "$0")/cli_lib.sh"
+expect_ok "main job csv" -- model --platform blueconnect-12 --platform blueconnect-192 --size 100MB --algo all --format csv
+head -1 "$T_TMP/out" >"$T_TMP/hdr"
+t_check "csv header" grep -q '^algo,platform,ranks,bytes,model_s,closed_s,walk_s,rel_diff,detail,stages$' "$T_TMP/hdr"
+t_check "ring row on 12 GPUs" grep -q '^ring,blueconnect-12,12,100000000,' "$T_TMP/out"
+t_check "two-level row on 192 GPUs" grep -q '^two-level,blueconnect-192,192,100000000,' "$T_TMP/out"
+# Eq. 6 on blueconnect-12: 2 (P-1) (a + N/(P minW)); read the model_s value and check it against the walk to 1e-6
+awk -F, '$1=="ring" && $2=="blueconnect-12" { d=($5-$7)/$5; if (d<0) d=-d; exit !(d < 1e-6) }' "$T_TMP/out"
+t_check "ring model equals walk on blueconnect-12" test $? -eq 0
+expect_ok "json" -- model --platform blueconnect-12 --algo ring --size 12M --format json
+t_check "json parses" python3 -c "import json,sys; r=json.load(open('$T_TMP/out')); assert r[0]['algo']=='ring' and r[0]['ranks']==12 and r[0]['bytes']==48000000"
+expect_ok "plan check" -- plan --platform blueconnect-12 --algo two-level --size 1000 --check
+t_check "plan validator ok" grep -q '^validator: ok' "$T_TMP/out"
+t_check "plan executor ok" grep -q '^host executor: ok' "$T_TMP/out"
+t_check "plan call stats" grep -q '^calls per rank' "$T_TMP/out"
+expect_ok "plan json" -- plan --platform flat:ranks=5 --algo ring --size 10 --format json
+t_check "plan json parses" python3 -c "import json; d=json.load(open('$T_TMP/out')); assert d['schedule']['ranks']==5 and len(d['schedule']['phases'])==2"
+expect_ok "platforms" -- platforms
+t_check "platform list has presets" grep -q 'blueconnect-192' "$T_TMP/out"
+expect_ok "platform show" -- platform show blueconnect-192
+t_check "summary names ranks" grep -q '192' "$T_TMP/out"
+expect_ok "generated fat-tree 4096" -- model --platform fat-tree --ranks 4096 --algo ring --size 1GB --format csv
+t_check "4096 ranks" grep -q '^ring,.*,4096,' "$T_TMP/out"
+t_done
