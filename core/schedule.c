@@ -62,7 +62,7 @@ void ar_schedule_free(ar_schedule *s) {
     free(s);
 }
 
-static char *vfmt(const char *fmt, va_list ap) {
+__attribute__((format(printf, 1, 0))) static char *vfmt(const char *fmt, va_list ap) {
     va_list ap2;
     va_copy(ap2, ap);
     int n = vsnprintf(NULL, 0, fmt, ap2);
@@ -228,7 +228,8 @@ ar_status ar_schedule_check_structure(const ar_schedule *s, ar_err *e) {
             }
             const char *kn = ar_op_kind_name(op->kind);
             if (op->n < 1) BAD("no members", s->algo, p, i, kn);
-            else if (op->chunks < 1) BAD("chunks %d < 1", s->algo, p, i, kn, op->chunks);
+            else if (op->chunks < 1 || op->chunks > AR_MAX_CHUNKS)
+                BAD("chunks %d outside 1..%d", s->algo, p, i, kn, op->chunks, AR_MAX_CHUNKS);
             else if (op->offset > s->count || op->count > s->count - op->offset)
                 BAD("range [%llu,+%llu) outside buffer of %llu", s->algo, p, i, kn,
                     (unsigned long long)op->offset, (unsigned long long)op->count,

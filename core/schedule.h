@@ -54,6 +54,9 @@ typedef enum ar_impl {
 } ar_impl;
 #define AR_IMPL_COUNT 7
 
+#define AR_MAX_CHUNKS 65536          /* pipeline chunks per op (documented limit) */
+#define AR_VALIDATE_MAX_RANKS 65536  /* the symbolic validator refuses more ranks */
+
 typedef struct ar_op {
     ar_op_kind kind;
     ar_impl impl;
@@ -64,7 +67,7 @@ typedef struct ar_op {
     uint64_t *counts;  /* uneven blocks (n entries summing to count) or NULL (owned) */
     int root;          /* index into members for REDUCE/BROADCAST, else 0 */
     int *parent;       /* tree for AR_IMPL_TREE (n entries) or NULL (owned) */
-    int chunks;        /* pipeline chunks, >= 1 */
+    int chunks;        /* pipeline chunks, 1..AR_MAX_CHUNKS */
     int reduce;        /* SEND: 1 = add on arrival, 0 = copy */
     int tag;           /* planner's label (e.g. stage index), for reports; not semantic */
 } ar_op;

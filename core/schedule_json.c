@@ -74,7 +74,7 @@ static ar_status load_op(ar_schedule *s, const cJSON *jo, const char *where, con
     uint64_t off = 0, cnt = 0, chunks = 1, root = 0, reduce = 1;
     if ((st = get_u64(jo, "offset", 1, s->count, &off, where, path, e)) != AR_OK) return st;
     if ((st = get_u64(jo, "count", 1, s->count, &cnt, where, path, e)) != AR_OK) return st;
-    if ((st = get_u64(jo, "chunks", 0, 1 << 20, &chunks, where, path, e)) != AR_OK) return st;
+    if ((st = get_u64(jo, "chunks", 0, AR_MAX_CHUNKS, &chunks, where, path, e)) != AR_OK) return st;
     if ((st = get_u64(jo, "root", 0, (uint64_t)s->nranks, &root, where, path, e)) != AR_OK) return st;
     if ((st = get_u64(jo, "reduce", 0, 1, &reduce, where, path, e)) != AR_OK) return st;
     const cJSON *mem = cJSON_GetObjectItemCaseSensitive(jo, "members");
