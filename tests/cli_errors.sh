@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Bad input of every kind: one clear line on stderr, a non-zero exit, no crash.
-. "$(dirname "$0")/cli_lib.sh"
+. "$(dirname "$0")/lib_cli.sh"
 d=$T_TMP
 printf '{"name":"x","kind":"tree","levels":[{"fanout":2,"bw":"12.5GBs","lat":"1us"}]}' >"$d/badrate.json"
 printf '{"name":"x","kind":"tree","levels":[{"fanout":2,"bw":"0GBps","lat":"1us"}]}' >"$d/zerobw.json"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The main job (model comparison on the BlueConnect presets) and plan output.
-. "$(dirname "$0")/cli_lib.sh"
+. "$(dirname "$0")/lib_cli.sh"
 expect_ok "main job csv" -- model --platform blueconnect-12 --platform blueconnect-192 --size 100MB --algo all --format csv
 head -1 "$T_TMP/out" >"$T_TMP/hdr"
 t_check "csv header" grep -q '^algo,platform,ranks,bytes,model_s,closed_s,walk_s,rel_diff,detail,stages$' "$T_TMP/hdr"
