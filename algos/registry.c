@@ -16,6 +16,8 @@
     X(binomial)          \
     X(ps)                \
     X(two_level)         \
+    X(blueconnect)       \
+    X(flexreduce)
 
 #define AR_ALGO_DECLARE(id) extern const ar_algo ar_algo_##id;
 AR_ALGO_LIST(AR_ALGO_DECLARE)

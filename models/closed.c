@@ -19,6 +19,7 @@
 
 #include "core/status.h"
 #include "model.h"
+#include "model_topo.h"
 
 /* Keep in sync with algos/pipelined_ring.c. */
 #define CL_PRING_DEFAULT_CHUNKS 4
@@ -238,6 +239,8 @@ static const struct {
     {"binomial", closed_binomial},
     {"ps", closed_ps},
     {"two-level", closed_two_level},
+    {"blueconnect", ar_closed_blueconnect}, /* models/blueconnect_model.c (issue 3) */
+    {"flexreduce", ar_closed_flexreduce},   /* models/flexreduce_model.c (issue 3) */
 };
 
 ar_status ar_model_closed(const ar_platform *p, uint64_t count, size_t elem_bytes, ar_params *params,

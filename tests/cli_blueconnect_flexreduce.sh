@@ -1,0 +1,39 @@
+#!/bin/bash
+# `arlab best` and `arlab plan` for the topology-aware planners (issue 3).
+# Asserts numbers: the BlueConnect default on blueconnect-12 at 100 MB walks
+# to Eq. 9's 16.1947 ms, the ring wins there (14.8 ms); on the asymmetric
+# fr-7 there is no decomposition (fallback ring); `plan` reports the Eq. 12
+# bound 3 (2 machines) / 4 (3 machines) and reduce calls within it.
+# Needs ARLAB (the arlab binary). Owner: the BlueConnect/FlexReduce engineer.
+set -u
+fail=0
+check() { # check DESCRIPTION COMMAND...
+    local what=$1; shift
+    if ! "$@"; then echo "FAIL: $what"; fail=1; else echo "ok: $what"; fi
+}
+csv=$("$ARLAB" best --platform blueconnect-12 --size 100MB --format csv 2>/dev/null)
+check "best csv has a header" grep -q '^rank,algo,params,walk_s,closed_s,rel_diff,slowest$' <<<"$csv"
+row=$(grep 'decomp=3x2x2,order=0.1.2,impl=ring+hd+hd (default)' <<<"$csv")
+walk=$(sed 's/.*(default)",//' <<<"$row" | cut -d, -f1 | head -1)
+check "default BlueConnect row present" test -n "$row"
+check "default BlueConnect walk = Eq. 9 = 16.1947 ms (got $walk)" \
+    awk -v w="$walk" 'BEGIN { exit !(w > 0.0161946 && w < 0.0161948) }'
+first=$(sed -n 2p <<<"$csv" | cut -d, -f2,4)
+check "ring ranks first on blueconnect-12 (got $first)" awk -v f="$first" 'BEGIN { split(f, a, ","); exit !(a[1] == "ring" && a[2] > 0.0147986 && a[2] < 0.0147988) }'
+out=$("$ARLAB" best --platform fr-7 --size 120M 2>/dev/null)
+check "fr-7: no decomposition, fallback ring" grep -q "no symmetric decomposition (Eq. 8): BlueConnect falls back to the one-level ring" <<<"$out"
+check "best: one line of 'why'" grep -q "^why (" <<<"$out"
+check "best rejects a missing size" bash -c "! '$ARLAB' best --platform fr-7 2>/dev/null"
+for n in 5 11; do
+    out=$("$ARLAB" plan --algo flexreduce --platform fr-$n --size 1000 --check)
+    want=3; [ "$n" = 11 ] && want=4
+    line=$(grep -E '^ +1 ' <<<"$out" | tail -1)
+    bound=$(awk '{print $6}' <<<"$line")
+    check "fr-$n: Eq. 12 bound $want at level 1 (got $bound)" test "$bound" = "$want"
+    check "fr-$n: calls within the bound" grep -qE '^all .* yes' <<<"$out"
+    check "fr-$n: validator ok" grep -q "^validator: ok" <<<"$out"
+    check "fr-$n: per-phase calls table" grep -q "calls per rank per phase" <<<"$out"
+done
+out=$("$ARLAB" plan --algo blueconnect --platform fr-5 --size 100)
+check "plan: fallback detail string" grep -q "fallback: one-level ring (no symmetric decomposition)" <<<"$out"
+exit $fail
