@@ -1,23 +1,880 @@
-/* arlab real: placeholder until its issue lands (replaced by the owner of this verb). */
+/* arlab real | calibrate | compare (issue 6: the CUDA/NCCL backend).
+ *
+ * arlab real [--platform P] [--ranks N] [--algo A ...|all] [--size S,...] [--dtype T]
+ *            [--iters N] [--warmup N] [--format table|csv|json] [--out FILE.csv]
+ *            [--launch auto|single|mpi|file:PATH] [--gpus N] [--lowering auto|p2p|native]
+ *            [--placement both|in|out] [--dry-run]
+ *   Runs every algorithm's schedule on the GPUs with NCCL beside the
+ *   ncclAllReduce baseline, measured like nccl-tests (real/real.h), and prints
+ *   a table like nccl-tests' (in-place and out-of-place side by side) or rows
+ *   with the columns of real/rmeasure.h (algo,platform,ranks,bytes,measured_s,
+ *   model_s,rel_err,...). --out also writes the CSV. Launch with
+ *   `mpirun -np N arlab real ...` (one GPU per process), or without MPI in one
+ *   process driving all local GPUs. The platform (default "flat" with the
+ *   run's rank count) is what the planners and the model see; it must have as
+ *   many ranks as the run. Exit status AR_EFAIL when any #wrong is not 0.
+ *   --dry-run needs no GPU (nor CUDA): it compiles the NCCL programs of every
+ *   rank and runs them with the host fake of NCCL (real/rplan.h), printing the
+ *   call plan (communicators, ncclCommSplit colors, calls per op) and the
+ *   simulated #wrong.
+ *
+ * arlab calibrate --out FILE.json [--size S,...] [--iters N] [--warmup N] [--launch ...]
+ *                 [--platform P] [--fit rel|abs] [--name NAME] [--format F]
+ *   Ping-pong sweeps per link class (within a machine, across machines;
+ *   machines from NCCL_HOSTID/host names, or from --platform), least-squares
+ *   alpha/beta (GSL), a platform JSON that `arlab model`/`arlab sim` accept.
+ *
+ * arlab compare --platform P [--algo A ...] [--size S,...] [--dtype T] [--ranks N]
+ *               [--format F] [MEASURED.csv]
+ *   Model, simulated and measured time side by side. Needs no GPU: measured
+ *   times come from a CSV written by `arlab real` (matched on algo, ranks,
+ *   bytes; in-place rows preferred).
+ *
+ * Without CUDA/NCCL (no AR_HAVE_REAL) `real` and `calibrate` print
+ * "arlab real: built without CUDA/NCCL" and return AR_EUNSUPPORTED.
+ * Ownership: everything allocated here is freed before returning.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "cli.h"
+#include "models/model.h"
+#ifdef AR_HAVE_REAL_HOST
+#include "real/rcalib.h"
+#include "real/rmeasure.h"
+#include "real/rplan.h"
+#endif
+#ifdef AR_HAVE_REAL
+#include "real/real.h"
+#endif
+#ifdef AR_HAVE_SIM
+#include "sim/sim.h"
+#endif
+
+/* ---- verb-specific flags (taken out of argv before cli_parse) ------------ */
+
+typedef struct real_flags {
+    const char *launch;    /* auto|single|mpi|file:PATH */
+    const char *lowering;  /* auto|p2p|native */
+    const char *placement; /* both|in|out */
+    const char *fit;       /* rel|abs */
+    const char *name;      /* calibrated platform name */
+    const char *gpus;      /* single launch: GPUs to use */
+    int dry_run;
+} real_flags;
+
+/* Removes the flags in `names` (with "--x v" or "--x=v"; dry-run has no
+ * value) from argv, storing their values in f. Returns AR_EINVAL on a missing
+ * value. */
+static ar_status take_flags(int *argc, char **argv, real_flags *f, const char *verb, unsigned which) {
+    static const struct {
+        const char *name;
+        unsigned bit;
+        int has_arg;
+    } known[] = {{"--launch", 1, 1},  {"--lowering", 2, 1}, {"--placement", 4, 1}, {"--fit", 8, 1},
+                 {"--name", 16, 1},   {"--gpus", 32, 1},    {"--dry-run", 64, 0}};
+    int out = 0;
+    for (int i = 0; i < *argc; i++) {
+        char *a = argv[i];
+        int k = -1;
+        size_t nl = 0;
+        for (size_t j = 0; j < sizeof known / sizeof known[0]; j++) {
+            nl = strlen(known[j].name);
+            if ((which & known[j].bit) && !strncmp(a, known[j].name, nl) && (a[nl] == 0 || a[nl] == '=')) {
+                k = (int)j;
+                break;
+            }
+        }
+        if (k < 0) {
+            argv[out++] = a;
+            continue;
+        }
+        const char *val = NULL;
+        if (known[k].has_arg) {
+            if (a[nl] == '=') val = a + nl + 1;
+            else if (i + 1 < *argc) val = argv[++i];
+            if (!val || !*val) {
+                fprintf(stderr, "arlab %s: option %s needs a value\n", verb, known[k].name);
+                return AR_EINVAL;
+            }
+        } else if (a[nl] == '=') {
+            fprintf(stderr, "arlab %s: option %s takes no value\n", verb, known[k].name);
+            return AR_EINVAL;
+        }
+        switch (known[k].bit) {
+        case 1: f->launch = val; break;
+        case 2: f->lowering = val; break;
+        case 4: f->placement = val; break;
+        case 8: f->fit = val; break;
+        case 16: f->name = val; break;
+        case 32: f->gpus = val; break;
+        default: f->dry_run = 1; break;
+        }
+    }
+    *argc = out;
+    return AR_OK;
+}
+
+/* Model time of one algorithm: the closed form where one exists, else the
+ * cost walk over schedule s (what `arlab model` reports as model_s). */
+static double model_time(const ar_platform *p, const char *spec, uint64_t count, size_t eb, const ar_schedule *s) {
+    ar_err e = {{0}};
+    ar_params prm;
+    double t = NAN;
+    if (ar_params_parse(spec, &prm, &e) == AR_OK) {
+        ar_model_result r;
+        if (ar_model_closed(p, count, eb, &prm, &r, &e) == AR_OK) t = r.time_s;
+        ar_params_free(&prm);
+    }
+    if (!isfinite(t) && s) {
+        ar_model_result r;
+        if (ar_model_walk(p, s, &r, &e) == AR_OK) t = r.time_s;
+    }
+    return t;
+}
+
+#if defined(AR_HAVE_REAL_HOST) || defined(AR_HAVE_REAL)
+/* Loads the single platform of the options for a run of `ranks` ranks
+ * (ranks 0: whatever it has). Default: "flat" with that many ranks. A family
+ * given without --ranks is re-generated with the run's rank count. */
+static ar_status load_platform_for(const cli_opts *o, int ranks, const char *verb, ar_platform **out) {
+    ar_err e = {{0}};
+    *out = NULL;
+    if (o->nplatforms > 1) {
+        fprintf(stderr, "arlab %s: give one --platform (got %d)\n", verb, o->nplatforms);
+        return AR_EINVAL;
+    }
+    const char *spec = o->nplatforms ? o->platforms[0] : "flat";
+    int want = o->ranks ? o->ranks : ranks;
+    ar_status st = ar_platform_load(spec, o->ranks ? o->ranks : (o->nplatforms ? 0 : want), out, &e);
+    if (st == AR_OK && ranks > 0 && (*out)->nranks != ranks && !o->ranks) {
+        ar_platform *p2 = NULL;
+        ar_err e2 = {{0}};
+        if (ar_platform_load(spec, ranks, &p2, &e2) == AR_OK) {
+            ar_platform_free(*out);
+            *out = p2;
+        }
+    }
+    if (st != AR_OK) return cli_error(st, &e);
+    if (ranks > 0 && (*out)->nranks != ranks) {
+        fprintf(stderr, "arlab %s: platform '%s' has %d ranks, this run has %d (give a platform of %d ranks, or a "
+                        "family such as machines:gpus=2+2)\n", verb, (*out)->name, (*out)->nranks, ranks, ranks);
+        ar_platform_free(*out);
+        *out = NULL;
+        return AR_EINVAL;
+    }
+    return AR_OK;
+}
+#endif
+
+#ifdef AR_HAVE_REAL
+static void cell(cli_table *t, int r, int c, const char *s, int numeric) {
+    tbl_str(t, r, c, s);
+    if (r >= 0) t->cells[(size_t)r * (size_t)t->ncols + (size_t)c].numeric = numeric;
+}
+
+static void add_real_row(cli_table *t, const ar_real_row *row) {
+    int r = tbl_row(t);
+    char buf[300];
+    for (int c = 0; c < AR_REAL_NCOLS; c++) {
+        int num = ar_real_row_field(row, c, buf, sizeof buf);
+        cell(t, r, c, buf, num && strcmp(buf, "nan"));
+    }
+}
+#endif
+
+/* ======================================================================== */
+/* arlab real --dry-run                                                      */
+/* ======================================================================== */
+
+#ifdef AR_HAVE_REAL_HOST
+#define AR_DRY_MAX_SIM_RANKS 256
+
+static int real_dry_run(cli_opts *o, const real_flags *f) {
+    ar_err e = {{0}};
+    ar_real_lowering low = AR_REAL_LOWER_AUTO;
+    if (f->lowering && ar_real_lowering_parse(f->lowering, &low, &e) != AR_OK) return cli_error(AR_EINVAL, &e);
+    ar_platform *p = NULL;
+    ar_status st = load_platform_for(o, o->nplatforms ? 0 : (o->ranks ? o->ranks : 4), "real", &p);
+    if (st != AR_OK) return st;
+    if (o->nsizes == 0) o->sizes[o->nsizes++] = "64KB";
+    if (o->nalgos == 0) o->algos[o->nalgos++] = "all";
+    const char *algos[CLI_MAX_LIST * 4];
+    int na = cli_algo_list(o, algos, CLI_MAX_LIST * 4);
+    size_t eb = ar_dtype_size(o->dtype);
+    int P = p->nranks;
+    static const char *const cols[] = {"algo",    "platform", "ranks",  "bytes", "lowering", "phases",
+                                       "steps",   "coll_ops", "p2p_ops", "split_comms", "split_calls",   "sends",
+                                       "recvs",   "scratch_bytes", "sim_wrong", "status"};
+    cli_table t;
+    tbl_init(&t, 16, cols);
+    ar_status worst = AR_OK;
+    if (o->format == FMT_TABLE)
+        printf("# arlab real --dry-run: NCCL programs of every rank, run by the host fake of NCCL (no GPU)\n");
+    for (int si = 0; si < o->nsizes && (worst == AR_OK || worst == AR_EFAIL); si++) {
+        uint64_t count;
+        if (cli_size(o, si, &count) != AR_OK) {
+            worst = AR_EINVAL;
+            break;
+        }
+        for (int ai = 0; ai < na; ai++) {
+            ar_schedule *s = NULL;
+            ar_real_plan *pl = NULL;
+            ar_real_prog **progs = NULL;
+            char status[AR_ERR_LEN + 32] = "ok";
+            uint64_t wrong = 0;
+            long long nsend = 0, nrecv = 0;
+            uint64_t scratch = 0;
+            int simulated = 0;
+            e.msg[0] = 0;
+            st = ar_algo_plan(algos[ai], p, count, eb, &s, &e);
+            if (st == AR_EUNSUPPORTED) {
+                if (o->format == FMT_TABLE) printf("  %s: not applicable: %s\n", algos[ai], e.msg);
+                continue;
+            }
+            if (st != AR_OK) { /* a bad spec: stop, as 'arlab model' does */
+                worst = cli_error(st, &e);
+                break;
+            }
+            st = ar_real_plan_build(s, low, &pl, &e);
+            if (st == AR_OK) {
+                progs = ar_calloc((size_t)P, sizeof *progs);
+                if (!progs) st = ar_fail(&e, AR_ENOMEM, "out of memory");
+            }
+            int ncomp = P <= AR_DRY_MAX_SIM_RANKS ? P : 1;
+            for (int r = 0; r < ncomp && st == AR_OK; r++) {
+                st = ar_real_compile(pl, r, &progs[r], &e);
+                if (st == AR_OK) {
+                    nsend += (long long)progs[r]->nsend;
+                    nrecv += (long long)progs[r]->nrecv;
+                    if (progs[r]->scratch_elems > scratch) scratch = progs[r]->scratch_elems;
+                }
+            }
+            if (st == AR_OK && ncomp == P) {
+                st = ar_real_simulate(pl, progs, 0, &wrong, &e);
+                simulated = 1;
+            }
+            if (st != AR_OK) {
+                snprintf(status, sizeof status, "%s: %s", ar_status_name(st), e.msg);
+                if (worst == AR_OK) worst = st;
+            } else if (!simulated) {
+                snprintf(status, sizeof status, "not simulated (> %d ranks); rank 0 compiled", AR_DRY_MAX_SIM_RANKS);
+            }
+            if (o->format == FMT_TABLE && pl && si == 0) {
+                ar_real_plan_print(pl, stdout);
+                printf("  -> %s\n", status);
+            }
+            int r = tbl_row(&t);
+            tbl_str(&t, r, 0, algos[ai]);
+            tbl_str(&t, r, 1, p->name);
+            tbl_int(&t, r, 2, P);
+            tbl_num(&t, r, 3, "%.0f", (double)count * (double)eb);
+            tbl_str(&t, r, 4, ar_real_lowering_name(low));
+            if (pl) {
+                int nsplit = 0;
+                for (int g = 0; g < pl->ngroups; g++) nsplit += !pl->groups[g].world;
+                tbl_int(&t, r, 5, s->nphases);
+                tbl_int(&t, r, 6, pl->nsteps);
+                tbl_int(&t, r, 7, pl->ncoll_ops);
+                tbl_int(&t, r, 8, pl->np2p_ops);
+                tbl_int(&t, r, 9, nsplit);
+                tbl_int(&t, r, 10, pl->nlayers);
+            }
+            tbl_int(&t, r, 11, nsend);
+            tbl_int(&t, r, 12, nrecv);
+            tbl_num(&t, r, 13, "%.0f", (double)scratch * (double)eb);
+            if (simulated) tbl_int(&t, r, 14, (long long)wrong);
+            else tbl_str(&t, r, 14, "");
+            tbl_str(&t, r, 15, status);
+            for (int k = 0; progs && k < P; k++) ar_real_prog_free(progs[k]);
+            free(progs);
+            ar_real_plan_free(pl);
+            ar_schedule_free(s);
+        }
+    }
+    if (o->format == FMT_TABLE) printf("\nSummary (sim_wrong: elements differing from the exact sum in the host simulation)\n");
+    tbl_print(&t, o->format, stdout);
+    tbl_free(&t);
+    ar_platform_free(p);
+    return worst;
+}
+#endif
+
+/* ======================================================================== */
+/* arlab real (GPU)                                                          */
+/* ======================================================================== */
+
+#ifdef AR_HAVE_REAL
+static ar_status parse_launch(const real_flags *f, ar_real_launch *L) {
+    memset(L, 0, sizeof *L);
+    L->kind = AR_REAL_LAUNCH_AUTO;
+    if (f->launch) {
+        if (!strcmp(f->launch, "auto")) L->kind = AR_REAL_LAUNCH_AUTO;
+        else if (!strcmp(f->launch, "single")) L->kind = AR_REAL_LAUNCH_SINGLE;
+        else if (!strcmp(f->launch, "mpi")) L->kind = AR_REAL_LAUNCH_MPI;
+        else if (!strncmp(f->launch, "file:", 5) && f->launch[5]) {
+            L->kind = AR_REAL_LAUNCH_FILE;
+            L->id_file = f->launch + 5;
+        } else if (!strcmp(f->launch, "file")) L->kind = AR_REAL_LAUNCH_FILE;
+        else {
+            fprintf(stderr, "arlab: --launch \"%s\" is not one of auto, single, mpi, file:PATH\n", f->launch);
+            return AR_EINVAL;
+        }
+    }
+    if (f->gpus) {
+        ar_err e = {{0}};
+        long long n;
+        if (ar_parse_count(f->gpus, 1, 4096, &n, &e) != AR_OK) {
+            fprintf(stderr, "arlab: --gpus: %s\n", e.msg);
+            return AR_EINVAL;
+        }
+        L->ngpus = (int)n;
+    }
+    return AR_OK;
+}
+
+static const ar_real_row *find_row(const ar_real_row *rows, int n, const char *algo, double bytes, int inplace) {
+    for (int i = 0; i < n; i++)
+        if (!strcmp(rows[i].algo, algo) && rows[i].bytes == bytes && rows[i].inplace == inplace) return &rows[i];
+    return NULL;
+}
+
+static void fmt_us(char *b, size_t n, const ar_real_row *r) {
+    if (!r) snprintf(b, n, "%10s %7s %7s %6s %7s", "-", "-", "-", "-", "-");
+    else
+        snprintf(b, n, "%10.2f %7.2f %7.2f %6lld %7.3f", r->measured_s * 1e6, r->algbw_GBps, r->busbw_GBps, r->wrong,
+                 r->vs_nccl);
+}
+
+/* nccl-tests-like table: one line per (size, algorithm), in-place and out-of-place side by side. */
+static void print_nccl_table(const ar_real_row *rows, int n, const char *const *algos, int na, const double *sizes,
+                             int ns, const char *dtype, int P) {
+    printf("#%12s %12s %5s  %-24s %-42s %-42s %10s\n", "", "", "", "", "   in-place", "   out-of-place", "");
+    printf("#%12s %12s %5s  %-24s %10s %7s %7s %6s %7s %10s %7s %7s %6s %7s %10s\n", "size", "count", "type", "algo",
+           "time", "algbw", "busbw", "#wrong", "xNCCL", "time", "algbw", "busbw", "#wrong", "xNCCL", "model");
+    printf("#%12s %12s %5s  %-24s %10s %7s %7s %6s %7s %10s %7s %7s %6s %7s %10s\n", "(B)", "(elements)", "", "",
+           "(us)", "(GB/s)", "(GB/s)", "", "", "(us)", "(GB/s)", "(GB/s)", "", "", "(us)");
+    size_t eb = 0;
+    ar_dtype dt;
+    if (ar_dtype_parse(dtype, &dt, NULL) == AR_OK) eb = ar_dtype_size(dt);
+    for (int si = 0; si < ns; si++)
+        for (int ai = -1; ai < na; ai++) {
+            const char *a = ai < 0 ? "nccl-allreduce" : algos[ai];
+            const ar_real_row *in = find_row(rows, n, a, sizes[si], 1), *oop = find_row(rows, n, a, sizes[si], 0);
+            if (!in && !oop) continue;
+            char b1[80], b2[80];
+            fmt_us(b1, sizeof b1, in);
+            fmt_us(b2, sizeof b2, oop);
+            const ar_real_row *any = in ? in : oop;
+            printf(" %12.0f %12.0f %5s  %-24s %s %s %10.2f\n", sizes[si], eb ? sizes[si] / (double)eb : 0, dtype, a, b1,
+                   b2, any->model_s * 1e6);
+        }
+    double sum = 0;
+    int cnt = 0;
+    for (int i = 0; i < n; i++)
+        if (!strcmp(rows[i].algo, "nccl-allreduce") && isfinite(rows[i].busbw_GBps)) {
+            sum += rows[i].busbw_GBps;
+            cnt++;
+        }
+    if (cnt) printf("# Avg bus bandwidth of ncclAllReduce (%d ranks): %.3f GB/s\n", P, sum / cnt);
+    printf("# busbw = algbw x 2(n-1)/n (nccl-tests, all-reduce); time = median over iterations of the max over ranks; "
+           "xNCCL = time / ncclAllReduce time\n");
+}
+
+static int real_run(cli_opts *o, const real_flags *f) {
+    ar_err e = {{0}};
+    ar_real_launch L;
+    if (parse_launch(f, &L) != AR_OK) return AR_EINVAL;
+    ar_real_lowering low = AR_REAL_LOWER_AUTO;
+    if (f->lowering && ar_real_lowering_parse(f->lowering, &low, &e) != AR_OK) return cli_error(AR_EINVAL, &e);
+    int pl_in = 1, pl_out = 1;
+    if (f->placement) {
+        if (!strcmp(f->placement, "in")) pl_out = 0;
+        else if (!strcmp(f->placement, "out")) pl_in = 0;
+        else if (strcmp(f->placement, "both")) {
+            fprintf(stderr, "arlab real: --placement \"%s\" is not one of both, in, out\n", f->placement);
+            return AR_EINVAL;
+        }
+    }
+    if (o->nsizes == 0) {
+        o->sizes[o->nsizes++] = "1MB";
+        o->sizes[o->nsizes++] = "16MB";
+        o->sizes[o->nsizes++] = "128MB";
+    }
+    if (o->nalgos == 0) o->algos[o->nalgos++] = "all";
+    uint64_t counts[CLI_MAX_LIST];
+    double sizes_b[CLI_MAX_LIST];
+    size_t eb = ar_dtype_size(o->dtype);
+    for (int i = 0; i < o->nsizes; i++) {
+        if (cli_size(o, i, &counts[i]) != AR_OK) return AR_EINVAL;
+        sizes_b[i] = (double)counts[i] * (double)eb;
+    }
+    const char *algos[CLI_MAX_LIST * 4];
+    int na = cli_algo_list(o, algos, CLI_MAX_LIST * 4);
+    FILE *csv = NULL;
+
+    ar_real_ctx *c = NULL;
+    ar_status st = ar_real_open(&L, &c, &e);
+    if (st != AR_OK) {
+        fprintf(stderr, "arlab real: %s\n", e.msg);
+        return st;
+    }
+    int lead = ar_real_is_leader(c), P = ar_real_nranks(c);
+    ar_platform *p = NULL;
+    st = load_platform_for(o, P, "real", &p);
+    if (st != AR_OK) {
+        ar_real_close(c);
+        return st;
+    }
+    int csv_failed = lead && o->out && !(csv = fopen(o->out, "w")); /* reported at the end: all ranks run on */
+    if (lead && o->format == FMT_TABLE) {
+        char v[200];
+        printf("# arlab real: %s\n# %s\n# platform %s (%d ranks), dtype %s, %d warm-up + %d timed iterations, lowering %s\n",
+               ar_real_describe(c), ar_real_versions(v, sizeof v), p->name, P, ar_dtype_name(o->dtype), o->warmup,
+               o->iters, ar_real_lowering_name(low));
+    }
+    ar_real_row *rows = NULL;
+    int nrows = 0, cap = 0;
+    long long wrong_total = 0;
+    for (int si = 0; si < o->nsizes && st == AR_OK; si++) {
+        for (int place = 1; place >= 0 && st == AR_OK; place--) {
+            if ((place && !pl_in) || (!place && !pl_out)) continue;
+            ar_real_bench_opts bo = {o->dtype, o->warmup, o->iters, place, low};
+            double nccl_s = NAN;
+            for (int ai = -1; ai < na && st == AR_OK; ai++) {
+                const char *name = ai < 0 ? "nccl-allreduce" : algos[ai];
+                ar_schedule *s = NULL;
+                if (ai >= 0) {
+                    st = ar_algo_plan(name, p, counts[si], eb, &s, &e);
+                    if (st == AR_EUNSUPPORTED) {
+                        if (lead && place == pl_in && o->format == FMT_TABLE)
+                            printf("#  %s: not applicable: %s\n", name, e.msg);
+                        st = AR_OK;
+                        continue;
+                    }
+                    if (st != AR_OK) {
+                        cli_error(st, &e);
+                        break;
+                    }
+                }
+                ar_real_measure m;
+                st = ar_real_bench(c, s, counts[si], &bo, &m, &e);
+                if (st != AR_OK) {
+                    fprintf(stderr, "arlab real: %s: %s\n", name, e.msg);
+                    ar_schedule_free(s);
+                    break;
+                }
+                if (nrows == cap) {
+                    int nc = cap ? 2 * cap : 32;
+                    ar_real_row *nr = ar_reallocarray(rows, (size_t)nc, sizeof *nr);
+                    if (!nr) {
+                        st = AR_ENOMEM;
+                        ar_schedule_free(s);
+                        break;
+                    }
+                    rows = nr;
+                    cap = nc;
+                }
+                ar_real_row *r = &rows[nrows++];
+                memset(r, 0, sizeof *r);
+                snprintf(r->algo, sizeof r->algo, "%s", name);
+                snprintf(r->platform, sizeof r->platform, "%s", p->name);
+                r->ranks = P;
+                r->bytes = sizes_b[si];
+                r->measured_s = m.med_s;
+                r->min_s = m.min_s;
+                r->max_s = m.max_s;
+                r->model_s = s ? model_time(p, name, counts[si], eb, s) : NAN;
+                r->wrong = m.wrong;
+                r->inplace = place;
+                snprintf(r->dtype, sizeof r->dtype, "%s", ar_dtype_name(o->dtype));
+                r->iters = m.iters;
+                snprintf(r->lowering, sizeof r->lowering, "%s", s ? ar_real_lowering_name(low) : "nccl");
+                if (ai < 0) nccl_s = m.med_s;
+                r->nccl_s = nccl_s;
+                ar_real_row_derive(r);
+                if (m.wrong > 0) wrong_total += m.wrong;
+                if (lead && o->format == FMT_TABLE)
+                    fprintf(stderr, "  %-22s %12.0f B %s: %10.2f us, #wrong %lld\n", name, sizes_b[si],
+                            place ? "in-place" : "out-of-place", m.med_s * 1e6, m.wrong);
+                ar_schedule_free(s);
+            }
+        }
+    }
+    if (lead) {
+        if (o->format == FMT_TABLE) {
+            print_nccl_table(rows, nrows, algos, na, sizes_b, o->nsizes, ar_dtype_name(o->dtype), P);
+        } else {
+            cli_table t;
+            tbl_init(&t, AR_REAL_NCOLS, ar_real_cols);
+            for (int i = 0; i < nrows; i++) add_real_row(&t, &rows[i]);
+            tbl_print(&t, o->format, stdout);
+            tbl_free(&t);
+        }
+        if (csv) {
+            ar_real_csv_header(csv);
+            for (int i = 0; i < nrows; i++) ar_real_csv_row(csv, &rows[i]);
+            if (fclose(csv) != 0) csv_failed = 1;
+            else if (o->format == FMT_TABLE) printf("# wrote %s\n", o->out);
+        }
+        if (wrong_total) fprintf(stderr, "arlab real: %lld wrong elements in all (must be 0)\n", wrong_total);
+    }
+    free(rows);
+    ar_platform_free(p);
+    ar_real_close(c);
+    if (st != AR_OK) return st;
+    if (csv_failed) {
+        fprintf(stderr, "arlab real: could not write %s\n", o->out);
+        return AR_EIO;
+    }
+    return wrong_total ? AR_EFAIL : AR_OK;
+}
+#endif
 
 int cmd_real(int argc, char **argv) {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "arlab real: not available in this build\n");
+    real_flags f;
+    memset(&f, 0, sizeof f);
+    if (take_flags(&argc, argv, &f, "real", 1 | 2 | 4 | 32 | 64) != AR_OK) return AR_EINVAL;
+#ifndef AR_HAVE_REAL
+    if (!f.dry_run) {
+        fprintf(stderr, "arlab real: built without CUDA/NCCL (rebuild where CUDA and NCCL are found; "
+                        "'arlab real --dry-run' shows the NCCL plan without a GPU)\n");
+        return AR_EUNSUPPORTED;
+    }
+#endif
+    cli_opts o;
+    if (cli_parse(argc, argv, OPT_PLATFORM | OPT_ALGO | OPT_SIZE | OPT_RANKS | OPT_DTYPE | OPT_FORMAT | OPT_CHECK |
+                                  OPT_OUT | OPT_ITERS,
+                  &o, "real") != AR_OK)
+        return AR_EINVAL;
+    if (f.dry_run) {
+#ifdef AR_HAVE_REAL_HOST
+        return real_dry_run(&o, &f);
+#else
+        fprintf(stderr, "arlab real --dry-run: built without the real/ backend (configure with ARLAB_REAL=ON)\n");
+        return AR_EUNSUPPORTED;
+#endif
+    }
+#ifdef AR_HAVE_REAL
+    return real_run(&o, &f);
+#else
     return AR_EUNSUPPORTED;
+#endif
 }
+
+/* ======================================================================== */
+/* arlab calibrate                                                           */
+/* ======================================================================== */
+
+#ifdef AR_HAVE_REAL
+#define AR_CAL_MAX_SIZES 64
+
+static int calibrate_run(cli_opts *o, const real_flags *f) {
+    ar_err e = {{0}};
+    ar_real_launch L;
+    if (parse_launch(f, &L) != AR_OK) return AR_EINVAL;
+    int weighted = 1;
+    if (f->fit && !strcmp(f->fit, "abs")) weighted = 0;
+    else if (f->fit && strcmp(f->fit, "rel")) {
+        fprintf(stderr, "arlab calibrate: --fit \"%s\" is not rel or abs\n", f->fit);
+        return AR_EINVAL;
+    }
+    if (!o->out) {
+        fprintf(stderr, "arlab calibrate: give --out FILE.json (the calibrated platform)\n");
+        return AR_EINVAL;
+    }
+    double sizes[AR_CAL_MAX_SIZES];
+    int ns = 0;
+    if (o->nsizes == 0)
+        for (double b = 8; b <= 134217728.0 && ns < AR_CAL_MAX_SIZES; b *= 4) sizes[ns++] = b;
+    for (int i = 0; i < o->nsizes && ns < AR_CAL_MAX_SIZES; i++) {
+        uint64_t v;
+        if (ar_parse_size(o->sizes[i], 1, &v, &e) != AR_OK) {
+            fprintf(stderr, "arlab calibrate: --size: %s\n", e.msg);
+            return AR_EINVAL;
+        }
+        sizes[ns++] = (double)v;
+    }
+    if (ns < 2) {
+        fprintf(stderr, "arlab calibrate: need at least 2 sizes for a fit\n");
+        return AR_EINVAL;
+    }
+    ar_real_ctx *c = NULL;
+    ar_status st = ar_real_open(&L, &c, &e);
+    if (st != AR_OK) {
+        fprintf(stderr, "arlab calibrate: %s\n", e.msg);
+        return st;
+    }
+    int lead = ar_real_is_leader(c), P = ar_real_nranks(c);
+    int *mach = ar_calloc((size_t)P, sizeof *mach);
+    int nm = 0;
+    double *t[2] = {ar_calloc((size_t)ns, sizeof(double)), ar_calloc((size_t)ns, sizeof(double))};
+    if (!mach || !t[0] || !t[1]) st = ar_fail(&e, AR_ENOMEM, "out of memory");
+    if (st == AR_OK && P < 2) st = ar_fail(&e, AR_EUNSUPPORTED, "calibration needs at least 2 ranks (this run has %d)", P);
+    if (st == AR_OK) {
+        if (o->nplatforms) {
+            ar_platform *p = NULL;
+            st = load_platform_for(o, P, "calibrate", &p);
+            if (st == AR_OK) {
+                for (int r = 0; r < P; r++) mach[r] = p->machine_of_rank[r];
+                nm = p->nmachines;
+                ar_platform_free(p);
+            } else {
+                e.msg[0] = 0;
+            }
+        } else {
+            st = ar_real_machines(c, mach, &nm, &e);
+        }
+    }
+    /* pairs: intra = two ranks of the first machine that has two; inter = rank 0 and machine 1's first */
+    int pa[2] = {-1, -1}, pb[2] = {-1, -1};
+    for (int r = 1; r < P && pa[0] < 0 && st == AR_OK; r++)
+        if (mach[r] == mach[r - 1]) {
+            pa[0] = r - 1;
+            pb[0] = r;
+        }
+    for (int r = 1; r < P && pa[1] < 0 && st == AR_OK; r++)
+        if (mach[r] != mach[0]) {
+            pa[1] = 0;
+            pb[1] = r;
+        }
+    static const char *const cls[2] = {"intra", "inter"};
+    for (int k = 0; k < 2 && st == AR_OK; k++) {
+        if (pa[k] < 0) continue;
+        for (int i = 0; i < ns && st == AR_OK; i++) {
+            st = ar_real_pingpong(c, pa[k], pb[k], (uint64_t)sizes[i], o->warmup, o->iters, &t[k][i], &e);
+            if (st == AR_OK && lead && o->format == FMT_TABLE)
+                fprintf(stderr, "  %s %d<->%d %12.0f B: %10.3f us one-way\n", cls[k], pa[k], pb[k], sizes[i],
+                        t[k][i] * 1e6);
+        }
+    }
+    ar_real_calib cal;
+    memset(&cal, 0, sizeof cal);
+    char note[512];
+    if (st == AR_OK) {
+        for (int k = 0; k < 2 && st == AR_OK; k++) {
+            if (pa[k] < 0) continue;
+            st = ar_real_fit_linear(sizes, t[k], ns, weighted, k ? &cal.inter : &cal.intra, &e);
+            if (k) cal.have_inter = st == AR_OK;
+            else cal.have_intra = st == AR_OK;
+        }
+        snprintf(note, sizeof note, "%s; %d ranks on %d machines; %d sizes %.0f..%.0f B; %d warm-up + %d timed "
+                 "round trips per size (median)", ar_real_describe(c), P, nm, ns, sizes[0], sizes[ns - 1], o->warmup,
+                 o->iters);
+        cal.name = f->name ? f->name : "calibrated";
+        cal.nranks = P;
+        cal.nmachines = nm;
+        cal.machine_of_rank = mach;
+        cal.note = note;
+    }
+    char *json = NULL;
+    if (st == AR_OK && lead) {
+        st = ar_real_calib_json(&cal, &json, &e);
+        ar_platform *chk = NULL;
+        if (st == AR_OK) st = ar_platform_from_json(json, o->out, &chk, &e);
+        ar_platform_free(chk);
+        if (st == AR_OK) {
+            FILE *fo = fopen(o->out, "w");
+            if (!fo || fputs(json, fo) < 0 || fputc('\n', fo) == EOF) st = ar_fail(&e, AR_EIO, "cannot write %s", o->out);
+            if (fo && fclose(fo) != 0 && st == AR_OK) st = ar_fail(&e, AR_EIO, "cannot write %s", o->out);
+        }
+        static const char *const cols[] = {"class", "src", "dst", "bytes", "oneway_s", "fit_s", "rel_resid"};
+        cli_table tb;
+        tbl_init(&tb, 7, cols);
+        for (int k = 0; k < 2; k++) {
+            const ar_real_fit *fit = k ? &cal.inter : &cal.intra;
+            if (!(k ? cal.have_inter : cal.have_intra)) continue;
+            for (int i = 0; i < ns; i++) {
+                int r = tbl_row(&tb);
+                double fs = fit->alpha_s + fit->beta_s_per_B * sizes[i];
+                tbl_str(&tb, r, 0, cls[k]);
+                tbl_int(&tb, r, 1, pa[k]);
+                tbl_int(&tb, r, 2, pb[k]);
+                tbl_num(&tb, r, 3, "%.0f", sizes[i]);
+                tbl_num(&tb, r, 4, "%.9g", t[k][i]);
+                tbl_num(&tb, r, 5, "%.9g", fs);
+                tbl_num(&tb, r, 6, "%.3g", (fs - t[k][i]) / t[k][i]);
+            }
+        }
+        tbl_print(&tb, o->format, stdout);
+        tbl_free(&tb);
+        if (o->format == FMT_TABLE) {
+            for (int k = 0; k < 2; k++) {
+                const ar_real_fit *fit = k ? &cal.inter : &cal.intra;
+                if (!(k ? cal.have_inter : cal.have_intra)) {
+                    printf("# %s-machine: not measured\n", cls[k]);
+                    continue;
+                }
+                char b1[32], b2[32];
+                printf("# %s-machine fit (%s): alpha %s, bw %s, r2 %.6f, max relative residual %.3g\n", cls[k],
+                       weighted ? "gsl_fit_wlinear, weights 1/t^2" : "gsl_fit_linear", ar_fmt_time(fit->alpha_s, b1, sizeof b1),
+                       ar_fmt_rate(fit->bw_Bps, b2, sizeof b2), fit->r2, fit->max_rel_resid);
+            }
+            if (st == AR_OK) printf("# wrote %s (arlab model/sim --platform %s)\n", o->out, o->out);
+        }
+    }
+    if (st != AR_OK && e.msg[0]) fprintf(stderr, "arlab calibrate: %s\n", e.msg);
+    free(json);
+    free(mach);
+    free(t[0]);
+    free(t[1]);
+    ar_real_close(c);
+    return st;
+}
+#endif
 
 int cmd_calibrate(int argc, char **argv) {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "arlab calibrate: not available in this build\n");
+    real_flags f;
+    memset(&f, 0, sizeof f);
+    if (take_flags(&argc, argv, &f, "calibrate", 1 | 8 | 16 | 32) != AR_OK) return AR_EINVAL;
+#ifndef AR_HAVE_REAL
+    fprintf(stderr, "arlab calibrate: built without CUDA/NCCL (rebuild where CUDA and NCCL are found)\n");
     return AR_EUNSUPPORTED;
+#else
+    cli_opts o;
+    if (cli_parse(argc, argv, OPT_PLATFORM | OPT_RANKS | OPT_SIZE | OPT_FORMAT | OPT_OUT | OPT_ITERS, &o, "calibrate") !=
+        AR_OK)
+        return AR_EINVAL;
+    return calibrate_run(&o, &f);
+#endif
 }
 
+/* ======================================================================== */
+/* arlab compare                                                             */
+/* ======================================================================== */
+
 int cmd_compare(int argc, char **argv) {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "arlab compare: not available in this build\n");
-    return AR_EUNSUPPORTED;
+    cli_opts o;
+    if (cli_parse(argc, argv, OPT_PLATFORM | OPT_ALGO | OPT_SIZE | OPT_RANKS | OPT_DTYPE | OPT_FORMAT | OPT_POSITIONAL,
+                  &o, "compare") != AR_OK)
+        return AR_EINVAL;
+    if (o.nplatforms == 0) {
+        fprintf(stderr, "arlab compare: give --platform P (e.g. the JSON written by 'arlab calibrate')\n");
+        return AR_EINVAL;
+    }
+    if (o.npositional > 1) {
+        fprintf(stderr, "arlab compare: give at most one measured CSV (from 'arlab real --out FILE.csv')\n");
+        return AR_EINVAL;
+    }
+    const char *mfile = o.npositional ? o.positional[0] : NULL;
+#ifdef AR_HAVE_REAL_HOST
+    ar_real_row *meas = NULL;
+    int nmeas = 0;
+    if (mfile) {
+        ar_err e = {{0}};
+        ar_status st = ar_real_csv_read(mfile, &meas, &nmeas, &e);
+        if (st != AR_OK) return cli_error(st, &e);
+    }
+#else
+    if (mfile) {
+        fprintf(stderr, "arlab compare: reading measurements needs the real/ host library (configure with ARLAB_REAL=ON)\n");
+        return AR_EUNSUPPORTED;
+    }
+#endif
+    if (o.nsizes == 0) {
+        o.sizes[o.nsizes++] = "1MB";
+        o.sizes[o.nsizes++] = "16MB";
+        o.sizes[o.nsizes++] = "128MB";
+    }
+    if (o.nalgos == 0) o.algos[o.nalgos++] = "all";
+    const char *algos[CLI_MAX_LIST * 4];
+    int na = cli_algo_list(&o, algos, CLI_MAX_LIST * 4);
+    size_t eb = ar_dtype_size(o.dtype);
+    static const char *const cols[] = {"algo",    "platform",     "ranks",  "bytes", "model_s", "sim_s",
+                                       "measured_s", "sim_err", "measured_err", "nccl_s", "wrong"};
+    cli_table t;
+    tbl_init(&t, 11, cols);
+    ar_status worst = AR_OK;
+    for (int pi = 0; pi < o.nplatforms && worst == AR_OK; pi++) {
+        ar_platform *p;
+        ar_status st = cli_load_platform(&o, pi, &p);
+        if (st != AR_OK) {
+            worst = st;
+            break;
+        }
+        for (int si = 0; si < o.nsizes && worst == AR_OK; si++) {
+            uint64_t count;
+            if (cli_size(&o, si, &count) != AR_OK) {
+                worst = AR_EINVAL;
+                break;
+            }
+            double bytes = (double)count * (double)eb;
+            for (int ai = 0; ai < na; ai++) {
+                ar_err e = {{0}};
+                ar_schedule *s = NULL;
+                st = ar_algo_plan(algos[ai], p, count, eb, &s, &e);
+                if (st == AR_EUNSUPPORTED) {
+                    if (o.format == FMT_TABLE) printf("  %s: not applicable on %s: %s\n", algos[ai], p->name, e.msg);
+                    continue;
+                }
+                if (st != AR_OK) {
+                    worst = cli_error(st, &e);
+                    break;
+                }
+                double model = model_time(p, algos[ai], count, eb, s);
+                double sim = NAN;
+#ifdef AR_HAVE_SIM
+                {
+                    /* the simulator's defaults: the alpha-beta-faithful network model, no gamma */
+                    ar_sim_opts so;
+                    memset(&so, 0, sizeof so);
+                    ar_sim_result sr;
+                    memset(&sr, 0, sizeof sr);
+                    ar_err es = {{0}};
+                    if (ar_sim_run(p, s, &so, &sr, &es) == AR_OK && sr.complete) sim = sr.time_s;
+                    else if (o.format == FMT_TABLE && es.msg[0]) fprintf(stderr, "arlab compare: sim: %s\n", es.msg);
+                    ar_sim_result_free(&sr);
+                }
+#endif
+                double measured = NAN, nccl = NAN;
+                long long wrong = -1;
+#ifdef AR_HAVE_REAL_HOST
+                const ar_real_row *mr = ar_real_rows_find(meas, nmeas, algos[ai], p->nranks, bytes, 1);
+                const ar_real_row *nr = ar_real_rows_find(meas, nmeas, "nccl-allreduce", p->nranks, bytes, 1);
+                if (mr) {
+                    measured = mr->measured_s;
+                    wrong = mr->wrong;
+                }
+                if (nr) nccl = nr->measured_s;
+#endif
+                int r = tbl_row(&t);
+                tbl_str(&t, r, 0, algos[ai]);
+                tbl_str(&t, r, 1, p->name);
+                tbl_int(&t, r, 2, p->nranks);
+                tbl_num(&t, r, 3, "%.0f", bytes);
+                tbl_num(&t, r, 4, "%.9g", model);
+                tbl_num(&t, r, 5, "%.9g", sim);
+                tbl_num(&t, r, 6, "%.9g", measured);
+                tbl_num(&t, r, 7, "%.3g", model > 0 ? (sim - model) / model : NAN);
+                tbl_num(&t, r, 8, "%.3g", model > 0 ? (measured - model) / model : NAN);
+                tbl_num(&t, r, 9, "%.9g", nccl);
+                if (wrong >= 0) tbl_int(&t, r, 10, wrong);
+                else tbl_str(&t, r, 10, "");
+                ar_schedule_free(s);
+            }
+        }
+        ar_platform_free(p);
+    }
+    if (worst == AR_OK) {
+        tbl_print(&t, o.format, stdout);
+        if (o.format == FMT_TABLE) {
+            printf("# model_s: closed form where one exists, else the schedule cost walk (as 'arlab model')\n");
+#ifdef AR_HAVE_SIM
+            printf("# sim_s: SimGrid backend with its default settings (as 'arlab sim')\n");
+#else
+            printf("# sim_s: this build has no SimGrid backend\n");
+#endif
+            if (mfile)
+                printf("# measured_s: from %s, matched on algo, ranks and bytes (in-place rows preferred); errors are "
+                       "relative to model_s\n", mfile);
+            else
+                printf("# measured_s: give the CSV of 'arlab real --out FILE.csv' as an argument\n");
+        }
+    }
+    tbl_free(&t);
+#ifdef AR_HAVE_REAL_HOST
+    free(meas);
+#endif
+    return worst;
 }

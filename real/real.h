@@ -1,0 +1,116 @@
+/* The CUDA/NCCL executor of arlab (real/exec.c). Built only where CUDA and
+ * NCCL are found (AR_HAVE_REAL); this header has no CUDA or NCCL type, so the
+ * CLI can include it from plain C.
+ *
+ * Launch modes (ar_real_launch.kind):
+ *   MPI     one process per rank under mpirun (built with MPI: AR_HAVE_MPI);
+ *           rank 0 makes the ncclUniqueId and MPI_Bcasts it; a process uses
+ *           GPU (local rank % GPUs), so several ranks may share a GPU (give
+ *           each its own NCCL_HOSTID, see experiments/real_one_gpu.sh).
+ *   SINGLE  one process drives every local GPU as one rank each
+ *           (ncclCommInitAll; every NCCL call of a step issued for all local
+ *           ranks inside one ncclGroupStart/End).
+ *   FILE    one process per rank without MPI: rank 0 writes the unique id to
+ *           a file (written to PATH.tmp.PID, then renamed), the others wait
+ *           for it (120 s); rank 0 removes it once every rank has joined. Rank
+ *           and size come from ARLAB_RANK / ARLAB_NRANKS or, under mpirun
+ *           built without MPI, OMPI_COMM_WORLD_RANK / _SIZE; the GPU is
+ *           ARLAB_LOCAL_RANK (or OMPI_COMM_WORLD_LOCAL_RANK, else the rank)
+ *           modulo the GPU count. PATH must be fresh for every run.
+ *   AUTO    MPI when started by an MPI launcher and built with MPI, FILE
+ *           when ARLAB_NRANKS is set (ARLAB_ID_FILE names the file), else
+ *           SINGLE.
+ *
+ * Measurement (ar_real_bench), like nccl-tests: per (schedule or baseline,
+ * size, placement): `warmup` untimed runs, then `iters` timed ones, each
+ * preceded by a barrier (a 1-element ncclAllReduce on the world, then a
+ * stream synchronize) and timed with CUDA events on every rank; the time of an
+ * iteration is the max over ranks (an ncclAllReduce(max) of the per-iteration
+ * times, so it works the same under every launch mode); the result is the
+ * median, min and max over iterations. Then correctness: inputs refilled
+ * (rmeasure.h), one more run, every element of every rank compared with the
+ * exact sum; `wrong` is the total over ranks (must be 0).
+ * Out-of-place (inplace = 0): the baseline is a true out-of-place
+ * ncclAllReduce(send, recv); a schedule (whose ops work in place) starts with
+ * a device-to-device copy send -> recv inside the timed region.
+ * Communicators: one per distinct group (rplan.h), made with ncclCommSplit
+ * the first time a plan needs it and cached for the life of the context, so a
+ * plan reused across sizes and placements splits nothing more.
+ *
+ * Errors: NCCL/CUDA failures come back as AR_EFAIL with the call and its
+ * message. After a failure inside a collective the other ranks may hang:
+ * ar_real_close aborts the communicators (ncclCommAbort) when the context is
+ * marked failed.
+ *
+ * Ownership: ar_real_open returns a context freed by ar_real_close; every
+ * device buffer is owned by the context or freed before a call returns.
+ */
+#ifndef AR_REAL_REAL_H
+#define AR_REAL_REAL_H
+
+#include <stdint.h>
+
+#include "core/schedule.h"
+#include "core/status.h"
+#include "core/units.h"
+#include "real/rplan.h"
+
+typedef enum ar_real_launch_kind {
+    AR_REAL_LAUNCH_AUTO, AR_REAL_LAUNCH_SINGLE, AR_REAL_LAUNCH_MPI, AR_REAL_LAUNCH_FILE
+} ar_real_launch_kind;
+
+typedef struct ar_real_launch {
+    ar_real_launch_kind kind;
+    const char *id_file;  /* FILE: unique-id file (NULL: $ARLAB_ID_FILE) */
+    int ngpus;            /* SINGLE: GPUs to drive (0 = all) */
+    int verbose;          /* print the rank/GPU map on the leader */
+} ar_real_launch;
+
+typedef struct ar_real_ctx ar_real_ctx;
+
+/* Number of CUDA devices; 0 (and a reason in e) when there is none or the
+ * driver cannot be used. Touches no NCCL. */
+int ar_real_device_count(ar_err *e);
+
+/* "NCCL 2.28.3, CUDA runtime 13.0, driver 13.0" into buf; returns buf. */
+const char *ar_real_versions(char *buf, size_t n);
+
+ar_status ar_real_open(const ar_real_launch *l, ar_real_ctx **out, ar_err *e);
+void ar_real_close(ar_real_ctx *c);
+
+int ar_real_nranks(const ar_real_ctx *c);
+/* 1 on the process that prints (the one holding rank 0). */
+int ar_real_is_leader(const ar_real_ctx *c);
+/* One line: launch mode, ranks, processes, GPUs. */
+const char *ar_real_describe(const ar_real_ctx *c);
+
+/* Machine of every rank, from one key per rank ($NCCL_HOSTID, else the host
+ * name) exchanged with ncclAllGather; see ar_real_machines_from_keys. */
+ar_status ar_real_machines(ar_real_ctx *c, int *machine_of_rank, int *nmachines, ar_err *e);
+
+typedef struct ar_real_bench_opts {
+    ar_dtype dtype;
+    int warmup, iters;
+    int inplace;
+    ar_real_lowering lowering;
+} ar_real_bench_opts;
+
+typedef struct ar_real_measure {
+    double med_s, min_s, max_s;
+    long long wrong;      /* elements differing from the exact sum, all ranks; -1: not checked */
+    int iters;
+} ar_real_measure;
+
+/* Measures schedule s (planned for ar_real_nranks ranks, elem size of
+ * o->dtype), or the ncclAllReduce baseline on `count` elements when s is
+ * NULL. Collective: every rank must call it with the same arguments. */
+ar_status ar_real_bench(ar_real_ctx *c, const ar_schedule *s, uint64_t count, const ar_real_bench_opts *o,
+                        ar_real_measure *out, ar_err *e);
+
+/* One-way time of `bytes` from rank a to rank b: half the median round trip
+ * of a ping-pong (ncclSend/ncclRecv), timed on rank a, over `iters` after
+ * `warmup`. Collective (the other ranks only join the barriers). */
+ar_status ar_real_pingpong(ar_real_ctx *c, int a, int b, uint64_t bytes, int warmup, int iters, double *oneway_s,
+                           ar_err *e);
+
+#endif
