@@ -259,10 +259,10 @@ static void gen_variants(ar_bc_decomp d, variant *v, int *n, int *left_out) {
 
 /* Same schedule as the default decomposition (p=2 stages: ring == hd). */
 static int same_as_default(const ar_bc_decomp *a, const ar_bc_decomp *b) {
-    if (a->k != b->k || memcmp(a->p, b->p, sizeof a->p) || memcmp(a->order, b->order, sizeof a->order))
+    if (a->k != b->k)
         return 0;
-    for (int i = 0; i < a->k; i++)
-        if (a->p[i] > 2 && a->impl[i] != b->impl[i])
+    for (int i = 0; i < a->k; i++) /* only the first k entries are set */
+        if (a->p[i] != b->p[i] || a->order[i] != b->order[i] || (a->p[i] > 2 && a->impl[i] != b->impl[i]))
             return 0;
     return 1;
 }

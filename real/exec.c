@@ -426,7 +426,7 @@ ar_status ar_real_machines(ar_real_ctx *c, int *machine_of_rank, int *nmachines,
     const char *hid = env("NCCL_HOSTID");
     if (hid) snprintf(key, sizeof key, "hostid:%s", hid);
     else {
-        char hn[256] = {0};
+        char hn[AR_HOSTKEY - 8] = {0}; /* "host:" + name fits the key; longer names are cut */
         gethostname(hn, sizeof hn - 1);
         snprintf(key, sizeof key, "host:%s", hn);
     }
