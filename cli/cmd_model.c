@@ -80,8 +80,10 @@ int cmd_model(int argc, char **argv) {
                     tbl_free(&t);
                     return cli_error(st, &e);
                 }
-                if (ar_model_walk(p, s, &walk, &e) == AR_OK) have_walk = 1;
-                else worst = cli_error(AR_EFAIL, &e);
+                ar_status ws = ar_model_walk(p, s, &walk, &e);
+                if (ws == AR_OK) have_walk = 1;
+                else if (ws == AR_ENOMEM) fprintf(stderr, "arlab: note: %s\n", e.msg); /* a documented limit */
+                else worst = cli_error(ws, &e);
                 ar_params params;
                 if (ar_params_parse(algos[ai], &params, &e) == AR_OK) {
                     ar_err e2 = {{0}};

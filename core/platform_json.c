@@ -10,101 +10,24 @@
 
 #include <cjson/cJSON.h>
 
+#include "jsonpath.h"
 #include "platform_internal.h"
 
 #define AR_GRAPH_MAX_LINKS (1 << 20)
 
 typedef struct jctx {
-    const char *where; /* file name or "<json>" */
-    char path[480];    /* current JSON path, e.g. "root.children[1].bw" */
-    size_t len;
-    ar_err *e;
+    ar_jpath jp;    /* where, current JSON path, error (jsonpath.h) */
     ar_pbuild *b;
 } jctx;
 
-/* ---- paths and errors ---- */
-
-static size_t push_key(jctx *c, const char *key) {
-    size_t old = c->len;
-    int n = snprintf(c->path + c->len, sizeof c->path - c->len, "%s%s", c->len ? "." : "", key);
-    if (n > 0) c->len = strlen(c->path);
-    return old;
-}
-
-static size_t push_idx(jctx *c, int i) {
-    size_t old = c->len;
-    int n = snprintf(c->path + c->len, sizeof c->path - c->len, "[%d]", i);
-    if (n > 0) c->len = strlen(c->path);
-    return old;
-}
-
-static void pop(jctx *c, size_t old) {
-    c->len = old;
-    c->path[old] = '\0';
-}
-
-static ar_status jfail(jctx *c, ar_status st, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static ar_status jfail(jctx *c, ar_status st, const char *fmt, ...) {
-    if (!c->e) return st;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(c->e->msg, sizeof c->e->msg, fmt, ap);
-    va_end(ap);
-    if (c->len) ar_err_prefix(c->e, "%s", c->path);
-    ar_err_prefix(c->e, "%s", c->where);
-    return st;
-}
-
-/* Re-labels a message from units.c or the builder with where and path. */
-static ar_status jwrap(jctx *c, ar_status st) {
-    if (!c->e || !st) return st;
-    if (c->len) ar_err_prefix(c->e, "%s", c->path);
-    ar_err_prefix(c->e, "%s", c->where);
-    return st;
-}
-
-static const char *type_name(const cJSON *j) {
-    if (cJSON_IsNumber(j)) return "a number";
-    if (cJSON_IsString(j)) return "a string";
-    if (cJSON_IsBool(j)) return "a boolean";
-    if (cJSON_IsNull(j)) return "null";
-    if (cJSON_IsArray(j)) return "an array";
-    if (cJSON_IsObject(j)) return "an object";
-    return "invalid";
-}
-
 /* ---- field readers (path = the key being read) ---- */
-
-/* Rejects unknown and repeated keys; keys starting with '_' are comments. */
-static ar_status check_keys(jctx *c, const cJSON *obj, const char *const *allowed) {
-    char q[96], list[300];
-    for (const cJSON *k = obj->child; k; k = k->next) {
-        const char *key = k->string ? k->string : "";
-        if (key[0] == '_') continue;
-        int ok = 0;
-        for (int i = 0; allowed[i]; i++)
-            if (!strcmp(allowed[i], key)) ok = 1;
-        if (!ok) {
-            list[0] = '\0';
-            for (int i = 0; allowed[i]; i++) {
-                strncat(list, i ? ", " : "", sizeof list - strlen(list) - 1);
-                strncat(list, allowed[i], sizeof list - strlen(list) - 1);
-            }
-            return jfail(c, AR_EINVAL, "unknown key %s (expected %s)", ar_quote(key, q, sizeof q), list);
-        }
-        for (const cJSON *k2 = obj->child; k2 != k; k2 = k2->next)
-            if (k2->string && !strcmp(k2->string, key))
-                return jfail(c, AR_EINVAL, "key %s appears twice", ar_quote(key, q, sizeof q));
-    }
-    return AR_OK;
-}
 
 static const cJSON *field(const cJSON *obj, const char *key) {
     return cJSON_GetObjectItemCaseSensitive(obj, key);
 }
 
 static ar_status need_object(jctx *c, const cJSON *j) {
-    if (!cJSON_IsObject(j)) return jfail(c, AR_EINVAL, "must be an object (got %s)", type_name(j));
+    if (!cJSON_IsObject(j)) return ar_jpath_fail(&c->jp, AR_EINVAL, "must be an object (got %s)", ar_json_type_name(j));
     return AR_OK;
 }
 
@@ -113,25 +36,25 @@ static ar_status read_name(jctx *c, const cJSON *obj, const char *key, int requi
     const cJSON *j = field(obj, key);
     *out = NULL;
     if (!j && !required) return AR_OK;
-    size_t old = push_key(c, key);
+    size_t old = ar_jpath_key(&c->jp, key);
     ar_status st = AR_OK;
     if (!j)
-        st = jfail(c, AR_EINVAL, "missing");
+        st = ar_jpath_fail(&c->jp, AR_EINVAL, "missing");
     else if (!cJSON_IsString(j) || !j->valuestring)
-        st = jfail(c, AR_EINVAL, "must be a string (got %s)", type_name(j));
+        st = ar_jpath_fail(&c->jp, AR_EINVAL, "must be a string (got %s)", ar_json_type_name(j));
     else if (!j->valuestring[0])
-        st = jfail(c, AR_EINVAL, "must not be empty");
+        st = ar_jpath_fail(&c->jp, AR_EINVAL, "must not be empty");
     else if (strlen(j->valuestring) > AR_NAME_MAX)
-        st = jfail(c, AR_EINVAL, "longer than %d bytes", AR_NAME_MAX);
+        st = ar_jpath_fail(&c->jp, AR_EINVAL, "longer than %d bytes", AR_NAME_MAX);
     else {
         for (const unsigned char *s = (const unsigned char *)j->valuestring; *s; s++)
             if (*s < 0x20 || *s == 0x7f) {
-                st = jfail(c, AR_EINVAL, "contains a control character");
+                st = ar_jpath_fail(&c->jp, AR_EINVAL, "contains a control character");
                 break;
             }
     }
     if (!st) *out = j->valuestring;
-    pop(c, old);
+    ar_jpath_pop(&c->jp, old);
     return st;
 }
 
@@ -140,9 +63,9 @@ static ar_status read_text_field(jctx *c, const cJSON *obj, const char *key, con
     *out = NULL;
     if (!j) return AR_OK;
     if (!cJSON_IsString(j) || !j->valuestring) {
-        size_t old = push_key(c, key);
-        ar_status st = jfail(c, AR_EINVAL, "must be a string (got %s)", type_name(j));
-        pop(c, old);
+        size_t old = ar_jpath_key(&c->jp, key);
+        ar_status st = ar_jpath_fail(&c->jp, AR_EINVAL, "must be a string (got %s)", ar_json_type_name(j));
+        ar_jpath_pop(&c->jp, old);
         return st;
     }
     *out = j->valuestring;
@@ -154,24 +77,24 @@ static ar_status read_int(jctx *c, const cJSON *obj, const char *key, long long 
     const cJSON *j = field(obj, key);
     *out = def;
     if (!j && !required) return AR_OK;
-    size_t old = push_key(c, key);
+    size_t old = ar_jpath_key(&c->jp, key);
     ar_status st = AR_OK;
     if (!j) {
-        st = jfail(c, AR_EINVAL, "missing (an integer >= %lld)", min);
+        st = ar_jpath_fail(&c->jp, AR_EINVAL, "missing (an integer >= %lld)", min);
     } else if (!cJSON_IsNumber(j)) {
-        st = jfail(c, AR_EINVAL, "must be an integer >= %lld (got %s)", min, type_name(j));
+        st = ar_jpath_fail(&c->jp, AR_EINVAL, "must be an integer >= %lld (got %s)", min, ar_json_type_name(j));
     } else {
         double v = j->valuedouble;
         if (!isfinite(v) || v != floor(v))
-            st = jfail(c, AR_EINVAL, "must be an integer >= %lld (got %g)", min, v);
+            st = ar_jpath_fail(&c->jp, AR_EINVAL, "must be an integer >= %lld (got %g)", min, v);
         else if (v < (double)min)
-            st = jfail(c, AR_EINVAL, "must be an integer >= %lld (got %g)", min, v);
+            st = ar_jpath_fail(&c->jp, AR_EINVAL, "must be an integer >= %lld (got %g)", min, v);
         else if (v > (double)max)
-            st = jfail(c, AR_EINVAL, "must be an integer <= %lld (got %g)", max, v);
+            st = ar_jpath_fail(&c->jp, AR_EINVAL, "must be an integer <= %lld (got %g)", max, v);
         else
             *out = (long long)v;
     }
-    pop(c, old);
+    ar_jpath_pop(&c->jp, old);
     return st;
 }
 
@@ -181,26 +104,26 @@ static ar_status read_unit(jctx *c, const cJSON *obj, const char *key, int is_ra
     const cJSON *j = field(obj, key);
     *present = j != NULL;
     if (!j) return AR_OK;
-    size_t old = push_key(c, key);
+    size_t old = ar_jpath_key(&c->jp, key);
     ar_status st = AR_OK;
     if (cJSON_IsString(j) && j->valuestring) {
-        st = is_rate ? ar_parse_rate(j->valuestring, out, c->e) : ar_parse_time(j->valuestring, out, c->e);
-        st = jwrap(c, st);
+        st = is_rate ? ar_parse_rate(j->valuestring, out, c->jp.e) : ar_parse_time(j->valuestring, out, c->jp.e);
+        st = ar_jpath_wrap(&c->jp, st);
     } else if (cJSON_IsNumber(j)) {
         double v = j->valuedouble;
         if (!isfinite(v))
-            st = jfail(c, AR_EINVAL, "must be finite");
+            st = ar_jpath_fail(&c->jp, AR_EINVAL, "must be finite");
         else if (is_rate && !(v > 0))
-            st = jfail(c, AR_EINVAL, "a rate must be > 0 (got %g)", v);
+            st = ar_jpath_fail(&c->jp, AR_EINVAL, "a rate must be > 0 (got %g)", v);
         else if (!is_rate && v < 0)
-            st = jfail(c, AR_EINVAL, "a time must not be negative (got %g)", v);
+            st = ar_jpath_fail(&c->jp, AR_EINVAL, "a time must not be negative (got %g)", v);
         else
             *out = v;
     } else {
-        st = jfail(c, AR_EINVAL, "must be a %s like %s or a number (got %s)", is_rate ? "rate" : "time",
-                   is_rate ? "\"12.5GBps\"" : "\"5us\"", type_name(j));
+        st = ar_jpath_fail(&c->jp, AR_EINVAL, "must be a %s like %s or a number (got %s)", is_rate ? "rate" : "time",
+                   is_rate ? "\"12.5GBps\"" : "\"5us\"", ar_json_type_name(j));
     }
-    pop(c, old);
+    ar_jpath_pop(&c->jp, old);
     return st;
 }
 
@@ -209,10 +132,10 @@ static ar_status read_required_unit(jctx *c, const cJSON *obj, const char *key, 
     ar_status st = read_unit(c, obj, key, is_rate, &present, out);
     if (st) return st;
     if (!present) {
-        size_t old = push_key(c, key);
-        st = jfail(c, AR_EINVAL, "missing (a %s like %s)", is_rate ? "rate" : "time",
+        size_t old = ar_jpath_key(&c->jp, key);
+        st = ar_jpath_fail(&c->jp, AR_EINVAL, "missing (a %s like %s)", is_rate ? "rate" : "time",
                    is_rate ? "\"12.5GBps\"" : "\"5us\"");
-        pop(c, old);
+        ar_jpath_pop(&c->jp, old);
     }
     return st;
 }
@@ -222,9 +145,9 @@ static ar_status read_bool(jctx *c, const cJSON *obj, const char *key, int *out)
     *out = 0;
     if (!j) return AR_OK;
     if (!cJSON_IsBool(j)) {
-        size_t old = push_key(c, key);
-        ar_status st = jfail(c, AR_EINVAL, "must be true or false (got %s)", type_name(j));
-        pop(c, old);
+        size_t old = ar_jpath_key(&c->jp, key);
+        ar_status st = ar_jpath_fail(&c->jp, AR_EINVAL, "must be true or false (got %s)", ar_json_type_name(j));
+        ar_jpath_pop(&c->jp, old);
         return st;
     }
     *out = cJSON_IsTrue(j);
@@ -236,16 +159,16 @@ static ar_status read_array(jctx *c, const cJSON *obj, const char *key, int requ
     const cJSON *j = field(obj, key);
     *out = NULL;
     if (!j && !required) return AR_OK;
-    size_t old = push_key(c, key);
+    size_t old = ar_jpath_key(&c->jp, key);
     ar_status st = AR_OK;
     if (!j)
-        st = jfail(c, AR_EINVAL, "missing (an array)");
+        st = ar_jpath_fail(&c->jp, AR_EINVAL, "missing (an array)");
     else if (!cJSON_IsArray(j))
-        st = jfail(c, AR_EINVAL, "must be an array (got %s)", type_name(j));
+        st = ar_jpath_fail(&c->jp, AR_EINVAL, "must be an array (got %s)", ar_json_type_name(j));
     else if (cJSON_GetArraySize(j) < min_len)
-        st = jfail(c, AR_EINVAL, "must have at least %d entr%s", min_len, min_len == 1 ? "y" : "ies");
+        st = ar_jpath_fail(&c->jp, AR_EINVAL, "must have at least %d entr%s", min_len, min_len == 1 ? "y" : "ies");
     if (!st) *out = j;
-    pop(c, old);
+    ar_jpath_pop(&c->jp, old);
     return st;
 }
 
@@ -255,20 +178,20 @@ static ar_status parse_levels(jctx *c, const cJSON *arr, int full_bisection) {
     static const char *const keys[] = {"fanout", "bw", "lat", "lanes", "name", NULL};
     ar_level_spec lv[AR_MAX_LEVELS];
     int n = cJSON_GetArraySize(arr);
-    size_t old = push_key(c, "levels");
+    size_t old = ar_jpath_key(&c->jp, "levels");
     if (n > AR_MAX_LEVELS) {
-        ar_status st = jfail(c, AR_EINVAL, "at most %d levels (got %d)", AR_MAX_LEVELS, n);
-        pop(c, old);
+        ar_status st = ar_jpath_fail(&c->jp, AR_EINVAL, "at most %d levels (got %d)", AR_MAX_LEVELS, n);
+        ar_jpath_pop(&c->jp, old);
         return st;
     }
     int i = 0;
     ar_status st = AR_OK;
     long long gpus = 1;
     for (const cJSON *l = arr->child; l && !st; l = l->next, i++) {
-        size_t o2 = push_idx(c, i);
+        size_t o2 = ar_jpath_idx(&c->jp, i);
         const char *name;
         st = need_object(c, l);
-        if (!st) st = check_keys(c, l, keys);
+        if (!st) st = ar_jpath_check_keys(&c->jp, l, keys);
         if (!st) st = read_int(c, l, "fanout", 1, AR_MAX_RANKS, 1, 1, &lv[i].fanout);
         if (!st) st = read_required_unit(c, l, "bw", 1, &lv[i].bw_Bps);
         if (!st) st = read_required_unit(c, l, "lat", 0, &lv[i].lat_s);
@@ -277,15 +200,15 @@ static ar_status parse_levels(jctx *c, const cJSON *arr, int full_bisection) {
         if (!st) {
             gpus *= lv[i].fanout;
             if (gpus > AR_MAX_RANKS)
-                st = jfail(c, AR_EINVAL, "the fanouts give more than %d ranks", AR_MAX_RANKS);
+                st = ar_jpath_fail(&c->jp, AR_EINVAL, "the fanouts give more than %d ranks", AR_MAX_RANKS);
         }
-        pop(c, o2);
+        ar_jpath_pop(&c->jp, o2);
     }
-    pop(c, old);
+    ar_jpath_pop(&c->jp, old);
     if (st) return st;
     if (c->b->p->kind == AR_PLAT_TREE) full_bisection = 0;
-    st = ar_pb_sym_tree(c->b, lv, n, full_bisection, c->e);
-    return jwrap(c, st);
+    st = ar_pb_sym_tree(c->b, lv, n, full_bisection, c->jp.e);
+    return ar_jpath_wrap(&c->jp, st);
 }
 
 /* ---- kind "tree", explicit form ---- */
@@ -313,18 +236,18 @@ static ar_status read_uplink(jctx *c, const cJSON *obj, const link_defaults *d, 
     if (st) return st;
     if (!has_bw) {
         if (!d->has_bw) {
-            size_t old = push_key(c, "bw");
-            st = jfail(c, AR_EINVAL, "missing (give \"bw\" here or \"child_bw\" on the parent switch)");
-            pop(c, old);
+            size_t old = ar_jpath_key(&c->jp, "bw");
+            st = ar_jpath_fail(&c->jp, AR_EINVAL, "missing (give \"bw\" here or \"child_bw\" on the parent switch)");
+            ar_jpath_pop(&c->jp, old);
             return st;
         }
         *bw = d->bw;
     }
     if (!has_lat) {
         if (!d->has_lat) {
-            size_t old = push_key(c, "lat");
-            st = jfail(c, AR_EINVAL, "missing (give \"lat\" here or \"child_lat\" on the parent switch)");
-            pop(c, old);
+            size_t old = ar_jpath_key(&c->jp, "lat");
+            st = ar_jpath_fail(&c->jp, AR_EINVAL, "missing (give \"lat\" here or \"child_lat\" on the parent switch)");
+            ar_jpath_pop(&c->jp, old);
             return st;
         }
         *lat = d->lat;
@@ -342,10 +265,10 @@ static ar_status parse_entry(jctx *c, const cJSON *obj, int parent, const link_d
     const char *name;
     double bw = 0, lat = 0;
     long long lanes = 1;
-    st = check_keys(c, obj, gpu_keys);
+    st = ar_jpath_check_keys(&c->jp, obj, gpu_keys);
     if (!st) st = read_name(c, obj, "gpu", 1, &name);
     if (!st) st = read_uplink(c, obj, up, &bw, &lat, &lanes);
-    if (!st) st = jwrap(c, ar_pb_child(c->b, parent, name, AR_NODE_GPU, bw, lat, (int)lanes, NULL, c->e));
+    if (!st) st = ar_jpath_wrap(&c->jp, ar_pb_child(c->b, parent, name, AR_NODE_GPU, bw, lat, (int)lanes, NULL, c->jp.e));
     return st;
 }
 
@@ -358,7 +281,7 @@ static ar_status parse_switch(jctx *c, const cJSON *obj, int parent, const link_
     const char *name;
     double bw = 0, lat = 0;
     long long lanes = 1;
-    ar_status st = check_keys(c, obj, parent < 0 ? root_keys : sw_keys);
+    ar_status st = ar_jpath_check_keys(&c->jp, obj, parent < 0 ? root_keys : sw_keys);
     if (!st) st = read_name(c, obj, "name", 0, &name);
     if (st) return st;
     char defname[AR_NAME_MAX + 32];
@@ -377,39 +300,39 @@ static ar_status parse_switch(jctx *c, const cJSON *obj, int parent, const link_
     st = read_child_defaults(c, obj, &d);
     if (st) return st;
     const cJSON *kids = field(obj, "children"), *gpus = field(obj, "gpus");
-    if (kids && gpus) return jfail(c, AR_EINVAL, "give either \"children\" or \"gpus\", not both");
-    if (!kids && !gpus) return jfail(c, AR_EINVAL, "missing \"children\" (an array) or \"gpus\" (a count)");
+    if (kids && gpus) return ar_jpath_fail(&c->jp, AR_EINVAL, "give either \"children\" or \"gpus\", not both");
+    if (!kids && !gpus) return ar_jpath_fail(&c->jp, AR_EINVAL, "missing \"children\" (an array) or \"gpus\" (a count)");
     int sw = -1;
-    st = jwrap(c, ar_pb_child(b, parent, name, AR_NODE_SWITCH, bw, lat, (int)lanes, &sw, c->e));
+    st = ar_jpath_wrap(&c->jp, ar_pb_child(b, parent, name, AR_NODE_SWITCH, bw, lat, (int)lanes, &sw, c->jp.e));
     if (st) return st;
     if (gpus) {
         long long n = 0;
         st = read_int(c, obj, "gpus", 1, AR_MAX_RANKS, 0, 1, &n);
         if (st) return st;
-        size_t old = push_key(c, "gpus");
+        size_t old = ar_jpath_key(&c->jp, "gpus");
         if (!d.has_bw || !d.has_lat)
-            st = jfail(c, AR_EINVAL, "needs \"child_bw\" and \"child_lat\" on the same switch");
+            st = ar_jpath_fail(&c->jp, AR_EINVAL, "needs \"child_bw\" and \"child_lat\" on the same switch");
         else if (n > AR_MAX_RANKS - b->ngpus)
-            st = jfail(c, AR_EINVAL, "more than %d ranks in all", AR_MAX_RANKS);
+            st = ar_jpath_fail(&c->jp, AR_EINVAL, "more than %d ranks in all", AR_MAX_RANKS);
         char gname[AR_NAME_MAX + 32];
         for (long long i = 0; i < n && !st; i++) {
             snprintf(gname, sizeof gname, "%s.g%lld", b->p->nodes[sw].name, i);
-            st = jwrap(c, ar_pb_child(b, sw, gname, AR_NODE_GPU, d.bw, d.lat, (int)d.lanes, NULL, c->e));
+            st = ar_jpath_wrap(&c->jp, ar_pb_child(b, sw, gname, AR_NODE_GPU, d.bw, d.lat, (int)d.lanes, NULL, c->jp.e));
         }
-        pop(c, old);
+        ar_jpath_pop(&c->jp, old);
         return st;
     }
     const cJSON *arr;
     st = read_array(c, obj, "children", 1, 1, &arr);
     if (st) return st;
-    size_t old = push_key(c, "children");
+    size_t old = ar_jpath_key(&c->jp, "children");
     int i = 0;
     for (const cJSON *k = arr->child; k && !st; k = k->next, i++) {
-        size_t o2 = push_idx(c, i);
+        size_t o2 = ar_jpath_idx(&c->jp, i);
         st = parse_entry(c, k, sw, &d, i);
-        pop(c, o2);
+        ar_jpath_pop(&c->jp, o2);
     }
-    pop(c, old);
+    ar_jpath_pop(&c->jp, old);
     return st;
 }
 
@@ -419,16 +342,16 @@ static ar_status read_link_obj(jctx *c, const cJSON *obj, const char *key, doubl
                                long long *lanes) {
     static const char *const keys[] = {"bw", "lat", "lanes", NULL};
     const cJSON *j = field(obj, key);
-    size_t old = push_key(c, key);
+    size_t old = ar_jpath_key(&c->jp, key);
     ar_status st = AR_OK;
     if (!j)
-        st = jfail(c, AR_EINVAL, "missing (an object with bw, lat, lanes)");
+        st = ar_jpath_fail(&c->jp, AR_EINVAL, "missing (an object with bw, lat, lanes)");
     if (!st) st = need_object(c, j);
-    if (!st) st = check_keys(c, j, keys);
+    if (!st) st = ar_jpath_check_keys(&c->jp, j, keys);
     if (!st) st = read_required_unit(c, j, "bw", 1, bw);
     if (!st) st = read_required_unit(c, j, "lat", 0, lat);
     if (!st) st = read_int(c, j, "lanes", 1, AR_MAX_LANES, 1, 0, lanes);
-    pop(c, old);
+    ar_jpath_pop(&c->jp, old);
     return st;
 }
 
@@ -437,21 +360,21 @@ static ar_status parse_torus(jctx *c, const cJSON *root) {
     ar_status st = read_array(c, root, "dims", 1, 1, &arr);
     if (st) return st;
     int dims[AR_MAX_DIMS], nd = cJSON_GetArraySize(arr);
-    size_t old = push_key(c, "dims");
-    if (nd > AR_MAX_DIMS) st = jfail(c, AR_EINVAL, "at most %d dimensions (got %d)", AR_MAX_DIMS, nd);
+    size_t old = ar_jpath_key(&c->jp, "dims");
+    if (nd > AR_MAX_DIMS) st = ar_jpath_fail(&c->jp, AR_EINVAL, "at most %d dimensions (got %d)", AR_MAX_DIMS, nd);
     int i = 0;
     for (const cJSON *d = arr->child; d && !st; d = d->next, i++) {
-        size_t o2 = push_idx(c, i);
+        size_t o2 = ar_jpath_idx(&c->jp, i);
         if (!cJSON_IsNumber(d) || !isfinite(d->valuedouble) || d->valuedouble != floor(d->valuedouble) ||
             d->valuedouble < 1 || d->valuedouble > AR_MAX_RANKS)
-            st = cJSON_IsNumber(d) ? jfail(c, AR_EINVAL, "must be an integer in 1..%d (got %g)", AR_MAX_RANKS,
+            st = cJSON_IsNumber(d) ? ar_jpath_fail(&c->jp, AR_EINVAL, "must be an integer in 1..%d (got %g)", AR_MAX_RANKS,
                                            d->valuedouble)
-                                   : jfail(c, AR_EINVAL, "must be an integer >= 1 (got %s)", type_name(d));
+                                   : ar_jpath_fail(&c->jp, AR_EINVAL, "must be an integer >= 1 (got %s)", ar_json_type_name(d));
         else
             dims[i] = (int)d->valuedouble;
-        pop(c, o2);
+        ar_jpath_pop(&c->jp, o2);
     }
-    pop(c, old);
+    ar_jpath_pop(&c->jp, old);
     if (st) return st;
     long long g = 0, il = 1, ll = 1;
     double ib = 0, it = 0, lb = 0, lt = 0;
@@ -459,7 +382,7 @@ static ar_status parse_torus(jctx *c, const cJSON *root) {
     if (!st) st = read_link_obj(c, root, "intra", &ib, &it, &il);
     if (!st) st = read_link_obj(c, root, "link", &lb, &lt, &ll);
     if (st) return st;
-    return jwrap(c, ar_pb_torus(c->b, dims, nd, (int)g, ib, it, (int)il, lb, lt, (int)ll, c->e));
+    return ar_jpath_wrap(&c->jp, ar_pb_torus(c->b, dims, nd, (int)g, ib, it, (int)il, lb, lt, (int)ll, c->jp.e));
 }
 
 /* ---- kind "graph" ---- */
@@ -486,7 +409,7 @@ static ar_status parse_graph(jctx *c, const cJSON *root) {
     for (long long i = 0; i < ngpus && !st; i++) {
         char name[32];
         snprintf(name, sizeof name, "gpu%lld", i);
-        st = jwrap(c, ar_pb_node(b, name, AR_NODE_GPU, 0, NULL, c->e));
+        st = ar_jpath_wrap(&c->jp, ar_pb_node(b, name, AR_NODE_GPU, 0, NULL, c->jp.e));
     }
     if (st) return st;
     const cJSON *nodes, *links;
@@ -495,67 +418,67 @@ static ar_status parse_graph(jctx *c, const cJSON *root) {
     if (st) return st;
     int nn = nodes ? cJSON_GetArraySize(nodes) : 0;
     if (ngpus + nn > AR_GRAPH_MAX_NODES)
-        return jfail(c, AR_EINVAL, "nodes: a graph may have at most %d nodes (got %lld)", AR_GRAPH_MAX_NODES,
+        return ar_jpath_fail(&c->jp, AR_EINVAL, "nodes: a graph may have at most %d nodes (got %lld)", AR_GRAPH_MAX_NODES,
                      ngpus + nn);
-    size_t old = push_key(c, "nodes");
+    size_t old = ar_jpath_key(&c->jp, "nodes");
     int i = 0;
     for (const cJSON *n = nodes ? nodes->child : NULL; n && !st; n = n->next, i++) {
-        size_t o2 = push_idx(c, i);
+        size_t o2 = ar_jpath_idx(&c->jp, i);
         const char *name = NULL, *type = NULL;
         long long machine = -1;
         st = need_object(c, n);
-        if (!st) st = check_keys(c, n, node_keys);
+        if (!st) st = ar_jpath_check_keys(&c->jp, n, node_keys);
         if (!st) st = read_name(c, n, "name", 1, &name);
         if (!st) st = read_name(c, n, "type", 1, &type);
         if (!st && strcmp(type, "gpu") && strcmp(type, "switch")) {
-            size_t o3 = push_key(c, "type");
-            st = jfail(c, AR_EINVAL, "must be \"gpu\" or \"switch\" (got %s)", ar_quote(type, q1, sizeof q1));
-            pop(c, o3);
+            size_t o3 = ar_jpath_key(&c->jp, "type");
+            st = ar_jpath_fail(&c->jp, AR_EINVAL, "must be \"gpu\" or \"switch\" (got %s)", ar_quote(type, q1, sizeof q1));
+            ar_jpath_pop(&c->jp, o3);
         }
         int is_gpu = !st && !strcmp(type, "gpu");
         if (!st) st = read_int(c, n, "machine", 0, AR_MAX_RANKS, is_gpu ? 0 : -1, 0, &machine);
         if (!st)
-            st = jwrap(c, ar_pb_node(b, name, is_gpu ? AR_NODE_GPU : AR_NODE_SWITCH, (int)machine, NULL, c->e));
-        pop(c, o2);
+            st = ar_jpath_wrap(&c->jp, ar_pb_node(b, name, is_gpu ? AR_NODE_GPU : AR_NODE_SWITCH, (int)machine, NULL, c->jp.e));
+        ar_jpath_pop(&c->jp, o2);
     }
-    pop(c, old);
+    ar_jpath_pop(&c->jp, old);
     if (st) return st;
     /* names must be unique before links can refer to them */
     ar_platform *p = b->p;
     int *index = ar_name_index_build(p);
-    if (!index) return jfail(c, AR_ENOMEM, "out of memory");
+    if (!index) return ar_jpath_fail(&c->jp, AR_ENOMEM, "out of memory");
     for (int k = 1; k < p->nnodes && !st; k++)
         if (!strcmp(p->nodes[index[k]].name, p->nodes[index[k - 1]].name)) {
             int later = index[k] > index[k - 1] ? index[k] : index[k - 1];
             if (later >= ngpus) {
-                size_t o2 = push_key(c, "nodes");
-                push_idx(c, (int)(later - ngpus));
-                push_key(c, "name");
-                st = jfail(c, AR_EINVAL, "duplicate node name %s%s", ar_quote(p->nodes[later].name, q1, sizeof q1),
+                size_t o2 = ar_jpath_key(&c->jp, "nodes");
+                ar_jpath_idx(&c->jp, (int)(later - ngpus));
+                ar_jpath_key(&c->jp, "name");
+                st = ar_jpath_fail(&c->jp, AR_EINVAL, "duplicate node name %s%s", ar_quote(p->nodes[later].name, q1, sizeof q1),
                            ngpus ? " (\"gpus\" already created gpu0, gpu1, ...)" : "");
-                pop(c, o2);
+                ar_jpath_pop(&c->jp, o2);
             } else {
-                st = jfail(c, AR_EINVAL, "duplicate node name %s", ar_quote(p->nodes[later].name, q1, sizeof q1));
+                st = ar_jpath_fail(&c->jp, AR_EINVAL, "duplicate node name %s", ar_quote(p->nodes[later].name, q1, sizeof q1));
             }
         }
     int nl = cJSON_GetArraySize(links);
     pair_ref *pairs = NULL;
     if (!st && nl > AR_GRAPH_MAX_LINKS)
-        st = jfail(c, AR_EINVAL, "links: at most %d links (got %d)", AR_GRAPH_MAX_LINKS, nl);
+        st = ar_jpath_fail(&c->jp, AR_EINVAL, "links: at most %d links (got %d)", AR_GRAPH_MAX_LINKS, nl);
     if (!st) {
         pairs = ar_calloc((size_t)nl, sizeof *pairs);
-        if (!pairs) st = jfail(c, AR_ENOMEM, "out of memory");
+        if (!pairs) st = ar_jpath_fail(&c->jp, AR_ENOMEM, "out of memory");
     }
-    old = push_key(c, "links");
+    old = ar_jpath_key(&c->jp, "links");
     i = 0;
     for (const cJSON *l = links->child; l && !st; l = l->next, i++) {
-        size_t o2 = push_idx(c, i);
+        size_t o2 = ar_jpath_idx(&c->jp, i);
         const char *na = NULL, *nb = NULL, *lname = NULL;
         double bw = 0, lat = 0;
         long long lanes = 1;
         int ia = -1, ib = -1;
         st = need_object(c, l);
-        if (!st) st = check_keys(c, l, link_keys);
+        if (!st) st = ar_jpath_check_keys(&c->jp, l, link_keys);
         if (!st) st = read_name(c, l, "a", 1, &na);
         if (!st) st = read_name(c, l, "b", 1, &nb);
         if (!st) st = read_name(c, l, "name", 0, &lname);
@@ -564,36 +487,36 @@ static ar_status parse_graph(jctx *c, const cJSON *root) {
             ib = ar_name_index_find(p, index, nb);
             const char *bad = ia < 0 ? "a" : ib < 0 ? "b" : NULL;
             if (bad) {
-                size_t o3 = push_key(c, bad);
-                st = jfail(c, AR_EINVAL, "unknown node %s", ar_quote(ia < 0 ? na : nb, q1, sizeof q1));
-                pop(c, o3);
+                size_t o3 = ar_jpath_key(&c->jp, bad);
+                st = ar_jpath_fail(&c->jp, AR_EINVAL, "unknown node %s", ar_quote(ia < 0 ? na : nb, q1, sizeof q1));
+                ar_jpath_pop(&c->jp, o3);
             } else if (ia == ib) {
-                st = jfail(c, AR_EINVAL, "link joins %s to itself", ar_quote(na, q1, sizeof q1));
+                st = ar_jpath_fail(&c->jp, AR_EINVAL, "link joins %s to itself", ar_quote(na, q1, sizeof q1));
             }
         }
         if (!st) st = read_required_unit(c, l, "bw", 1, &bw);
         if (!st) st = read_required_unit(c, l, "lat", 0, &lat);
         if (!st) st = read_int(c, l, "lanes", 1, AR_MAX_LANES, 1, 0, &lanes);
-        if (!st) st = jwrap(c, ar_pb_link(b, ia, ib, bw, lat, (int)lanes, lname, NULL, c->e));
+        if (!st) st = ar_jpath_wrap(&c->jp, ar_pb_link(b, ia, ib, bw, lat, (int)lanes, lname, NULL, c->jp.e));
         if (!st) {
             pairs[i].lo = ia < ib ? ia : ib;
             pairs[i].hi = ia < ib ? ib : ia;
             pairs[i].idx = i;
         }
-        pop(c, o2);
+        ar_jpath_pop(&c->jp, o2);
     }
-    pop(c, old);
+    ar_jpath_pop(&c->jp, old);
     free(index);
     if (!st && nl > 1) {
         qsort(pairs, (size_t)nl, sizeof *pairs, pair_cmp);
         for (int k = 1; k < nl && !st; k++)
             if (pairs[k].lo == pairs[k - 1].lo && pairs[k].hi == pairs[k - 1].hi) {
-                old = push_key(c, "links");
-                push_idx(c, pairs[k].idx);
-                st = jfail(c, AR_EINVAL, "a second link between %s and %s (links[%d]): give one link with \"lanes\"",
+                old = ar_jpath_key(&c->jp, "links");
+                ar_jpath_idx(&c->jp, pairs[k].idx);
+                st = ar_jpath_fail(&c->jp, AR_EINVAL, "a second link between %s and %s (links[%d]): give one link with \"lanes\"",
                            ar_quote(p->nodes[pairs[k].lo].name, q1, sizeof q1),
                            ar_quote(p->nodes[pairs[k].hi].name, q2, sizeof q2), pairs[k - 1].idx);
-                pop(c, old);
+                ar_jpath_pop(&c->jp, old);
             }
     }
     free(pairs);
@@ -609,7 +532,7 @@ static ar_status parse_doc(jctx *c, const cJSON *root) {
                                           "gpus_per_machine", "intra", "link", NULL};
     static const char *const k_graph[] = {"name", "kind", "description", "notes", "gpus", "nodes", "links", NULL};
     char q[96];
-    if (!cJSON_IsObject(root)) return jfail(c, AR_EINVAL, "the document must be a JSON object (got %s)", type_name(root));
+    if (!cJSON_IsObject(root)) return ar_jpath_fail(&c->jp, AR_EINVAL, "the document must be a JSON object (got %s)", ar_json_type_name(root));
     const char *name = NULL, *kind = NULL, *desc = NULL;
     ar_status st = read_name(c, root, "name", 1, &name);
     if (!st) st = read_name(c, root, "kind", 1, &kind);
@@ -629,38 +552,38 @@ static ar_status parse_doc(jctx *c, const cJSON *root) {
         k = AR_PLAT_GRAPH;
         keys = k_graph;
     } else {
-        size_t old = push_key(c, "kind");
-        st = jfail(c, AR_EINVAL, "must be \"tree\", \"fat-tree\", \"torus\" or \"graph\" (got %s)",
+        size_t old = ar_jpath_key(&c->jp, "kind");
+        st = ar_jpath_fail(&c->jp, AR_EINVAL, "must be \"tree\", \"fat-tree\", \"torus\" or \"graph\" (got %s)",
                    ar_quote(kind, q, sizeof q));
-        pop(c, old);
+        ar_jpath_pop(&c->jp, old);
         return st;
     }
-    st = check_keys(c, root, keys);
+    st = ar_jpath_check_keys(&c->jp, root, keys);
     if (!st) st = read_text_field(c, root, "description", &desc);
     if (st) return st;
     const cJSON *notes;
     st = read_array(c, root, "notes", 0, 0, &notes);
     if (st) return st;
-    st = jwrap(c, ar_pb_begin(c->b, name, c->where, k, c->e));
+    st = ar_jpath_wrap(&c->jp, ar_pb_begin(c->b, name, c->jp.where, k, c->jp.e));
     if (st) return st;
     ar_platform *p = c->b->p;
-    if (desc && !(p->description = ar_strdup(desc))) return jfail(c, AR_ENOMEM, "out of memory");
+    if (desc && !(p->description = ar_strdup(desc))) return ar_jpath_fail(&c->jp, AR_ENOMEM, "out of memory");
     if (notes) {
         int n = cJSON_GetArraySize(notes), i = 0;
         p->notes = ar_calloc((size_t)n, sizeof *p->notes);
-        if (!p->notes) return jfail(c, AR_ENOMEM, "out of memory");
-        size_t old = push_key(c, "notes");
+        if (!p->notes) return ar_jpath_fail(&c->jp, AR_ENOMEM, "out of memory");
+        size_t old = ar_jpath_key(&c->jp, "notes");
         for (const cJSON *j = notes->child; j && !st; j = j->next, i++) {
-            size_t o2 = push_idx(c, i);
+            size_t o2 = ar_jpath_idx(&c->jp, i);
             if (!cJSON_IsString(j) || !j->valuestring)
-                st = jfail(c, AR_EINVAL, "must be a string (got %s)", type_name(j));
+                st = ar_jpath_fail(&c->jp, AR_EINVAL, "must be a string (got %s)", ar_json_type_name(j));
             else if (!(p->notes[i] = ar_strdup(j->valuestring)))
-                st = jfail(c, AR_ENOMEM, "out of memory");
+                st = ar_jpath_fail(&c->jp, AR_ENOMEM, "out of memory");
             else
                 p->nnotes = i + 1;
-            pop(c, o2);
+            ar_jpath_pop(&c->jp, o2);
         }
-        pop(c, old);
+        ar_jpath_pop(&c->jp, old);
         if (st) return st;
     }
     switch (k) {
@@ -670,9 +593,9 @@ static ar_status parse_doc(jctx *c, const cJSON *root) {
         int fb = 0;
         st = read_bool(c, root, "full_bisection", &fb);
         if (st) return st;
-        if (levels && troot) return jfail(c, AR_EINVAL, "give either \"levels\" or \"root\", not both");
+        if (levels && troot) return ar_jpath_fail(&c->jp, AR_EINVAL, "give either \"levels\" or \"root\", not both");
         if (!levels && !troot)
-            return jfail(c, AR_EINVAL, k == AR_PLAT_TREE ? "missing \"levels\" (symmetric form) or \"root\" (explicit form)"
+            return ar_jpath_fail(&c->jp, AR_EINVAL, k == AR_PLAT_TREE ? "missing \"levels\" (symmetric form) or \"root\" (explicit form)"
                                                          : "missing \"levels\"");
         if (levels) {
             const cJSON *arr;
@@ -680,13 +603,13 @@ static ar_status parse_doc(jctx *c, const cJSON *root) {
             if (!st) st = parse_levels(c, arr, fb);
             return st;
         }
-        size_t old = push_key(c, "root");
+        size_t old = ar_jpath_key(&c->jp, "root");
         st = need_object(c, troot);
         if (!st) {
             link_defaults none = {0, 0, 0, 0, 1};
             st = parse_switch(c, troot, -1, &none, 0);
         }
-        pop(c, old);
+        ar_jpath_pop(&c->jp, old);
         return st;
     }
     case AR_PLAT_TORUS: return parse_torus(c, root);
@@ -718,15 +641,15 @@ ar_status ar_platform_from_json(const char *text, const char *where, ar_platform
     memset(&b, 0, sizeof b);
     jctx c;
     memset(&c, 0, sizeof c);
-    c.where = where;
-    c.e = e;
+    c.jp.where = where;
+    c.jp.e = e;
     c.b = &b;
     ar_status st = parse_doc(&c, root);
     cJSON_Delete(root);
     if (!st) {
-        c.len = 0;
-        c.path[0] = '\0';
-        st = jwrap(&c, ar_pb_finish(&b, e));
+        c.jp.len = 0;
+        c.jp.path[0] = '\0';
+        st = ar_jpath_wrap(&c.jp, ar_pb_finish(&b, e));
     }
     if (st) {
         ar_platform_free(b.p);

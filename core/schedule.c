@@ -238,6 +238,9 @@ ar_status ar_schedule_check_structure(const ar_schedule *s, ar_err *e) {
                 BAD("implementation %s cannot carry it", s->algo, p, i, kn, ar_impl_name(op->impl));
             else if (op->kind == AR_OP_SEND && op->n != 2)
                 BAD("a send needs 2 members, has %d", s->algo, p, i, kn, op->n);
+            else if (op->impl == AR_IMPL_DIRECT && op->n > AR_DIRECT_MAX_MEMBERS)
+                st = ar_fail(e, AR_EUNSUPPORTED, "%s: a direct %s over %d ranks is beyond the limit of %d "
+                             "(n(n-1) transfers per round)", s->algo, kn, op->n, AR_DIRECT_MAX_MEMBERS);
             else if (op->impl == AR_IMPL_HD && !ar_is_pow2(op->n))
                 BAD("halving/doubling over %d members (not a power of two)", s->algo, p, i, kn, op->n);
             else if ((op->kind == AR_OP_REDUCE || op->kind == AR_OP_BROADCAST) &&

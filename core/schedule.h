@@ -56,6 +56,7 @@ typedef enum ar_impl {
 
 #define AR_MAX_CHUNKS 65536          /* pipeline chunks per op (documented limit) */
 #define AR_VALIDATE_MAX_RANKS 65536  /* the symbolic validator refuses more ranks */
+#define AR_DIRECT_MAX_MEMBERS 4096   /* a direct op moves n(n-1) transfers in one round */
 
 typedef struct ar_op {
     ar_op_kind kind;

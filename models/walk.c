@@ -91,6 +91,13 @@ ar_status ar_model_walk(const ar_platform *p, const ar_schedule *s, ar_model_res
     memset(out, 0, sizeof *out);
     if (s->nranks != p->nranks)
         return ar_fail(e, AR_EINVAL, "schedule has %d ranks, platform %s has %d", s->nranks, p->name, p->nranks);
+    double work = 0;
+    for (int ph = 0; ph < s->nphases; ph++)
+        for (int i = 0; i < s->phases[ph].nops; i++)
+            work += (double)ar_lower_nrounds(&s->phases[ph].ops[i]) * (double)ar_lower_max_xfers(&s->phases[ph].ops[i]);
+    if (work > AR_WALK_MAX_TRANSFERS)
+        return ar_fail(e, AR_ENOMEM, "cost walk: %s lowers to about %.3g transfers, beyond the walk's limit of %.3g",
+                       s->algo, work, AR_WALK_MAX_TRANSFERS);
     walk w = {.p = p};
     w.load = ar_calloc((size_t)p->nlinks * 2 + 1, sizeof *w.load);
     if (!w.load) return ar_fail(e, AR_ENOMEM, "cost walk: out of memory");
