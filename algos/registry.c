@@ -17,7 +17,8 @@
     X(ps)                \
     X(two_level)         \
     X(blueconnect)       \
-    X(flexreduce)
+    X(flexreduce)        \
+    X(treepack)
 
 #define AR_ALGO_DECLARE(id) extern const ar_algo ar_algo_##id;
 AR_ALGO_LIST(AR_ALGO_DECLARE)

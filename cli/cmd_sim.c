@@ -1,9 +1,333 @@
-/* arlab sim: placeholder until its issue lands (replaced by the owner of this verb). */
+/* arlab sim --platform P --algo A|all --size S[,S...] [--check] [--trace FILE]
+ *           [--network MODEL[,key:value...]] [--gamma S_PER_B] [--budget T]
+ *           [--engine fast|naive] [--no-shortcuts] [--chunks N] [--format table|csv|json]
+ *
+ * For each platform, size and algorithm: plans the schedule, simulates it on
+ * SimGrid (sim/sim.h, one child process per simulation), prices it with the
+ * generic cost walk (model_s) and prints both, their relative difference,
+ * transfer counts, the link statistics and the bottleneck link.
+ * --engine, --no-shortcuts and --chunks are read here; the rest by the shared
+ * parser. --chunks N sets every op's pipeline chunks after planning (what-if;
+ * the closed form ignores it, the walk and the simulation use it).
+ * Without SimGrid (AR_HAVE_SIM undefined) the verb says so and returns
+ * AR_EUNSUPPORTED. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "cli.h"
+
+#ifndef AR_HAVE_SIM
 
 int cmd_sim(int argc, char **argv) {
     (void)argc;
     (void)argv;
-    fprintf(stderr, "arlab sim: not available in this build\n");
+    fprintf(stderr, "arlab sim: this build has no SimGrid backend (install libsimgrid-dev, pkg-config simgrid, "
+                    "and reconfigure)\n");
     return AR_EUNSUPPORTED;
 }
+
+#else
+
+#include "models/model.h"
+#include "sim/sim.h"
+
+#define SIM_MAX_ARGS 256
+
+static const char *const cols[] = {"algo",      "platform",  "ranks",       "bytes",         "sim_s",
+                                   "model_s",   "rel_err",   "closed_s",    "closed_rel_err",   "transfers",   "simgrid_xfers", "probe_xfers",
+                                   "batches",   "shortcut_batches", "groups", "wall_s",      "peak_rss_kb",
+                                   "bottleneck", "bottleneck_busy_s", "bottleneck_util", "bottleneck_flows", "check", "complete",
+                                   "engine",    "network"};
+enum { NCOLS = sizeof cols / sizeof cols[0] };
+
+/* FILE.json -> FILE-<tag>.json when several runs share --trace. */
+static void trace_name(const char *base, const char *tag, char *buf, size_t n) {
+    const char *dot = strrchr(base, '.');
+    const char *slash = strrchr(base, '/');
+    if (!dot || (slash && dot < slash)) dot = base + strlen(base);
+    snprintf(buf, n, "%.*s-%s%s", (int)(dot - base), base, tag, dot);
+    for (char *c = buf + (dot - base); *c; c++)
+        if (*c == '/' || *c == ':' || *c == ',' || *c == '=') *c = '_';
+}
+
+static double load_s(const ar_platform *p, const ar_sim_result *r, int d) {
+    return r->link_bytes[d] / ar_link_capacity(&p->links[AR_DLINK_LINK(d)]);
+}
+
+/* The `top` most loaded links (bytes per capacity = time needed at full rate). */
+static void print_links(const ar_platform *p, const ar_sim_result *r, int top) {
+    if (!r->link_bytes) return;
+    int *pick = calloc((size_t)top, sizeof *pick);
+    if (!pick) return;
+    int np = 0;
+    for (int d = 0; d < r->ndlinks; d++) {
+        if (r->link_bytes[d] <= 0) continue;
+        int pos = np < top ? np++ : top;
+        while (pos > 0 && load_s(p, r, pick[pos - 1]) < load_s(p, r, d)) {
+            if (pos < top) pick[pos] = pick[pos - 1];
+            pos--;
+        }
+        if (pos < top) pick[pos] = d;
+    }
+    printf("    %-44s %10s %10s %10s %6s %6s\n", "link (most loaded first)", "bytes", "at full", "busy", "util",
+           "flows");
+    for (int i = 0; i < np; i++) {
+        char nm[160], b1[32], b2[32], b3[32];
+        int d = pick[i];
+        printf("    %-44s %10s %10s %10s %5.1f%% %6d\n", ar_sim_dlink_name(p, d, nm, sizeof nm),
+               ar_fmt_bytes(r->link_bytes[d], b1, sizeof b1), ar_fmt_time(load_s(p, r, d), b2, sizeof b2),
+               ar_fmt_time(r->link_busy_s[d], b3, sizeof b3), 100 * ar_sim_link_util(p, r, d), r->link_max_flows[d]);
+    }
+    free(pick);
+}
+
+static void sim_help(void) {
+    printf("usage: arlab sim --platform P [--platform P2 ...] [--algo A|all ...] [--size S[,S2...]]\n"
+           "                 [--check] [--trace FILE] [--network MODEL[,key:value...]] [--gamma S_PER_BYTE]\n"
+           "                 [--budget TIME] [--engine fast|naive] [--no-shortcuts] [--format table|csv|json]\n"
+           "Simulates each algorithm's schedule on SimGrid and compares it with the cost walk (model_s) and\n"
+           "the closed form (closed_s). Defaults: --algo all --size 100MB.\n"
+           "  --check         carry real data; every rank's buffer must be the exact sum\n"
+           "  --trace FILE    Chrome trace-event JSON of every transfer (Perfetto, chrome://tracing);\n"
+           "                  several runs write FILE-<algo>-<platform>-<size>.json\n"
+           "  --gamma G       reduction cost in seconds per byte on the receiving GPU (default 0)\n"
+           "  --budget T      wall-clock limit per simulation (e.g. 60s); the row says complete=0\n"
+           "  --engine naive  baseline: one SimGrid actor per GPU, one mailbox message per transfer\n"
+           "  --no-shortcuts  simulate every transfer in SimGrid (the exact shortcuts are off)\n"
+           "  --chunks N      what-if: pipeline every op of the planned schedule in N chunks (1..65536)\n"
+           "network models (--network):\n%s",
+           ar_sim_network_help());
+}
+
+int cmd_sim(int argc, char **argv) {
+    for (int i = 0; i < argc; i++)
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            sim_help();
+            return AR_OK;
+        }
+    /* options of this verb only */
+    char *rest[SIM_MAX_ARGS];
+    int nrest = 0;
+    ar_sim_engine engine = AR_SIM_FAST;
+    int full = 0, chunks = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--no-shortcuts")) {
+            full = 1;
+        } else if (!strcmp(a, "--chunks") || !strncmp(a, "--chunks=", 9)) {
+            const char *v = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
+            long long c;
+            ar_err ce = {{0}};
+            if (!v || ar_parse_count(v, 1, 65536, &c, &ce) != AR_OK) {
+                fprintf(stderr, "arlab sim: --chunks: give an integer in 1..65536\n");
+                return AR_EINVAL;
+            }
+            chunks = (int)c;
+        } else if (!strcmp(a, "--engine") || !strncmp(a, "--engine=", 9)) {
+            const char *v = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
+            if (!v || (strcmp(v, "fast") && strcmp(v, "naive"))) {
+                fprintf(stderr, "arlab sim: --engine: give fast or naive\n");
+                return AR_EINVAL;
+            }
+            engine = strcmp(v, "naive") ? AR_SIM_FAST : AR_SIM_NAIVE;
+        } else {
+            if (nrest >= SIM_MAX_ARGS) {
+                fprintf(stderr, "arlab sim: too many arguments\n");
+                return AR_EINVAL;
+            }
+            rest[nrest++] = argv[i];
+        }
+    }
+    cli_opts o;
+    if (cli_parse(nrest, rest,
+                  OPT_PLATFORM | OPT_ALGO | OPT_SIZE | OPT_RANKS | OPT_DTYPE | OPT_FORMAT | OPT_CHECK | OPT_TRACE |
+                      OPT_NETWORK | OPT_GAMMA | OPT_BUDGET,
+                  &o, "sim") != AR_OK)
+        return AR_EINVAL;
+    if (o.nplatforms == 0) {
+        fprintf(stderr, "arlab sim: give --platform P (see 'arlab platforms')\n");
+        return AR_EINVAL;
+    }
+    ar_err e = {{0}};
+    char netdesc[512];
+    if (ar_sim_network_parse(o.network, netdesc, sizeof netdesc, &e) != AR_OK) return cli_error(AR_EINVAL, &e);
+    if (engine == AR_SIM_NAIVE && (o.check || o.trace || o.gamma_s_per_B > 0)) {
+        fprintf(stderr, "arlab sim: --engine naive measures time only (no --check, --trace or --gamma)\n");
+        return AR_EUNSUPPORTED;
+    }
+    if (o.nsizes == 0) o.sizes[o.nsizes++] = "100MB";
+    if (o.nalgos == 0) o.algos[o.nalgos++] = "all";
+    const char *algos[CLI_MAX_LIST * 4];
+    int na = cli_algo_list(&o, algos, CLI_MAX_LIST * 4);
+    size_t eb = ar_dtype_size(o.dtype);
+
+    /* validate every platform and size before any simulation starts */
+    ar_platform *plats[CLI_MAX_LIST] = {0};
+    uint64_t counts[CLI_MAX_LIST];
+    ar_status worst = AR_OK;
+    for (int si = 0; si < o.nsizes; si++)
+        if (cli_size(&o, si, &counts[si]) != AR_OK) return AR_EINVAL;
+    for (int pi = 0; pi < o.nplatforms; pi++) {
+        if (cli_load_platform(&o, pi, &plats[pi]) != AR_OK) {
+            for (int k = 0; k < pi; k++) ar_platform_free(plats[k]);
+            return AR_EINVAL;
+        }
+    }
+    int nruns = o.nplatforms * o.nsizes * na;
+
+    cli_table t;
+    tbl_init(&t, NCOLS, cols);
+    for (int pi = 0; pi < o.nplatforms && worst != AR_EINVAL; pi++) {
+        ar_platform *p = plats[pi];
+        for (int si = 0; si < o.nsizes; si++) {
+            if (o.format == FMT_TABLE) {
+                char b[32];
+                printf("== %s (%d ranks), %s ==\n", p->name, p->nranks,
+                       ar_fmt_bytes((double)counts[si] * (double)eb, b, sizeof b));
+            }
+            for (int ai = 0; ai < na; ai++) {
+                ar_schedule *s = NULL;
+                ar_status st = ar_algo_plan(algos[ai], p, counts[si], eb, &s, &e);
+                if (st == AR_EUNSUPPORTED) {
+                    if (o.format == FMT_TABLE) printf("  %s: not applicable: %s\n", algos[ai], e.msg);
+                    continue;
+                }
+                if (st != AR_OK) {
+                    worst = cli_error(st, &e);
+                    break;
+                }
+                if (chunks > 0) /* what-if pipelining: the lowering splits every step into `chunks` rounds */
+                    for (int ph = 0; ph < s->nphases; ph++)
+                        for (int k = 0; k < s->phases[ph].nops; k++) s->phases[ph].ops[k].chunks = chunks;
+                ar_model_result walk, closed;
+                int have_walk = ar_model_walk(p, s, &walk, &e) == AR_OK, have_closed = 0;
+                ar_params params;
+                if (chunks == 0 && ar_params_parse(algos[ai], &params, &e) == AR_OK) {
+                    ar_err e2 = {{0}};
+                    have_closed = ar_model_closed(p, counts[si], eb, &params, &closed, &e2) == AR_OK;
+                    ar_params_free(&params);
+                }
+                char tr[1024];
+                if (o.trace) {
+                    if (nruns > 1) {
+                        char tag[256];
+                        snprintf(tag, sizeof tag, "%s-%s-%s", algos[ai], p->name, o.sizes[si]);
+                        trace_name(o.trace, tag, tr, sizeof tr);
+                    } else {
+                        snprintf(tr, sizeof tr, "%s", o.trace);
+                    }
+                }
+                ar_sim_opts so = {.network = o.network,
+                                  .gamma_s_per_B = o.gamma_s_per_B,
+                                  .check = o.check,
+                                  .trace_path = o.trace ? tr : NULL,
+                                  .budget_s = o.budget_s,
+                                  .engine = engine,
+                                  .full = full};
+                ar_sim_result r;
+                st = ar_sim_run(p, s, &so, &r, &e);
+                if (st != AR_OK && st != AR_EFAIL) {
+                    worst = cli_error(st, &e);
+                    ar_schedule_free(s);
+                    if (st == AR_EINVAL) break;
+                    continue;
+                }
+                if (st == AR_EFAIL) {
+                    cli_error(st, &e);
+                    worst = AR_EFAIL;
+                }
+                double model = have_walk ? walk.time_s : NAN;
+                double rel = have_walk && model > 0 ? (r.time_s - model) / model : NAN;
+                char bn[160] = "-";
+                if (r.bottleneck >= 0) ar_sim_dlink_name(p, r.bottleneck, bn, sizeof bn);
+                int row = tbl_row(&t);
+                tbl_str(&t, row, 0, algos[ai]);
+                tbl_str(&t, row, 1, p->name);
+                tbl_int(&t, row, 2, p->nranks);
+                tbl_num(&t, row, 3, "%.0f", (double)counts[si] * (double)eb);
+                tbl_num(&t, row, 4, "%.12g", r.time_s);
+                tbl_num(&t, row, 5, "%.12g", model);
+                tbl_num(&t, row, 6, "%.3g", rel);
+                tbl_num(&t, row, 7, "%.12g", have_closed ? closed.time_s : NAN);
+                tbl_num(&t, row, 8, "%.3g", have_closed && closed.time_s > 0 ? (r.time_s - closed.time_s) / closed.time_s : NAN);
+                tbl_int(&t, row, 9, (long long)r.transfers);
+                tbl_int(&t, row, 10, (long long)r.transfers_simgrid);
+                tbl_int(&t, row, 11, (long long)r.probe_transfers);
+                tbl_int(&t, row, 12, (long long)r.epochs);
+                tbl_int(&t, row, 13, (long long)(r.epochs_repeat + r.epochs_memo));
+                tbl_int(&t, row, 14, r.groups);
+                tbl_num(&t, row, 15, "%.3f", r.wall_s);
+                tbl_int(&t, row, 16, r.peak_rss_kb);
+                tbl_str(&t, row, 17, bn);
+                tbl_num(&t, row, 18, "%.9g", r.bottleneck >= 0 ? r.link_busy_s[r.bottleneck] : NAN);
+                tbl_num(&t, row, 19, "%.4f", r.bottleneck >= 0 ? ar_sim_link_util(p, &r, r.bottleneck) : NAN);
+                tbl_int(&t, row, 20, r.bottleneck >= 0 ? r.link_max_flows[r.bottleneck] : 0);
+                tbl_str(&t, row, 21, !o.check ? "-" : st == AR_OK ? "exact" : "WRONG");
+                tbl_int(&t, row, 22, r.complete);
+                tbl_str(&t, row, 23, r.engine);
+                tbl_str(&t, row, 24, r.network);
+                if (o.format == FMT_TABLE) {
+                    char b1[32], b2[32], b3[32];
+                    char b4[32];
+                    printf("  %s: sim %s  model %s  rel_err %.3g  closed form %s%s%s\n", algos[ai],
+                           ar_fmt_time(r.time_s, b1, sizeof b1), have_walk ? ar_fmt_time(model, b2, sizeof b2) : "-",
+                           rel, have_closed ? ar_fmt_time(closed.time_s, b4, sizeof b4) : "-",
+                           r.complete ? "" : "  (stopped by --budget: partial)",
+                           o.check ? (st == AR_OK ? "  check: exact" : "  check: WRONG") : "");
+                    printf("    %llu transfers, %llu simulated by SimGrid (+%llu in %llu probes); %llu batches, %llu "
+                           "advanced exactly; %d op groups; wall %s (setup %s), peak %ld MB\n",
+                           (unsigned long long)r.transfers, (unsigned long long)r.transfers_simgrid,
+                           (unsigned long long)r.probe_transfers, (unsigned long long)r.probes,
+                           (unsigned long long)r.epochs, (unsigned long long)(r.epochs_repeat + r.epochs_memo),
+                           r.groups, ar_fmt_time(r.wall_s, b1, sizeof b1), ar_fmt_time(r.setup_s, b3, sizeof b3),
+                           r.peak_rss_kb / 1024);
+                    printf("    per phase (sim | walk):");
+                    for (int ph = 0; ph < r.nphases && ph < 12; ph++) {
+                        double d = r.phase_end_s[ph] - (ph ? r.phase_end_s[ph - 1] : 0);
+                        printf(" %s|%s", ar_fmt_time(d, b1, sizeof b1),
+                               have_walk && ph < walk.nstages ? ar_fmt_time(walk.stages[ph].time_s, b2, sizeof b2)
+                                                               : "-");
+                    }
+                    printf("%s\n", r.nphases > 12 ? " ..." : "");
+                    if (r.bottleneck >= 0)
+                        printf("    bottleneck: %s: %s at full rate, busy %s, utilisation %.1f%%, up to %d transfers "
+                               "at once\n",
+                               bn, ar_fmt_time(load_s(p, &r, r.bottleneck), b1, sizeof b1),
+                               ar_fmt_time(r.link_busy_s[r.bottleneck], b2, sizeof b2),
+                               100 * ar_sim_link_util(p, &r, r.bottleneck), r.link_max_flows[r.bottleneck]);
+                    print_links(p, &r, 5);
+                }
+                ar_sim_result_free(&r);
+                ar_schedule_free(s);
+            }
+            if (worst == AR_EINVAL) break;
+        }
+    }
+    for (int pi = 0; pi < o.nplatforms; pi++) ar_platform_free(plats[pi]);
+    if (o.format == FMT_TABLE) {
+        printf("\nnetwork: %s\n\n", netdesc);
+        static const int keep[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 15, 21};
+        enum { NK = sizeof keep / sizeof keep[0] };
+        const char *kc[NK];
+        for (int c = 0; c < NK; c++) kc[c] = cols[keep[c]];
+        cli_table s;
+        tbl_init(&s, NK, kc);
+        for (int r = 0; r < t.nrows; r++) {
+            int nr = tbl_row(&s);
+            for (int c = 0; c < NK; c++) {
+                const cli_cell *cl = &t.cells[(size_t)r * NCOLS + (size_t)keep[c]];
+                tbl_str(&s, nr, c, cl->s);
+                s.cells[(size_t)nr * NK + (size_t)c].numeric = cl->numeric;
+            }
+        }
+        tbl_print(&s, FMT_TABLE, stdout);
+        tbl_free(&s);
+    } else {
+        tbl_print(&t, o.format, stdout);
+    }
+    tbl_free(&t);
+    return worst;
+}
+
+#endif

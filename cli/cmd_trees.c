@@ -1,9 +1,456 @@
-/* arlab trees: placeholder until its issue lands (replaced by the owner of this verb). */
+/* arlab trees --platform P [--size S] [--algo treepack:chunks=N,...] [--check]
+ *             [--format table|csv|json]
+ *
+ * Spanning-tree packing (algos/treepack.h): C(G) (exact p/q when certified),
+ * the Lemma 2.1 bounds, the best single tree (Boruvka), the rank-order ring,
+ * the packing's trees and weights, the streams (tree, root, weight) the
+ * schedule runs, and the load of every link; on a platform whose links form a
+ * tree (switches, e.g. P2.16xlarge) the loads by link class and their ratio.
+ * With --size: the schedule's predicted time (models/model_treepack.h) for the
+ * planner's units and chunks. With --check: the extended formulation is solved
+ * too and must agree.
+ *
+ * Units: c_e = bw_ref / capacity(e), bw_ref = the largest per-lane bandwidth:
+ * the time to send the whole gradient over e in units of one lane at bw_ref
+ * (the paper's 1/lanes on an NVLink graph). Loads P_e are fractions of the
+ * gradient; P_e c_e <= C(G) with equality on the bottleneck links.
+ *
+ * Output sections: summary (key, value, meaning), trees, streams, links,
+ * classes. CSV is long-form, one value per line, with columns
+ *     platform,section,item,key,value
+ * (item = the row's first column: the summary key, tree index, stream index,
+ * link name or class). JSON is one object {"platform": ..., "summary": [...],
+ * "trees": [...], "streams": [...], "links": [...], "classes": [...]}.
+ *
+ * Ownership: everything allocated here is freed before returning.
+ * Owner: spanning-tree packing (issue 5).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "algos/treepack.h"
 #include "cli.h"
+#include "models/model_treepack.h"
+
+#define TREES_DEFAULT_CHUNKS 16
+
+static void kv(cli_table *t, const char *key, const char *val, const char *meaning) {
+    int r = tbl_row(t);
+    tbl_str(t, r, 0, key);
+    tbl_str(t, r, 1, val);
+    tbl_str(t, r, 2, meaning);
+}
+
+static void kvn(cli_table *t, const char *key, double v, const char *meaning) {
+    int r = tbl_row(t);
+    tbl_str(t, r, 0, key);
+    tbl_num(t, r, 1, "%.9g", v);
+    tbl_str(t, r, 2, meaning);
+}
+
+static char *frac_str(double x, ar_tp_frac f, char *buf, size_t n) {
+    if (f.den > 0) snprintf(buf, n, "%lld/%lld", (long long)f.num, (long long)f.den);
+    else snprintf(buf, n, "%.9g", x);
+    return buf;
+}
+
+/* GPUs below each link when the links form a tree: the smaller side. */
+static int link_classes(const ar_platform *p, int *gpus_cut) {
+    if (p->nlinks != p->nnodes - 1) return 0;
+    int N = p->nnodes, ok = 1;
+    int *parent = malloc((size_t)N * sizeof *parent), *plink = malloc((size_t)N * sizeof *plink);
+    int *order = malloc((size_t)N * sizeof *order), *below = calloc((size_t)N, sizeof *below);
+    if (!parent || !plink || !order || !below) ok = 0;
+    if (ok) {
+        for (int v = 0; v < N; v++) parent[v] = -2;
+        int qh = 0, qt = 0;
+        parent[0] = -1;
+        plink[0] = -1;
+        order[qt++] = 0;
+        while (qh < qt) {
+            int x = order[qh++];
+            for (int k = p->adj_off[x]; k < p->adj_off[x + 1]; k++) {
+                int l = p->adj[k], y = p->links[l].a == x ? p->links[l].b : p->links[l].a;
+                if (parent[y] != -2) continue;
+                parent[y] = x;
+                plink[y] = l;
+                order[qt++] = y;
+            }
+        }
+        if (qt != N) ok = 0;
+        for (int i = N - 1; ok && i >= 0; i--) {
+            int x = order[i];
+            if (p->nodes[x].kind == AR_NODE_GPU) below[x]++;
+            if (parent[x] >= 0) {
+                below[parent[x]] += below[x];
+                int k = below[x] < p->nranks - below[x] ? below[x] : p->nranks - below[x];
+                gpus_cut[plink[x]] = k;
+            }
+        }
+    }
+    free(parent);
+    free(plink);
+    free(order);
+    free(below);
+    return ok;
+}
+
+static int64_t gcd_ll(int64_t a, int64_t b) {
+    while (b) {
+        int64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a < 0 ? -a : a;
+}
+
+static void print_section(const char *title, const cli_table *t) {
+    if (!t->nrows) return;
+    printf("\n%s\n", title);
+    tbl_print(t, FMT_TABLE, stdout);
+}
+
+static void csv_field(const char *s) {
+    if (!strpbrk(s, ",\"\n")) {
+        fputs(s, stdout);
+        return;
+    }
+    putchar('"');
+    for (; *s; s++) {
+        if (*s == '"') putchar('"');
+        putchar(*s);
+    }
+    putchar('"');
+}
+
+/* Long-form CSV rows: platform,section,item,key,value (item = first column). */
+static void csv_section(const char *plat, const char *section, const cli_table *t) {
+    int summary = !strcmp(section, "summary");
+    for (int r = 0; r < t->nrows; r++)
+        for (int c = 1; c < (summary ? 2 : t->ncols); c++) {
+            const char *item = t->cells[(size_t)r * (size_t)t->ncols].s;
+            const char *val = t->cells[(size_t)r * (size_t)t->ncols + (size_t)c].s;
+            csv_field(plat);
+            printf(",%s,", section);
+            csv_field(item ? item : "");
+            putchar(',');
+            csv_field(summary ? "value" : t->cols[c]);
+            putchar(',');
+            csv_field(val ? val : "");
+            putchar('\n');
+        }
+}
 
 int cmd_trees(int argc, char **argv) {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "arlab trees: not available in this build\n");
-    return AR_EUNSUPPORTED;
+    cli_opts o;
+    if (cli_parse(argc, argv, OPT_PLATFORM | OPT_SIZE | OPT_ALGO | OPT_RANKS | OPT_DTYPE | OPT_FORMAT | OPT_CHECK, &o,
+                  "trees") != AR_OK)
+        return AR_EINVAL;
+    if (o.nplatforms < 1 || o.nsizes > 1 || o.nalgos > 1) {
+        fprintf(stderr, "arlab trees: give --platform P (and at most one --size and one --algo treepack:...)\n");
+        return AR_EINVAL;
+    }
+    /* planner parameters the prediction uses */
+    long long chunks = TREES_DEFAULT_CHUNKS, units = -1;
+    const char *roots = "lp";
+    ar_params params;
+    ar_err e = {{0}};
+    if (o.nalgos) {
+        if (ar_params_parse(o.algos[0], &params, &e) != AR_OK) return cli_error(AR_EINVAL, &e);
+        ar_status st = strcmp(params.name, "treepack") ? ar_fail(&e, AR_EINVAL, "trees: --algo must be treepack[:...]")
+                                                       : AR_OK;
+        if (!st) st = ar_params_get_int(&params, "chunks", 1, 4096, &chunks, &e);
+        if (!st) st = ar_params_get_int(&params, "units", 0, 4096, &units, &e);
+        if (!st) ar_params_get_str(&params, "roots", &roots);
+        if (!st) st = ar_params_check_used(&params, &e);
+        if (!st && strcmp(roots, "lp") && strcmp(roots, "first"))
+            st = ar_fail(&e, AR_EINVAL, "trees: roots=%s: use lp or first", roots);
+        if (st) {
+            ar_params_free(&params);
+            return cli_error(st, &e);
+        }
+    }
+    ar_treepack_opts opts = ar_treepack_defaults();
+    opts.compact = o.check;
+    opts.root_lp = strcmp(roots, "first") != 0;
+    int rc = AR_OK;
+    if (o.format == FMT_CSV) printf("platform,section,item,key,value\n");
+    if (o.format == FMT_JSON && o.nplatforms > 1) printf("[\n");
+    for (int pi = 0; pi < o.nplatforms && rc == AR_OK; pi++) {
+        ar_platform *p;
+        if ((rc = cli_load_platform(&o, pi, &p)) != AR_OK) break;
+        ar_treepack_result r;
+        ar_status st = ar_treepack_solve(p, &opts, &r, &e);
+        if (st != AR_OK) {
+            ar_platform_free(p);
+            rc = cli_error(st, &e);
+            break;
+        }
+        int n = r.nranks, ns = r.nstreams;
+        int *per = calloc((size_t)ns + 1, sizeof *per);
+        int *cls = calloc((size_t)r.nlinks + 1, sizeof *cls);
+        if (!per || !cls) {
+            free(per);
+            free(cls);
+            ar_treepack_result_free(&r);
+            ar_platform_free(p);
+            rc = cli_error(AR_ENOMEM, &(ar_err){"out of memory"});
+            break;
+        }
+        double cq = r.C_dir;
+        int K = units < 0 ? ar_treepack_pick_units(&r, AR_TP_UNITS_TOL, AR_TP_UNITS_MAX, per, &cq) : (int)units;
+        if (units > 0) cq = ar_treepack_units(&r, K, per);
+        char b1[96], b2[96], b3[160];
+        static const char *const scol[] = {"key", "value", "meaning"};
+        cli_table sum;
+        tbl_init(&sum, 3, scol);
+        kv(&sum, "platform", p->name, p->source ? p->source : "");
+        snprintf(b1, sizeof b1, "%d", n);
+        kv(&sum, "gpus", b1, "ranks = vertices of the spanning trees");
+        kv(&sum, "graph", r.direct ? "direct" : "switched",
+           r.direct ? "every link joins two GPUs: tree edges are links (the paper's Sec. 2)"
+                    : "switches cannot aggregate: tree edges are GPU pairs routed through them (Sec. 3)");
+        snprintf(b1, sizeof b1, "%s / capacity", ar_fmt_rate(r.bw_ref_Bps, b2, sizeof b2));
+        kv(&sum, "unit", b1, "c_e: time to send the whole gradient over e, in one lane at bw_ref (1/lanes)");
+        kv(&sum, "C(G)", frac_str(r.C, (ar_tp_frac){r.C_num, r.C_den}, b1, sizeof b1),
+           r.exact ? "min over the spanning-tree polytope of max_e P_e c_e (Eq. 2); exact: primal and dual "
+                     "certificates checked in integer arithmetic"
+                   : "min over the spanning-tree polytope of max_e P_e c_e (Eq. 2); floating point");
+        kvn(&sum, "C(G) value", r.C, "");
+        kvn(&sum, "max c_e", r.max_c, "Lemma 2.1: max_e c_e >= C(T_MWST) >= C(G) >= (n-1)/sum_e 1/c_e");
+        kvn(&sum, "C(T_MWST)", r.mwst,
+            r.direct ? "best single tree (Boruvka's minimum spanning tree = minimum bottleneck tree)"
+                     : "best single tree found: Boruvka on route lengths or the packing's best tree (not proven "
+                       "optimal with switches)");
+        kvn(&sum, "lower bound", r.lower, r.direct ? "(n-1) / sum_e 1/c_e" : "(only on direct graphs)");
+        kvn(&sum, "dual bound", r.dual_bound, "MST under the LP dual: a proven lower bound on C(G)");
+        kvn(&sum, "ring", r.ring, "rank-order ring, per phase: (n-1)/n max_e c_e x (ring hops routed over e)");
+        snprintf(b1, sizeof b1, "%d", r.ntrees);
+        kv(&sum, "trees", b1, "spanning trees with positive weight");
+        snprintf(b1, sizeof b1, "%d", ns);
+        kv(&sum, "streams", b1, opts.root_lp ? "(tree, root) pairs of the root LP" : "every tree rooted at rank 0");
+        kvn(&sum, "C_dir", r.C_dir,
+            "max over directed links of c_e Q_e (reduce-phase load): the cost of one phase; >= C(G)/2 with full duplex");
+        snprintf(b1, sizeof b1, "%d", K);
+        kv(&sum, "units", b1, K ? "equal ops the schedule runs (stream s gets per_s of them)" : "one op per stream");
+        kvn(&sum, "C_dir (units)", cq, "C_dir after rounding the streams to units");
+        snprintf(b1, sizeof b1, "%d", r.max_height);
+        kv(&sum, "max height", b1, "deepest stream: pipeline fill");
+        snprintf(b1, sizeof b1, "%d columns, %d LP solves, %.3f ms; roots %.3f ms (%d candidates)", r.columns,
+                 r.iterations, r.solve_s * 1e3, r.root_s * 1e3, r.root_columns);
+        kv(&sum, "solver", b1, "column generation with a minimum-spanning-tree pricing step (GLPK simplex)");
+        if (o.check) {
+            if (r.direct) {
+                snprintf(b1, sizeof b1, "%.12g (%d rows x %d columns, %.3f ms)", r.C_compact, r.compact_rows,
+                         r.compact_cols, r.compact_s * 1e3);
+                kv(&sum, "extended formulation", b1, "multicommodity-flow formulation of the spanning-tree polytope");
+                if (!(fabs(r.C_compact - r.C) <= 1e-7 * r.C)) rc = AR_EFAIL;
+            } else {
+                kv(&sum, "extended formulation", "-", "only on direct graphs");
+            }
+        }
+        if (o.nsizes) {
+            uint64_t count;
+            if (cli_size(&o, 0, &count) != AR_OK) {
+                rc = AR_EINVAL;
+            } else {
+                double bytes = (double)count * (double)ar_dtype_size(o.dtype);
+                ar_tp_model_stream *ms = calloc((size_t)ns + 1, sizeof *ms);
+                int m = 0;
+                for (int i = 0; ms && i < ns; i++) {
+                    double w = K ? (double)per[i] / K : r.streams[i].weight;
+                    if (w > 0) ms[m++] = (ar_tp_model_stream){r.streams[i].parent, w};
+                }
+                ar_model_result mr;
+                if (ms && ar_model_treepack(p, ms, m, bytes, (int)chunks, &mr, &e) == AR_OK) {
+                    double alpha = 0;
+                    for (int l = 0; l < p->nlinks; l++)
+                        if (p->links[l].lat_s > alpha) alpha = p->links[l].lat_s;
+                    double cs = cq * bytes / r.bw_ref_Bps;
+                    kv(&sum, "size", ar_fmt_bytes(bytes, b2, sizeof b2), "");
+                    snprintf(b1, sizeof b1, "%lld", chunks);
+                    kv(&sum, "chunks", b1, "pipeline chunks per op");
+                    kvn(&sum, "C(G) seconds", r.C * bytes / r.bw_ref_Bps, "C(G) x bytes / bw_ref");
+                    kvn(&sum, "predicted s", mr.time_s,
+                        "schedule time: sum over both phases and their Dmax+c-1 rounds of the slowest tree edge "
+                        "(model_treepack.h)");
+                    snprintf(b3, sizeof b3, "2 C_dir S = %.6g <= T <= 2 (Dmax+c-1)(alpha + C_dir S/c) = %.6g",
+                             ar_model_treepack_lower(cs),
+                             ar_model_treepack_upper(r.max_height, (int)chunks, alpha, cs));
+                    kv(&sum, "bounds s", b3, "S = bytes / bw_ref, alpha = largest link latency");
+                }
+                free(ms);
+            }
+        }
+        /* trees */
+        static const char *const tcol[] = {"tree", "weight", "weight_value", "C(T)", "edges"};
+        cli_table tt;
+        tbl_init(&tt, 5, tcol);
+        for (int i = 0; i < r.ntrees; i++) {
+            int row = tbl_row(&tt);
+            tbl_int(&tt, row, 0, i);
+            tbl_str(&tt, row, 1, frac_str(r.trees[i].weight, r.trees[i].wexact, b1, sizeof b1));
+            tbl_num(&tt, row, 2, "%.9g", r.trees[i].weight);
+            tbl_num(&tt, row, 3, "%.6g", r.trees[i].cost);
+            size_t cap = (size_t)n * 16 + 1, len = 0;
+            char *ed = malloc(cap);
+            if (ed) {
+                ed[0] = 0;
+                for (int j = 0; j < n - 1; j++)
+                    len += (size_t)snprintf(ed + len, cap - len, "%s%d-%d", j ? " " : "",
+                                            r.pairs[r.trees[i].pairs[j]].u, r.pairs[r.trees[i].pairs[j]].v);
+                tbl_str(&tt, row, 4, ed);
+                free(ed);
+            }
+        }
+        /* streams */
+        static const char *const stcol[] = {"stream", "tree", "root", "weight", "units", "height"};
+        cli_table stt;
+        tbl_init(&stt, 6, stcol);
+        for (int i = 0; i < ns; i++) {
+            int row = tbl_row(&stt);
+            tbl_int(&stt, row, 0, i);
+            tbl_int(&stt, row, 1, r.streams[i].tree);
+            tbl_int(&stt, row, 2, r.streams[i].root);
+            tbl_num(&stt, row, 3, "%.9g", r.streams[i].weight);
+            tbl_int(&stt, row, 4, K ? per[i] : 0);
+            tbl_int(&stt, row, 5, r.streams[i].height);
+        }
+        /* links */
+        static const char *const lcol[] = {"link", "a", "b", "lanes", "c_e", "load", "load_value", "load_x_c",
+                                           "util", "Q_ab", "Q_ba", "gpus_cut"};
+        cli_table lt;
+        tbl_init(&lt, 12, lcol);
+        int have_cls = !r.direct && link_classes(p, cls);
+        for (int l = 0; l < r.nlinks; l++) {
+            const ar_link *lk = &p->links[l];
+            int row = tbl_row(&lt);
+            tbl_str(&lt, row, 0, lk->name);
+            tbl_str(&lt, row, 1, p->nodes[lk->a].name);
+            tbl_str(&lt, row, 2, p->nodes[lk->b].name);
+            tbl_int(&lt, row, 3, lk->lanes);
+            tbl_str(&lt, row, 4, frac_str(r.link_c[l], r.link_c_exact[l], b1, sizeof b1));
+            tbl_str(&lt, row, 5,
+                    frac_str(r.link_load[l], r.link_load_exact ? r.link_load_exact[l] : (ar_tp_frac){0, 0}, b1,
+                             sizeof b1));
+            tbl_num(&lt, row, 6, "%.9g", r.link_load[l]);
+            tbl_num(&lt, row, 7, "%.9g", r.link_load[l] * r.link_c[l]);
+            tbl_num(&lt, row, 8, "%.4f", r.C > 0 ? r.link_load[l] * r.link_c[l] / r.C : 0);
+            tbl_num(&lt, row, 9, "%.6g", r.dlink_load[AR_DLINK(l, 0)]);
+            tbl_num(&lt, row, 10, "%.6g", r.dlink_load[AR_DLINK(l, 1)]);
+            if (have_cls) tbl_int(&lt, row, 11, cls[l]);
+            else tbl_str(&lt, row, 11, "-");
+        }
+        /* link classes (tree-shaped switched platforms): mean and max load per class */
+        static const char *const ccol[] = {"class", "links", "mean_load", "max_load", "mean_util", "ratio"};
+        cli_table ct;
+        tbl_init(&ct, 6, ccol);
+        char ratio_keys[200] = "", ratio_vals[200] = "";
+        if (have_cls) {
+            int keys[64], nk = 0;
+            for (int l = 0; l < r.nlinks; l++) {
+                int seen = 0;
+                for (int k = 0; k < nk; k++) seen |= keys[k] == cls[l];
+                if (!seen && nk < 64) keys[nk++] = cls[l];
+            }
+            for (int i = 1; i < nk; i++)
+                for (int j = i; j > 0 && keys[j - 1] > keys[j]; j--) {
+                    int t = keys[j];
+                    keys[j] = keys[j - 1];
+                    keys[j - 1] = t;
+                }
+            double mean[64], mx[64], util[64], minmean = INFINITY;
+            int cnt[64];
+            for (int k = 0; k < nk; k++) {
+                mean[k] = mx[k] = util[k] = 0;
+                cnt[k] = 0;
+                for (int l = 0; l < r.nlinks; l++)
+                    if (cls[l] == keys[k]) {
+                        mean[k] += r.link_load[l];
+                        util[k] += r.C > 0 ? r.link_load[l] * r.link_c[l] / r.C : 0;
+                        if (r.link_load[l] > mx[k]) mx[k] = r.link_load[l];
+                        cnt[k]++;
+                    }
+                mean[k] /= cnt[k];
+                util[k] /= cnt[k];
+                if (mean[k] > 0 && mean[k] < minmean) minmean = mean[k];
+            }
+            /* integer ratio of the means, when they are small rationals of each other */
+            ar_tp_frac q[64];
+            int64_t l = 1;
+            int ok = nk > 0 && isfinite(minmean);
+            for (int k = 0; k < nk && ok; k++) {
+                ok = ar_tp_rationalize(mean[k] / minmean, 1000, 1e-9, &q[k]);
+                if (ok) l = l / gcd_ll(l, q[k].den) * q[k].den;
+                if (l > 1000000) ok = 0;
+            }
+            int64_t g = 0;
+            for (int k = 0; k < nk && ok; k++) g = gcd_ll(g, q[k].num * (l / q[k].den));
+            size_t len = 0, lenk = 0;
+            for (int k = 0; k < nk; k++) {
+                int row = tbl_row(&ct);
+                snprintf(b1, sizeof b1, "%d GPU%s", keys[k], keys[k] == 1 ? "" : "s");
+                tbl_str(&ct, row, 0, b1);
+                tbl_int(&ct, row, 1, cnt[k]);
+                tbl_num(&ct, row, 2, "%.9g", mean[k]);
+                tbl_num(&ct, row, 3, "%.9g", mx[k]);
+                tbl_num(&ct, row, 4, "%.4f", util[k]);
+                if (ok && g > 0) {
+                    long long v = (long long)(q[k].num * (l / q[k].den) / g);
+                    tbl_int(&ct, row, 5, v);
+                    len += (size_t)snprintf(ratio_vals + len, sizeof ratio_vals - len, "%s%lld", k ? " : " : "", v);
+                    lenk += (size_t)snprintf(ratio_keys + lenk, sizeof ratio_keys - lenk, "%s%d GPU%s",
+                                             k ? " : " : "", keys[k], keys[k] == 1 ? "" : "s");
+                } else {
+                    tbl_num(&ct, row, 5, "%.6g", mean[k] / minmean);
+                }
+            }
+            if (ok && g > 0)
+                kv(&sum, "class ratio", ratio_vals,
+                   "mean load by link class, classes = GPUs on the smaller side of the link (P2.16xlarge: intra-card "
+                   "PLX : inter-card PLX : central bridge; the paper reports 15:14:8)");
+        }
+        if (o.format == FMT_TABLE) {
+            printf("== %s: %d GPUs, %d links ==\n", p->name, n, p->nlinks);
+            tbl_print(&sum, FMT_TABLE, stdout);
+            print_section("trees (weight = fraction of the data; edges are rank pairs)", &tt);
+            print_section("streams (the schedule: each reduces its share up its tree to root, then broadcasts)", &stt);
+            print_section("links (load = P_e, fraction of the data crossing e; Q = reduce-phase load per direction)",
+                          &lt);
+            print_section("link classes", &ct);
+            if (ratio_vals[0]) printf("utilisation ratio by link class (%s) = %s\n", ratio_keys, ratio_vals);
+        } else if (o.format == FMT_CSV) {
+            csv_section(p->name, "summary", &sum);
+            csv_section(p->name, "trees", &tt);
+            csv_section(p->name, "streams", &stt);
+            csv_section(p->name, "links", &lt);
+            csv_section(p->name, "classes", &ct);
+        } else {
+            printf("%s{\"platform\":\"%s\",\"summary\":", pi ? "," : "", p->name);
+            tbl_print(&sum, FMT_JSON, stdout);
+            printf(",\"trees\":");
+            tbl_print(&tt, FMT_JSON, stdout);
+            printf(",\"streams\":");
+            tbl_print(&stt, FMT_JSON, stdout);
+            printf(",\"links\":");
+            tbl_print(&lt, FMT_JSON, stdout);
+            printf(",\"classes\":");
+            tbl_print(&ct, FMT_JSON, stdout);
+            printf("}\n");
+        }
+        tbl_free(&sum);
+        tbl_free(&tt);
+        tbl_free(&stt);
+        tbl_free(&lt);
+        tbl_free(&ct);
+        free(per);
+        free(cls);
+        ar_treepack_result_free(&r);
+        ar_platform_free(p);
+    }
+    if (o.format == FMT_JSON && o.nplatforms > 1) printf("]\n");
+    if (o.nalgos) ar_params_free(&params);
+    if (rc == AR_EFAIL) fprintf(stderr, "arlab trees: the extended formulation disagrees with column generation\n");
+    return rc;
 }

@@ -1,0 +1,142 @@
+/* treepack: spanning-tree packing (Wang, Li, Liberty, Smola, SysML 2018).
+ *
+ * The planner solves the LP of treepack.h (C(G) over the spanning-tree
+ * polytope, by column generation with a minimum-spanning-tree pricing step),
+ * then the root LP, and runs the resulting streams (tree, root, weight):
+ *
+ *   phase "reduce (tree packing ...)":   one REDUCE (impl TREE) per unit, along
+ *                                        the stream's tree to its root;
+ *   phase "broadcast (tree packing ...)": the matching BROADCAST back down.
+ *
+ * All trees run concurrently in each phase; each op is pipelined in `chunks`
+ * chunks (lower.h: height + chunks - 1 rounds per phase). Each op carries a
+ * contiguous element range; the ranges tile [0, count) exactly.
+ *
+ * Units (how the weights become element ranges):
+ *   units=K (1..4096): K ops of count/K elements each (exact integer split:
+ *       op u covers [floor(u count/K), floor((u+1) count/K))); stream s gets
+ *       floor or ceil of w_s K of them (ar_treepack_units: greedy, keeping the
+ *       worst directed link low). Equal-sized ops make every transfer crossing
+ *       a link equal, so the equal-share cost walk (models/walk.c) and a
+ *       max-min simulator both charge each link exactly its total bytes.
+ *   units=0: one op per stream with count * w_s elements (cumulative
+ *       rounding): the LP's exact split, but concurrent transfers on a link
+ *       then differ in size, which the equal-share walk over-charges.
+ *   default: ar_treepack_pick_units(tol 0.5 %, at most 256 units): the
+ *       exact common denominator when the stream weights have a small one,
+ *       else the smallest power of two >= 64 whose rounding costs at most
+ *       0.5 % of C_dir, or the best of 64..256 (on P3.16xlarge and
+ *       P2.16xlarge rounding costs about 2 % of C_dir; units=1024 brings it
+ *       under 0.5 % at four times the ops; the detail string shows both).
+ * Roots: roots=lp (default) chooses them by the root LP (treepack.h: least
+ * max directed-link load, then least mean height); roots=first roots every
+ * tree at its lowest rank.
+ *
+ * Parameters: chunks=N (1..4096, default 16), units=K (0..4096), roots=lp|first.
+ * Ownership: *out belongs to the caller (ar_schedule_free).
+ * Owner of this file: spanning-tree packing (issue 5).
+ */
+#include <math.h>
+#include <string.h>
+
+#include "classic_common.h"
+#include "treepack.h"
+
+#define TP_DEFAULT_CHUNKS 16
+#define TP_MAX_CHUNKS 4096
+#define TP_MAX_UNITS 4096
+
+static ar_status add_op(ar_schedule *s, ar_op_kind kind, const int *members, int n, uint64_t off, uint64_t len,
+                        const ar_tp_stream *st, int chunks, int tag) {
+    if (!len) return AR_OK;
+    ar_op *op = ar_sched_op(s, kind, AR_IMPL_TREE, members, n, off, len);
+    if (!op || ar_op_set_parent(op, st->parent) != AR_OK) return AR_ENOMEM;
+    op->root = st->root;
+    op->chunks = chunks;
+    op->tag = tag;
+    return AR_OK;
+}
+
+static ar_status tp_plan(const ar_platform *p, uint64_t count, size_t elem_bytes, ar_params *params, ar_schedule **out,
+                         ar_err *e) {
+    ar_status st = ar_classic_check("treepack", p, count, elem_bytes, out, e);
+    if (st != AR_OK) return st;
+    long long chunks = TP_DEFAULT_CHUNKS, units = -1;
+    const char *roots = "lp";
+    if (params) {
+        if ((st = ar_params_get_int(params, "chunks", 1, TP_MAX_CHUNKS, &chunks, e)) != AR_OK) return st;
+        if ((st = ar_params_get_int(params, "units", 0, TP_MAX_UNITS, &units, e)) != AR_OK) return st;
+        ar_params_get_str(params, "roots", &roots);
+    }
+    if (strcmp(roots, "lp") && strcmp(roots, "first"))
+        return ar_fail(e, AR_EINVAL, "treepack: roots=%s: use roots=lp or roots=first", roots);
+    ar_treepack_opts o = ar_treepack_defaults();
+    o.root_lp = !strcmp(roots, "lp");
+    ar_treepack_result r;
+    if ((st = ar_treepack_solve(p, &o, &r, e)) != AR_OK) return st;
+    int n = p->nranks, ns = r.nstreams, K = 0;
+    double cdir = r.C_dir;
+    int *per = ar_calloc((size_t)ns + 1, sizeof *per);
+    int *members = ar_classic_iota(0, n);
+    ar_schedule *s = ar_schedule_new("treepack", n, count, elem_bytes);
+    if (!per || !members || !s) goto nomem;
+    if (units < 0) {
+        K = ar_treepack_pick_units(&r, AR_TP_UNITS_TOL, AR_TP_UNITS_MAX, per, &cdir);
+        if (K == 0) goto nomem;
+    } else if (units > 0) {
+        K = (int)units;
+        cdir = ar_treepack_units(&r, K, per);
+    }
+    char cbuf[64];
+    if (ar_schedule_set_detail(s,
+                               "C(G)=%s C_dir=%.6g (LP %.6g) trees=%d streams=%d units=%d chunks=%lld roots=%s Dmax=%d",
+                               ar_tp_fmt(r.C, (ar_tp_frac){r.C_num, r.C_den}, cbuf, sizeof cbuf), cdir, r.C_dir,
+                               r.ntrees, ns, K, chunks, roots, r.max_height) != AR_OK)
+        goto nomem;
+    static const ar_op_kind kinds[2] = {AR_OP_REDUCE, AR_OP_BROADCAST};
+    static const char *const names[2] = {"reduce", "broadcast"};
+    for (int ph = 0; ph < 2; ph++) {
+        if (ar_sched_phase(s, "%s (tree packing, %d streams, chunks=%lld)", names[ph], ns, chunks) < 0) goto nomem;
+        if (K > 0) {
+            int u = 0;
+            for (int i = 0; i < ns; i++)
+                for (int k = 0; k < per[i]; k++, u++) {
+                    uint64_t a = count * (uint64_t)u / (uint64_t)K, b = count * (uint64_t)(u + 1) / (uint64_t)K;
+                    if (add_op(s, kinds[ph], members, n, a, b - a, &r.streams[i], (int)chunks, i) != AR_OK)
+                        goto nomem;
+                }
+        } else {
+            double cum = 0;
+            uint64_t prev = 0;
+            for (int i = 0; i < ns; i++) {
+                cum += r.streams[i].weight;
+                uint64_t b = i == ns - 1 ? count : (uint64_t)llround((double)count * cum);
+                if (b > count) b = count;
+                if (b < prev) b = prev;
+                if (add_op(s, kinds[ph], members, n, prev, b - prev, &r.streams[i], (int)chunks, i) != AR_OK)
+                    goto nomem;
+                prev = b;
+            }
+        }
+    }
+    free(per);
+    free(members);
+    ar_treepack_result_free(&r);
+    *out = s;
+    return AR_OK;
+nomem:
+    free(per);
+    free(members);
+    ar_treepack_result_free(&r);
+    return ar_classic_nomem("treepack", s, e);
+}
+
+const ar_algo ar_algo_treepack = {
+    .name = "treepack",
+    .label = "Spanning-tree packing (Wang et al.)",
+    .summary = "LP-optimal weighted spanning trees (C(G)), each reducing its share to a root and broadcasting it, "
+               "pipelined, all concurrently",
+    .params_help = "chunks=N pipeline chunks (1..4096, default 16); units=K equal ops (0 = one per stream; default "
+                   "exact when <= 256); roots=lp|first",
+    .plan = tp_plan,
+};

@@ -1,0 +1,579 @@
+/* `arlab report` (report.h): DIR/report.html (self-contained: figures are
+ * base64 data: URIs) and its Markdown twin DIR/report.md, from the sweeps'
+ * JSON (description, figures) and CSV (rows) in DIR. */
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "core/platform.h"
+#include "report.h"
+
+/* Sweeps in the order the report shows them; others follow alphabetically. */
+static const char *const known_order[] = {"bc-fig5", "bc-fig6", "fr-fig4", "wang-fig3", "model-vs-sim", "sim-vs-real"};
+#define NKNOWN ((int)(sizeof known_order / sizeof known_order[0]))
+
+typedef struct doc {
+    FILE *html, *md;
+    const char *dir;
+} doc;
+
+/* ---- escaping ----------------------------------------------------------- */
+
+static void html_text(FILE *f, const char *s) {
+    for (; s && *s; s++) {
+        switch (*s) {
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '&': fputs("&amp;", f); break;
+        case '"': fputs("&quot;", f); break;
+        default: fputc(*s, f);
+        }
+    }
+}
+
+/* Markdown: a table cell or a paragraph; '|' escaped, newlines flattened. */
+static void md_text(FILE *f, const char *s) {
+    for (; s && *s; s++) {
+        if (*s == '|') fputs("\\|", f);
+        else if (*s == '\n' || *s == '\r') fputc(' ', f);
+        else if (*s == '<') fputs("&lt;", f);
+        else fputc(*s, f);
+    }
+}
+
+static void both(doc *d, const char *html_pre, const char *md_pre, const char *text, const char *html_post,
+                 const char *md_post) {
+    fputs(html_pre, d->html);
+    html_text(d->html, text);
+    fputs(html_post, d->html);
+    fputs(md_pre, d->md);
+    md_text(d->md, text);
+    fputs(md_post, d->md);
+}
+
+static void heading(doc *d, int level, const char *text, const char *id) {
+    fprintf(d->html, "<h%d%s%s%s>", level, id ? " id=\"" : "", id ? id : "", id ? "\"" : "");
+    html_text(d->html, text);
+    fprintf(d->html, "</h%d>\n", level);
+    for (int i = 0; i < level; i++) fputc('#', d->md);
+    fputc(' ', d->md);
+    md_text(d->md, text);
+    fputs("\n\n", d->md);
+}
+
+static void para(doc *d, const char *text) { both(d, "<p>", "", text, "</p>\n", "\n\n"); }
+
+/* A table: ncols headers, then nrows x ncols cells (row-major). */
+static void table(doc *d, int ncols, const char *const *head, int nrows, char **cells, int collapse, const char *summary) {
+    if (collapse) {
+        fputs("<details><summary>", d->html);
+        html_text(d->html, summary);
+        fputs("</summary>\n", d->html);
+        fputs("**", d->md);
+        md_text(d->md, summary);
+        fputs("**\n\n", d->md);
+    }
+    fputs("<table>\n<tr>", d->html);
+    for (int c = 0; c < ncols; c++) both(d, "<th>", c ? " | " : "| ", head[c], "</th>", "");
+    fputs("</tr>\n", d->html);
+    fputs(" |\n|", d->md);
+    for (int c = 0; c < ncols; c++) fputs("---|", d->md);
+    fputc('\n', d->md);
+    for (int r = 0; r < nrows; r++) {
+        fputs("<tr>", d->html);
+        for (int c = 0; c < ncols; c++)
+            both(d, "<td>", c ? " | " : "| ", cells[(size_t)r * (size_t)ncols + (size_t)c], "</td>", "");
+        fputs("</tr>\n", d->html);
+        fputs(" |\n", d->md);
+    }
+    fputs("</table>\n", d->html);
+    if (collapse) fputs("</details>\n", d->html);
+    fputc('\n', d->md);
+}
+
+static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/* Writes the file as base64; returns 0 if it could not be read. */
+static int write_base64(FILE *out, const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return 0;
+    unsigned char in[3 * 1024];
+    size_t n;
+    while ((n = fread(in, 1, sizeof in, f)) > 0) {
+        for (size_t i = 0; i < n; i += 3) {
+            unsigned v = (unsigned)in[i] << 16 | (i + 1 < n ? (unsigned)in[i + 1] << 8 : 0) | (i + 2 < n ? in[i + 2] : 0);
+            fputc(b64[v >> 18 & 63], out);
+            fputc(b64[v >> 12 & 63], out);
+            fputc(i + 1 < n ? b64[v >> 6 & 63] : '=', out);
+            fputc(i + 2 < n ? b64[v & 63] : '=', out);
+        }
+        if (n < sizeof in) break;
+    }
+    fclose(f);
+    return 1;
+}
+
+static void figure(doc *d, const char *id, const char *title, const char *caption) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/fig/%s.png", d->dir, id);
+    FILE *probe = fopen(path, "rb");
+    if (!probe) {
+        char msg[600];
+        snprintf(msg, sizeof msg, "[figure %s not built: run experiments/make_figures.sh, or gnuplot plots/%s.gp]", id, id);
+        para(d, msg);
+        return;
+    }
+    fclose(probe);
+    fprintf(d->html, "<figure id=\"fig-%s\"><img alt=\"", id);
+    html_text(d->html, title ? title : id);
+    fputs("\" src=\"data:image/png;base64,", d->html);
+    write_base64(d->html, path);
+    fputs("\"><figcaption>", d->html);
+    if (title) {
+        fputs("<b>", d->html);
+        html_text(d->html, title);
+        fputs(".</b> ", d->html);
+    }
+    html_text(d->html, caption ? caption : "");
+    fprintf(d->html, " (PDF: fig/%s.pdf)</figcaption></figure>\n", id);
+    fprintf(d->md, "![%s](fig/%s.png)\n\n", id, id);
+    if (title || caption) {
+        fputs("*", d->md);
+        md_text(d->md, title ? title : "");
+        fputs(title ? ". " : "", d->md);
+        md_text(d->md, caption ? caption : "");
+        fprintf(d->md, "* (PDF: fig/%s.pdf)\n\n", id);
+    }
+}
+
+/* ---- tables from rows ------------------------------------------------- */
+
+static char *fmt_ms(const sweep_row *r, int col) {
+    double v = report_num(r, col);
+    char buf[32];
+    if (!isfinite(v)) snprintf(buf, sizeof buf, "-");
+    else snprintf(buf, sizeof buf, "%.4g", v * 1e3);
+    return ar_strdup(buf);
+}
+
+static char *fmt_num(const sweep_row *r, int col, const char *fmt, double scale) {
+    double v = report_num(r, col);
+    char buf[32];
+    if (!isfinite(v)) snprintf(buf, sizeof buf, "-");
+    else {
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+        snprintf(buf, sizeof buf, fmt, v * scale); /* fmt is a literal at every call site */
+#pragma GCC diagnostic pop
+    }
+    return ar_strdup(buf);
+}
+
+static char *fmt_bytes(const sweep_row *r) {
+    char buf[32];
+    double v = report_num(r, SC_BYTES);
+    return ar_strdup(isfinite(v) ? ar_fmt_bytes(v, buf, sizeof buf) : "-");
+}
+
+/* The rows behind a sweep's figures: the columns that matter for it. */
+static void rows_table(doc *d, const char *name, const sweep_rows *rows) {
+    int train = 0, base = 0, calls = 0, sim = 0, meas = 0;
+    for (int i = 0; i < rows->n; i++) {
+        train |= *rows->r[i].f[SC_TRAIN] != 0;
+        base |= *rows->r[i].f[SC_BASE] != 0;
+        calls |= *rows->r[i].f[SC_CALLS_BOUND] != 0;
+        sim |= *rows->r[i].f[SC_SIM] != 0;
+        meas |= !strcmp(rows->r[i].f[SC_BACKEND], "real");
+    }
+    const char *head[16];
+    int nc = 0;
+    head[nc++] = "platform";
+    head[nc++] = "ranks";
+    head[nc++] = "algorithm";
+    head[nc++] = "size";
+    head[nc++] = "backend";
+    head[nc++] = "time (ms)";
+    head[nc++] = "model (ms)";
+    if (sim) head[nc++] = "sim (ms)";
+    if (meas) head[nc++] = "measured (ms)";
+    head[nc++] = "rel. diff";
+    if (base) head[nc++] = "vs baseline";
+    if (calls) head[nc++] = "calls mean/max/bound";
+    if (train) head[nc++] = "train";
+    if (train) head[nc++] = "overhead (ms)";
+    if (train) head[nc++] = "images/s";
+    if (train) head[nc++] = "efficiency";
+    head[nc++] = "status / cause";
+    char **cells = ar_calloc((size_t)rows->n * (size_t)nc + 1, sizeof *cells);
+    if (!cells) return;
+    for (int i = 0; i < rows->n; i++) {
+        const sweep_row *r = &rows->r[i];
+        char **c = cells + (size_t)i * (size_t)nc;
+        int k = 0;
+        c[k++] = ar_strdup(r->f[SC_PLATFORM]);
+        c[k++] = ar_strdup(r->f[SC_RANKS]);
+        char lab[300];
+        snprintf(lab, sizeof lab, "%s (%s)", r->f[SC_LABEL], r->f[SC_ALGO]);
+        c[k++] = ar_strdup(lab);
+        c[k++] = fmt_bytes(r);
+        c[k++] = ar_strdup(r->f[SC_BACKEND]);
+        c[k++] = fmt_ms(r, SC_TIME);
+        c[k++] = fmt_ms(r, SC_MODEL);
+        if (sim) c[k++] = fmt_ms(r, SC_SIM);
+        if (meas) c[k++] = fmt_ms(r, SC_MEASURED);
+        c[k++] = fmt_num(r, SC_REL_DIFF, "%+.1f %%", 100);
+        if (base) c[k++] = fmt_num(r, SC_VS_BASE, "%.2fx", 1);
+        if (calls) {
+            char b[64];
+            double a = report_num(r, SC_CALLS_AVG), m = report_num(r, SC_CALLS_MAX), bd = report_num(r, SC_CALLS_BOUND);
+            if (isfinite(bd)) snprintf(b, sizeof b, "%.2f / %.0f / %.0f", a, m, bd);
+            else snprintf(b, sizeof b, "-");
+            c[k++] = ar_strdup(b);
+        }
+        if (train) {
+            c[k++] = ar_strdup(r->f[SC_TRAIN]);
+            c[k++] = fmt_ms(r, SC_OVERHEAD);
+            c[k++] = fmt_num(r, SC_IMAGES, "%.0f", 1);
+            c[k++] = fmt_num(r, SC_EFF, "%.3f", 1);
+        }
+        char st[600];
+        if (!strcmp(r->f[SC_STATUS], "ok")) snprintf(st, sizeof st, "%s", *r->f[SC_CAUSE] ? r->f[SC_CAUSE] : "ok");
+        else snprintf(st, sizeof st, "%s: %.400s", r->f[SC_STATUS], r->f[SC_MESSAGE]);
+        c[k++] = ar_strdup(st);
+    }
+    char summary[200];
+    snprintf(summary, sizeof summary, "All %d rows of %s (CSV: %s.csv)", rows->n, name, name);
+    table(d, nc, head, rows->n, cells, 1, summary);
+    for (size_t i = 0; i < (size_t)rows->n * (size_t)nc; i++) free(cells[i]);
+    free(cells);
+}
+
+/* Model vs simulation: the points that part, with their causes. */
+static void parting_table(doc *d, const sweep_rows *rows) {
+    static const char *const head[] = {"algorithm", "platform", "size", "time (ms)", "model (ms)", "rel. diff", "cause"};
+    char **cells = ar_calloc((size_t)rows->n * 7 + 1, sizeof *cells);
+    if (!cells) return;
+    int n = 0;
+    for (int i = 0; i < rows->n; i++) {
+        const sweep_row *r = &rows->r[i];
+        double dd = report_num(r, SC_REL_DIFF);
+        if (strcmp(r->f[SC_STATUS], "ok") || !isfinite(dd) || fabs(dd) < 0.01) continue;
+        char **c = cells + (size_t)n * 7;
+        c[0] = ar_strdup(r->f[SC_LABEL]);
+        c[1] = ar_strdup(r->f[SC_PLATFORM]);
+        c[2] = fmt_bytes(r);
+        c[3] = fmt_ms(r, SC_TIME);
+        c[4] = fmt_ms(r, SC_MODEL);
+        c[5] = fmt_num(r, SC_REL_DIFF, "%+.1f %%", 100);
+        c[6] = ar_strdup(r->f[SC_CAUSE]);
+        n++;
+    }
+    if (n) {
+        char sum[120];
+        snprintf(sum, sizeof sum, "%d points where the time and the model part by 1 %% or more, with the cause", n);
+        para(d, "Where they part (|rel. diff| >= 1 %), and why:");
+        table(d, 7, head, n, cells, n > 20, sum);
+    } else {
+        para(d, "Every point agrees within 1 %.");
+    }
+    for (size_t i = 0; i < (size_t)n * 7; i++) free(cells[i]);
+    free(cells);
+}
+
+/* ---- platforms -------------------------------------------------------- */
+
+typedef struct strset {
+    int n, cap;
+    char **s;
+} strset;
+
+static void strset_add(strset *ss, const char *s) {
+    for (int i = 0; i < ss->n; i++)
+        if (!strcmp(ss->s[i], s)) return;
+    if (ss->n == ss->cap) {
+        int nc = ss->cap ? 2 * ss->cap : 16;
+        char **ns = ar_reallocarray(ss->s, (size_t)nc, sizeof *ns);
+        if (!ns) return;
+        ss->s = ns;
+        ss->cap = nc;
+    }
+    char *d = ar_strdup(s);
+    if (d) ss->s[ss->n++] = d;
+}
+
+static void strset_free(strset *ss) {
+    for (int i = 0; i < ss->n; i++) free(ss->s[i]);
+    free(ss->s);
+    memset(ss, 0, sizeof *ss);
+}
+
+static void platform_notes(doc *d, const strset *srcs) {
+    heading(d, 2, "Platform assumptions", "platforms");
+    para(d, "Every number above is computed on these platforms. Their link bandwidths and latencies come from the "
+            "papers where the papers give them and are our assumptions elsewhere, as each platform's notes say "
+            "(platforms/*.json). Generated platforms (the BlueConnect Fig. 6 cluster sizes) carry their parameters "
+            "in their spec. A note already given for an earlier platform is not repeated.");
+    strset seen = {0, 0, NULL};   /* notes printed so far */
+    strset origin = {0, 0, NULL}; /* the platform each was printed for (parallel, may repeat) */
+    for (int i = 0; i < srcs->n; i++) {
+        const char *src = srcs->s[i];
+        char spec[1100];
+        int generated = !strncmp(src, "generated:", 10);
+        if (!strncmp(src, "preset:", 7)) snprintf(spec, sizeof spec, "%s", src + 7);
+        else if (generated) snprintf(spec, sizeof spec, "%s", src + 10);
+        else snprintf(spec, sizeof spec, "%s", src);
+        ar_platform *p = NULL;
+        ar_err e = {{0}};
+        if (ar_platform_load(spec, 0, &p, &e) != AR_OK) {
+            char msg[800];
+            snprintf(msg, sizeof msg, "%s: could not be loaded here (%s)", src, e.msg);
+            para(d, msg);
+            continue;
+        }
+        char title[1300];
+        snprintf(title, sizeof title, "%s (%d GPUs, %d machine%s; %s)", p->name, p->nranks, p->nmachines,
+                 p->nmachines == 1 ? "" : "s", generated ? "generated family" : src);
+        heading(d, 3, title, NULL);
+        if (p->description) para(d, p->description);
+        int printed = 0;
+        char omitted_from[256] = "";
+        for (int k = 0; k < p->nnotes; k++) {
+            int dup = -1;
+            for (int m = 0; m < seen.n && dup < 0; m++)
+                if (!strcmp(seen.s[m], p->notes[k])) dup = m;
+            if (dup >= 0) {
+                if (!omitted_from[0]) snprintf(omitted_from, sizeof omitted_from, "%s", origin.s[dup < origin.n ? dup : 0]);
+                continue;
+            }
+            if (!printed++) fputs("<ul>\n", d->html);
+            both(d, "<li>", "- ", p->notes[k], "</li>\n", "\n");
+            int before = seen.n;
+            strset_add(&seen, p->notes[k]);
+            if (seen.n > before) {
+                /* origin is parallel to seen: append even when the name repeats */
+                if (origin.n == origin.cap) {
+                    int nc = origin.cap ? 2 * origin.cap : 16;
+                    char **ns = ar_reallocarray(origin.s, (size_t)nc, sizeof *ns);
+                    if (ns) {
+                        origin.s = ns;
+                        origin.cap = nc;
+                    }
+                }
+                if (origin.n < origin.cap) origin.s[origin.n++] = ar_strdup(p->name);
+            }
+        }
+        if (printed) {
+            fputs("</ul>\n", d->html);
+            fputc('\n', d->md);
+        }
+        if (omitted_from[0]) {
+            char msg[400];
+            snprintf(msg, sizeof msg, "Other notes as for %s.", omitted_from);
+            para(d, msg);
+        }
+        ar_platform_free(p);
+    }
+    for (int m = 0; m < origin.n; m++) free(origin.s[m]);
+    free(origin.s);
+    strset_free(&seen);
+}
+
+/* ---- the document ------------------------------------------------------ */
+
+static char *slurp(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    size_t k;
+    while (buf && (k = fread(buf + n, 1, cap - n - 1, f)) > 0) {
+        n += k;
+        if (n + 1 == cap) {
+            if (cap > ((size_t)1 << 30)) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            char *nb = realloc(buf, cap * 2);
+            if (!nb) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+    }
+    fclose(f);
+    if (buf) buf[n] = 0;
+    return buf;
+}
+
+static const char *jstr(const cJSON *o, const char *k) {
+    const cJSON *j = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsString(j) ? j->valuestring : NULL;
+}
+
+static int cmp_name(const void *a, const void *b) {
+    const char *x = *(const char *const *)a, *y = *(const char *const *)b;
+    int ix = NKNOWN, iy = NKNOWN;
+    for (int i = 0; i < NKNOWN; i++) {
+        if (!strcmp(known_order[i], x)) ix = i;
+        if (!strcmp(known_order[i], y)) iy = i;
+    }
+    return ix != iy ? ix - iy : strcmp(x, y);
+}
+
+/* Sweep result names in DIR (NAME.json with a matching NAME.csv). */
+static ar_status list_sweeps(const char *dir, strset *names, ar_err *e) {
+    DIR *dd = opendir(dir);
+    if (!dd) return ar_fail(e, AR_EIO, "%s: cannot open the results directory (%s); run the sweeps first", dir, strerror(errno));
+    struct dirent *de;
+    while ((de = readdir(dd))) {
+        size_t l = strlen(de->d_name);
+        if (l < 6 || de->d_name[0] == '.' || strcmp(de->d_name + l - 5, ".json")) continue;
+        char name[256], csv[4096];
+        snprintf(name, sizeof name, "%.*s", (int)(l - 5), de->d_name);
+        snprintf(csv, sizeof csv, "%s/%s.csv", dir, name);
+        FILE *f = fopen(csv, "rb");
+        if (!f) continue;
+        fclose(f);
+        strset_add(names, name);
+    }
+    closedir(dd);
+    qsort(names->s, (size_t)names->n, sizeof *names->s, cmp_name);
+    return AR_OK;
+}
+
+static const char *css =
+    "body{font-family:'DejaVu Serif',Georgia,serif;max-width:1180px;margin:2em auto;padding:0 1em;color:#111;"
+    "line-height:1.45}\nh1,h2,h3{font-weight:normal}h2{border-bottom:1px solid #999;margin-top:2em}\n"
+    "table{border-collapse:collapse;margin:.8em 0;font-size:.85em}th,td{border:1px solid #bbb;padding:.25em .5em;"
+    "vertical-align:top}th{background:#eee}\nfigure{margin:1em 0}img{max-width:100%;border:1px solid #ddd}"
+    "figcaption{font-size:.9em;color:#333}\n.meta{color:#555;font-size:.9em}details{margin:.5em 0}"
+    "summary{cursor:pointer;color:#234}\n";
+
+ar_status report_build(const char *dir, ar_err *e) {
+    strset names = {0, 0, NULL}, srcs = {0, 0, NULL};
+    ar_status st = list_sweeps(dir, &names, e);
+    if (st) return st;
+    if (!names.n) {
+        strset_free(&names);
+        return ar_fail(e, AR_EINVAL, "%s: no sweep results (NAME.json + NAME.csv); run experiments/make_figures.sh", dir);
+    }
+    char hp[4096], mp[4096], htmp[4096], mtmp[4096];
+    snprintf(hp, sizeof hp, "%s/report.html", dir);
+    snprintf(mp, sizeof mp, "%s/report.md", dir);
+    snprintf(htmp, sizeof htmp, "%s/.report.html.tmp", dir);
+    snprintf(mtmp, sizeof mtmp, "%s/.report.md.tmp", dir);
+    doc d = {fopen(htmp, "wb"), fopen(mtmp, "wb"), dir};
+    if (!d.html || !d.md) {
+        if (d.html) fclose(d.html);
+        if (d.md) fclose(d.md);
+        strset_free(&names);
+        return ar_fail(e, AR_EIO, "%s: cannot write the report", dir);
+    }
+    fprintf(d.html, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+                    "<title>arlab report</title>\n<style>\n%s</style></head><body>\n", css);
+    heading(&d, 1, "arlab: the papers' figures, reproduced", NULL);
+    para(&d, "Each section is one sweep (experiments/NAME.json, run by `arlab sweep`), its figure (plots/NAME.gp), "
+             "the paper's headline claims next to arlab's numbers with the reason where they differ, and the rows "
+             "behind the figure. Times are for one all-reduce unless a training column says otherwise. The backend "
+             "column says where a time comes from: the SimGrid simulator (sim), the cost walk of the planned "
+             "schedule (model) or GPU measurements (real).");
+
+    /* contents */
+    fputs("<p class=\"meta\">Contents: ", d.html);
+    for (int i = 0; i < names.n; i++)
+        fprintf(d.html, "%s<a href=\"#%s\">%s</a>", i ? " &middot; " : "", names.s[i], names.s[i]);
+    fputs(" &middot; <a href=\"#platforms\">platform assumptions</a></p>\n", d.html);
+
+    for (int i = 0; i < names.n && !st; i++) {
+        char jp[4096], cp[4096];
+        snprintf(jp, sizeof jp, "%s/%s.json", dir, names.s[i]);
+        snprintf(cp, sizeof cp, "%s/%s.csv", dir, names.s[i]);
+        char *text = slurp(jp);
+        cJSON *root = text ? cJSON_Parse(text) : NULL;
+        free(text);
+        sweep_rows rows;
+        ar_err re = {{0}};
+        if (!root || !cJSON_IsObject(root) || sweep_read_csv(cp, &rows, &re) != AR_OK) {
+            char msg[800];
+            snprintf(msg, sizeof msg, "%s: skipped (%s)", names.s[i], re.msg[0] ? re.msg : "not a sweep result");
+            para(&d, msg);
+            cJSON_Delete(root);
+            continue;
+        }
+        const char *title = jstr(root, "title");
+        heading(&d, 2, title ? title : names.s[i], names.s[i]);
+        const char *paper = jstr(root, "paper"), *desc = jstr(root, "description");
+        char meta[1200];
+        snprintf(meta, sizeof meta, "Source: %s. Sweep %s (%s), arlab %s, commit %s; %d rows.", paper ? paper : "-",
+                 names.s[i], jstr(root, "file") ? jstr(root, "file") : "?", jstr(root, "version") ? jstr(root, "version") : "?",
+                 jstr(root, "commit") ? jstr(root, "commit") : "?", rows.n);
+        both(&d, "<p class=\"meta\">", "", meta, "</p>\n", "\n\n");
+        if (desc) para(&d, desc);
+        /* backends and network models used */
+        strset nets = {0, 0, NULL};
+        for (int r = 0; r < rows.n; r++) {
+            char b[400];
+            snprintf(b, sizeof b, "%s", rows.r[r].f[SC_NETWORK]);
+            if (*b) strset_add(&nets, b);
+            strset_add(&srcs, rows.r[r].f[SC_PLATFORM_SRC]);
+        }
+        for (int k = 0; k < nets.n; k++) {
+            char b[500];
+            snprintf(b, sizeof b, "Backend: %s.", nets.s[k]);
+            both(&d, "<p class=\"meta\">", "", b, "</p>\n", "\n\n");
+        }
+        strset_free(&nets);
+        const cJSON *figs = cJSON_GetObjectItemCaseSensitive(root, "figures");
+        const cJSON *fg;
+        cJSON_ArrayForEach(fg, figs) {
+            const char *id = jstr(fg, "id");
+            if (id && strspn(id, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == strlen(id))
+                figure(&d, id, jstr(fg, "title"), jstr(fg, "caption"));
+        }
+        report_claim cl[REPORT_MAX_CLAIMS];
+        int nclaims = report_claims(names.s[i], &rows, cl, REPORT_MAX_CLAIMS);
+        if (nclaims) {
+            static const char *const head[] = {"claim", "paper", "arlab", "why"};
+            char **cells = ar_calloc((size_t)nclaims * 4, sizeof *cells);
+            if (cells) {
+                for (int k = 0; k < nclaims; k++) {
+                    cells[k * 4 + 0] = cl[k].what;
+                    cells[k * 4 + 1] = cl[k].paper;
+                    cells[k * 4 + 2] = cl[k].arlab;
+                    cells[k * 4 + 3] = cl[k].why;
+                }
+                heading(&d, 3, "The paper's claims and arlab's numbers", NULL);
+                table(&d, 4, head, nclaims, cells, 0, NULL);
+                free(cells);
+            }
+        }
+        if (!strcmp(names.s[i], "model-vs-sim")) parting_table(&d, &rows);
+        rows_table(&d, names.s[i], &rows);
+        sweep_rows_free(&rows);
+        cJSON_Delete(root);
+    }
+    platform_notes(&d, &srcs);
+    fputs("</body></html>\n", d.html);
+    int bad = ferror(d.html) || ferror(d.md);
+    bad |= fclose(d.html) != 0;
+    bad |= fclose(d.md) != 0;
+    if (!st && (bad || rename(htmp, hp) != 0 || rename(mtmp, mp) != 0))
+        st = ar_fail(e, AR_EIO, "%s: cannot write the report", dir);
+    if (st) {
+        unlink(htmp);
+        unlink(mtmp);
+    }
+    strset_free(&names);
+    strset_free(&srcs);
+    return st;
+}

@@ -1,0 +1,39 @@
+/* `arlab report`: one self-contained HTML page and a Markdown twin built from
+ * the sweep results in a directory (cli/report.c), with the papers' headline
+ * claims next to arlab's numbers (cli/report_claims.c).
+ *
+ * Inputs in DIR: NAME.json (the sweep's description and figures, written by
+ * `arlab sweep`), NAME.csv (its rows) and fig/ID.png for every figure id.
+ * Outputs: DIR/report.html (images embedded as base64 data: URIs) and
+ * DIR/report.md (images referenced as fig/ID.png, relative to DIR).
+ *
+ * Ownership: nothing global; every function frees what it allocates.
+ */
+#ifndef AR_CLI_REPORT_H
+#define AR_CLI_REPORT_H
+
+#include "sweep.h"
+
+/* One headline claim of a paper next to what arlab computes. */
+typedef struct report_claim {
+    char what[200];   /* the quantity, e.g. "BLC over NCCL2, Intel 2x4, 2e8 FP32" */
+    char paper[120];  /* what the paper reports */
+    char arlab[200];  /* what arlab gets ("n/a" when the rows are missing) */
+    char why[900];    /* agreement, or the reason for the difference */
+} report_claim;
+
+#define REPORT_MAX_CLAIMS 16
+
+/* Claims for the sweep `name` (bc-fig5, bc-fig6, fr-fig4, wang-fig3,
+ * model-vs-sim, sim-vs-real) computed from its rows; 0 for other sweeps. */
+int report_claims(const char *name, const sweep_rows *rows, report_claim *out, int max);
+
+/* Row lookup helpers shared with report.c. NULL/-1/0 arguments match any. */
+const sweep_row *report_find(const sweep_rows *rows, const char *algo, const char *platform, int ranks,
+                             double elems, const char *train);
+double report_num(const sweep_row *r, int col); /* NAN when r is NULL or the field empty */
+
+/* Builds DIR/report.html and DIR/report.md. */
+ar_status report_build(const char *dir, ar_err *e);
+
+#endif

@@ -1,0 +1,171 @@
+// Thin C++17 layer over SimGrid 3.32's s4u API (see bridge.h). Everything
+// arlab-specific (scheduling, shortcuts, statistics) lives in the C files.
+#include "bridge.h"
+
+#include <simgrid/kernel/Timer.hpp>
+#include <simgrid/kernel/routing/NetPoint.hpp>
+#include <simgrid/kernel/routing/NetZoneImpl.hpp>
+#include <simgrid/s4u.hpp>
+
+#include <cstdio>
+#include <memory>
+#include <new>
+#include <string>
+#include <vector>
+
+namespace sg4 = simgrid::s4u;
+namespace skr = simgrid::kernel::routing;
+
+namespace {
+
+// The one netzone: routes come from ar_platform_route on demand.
+class ArZone final : public skr::NetZoneImpl {
+  public:
+    ArZone(const std::string &name, const ar_platform *p) : NetZoneImpl(name), p_(p), buf_(512) {}
+
+    std::vector<simgrid::kernel::resource::StandardLinkImpl *> dl; // 2 per arlab link: UP (a->b), DOWN
+
+  protected:
+    void get_local_route(const skr::NetPoint *src, const skr::NetPoint *dst, skr::Route *into,
+                         double *latency) override {
+        int s = (int)src->id(), d = (int)dst->id();
+        int n = ar_platform_route(p_, s, d, buf_.data(), (int)buf_.size());
+        if (n < 0) { // route longer than the buffer: grow once and retry
+            buf_.resize((size_t)p_->nlinks * 2 + 1);
+            n = ar_platform_route(p_, s, d, buf_.data(), (int)buf_.size());
+        }
+        for (int k = 0; k < n; k++) {
+            ar_dlink dk = buf_[(size_t)k];
+            into->link_list_.push_back(dl[(size_t)dk]);
+            if (latency) *latency += p_->links[AR_DLINK_LINK(dk)].lat_s; // NULL for cross-traffic back routes
+        }
+    }
+
+  private:
+    const ar_platform *p_;
+    std::vector<ar_dlink> buf_;
+};
+
+} // namespace
+
+// A started activity: keeps the s4u object alive until it completed.
+struct ArRec {
+    uint64_t token;
+    sg4::ActivityPtr self;
+};
+
+struct ar_sg {
+    const ar_platform *p = nullptr;
+    ar_sg_hooks hooks{};
+    bool has_hooks = false;
+    std::vector<std::string> argv_store;
+    std::vector<char *> argv;
+    int argc = 0;
+    sg4::Engine *engine = nullptr;
+    ArZone *zone = nullptr;
+    std::vector<sg4::Host *> hosts;
+    std::vector<sg4::ActivityPtr> graveyard; // finished activities, released at the next step
+    bool step_pending = false;
+};
+
+static void on_completion(ar_sg *s, const sg4::Activity &a) {
+    auto *rec = a.get_data<ArRec>();
+    if (!rec) return; // not ours (mailbox comms of an actor engine)
+    uint64_t token = rec->token;
+    s->graveyard.push_back(std::move(rec->self)); // released after every callback of this instant
+    delete rec;
+    if (!s->step_pending) {
+        s->step_pending = true;
+        simgrid::kernel::timer::Timer::set(sg4::Engine::get_clock(), [s]() {
+            s->step_pending = false;
+            s->graveyard.clear();
+            s->hooks.step(s->hooks.ctx);
+        });
+    }
+    s->hooks.done(s->hooks.ctx, token);
+}
+
+extern "C" ar_status ar_sg_open(const ar_platform *p, const char *const *settings, int nsettings,
+                                const ar_sg_hooks *hooks, ar_sg **out, ar_err *e) {
+    *out = nullptr;
+    if (sg4::Engine::has_instance())
+        return ar_fail(e, AR_EUNSUPPORTED, "SimGrid can run one simulation per process (use the forked mode)");
+    auto *s = new (std::nothrow) ar_sg();
+    if (!s) return ar_fail(e, AR_ENOMEM, "sim: out of memory");
+    s->p = p;
+    s->argv_store = {"arlab", "--log=xbt_cfg.thres:warning", "--log=ker_engine.thres:warning"};
+    for (auto &a : s->argv_store) s->argv.push_back(a.data());
+    s->argv.push_back(nullptr);
+    s->argc = (int)s->argv_store.size();
+    try {
+        s->engine = new sg4::Engine(&s->argc, s->argv.data());
+        for (int i = 0; i < nsettings; i++) sg4::Engine::set_config(settings[i]);
+        s->zone = new ArZone("arlab", p);
+        sg4::NetZone *nz = s->zone->get_iface();
+        s->hosts.reserve((size_t)p->nranks);
+        char name[32];
+        for (int r = 0; r < p->nranks; r++) {
+            snprintf(name, sizeof name, "r%d", r);
+            sg4::Host *h = nz->create_host(name, AR_SG_HOST_SPEED);
+            h->seal();
+            if (h->get_netpoint()->id() != (unsigned long)r) {
+                delete s;
+                return ar_fail(e, AR_EINTERNAL, "sim: SimGrid numbered host %d as %lu", r,
+                               h->get_netpoint()->id());
+            }
+            s->hosts.push_back(h);
+        }
+        s->zone->dl.resize((size_t)p->nlinks * 2);
+        for (int l = 0; l < p->nlinks; l++) {
+            const ar_link *lk = &p->links[l];
+            snprintf(name, sizeof name, "l%d", l);
+            sg4::SplitDuplexLink *sd = nz->create_split_duplex_link(name, ar_link_capacity(lk));
+            sd->set_latency(lk->lat_s);
+            sd->seal();
+            s->zone->dl[(size_t)AR_DLINK(l, 0)] = sd->get_link_up()->get_impl();
+            s->zone->dl[(size_t)AR_DLINK(l, 1)] = sd->get_link_down()->get_impl();
+        }
+        nz->seal();
+        if (hooks) {
+            s->hooks = *hooks;
+            s->has_hooks = true;
+            sg4::Activity::on_completion_cb([s](const sg4::Activity &a) { on_completion(s, a); });
+        }
+    } catch (const std::exception &ex) {
+        return ar_fail(e, AR_EINTERNAL, "sim: SimGrid refused the platform: %s", ex.what());
+    }
+    *out = s;
+    return AR_OK;
+}
+
+extern "C" void ar_sg_comm(ar_sg *s, int src, int dst, uint64_t bytes, uint64_t token) {
+    sg4::CommPtr c = sg4::Comm::sendto_init(s->hosts[(size_t)src], s->hosts[(size_t)dst]);
+    c->set_payload_size(bytes);
+    auto *rec = new ArRec{token, c};
+    c->set_data(rec);
+    c->start();
+}
+
+extern "C" void ar_sg_exec(ar_sg *s, int rank, double seconds, uint64_t token) {
+    sg4::ExecPtr x = sg4::Exec::init();
+    x->set_host(s->hosts[(size_t)rank]);
+    x->set_flops_amount(seconds * AR_SG_HOST_SPEED);
+    auto *rec = new ArRec{token, x};
+    x->set_data(rec);
+    x->start();
+}
+
+extern "C" void ar_sg_run(ar_sg *s) { s->engine->run(); }
+
+extern "C" double ar_sg_now(void) { return sg4::Engine::get_clock(); }
+
+extern "C" void *ar_sg_host(const ar_sg *s, int rank) { return s->hosts[(size_t)rank]; }
+
+extern "C" void ar_sg_close(ar_sg *s) {
+    // SimGrid's engine (and the zone it owns) stays until the process exits.
+    if (s) {
+        s->graveyard.clear();
+        s->hooks = ar_sg_hooks{};
+        delete s;
+    }
+}

@@ -1,0 +1,66 @@
+/* Private to sim/: the thin C++ layer over SimGrid's s4u API (sim/bridge.cpp).
+ *
+ * Platform. Every GPU rank is a SimGrid host (host r has netpoint id r); every
+ * arlab link is a SimGrid split-duplex link of capacity bw*lanes per
+ * direction and latency lat_s (direction a->b is its UP link). There is one
+ * netzone, a subclass of SimGrid's NetZoneImpl whose get_local_route() asks
+ * ar_platform_route() for the route when a communication starts: the same
+ * links in the same order as every other arlab consumer, no routing table
+ * (memory O(ranks + links), so 16384 ranks cost a few MB), and switches need
+ * not exist in SimGrid (a route is a list of links).
+ *
+ * Transfers. ar_sg_comm() starts a host-to-host communication (no actor, no
+ * mailbox); ar_sg_exec() an execution on a host. When one finishes, hooks.done
+ * runs with its token; once every activity finishing at that instant has been
+ * reported, hooks.step runs (a zero-delay SimGrid timer), still at the same
+ * simulated time, so new activities started there start at that instant.
+ * Both run inside SimGrid's maestro and may start new activities.
+ *
+ * SimGrid allows one engine per process and connects completion callbacks to a
+ * process-wide signal: ar_sg_open() may be called once per process; the
+ * callback reaches the session through the pointer it captured (no global).
+ *
+ * Ownership: ar_sg_open allocates the session; ar_sg_close frees arlab's part
+ * (SimGrid keeps its engine until the process exits). The platform must
+ * outlive the session.
+ */
+#ifndef AR_SIM_BRIDGE_H
+#define AR_SIM_BRIDGE_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" { /* arlab's core headers are C */
+#endif
+
+#include "core/platform.h"
+#include "core/status.h"
+
+typedef struct ar_sg ar_sg;
+
+typedef struct ar_sg_hooks {
+    void *ctx;
+    void (*done)(void *ctx, uint64_t token);
+    void (*step)(void *ctx);
+} ar_sg_hooks;
+
+/* Host speed in flop/s; an execution of t seconds is t * AR_SG_HOST_SPEED flops. */
+#define AR_SG_HOST_SPEED 1e9
+
+/* Starts SimGrid with the given "key:value" settings (already validated),
+ * builds p. hooks may be NULL (actor-based engines). */
+ar_status ar_sg_open(const ar_platform *p, const char *const *settings, int nsettings, const ar_sg_hooks *hooks,
+                     ar_sg **out, ar_err *e);
+void ar_sg_comm(ar_sg *s, int src, int dst, uint64_t bytes, uint64_t token);
+void ar_sg_exec(ar_sg *s, int rank, double seconds, uint64_t token);
+void ar_sg_run(ar_sg *s);
+double ar_sg_now(void);
+/* SimGrid host of rank r, as the C API's sg_host_t. */
+void *ar_sg_host(const ar_sg *s, int rank);
+void ar_sg_close(ar_sg *s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

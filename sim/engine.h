@@ -1,0 +1,30 @@
+/* Private to sim/: the simulation engines, run inside the simulating process.
+ *
+ * ar_engine_fast (engine.c) and ar_engine_naive (naive.c) fill an
+ * ar_sim_result whose arrays they allocate (freed with ar_sim_result_free).
+ * settings are the validated "key:value" SimGrid settings; flags is the
+ * sim_net_flags of the network spec (sim.c).
+ */
+#ifndef AR_SIM_ENGINE_H
+#define AR_SIM_ENGINE_H
+
+#include "sim.h"
+
+enum {
+    SIM_NET_CROSSTRAFFIC = 1, /* flows also load their reverse route (5 %) */
+    SIM_NET_NOT_LOCAL = 2     /* flows interact beyond shared links (IB): no shortcuts */
+};
+
+typedef struct sim_job {
+    const ar_platform *p;
+    const ar_schedule *s;
+    const ar_sim_opts *o;
+    const char *const *settings;
+    int nsettings;
+    unsigned net_flags;
+} sim_job;
+
+ar_status ar_engine_fast(const sim_job *j, ar_sim_result *r, ar_err *e);
+ar_status ar_engine_naive(const sim_job *j, ar_sim_result *r, ar_err *e);
+
+#endif

@@ -1,0 +1,288 @@
+/* The naive baseline engine, on SimGrid's C API: one actor per GPU, one
+ * mailbox per GPU, one mailbox message per transfer.
+ *
+ * Each actor walks the phases; in each phase, the ops it belongs to in op
+ * order (a GPU in two ops of one phase runs them one after the other, which
+ * the fast engine does not: compare the two only where every GPU is in at
+ * most one op per phase). Per round of an op, the first member to arrive
+ * lowers the round (ar_lower_round) and indexes it by member; every member
+ * posts its receives and sends asynchronously, waits for them, then meets the
+ * other members at the op's SimGrid barrier. A global barrier separates
+ * phases. Actors get a 64 KiB stack (SimGrid's default is 8 MiB).
+ *
+ * Budget: the member that lowers a round checks the wall clock; once over,
+ * that op and every op after it stop at their next round, and every actor
+ * skips the remaining phases (decided before the phase barrier, so all agree).
+ *
+ * Ownership: everything is allocated in ar_engine_naive and freed before it
+ * returns, except the result's phase_end_s (ar_sim_result_free).
+ */
+#include <simgrid/actor.h>
+#include <simgrid/barrier.h>
+#include <simgrid/comm.h>
+#include <simgrid/engine.h>
+#include <simgrid/mailbox.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "bridge.h"
+#include "core/lower.h"
+#include "engine.h"
+
+#define NAIVE_STACK_BYTES (64 * 1024)
+
+typedef struct nv_op {
+    const ar_op *op;
+    int nrounds;
+    int gen_round;     /* round currently lowered, -1 before the first */
+    int stop;
+    sg_bar_t bar;
+    ar_xfer *xf;       /* the lowered round */
+    size_t nx;
+    int *out_off;      /* member m sends xf[out_idx[out_off[m] .. out_off[m+1])] */
+    int *out_idx;
+    int *in_cnt;       /* member m receives in_cnt[m] messages */
+    int *hkey, *hval;  /* rank -> member index, open addressing (2^k >= 2n slots, key -1 = empty) */
+    int hmask;
+} nv_op;
+
+typedef struct nv {
+    const sim_job *j;
+    ar_sg *sg;
+    sg_mailbox_t *mbox;
+    nv_op **ops;       /* ops[phase][i] */
+    int **rops;        /* per phase, the ops of rank r: rops[ph][roff[ph][r] .. roff[ph][r+1]) */
+    int **roff;
+    sg_bar_t all;
+    int stop;
+    double wall0;      /* start of the simulation proper (the budget counts from here) */
+    uint64_t transfers;
+    double bytes;
+    double *phase_end;
+    int oom;
+} nv;
+
+typedef struct nv_arg {
+    nv *v;
+    int rank;
+} nv_arg;
+
+static double wall_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int member_of(const nv_op *o, int rank) {
+    for (int h = (int)((unsigned)rank * 2654435761u) & o->hmask;; h = (h + 1) & o->hmask) {
+        if (o->hkey[h] == rank) return o->hval[h];
+        if (o->hkey[h] < 0) return -1;
+    }
+}
+
+/* Lowers round r of o and indexes it by member. */
+static int lower_round(nv *v, nv_op *o, int r) {
+    const ar_op *op = o->op;
+    o->nx = ar_lower_round(op, r, o->xf);
+    memset(o->out_off, 0, ((size_t)op->n + 1) * sizeof *o->out_off);
+    memset(o->in_cnt, 0, (size_t)op->n * sizeof *o->in_cnt);
+    for (size_t t = 0; t < o->nx; t++) {
+        int ms = member_of(o, o->xf[t].src), md = member_of(o, o->xf[t].dst);
+        if (ms < 0 || md < 0) return -1;
+        o->out_off[ms + 1]++;
+        o->in_cnt[md]++;
+    }
+    for (int m = 0; m < op->n; m++) o->out_off[m + 1] += o->out_off[m];
+    int *fill = o->out_off; /* second pass with a moving cursor, then restore */
+    for (size_t t = 0; t < o->nx; t++) o->out_idx[fill[member_of(o, o->xf[t].src)]++] = (int)t;
+    for (int m = op->n; m > 0; m--) o->out_off[m] = o->out_off[m - 1];
+    o->out_off[0] = 0;
+    o->gen_round = r;
+    if (v->j->o->budget_s > 0 && wall_now() - v->wall0 > v->j->o->budget_s) v->stop = 1;
+    if (v->stop) o->stop = 1;
+    return 0;
+}
+
+static void run_op(nv *v, nv_op *o, int rank) {
+    int me = member_of(o, rank);
+    size_t maxc = ar_lower_max_xfers(o->op) + 1;
+    sg_comm_t *c = malloc(maxc * 2 * sizeof *c);
+    if (!c || me < 0) {
+        v->oom = 1;
+        free(c);
+        return;
+    }
+    for (int r = 0; r < o->nrounds; r++) {
+        if (o->gen_round < r && lower_round(v, o, r) < 0) v->oom = 1;
+        if (o->stop || v->oom) break;
+        size_t nc = 0;
+        void *got;
+        for (int k = 0; k < o->in_cnt[me]; k++) c[nc++] = sg_mailbox_get_async(v->mbox[rank], &got);
+        for (int k = o->out_off[me]; k < o->out_off[me + 1]; k++) {
+            const ar_xfer *x = &o->xf[o->out_idx[k]];
+            double bytes = (double)ar_xfer_elems(x) * (double)v->j->s->elem_bytes;
+            c[nc++] = sg_mailbox_put_async(v->mbox[x->dst], v, (long)bytes);
+            v->transfers++;
+            v->bytes += bytes;
+        }
+        sg_comm_wait_all(c, nc);
+        sg_barrier_wait(o->bar);
+    }
+    free(c);
+}
+
+static void actor_main(int argc, char **argv) {
+    (void)argc;
+    (void)argv;
+    const nv_arg *a = sg_actor_self_get_data();
+    nv *v = a->v;
+    const ar_schedule *s = v->j->s;
+    for (int ph = 0; ph < s->nphases; ph++) {
+        if (!v->stop)
+            for (int k = v->roff[ph][a->rank]; k < v->roff[ph][a->rank + 1]; k++)
+                run_op(v, &v->ops[ph][v->rops[ph][k]], a->rank);
+        sg_barrier_wait(v->all);
+        if (a->rank == 0) v->phase_end[ph] = simgrid_get_clock();
+    }
+}
+
+static void free_ops(nv *v) {
+    const ar_schedule *s = v->j->s;
+    for (int ph = 0; v->ops && ph < s->nphases; ph++) {
+        for (int i = 0; v->ops[ph] && i < s->phases[ph].nops; i++) {
+            nv_op *o = v->ops[ph] + i;
+            free(o->xf);
+            free(o->out_off);
+            free(o->out_idx);
+            free(o->in_cnt);
+            free(o->hkey);
+            free(o->hval);
+        }
+        free(v->ops[ph]);
+        if (v->rops) free(v->rops[ph]);
+        if (v->roff) free(v->roff[ph]);
+    }
+    free(v->ops);
+    free(v->rops);
+    free(v->roff);
+}
+
+/* Per phase: op tables and, per rank, the ops it is a member of. */
+static ar_status build(nv *v, ar_err *e) {
+    const ar_schedule *s = v->j->s;
+    int P = s->nranks;
+    v->ops = ar_calloc((size_t)s->nphases + 1, sizeof *v->ops);
+    v->rops = ar_calloc((size_t)s->nphases + 1, sizeof *v->rops);
+    v->roff = ar_calloc((size_t)s->nphases + 1, sizeof *v->roff);
+    if (!v->ops || !v->rops || !v->roff) return ar_fail(e, AR_ENOMEM, "sim naive: out of memory");
+    for (int ph = 0; ph < s->nphases; ph++) {
+        const ar_phase *phase = &s->phases[ph];
+        v->ops[ph] = ar_calloc((size_t)phase->nops + 1, sizeof **v->ops);
+        v->roff[ph] = ar_calloc((size_t)P + 1, sizeof **v->roff);
+        if (!v->ops[ph] || !v->roff[ph]) return ar_fail(e, AR_ENOMEM, "sim naive: out of memory");
+        size_t tot = 0;
+        for (int i = 0; i < phase->nops; i++) {
+            const ar_op *op = &phase->ops[i];
+            nv_op *o = &v->ops[ph][i];
+            o->op = op;
+            o->nrounds = ar_lower_nrounds(op);
+            o->gen_round = -1;
+            size_t mx = ar_lower_max_xfers(op) + 1;
+            int hs = 16;
+            while (hs < 2 * op->n) hs *= 2;
+            o->hmask = hs - 1;
+            o->xf = ar_calloc(mx, sizeof *o->xf);
+            o->out_idx = ar_calloc(mx, sizeof *o->out_idx);
+            o->out_off = ar_calloc((size_t)op->n + 1, sizeof *o->out_off);
+            o->in_cnt = ar_calloc((size_t)op->n + 1, sizeof *o->in_cnt);
+            o->hkey = malloc((size_t)hs * sizeof *o->hkey);
+            o->hval = malloc((size_t)hs * sizeof *o->hval);
+            if (!o->xf || !o->out_idx || !o->out_off || !o->in_cnt || !o->hkey || !o->hval)
+                return ar_fail(e, AR_ENOMEM, "sim naive: out of memory");
+            memset(o->hkey, 0xff, (size_t)hs * sizeof *o->hkey);
+            for (int m = 0; m < op->n; m++) {
+                int h = (int)((unsigned)op->members[m] * 2654435761u) & o->hmask;
+                while (o->hkey[h] >= 0) h = (h + 1) & o->hmask;
+                o->hkey[h] = op->members[m];
+                o->hval[h] = m;
+                v->roff[ph][op->members[m] + 1]++;
+            }
+            o->bar = sg_barrier_init((unsigned)op->n);
+            tot += (size_t)op->n;
+        }
+        for (int r = 0; r < P; r++) v->roff[ph][r + 1] += v->roff[ph][r];
+        v->rops[ph] = ar_calloc(tot + 1, sizeof **v->rops);
+        int *fill = ar_calloc((size_t)P + 1, sizeof *fill);
+        if (!v->rops[ph] || !fill) {
+            free(fill);
+            return ar_fail(e, AR_ENOMEM, "sim naive: out of memory");
+        }
+        memcpy(fill, v->roff[ph], ((size_t)P + 1) * sizeof *fill);
+        for (int i = 0; i < phase->nops; i++)
+            for (int m = 0; m < phase->ops[i].n; m++) v->rops[ph][fill[phase->ops[i].members[m]]++] = i;
+        free(fill);
+    }
+    return AR_OK;
+}
+
+ar_status ar_engine_naive(const sim_job *j, ar_sim_result *r, ar_err *e) {
+    nv V, *v = &V;
+    memset(v, 0, sizeof *v);
+    v->j = j;
+    double w0 = wall_now();
+    snprintf(r->engine, sizeof r->engine, "naive");
+    r->nphases = j->s->nphases;
+    r->bottleneck = -1;
+    r->phase_end_s = ar_calloc((size_t)j->s->nphases + 1, sizeof *r->phase_end_s);
+    v->phase_end = r->phase_end_s;
+    if (!v->phase_end) return ar_fail(e, AR_ENOMEM, "sim naive: out of memory");
+    double t0 = wall_now();
+    ar_status st = ar_sg_open(j->p, j->settings, j->nsettings, NULL, &v->sg, e);
+    r->setup_s = wall_now() - t0;
+    if (st == AR_OK) st = build(v, e);
+    int P = j->p->nranks;
+    nv_arg *args = NULL;
+    if (st == AR_OK) {
+        v->mbox = ar_calloc((size_t)P, sizeof *v->mbox);
+        args = ar_calloc((size_t)P, sizeof *args);
+        if (!v->mbox || !args) st = ar_fail(e, AR_ENOMEM, "sim naive: out of memory");
+    }
+    if (st == AR_OK) {
+        v->all = sg_barrier_init((unsigned)P);
+        char name[32];
+        for (int k = 0; k < P; k++) {
+            snprintf(name, sizeof name, "m%d", k);
+            v->mbox[k] = sg_mailbox_by_name(name);
+        }
+        for (int k = 0; k < P; k++) {
+            args[k] = (nv_arg){.v = v, .rank = k};
+            snprintf(name, sizeof name, "gpu%d", k);
+            sg_actor_t act = sg_actor_init(name, (sg_host_t)ar_sg_host(v->sg, k));
+            sg_actor_set_stacksize(act, NAIVE_STACK_BYTES);
+            sg_actor_set_data(act, &args[k]);
+            sg_actor_start(act, actor_main, 0, NULL);
+        }
+        v->wall0 = wall_now();
+        ar_sg_run(v->sg);
+        if (v->oom) st = ar_fail(e, AR_ENOMEM, "sim naive: out of memory (or a transfer outside its op)");
+    }
+    if (st == AR_OK) {
+        r->complete = !v->stop;
+        r->time_s = simgrid_get_clock();
+        r->transfers = v->transfers;
+        r->transfers_simgrid = v->transfers;
+        r->bytes = v->bytes;
+    }
+    free_ops(v);
+    free(v->mbox);
+    free(args);
+    ar_sg_close(v->sg);
+    r->wall_s = wall_now() - w0;
+    struct rusage ru;
+    r->peak_rss_kb = getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss : -1;
+    return st;
+}

@@ -1,0 +1,333 @@
+/* ar_sim_run: validation, the --network spec, and one process per simulation
+ * (see sim.h). The child runs the engine and writes the result to a pipe:
+ * a fixed header, then the arrays; the parent reads it back. */
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "engine.h"
+#include "sim.h"
+
+#define MAX_SETTINGS 24
+#define SETTING_LEN 96
+
+typedef struct netspec {
+    char set[MAX_SETTINGS][SETTING_LEN];
+    int n;
+    unsigned flags;
+    char desc[512];
+} netspec;
+
+static const char *const help_text =
+    "  CM02   alpha-beta exact (default): network/model:CM02 network/crosstraffic:0 network/TCP-gamma:0\n"
+    "         network/solver:fairbottleneck surf/precision:1e-15, SPLITDUPLEX links\n"
+    "  LV08   SimGrid's default TCP model (latency x13.01, bandwidth x0.97, 5% cross-traffic, TCP window)\n"
+    "  SMPI   SimGrid's MPI model (piecewise bandwidth/latency factors by message size)\n"
+    "  IB     SimGrid's InfiniBand model (flows interact at each GPU: no shortcuts)\n"
+    "         (every model runs with surf/precision:1e-15: completions closer than SimGrid's default 1 ns\n"
+    "         are not merged, so the exact shortcuts and the full simulation see the same events)\n"
+    "  overrides: MODEL,key:value,... with key one of network/solver (maxmin, fairbottleneck, bmf),\n"
+    "  network/crosstraffic (0, 1), network/TCP-gamma, network/latency-factor, network/bandwidth-factor,\n"
+    "  network/weight-S, network/optim (Lazy, Full), surf/precision, maxmin/precision\n";
+
+const char *ar_sim_network_help(void) { return help_text; }
+
+static int add_setting(netspec *ns, const char *key, const char *val) {
+    for (int i = 0; i < ns->n; i++) { /* later values replace earlier ones */
+        size_t kl = strlen(key);
+        if (!strncmp(ns->set[i], key, kl) && ns->set[i][kl] == ':') {
+            snprintf(ns->set[i], SETTING_LEN, "%s:%s", key, val);
+            return 0;
+        }
+    }
+    if (ns->n >= MAX_SETTINGS) return -1;
+    snprintf(ns->set[ns->n++], SETTING_LEN, "%s:%s", key, val);
+    return 0;
+}
+
+static int parse_double(const char *v, double *out) {
+    char *end;
+    errno = 0;
+    double d = strtod(v, &end);
+    if (errno || end == v || *end || !isfinite(d)) return -1;
+    *out = d;
+    return 0;
+}
+
+static ar_status parse_net(const char *spec, netspec *ns, ar_err *e) {
+    memset(ns, 0, sizeof *ns);
+    if (!spec || !*spec) spec = "CM02";
+    char buf[512];
+    if (strlen(spec) >= sizeof buf) return ar_fail(e, AR_EINVAL, "--network: value too long");
+    strcpy(buf, spec);
+    char *save = NULL;
+    char *model = strtok_r(buf, ",", &save);
+    if (!model) return ar_fail(e, AR_EINVAL, "--network: give a model (CM02, LV08, SMPI, IB)");
+    char q[128];
+    if (!strcasecmp(model, "CM02")) {
+        add_setting(ns, "network/model", "CM02");
+        add_setting(ns, "network/crosstraffic", "0");
+        add_setting(ns, "network/TCP-gamma", "0");
+        add_setting(ns, "network/solver", "fairbottleneck");
+        add_setting(ns, "surf/precision", "1e-15");
+    } else if (!strcasecmp(model, "LV08")) {
+        add_setting(ns, "network/model", "LV08");
+        add_setting(ns, "surf/precision", "1e-15");
+        ns->flags |= SIM_NET_CROSSTRAFFIC;
+    } else if (!strcasecmp(model, "SMPI")) {
+        add_setting(ns, "network/model", "SMPI");
+        add_setting(ns, "surf/precision", "1e-15");
+        ns->flags |= SIM_NET_CROSSTRAFFIC;
+    } else if (!strcasecmp(model, "IB")) {
+        add_setting(ns, "network/model", "IB");
+        add_setting(ns, "surf/precision", "1e-15");
+        ns->flags |= SIM_NET_CROSSTRAFFIC | SIM_NET_NOT_LOCAL;
+    } else {
+        return ar_fail(e, AR_EINVAL, "--network: unknown model %s (use CM02, LV08, SMPI or IB)",
+                       ar_quote(model, q, sizeof q));
+    }
+    for (char *kv; (kv = strtok_r(NULL, ",", &save));) {
+        char *colon = strchr(kv, ':');
+        if (!colon)
+            return ar_fail(e, AR_EINVAL, "--network: override %s is not key:value", ar_quote(kv, q, sizeof q));
+        *colon = 0;
+        const char *key = kv, *val = colon + 1;
+        double d;
+        int ok = 0;
+        if (!strcmp(key, "network/solver"))
+            ok = !strcmp(val, "maxmin") || !strcmp(val, "fairbottleneck") || !strcmp(val, "bmf");
+        else if (!strcmp(key, "network/crosstraffic")) {
+            ok = !strcmp(val, "0") || !strcmp(val, "1");
+            if (ok && val[0] == '1') ns->flags |= SIM_NET_CROSSTRAFFIC;
+            else if (ok) ns->flags &= ~(unsigned)SIM_NET_CROSSTRAFFIC;
+        } else if (!strcmp(key, "network/optim"))
+            ok = !strcmp(val, "Lazy") || !strcmp(val, "Full");
+        else if (!strcmp(key, "network/TCP-gamma") || !strcmp(key, "network/weight-S"))
+            ok = parse_double(val, &d) == 0 && d >= 0;
+        else if (!strcmp(key, "network/latency-factor") || !strcmp(key, "network/bandwidth-factor") ||
+                 !strcmp(key, "surf/precision") || !strcmp(key, "maxmin/precision"))
+            ok = parse_double(val, &d) == 0 && d > 0;
+        else
+            return ar_fail(e, AR_EINVAL, "--network: unknown setting %s (see 'arlab sim --help')",
+                           ar_quote(key, q, sizeof q));
+        if (!ok) return ar_fail(e, AR_EINVAL, "--network: bad value %s for %s", ar_quote(val, q, sizeof q), key);
+        if (add_setting(ns, key, val) < 0) return ar_fail(e, AR_EINVAL, "--network: too many settings");
+    }
+    size_t l = 0;
+    for (int i = 0; i < ns->n; i++)
+        l += (size_t)snprintf(ns->desc + l, l < sizeof ns->desc ? sizeof ns->desc - l : 0, "%s%s", i ? " " : "",
+                              ns->set[i]);
+    if (l < sizeof ns->desc)
+        snprintf(ns->desc + l, sizeof ns->desc - l, " links:SPLITDUPLEX%s",
+                 (ns->flags & SIM_NET_NOT_LOCAL) ? " shortcuts:off" : "");
+    return AR_OK;
+}
+
+ar_status ar_sim_network_parse(const char *spec, char *buf, size_t n, ar_err *e) {
+    netspec ns;
+    ar_status st = parse_net(spec, &ns, e);
+    if (st == AR_OK && buf && n) snprintf(buf, n, "%s", ns.desc);
+    return st;
+}
+
+char *ar_sim_dlink_name(const ar_platform *p, int d, char *buf, size_t n) {
+    if (!p || d < 0 || d >= 2 * p->nlinks) {
+        snprintf(buf, n, "-");
+        return buf;
+    }
+    const ar_link *l = &p->links[AR_DLINK_LINK(d)];
+    int from = (d & 1) ? l->b : l->a, to = (d & 1) ? l->a : l->b;
+    snprintf(buf, n, "%s (%s->%s)", l->name ? l->name : "?", p->nodes[from].name, p->nodes[to].name);
+    return buf;
+}
+
+double ar_sim_link_util(const ar_platform *p, const ar_sim_result *r, int d) {
+    if (!r->link_bytes || d < 0 || d >= r->ndlinks || !(r->time_s > 0)) return NAN;
+    return r->link_bytes[d] / (ar_link_capacity(&p->links[AR_DLINK_LINK(d)]) * r->time_s);
+}
+
+void ar_sim_result_free(ar_sim_result *r) {
+    if (!r) return;
+    free(r->phase_end_s);
+    free(r->link_bytes);
+    free(r->link_busy_s);
+    free(r->link_max_flows);
+    r->phase_end_s = r->link_bytes = r->link_busy_s = NULL;
+    r->link_max_flows = NULL;
+}
+
+/* ---- validation (before SimGrid starts) ---- */
+
+static ar_status validate(const ar_platform *p, const ar_schedule *s, const ar_sim_opts *o, ar_err *e) {
+    if (!p || !s || !o) return ar_fail(e, AR_EINVAL, "sim: missing platform, schedule or options");
+    if (p->nranks < 1) return ar_fail(e, AR_EINVAL, "sim: platform %s has no GPU", p->name);
+    if (s->nranks != p->nranks)
+        return ar_fail(e, AR_EINVAL, "sim: schedule %s has %d ranks, platform %s has %d", s->algo, s->nranks, p->name,
+                       p->nranks);
+    for (int l = 0; l < p->nlinks; l++) {
+        const ar_link *k = &p->links[l];
+        double c = ar_link_capacity(k);
+        if (!(c > 0) || !isfinite(c) || k->lanes < 1)
+            return ar_fail(e, AR_EINVAL, "sim: platform %s: link %s: bandwidth must be > 0 (got %g B/s x %d lanes)",
+                           p->name, k->name ? k->name : "?", k->bw_Bps, k->lanes);
+        if (!(k->lat_s >= 0) || !isfinite(k->lat_s))
+            return ar_fail(e, AR_EINVAL, "sim: platform %s: link %s: latency must be >= 0 (got %g s)", p->name,
+                           k->name ? k->name : "?", k->lat_s);
+        if (k->a < 0 || k->a >= p->nnodes || k->b < 0 || k->b >= p->nnodes)
+            return ar_fail(e, AR_EINVAL, "sim: platform %s: link %s has a bad endpoint", p->name,
+                           k->name ? k->name : "?");
+    }
+    if (!(o->gamma_s_per_B >= 0) || !isfinite(o->gamma_s_per_B))
+        return ar_fail(e, AR_EINVAL, "sim: gamma must be >= 0 seconds per byte");
+    if (!(o->budget_s >= 0)) return ar_fail(e, AR_EINVAL, "sim: budget must be >= 0");
+    if (s->elem_bytes < 1 || s->elem_bytes > 64) return ar_fail(e, AR_EINVAL, "sim: element size %zu", s->elem_bytes);
+    if (o->engine == AR_SIM_NAIVE && (o->check || o->trace_path || o->gamma_s_per_B > 0))
+        return ar_fail(e, AR_EUNSUPPORTED, "sim: the naive engine measures time only (no --check, --trace or --gamma)");
+    if (o->engine != AR_SIM_FAST && o->engine != AR_SIM_NAIVE) return ar_fail(e, AR_EINVAL, "sim: unknown engine");
+    return ar_schedule_check_structure(s, e);
+}
+
+static ar_status run_here(const ar_platform *p, const ar_schedule *s, const ar_sim_opts *o, const netspec *ns,
+                          ar_sim_result *out, ar_err *e) {
+    const char *set[MAX_SETTINGS];
+    for (int i = 0; i < ns->n; i++) set[i] = ns->set[i];
+    sim_job j = {.p = p, .s = s, .o = o, .settings = set, .nsettings = ns->n, .net_flags = ns->flags};
+    snprintf(out->network, sizeof out->network, "%s", ns->desc);
+    return o->engine == AR_SIM_NAIVE ? ar_engine_naive(&j, out, e) : ar_engine_fast(&j, out, e);
+}
+
+/* ---- the pipe protocol ---- */
+
+typedef struct wire_head {
+    int32_t status;
+    char msg[AR_ERR_LEN];
+    ar_sim_result r; /* pointers meaningless on the wire */
+    int32_t has_links;
+} wire_head;
+
+static int write_all(int fd, const void *buf, size_t n) {
+    const char *b = buf;
+    while (n) {
+        ssize_t w = write(fd, b, n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return -1;
+        b += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+static int read_all(int fd, void *buf, size_t n) {
+    char *b = buf;
+    while (n) {
+        ssize_t r = read(fd, b, n);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) return -1;
+        b += r;
+        n -= (size_t)r;
+    }
+    return 0;
+}
+
+static void child(int fd, const ar_platform *p, const ar_schedule *s, const ar_sim_opts *o, const netspec *ns) {
+    ar_sim_result r;
+    memset(&r, 0, sizeof r);
+    ar_err e = {{0}};
+    ar_status st = run_here(p, s, o, ns, &r, &e);
+    wire_head h;
+    memset(&h, 0, sizeof h);
+    h.status = (int32_t)st;
+    memcpy(h.msg, e.msg, sizeof h.msg);
+    h.r = r;
+    if (st != AR_OK && st != AR_EFAIL) h.r.nphases = h.r.ndlinks = 0; /* no arrays after an error */
+    if (h.r.nphases > 0 && !r.phase_end_s) h.r.nphases = 0;
+    h.has_links = h.r.ndlinks > 0 && r.link_bytes && r.link_busy_s && r.link_max_flows;
+    int bad = write_all(fd, &h, sizeof h);
+    if (!bad && h.r.nphases > 0) bad = write_all(fd, r.phase_end_s, (size_t)h.r.nphases * sizeof(double));
+    if (!bad && h.has_links)
+        bad = write_all(fd, r.link_bytes, (size_t)r.ndlinks * sizeof(double)) ||
+              write_all(fd, r.link_busy_s, (size_t)r.ndlinks * sizeof(double)) ||
+              write_all(fd, r.link_max_flows, (size_t)r.ndlinks * sizeof(int));
+    close(fd);
+    _exit(bad ? 3 : 0); /* skip SimGrid's exit-time cleanup */
+}
+
+ar_status ar_sim_run(const ar_platform *p, const ar_schedule *s, const ar_sim_opts *opts, ar_sim_result *out,
+                     ar_err *e) {
+    memset(out, 0, sizeof *out);
+    out->bottleneck = -1;
+    ar_sim_opts defaults;
+    memset(&defaults, 0, sizeof defaults);
+    const ar_sim_opts *o = opts ? opts : &defaults;
+    ar_status st = validate(p, s, o, e);
+    if (st != AR_OK) return st;
+    netspec ns;
+    if ((st = parse_net(o->network, &ns, e)) != AR_OK) return st;
+    if (o->in_process) return run_here(p, s, o, &ns, out, e);
+
+    int fd[2];
+    if (pipe(fd) != 0) return ar_fail(e, AR_EIO, "sim: pipe: %s", strerror(errno));
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fd[0]);
+        close(fd[1]);
+        return ar_fail(e, AR_EIO, "sim: fork: %s", strerror(errno));
+    }
+    if (pid == 0) {
+        close(fd[0]);
+        child(fd[1], p, s, o, &ns);
+    }
+    close(fd[1]);
+    wire_head h;
+    int bad = read_all(fd[0], &h, sizeof h);
+    ar_sim_result r;
+    memset(&r, 0, sizeof r);
+    if (!bad) {
+        r = h.r;
+        r.phase_end_s = r.link_bytes = r.link_busy_s = NULL;
+        r.link_max_flows = NULL;
+        if (r.nphases < 0 || r.nphases > s->nphases || r.ndlinks < 0 || r.ndlinks > 2 * p->nlinks) bad = 1;
+    }
+    if (!bad && r.nphases > 0) {
+        r.phase_end_s = ar_calloc((size_t)r.nphases, sizeof(double));
+        bad = !r.phase_end_s || read_all(fd[0], r.phase_end_s, (size_t)r.nphases * sizeof(double));
+    }
+    if (!bad && h.has_links) {
+        r.link_bytes = ar_calloc((size_t)r.ndlinks + 1, sizeof(double));
+        r.link_busy_s = ar_calloc((size_t)r.ndlinks + 1, sizeof(double));
+        r.link_max_flows = ar_calloc((size_t)r.ndlinks + 1, sizeof(int));
+        bad = !r.link_bytes || !r.link_busy_s || !r.link_max_flows ||
+              read_all(fd[0], r.link_bytes, (size_t)r.ndlinks * sizeof(double)) ||
+              read_all(fd[0], r.link_busy_s, (size_t)r.ndlinks * sizeof(double)) ||
+              read_all(fd[0], r.link_max_flows, (size_t)r.ndlinks * sizeof(int));
+    }
+    close(fd[0]);
+    int wst = 0;
+    while (waitpid(pid, &wst, 0) < 0 && errno == EINTR) {
+    }
+    if (bad) {
+        ar_sim_result_free(&r);
+        if (WIFSIGNALED(wst))
+            return ar_fail(e, AR_EINTERNAL, "sim: the SimGrid process died (signal %d: %s); run with --format "
+                                            "table to see SimGrid's message above",
+                           WTERMSIG(wst), strsignal(WTERMSIG(wst)));
+        return ar_fail(e, AR_EINTERNAL, "sim: the SimGrid process ended without a result (exit status %d)",
+                       WIFEXITED(wst) ? WEXITSTATUS(wst) : -1);
+    }
+    st = (ar_status)h.status;
+    if (st != AR_OK && e) memcpy(e->msg, h.msg, sizeof e->msg);
+    if (st == AR_OK || st == AR_EFAIL) {
+        *out = r;
+    } else {
+        ar_sim_result_free(&r);
+    }
+    return st;
+}

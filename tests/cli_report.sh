@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# The figures and the report, end to end: every experiments/*.json sweep runs
+# (model backend, to keep the test short), every plots/*.gp script turns its
+# CSV into a non-empty PNG and PDF, `arlab report` builds one self-contained
+# HTML page (every figure embedded) and its Markdown twin, and headless
+# Chromium loads the page with every image decoded (a marker script counts
+# naturalWidth > 0) and takes a screenshot.
+# Exit 77 (skipped, SKIP_RETURN_CODE) when gnuplot or chromium is missing,
+# after the checks that do not need it.
+# Env: ARLAB (the binary), ARLAB_SRC (the source tree).
+set -u
+: "${ARLAB:?set ARLAB to the arlab binary}" "${ARLAB_SRC:?set ARLAB_SRC to the source tree}"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+checks=0
+skip=""
+check() {
+    local what=$1
+    shift
+    checks=$((checks + 1))
+    if ! "$@"; then
+        echo "FAIL: $what" >&2
+        fails=$((fails + 1))
+    fi
+}
+
+# 1. the figure sweeps, forced onto the model backend (sim-vs-real stays "real"
+# and imports the measurements below from ../out/real/, i.e. $tmp/out/real/)
+mkdir -p "$tmp/exp/platforms" "$tmp/out/fig" "$tmp/out/real"
+cat >"$tmp/out/real/m.csv" <<'EOF'
+algo,platform,ranks,bytes,measured_s,inplace
+ring,bc-ibm-2x4,8,1000000,0.00021,1
+ring,bc-ibm-2x4,8,16000000,0.0019,1
+halving-doubling,p3.8xlarge,4,16000000,0.0011,1
+EOF
+cp "$ARLAB_SRC"/experiments/platforms/*.json "$tmp/exp/platforms/"
+ids=()
+for f in "$ARLAB_SRC"/experiments/*.json; do
+    name=$(basename "$f" .json)
+    sed 's/"backend": "auto"/"backend": "model"/' "$f" >"$tmp/exp/$name.json"
+    "$ARLAB" sweep "$tmp/exp/$name.json" --out "$tmp/out" -j 2 --quiet
+    check "sweep $name runs" test -s "$tmp/out/$name.csv"
+    ids+=("$name")
+done
+check "six figure sweeps" test "${#ids[@]}" -ge 6
+
+# 2. plots: PNG and PDF, non-empty, right signatures
+if command -v gnuplot >/dev/null; then
+    for id in "${ids[@]}"; do
+        gp="$ARLAB_SRC/plots/$id.gp"
+        check "plot script for $id exists" test -f "$gp"
+        [ -f "$gp" ] || continue
+        GNUPLOT_LIB="$ARLAB_SRC/plots" gnuplot -e "data='$tmp/out/$id.csv'; out='$tmp/out/fig/$id'" "$gp" 2>"$tmp/gp.err"
+        check "gnuplot $id exits 0 ($(head -c 300 "$tmp/gp.err"))" test $? -eq 0
+        check "$id.png larger than 10 KB" test "$(stat -c %s "$tmp/out/fig/$id.png" 2>/dev/null || echo 0)" -gt 10000
+        check "$id.png is a PNG" test "$(head -c 8 "$tmp/out/fig/$id.png" | od -An -tx1 | tr -d ' \n')" = "89504e470d0a1a0a"
+        check "$id.pdf is a PDF" test "$(head -c 5 "$tmp/out/fig/$id.pdf")" = "%PDF-"
+        check "no gnuplot warnings for $id: $(head -c 200 "$tmp/gp.err")" test ! -s "$tmp/gp.err"
+    done
+else
+    skip="gnuplot not installed (apt-get install gnuplot-nox)"
+fi
+
+# 3. the report
+"$ARLAB" report "$tmp/out" 2>"$tmp/rep.err"
+check "arlab report exits 0 ($(cat "$tmp/rep.err"))" test $? -eq 0
+html="$tmp/out/report.html"
+md="$tmp/out/report.md"
+check "HTML written" test -s "$html"
+check "Markdown twin written" test -s "$md"
+nfig=$(ls "$tmp/out/fig/"*.png 2>/dev/null | wc -l)
+check "one embedded <img> per figure ($nfig)" test "$(grep -o '<img ' "$html" | wc -l)" -eq "$nfig"
+check "images are data: URIs (self-contained)" test "$(grep -o 'src="data:image/png;base64,' "$html" | wc -l)" -eq "$nfig"
+check "no external references" test "$(grep -c 'src="http\|href="http\|<link ' "$html")" -eq 0
+check "Markdown references every figure" test "$(grep -c '^!\[.*\](fig/.*\.png)' "$md")" -eq "$nfig"
+for claim in "about 1.6x" "31.0 ms / 58.0 ms" "32-42 %" "21-25 %" "mean at most 1.5" "proposed -13 %"; do
+    check "claim table has \"$claim\"" grep -qF "$claim" "$html"
+done
+check "platform assumptions section" grep -q 'id="platforms"' "$html"
+check "measurements imported and counted" grep -qF "3 measured, 42 without measurement" "$html"
+check "platform notes included" grep -qF "10 Gbps per node link (paper)" "$html"
+check "report names each sweep" test "$(grep -c '<h2 id=' "$html")" -ge 6
+"$ARLAB" report "$tmp/nonexistent" 2>"$tmp/rep2.err"
+check "missing results directory: exit 4" test $? -eq 4
+
+# 4. headless Chromium: every image decoded, and a screenshot
+browser=$(command -v chromium || command -v chromium-browser || true)
+if [ -n "$browser" ] && [ -s "$html" ]; then
+    marker='<script>window.addEventListener("load",function(){var im=document.images,ok=0;for(var i=0;i<im.length;i++)if(im[i].complete\&\&im[i].naturalWidth>0)ok++;var m=document.createElement("div");m.id="imgcheck";m.textContent="IMAGES "+ok+"/"+im.length;document.body.appendChild(m);});</script></body>'
+    sed "s|</body>|$marker|" "$html" >"$tmp/check.html"
+    dom=$(timeout 120 "$browser" --headless --no-sandbox --disable-gpu --disable-dev-shm-usage \
+        --virtual-time-budget=5000 --dump-dom "file://$tmp/check.html" 2>/dev/null)
+    got=$(grep -o 'IMAGES [0-9]*/[0-9]*' <<<"$dom")
+    check "chromium decoded every image ($got, want $nfig/$nfig)" test "$got" = "IMAGES $nfig/$nfig"
+    check "chromium DOM has the title" grep -q "the papers' figures, reproduced" <<<"$dom"
+    timeout 120 "$browser" --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --hide-scrollbars \
+        --screenshot="$tmp/shot.png" --window-size=1280,2000 "file://$html" >/dev/null 2>&1
+    check "screenshot written (> 50 KB)" test "$(stat -c %s "$tmp/shot.png" 2>/dev/null || echo 0)" -gt 50000
+    if [ -n "${ARLAB_KEEP_SCREENSHOT:-}" ]; then cp "$tmp/shot.png" "$ARLAB_KEEP_SCREENSHOT"; fi
+else
+    skip="${skip:+$skip; }chromium not installed (apt-get install chromium): the browser check did not run"
+fi
+
+echo "cli_report: $checks checks, $fails failed"
+[ "$fails" -eq 0 ] || exit 1
+if [ -n "$skip" ]; then
+    echo "SKIP: $skip"
+    exit 77
+fi
+exit 0

@@ -1,0 +1,22 @@
+/* libFuzzer target: the sweep-file loader (core/sweep_spec.c). Whatever the
+ * input, it must be refused with a message or loaded and freed cleanly. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/sweep_spec.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    if (size > 1 << 16) return 0;
+    char *text = malloc(size + 1);
+    if (!text) return 0;
+    memcpy(text, data, size);
+    text[size] = 0;
+    ar_err e;
+    ar_sweep *s = NULL;
+    if (ar_sweep_from_json(text, "fuzz.json", &s, &e) == AR_OK) ar_sweep_free(s);
+    free(text);
+    return 0;
+}
