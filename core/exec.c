@@ -2,18 +2,17 @@
  *
  * Runs every op through its lowering (lower.h), round by round: all payloads of
  * a round are read from the senders first, then delivered, as concurrent
- * transfers would be. Inputs are integers small enough that every sum is
- * exact in a double: rank r, element x holds (r + 1) + (x mod 65521) * 2^20,
- * so a missing, doubled or misplaced contribution changes the result.
+ * transfers would be. Inputs follow data.h (integers whose sums are exact in a
+ * double), so a missing, doubled or misplaced contribution changes the result.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "data.h"
 #include "lower.h"
 #include "schedule.h"
 
-static double input(int r, uint64_t x) { return (double)(r + 1) + (double)(x % 65521u) * 1048576.0; }
 
 typedef struct xstate {
     const ar_schedule *s;
@@ -117,20 +116,16 @@ ar_status ar_schedule_execute_host(const ar_schedule *s, uint64_t max_bytes, ar_
             st = ar_fail(e, AR_ENOMEM, "host executor: out of memory");
             break;
         }
-        for (uint64_t i = 0; i < s->count; i++) x.buf[r][i] = input(r, i);
+        ar_data_fill(x.buf[r], r, s->count);
     }
     for (int p = 0; p < s->nphases && st == AR_OK; p++)
         for (int i = 0; i < s->phases[p].nops && st == AR_OK; i++) st = run_op(&x, &s->phases[p].ops[i], p, i, e);
-    for (int r = 0; r < s->nranks && st == AR_OK; r++)
-        for (uint64_t i = 0; i < s->count; i++) {
-            double P = (double)s->nranks;
-            double want = P * (P + 1) / 2 + P * (double)(i % 65521u) * 1048576.0; /* sum of input(q, i) */
-            if (!(x.buf[r][i] == want)) {
-                st = ar_fail(e, AR_EFAIL, "schedule %s: rank %d element %llu holds %.17g, exact sum is %.17g",
-                             s->algo, r, (unsigned long long)i, x.buf[r][i], want);
-                break;
-            }
-        }
+    for (int r = 0; r < s->nranks && st == AR_OK; r++) {
+        uint64_t i = ar_data_first_wrong(x.buf[r], s->nranks, s->count);
+        if (i < s->count)
+            st = ar_fail(e, AR_EFAIL, "schedule %s: rank %d element %llu holds %.17g, exact sum is %.17g", s->algo, r,
+                         (unsigned long long)i, x.buf[r][i], ar_data_expected(s->nranks, i));
+    }
     for (int r = 0; r < s->nranks; r++) free(x.buf[r]);
     free(x.buf);
     free(x.xf);
