@@ -57,8 +57,12 @@
  * broadcast back; links are full duplex, so what a phase costs is the load per
  * directed link, Q_a. For each tree a root distribution rho_{T,v} (sum over v
  * = lambda_T) is chosen by a second LP minimising C_dir = max_a c_a Q_a and,
- * among those, the mean tree height (pipeline fill). A "stream" is one
- * (tree, root, weight) of that solution; the schedule runs the streams.
+ * among those, the mean tree height (pipeline fill); candidate roots are all
+ * ranks, or on large instances the two ends and the middle of each tree's
+ * longest path. C(G)/2 <= C_dir <= C(G) (e.g. a chain rooted at both ends
+ * with half the weight each loads every link equally both ways: C(G)/2, as
+ * on P3.16xlarge and P3.8xlarge). A "stream" is one (tree, root, weight) of
+ * that solution; the schedule runs the streams.
  *
  * Ownership: ar_treepack_solve fills a caller-provided result whose arrays it
  * allocates; ar_treepack_result_free releases them (and is safe on a zeroed
@@ -145,9 +149,10 @@ typedef struct ar_treepack_result {
 
     /* bounds (paper Lemma 2.1: max_c >= mwst >= C >= lower on direct platforms) */
     double max_c;          /* max over links that carry pairs of c_l */
-    double mwst;           /* C(T) of the minimum-weight spanning tree (Boruvka, weights
-                              c of the pair's bottleneck link), a best single tree on direct
-                              platforms; on switched ones its routed cost */
+    double mwst;           /* direct platforms: C(T) of Boruvka's minimum spanning tree under
+                              c_e, a minimum-bottleneck tree = the best single tree (Lemma 2.1);
+                              switched: the best of Boruvka's tree on route lengths and the
+                              packing's trees, routed cost (no optimality claim) */
     int *mwst_pairs;       /* its nranks-1 pairs (owned) */
     double lower;          /* (n-1) / sum_e 1/c_e on direct platforms; NAN otherwise */
     double ring;           /* rank-order ring, per phase: (n-1)/n * max_l c_l (ring hops via l) */

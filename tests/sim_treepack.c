@@ -12,7 +12,7 @@
  *     2 C_dir N / bw_ref <= T <= 2 (Dmax + c - 1) (alpha + C_dir N / (c bw_ref)).
  * The simulator runs each op's rounds in sequence but lets ops run ahead of
  * each other (no lockstep), so it is a little faster than T in the fill; with
- * c = 256 chunks that difference is below 1 %.
+ * c = 128 chunks (and K = 128 units) that difference is below 1 %.
  * Checks, for 1 GB (250M f32): |sim - T| <= 2 % T; sim within the bounds;
  * sim(treepack) < sim(ring) and < sim(ps); and --check (real data) exact on
  * P3.16xlarge and P2.16xlarge with small messages. The numbers are printed. */
@@ -20,8 +20,8 @@
 #include "models/model_treepack.h"
 #include "sim_util.h"
 
-#define UNITS 64
-#define CHUNKS 256
+#define UNITS 128
+#define CHUNKS 128
 
 int main(void) {
     const char *plat = "p3.16xlarge";

@@ -110,8 +110,10 @@ static void test_p3(const char *name, int64_t num, int64_t den) {
     ar_platform_free(p);
 }
 
-/* Boruvka's tree on P3.16xlarge: only dual links are used except one single
- * (a dual-link spanning tree does not exist: the dual links form a 2-regular... ) */
+/* Boruvka's tree on P3.16xlarge: the dual NVLinks form the Hamiltonian cycle
+ * 0-3-2-1-5-6-7-4-0, so the best single tree is a chain of 7 dual links,
+ * C(T_MWST) = 1/2 (the paper: "the chain connecting all nodes with dual NVLink
+ * edges"). */
 static void test_mwst(void) {
     ar_platform *p = load("p3.16xlarge");
     if (!p) return;
@@ -122,7 +124,6 @@ static void test_mwst(void) {
         ar_platform_free(p);
         return;
     }
-    /* the dual links form the 8-cycle 0-3-2-1-5-6-7-4-0: a chain of 7 of them is a tree */
     T_NEAR(r.mwst, 0.5, 1e-12, "C(T_MWST) on P3.16xlarge (a Hamiltonian chain of dual NVLinks)");
     int duals = 0;
     for (int i = 0; i < r.nranks - 1; i++) duals += p->links[r.pairs[r.mwst_pairs[i]].link].lanes == 2;
