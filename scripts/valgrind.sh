@@ -22,6 +22,11 @@ status=0
 run model --platform blueconnect-12 --size 100MB --algo all
 run plan --platform machines:gpus=2+3+2 --algo two-level --size 1000 --check
 run platform show p2.16xlarge --format json
+run best --platform blueconnect-12 --size 1MB
+run trees --platform p3.16xlarge
+if "$bin" sim --help >/dev/null 2>&1; then
+  run sim --platform fr-5 --algo flexreduce --size 1000 --check     # the forked SimGrid child runs under memcheck too
+fi
 run model --platform nosuch                      # an error path
 run model --platform blueconnect-12 --size -1   # another
 rm -f "$tmp"
