@@ -6,10 +6,11 @@
  *
  * Closed forms per algorithm (ar_model_closed) follow the papers; the generic
  * walk (ar_model_walk) prices any schedule on any platform from its lowering:
- * per round, each transfer costs route latency + bytes / (narrowest share of
- * its route), where a directed link's capacity is shared equally by the flows
- * crossing it in that round (concurrent ops of a phase advance in lockstep);
- * a round costs its slowest transfer; rounds add up.
+ * per round, each transfer costs route latency + the time the most loaded
+ * directed link of its route needs to carry all the bytes of that round
+ * (concurrent ops of a phase advance in lockstep; with equal transfers this is
+ * the equal share of the papers); a round costs its slowest transfer; rounds
+ * add up.
  */
 #ifndef AR_MODEL_H
 #define AR_MODEL_H

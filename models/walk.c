@@ -1,11 +1,13 @@
 /* Generic cost walk (model.h: ar_model_walk).
  *
- * For each phase, round k of every op runs together (lockstep). In a round,
- * each directed link's capacity is split equally among the transfers whose
- * route crosses it; a transfer takes route latency + bytes / (its narrowest
- * share); the round takes its slowest transfer. This is the papers' accounting
- * (BlueConnect's w2/6 for six streams on one uplink) and what a flow-level
- * simulator computes when the bottleneck shares are equal.
+ * For each phase, round k of every op runs together (lockstep). In a round, a
+ * transfer finishes when the most loaded directed link on its route has carried
+ * all the bytes the round puts on it: route latency + max over its links of
+ * (bytes on the link / capacity); the round takes its slowest transfer. With
+ * equal transfers this is the papers' equal share (BlueConnect's w2/6 for six
+ * streams on one uplink); with unequal ones (FlexReduce's uneven calls, tree
+ * packing's shares) it is the time a work-conserving link needs, which is what
+ * a flow-level simulator computes at a single bottleneck.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +19,7 @@
 
 typedef struct walk {
     const ar_platform *p;
-    int *load;          /* flows per directed link in the current round */
+    double *load;       /* bytes per directed link in the current round */
     ar_dlink *touched;  /* directed links with load > 0 */
     size_t ntouched, captouched;
     ar_xfer *xf;        /* transfers of the round (all ops) */
@@ -50,9 +52,12 @@ static ar_status price_round(walk *w, double elem_bytes, double *t_out, double *
             return ar_fail(e, AR_ENOMEM, "cost walk: out of memory");
         int len = ar_platform_route(p, w->xf[i].src, w->xf[i].dst, w->routes + used, MAX_ROUTE);
         if (len < 0) return ar_fail(e, AR_EINTERNAL, "cost walk: route %d->%d too long", w->xf[i].src, w->xf[i].dst);
+        double bytes = (double)ar_xfer_elems(&w->xf[i]) * elem_bytes;
         for (int k = 0; k < len; k++) {
             ar_dlink d = w->routes[used + (size_t)k];
-            if (w->load[d]++ == 0) {
+            int fresh = w->load[d] == 0;
+            w->load[d] += bytes;
+            if (fresh) {
                 if (grow((void **)&w->touched, &w->captouched, w->ntouched + 1, sizeof *w->touched) < 0)
                     return ar_fail(e, AR_ENOMEM, "cost walk: out of memory");
                 w->touched[w->ntouched++] = d;
@@ -63,19 +68,19 @@ static ar_status price_round(walk *w, double elem_bytes, double *t_out, double *
     }
     double tmax = 0, bw_at = 0, lat_at = 0;
     for (size_t i = 0; i < w->nxf; i++) {
-        double lat = 0, share = 0;
+        double lat = 0, drain = 0; /* slowest link of the route to carry its round's bytes */
         for (int k = w->route_off[i]; k < w->route_off[i + 1]; k++) {
             ar_dlink d = w->routes[k];
             const ar_link *l = &p->links[AR_DLINK_LINK(d)];
-            double s = ar_link_capacity(l) / w->load[d];
-            if (share == 0 || s < share) share = s;
+            double s = w->load[d] / ar_link_capacity(l);
+            if (s > drain) drain = s;
             lat += l->lat_s;
         }
         double bytes = (double)ar_xfer_elems(&w->xf[i]) * elem_bytes;
-        double t = lat + (share > 0 ? bytes / share : 0);
+        double t = lat + drain;
         if (t > tmax) {
             tmax = t;
-            bw_at = share;
+            bw_at = drain > 0 ? bytes / drain : 0; /* the rate this transfer effectively got */
             lat_at = lat;
         }
     }

@@ -22,7 +22,10 @@ EOJ
 fails=0
 "$ARLAB" sweep s.json --out ref --quiet || fails=$((fails + 1))
 for np in 2 3; do
-    if ! mpirun -np $np --oversubscribe "$mpi_exe" s.json --out m$np --quiet >mpi.log 2>&1; then
+    # Open MPI never frees its own start-up allocations and dlcloses its plugins, so
+    # LeakSanitizer reports (unattributable) leaks inside it: leak checking is off for
+    # the MPI ranks only. The sweep engine's own leaks are checked by `arlab sweep` above.
+    if ! ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" mpirun -np $np --oversubscribe "$mpi_exe" s.json --out m$np --quiet >mpi.log 2>&1; then
         echo "FAIL: mpirun -np $np: $(tail -3 mpi.log)" >&2
         fails=$((fails + 1))
     fi

@@ -15,7 +15,8 @@
  *  4. FlexReduce on fr-10 (4+3+3): the 14 uneven level-1 reduce calls leave
  *     machine m0's Ethernet link idle part of the time, so the schedule is
  *     slower than T_FR; the generic walk, which runs concurrent ops in
- *     lockstep, is slower still.
+ *     lockstep round by round, is 3.6 % faster than the simulation (it
+ *     assumes each round's links drain at full rate).
  * In cases 1-3 the walk counts the sharing and agrees with the simulator. */
 #include "sim_util.h"
 
@@ -46,7 +47,7 @@ int main(void) {
         {"ring across interleaved switches vs Eq. 6", interleaved, "ring", 8u << 20, 0.9721855, 0, "trunk", 4},
         {"BlueConnect HD stages on a torus vs Eq. 10", "torus-4x4", "blueconnect", 16u << 20, 0.5510411, 0, "m0-m1",
          8},
-        {"FlexReduce on fr-10 vs T_FR", "fr-10", "flexreduce", 2520000, 0.0639795, -0.2696531, "ethernet-m0", 6},
+        {"FlexReduce on fr-10 vs T_FR", "fr-10", "flexreduce", 2520000, 0.0639795, 0.0361371, "ethernet-m0", 6},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const mcase *c = &cases[i];
