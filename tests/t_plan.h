@@ -1,0 +1,36 @@
+/* Test helpers shared by the planner tests: load a platform from JSON text,
+ * and plan + validate + execute a schedule, recording checks in t.h. */
+#ifndef AR_T_PLAN_H
+#define AR_T_PLAN_H
+
+#include "core/algo.h"
+#include "core/platform.h"
+#include "t.h"
+
+static ar_platform *load_json(const char *json) {
+    ar_platform *p = NULL;
+    ar_err e = {{0}};
+    if (ar_platform_from_json(json, "<test>", &p, &e) != AR_OK)
+        fprintf(stderr, "platform: %s\n", e.msg);
+    return p;
+}
+
+/* Plans spec on p for count elements; validates and executes. 1 = ok. */
+static int check_plan(const ar_platform *p, const char *spec, uint64_t count, const char *what) {
+    ar_err e = {{0}};
+    ar_schedule *s = NULL;
+    ar_status st = ar_algo_plan(spec, p, count, 4, &s, &e);
+    T_CHECK(st == AR_OK, "%s: plan %s count %llu: %s", what, spec, (unsigned long long)count, e.msg);
+    if (st != AR_OK)
+        return 0;
+    st = ar_schedule_validate(s, &e);
+    T_CHECK(st == AR_OK, "%s: validate %s count %llu: %s", what, spec, (unsigned long long)count, e.msg);
+    if (st == AR_OK) {
+        st = ar_schedule_execute_host(s, 0, &e);
+        T_CHECK(st == AR_OK, "%s: execute %s count %llu: %s", what, spec, (unsigned long long)count, e.msg);
+    }
+    ar_schedule_free(s);
+    return st == AR_OK;
+}
+
+#endif
