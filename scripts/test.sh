@@ -3,7 +3,7 @@
 # ARLAB_SANITIZE=1 builds and runs it under AddressSanitizer + UBSan (build-asan/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
+scripts/setup.sh --test
 dir=build-test
 flags=(-DARLAB_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo)
 if [ "${ARLAB_SANITIZE:-0}" = 1 ]; then
