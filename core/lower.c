@@ -136,6 +136,11 @@ static void blocks_span(const ar_op *op, int m0, int m1, uint64_t *off, uint64_t
 
 /* Piece j of c of the range [off, off+len). */
 static void piece(uint64_t off, uint64_t len, int j, int c, uint64_t *po, uint64_t *pl) {
+    if (c == 1) { /* the common case: no division on the per-transfer path */
+        *po = off;
+        *pl = len;
+        return;
+    }
     uint64_t q = len / (uint64_t)c, r = len % (uint64_t)c, uj = (uint64_t)j;
     *po = off + uj * q + (uj < r ? uj : r);
     *pl = q + (uj < r ? 1 : 0);

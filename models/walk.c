@@ -27,6 +27,8 @@ typedef struct walk {
     int *route_off;     /* route of transfer i: routes[route_off[i] .. route_off[i+1]) */
     ar_dlink *routes;
     size_t caproutes, capoff;
+    int *nrounds;       /* rounds of each op of the current phase */
+    size_t capnr;
 } walk;
 
 static int grow(void **p, size_t *cap, size_t need, size_t elem) {
@@ -111,8 +113,12 @@ ar_status ar_model_walk(const ar_platform *p, const ar_schedule *s, ar_model_res
         const ar_phase *phase = &s->phases[ph];
         int maxr = 0;
         size_t maxx = 0;
+        if (grow((void **)&w.nrounds, &w.capnr, (size_t)phase->nops, sizeof *w.nrounds) < 0) {
+            st = ar_fail(e, AR_ENOMEM, "cost walk: out of memory");
+            break;
+        }
         for (int i = 0; i < phase->nops; i++) {
-            int r = ar_lower_nrounds(&phase->ops[i]);
+            int r = w.nrounds[i] = ar_lower_nrounds(&phase->ops[i]); /* once per op, not per round */
             if (r > maxr) maxr = r;
             maxx += ar_lower_max_xfers(&phase->ops[i]);
         }
@@ -124,7 +130,7 @@ ar_status ar_model_walk(const ar_platform *p, const ar_schedule *s, ar_model_res
         for (int r = 0; r < maxr && st == AR_OK; r++) {
             w.nxf = 0;
             for (int i = 0; i < phase->nops; i++)
-                if (r < ar_lower_nrounds(&phase->ops[i])) w.nxf += ar_lower_round(&phase->ops[i], r, w.xf + w.nxf);
+                if (r < w.nrounds[i]) w.nxf += ar_lower_round(&phase->ops[i], r, w.xf + w.nxf);
             double t = 0, bw = 0, lat = 0;
             st = price_round(&w, (double)s->elem_bytes, &t, &bw, &lat, e);
             tphase += t;
@@ -150,6 +156,7 @@ ar_status ar_model_walk(const ar_platform *p, const ar_schedule *s, ar_model_res
     free(w.xf);
     free(w.route_off);
     free(w.routes);
+    free(w.nrounds);
     snprintf(out->note, sizeof out->note,
              "generic walk: lockstep rounds, equal share of each directed link per round, alpha = route latency");
     return st;
