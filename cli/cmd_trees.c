@@ -32,6 +32,7 @@
 #include "algos/treepack.h"
 #include "cli.h"
 #include "models/model_treepack.h"
+#include "core/textio.h"
 
 #define TREES_DEFAULT_CHUNKS 16
 
@@ -111,19 +112,6 @@ static void print_section(const char *title, const cli_table *t) {
     tbl_print(t, FMT_TABLE, stdout);
 }
 
-static void csv_field(const char *s) {
-    if (!strpbrk(s, ",\"\n")) {
-        fputs(s, stdout);
-        return;
-    }
-    putchar('"');
-    for (; *s; s++) {
-        if (*s == '"') putchar('"');
-        putchar(*s);
-    }
-    putchar('"');
-}
-
 /* Long-form CSV rows: platform,section,item,key,value (item = first column). */
 static void csv_section(const char *plat, const char *section, const cli_table *t) {
     int summary = !strcmp(section, "summary");
@@ -131,13 +119,13 @@ static void csv_section(const char *plat, const char *section, const cli_table *
         for (int c = 1; c < (summary ? 2 : t->ncols); c++) {
             const char *item = t->cells[(size_t)r * (size_t)t->ncols].s;
             const char *val = t->cells[(size_t)r * (size_t)t->ncols + (size_t)c].s;
-            csv_field(plat);
+            ar_csv_field(stdout, plat);
             printf(",%s,", section);
-            csv_field(item ? item : "");
+            ar_csv_field(stdout, item ? item : "");
             putchar(',');
-            csv_field(summary ? "value" : t->cols[c]);
+            ar_csv_field(stdout, summary ? "value" : t->cols[c]);
             putchar(',');
-            csv_field(val ? val : "");
+            ar_csv_field(stdout, val ? val : "");
             putchar('\n');
         }
 }

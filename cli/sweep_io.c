@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "sweep.h"
+#include "core/textio.h"
 
 /* ---- CSV lines ---------------------------------------------------------- */
 
@@ -396,17 +397,6 @@ ar_status sweep_mkdirs(const char *dir, ar_err *e) {
     return AR_OK;
 }
 
-static void json_str(FILE *f, const char *s) {
-    fputc('"', f);
-    for (; s && *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\') fprintf(f, "\\%c", ch);
-        else if (ch < 0x20) fprintf(f, "\\u%04x", ch);
-        else fputc(ch, f);
-    }
-    fputc('"', f);
-}
-
 /* A finite number in a form JSON accepts (what the writers produce). */
 static int json_number_ok(const char *v) {
     if (!*v || strspn(v, "0123456789+-.eE") != strlen(v)) return 0;
@@ -418,9 +408,9 @@ static int json_number_ok(const char *v) {
 
 static void json_kv(FILE *f, const char *k, const char *v, int comma) {
     fprintf(f, "  ");
-    json_str(f, k);
+    ar_json_string(f, k);
     fputs(": ", f);
-    if (v) json_str(f, v);
+    if (v) ar_json_string(f, v);
     else fputs("null", f);
     fputs(comma ? ",\n" : "\n", f);
 }
@@ -490,15 +480,15 @@ ar_status sweep_write(const sweep_ctx *ctx, const char *dir, const sweep_rows *r
             const ar_sweep_figure *fg = &s->figures[i];
             fputs(i ? ",\n    {" : "\n    {", f);
             fputs("\"id\": ", f);
-            json_str(f, fg->id);
+            ar_json_string(f, fg->id);
             fputs(", \"script\": ", f);
-            if (fg->script) json_str(f, fg->script);
+            if (fg->script) ar_json_string(f, fg->script);
             else fputs("null", f);
             fputs(", \"title\": ", f);
-            if (fg->title) json_str(f, fg->title);
+            if (fg->title) ar_json_string(f, fg->title);
             else fputs("null", f);
             fputs(", \"caption\": ", f);
-            if (fg->caption) json_str(f, fg->caption);
+            if (fg->caption) ar_json_string(f, fg->caption);
             else fputs("null", f);
             fputc('}', f);
         }
@@ -509,10 +499,10 @@ ar_status sweep_write(const sweep_ctx *ctx, const char *dir, const sweep_rows *r
             for (int c = 0; c < SW_NCOLS; c++) {
                 const char *v = rows->r[i].f[c] ? rows->r[i].f[c] : "";
                 if (c) fputs(", ", f);
-                json_str(f, sweep_cols[c]);
+                ar_json_string(f, sweep_cols[c]);
                 fputs(": ", f);
                 if (sweep_col_numeric(c)) fputs(json_number_ok(v) ? v : "null", f);
-                else json_str(f, v);
+                else ar_json_string(f, v);
             }
             fputc('}', f);
         }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "core/textio.h"
 
 void tbl_init(cli_table *t, int ncols, const char *const *cols) {
     memset(t, 0, sizeof *t);
@@ -58,43 +59,19 @@ void tbl_int(cli_table *t, int row, int col, long long v) {
     cell(t, row, col)->numeric = 1;
 }
 
-static void csv_field(FILE *f, const char *s) {
-    if (strpbrk(s, ",\"\n")) {
-        fputc('"', f);
-        for (; *s; s++) {
-            if (*s == '"') fputc('"', f);
-            fputc(*s, f);
-        }
-        fputc('"', f);
-    } else {
-        fputs(s, f);
-    }
-}
-
-static void json_string(FILE *f, const char *s) {
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\') fprintf(f, "\\%c", ch);
-        else if (ch < 0x20) fprintf(f, "\\u%04x", ch);
-        else fputc(ch, f);
-    }
-    fputc('"', f);
-}
-
 void tbl_print(const cli_table *t, cli_format fmt, FILE *out) {
     const cli_cell *cells = t->cells;
 #define C(r, c) (cells[(size_t)(r) * (size_t)t->ncols + (size_t)(c)].s ? cells[(size_t)(r) * (size_t)t->ncols + (size_t)(c)].s : "")
     if (fmt == FMT_CSV) {
         for (int c = 0; c < t->ncols; c++) {
             if (c) fputc(',', out);
-            csv_field(out, t->cols[c]);
+            ar_csv_field(out, t->cols[c]);
         }
         fputc('\n', out);
         for (int r = 0; r < t->nrows; r++) {
             for (int c = 0; c < t->ncols; c++) {
                 if (c) fputc(',', out);
-                csv_field(out, C(r, c));
+                ar_csv_field(out, C(r, c));
             }
             fputc('\n', out);
         }
@@ -104,11 +81,11 @@ void tbl_print(const cli_table *t, cli_format fmt, FILE *out) {
             fputs(r ? ",\n {" : "\n {", out);
             for (int c = 0; c < t->ncols; c++) {
                 if (c) fputc(',', out);
-                json_string(out, t->cols[c]);
+                ar_json_string(out, t->cols[c]);
                 fputc(':', out);
                 const cli_cell *cl = &cells[(size_t)r * (size_t)t->ncols + (size_t)c];
                 if (cl->numeric) fputs(cl->s, out);
-                else json_string(out, C(r, c));
+                else ar_json_string(out, C(r, c));
             }
             fputc('}', out);
         }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "platform_internal.h"
+#include "textio.h"
 
 #ifndef AR_PRESET_DIR
 #define AR_PRESET_DIR "platforms"
@@ -740,19 +741,6 @@ static const char *kind_name(ar_platform_kind k) {
     return "?";
 }
 
-static void json_str(FILE *f, const char *s) {
-    fputc('"', f);
-    for (const unsigned char *c = (const unsigned char *)(s ? s : ""); *c; c++) {
-        if (*c == '"' || *c == '\\')
-            fprintf(f, "\\%c", *c);
-        else if (*c < 0x20)
-            fprintf(f, "\\u%04x", *c);
-        else
-            fputc(*c, f);
-    }
-    fputc('"', f);
-}
-
 /* Shortest of %.15g / %.17g that reads back exactly. */
 static void json_num(FILE *f, double x) {
     char buf[40];
@@ -767,27 +755,27 @@ static void json_num(FILE *f, double x) {
 
 ar_status ar_platform_print_json(const ar_platform *p, FILE *f, ar_err *e) {
     fputs("{\n  \"name\": ", f);
-    json_str(f, p->name);
+    ar_json_string(f, p->name);
     fputs(",\n  \"kind\": ", f);
-    json_str(f, kind_name(p->kind));
+    ar_json_string(f, kind_name(p->kind));
     fputs(",\n  \"source\": ", f);
-    json_str(f, p->source);
+    ar_json_string(f, p->source);
     if (p->description) {
         fputs(",\n  \"description\": ", f);
-        json_str(f, p->description);
+        ar_json_string(f, p->description);
     }
     if (p->nnotes) {
         fputs(",\n  \"notes\": [", f);
         for (int i = 0; i < p->nnotes; i++) {
             fputs(i ? ",\n    " : "\n    ", f);
-            json_str(f, p->notes[i]);
+            ar_json_string(f, p->notes[i]);
         }
         fputs("\n  ]", f);
     }
     fprintf(f, ",\n  \"ranks\": %d,\n  \"machines\": %d", p->nranks, p->nmachines);
     if (p->kind == AR_PLAT_TREE || p->kind == AR_PLAT_FAT_TREE) {
         fputs(",\n  \"root\": ", f);
-        json_str(f, p->root >= 0 ? p->nodes[p->root].name : "");
+        ar_json_string(f, p->root >= 0 ? p->nodes[p->root].name : "");
         fprintf(f, ",\n  \"height\": %d,\n  \"uniform_depth\": %s", p->height,
                 p->uniform_depth ? "true" : "false");
     }
@@ -808,13 +796,13 @@ ar_status ar_platform_print_json(const ar_platform *p, FILE *f, ar_err *e) {
     for (int v = 0; v < p->nnodes; v++) {
         const ar_node *n = &p->nodes[v];
         fputs(v ? ",\n    {\"name\": " : "\n    {\"name\": ", f);
-        json_str(f, n->name);
+        ar_json_string(f, n->name);
         fprintf(f, ", \"type\": \"%s\"", n->kind == AR_NODE_GPU ? "gpu" : "switch");
         if (n->kind == AR_NODE_GPU) fprintf(f, ", \"rank\": %d", n->rank);
         if (n->machine >= 0) fprintf(f, ", \"machine\": %d", n->machine);
         if (n->parent >= 0) {
             fputs(", \"parent\": ", f);
-            json_str(f, p->nodes[n->parent].name);
+            ar_json_string(f, p->nodes[n->parent].name);
         }
         fputc('}', f);
     }
@@ -822,11 +810,11 @@ ar_status ar_platform_print_json(const ar_platform *p, FILE *f, ar_err *e) {
     for (int l = 0; l < p->nlinks; l++) {
         const ar_link *k = &p->links[l];
         fputs(l ? ",\n    {\"name\": " : "\n    {\"name\": ", f);
-        json_str(f, k->name);
+        ar_json_string(f, k->name);
         fputs(", \"a\": ", f);
-        json_str(f, p->nodes[k->a].name);
+        ar_json_string(f, p->nodes[k->a].name);
         fputs(", \"b\": ", f);
-        json_str(f, p->nodes[k->b].name);
+        ar_json_string(f, p->nodes[k->b].name);
         fputs(", \"bw_Bps\": ", f);
         json_num(f, k->bw_Bps);
         fputs(", \"lat_s\": ", f);

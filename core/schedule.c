@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include "textio.h"
 
 static const char *const op_names[AR_OP_KIND_COUNT] = {
     "reduce-scatter", "all-gather", "reduce", "broadcast", "all-reduce", "send"};
@@ -339,28 +340,17 @@ void ar_schedule_print_table(const ar_schedule *s, FILE *f) {
     }
 }
 
-static void json_str(FILE *f, const char *s) {
-    fputc('"', f);
-    for (; s && *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
-        else if (c < 0x20) fprintf(f, "\\u%04x", c);
-        else fputc(c, f);
-    }
-    fputc('"', f);
-}
-
 ar_status ar_schedule_print_json(const ar_schedule *s, FILE *f, ar_err *e) {
     fprintf(f, "{\"algo\":");
-    json_str(f, s->algo);
+    ar_json_string(f, s->algo);
     fprintf(f, ",\"detail\":");
-    json_str(f, s->detail ? s->detail : "");
+    ar_json_string(f, s->detail ? s->detail : "");
     fprintf(f, ",\"ranks\":%d,\"count\":%llu,\"elem_bytes\":%zu,\"phases\":[", s->nranks,
             (unsigned long long)s->count, s->elem_bytes);
     for (int p = 0; p < s->nphases; p++) {
         const ar_phase *ph = &s->phases[p];
         fprintf(f, "%s\n {\"label\":", p ? "," : "");
-        json_str(f, ph->label ? ph->label : "");
+        ar_json_string(f, ph->label ? ph->label : "");
         fprintf(f, ",\"ops\":[");
         for (int i = 0; i < ph->nops; i++) {
             const ar_op *op = &ph->ops[i];

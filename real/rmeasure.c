@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "rmeasure.h"
+#include "core/textio.h"
 
 /* ---- bandwidths ------------------------------------------------------------ */
 
@@ -241,19 +242,6 @@ int ar_real_row_field(const ar_real_row *r, int c, char *buf, size_t n) {
     return 0;
 }
 
-static void csv_field(FILE *f, const char *s) {
-    if (strpbrk(s, ",\"\n\r")) {
-        fputc('"', f);
-        for (; *s; s++) {
-            if (*s == '"') fputc('"', f);
-            fputc(*s, f);
-        }
-        fputc('"', f);
-    } else {
-        fputs(s, f);
-    }
-}
-
 void ar_real_csv_header(FILE *f) {
     for (int c = 0; c < AR_REAL_NCOLS; c++) fprintf(f, "%s%s", c ? "," : "", ar_real_cols[c]);
     fputc('\n', f);
@@ -264,7 +252,7 @@ void ar_real_csv_row(FILE *f, const ar_real_row *r) {
     for (int c = 0; c < AR_REAL_NCOLS; c++) {
         if (c) fputc(',', f);
         ar_real_row_field(r, c, buf, sizeof buf);
-        csv_field(f, buf);
+        ar_csv_field(f, buf);
     }
     fputc('\n', f);
 }
