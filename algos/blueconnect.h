@@ -39,6 +39,7 @@
 #include "core/params.h"
 #include "core/platform.h"
 #include "core/schedule.h"
+#include "core/util.h"
 #include "core/status.h"
 
 #define AR_BC_MAX_STAGES 24 /* > log2(AR_MAX_RANKS): any factorization fits */

@@ -15,6 +15,7 @@
 #include "core/schedule.h"
 #include "core/status.h"
 #include "core/units.h"
+#include "core/util.h"
 
 /* Input checks every planner does first: a platform with >= 1 rank, a
  * non-empty buffer of >= 1-byte elements, within AR_MAX_BYTES. */

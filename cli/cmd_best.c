@@ -41,6 +41,7 @@
 #include "algos/blueconnect.h"
 #include "cli.h"
 #include "core/lower.h"
+#include "core/util.h"
 #include "models/model.h"
 #include "models/model_topo.h"
 

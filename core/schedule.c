@@ -1,5 +1,6 @@
 /* Schedule building, queries, structural checks and printing (schedule.h). */
 #include "schedule.h"
+#include "util.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -28,7 +29,6 @@ ar_status ar_impl_parse(const char *s, ar_impl *out, ar_err *e) {
     return ar_fail(e, AR_EINVAL, "\"%s\" is not an implementation (use ring, hd, binomial, chain, direct, tree or native)", s);
 }
 
-int ar_is_pow2(long long x) { return x > 0 && (x & (x - 1)) == 0; }
 
 ar_schedule *ar_schedule_new(const char *algo, int nranks, uint64_t count, size_t elem_bytes) {
     ar_schedule *s = ar_calloc(1, sizeof *s);

@@ -110,7 +110,6 @@ void ar_op_block(const ar_op *op, int i, uint64_t *off, uint64_t *len);
 const char *ar_op_kind_name(ar_op_kind k);
 const char *ar_impl_name(ar_impl i);
 ar_status ar_impl_parse(const char *s, ar_impl *out, ar_err *e);
-int ar_is_pow2(long long x);
 
 /* Reduce and broadcast "calls" per rank: the number of ops (any kind) in
  * which the rank takes part, per phase kind. Arrays of nranks, caller frees. */

@@ -45,8 +45,10 @@ const char *ar_status_name(ar_status s) {
     case AR_EINVAL: return "invalid input";
     case AR_EUNSUPPORTED: return "unsupported";
     case AR_EIO: return "I/O error";
-    case AR_ENOMEM: return "out of memory or limit exceeded";
+    case AR_ENOMEM: return "out of memory";
     case AR_EINTERNAL: return "internal error";
+    case AR_ELIMIT: return "limit exceeded";
+    case AR_EBACKEND: return "backend error";
     }
     return "unknown status";
 }

@@ -17,8 +17,10 @@ typedef enum ar_status {
     AR_EINVAL = 2,       /* bad user input: option, unit, JSON, value */
     AR_EUNSUPPORTED = 3, /* valid input an algorithm/backend cannot serve */
     AR_EIO = 4,          /* file could not be read or written */
-    AR_ENOMEM = 5,       /* allocation failed or a documented limit exceeded */
-    AR_EINTERNAL = 6     /* a bug in arlab (an invariant broke) */
+    AR_ENOMEM = 5,       /* allocation failed */
+    AR_EINTERNAL = 6,    /* a bug in arlab (an invariant broke) */
+    AR_ELIMIT = 7,       /* a documented limit exceeded (ranks, bytes, transfers, budget) */
+    AR_EBACKEND = 8      /* a backend failed: a CUDA, NCCL, MPI or SimGrid error */
 } ar_status;
 
 #define AR_ERR_LEN 512

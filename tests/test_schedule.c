@@ -6,6 +6,7 @@
 
 #include "core/lower.h"
 #include "core/schedule.h"
+#include "core/util.h"
 #include "t.h"
 
 static int iota[64];
