@@ -19,7 +19,7 @@ int main(void) {
     ar_schedule *s = NULL;
     T_CHECK(p != NULL, "platform");
     if (!p) return t_done("sim_errors");
-    T_OK(ar_algo_plan("ring", p, 1024, 4, &s, &e));
+    T_OK(ar_algo_plan("ring", p, 1024, 4, &s, &e), e);
     ar_sim_opts o;
     memset(&o, 0, sizeof o);
 
@@ -48,9 +48,9 @@ int main(void) {
         T_CHECK(run(p, s, &o, &e) == AR_EINVAL && !strncmp(e.msg, "--network:", 10), "%s: %s", bad_net[i], e.msg);
     }
     char desc[512];
-    T_OK(ar_sim_network_parse("lv08,network/crosstraffic:0,network/TCP-gamma:0", desc, sizeof desc, &e));
+    T_OK(ar_sim_network_parse("lv08,network/crosstraffic:0,network/TCP-gamma:0", desc, sizeof desc, &e), e);
     T_CHECK(strstr(desc, "network/model:LV08") && strstr(desc, "network/crosstraffic:0"), "%s", desc);
-    T_OK(ar_sim_network_parse(NULL, desc, sizeof desc, &e));
+    T_OK(ar_sim_network_parse(NULL, desc, sizeof desc, &e), e);
     T_CHECK(strstr(desc, "network/model:CM02") && strstr(desc, "network/solver:fairbottleneck") &&
                 strstr(desc, "network/TCP-gamma:0") && strstr(desc, "SPLITDUPLEX"),
             "default settings: %s", desc);
@@ -71,7 +71,7 @@ int main(void) {
 
     /* a forked run returns everything; in-process runs are once per process */
     ar_sim_result r;
-    T_OK(ar_sim_run(p, s, &o, &r, &e));
+    T_OK(ar_sim_run(p, s, &o, &r, &e), e);
     T_CHECK(r.complete && r.nphases == s->nphases && r.phase_end_s && r.link_bytes && r.link_busy_s &&
                 r.link_max_flows && r.ndlinks == 2 * p->nlinks && r.phase_end_s[r.nphases - 1] == r.time_s,
             "forked result incomplete");
@@ -81,10 +81,12 @@ int main(void) {
     /* a budget stops the naive engine early (its 130560 transfers take well over 20 ms) */
     ar_platform *big = sim_platform("flat:ranks=256");
     ar_schedule *bs = NULL;
-    if (big && ar_algo_plan("ring", big, 1 << 20, 4, &bs, &e) == AR_OK) {
+    ar_status bst = big ? ar_algo_plan("ring", big, 1 << 20, 4, &bs, &e) : AR_EINVAL;
+    T_CHECK(bst == AR_OK, "budget: flat:ranks=256 did not load or plan: %s", e.msg); /* never skipped silently */
+    if (bst == AR_OK) {
         o.engine = AR_SIM_NAIVE;
         o.budget_s = 0.02;
-        T_OK(ar_sim_run(big, bs, &o, &r, &e));
+        T_OK(ar_sim_run(big, bs, &o, &r, &e), e);
         T_CHECK(!r.complete && r.transfers > 0 && r.transfers < (uint64_t)2 * 255 * 256, "budget: complete %d, %llu",
                 r.complete, (unsigned long long)r.transfers);
         ar_sim_result_free(&r);
@@ -95,7 +97,7 @@ int main(void) {
     ar_platform_free(big);
 
     o.in_process = 1;
-    T_OK(ar_sim_run(p, s, &o, &r, &e));
+    T_OK(ar_sim_run(p, s, &o, &r, &e), e);
     ar_sim_result_free(&r);
     T_CHECK(ar_sim_run(p, s, &o, &r, &e) == AR_EUNSUPPORTED && strstr(e.msg, "one simulation per process"),
             "second in-process run: %s", e.msg);

@@ -34,7 +34,7 @@ int main(void) {
     if (!p) return t_done("sim_treepack");
     ar_treepack_result r;
     ar_err e = {{0}};
-    T_OK(ar_treepack_solve(p, NULL, &r, &e));
+    T_OK(ar_treepack_solve(p, NULL, &r, &e), e);
     int per[1024];
     double cdir = r.nstreams <= 1024 ? ar_treepack_units(&r, UNITS, per) : NAN;
     ar_tp_model_stream ms[1024];
@@ -42,7 +42,7 @@ int main(void) {
     for (int i = 0; i < r.nstreams && i < 1024; i++)
         if (per[i]) ms[ns++] = (ar_tp_model_stream){r.streams[i].parent, (double)per[i] / UNITS};
     ar_model_result m;
-    T_OK(ar_model_treepack(p, ms, ns, (double)bytes, CHUNKS, &m, &e));
+    T_OK(ar_model_treepack(p, ms, ns, (double)bytes, CHUNKS, &m, &e), e);
     double S = (double)bytes / r.bw_ref_Bps, alpha = p->links[0].lat_s;
     double lo = ar_model_treepack_lower(cdir * S), up = ar_model_treepack_upper(r.max_height, CHUNKS, alpha, cdir * S);
     printf("%s, %.0f bytes: C(G) = %lld/%lld, C(G) S = %.4f ms; C_dir = %.6g (LP), %.6g with %d units; Dmax = %d, "
@@ -71,6 +71,7 @@ int main(void) {
     ar_treepack_result_free(&r);
     ar_platform_free(p);
     /* real data through the simulator */
+    int ran = 0;
     const char *checks[][2] = {{"p3.16xlarge", "treepack:chunks=3"}, {"p2.16xlarge", "treepack:chunks=2,units=8"},
                                {"p3.8xlarge", "treepack:units=0"}};
     for (size_t i = 0; i < sizeof checks / sizeof checks[0]; i++) {
@@ -78,9 +79,11 @@ int main(void) {
         memset(&o, 0, sizeof o);
         o.check = 1;
         sim_run x;
-        int ran = sim_run_case(&x, checks[i][0], checks[i][1], 4 * 1001, &o) == 0;
-        T_CHECK(ran && x.st == AR_OK, "%s on %s with --check: %s", checks[i][1], checks[i][0], x.e.msg);
+        int ok = sim_run_case(&x, checks[i][0], checks[i][1], 4 * 1001, &o) == 0;
+        T_CHECK(ok && x.st == AR_OK, "%s on %s with --check: %s", checks[i][1], checks[i][0], x.e.msg);
+        ran += ok && x.st == AR_OK;
         sim_run_free(&x);
     }
+    sim_floor("sim_treepack, --check", ran, 0, 3); /* all three ran when the floor was set */
     return t_done("sim_treepack");
 }

@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "core/status.h"
+
 static int t_checks, t_failed;
 
 #define T_CHECK(cond, ...)                                                          \
@@ -28,12 +30,21 @@ static int t_checks, t_failed;
                 t_d / t_s);                                                                \
     } while (0)
 
-#define T_OK(call)                                                                   \
-    do {                                                                             \
-        ar_err t_e = {{0}};                                                          \
-        (void)t_e;                                                                   \
-        ar_status t_st = (call);                                                     \
-        T_CHECK(t_st == AR_OK, "%s -> %d", #call, (int)t_st);                        \
+/* T_OK(call) or T_OK(call, err): checks that call returned AR_OK. On failure it
+ * prints the call, the status name and the ar_err message: that of err (an
+ * ar_err, the one the call filled) when given, else that of t_e, an ar_err
+ * the macro declares for calls that pass &t_e. Give err whenever the call
+ * takes your own ar_err: T_OK(ar_x(..., &e), e). */
+#define T_OK(...) T_OK_PICK(__VA_ARGS__, T_OK_E, T_OK_1, t_ok_needs_one_or_two_arguments)(__VA_ARGS__)
+#define T_OK_PICK(a, b, name, ...) name
+#define T_OK_1(call) T_OK_E(call, t_e)
+#define T_OK_E(call, err)                                                                              \
+    do {                                                                                               \
+        ar_err t_e = {{0}};                                                                            \
+        (void)t_e;                                                                                     \
+        ar_status t_st = (call);                                                                       \
+        T_CHECK(t_st == AR_OK, "%s -> %d (%s): %s", #call, (int)t_st, ar_status_name(t_st),           \
+                (err).msg[0] ? (err).msg : "(no message; give the call's ar_err as T_OK's 2nd argument)"); \
     } while (0)
 
 static inline int t_done(const char *name) {
