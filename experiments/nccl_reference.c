@@ -2,13 +2,16 @@
  * nccl-tests measurements in the presets' "reference" blocks.
  *
  *   nccl_reference [--check PCT] [--format table|csv] PRESET...
+ *   nccl_reference --sweep PRESET...
  *
  * For every reference point of every PRESET (a preset name or a .json path) it
  * prints the published busbw and NCCL-model's prediction for the same
  * collective, size, rank count and algorithm ("default" = NCCL's own choice;
  * an algorithm name = NCCL_ALGO forced, the protocol still NCCL's choice), both
  * with nccl-tests' busbw definition, and the relative error. With --check PCT it
- * exits 1 if any point's |error| exceeds PCT percent. Built by tests/CMakeLists.txt;
+ * exits 1 if any point's |error| exceeds PCT percent. --sweep prints NCCL's choice
+ * and its busbw per size (1 KiB .. 8 GiB) for all-reduce, reduce-scatter and
+ * all-gather on each preset. Built by tests/CMakeLists.txt;
  * experiments/bench_nccl_reference.sh runs it over the presets. */
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -99,9 +102,41 @@ static ar_status run_preset(const char *name, int csv, double check_pct, int *np
     return st;
 }
 
+/* --sweep: NCCL's choice per size for the three collectives. */
+static ar_status sweep_preset(const char *name, ar_err *e) {
+    ar_platform *p = NULL;
+    ar_nccl_in in;
+    ar_status st = ar_platform_load(name, 0, &p, e);
+    if (!st) st = ar_nccl_in_from_platform(p, 0, &in, e);
+    if (!st) {
+        printf("%s: %d ranks, %d node(s); ring %d ch x %.1f GB/s, NVLS %d ch x %.1f/%.1f GB/s\n", p->name, p->nranks,
+               p->nmachines, in.ring.nchannels, in.ring.bw_intra_GBps, in.nvls.nchannels, in.nvls.bw_intra_GBps,
+               in.nvls.bw_inter_GBps);
+        printf("  %10s  %-18s %9s  %-18s %9s  %-18s %9s\n", "size", "allreduce", "busbw", "reducescatter", "busbw",
+               "allgather", "busbw");
+    }
+    for (double bytes = 1024; !st && bytes <= 8.0 * 1073741824.0; bytes *= 8) {
+        char sz[32];
+        printf("  %10s", ar_fmt_bytes(bytes, sz, sizeof sz));
+        for (int c = 0; c < AR_NCCL_NCOLLS && !st; c++) {
+            ar_nccl_algo a;
+            ar_nccl_proto pr;
+            double t;
+            st = ar_nccl_model_choose(&in, (ar_nccl_coll)c, -1, bytes, &a, &pr, &t, e);
+            if (st) break;
+            char choice[64];
+            snprintf(choice, sizeof choice, "%s/%s", ar_nccl_algo_name(a), ar_nccl_proto_name(pr));
+            printf("  %-18s %9.1f", choice, ar_nccl_busbw((ar_nccl_coll)c, p->nranks, ar_nccl_algbw(bytes, t)) / 1e9);
+        }
+        printf("\n");
+    }
+    ar_platform_free(p);
+    return st;
+}
+
 int main(int argc, char **argv) {
     double check = 0;
-    int csv = 0, first = 1;
+    int csv = 0, first = 1, sweep = 0;
     for (; first < argc && argv[first][0] == '-'; first++) {
         if (!strcmp(argv[first], "--check") && first + 1 < argc) {
             check = atof(argv[++first]);
@@ -109,6 +144,8 @@ int main(int argc, char **argv) {
                 fprintf(stderr, "nccl_reference: --check needs a percentage > 0\n");
                 return 2;
             }
+        } else if (!strcmp(argv[first], "--sweep")) {
+            sweep = 1;
         } else if (!strcmp(argv[first], "--format") && first + 1 < argc) {
             const char *f = argv[++first];
             if (strcmp(f, "csv") && strcmp(f, "table")) {
@@ -117,13 +154,24 @@ int main(int argc, char **argv) {
             }
             csv = !strcmp(f, "csv");
         } else {
-            fprintf(stderr, "usage: nccl_reference [--check PCT] [--format table|csv] PRESET...\n");
+            fprintf(stderr, "usage: nccl_reference [--check PCT] [--format table|csv] [--sweep] PRESET...\n");
             return 2;
         }
     }
     if (first >= argc) {
-        fprintf(stderr, "usage: nccl_reference [--check PCT] [--format table|csv] PRESET...\n");
+        fprintf(stderr, "usage: nccl_reference [--check PCT] [--format table|csv] [--sweep] PRESET...\n");
         return 2;
+    }
+    if (sweep) {
+        for (int i = first; i < argc; i++) {
+            ar_err e = {{0}};
+            ar_status st = sweep_preset(argv[i], &e);
+            if (st) {
+                fprintf(stderr, "nccl_reference: %s\n", e.msg);
+                return (int)st;
+            }
+        }
+        return 0;
     }
     if (csv)
         printf("platform,ranks,coll,bytes,published_algo,nccl_version,published_busbw_GBps,model_algo,model_proto,"
