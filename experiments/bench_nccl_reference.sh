@@ -11,7 +11,8 @@
 # forced, protocol still chosen), both by nccl-tests' definition (busbw = algbw x
 # 2(n-1)/n for all-reduce), and the relative error. Then a per-size sweep of the
 # model's choice on each preset (what NCCL would pick, and its busbw), so the
-# size ramp can be read beside the large-size points. Runs in well under a second.
+# size ramp can be read beside the large-size points, and the same on multi-node
+# rail fabrics (ring ceiling = the NICs' effective sum). Runs in about a second.
 set -u
 BUILD=build
 if [ $# -gt 0 ] && [ -d "$1" ]; then BUILD=$1; shift; fi
@@ -29,3 +30,7 @@ echo "# acceptance (issue 13): 8xA100 ring, 8xH100 ring and NVLS within +-10 % o
 echo
 echo "# NCCL's choice per size (all-reduce, reduce-scatter, all-gather), model busbw in GB/s"
 "$DRIVER" --sweep "${PRESETS[@]}"
+echo
+echo "# several nodes on rail fabrics (core/platform_rail.c): the forced ring's busbw tends to the"
+echo "# node's effective NIC sum (8 x 24 = 192 GB/s A100/HDR, 8 x 48 = 384 GB/s H100/B200/NDR)"
+"$DRIVER" --sweep dgx-a100:nodes=2 dgx-h100:nodes=2 dgx-h100:nodes=16 dgx-b200:nodes=4

@@ -11,7 +11,8 @@
  * with nccl-tests' busbw definition, and the relative error. With --check PCT it
  * exits 1 if any point's |error| exceeds PCT percent. --sweep prints NCCL's choice
  * and its busbw per size (1 KiB .. 8 GiB) for all-reduce, reduce-scatter and
- * all-gather on each preset. Built by tests/CMakeLists.txt;
+ * all-gather, and all-reduce with NCCL_ALGO=RING, on each preset or platform spec
+ * (e.g. dgx-h100:nodes=4). Built by tests/CMakeLists.txt;
  * experiments/bench_nccl_reference.sh runs it over the presets. */
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -112,8 +113,8 @@ static ar_status sweep_preset(const char *name, ar_err *e) {
         printf("%s: %d ranks, %d node(s); ring %d ch x %.1f GB/s, NVLS %d ch x %.1f/%.1f GB/s\n", p->name, p->nranks,
                p->nmachines, in.ring.nchannels, in.ring.bw_intra_GBps, in.nvls.nchannels, in.nvls.bw_intra_GBps,
                in.nvls.bw_inter_GBps);
-        printf("  %10s  %-18s %9s  %-18s %9s  %-18s %9s\n", "size", "allreduce", "busbw", "reducescatter", "busbw",
-               "allgather", "busbw");
+        printf("  %10s  %-18s %9s  %-18s %9s  %-18s %9s  %-14s %9s\n", "size", "allreduce", "busbw", "reducescatter",
+               "busbw", "allgather", "busbw", "AR RING forced", "busbw");
     }
     for (double bytes = 1024; !st && bytes <= 8.0 * 1073741824.0; bytes *= 8) {
         char sz[32];
@@ -127,6 +128,14 @@ static ar_status sweep_preset(const char *name, ar_err *e) {
             char choice[64];
             snprintf(choice, sizeof choice, "%s/%s", ar_nccl_algo_name(a), ar_nccl_proto_name(pr));
             printf("  %-18s %9.1f", choice, ar_nccl_busbw((ar_nccl_coll)c, p->nranks, ar_nccl_algbw(bytes, t)) / 1e9);
+        }
+        if (!st) {
+            ar_nccl_proto pr;
+            double t;
+            st = ar_nccl_model_choose(&in, AR_NCCL_ALLREDUCE, AR_NCCL_RING, bytes, NULL, &pr, &t, e);
+            if (!st)
+                printf("  RING/%-9s %9.1f", ar_nccl_proto_name(pr),
+                       ar_nccl_busbw(AR_NCCL_ALLREDUCE, p->nranks, ar_nccl_algbw(bytes, t)) / 1e9);
         }
         printf("\n");
     }
