@@ -7,7 +7,6 @@
 #include <ctype.h>
 #include <math.h>
 #include <string.h>
-#include <strings.h>
 
 /* Architecture row of NCCL's per-architecture tables (NCCL_*_COMPCAP_IDX). */
 enum { CC_VOLTA = 0, CC_AMPERE = 1, CC_HOPPER = 2, CC_BLACKWELL = 3 };
@@ -602,4 +601,12 @@ ar_status ar_nccl_in_from_platform(const ar_platform *p, int cc, ar_nccl_in *out
         out->nvls_support = out->nvls.nchannels > 0;
     }
     return AR_OK;
+}
+
+ar_status ar_nccl_model_platform(const ar_platform *p, int cc, ar_nccl_coll coll, int algo, double bytes,
+                                 ar_nccl_algo *algo_out, ar_nccl_proto *proto_out, double *time_s, ar_err *e) {
+    ar_nccl_in in;
+    ar_status st = ar_nccl_in_from_platform(p, cc, &in, e);
+    if (!st) st = ar_nccl_model_choose(&in, coll, algo, bytes, algo_out, proto_out, time_s, e);
+    return st;
 }

@@ -171,4 +171,11 @@ int ar_nccl_cc_of_platform(const ar_platform *p);
  *  - no CollNet (no SHARP plugin), Intel x86 CPUs, balanced trees, latencyInter = 0. */
 ar_status ar_nccl_in_from_platform(const ar_platform *p, int cc, ar_nccl_in *out, ar_err *e);
 
+/* One call for a column "nccl_model_s": derives the input from p (cc as in
+ * ar_nccl_in_from_platform, 0 = by name) and returns NCCL's choice for coll at
+ * bytes (algo < 0) or the best protocol of a forced algorithm (algo >= 0).
+ * Outputs may be NULL. AR_EINVAL/AR_EUNSUPPORTED as the two calls it makes. */
+ar_status ar_nccl_model_platform(const ar_platform *p, int cc, ar_nccl_coll coll, int algo, double bytes,
+                                 ar_nccl_algo *algo_out, ar_nccl_proto *proto_out, double *time_s, ar_err *e);
+
 #endif

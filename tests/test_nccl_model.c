@@ -387,6 +387,22 @@ static void test_from_platform(void) {
         }
         ar_platform_free(p);
     }
+    /* One call (ar_nccl_model_platform) = from_platform + choose: dgx-h100 at 1 GiB -> NVLS, 3972.58 us
+     * (test_h100_one_node); forced ring -> Simple, 56 + 2^30/205714.3 us. */
+    {
+        ar_platform *p = NULL;
+        ar_nccl_algo a = AR_NCCL_NALGOS;
+        ar_nccl_proto pr = AR_NCCL_NPROTOS;
+        double s = 0;
+        T_OK(ar_platform_load("dgx-h100", 0, &p, &t_e));
+        T_OK(ar_nccl_model_platform(p, 0, AR_NCCL_ALLREDUCE, -1, GiB, &a, &pr, &s, &t_e));
+        T_CHECK(a == AR_NCCL_NVLS && pr == AR_NCCL_SIMPLE, "platform choice %d/%d", (int)a, (int)pr);
+        T_NEAR(s, (25.0 + GiB / (1000.0 * 476.0 * 8 / 14)) * 1e-6, REL, "platform choice time");
+        T_OK(ar_nccl_model_platform(p, 0, AR_NCCL_ALLREDUCE, AR_NCCL_RING, GiB, &a, &pr, &s, &t_e));
+        T_CHECK(a == AR_NCCL_RING && pr == AR_NCCL_SIMPLE, "platform forced ring %d/%d", (int)a, (int)pr);
+        T_NEAR(s, (56.0 + GiB / (1000.0 * 360.0 * 8 / 14)) * 1e-6, REL, "platform forced ring time");
+        ar_platform_free(p);
+    }
     /* Uneven machines are refused. */
     {
         ar_platform *p = NULL;
