@@ -511,12 +511,34 @@ static void nvls_search(const topo *t, int cc, ar_nccl_graph *g) {
         while (i > 0 && inter < 2 * g->bw_intra_GBps) inter = sp.v[--i];
         g->bw_inter_GBps = inter;
     } else {
+        /* several nodes: channels not forced; at speed s a GPU's NVLink holds ch + 1 (its head) uses,
+         * so ch(s) = min(maxch, floor(nv/s) - 1); more channels win, then ch x s; the speed decreases
+         * while above 0.49 of the best and stops at maxch (NCCL's "perfect" graph) */
         speeds sp = speed_array(cc, 1);
+        double total = t->nv * t->ppn / (t->ppn - 1);
         int i = 0;
-        while (i < sp.n && (sp.v[i] > t->nic + eps || (ch + 1) * sp.v[i] > t->nv + eps)) i++;
-        if (i >= sp.n) return;
-        g->nchannels = ch;
-        g->bw_intra_GBps = g->bw_inter_GBps = sp.v[i];
+        while ((sp.v[i] > t->nic + eps || sp.v[i] > total + eps) && i < sp.n - 1) i++;
+        int best_ch = 0;
+        double best_s = 0;
+        for (;; i++) {
+            int c = (int)floor(t->nv / sp.v[i] + eps) - 1;
+            if (c > ch) c = ch;
+            if (c > best_ch || (c == best_ch && c * sp.v[i] > best_ch * best_s)) {
+                best_ch = c;
+                best_s = sp.v[i];
+            }
+            if (best_ch == ch) break;
+            if (i + 1 >= sp.n || (best_ch && sp.v[i + 1] / best_s <= 0.49)) break;
+        }
+        if (best_ch < 1) return;
+        g->nchannels = best_ch;
+        g->bw_intra_GBps = best_s;
+        /* pass 2: bwInter raised while below 2 x bwIntra and within a NIC */
+        double inter = best_s;
+        i = 0;
+        while (sp.v[i] > inter && i < sp.n - 1) i++;
+        while (i > 0 && inter < 2 * best_s && sp.v[i - 1] <= t->nic + eps) inter = sp.v[--i];
+        g->bw_inter_GBps = inter;
     }
 }
 

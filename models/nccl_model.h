@@ -167,7 +167,9 @@ int ar_nccl_cc_of_platform(const ar_platform *p);
  *  - NVLS (cc >= 90, NVSwitch, >= 2 GPUs per node): on one node min(32, ppn) channels,
  *    each using bw on every GPU's NVLink and twice on its head's, the speed the first of
  *    the intra array that fits, then bwInter raised as pass 2 does (while below
- *    2 x bwIntra); on several nodes ppn channels at the ring's inter speed (approximation);
+ *    2 x bwIntra); on several nodes up to min(32, ppn) channels, ch(s) = floor(nv/s) - 1 from the
+ *    inter-node speed array (more channels first), bwInter then raised as on one node but
+ *    within a NIC (the NIC:head pairing is not searched: one NIC per GPU assumed);
  *  - no CollNet (no SHARP plugin), Intel x86 CPUs, balanced trees, latencyInter = 0. */
 ar_status ar_nccl_in_from_platform(const ar_platform *p, int cc, ar_nccl_in *out, ar_err *e);
 
