@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "platform_internal.h"
+#include "platform_rail.h"
 #include "textio.h"
 
 #ifndef AR_PRESET_DIR
@@ -626,6 +627,8 @@ ar_status ar_platform_load(const char *spec, int ranks, ar_platform **out, ar_er
     /* A family spec may hold '/' (bw=32GBps/100Gbps), so families come first. */
     const char *colon = strchr(spec, ':');
     size_t flen = colon ? (size_t)(colon - spec) : len;
+    /* rail-optimised multi-node fabrics: "rail[:...]" and "PRESET:nodes=N" (core/platform_rail.c) */
+    if (ar_platform_rail_match(spec)) return ar_platform_rail_load(spec, ranks, out, e);
     if (ar_platform_is_family(spec, flen)) {
         generated = 1;
         st = ar_platform_generate(spec, ranks, out, e);

@@ -526,11 +526,11 @@ static ar_status parse_graph(jctx *c, const cJSON *root) {
 /* ---- the document ---- */
 
 static ar_status parse_doc(jctx *c, const cJSON *root) {
-    static const char *const k_tree[] = {"name", "kind", "description", "notes", "levels", "root", NULL};
-    static const char *const k_fat[] = {"name", "kind", "description", "notes", "levels", "full_bisection", NULL};
+    static const char *const k_tree[] = {"name", "kind", "description", "notes", "levels", "root", "reference", NULL};
+    static const char *const k_fat[] = {"name", "kind", "description", "notes", "levels", "full_bisection", "reference", NULL};
     static const char *const k_torus[] = {"name", "kind", "description", "notes", "dims",
-                                          "gpus_per_machine", "intra", "link", NULL};
-    static const char *const k_graph[] = {"name", "kind", "description", "notes", "gpus", "nodes", "links", NULL};
+                                          "gpus_per_machine", "intra", "link", "reference", NULL};
+    static const char *const k_graph[] = {"name", "kind", "description", "notes", "gpus", "nodes", "links", "reference", NULL};
     char q[96];
     if (!cJSON_IsObject(root)) return ar_jpath_fail(&c->jp, AR_EINVAL, "the document must be a JSON object (got %s)", ar_json_type_name(root));
     const char *name = NULL, *kind = NULL, *desc = NULL;
@@ -561,8 +561,10 @@ static ar_status parse_doc(jctx *c, const cJSON *root) {
     st = ar_jpath_check_keys(&c->jp, root, keys);
     if (!st) st = read_text_field(c, root, "description", &desc);
     if (st) return st;
-    const cJSON *notes;
+    const cJSON *notes, *refs;
     st = read_array(c, root, "notes", 0, 0, &notes);
+    /* "reference": published measurements for the bench scripts (platforms/README.md); checked, not kept */
+    if (!st) st = read_array(c, root, "reference", 0, 0, &refs);
     if (st) return st;
     st = ar_jpath_wrap(&c->jp, ar_pb_begin(c->b, name, c->jp.where, k, c->jp.e));
     if (st) return st;

@@ -150,14 +150,18 @@ static void test_presets(void) {
         int ranks, machines, nlevels;
         ar_platform_kind kind;
     } want[] = {
+        {"aws-p4d", 8, 1, 1, AR_PLAT_TREE},           {"aws-p5", 8, 1, 1, AR_PLAT_TREE},
         {"bc-ibm-2x4", 8, 2, 2, AR_PLAT_TREE},        {"bc-intel-2x4", 8, 2, 2, AR_PLAT_TREE},
         {"blueconnect-12", 12, 4, 3, AR_PLAT_TREE},   {"blueconnect-192", 192, 48, 3, AR_PLAT_TREE},
+        {"dgx-a100", 8, 1, 1, AR_PLAT_TREE},          {"dgx-b200", 8, 1, 1, AR_PLAT_TREE},
+        {"dgx-h100", 8, 1, 1, AR_PLAT_TREE},
         {"fat-tree-64", 64, 16, 3, AR_PLAT_FAT_TREE}, {"flexreduce-2m-5", 5, 2, 0, AR_PLAT_TREE},
         {"fr-10", 10, 3, 0, AR_PLAT_TREE},            {"fr-11", 11, 3, 0, AR_PLAT_TREE},
         {"fr-12", 12, 3, 2, AR_PLAT_TREE},            {"fr-4", 4, 2, 2, AR_PLAT_TREE},
         {"fr-5", 5, 2, 0, AR_PLAT_TREE},              {"fr-6", 6, 2, 2, AR_PLAT_TREE},
         {"fr-7", 7, 2, 0, AR_PLAT_TREE},              {"fr-8", 8, 2, 2, AR_PLAT_TREE},
-        {"fr-9", 9, 3, 2, AR_PLAT_TREE},              {"p2.16xlarge", 16, 1, 0, AR_PLAT_GRAPH},
+        {"fr-9", 9, 3, 2, AR_PLAT_TREE},              {"gb200-nvl72", 72, 1, 1, AR_PLAT_TREE},
+        {"p2.16xlarge", 16, 1, 0, AR_PLAT_GRAPH},
         {"p3.16xlarge", 8, 1, 0, AR_PLAT_GRAPH},      {"p3.8xlarge", 4, 1, 0, AR_PLAT_GRAPH},
         {"torus-4x4", 64, 16, 3, AR_PLAT_TORUS},
     };

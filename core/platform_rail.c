@@ -1,0 +1,266 @@
+/* Rail-optimised multi-node platforms: see platform_rail.h. The document is built
+ * with cJSON and handed to the ordinary JSON loader. */
+#include "platform_rail.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "platform_internal.h"
+#include "units.h"
+
+/* Scale-out of the one-node presets: effective bandwidth per NIC (what NCCL gets)
+ * and NICs per GPU. Sources: ../shared/hardware.md. */
+static const struct {
+    const char *preset;
+    double nic_Bps;
+    int nics;
+    const char *why;
+} k_scaleout[] = {
+    /* 8 x 200 Gb/s HDR, one per GPU; ~24 GB/s per HDR NIC (nccl-tests#119) */
+    {"dgx-a100", 24e9, 1, "HDR 200 Gb/s, 24 GB/s effective"},
+    /* 4 x 100 Gb/s EFA per 8 GPUs, 12 GB/s per 100 Gb/s NIC (nccl-tests#119): 48 GB/s per node,
+     * ASSUMED shared evenly: 6 GB/s per GPU */
+    {"aws-p4d", 6e9, 1, "EFA 4 x 100 Gb/s per node, 6 GB/s per GPU"},
+    /* 8 x 400 Gb/s NDR ConnectX-7, one per GPU; 46-48 GB/s effective (nccl-tests#290) */
+    {"dgx-h100", 48e9, 1, "NDR 400 Gb/s, 48 GB/s effective"},
+    /* 32 x 100 Gb/s EFA (3,200 Gb/s) per node: 4 per GPU at 12 GB/s effective (nccl-tests#119) */
+    {"aws-p5", 12e9, 4, "EFA 4 x 100 Gb/s per GPU, 12 GB/s effective each"},
+    /* 8 x 400 Gb/s ConnectX-7 (DGX BasePOD documentation); 48 GB/s effective as on H100 */
+    {"dgx-b200", 48e9, 1, "NDR 400 Gb/s, 48 GB/s effective"},
+};
+
+typedef struct rail_cfg {
+    int nodes, gpus, lanes, nics;
+    double nvl_Bps, nvl_lat_s, nic_Bps, lat_s, spine;
+} rail_cfg;
+
+int ar_platform_rail_match(const char *spec) {
+    if (!spec) return 0;
+    if (!strncmp(spec, "rail", 4) && (spec[4] == 0 || spec[4] == ':')) return 1;
+    const char *colon = strchr(spec, ':');
+    if (!colon || colon == spec) return 0;
+    size_t n = (size_t)(colon - spec);
+    if (memchr(spec, '/', n)) return 0;
+    if (n >= 5 && !strncmp(colon - 5, ".json", 5)) return 0;
+    if (ar_platform_is_family(spec, n) || n > 200) return 0;
+    /* only an existing preset: anything else keeps the loader's "unknown platform family" message */
+    const char *dir = ar_platform_preset_dir();
+    size_t plen = strlen(dir) + n + 8;
+    char *path = malloc(plen);
+    if (!path) return 0;
+    snprintf(path, plen, "%s/%.*s.json", dir, (int)n, spec);
+    FILE *f = fopen(path, "rb");
+    free(path);
+    if (f) fclose(f);
+    return f != NULL;
+}
+
+static ar_status parse_int(const char *spec, const char *k, const char *v, int lo, int hi, int *out, ar_err *e) {
+    long long x;
+    (void)spec;
+    (void)k;
+    ar_status st = ar_parse_count(v, lo, hi, &x, e);
+    if (!st) *out = (int)x;
+    return st;
+}
+
+/* Parses "k=v,k=v" into cfg; the keys allowed depend on the form. */
+static ar_status parse_args(const char *spec, const char *args, int family, rail_cfg *c, int *have_nic, ar_err *e) {
+    char buf[1024];
+    char q[96];
+    if (strlen(args) >= sizeof buf) return ar_fail(e, AR_EINVAL, "platform spec is too long");
+    snprintf(buf, sizeof buf, "%s", args);
+    int seen_nodes = 0;
+    for (char *tok = buf, *next; tok && *tok; tok = next) {
+        next = strchr(tok, ',');
+        if (next) *next++ = 0;
+        char *eq = strchr(tok, '=');
+        if (!eq || eq == tok || !eq[1])
+            return ar_fail(e, AR_EINVAL, "%s: %s is not key=value", spec, ar_quote(tok, q, sizeof q));
+        *eq = 0;
+        const char *k = tok, *v = eq + 1;
+        ar_status st = AR_OK;
+        if (!strcmp(k, "nodes")) {
+            st = parse_int(spec, k, v, 1, AR_MAX_RANKS, &c->nodes, e);
+            seen_nodes = 1;
+        } else if (!strcmp(k, "nics")) {
+            st = parse_int(spec, k, v, 1, 64, &c->nics, e);
+        } else if (!strcmp(k, "nic")) {
+            st = ar_parse_rate(v, &c->nic_Bps, e);
+            *have_nic = 1;
+        } else if (!strcmp(k, "lat")) {
+            st = ar_parse_time(v, &c->lat_s, e);
+        } else if (!strcmp(k, "spine")) {
+            char *end;
+            c->spine = strtod(v, &end);
+            if (*end || !(c->spine == 0 || (c->spine >= 1 && c->spine <= 1e6)))
+                return ar_fail(e, AR_EINVAL, "%s: spine: the oversubscription ratio must be 0 (no spine) or 1..1e6 "
+                               "(got %s)", spec, ar_quote(v, q, sizeof q));
+        } else if (family && !strcmp(k, "gpus")) {
+            st = parse_int(spec, k, v, 1, 4096, &c->gpus, e);
+        } else if (family && !strcmp(k, "lanes")) {
+            st = parse_int(spec, k, v, 1, 1 << 24, &c->lanes, e);
+        } else if (family && !strcmp(k, "nvlink")) {
+            st = ar_parse_rate(v, &c->nvl_Bps, e);
+        } else {
+            return ar_fail(e, AR_EINVAL, "%s: unknown key %s (%s)", spec, ar_quote(k, q, sizeof q),
+                           family ? "rail: nodes, gpus, nvlink, lanes, nic, nics, spine, lat"
+                                  : "PRESET:nodes=N, nic, nics, spine, lat");
+        }
+        if (st) {
+            ar_err_prefix(e, "%s: %s", spec, k);
+            return st;
+        }
+    }
+    if (!family && !seen_nodes) return ar_fail(e, AR_EINVAL, "%s: give nodes=N (the node count)", spec);
+    return AR_OK;
+}
+
+/* The one-node preset's GPU link and scale-out defaults. */
+static ar_status from_preset(const char *spec, const char *name, rail_cfg *c, int have_nic, ar_err *e) {
+    char q[96];
+    ar_platform *p = NULL;
+    ar_status st = ar_platform_load(name, 0, &p, e);
+    if (st) {
+        ar_err_prefix(e, "%s", spec);
+        return st;
+    }
+    if (p->kind != AR_PLAT_TREE || p->nmachines != 1 || p->nlevels != 1 || p->nranks < 1) {
+        st = ar_fail(e, AR_EINVAL, "%s: %s is not a one-node NVSwitch preset (a tree with one machine and one "
+                     "level, e.g. dgx-h100); PRESET:nodes=N needs one", spec, ar_quote(name, q, sizeof q));
+        ar_platform_free(p);
+        return st;
+    }
+    const ar_link *l = &p->links[p->nodes[p->rank_node[0]].uplink];
+    c->gpus = p->nranks;
+    c->nvl_Bps = l->bw_Bps;
+    c->lanes = l->lanes;
+    c->nvl_lat_s = l->lat_s;
+    ar_platform_free(p);
+    if (!have_nic) {
+        for (size_t i = 0; i < sizeof k_scaleout / sizeof k_scaleout[0]; i++)
+            if (!strcmp(k_scaleout[i].preset, name)) {
+                c->nic_Bps = k_scaleout[i].nic_Bps;
+                if (c->nics == 0) c->nics = k_scaleout[i].nics;
+                return AR_OK;
+            }
+        return ar_fail(e, AR_EINVAL, "%s: no known NICs for %s: give nic=RATE (effective, per NIC) and nics=K",
+                       spec, ar_quote(name, q, sizeof q));
+    }
+    return AR_OK;
+}
+
+static cJSON *add_node(cJSON *nodes, const char *name, const char *type, int machine) {
+    cJSON *n = cJSON_CreateObject();
+    if (!n) return NULL;
+    cJSON_AddItemToArray(nodes, n);
+    if (!cJSON_AddStringToObject(n, "name", name) || !cJSON_AddStringToObject(n, "type", type)) return NULL;
+    if (machine >= 0 && !cJSON_AddNumberToObject(n, "machine", machine)) return NULL;
+    return n;
+}
+
+static int add_link(cJSON *links, const char *a, const char *b, double bw, double lat, int lanes) {
+    cJSON *l = cJSON_CreateObject();
+    if (!l) return 0;
+    cJSON_AddItemToArray(links, l);
+    return cJSON_AddStringToObject(l, "a", a) && cJSON_AddStringToObject(l, "b", b) &&
+           cJSON_AddNumberToObject(l, "bw", bw) && cJSON_AddNumberToObject(l, "lat", lat) &&
+           cJSON_AddNumberToObject(l, "lanes", lanes);
+}
+
+static cJSON *build_doc(const char *spec, const rail_cfg *c) {
+    cJSON *doc = cJSON_CreateObject();
+    if (!doc) return NULL;
+    char a[64], b[64], desc[256];
+    snprintf(desc, sizeof desc, "rail-optimised: %d nodes x %d GPUs, %d NIC(s) per GPU, %s", c->nodes, c->gpus,
+             c->nics, c->spine > 0 ? "rails under a spine" : "no spine");
+    cJSON *nodes = NULL, *links = NULL;
+    int ok = cJSON_AddStringToObject(doc, "name", spec) && cJSON_AddStringToObject(doc, "kind", "graph") &&
+             cJSON_AddStringToObject(doc, "description", desc) && (nodes = cJSON_AddArrayToObject(doc, "nodes")) &&
+             (links = cJSON_AddArrayToObject(doc, "links"));
+    /* GPUs, then NVSwitches, then rails, then the spine: the routes' tie-break prefers NVLink */
+    for (int m = 0; ok && m < c->nodes; m++)
+        for (int j = 0; ok && j < c->gpus; j++) {
+            snprintf(a, sizeof a, "n%d.g%d", m, j);
+            ok = add_node(nodes, a, "gpu", m) != NULL;
+        }
+    for (int m = 0; ok && c->gpus > 1 && m < c->nodes; m++) {
+        snprintf(a, sizeof a, "n%d.nvs", m);
+        ok = add_node(nodes, a, "switch", m) != NULL;
+    }
+    for (int j = 0; ok && c->nodes > 1 && j < c->gpus; j++) {
+        snprintf(a, sizeof a, "rail%d", j);
+        ok = add_node(nodes, a, "switch", -1) != NULL;
+    }
+    if (ok && c->nodes > 1 && c->spine > 0) ok = add_node(nodes, "spine", "switch", -1) != NULL;
+    for (int m = 0; ok && m < c->nodes; m++)
+        for (int j = 0; ok && j < c->gpus; j++) {
+            snprintf(a, sizeof a, "n%d.g%d", m, j);
+            snprintf(b, sizeof b, "n%d.nvs", m);
+            if (c->gpus > 1) ok = add_link(links, a, b, c->nvl_Bps, c->nvl_lat_s, c->lanes);
+            snprintf(b, sizeof b, "rail%d", j);
+            if (ok && c->nodes > 1) ok = add_link(links, a, b, c->nic_Bps, c->lat_s, c->nics);
+        }
+    if (ok && c->nodes > 1 && c->spine > 0) {
+        double up = ceil((double)c->nodes * c->nics / c->spine);
+        int lanes = up < 1 ? 1 : up > (1 << 24) ? (1 << 24) : (int)up;
+        for (int j = 0; ok && j < c->gpus; j++) {
+            snprintf(a, sizeof a, "rail%d", j);
+            ok = add_link(links, a, "spine", c->nic_Bps, c->lat_s, lanes);
+        }
+    }
+    if (!ok) {
+        cJSON_Delete(doc);
+        return NULL;
+    }
+    return doc;
+}
+
+ar_status ar_platform_rail_load(const char *spec, int ranks, ar_platform **out, ar_err *e) {
+    char q[160];
+    if (!out) return ar_fail(e, AR_EINTERNAL, "ar_platform_rail_load: no output");
+    *out = NULL;
+    if (!spec || strlen(spec) > 1000) return ar_fail(e, AR_EINVAL, "platform spec is missing or too long");
+    const char *colon = strchr(spec, ':');
+    int family = !strncmp(spec, "rail", 4) && (spec[4] == 0 || spec[4] == ':');
+    rail_cfg c = {2, 8, 18, 0, 20.6e9, 1e-6, 48e9, 1e-6, 0};
+    if (!family) c.nodes = 0;
+    int have_nic = 0;
+    ar_status st = parse_args(spec, colon ? colon + 1 : "", family, &c, &have_nic, e);
+    if (st) return st;
+    if (family) {
+        if (c.nics == 0) c.nics = 1;
+    } else {
+        char name[256];
+        size_t n = (size_t)(colon - spec);
+        if (n >= sizeof name) return ar_fail(e, AR_EINVAL, "%s: preset name too long", ar_quote(spec, q, sizeof q));
+        memcpy(name, spec, n);
+        name[n] = 0;
+        st = from_preset(spec, name, &c, have_nic, e);
+        if (st) return st;
+        if (c.nics == 0) c.nics = 1;
+    }
+    if (ranks > 0 && (long long)ranks != (long long)c.nodes * c.gpus)
+        return ar_fail(e, AR_EINVAL, "%s has %lld ranks (%d nodes x %d GPUs), not --ranks %d", spec,
+                       (long long)c.nodes * c.gpus, c.nodes, c.gpus, ranks);
+    if ((long long)c.nodes * c.gpus > AR_MAX_RANKS)
+        return ar_fail(e, AR_ELIMIT, "%s: %lld ranks exceed %d", spec, (long long)c.nodes * c.gpus, AR_MAX_RANKS);
+    long long nnodes = (long long)c.nodes * (c.gpus + 1) + c.gpus + (c.spine > 0);
+    if (nnodes > 4096)
+        return ar_fail(e, AR_ELIMIT, "%s: %lld graph nodes (%d x (%d GPUs + NVSwitch) + %d rails%s) exceed the "
+                       "graph limit of 4096 (at most %lld such nodes)", spec, nnodes, c.nodes, c.gpus, c.gpus,
+                       c.spine > 0 ? " + spine" : "", (4096LL - c.gpus - (c.spine > 0)) / (c.gpus + 1));
+    cJSON *doc = build_doc(spec, &c);
+    if (!doc) return ar_fail(e, AR_ENOMEM, "out of memory");
+    char *text = cJSON_PrintUnformatted(doc);
+    cJSON_Delete(doc);
+    if (!text) return ar_fail(e, AR_ENOMEM, "out of memory");
+    char where[1100];
+    snprintf(where, sizeof where, "generated:%s", spec);
+    st = ar_platform_from_json(text, where, out, e);
+    free(text);
+    return st;
+}

@@ -1,0 +1,634 @@
+/* NCCL's cost model (see nccl_model.h): the tuner's table, its time estimate and
+ * its choice, plus a simplified topology search deriving the input from a
+ * platform. Constants are NCCL 2.30.7's, written out from reading tuning.cc,
+ * search.cc and topo.h; every formula below names the NCCL step it follows. */
+#include "nccl_model.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <string.h>
+
+/* Architecture row of NCCL's per-architecture tables (NCCL_*_COMPCAP_IDX). */
+enum { CC_VOLTA = 0, CC_AMPERE = 1, CC_HOPPER = 2, CC_BLACKWELL = 3 };
+/* Latency classes (NCCL_HW_*). */
+enum { HW_NVLINK = 0, HW_PCI = 1, HW_NET = 2 };
+
+/* Base latency (us) per algorithm and protocol (LL, LL128, Simple). */
+static const double k_base_lat[AR_NCCL_NALGOS][AR_NCCL_NPROTOS] = {
+    {6.8, 14.0, 8.4}, /* tree */
+    {6.6, 14.0, 8.4}, /* ring */
+    {0, 0, 0},        /* collnet direct */
+    {0, 0, 0},        /* collnet chain */
+    {0, 0, 0},        /* nvls */
+    {0, 0, 0},        /* nvls tree */
+    {8.0, 8.0, 8.0},  /* pat */
+};
+
+/* Per-step hardware latency (us) per latency class, algorithm, protocol. */
+static const double k_hw_lat[3][AR_NCCL_NALGOS][AR_NCCL_NPROTOS] = {
+    {/* NVLink */ {0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 25}, {0, 0, 25}, {0, 0, 4.0}},
+    {/* PCI */ {1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 0}, {0, 0, 0}, {0, 0, 4.0}},
+    {/* net */ {5.0, 8.5, 14}, {2.7, 4.0, 14.0}, {0, 0, 31}, {0, 0, 30}, {0, 0, 18}, {0, 0, 20.9}, {0, 0, 14}},
+};
+
+/* Caps (GB/s) indexed [row][nodes: 1, 2, >2]. LL's row: the GPU's on one node, the
+ * CPU vendor's across nodes (0 = Intel, 1 = AMD). */
+static const double k_ll_max_bw[4][3] = {{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {141.0, 45.0, 35.0},
+                                         {282.0, 90.0, 70.0}};
+static const double k_ring_ll128_ch[4][3] = {{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 36.7}, {40, 40, 40}};
+static const double k_tree_ll128_ch[4][3] = {{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 29.0}, {55.6, 31.67, 20.0}};
+static const double k_tree_ch[4][3] = {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0},
+                                       {70.0, 42.8, 24.0}};
+static const double k_nvls_tree_ch[4][3] = {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {0.0, 57.7, 45.5},
+                                            {0.0, 96.0, 80.0}};
+static const double k_nvls_eff[4] = {0.0, 0.0, 0.85, 0.74};
+
+/* Trees' bandwidth correction by log2(bytes / 64), 64 B .. 256 MB, per protocol. */
+static const double k_tree_corr[AR_NCCL_NPROTOS][24] = {
+    {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0, 1.0},
+    {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0, 1.0},
+    {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9, .9},
+};
+
+#define NCCL_MAX_NVLS_ARITY 32
+#define NCCL_MAX_DIRECT_ARITY 7
+#define NCCL_MAX_CHANNELS 64
+
+static int cc_row(int cc) {
+    return cc >= 100 ? CC_BLACKWELL : cc >= 90 ? CC_HOPPER : cc >= 80 ? CC_AMPERE : CC_VOLTA;
+}
+
+/* floor(log2(x)), -1 for x = 0 (NCCL's log2i). */
+static int log2_floor(uint64_t x) {
+    int n = -1;
+    while (x) {
+        x >>= 1;
+        n++;
+    }
+    return n;
+}
+
+static double dmin(double a, double b) {
+    return a < b ? a : b;
+}
+
+static const ar_nccl_graph *graph_of(const ar_nccl_in *in, int a) {
+    switch (a) {
+    case AR_NCCL_TREE:
+    case AR_NCCL_PAT: return &in->tree;
+    case AR_NCCL_RING: return &in->ring;
+    case AR_NCCL_COLLNET_DIRECT: return &in->collnet_direct;
+    case AR_NCCL_COLLNET_CHAIN: return &in->collnet_chain;
+    default: return &in->nvls;
+    }
+}
+
+void ar_nccl_in_defaults(ar_nccl_in *in, int cc, int nranks, int nnodes) {
+    memset(in, 0, sizeof *in);
+    in->cc_min = in->cc_max = cc;
+    in->nranks = nranks;
+    in->nnodes = nnodes;
+    in->cpu_x86 = 1;
+    in->net_host = 1;
+    in->ll128_c2c = 1;
+    in->net_overhead_us = -1;
+}
+
+static ar_status check_graph(const ar_nccl_graph *g, const char *name, ar_err *e) {
+    if (g->nchannels < 0 || g->nchannels > NCCL_MAX_CHANNELS)
+        return ar_fail(e, AR_EINVAL, "nccl model: %s.nchannels must be in 0..%d (got %d)", name, NCCL_MAX_CHANNELS,
+                       g->nchannels);
+    if (!(g->bw_intra_GBps >= 0) || !(g->bw_inter_GBps >= 0) || !(g->lat_inter_us >= 0) || isinf(g->bw_intra_GBps) ||
+        isinf(g->bw_inter_GBps) || isinf(g->lat_inter_us))
+        return ar_fail(e, AR_EINVAL, "nccl model: %s: bandwidths and latency must be finite and >= 0", name);
+    return AR_OK;
+}
+
+static ar_status check_in(const ar_nccl_in *in, ar_err *e) {
+    if (!in) return ar_fail(e, AR_EINVAL, "nccl model: no input");
+    if (in->nranks < 1 || in->nnodes < 1 || in->nnodes > in->nranks || in->nranks % in->nnodes)
+        return ar_fail(e, AR_EINVAL, "nccl model: nnodes (%d) must divide nranks (%d), both >= 1", in->nnodes,
+                       in->nranks);
+    if (in->cc_min < 60 || in->cc_max < in->cc_min)
+        return ar_fail(e, AR_EINVAL, "nccl model: compute capability %d..%d: need 60 <= cc_min <= cc_max", in->cc_min,
+                       in->cc_max);
+    ar_status st = check_graph(&in->tree, "tree", e);
+    if (!st) st = check_graph(&in->ring, "ring", e);
+    if (!st) st = check_graph(&in->nvls, "nvls", e);
+    if (!st) st = check_graph(&in->collnet_direct, "collnet_direct", e);
+    if (!st) st = check_graph(&in->collnet_chain, "collnet_chain", e);
+    return st;
+}
+
+/* ncclPatEnable with NCCL_PAT_ENABLE unset. */
+static int pat_enable(const ar_nccl_in *in) {
+    return in->cc_min >= 60 && in->nnodes == in->nranks && in->net_host;
+}
+
+/* One (coll, algo, proto) entry of ncclTopoTuneModel; returns 0 when NCCL skips it. */
+static int tune_one(const ar_nccl_in *in, int coll, int a, int p, double *busbw_out, double *bw_out,
+                    double *lat_out) {
+    const ar_nccl_graph *g = graph_of(in, a);
+    int nranks = in->nranks, nnodes = in->nnodes, row = cc_row(in->cc_min);
+    int i2 = nnodes <= 2 ? nnodes - 1 : 2;
+    int i1 = nnodes == 1 ? row : in->cpu_amd ? 1 : 0;
+    double ppn = (double)nranks / nnodes;
+    int ppn_i = nranks / nnodes;
+    int nsteps = coll == AR_NCCL_ALLREDUCE ? 2 * (nranks - 1) : nranks - 1;
+    int rsag = coll == AR_NCCL_REDUCESCATTER || coll == AR_NCCL_ALLGATHER;
+
+    if (rsag && a != AR_NCCL_PAT && a != AR_NCCL_RING && a != AR_NCCL_NVLS && a != AR_NCCL_COLLNET_DIRECT) return 0;
+    if (coll == AR_NCCL_ALLREDUCE && a == AR_NCCL_PAT) return 0;
+    if ((a == AR_NCCL_NVLS || a == AR_NCCL_NVLS_TREE) && p != AR_NCCL_SIMPLE) return 0;
+    if (rsag && a == AR_NCCL_PAT && (p != AR_NCCL_SIMPLE || !pat_enable(in))) return 0;
+
+    int collnet = a == AR_NCCL_COLLNET_DIRECT || a == AR_NCCL_COLLNET_CHAIN;
+    double bw = nnodes <= 2 || collnet ? g->bw_intra_GBps : g->bw_inter_GBps;
+    if (a == AR_NCCL_NVLS || a == AR_NCCL_NVLS_TREE) {
+        if (g->nchannels < 2) return 0; /* NVLS needs two channels */
+        /* the per-channel NVLS bus bandwidth: efficiency, one channel lost to the head */
+        double intra = g->bw_intra_GBps * k_nvls_eff[row] * (g->nchannels - 1) / g->nchannels;
+        intra *= coll == AR_NCCL_ALLREDUCE ? 2.0 : (ppn - 1) / ppn; /* all-reduce pipelines two ops */
+        double inter = g->bw_inter_GBps * (nnodes <= 2 && a == AR_NCCL_NVLS_TREE ? 2 : 1);
+        bw = dmin(intra, inter);
+        if (a == AR_NCCL_NVLS_TREE) bw = dmin(bw, k_nvls_tree_ch[row][i2]);
+    }
+    double bus = g->nchannels * bw;
+
+    if (a == AR_NCCL_RING && p == AR_NCCL_LL) bus = dmin(k_ll_max_bw[i1][i2], bus * 0.5);
+    if (a == AR_NCCL_RING && p == AR_NCCL_LL128) bus = dmin(bus * 0.92, g->nchannels * k_ring_ll128_ch[row][i2]);
+    if (a == AR_NCCL_TREE && coll == AR_NCCL_ALLREDUCE) bus = dmin(bus * 0.92, g->nchannels * k_tree_ch[row][i2]);
+    if (a == AR_NCCL_TREE && p == AR_NCCL_LL) bus = dmin(bus * 1.0 / 3.8, k_ll_max_bw[i1][i2]);
+    if (a == AR_NCCL_TREE && p == AR_NCCL_LL128)
+        bus = dmin(bus * (nnodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0), g->nchannels * k_tree_ll128_ch[row][i2]);
+    if (a == AR_NCCL_TREE && in->tree_pattern_tree) bus *= 0.85;
+    if (a == AR_NCCL_PAT) bus *= 0.75;
+    if (collnet && p != AR_NCCL_SIMPLE) bus = 0;
+    if (a == AR_NCCL_COLLNET_DIRECT && p == AR_NCCL_SIMPLE) {
+        if (rsag) {
+            bus = ppn * dmin(g->bw_intra_GBps, g->bw_inter_GBps * 0.9);
+        } else {
+            /* full speed needs a NIC per GPU: divide by the GPU:NIC ratio, halfway to 1 */
+            double f = g->nchannels ? ppn / g->nchannels : 1.0;
+            f -= (f - 1) / 2;
+            bus /= f;
+            if (in->cc_min >= 90) bus *= 0.85;
+        }
+    }
+    if ((a == AR_NCCL_NVLS || a == AR_NCCL_COLLNET_DIRECT) && p == AR_NCCL_SIMPLE && rsag && nnodes > 1) {
+        if (coll == AR_NCCL_ALLGATHER && !in->collnet_ag) bus = 0;
+        if (coll == AR_NCCL_REDUCESCATTER && !in->collnet_rs) bus = 0;
+        int heads = in->collnet_enable ? in->collnet_heads : 0;
+        if (!in->collnet_enable) bus = 0;
+        if (bus > 0 && ppn_i > heads) bus = 0;
+    }
+    *busbw_out = bus;
+    /* bus bandwidth -> algorithm bandwidth */
+    if (!(a != AR_NCCL_RING && rsag)) {
+        if (a == AR_NCCL_RING || a == AR_NCCL_NVLS || a == AR_NCCL_NVLS_TREE)
+            bus *= (double)nranks / nsteps;
+        else
+            bus *= 0.5;
+    }
+    *bw_out = bus;
+
+    int intra_hw = g->intra_nvlink ? HW_NVLINK : HW_PCI;
+    double lat = k_base_lat[a][p];
+    double intra_lat = k_hw_lat[intra_hw][a][p];
+    double inter_lat = ppn_i == 1 && nranks == nnodes ? k_hw_lat[HW_NET][AR_NCCL_TREE][p] : k_hw_lat[HW_NET][a][p];
+    inter_lat += g->lat_inter_us;
+    if (p == AR_NCCL_SIMPLE) inter_lat += g->lat_inter_us; /* the flush */
+    int l2n = log2_floor((uint64_t)nnodes);
+    switch (a) {
+    case AR_NCCL_RING: {
+        double ovh = 0;
+        if (nnodes > 1) {
+            ovh = in->net_overhead_us >= 0 ? in->net_overhead_us : (in->cpu_x86 && in->cpu_amd ? 2.0 : 1.0);
+            if (p == AR_NCCL_SIMPLE) ovh *= 3;
+        }
+        if (ovh > intra_lat) intra_lat = ovh;
+        int inter_steps = nnodes == 1 ? 0 : coll == AR_NCCL_ALLREDUCE ? 2 * (nnodes - 1) : nnodes - 1;
+        lat += (nsteps - inter_steps) * intra_lat + inter_steps * inter_lat;
+        break;
+    }
+    case AR_NCCL_TREE:
+        if (coll == AR_NCCL_ALLREDUCE) lat += 2 * ((ppn_i - 1) * intra_lat + l2n * inter_lat);
+        break;
+    case AR_NCCL_COLLNET_DIRECT:
+        lat += 2 * ((ppn_i - 1 < 1 ? ppn_i - 1 : 1) * intra_lat + (ppn_i - 1) * 0.4) + inter_lat;
+        break;
+    case AR_NCCL_COLLNET_CHAIN: lat += 2 * (ppn_i - 1) * intra_lat + inter_lat; break;
+    case AR_NCCL_NVLS:
+        lat = intra_lat;
+        if (nnodes > 1) lat += inter_lat;
+        break;
+    case AR_NCCL_NVLS_TREE: lat += intra_lat + 2 * l2n * inter_lat; break;
+    case AR_NCCL_PAT:
+        if (rsag) lat += l2n * (inter_lat / 3.5) + nranks * 2.8;
+        break;
+    default: break;
+    }
+    *lat_out = lat;
+    return 1;
+}
+
+/* NCCL's enable rules: the LL128 default, the algorithms it turns off, and the
+ * selection's filters (updateCollCostTable). */
+static int enabled(const ar_nccl_in *in, int coll, int a, int p) {
+    const ar_nccl_graph *g = graph_of(in, a);
+    int ppn = in->nranks / in->nnodes;
+    if (p == AR_NCCL_LL128) {
+        int ok = g->ll128_paths_ok;
+        ok &= in->cc_min == in->cc_max || in->cc_min >= 90;
+        ok &= !(in->cc_min < 70 || (in->cc_min == 90 && in->cudart_11_8 && coll == AR_NCCL_ALLREDUCE &&
+                                    a == AR_NCCL_RING && in->nranks == 2));
+        if (!ok) return 0;
+    }
+    if (in->nnodes == 1 && a == AR_NCCL_NVLS_TREE) return 0;
+    if (!in->collnet_enable &&
+        (a == AR_NCCL_COLLNET_DIRECT || a == AR_NCCL_COLLNET_CHAIN || (a == AR_NCCL_NVLS && in->nnodes > 1)))
+        return 0;
+    if (in->collnet_enable && a == AR_NCCL_COLLNET_CHAIN && !in->collnet_chain_support) return 0;
+    if (!in->nvswitch && a == AR_NCCL_COLLNET_DIRECT) return 0;
+    if ((a == AR_NCCL_COLLNET_DIRECT || a == AR_NCCL_COLLNET_CHAIN) && ppn > NCCL_MAX_DIRECT_ARITY + 1) return 0;
+    if ((a == AR_NCCL_NVLS || a == AR_NCCL_NVLS_TREE) &&
+        (!in->nvls_support || in->nvls.nchannels == 0 || (coll != AR_NCCL_ALLREDUCE && ppn > NCCL_MAX_NVLS_ARITY)))
+        return 0;
+    return 1;
+}
+
+ar_status ar_nccl_model_tune(const ar_nccl_in *in, ar_nccl_table *t, ar_err *e) {
+    ar_status st = check_in(in, e);
+    if (st) return st;
+    memset(t, 0, sizeof *t);
+    if (in->nranks == 1) { /* one rank: NCCL's ring/Simple at no cost */
+        for (int c = 0; c < AR_NCCL_NCOLLS; c++) t->enabled[c][AR_NCCL_RING][AR_NCCL_SIMPLE] = 1;
+        return AR_OK;
+    }
+    for (int c = 0; c < AR_NCCL_NCOLLS; c++)
+        for (int a = 0; a < AR_NCCL_NALGOS; a++)
+            for (int p = 0; p < AR_NCCL_NPROTOS; p++) {
+                double bus = 0, bw = 0, lat = 0;
+                if (!tune_one(in, c, a, p, &bus, &bw, &lat)) continue;
+                t->busbw_GBps[c][a][p] = bus;
+                t->bw_GBps[c][a][p] = bw;
+                t->lat_us[c][a][p] = lat;
+                t->enabled[c][a][p] = bw > 0 && enabled(in, c, a, p);
+            }
+    return AR_OK;
+}
+
+static ar_status check_args(int coll, int algo, int proto, double bytes, ar_err *e) {
+    if (coll < 0 || coll >= AR_NCCL_NCOLLS) return ar_fail(e, AR_EINVAL, "nccl model: unknown collective %d", coll);
+    if (algo < 0 || algo >= AR_NCCL_NALGOS) return ar_fail(e, AR_EINVAL, "nccl model: unknown algorithm %d", algo);
+    if (proto < 0 || proto >= AR_NCCL_NPROTOS) return ar_fail(e, AR_EINVAL, "nccl model: unknown protocol %d", proto);
+    if (!(bytes >= 0) || bytes > 9.0e18)
+        return ar_fail(e, AR_EINVAL, "nccl model: bytes must be in 0..9e18 (got %g)", bytes);
+    return AR_OK;
+}
+
+ar_status ar_nccl_table_time(const ar_nccl_in *in, const ar_nccl_table *t, ar_nccl_coll coll, ar_nccl_algo algo,
+                             ar_nccl_proto proto, double bytes, double *time_s, ar_err *e) {
+    ar_status st = check_args((int)coll, (int)algo, (int)proto, bytes, e);
+    if (st) return st;
+    if (!t->enabled[coll][algo][proto])
+        return ar_fail(e, AR_EUNSUPPORTED, "nccl model: %s %s/%s is not enabled on this input (%d ranks, %d nodes)",
+                       ar_nccl_coll_name(coll), ar_nccl_algo_name(algo), ar_nccl_proto_name(proto), in->nranks,
+                       in->nnodes);
+    if (in->nranks == 1) {
+        *time_s = 0;
+        return AR_OK;
+    }
+    uint64_t nbytes = (uint64_t)bytes;
+    double bw = t->bw_GBps[coll][algo][proto], lat = t->lat_us[coll][algo][proto];
+    int lsz = log2_floor(nbytes >> 6);
+    if (algo == AR_NCCL_TREE && coll == AR_NCCL_ALLREDUCE && lsz >= 0 && lsz < 23) bw *= k_tree_corr[proto][lsz];
+    if (algo == AR_NCCL_NVLS_TREE && coll == AR_NCCL_ALLREDUCE && lsz >= 0 && lsz < 24 && in->cc_min >= 100 &&
+        in->cpu_x86)
+        bw *= k_tree_corr[proto][lsz];
+    int comm_ch = in->ring.nchannels < in->tree.nchannels ? in->ring.nchannels : in->tree.nchannels;
+    if (algo == AR_NCCL_RING && proto == AR_NCCL_SIMPLE && in->nnodes > 1 && coll == AR_NCCL_ALLREDUCE &&
+        comm_ch > 0 && nbytes / ((uint64_t)comm_ch * (uint64_t)in->nranks) >= 64)
+        lat *= in->cc_min < 80 ? 1.9 : 1.4; /* the ring's plateau */
+    *time_s = (lat + (double)nbytes / (1000.0 * bw)) * 1e-6;
+    return AR_OK;
+}
+
+ar_status ar_nccl_model_time(const ar_nccl_in *in, ar_nccl_coll coll, ar_nccl_algo algo, ar_nccl_proto proto,
+                             double bytes, double *time_s, ar_err *e) {
+    ar_nccl_table t;
+    ar_status st = ar_nccl_model_tune(in, &t, e);
+    if (!st) st = ar_nccl_table_time(in, &t, coll, algo, proto, bytes, time_s, e);
+    return st;
+}
+
+ar_status ar_nccl_model_choose(const ar_nccl_in *in, ar_nccl_coll coll, int algo, double bytes,
+                               ar_nccl_algo *algo_out, ar_nccl_proto *proto_out, double *time_s, ar_err *e) {
+    ar_status st = check_args((int)coll, algo < 0 ? 0 : algo, 0, bytes, e);
+    if (st) return st;
+    ar_nccl_table t;
+    st = ar_nccl_model_tune(in, &t, e);
+    if (st) return st;
+    int best_a = -1, best_p = -1;
+    double best = HUGE_VAL;
+    for (int a = 0; a < AR_NCCL_NALGOS; a++) {
+        if (algo >= 0 && a != algo) continue;
+        for (int p = 0; p < AR_NCCL_NPROTOS; p++) {
+            double tm;
+            if (!t.enabled[coll][a][p]) continue;
+            st = ar_nccl_table_time(in, &t, (ar_nccl_coll)coll, (ar_nccl_algo)a, (ar_nccl_proto)p, bytes, &tm, e);
+            if (st) return st;
+            if (tm < best) {
+                best = tm;
+                best_a = a;
+                best_p = p;
+            }
+        }
+    }
+    if (best_a < 0)
+        return ar_fail(e, AR_EUNSUPPORTED, "nccl model: no algorithm/protocol enabled for %s%s%s (%d ranks, %d nodes)",
+                       ar_nccl_coll_name(coll), algo >= 0 ? " with " : "",
+                       algo >= 0 ? ar_nccl_algo_name((ar_nccl_algo)algo) : "", in->nranks, in->nnodes);
+    if (algo_out) *algo_out = (ar_nccl_algo)best_a;
+    if (proto_out) *proto_out = (ar_nccl_proto)best_p;
+    if (time_s) *time_s = best;
+    return AR_OK;
+}
+
+double ar_nccl_algbw(double bytes, double time_s) {
+    return time_s > 0 ? bytes / time_s : 0.0;
+}
+
+double ar_nccl_busbw(ar_nccl_coll coll, int nranks, double algbw_Bps) {
+    if (nranks < 1) return 0.0;
+    double f = (double)(nranks - 1) / nranks;
+    return algbw_Bps * (coll == AR_NCCL_ALLREDUCE ? 2.0 * f : f);
+}
+
+static const char *const k_algo_names[AR_NCCL_NALGOS] = {"TREE", "RING", "COLLNET_DIRECT", "COLLNET_CHAIN",
+                                                          "NVLS", "NVLS_TREE", "PAT"};
+static const char *const k_proto_names[AR_NCCL_NPROTOS] = {"LL", "LL128", "SIMPLE"};
+static const char *const k_coll_names[AR_NCCL_NCOLLS] = {"allreduce", "reducescatter", "allgather"};
+
+const char *ar_nccl_algo_name(ar_nccl_algo a) {
+    return (int)a >= 0 && a < AR_NCCL_NALGOS ? k_algo_names[a] : "?";
+}
+const char *ar_nccl_proto_name(ar_nccl_proto p) {
+    return (int)p >= 0 && p < AR_NCCL_NPROTOS ? k_proto_names[p] : "?";
+}
+const char *ar_nccl_coll_name(ar_nccl_coll c) {
+    return (int)c >= 0 && c < AR_NCCL_NCOLLS ? k_coll_names[c] : "?";
+}
+
+/* Compares ignoring case and '_' / '-'. */
+static int name_eq(const char *s, const char *name) {
+    for (;;) {
+        while (*s == '_' || *s == '-') s++;
+        while (*name == '_' || *name == '-') name++;
+        if (!*s || !*name) return !*s && !*name;
+        if (tolower((unsigned char)*s) != tolower((unsigned char)*name)) return 0;
+        s++;
+        name++;
+    }
+}
+
+int ar_nccl_algo_parse(const char *s) {
+    for (int a = 0; s && a < AR_NCCL_NALGOS; a++)
+        if (name_eq(s, k_algo_names[a])) return a;
+    return -1;
+}
+int ar_nccl_proto_parse(const char *s) {
+    for (int p = 0; s && p < AR_NCCL_NPROTOS; p++)
+        if (name_eq(s, k_proto_names[p])) return p;
+    return -1;
+}
+int ar_nccl_coll_parse(const char *s) {
+    for (int c = 0; s && c < AR_NCCL_NCOLLS; c++)
+        if (name_eq(s, k_coll_names[c])) return c;
+    return -1;
+}
+
+/* ---- from a platform: a simplified ncclTopoCompute ---- */
+
+static const double k_sp_intra70[] = {40.0, 30.0, 20.0, 18.0, 15.0, 12.0, 10.0, 9.0, 7.0, 6.0, 5.0, 4.0, 3.0};
+static const double k_sp_inter70[] = {48.0, 30.0, 28.0, 24.0, 20.0, 18.0, 15.0, 12.0, 10.0, 9.0,
+                                      7.0,  6.0,  5.0,  4.0,  3.0,  2.4,  1.2,  0.24, 0.12};
+static const double k_sp_intra90[] = {60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 11.0, 6.0, 3.0};
+static const double k_sp_inter90[] = {48.0, 45.0, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5,
+                                      15.0, 12.0, 6.0,  3.0,  2.4,  1.2,  0.24, 0.12};
+static const double k_sp_intra100[] = {90.0, 80.0, 70.0, 60.0, 50.0, 45.0, 40.0, 30.0, 24.0, 20.0, 19.0, 18.0};
+static const double k_sp_inter100[] = {96.0, 86.0, 80.0, 48.0, 45.1, 42.0, 40.0, 30.0, 24.0, 22.0,
+                                       20.0, 17.5, 15.0, 12.0, 6.0,  3.0,  2.4,  1.2,  0.24, 0.12};
+
+typedef struct speeds {
+    const double *v;
+    int n;
+} speeds;
+
+static speeds speed_array(int cc, int inter) {
+    speeds s;
+#define AR_SP(a) (s.v = (a), s.n = (int)(sizeof(a) / sizeof((a)[0])))
+    if (cc >= 100)
+        inter ? AR_SP(k_sp_inter100) : AR_SP(k_sp_intra100);
+    else if (cc >= 90)
+        inter ? AR_SP(k_sp_inter90) : AR_SP(k_sp_intra90);
+    else
+        inter ? AR_SP(k_sp_inter70) : AR_SP(k_sp_intra70);
+#undef AR_SP
+    return s;
+}
+
+typedef struct topo {
+    int ppn, nnodes;
+    double nv;  /* a GPU's NVLink budget, GB/s */
+    double nic; /* one NIC, GB/s (nnodes > 1) */
+} topo;
+
+/* Ring channels that fit at speed s (per-GPU NVLink and per-NIC budgets). */
+static int ring_fit(const topo *t, double s) {
+    const double eps = 1e-9;
+    int ch;
+    if (t->nnodes == 1) {
+        ch = (int)floor(t->nv / s + eps);
+    } else {
+        ch = t->ppn * (int)floor(t->nic / s + eps);
+        if (t->ppn > 1)
+            while (ch > 0 && ceil((double)ch * (t->ppn - 1) / t->ppn - eps) * s > t->nv + eps) ch--;
+    }
+    return ch < 0 ? 0 : ch;
+}
+
+/* Ring search: pass 1, channel duplication, pass 2 (search.cc's ncclTopoCompute). */
+static void ring_search(const topo *t, int cc, ar_nccl_graph *g) {
+    const int maxch = NCCL_MAX_CHANNELS / 2;
+    speeds sp = speed_array(cc, t->nnodes > 1);
+    double maxbw = t->nnodes > 1 ? t->nic : t->nv;
+    double total = t->nnodes > 1 && t->nic > t->nv ? t->nic : t->nv;
+    int i = 0;
+    while ((sp.v[i] > maxbw || sp.v[i] > total) && i < sp.n - 1) i++;
+    int best_ch = 0;
+    double best_s = 0;
+    for (;; i++) {
+        int ch = ring_fit(t, sp.v[i]);
+        if (ch > maxch) ch = maxch;
+        if (ch * sp.v[i] > best_ch * best_s) {
+            best_ch = ch;
+            best_s = sp.v[i];
+        }
+        if (best_ch == maxch || (best_ch && best_ch * best_s >= total)) break;
+        if (i + 1 >= sp.n || (best_ch && sp.v[i + 1] / best_s <= 0.49)) break;
+    }
+    if (best_ch == 0) return;
+    /* ncclTopoDupChannels */
+    if (best_s >= 25.0 && !(cc > 80 && best_s < 50.0 && best_ch > 4)) {
+        int dup = 2 * best_ch < maxch ? 2 * best_ch : maxch;
+        best_s /= (dup + best_ch - 1) / best_ch;
+        best_ch = dup;
+    }
+    /* pass 2: raise the speed with the channel count fixed */
+    i = 0;
+    while (sp.v[i] > best_s && i < sp.n - 1) i++;
+    while (i > 0 && ring_fit(t, sp.v[i - 1]) >= best_ch) best_s = sp.v[--i];
+    g->nchannels = best_ch;
+    g->bw_intra_GBps = g->bw_inter_GBps = best_s;
+}
+
+/* NVLS search (one node: every GPU pulls; several nodes: approximation, see the header). */
+static void nvls_search(const topo *t, int cc, ar_nccl_graph *g) {
+    const double eps = 1e-9;
+    int ch = t->ppn < NCCL_MAX_NVLS_ARITY ? t->ppn : NCCL_MAX_NVLS_ARITY;
+    if (t->nnodes == 1) {
+        speeds sp = speed_array(cc, 0);
+        double total = t->nv * t->ppn / (t->ppn - 1); /* non-ring patterns get ndevs/(ndevs-1) */
+        int i = 0;
+        while ((sp.v[i] > t->nv || sp.v[i] * ch > total) && i < sp.n - 1) i++;
+        /* each channel uses s on every GPU's NVLink, twice on its head's */
+        while (i < sp.n && (ch + 1) * sp.v[i] > t->nv + eps) i++;
+        if (i >= sp.n) return;
+        g->nchannels = ch;
+        g->bw_intra_GBps = sp.v[i];
+        double inter = sp.v[i];
+        while (i > 0 && inter < 2 * g->bw_intra_GBps) inter = sp.v[--i];
+        g->bw_inter_GBps = inter;
+    } else {
+        /* several nodes: channels not forced; at speed s a GPU's NVLink holds ch + 1 (its head) uses,
+         * so ch(s) = min(maxch, floor(nv/s) - 1); more channels win, then ch x s; the speed decreases
+         * while above 0.49 of the best and stops at maxch (NCCL's "perfect" graph) */
+        speeds sp = speed_array(cc, 1);
+        double total = t->nv * t->ppn / (t->ppn - 1);
+        int i = 0;
+        while ((sp.v[i] > t->nic + eps || sp.v[i] > total + eps) && i < sp.n - 1) i++;
+        int best_ch = 0;
+        double best_s = 0;
+        for (;; i++) {
+            int c = (int)floor(t->nv / sp.v[i] + eps) - 1;
+            if (c > ch) c = ch;
+            if (c > best_ch || (c == best_ch && c * sp.v[i] > best_ch * best_s)) {
+                best_ch = c;
+                best_s = sp.v[i];
+            }
+            if (best_ch == ch) break;
+            if (i + 1 >= sp.n || (best_ch && sp.v[i + 1] / best_s <= 0.49)) break;
+        }
+        if (best_ch < 1) return;
+        g->nchannels = best_ch;
+        g->bw_intra_GBps = best_s;
+        /* pass 2: bwInter raised while below 2 x bwIntra and within a NIC */
+        double inter = best_s;
+        i = 0;
+        while (sp.v[i] > inter && i < sp.n - 1) i++;
+        while (i > 0 && inter < 2 * best_s && sp.v[i - 1] <= t->nic + eps) inter = sp.v[--i];
+        g->bw_inter_GBps = inter;
+    }
+}
+
+int ar_nccl_cc_of_platform(const ar_platform *p) {
+    static const struct {
+        const char *key;
+        int cc;
+    } k[] = {{"gb200", 100}, {"b200", 100}, {"h100", 90}, {"h200", 90}, {"p5", 90}, {"a100", 80}, {"p4d", 80}};
+    if (!p || !p->name) return 0;
+    char low[256];
+    size_t n = strlen(p->name);
+    if (n >= sizeof low) n = sizeof low - 1;
+    for (size_t i = 0; i < n; i++) low[i] = (char)tolower((unsigned char)p->name[i]);
+    low[n] = 0;
+    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
+        if (strstr(low, k[i].key)) return k[i].cc;
+    return 0;
+}
+
+ar_status ar_nccl_in_from_platform(const ar_platform *p, int cc, ar_nccl_in *out, ar_err *e) {
+    if (!p || !out) return ar_fail(e, AR_EINVAL, "nccl model: no platform");
+    if (cc == 0) cc = ar_nccl_cc_of_platform(p);
+    if (cc < 60)
+        return ar_fail(e, AR_EINVAL,
+                       "nccl model: %s: the GPUs' compute capability is unknown (give it; e.g. 80 A100, 90 H100, "
+                       "100 B200)",
+                       p->name);
+    int nm = p->nmachines, nr = p->nranks;
+    if (nm < 1 || nr < 1 || nr % nm)
+        return ar_fail(e, AR_EUNSUPPORTED, "nccl model: %s: %d ranks on %d machines: NCCL's model needs the same "
+                       "GPU count on every machine", p->name, nr, nm);
+    int ppn = nr / nm;
+    for (int m = 0; m < nm; m++)
+        if (p->machine_first_rank[m + 1] - p->machine_first_rank[m] != ppn)
+            return ar_fail(e, AR_EUNSUPPORTED, "nccl model: %s: machine %d has %d GPUs, not %d: NCCL's model needs "
+                           "the same GPU count on every machine", p->name, m,
+                           p->machine_first_rank[m + 1] - p->machine_first_rank[m], ppn);
+    topo t = {ppn, nm, 0, 0};
+    int nvswitch = 0;
+    /* a GPU's NVLink budget: its links inside its machine (the largest over GPUs, NCCL's totalBw) */
+    for (int r = 0; r < nr; r++) {
+        int v = p->rank_node[r], m = p->machine_of_rank[r];
+        double sum = 0;
+        for (int k = p->adj_off[v]; k < p->adj_off[v + 1]; k++) {
+            const ar_link *l = &p->links[p->adj[k]];
+            int u = l->a == v ? l->b : l->a;
+            if (p->nodes[u].machine != m) continue;
+            sum += l->bw_Bps * l->lanes / 1e9;
+            if (p->nodes[u].kind == AR_NODE_SWITCH && ppn >= 2) nvswitch = 1;
+        }
+        if (sum > t.nv) t.nv = sum;
+    }
+    /* a NIC: the machine's cut capacity (links with one end inside it) over its GPUs; the smallest machine */
+    if (nm > 1) {
+        double nic = HUGE_VAL;
+        for (int m = 0; m < nm; m++) {
+            double cut = 0;
+            for (int l = 0; l < p->nlinks; l++) {
+                int ia = p->nodes[p->links[l].a].machine == m, ib = p->nodes[p->links[l].b].machine == m;
+                if (ia != ib) cut += p->links[l].bw_Bps * p->links[l].lanes / 1e9;
+            }
+            if (cut < nic) nic = cut;
+        }
+        t.nic = nic / ppn;
+        if (!(t.nic > 0))
+            return ar_fail(e, AR_EUNSUPPORTED, "nccl model: %s: a machine has no link out of it", p->name);
+    }
+    if (ppn >= 2 && !(t.nv > 0))
+        return ar_fail(e, AR_EUNSUPPORTED, "nccl model: %s: no GPU link inside a machine", p->name);
+
+    ar_nccl_in_defaults(out, cc, nr, nm);
+    out->nvswitch = nvswitch;
+    if (nr == 1) return AR_OK;
+    ring_search(&t, cc, &out->ring);
+    out->ring.intra_nvlink = ppn >= 2;
+    out->ring.ll128_paths_ok = 1;
+    out->tree = out->ring;
+    if (cc >= 90 && nvswitch && ppn >= 2) {
+        nvls_search(&t, cc, &out->nvls);
+        out->nvls.intra_nvlink = 1;
+        out->nvls.ll128_paths_ok = 1;
+        out->nvls_support = out->nvls.nchannels > 0;
+    }
+    return AR_OK;
+}
+
+ar_status ar_nccl_model_platform(const ar_platform *p, int cc, ar_nccl_coll coll, int algo, double bytes,
+                                 ar_nccl_algo *algo_out, ar_nccl_proto *proto_out, double *time_s, ar_err *e) {
+    ar_nccl_in in;
+    ar_status st = ar_nccl_in_from_platform(p, cc, &in, e);
+    if (!st) st = ar_nccl_model_choose(&in, coll, algo, bytes, algo_out, proto_out, time_s, e);
+    return st;
+}

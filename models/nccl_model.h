@@ -1,0 +1,183 @@
+/* NCCL's own cost model, re-implemented from reading NVIDIA/nccl (no code copied).
+ *
+ * NCCL picks an algorithm and a protocol for every collective from a table of
+ * per-(collective, algorithm, protocol) latencies and bandwidths that it fills
+ * once per communicator (src/graph/tuning.cc, ncclTopoTuneModel) from the
+ * graphs its topology search found (src/graph/search.cc: per algorithm a
+ * channel count and a per-channel intra-node and inter-node bandwidth), then
+ * estimates time = latency + bytes / bandwidth (ncclTopoGetAlgoTime) and takes
+ * the minimum over the enabled pairs (enqueue.cc, topoGetAlgoInfo). This module
+ * does the same from an explicit input struct (ar_nccl_in), so that every
+ * number can be checked by hand, and derives that struct from an arlab
+ * platform (ar_nccl_in_from_platform) by a simplified topology search whose
+ * assumptions are listed there.
+ *
+ * Constants: NCCL 2.30.7 (NVIDIA/nccl master, commit 5067397c), file
+ * src/graph/tuning.cc (tuner constant tables, NVLS efficiency),
+ * src/graph/search.cc (speed arrays, channel duplication), src/graph/topo.h
+ * (per-link NVLink bandwidths). NCCL computes in float; this module computes in
+ * double, so its values differ from NCCL's printed table by float rounding
+ * (about 1e-7 relative).
+ *
+ * Units: the public functions take bytes and return seconds; bandwidths in the
+ * input are NCCL's own unit, GB/s = 1e9 bytes/s per channel (bw_*_GBps), and
+ * latencies microseconds (NCCL's tables are in us). The internal table
+ * (ar_nccl_table) keeps NCCL's units: lat_us, busbw/algbw GB/s.
+ *
+ * Ownership: everything is plain values; nothing is allocated.
+ */
+#ifndef AR_NCCL_MODEL_H
+#define AR_NCCL_MODEL_H
+
+#include <stdint.h>
+#include "../core/platform.h"
+#include "../core/status.h"
+
+#define AR_NCCL_MODEL_VERSION "2.30.7"
+
+typedef enum ar_nccl_coll {
+    AR_NCCL_ALLREDUCE = 0,
+    AR_NCCL_REDUCESCATTER = 1,
+    AR_NCCL_ALLGATHER = 2,
+    AR_NCCL_NCOLLS = 3
+} ar_nccl_coll;
+
+/* NCCL's algorithm order (NCCL_ALGO_*); the tuner breaks ties in this order. */
+typedef enum ar_nccl_algo {
+    AR_NCCL_TREE = 0,
+    AR_NCCL_RING = 1,
+    AR_NCCL_COLLNET_DIRECT = 2,
+    AR_NCCL_COLLNET_CHAIN = 3,
+    AR_NCCL_NVLS = 4,
+    AR_NCCL_NVLS_TREE = 5,
+    AR_NCCL_PAT = 6,
+    AR_NCCL_NALGOS = 7
+} ar_nccl_algo;
+
+typedef enum ar_nccl_proto {
+    AR_NCCL_LL = 0,
+    AR_NCCL_LL128 = 1,
+    AR_NCCL_SIMPLE = 2,
+    AR_NCCL_NPROTOS = 3
+} ar_nccl_proto;
+
+/* One topology-search result (NCCL's struct ncclTopoGraph, the fields the tuner reads). */
+typedef struct ar_nccl_graph {
+    int nchannels;          /* 0 = no graph found: the algorithms on it are disabled */
+    double bw_intra_GBps;   /* per channel, inside a node */
+    double bw_inter_GBps;   /* per channel, across nodes (NIC) */
+    double lat_inter_us;    /* graph->latencyInter (0 on InfiniBand/RoCE) */
+    int intra_nvlink;       /* typeIntra is NVLink (latency class NVLINK, else PCI) */
+    int ll128_paths_ok;     /* typeIntra <= PATH_NVB and typeInter <= PATH_PXN (Hopper+) or PXB */
+} ar_nccl_graph;
+
+/* Everything ncclTopoTuneModel and the selection read. Graph mapping as in NCCL's init.cc:
+ * TREE and PAT use `tree`, RING `ring`, NVLS and NVLS_TREE `nvls`, COLLNET_* their own. */
+typedef struct ar_nccl_in {
+    int cc_min, cc_max;     /* CUDA compute capability x10: 70 Volta, 80 Ampere, 90 Hopper, 100 Blackwell */
+    int nranks, nnodes;     /* ppn = nranks / nnodes (NCCL uses the float ratio) */
+    int cpu_amd;            /* CPU vendor AMD (llMaxBw row, 2 us net overhead); else Intel/ARM */
+    int cpu_x86;            /* x86 CPU (NVLS_TREE size correction on Blackwell) */
+    int tree_pattern_tree;  /* comm->maxTreePattern == TREE (not BALANCED_TREE): tree busbw x0.85 */
+    int nvswitch;           /* nvsCount > 0: CollNet Direct allowed */
+    int nvls_support;       /* comm->nvlsSupport (NVSwitch with multicast, cc >= 90) */
+    int collnet_enable;     /* comm->config.collnetEnable (a CollNet/SHARP plugin is there) */
+    int collnet_chain_support; /* collNetChainSupport */
+    int collnet_heads;      /* collNetHeadsNum */
+    int collnet_ag, collnet_rs; /* the CollNet plugin has iallgather / ireducescatter */
+    int net_host;           /* netDeviceType == HOST (no NIC device offload): PAT allowed */
+    int ll128_c2c;          /* NCCL_LL128_C2C (default 1) */
+    double net_overhead_us; /* getNetOverhead; < 0 = NCCL's default (1 us, 2 us on AMD x86) */
+    int cudart_11_8;        /* CUDART_VERSION == 11080 (an LL128 exclusion on Hopper, 2 ranks) */
+    ar_nccl_graph tree, ring, nvls, collnet_direct, collnet_chain;
+} ar_nccl_in;
+
+/* NCCL's tuning table for one input: bw_GBps is the per-collective algorithm
+ * bandwidth NCCL divides bytes by (0 = disabled), lat_us the latency it adds. */
+typedef struct ar_nccl_table {
+    double busbw_GBps[AR_NCCL_NCOLLS][AR_NCCL_NALGOS][AR_NCCL_NPROTOS]; /* before the bus->alg ratio */
+    double bw_GBps[AR_NCCL_NCOLLS][AR_NCCL_NALGOS][AR_NCCL_NPROTOS];
+    double lat_us[AR_NCCL_NCOLLS][AR_NCCL_NALGOS][AR_NCCL_NPROTOS];
+    int enabled[AR_NCCL_NCOLLS][AR_NCCL_NALGOS][AR_NCCL_NPROTOS]; /* also passes the selection's filters */
+} ar_nccl_table;
+
+/* Fills in with NCCL's defaults for nranks/nnodes/cc (no graphs: nchannels 0):
+ * Intel x86 CPU, balanced tree, LL128_C2C on, net host, no CollNet, no NVLS. */
+void ar_nccl_in_defaults(ar_nccl_in *in, int cc, int nranks, int nnodes);
+
+/* ncclTopoTuneModel: the whole table. AR_EINVAL on an input NCCL could not have
+ * (nranks < 1, nnodes not dividing it, cc < 60, negative bandwidths). */
+ar_status ar_nccl_model_tune(const ar_nccl_in *in, ar_nccl_table *t, ar_err *e);
+
+/* ncclTopoGetAlgoTime with one pipelined op: time_s = lat + bytes / bw, with
+ * NCCL's tree correction factors and ring plateau latency. AR_EUNSUPPORTED if the
+ * (coll, algo, proto) is disabled for this input (NCCL's time -1). */
+ar_status ar_nccl_model_time(const ar_nccl_in *in, ar_nccl_coll coll, ar_nccl_algo algo, ar_nccl_proto proto,
+                             double bytes, double *time_s, ar_err *e);
+/* The same on a table computed once by ar_nccl_model_tune. */
+ar_status ar_nccl_table_time(const ar_nccl_in *in, const ar_nccl_table *t, ar_nccl_coll coll, ar_nccl_algo algo,
+                             ar_nccl_proto proto, double bytes, double *time_s, ar_err *e);
+
+/* NCCL's choice: the minimum time over the enabled (algo, proto), ties to the
+ * lower algorithm then protocol index (NCCL's loop order). algo < 0 lets the
+ * tuner choose the algorithm too; algo >= 0 forces it (NCCL_ALGO=...) and picks
+ * the protocol. Any output pointer may be NULL. AR_EUNSUPPORTED if nothing is enabled. */
+ar_status ar_nccl_model_choose(const ar_nccl_in *in, ar_nccl_coll coll, int algo, double bytes,
+                               ar_nccl_algo *algo_out, ar_nccl_proto *proto_out, double *time_s, ar_err *e);
+
+/* nccl-tests' definitions. algbw = bytes / time, bytes = nccl-tests' "size": the
+ * all-reduce buffer, the whole reduce-scatter input, the whole all-gather output
+ * (nranks x the per-rank chunk; NCCL's tuner times the same nBytes). busbw = algbw
+ * x 2(n-1)/n for all-reduce, x (n-1)/n for reduce-scatter and all-gather. Bytes/s. */
+double ar_nccl_algbw(double bytes, double time_s);
+double ar_nccl_busbw(ar_nccl_coll coll, int nranks, double algbw_Bps);
+
+const char *ar_nccl_algo_name(ar_nccl_algo a);   /* "TREE", "RING", ..., NCCL's spelling */
+const char *ar_nccl_proto_name(ar_nccl_proto p); /* "LL", "LL128", "SIMPLE" */
+const char *ar_nccl_coll_name(ar_nccl_coll c);   /* "allreduce", "reducescatter", "allgather" */
+/* Parses a name (case-insensitive; also "nvlstree", "collnetdirect", "collnet_direct"). -1 if unknown. */
+int ar_nccl_algo_parse(const char *s);
+int ar_nccl_proto_parse(const char *s);
+int ar_nccl_coll_parse(const char *s);
+
+/* The compute capability of a platform by its name (the presets' GPUs): names
+ * containing a100/p4d -> 80, h100/h200/p5 -> 90, b200/gb200 -> 100; 0 if none. */
+int ar_nccl_cc_of_platform(const ar_platform *p);
+
+/* Derives the input from an arlab platform, as NCCL's topology detection and
+ * search would see it (cc = 0: ar_nccl_cc_of_platform, error if unknown).
+ * Requires the same GPU count on every machine (AR_EUNSUPPORTED otherwise).
+ * Assumptions (a simplified search.cc; the presets are built to fit them):
+ *  - a GPU's NVLink bandwidth (NCCL's totalBw) is the capacity (bw x lanes) of
+ *    its link(s) inside its machine: on a tree, its link to its machine switch,
+ *    which is taken to be an NVSwitch when the machine has >= 2 GPUs (nvswitch = 1,
+ *    latency class NVLINK); on a graph, the sum over its GPU-GPU links (no NVSwitch);
+ *  - NCCL's per-link rate (topo.h: 20 GB/s SM80, 20.6 SM90, 40.1 SM100) is what
+ *    the presets put as the per-lane bw, so the capacity is what NCCL's topology holds;
+ *  - across machines: one NIC per GPU (rail-optimised), each NIC's bandwidth the
+ *    machine's uplink capacity divided by its GPU count; PCIe never narrower;
+ *  - ring: speeds from NCCL's speed array (intra-node array on one node, inter-node
+ *    array on several), channel count the largest the per-GPU NVLink budget and the
+ *    NICs allow (a GPU's outgoing NVLink carries (ppn-1)/ppn of the channels on
+ *    several nodes, all of them on one), pass 1 (decrease speed while above 0.49 of
+ *    the best), channel duplication (ncclTopoDupChannels) and pass 2 (raise speed
+ *    with the channel count fixed) as in search.cc;
+ *  - tree = the ring's graph (NCCL forces the same channel count; on an NVSwitch node
+ *    the chain's per-GPU use equals the ring's);
+ *  - NVLS (cc >= 90, NVSwitch, >= 2 GPUs per node): on one node min(32, ppn) channels,
+ *    each using bw on every GPU's NVLink and twice on its head's, the speed the first of
+ *    the intra array that fits, then bwInter raised as pass 2 does (while below
+ *    2 x bwIntra); on several nodes up to min(32, ppn) channels, ch(s) = floor(nv/s) - 1 from the
+ *    inter-node speed array (more channels first), bwInter then raised as on one node but
+ *    within a NIC (the NIC:head pairing is not searched: one NIC per GPU assumed);
+ *  - no CollNet (no SHARP plugin), Intel x86 CPUs, balanced trees, latencyInter = 0. */
+ar_status ar_nccl_in_from_platform(const ar_platform *p, int cc, ar_nccl_in *out, ar_err *e);
+
+/* One call for a column "nccl_model_s": derives the input from p (cc as in
+ * ar_nccl_in_from_platform, 0 = by name) and returns NCCL's choice for coll at
+ * bytes (algo < 0) or the best protocol of a forced algorithm (algo >= 0).
+ * Outputs may be NULL. AR_EINVAL/AR_EUNSUPPORTED as the two calls it makes. */
+ar_status ar_nccl_model_platform(const ar_platform *p, int cc, ar_nccl_coll coll, int algo, double bytes,
+                                 ar_nccl_algo *algo_out, ar_nccl_proto *proto_out, double *time_s, ar_err *e);
+
+#endif
