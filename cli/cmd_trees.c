@@ -31,10 +31,9 @@
 
 #include "algos/treepack.h"
 #include "cli.h"
-#include "models/model_treepack.h"
+#include "models/model.h"
 #include "core/textio.h"
-
-#define TREES_DEFAULT_CHUNKS 16
+#include "core/util.h"
 
 static void kv(cli_table *t, const char *key, const char *val, const char *meaning) {
     int r = tbl_row(t);
@@ -97,15 +96,6 @@ static int link_classes(const ar_platform *p, int *gpus_cut) {
     return ok;
 }
 
-static int64_t gcd_ll(int64_t a, int64_t b) {
-    while (b) {
-        int64_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a < 0 ? -a : a;
-}
-
 static void print_section(const char *title, const cli_table *t) {
     if (!t->nrows) return;
     printf("\n%s\n", title);
@@ -140,25 +130,15 @@ int cmd_trees(int argc, char **argv) {
         return AR_EINVAL;
     }
     /* planner parameters the prediction uses */
-    long long chunks = TREES_DEFAULT_CHUNKS, units = -1;
-    const char *roots = "lp";
-    ar_params params;
     ar_err e = {{0}};
-    if (o.nalgos) {
-        if (ar_params_parse(o.algos[0], &params, &e) != AR_OK) return cli_error(AR_EINVAL, &e);
-        ar_status st = strcmp(params.name, "treepack") ? ar_fail(&e, AR_EINVAL, "trees: --algo must be treepack[:...]")
-                                                       : AR_OK;
-        if (!st) st = ar_params_get_int(&params, "chunks", 1, 4096, &chunks, &e);
-        if (!st) st = ar_params_get_int(&params, "units", 0, 4096, &units, &e);
-        if (!st) ar_params_get_str(&params, "roots", &roots);
-        if (!st) st = ar_params_check_used(&params, &e);
-        if (!st && strcmp(roots, "lp") && strcmp(roots, "first"))
-            st = ar_fail(&e, AR_EINVAL, "trees: roots=%s: use lp or first", roots);
-        if (st) {
-            ar_params_free(&params);
-            return cli_error(st, &e);
-        }
-    }
+    ar_param_val pv[AR_MAX_PARAMS];
+    const ar_algo *a = NULL;
+    ar_status bst = ar_algo_bind(o.nalgos ? o.algos[0] : "treepack", 0, &a, pv, &e);
+    if (bst == AR_OK && a->params != ar_tp_params)
+        bst = ar_fail(&e, AR_EINVAL, "trees: --algo must be treepack[:...]");
+    if (bst != AR_OK) return cli_error(bst, &e);
+    long long chunks = pv[AR_TP_P_CHUNKS].i, units = pv[AR_TP_P_UNITS].i;
+    const char *roots = pv[AR_TP_P_ROOTS].s;
     ar_treepack_opts opts = ar_treepack_defaults();
     opts.compact = o.check;
     opts.root_lp = strcmp(roots, "first") != 0;
@@ -370,11 +350,11 @@ int cmd_trees(int argc, char **argv) {
             int ok = nk > 0 && isfinite(minmean);
             for (int k = 0; k < nk && ok; k++) {
                 ok = ar_tp_rationalize(mean[k] / minmean, 1000, 1e-9, &q[k]);
-                if (ok) l = l / gcd_ll(l, q[k].den) * q[k].den;
+                if (ok) l = l / ar_gcd_i64(l, q[k].den) * q[k].den;
                 if (l > 1000000) ok = 0;
             }
             int64_t g = 0;
-            for (int k = 0; k < nk && ok; k++) g = gcd_ll(g, q[k].num * (l / q[k].den));
+            for (int k = 0; k < nk && ok; k++) g = ar_gcd_i64(g, q[k].num * (l / q[k].den));
             size_t len = 0, lenk = 0;
             for (int k = 0; k < nk; k++) {
                 int row = tbl_row(&ct);
@@ -438,7 +418,6 @@ int cmd_trees(int argc, char **argv) {
         ar_platform_free(p);
     }
     if (o.format == FMT_JSON && o.nplatforms > 1) printf("]\n");
-    if (o.nalgos) ar_params_free(&params);
     if (rc == AR_EFAIL) fprintf(stderr, "arlab trees: the extended formulation disagrees with column generation\n");
     return rc;
 }

@@ -23,7 +23,7 @@
 
 #include "algos/treepack.h"
 #include "core/algo.h"
-#include "models/model_treepack.h"
+#include "models/model.h"
 #include "t.h"
 
 #define MAXN 16
