@@ -76,6 +76,7 @@
 #include "core/params.h"
 #include "core/platform.h"
 #include "core/status.h"
+#include "models/model.h"
 
 #define AR_TP_MAX_PAIRS (1 << 21)   /* candidate pairs refused beyond, with a message */
 #define AR_TP_UNITS_TOL 0.005       /* the planner's default rounding tolerance on C_dir */
@@ -252,5 +253,38 @@ ar_status ar_model_treepack(const ar_platform *p, const ar_tp_model_stream *stre
  * where cdir_s = C_dir * bytes / bw_ref is the critical link's busy time per phase. */
 double ar_model_treepack_upper(int dmax, int chunks, double alpha_s, double cdir_s);
 double ar_model_treepack_lower(double cdir_s);
+
+/* --- post-processing for `arlab trees` (algos/treepack_report.c) ------------- */
+
+/* When the platform's links form a tree: gpus_cut[l] = GPUs on the smaller
+ * side of link l (its class); returns 1, or 0 when they do not form a tree. */
+int ar_treepack_link_classes(const ar_platform *p, int *gpus_cut);
+
+#define AR_TP_MAX_CLASSES 64
+typedef struct ar_tp_classes {
+    int n;                               /* classes, by increasing GPU count */
+    int gpus[AR_TP_MAX_CLASSES];         /* the class: GPUs on the smaller side */
+    int links[AR_TP_MAX_CLASSES];        /* links in it */
+    double mean[AR_TP_MAX_CLASSES], max[AR_TP_MAX_CLASSES]; /* load P_l */
+    double util[AR_TP_MAX_CLASSES];      /* mean of P_l c_l / C */
+    double rel[AR_TP_MAX_CLASSES];       /* mean / the smallest positive mean */
+    int have_ratio;                      /* the means are small integer multiples of one another */
+    long long ratio[AR_TP_MAX_CLASSES];  /* ... these (e.g. 15 : 14 : 8) */
+} ar_tp_classes;
+
+/* Mean and max load per link class (gpus_cut from ar_treepack_link_classes). */
+void ar_treepack_class_loads(const ar_treepack_result *r, const int *gpus_cut, ar_tp_classes *out);
+
+typedef struct ar_tp_prediction {
+    ar_model_result model;               /* the round-by-round closed form (time_s, two stages) */
+    double C_s;                          /* C(G) x bytes / bw_ref */
+    double lower_s, upper_s;             /* the bounds above */
+} ar_tp_prediction;
+
+/* Predicted time of the planner's schedule for `bytes` bytes: K units given
+ * out as per[] (K = 0: the streams' own weights), `chunks` chunks, cdir = the
+ * C_dir after rounding to units (for the bounds). */
+ar_status ar_treepack_predict(const ar_platform *p, const ar_treepack_result *r, int K, const int *per, int chunks,
+                              double bytes, double cdir, ar_tp_prediction *out, ar_err *e);
 
 #endif

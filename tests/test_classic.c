@@ -10,6 +10,7 @@
 #include "core/algo.h"
 #include "core/lower.h"
 #include "core/params.h"
+#include "core/util.h"
 #include "core/platform.h"
 #include "core/schedule.h"
 #include "randtopo.h"
@@ -55,7 +56,6 @@ static ar_status plan(const ar_platform *p, const char *spec, uint64_t count, ar
     return st;
 }
 
-static int pow2(int x) { return x > 0 && (x & (x - 1)) == 0; }
 static int clg(int n) {
     int k = 0;
     while ((1 << k) < n)
@@ -75,7 +75,7 @@ static ar_status expected(const ar_platform *p, const char *spec) {
     int P = p->nranks;
     if ((!strcmp(spec, "ps:servers=2") && P < 2) || (!strcmp(spec, "ps:servers=3") && P < 3))
         return AR_EINVAL;
-    if (!strcmp(spec, "two-level:impl=hd") && !pow2(p->nmachines))
+    if (!strcmp(spec, "two-level:impl=hd") && !ar_is_pow2(p->nmachines))
         return AR_EUNSUPPORTED;
     return AR_OK;
 }
@@ -165,7 +165,7 @@ static void properties(const ar_platform *p, const char *spec, const ar_schedule
             for (int m = 0; ok && m < M; m++)
                 ok = ar->members[m] == p->machine_first_rank[m];
             T_CHECK(ok, "%s %s: all-reduce among the masters", where, spec);
-            ar_impl want_impl = (!strcmp(spec, "two-level:impl=ring") || (!strcmp(spec, "two-level") && !pow2(M)))
+            ar_impl want_impl = (!strcmp(spec, "two-level:impl=ring") || (!strcmp(spec, "two-level") && !ar_is_pow2(M)))
                                     ? AR_IMPL_RING
                                     : AR_IMPL_HD;
             T_CHECK(ar->impl == want_impl, "%s %s: masters impl %s", where, spec, ar_impl_name(ar->impl));
