@@ -80,14 +80,16 @@ typedef struct ar_algo {
 const ar_algo *const *ar_algos(int *count);
 const ar_algo *ar_algo_find(const char *name);
 
-/* Parses "name[:params]", finds the algorithm, plans, checks every param was
- * used and the schedule is structurally sound. */
+/* Parses "name[:params]", finds the algorithm, checks the parameters against
+ * its table (ar_params_bind), plans, and checks the schedule is structurally
+ * sound. */
 ar_status ar_algo_plan(const char *spec, const ar_platform *p, uint64_t count, size_t elem_bytes,
                        ar_schedule **out, ar_err *e);
 
 /* Closed form of "name[:params]" on p for count * elem_bytes bytes (the
- * papers' equation for that algorithm). AR_EUNSUPPORTED, with a message, where
- * the algorithm has none or p lacks what the formula needs. Every evaluator
+ * papers' equation for that algorithm; parameters checked as for planning).
+ * AR_EINVAL for an unknown algorithm or a bad parameter; AR_EUNSUPPORTED, with
+ * a message, where the algorithm has none or p lacks what the formula needs. Every evaluator
  * (model, sim, best, sweeps) gets closed forms through this one function. */
 ar_status ar_algo_closed(const char *spec, const ar_platform *p, uint64_t count, size_t elem_bytes,
                          struct ar_model_result *out, ar_err *e);
