@@ -116,7 +116,7 @@ typedef struct fr_work {
 static ar_status fr_add_entry(fr_work *w, int level, int node, int dest, int via, uint64_t lo, uint64_t hi, int nh) {
     ar_fr_plan *fp = w->fp;
     if (w->narena + nh > AR_FR_MAX_MEMBERS)
-        return ar_fail(w->e, AR_ENOMEM,
+        return ar_fail(w->e, AR_ELIMIT,
                        "flexreduce: the plan for platform '%s' needs more than %d group members (level %d); "
                        "FlexReduce's reduce calls are O(P^2) on a wide switch",
                        w->p->name ? w->p->name : "?", AR_FR_MAX_MEMBERS, level);

@@ -58,7 +58,7 @@ typedef struct ar_fr_plan {
 
 /* Runs FlexReduce_plan (Fig. 3) on the platform's tree. AR_EUNSUPPORTED (with
  * a message) when p is not a tree, its GPUs are not all at the same depth, or
- * M would exceed 2^62; AR_ENOMEM past AR_FR_MAX_MEMBERS. */
+ * M would exceed 2^62; AR_ELIMIT past AR_FR_MAX_MEMBERS. */
 ar_status ar_fr_plan_build(const ar_platform *p, ar_fr_plan **out, ar_err *e);
 void ar_fr_plan_free(ar_fr_plan *fp);
 

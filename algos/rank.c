@@ -139,7 +139,7 @@ ar_status ar_algo_rank(const ar_platform *p, uint64_t count, size_t elem_bytes, 
             memset(&e1, 0, sizeof e1);
         }
         st = ar_rank_eval(p, count, elem_bytes, all[i]->name, "", out, NULL, &e1);
-        if (st == AR_EUNSUPPORTED || st == AR_ENOMEM) {
+        if (st == AR_EUNSUPPORTED || st == AR_ENOMEM || st == AR_ELIMIT) {
             st = ar_rank_note(out, "%s: not applicable: %s", all[i]->name, e1.msg);
             if (st != AR_OK) ar_fail(e, st, "out of memory");
         } else if (st != AR_OK) {

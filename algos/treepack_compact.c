@@ -21,7 +21,7 @@ ar_status ar_tp_solve_compact(ar_treepack_result *r, ar_err *e) {
     long long nrows = (n - 1) + (long long)(n - 1) * (n - 1) + (long long)(n - 1) * A + m;
     long long nnz = (long long)A + (long long)(n - 1) * 2 * A + (long long)(n - 1) * A * 2 + 3LL * m;
     if (ncols > 50000000 || nrows > 50000000 || nnz > 200000000)
-        return ar_fail(e, AR_ENOMEM, "treepack: extended formulation too large (%lld columns)", ncols);
+        return ar_fail(e, AR_ELIMIT, "treepack: extended formulation too large (%lld columns)", ncols);
     int *ia = ar_calloc((size_t)nnz + 1, sizeof *ia), *ja = ar_calloc((size_t)nnz + 1, sizeof *ja);
     double *ar = ar_calloc((size_t)nnz + 1, sizeof *ar);
     if (!ia || !ja || !ar) {

@@ -180,7 +180,7 @@ static ar_status setup(const ar_platform *p, ar_treepack_result *r, ar_err *e) {
                 }
                 used += (size_t)len;
                 if (used > (size_t)INT32_MAX - (size_t)maxhop)
-                    return ar_fail(e, AR_ENOMEM, "treepack: routes too long to store");
+                    return ar_fail(e, AR_ELIMIT, "treepack: routes too long to store");
             }
         }
     r->route_off[2 * np] = (int)used;
