@@ -253,8 +253,13 @@ ar_status ar_bc_search(const ar_platform *p, uint64_t count, size_t elem_bytes, 
                                &unwalked, e);
     if (st != AR_OK)
         return st;
-    char line[1024], *w = line, *end = line + sizeof line;
-#define BC_PUT(...) w += snprintf(w, (size_t)(end - w), __VA_ARGS__), w = w < end ? w : end - 1
+    char line[1024];
+    size_t u = 0;
+#define BC_PUT(...)                                                  \
+    do {                                                             \
+        int w_ = snprintf(line + u, sizeof line - u, __VA_ARGS__);   \
+        u = w_ < 0 || (size_t)w_ >= sizeof line - u ? sizeof line - 1 : u + (size_t)w_; \
+    } while (0)
     BC_PUT("blueconnect: %d variants: %d decompositions of the levels", nvariants, ndecomp);
     for (int l = 0; l < p->nlevels; l++)
         if (p->levels[l].fanout > 1)
