@@ -11,9 +11,9 @@
  */
 #include "classic_common.h"
 
-static ar_status binomial_plan(const ar_platform *p, uint64_t count, size_t elem_bytes, ar_params *params,
+static ar_status binomial_plan(const ar_platform *p, uint64_t count, size_t elem_bytes, const ar_param_val *v,
                                ar_schedule **out, ar_err *e) {
-    (void)params;
+    (void)v;
     ar_status st = ar_classic_check("binomial", p, count, elem_bytes, out, e);
     if (st != AR_OK)
         return st;
@@ -37,7 +37,7 @@ static ar_status binomial_plan(const ar_platform *p, uint64_t count, size_t elem
         goto nomem;
     op->root = 0;
     op->tag = 1;
-    if (ar_schedule_set_detail(s, "root=0 steps=2x%d", ar_classic_ceil_lg(P)) != AR_OK)
+    if (ar_schedule_set_detail(s, "root=0 steps=2x%d", ar_ceil_log2(P)) != AR_OK)
         goto nomem;
     free(members);
     *out = s;
@@ -47,10 +47,25 @@ nomem:
     return ar_classic_nomem("binomial", s, e);
 }
 
+/* Closed form: 2 ceil(lg P) (a + N/W). */
+static ar_status binomial_closed(const ar_platform *p, double N, const ar_param_val *v, ar_model_result *out,
+                                 ar_err *e) {
+    (void)v;
+    (void)e;
+    int P = p->nranks;
+    double a = ar_plat_alpha(p), W = ar_plat_min_bw(p), steps = ar_lg_steps(P);
+    double t = P > 1 ? steps * (a + N / W) : 0.0;
+    ar_model_add_stage(out, "reduce (binomial)", "binomial", P, N, W, a, t);
+    ar_model_add_stage(out, "broadcast (binomial)", "binomial", P, N, W, a, t);
+    ar_classic_note(out, "reduce + broadcast, each ceil(lg %d) = %d steps of (a + N/minW); whole buffer per step", P,
+                    (int)steps);
+    return AR_OK;
+}
+
 const ar_algo ar_algo_binomial = {
     .name = "binomial",
     .label = "Binomial tree (reduce + broadcast)",
     .summary = "binomial-tree reduce to rank 0 then binomial-tree broadcast, whole buffer",
-    .params_help = "",
     .plan = binomial_plan,
+    .closed = binomial_closed,
 };

@@ -21,8 +21,24 @@
  * Ownership: *out belongs to the caller (ar_schedule_free). Owner of this
  * file: the BlueConnect/FlexReduce engineer (issue 3).
  */
+#include <stdio.h>
+
 #include "blueconnect.h"
 #include "classic_common.h"
+
+static const ar_param_def bc_params[] = {
+    [AR_BC_P_DECOMP] = {.key = "decomp", .type = AR_PARAM_LIST, .sep = 'x', .example = "3x2x2",
+                        .def_text = "the platform's levels",
+                        .help = "the factors p0 x p1 x ... of P (stage i: groups of the ranks differing in digit i)"},
+    [AR_BC_P_ORDER] = {.key = "order", .type = AR_PARAM_LIST, .sep = '.', .example = "2.0.1", .def_text = "0.1.2...",
+                       .help = "order of the reduce-scatter stages ('.'-separated, or one digit string for <= 10 "
+                               "stages); the all-gathers run in reverse"},
+    [AR_BC_P_IMPL] = {.key = "impl", .type = AR_PARAM_LIST, .sep = '+', .choices = "ring|hd|auto",
+                      .example = "ring+hd+hd", .def_text = "auto",
+                      .help = "per stage, or one word for all: ring (Eq. 1), hd (Eq. 2, p_i = 2^k), auto (hd where "
+                              "p_i is 2^k)"},
+    {0},
+};
 
 /* Appends the reduce-scatter phase of stage i: one op per group, ranges from
  * off/cnt (updated to each member's block). */
@@ -62,14 +78,14 @@ static ar_status bc_ag_stage(ar_schedule *s, const ar_bc_decomp *d, int pos, int
     return AR_OK;
 }
 
-static ar_status bc_plan(const ar_platform *p, uint64_t count, size_t elem_bytes, ar_params *params, ar_schedule **out,
-                         ar_err *e) {
+static ar_status bc_plan(const ar_platform *p, uint64_t count, size_t elem_bytes, const ar_param_val *v,
+                         ar_schedule **out, ar_err *e) {
     static const char *A = "blueconnect";
     ar_status st = ar_classic_check(A, p, count, elem_bytes, out, e);
     if (st != AR_OK)
         return st;
     ar_bc_decomp d;
-    st = ar_bc_parse(p, params, &d, e);
+    st = ar_bc_parse(p, v, &d, e);
     if (st != AR_OK)
         return st;
     int P = p->nranks;
@@ -121,7 +137,8 @@ const ar_algo ar_algo_blueconnect = {
     .label = "BlueConnect",
     .summary = "decomposed all-reduce: concurrent reduce-scatters per hierarchy level, then all-gathers in reverse "
                "(Algorithm 1, Eq. 9/10)",
-    .params_help = "decomp=3x2x2 (default: the platform's levels), order=2.0.1 (stage run order, '.'-separated), "
-                   "impl=ring+hd+hd|ring|hd|auto (default auto: hd where p_i is 2^k)",
+    .params = bc_params,
     .plan = bc_plan,
+    .closed = ar_bc_closed,
+    .search = ar_bc_search,
 };

@@ -45,15 +45,6 @@
 
 /* --- exact units ----------------------------------------------------------- */
 
-static uint64_t fr_gcd(uint64_t a, uint64_t b) {
-    while (b) {
-        uint64_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
 /* M of every node (M_gpu = 1, M_switch = degree * lcm of the children's M);
  * returns M of the root or 0 when some M exceeds FR_MAX_M. */
 static uint64_t fr_denominator(const ar_platform *p, uint64_t *m) {
@@ -68,7 +59,7 @@ static uint64_t fr_denominator(const ar_platform *p, uint64_t *m) {
             uint64_t mc = m[n->children[c]];
             if (!mc)
                 return 0;
-            l = l / fr_gcd((uint64_t)l, mc) * mc;
+            l = l / ar_gcd_u64((uint64_t)l, mc) * mc;
             if (l > FR_MAX_M)
                 return 0;
         }
@@ -125,7 +116,7 @@ typedef struct fr_work {
 static ar_status fr_add_entry(fr_work *w, int level, int node, int dest, int via, uint64_t lo, uint64_t hi, int nh) {
     ar_fr_plan *fp = w->fp;
     if (w->narena + nh > AR_FR_MAX_MEMBERS)
-        return ar_fail(w->e, AR_ENOMEM,
+        return ar_fail(w->e, AR_ELIMIT,
                        "flexreduce: the plan for platform '%s' needs more than %d group members (level %d); "
                        "FlexReduce's reduce calls are O(P^2) on a wide switch",
                        w->p->name ? w->p->name : "?", AR_FR_MAX_MEMBERS, level);
@@ -403,24 +394,25 @@ static ar_status fr_send_phase(fr_sched *x, int l, int back) {
     return AR_OK;
 }
 
-static ar_status fr_plan(const ar_platform *p, uint64_t count, size_t elem_bytes, ar_params *params, ar_schedule **out,
-                         ar_err *e) {
+/* impl= words, in the order of AR_IMPL_* they map to (fr_impls). */
+static const ar_param_def fr_params[] = {
+    [AR_FR_P_IMPL] = {.key = "impl", .type = AR_PARAM_ENUM, .choices = "chain|ring|binomial|direct|native",
+                      .help = "implementation of every reduce/broadcast call (reduce calls have any number of "
+                              "holders, so hd and tree do not apply)"},
+    [AR_FR_P_CHUNKS] = {.key = "chunks", .type = AR_PARAM_INT, .min = 1, .max = 4096, .def = 1,
+                        .help = "pipeline chunks per reduce/broadcast call"},
+    {0},
+};
+static const ar_impl fr_impls[] = {AR_IMPL_CHAIN, AR_IMPL_RING, AR_IMPL_BINOMIAL, AR_IMPL_DIRECT, AR_IMPL_NATIVE};
+
+static ar_status fr_plan(const ar_platform *p, uint64_t count, size_t elem_bytes, const ar_param_val *v,
+                         ar_schedule **out, ar_err *e) {
     static const char *A = "flexreduce";
     ar_status st = ar_classic_check(A, p, count, elem_bytes, out, e);
     if (st != AR_OK)
         return st;
-    const char *impl_s = "chain";
-    long long chunks = 1;
-    if (params) {
-        ar_params_get_str(params, "impl", &impl_s);
-        if ((st = ar_params_get_int(params, "chunks", 1, 4096, &chunks, e)) != AR_OK)
-            return st;
-    }
-    ar_impl impl;
-    if (ar_impl_parse(impl_s, &impl, NULL) != AR_OK || impl == AR_IMPL_HD || impl == AR_IMPL_TREE)
-        return ar_fail(e, AR_EINVAL, "%s: impl=%s: expected chain, ring, binomial, direct or native (reduce calls "
-                                     "have any number of holders, so hd and tree do not apply)",
-                       A, impl_s);
+    long long chunks = v[AR_FR_P_CHUNKS].i;
+    ar_impl impl = fr_impls[v[AR_FR_P_IMPL].i];
     ar_fr_plan *fp = NULL;
     st = ar_fr_plan_build(p, &fp, e);
     if (st != AR_OK)
@@ -451,6 +443,9 @@ const ar_algo ar_algo_flexreduce = {
     .label = "FlexReduce",
     .summary = "uneven decomposed all-reduce for asymmetric trees: per-level reduce calls on exact uneven ranges, "
                "broadcasts in reverse (Fig. 3, Eq. 6)",
-    .params_help = "impl=chain|ring|binomial|direct|native (default chain), chunks=N (default 1)",
+    .params = fr_params,
     .plan = fr_plan,
+    .closed = ar_fr_closed,
+    .stats = ar_fr_stats,
+    .calls = ar_fr_calls_table,
 };

@@ -1,7 +1,6 @@
 /* FlexReduce's planner state (FlexReduce, Lee et al., Fig. 3), shared by the
- * planner (algos/flexreduce.c), `arlab plan` (cli/cmd_plan.c) and the tests;
- * the closed-form models (models/flexreduce_model.c) use only the static
- * inline tree helpers at the bottom, so models/ never links algos/.
+ * planner (algos/flexreduce.c), its closed form (algos/flexreduce_model.c),
+ * its statistics (algos/flexreduce_stats.c) and the tests.
  *
  * Positions are exact: every portion is 1/prod(degrees on the learner's path)
  * and every range end a sum of such portions, so all of them are integer
@@ -22,8 +21,12 @@
 
 #include <stdint.h>
 
+#include "core/params.h"
 #include "core/platform.h"
 #include "core/status.h"
+
+struct ar_algo_stats;
+struct ar_algo_calls;
 
 /* One reduce call of Fig. 3 (b) line 10: subrange [lo, hi) of the learner
  * `dest`'s next range, reduced over the learners that currently hold it. */
@@ -55,7 +58,7 @@ typedef struct ar_fr_plan {
 
 /* Runs FlexReduce_plan (Fig. 3) on the platform's tree. AR_EUNSUPPORTED (with
  * a message) when p is not a tree, its GPUs are not all at the same depth, or
- * M would exceed 2^62; AR_ENOMEM past AR_FR_MAX_MEMBERS. */
+ * M would exceed 2^62; AR_ELIMIT past AR_FR_MAX_MEMBERS. */
 ar_status ar_fr_plan_build(const ar_platform *p, ar_fr_plan **out, ar_err *e);
 void ar_fr_plan_free(ar_fr_plan *fp);
 
@@ -68,34 +71,38 @@ uint64_t ar_fr_elem(const ar_fr_plan *fp, uint64_t u, uint64_t count);
  * calls must hold L * nranks ints. */
 void ar_fr_calls(const ar_fr_plan *fp, int *calls);
 
-/* --- tree helpers (header-only: the models use them too) ----------------- */
+/* --- tree helpers (algos/flexreduce_tree.c) --------------------------------- */
 
 /* AR_OK if p is a tree with every GPU at the same depth >= 1. */
-static inline ar_status ar_fr_check_tree(const ar_platform *p, const char *who, ar_err *e) {
-    const char *pname = p->name ? p->name : "?";
-    if ((p->kind != AR_PLAT_TREE && p->kind != AR_PLAT_FAT_TREE) || p->root < 0 || p->height < 1)
-        return ar_fail(e, AR_EUNSUPPORTED, "%s: platform '%s' is not a tree of switches (FlexReduce plans on trees)", who,
-                       pname);
-    if (!p->uniform_depth) {
-        int r1 = 0, d0 = p->nodes[p->rank_node[0]].depth;
-        while (r1 + 1 < p->nranks && p->nodes[p->rank_node[r1]].depth == d0)
-            r1++;
-        return ar_fail(e, AR_EUNSUPPORTED,
-                       "%s: platform '%s' has GPUs at different depths (rank 0 at depth %d, rank %d at depth %d); "
-                       "FlexReduce's levels need every learner at the same depth",
-                       who, pname, d0, r1, p->nodes[p->rank_node[r1]].depth);
-    }
-    return AR_OK;
-}
+ar_status ar_fr_check_tree(const ar_platform *p, const char *who, ar_err *e);
 
 /* FlexReduce level of switch node v (0 = parents of the GPUs). */
-static inline int ar_fr_level_of(const ar_platform *p, int v) { return p->height - 1 - p->nodes[v].depth; }
+int ar_fr_level_of(const ar_platform *p, int v);
 
 /* Ancestor of node v at level l (v itself when it is at level l). */
-static inline int ar_fr_ancestor(const ar_platform *p, int v, int l) {
-    while (v >= 0 && (p->nodes[v].kind == AR_NODE_GPU || ar_fr_level_of(p, v) < l))
-        v = p->nodes[v].parent;
-    return v;
-}
+int ar_fr_ancestor(const ar_platform *p, int v, int l);
+
+/* --- closed form and statistics (algos/flexreduce_model.c, flexreduce_stats.c) */
+
+struct ar_model_result;
+
+/* T_FR, Eq. 6, on a uniform-depth tree, one stage per level and direction.
+ * w_x = narrowest link between node x and its children; alpha of a level-l
+ * term = the largest route latency between leaves under different children
+ * of the level-l ancestor. */
+ar_status ar_model_flexreduce(const ar_platform *p, double N, struct ar_model_result *out, ar_err *e);
+
+/* Eq. 12 bound on the reduce calls of every learner at every level:
+ * bound[l * nranks + r]. Level l >= 1: sum over the children m of r's level-l
+ * ancestor of ceil(portion_r(l) / min_{u under m} portion_u(l-1)), plus 1.
+ * Level 0: 1 (every learner holds the whole range; Eq. 12 needs L >= 1).
+ * bound must hold height * nranks ints. */
+ar_status ar_fr_eq12_bound(const ar_platform *p, int *bound, ar_err *e);
+
+/* The descriptor's parameters by index, closed form, statistics, calls table. */
+enum { AR_FR_P_IMPL, AR_FR_P_CHUNKS };
+ar_status ar_fr_closed(const ar_platform *p, double N, const ar_param_val *v, struct ar_model_result *out, ar_err *e);
+ar_status ar_fr_stats(const ar_platform *p, const ar_param_val *v, struct ar_algo_stats *out, ar_err *e);
+ar_status ar_fr_calls_table(const ar_platform *p, const ar_param_val *v, struct ar_algo_calls *out, ar_err *e);
 
 #endif

@@ -31,9 +31,9 @@ static ar_status hd_sends(ar_schedule *s, int q, int P, int reduce) {
     return AR_OK;
 }
 
-static ar_status hd_plan(const ar_platform *p, uint64_t count, size_t elem_bytes, ar_params *params,
+static ar_status hd_plan(const ar_platform *p, uint64_t count, size_t elem_bytes, const ar_param_val *v,
                          ar_schedule **out, ar_err *e) {
-    (void)params;
+    (void)v;
     ar_status st = ar_classic_check("halving-doubling", p, count, elem_bytes, out, e);
     if (st != AR_OK)
         return st;
@@ -44,7 +44,7 @@ static ar_status hd_plan(const ar_platform *p, uint64_t count, size_t elem_bytes
     if (!s || !members)
         goto nomem;
     if (r == 0) {
-        if (ar_schedule_set_detail(s, "pow2 P=%d lg=%d", P, ar_classic_ceil_lg(P)) != AR_OK)
+        if (ar_schedule_set_detail(s, "pow2 P=%d lg=%d", P, ar_ceil_log2(P)) != AR_OK)
             goto nomem;
     } else if (ar_schedule_set_detail(s,
                                       "fold q=%d r=%d: ranks %d..%d fold into 0..%d, hd among 0..%d, unfold",
@@ -67,11 +67,34 @@ nomem:
     return ar_classic_nomem("halving-doubling", s, e);
 }
 
+/* Closed form: 2 Tc(P) or fold + 2 Tc(q) + unfold. */
+static ar_status hd_closed(const ar_platform *p, double N, const ar_param_val *v, ar_model_result *out, ar_err *e) {
+    (void)v;
+    (void)e;
+    int P = p->nranks, q = ar_classic_pow2_floor(P);
+    double a = ar_plat_alpha(p), W = ar_plat_min_bw(p);
+    if (q < P)
+        ar_model_add_stage(out, "fold (send+reduce)", "send", 2, N, W, a, a + N / W);
+    double t = ar_eq2_tc(q, N, a, W);
+    ar_model_add_stage(out, "reduce-scatter (hd)", "hd", q, N, W, a, t);
+    ar_model_add_stage(out, "all-gather (hd)", "hd", q, N, W, a, t);
+    if (q < P)
+        ar_model_add_stage(out, "unfold (send)", "send", 2, N, W, a, a + N / W);
+    if (q == P)
+        ar_classic_note(out, "2 Tc(P,N,a,minW) (Eq. 2, P=2^%d); ", (int)ar_lg_steps(P));
+    else
+        ar_classic_note(out, "P=%d not 2^k: fold %d ranks (a+N/minW), 2 Tc(%d,N,a,minW), unfold (a+N/minW); ", P,
+                        P - q, q);
+    ar_classic_note(out, "a = max route latency for every exchange, no link shared by two flows per direction "
+                         "(exact on one switch; on trees the upper exchanges share uplinks)");
+    return AR_OK;
+}
+
 const ar_algo ar_algo_hd = {
     .name = "halving-doubling",
     .label = "Recursive halving/doubling (Rabenseifner)",
     .summary = "recursive-halving reduce-scatter + recursive-doubling all-gather; "
                "non-power-of-two P folds the extra ranks in first",
-    .params_help = "",
     .plan = hd_plan,
+    .closed = hd_closed,
 };

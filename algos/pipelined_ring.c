@@ -14,18 +14,19 @@
  */
 #include "classic_common.h"
 
-/* Keep in sync with models/closed.c (pipelined-ring closed form). */
-#define AR_PRING_DEFAULT_CHUNKS 4
-#define AR_PRING_MAX_CHUNKS 4096
+enum { PRING_CHUNKS };
+static const ar_param_def pring_params[] = {
+    [PRING_CHUNKS] = {.key = "chunks", .type = AR_PARAM_INT, .min = 1, .max = 4096, .def = 4,
+                      .help = "sub-chunks per ring step"},
+    {0},
+};
 
-static ar_status pring_plan(const ar_platform *p, uint64_t count, size_t elem_bytes, ar_params *params,
+static ar_status pring_plan(const ar_platform *p, uint64_t count, size_t elem_bytes, const ar_param_val *v,
                             ar_schedule **out, ar_err *e) {
     ar_status st = ar_classic_check("pipelined-ring", p, count, elem_bytes, out, e);
     if (st != AR_OK)
         return st;
-    long long chunks = AR_PRING_DEFAULT_CHUNKS;
-    if (params && (st = ar_params_get_int(params, "chunks", 1, AR_PRING_MAX_CHUNKS, &chunks, e)) != AR_OK)
-        return st;
+    long long chunks = v[PRING_CHUNKS].i;
     int P = p->nranks;
     ar_schedule *s = ar_schedule_new("pipelined-ring", P, count, elem_bytes);
     int *members = ar_classic_iota(0, P);
@@ -43,10 +44,26 @@ static ar_status pring_plan(const ar_platform *p, uint64_t count, size_t elem_by
     return AR_OK;
 }
 
+/* Closed form: 2 (P-1) (c a + N/(P W)). */
+static ar_status pring_closed(const ar_platform *p, double N, const ar_param_val *v, ar_model_result *out,
+                              ar_err *e) {
+    (void)e;
+    long long c = v[PRING_CHUNKS].i;
+    int P = p->nranks;
+    double a = ar_plat_alpha(p), W = ar_plat_min_bw(p);
+    double t = P > 1 ? (P - 1) * ((double)c * a + N / P / W) : 0.0;
+    ar_model_add_stage(out, "reduce-scatter (ring, sub-chunks)", "ring", P, N, W, a, t);
+    ar_model_add_stage(out, "all-gather (ring, sub-chunks)", "ring", P, N, W, a, t);
+    ar_classic_note(out, "2(P-1)(c a + N/(P minW)), c=%lld: alpha per sub-chunk; no reduction cost (gamma=0), "
+                         "so pipelining only adds latency here; its overlap benefit is not modelled", c);
+    return AR_OK;
+}
+
 const ar_algo ar_algo_pipelined_ring = {
     .name = "pipelined-ring",
     .label = "Pipelined ring (PFN)",
     .summary = "ring reduce-scatter + all-gather with every step split into sub-chunks",
-    .params_help = "chunks=N sub-chunks per ring step (1..4096, default 4)",
+    .params = pring_params,
     .plan = pring_plan,
+    .closed = pring_closed,
 };

@@ -1,15 +1,31 @@
-/* ar_algo_plan: name lookup, planning, parameter and structure checks (algo.h).
- * Lives in algos/ beside the registry it calls, so the core library never
- * depends on the algorithms (core <- algos, not both ways). */
+/* The entry points of core/algo.h, through the descriptor: name lookup,
+ * parameters (the one generic parser, core/params.h, against the algorithm's
+ * table), planning, closed form, statistics. Lives in algos/ beside the
+ * registry it calls, so the core library never depends on the algorithms
+ * (core <- models <- algos). */
 #include "core/algo.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "algos/flexreduce.h"
 #include "models/model.h"
-#include "models/model_topo.h"
+
+/* Finds the algorithm of params and binds its values. */
+static ar_status bind(const ar_params *params, int nranks, const ar_algo **a, ar_param_val *vals, ar_err *e) {
+    *a = ar_algo_find(params->name);
+    if (!*a) return ar_fail(e, AR_EINVAL, "unknown algorithm \"%s\" (see 'arlab algos')", params->name);
+    return ar_params_bind(params, (*a)->params, nranks, vals, e);
+}
+
+ar_status ar_algo_bind(const char *spec, int nranks, const ar_algo **a, ar_param_val *vals, ar_err *e) {
+    ar_params params;
+    ar_status st = ar_params_parse(spec, &params, e);
+    if (st != AR_OK) return st;
+    st = bind(&params, nranks, a, vals, e);
+    ar_params_free(&params);
+    return st;
+}
 
 ar_status ar_algo_plan(const char *spec, const ar_platform *p, uint64_t count, size_t elem_bytes,
                        ar_schedule **out, ar_err *e) {
@@ -18,13 +34,13 @@ ar_status ar_algo_plan(const char *spec, const ar_platform *p, uint64_t count, s
     ar_status st = ar_params_parse(spec, &params, e);
     if (st != AR_OK) return st;
     const ar_algo *a = ar_algo_find(params.name);
+    ar_param_val v[AR_MAX_PARAMS];
     if (!a) {
         st = ar_fail(e, AR_EINVAL, "unknown algorithm \"%s\" (see 'arlab algos')", params.name);
     } else if (count < 1) {
         st = ar_fail(e, AR_EINVAL, "%s: the message must hold at least one element", a->name);
-    } else {
-        st = a->plan(p, count, elem_bytes, &params, out, e);
-        if (st == AR_OK) st = ar_params_check_used(&params, e);
+    } else if ((st = ar_params_bind(&params, a->params, p ? p->nranks : 0, v, e)) == AR_OK) {
+        st = a->plan(p, count, elem_bytes, v, out, e);
         if (st == AR_OK) st = ar_schedule_check_structure(*out, e);
         if (st != AR_OK) {
             ar_schedule_free(*out);
@@ -35,52 +51,40 @@ ar_status ar_algo_plan(const char *spec, const ar_platform *p, uint64_t count, s
     return st;
 }
 
+/* The closed form of a parsed spec (the checks every closed form needs first). */
+static ar_status closed_of(const ar_params *params, const ar_platform *p, uint64_t count, size_t elem_bytes,
+                           ar_model_result *out, ar_err *e) {
+    if (!out) return ar_fail(e, AR_EINTERNAL, "ar_algo_closed: NULL result");
+    memset(out, 0, sizeof *out);
+    if (!params || !params->name) return ar_fail(e, AR_EINVAL, "ar_algo_closed: no algorithm name");
+    const ar_algo *a = ar_algo_find(params->name);
+    if (!a) return ar_fail(e, AR_EINVAL, "unknown algorithm \"%s\" (see 'arlab algos')", params->name);
+    if (!p || p->nranks < 1)
+        return ar_fail(e, AR_EINVAL, "%s: closed form needs a platform with >= 1 rank", params->name);
+    if (count < 1 || elem_bytes < 1)
+        return ar_fail(e, AR_EINVAL, "%s: closed form needs a non-empty buffer", params->name);
+    ar_param_val v[AR_MAX_PARAMS];
+    ar_status st = ar_params_bind(params, a->params, p->nranks, v, e);
+    if (st != AR_OK) return st;
+    if (!a->closed) return ar_fail(e, AR_EUNSUPPORTED, "no closed-form model for algorithm %s", params->name);
+    return a->closed(p, (double)count * (double)elem_bytes, v, out, e);
+}
+
 ar_status ar_algo_closed(const char *spec, const ar_platform *p, uint64_t count, size_t elem_bytes,
                          struct ar_model_result *out, ar_err *e) {
     ar_params params;
     ar_status st = ar_params_parse(spec, &params, e);
     if (st != AR_OK) return st;
-    if (!ar_algo_find(params.name))
-        st = ar_fail(e, AR_EINVAL, "unknown algorithm \"%s\" (see 'arlab algos')", params.name);
-    else
-        st = ar_model_closed(p, count, elem_bytes, &params, out, e);
+    st = closed_of(&params, p, count, elem_bytes, out, e);
     ar_params_free(&params);
     return st;
 }
 
-/* FlexReduce Fig. 4(c): top-level reduce calls per learner, max and mean, and
- * the largest Eq. 12 bound where the plan has one level per tree level. */
-static ar_status fr_stats(const ar_platform *p, ar_algo_stats *out, ar_err *e) {
-    ar_fr_plan *fp = NULL;
-    ar_status st = ar_fr_plan_build(p, &fp, e);
-    if (st != AR_OK) return st;
-    int L = fp->L, n = fp->nranks;
-    int *calls = ar_calloc((size_t)L * (size_t)n, sizeof *calls);
-    int *bound = ar_calloc((size_t)p->height * (size_t)n, sizeof *bound);
-    if (!calls || !bound) st = ar_fail(e, AR_ENOMEM, "out of memory");
-    if (st == AR_OK && L >= 1) {
-        ar_fr_calls(fp, calls);
-        double sum = 0, mx = 0;
-        for (int r = 0; r < n; r++) {
-            int c = calls[(size_t)(L - 1) * (size_t)n + (size_t)r];
-            sum += c;
-            if (c > mx) mx = c;
-        }
-        out->have_calls = 1;
-        out->calls_max = mx;
-        out->calls_avg = n ? sum / n : NAN;
-        ar_err we;
-        if (p->height == L && ar_fr_eq12_bound(p, bound, &we) == AR_OK) {
-            int b = 0;
-            for (int r = 0; r < n; r++)
-                if (bound[(size_t)(L - 1) * (size_t)n + (size_t)r] > b) b = bound[(size_t)(L - 1) * (size_t)n + (size_t)r];
-            out->calls_bound = b;
-        }
-    }
-    free(calls);
-    free(bound);
-    ar_fr_plan_free(fp);
-    return st;
+/* Deprecated (models/model.h): the same as ar_algo_closed on a parsed spec.
+ * Kept for callers not yet moved to ar_algo_closed; delete with them. */
+ar_status ar_model_closed(const ar_platform *p, uint64_t count, size_t elem_bytes, ar_params *params,
+                          ar_model_result *out, ar_err *e) {
+    return closed_of(params, p, count, elem_bytes, out, e);
 }
 
 ar_status ar_algo_stats_of(const char *spec, const ar_platform *p, uint64_t count, size_t elem_bytes,
@@ -89,13 +93,26 @@ ar_status ar_algo_stats_of(const char *spec, const ar_platform *p, uint64_t coun
     (void)elem_bytes;
     memset(out, 0, sizeof *out);
     out->calls_max = out->calls_avg = out->calls_bound = NAN;
-    ar_params params;
-    ar_status st = ar_params_parse(spec, &params, e);
-    if (st != AR_OK) return st;
-    if (!ar_algo_find(params.name))
-        st = ar_fail(e, AR_EINVAL, "unknown algorithm \"%s\" (see 'arlab algos')", params.name);
-    else if (!strcmp(params.name, "flexreduce"))
-        st = fr_stats(p, out, e);
-    ar_params_free(&params);
+    const ar_algo *a;
+    ar_param_val v[AR_MAX_PARAMS];
+    ar_status st = ar_algo_bind(spec, p ? p->nranks : 0, &a, v, e);
+    if (st == AR_OK && a->stats) st = a->stats(p, v, out, e);
     return st;
+}
+
+ar_status ar_algo_calls_of(const char *spec, const ar_platform *p, ar_algo_calls *out, ar_err *e) {
+    memset(out, 0, sizeof *out);
+    out->holds = 1;
+    const ar_algo *a;
+    ar_param_val v[AR_MAX_PARAMS];
+    ar_status st = ar_algo_bind(spec, p ? p->nranks : 0, &a, v, e);
+    if (st == AR_OK && a->calls) st = a->calls(p, v, out, e);
+    return st;
+}
+
+void ar_algo_calls_free(ar_algo_calls *c) {
+    if (!c) return;
+    free(c->rows);
+    c->rows = NULL;
+    c->nrows = 0;
 }

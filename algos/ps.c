@@ -19,15 +19,20 @@
  */
 #include "classic_common.h"
 
-static ar_status ps_plan(const ar_platform *p, uint64_t count, size_t elem_bytes, ar_params *params,
+enum { PS_SERVERS };
+static const ar_param_def ps_params[] = {
+    [PS_SERVERS] = {.key = "servers", .type = AR_PARAM_INT, .min = 1, .max_is_ranks = 1, .def_text = "P",
+                    .help = "number of servers, ranks 0..K-1 (P = sharded all-to-all)"},
+    {0},
+};
+
+static ar_status ps_plan(const ar_platform *p, uint64_t count, size_t elem_bytes, const ar_param_val *v,
                          ar_schedule **out, ar_err *e) {
     ar_status st = ar_classic_check("ps", p, count, elem_bytes, out, e);
     if (st != AR_OK)
         return st;
     int P = p->nranks;
-    long long k = P;
-    if (params && (st = ar_params_get_int(params, "servers", 1, P, &k, e)) != AR_OK)
-        return st;
+    long long k = v[PS_SERVERS].i;
     ar_schedule *s = ar_schedule_new("ps", P, count, elem_bytes);
     int *members = ar_classic_iota(0, P);
     uint64_t *counts = ar_calloc((size_t)P, sizeof *counts);
@@ -58,10 +63,30 @@ nomem:
     return ar_classic_nomem("ps", s, e);
 }
 
+/* Closed form. k servers (ranks 0..k-1), each owning N/k. Push: every server
+ * receives N/k from each of the other P-1 ranks over its own link, i.e.
+ * (P-1) N/k bytes; pull: the same out. Time per phase a + (P-1) N / (k minW):
+ *   k = P: 2(a + (P-1)/P N/minW);  k = 1: 2(a + (P-1) N/minW).
+ * (A non-server sends only N in all, so for k <= P the servers' links are the
+ * bottleneck.) */
+static ar_status ps_closed(const ar_platform *p, double N, const ar_param_val *v, ar_model_result *out, ar_err *e) {
+    (void)e;
+    int P = p->nranks;
+    long long k = v[PS_SERVERS].i;
+    double a = ar_plat_alpha(p), W = ar_plat_min_bw(p);
+    double t = P > 1 ? a + (double)(P - 1) * N / ((double)k * W) : 0.0;
+    ar_model_add_stage(out, "push (reduce-scatter direct)", "direct", P, N, W, a, t);
+    ar_model_add_stage(out, "pull (all-gather direct)", "direct", P, N, W, a, t);
+    ar_classic_note(out, "k=%lld servers: each server's own link carries (P-1)N/k per direction at minW, shared "
+                         "equally; assumes it is the bottleneck (star/tree with uplinks >= the servers' shares)", k);
+    return AR_OK;
+}
+
 const ar_algo ar_algo_ps = {
     .name = "ps",
     .label = "Parameter server (Wang et al.)",
     .summary = "servers 0..k-1 each own 1/k of the buffer: everyone pushes to and pulls from them directly",
-    .params_help = "servers=K number of servers, ranks 0..K-1 (1..P, default P = sharded all-to-all)",
+    .params = ps_params,
     .plan = ps_plan,
+    .closed = ps_closed,
 };

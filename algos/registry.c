@@ -1,8 +1,9 @@
 /* The algorithm registry: every planner, listed exactly once.
  *
- * To add an algorithm: define `const ar_algo ar_algo_<id>` in algos/<file>.c
- * and add one line X(<id>) to AR_ALGO_LIST below (this both declares it and
- * lists it; the order is the order `arlab algos` prints).
+ * To add an algorithm: define its descriptor `const ar_algo ar_algo_<id>` in
+ * algos/<file>.c (core/algo.h, algos/README.md) and add one line X(<id>) to
+ * AR_ALGO_LIST below (this both declares it and lists it; the order is the
+ * order `arlab algos` prints).
  * Ownership: everything here is static and read-only.
  */
 #include <string.h>

@@ -14,9 +14,9 @@
  */
 #include "classic_common.h"
 
-static ar_status ring_plan(const ar_platform *p, uint64_t count, size_t elem_bytes, ar_params *params,
+static ar_status ring_plan(const ar_platform *p, uint64_t count, size_t elem_bytes, const ar_param_val *v,
                            ar_schedule **out, ar_err *e) {
-    (void)params;
+    (void)v;
     ar_status st = ar_classic_check("ring", p, count, elem_bytes, out, e);
     if (st != AR_OK)
         return st;
@@ -37,10 +37,23 @@ static ar_status ring_plan(const ar_platform *p, uint64_t count, size_t elem_byt
     return AR_OK;
 }
 
+/* Closed form, Eq. 6. */
+static ar_status ring_closed(const ar_platform *p, double N, const ar_param_val *v, ar_model_result *out, ar_err *e) {
+    (void)v;
+    (void)e;
+    int P = p->nranks;
+    double a = ar_plat_alpha(p), W = ar_plat_min_bw(p), t = ar_eq1_tr(P, N, a, W);
+    ar_model_add_stage(out, "reduce-scatter (ring)", "ring", P, N, W, a, t);
+    ar_model_add_stage(out, "all-gather (ring)", "ring", P, N, W, a, t);
+    ar_classic_note(out, "Eq. 6: 2 Tr(P,N,a,minW); a = max route latency, minW = narrowest link on a route; "
+                         "every step gated by its slowest pair, no link shared by two ring flows per direction");
+    return AR_OK;
+}
+
 const ar_algo ar_algo_ring = {
     .name = "ring",
     .label = "Ring (NCCL-like)",
     .summary = "one-level ring: reduce-scatter then all-gather over all ranks, P-1 steps each",
-    .params_help = "",
     .plan = ring_plan,
+    .closed = ring_closed,
 };

@@ -42,9 +42,17 @@
 #include "classic_common.h"
 #include "treepack.h"
 
-#define TP_DEFAULT_CHUNKS 16
-#define TP_MAX_CHUNKS 4096
-#define TP_MAX_UNITS 4096
+enum { TP_ROOTS_LP, TP_ROOTS_FIRST };
+const ar_param_def ar_tp_params[] = {
+    [AR_TP_P_CHUNKS] = {.key = "chunks", .type = AR_PARAM_INT, .min = 1, .max = 4096, .def = 16,
+                        .help = "pipeline chunks per op"},
+    [AR_TP_P_UNITS] = {.key = "units", .type = AR_PARAM_INT, .min = 0, .max = 4096, .def = -1,
+                       .def_text = "exact when <= 256, else rounded within 0.5%",
+                       .help = "K equal ops of count/K elements (0: one op per stream, the LP's exact split)"},
+    [AR_TP_P_ROOTS] = {.key = "roots", .type = AR_PARAM_ENUM, .choices = "lp|first", .def = TP_ROOTS_LP,
+                       .help = "lp: roots by the root LP; first: every tree rooted at its lowest rank"},
+    {0},
+};
 
 static ar_status add_op(ar_schedule *s, ar_op_kind kind, const int *members, int n, uint64_t off, uint64_t len,
                         const ar_tp_stream *st, int chunks, int tag) {
@@ -57,21 +65,14 @@ static ar_status add_op(ar_schedule *s, ar_op_kind kind, const int *members, int
     return AR_OK;
 }
 
-static ar_status tp_plan(const ar_platform *p, uint64_t count, size_t elem_bytes, ar_params *params, ar_schedule **out,
-                         ar_err *e) {
+static ar_status tp_plan(const ar_platform *p, uint64_t count, size_t elem_bytes, const ar_param_val *v,
+                         ar_schedule **out, ar_err *e) {
     ar_status st = ar_classic_check("treepack", p, count, elem_bytes, out, e);
     if (st != AR_OK) return st;
-    long long chunks = TP_DEFAULT_CHUNKS, units = -1;
-    const char *roots = "lp";
-    if (params) {
-        if ((st = ar_params_get_int(params, "chunks", 1, TP_MAX_CHUNKS, &chunks, e)) != AR_OK) return st;
-        if ((st = ar_params_get_int(params, "units", 0, TP_MAX_UNITS, &units, e)) != AR_OK) return st;
-        ar_params_get_str(params, "roots", &roots);
-    }
-    if (strcmp(roots, "lp") && strcmp(roots, "first"))
-        return ar_fail(e, AR_EINVAL, "treepack: roots=%s: use roots=lp or roots=first", roots);
+    long long chunks = v[AR_TP_P_CHUNKS].i, units = v[AR_TP_P_UNITS].i;
+    const char *roots = v[AR_TP_P_ROOTS].s;
     ar_treepack_opts o = ar_treepack_defaults();
-    o.root_lp = !strcmp(roots, "lp");
+    o.root_lp = v[AR_TP_P_ROOTS].i == TP_ROOTS_LP;
     ar_treepack_result r;
     if ((st = ar_treepack_solve(p, &o, &r, e)) != AR_OK) return st;
     int n = p->nranks, ns = r.nstreams, K = 0;
@@ -136,7 +137,6 @@ const ar_algo ar_algo_treepack = {
     .label = "Spanning-tree packing (Wang et al.)",
     .summary = "LP-optimal weighted spanning trees (C(G)), each reducing its share to a root and broadcasting it, "
                "pipelined, all concurrently",
-    .params_help = "chunks=N pipeline chunks (1..4096, default 16); units=K equal ops (0 = one per stream; default "
-                   "exact when <= 256); roots=lp|first",
+    .params = ar_tp_params,
     .plan = tp_plan,
 };

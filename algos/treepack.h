@@ -73,8 +73,10 @@
 
 #include <stdint.h>
 
+#include "core/params.h"
 #include "core/platform.h"
 #include "core/status.h"
+#include "models/model.h"
 
 #define AR_TP_MAX_PAIRS (1 << 21)   /* candidate pairs refused beyond, with a message */
 #define AR_TP_UNITS_TOL 0.005       /* the planner's default rounding tolerance on C_dir */
@@ -201,5 +203,88 @@ int ar_tp_rationalize(double x, int64_t maxden, double tol, ar_tp_frac *out);
 
 /* Formats C as "7/24 (0.291667)" or "0.291667" into buf; returns buf. */
 char *ar_tp_fmt(double x, ar_tp_frac f, char *buf, size_t n);
+
+/* The planner's parameter table (the descriptor's) and its indices, for
+ * `arlab trees`, which predicts the planner's schedule. */
+enum { AR_TP_P_CHUNKS, AR_TP_P_UNITS, AR_TP_P_ROOTS };
+extern const ar_param_def ar_tp_params[];
+
+/* --- closed form of the schedule's time (algos/treepack_model.c) -------------
+ *
+ * The schedule: streams s = (spanning tree, root, weight w_s, sum 1); phase 1
+ * reduces every stream's share up its tree, phase 2 broadcasts it down; both
+ * pipelined in c chunks, all streams concurrently, round by round as the
+ * lowering (core/lower.c) emits them: a stream of height D_s has D_s + c - 1
+ * rounds per phase; in reduce round t the member at depth d sends chunk
+ * j = t - (D_s - d) to its parent, in broadcast round t the member at depth
+ * d - 1 sends chunk j = t - (d - 1) to its child at depth d (0 <= j < c).
+ * A round moves, over every directed link a, B_a(t) = sum of w_s N / c over
+ * the streams' active tree edges whose route crosses a. With equal-size ops
+ * (treepack units=K) or single-hop routes, sharing a link costs exactly its
+ * total bytes, so
+ *
+ *   T = sum_{phase in {reduce, broadcast}} sum_{t=0}^{Dmax+c-2}
+ *         max over active transfers x of [ lat(route x) + max_{a in route x} B_a(t) / cap_a ]
+ *
+ * (Dmax = max_s D_s; on one link type lat is the link latency alpha.) In
+ * steady state (Dmax-1 <= t <= c-1, every tree edge busy) B_a(t) = Q_a N / c,
+ * where Q_a is the stream data fraction crossing a, so each such round costs
+ * alpha + C_dir N / (c bw_ref) with C_dir = max_a Q_a c_a, and
+ *
+ *   2 C_dir N / bw_ref  <=  T  <=  2 (Dmax + c - 1) (alpha + C_dir N / (c bw_ref)),
+ *
+ * the upper bound being exact when the critical link is busy in every round.
+ * For a direct (NVLink) platform with full-duplex links C_dir >= C(G)/2.
+ * Nothing allocated outlives a call; inputs are borrowed. */
+
+struct ar_model_result;
+
+typedef struct ar_tp_model_stream {
+    const int *parent; /* parent rank of every rank, -1 at the root (nranks entries) */
+    double weight;     /* fraction of the data (the streams' weights sum to 1) */
+} ar_tp_model_stream;
+
+/* The round-by-round closed form above for `bytes` bytes and `chunks` chunks.
+ * out gets two stages (reduce, broadcast) and a note. */
+ar_status ar_model_treepack(const ar_platform *p, const ar_tp_model_stream *streams, int nstreams, double bytes,
+                            int chunks, struct ar_model_result *out, ar_err *e);
+
+/* The bounds above: upper = 2 (Dmax + c - 1)(alpha + cdir_s / c), lower = 2 cdir_s,
+ * where cdir_s = C_dir * bytes / bw_ref is the critical link's busy time per phase. */
+double ar_model_treepack_upper(int dmax, int chunks, double alpha_s, double cdir_s);
+double ar_model_treepack_lower(double cdir_s);
+
+/* --- post-processing for `arlab trees` (algos/treepack_report.c) ------------- */
+
+/* When the platform's links form a tree: gpus_cut[l] = GPUs on the smaller
+ * side of link l (its class); returns 1, or 0 when they do not form a tree. */
+int ar_treepack_link_classes(const ar_platform *p, int *gpus_cut);
+
+#define AR_TP_MAX_CLASSES 64
+typedef struct ar_tp_classes {
+    int n;                               /* classes, by increasing GPU count */
+    int gpus[AR_TP_MAX_CLASSES];         /* the class: GPUs on the smaller side */
+    int links[AR_TP_MAX_CLASSES];        /* links in it */
+    double mean[AR_TP_MAX_CLASSES], max[AR_TP_MAX_CLASSES]; /* load P_l */
+    double util[AR_TP_MAX_CLASSES];      /* mean of P_l c_l / C */
+    double rel[AR_TP_MAX_CLASSES];       /* mean / the smallest positive mean */
+    int have_ratio;                      /* the means are small integer multiples of one another */
+    long long ratio[AR_TP_MAX_CLASSES];  /* ... these (e.g. 15 : 14 : 8) */
+} ar_tp_classes;
+
+/* Mean and max load per link class (gpus_cut from ar_treepack_link_classes). */
+void ar_treepack_class_loads(const ar_treepack_result *r, const int *gpus_cut, ar_tp_classes *out);
+
+typedef struct ar_tp_prediction {
+    ar_model_result model;               /* the round-by-round closed form (time_s, two stages) */
+    double C_s;                          /* C(G) x bytes / bw_ref */
+    double lower_s, upper_s;             /* the bounds above */
+} ar_tp_prediction;
+
+/* Predicted time of the planner's schedule for `bytes` bytes: K units given
+ * out as per[] (K = 0: the streams' own weights), `chunks` chunks, cdir = the
+ * C_dir after rounding to units (for the bounds). */
+ar_status ar_treepack_predict(const ar_platform *p, const ar_treepack_result *r, int K, const int *per, int chunks,
+                              double bytes, double cdir, ar_tp_prediction *out, ar_err *e);
 
 #endif

@@ -1,16 +1,14 @@
 /* arlab plan --algo A --platform P [--size S] [--check] [--format table|json]
  * Prints the schedule; the reduce/broadcast calls per rank, per phase and
  * overall (a call = an op the rank takes part in; avg over all ranks, max);
- * for flexreduce also the calls per learner per level in the paper's sense
- * (plan entries whose destination is the learner, Fig. 4(c)) against the
- * Eq. 12 bound; and, with --check, the symbolic validator's and the host
+ * where the algorithm has a calls table (its descriptor's `calls`: FlexReduce)
+ * also the calls per learner per level in the paper's sense (plan entries whose
+ * destination is the learner, Fig. 4(c)) against the Eq. 12 bound; and, with --check, the symbolic validator's and the host
  * executor's verdicts. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "algos/flexreduce.h"
 #include "cli.h"
-#include "models/model_topo.h"
 
 static void call_summary(const int *calls, int n, double *avg, int *max) {
     long long sum = 0;
@@ -60,58 +58,29 @@ static ar_status phase_calls_table(const ar_schedule *s, cli_table *t) {
     return AR_OK;
 }
 
-/* FlexReduce: calls per learner per level (Fig. 4(c)) and the Eq. 12 bound.
- * *holds = 0 if some learner exceeds its bound. */
-static ar_status fr_calls_table(const ar_platform *p, cli_table *t, int *holds, ar_err *e) {
+/* The algorithm's calls table (FlexReduce: calls per learner per level,
+ * Fig. 4(c), against the Eq. 12 bound; algos/flexreduce_stats.c) as a table. */
+static void calls_table(const ar_algo_calls *c, cli_table *t) {
     static const char *const cols[] = {"level", "reduce_avg", "reduce_max", "bcast_avg", "bcast_max", "eq12_bound_max",
                                        "within_bound"};
     tbl_init(t, 7, cols);
-    ar_fr_plan *fp = NULL;
-    ar_status st = ar_fr_plan_build(p, &fp, e);
-    if (st != AR_OK) return st;
-    int P = fp->nranks, L = fp->L;
-    int *calls = ar_calloc((size_t)P * (size_t)L, sizeof *calls), *bound = ar_calloc((size_t)P * (size_t)L, sizeof *bound);
-    int *total = ar_calloc((size_t)P, sizeof *total);
-    if (!calls || !bound || !total) st = ar_fail(e, AR_ENOMEM, "out of memory");
-    if (st == AR_OK) st = ar_fr_eq12_bound(p, bound, e);
-    *holds = 1;
-    for (int l = 0; l < L && st == AR_OK; l++) {
-        if (l == 0) ar_fr_calls(fp, calls);
-        const int *c = calls + (size_t)l * (size_t)P, *b = bound + (size_t)l * (size_t)P;
-        int ok = 1, bmax = 0, cmax, row = tbl_row(t);
-        double cavg;
-        for (int r = 0; r < P; r++) {
-            total[r] += c[r];
-            if (c[r] > b[r]) ok = 0;
-            if (b[r] > bmax) bmax = b[r];
-        }
-        *holds &= ok;
-        call_summary(c, P, &cavg, &cmax);
-        tbl_int(t, row, 0, l);
-        tbl_num(t, row, 1, "%.3f", cavg); /* the all-gather replays the same entries: equal counts */
-        tbl_int(t, row, 2, cmax);
-        tbl_num(t, row, 3, "%.3f", cavg);
-        tbl_int(t, row, 4, cmax);
-        tbl_int(t, row, 5, bmax);
-        tbl_str(t, row, 6, ok ? "yes" : "NO");
+    for (int i = 0; i < c->nrows; i++) {
+        const ar_algo_calls_row *x = &c->rows[i];
+        int row = tbl_row(t);
+        if (x->level >= 0)
+            tbl_int(t, row, 0, x->level);
+        else
+            tbl_str(t, row, 0, "all");
+        tbl_num(t, row, 1, "%.3f", x->avg); /* the all-gather replays the same entries: equal counts */
+        tbl_int(t, row, 2, x->max);
+        tbl_num(t, row, 3, "%.3f", x->avg);
+        tbl_int(t, row, 4, x->max);
+        if (x->bound_max >= 0)
+            tbl_int(t, row, 5, x->bound_max);
+        else
+            tbl_str(t, row, 5, "");
+        tbl_str(t, row, 6, x->within ? "yes" : "NO");
     }
-    if (st == AR_OK) {
-        double avg;
-        int max, row = tbl_row(t);
-        call_summary(total, P, &avg, &max);
-        tbl_str(t, row, 0, "all");
-        tbl_num(t, row, 1, "%.3f", avg);
-        tbl_int(t, row, 2, max);
-        tbl_num(t, row, 3, "%.3f", avg);
-        tbl_int(t, row, 4, max);
-        tbl_str(t, row, 5, "");
-        tbl_str(t, row, 6, *holds ? "yes" : "NO");
-    }
-    free(calls);
-    free(bound);
-    free(total);
-    ar_fr_plan_free(fp);
-    return st;
 }
 
 int cmd_plan(int argc, char **argv) {
@@ -142,11 +111,14 @@ int cmd_plan(int argc, char **argv) {
     }
     ar_call_stats cs;
     cli_table phases = {0}, fr = {0};
-    int is_fr = !strcmp(s->algo, "flexreduce"), fr_holds = 1;
+    ar_algo_calls calls = {0};
     st = ar_schedule_call_stats(s, &cs, &e);
     int have_cs = st == AR_OK;
     if (st == AR_OK && (st = phase_calls_table(s, &phases)) != AR_OK) ar_fail(&e, st, "out of memory");
-    if (st == AR_OK && is_fr) st = fr_calls_table(p, &fr, &fr_holds, &e);
+    if (st == AR_OK) st = ar_algo_calls_of(o.algos[0], p, &calls, &e);
+    int is_fr = calls.nrows > 0, fr_holds = calls.holds;
+    if (st == AR_OK && is_fr) calls_table(&calls, &fr);
+    ar_algo_calls_free(&calls);
     if (st == AR_OK) {
         double ravg, bavg;
         int rmax, bmax;

@@ -31,10 +31,9 @@
 
 #include "algos/treepack.h"
 #include "cli.h"
-#include "models/model_treepack.h"
+#include "models/model.h"
 #include "core/textio.h"
-
-#define TREES_DEFAULT_CHUNKS 16
+#include "core/util.h"
 
 static void kv(cli_table *t, const char *key, const char *val, const char *meaning) {
     int r = tbl_row(t);
@@ -54,56 +53,6 @@ static char *frac_str(double x, ar_tp_frac f, char *buf, size_t n) {
     if (f.den > 0) snprintf(buf, n, "%lld/%lld", (long long)f.num, (long long)f.den);
     else snprintf(buf, n, "%.9g", x);
     return buf;
-}
-
-/* GPUs below each link when the links form a tree: the smaller side. */
-static int link_classes(const ar_platform *p, int *gpus_cut) {
-    if (p->nlinks != p->nnodes - 1) return 0;
-    int N = p->nnodes, ok = 1;
-    int *parent = malloc((size_t)N * sizeof *parent), *plink = malloc((size_t)N * sizeof *plink);
-    int *order = malloc((size_t)N * sizeof *order), *below = calloc((size_t)N, sizeof *below);
-    if (!parent || !plink || !order || !below) ok = 0;
-    if (ok) {
-        for (int v = 0; v < N; v++) parent[v] = -2;
-        int qh = 0, qt = 0;
-        parent[0] = -1;
-        plink[0] = -1;
-        order[qt++] = 0;
-        while (qh < qt) {
-            int x = order[qh++];
-            for (int k = p->adj_off[x]; k < p->adj_off[x + 1]; k++) {
-                int l = p->adj[k], y = p->links[l].a == x ? p->links[l].b : p->links[l].a;
-                if (parent[y] != -2) continue;
-                parent[y] = x;
-                plink[y] = l;
-                order[qt++] = y;
-            }
-        }
-        if (qt != N) ok = 0;
-        for (int i = N - 1; ok && i >= 0; i--) {
-            int x = order[i];
-            if (p->nodes[x].kind == AR_NODE_GPU) below[x]++;
-            if (parent[x] >= 0) {
-                below[parent[x]] += below[x];
-                int k = below[x] < p->nranks - below[x] ? below[x] : p->nranks - below[x];
-                gpus_cut[plink[x]] = k;
-            }
-        }
-    }
-    free(parent);
-    free(plink);
-    free(order);
-    free(below);
-    return ok;
-}
-
-static int64_t gcd_ll(int64_t a, int64_t b) {
-    while (b) {
-        int64_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a < 0 ? -a : a;
 }
 
 static void print_section(const char *title, const cli_table *t) {
@@ -140,25 +89,15 @@ int cmd_trees(int argc, char **argv) {
         return AR_EINVAL;
     }
     /* planner parameters the prediction uses */
-    long long chunks = TREES_DEFAULT_CHUNKS, units = -1;
-    const char *roots = "lp";
-    ar_params params;
     ar_err e = {{0}};
-    if (o.nalgos) {
-        if (ar_params_parse(o.algos[0], &params, &e) != AR_OK) return cli_error(AR_EINVAL, &e);
-        ar_status st = strcmp(params.name, "treepack") ? ar_fail(&e, AR_EINVAL, "trees: --algo must be treepack[:...]")
-                                                       : AR_OK;
-        if (!st) st = ar_params_get_int(&params, "chunks", 1, 4096, &chunks, &e);
-        if (!st) st = ar_params_get_int(&params, "units", 0, 4096, &units, &e);
-        if (!st) ar_params_get_str(&params, "roots", &roots);
-        if (!st) st = ar_params_check_used(&params, &e);
-        if (!st && strcmp(roots, "lp") && strcmp(roots, "first"))
-            st = ar_fail(&e, AR_EINVAL, "trees: roots=%s: use lp or first", roots);
-        if (st) {
-            ar_params_free(&params);
-            return cli_error(st, &e);
-        }
-    }
+    ar_param_val pv[AR_MAX_PARAMS];
+    const ar_algo *a = NULL;
+    ar_status bst = ar_algo_bind(o.nalgos ? o.algos[0] : "treepack", 0, &a, pv, &e);
+    if (bst == AR_OK && a->params != ar_tp_params)
+        bst = ar_fail(&e, AR_EINVAL, "trees: --algo must be treepack[:...]");
+    if (bst != AR_OK) return cli_error(bst, &e);
+    long long chunks = pv[AR_TP_P_CHUNKS].i, units = pv[AR_TP_P_UNITS].i;
+    const char *roots = pv[AR_TP_P_ROOTS].s;
     ar_treepack_opts opts = ar_treepack_defaults();
     opts.compact = o.check;
     opts.root_lp = strcmp(roots, "first") != 0;
@@ -244,31 +183,19 @@ int cmd_trees(int argc, char **argv) {
                 rc = AR_EINVAL;
             } else {
                 double bytes = (double)count * (double)ar_dtype_size(o.dtype);
-                ar_tp_model_stream *ms = calloc((size_t)ns + 1, sizeof *ms);
-                int m = 0;
-                for (int i = 0; ms && i < ns; i++) {
-                    double w = K ? (double)per[i] / K : r.streams[i].weight;
-                    if (w > 0) ms[m++] = (ar_tp_model_stream){r.streams[i].parent, w};
-                }
-                ar_model_result mr;
-                if (ms && ar_model_treepack(p, ms, m, bytes, (int)chunks, &mr, &e) == AR_OK) {
-                    double alpha = 0;
-                    for (int l = 0; l < p->nlinks; l++)
-                        if (p->links[l].lat_s > alpha) alpha = p->links[l].lat_s;
-                    double cs = cq * bytes / r.bw_ref_Bps;
+                ar_tp_prediction pr;
+                if (ar_treepack_predict(p, &r, K, per, (int)chunks, bytes, cq, &pr, &e) == AR_OK) {
                     kv(&sum, "size", ar_fmt_bytes(bytes, b2, sizeof b2), "");
                     snprintf(b1, sizeof b1, "%lld", chunks);
                     kv(&sum, "chunks", b1, "pipeline chunks per op");
-                    kvn(&sum, "C(G) seconds", r.C * bytes / r.bw_ref_Bps, "C(G) x bytes / bw_ref");
-                    kvn(&sum, "predicted s", mr.time_s,
+                    kvn(&sum, "C(G) seconds", pr.C_s, "C(G) x bytes / bw_ref");
+                    kvn(&sum, "predicted s", pr.model.time_s,
                         "schedule time: sum over both phases and their Dmax+c-1 rounds of the slowest tree edge "
                         "(model_treepack.h)");
                     snprintf(b3, sizeof b3, "2 C_dir S = %.6g <= T <= 2 (Dmax+c-1)(alpha + C_dir S/c) = %.6g",
-                             ar_model_treepack_lower(cs),
-                             ar_model_treepack_upper(r.max_height, (int)chunks, alpha, cs));
+                             pr.lower_s, pr.upper_s);
                     kv(&sum, "bounds s", b3, "S = bytes / bw_ref, alpha = largest link latency");
                 }
-                free(ms);
             }
         }
         /* trees */
@@ -310,7 +237,7 @@ int cmd_trees(int argc, char **argv) {
                                            "util", "Q_ab", "Q_ba", "gpus_cut"};
         cli_table lt;
         tbl_init(&lt, 12, lcol);
-        int have_cls = !r.direct && link_classes(p, cls);
+        int have_cls = !r.direct && ar_treepack_link_classes(p, cls);
         for (int l = 0; l < r.nlinks; l++) {
             const ar_link *lk = &p->links[l];
             int row = tbl_row(&lt);
@@ -336,65 +263,28 @@ int cmd_trees(int argc, char **argv) {
         tbl_init(&ct, 6, ccol);
         char ratio_keys[200] = "", ratio_vals[200] = "";
         if (have_cls) {
-            int keys[64], nk = 0;
-            for (int l = 0; l < r.nlinks; l++) {
-                int seen = 0;
-                for (int k = 0; k < nk; k++) seen |= keys[k] == cls[l];
-                if (!seen && nk < 64) keys[nk++] = cls[l];
-            }
-            for (int i = 1; i < nk; i++)
-                for (int j = i; j > 0 && keys[j - 1] > keys[j]; j--) {
-                    int t = keys[j];
-                    keys[j] = keys[j - 1];
-                    keys[j - 1] = t;
-                }
-            double mean[64], mx[64], util[64], minmean = INFINITY;
-            int cnt[64];
-            for (int k = 0; k < nk; k++) {
-                mean[k] = mx[k] = util[k] = 0;
-                cnt[k] = 0;
-                for (int l = 0; l < r.nlinks; l++)
-                    if (cls[l] == keys[k]) {
-                        mean[k] += r.link_load[l];
-                        util[k] += r.C > 0 ? r.link_load[l] * r.link_c[l] / r.C : 0;
-                        if (r.link_load[l] > mx[k]) mx[k] = r.link_load[l];
-                        cnt[k]++;
-                    }
-                mean[k] /= cnt[k];
-                util[k] /= cnt[k];
-                if (mean[k] > 0 && mean[k] < minmean) minmean = mean[k];
-            }
-            /* integer ratio of the means, when they are small rationals of each other */
-            ar_tp_frac q[64];
-            int64_t l = 1;
-            int ok = nk > 0 && isfinite(minmean);
-            for (int k = 0; k < nk && ok; k++) {
-                ok = ar_tp_rationalize(mean[k] / minmean, 1000, 1e-9, &q[k]);
-                if (ok) l = l / gcd_ll(l, q[k].den) * q[k].den;
-                if (l > 1000000) ok = 0;
-            }
-            int64_t g = 0;
-            for (int k = 0; k < nk && ok; k++) g = gcd_ll(g, q[k].num * (l / q[k].den));
+            ar_tp_classes cl;
+            ar_treepack_class_loads(&r, cls, &cl);
             size_t len = 0, lenk = 0;
-            for (int k = 0; k < nk; k++) {
+            for (int k = 0; k < cl.n; k++) {
                 int row = tbl_row(&ct);
-                snprintf(b1, sizeof b1, "%d GPU%s", keys[k], keys[k] == 1 ? "" : "s");
+                snprintf(b1, sizeof b1, "%d GPU%s", cl.gpus[k], cl.gpus[k] == 1 ? "" : "s");
                 tbl_str(&ct, row, 0, b1);
-                tbl_int(&ct, row, 1, cnt[k]);
-                tbl_num(&ct, row, 2, "%.9g", mean[k]);
-                tbl_num(&ct, row, 3, "%.9g", mx[k]);
-                tbl_num(&ct, row, 4, "%.4f", util[k]);
-                if (ok && g > 0) {
-                    long long v = (long long)(q[k].num * (l / q[k].den) / g);
-                    tbl_int(&ct, row, 5, v);
-                    len += (size_t)snprintf(ratio_vals + len, sizeof ratio_vals - len, "%s%lld", k ? " : " : "", v);
+                tbl_int(&ct, row, 1, cl.links[k]);
+                tbl_num(&ct, row, 2, "%.9g", cl.mean[k]);
+                tbl_num(&ct, row, 3, "%.9g", cl.max[k]);
+                tbl_num(&ct, row, 4, "%.4f", cl.util[k]);
+                if (cl.have_ratio) {
+                    tbl_int(&ct, row, 5, cl.ratio[k]);
+                    len += (size_t)snprintf(ratio_vals + len, sizeof ratio_vals - len, "%s%lld", k ? " : " : "",
+                                            cl.ratio[k]);
                     lenk += (size_t)snprintf(ratio_keys + lenk, sizeof ratio_keys - lenk, "%s%d GPU%s",
-                                             k ? " : " : "", keys[k], keys[k] == 1 ? "" : "s");
+                                             k ? " : " : "", cl.gpus[k], cl.gpus[k] == 1 ? "" : "s");
                 } else {
-                    tbl_num(&ct, row, 5, "%.6g", mean[k] / minmean);
+                    tbl_num(&ct, row, 5, "%.6g", cl.rel[k]);
                 }
             }
-            if (ok && g > 0)
+            if (cl.have_ratio)
                 kv(&sum, "class ratio", ratio_vals,
                    "mean load by link class, classes = GPUs on the smaller side of the link (P2.16xlarge: intra-card "
                    "PLX : inter-card PLX : central bridge; the paper reports 15:14:8)");
@@ -438,7 +328,6 @@ int cmd_trees(int argc, char **argv) {
         ar_platform_free(p);
     }
     if (o.format == FMT_JSON && o.nplatforms > 1) printf("]\n");
-    if (o.nalgos) ar_params_free(&params);
     if (rc == AR_EFAIL) fprintf(stderr, "arlab trees: the extended formulation disagrees with column generation\n");
     return rc;
 }

@@ -14,16 +14,10 @@
 #include <string.h>
 
 #include "core/status.h"
+#include "core/util.h"
 #include "model.h"
 
-double ar_lg_steps(int p) {
-    int k = 0;
-    while (k < 31 && (1LL << k) < (long long)p)
-        k++;
-    return (double)k;
-}
-
-static int eq_is_pow2(int p) { return p >= 1 && (p & (p - 1)) == 0; }
+double ar_lg_steps(int p) { return (double)ar_ceil_log2(p); }
 
 /* Eq. 1: Tr(p,n,a,w) = (p-1) a + (p-1)/p * n/w */
 double ar_eq1_tr(int p, double n, double a, double w) {
@@ -41,7 +35,7 @@ double ar_eq2_tc(int p, double n, double a, double w) {
 
 /* Eq. 3: Tc if p is a power of two, else Tr */
 double ar_eq3_trc(int p, double n, double a, double w) {
-    return eq_is_pow2(p) ? ar_eq2_tc(p, n, a, w) : ar_eq1_tr(p, n, a, w);
+    return ar_is_pow2(p) ? ar_eq2_tc(p, n, a, w) : ar_eq1_tr(p, n, a, w);
 }
 
 /* Eq. 4: Tbcast = Treduce = Tc + Tr */

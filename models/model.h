@@ -1,11 +1,13 @@
-/* Cost models: the papers' closed forms and a generic cost walk.
+/* Cost models: the papers' building-block equations and a generic cost walk.
  *
  * Units: n in bytes, w in bytes/s, a (alpha) in seconds, results in seconds.
  * lg(p) for p not a power of two: ceil(log2 p) (the number of binomial-tree
  * steps), stated in every output that uses it.
  *
- * Closed forms per algorithm (ar_model_closed) follow the papers; the generic
- * walk (ar_model_walk) prices any schedule on any platform from its lowering:
+ * The closed form of each algorithm lives beside its planner in algos/ (the
+ * descriptor's `closed`, reached through ar_algo_closed, core/algo.h); it is
+ * built from the equations below. The generic walk (ar_model_walk) prices any
+ * schedule on any platform from its lowering:
  * per round, each transfer costs route latency + the time the most loaded
  * directed link of its route needs to carry all the bytes of that round
  * (concurrent ops of a phase advance in lockstep; with equal transfers this is
@@ -52,9 +54,9 @@ typedef struct ar_model_result {
 void ar_model_add_stage(ar_model_result *r, const char *label, const char *impl, int p,
                         double bytes, double bw_Bps, double lat_s, double time_s);
 
-/* Closed form of algorithm `params->name` on p for count*elem_bytes bytes.
- * Returns AR_EUNSUPPORTED (with a message) where the algorithm has none or the
- * platform lacks what the formula needs (e.g. a symmetric hierarchy). */
+/* DEPRECATED: use ar_algo_closed (core/algo.h). The same function on an
+ * already parsed spec; defined in algos/plan.c (link arlab_algos), kept until
+ * its last callers move; then delete it and the params.h include. */
 ar_status ar_model_closed(const ar_platform *p, uint64_t count, size_t elem_bytes, ar_params *params,
                           ar_model_result *out, ar_err *e);
 

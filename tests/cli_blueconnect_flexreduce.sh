@@ -38,4 +38,15 @@ for n in 5 11; do
 done
 out=$("$ARLAB" plan --algo blueconnect --platform fr-5 --size 100)
 check "plan: fallback detail string" grep -q "fallback: one-level ring (no symmetric decomposition)" <<<"$out"
+# `arlab algos` prints every parameter from the descriptors' tables; bad parameters name the valid ones
+out=$("$ARLAB" algos)
+check "algos: blueconnect decomp row from the table" grep -qE "^blueconnect +decomp +list of int, 'x'-separated +the platform's levels" <<<"$out"
+check "algos: ps servers range 1..P default P" grep -qE '^ps +servers +int 1\.\.P +P ' <<<"$out"
+check "algos: treepack roots lp|first default lp" grep -qE '^treepack +roots +lp\|first +lp ' <<<"$out"
+err=$("$ARLAB" plan --platform blueconnect-12 --algo treepack:root=lp 2>&1 >/dev/null)
+check "unknown parameter lists the valid keys (got: $err)" grep -q 'unknown parameter "root" (valid: chunks, units, roots)' <<<"$err"
+err=$("$ARLAB" plan --platform blueconnect-12 --algo flexreduce:impl=hd 2>&1 >/dev/null)
+check "enum value outside the table (got: $err)" grep -q 'impl=hd: expected chain, ring, binomial, direct or native' <<<"$err"
+err=$("$ARLAB" model --platform blueconnect-12 --algo blueconnect:decomp=3xax4 2>&1 >/dev/null)
+check "list item outside the table (got: $err)" grep -q 'decomp=3xax4: "a" is not an integer (write e.g. decomp=3x2x2)' <<<"$err"
 exit $fail

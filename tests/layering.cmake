@@ -39,14 +39,10 @@ set(forbid_cli)
 set(backend_re "^(simgrid/|smpi/|xbt/|cuda|cuComplex|cublas|curand|nccl\\.h|nccl_net|nccl_tuner|mpi\\.h|mpi/|mpi_|openmpi|mpich|thrust/|cub/)")
 set(no_backend core models algos)
 
-# Known violations that another part of issue 11 removes, as "file -> include"
-# (the include as resolved, relative to the source root). Each is reported as
-# an allowed exception; an entry that no longer matches anything fails the
-# check, so delete it when its include goes away.
-set(allowed
-  "models/model_topo.h -> algos/blueconnect.h"      # the BlueConnect closed form moves beside its planner (algos/)
-  "models/flexreduce_model.c -> algos/flexreduce.h" # the FlexReduce closed form moves beside its planner (algos/)
-)
+# Known violations, as "file -> include" (the include as resolved, relative to
+# the source root), each reported as an allowed exception; an entry that no
+# longer matches anything fails the check. None today.
+set(allowed)
 
 set(nviol 0)
 set(nfiles 0)

@@ -15,7 +15,8 @@
 
 #include "algos/blueconnect.h"
 #include "core/algo.h"
-#include "models/model_topo.h"
+#include "core/util.h"
+#include "models/model.h"
 #include "randtopo.h"
 #include "t.h"
 #include "t_plan.h"
@@ -26,21 +27,18 @@ static void check_walk_eq9(const ar_platform *p, const char *spec, uint64_t coun
     ar_err e = {{0}};
     ar_schedule *s = NULL;
     ar_model_result walk, closed;
-    ar_params pr;
     T_OK(ar_algo_plan(spec, p, count, 4, &s, &e));
     if (!s)
         return;
     ar_status st = ar_model_walk(p, s, &walk, &e);
     T_CHECK(st == AR_OK, "%s: walk: %s", what, e.msg);
-    T_OK(ar_params_parse(spec, &pr, &e));
-    ar_status sc = ar_model_closed(p, count, 4, &pr, &closed, &e);
+    ar_status sc = ar_algo_closed(spec, p, count, 4, &closed, &e);
     T_CHECK(sc == AR_OK, "%s: closed form of %s: %s", what, spec, e.msg);
     if (st == AR_OK && sc == AR_OK) {
         char w[200];
         snprintf(w, sizeof w, "%s: walk vs Eq. 9/10 for %s", what, spec);
         T_NEAR(walk.time_s, closed.time_s, rel, w);
     }
-    ar_params_free(&pr);
     ar_schedule_free(s);
 }
 
@@ -156,16 +154,13 @@ static void test_presets_eq9(void) {
     ar_platform *p = NULL;
     ar_err e = {{0}};
     ar_model_result m;
-    ar_params pr;
     T_OK(ar_platform_load("blueconnect-12", 0, &p, &e));
     if (p) {
-        T_OK(ar_params_parse("blueconnect", &pr, &e));
-        T_OK(ar_model_closed(p, 25000000, 4, &pr, &m, &e));
+        T_OK(ar_algo_closed("blueconnect", p, 25000000, 4, &m, &e));
         T_NEAR(m.time_s, 2.0 * (4e-6 + 2.0 / 3.0 * 1e8 / 32e9 + 4.004e-3 + 2.006e-3), 1e-12, "Eq. 9 blueconnect-12");
         T_NEAR(m.time_s, 16.1946667e-3, 1e-8, "Eq. 9 blueconnect-12 (rounded)");
         T_CHECK(m.nstages == 6 && strstr(m.stages[2].label, "w2/6"), "stage 2 crosses w2 at w2/6: %s", m.stages[2].label);
         T_NEAR(m.stages[2].bw_Bps, 25e9 / 6, 1e-12, "blueconnect-12 stage 2 bandwidth w2/6");
-        ar_params_free(&pr);
         check_walk_eq9(p, "blueconnect", 24000000, 1e-9, "blueconnect-12 96MB");
         check_walk_eq9(p, "blueconnect:impl=ring", 24000000, 1e-9, "blueconnect-12 96MB");
         check_walk_eq9(p, "blueconnect:order=2.0.1", 1200000, 1e-9, "blueconnect-12");
@@ -174,21 +169,17 @@ static void test_presets_eq9(void) {
     }
     T_OK(ar_platform_load("blueconnect-192", 0, &p, &e));
     if (p) {
-        T_OK(ar_params_parse("blueconnect", &pr, &e));
-        T_OK(ar_model_closed(p, 25000000, 4, &pr, &m, &e));
+        T_OK(ar_algo_closed("blueconnect", p, 25000000, 4, &m, &e));
         T_NEAR(m.time_s, 2.0 * (1.879e-3 + 7.516e-3 + 12e-6 + 2.0 / 3.0 * 1.5625e6 / 3.125e9), 1e-12,
                "Eq. 9 blueconnect-192");
         T_NEAR(m.time_s, 19.4806667e-3, 1e-8, "Eq. 9 blueconnect-192 (rounded)");
-        ar_params_free(&pr);
         check_walk_eq9(p, "blueconnect", 192 * 130000, 1e-9, "blueconnect-192 99.8MB");
         check_walk_eq9(p, "blueconnect:impl=ring", 192 * 130000, 1e-9, "blueconnect-192");
         check_walk_eq9(p, "blueconnect:decomp=2x2x4x4x3,impl=hd+ring+hd+ring+ring", 192 * 1000, 1e-9,
                        "blueconnect-192 split levels");
         /* a merged stage (4x16 = 64) has no Eq. 9 term */
-        T_OK(ar_params_parse("blueconnect:decomp=64x3", &pr, &e));
-        ar_status st = ar_model_closed(p, 1000, 4, &pr, &m, &e);
+        ar_status st = ar_algo_closed("blueconnect:decomp=64x3", p, 1000, 4, &m, &e);
         T_CHECK(st == AR_EUNSUPPORTED && strstr(e.msg, "spans more than one level"), "merged stage: %d %s", st, e.msg);
-        ar_params_free(&pr);
         ar_platform_free(p);
     }
     /* Eq. 10 on the torus preset, ring stages: each dimension ring puts the 4 GPUs of a machine on one link */

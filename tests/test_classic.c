@@ -10,6 +10,7 @@
 #include "core/algo.h"
 #include "core/lower.h"
 #include "core/params.h"
+#include "core/util.h"
 #include "core/platform.h"
 #include "core/schedule.h"
 #include "randtopo.h"
@@ -40,19 +41,14 @@ static int is_mine(const char *name) {
 
 /* Plans spec on p; returns the status and the schedule in *out (or NULL). */
 static ar_status plan(const ar_platform *p, const char *spec, uint64_t count, ar_schedule **out, ar_err *e) {
-    ar_params prm;
+    ar_param_val v[AR_MAX_PARAMS];
+    const ar_algo *a = NULL;
     *out = NULL;
-    ar_status st = ar_params_parse(spec, &prm, e);
-    if (st != AR_OK)
-        return st;
-    const ar_algo *a = ar_algo_find(prm.name);
-    if (!a)
-        st = ar_fail(e, AR_EINVAL, "no algorithm %s", prm.name);
-    else
-        st = a->plan(p, count, 4, &prm, out, e);
+    /* the descriptor's table checks the parameters; the planner runs without
+     * ar_algo_plan's structure check (the validator below does more) */
+    ar_status st = ar_algo_bind(spec, p ? p->nranks : 0, &a, v, e);
     if (st == AR_OK)
-        st = ar_params_check_used(&prm, e);
-    ar_params_free(&prm);
+        st = a->plan(p, count, 4, v, out, e);
     if (st != AR_OK && *out) {
         ar_schedule_free(*out);
         *out = NULL;
@@ -60,7 +56,6 @@ static ar_status plan(const ar_platform *p, const char *spec, uint64_t count, ar
     return st;
 }
 
-static int pow2(int x) { return x > 0 && (x & (x - 1)) == 0; }
 static int clg(int n) {
     int k = 0;
     while ((1 << k) < n)
@@ -80,7 +75,7 @@ static ar_status expected(const ar_platform *p, const char *spec) {
     int P = p->nranks;
     if ((!strcmp(spec, "ps:servers=2") && P < 2) || (!strcmp(spec, "ps:servers=3") && P < 3))
         return AR_EINVAL;
-    if (!strcmp(spec, "two-level:impl=hd") && !pow2(p->nmachines))
+    if (!strcmp(spec, "two-level:impl=hd") && !ar_is_pow2(p->nmachines))
         return AR_EUNSUPPORTED;
     return AR_OK;
 }
@@ -170,7 +165,7 @@ static void properties(const ar_platform *p, const char *spec, const ar_schedule
             for (int m = 0; ok && m < M; m++)
                 ok = ar->members[m] == p->machine_first_rank[m];
             T_CHECK(ok, "%s %s: all-reduce among the masters", where, spec);
-            ar_impl want_impl = (!strcmp(spec, "two-level:impl=ring") || (!strcmp(spec, "two-level") && !pow2(M)))
+            ar_impl want_impl = (!strcmp(spec, "two-level:impl=ring") || (!strcmp(spec, "two-level") && !ar_is_pow2(M)))
                                     ? AR_IMPL_RING
                                     : AR_IMPL_HD;
             T_CHECK(ar->impl == want_impl, "%s %s: masters impl %s", where, spec, ar_impl_name(ar->impl));
@@ -266,8 +261,14 @@ int main(void) {
     /* the registry: unique names, every one of this set present, lookups */
     int found = 0;
     for (int a = 0; a < nalgos; a++) {
-        T_CHECK(algos[a]->name && algos[a]->label && algos[a]->summary && algos[a]->params_help && algos[a]->plan,
+        T_CHECK(algos[a]->name && algos[a]->label && algos[a]->summary && algos[a]->plan,
                 "algorithm %d has every field", a);
+        for (int k = 0; k < ar_param_count(algos[a]->params); k++) {
+            const ar_param_def *d = &algos[a]->params[k];
+            T_CHECK(d->help && d->help[0] && (d->type != AR_PARAM_ENUM || (d->choices && d->choices[0])) &&
+                        (d->type != AR_PARAM_LIST || d->sep),
+                    "%s: parameter %s has help and its allowed values", algos[a]->name, d->key);
+        }
         T_CHECK(ar_algo_find(algos[a]->name) == algos[a], "find %s", algos[a]->name);
         for (int b = 0; b < a; b++)
             T_CHECK(strcmp(algos[a]->name, algos[b]->name), "duplicate name %s", algos[a]->name);

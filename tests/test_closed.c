@@ -29,15 +29,9 @@ static ar_platform *load(const char *spec) {
 
 /* Closed form of spec on p for count 4-byte elements (NAN on failure). */
 static double closed(const ar_platform *p, const char *spec, uint64_t count, ar_model_result *r) {
-    ar_params prm;
     ar_err e = {{0}};
-    if (ar_params_parse(spec, &prm, &e) != AR_OK)
-        return NAN;
-    ar_status st = ar_model_closed(p, count, 4, &prm, r, &e);
-    if (st == AR_OK)
-        st = ar_params_check_used(&prm, &e);
+    ar_status st = ar_algo_closed(spec, p, count, 4, r, &e); /* checks every parameter against the table */
     T_CHECK(st == AR_OK, "closed %s on %s: %s", spec, p->name, e.msg);
-    ar_params_free(&prm);
     if (st == AR_OK) {
         double sum = 0;
         for (int i = 0; i < r->nstages; i++)
@@ -52,18 +46,7 @@ static double closed(const ar_platform *p, const char *spec, uint64_t count, ar_
 static double walk(const ar_platform *p, const char *spec, uint64_t count) {
     ar_schedule *s = NULL;
     ar_err e = {{0}};
-    ar_params prm;
-    ar_status st = ar_params_parse(spec, &prm, &e);
-    if (st == AR_OK) {
-        /* through the registry (not ar_algo_plan: see the report on link order) */
-        const ar_algo *a = ar_algo_find(prm.name);
-        st = a ? a->plan(p, count, 4, &prm, &s, &e) : AR_EINVAL;
-        if (st == AR_OK)
-            st = ar_params_check_used(&prm, &e);
-        if (st == AR_OK)
-            st = ar_schedule_check_structure(s, &e);
-        ar_params_free(&prm);
-    }
+    ar_status st = ar_algo_plan(spec, p, count, 4, &s, &e); /* parameters, planner, structure check */
     T_CHECK(st == AR_OK, "plan %s on %s: %s", spec, p->name, e.msg);
     if (st != AR_OK) {
         if (s)
@@ -305,23 +288,29 @@ int main(void) {
     /* ---- refusals ---- */
     ar_platform *fr = load("fr-7");
     if (fr) {
-        ar_params prm;
-        T_OK(ar_params_parse("two-level", &prm, &t_e));
-        ar_status st = ar_model_closed(fr, 1000, 4, &prm, &r, &e);
+        ar_status st = ar_algo_closed("two-level", fr, 1000, 4, &r, &e);
         T_CHECK(st == AR_EUNSUPPORTED && strstr(e.msg, "equal size"), "two-level on 4+3 machines: %s", e.msg);
-        ar_params_free(&prm);
-        T_OK(ar_params_parse("no-such-algo", &prm, &t_e));
-        st = ar_model_closed(fr, 1000, 4, &prm, &r, &e);
-        T_CHECK(st == AR_EUNSUPPORTED && strstr(e.msg, "no closed-form model for algorithm no-such-algo"),
-                "unknown algorithm: %s", e.msg);
-        ar_params_free(&prm);
-        T_OK(ar_params_parse("pipelined-ring:chunks=0", &prm, &t_e));
-        st = ar_model_closed(fr, 1000, 4, &prm, &r, &e);
+        st = ar_algo_closed("treepack", fr, 1000, 4, &r, &e);
+        T_CHECK(st == AR_EUNSUPPORTED && strstr(e.msg, "no closed-form model for algorithm treepack"),
+                "algorithm without a closed form: %s", e.msg);
+        st = ar_algo_closed("no-such-algo", fr, 1000, 4, &r, &e);
+        T_CHECK(st == AR_EINVAL && strstr(e.msg, "unknown algorithm \"no-such-algo\""), "unknown algorithm: %s",
+                e.msg);
+        st = ar_algo_closed("pipelined-ring:chunks=0", fr, 1000, 4, &r, &e);
         T_CHECK(st == AR_EINVAL, "chunks=0 refused: %s", e.msg);
-        ar_params_free(&prm);
-        T_OK(ar_params_parse("ring:chunks=2", &prm, &t_e));
-        st = ar_model_closed(fr, 1000, 4, &prm, &r, &e);
-        T_CHECK(st == AR_OK && ar_params_check_used(&prm, &e) == AR_EINVAL, "ring does not read chunks");
+        st = ar_algo_closed("ring:chunks=2", fr, 1000, 4, &r, &e);
+        T_CHECK(st == AR_EINVAL && strstr(e.msg, "unknown parameter \"chunks\" (it takes none)"),
+                "ring does not read chunks: %s", e.msg);
+        st = ar_algo_closed("pipelined-ring:chunk=2", fr, 1000, 4, &r, &e);
+        T_CHECK(st == AR_EINVAL && strstr(e.msg, "unknown parameter \"chunk\" (valid: chunks)"),
+                "the message lists the valid keys: %s", e.msg);
+        /* the deprecated entry (models/model.h) is the same function */
+        ar_params prm;
+        T_OK(ar_params_parse("ps:servers=3", &prm, &t_e));
+        ar_model_result r2;
+        T_OK(ar_model_closed(fr, 1000, 4, &prm, &r2, &e));
+        T_OK(ar_algo_closed("ps:servers=3", fr, 1000, 4, &r, &e));
+        T_CHECK(r2.time_s == r.time_s && r2.nstages == r.nstages, "ar_model_closed == ar_algo_closed");
         ar_params_free(&prm);
         /* the other closed forms do not need symmetry */
         closed(fr, "ring", 7000, &r);

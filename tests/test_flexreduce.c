@@ -16,7 +16,7 @@
 
 #include "algos/flexreduce.h"
 #include "core/algo.h"
-#include "models/model_topo.h"
+#include "models/model.h"
 #include "randtopo.h"
 #include "t.h"
 #include "t_plan.h"
@@ -139,12 +139,9 @@ static void test_symmetric(void) {
         }
         ar_err e = {{0}};
         ar_model_result fr, blc, walk;
-        ar_params pr;
         double N = 4.0 * (double)p->nranks * (double)rt_int(&g, 1, 100000);
         T_OK(ar_model_flexreduce(p, N, &fr, &e));
-        T_OK(ar_params_parse("blueconnect:impl=ring", &pr, &e));
-        T_OK(ar_closed_blueconnect(p, N, &pr, &blc, &e));
-        ar_params_free(&pr);
+        T_OK(ar_algo_closed("blueconnect:impl=ring", p, (uint64_t)(N / 4), 4, &blc, &e));
         T_NEAR(fr.time_s, blc.time_s, 1e-12, desc);
         ar_schedule *s = NULL;
         uint64_t count = (uint64_t)p->nranks * (uint64_t)rt_int(&g, 1, 3000); /* M = P on a symmetric tree */
@@ -190,16 +187,11 @@ static void test_testbeds(void) {
     T_OK(ar_platform_load("fr-5", 0, &p, &e));
     if (p) {
         ar_model_result m;
-        ar_params pr;
-        T_OK(ar_params_parse("flexreduce", &pr, &e));
-        T_OK(ar_model_closed(p, 120000000, 4, &pr, &m, &e));
+        T_OK(ar_algo_closed("flexreduce", p, 120000000, 4, &m, &e));
         T_NEAR(m.time_s, 0.448032, 1e-12, "T_FR fr-5 120M floats");
         T_CHECK(m.nstages == 4, "2 levels x reduce-scatter/all-gather: %d stages", m.nstages);
-        ar_params_free(&pr);
-        T_OK(ar_params_parse("ring", &pr, &e));
-        T_OK(ar_model_closed(p, 120000000, 4, &pr, &m, &e));
+        T_OK(ar_algo_closed("ring", p, 120000000, 4, &m, &e));
         T_NEAR(m.time_s, 0.614496, 1e-12, "ring fr-5 120M floats");
-        ar_params_free(&pr);
         ar_platform_free(p);
     }
 }
@@ -226,7 +218,7 @@ static void test_refusals(void) {
     T_OK(ar_platform_load("flat:ranks=8192", 0, &p, &e));
     if (p) {
         ar_status st = ar_algo_plan("flexreduce", p, 100000, 4, &s, &e);
-        T_CHECK(st == AR_ENOMEM && strstr(e.msg, "group members"), "flat 8192: %d %s", st, e.msg);
+        T_CHECK(st == AR_ELIMIT && strstr(e.msg, "group members"), "flat 8192: %d %s", st, e.msg);
         ar_platform_free(p);
     }
 }

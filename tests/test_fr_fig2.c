@@ -47,7 +47,7 @@
 
 #include "algos/flexreduce.h"
 #include "core/algo.h"
-#include "models/model_topo.h"
+#include "models/model.h"
 #include "t.h"
 
 static const char *FIG2 =

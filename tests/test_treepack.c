@@ -10,7 +10,7 @@
 #include "algos/treepack.h"
 #include "core/algo.h"
 #include "core/lower.h"
-#include "models/model_treepack.h"
+#include "models/model.h"
 #include "t.h"
 
 static ar_platform *load(const char *name) {

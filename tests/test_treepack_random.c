@@ -23,7 +23,8 @@
 
 #include "algos/treepack.h"
 #include "core/algo.h"
-#include "models/model_treepack.h"
+#include "core/util.h"
+#include "models/model.h"
 #include "t.h"
 
 #define MAXN 16
@@ -135,11 +136,6 @@ static void partitions(const graph *g, int *best_num, int *best_den) {
 }
 
 /* --- brute force 2: enumerate spanning trees, solve the LP over all -------- */
-static int uf_find(int *u, int x) {
-    while (u[x] != x) x = u[x] = u[u[x]];
-    return x;
-}
-
 /* Enumerates (n-1)-subsets of edges that are spanning trees (up to MAX_TREES);
  * returns the count or -1 when there are more (or too many subsets). */
 static int enum_trees(const graph *g, unsigned char (*trees)[MAXE]) {
@@ -152,13 +148,10 @@ static int enum_trees(const graph *g, unsigned char (*trees)[MAXE]) {
     for (int i = 0; i < k; i++) idx[i] = i;
     for (;;) {
         int u[MAXN];
-        for (int v = 0; v < n; v++) u[v] = v;
+        ar_uf_init(u, n);
         int ok = 1;
-        for (int i = 0; i < k && ok; i++) {
-            int x = uf_find(u, g->a[idx[i]]), y = uf_find(u, g->b[idx[i]]);
-            if (x == y) ok = 0;
-            else u[x] = y;
-        }
+        for (int i = 0; i < k && ok; i++)
+            ok = ar_uf_union(u, g->a[idx[i]], g->b[idx[i]]);
         if (ok) {
             if (count == MAX_TREES) return -1;
             memset(trees[count], 0, MAXE);

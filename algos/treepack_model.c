@@ -1,4 +1,4 @@
-/* Closed form of the spanning-tree-packing schedule (model_treepack.h).
+/* Closed form of the spanning-tree-packing schedule (treepack.h).
  * Owner: spanning-tree packing (issue 5). No state; scratch arrays are freed
  * before returning. */
 #include <math.h>
@@ -7,7 +7,8 @@
 #include <string.h>
 
 #include "core/status.h"
-#include "model_treepack.h"
+#include "models/model.h"
+#include "treepack.h"
 
 double ar_model_treepack_upper(int dmax, int chunks, double alpha_s, double cdir_s) {
     if (dmax <= 0) return 0;

@@ -1,4 +1,4 @@
-/* BlueConnect closed forms (model_topo.h): Eq. 9 on trees and fat-trees, Eq. 10
+/* BlueConnect closed forms (blueconnect.h): Eq. 9 on trees and fat-trees, Eq. 10
  * on tori, Eq. 6 for the fallback ring; one stage per reduce-scatter and
  * all-gather, with its data size, effective bandwidth, ring or HD, and time.
  *
@@ -20,7 +20,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "model_topo.h"
+#include "blueconnect.h"
+#include "models/model.h"
 
 /* F[j] = GPUs under one level-j link (F[0] = 1, F[j+1] = F[j] * fanout_j). */
 static void level_products(const ar_platform *p, long long *F) {
@@ -141,9 +142,9 @@ ar_status ar_model_bc_decomp(const ar_platform *p, double N, const ar_bc_decomp 
     return AR_OK;
 }
 
-ar_status ar_closed_blueconnect(const ar_platform *p, double N, ar_params *params, ar_model_result *out, ar_err *e) {
+ar_status ar_bc_closed(const ar_platform *p, double N, const ar_param_val *v, ar_model_result *out, ar_err *e) {
     ar_bc_decomp d;
-    ar_status st = ar_bc_parse(p, params, &d, e);
+    ar_status st = ar_bc_parse(p, v, &d, e);
     if (st != AR_OK)
         return st;
     return ar_model_bc_decomp(p, N, &d, out, e);

@@ -1,4 +1,4 @@
-/* FlexReduce closed forms (model_topo.h): T_FR (Eq. 6) and the Eq. 12 bound.
+/* FlexReduce closed forms (flexreduce.h): T_FR (Eq. 6) and the Eq. 12 bound.
  *
  * Eq. 6 on a tree with levels 0 (machine switches) .. L-1 (root):
  *   T_FR = 2 sum_l max_{k <= l} max_{x in V_k} Tr(n / prod_{i=k}^{l-1} d_{p_x^i}, d_{p_x^l}, w_x)
@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algos/flexreduce.h"
-#include "model_topo.h"
+#include "flexreduce.h"
+#include "models/model.h"
 
 /* For every switch: its narrowest child link (wmin) and the level-l alpha
  * (sum of the two largest "child uplink + deepest latency below the child"). */
@@ -108,16 +108,11 @@ ar_status ar_model_flexreduce(const ar_platform *p, double N, ar_model_result *o
     return AR_OK;
 }
 
-ar_status ar_closed_flexreduce(const ar_platform *p, double N, ar_params *params, ar_model_result *out, ar_err *e) {
-    const char *impl = "chain";
-    long long chunks = 1;
-    ar_status st;
-    if (params) {
-        ar_params_get_str(params, "impl", &impl);
-        if ((st = ar_params_get_int(params, "chunks", 1, 4096, &chunks, e)) != AR_OK)
-            return st;
-    }
-    st = ar_model_flexreduce(p, N, out, e);
+/* The descriptor's closed form: Eq. 6 (impl= and chunks= do not change it). */
+ar_status ar_fr_closed(const ar_platform *p, double N, const ar_param_val *v, ar_model_result *out, ar_err *e) {
+    const char *impl = v[AR_FR_P_IMPL].s;
+    long long chunks = v[AR_FR_P_CHUNKS].i;
+    ar_status st = ar_model_flexreduce(p, N, out, e);
     if (st == AR_OK && (strcmp(impl, "chain") || chunks != 1)) {
         size_t u = strlen(out->note);
         snprintf(out->note + u, sizeof out->note - u, " (Eq. 6 does not depend on impl=%s chunks=%lld)", impl,

@@ -1,0 +1,97 @@
+/* Helpers shared by the planners and closed forms (classic_common.h). */
+#include "classic_common.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+ar_status ar_classic_check(const char *algo, const ar_platform *p, uint64_t count, size_t elem_bytes,
+                           ar_schedule **out, ar_err *e) {
+    if (!out)
+        return ar_fail(e, AR_EINTERNAL, "%s: NULL output schedule pointer", algo);
+    *out = NULL;
+    if (!p)
+        return ar_fail(e, AR_EINVAL, "%s: no platform", algo);
+    if (p->nranks < 1)
+        return ar_fail(e, AR_EUNSUPPORTED, "%s: platform '%s' has %d ranks (need >= 1)", algo,
+                       p->name ? p->name : "?", p->nranks);
+    if (count < 1)
+        return ar_fail(e, AR_EINVAL, "%s: element count must be >= 1 (got %llu)", algo,
+                       (unsigned long long)count);
+    if (elem_bytes < 1)
+        return ar_fail(e, AR_EINVAL, "%s: element size must be >= 1 byte", algo);
+    if (count > AR_MAX_BYTES / elem_bytes)
+        return ar_fail(e, AR_EINVAL, "%s: %llu elements of %zu bytes exceed the %llu-byte limit", algo,
+                       (unsigned long long)count, elem_bytes, (unsigned long long)AR_MAX_BYTES);
+    return AR_OK;
+}
+
+int *ar_classic_iota(int lo, int n) {
+    int *m = ar_calloc((size_t)(n > 0 ? n : 1), sizeof *m);
+    if (m)
+        for (int i = 0; i < n; i++)
+            m[i] = lo + i;
+    return m;
+}
+
+int ar_classic_pow2_floor(int n) {
+    int q = 1;
+    while (q <= n / 2)
+        q *= 2;
+    return q;
+}
+
+ar_status ar_classic_nomem(const char *algo, ar_schedule *s, ar_err *e) {
+    if (s)
+        ar_schedule_free(s);
+    return ar_fail(e, AR_ENOMEM, "%s: out of memory while planning", algo);
+}
+
+ar_status ar_classic_rs_ag(ar_schedule *s, const char *label, const int *members, int n, ar_impl impl, int chunks) {
+    static const ar_op_kind kinds[2] = {AR_OP_REDUCE_SCATTER, AR_OP_ALL_GATHER};
+    static const char *const names[2] = {"reduce-scatter", "all-gather"};
+    for (int k = 0; k < 2; k++) {
+        if (ar_sched_phase(s, "%s%s%s (%s)", label, *label ? " " : "", names[k], ar_impl_name(impl)) < 0)
+            return AR_ENOMEM;
+        ar_op *op = ar_sched_op(s, kinds[k], impl, members, n, 0, s->count);
+        if (!op)
+            return AR_ENOMEM;
+        op->chunks = chunks;
+        op->tag = k;
+    }
+    return AR_OK;
+}
+
+void ar_classic_note(ar_model_result *r, const char *fmt, ...) {
+    size_t used = strlen(r->note);
+    if (used + 1 >= sizeof r->note)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->note + used, sizeof r->note - used, fmt, ap);
+    va_end(ap);
+}
+
+void ar_classic_pair_scan(const ar_platform *p, const int *r, int n, double *lat, double *bw) {
+    double l = 0.0, w = INFINITY;
+    if (n <= AR_CLASSIC_EXACT_PAIRS) {
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < n; j++)
+                if (i != j) {
+                    l = fmax(l, ar_platform_route_lat(p, r[i], r[j]));
+                    w = fmin(w, ar_platform_route_bw(p, r[i], r[j]));
+                }
+    } else {
+        for (int i = 0; i < n; i++) {
+            int pairs[3][2] = {{r[0], r[i]}, {r[i], r[0]}, {r[i], r[(i + 1) % n]}};
+            for (int k = 0; k < 3; k++)
+                if (pairs[k][0] != pairs[k][1]) {
+                    l = fmax(l, ar_platform_route_lat(p, pairs[k][0], pairs[k][1]));
+                    w = fmin(w, ar_platform_route_bw(p, pairs[k][0], pairs[k][1]));
+                }
+        }
+    }
+    *lat = l;
+    *bw = w;
+}

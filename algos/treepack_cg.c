@@ -1,0 +1,393 @@
+/* Spanning-tree packing: minimum spanning trees (Kruskal, Boruvka), column
+ * generation on the path formulation with minimum-spanning-tree pricing and
+ * its Frank-Wolfe warm start, and the Lemma 2.1 bounds (treepack_lp.h).
+ * Owner: spanning-tree packing (issue 5).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "treepack_lp.h"
+
+int ar_tp_wi_cmp(const void *x, const void *y) {
+    const ar_tp_wi *a = x, *b = y;
+    if (a->w < b->w) return -1;
+    if (a->w > b->w) return 1;
+    return (a->i > b->i) - (a->i < b->i);
+}
+
+/* Kruskal: the minimum spanning tree of the pairs under weights w, taking
+ * pairs in order of (w, index). scratch: npairs ar_tp_wi; uf: n ints. Writes n-1
+ * pair indices (ascending) to out and returns how many it found. */
+int ar_tp_kruskal(int n, const ar_tp_pair *pairs, int np, const double *w, ar_tp_wi *scratch, int *uf, int *out,
+                   double *total) {
+    for (int i = 0; i < np; i++) {
+        scratch[i].w = w[i];
+        scratch[i].i = i;
+    }
+    qsort(scratch, (size_t)np, sizeof *scratch, ar_tp_wi_cmp);
+    ar_uf_init(uf, n);
+    int k = 0;
+    double sum = 0;
+    for (int j = 0; j < np && k < n - 1; j++) {
+        int p = scratch[j].i;
+        if (ar_uf_union(uf, pairs[p].u, pairs[p].v)) {
+            out[k++] = p;
+            sum += w[p];
+        }
+    }
+    if (total) *total = sum;
+    return k;
+}
+
+int ar_tp_int_cmp(const void *x, const void *y) {
+    int a = *(const int *)x, b = *(const int *)y;
+    return (a > b) - (a < b);
+}
+
+/* Boruvka's algorithm (as in the paper) on weights w with the total order
+ * (w, index): every round, each component takes its cheapest outgoing pair.
+ * Writes n-1 pairs (sorted) to out; returns how many. cheapest: n ints. */
+static int boruvka(int n, const ar_tp_pair *pairs, int np, const double *w, int *uf, int *cheapest, int *out) {
+    ar_uf_init(uf, n);
+    int k = 0, comps = n;
+    while (comps > 1) {
+        for (int v = 0; v < n; v++) cheapest[v] = -1;
+        for (int p = 0; p < np; p++) {
+            int a = ar_uf_find(uf, pairs[p].u), b = ar_uf_find(uf, pairs[p].v);
+            if (a == b) continue;
+            int ends[2] = {a, b};
+            for (int s = 0; s < 2; s++) {
+                int c = cheapest[ends[s]];
+                if (c < 0 || w[p] < w[c] || (w[p] == w[c] && p < c)) cheapest[ends[s]] = p;
+            }
+        }
+        int merged = 0;
+        for (int v = 0; v < n; v++) {
+            int p = cheapest[v];
+            if (p >= 0 && ar_uf_union(uf, pairs[p].u, pairs[p].v)) {
+                out[k++] = p;
+                comps--;
+                merged = 1;
+            }
+        }
+        if (!merged) break; /* disconnected: cannot happen on a loaded platform */
+    }
+    qsort(out, (size_t)k, sizeof *out, ar_tp_int_cmp);
+    return k;
+}
+
+/* ------------------------------------------------------------------------ */
+/* column generation                                                          */
+
+
+static uint64_t tree_hash(const int *pairs, int k) {
+    uint64_t h = 1469598103934665603ULL;
+    for (int i = 0; i < k; i++) {
+        h ^= (uint64_t)(unsigned)pairs[i];
+        h *= 1099511628211ULL;
+    }
+    return h;
+}
+
+void ar_tp_cg_free(ar_tp_cg *c) {
+    if (c->lp) glp_delete_prob(c->lp);
+    free(c->row_of_link);
+    free(c->tree_pairs);
+    free(c->hash);
+    free(c->tree_obj);
+    free(c->cnt);
+    free(c->touched);
+    free(c->ind);
+    free(c->val);
+    free(c->w);
+    free(c->ylink);
+    free(c->sort);
+    free(c->uf);
+    free(c->mst);
+    memset(c, 0, sizeof *c);
+}
+
+/* Per-link pair counts of a tree into c->cnt; returns the number of touched links. */
+static int count_links(ar_tp_cg *c, const int *pairs) {
+    int nt = 0;
+    for (int i = 0; i < c->n - 1; i++) {
+        int len;
+        const ar_dlink *rt = ar_tp_route_of(c->r, pairs[i], 0, &len);
+        for (int k = 0; k < len; k++) {
+            int l = AR_DLINK_LINK(rt[k]);
+            if (c->cnt[l]++ == 0) c->touched[nt++] = l;
+        }
+    }
+    return nt;
+}
+
+/* Adds the tree (n-1 sorted pairs) as a column; obj = its objective coefficient
+ * factor (0 in stage 1, 1 in stage 2). Returns 1 added, 0 duplicate, -1 OOM. */
+int ar_tp_cg_add(ar_tp_cg *c, const int *pairs, double objf) {
+    int k1 = c->n - 1;
+    uint64_t h = tree_hash(pairs, k1);
+    for (int j = 0; j < c->ncols; j++)
+        if (c->hash[j] == h && !memcmp(c->tree_pairs + (size_t)j * (size_t)k1, pairs, (size_t)k1 * sizeof *pairs))
+            return 0;
+    if (c->ncols == c->capcols) {
+        int nc = c->capcols ? 2 * c->capcols : 64;
+        int *tp = ar_reallocarray(c->tree_pairs, (size_t)nc * (size_t)k1, sizeof *tp);
+        if (!tp) return -1;
+        c->tree_pairs = tp;
+        uint64_t *hh = ar_reallocarray(c->hash, (size_t)nc, sizeof *hh);
+        if (!hh) return -1;
+        c->hash = hh;
+        double *to = ar_reallocarray(c->tree_obj, (size_t)nc, sizeof *to);
+        if (!to) return -1;
+        c->tree_obj = to;
+        c->capcols = nc;
+    }
+    memcpy(c->tree_pairs + (size_t)c->ncols * (size_t)k1, pairs, (size_t)k1 * sizeof *pairs);
+    c->hash[c->ncols] = h;
+    double obj = 0;
+    for (int i = 0; i < k1; i++) obj += c->r->pairs[pairs[i]].cost;
+    c->tree_obj[c->ncols] = obj;
+    int nt = count_links(c, pairs), len = 0;
+    c->ind[++len] = 1;
+    c->val[len] = 1.0;
+    for (int t = 0; t < nt; t++) {
+        int l = c->touched[t];
+        c->ind[++len] = c->row_of_link[l];
+        c->val[len] = c->r->link_c[l] * c->cnt[l];
+        c->cnt[l] = 0;
+    }
+    int j = glp_add_cols(c->lp, 1);
+    glp_set_col_bnds(c->lp, j, GLP_LO, 0.0, 0.0);
+    glp_set_obj_coef(c->lp, j, objf * obj);
+    glp_set_mat_col(c->lp, j, len, c->ind, c->val);
+    c->ncols++;
+    return 1;
+}
+
+static int cg_simplex(glp_prob *lp) {
+    glp_smcp parm;
+    glp_init_smcp(&parm);
+    parm.msg_lev = GLP_MSG_OFF;
+    parm.presolve = GLP_OFF;
+    parm.tol_bnd = 1e-9;
+    parm.tol_dj = 1e-9;
+    int ret = glp_simplex(lp, &parm);
+    if (ret != 0 || glp_get_status(lp) != GLP_OPT) {
+        glp_std_basis(lp);
+        ret = glp_simplex(lp, &parm);
+    }
+    return ret == 0 && glp_get_status(lp) == GLP_OPT ? 0 : -1;
+}
+
+
+/* Tie-break key of pair p for the j-th extra tree of a pricing round (a hash). */
+static uint32_t tie_key(int p, int j) {
+    uint32_t h = (uint32_t)p * 2654435761u ^ (uint32_t)(j + 1) * 40503u;
+    h ^= h >> 15;
+    h *= 2246822519u;
+    h ^= h >> 13;
+    return h;
+}
+
+typedef struct wki {
+    double w;
+    uint32_t k;
+    int i;
+} wki;
+
+static int wki_cmp(const void *x, const void *y) {
+    const wki *a = x, *b = y;
+    if (a->w < b->w) return -1;
+    if (a->w > b->w) return 1;
+    if (a->k != b->k) return a->k < b->k ? -1 : 1;
+    return (a->i > b->i) - (a->i < b->i);
+}
+
+/* Kruskal over c's pairs under weights w. j < 0: the minimum spanning tree,
+ * ties by index. j >= 0: every weight perturbed by a relative factor in
+ * [1 - TP_NOISE, 1 + TP_NOISE] and ties ordered by tie_key(., j), both
+ * deterministic: a near-minimum tree, a different column. Writes the pairs to
+ * out, the (perturbed) total to *total; returns how many pairs. */
+static int kruskal_keyed(ar_tp_cg *c, const double *w, int j, wki *scratch, int *out, double *total) {
+    for (int i = 0; i < c->np; i++) {
+        scratch[i].w = j < 0 ? w[i] : w[i] * (1 + TP_NOISE * ((double)(tie_key(i, j + 1000) % 2001) / 1000.0 - 1));
+        scratch[i].k = j < 0 ? 0 : tie_key(i, j);
+        scratch[i].i = i;
+    }
+    qsort(scratch, (size_t)c->np, sizeof *scratch, wki_cmp);
+    ar_uf_init(c->uf, c->n);
+    int k = 0;
+    double sum = 0;
+    for (int q = 0; q < c->np && k < c->n - 1; q++) {
+        int p = scratch[q].i;
+        if (ar_uf_union(c->uf, c->r->pairs[p].u, c->r->pairs[p].v)) {
+            out[k++] = p;
+            sum += scratch[q].w;
+        }
+    }
+    *total = sum;
+    return k;
+}
+
+/* Pair weights w_p = sum over p's route of per-link weights ylink. */
+static void pair_weights(ar_tp_cg *c, const double *ylink, double *w) {
+    for (int p = 0; p < c->np; p++) {
+        int len;
+        const ar_dlink *rt = ar_tp_route_of(c->r, p, 0, &len);
+        double x = 0;
+        for (int k = 0; k < len; k++) x += ylink[AR_DLINK_LINK(rt[k])];
+        w[p] = x;
+    }
+}
+
+/* First columns: a Frank-Wolfe run on a smoothed max-load objective.
+ * Iteration t takes the minimum spanning tree under
+ * w_l = c_l exp(beta (L_l c_l / m_t - 1)) (L = the running average of the
+ * trees' link loads, m_t = max_l L_l c_l), then L <- (1 - g) L + g chi_T with
+ * g = 2/(t+2). The distinct trees become the first columns: a balanced pool
+ * from which the simplex combines an optimum in few pricing rounds (on a
+ * 16x16 torus: one round instead of hundreds). */
+ar_status ar_tp_warm_pool(ar_tp_cg *c, int iters, double beta, ar_err *e) {
+    double *load = ar_calloc((size_t)c->L + 1, sizeof *load), *yl = ar_calloc((size_t)c->L + 1, sizeof *yl);
+    wki *scratch = ar_calloc((size_t)c->np + 1, sizeof *scratch);
+    ar_status st = AR_OK;
+    if (!load || !yl || !scratch) st = ar_fail(e, AR_ENOMEM, "treepack: out of memory");
+    for (int t = 0; t < iters && st == AR_OK; t++) {
+        double mx = 0;
+        for (int l = 0; l < c->L; l++)
+            if (load[l] * c->r->link_c[l] > mx) mx = load[l] * c->r->link_c[l];
+        for (int l = 0; l < c->L; l++)
+            yl[l] = c->r->link_c[l] * (mx > 0 ? exp(beta * (load[l] * c->r->link_c[l] / mx - 1)) : 1);
+        pair_weights(c, yl, c->w);
+        double W;
+        int k = kruskal_keyed(c, c->w, -1, scratch, c->mst, &W);
+        if (k != c->n - 1) break;
+        qsort(c->mst, (size_t)k, sizeof *c->mst, ar_tp_int_cmp);
+        if (ar_tp_cg_add(c, c->mst, 0) < 0) st = ar_fail(e, AR_ENOMEM, "treepack: out of memory");
+        double g = 2.0 / (t + 2);
+        for (int l = 0; l < c->L; l++) load[l] *= 1 - g;
+        for (int q = 0; q < k; q++) {
+            int len;
+            const ar_dlink *rt = ar_tp_route_of(c->r, c->mst[q], 0, &len);
+            for (int z = 0; z < len; z++) load[AR_DLINK_LINK(rt[z])] += g;
+        }
+    }
+    free(load);
+    free(yl);
+    free(scratch);
+    return st;
+}
+
+/* Column generation to optimality with objective factor s on tree columns
+ * (stage 1: s = 0, minimise t; stage 2: s = 1, minimise traffic).
+ * Each round solves the restricted master and prices at its duals: the
+ * minimum spanning tree under w_p (ties by index) decides optimality (reduced
+ * cost >= -tol: LP optimal); when it is negative, up to TP_EXTRA_TREES more
+ * trees are priced under weights perturbed by +-TP_NOISE (deterministic
+ * hashes) and those with negative true reduced cost are added too: near-best
+ * columns that cut the number of rounds (and of simplex pivots) several-fold
+ * on degenerate masters such as tori, where every link is tight. */
+ar_status ar_tp_cg_run(ar_tp_cg *c, double s, int max_iter, int *iters, ar_err *e) {
+    wki *scratch = ar_calloc((size_t)c->np + 1, sizeof *scratch);
+    if (!scratch) return ar_fail(e, AR_ENOMEM, "treepack: out of memory");
+    ar_status st = AR_OK;
+    for (int it = 0;; it++) {
+        if (cg_simplex(c->lp) != 0) {
+            st = ar_fail(e, AR_EINTERNAL, "treepack: GLPK simplex failed (stage %d, %d columns)", s > 0 ? 2 : 1,
+                         c->ncols);
+            break;
+        }
+        (*iters)++;
+        if (it >= max_iter) {
+            st = ar_fail(e, AR_EINTERNAL, "treepack: column generation did not converge in %d iterations", max_iter);
+            break;
+        }
+        double yconv = glp_get_row_dual(c->lp, 1);
+        for (int l = 0; l < c->L; l++)
+            c->ylink[l] = c->row_of_link[l] ? c->r->link_c[l] * (s - glp_get_row_dual(c->lp, c->row_of_link[l])) : 0;
+        pair_weights(c, c->ylink, c->w);
+        double tol = 1e-9 * (fabs(yconv) > 1 ? fabs(yconv) : 1);
+        int added_any = 0;
+        for (int j = -1; j < TP_EXTRA_TREES && st == AR_OK; j++) {
+            double W;
+            int k = kruskal_keyed(c, c->w, j, scratch, c->mst, &W);
+            if (k != c->n - 1) {
+                st = ar_fail(e, AR_EINTERNAL, "treepack: pricing found no spanning tree");
+                break;
+            }
+            if (j >= 0) { /* true weight of the perturbed tree */
+                W = 0;
+                for (int q = 0; q < k; q++) W += c->w[c->mst[q]];
+                if (W - yconv >= -tol) continue;
+            }
+            if (W - yconv >= -tol) break; /* j = -1: LP optimal */
+            qsort(c->mst, (size_t)k, sizeof *c->mst, ar_tp_int_cmp);
+            int added = ar_tp_cg_add(c, c->mst, s);
+            if (added < 0) st = ar_fail(e, AR_ENOMEM, "treepack: out of memory");
+            if (j == -1 && added == 0) break; /* priced a column already present: optimal within tolerance */
+            added_any |= added > 0;
+        }
+        if (st != AR_OK || !added_any) break;
+    }
+    free(scratch);
+    return st;
+}
+
+/* ------------------------------------------------------------------------ */
+/* bounds                                                                    */
+
+ar_status ar_tp_bounds(const ar_platform *p, ar_treepack_result *r, ar_err *e) {
+    int n = r->nranks, np = r->npairs, L = r->nlinks;
+    double *w = ar_calloc((size_t)np + 1, sizeof *w);
+    int *uf = ar_calloc((size_t)n, sizeof *uf), *ch = ar_calloc((size_t)n, sizeof *ch);
+    int *cnt = ar_calloc((size_t)L + 1, sizeof *cnt);
+    ar_dlink *rt = ar_calloc((size_t)p->nnodes + 2, sizeof *rt);
+    r->mwst_pairs = ar_calloc((size_t)n, sizeof *r->mwst_pairs);
+    ar_status st = AR_OK;
+    if (!w || !uf || !ch || !cnt || !rt || !r->mwst_pairs) {
+        st = ar_fail(e, AR_ENOMEM, "treepack: out of memory");
+        goto done;
+    }
+    r->max_c = 0;
+    for (int q = 0; q < np; q++) {
+        int len;
+        const ar_dlink *ro = ar_tp_route_of(r, q, 0, &len);
+        double b = 0;
+        for (int k = 0; k < len; k++) {
+            double c = r->link_c[AR_DLINK_LINK(ro[k])];
+            if (c > b) b = c;
+        }
+        /* direct: the link's c (Boruvka's MST is a minimum-bottleneck tree);
+         * switched: the route's total c (short routes, few shared links) */
+        w[q] = r->direct ? b : r->pairs[q].cost;
+        if (b > r->max_c) r->max_c = b;
+    }
+    int k = boruvka(n, r->pairs, np, w, uf, ch, r->mwst_pairs);
+    r->mwst = k == n - 1 ? ar_treepack_tree_cost(r, r->mwst_pairs, k) : INFINITY;
+    if (r->direct) {
+        double s = 0;
+        for (int l = 0; l < L; l++) s += 1.0 / r->link_c[l];
+        r->lower = (n - 1) / s;
+    } else {
+        r->lower = NAN;
+    }
+    /* ring in rank order, undirected hop counts */
+    for (int i = 0; i < n; i++) {
+        int len = ar_platform_route(p, i, (i + 1) % n, rt, p->nnodes + 1);
+        for (int q = 0; q < len; q++) cnt[AR_DLINK_LINK(rt[q])]++;
+    }
+    r->ring = 0;
+    for (int l = 0; l < L; l++)
+        if (cnt[l] && r->link_c[l] * cnt[l] > r->ring) r->ring = r->link_c[l] * cnt[l];
+    r->ring *= (double)(n - 1) / n;
+done:
+    free(w);
+    free(uf);
+    free(ch);
+    free(cnt);
+    free(rt);
+    return st;
+}
+
