@@ -20,7 +20,8 @@
  *   beside this executable.
  * arlab testbed rsh NS CMD...          mpirun's rsh agent (internal)
  *
- * Exit status: AR_TB_ENOPRIV (77) without the privileges for namespaces;
+ * Exit status: AR_TB_ENOPRIV (77) without the privileges for namespaces; 130
+ * after SIGINT/SIGTERM/SIGHUP (the testbed removed);
  * AR_EFAIL when #wrong != 0 or the counters show too few bytes.
  * Ownership: everything allocated here is freed before returning.
  */
@@ -96,9 +97,10 @@ static void opts_of(const tb_args *a, ar_tb_opts *o) {
     o->scale = a->scale;
 }
 
+/* Prints the error; 130 after SIGINT/SIGTERM/SIGHUP (the testbed was removed). */
 static int fail(const char *verb, ar_status st, const ar_err *e) {
     fprintf(stderr, "arlab testbed %s: %s\n", verb, e->msg);
-    return (int)st;
+    return ar_tb_interrupted() ? 130 : (int)st;
 }
 
 /* Loads and plans; prints the error. */

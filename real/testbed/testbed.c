@@ -607,6 +607,14 @@ ar_status ar_tb_up(ar_tb *t, int keep, ar_err *e) {
         t->owned = 1;
         st = build(t, e);
     }
+    /* test hook: $ARLAB_TESTBED_PAUSE seconds with everything built and the state still "owned", so tests
+     * can interrupt or kill the builder at a known point */
+    const char *pz = getenv("ARLAB_TESTBED_PAUSE");
+    for (double left = pz ? atof(pz) : 0; st == AR_OK && left > 0; left -= 0.05) {
+        struct timespec ts = {0, 50 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+        if (ar_tb_interrupted()) st = ar_fail(e, AR_EFAIL, "interrupted");
+    }
     if (st == AR_OK && keep) st = write_state(t, "up", e);
     if (st != AR_OK) {
         teardown(t->prefix, t->state);
