@@ -443,8 +443,9 @@ static ar_status shape(ar_tb *t, const char *ns, const char *dev, double rate_Bp
     snprintf(rate, sizeof rate, "%.0fbit", rate_Bps * 8);
     double b = fmax(65536, rate_Bps * 0.002);
     snprintf(burst, sizeof burst, "%.0f", b);
+    const char *ql = getenv("ARLAB_TESTBED_QUEUE");
     ar_status st = cmd(e, "tc", "-n", ns, "qdisc", "add", "dev", dev, "root", "handle", "1:", "tbf", "rate", rate,
-                       "burst", burst, "latency", "100ms", NULL);
+                       "burst", burst, "latency", ql && *ql ? ql : "100ms", NULL);
     if (st == AR_OK && lat_s > 0 && !t->no_netem) {
         snprintf(delay, sizeof delay, "%.0fus", fmax(1, lat_s * 1e6));
         st = cmd(e, "tc", "-n", ns, "qdisc", "add", "dev", dev, "parent", "1:1", "handle", "10:", "netem", "delay",
@@ -529,6 +530,10 @@ static void watchdog_start(ar_tb *t) {
         setsid();
         for (int i = 0; i < 3; i++) signal(k_sigs[i], SIG_IGN);
         close(fds[1]);
+        /* hold none of the caller's terminals or pipes open (a caller reading our output waits for EOF) */
+        int dn = open("/dev/null", O_RDWR);
+        for (int fd = 0; dn >= 0 && fd < 3; fd++) dup2(dn, fd);
+        if (dn > 2) close(dn);
         pid_t builder = getppid();
         char c = 0;
         ssize_t n;
