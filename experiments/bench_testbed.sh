@@ -13,7 +13,8 @@
 # algorithms whose measured times differ by more than 10 %).
 #   ARLAB=build/arlab OUT=out/testbed SIZES=64KB,1MB,8MB,64MB ITERS=3 experiments/bench_testbed.sh
 # Bounded: every mpirun by --timeout, the whole script by BENCH_BUDGET seconds (default 540).
-# Figure: gnuplot -e "dir='out/testbed'" plots/testbed.gp
+# Figure: $OUT/fig/testbed-calibrated.png (plots/testbed.gp on $OUT/calibrated.csv); the sweep
+# experiments/testbed.json imports the same measurements against the platforms as shaped.
 set -u
 ARLAB=${ARLAB:-build/arlab}
 OUT=${OUT:-out/testbed}
@@ -24,7 +25,7 @@ ALGOS=ring,halving-doubling,two-level,blueconnect,flexreduce,treepack
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$OUT"
 t0=$(date +%s)
-cases="testbed-2x2:$SRC/experiments/testbed-2x2.json: flexreduce-2m-5:flexreduce-2m-5:0.05 testbed-3level:$SRC/experiments/testbed-3level.json:"
+cases="testbed-2x2:$SRC/experiments/platforms/testbed-2x2.json: flexreduce-2m-5:flexreduce-2m-5:0.05 testbed-3level:$SRC/experiments/platforms/testbed-3level.json:"
 i=0
 for c in $cases; do
     IFS=: read -r name plat scale <<<"$c"
@@ -87,4 +88,20 @@ for c in $cases; do
                     tot++; if ((a < b) == (s[k, i] < s[k, j])) agree++; else bad = bad " " al[k, i] "/" al[k, j] }
                 printf "%-16s %10d B: %d/%d pairs ordered alike%s\n", name, k, agree, tot, bad == "" ? "" : "; disagree:" bad } }' "$f" | sort -k2 -n
 done
+# the calibrated comparison as one CSV for plots/testbed.gp (platform = the measured platform's name)
+{
+    echo "platform,algo,bytes,model_s,sim_s,measured_s,status"
+    for c in $cases; do
+        IFS=: read -r name _ scale <<<"$c"
+        f="$OUT/$name-compare-cal.csv"
+        [ -s "$f" ] || continue
+        label=$name; [ -n "$scale" ] && label="$name@scale=$scale"
+        awk -F, -v l="$label" 'NR > 1 {print l "," $1 "," $4 "," $5 "," $6 "," $7 ",ok"}' "$f"
+    done
+} >"$OUT/calibrated.csv"
+if command -v gnuplot >/dev/null; then
+    mkdir -p "$OUT/fig"
+    GNUPLOT_LIB="$SRC/plots" gnuplot -e "data='$OUT/calibrated.csv'; out='$OUT/fig/testbed-calibrated'" "$SRC/plots/testbed.gp" \
+        && echo "# figure: $OUT/fig/testbed-calibrated.png (calibrated platforms); 'arlab sweep experiments/testbed.json' for the nominal ones"
+fi
 echo "# total $(( $(date +%s) - t0 )) s; files in $OUT"

@@ -180,6 +180,8 @@ static ar_status run_schedule(ar_mx *x, const ar_schedule *s, ar_dtype t, ar_err
     for (int p = 0; p < s->nphases; p++) {
         const ar_phase *ph = &s->phases[p];
         size_t nops = 0, nslots = 0;
+        if (ph->nops > 32767)
+            return ar_fail(e, AR_ELIMIT, "phase %d has %d ops: the MPI backend tags at most 32767 per phase", p, ph->nops);
         size_t oldcap = x->capops;
         if (ar_grow(&x->ops, &x->capops, (size_t)ph->nops, sizeof *x->ops) < 0)
             return ar_fail(e, AR_ENOMEM, "out of memory");
@@ -194,7 +196,7 @@ static ar_status run_schedule(ar_mx *x, const ar_schedule *s, ar_dtype t, ar_err
             o->op = op;
             o->round = 0;
             o->nrounds = nr;
-            o->tag = (int)(((long)p * 1024 + i) % 32000);
+            o->tag = i; /* unique within the phase (checked below); reuse across phases is ordered by MPI */
             o->base = nslots;
             o->slots = 2 * mx;
             o->pending = 0;

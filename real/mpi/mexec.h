@@ -9,9 +9,10 @@
  * the round have completed (received payloads are then added or copied from a
  * staging buffer into the rank's buffer). A phase ends, on this rank, when
  * all its ops have run all their rounds; there is no barrier between rounds or
- * phases (each rank advances on its own data). Tags: one per (phase, op) so
- * messages of concurrent ops never match each other; MPI's non-overtaking
- * rule orders the rounds of one op between a pair of ranks.
+ * phases (each rank advances on its own data). Tags: the op's index in its
+ * phase, so messages of concurrent ops never match each other (at most 32767
+ * ops per phase, AR_ELIMIT); MPI's non-overtaking rule orders the rounds of
+ * one op, and the phases, between a pair of ranks.
  * Reductions: element-wise sums on the CPU, f32, f64 or i32 (f16/bf16 are
  * refused: AR_EUNSUPPORTED).
  *

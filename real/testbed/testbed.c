@@ -234,7 +234,7 @@ static int list_ns(const char *prefix, char (**out)[NAMELEN]) {
     while ((de = readdir(d))) {
         if (strncmp(de->d_name, prefix, strlen(prefix)) || strlen(de->d_name) >= NAMELEN) continue;
         if (ar_grow(out, &cap, (size_t)n + 1, sizeof **out) < 0) break;
-        snprintf((*out)[n++], NAMELEN, "%s", de->d_name);
+        memcpy((*out)[n++], de->d_name, strlen(de->d_name) + 1); /* length checked above */
     }
     closedir(d);
     return n;
