@@ -71,7 +71,8 @@ for c in $cases; do
         }
         END { for (a in order) { k = 0; for (i = 1; i <= n[a]; i++) x[++k] = v[a, i]; m = med(x, k); delete x
                                  k = 0; for (i = 1; i <= nb[a]; i++) x[++k] = vb[a, i]; mb = med(x, k); delete x
-                                 printf "%-16s %-18s %7.1f%% %7.1f%% %9.1f%% %9.1f%%\n", name, a, 100 * m, 100 * w[a], 100 * mb, 100 * wb[a] } }' "$f" | sort
+                                 if (nb[a]) bw = sprintf("%9.1f%% %9.1f%%", 100 * mb, 100 * wb[a]); else bw = sprintf("%10s %10s", "-", "-")
+                                 printf "%-16s %-18s %7.1f%% %7.1f%% %s\n", name, a, 100 * m, 100 * w[a], bw } }' "$f" | sort
 done
 echo
 echo "# ranking: pairs of algorithms (same case and size) whose measured times differ by > 10 %: does simulation order them the same?"
