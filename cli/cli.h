@@ -95,5 +95,6 @@ int cmd_calibrate(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);  /* issue 7: sweeps (cli/cmd_sweep.c) */
 int cmd_report(int argc, char **argv); /* issue 7: report (cli/cmd_report.c) */
+int cmd_testbed(int argc, char **argv); /* issue 12: emulated cluster + MPI backend (cli/cmd_testbed.c) */
 
 #endif

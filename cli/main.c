@@ -25,6 +25,7 @@ static const verb verbs[] = {
     {"compare", cmd_compare, "compare --platform P --algo A --size S        model vs simulated vs measured"},
     {"sweep", cmd_sweep, "sweep FILE.json [-j N] [--out DIR] [--quiet]   run a grid of points to CSV/JSON"},
     {"report", cmd_report, "report [DIR]                                  build the HTML/Markdown report"},
+    {"testbed", cmd_testbed, "testbed up|down|status|run --platform P [--scale F] [--id ID]  emulated cluster + MPI backend"},
 };
 
 static void usage(FILE *f) {

@@ -1,0 +1,384 @@
+/* MPI executor of arlab schedules (see mexec.h). */
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <time.h>
+
+#include "core/lower.h"
+#include "core/util.h"
+#include "real/mpi/mexec.h"
+#include "real/rmeasure.h"
+
+/* One op this rank takes part in, within the current phase. */
+typedef struct mx_op {
+    const ar_op *op;
+    int round, nrounds;
+    int tag;
+    size_t base, slots;   /* request slots [base, base + slots) */
+    int pending;          /* requests of the current round not yet complete */
+    ar_xfer *xf;          /* transfers of the current round */
+    size_t nxf, capxf;
+    unsigned char *stage; /* received payloads of the current round */
+    size_t capstage;
+} mx_op;
+
+struct ar_mx {
+    MPI_Comm comm;
+    int rank, nranks;
+    unsigned char *buf, *init; /* the rank's buffer and its inputs */
+    size_t cap;                /* bytes allocated for each */
+    mx_op *ops;
+    size_t capops;
+    MPI_Request *req;
+    size_t capreq;
+    double *times;
+    size_t captimes;
+};
+
+/* Waits for one of n requests like MPI_Waitany, but sleeps (50 us) between
+ * polls after a short spin, so that ranks waiting on a 2-core machine leave
+ * the CPU to the ranks that move or reduce data (oversubscribed testbeds). */
+static int sleepy_waitany(int n, MPI_Request *req, int *idx) {
+    for (int spin = 0;; spin++) {
+        int flag = 0;
+        int rc = MPI_Testany(n, req, idx, &flag, MPI_STATUS_IGNORE);
+        if (rc != MPI_SUCCESS || flag) return rc;
+        if (spin >= 64) {
+            struct timespec ts = {0, 50 * 1000};
+            nanosleep(&ts, NULL);
+        }
+    }
+}
+
+/* MPI_Barrier through MPI_Ibarrier and sleepy polling. */
+static int sleepy_barrier(MPI_Comm comm) {
+    MPI_Request r;
+    int idx, rc = MPI_Ibarrier(comm, &r);
+    if (rc != MPI_SUCCESS) return rc;
+    return sleepy_waitany(1, &r, &idx);
+}
+
+static ar_status mpi_fail(ar_err *e, int rc, const char *what) {
+    char msg[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    if (MPI_Error_string(rc, msg, &len) != MPI_SUCCESS) snprintf(msg, sizeof msg, "error %d", rc);
+    return ar_fail(e, AR_EBACKEND, "MPI: %s failed: %s", what, msg);
+}
+
+ar_status ar_mx_open(MPI_Comm comm, ar_mx **out, ar_err *e) {
+    *out = NULL;
+    ar_mx *x = ar_calloc(1, sizeof *x);
+    if (!x) return ar_fail(e, AR_ENOMEM, "out of memory");
+    x->comm = comm;
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(comm, &x->rank);
+    MPI_Comm_size(comm, &x->nranks);
+    *out = x;
+    return AR_OK;
+}
+
+void ar_mx_close(ar_mx *x) {
+    if (!x) return;
+    for (size_t i = 0; i < x->capops; i++) {
+        free(x->ops[i].xf);
+        free(x->ops[i].stage);
+    }
+    free(x->ops);
+    free(x->req);
+    free(x->buf);
+    free(x->init);
+    free(x->times);
+    free(x);
+}
+
+static int is_member(const ar_op *op, int r) {
+    for (int i = 0; i < op->n; i++)
+        if (op->members[i] == r) return 1;
+    return 0;
+}
+
+static void add_into(void *dst, const void *src, uint64_t n, ar_dtype t) {
+    if (t == AR_DTYPE_F32) {
+        float *d = dst;
+        const float *s = src;
+        for (uint64_t i = 0; i < n; i++) d[i] += s[i];
+    } else if (t == AR_DTYPE_F64) {
+        double *d = dst;
+        const double *s = src;
+        for (uint64_t i = 0; i < n; i++) d[i] += s[i];
+    } else {
+        int32_t *d = dst;
+        const int32_t *s = src;
+        for (uint64_t i = 0; i < n; i++) d[i] += s[i];
+    }
+}
+
+/* Posts the requests of o's current round (skipping rounds without this
+ * rank). Leaves o->pending = 0 and o->round = nrounds when the op is done. */
+static ar_status post_round(ar_mx *x, mx_op *o, size_t eb, ar_err *e) {
+    for (; o->round < o->nrounds; o->round++) {
+        size_t n = ar_lower_round(o->op, o->round, o->xf);
+        if (n > o->capxf) return ar_fail(e, AR_EINTERNAL, "lowering overflow (%zu > %zu transfers)", n, o->capxf);
+        o->nxf = n;
+        size_t need = 0, nreq = 0;
+        for (size_t i = 0; i < n; i++) {
+            const ar_xfer *t = &o->xf[i];
+            if (t->dst == x->rank) need += ar_xfer_elems(t) * eb;
+            if (t->dst == x->rank || t->src == x->rank) nreq += (size_t)t->nseg;
+        }
+        if (nreq == 0) continue;
+        if (nreq > o->slots) return ar_fail(e, AR_EINTERNAL, "request slots overflow (%zu > %zu)", nreq, o->slots);
+        if (ar_grow(&o->stage, &o->capstage, need ? need : 1, 1) < 0) return ar_fail(e, AR_ENOMEM, "out of memory");
+        size_t k = 0, q = o->base;
+        for (size_t i = 0; i < n; i++) {
+            const ar_xfer *t = &o->xf[i];
+            if (t->dst != x->rank && t->src != x->rank) continue;
+            for (int g = 0; g < t->nseg; g++) {
+                uint64_t bytes = t->len[g] * eb;
+                if (bytes > INT_MAX)
+                    return ar_fail(e, AR_ELIMIT, "a transfer of %llu bytes exceeds the MPI count limit (2 GiB)",
+                                   (unsigned long long)bytes);
+                int rc;
+                if (t->dst == x->rank) {
+                    rc = MPI_Irecv(o->stage + k, (int)bytes, MPI_BYTE, t->src, o->tag, x->comm, &x->req[q++]);
+                    k += bytes;
+                } else {
+                    rc = MPI_Isend(x->buf + t->off[g] * eb, (int)bytes, MPI_BYTE, t->dst, o->tag, x->comm,
+                                   &x->req[q++]);
+                }
+                if (rc != MPI_SUCCESS) return mpi_fail(e, rc, t->dst == x->rank ? "MPI_Irecv" : "MPI_Isend");
+            }
+        }
+        o->pending = (int)nreq;
+        return AR_OK;
+    }
+    o->pending = 0;
+    return AR_OK;
+}
+
+/* Applies the received payloads of o's current round (all its requests done). */
+static void finish_round(ar_mx *x, mx_op *o, size_t eb, ar_dtype t) {
+    size_t k = 0;
+    for (size_t i = 0; i < o->nxf; i++) {
+        const ar_xfer *f = &o->xf[i];
+        if (f->dst != x->rank) continue;
+        for (int g = 0; g < f->nseg; g++) {
+            unsigned char *d = x->buf + f->off[g] * eb;
+            if (f->reduce) add_into(d, o->stage + k, f->len[g], t);
+            else memcpy(d, o->stage + k, f->len[g] * eb);
+            k += f->len[g] * eb;
+        }
+    }
+    o->round++;
+}
+
+/* One run of s on this rank's buffer. */
+static ar_status run_schedule(ar_mx *x, const ar_schedule *s, ar_dtype t, ar_err *e) {
+    size_t eb = ar_dtype_size(t);
+    for (int p = 0; p < s->nphases; p++) {
+        const ar_phase *ph = &s->phases[p];
+        size_t nops = 0, nslots = 0;
+        if (ph->nops > 32767)
+            return ar_fail(e, AR_ELIMIT, "phase %d has %d ops: the MPI backend tags at most 32767 per phase", p, ph->nops);
+        size_t oldcap = x->capops;
+        if (ar_grow(&x->ops, &x->capops, (size_t)ph->nops, sizeof *x->ops) < 0)
+            return ar_fail(e, AR_ENOMEM, "out of memory");
+        if (x->capops > oldcap) memset(x->ops + oldcap, 0, (x->capops - oldcap) * sizeof *x->ops);
+        for (int i = 0; i < ph->nops; i++) {
+            const ar_op *op = &ph->ops[i];
+            int nr = ar_lower_nrounds(op);
+            if (nr == 0 || !is_member(op, x->rank)) continue;
+            mx_op *o = &x->ops[nops++];
+            size_t mx = ar_lower_max_xfers(op);
+            if (ar_grow(&o->xf, &o->capxf, mx, sizeof *o->xf) < 0) return ar_fail(e, AR_ENOMEM, "out of memory");
+            o->op = op;
+            o->round = 0;
+            o->nrounds = nr;
+            o->tag = i; /* unique within the phase (checked below); reuse across phases is ordered by MPI */
+            o->base = nslots;
+            o->slots = 2 * mx;
+            o->pending = 0;
+            nslots += o->slots;
+        }
+        if (nops == 0) continue;
+        if (ar_grow(&x->req, &x->capreq, nslots, sizeof *x->req) < 0) return ar_fail(e, AR_ENOMEM, "out of memory");
+        for (size_t q = 0; q < nslots; q++) x->req[q] = MPI_REQUEST_NULL;
+        for (size_t i = 0; i < nops; i++) {
+            ar_status st = post_round(x, &x->ops[i], eb, e);
+            if (st != AR_OK) return st;
+        }
+        for (;;) {
+            int idx = MPI_UNDEFINED;
+            int rc = sleepy_waitany((int)nslots, x->req, &idx);
+            if (rc != MPI_SUCCESS) return mpi_fail(e, rc, "MPI_Waitany");
+            if (idx == MPI_UNDEFINED) break;
+            size_t oi = 0;
+            while (oi + 1 < nops && (size_t)idx >= x->ops[oi + 1].base) oi++;
+            mx_op *o = &x->ops[oi];
+            if (--o->pending == 0) {
+                finish_round(x, o, eb, t);
+                ar_status st = post_round(x, o, eb, e);
+                if (st != AR_OK) return st;
+            }
+        }
+        for (size_t i = 0; i < nops; i++)
+            if (x->ops[i].round < x->ops[i].nrounds)
+                return ar_fail(e, AR_EINTERNAL, "phase %d: op stopped at round %d of %d on rank %d", p,
+                               x->ops[i].round, x->ops[i].nrounds, x->rank);
+    }
+    return AR_OK;
+}
+
+static MPI_Datatype mpi_type(ar_dtype t) {
+    return t == AR_DTYPE_F32 ? MPI_FLOAT : t == AR_DTYPE_F64 ? MPI_DOUBLE : MPI_INT32_T;
+}
+
+static ar_status one_run(ar_mx *x, const ar_schedule *s, uint64_t count, ar_dtype t, ar_err *e) {
+    if (s) return run_schedule(x, s, t, e);
+    if (count > INT_MAX) return ar_fail(e, AR_ELIMIT, "MPI_Allreduce of %llu elements exceeds the MPI count limit",
+                                        (unsigned long long)count);
+    int rc = MPI_Allreduce(MPI_IN_PLACE, x->buf, (int)count, mpi_type(t), MPI_SUM, x->comm);
+    return rc == MPI_SUCCESS ? AR_OK : mpi_fail(e, rc, "MPI_Allreduce");
+}
+
+/* Every rank's status, agreed: a failure anywhere stops every rank together. */
+static ar_status agree(ar_mx *x, ar_status st, ar_err *e) {
+    int mine = st != AR_OK, any = 0;
+    MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, x->comm);
+    if (any && st == AR_OK) return ar_fail(e, AR_EBACKEND, "another rank failed");
+    return st;
+}
+
+ar_status ar_mx_bench(ar_mx *x, const ar_schedule *s, uint64_t count, ar_dtype t, int warmup, int iters,
+                      ar_mx_measure *out, ar_err *e) {
+    memset(out, 0, sizeof *out);
+    out->med_s = out->min_s = out->max_s = NAN;
+    out->wrong = -1;
+    ar_status st = AR_OK;
+    if (t != AR_DTYPE_F32 && t != AR_DTYPE_F64 && t != AR_DTYPE_I32)
+        return ar_fail(e, AR_EUNSUPPORTED, "the MPI backend reduces f32, f64 and i32 only (not %s)", ar_dtype_name(t));
+    if (s && (s->nranks != x->nranks || s->count != count || s->elem_bytes != ar_dtype_size(t)))
+        return ar_fail(e, AR_EINVAL, "schedule %s is for %d ranks x %llu elements, the run has %d x %llu", s->algo,
+                       s->nranks, (unsigned long long)s->count, x->nranks, (unsigned long long)count);
+    size_t eb = ar_dtype_size(t), bytes = (size_t)count * eb;
+    int m = ar_real_pattern_m(t, x->nranks);
+    if (m < 1) return ar_fail(e, AR_EUNSUPPORTED, "%d ranks: no exact check possible in %s", x->nranks, ar_dtype_name(t));
+    if (bytes > x->cap) {
+        free(x->buf);
+        free(x->init);
+        x->buf = malloc(bytes ? bytes : 1);
+        x->init = malloc(bytes ? bytes : 1);
+        x->cap = bytes;
+        if (!x->buf || !x->init) {
+            x->cap = 0;
+            st = ar_fail(e, AR_ENOMEM, "rank %d: cannot allocate 2 x %zu bytes", x->rank, bytes);
+        }
+    }
+    st = agree(x, st, e);
+    if (st != AR_OK) return st;
+    ar_real_fill(x->init, t, x->rank, count, m);
+    if (ar_grow(&x->times, &x->captimes, (size_t)(iters > 0 ? iters : 1), sizeof *x->times) < 0)
+        st = ar_fail(e, AR_ENOMEM, "out of memory");
+    st = agree(x, st, e);
+    for (int i = 0; i < warmup + iters && st == AR_OK; i++) {
+        memcpy(x->buf, x->init, bytes);
+        sleepy_barrier(x->comm);
+        double t0 = MPI_Wtime();
+        st = one_run(x, s, count, t, e);
+        double dt = MPI_Wtime() - t0;
+        if (i >= warmup) x->times[i - warmup] = dt;
+        st = agree(x, st, e);
+    }
+    if (st != AR_OK) return st;
+    if (iters > 0) {
+        MPI_Allreduce(MPI_IN_PLACE, x->times, iters, MPI_DOUBLE, MPI_MAX, x->comm);
+        if (ar_real_stats(x->times, iters, &out->med_s, &out->min_s, &out->max_s) != AR_OK)
+            return ar_fail(e, AR_ENOMEM, "out of memory");
+    }
+    out->iters = iters;
+    /* correctness, after timing */
+    memcpy(x->buf, x->init, bytes);
+    sleepy_barrier(x->comm);
+    st = agree(x, one_run(x, s, count, t, e), e);
+    if (st != AR_OK) return st;
+    double *table = ar_calloc((size_t)m, sizeof *table);
+    long long bad = -1, total = 0;
+    if (table) {
+        ar_real_expected_table(x->nranks, m, table);
+        uint64_t first = 0;
+        bad = (long long)ar_real_count_wrong(x->buf, t, count, table, m, &first);
+        free(table);
+    }
+    st = agree(x, bad < 0 ? ar_fail(e, AR_ENOMEM, "out of memory") : AR_OK, e);
+    if (st != AR_OK) return st;
+    MPI_Allreduce(&bad, &total, 1, MPI_LONG_LONG, MPI_SUM, x->comm);
+    out->wrong = total;
+    return AR_OK;
+}
+
+ar_status ar_mx_pingpong(ar_mx *x, int a, int b, uint64_t bytes, int warmup, int iters, double *oneway_s, ar_err *e) {
+    *oneway_s = NAN;
+    if (a == b || a < 0 || b < 0 || a >= x->nranks || b >= x->nranks || iters < 1)
+        return ar_fail(e, AR_EINVAL, "ping-pong %d<->%d: bad ranks or iterations", a, b);
+    if (bytes > INT_MAX) return ar_fail(e, AR_ELIMIT, "ping-pong of %llu bytes exceeds 2 GiB", (unsigned long long)bytes);
+    ar_status st = AR_OK;
+    if (bytes > x->cap) {
+        free(x->buf);
+        free(x->init);
+        x->buf = calloc(1, bytes);
+        x->init = calloc(1, bytes);
+        x->cap = bytes;
+        if (!x->buf || !x->init) {
+            x->cap = 0;
+            st = ar_fail(e, AR_ENOMEM, "out of memory");
+        }
+    }
+    if (ar_grow(&x->times, &x->captimes, (size_t)iters, sizeof *x->times) < 0) st = ar_fail(e, AR_ENOMEM, "out of memory");
+    st = agree(x, st, e);
+    if (st != AR_OK) return st;
+    sleepy_barrier(x->comm);
+    for (int i = 0; i < warmup + iters && (x->rank == a || x->rank == b); i++) {
+        double t0 = MPI_Wtime();
+        int rc = MPI_SUCCESS, peer = x->rank == a ? b : a, idx;
+        MPI_Request r;
+        for (int leg = 0; leg < 2 && rc == MPI_SUCCESS; leg++) {
+            if ((leg == 0) == (x->rank == a)) rc = MPI_Isend(x->buf, (int)bytes, MPI_BYTE, peer, 7, x->comm, &r);
+            else rc = MPI_Irecv(x->buf, (int)bytes, MPI_BYTE, peer, 7, x->comm, &r);
+            if (rc == MPI_SUCCESS) rc = sleepy_waitany(1, &r, &idx);
+        }
+        if (rc != MPI_SUCCESS) return mpi_fail(e, rc, "ping-pong");
+        if (i >= warmup) x->times[i - warmup] = (MPI_Wtime() - t0) / 2;
+    }
+    sleepy_barrier(x->comm);
+    double med = NAN, mn, mxv;
+    if (x->rank == a && ar_real_stats(x->times, iters, &med, &mn, &mxv) != AR_OK) med = NAN;
+    MPI_Bcast(&med, 1, MPI_DOUBLE, a, x->comm);
+    if (!isfinite(med)) return ar_fail(e, AR_ENOMEM, "ping-pong: out of memory");
+    *oneway_s = med;
+    return AR_OK;
+}
+
+ar_status ar_mx_cross_bytes(const ar_schedule *s, const int *machine_of_rank, double *out, ar_err *e) {
+    ar_xfer *xf = NULL;
+    size_t cap = 0;
+    for (int p = 0; p < s->nphases; p++)
+        for (int i = 0; i < s->phases[p].nops; i++) {
+            const ar_op *op = &s->phases[p].ops[i];
+            size_t mx = ar_lower_max_xfers(op);
+            if (ar_grow(&xf, &cap, mx ? mx : 1, sizeof *xf) < 0) {
+                free(xf);
+                return ar_fail(e, AR_ENOMEM, "out of memory");
+            }
+            int nr = ar_lower_nrounds(op);
+            for (int r = 0; r < nr; r++) {
+                size_t n = ar_lower_round(op, r, xf);
+                for (size_t k = 0; k < n; k++)
+                    if (machine_of_rank[xf[k].src] != machine_of_rank[xf[k].dst])
+                        out[machine_of_rank[xf[k].src]] += (double)(ar_xfer_elems(&xf[k]) * s->elem_bytes);
+            }
+        }
+    free(xf);
+    return AR_OK;
+}

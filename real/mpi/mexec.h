@@ -1,0 +1,67 @@
+/* The MPI backend of arlab (issue 12): any schedule executed with MPI
+ * point-to-point calls on CPU buffers, one MPI process per rank.
+ *
+ * Execution (ar_mx_run): the same lowering as every backend (core/lower.h).
+ * A rank walks the phases in order; in a phase it runs every op it is a
+ * member of concurrently: each op posts the MPI_Irecv/MPI_Isend of its current
+ * round that involve this rank (a 2-segment transfer is two messages), and
+ * the rank advances that op to its next round as soon as its own requests of
+ * the round have completed (received payloads are then added or copied from a
+ * staging buffer into the rank's buffer). A phase ends, on this rank, when
+ * all its ops have run all their rounds; there is no barrier between rounds or
+ * phases (each rank advances on its own data). Tags: the op's index in its
+ * phase, so messages of concurrent ops never match each other (at most 32767
+ * ops per phase, AR_ELIMIT); MPI's non-overtaking rule orders the rounds of
+ * one op, and the phases, between a pair of ranks.
+ * Reductions: element-wise sums on the CPU, f32, f64 or i32 (f16/bf16 are
+ * refused: AR_EUNSUPPORTED).
+ *
+ * Measurement (ar_mx_bench), as the NCCL backend (real/real.h): `warmup`
+ * untimed runs, then `iters` timed ones; before each run the inputs are
+ * restored (outside the timed region), then MPI_Barrier, then the run timed
+ * with MPI_Wtime on every rank; the time of an iteration is the max over ranks
+ * (MPI_Allreduce MAX of the per-iteration times); median/min/max over
+ * iterations (ar_real_stats). Then correctness: inputs restored, one more run,
+ * every element compared with the exact sum (real/rmeasure.h patterns);
+ * `wrong` is the sum over ranks. s == NULL measures the MPI_Allreduce
+ * baseline (in place, MPI_SUM) the same way. In place only.
+ *
+ * Ownership: the context owns its buffers; ar_mx_close frees them.
+ */
+#ifndef AR_REAL_MPI_MEXEC_H
+#define AR_REAL_MPI_MEXEC_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+#include "core/schedule.h"
+#include "core/status.h"
+#include "core/units.h"
+
+typedef struct ar_mx ar_mx;
+
+/* Collective over comm. */
+ar_status ar_mx_open(MPI_Comm comm, ar_mx **out, ar_err *e);
+void ar_mx_close(ar_mx *x);
+
+typedef struct ar_mx_measure {
+    double med_s, min_s, max_s;
+    long long wrong; /* elements differing from the exact sum, all ranks */
+    int iters;
+} ar_mx_measure;
+
+/* Measures schedule s (or the MPI_Allreduce baseline when s is NULL) on
+ * `count` elements of dtype t. Collective. */
+ar_status ar_mx_bench(ar_mx *x, const ar_schedule *s, uint64_t count, ar_dtype t, int warmup, int iters,
+                      ar_mx_measure *out, ar_err *e);
+
+/* One-way time of `bytes` from rank a to rank b: half the median round trip
+ * over `iters` after `warmup`; the result is valid on every rank. Collective. */
+ar_status ar_mx_pingpong(ar_mx *x, int a, int b, uint64_t bytes, int warmup, int iters, double *oneway_s, ar_err *e);
+
+/* Payload bytes of one run of s that leave each machine (transfers whose
+ * source and destination ranks are on different machines), added to
+ * out[machine] (nmachines entries). Pure computation, no MPI. */
+ar_status ar_mx_cross_bytes(const ar_schedule *s, const int *machine_of_rank, double *out, ar_err *e);
+
+#endif

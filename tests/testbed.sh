@@ -1,0 +1,143 @@
+#!/bin/bash
+# CTest testbed (issue 12): a 2-machine x 2-rank emulated cluster, every
+# algorithm through arlab-mpi (#wrong = 0, bytes over the shaped links), the
+# cleanup (down, SIGINT to up and run, kill -9 of the builder with and without
+# its watchdog, the next command cleaning a stale testbed) and the bad-input
+# lines. Skips (77) only when network namespaces cannot be created here (not
+# root, no ip/tc, or `ip netns add` refused), or arlab-mpi was not built.
+# Uses its own namespace prefix arlab-c<pid>- and state directory, so
+# parallel runs never collide. Env: ARLAB, ARLAB_MPI, ARLAB_SRC.
+set -u
+ARLAB=${ARLAB:?} ARLAB_MPI=${ARLAB_MPI:-$(dirname "$ARLAB")/arlab-mpi}
+export ARLAB_MPI
+skip() { echo "testbed: SKIPPED: $*"; exit 77; }
+[ "$(id -u)" = 0 ] || skip "not root (network namespaces need CAP_SYS_ADMIN)"
+command -v ip >/dev/null && command -v tc >/dev/null || skip "ip/tc (iproute2) not installed"
+command -v mpirun >/dev/null && [ -x "$ARLAB_MPI" ] || skip "arlab-mpi or mpirun missing (build with MPI)"
+ID=c$$
+ID=${ID:0:12}
+PFX=arlab-$ID-
+ip netns add ${PFX}probe 2>/dev/null || skip "cannot create a network namespace ($(ip netns add ${PFX}probe 2>&1 | head -1))"
+ip netns del ${PFX}probe
+T=$(mktemp -d)
+export ARLAB_TESTBED_DIR=$T/state
+# In a sanitized build LeakSanitizer reports Open MPI's own start-up allocations in
+# every rank: leak checking is off for the arlab-mpi ranks only (arlab stays checked).
+if [ -n "${ASAN_OPTIONS:-}" ]; then
+    printf '#!/bin/sh\nASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" exec %q "$@"\n' "$ARLAB_MPI" >"$T/arlab-mpi"
+    chmod +x "$T/arlab-mpi"
+    export ARLAB_MPI=$T/arlab-mpi
+fi
+fails=0
+nsleft() { ls /run/netns 2>/dev/null | grep -c "^$PFX" ; }
+cleanup() { for n in $(ls /run/netns 2>/dev/null | grep "^$PFX"); do ip netns del "$n"; done; rm -rf "$T"; }
+trap cleanup EXIT
+ok() { echo "ok: $*"; }
+bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
+expect() { # expect NAME RC_WANT(nonzero|N) PATTERN -- command...
+    local name=$1 want=$2 pat=$3; shift 4
+    local out rc
+    out=$("$@" 2>&1); rc=$?
+    if [ "$want" = nonzero ] && [ $rc = 0 ]; then bad "$name: exit 0, wanted non-zero: $out"; return; fi
+    if [ "$want" != nonzero ] && [ $rc != "$want" ]; then bad "$name: exit $rc, wanted $want: $out"; return; fi
+    if ! grep -q -- "$pat" <<<"$out"; then bad "$name: no line matching '$pat' in: $out"; return; fi
+    ok "$name"
+}
+cat >$T/p.json <<'EOF'
+{"name": "tb-test-2x2", "kind": "tree", "notes": ["test: 2 machines x 2 ranks, 200 Mbit/s uplinks"],
+ "root": {"name": "root", "children": [
+   {"name": "m0", "bw": "200Mbps", "lat": "50us", "child_bw": "10GBps", "child_lat": "1us", "gpus": 2},
+   {"name": "m1", "bw": "200Mbps", "lat": "50us", "child_bw": "10GBps", "child_lat": "1us", "gpus": 2}]}}
+EOF
+sed 's/200Mbps/10Gbps/g; s/tb-test-2x2/tb-test-fast/' $T/p.json >$T/fast.json
+t0=$(date +%s)
+
+# --- 1. every algorithm, #wrong = 0, bytes over the shaped links
+$ARLAB testbed run --platform $T/p.json --id $ID --algo all --size 64KB,1MB --iters 2 --warmup 1 --format csv \
+    --out $T/run.csv --timeout 150 >$T/run.out 2>&1
+rc=$?
+[ $rc = 0 ] && ok "testbed run (all algorithms) exits 0" || { bad "testbed run exited $rc"; cat $T/run.out; }
+algos=$($ARLAB algos --format csv | tail -n +2 | cut -d, -f1)
+for a in mpi-allreduce $algos; do
+    for b in 64000 1000000; do
+        row=$(awk -F, -v a="$a" -v b="$b" '$1 == a && $4 == b' $T/run.csv)
+        if [ -z "$row" ]; then bad "$a $b B: no row in the CSV"; continue; fi
+        w=$(cut -d, -f12 <<<"$row") t=$(cut -d, -f5 <<<"$row")
+        if [ "$w" = 0 ] && awk -v t="$t" 'BEGIN { exit !(t > 0) }'; then ok "$a $b B: #wrong 0, time $t s"
+        else bad "$a $b B: wrong=$w time=$t"; fi
+    done
+done
+n_ok=$(grep -c "uplink tx .*: ok$" $T/run.out)
+[ "$n_ok" = 2 ] && ok "both machine uplinks carried at least the schedules' payload" || { bad "traffic check: $n_ok/2 ok"; grep "machine" $T/run.out; }
+while read -r _ _ m _ _ pay _ _ tx _; do
+    awk -v p="$pay" -v x="$tx" 'BEGIN { exit !(p > 4e6 && x + 0 >= p + 0) }' && ok "machine $m: payload $pay B <= counter $tx B" \
+        || bad "machine $m: payload $pay counter $tx"
+done < <(grep "^#   machine" $T/run.out | tr -d '(),:')
+[ "$(nsleft)" = 0 ] && ok "no namespace left after run" || bad "$(nsleft) namespaces left after run"
+
+# --- 2. up / status / already up / down
+expect "up" 0 "up: 2 machines" -- $ARLAB testbed up --platform $T/p.json --id $ID --out $T/shaped.json
+[ "$(nsleft)" = 4 ] && ok "up made 4 namespaces (2 machines, 1 switch, head)" || bad "up: $(nsleft) namespaces"
+expect "status" 0 "rate 200Mbit" -- $ARLAB testbed status --id $ID
+expect "already up" nonzero "already up" -- $ARLAB testbed up --platform $T/p.json --id $ID
+expect "down" 0 "down (4 namespaces removed)" -- $ARLAB testbed down --id $ID
+[ "$(nsleft)" = 0 ] && ok "no namespace left after down" || bad "$(nsleft) namespaces left after down"
+
+# --- 3. bad input
+expect "non-tree platform" nonzero "needs a tree platform" -- $ARLAB testbed up --platform torus-4x4 --id $ID
+nr=$(( $(nproc) * 4 + 1 ))
+expect "too many ranks" nonzero "at most 4 x" -- $ARLAB testbed up --platform flat:ranks=$nr --id $ID
+expect "link too fast" nonzero "link .*m0.* is faster.*--scale" -- $ARLAB testbed up --platform $T/fast.json --id $ID
+expect "--scale writes the scaled platform" 0 "up: 2 machines.*scale 0.02" -- \
+    $ARLAB testbed up --platform $T/fast.json --id $ID --scale 0.02 --out $T/scaled.json
+grep -q '"bw":	25000000,' $T/scaled.json && grep -q 'tb-test-fast@scale=0.02' $T/scaled.json \
+    && ok "scaled platform: 10 Gb/s x 0.02 = 25 MB/s, name carries the scale" || bad "scaled platform JSON: $(head -c 400 $T/scaled.json)"
+$ARLAB testbed down --id $ID >/dev/null
+expect "bad id" nonzero "testbed id" -- $ARLAB testbed down --id 'A/B'
+expect "no privileges" 77 "needs root" -- setpriv --reuid=65534 --regid=65534 --clear-groups $ARLAB testbed up --platform flat:ranks=4 --id $ID
+[ "$(nsleft)" = 0 ] && ok "no namespace left after the bad inputs" || bad "$(nsleft) namespaces left after bad inputs"
+
+# --- 4. SIGINT to up (builder paused with everything built)
+ARLAB_TESTBED_PAUSE=20 $ARLAB testbed up --platform $T/p.json --id $ID >$T/int.out 2>&1 &
+pid=$!
+for i in $(seq 100); do [ "$(nsleft)" = 4 ] && break; sleep 0.1; done
+kill -INT $pid; wait $pid; rc=$?
+[ $rc = 130 ] && [ "$(nsleft)" = 0 ] && ok "SIGINT to up: exit 130, testbed removed" || bad "SIGINT to up: rc $rc, $(nsleft) left: $(cat $T/int.out)"
+
+# --- 5. SIGINT to run (during mpirun)
+$ARLAB testbed run --platform $T/p.json --id $ID --algo ring --size 16MB --iters 50 --timeout 100 >$T/intr.out 2>&1 &
+pid=$!
+for i in $(seq 150); do pgrep -f "arlab-mpi --platform $ARLAB_TESTBED_DIR" >/dev/null && break; sleep 0.1; done
+sleep 1
+kill -INT $pid; wait $pid; rc=$?
+sleep 0.5
+left=$(pgrep -fc "arlab-mpi --platform $ARLAB_TESTBED_DIR")
+[ $rc = 130 ] && [ "$(nsleft)" = 0 ] && [ "$left" = 0 ] && ok "SIGINT to run: exit 130, testbed and ranks gone" \
+    || bad "SIGINT to run: rc $rc, $(nsleft) namespaces, $left ranks left: $(tail -3 $T/intr.out)"
+
+# --- 6. kill -9 of the builder: its watchdog removes the testbed
+ARLAB_TESTBED_PAUSE=20 $ARLAB testbed up --platform $T/p.json --id $ID >/dev/null 2>&1 &
+pid=$!
+for i in $(seq 100); do [ "$(nsleft)" = 4 ] && break; sleep 0.1; done
+kill -9 $pid; wait $pid 2>/dev/null
+for i in $(seq 50); do [ "$(nsleft)" = 0 ] && break; sleep 0.1; done
+[ "$(nsleft)" = 0 ] && ok "kill -9 of the builder: the watchdog removed the testbed" || bad "watchdog: $(nsleft) namespaces left"
+
+# --- 7. kill -9 without a watchdog: the next command finds the stale testbed and cleans it
+ARLAB_TESTBED_NO_WATCHDOG=1 ARLAB_TESTBED_PAUSE=20 $ARLAB testbed up --platform $T/p.json --id $ID >/dev/null 2>&1 &
+pid=$!
+for i in $(seq 100); do [ "$(nsleft)" = 4 ] && break; sleep 0.1; done
+kill -9 $pid; wait $pid 2>/dev/null
+sleep 0.3
+[ "$(nsleft)" = 4 ] && ok "kill -9 without watchdog leaves the testbed (stale)" || bad "stale setup: $(nsleft) namespaces"
+expect "stale testbed detected and cleaned" 0 "removed a stale testbed '$ID' (its builder (pid $pid) no longer runs" -- \
+    $ARLAB testbed status --id $ID
+[ "$(nsleft)" = 0 ] && ok "stale testbed gone" || bad "$(nsleft) namespaces left after stale cleaning"
+# namespaces without a state file (e.g. a crash before the state was written) are stale too
+ip netns add ${PFX}m0
+expect "orphan namespaces cleaned by up" 0 "namespaces without a state file" -- $ARLAB testbed up --platform $T/p.json --id $ID
+$ARLAB testbed down --id $ID >/dev/null
+[ "$(nsleft)" = 0 ] && ok "nothing left at the end" || bad "$(nsleft) namespaces left at the end"
+
+echo "testbed: $(( $(date +%s) - t0 )) s, $fails failure(s)"
+[ $fails = 0 ]
