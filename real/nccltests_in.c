@@ -1050,9 +1050,10 @@ ar_status ar_nt_check_fit(const ar_nt_set *s, int halves, ar_err *e) {
 
 /* ------------------------------------------------------------------ reference corpus */
 
-enum { R_SYSTEM, R_PRESET, R_COLL, R_RANKS, R_NODES, R_SIZE, R_BUSBW, R_ALGBW, R_ALGO, R_NCCL, R_SOURCE, R_NOTE, R_N };
-static const char *const ref_cols[R_N] = {"system",    "preset",     "collective", "ranks",        "nodes",  "size_bytes",
-                                          "busbw_GBps", "algbw_GBps", "algorithm",  "nccl_version", "source", "note"};
+enum { R_SYSTEM, R_PRESET, R_COLL, R_RANKS, R_NODES, R_SIZE, R_BUSBW, R_ALGBW, R_ALGO, R_NCCL, R_KIND, R_SOURCE, R_NOTE, R_N };
+static const char *const ref_cols[R_N] = {"system",     "preset",     "collective", "ranks",
+                                          "nodes",      "size_bytes", "busbw_GBps", "algbw_GBps",
+                                          "algorithm",  "nccl_version", "kind",     "source", "note"};
 
 ar_status ar_nt_read_reference(const char *path, ar_nt_ref **out, int *nout, ar_err *e) {
     *out = NULL;
@@ -1126,6 +1127,7 @@ ar_status ar_nt_read_reference(const char *path, ar_nt_ref **out, int *nout, ar_
             case R_PRESET: copy_str(r->preset, sizeof r->preset, x, strlen(x)); break;
             case R_ALGO: copy_str(r->algorithm, sizeof r->algorithm, x, strlen(x)); break;
             case R_NCCL: copy_str(r->nccl_version, sizeof r->nccl_version, x, strlen(x)); break;
+            case R_KIND: copy_str(r->kind, sizeof r->kind, x, strlen(x)); break;
             case R_SOURCE: copy_str(r->source, sizeof r->source, x, strlen(x)); break;
             case R_NOTE: copy_str(r->note, sizeof r->note, x, strlen(x)); break;
             case R_COLL:

@@ -219,12 +219,13 @@ double ar_nt_busbw_factor(ar_nt_coll coll, int n);
 /* --- The reference corpus (experiments/reference/published.csv) ---------------
  * One CSV with a header line naming the columns (any order; extra columns
  * ignored): system, preset, collective, ranks, nodes, size_bytes, busbw_GBps,
- * algbw_GBps, algorithm, nccl_version, source, note. Empty numbers read as 0
+ * algbw_GBps, algorithm, nccl_version, kind ("measured" or "stated": a maintainer's
+ * expected figure), source, note. Empty numbers read as 0
  * (unknown) for ranks/nodes/size_bytes and NaN for algbw_GBps; busbw_GBps is
- * required. Lines starting with '#' and blank lines are skipped. */
+ * required; collective defaults to all_reduce. Lines starting with '#' and blank lines are skipped. */
 typedef struct ar_nt_ref {
     int line; /* 1-based line in the CSV */
-    char system[64], preset[32], algorithm[32], nccl_version[32], source[96], note[160];
+    char system[64], preset[32], algorithm[32], nccl_version[32], kind[16], source[96], note[256];
     ar_nt_coll coll;
     int ranks, nodes;        /* 0 unknown */
     uint64_t size_bytes;     /* 0 unknown */

@@ -4,7 +4,9 @@
  * garbage): exact parsed numbers and exact error messages. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "real/nccltests_in.h"
 #include "t.h"
@@ -373,6 +375,63 @@ static void test_mem(void) {
     T_CHECK(ar_nt_check_fit(NULL, AR_NT_HALF_BOTH, &e) == AR_EINVAL, "empty set");
 }
 
+/* The reference corpus experiments/reference/published.csv, and bad corpora. */
+static void test_reference(void) {
+    ar_nt_ref *v = NULL;
+    int n = 0;
+    ar_err e = {{0}};
+    T_CHECK(ar_nt_read_reference(AR_NT_REF, &v, &n, &e) == AR_OK, "%s", e.msg);
+    T_CHECK(n == 7, "entries %d", n);
+    if (n == 7) {
+        T_CHECK(v[0].line == 5 && !strcmp(v[0].preset, "dgx-a100") && v[0].coll == AR_NT_ALL_REDUCE && v[0].ranks == 8 &&
+                    v[0].nodes == 1 && v[0].size_bytes == 8589934592ULL && v[0].busbw_GBps == 230 &&
+                    isnan(v[0].algbw_GBps) && !strcmp(v[0].algorithm, "ring") && !strcmp(v[0].kind, "stated") &&
+                    !strcmp(v[0].source, "nccl-tests#149"),
+                "row 0: line %d %s", v[0].line, v[0].preset);
+        T_CHECK(v[1].busbw_GBps == 230.8 && v[1].size_bytes == 1073741824 && !strcmp(v[1].nccl_version, "2.9.9") &&
+                    !v[1].algorithm[0] && !strcmp(v[1].preset, "aws-p4d"),
+                "p4d");
+        T_CHECK(v[3].busbw_GBps == 480 && v[3].algbw_GBps == 275 && v[3].size_bytes == 0 &&
+                    !strcmp(v[3].algorithm, "nvls"),
+                "h100 nvls");
+        /* busbw = algbw * 2(n-1)/n where both are given */
+        T_NEAR(v[3].algbw_GBps * ar_nt_busbw_factor(v[3].coll, v[3].ranks), v[3].busbw_GBps, 0.01, "480 vs 275");
+        T_CHECK(!strcmp(v[6].nccl_version, "2.20.3") && v[6].busbw_GBps == 475 && !strcmp(v[6].source, "nccl-tests#272"),
+                "h200");
+        for (int i = 0; i < n; i++)
+            T_CHECK(v[i].source[0] && v[i].system[0] && v[i].ranks == 8 && v[i].busbw_GBps > 200, "row %d", i);
+    }
+    free(v);
+    const char *bad[][2] = {
+        {"system,busbw_GBps\nx,fast\n", "ref.csv:2: field \"busbw_GBps\": \"fast\" is not a positive number"},
+        {"system,ranks,busbw_GBps\nx,0,1\n", "ref.csv:2: field \"ranks\": \"0\" is not a positive count"},
+        {"system,busbw_GBps\nx,1,2\n", "ref.csv:2: 3 fields, the header has 2"},
+        {"sys,busbw_GBps\nx,1\n", "ref.csv:1: header lacks \"system\" or \"busbw_GBps\""},
+        {"system,collective,busbw_GBps\nx,allreduce3,1\n",
+         "ref.csv:2: field \"collective\": \"allreduce3\" is not an nccl-tests collective"},
+        {"# only a comment\n\nsystem,busbw_GBps\n", "ref.csv: no reference measurements"},
+    };
+    char tmp[] = "/tmp/test_nccltests_ref_XXXXXX";
+    int fd = mkstemp(tmp);
+    T_CHECK(fd >= 0, "mkstemp");
+    if (fd < 0) return;
+    close(fd);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        FILE *f = fopen(tmp, "w");
+        if (!f) break;
+        fputs(bad[i][0], f);
+        fclose(f);
+        v = NULL;
+        ar_status st = ar_nt_read_reference(tmp, &v, &n, &e);
+        const char *m = strstr(e.msg, ":") ? e.msg + strlen(tmp) : e.msg;
+        char want[256];
+        snprintf(want, sizeof want, "%s", bad[i][1] + strlen("ref.csv"));
+        T_CHECK(st == AR_EINVAL && v == NULL && !strncmp(e.msg, tmp, strlen(tmp)) && !strcmp(m, want),
+                "bad corpus %zu: %d %s (want ...%s)", i, (int)st, e.msg, want);
+    }
+    remove(tmp);
+}
+
 static void test_names(void) {
     T_CHECK(ar_nt_coll_parse("./build/all_reduce_perf_mpi") == AR_NT_ALL_REDUCE, "perf_mpi");
     T_CHECK(ar_nt_coll_parse("ReduceScatter") == AR_NT_REDUCE_SCATTER, "camel");
@@ -402,5 +461,6 @@ int main(void) {
     test_json();
     test_multi_file();
     test_mem();
+    test_reference();
     return t_done("test_nccltests_in");
 }
