@@ -16,6 +16,7 @@
  *   (older: "#   Rank  0 Pid  1234 on host-a device  0 [0x07] Tesla V100-SXM2-32GB")
  *   host-a:1234:1234 [0] NCCL INFO NCCL version 2.18.3+cuda12.2          (NCCL_DEBUG=INFO or VERSION)
  *   host-a:1234:1240 [0] NCCL INFO NCCL_ALGO set by environment to Ring  (NCCL_DEBUG=INFO)
+ *   # NCCL_ALGO=Ring                (also read: a comment, or a bare K=V line outside the table)
  *   #                                                              out-of-place                       in-place
  *   #       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong
  *   #        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)

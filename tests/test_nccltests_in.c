@@ -432,6 +432,168 @@ static void test_reference(void) {
     remove(tmp);
 }
 
+/* ---- Synthetic round trip: nccl-tests files written from (alpha, beta) per size
+ * with fixed-seed noise, read back; the parsed times equal the generated ones to
+ * the printed precision. Text (nccl-tests' width-7 / width-6 number rule) and
+ * JSON ("%lf"), over 1, 2 and 4 nodes of 8 GPUs with NCCL_ALGO forced on some. */
+
+/* xorshift64*: a fixed sequence, uniform in [-1, 1) */
+static double rt_noise(uint64_t *x) {
+    *x ^= *x >> 12;
+    *x ^= *x << 25;
+    *x ^= *x >> 27;
+    return (double)((*x * 2685821657736338717ULL) >> 11) / 9007199254740992.0 * 2 - 1;
+}
+
+/* nccl-tests' getFloatStr: "%*.2f" if it fits the width, else .1f, .0f, then %e.
+ * *ulp gets half the unit of the last printed digit. */
+static void rt_float(double v, int width, char *buf, size_t n, double *half_ulp) {
+    static const int dec[3] = {2, 1, 0};
+    for (int i = 0; i < 3; i++)
+        if (snprintf(buf, n, "%*.*f", width, dec[i], v) <= width) {
+            *half_ulp = 0.5 * pow(10, -dec[i]);
+            return;
+        }
+    snprintf(buf, n, width >= 7 ? "%*.1e" : "%*.0e", width, v);
+    *half_ulp = 0.5 * pow(10, floor(log10(v)) - (width >= 7 ? 1 : 0));
+}
+
+#define RT_NSIZES 12
+
+typedef struct rt_case {
+    int nodes;
+    double alpha_us, beta_us_per_B; /* time = alpha + beta * size, then noise */
+    const char *algo;               /* NCCL_ALGO, or NULL */
+    int json;
+} rt_case;
+
+static void rt_times(const rt_case *c, uint64_t *seed, uint64_t *sizes, double (*t)[2]) {
+    for (int i = 0; i < RT_NSIZES; i++) {
+        sizes[i] = (uint64_t)8 << (2 * i); /* 8 B .. 32 MiB */
+        double base = c->alpha_us + c->beta_us_per_B * (double)sizes[i];
+        for (int h = 0; h < 2; h++) t[i][h] = base * (1 + 0.03 * rt_noise(seed));
+    }
+}
+
+static int rt_write(const char *file, const rt_case *c, const uint64_t *sizes, double (*t)[2]) {
+    FILE *f = fopen(file, "w");
+    if (!f) return 0;
+    int n = 8 * c->nodes;
+    double fac = 2.0 * (n - 1) / n;
+    if (c->json) {
+        fprintf(f, "{\"version\":3,\"args\":[\"./build/all_reduce_perf\"],\"env\":[\"PATH=/bin\"%s%s%s],"
+                   "\"nccl_version\":22703,\"config\":{\"nthreads\":1,\"ngpus\":1,\"devices\":[",
+                c->algo ? ",\"NCCL_ALGO=" : "", c->algo ? c->algo : "", c->algo ? "\"" : "");
+        for (int r = 0; r < n; r++)
+            fprintf(f, "%s{\"rank\":%d,\"group\":0,\"pid\":%d,\"hostname\":\"node%d\",\"device\":%d,"
+                       "\"device_hex\":\"0000:%02x:00\",\"device_info\":\"NVIDIA H100 80GB HBM3\"}",
+                    r ? "," : "", r, 1000 + r, r / 8, r % 8, 0x18 + r % 8);
+        fprintf(f, "]},\"results\":[");
+        for (int i = 0; i < RT_NSIZES; i++) {
+            fprintf(f, "%s{\"size\":%llu,\"count\":%llu,\"type\":\"float\",\"redop\":\"sum\",\"root\":\"%6i\"", i ? "," : "",
+                    (unsigned long long)sizes[i], (unsigned long long)sizes[i] / 4, -1);
+            for (int h = 0; h < 2; h++) {
+                double alg = (double)sizes[i] / t[i][h] / 1e3;
+                fprintf(f, ",\"%s\":{\"time\":%lf,\"alg_bw\":%lf,\"bus_bw\":%lf,\"nwrong\":0}", h ? "in_place" : "out_of_place",
+                        t[i][h], alg, alg * fac);
+            }
+            fprintf(f, ",\"actual_iterations\":20,\"experiment_name\":\"\"}");
+        }
+        fprintf(f, "],\"out_of_bounds\":{\"count\":0,\"okay\":\"true\"},\"average_bus_bandwidth\":{\"bandwidth\":%lf,"
+                   "\"okay\":\"unchecked\"}}", 1.0);
+    } else {
+        fprintf(f, "# nccl-tests version 2.17.6 nccl-headers=22703 nccl-library=22703\n"
+                   "# Collective test starting: all_reduce_perf\n"
+                   "# nThread 1 nGpus 1 minBytes 8 maxBytes 33554432 step: 4(factor) warmup iters: 5 iters: 20 agg iters: 1 "
+                   "validation: 1 graph: 0\n#\n# Using devices\n");
+        for (int r = 0; r < n; r++)
+            fprintf(f, "#  Rank %2d Group %2d Pid %6d on %10s%d device %2d [%04x:%02x:%02x] %s\n", r, 0, 1000 + r, "node",
+                    r / 8, r % 8, 0, 0x18 + r % 8, 0, "NVIDIA H100 80GB HBM3");
+        fprintf(f, "node0:1000:1000 [0] NCCL INFO NCCL version 2.27.3+cuda12.9\n");
+        if (c->algo) fprintf(f, "node0:1000:1010 [0] NCCL INFO NCCL_ALGO set by environment to %s\n", c->algo);
+        fprintf(f, "#\n#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw"
+                   "   busbw #wrong\n#        (B)    (elements)                               (us)  (GB/s)  (GB/s)       "
+                   "     (us)  (GB/s)  (GB/s)\n");
+        for (int i = 0; i < RT_NSIZES; i++) {
+            fprintf(f, "%12llu  %12llu  %8s  %6s  %6i", (unsigned long long)sizes[i], (unsigned long long)sizes[i] / 4,
+                    "float", "sum", -1);
+            for (int h = 0; h < 2; h++) {
+                char ts[32], as[32], bs[32];
+                double u;
+                double alg = (double)sizes[i] / t[i][h] / 1e3;
+                rt_float(t[i][h], 7, ts, sizeof ts, &u);
+                rt_float(alg, 6, as, sizeof as, &u);
+                rt_float(alg * fac, 6, bs, sizeof bs, &u);
+                fprintf(f, "  %7s  %6s  %6s  %6g", ts, as, bs, 0.0);
+            }
+            fputc('\n', f);
+        }
+        fprintf(f, "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 1 \n#\n"
+                   "# Collective test concluded: all_reduce_perf\n");
+    }
+    return fclose(f) == 0;
+}
+
+static void test_round_trip(void) {
+    const rt_case cases[4] = {{1, 12.0, 1.0 / 350e3, NULL, 0},
+                              {2, 25.0, 1.0 / 95e3, "Ring", 0},
+                              {4, 40.0, 1.0 / 88e3, "Tree", 0},
+                              {2, 22.0, 1.0 / 100e3, "Ring", 1}};
+    char names[4][64];
+    const char *paths[4];
+    uint64_t sizes[4][RT_NSIZES];
+    double t[4][RT_NSIZES][2];
+    uint64_t seed = 0x5eed2026ULL;
+    for (int k = 0; k < 4; k++) {
+        snprintf(names[k], sizeof names[k], "/tmp/test_nccltests_rt_%d_%d.%s", (int)getpid(), k,
+                 cases[k].json ? "json" : "txt");
+        paths[k] = names[k];
+        rt_times(&cases[k], &seed, sizes[k], t[k]);
+        T_CHECK(rt_write(names[k], &cases[k], sizes[k], t[k]), "write %s", names[k]);
+    }
+    ar_err e = {{0}};
+    ar_nt_set *s = NULL;
+    T_CHECK(ar_nt_read_files(paths, 4, NULL, &s, &e) == AR_OK && s, "%s", e.msg);
+    if (s) {
+        T_CHECK(s->nruns == 4 && s->nrecs == 4 * RT_NSIZES, "runs %d recs %d", s->nruns, s->nrecs);
+        int checked = 0;
+        for (int k = 0; k < 4 && s->nruns == 4; k++) {
+            const ar_nt_run *r = &s->runs[k];
+            T_CHECK(r->coll == AR_NT_ALL_REDUCE && r->nnodes == cases[k].nodes && r->nranks == 8 * cases[k].nodes &&
+                        !strcmp(r->nccl_version, "2.27.3") && r->format_json == cases[k].json,
+                    "run %d: nodes %d ranks %d nccl %s", k, r->nnodes, r->nranks, r->nccl_version);
+            T_CHECK(!strcmp(r->algo, cases[k].algo ? cases[k].algo : ""), "run %d algo %s", k, r->algo);
+            int n = 8 * cases[k].nodes;
+            for (int i = 0; i < RT_NSIZES && i < r->nrecs; i++) {
+                const ar_nt_record *x = &s->recs[r->first_rec + i];
+                T_CHECK(x->size_bytes == sizes[k][i] && x->count == sizes[k][i] / 4, "run %d row %d size", k, i);
+                for (int h = 0; h < 2; h++) {
+                    const ar_nt_timing *m = h ? &x->ip : &x->oop;
+                    double want = t[k][i][h], tol, alg = (double)sizes[k][i] / want / 1e3, tb;
+                    char buf[32];
+                    if (cases[k].json) {
+                        tol = tb = 5e-7 * 1.000001;
+                    } else {
+                        rt_float(want, 7, buf, sizeof buf, &tol);
+                        rt_float(alg * 2.0 * (n - 1) / n, 6, buf, sizeof buf, &tb);
+                        tol *= 1.000001;
+                        tb *= 1.000001;
+                    }
+                    T_CHECK(fabs(m->time_us - want) <= tol, "run %d row %d half %d: time %.9g want %.9g (tol %g)", k, i,
+                            h, m->time_us, want, tol);
+                    T_CHECK(fabs(m->busbw_GBps - alg * 2.0 * (n - 1) / n) <= tb, "run %d row %d half %d: busbw %.9g", k,
+                            i, h, m->busbw_GBps);
+                    checked++;
+                }
+            }
+        }
+        T_CHECK(checked == 4 * RT_NSIZES * 2, "checked %d halves", checked);
+        T_CHECK(ar_nt_check_fit(s, AR_NT_HALF_BOTH, &e) == AR_OK, "%s", e.msg);
+        ar_nt_free(s);
+    }
+    for (int k = 0; k < 4; k++) remove(names[k]);
+}
+
 static void test_names(void) {
     T_CHECK(ar_nt_coll_parse("./build/all_reduce_perf_mpi") == AR_NT_ALL_REDUCE, "perf_mpi");
     T_CHECK(ar_nt_coll_parse("ReduceScatter") == AR_NT_REDUCE_SCATTER, "camel");
@@ -462,5 +624,6 @@ int main(void) {
     test_multi_file();
     test_mem();
     test_reference();
+    test_round_trip();
     return t_done("test_nccltests_in");
 }
