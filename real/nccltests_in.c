@@ -1062,6 +1062,20 @@ ar_status ar_nt_read_reference(const char *path, ar_nt_ref **out, int *nout, ar_
     size_t len = 0;
     ar_status st = ar_read_file(path, AR_NT_MAX_FILE_BYTES, &text, &len, e);
     if (st) return st;
+    st = ar_nt_read_reference_mem(path, text, len, out, nout, e);
+    free(text);
+    return st;
+}
+
+ar_status ar_nt_read_reference_mem(const char *path, const char *src, size_t len, ar_nt_ref **out, int *nout,
+                                   ar_err *e) {
+    *out = NULL;
+    *nout = 0;
+    ar_status st = AR_OK;
+    char *text = malloc(len + 1);
+    if (!text) return ar_fail(e, AR_ENOMEM, "%s: out of memory", path);
+    memcpy(text, src, len);
+    text[len] = 0;
     if (memchr(text, 0, len)) {
         free(text);
         return ar_fail(e, AR_EINVAL, "%s: NUL byte: not a CSV file", path);

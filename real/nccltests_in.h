@@ -236,5 +236,8 @@ typedef struct ar_nt_ref {
 
 /* Reads the corpus; *out (caller frees with free()) gets *n entries. */
 ar_status ar_nt_read_reference(const char *path, ar_nt_ref **out, int *n, ar_err *e);
+/* The same on text[0..len) named path in messages (NUL bytes refused). */
+ar_status ar_nt_read_reference_mem(const char *path, const char *text, size_t len, ar_nt_ref **out, int *n,
+                                   ar_err *e);
 
 #endif

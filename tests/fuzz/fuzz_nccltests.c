@@ -1,6 +1,6 @@
 /* libFuzzer target: the nccl-tests reader (real/nccltests_in.h), text and JSON.
- * The first byte picks the options (collective hint, allow_truncated); the rest
- * is the file. Anything accepted is walked further (where, check_fit). */
+ * The first byte picks the options (collective hint, allow_truncated) and, with
+ * bit 6 set, the reference-corpus CSV reader instead; the rest is the file. Anything accepted is walked further (where, check_fit). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +17,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (!text) return 0;
     memcpy(text, data + 1, size - 1);
     ar_err e;
+    if (data[0] & 0x40) {
+        ar_nt_ref *v = NULL;
+        int n = 0;
+        if (ar_nt_read_reference_mem("fuzz.csv", text, size - 1, &v, &n, &e) == AR_OK && (n < 1 || !v)) abort();
+        free(v);
+        free(text);
+        return 0;
+    }
     ar_nt_set *s = NULL;
     if (ar_nt_read_mem("fuzz", text, size - 1, &o, &s, &e) == AR_OK) {
         char w[256];
