@@ -153,6 +153,15 @@ ar_status ar_platform_list_presets(char ***names, int *count, ar_err *e);
  * graph: fewest hops, ties to the lower node index. */
 int ar_platform_route(const ar_platform *p, int src, int dst, ar_dlink *out, int max);
 
+/* The one route-buffer policy for consumers that keep routes: writes the route
+ * from src to dst into the caller's growable array *buf (capacity *cap
+ * elements, grown with ar_grow as the route needs; the caller frees *buf)
+ * starting at element `at`, and sets *len to its length. No fixed limit: a
+ * route is as long as the platform makes it. AR_EINVAL when a rank is out of
+ * range, AR_ENOMEM when growing fails (*buf, *cap stay valid either way). */
+ar_status ar_platform_route_append(const ar_platform *p, int src, int dst, ar_dlink **buf, size_t *cap, size_t at,
+                                   int *len, ar_err *e);
+
 /* Latency of the route (sum of lat_s) and its narrowest capacity (bw*lanes).
  * src == dst: latency 0, capacity INFINITY; an invalid rank: NAN. */
 double ar_platform_route_lat(const ar_platform *p, int src, int dst);

@@ -193,7 +193,6 @@ typedef struct eng {
     int shortcuts, crosstraffic;
     double gamma, eb;
     int ndl, nres; /* directed links; resources = directed links + one CPU per rank */
-    int maxroute;
     double wall0, budget0; /* start; start of the simulation proper (after the platform) */
     int stopped;
 
@@ -321,16 +320,18 @@ static int budget_over(eng *g) {
 /* Resources of transfer (src -> dst, reduce) written to g->res from position
  * `at`; returns their count (the first *nfwd are the route's links) or -1. */
 static int flow_resources(eng *g, int src, int dst, int reduce, size_t at, int *nfwd) {
-    if (GROW(res, at + 2 * (size_t)g->maxroute + 1) < 0) return -1;
-    int n = ar_platform_route(g->p, src, dst, g->res + at, g->maxroute);
-    if (n < 0) return -1;
+    int n, m;
+    if (ar_platform_route_append(g->p, src, dst, &g->res, &g->cap_res, at, &n, NULL) != AR_OK) return -1;
     *nfwd = n;
     if (g->crosstraffic) {
-        int m = ar_platform_route(g->p, dst, src, g->res + at + n, g->maxroute);
-        if (m < 0) return -1;
+        if (ar_platform_route_append(g->p, dst, src, &g->res, &g->cap_res, at + (size_t)n, &m, NULL) != AR_OK)
+            return -1;
         n += m;
     }
-    if (g->gamma > 0 && reduce) g->res[at + (size_t)n++] = g->ndl + dst;
+    if (g->gamma > 0 && reduce) {
+        if (GROW(res, at + (size_t)n + 1) < 0) return -1;
+        g->res[at + (size_t)n++] = g->ndl + dst;
+    }
     return n;
 }
 
@@ -1215,7 +1216,6 @@ ar_status ar_engine_fast(const sim_job *j, ar_sim_result *r, ar_err *e) {
     g->eb = (double)j->s->elem_bytes;
     g->ndl = 2 * j->p->nlinks;
     g->nres = g->ndl + j->p->nranks;
-    g->maxroute = (j->p->nnodes < 2 * j->p->nlinks ? j->p->nnodes : 2 * j->p->nlinks) + 1;
     g->fr_free = -1;
     snprintf(r->engine, sizeof r->engine, "fast");
     r->nphases = j->s->nphases;
