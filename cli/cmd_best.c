@@ -424,7 +424,7 @@ static ar_status collect(const ar_platform *p, uint64_t count, size_t eb, cli_fo
             return ar_fail(e, AR_ENOMEM, "out of memory");
         ar_err e1 = {{0}};
         ar_status st = evaluate(p, count, eb, all[i]->name, "", x, &e1);
-        if (st == AR_EUNSUPPORTED || st == AR_ENOMEM) {
+        if (st == AR_EUNSUPPORTED || st == AR_ENOMEM || st == AR_ELIMIT) {
             if (fmt == FMT_TABLE)
                 printf("  %s: not applicable: %s\n", all[i]->name, e1.msg);
             c->n--;

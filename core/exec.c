@@ -103,7 +103,7 @@ ar_status ar_schedule_execute_host(const ar_schedule *s, uint64_t max_bytes, ar_
     if (st != AR_OK) return st;
     if (max_bytes == 0) max_bytes = UINT64_C(1) << 30;
     if ((uint64_t)s->nranks > max_bytes / 8 / s->count)
-        return ar_fail(e, AR_ENOMEM,
+        return ar_fail(e, AR_ELIMIT,
                        "host executor: %d ranks x %llu elements needs more than the %llu-byte limit "
                        "(use a smaller size)",
                        s->nranks, (unsigned long long)s->count, (unsigned long long)max_bytes);

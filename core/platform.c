@@ -38,9 +38,9 @@ ar_status ar_pb_node(ar_pbuild *b, const char *name, ar_node_kind kind, int mach
                      ar_err *e) {
     ar_platform *p = b->p;
     if (p->nnodes >= AR_MAX_NODES)
-        return ar_fail(e, AR_ENOMEM, "too many nodes (the limit is %d)", AR_MAX_NODES);
+        return ar_fail(e, AR_ELIMIT, "too many nodes (the limit is %d)", AR_MAX_NODES);
     if (kind == AR_NODE_GPU && b->ngpus >= AR_MAX_RANKS)
-        return ar_fail(e, AR_ENOMEM, "too many GPUs (the limit is %d ranks)", AR_MAX_RANKS);
+        return ar_fail(e, AR_ELIMIT, "too many GPUs (the limit is %d ranks)", AR_MAX_RANKS);
     if (p->nnodes == b->node_cap) {
         int cap = b->node_cap ? b->node_cap * 2 : 16;
         ar_node *n = ar_reallocarray(p->nodes, (size_t)cap, sizeof *n);
@@ -80,7 +80,7 @@ ar_status ar_pb_link(ar_pbuild *b, int a, int bnode, double bw_Bps, double lat_s
         return ar_fail(e, AR_EINVAL, "lanes must be an integer in 1..%d (got %d)", AR_MAX_LANES,
                        lanes);
     if (p->nlinks == b->link_cap) {
-        if (b->link_cap > INT_MAX / 4) return ar_fail(e, AR_ENOMEM, "too many links");
+        if (b->link_cap > INT_MAX / 4) return ar_fail(e, AR_ELIMIT, "too many links");
         int cap = b->link_cap ? b->link_cap * 2 : 16;
         ar_link *l = ar_reallocarray(p->links, (size_t)cap, sizeof *l);
         if (!l) return ar_fail(e, AR_ENOMEM, "out of memory");
@@ -177,7 +177,7 @@ int ar_name_index_find(const ar_platform *p, const int *index, const char *name)
 /* ---- finishing ---- */
 
 static ar_status build_adjacency(ar_platform *p, ar_err *e) {
-    if (p->nlinks > INT_MAX / 2) return ar_fail(e, AR_ENOMEM, "too many links");
+    if (p->nlinks > INT_MAX / 2) return ar_fail(e, AR_ELIMIT, "too many links");
     p->adj_off = ar_calloc((size_t)p->nnodes + 1, sizeof *p->adj_off);
     p->adj = ar_calloc((size_t)p->nlinks * 2, sizeof *p->adj);
     if (!p->adj_off || !p->adj) return ar_fail(e, AR_ENOMEM, "out of memory");
@@ -395,7 +395,7 @@ static ar_status finish_graph(ar_platform *p, ar_err *e) {
             return ar_fail(e, AR_EINVAL, "node %s has too many links",
                            ar_quote(p->nodes[v].name, q1, sizeof q1));
     if ((double)p->nranks * ((double)n + 2.0 * p->nlinks) > 2e9)
-        return ar_fail(e, AR_ENOMEM, "graph too large for the routing table (%d ranks, %d nodes, %d links)",
+        return ar_fail(e, AR_ELIMIT, "graph too large for the routing table (%d ranks, %d nodes, %d links)",
                        p->nranks, n, p->nlinks);
     int *dist = ar_calloc((size_t)n, sizeof *dist);
     int *queue = ar_calloc((size_t)n, sizeof *queue);

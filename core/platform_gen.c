@@ -73,7 +73,7 @@ ar_status ar_pb_sym_tree(ar_pbuild *b, const ar_level_spec *lv, int nlev, int fu
         c.lanes[i] = (int)lanes;
         below *= lv[i].fanout;
         if (below > AR_MAX_RANKS)
-            return ar_fail(e, AR_EINVAL, "levels: the fanouts give more than %d ranks", AR_MAX_RANKS);
+            return ar_fail(e, AR_ELIMIT, "levels: the fanouts give more than %d ranks", AR_MAX_RANKS);
     }
     char name[48];
     int root = -1;
@@ -93,7 +93,7 @@ ar_status ar_pb_machines(ar_pbuild *b, const int *gpus, int nmachines, double in
     for (int m = 0; m < nmachines; m++) {
         if (gpus[m] < 1) return ar_fail(e, AR_EINVAL, "gpus: machine %d has no GPUs", m);
         total += gpus[m];
-        if (total > AR_MAX_RANKS) return ar_fail(e, AR_EINVAL, "gpus: more than %d ranks", AR_MAX_RANKS);
+        if (total > AR_MAX_RANKS) return ar_fail(e, AR_ELIMIT, "gpus: more than %d ranks", AR_MAX_RANKS);
     }
     ar_status st = ar_pb_child(b, -1, "root", AR_NODE_SWITCH, 0, 0, 1, &root, e);
     for (int m = 0; !st && m < nmachines; m++) {
@@ -122,13 +122,13 @@ ar_status ar_pb_torus(ar_pbuild *b, const int *dims, int ndims, int gpus_per_mac
             return ar_fail(e, AR_EINVAL, "dims[%d]: must be an integer in 1..%d (got %d)", d,
                            AR_MAX_RANKS, dims[d]);
         nm *= dims[d];
-        if (nm > AR_MAX_RANKS) return ar_fail(e, AR_EINVAL, "dims: more than %d machines", AR_MAX_RANKS);
+        if (nm > AR_MAX_RANKS) return ar_fail(e, AR_ELIMIT, "dims: more than %d machines", AR_MAX_RANKS);
     }
     if (gpus_per_machine < 1 || gpus_per_machine > AR_MAX_RANKS)
         return ar_fail(e, AR_EINVAL, "gpus_per_machine: must be an integer in 1..%d (got %d)",
                        AR_MAX_RANKS, gpus_per_machine);
     if (nm * gpus_per_machine > AR_MAX_RANKS)
-        return ar_fail(e, AR_EINVAL, "%lld machines x %d GPUs is more than %d ranks", nm,
+        return ar_fail(e, AR_ELIMIT, "%lld machines x %d GPUs is more than %d ranks", nm,
                        gpus_per_machine, AR_MAX_RANKS);
     ar_route_state *rs = ar_calloc(1, sizeof *rs);
     if (!rs) return ar_fail(e, AR_ENOMEM, "out of memory");
@@ -266,6 +266,8 @@ static ar_status kv_count(const spec_kv *kv, const char *key, long long def, lon
         return AR_OK;
     }
     ar_status st = ar_parse_count(v, 1, max, out, e);
+    if (st == AR_EINVAL && max < LLONG_MAX && ar_parse_count(v, max + 1, LLONG_MAX, NULL, NULL) == AR_OK)
+        st = AR_ELIMIT; /* a count above the family's documented limit */
     if (st) ar_err_prefix(e, "%s: %s", fam, key);
     return st;
 }
@@ -369,7 +371,7 @@ static ar_status gen_tree(ar_pbuild *b, const spec_kv *kv, long long ranks, int 
         for (int i = 0; i < nlev; i++) {
             prod *= fan[i];
             if (prod > AR_MAX_RANKS)
-                return ar_fail(e, AR_EINVAL, "%s: fanouts=%s gives more than %d ranks", fam, fs, AR_MAX_RANKS);
+                return ar_fail(e, AR_ELIMIT, "%s: fanouts=%s gives more than %d ranks", fam, fs, AR_MAX_RANKS);
         }
         if (ranks > 0 && prod != ranks)
             return ar_fail(e, AR_EINVAL, "%s: ranks=%lld does not match fanouts=%s (%lld GPUs)", fam, ranks,
@@ -417,7 +419,8 @@ ar_status ar_platform_generate(const char *spec, int ranks_arg, ar_platform **ou
     if (!spec || !*spec) return ar_fail(e, AR_EINVAL, "empty platform family");
     if (strlen(spec) > 1000) return ar_fail(e, AR_EINVAL, "platform spec is too long");
     if (ranks_arg < 0 || ranks_arg > AR_MAX_RANKS)
-        return ar_fail(e, AR_EINVAL, "ranks %d is out of range (1..%d)", ranks_arg, AR_MAX_RANKS);
+        return ar_fail(e, ranks_arg < 0 ? AR_EINVAL : AR_ELIMIT, "ranks %d is out of range (1..%d)", ranks_arg,
+                       AR_MAX_RANKS);
     char buf[1024];
     snprintf(buf, sizeof buf, "%s", spec);
     char *colon = strchr(buf, ':');
@@ -483,7 +486,7 @@ ar_status ar_platform_generate(const char *spec, int ranks_arg, ar_platform **ou
                 long long prod = g;
                 for (int d = 0; !st && d < nd; d++) {
                     prod *= dims[d];
-                    if (prod > AR_MAX_RANKS) st = ar_fail(e, AR_EINVAL, "%s: more than %d ranks", fam, AR_MAX_RANKS);
+                    if (prod > AR_MAX_RANKS) st = ar_fail(e, AR_ELIMIT, "%s: more than %d ranks", fam, AR_MAX_RANKS);
                 }
                 if (!st && ranks > 0 && prod != ranks)
                     st = ar_fail(e, AR_EINVAL, "%s: ranks=%lld does not match dims=%s with gpus=%lld (%lld GPUs)",
@@ -520,7 +523,7 @@ ar_status ar_platform_generate(const char *spec, int ranks_arg, ar_platform **ou
             } else if (!st && ranks > 0) {
                 /* at most 4 GPUs per machine, split evenly, larger machines first */
                 long long m = (ranks + 3) / 4;
-                if (m > 4096) st = ar_fail(e, AR_EINVAL, "%s: ranks=%lld needs more than 4096 machines", fam, ranks);
+                if (m > 4096) st = ar_fail(e, AR_ELIMIT, "%s: ranks=%lld needs more than 4096 machines", fam, ranks);
                 for (long long i = 0; !st && i < m; i++) gpus[i] = (int)(ranks / m + (i < ranks % m ? 1 : 0));
                 nm = (int)m;
             } else if (!st) {

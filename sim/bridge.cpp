@@ -114,7 +114,7 @@ extern "C" ar_status ar_sg_open(const ar_platform *p, const char *const *setting
             h->seal();
             if (h->get_netpoint()->id() != (unsigned long)r) {
                 delete s;
-                return ar_fail(e, AR_EINTERNAL, "sim: SimGrid numbered host %d as %lu", r,
+                return ar_fail(e, AR_EBACKEND, "sim: SimGrid numbered host %d as %lu", r,
                                h->get_netpoint()->id());
             }
             s->hosts.push_back(h);
@@ -136,7 +136,7 @@ extern "C" ar_status ar_sg_open(const ar_platform *p, const char *const *setting
             sg4::Activity::on_completion_cb([s](const sg4::Activity &a) { on_completion(s, a); });
         }
     } catch (const std::exception &ex) {
-        return ar_fail(e, AR_EINTERNAL, "sim: SimGrid refused the platform: %s", ex.what());
+        return ar_fail(e, AR_EBACKEND, "sim: SimGrid refused the platform: %s", ex.what());
     }
     *out = s;
     return AR_OK;

@@ -1244,7 +1244,7 @@ ar_status ar_engine_fast(const sim_job *j, ar_sim_result *r, ar_err *e) {
         uint64_t lim = j->o->check_max_bytes ? j->o->check_max_bytes : UINT64_C(1) << 30;
         if ((uint64_t)j->s->nranks > lim / 8 / j->s->count) {
             eng_free(g);
-            return ar_fail(e, AR_ENOMEM,
+            return ar_fail(e, AR_ELIMIT,
                            "sim --check: %d ranks x %llu elements need more than the %llu-byte limit (use a "
                            "smaller size)",
                            j->s->nranks, (unsigned long long)j->s->count, (unsigned long long)lim);

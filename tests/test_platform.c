@@ -640,6 +640,14 @@ static void test_malformed(void) {
            "consecutive ranks");
     reject(HEAD_GRAPH "\"nodes\":[{\"name\":\"a\",\"type\":\"gpu\",\"machine\":1}],\"links\":[]}", "consecutive ranks");
     reject(HEAD_GRAPH "\"gpus\":4097,\"links\":[]}", "gpus: must be an integer <= 4096 (got 4097)");
+    { /* a documented limit, not bad syntax: AR_ELIMIT */
+        ar_platform *q = NULL;
+        ar_err e2 = {{0}};
+        T_CHECK(ar_platform_from_json(HEAD_GRAPH "\"gpus\":4097,\"links\":[]}", "x.json", &q, &e2) == AR_ELIMIT && !q,
+                "4097 GPUs: %s", e2.msg);
+        T_CHECK(ar_platform_generate("flat:ranks=2000000", 0, &q, &e2) == AR_ELIMIT && !q, "2e6 ranks: %s", e2.msg);
+        ar_platform_free(q);
+    }
     reject(HEAD_GRAPH "\"gpus\":2}", "links: missing");
     reject(HEAD_GRAPH "\"links\":[]}", "nodes: missing");
     reject(HEAD_GRAPH "\"nodes\":[{\"name\":\"s\",\"type\":\"switch\"}],\"links\":[]}", "no GPUs");
