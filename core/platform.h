@@ -31,6 +31,7 @@
 #define AR_MAX_DIMS 8
 #define AR_MAX_RANKS (1 << 20) /* refused beyond, with a message */
 #define AR_MAX_NODES (1 << 22)
+#define AR_NAME_MAX 200        /* bytes in a node, link or preset name */
 
 typedef enum ar_node_kind { AR_NODE_GPU = 0, AR_NODE_SWITCH = 1 } ar_node_kind;
 
@@ -137,6 +138,9 @@ ar_status ar_platform_from_json(const char *text, const char *where, ar_platform
 /* Generated families: "flat", "tree", "fat-tree", "torus", "machines".
  * spec is "family" or "family:key=value,key=value". See the README. */
 ar_status ar_platform_generate(const char *spec, int ranks, ar_platform **out, ar_err *e);
+
+/* 1 if the first len bytes of name are a generated family's name. */
+int ar_platform_is_family(const char *name, size_t len);
 
 void ar_platform_free(ar_platform *p);
 

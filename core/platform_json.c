@@ -11,7 +11,7 @@
 #include <cjson/cJSON.h>
 
 #include "jsonpath.h"
-#include "platform_internal.h"
+#include "platform_build.h"
 
 #define AR_GRAPH_MAX_LINKS (1 << 20)
 

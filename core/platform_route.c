@@ -5,7 +5,7 @@
 #include <limits.h>
 #include <math.h>
 
-#include "platform_internal.h"
+#include "platform_build.h"
 #include "util.h"
 
 typedef struct route_visit {
