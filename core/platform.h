@@ -163,8 +163,20 @@ int ar_platform_route(const ar_platform *p, int src, int dst, ar_dlink *out, int
  * starting at element `at`, and sets *len to its length. No fixed limit: a
  * route is as long as the platform makes it. AR_EINVAL when a rank is out of
  * range, AR_ENOMEM when growing fails (*buf, *cap stay valid either way). */
-ar_status ar_platform_route_append(const ar_platform *p, int src, int dst, ar_dlink **buf, size_t *cap, size_t at,
-                                   int *len, ar_err *e);
+ar_status ar_platform_route_append_slow(const ar_platform *p, int src, int dst, ar_dlink **buf, size_t *cap,
+                                        size_t at, int *len, ar_err *e);
+static inline ar_status ar_platform_route_append(const ar_platform *p, int src, int dst, ar_dlink **buf,
+                                                 size_t *cap, size_t at, int *len, ar_err *e) {
+    /* inline: the cost walk and the simulator route every transfer; the rare
+     * cases (a bad rank, a buffer to grow) are ar_platform_route_append_slow */
+    size_t room = *buf && *cap > at ? *cap - at : 0;
+    int n = ar_platform_route(p, src, dst, room ? *buf + at : NULL, room > INT32_MAX ? INT32_MAX : (int)room);
+    if (n >= 0) {
+        *len = n;
+        return AR_OK;
+    }
+    return ar_platform_route_append_slow(p, src, dst, buf, cap, at, len, e);
+}
 
 /* Latency of the route (sum of lat_s) and its narrowest capacity (bw*lanes).
  * src == dst: latency 0, capacity INFINITY; an invalid rank: NAN. */

@@ -140,20 +140,17 @@ double ar_platform_route_bw(const ar_platform *p, int src, int dst) {
     return v.bw;
 }
 
-ar_status ar_platform_route_append(const ar_platform *p, int src, int dst, ar_dlink **buf, size_t *cap, size_t at,
-                                   int *len, ar_err *e) {
+ar_status ar_platform_route_append_slow(const ar_platform *p, int src, int dst, ar_dlink **buf, size_t *cap,
+                                        size_t at, int *len, ar_err *e) {
+    route_visit v = {NULL, 0, 0, 0, 0};
     *len = 0;
-    size_t room = *buf && *cap > at ? *cap - at : 0;
-    route_visit v = {room ? *buf + at : NULL, room > INT_MAX ? INT_MAX : (int)room, 0, 0, 0};
     if (walk(p, src, dst, &v) < 0)
         return ar_fail(e, AR_EINVAL, "route %d->%d: no such ranks on platform %s (%d ranks)", src, dst,
                        p ? p->name : "(none)", p ? p->nranks : 0);
-    if (v.len > v.max) { /* the buffer was short: grow it to this route and walk again */
-        if (ar_grow(buf, cap, at + (size_t)v.len, sizeof **buf) < 0)
-            return ar_fail(e, AR_ENOMEM, "route %d->%d: out of memory for %d links", src, dst, v.len);
-        v = (route_visit){*buf + at, v.len, 0, 0, 0};
-        walk(p, src, dst, &v);
-    }
+    if (ar_grow(buf, cap, at + (size_t)v.len, sizeof **buf) < 0)
+        return ar_fail(e, AR_ENOMEM, "route %d->%d: out of memory for %d links", src, dst, v.len);
+    v = (route_visit){*buf + at, v.len, 0, 0, 0};
+    walk(p, src, dst, &v);
     *len = v.len;
     return AR_OK;
 }

@@ -50,7 +50,8 @@ static ar_status price_round(walk *w, double elem_bytes, double *t_out, double *
             int fresh = w->load[d] == 0;
             w->load[d] += bytes;
             if (fresh) {
-                if (ar_grow(&w->touched, &w->captouched, w->ntouched + 1, sizeof *w->touched) < 0)
+                if (w->ntouched == w->captouched &&
+                    ar_grow(&w->touched, &w->captouched, w->ntouched + 1, sizeof *w->touched) < 0)
                     return ar_fail(e, AR_ENOMEM, "cost walk: out of memory");
                 w->touched[w->ntouched++] = d;
             }
