@@ -217,7 +217,7 @@ static void hook_step(void *ctx) {
 }
 
 
-static long peak_rss_kb(void) {
+long sim_peak_rss_kb(void) {
     struct rusage ru;
     if (getrusage(RUSAGE_SELF, &ru) != 0) return -1;
     return ru.ru_maxrss;
@@ -358,6 +358,6 @@ ar_status ar_engine_fast(const sim_job *j, ar_sim_result *r, ar_err *e) {
     ar_sg_close(g->sg);
     eng_free(g);
     r->wall_s = ar_now_s() - g->wall0;
-    r->peak_rss_kb = peak_rss_kb();
+    r->peak_rss_kb = sim_peak_rss_kb();
     return st;
 }

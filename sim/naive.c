@@ -26,7 +26,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 
 #include "bridge.h"
 #include "core/lower.h"
@@ -276,7 +275,6 @@ ar_status ar_engine_naive(const sim_job *j, ar_sim_result *r, ar_err *e) {
     free(args);
     ar_sg_close(v->sg);
     r->wall_s = ar_now_s() - w0;
-    struct rusage ru;
-    r->peak_rss_kb = getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss : -1;
+    r->peak_rss_kb = sim_peak_rss_kb();
     return st;
 }
