@@ -62,7 +62,8 @@ typedef struct nv {
     uint64_t transfers;
     double bytes;
     double *phase_end;
-    int oom;
+    int oom; /* an allocation failed */
+    int bad; /* a transfer outside its op (a bug) */
 } nv;
 
 typedef struct nv_arg {
@@ -105,13 +106,14 @@ static void run_op(nv *v, nv_op *o, int rank) {
     size_t maxc = ar_lower_max_xfers(o->op) + 1;
     sg_comm_t *c = malloc(maxc * 2 * sizeof *c);
     if (!c || me < 0) {
-        v->oom = 1;
+        if (!c) v->oom = 1;
+        else v->bad = 1;
         free(c);
         return;
     }
     for (int r = 0; r < o->nrounds; r++) {
-        if (o->gen_round < r && lower_round(v, o, r) < 0) v->oom = 1;
-        if (o->stop || v->oom) break;
+        if (o->gen_round < r && lower_round(v, o, r) < 0) v->bad = 1;
+        if (o->stop || v->oom || v->bad) break;
         size_t nc = 0;
         void *got;
         for (int k = 0; k < o->in_cnt[me]; k++) c[nc++] = sg_mailbox_get_async(v->mbox[rank], &got);
@@ -261,7 +263,8 @@ ar_status ar_engine_naive(const sim_job *j, ar_sim_result *r, ar_err *e) {
         }
         v->wall0 = ar_now_s();
         ar_sg_run(v->sg);
-        if (v->oom) st = ar_fail(e, AR_ENOMEM, "sim naive: out of memory (or a transfer outside its op)");
+        if (v->oom) st = ar_fail(e, AR_ENOMEM, "sim naive: out of memory");
+        else if (v->bad) st = ar_fail(e, AR_EINTERNAL, "sim naive: a transfer outside its op");
     }
     if (st == AR_OK) {
         r->complete = !v->stop;
