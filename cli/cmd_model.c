@@ -71,7 +71,7 @@ int cmd_model(int argc, char **argv) {
                 ar_model_result walk, closed;
                 int have_walk = 0, have_closed = 0;
                 st = ar_algo_plan(algos[ai], p, count, eb, &s, &e);
-                if (st == AR_EUNSUPPORTED) {
+                if (st == AR_EUNSUPPORTED || st == AR_ELIMIT) {
                     if (o.format == FMT_TABLE) printf("  %s: not applicable: %s\n", algos[ai], e.msg);
                     continue;
                 }
@@ -82,7 +82,7 @@ int cmd_model(int argc, char **argv) {
                 }
                 ar_status ws = ar_model_walk(p, s, &walk, &e);
                 if (ws == AR_OK) have_walk = 1;
-                else if (ws == AR_ENOMEM) fprintf(stderr, "arlab: note: %s\n", e.msg); /* a documented limit */
+                else if (ws == AR_ELIMIT) fprintf(stderr, "arlab: note: %s\n", e.msg); /* a documented limit */
                 else worst = cli_error(ws, &e);
                 ar_params params;
                 if (ar_params_parse(algos[ai], &params, &e) == AR_OK) {

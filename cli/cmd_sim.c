@@ -189,7 +189,7 @@ int cmd_sim(int argc, char **argv) {
             for (int ai = 0; ai < na; ai++) {
                 ar_schedule *s = NULL;
                 ar_status st = ar_algo_plan(algos[ai], p, counts[si], eb, &s, &e);
-                if (st == AR_EUNSUPPORTED) {
+                if (st == AR_EUNSUPPORTED || st == AR_ELIMIT) {
                     if (o.format == FMT_TABLE) printf("  %s: not applicable: %s\n", algos[ai], e.msg);
                     continue;
                 }

@@ -673,7 +673,7 @@ ar_status sweep_eval(sweep_ctx *ctx, int i, sweep_rows *out, ar_err *e) {
         snprintf(pr.message, sizeof pr.message, "platform: %s", le.msg);
     } else {
         ar_status st = ar_algo_plan(sa->spec, p, elems, eb, &sch, &le);
-        if (st == AR_EUNSUPPORTED) {
+        if (st == AR_EUNSUPPORTED || st == AR_ELIMIT) {
             pr.status = "unsupported";
             snprintf(pr.message, sizeof pr.message, "%s", le.msg);
         } else if (st != AR_OK) {

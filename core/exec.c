@@ -12,6 +12,7 @@
 #include "data.h"
 #include "lower.h"
 #include "schedule.h"
+#include "util.h"
 
 
 typedef struct xstate {
@@ -22,17 +23,6 @@ typedef struct xstate {
     double *stage;    /* payloads of one round */
     size_t capstage;
 } xstate;
-
-static int grow(void **p, size_t *cap, size_t need, size_t elem) {
-    if (need <= *cap) return 0;
-    size_t c = *cap ? *cap : 1024;
-    while (c < need) c *= 2;
-    void *np = ar_reallocarray(*p, c, elem);
-    if (!np) return -1;
-    *p = np;
-    *cap = c;
-    return 0;
-}
 
 static void poison(double *b, uint64_t off, uint64_t len) {
     for (uint64_t i = 0; i < len; i++) b[off + i] = NAN;
@@ -57,14 +47,14 @@ static void poison_after(xstate *x, const ar_op *op) {
 static ar_status run_op(xstate *x, const ar_op *op, int phase, int opi, ar_err *e) {
     int nr = ar_lower_nrounds(op);
     size_t maxx = ar_lower_max_xfers(op);
-    if (grow((void **)&x->xf, &x->capxf, maxx, sizeof *x->xf) < 0)
+    if (ar_grow(&x->xf, &x->capxf, maxx, sizeof *x->xf) < 0)
         return ar_fail(e, AR_ENOMEM, "host executor: out of memory");
     for (int r = 0; r < nr; r++) {
         size_t n = ar_lower_round(op, r, x->xf);
         if (n > maxx) return ar_fail(e, AR_EINTERNAL, "lowering overflow in phase %d op %d", phase, opi);
         size_t total = 0;
         for (size_t i = 0; i < n; i++) total += ar_xfer_elems(&x->xf[i]);
-        if (grow((void **)&x->stage, &x->capstage, total, sizeof *x->stage) < 0)
+        if (ar_grow(&x->stage, &x->capstage, total, sizeof *x->stage) < 0)
             return ar_fail(e, AR_ENOMEM, "host executor: out of memory");
         size_t k = 0;
         for (size_t i = 0; i < n; i++) {
@@ -103,7 +93,7 @@ ar_status ar_schedule_execute_host(const ar_schedule *s, uint64_t max_bytes, ar_
     if (st != AR_OK) return st;
     if (max_bytes == 0) max_bytes = UINT64_C(1) << 30;
     if ((uint64_t)s->nranks > max_bytes / 8 / s->count)
-        return ar_fail(e, AR_ENOMEM,
+        return ar_fail(e, AR_ELIMIT,
                        "host executor: %d ranks x %llu elements needs more than the %llu-byte limit "
                        "(use a smaller size)",
                        s->nranks, (unsigned long long)s->count, (unsigned long long)max_bytes);

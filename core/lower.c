@@ -7,6 +7,7 @@
  * in its part and generated from scratch: no state, no allocation.
  */
 #include "lower.h"
+#include "util.h"
 
 enum part {
     P_RING_RS, P_RING_AG, P_HD_RS, P_HD_AG, P_BIN_GATHER, P_BIN_SCATTER, P_BIN_REDUCE, P_BIN_BCAST,
@@ -56,12 +57,6 @@ static int op_parts(const ar_op *op, enum part out[2]) {
     return 0;
 }
 
-static int ceil_lg(int n) {
-    int k = 0;
-    while ((1LL << k) < n) k++;
-    return k;
-}
-
 static int tree_depth_of(const ar_op *op, int m) {
     int d = 0;
     while (op->parent[m] >= 0 && d <= op->n) {
@@ -95,7 +90,7 @@ static int part_steps(const ar_op *op, enum part p) {
     case P_BIN_GATHER:
     case P_BIN_SCATTER:
     case P_BIN_REDUCE:
-    case P_BIN_BCAST: return ceil_lg(n);
+    case P_BIN_BCAST: return ar_ceil_log2(n);
     case P_CHAIN_REDUCE:
     case P_CHAIN_BCAST: return n - 1;
     case P_TREE_REDUCE:
@@ -236,7 +231,7 @@ static void gen_step(const ar_op *op, enum part p, int step, emit *em) {
     }
     case P_BIN_SCATTER:
     case P_BIN_BCAST: {
-        int S = ceil_lg(n), k = S - 1 - step, h = 1 << k;
+        int S = ar_ceil_log2(n), k = S - 1 - step, h = 1 << k;
         for (int v = 0; v + h < n; v += 2 * h) {
             int src = M(op, v + root), dst = M(op, v + h + root);
             int end = v + 2 * h < n ? v + 2 * h : n;

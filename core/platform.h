@@ -31,6 +31,7 @@
 #define AR_MAX_DIMS 8
 #define AR_MAX_RANKS (1 << 20) /* refused beyond, with a message */
 #define AR_MAX_NODES (1 << 22)
+#define AR_NAME_MAX 200        /* bytes in a node, link or preset name */
 
 typedef enum ar_node_kind { AR_NODE_GPU = 0, AR_NODE_SWITCH = 1 } ar_node_kind;
 
@@ -138,6 +139,9 @@ ar_status ar_platform_from_json(const char *text, const char *where, ar_platform
  * spec is "family" or "family:key=value,key=value". See the README. */
 ar_status ar_platform_generate(const char *spec, int ranks, ar_platform **out, ar_err *e);
 
+/* 1 if the first len bytes of name are a generated family's name. */
+int ar_platform_is_family(const char *name, size_t len);
+
 void ar_platform_free(ar_platform *p);
 
 /* Directory holding preset JSON files: $ARLAB_PLATFORM_DIR or the compiled-in one. */
@@ -152,6 +156,27 @@ ar_status ar_platform_list_presets(char ***names, int *count, ar_err *e);
  * down; torus: dimension order (dim 0 first), shortest way round, ties go +1;
  * graph: fewest hops, ties to the lower node index. */
 int ar_platform_route(const ar_platform *p, int src, int dst, ar_dlink *out, int max);
+
+/* The one route-buffer policy for consumers that keep routes: writes the route
+ * from src to dst into the caller's growable array *buf (capacity *cap
+ * elements, grown with ar_grow as the route needs; the caller frees *buf)
+ * starting at element `at`, and sets *len to its length. No fixed limit: a
+ * route is as long as the platform makes it. AR_EINVAL when a rank is out of
+ * range, AR_ENOMEM when growing fails (*buf, *cap stay valid either way). */
+ar_status ar_platform_route_append_slow(const ar_platform *p, int src, int dst, ar_dlink **buf, size_t *cap,
+                                        size_t at, int *len, ar_err *e);
+static inline ar_status ar_platform_route_append(const ar_platform *p, int src, int dst, ar_dlink **buf,
+                                                 size_t *cap, size_t at, int *len, ar_err *e) {
+    /* inline: the cost walk and the simulator route every transfer; the rare
+     * cases (a bad rank, a buffer to grow) are ar_platform_route_append_slow */
+    size_t room = *buf && *cap > at ? *cap - at : 0;
+    int n = ar_platform_route(p, src, dst, room ? *buf + at : NULL, room > INT32_MAX ? INT32_MAX : (int)room);
+    if (n >= 0) {
+        *len = n;
+        return AR_OK;
+    }
+    return ar_platform_route_append_slow(p, src, dst, buf, cap, at, len, e);
+}
 
 /* Latency of the route (sum of lat_s) and its narrowest capacity (bw*lanes).
  * src == dst: latency 0, capacity INFINITY; an invalid rank: NAN. */

@@ -1,5 +1,5 @@
-/* Structured builders (symmetric trees, two-level machine trees, tori) shared
- * by the JSON loader, and the generated families of ar_platform_generate:
+/* The generated families of ar_platform_generate (built with the shapes of
+ * platform_build.c):
  *
  *   flat      ranks=8 bw=100Gbps lat=1us        N GPUs on one switch
  *   tree      fanouts=3x2x2 bw=32GBps/100Gbps/200Gbps lat=1us ranks=N
@@ -14,173 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "platform_internal.h"
-
-/* ---- symmetric trees ---- */
-
-typedef struct sym_ctx {
-    ar_pbuild *b;
-    const ar_level_spec *lv;
-    int lanes[AR_MAX_LEVELS];
-    int count[AR_MAX_LEVELS + 1]; /* switches named so far per level */
-    int ranks;
-} sym_ctx;
-
-static ar_status sym_build(sym_ctx *c, int level, int sw, ar_err *e) {
-    const ar_level_spec *l = &c->lv[level];
-    char name[48];
-    for (long long k = 0; k < l->fanout; k++) {
-        int child = -1;
-        ar_status st;
-        if (level == 0) {
-            snprintf(name, sizeof name, "g%d", c->ranks++);
-            st = ar_pb_child(c->b, sw, name, AR_NODE_GPU, l->bw_Bps, l->lat_s, c->lanes[0], &child, e);
-        } else {
-            snprintf(name, sizeof name, "s%d.%d", level - 1, c->count[level - 1]++);
-            st = ar_pb_child(c->b, sw, name, AR_NODE_SWITCH, l->bw_Bps, l->lat_s, c->lanes[level],
-                             &child, e);
-            if (!st) st = sym_build(c, level - 1, child, e);
-        }
-        if (st) return st;
-    }
-    return AR_OK;
-}
-
-ar_status ar_pb_sym_tree(ar_pbuild *b, const ar_level_spec *lv, int nlev, int full_bisection,
-                         ar_err *e) {
-    if (nlev < 1 || nlev > AR_MAX_LEVELS)
-        return ar_fail(e, AR_EINVAL, "levels: give 1 to %d levels (got %d)", AR_MAX_LEVELS, nlev);
-    sym_ctx c;
-    memset(&c, 0, sizeof c);
-    c.b = b;
-    c.lv = lv;
-    long long below = 1; /* GPUs under one switch of the current level */
-    for (int i = 0; i < nlev; i++) {
-        if (lv[i].fanout < 1 || lv[i].fanout > AR_MAX_RANKS)
-            return ar_fail(e, AR_EINVAL, "levels[%d].fanout: must be an integer in 1..%d (got %lld)", i,
-                           AR_MAX_RANKS, lv[i].fanout);
-        if (lv[i].lanes < 1 || lv[i].lanes > AR_MAX_LANES)
-            return ar_fail(e, AR_EINVAL, "levels[%d].lanes: must be an integer in 1..%d (got %lld)", i,
-                           AR_MAX_LANES, lv[i].lanes);
-        if (!(lv[i].bw_Bps > 0) || !isfinite(lv[i].bw_Bps))
-            return ar_fail(e, AR_EINVAL, "levels[%d].bw: must be > 0", i);
-        if (!(lv[i].lat_s >= 0) || !isfinite(lv[i].lat_s))
-            return ar_fail(e, AR_EINVAL, "levels[%d].lat: must be >= 0", i);
-        long long lanes = lv[i].lanes * (full_bisection ? below : 1);
-        if (lanes > AR_MAX_LANES)
-            return ar_fail(e, AR_EINVAL, "levels[%d]: full-bisection lanes %lld exceed %d", i, lanes,
-                           AR_MAX_LANES);
-        c.lanes[i] = (int)lanes;
-        below *= lv[i].fanout;
-        if (below > AR_MAX_RANKS)
-            return ar_fail(e, AR_EINVAL, "levels: the fanouts give more than %d ranks", AR_MAX_RANKS);
-    }
-    char name[48];
-    int root = -1;
-    snprintf(name, sizeof name, "s%d.0", nlev - 1);
-    ar_status st = ar_pb_child(b, -1, name, AR_NODE_SWITCH, 0, 0, 1, &root, e);
-    if (st) return st;
-    return sym_build(&c, nlev - 1, root, e);
-}
-
-/* ---- two-level machine trees ---- */
-
-ar_status ar_pb_machines(ar_pbuild *b, const int *gpus, int nmachines, double intra_Bps,
-                         double inter_Bps, double lat_s, ar_err *e) {
-    char name[48];
-    int root = -1;
-    long long total = 0;
-    for (int m = 0; m < nmachines; m++) {
-        if (gpus[m] < 1) return ar_fail(e, AR_EINVAL, "gpus: machine %d has no GPUs", m);
-        total += gpus[m];
-        if (total > AR_MAX_RANKS) return ar_fail(e, AR_EINVAL, "gpus: more than %d ranks", AR_MAX_RANKS);
-    }
-    ar_status st = ar_pb_child(b, -1, "root", AR_NODE_SWITCH, 0, 0, 1, &root, e);
-    for (int m = 0; !st && m < nmachines; m++) {
-        int sw = -1;
-        snprintf(name, sizeof name, "m%d", m);
-        st = ar_pb_child(b, root, name, AR_NODE_SWITCH, inter_Bps, lat_s, 1, &sw, e);
-        for (int g = 0; !st && g < gpus[m]; g++) {
-            snprintf(name, sizeof name, "m%d.g%d", m, g);
-            st = ar_pb_child(b, sw, name, AR_NODE_GPU, intra_Bps, lat_s, 1, NULL, e);
-        }
-    }
-    return st;
-}
-
-/* ---- tori ---- */
-
-ar_status ar_pb_torus(ar_pbuild *b, const int *dims, int ndims, int gpus_per_machine,
-                      double intra_Bps, double intra_lat, int intra_lanes, double link_Bps,
-                      double link_lat, int link_lanes, ar_err *e) {
-    ar_platform *p = b->p;
-    if (ndims < 1 || ndims > AR_MAX_DIMS)
-        return ar_fail(e, AR_EINVAL, "dims: give 1 to %d dimensions (got %d)", AR_MAX_DIMS, ndims);
-    long long nm = 1;
-    for (int d = 0; d < ndims; d++) {
-        if (dims[d] < 1 || dims[d] > AR_MAX_RANKS)
-            return ar_fail(e, AR_EINVAL, "dims[%d]: must be an integer in 1..%d (got %d)", d,
-                           AR_MAX_RANKS, dims[d]);
-        nm *= dims[d];
-        if (nm > AR_MAX_RANKS) return ar_fail(e, AR_EINVAL, "dims: more than %d machines", AR_MAX_RANKS);
-    }
-    if (gpus_per_machine < 1 || gpus_per_machine > AR_MAX_RANKS)
-        return ar_fail(e, AR_EINVAL, "gpus_per_machine: must be an integer in 1..%d (got %d)",
-                       AR_MAX_RANKS, gpus_per_machine);
-    if (nm * gpus_per_machine > AR_MAX_RANKS)
-        return ar_fail(e, AR_EINVAL, "%lld machines x %d GPUs is more than %d ranks", nm,
-                       gpus_per_machine, AR_MAX_RANKS);
-    ar_route_state *rs = ar_calloc(1, sizeof *rs);
-    if (!rs) return ar_fail(e, AR_ENOMEM, "out of memory");
-    p->route_state = rs;
-    rs->machine_switch = ar_calloc((size_t)nm, sizeof *rs->machine_switch);
-    rs->plus_link = ar_calloc((size_t)nm * (size_t)ndims, sizeof *rs->plus_link);
-    if (!rs->machine_switch || !rs->plus_link) return ar_fail(e, AR_ENOMEM, "out of memory");
-    char name[64];
-    ar_status st = AR_OK;
-    for (int m = 0; m < nm && !st; m++) {
-        int sw = -1;
-        snprintf(name, sizeof name, "m%d", m);
-        st = ar_pb_node(b, name, AR_NODE_SWITCH, m, &sw, e);
-        rs->machine_switch[m] = sw;
-        for (int g = 0; g < gpus_per_machine && !st; g++) {
-            int gpu = -1;
-            snprintf(name, sizeof name, "m%d.g%d", m, g);
-            st = ar_pb_node(b, name, AR_NODE_GPU, m, &gpu, e);
-            if (!st) st = ar_pb_link(b, sw, gpu, intra_Bps, intra_lat, intra_lanes, NULL, NULL, e);
-        }
-    }
-    for (int m = 0; m < nm && !st; m++) {
-        int stride = 1;
-        for (int d = 0; d < ndims && !st; d++) {
-            int k = dims[d], c = (m / stride) % k;
-            int next = c + 1 < k ? m + stride : m - (k - 1) * stride;
-            int *slot = &rs->plus_link[m * ndims + d];
-            if (k == 1)
-                *slot = -1;
-            else if (k == 2 && c == 1)
-                *slot = rs->plus_link[next * ndims + d]; /* the pair shares one link */
-            else
-                st = ar_pb_link(b, rs->machine_switch[m], rs->machine_switch[next], link_Bps, link_lat,
-                                link_lanes, NULL, slot, e);
-            stride *= k;
-        }
-    }
-    if (st) return st;
-    p->ndims = ndims;
-    for (int d = 0; d < ndims; d++) p->dims[d] = dims[d];
-    p->gpus_per_machine = gpus_per_machine;
-    p->nlevels = 1 + ndims;
-    p->levels[0].fanout = gpus_per_machine;
-    p->levels[0].bw_Bps = intra_Bps * intra_lanes;
-    p->levels[0].lat_s = intra_lat;
-    for (int d = 0; d < ndims; d++) {
-        p->levels[1 + d].fanout = dims[d];
-        p->levels[1 + d].bw_Bps = link_Bps * link_lanes;
-        p->levels[1 + d].lat_s = link_lat;
-    }
-    return AR_OK;
-}
+#include "platform_build.h"
 
 /* ---- generated families ---- */
 
@@ -266,6 +100,8 @@ static ar_status kv_count(const spec_kv *kv, const char *key, long long def, lon
         return AR_OK;
     }
     ar_status st = ar_parse_count(v, 1, max, out, e);
+    if (st == AR_EINVAL && max < LLONG_MAX && ar_parse_count(v, max + 1, LLONG_MAX, NULL, NULL) == AR_OK)
+        st = AR_ELIMIT; /* a count above the family's documented limit */
     if (st) ar_err_prefix(e, "%s: %s", fam, key);
     return st;
 }
@@ -369,7 +205,7 @@ static ar_status gen_tree(ar_pbuild *b, const spec_kv *kv, long long ranks, int 
         for (int i = 0; i < nlev; i++) {
             prod *= fan[i];
             if (prod > AR_MAX_RANKS)
-                return ar_fail(e, AR_EINVAL, "%s: fanouts=%s gives more than %d ranks", fam, fs, AR_MAX_RANKS);
+                return ar_fail(e, AR_ELIMIT, "%s: fanouts=%s gives more than %d ranks", fam, fs, AR_MAX_RANKS);
         }
         if (ranks > 0 && prod != ranks)
             return ar_fail(e, AR_EINVAL, "%s: ranks=%lld does not match fanouts=%s (%lld GPUs)", fam, ranks,
@@ -417,7 +253,8 @@ ar_status ar_platform_generate(const char *spec, int ranks_arg, ar_platform **ou
     if (!spec || !*spec) return ar_fail(e, AR_EINVAL, "empty platform family");
     if (strlen(spec) > 1000) return ar_fail(e, AR_EINVAL, "platform spec is too long");
     if (ranks_arg < 0 || ranks_arg > AR_MAX_RANKS)
-        return ar_fail(e, AR_EINVAL, "ranks %d is out of range (1..%d)", ranks_arg, AR_MAX_RANKS);
+        return ar_fail(e, ranks_arg < 0 ? AR_EINVAL : AR_ELIMIT, "ranks %d is out of range (1..%d)", ranks_arg,
+                       AR_MAX_RANKS);
     char buf[1024];
     snprintf(buf, sizeof buf, "%s", spec);
     char *colon = strchr(buf, ':');
@@ -483,7 +320,7 @@ ar_status ar_platform_generate(const char *spec, int ranks_arg, ar_platform **ou
                 long long prod = g;
                 for (int d = 0; !st && d < nd; d++) {
                     prod *= dims[d];
-                    if (prod > AR_MAX_RANKS) st = ar_fail(e, AR_EINVAL, "%s: more than %d ranks", fam, AR_MAX_RANKS);
+                    if (prod > AR_MAX_RANKS) st = ar_fail(e, AR_ELIMIT, "%s: more than %d ranks", fam, AR_MAX_RANKS);
                 }
                 if (!st && ranks > 0 && prod != ranks)
                     st = ar_fail(e, AR_EINVAL, "%s: ranks=%lld does not match dims=%s with gpus=%lld (%lld GPUs)",
@@ -520,7 +357,7 @@ ar_status ar_platform_generate(const char *spec, int ranks_arg, ar_platform **ou
             } else if (!st && ranks > 0) {
                 /* at most 4 GPUs per machine, split evenly, larger machines first */
                 long long m = (ranks + 3) / 4;
-                if (m > 4096) st = ar_fail(e, AR_EINVAL, "%s: ranks=%lld needs more than 4096 machines", fam, ranks);
+                if (m > 4096) st = ar_fail(e, AR_ELIMIT, "%s: ranks=%lld needs more than 4096 machines", fam, ranks);
                 for (long long i = 0; !st && i < m; i++) gpus[i] = (int)(ranks / m + (i < ranks % m ? 1 : 0));
                 nm = (int)m;
             } else if (!st) {

@@ -11,7 +11,7 @@
 #include <cjson/cJSON.h>
 
 #include "jsonpath.h"
-#include "platform_internal.h"
+#include "platform_build.h"
 
 #define AR_GRAPH_MAX_LINKS (1 << 20)
 
@@ -90,7 +90,7 @@ static ar_status read_int(jctx *c, const cJSON *obj, const char *key, long long 
         else if (v < (double)min)
             st = ar_jpath_fail(&c->jp, AR_EINVAL, "must be an integer >= %lld (got %g)", min, v);
         else if (v > (double)max)
-            st = ar_jpath_fail(&c->jp, AR_EINVAL, "must be an integer <= %lld (got %g)", max, v);
+            st = ar_jpath_fail(&c->jp, AR_ELIMIT, "must be an integer <= %lld (got %g)", max, v);
         else
             *out = (long long)v;
     }
@@ -180,7 +180,7 @@ static ar_status parse_levels(jctx *c, const cJSON *arr, int full_bisection) {
     int n = cJSON_GetArraySize(arr);
     size_t old = ar_jpath_key(&c->jp, "levels");
     if (n > AR_MAX_LEVELS) {
-        ar_status st = ar_jpath_fail(&c->jp, AR_EINVAL, "at most %d levels (got %d)", AR_MAX_LEVELS, n);
+        ar_status st = ar_jpath_fail(&c->jp, AR_ELIMIT, "at most %d levels (got %d)", AR_MAX_LEVELS, n);
         ar_jpath_pop(&c->jp, old);
         return st;
     }
@@ -200,7 +200,7 @@ static ar_status parse_levels(jctx *c, const cJSON *arr, int full_bisection) {
         if (!st) {
             gpus *= lv[i].fanout;
             if (gpus > AR_MAX_RANKS)
-                st = ar_jpath_fail(&c->jp, AR_EINVAL, "the fanouts give more than %d ranks", AR_MAX_RANKS);
+                st = ar_jpath_fail(&c->jp, AR_ELIMIT, "the fanouts give more than %d ranks", AR_MAX_RANKS);
         }
         ar_jpath_pop(&c->jp, o2);
     }
@@ -313,7 +313,7 @@ static ar_status parse_switch(jctx *c, const cJSON *obj, int parent, const link_
         if (!d.has_bw || !d.has_lat)
             st = ar_jpath_fail(&c->jp, AR_EINVAL, "needs \"child_bw\" and \"child_lat\" on the same switch");
         else if (n > AR_MAX_RANKS - b->ngpus)
-            st = ar_jpath_fail(&c->jp, AR_EINVAL, "more than %d ranks in all", AR_MAX_RANKS);
+            st = ar_jpath_fail(&c->jp, AR_ELIMIT, "more than %d ranks in all", AR_MAX_RANKS);
         char gname[AR_NAME_MAX + 32];
         for (long long i = 0; i < n && !st; i++) {
             snprintf(gname, sizeof gname, "%s.g%lld", b->p->nodes[sw].name, i);
@@ -361,7 +361,7 @@ static ar_status parse_torus(jctx *c, const cJSON *root) {
     if (st) return st;
     int dims[AR_MAX_DIMS], nd = cJSON_GetArraySize(arr);
     size_t old = ar_jpath_key(&c->jp, "dims");
-    if (nd > AR_MAX_DIMS) st = ar_jpath_fail(&c->jp, AR_EINVAL, "at most %d dimensions (got %d)", AR_MAX_DIMS, nd);
+    if (nd > AR_MAX_DIMS) st = ar_jpath_fail(&c->jp, AR_ELIMIT, "at most %d dimensions (got %d)", AR_MAX_DIMS, nd);
     int i = 0;
     for (const cJSON *d = arr->child; d && !st; d = d->next, i++) {
         size_t o2 = ar_jpath_idx(&c->jp, i);
@@ -418,7 +418,7 @@ static ar_status parse_graph(jctx *c, const cJSON *root) {
     if (st) return st;
     int nn = nodes ? cJSON_GetArraySize(nodes) : 0;
     if (ngpus + nn > AR_GRAPH_MAX_NODES)
-        return ar_jpath_fail(&c->jp, AR_EINVAL, "nodes: a graph may have at most %d nodes (got %lld)", AR_GRAPH_MAX_NODES,
+        return ar_jpath_fail(&c->jp, AR_ELIMIT, "nodes: a graph may have at most %d nodes (got %lld)", AR_GRAPH_MAX_NODES,
                      ngpus + nn);
     size_t old = ar_jpath_key(&c->jp, "nodes");
     int i = 0;
@@ -464,7 +464,7 @@ static ar_status parse_graph(jctx *c, const cJSON *root) {
     int nl = cJSON_GetArraySize(links);
     pair_ref *pairs = NULL;
     if (!st && nl > AR_GRAPH_MAX_LINKS)
-        st = ar_jpath_fail(&c->jp, AR_EINVAL, "links: at most %d links (got %d)", AR_GRAPH_MAX_LINKS, nl);
+        st = ar_jpath_fail(&c->jp, AR_ELIMIT, "links: at most %d links (got %d)", AR_GRAPH_MAX_LINKS, nl);
     if (!st) {
         pairs = ar_calloc((size_t)nl, sizeof *pairs);
         if (!pairs) st = ar_jpath_fail(&c->jp, AR_ENOMEM, "out of memory");

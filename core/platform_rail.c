@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "platform_internal.h"
 #include "units.h"
 
 /* Scale-out of the one-node presets: effective bandwidth per NIC (what NCCL gets)

@@ -2,9 +2,11 @@
  * ancestor and down, tori in dimension order, graphs by the next-hop table
  * ar_pb_finish computed. One walker per kind feeds a visitor, so that route,
  * latency and bandwidth share the code and need no allocation. */
+#include <limits.h>
 #include <math.h>
 
-#include "platform_internal.h"
+#include "platform_build.h"
+#include "util.h"
 
 typedef struct route_visit {
     ar_dlink *out;
@@ -136,4 +138,19 @@ double ar_platform_route_bw(const ar_platform *p, int src, int dst) {
     route_visit v = {NULL, 0, 0, 0, 0};
     if (walk(p, src, dst, &v) < 0) return NAN;
     return v.bw;
+}
+
+ar_status ar_platform_route_append_slow(const ar_platform *p, int src, int dst, ar_dlink **buf, size_t *cap,
+                                        size_t at, int *len, ar_err *e) {
+    route_visit v = {NULL, 0, 0, 0, 0};
+    *len = 0;
+    if (walk(p, src, dst, &v) < 0)
+        return ar_fail(e, AR_EINVAL, "route %d->%d: no such ranks on platform %s (%d ranks)", src, dst,
+                       p ? p->name : "(none)", p ? p->nranks : 0);
+    if (ar_grow(buf, cap, at + (size_t)v.len, sizeof **buf) < 0)
+        return ar_fail(e, AR_ENOMEM, "route %d->%d: out of memory for %d links", src, dst, v.len);
+    v = (route_visit){*buf + at, v.len, 0, 0, 0};
+    walk(p, src, dst, &v);
+    *len = v.len;
+    return AR_OK;
 }

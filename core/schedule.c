@@ -229,8 +229,11 @@ ar_status ar_schedule_check_structure(const ar_schedule *s, ar_err *e) {
             }
             const char *kn = ar_op_kind_name(op->kind);
             if (op->n < 1) BAD("no members", s->algo, p, i, kn);
-            else if (op->chunks < 1 || op->chunks > AR_MAX_CHUNKS)
+            else if (op->chunks < 1)
                 BAD("chunks %d outside 1..%d", s->algo, p, i, kn, op->chunks, AR_MAX_CHUNKS);
+            else if (op->chunks > AR_MAX_CHUNKS)
+                st = ar_fail(e, AR_ELIMIT, "schedule %s: phase %d op %d (%s): %d chunks is beyond the limit of %d",
+                             s->algo, p, i, kn, op->chunks, AR_MAX_CHUNKS);
             else if (op->offset > s->count || op->count > s->count - op->offset)
                 BAD("range [%llu,+%llu) outside buffer of %llu", s->algo, p, i, kn,
                     (unsigned long long)op->offset, (unsigned long long)op->count,
@@ -240,7 +243,7 @@ ar_status ar_schedule_check_structure(const ar_schedule *s, ar_err *e) {
             else if (op->kind == AR_OP_SEND && op->n != 2)
                 BAD("a send needs 2 members, has %d", s->algo, p, i, kn, op->n);
             else if (op->impl == AR_IMPL_DIRECT && op->n > AR_DIRECT_MAX_MEMBERS)
-                st = ar_fail(e, AR_EUNSUPPORTED, "%s: a direct %s over %d ranks is beyond the limit of %d "
+                st = ar_fail(e, AR_ELIMIT, "%s: a direct %s over %d ranks is beyond the limit of %d "
                              "(n(n-1) transfers per round)", s->algo, kn, op->n, AR_DIRECT_MAX_MEMBERS);
             else if (op->impl == AR_IMPL_HD && !ar_is_pow2(op->n))
                 BAD("halving/doubling over %d members (not a power of two)", s->algo, p, i, kn, op->n);

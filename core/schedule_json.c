@@ -160,7 +160,7 @@ ar_status ar_schedule_from_json(const char *text, const char *where, ar_schedule
         const cJSON *jo;
         cJSON_ArrayForEach(jo, ops) {
             if (++total_ops > AR_SCHED_MAX_OPS_TOTAL) {
-                st = ar_fail(e, AR_ENOMEM, "%s: more than %d ops", where, AR_SCHED_MAX_OPS_TOTAL);
+                st = ar_fail(e, AR_ELIMIT, "%s: more than %d ops", where, AR_SCHED_MAX_OPS_TOTAL);
                 break;
             }
             char opath[96];

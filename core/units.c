@@ -221,7 +221,7 @@ ar_status ar_parse_size(const char *s, size_t elem_bytes, uint64_t *elems, ar_er
     int r = exact_int(n.mant, e10, e2, cap, &v);
     if (r == 1)
         return ar_fail(e, AR_EINVAL, "%s is not a whole number of %s", q, bytes ? "bytes" : "elements");
-    if (r == 2) return ar_fail(e, AR_EINVAL, "%s is too large (the limit is 1 PiB)", q);
+    if (r == 2) return ar_fail(e, AR_ELIMIT, "%s is too large (the limit is 1 PiB)", q);
     if (bytes) {
         if (v % elem_bytes)
             return ar_fail(e, AR_EINVAL, "%s is not a whole number of %zu-byte elements", q, elem_bytes);

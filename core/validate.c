@@ -285,7 +285,7 @@ ar_status ar_schedule_validate(const ar_schedule *s, ar_err *e) {
     ar_status st = ar_schedule_check_structure(s, e);
     if (st != AR_OK) return st;
     if (s->nranks > AR_VALIDATE_MAX_RANKS)
-        return ar_fail(e, AR_ENOMEM, "validator: %d ranks is more than its limit of %d (its state grows as ranks^2)",
+        return ar_fail(e, AR_ELIMIT, "validator: %d ranks is more than its limit of %d (its state grows as ranks^2)",
                        s->nranks, AR_VALIDATE_MAX_RANKS);
     vstate v = {.s = s, .nw = (s->nranks + 63) / 64, .e = e, .phase = -1, .opi = -1};
     v.rank = ar_calloc((size_t)s->nranks, sizeof *v.rank);

@@ -62,7 +62,7 @@ ar_status ar_model_closed(const ar_platform *p, uint64_t count, size_t elem_byte
 
 /* Generic walk over schedule s on platform p. Per-phase times go to
  * out->stages (one per phase, label = the phase label). Schedules that lower
- * to more than AR_WALK_MAX_TRANSFERS transfers are refused (AR_ENOMEM) with a
+ * to more than AR_WALK_MAX_TRANSFERS transfers are refused (AR_ELIMIT) with a
  * message: the walk costs about 60 ns per transfer. */
 #define AR_WALK_MAX_TRANSFERS 2000000000.0
 ar_status ar_model_walk(const ar_platform *p, const ar_schedule *s, ar_model_result *out, ar_err *e);

@@ -13,9 +13,8 @@
 #include <string.h>
 
 #include "../core/lower.h"
+#include "../core/util.h"
 #include "model.h"
-
-#define MAX_ROUTE 512
 
 typedef struct walk {
     const ar_platform *p;
@@ -31,36 +30,28 @@ typedef struct walk {
     size_t capnr;
 } walk;
 
-static int grow(void **p, size_t *cap, size_t need, size_t elem) {
-    if (need <= *cap) return 0;
-    size_t c = *cap ? *cap : 256;
-    while (c < need) c *= 2;
-    void *np = ar_reallocarray(*p, c, elem);
-    if (!np) return -1;
-    *p = np;
-    *cap = c;
-    return 0;
-}
-
 /* Prices the transfers in w->xf; returns the round time and the bottleneck. */
 static ar_status price_round(walk *w, double elem_bytes, double *t_out, double *bw_out, double *lat_out, ar_err *e) {
     const ar_platform *p = w->p;
-    if (grow((void **)&w->route_off, &w->capoff, w->nxf + 1, sizeof *w->route_off) < 0)
+    if (ar_grow(&w->route_off, &w->capoff, w->nxf + 1, sizeof *w->route_off) < 0)
         return ar_fail(e, AR_ENOMEM, "cost walk: out of memory");
     size_t used = 0;
     w->route_off[0] = 0;
     for (size_t i = 0; i < w->nxf; i++) {
-        if (grow((void **)&w->routes, &w->caproutes, used + MAX_ROUTE, sizeof *w->routes) < 0)
-            return ar_fail(e, AR_ENOMEM, "cost walk: out of memory");
-        int len = ar_platform_route(p, w->xf[i].src, w->xf[i].dst, w->routes + used, MAX_ROUTE);
-        if (len < 0) return ar_fail(e, AR_EINTERNAL, "cost walk: route %d->%d too long", w->xf[i].src, w->xf[i].dst);
+        int len;
+        ar_status st = ar_platform_route_append(p, w->xf[i].src, w->xf[i].dst, &w->routes, &w->caproutes, used, &len, e);
+        if (st != AR_OK) {
+            ar_err_prefix(e, "cost walk");
+            return st;
+        }
         double bytes = (double)ar_xfer_elems(&w->xf[i]) * elem_bytes;
         for (int k = 0; k < len; k++) {
             ar_dlink d = w->routes[used + (size_t)k];
             int fresh = w->load[d] == 0;
             w->load[d] += bytes;
             if (fresh) {
-                if (grow((void **)&w->touched, &w->captouched, w->ntouched + 1, sizeof *w->touched) < 0)
+                if (w->ntouched == w->captouched &&
+                    ar_grow(&w->touched, &w->captouched, w->ntouched + 1, sizeof *w->touched) < 0)
                     return ar_fail(e, AR_ENOMEM, "cost walk: out of memory");
                 w->touched[w->ntouched++] = d;
             }
@@ -103,7 +94,7 @@ ar_status ar_model_walk(const ar_platform *p, const ar_schedule *s, ar_model_res
         for (int i = 0; i < s->phases[ph].nops; i++)
             work += (double)ar_lower_nrounds(&s->phases[ph].ops[i]) * (double)ar_lower_max_xfers(&s->phases[ph].ops[i]);
     if (work > AR_WALK_MAX_TRANSFERS)
-        return ar_fail(e, AR_ENOMEM, "cost walk: %s lowers to about %.3g transfers, beyond the walk's limit of %.3g",
+        return ar_fail(e, AR_ELIMIT, "cost walk: %s lowers to about %.3g transfers, beyond the walk's limit of %.3g",
                        s->algo, work, AR_WALK_MAX_TRANSFERS);
     walk w = {.p = p};
     w.load = ar_calloc((size_t)p->nlinks * 2 + 1, sizeof *w.load);
@@ -113,7 +104,7 @@ ar_status ar_model_walk(const ar_platform *p, const ar_schedule *s, ar_model_res
         const ar_phase *phase = &s->phases[ph];
         int maxr = 0;
         size_t maxx = 0;
-        if (grow((void **)&w.nrounds, &w.capnr, (size_t)phase->nops, sizeof *w.nrounds) < 0) {
+        if (ar_grow(&w.nrounds, &w.capnr, (size_t)phase->nops, sizeof *w.nrounds) < 0) {
             st = ar_fail(e, AR_ENOMEM, "cost walk: out of memory");
             break;
         }
@@ -122,7 +113,7 @@ ar_status ar_model_walk(const ar_platform *p, const ar_schedule *s, ar_model_res
             if (r > maxr) maxr = r;
             maxx += ar_lower_max_xfers(&phase->ops[i]);
         }
-        if (grow((void **)&w.xf, &w.capxf, maxx, sizeof *w.xf) < 0) {
+        if (ar_grow(&w.xf, &w.capxf, maxx, sizeof *w.xf) < 0) {
             st = ar_fail(e, AR_ENOMEM, "cost walk: out of memory");
             break;
         }

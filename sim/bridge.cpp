@@ -8,8 +8,10 @@
 #include <simgrid/s4u.hpp>
 
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <new>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -21,7 +23,10 @@ namespace {
 // The one netzone: routes come from ar_platform_route on demand.
 class ArZone final : public skr::NetZoneImpl {
   public:
-    ArZone(const std::string &name, const ar_platform *p) : NetZoneImpl(name), p_(p), buf_(512) {}
+    ArZone(const std::string &name, const ar_platform *p) : NetZoneImpl(name), p_(p) {}
+    ~ArZone() override { std::free(buf_); }
+    ArZone(const ArZone &) = delete;
+    ArZone &operator=(const ArZone &) = delete;
 
     std::vector<simgrid::kernel::resource::StandardLinkImpl *> dl; // 2 per arlab link: UP (a->b), DOWN
 
@@ -29,11 +34,9 @@ class ArZone final : public skr::NetZoneImpl {
     void get_local_route(const skr::NetPoint *src, const skr::NetPoint *dst, skr::Route *into,
                          double *latency) override {
         int s = (int)src->id(), d = (int)dst->id();
-        int n = ar_platform_route(p_, s, d, buf_.data(), (int)buf_.size());
-        if (n < 0) { // route longer than the buffer: grow once and retry
-            buf_.resize((size_t)p_->nlinks * 2 + 1);
-            n = ar_platform_route(p_, s, d, buf_.data(), (int)buf_.size());
-        }
+        int n = 0; // the buffer grows to the longest route asked for (ar_platform_route_append)
+        ar_err e;
+        if (ar_platform_route_append(p_, s, d, &buf_, &cap_, 0, &n, &e) != AR_OK) throw std::runtime_error(e.msg);
         for (int k = 0; k < n; k++) {
             ar_dlink dk = buf_[(size_t)k];
             into->link_list_.push_back(dl[(size_t)dk]);
@@ -43,7 +46,8 @@ class ArZone final : public skr::NetZoneImpl {
 
   private:
     const ar_platform *p_;
-    std::vector<ar_dlink> buf_;
+    ar_dlink *buf_ = nullptr;
+    size_t cap_ = 0;
 };
 
 } // namespace
@@ -110,7 +114,7 @@ extern "C" ar_status ar_sg_open(const ar_platform *p, const char *const *setting
             h->seal();
             if (h->get_netpoint()->id() != (unsigned long)r) {
                 delete s;
-                return ar_fail(e, AR_EINTERNAL, "sim: SimGrid numbered host %d as %lu", r,
+                return ar_fail(e, AR_EBACKEND, "sim: SimGrid numbered host %d as %lu", r,
                                h->get_netpoint()->id());
             }
             s->hosts.push_back(h);
@@ -132,7 +136,7 @@ extern "C" ar_status ar_sg_open(const ar_platform *p, const char *const *setting
             sg4::Activity::on_completion_cb([s](const sg4::Activity &a) { on_completion(s, a); });
         }
     } catch (const std::exception &ex) {
-        return ar_fail(e, AR_EINTERNAL, "sim: SimGrid refused the platform: %s", ex.what());
+        return ar_fail(e, AR_EBACKEND, "sim: SimGrid refused the platform: %s", ex.what());
     }
     *out = s;
     return AR_OK;

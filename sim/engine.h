@@ -27,4 +27,7 @@ typedef struct sim_job {
 ar_status ar_engine_fast(const sim_job *j, ar_sim_result *r, ar_err *e);
 ar_status ar_engine_naive(const sim_job *j, ar_sim_result *r, ar_err *e);
 
+/* Peak resident memory of this process in KiB (getrusage), -1 if unknown (engine.c). */
+long sim_peak_rss_kb(void);
+
 #endif

@@ -26,11 +26,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <time.h>
 
 #include "bridge.h"
 #include "core/lower.h"
+#include "core/util.h"
 #include "engine.h"
 
 #define NAIVE_STACK_BYTES (64 * 1024)
@@ -63,19 +62,14 @@ typedef struct nv {
     uint64_t transfers;
     double bytes;
     double *phase_end;
-    int oom;
+    int oom; /* an allocation failed */
+    int bad; /* a transfer outside its op (a bug) */
 } nv;
 
 typedef struct nv_arg {
     nv *v;
     int rank;
 } nv_arg;
-
-static double wall_now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static int member_of(const nv_op *o, int rank) {
     for (int h = (int)((unsigned)rank * 2654435761u) & o->hmask;; h = (h + 1) & o->hmask) {
@@ -102,7 +96,7 @@ static int lower_round(nv *v, nv_op *o, int r) {
     for (int m = op->n; m > 0; m--) o->out_off[m] = o->out_off[m - 1];
     o->out_off[0] = 0;
     o->gen_round = r;
-    if (v->j->o->budget_s > 0 && wall_now() - v->wall0 > v->j->o->budget_s) v->stop = 1;
+    if (v->j->o->budget_s > 0 && ar_now_s() - v->wall0 > v->j->o->budget_s) v->stop = 1;
     if (v->stop) o->stop = 1;
     return 0;
 }
@@ -112,13 +106,14 @@ static void run_op(nv *v, nv_op *o, int rank) {
     size_t maxc = ar_lower_max_xfers(o->op) + 1;
     sg_comm_t *c = malloc(maxc * 2 * sizeof *c);
     if (!c || me < 0) {
-        v->oom = 1;
+        if (!c) v->oom = 1;
+        else v->bad = 1;
         free(c);
         return;
     }
     for (int r = 0; r < o->nrounds; r++) {
-        if (o->gen_round < r && lower_round(v, o, r) < 0) v->oom = 1;
-        if (o->stop || v->oom) break;
+        if (o->gen_round < r && lower_round(v, o, r) < 0) v->bad = 1;
+        if (o->stop || v->oom || v->bad) break;
         size_t nc = 0;
         void *got;
         for (int k = 0; k < o->in_cnt[me]; k++) c[nc++] = sg_mailbox_get_async(v->mbox[rank], &got);
@@ -233,16 +228,16 @@ ar_status ar_engine_naive(const sim_job *j, ar_sim_result *r, ar_err *e) {
     nv V, *v = &V;
     memset(v, 0, sizeof *v);
     v->j = j;
-    double w0 = wall_now();
+    double w0 = ar_now_s();
     snprintf(r->engine, sizeof r->engine, "naive");
     r->nphases = j->s->nphases;
     r->bottleneck = -1;
     r->phase_end_s = ar_calloc((size_t)j->s->nphases + 1, sizeof *r->phase_end_s);
     v->phase_end = r->phase_end_s;
     if (!v->phase_end) return ar_fail(e, AR_ENOMEM, "sim naive: out of memory");
-    double t0 = wall_now();
+    double t0 = ar_now_s();
     ar_status st = ar_sg_open(j->p, j->settings, j->nsettings, NULL, &v->sg, e);
-    r->setup_s = wall_now() - t0;
+    r->setup_s = ar_now_s() - t0;
     if (st == AR_OK) st = build(v, e);
     int P = j->p->nranks;
     nv_arg *args = NULL;
@@ -266,9 +261,10 @@ ar_status ar_engine_naive(const sim_job *j, ar_sim_result *r, ar_err *e) {
             sg_actor_set_data(act, &args[k]);
             sg_actor_start(act, actor_main, 0, NULL);
         }
-        v->wall0 = wall_now();
+        v->wall0 = ar_now_s();
         ar_sg_run(v->sg);
-        if (v->oom) st = ar_fail(e, AR_ENOMEM, "sim naive: out of memory (or a transfer outside its op)");
+        if (v->oom) st = ar_fail(e, AR_ENOMEM, "sim naive: out of memory");
+        else if (v->bad) st = ar_fail(e, AR_EINTERNAL, "sim naive: a transfer outside its op");
     }
     if (st == AR_OK) {
         r->complete = !v->stop;
@@ -281,8 +277,7 @@ ar_status ar_engine_naive(const sim_job *j, ar_sim_result *r, ar_err *e) {
     free(v->mbox);
     free(args);
     ar_sg_close(v->sg);
-    r->wall_s = wall_now() - w0;
-    struct rusage ru;
-    r->peak_rss_kb = getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss : -1;
+    r->wall_s = ar_now_s() - w0;
+    r->peak_rss_kb = sim_peak_rss_kb();
     return st;
 }

@@ -316,10 +316,10 @@ ar_status ar_sim_run(const ar_platform *p, const ar_schedule *s, const ar_sim_op
     if (bad) {
         ar_sim_result_free(&r);
         if (WIFSIGNALED(wst))
-            return ar_fail(e, AR_EINTERNAL, "sim: the SimGrid process died (signal %d: %s); run with --format "
+            return ar_fail(e, AR_EBACKEND, "sim: the SimGrid process died (signal %d: %s); run with --format "
                                             "table to see SimGrid's message above",
                            WTERMSIG(wst), strsignal(WTERMSIG(wst)));
-        return ar_fail(e, AR_EINTERNAL, "sim: the SimGrid process ended without a result (exit status %d)",
+        return ar_fail(e, AR_EBACKEND, "sim: the SimGrid process ended without a result (exit status %d)",
                        WIFEXITED(wst) ? WEXITSTATUS(wst) : -1);
     }
     st = (ar_status)h.status;

@@ -41,4 +41,23 @@ expect_error "missing value" 'needs a value' -- model --platform
 expect_error "two algos to plan" 'one --algo' -- plan --platform blueconnect-12 --algo ring --algo hd
 expect_error "hd param on 3 masters" 'impl' -- plan --platform machines:gpus=2+2+2 --algo two-level:impl=hd
 expect_error "unequal machines closed form" 'two-level' -- plan --platform machines:gpus=2+3 --algo two-level:impl=bogus
+
+# Exit codes (README "Exit codes and limits"): bad input 2, a documented limit 7.
+expect_code() { # expect_code DESC CODE -- ARGS...: exit status CODE, one stderr line
+  local desc=$1 want=$2
+  shift 3
+  "$ARLAB" "$@" >"$T_TMP/out" 2>"$T_TMP/err"
+  local rc=$?
+  if [ "$rc" -ne "$want" ]; then t_bad "$desc: exit status $rc, want $want: $(head -c 300 "$T_TMP/err")"; return; fi
+  if [ "$(wc -l <"$T_TMP/err")" -ne 1 ]; then t_bad "$desc: not one stderr line: $(head -c 300 "$T_TMP/err")"; return; fi
+  t_good
+}
+{
+  printf '{"name":"big","kind":"graph","gpus":4096,"nodes":[{"name":"s","type":"switch"}],"links":['
+  printf '{"a":"gpu0","b":"s","bw":"1GBps","lat":"1us"}]}'
+} >"$d/big.json"
+expect_code "malformed rate: bad input" 2 -- model --platform "$d/badrate.json"
+expect_code "family ranks beyond 1048576: limit" 7 -- model --platform flat:ranks=2000000
+expect_code "fanouts beyond 1048576 ranks: limit" 7 -- model --platform tree:fanouts=2048x1024
+expect_code "graph of 4097 nodes: limit" 7 -- model --platform "$d/big.json"
 t_done

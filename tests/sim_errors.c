@@ -68,6 +68,11 @@ int main(void) {
     o.trace_path = "/nonexistent-dir/trace.json";
     T_CHECK(run(p, s, &o, &e) == AR_EIO && strstr(e.msg, "--trace"), "unwritable trace: %s", e.msg);
     o.trace_path = NULL;
+    o.check = 1; /* --check's buffer limit is a documented limit */
+    o.check_max_bytes = 64;
+    T_CHECK(run(p, s, &o, &e) == AR_ELIMIT && strstr(e.msg, "limit"), "check limit: %s", e.msg);
+    o.check = 0;
+    o.check_max_bytes = 0;
 
     /* a forked run returns everything; in-process runs are once per process */
     ar_sim_result r;

@@ -644,6 +644,14 @@ static void test_malformed(void) {
            "consecutive ranks");
     reject(HEAD_GRAPH "\"nodes\":[{\"name\":\"a\",\"type\":\"gpu\",\"machine\":1}],\"links\":[]}", "consecutive ranks");
     reject(HEAD_GRAPH "\"gpus\":4097,\"links\":[]}", "gpus: must be an integer <= 4096 (got 4097)");
+    { /* a documented limit, not bad syntax: AR_ELIMIT */
+        ar_platform *q = NULL;
+        ar_err e2 = {{0}};
+        T_CHECK(ar_platform_from_json(HEAD_GRAPH "\"gpus\":4097,\"links\":[]}", "x.json", &q, &e2) == AR_ELIMIT && !q,
+                "4097 GPUs: %s", e2.msg);
+        T_CHECK(ar_platform_generate("flat:ranks=2000000", 0, &q, &e2) == AR_ELIMIT && !q, "2e6 ranks: %s", e2.msg);
+        ar_platform_free(q);
+    }
     reject(HEAD_GRAPH "\"gpus\":2}", "links: missing");
     reject(HEAD_GRAPH "\"links\":[]}", "nodes: missing");
     reject(HEAD_GRAPH "\"nodes\":[{\"name\":\"s\",\"type\":\"switch\"}],\"links\":[]}", "no GPUs");
@@ -747,12 +755,53 @@ static void test_fuzz(void) {
     free(t);
 }
 
+/* Routes that size themselves: a 600-GPU chain's 599-link route goes into a
+ * buffer that grows (ar_platform_route_append), at any offset, equal to the
+ * fixed-buffer route; a too-small fixed buffer is refused; a bad rank is
+ * AR_EINVAL. */
+static void test_route_append(void) {
+    enum { N = 600 };
+    size_t cap = 64 + (size_t)N * 80, k = 0;
+    char *doc = malloc(cap);
+    T_CHECK(doc != NULL, "out of memory");
+    if (!doc) return;
+    k += (size_t)snprintf(doc + k, cap - k, "{\"name\":\"chain\",\"kind\":\"graph\",\"gpus\":%d,\"links\":[", N);
+    for (int i = 0; i + 1 < N; i++)
+        k += (size_t)snprintf(doc + k, cap - k, "%s{\"a\":\"gpu%d\",\"b\":\"gpu%d\",\"bw\":1e9,\"lat\":1e-6}",
+                              i ? "," : "", i, i + 1);
+    snprintf(doc + k, cap - k, "]}");
+    ar_platform *p = NULL;
+    ar_err e = {{0}};
+    T_CHECK(ar_platform_from_json(doc, "chain.json", &p, &e) == AR_OK && p, "chain: %s", e.msg);
+    free(doc);
+    if (!p) return;
+    static ar_dlink fixed[N];
+    T_CHECK(ar_platform_route(p, N - 1, 0, fixed, 512) == -1, "a 512-link buffer must refuse 599 links");
+    int n = ar_platform_route(p, N - 1, 0, fixed, N);
+    T_CHECK(n == N - 1, "route 599->0 has %d links (want 599)", n);
+    ar_dlink *buf = NULL;
+    size_t bcap = 0;
+    int len = -1;
+    T_OK(ar_platform_route_append(p, N - 1, 0, &buf, &bcap, 0, &len, &e));
+    T_CHECK(len == N - 1 && bcap >= (size_t)len && !memcmp(buf, fixed, (size_t)n * sizeof *buf), "append: %d", len);
+    T_OK(ar_platform_route_append(p, N - 1, 0, &buf, &bcap, (size_t)len, &len, &e)); /* appended after the first */
+    T_CHECK(len == N - 1 && bcap >= 2 * (size_t)len && !memcmp(buf + len, fixed, (size_t)n * sizeof *buf),
+            "second append: %d", len);
+    T_OK(ar_platform_route_append(p, 3, 3, &buf, &bcap, 0, &len, &e));
+    T_CHECK(len == 0, "self route: %d", len);
+    T_CHECK(ar_platform_route_append(p, 0, N, &buf, &bcap, 0, &len, &e) == AR_EINVAL && len == 0 &&
+                strstr(e.msg, "600 ranks"), "bad rank: %s", e.msg);
+    free(buf);
+    ar_platform_free(p);
+}
+
 int main(void) {
     test_presets();
     test_levels();
     test_tree_routes();
     test_torus_routes();
     test_graph_routes();
+    test_route_append();
     test_families();
     test_load_paths();
     test_malformed();

@@ -225,8 +225,25 @@ static void test_failures(void) {
     /* the executor's memory limit is enforced with a message */
     s = ar_schedule_new("t", 4, 1000, 4);
     ar_sched_op(s, AR_OP_ALL_REDUCE, AR_IMPL_RING, iota, 4, 0, 1000);
-    T_CHECK(ar_schedule_execute_host(s, 1000, &e) == AR_ENOMEM && strstr(e.msg, "limit"), "limit: %s", e.msg);
+    T_CHECK(ar_schedule_execute_host(s, 1000, &e) == AR_ELIMIT && strstr(e.msg, "limit"), "limit: %s", e.msg);
     ar_schedule_free(s);
+    /* documented limits are AR_ELIMIT: a direct op over more than 4096 members, chunks beyond 65536 */
+    {
+        enum { NBIG = AR_DIRECT_MAX_MEMBERS + 1 };
+        static int big[NBIG];
+        for (int i = 0; i < NBIG; i++) big[i] = i;
+        s = ar_schedule_new("t", NBIG, NBIG, 4);
+        ar_sched_op(s, AR_OP_ALL_REDUCE, AR_IMPL_DIRECT, big, NBIG, 0, NBIG);
+        T_CHECK(ar_schedule_check_structure(s, &e) == AR_ELIMIT && strstr(e.msg, "limit of 4096"), "direct: %s", e.msg);
+        ar_schedule_free(s);
+        s = ar_schedule_new("t", 4, 1000, 4);
+        op = ar_sched_op(s, AR_OP_ALL_REDUCE, AR_IMPL_RING, iota, 4, 0, 1000);
+        op->chunks = AR_MAX_CHUNKS + 1;
+        T_CHECK(ar_schedule_check_structure(s, &e) == AR_ELIMIT && strstr(e.msg, "65536"), "chunks: %s", e.msg);
+        op->chunks = 0;
+        T_CHECK(ar_schedule_check_structure(s, &e) == AR_EINTERNAL && strstr(e.msg, "chunks 0"), "chunks 0: %s", e.msg);
+        ar_schedule_free(s);
+    }
 }
 
 /* Round counts and bytes moved by the lowering (the quantities the models count). */

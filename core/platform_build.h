@@ -1,12 +1,18 @@
-/* Private to core/platform*.c: the platform builder and routing state.
+/* Private to core/platform*.c: the platform builder and routing state
+ * (platform_build.c, platform_finish.c).
+ *
+ * Dependencies run one way: the loaders (platform_json.c, platform_gen.c) and
+ * the router (platform_route.c) include this header; the builder includes
+ * none of them. platform.c (loading by name, presets, printing) uses only the
+ * public platform.h.
  *
  * A loader creates a platform with ar_pb_begin(), adds nodes and links (tree
  * kinds add each child with ar_pb_child(), which records parent and uplink),
  * then calls ar_pb_finish(), which validates the graph and derives ranks,
  * machines, the tree view, levels, adjacency and routing tables. On any error
  * the caller frees the half-built platform with ar_platform_free(). */
-#ifndef AR_PLATFORM_INTERNAL_H
-#define AR_PLATFORM_INTERNAL_H
+#ifndef AR_PLATFORM_BUILD_H
+#define AR_PLATFORM_BUILD_H
 
 #include <stdint.h>
 #include "platform.h"
@@ -14,7 +20,6 @@
 
 /* Limits of the JSON format (documented in platforms/README.md). */
 #define AR_GRAPH_MAX_NODES 4096
-#define AR_NAME_MAX 200
 #define AR_MAX_LANES (1 << 24)
 
 typedef struct ar_pbuild {
@@ -47,11 +52,14 @@ ar_status ar_pb_link(ar_pbuild *b, int a, int bnode, double bw_Bps, double lat_s
 /* Tree kinds: adds node `name` below `parent` (-1 for the root, then no link). */
 ar_status ar_pb_child(ar_pbuild *b, int parent, const char *name, ar_node_kind kind,
                       double bw_Bps, double lat_s, int lanes, int *idx, ar_err *e);
-/* Validates and derives everything else. Messages do not carry a file name
- * (the caller prefixes it). */
+/* Validates and derives everything else (platform_finish.c). Messages do not
+ * carry a file name (the caller prefixes it). */
 ar_status ar_pb_finish(ar_pbuild *b, ar_err *e);
 
-/* A symmetric tree: nlev levels, lowest first (fanout, per-lane bw, lat, lanes).
+/* Structured shapes (platform_build.c), used by the JSON loader and the
+ * generated families.
+ *
+ * A symmetric tree: nlev levels, lowest first (fanout, per-lane bw, lat, lanes).
  * full_bisection multiplies level i's lanes by the product of fanouts below. */
 typedef struct ar_level_spec {
     long long fanout;
@@ -71,9 +79,6 @@ ar_status ar_pb_machines(ar_pbuild *b, const int *gpus, int nmachines, double in
 ar_status ar_pb_torus(ar_pbuild *b, const int *dims, int ndims, int gpus_per_machine,
                       double intra_Bps, double intra_lat, int intra_lanes, double link_Bps,
                       double link_lat, int link_lanes, ar_err *e);
-
-/* Family generator names, NULL-terminated (platform_gen.c). */
-int ar_platform_is_family(const char *name, size_t len);
 
 /* Sorted name index for lookups: ar_name_index_build sorts node indices by
  * name; ar_name_index_find returns the node index or -1. */

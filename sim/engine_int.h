@@ -1,0 +1,279 @@
+/* Private to the fast engine (engine*.c): its state and the functions its
+ * files share. engine.c has the design (file comment) and the driver;
+ * engine_batch.c resources, op groups and batches (repeat and component
+ * shortcuts); engine_flow.c transfers simulated by SimGrid, probes, data and
+ * trace; engine_memo.c the component memo.
+ *
+ * Ownership: every array below is allocated (ar_grow) and freed by the engine
+ * (eng_free in engine.c); the result's arrays belong to the caller.
+ */
+#ifndef AR_SIM_ENGINE_INT_H
+#define AR_SIM_ENGINE_INT_H
+
+#include <stdio.h>
+#include <string.h>
+
+#include "bridge.h"
+#include "core/lower.h"
+#include "core/util.h"
+#include "engine.h"
+
+#define TOK_FULL (UINT64_C(1) << 60)
+#define TOK_PROBE (UINT64_C(2) << 60)
+#define TOK_EXEC (UINT64_C(1) << 59)
+#define TOK_INDEX(t) ((t) & ((UINT64_C(1) << 59) - 1))
+#define MEMO_LIMIT_BYTES ((size_t)256 << 20)
+
+/* A growable array: the pointer and its capacity (GROW below). */
+#define ARR(type, name) \
+    type *name;         \
+    size_t name##_cap
+/* Grows g->arr (a field path such as b.x) to hold need elements; -1 on failure.
+ * The capacity test is inline: GROW sits in per-transfer loops. */
+#define GROW(arr, need) \
+    ((size_t)(need) <= g->arr##_cap ? 0 : ar_grow(&g->arr, &g->arr##_cap, (need), sizeof *g->arr))
+#define OOM() ar_fail(g->e, AR_ENOMEM, "sim: out of memory")
+
+static inline uint64_t eng_mix64(uint64_t h, uint64_t v) {
+    h ^= v + UINT64_C(0x9e3779b97f4a7c15) + (h << 6) + (h >> 2);
+    h *= UINT64_C(0xff51afd7ed558ccd);
+    return h ^ (h >> 33);
+}
+
+static inline uint64_t eng_dbits(double d) {
+    uint64_t u;
+    memcpy(&u, &d, sizeof u);
+    return u;
+}
+
+/* ---- memo: component key -> per-transfer (network, total) durations ---- */
+
+typedef struct memo_ent {
+    uint64_t hash;
+    size_t key_off, val_off;
+    uint32_t key_len; /* 0 = empty slot */
+} memo_ent;
+
+typedef struct memo {
+    memo_ent *tab; /* open addressing, cap a power of two */
+    size_t cap, n;
+    ARR(uint64_t, keys);
+    size_t nkeys;
+    ARR(double, vals);
+    size_t nvals;
+} memo;
+
+const memo_ent *eng_memo_find(const memo *m, uint64_t h, const uint64_t *key, uint32_t len);
+void eng_memo_clear(memo *m);
+int eng_memo_insert(memo *m, uint64_t h, const uint64_t *key, uint32_t len, const double *vals, size_t nv);
+size_t eng_memo_bytes(const memo *m);
+void eng_memo_free(memo *m);
+
+/* ---- engine state, grouped by concern ---- */
+
+typedef struct opst {
+    const ar_op *op;
+    int nrounds, round; /* next round to run */
+    int pending;        /* transfers of the current round in flight (SimGrid mode) */
+    int ready;          /* on the ready list */
+} opst;
+
+typedef struct frec { /* a transfer simulated by SimGrid in the run itself */
+    ar_xfer x;
+    int opi, round;
+    double t0, tnet;
+    double *payload;
+} frec;
+
+typedef struct s1rec {
+    int slot, src, dst, reduce;
+    uint64_t elems;
+} s1rec;
+
+enum mode { M_IDLE, M_PROBE, M_FULL, M_DONE };
+
+/* The current phase: its ops and their groups (ops of group k are
+ * gops[goff[k] .. goff[k+1]); uf is the union-find over ops). */
+typedef struct eng_phase {
+    int phase;
+    double t0, tmax;
+    ARR(opst, ops);
+    int ngroups, group;
+    ARR(int, gops);
+    ARR(int, goff);
+    ARR(int, uf);
+} eng_phase;
+
+/* Per-resource scratch, valid where the stamp matches, and shared buffers. */
+typedef struct eng_scratch {
+    uint32_t stamp;
+    uint32_t *own_stamp, *loc_stamp;
+    int *own, *loc_id;
+    ARR(int, res);     /* resources of the batch's transfers (routes first); reused by groups and SimGrid mode */
+    ARR(int, cidx);    /* number of each union-find root */
+    ARR(ar_xfer, xbuf); /* one op round */
+    ARR(double, stage); /* payloads and probe durations */
+} eng_scratch;
+
+/* The batch: transfers, op slot of each, ops of the slots; resources of
+ * transfer t are sc.res[roff[t] .. roff[t+1]), the first nfwd[t] its route. */
+typedef struct eng_batch {
+    size_t n;
+    ARR(ar_xfer, x);
+    ARR(int, slot);
+    int nslots;
+    ARR(int, slot_op);
+    ARR(int, roff);
+    ARR(int, nfwd);
+} eng_batch;
+
+/* Components of the batch (transfers corder[cstart[c] .. cstart[c+1]) in batch
+ * order), their keys and durations. The last analysed batch (an): the same
+ * transfers but for their sizes means the same routes, components and keys but
+ * for the size words (at ksz[t]). */
+typedef struct eng_comp {
+    ARR(int, fpar);
+    ARR(int, corder);
+    ARR(int, cstart);
+    int ncomp;
+    ARR(uint64_t, keys);
+    size_t nkeys;
+    ARR(size_t, koff);
+    ARR(uint32_t, klen);
+    ARR(uint64_t, hash);
+    ARR(const double *, val);
+    ARR(double, dnet);
+    ARR(double, dtot);
+    ARR(double, opend);
+    int an_valid;
+    size_t an_n;
+    ARR(s1rec, an);
+    ARR(size_t, ksz);
+} eng_comp;
+
+/* The previous shortcut batch (repeat shortcut) and its link statistics. */
+typedef struct eng_repeat {
+    int valid;
+    ARR(s1rec, rec);
+    size_t n;
+    int nslots;
+    ARR(double, opend);
+    double tend;
+    ARR(double, dnet);
+    ARR(double, dtot);
+    ARR(int, dl);
+    ARR(double, bytes);
+    ARR(double, busy);
+    ARR(int, cnt);
+    size_t nd;
+} eng_repeat;
+
+/* Per-batch link busy times (indexed by directed link; valid where stamped). */
+typedef struct eng_busy {
+    double *t;
+    int *count; /* transfers of the batch crossing each touched link */
+    uint32_t *stamp;
+    ARR(int, touched);
+    size_t ntouched;
+} eng_busy;
+
+/* Transfers simulated by SimGrid: records in a growable array with a stack of
+ * free indices (a record's index is its token). */
+typedef struct eng_full {
+    ARR(frec, fr);
+    size_t nfr;
+    ARR(int, freeidx);
+    size_t nfree;
+    size_t inflight;
+    ARR(int, readyq);
+    size_t nready;
+    int *active; /* transfers in flight per directed link */
+    double *since;
+} eng_full;
+
+/* Probes: transfers of the distinct unknown components, in key order. */
+typedef struct eng_probe {
+    size_t n;
+    ARR(int, src);
+    ARR(int, dst);
+    ARR(int, red);
+    ARR(uint64_t, bytes);
+    ARR(double, net);
+    ARR(double, tot);
+    size_t pending;
+    double t0;
+    ARR(int, miss); /* component of each distinct unknown key */
+    size_t nmiss;
+    ARR(size_t, first); /* first probe transfer of each */
+} eng_probe;
+
+/* --check data and the trace. */
+typedef struct eng_io {
+    double *data; /* rank r's buffer is data[r*count ...] */
+    FILE *trace;
+    int trace_first;
+} eng_io;
+
+typedef struct eng {
+    const ar_platform *p;
+    const ar_schedule *s;
+    const ar_sim_opts *o;
+    ar_sg *sg;
+    ar_sim_result *r;
+    ar_err *e;
+    ar_status st;
+    int shortcuts, crosstraffic;
+    double gamma, eb;
+    int ndl, nres; /* directed links; resources = directed links + one CPU per rank */
+    double wall0, budget0; /* start; start of the simulation proper (after the platform) */
+    int stopped;
+    enum mode mode;
+    double off; /* arlab's clock = SimGrid's + off */
+
+    eng_phase ph;
+    eng_scratch sc;
+    eng_batch b;
+    eng_comp c;
+    memo memo;
+    eng_repeat rep;
+    eng_busy busy;
+    eng_full full;
+    eng_probe pr;
+    eng_io io;
+} eng;
+
+static inline double eng_now(const eng *g) { return ar_sg_now() + g->off; }
+
+/* Records the first error and stops the run (from SimGrid callbacks). */
+static inline void eng_fail(eng *g, ar_status st, const char *msg) {
+    if (g->st == AR_OK) {
+        g->st = ar_fail(g->e, st, "%s", msg);
+        g->mode = M_DONE;
+    }
+}
+
+/* engine_batch.c */
+ar_status eng_flow_resources(eng *g, int src, int dst, int reduce, size_t at, int *nres, int *nfwd);
+ar_status eng_make_groups(eng *g, const ar_phase *ph);
+ar_status eng_gather(eng *g);
+int eng_repeat_match(const eng *g);
+int eng_closed(const eng *g, const double *opend, double tend);
+ar_status eng_apply_batch(eng *g, const double *dnet, const double *dtot, double tend, int repeat);
+ar_status eng_repeat_save(eng *g, double tend);
+ar_status eng_analyse(eng *g);
+ar_status eng_outcome(eng *g, double *tend);
+
+/* engine_flow.c */
+void eng_data_read(const eng *g, const ar_xfer *x, double *dst);
+void eng_data_write(const eng *g, const ar_xfer *x, const double *src);
+void eng_trace_event(eng *g, const ar_xfer *x, int opi, int round, double t0, double dur);
+ar_status eng_open_trace(eng *g, const char *path, ar_err *e);
+void eng_full_start_xfer(eng *g, const ar_xfer *x, int opi, int round);
+int eng_full_start_round(eng *g, int i);
+void eng_full_finish(eng *g, int id);
+void eng_full_net_done(eng *g, int id);
+void eng_full_free(eng_full *f);
+ar_status eng_probe_start(eng *g);
+ar_status eng_probe_finish(eng *g);
+
+#endif
