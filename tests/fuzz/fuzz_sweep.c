@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/sweep_spec.h"
+#include "lab/sweep_spec.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -10,7 +10,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "jsonpath.h"
+#include "core/jsonpath.h"
 #include "sweep_spec.h"
 
 #define SW_TEXT_MAX 4096 /* longest free-text field */
@@ -108,33 +108,37 @@ static ar_status read_bool(sctx *c, const cJSON *obj, const char *key, int *out)
 
 /* ---- sections ---- */
 
-const char *ar_backend_name(ar_backend b) {
-    switch (b) {
-    case AR_BACKEND_AUTO: return "auto";
-    case AR_BACKEND_MODEL: return "model";
-    case AR_BACKEND_SIM: return "sim";
-    case AR_BACKEND_REAL: return "real";
-    }
-    return "?";
-}
+const char *ar_sweep_backend_name(const lab_backend *b) { return b ? b->name : "auto"; }
 
-static ar_status parse_backend_value(sctx *c, const cJSON *j, ar_backend *out) {
-    char q[64];
+/* "auto" (NULL) or an entry of the backend table (lab/backend.h) that can run sweep points. */
+static ar_status parse_backend_value(sctx *c, const cJSON *j, const lab_backend **out) {
+    char q[64], names[256] = "auto";
     ar_status st = check_text(c, j, 16);
     if (st) return st;
-    for (int b = AR_BACKEND_AUTO; b <= AR_BACKEND_REAL; b++)
-        if (!strcmp(j->valuestring, ar_backend_name((ar_backend)b))) {
-            *out = (ar_backend)b;
-            return AR_OK;
-        }
-    return ar_jpath_fail(c, AR_EINVAL, "%s is not a backend (use auto, model, sim or real)",
-                 ar_quote(j->valuestring, q, sizeof q));
+    if (!strcmp(j->valuestring, "auto")) {
+        *out = NULL;
+        return AR_OK;
+    }
+    const lab_backend *b = lab_backend_find(j->valuestring);
+    if (b && (b->caps & LAB_CAP_SWEEP)) {
+        *out = b;
+        return AR_OK;
+    }
+    int n = 0, nsweep = 0;
+    const lab_backend *all = lab_backends(&n);
+    for (int i = 0; i < n; i++) nsweep += (all[i].caps & LAB_CAP_SWEEP) != 0;
+    for (int i = 0, k = 0; i < n; i++) {
+        if (!(all[i].caps & LAB_CAP_SWEEP)) continue;
+        size_t l = strlen(names);
+        snprintf(names + l, sizeof names - l, "%s%s", ++k == nsweep ? " or " : ", ", all[i].name);
+    }
+    return ar_jpath_fail(c, AR_EINVAL, "%s is not a backend (use %s)", ar_quote(j->valuestring, q, sizeof q), names);
 }
 
 static ar_status parse_backends(sctx *c, const cJSON *root, ar_sweep *s) {
     const cJSON *j = field(root, "backend");
     s->nbackends = 1;
-    s->backends[0] = AR_BACKEND_AUTO;
+    s->backends[0] = NULL; /* auto */
     if (!j) return AR_OK;
     size_t old = ar_jpath_key(c, "backend");
     ar_status st = AR_OK;
@@ -144,10 +148,10 @@ static ar_status parse_backends(sctx *c, const cJSON *root, ar_sweep *s) {
         s->nbackends = 0;
         for (int i = 0; !st && i < n; i++) {
             size_t o2 = ar_jpath_idx(c, i);
-            ar_backend b;
+            const lab_backend *b = NULL;
             st = parse_backend_value(c, cJSON_GetArrayItem(j, i), &b);
             for (int k = 0; !st && k < s->nbackends; k++)
-                if (s->backends[k] == b) st = ar_jpath_fail(c, AR_EINVAL, "\"%s\" is listed twice", ar_backend_name(b));
+                if (s->backends[k] == b) st = ar_jpath_fail(c, AR_EINVAL, "\"%s\" is listed twice", ar_sweep_backend_name(b));
             if (!st) s->backends[s->nbackends++] = b;
             ar_jpath_pop(c, o2);
         }
