@@ -2,7 +2,8 @@
  * For each platform, size and algorithm: the paper's closed form (closed_s),
  * the generic cost walk over the planned schedule (walk_s), model_s (closed
  * form where one exists, else the walk), and the per-stage breakdown, all
- * from the one evaluation path (lab/eval.h). */
+ * from the one evaluation path (lab/eval.h). --digits N (1..17, default 9):
+ * significant digits of model_s, closed_s and walk_s. */
 #include <math.h>
 #include <string.h>
 
@@ -30,6 +31,31 @@ static void print_stages(const char *algo, const char *what, const ar_model_resu
 }
 
 int cmd_model(int argc, char **argv) {
+    /* this verb's own flag: --digits N (significant digits of the time columns; default 9) */
+    char *rest[CLI_MAX_LIST * 4];
+    int nrest = 0, digits = 9;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--digits") || !strncmp(a, "--digits=", 9)) {
+            const char *v = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
+            long long d;
+            ar_err de = {{0}};
+            if (!v || ar_parse_count(v, 1, 17, &d, &de) != AR_OK) {
+                fprintf(stderr, "arlab model: --digits: give an integer in 1..17\n");
+                return AR_EINVAL;
+            }
+            digits = (int)d;
+        } else if (nrest < (int)(sizeof rest / sizeof rest[0])) {
+            rest[nrest++] = argv[i];
+        } else {
+            fprintf(stderr, "arlab model: too many arguments\n");
+            return AR_EINVAL;
+        }
+    }
+    char tfmt[16];
+    snprintf(tfmt, sizeof tfmt, "%%.%dg", digits);
+    argc = nrest;
+    argv = rest;
     cli_opts o;
     if (cli_parse(argc, argv, OPT_PLATFORM | OPT_ALGO | OPT_SIZE | OPT_RANKS | OPT_DTYPE | OPT_FORMAT, &o, "model") !=
         AR_OK)
@@ -90,9 +116,9 @@ int cmd_model(int argc, char **argv) {
                 tbl_str(&t, r, 1, p->name);
                 tbl_int(&t, r, 2, p->nranks);
                 tbl_num(&t, r, 3, "%.0f", (double)count * (double)eb);
-                tbl_num(&t, r, 4, "%.9g", ev.model_s);
-                tbl_num(&t, r, 5, "%.9g", ev.closed_s);
-                tbl_num(&t, r, 6, "%.9g", ev.walk_s);
+                tbl_num(&t, r, 4, tfmt, ev.model_s);
+                tbl_num(&t, r, 5, tfmt, ev.closed_s);
+                tbl_num(&t, r, 6, tfmt, ev.walk_s);
                 tbl_num(&t, r, 7, "%.3g", ev.rel_diff);
                 tbl_str(&t, r, 8, ev.detail);
                 char st_buf[2048] = "";

@@ -9,7 +9,7 @@
  * simulation) and prints sim_s, model_s, rel_err (sim against the walk of the
  * simulated schedule), closed_s and closed_rel_err, transfer counts, the link
  * statistics and the bottleneck link.
- * --engine, --no-shortcuts and --chunks are read here; the rest by the shared
+ * --engine, --no-shortcuts, --chunks, --digits and --model-only are read here; the rest by the shared
  * parser. --chunks N sets every op's pipeline chunks after planning (what-if;
  * the closed form ignores it, the walk and the simulation use it).
  * Without SimGrid (the table's sim entry is not available) the verb says so
@@ -89,6 +89,8 @@ static void sim_help(const lab_sim_api *sim) {
            "  --engine naive  baseline: one SimGrid actor per GPU, one mailbox message per transfer\n"
            "  --no-shortcuts  simulate every transfer in SimGrid (the exact shortcuts are off)\n"
            "  --chunks N      what-if: pipeline every op of the planned schedule in N chunks (1..65536)\n"
+           "  --model-only    print the model's columns (model_s, closed_s) of every row without simulating\n"
+           "  --digits N      significant digits of sim_s, model_s and closed_s (1..17, default 12)\n"
            "network models (--network):\n%s",
            sim->network_help());
 }
@@ -109,11 +111,13 @@ int cmd_sim(int argc, char **argv) {
     char *rest[SIM_MAX_ARGS];
     int nrest = 0;
     ar_sim_engine engine = AR_SIM_FAST;
-    int full = 0, chunks = 0;
+    int full = 0, chunks = 0, digits = 12, model_only = 0;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--no-shortcuts")) {
             full = 1;
+        } else if (!strcmp(a, "--model-only")) {
+            model_only = 1;
         } else if (!strcmp(a, "--chunks") || !strncmp(a, "--chunks=", 9)) {
             const char *v = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
             long long c;
@@ -123,6 +127,15 @@ int cmd_sim(int argc, char **argv) {
                 return AR_EINVAL;
             }
             chunks = (int)c;
+        } else if (!strcmp(a, "--digits") || !strncmp(a, "--digits=", 9)) {
+            const char *v = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
+            long long d;
+            ar_err de = {{0}};
+            if (!v || ar_parse_count(v, 1, 17, &d, &de) != AR_OK) {
+                fprintf(stderr, "arlab sim: --digits: give an integer in 1..17\n");
+                return AR_EINVAL;
+            }
+            digits = (int)d;
         } else if (!strcmp(a, "--engine") || !strncmp(a, "--engine=", 9)) {
             const char *v = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
             if (!v || (strcmp(v, "fast") && strcmp(v, "naive"))) {
@@ -138,6 +151,8 @@ int cmd_sim(int argc, char **argv) {
             rest[nrest++] = argv[i];
         }
     }
+    char tfmt[16];
+    snprintf(tfmt, sizeof tfmt, "%%.%dg", digits);
     cli_opts o;
     if (cli_parse(nrest, rest,
                   OPT_PLATFORM | OPT_ALGO | OPT_SIZE | OPT_RANKS | OPT_DTYPE | OPT_FORMAT | OPT_CHECK | OPT_TRACE |
@@ -151,6 +166,10 @@ int cmd_sim(int argc, char **argv) {
     ar_err e = {{0}};
     char netdesc[512];
     if (sim->network_parse(o.network, netdesc, sizeof netdesc, &e) != AR_OK) return cli_error(AR_EINVAL, &e);
+    if (model_only && (o.check || o.trace)) {
+        fprintf(stderr, "arlab sim: --model-only simulates nothing (no --check or --trace)\n");
+        return AR_EINVAL;
+    }
     if (engine == AR_SIM_NAIVE && (o.check || o.trace || o.gamma_s_per_B > 0)) {
         fprintf(stderr, "arlab sim: --engine naive measures time only (no --check, --trace or --gamma)\n");
         return AR_EUNSUPPORTED;
@@ -215,7 +234,16 @@ int cmd_sim(int argc, char **argv) {
                                   .engine = engine,
                                   .full = full};
                 ar_sim_result r;
-                st = sim->run(p, ev.sch, &so, &r, &e);
+                if (model_only) { /* the rows with the model's columns, nothing simulated */
+                    memset(&r, 0, sizeof r);
+                    r.time_s = NAN;
+                    r.bottleneck = -1;
+                    snprintf(r.engine, sizeof r.engine, "none");
+                    snprintf(r.network, sizeof r.network, "not simulated (--model-only)");
+                    st = AR_OK;
+                } else {
+                    st = sim->run(p, ev.sch, &so, &r, &e);
+                }
                 if (st != AR_OK && st != AR_EFAIL) {
                     worst = cli_error(st, &e);
                     lab_eval_free(&ev);
@@ -236,10 +264,10 @@ int cmd_sim(int argc, char **argv) {
                 tbl_str(&t, row, 1, p->name);
                 tbl_int(&t, row, 2, p->nranks);
                 tbl_num(&t, row, 3, "%.0f", (double)counts[si] * (double)eb);
-                tbl_num(&t, row, 4, "%.12g", r.time_s);
-                tbl_num(&t, row, 5, "%.12g", ev.model_s);
+                tbl_num(&t, row, 4, tfmt, r.time_s);
+                tbl_num(&t, row, 5, tfmt, ev.model_s);
                 tbl_num(&t, row, 6, "%.3g", rel);
-                tbl_num(&t, row, 7, "%.12g", ev.closed_s);
+                tbl_num(&t, row, 7, tfmt, ev.closed_s);
                 tbl_num(&t, row, 8, "%.3g", ev.have_closed && ev.closed_s > 0 ? (r.time_s - ev.closed_s) / ev.closed_s : NAN);
                 tbl_int(&t, row, 9, (long long)r.transfers);
                 tbl_int(&t, row, 10, (long long)r.transfers_simgrid);
