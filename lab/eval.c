@@ -58,19 +58,28 @@ static void stats_of(const ar_platform *p, const char *spec, uint64_t count, siz
     ar_call_stats_free(&cs);
 }
 
-ar_status lab_eval_model(const ar_platform *p, const char *spec, uint64_t count, size_t elem_bytes,
-                         const lab_eval_opts *opts, lab_eval *out, ar_err *e) {
+static void init(lab_eval *out) {
     memset(out, 0, sizeof *out);
     out->closed_s = out->walk_s = out->model_s = out->rel_diff = NAN;
     out->stats.calls_max = out->stats.calls_avg = out->stats.calls_bound = NAN;
     out->detail = "";
+}
+
+ar_status lab_eval_model(const ar_platform *p, const char *spec, uint64_t count, size_t elem_bytes,
+                         const lab_eval_opts *opts, lab_eval *out, ar_err *e) {
+    init(out);
+    ar_schedule *s = NULL;
+    ar_status st = ar_algo_plan(spec, p, count, elem_bytes, &s, e);
+    if (st != AR_OK) return st;
+    lab_eval_schedule(p, spec, count, elem_bytes, s, opts, out);
+    out->sch = s;
+    return AR_OK;
+}
+
+void lab_eval_schedule(const ar_platform *p, const char *spec, uint64_t count, size_t elem_bytes, ar_schedule *s,
+                       const lab_eval_opts *opts, lab_eval *out) {
+    init(out);
     int chunks = opts ? opts->chunks : 0;
-    ar_status st = ar_algo_plan(spec, p, count, elem_bytes, &out->sch, e);
-    if (st != AR_OK) {
-        out->sch = NULL;
-        return st;
-    }
-    ar_schedule *s = out->sch;
     if (chunks > 0) /* what-if pipelining: the lowering splits every step into `chunks` rounds */
         for (int ph = 0; ph < s->nphases; ph++)
             for (int k = 0; k < s->phases[ph].nops; k++) s->phases[ph].ops[k].chunks = chunks;
@@ -95,7 +104,6 @@ ar_status lab_eval_model(const ar_platform *p, const char *spec, uint64_t count,
     if (out->model) out->model_s = out->model->time_s;
     if (out->have_closed && out->have_walk) out->rel_diff = (out->walk_s - out->closed_s) / out->closed_s;
     stats_of(p, spec, count, elem_bytes, s, &out->stats);
-    return AR_OK;
 }
 
 void lab_eval_free(lab_eval *ev) {

@@ -52,6 +52,12 @@ ar_status lab_eval_model(const ar_platform *p, const char *spec, uint64_t count,
                          const lab_eval_opts *opts, lab_eval *out, ar_err *e);
 void lab_eval_free(lab_eval *ev);
 
+/* The same for a schedule already planned from spec (count, elem_bytes): fills
+ * *out without taking s (out->sch stays NULL; the caller keeps s). With
+ * opts->chunks > 0 it sets every op's chunks of s first. */
+void lab_eval_schedule(const ar_platform *p, const char *spec, uint64_t count, size_t elem_bytes, ar_schedule *s,
+                       const lab_eval_opts *opts, lab_eval *out);
+
 /* (a - b) / b; NAN unless both are finite and b > 0. */
 double lab_rel(double a, double b);
 
