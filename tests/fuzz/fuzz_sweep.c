@@ -1,4 +1,4 @@
-/* libFuzzer target: the sweep-file loader (core/sweep_spec.c). Whatever the
+/* libFuzzer target: the sweep-file loader (lab/sweep_spec.c). Whatever the
  * input, it must be refused with a message or loaded and freed cleanly. */
 #include <stdint.h>
 #include <stdlib.h>
