@@ -27,7 +27,6 @@
 #include "core/util.h"
 #include "lab/sweep.h"
 
-#define SW_MAX_JOBS 256
 
 typedef struct progress {
     int total, done;
@@ -68,100 +67,11 @@ static void progress_show(progress *pg, int force) {
     fflush(stderr);
 }
 
-static void tick_write(void *arg) {
-    int fd = *(const int *)arg;
-    char b = 1;
-    while (write(fd, &b, 1) < 0 && errno == EINTR) {
-    }
-}
-
-/* Child k of nj: evaluates todo[k], todo[k+nj], ... into part file `path`
- * (lines "INDEX<TAB>CSV"), one byte to `tick` per point. Never returns. */
-static void child_run(sweep_ctx *ctx, const int *todo, int ntodo, int k, int nj, const char *path, int tick) {
-    FILE *f = fopen(path, "wb");
-    if (!f) _exit(AR_EIO);
-    ar_err e = {{0}};
-    ar_status st = sweep_eval_to(ctx, todo, ntodo, k, nj, f, tick_write, &tick, &e);
-    if (st) {
-        fprintf(stderr, "arlab sweep: %s\n", e.msg);
-        _exit(st);
-    }
-    if (fclose(f) != 0) _exit(AR_EIO);
-    _exit(0);
-}
-
-/* Evaluates the todo points with nj processes (nj = 1: in this process). */
-static ar_status run_points(sweep_ctx *ctx, const char *dir, const int *todo, int ntodo, int nj, progress *pg,
-                            sweep_rows *fresh, int *fresh_of_point, ar_err *e) {
-    if (nj > ntodo) nj = ntodo;
-    if (nj <= 1) {
-        /* rows also go to a part file as they come: an interrupted run is salvaged by the next */
-        char path[4096];
-        snprintf(path, sizeof path, "%s/.%s.part%ld-0", dir, ctx->spec->name, (long)getpid());
-        FILE *pf = fopen(path, "wb");
-        for (int t = 0; t < ntodo; t++) {
-            int first = fresh->n;
-            ar_status st = sweep_eval(ctx, todo[t], fresh, e);
-            if (st) {
-                if (pf) fclose(pf);
-                return st;
-            }
-            fresh_of_point[todo[t]] = first;
-            for (int r = first; pf && r < fresh->n; r++) {
-                char *l = sweep_row_csv(&fresh->r[r]);
-                if (l) fprintf(pf, "%d\t%s\n", todo[t], l);
-                free(l);
-            }
-            if (pf) fflush(pf);
-            pg->done++;
-            progress_show(pg, pg->done == pg->total);
-        }
-        if (pf) fclose(pf);
-        return AR_OK;
-    }
-    int tick[2];
-    if (pipe(tick) != 0) return ar_fail(e, AR_EIO, "pipe: %s", strerror(errno));
-    pid_t pids[SW_MAX_JOBS];
-    char paths[SW_MAX_JOBS][1024];
-    int started = 0;
-    ar_status st = AR_OK;
-    fflush(stdout);
-    fflush(stderr);
-    for (int k = 0; k < nj; k++) {
-        snprintf(paths[k], sizeof paths[k], "%s/.%s.part%ld-%d", dir, ctx->spec->name, (long)getpid(), k);
-        pid_t pid = fork();
-        if (pid < 0) {
-            st = ar_fail(e, AR_EIO, "fork: %s", strerror(errno));
-            break;
-        }
-        if (pid == 0) {
-            close(tick[0]);
-            child_run(ctx, todo, ntodo, k, nj, paths[k], tick[1]);
-        }
-        pids[started++] = pid;
-    }
-    close(tick[1]);
-    char buf[256];
-    ssize_t got;
-    while ((got = read(tick[0], buf, sizeof buf)) != 0) {
-        if (got < 0) {
-            if (errno == EINTR) continue;
-            break;
-        }
-        pg->done += (int)got;
-        progress_show(pg, pg->done == pg->total);
-    }
-    close(tick[0]);
-    for (int k = 0; k < started; k++) {
-        int ws = 0;
-        while (waitpid(pids[k], &ws, 0) < 0 && errno == EINTR) {
-        }
-        if (!st && (!WIFEXITED(ws) || WEXITSTATUS(ws) != 0))
-            st = ar_fail(e, AR_EINTERNAL, "worker %d failed (%s %d)", k, WIFEXITED(ws) ? "exit" : "signal",
-                         WIFEXITED(ws) ? WEXITSTATUS(ws) : WIFSIGNALED(ws) ? WTERMSIG(ws) : -1);
-    }
-    for (int k = 0; k < started && !st; k++) st = sweep_read_part(ctx, paths[k], fresh, fresh_of_point, e);
-    return st; /* the part files are removed once the results are written */
+/* Called by the engine as points finish (sweep_run_points). */
+static void on_progress(void *arg, int done) {
+    progress *pg = arg;
+    pg->done += done;
+    progress_show(pg, pg->done == pg->total);
 }
 
 static void usage(void) {
@@ -243,7 +153,7 @@ int cmd_sweep(int argc, char **argv) {
         if (!quiet && ntodo < ctx.npoints)
             fprintf(stderr, "%s: %d of %d points already in %s, running %d\n", ctx.spec->name, ctx.npoints - ntodo,
                     ctx.npoints, csv, ntodo);
-        st = run_points(&ctx, dir, todo, ntodo, nj, &pg, &fresh, fresh_of_point, &e);
+        st = sweep_run_points(&ctx, dir, todo, ntodo, nj, on_progress, &pg, &fresh, fresh_of_point, &e);
     }
     if (!st) st = sweep_merge(&ctx, fresh_of_point, &fresh, &old, &all, &e);
     if (!st) st = sweep_fill_baseline(&ctx, &all, &e);

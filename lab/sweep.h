@@ -131,6 +131,18 @@ ar_status sweep_mkdirs(const char *dir, ar_err *e);
 ar_status sweep_eval_to(sweep_ctx *ctx, const int *todo, int ntodo, int k, int nj, FILE *f,
                         void (*tick)(void *arg), void *arg, ar_err *e);
 
+#define SW_MAX_JOBS 256 /* worker processes of one run */
+
+/* Evaluates the todo points with nj processes (nj = 1: in this process; at
+ * most SW_MAX_JOBS), appending their rows to fresh (fresh_of_point[i] = the first row
+ * of point i). Rows also go to DIR/.NAME.part<PID>-<K> as points finish, so an
+ * interrupted run is salvaged by the next; they are left for the caller to
+ * remove once the results are written. progress(arg, n) is called as n more
+ * points finish (may be NULL). */
+ar_status sweep_run_points(sweep_ctx *ctx, const char *dir, const int *todo, int ntodo, int nj,
+                           void (*progress)(void *arg, int done), void *arg, sweep_rows *fresh, int *fresh_of_point,
+                           ar_err *e);
+
 /* Reads a part file back into fresh rows (fresh_of_point set per index). */
 ar_status sweep_read_part(const sweep_ctx *ctx, const char *path, sweep_rows *fresh, int *fresh_of_point, ar_err *e);
 
