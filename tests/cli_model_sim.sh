@@ -8,8 +8,9 @@
 # that shrank. Both verbs print 17 digits (--digits 17). `arlab sim` runs with
 # --model-only on every preset (its rows without the simulation), and really
 # simulates (under --budget) on the presets of at most 16 ranks, where its
-# model_s is compared again. Pairs listed in skip_pairs (none today) would be
-# skipped with their reason printed and counted.
+# model_s is compared again. One pair is skipped, its reason printed and the
+# skip counted: treepack on blueconnect-192, whose LP plan takes 5-12 s in each
+# verb (half the test's CPU time); treepack is compared on the 18 other presets.
 # Needs ARLAB and ARLAB_SRC.
 . "$ARLAB_SRC/tests/lib_cli.sh"
 
@@ -29,7 +30,7 @@ same() {
   awk -v x="$1" -v y="$2" 'BEGIN { if (x == "" || y == "" || x == "nan" || y == "nan") exit 1; d = x - y; if (d < 0) d = -d; s = x < 0 ? -x : x; exit !(x > 0 && d <= 1e-12 * s) }'
 }
 
-skip_pairs="" # e.g. "blueconnect-192/treepack" if its LP ever becomes too slow
+skip_pairs="blueconnect-192/treepack"
 compared=0 simulated=0 na=0 skipped=0 presets=0
 for f in "$ARLAB_SRC"/platforms/*.json; do
   p=$(basename "$f" .json)
@@ -37,7 +38,7 @@ for f in "$ARLAB_SRC"/platforms/*.json; do
   args=()
   for a in "${algos[@]}"; do
     case " $skip_pairs " in
-    *" $p/$a "*) echo "skipped: $p/$a (listed in skip_pairs: too slow to plan; counted)"; skipped=$((skipped + 1)); continue ;;
+    *" $p/$a "*) echo "skipped: $p/$a (its LP plan takes 5-12 s per verb; counted)"; skipped=$((skipped + 1)); continue ;;
     esac
     args+=(--algo "$a")
   done
@@ -104,9 +105,9 @@ done
 echo "presets: $presets; (algorithm, preset) pairs compared: $compared (of them also simulated: $simulated);" \
   "not applicable: $na; skipped: $skipped"
 t_check "at least 19 presets (got $presets)" test "$presets" -ge 19
-t_check "at least 167 pairs compared (got $compared)" test "$compared" -ge 167
+t_check "at least 166 pairs compared (got $compared)" test "$compared" -ge 166
 t_check "at least 90 pairs compared with a real simulation (got $simulated)" test "$simulated" -ge 90
-t_check "no pair skipped (got $skipped)" test "$skipped" -eq 0
+t_check "exactly the 1 listed pair skipped (got $skipped)" test "$skipped" -eq 1
 t_check "compared + not applicable + skipped = algorithms x presets" \
   test $((compared + na + skipped)) -eq $((${#algos[@]} * presets))
 t_done
