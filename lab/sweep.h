@@ -125,6 +125,11 @@ ar_status sweep_mkdirs(const char *dir, ar_err *e);
 
 /* --- part files: rows of points as they finish (lab/sweep_parts.c) ------- */
 
+/* Writes one part-file line "POINT<TAB>CSV" of a row (every column of the
+ * schema in table order): the one serialisation of rows between processes.
+ * Returns -1 when out of memory. */
+int sweep_part_line(FILE *f, int point, const sweep_row *r);
+
 /* Evaluates todo[k], todo[k+nj], ... appending "POINT<TAB>CSV" lines to the
  * open file f (flushed per point); calls tick() after each point. Returns
  * non-OK only on an internal failure (allocation, write). */

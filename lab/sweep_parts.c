@@ -11,6 +11,14 @@
 #include "core/util.h"
 #include "sweep.h"
 
+int sweep_part_line(FILE *f, int point, const sweep_row *r) {
+    char *l = sweep_row_csv(r);
+    if (!l) return -1;
+    fprintf(f, "%d\t%s\n", point, l);
+    free(l);
+    return 0;
+}
+
 ar_status sweep_eval_to(sweep_ctx *ctx, const int *todo, int ntodo, int k, int nj, FILE *f,
                         void (*tick)(void *arg), void *arg, ar_err *e) {
     sweep_rows rows = {0, 0, NULL};
@@ -18,12 +26,8 @@ ar_status sweep_eval_to(sweep_ctx *ctx, const int *todo, int ntodo, int k, int n
     for (int t = k; !st && t < ntodo; t += nj) {
         int first = rows.n;
         st = sweep_eval(ctx, todo[t], &rows, e);
-        for (int r = first; !st && r < rows.n; r++) {
-            char *l = sweep_row_csv(&rows.r[r]);
-            if (!l) st = ar_fail(e, AR_ENOMEM, "out of memory");
-            else fprintf(f, "%d\t%s\n", todo[t], l);
-            free(l);
-        }
+        for (int r = first; !st && r < rows.n; r++)
+            if (sweep_part_line(f, todo[t], &rows.r[r]) < 0) st = ar_fail(e, AR_ENOMEM, "out of memory");
         if (!st && fflush(f) != 0) st = ar_fail(e, AR_EIO, "cannot write a part file (%s)", strerror(errno));
         sweep_rows_free(&rows);
         if (!st && tick) tick(arg);

@@ -51,11 +51,7 @@ ar_status sweep_run_points(sweep_ctx *ctx, const char *dir, const int *todo, int
                 return st;
             }
             fresh_of_point[todo[t]] = first;
-            for (int r = first; pf && r < fresh->n; r++) {
-                char *l = sweep_row_csv(&fresh->r[r]);
-                if (l) fprintf(pf, "%d\t%s\n", todo[t], l);
-                free(l);
-            }
+            for (int r = first; pf && r < fresh->n; r++) sweep_part_line(pf, todo[t], &fresh->r[r]);
             if (pf) fflush(pf);
             if (progress) progress(arg, 1);
         }
