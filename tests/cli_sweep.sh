@@ -84,6 +84,14 @@ PY
 "$ARLAB" sweep small.json --out o1 2>err7.txt
 check "resume by column name: all points skipped" grep -q "36 of 36 points already in o1/small.csv, running 0" err7.txt
 check "resume by column name: the same CSV again" cmp -s o1/small.csv ref.csv
+# a CSV that is not sweep results (no key/status columns) is refused, not overwritten
+mkdir -p o6 && printf 'foo,bar\n1,2\n' >o6/small.csv
+"$ARLAB" sweep small.json --out o6 --quiet 2>err8.txt
+rc=$?
+check "foreign CSV: exit 2 (got $rc)" test $rc -eq 2
+check "foreign CSV: one stderr line" test "$(wc -l <err8.txt)" -eq 1
+check "foreign CSV: the line names the file" grep -q "o6/small.csv: its columns are not this arlab's sweep columns" err8.txt
+check "foreign CSV: left alone" test "$(cat o6/small.csv)" = "$(printf 'foo,bar\n1,2')"
 
 # -j 2 and -j 3 give the same bytes as -j 1
 "$ARLAB" sweep small.json --out o2 -j 2 --quiet
