@@ -80,13 +80,6 @@ ar_status ar_algo_closed(const char *spec, const ar_platform *p, uint64_t count,
     return st;
 }
 
-/* Deprecated (models/model.h): the same as ar_algo_closed on a parsed spec.
- * Kept for callers not yet moved to ar_algo_closed; delete with them. */
-ar_status ar_model_closed(const ar_platform *p, uint64_t count, size_t elem_bytes, ar_params *params,
-                          ar_model_result *out, ar_err *e) {
-    return closed_of(params, p, count, elem_bytes, out, e);
-}
-
 ar_status ar_algo_stats_of(const char *spec, const ar_platform *p, uint64_t count, size_t elem_bytes,
                            ar_algo_stats *out, ar_err *e) {
     (void)count;

@@ -1,12 +1,14 @@
 /* arlab model --platform P [--platform P2 ...] --size S[,S2...] [--algo A|all ...]
  * For each platform, size and algorithm: the paper's closed form (closed_s),
  * the generic cost walk over the planned schedule (walk_s), model_s (closed
- * form where one exists, else the walk), and the per-stage breakdown. */
+ * form where one exists, else the walk), and the per-stage breakdown, all
+ * from the one evaluation path (lab/eval.h). --digits N (1..17, default 9):
+ * significant digits of model_s, closed_s and walk_s. */
 #include <math.h>
 #include <string.h>
 
 #include "cli.h"
-#include "models/model.h"
+#include "lab/eval.h"
 
 static void stages_str(const ar_model_result *m, char *buf, size_t n) {
     buf[0] = 0;
@@ -29,6 +31,31 @@ static void print_stages(const char *algo, const char *what, const ar_model_resu
 }
 
 int cmd_model(int argc, char **argv) {
+    /* this verb's own flag: --digits N (significant digits of the time columns; default 9) */
+    char *rest[CLI_MAX_LIST * 4];
+    int nrest = 0, digits = 9;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--digits") || !strncmp(a, "--digits=", 9)) {
+            const char *v = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
+            long long d;
+            ar_err de = {{0}};
+            if (!v || ar_parse_count(v, 1, 17, &d, &de) != AR_OK) {
+                fprintf(stderr, "arlab model: --digits: give an integer in 1..17\n");
+                return AR_EINVAL;
+            }
+            digits = (int)d;
+        } else if (nrest < (int)(sizeof rest / sizeof rest[0])) {
+            rest[nrest++] = argv[i];
+        } else {
+            fprintf(stderr, "arlab model: too many arguments\n");
+            return AR_EINVAL;
+        }
+    }
+    char tfmt[16];
+    snprintf(tfmt, sizeof tfmt, "%%.%dg", digits);
+    argc = nrest;
+    argv = rest;
     cli_opts o;
     if (cli_parse(argc, argv, OPT_PLATFORM | OPT_ALGO | OPT_SIZE | OPT_RANKS | OPT_DTYPE | OPT_FORMAT, &o, "model") !=
         AR_OK)
@@ -67,10 +94,8 @@ int cmd_model(int argc, char **argv) {
             }
             for (int ai = 0; ai < na; ai++) {
                 ar_err e = {{0}};
-                ar_schedule *s = NULL;
-                ar_model_result walk, closed;
-                int have_walk = 0, have_closed = 0;
-                st = ar_algo_plan(algos[ai], p, count, eb, &s, &e);
+                lab_eval ev;
+                st = lab_eval_model(p, algos[ai], count, eb, NULL, &ev, &e);
                 if (st == AR_EUNSUPPORTED || st == AR_ELIMIT) {
                     if (o.format == FMT_TABLE) printf("  %s: not applicable: %s\n", algos[ai], e.msg);
                     continue;
@@ -80,40 +105,35 @@ int cmd_model(int argc, char **argv) {
                     tbl_free(&t);
                     return cli_error(st, &e);
                 }
-                ar_status ws = ar_model_walk(p, s, &walk, &e);
-                if (ws == AR_OK) have_walk = 1;
-                else if (ws == AR_ELIMIT) fprintf(stderr, "arlab: note: %s\n", e.msg); /* a documented limit */
-                else worst = cli_error(ws, &e);
-                ar_params params;
-                if (ar_params_parse(algos[ai], &params, &e) == AR_OK) {
-                    ar_err e2 = {{0}};
-                    if (ar_model_closed(p, count, eb, &params, &closed, &e2) == AR_OK) have_closed = 1;
-                    ar_params_free(&params);
+                if (ev.have_walk) {
+                } else if (ev.walk_status == AR_ENOMEM || ev.walk_status == AR_ELIMIT) {
+                    fprintf(stderr, "arlab: note: %s\n", ev.walk_err.msg); /* a documented limit */
+                } else {
+                    worst = cli_error(ev.walk_status, &ev.walk_err);
                 }
                 int r = tbl_row(&t);
                 tbl_str(&t, r, 0, algos[ai]);
                 tbl_str(&t, r, 1, p->name);
                 tbl_int(&t, r, 2, p->nranks);
                 tbl_num(&t, r, 3, "%.0f", (double)count * (double)eb);
-                const ar_model_result *best = have_closed ? &closed : have_walk ? &walk : NULL;
-                tbl_num(&t, r, 4, "%.9g", best ? best->time_s : NAN);
-                tbl_num(&t, r, 5, "%.9g", have_closed ? closed.time_s : NAN);
-                tbl_num(&t, r, 6, "%.9g", have_walk ? walk.time_s : NAN);
-                tbl_num(&t, r, 7, "%.3g", have_closed && have_walk ? (walk.time_s - closed.time_s) / closed.time_s : NAN);
-                tbl_str(&t, r, 8, s->detail ? s->detail : "");
-                char st_buf[2048];
-                stages_str(best ? best : &walk, st_buf, sizeof st_buf);
+                tbl_num(&t, r, 4, tfmt, ev.model_s);
+                tbl_num(&t, r, 5, tfmt, ev.closed_s);
+                tbl_num(&t, r, 6, tfmt, ev.walk_s);
+                tbl_num(&t, r, 7, "%.3g", ev.rel_diff);
+                tbl_str(&t, r, 8, ev.detail);
+                char st_buf[2048] = "";
+                if (ev.model) stages_str(ev.model, st_buf, sizeof st_buf);
                 tbl_str(&t, r, 9, st_buf);
                 if (o.format == FMT_TABLE) {
                     char b1[32], b2[32];
                     printf("  %-22s model %-10s walk %-10s%s%s\n", algos[ai],
-                           best ? ar_fmt_time(best->time_s, b1, sizeof b1) : "-",
-                           have_walk ? ar_fmt_time(walk.time_s, b2, sizeof b2) : "-", s->detail ? "  " : "",
-                           s->detail ? s->detail : "");
-                    if (have_closed) print_stages(algos[ai], "closed form", &closed);
-                    if (have_walk) print_stages(algos[ai], "schedule walk", &walk);
+                           ev.model ? ar_fmt_time(ev.model_s, b1, sizeof b1) : "-",
+                           ev.have_walk ? ar_fmt_time(ev.walk_s, b2, sizeof b2) : "-", ev.sch->detail ? "  " : "",
+                           ev.detail);
+                    if (ev.have_closed) print_stages(algos[ai], "closed form", &ev.closed);
+                    if (ev.have_walk) print_stages(algos[ai], "schedule walk", &ev.walk);
                 }
-                ar_schedule_free(s);
+                lab_eval_free(&ev);
             }
         }
         ar_platform_free(p);

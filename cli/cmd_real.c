@@ -39,6 +39,10 @@
 #include <string.h>
 
 #include "cli.h"
+#include "lab/backend.h"
+#include "lab/compare.h"
+#include "lab/eval.h"
+#include "lab/measured.h"
 #include "models/model.h"
 #ifdef AR_HAVE_REAL_HOST
 #include "real/rcalib.h"
@@ -47,9 +51,6 @@
 #endif
 #ifdef AR_HAVE_REAL
 #include "real/real.h"
-#endif
-#ifdef AR_HAVE_SIM
-#include "sim/sim.h"
 #endif
 
 /* ---- verb-specific flags (taken out of argv before cli_parse) ------------ */
@@ -118,21 +119,14 @@ static ar_status take_flags(int *argc, char **argv, real_flags *f, const char *v
 
 /* Model time of one algorithm: the closed form where one exists, else the
  * cost walk over schedule s (what `arlab model` reports as model_s). */
-static double model_time(const ar_platform *p, const char *spec, uint64_t count, size_t eb, const ar_schedule *s) {
-    ar_err e = {{0}};
-    ar_params prm;
-    double t = NAN;
-    if (ar_params_parse(spec, &prm, &e) == AR_OK) {
-        ar_model_result r;
-        if (ar_model_closed(p, count, eb, &prm, &r, &e) == AR_OK) t = r.time_s;
-        ar_params_free(&prm);
-    }
-    if (!isfinite(t) && s) {
-        ar_model_result r;
-        if (ar_model_walk(p, s, &r, &e) == AR_OK) t = r.time_s;
-    }
-    return t;
+#ifdef AR_HAVE_REAL
+/* model_s of a planned schedule: the one definition (lab/eval.h). */
+static double model_time(const ar_platform *p, const char *spec, uint64_t count, size_t eb, ar_schedule *s) {
+    lab_eval ev;
+    lab_eval_schedule(p, spec, count, eb, s, NULL, &ev);
+    return ev.model_s;
 }
+#endif
 
 #if defined(AR_HAVE_REAL_HOST) || defined(AR_HAVE_REAL)
 /* Loads the single platform of the options for a run of `ranks` ranks
@@ -758,20 +752,13 @@ int cmd_compare(int argc, char **argv) {
         return AR_EINVAL;
     }
     const char *mfile = o.npositional ? o.positional[0] : NULL;
-#ifdef AR_HAVE_REAL_HOST
-    ar_real_row *meas = NULL;
-    int nmeas = 0;
+    lab_measures meas;
+    memset(&meas, 0, sizeof meas);
     if (mfile) {
         ar_err e = {{0}};
-        ar_status st = ar_real_csv_read(mfile, &meas, &nmeas, &e);
+        ar_status st = lab_measured_read(mfile, 1, &meas, &e);
         if (st != AR_OK) return cli_error(st, &e);
     }
-#else
-    if (mfile) {
-        fprintf(stderr, "arlab compare: reading measurements needs the real/ host library (configure with ARLAB_REAL=ON)\n");
-        return AR_EUNSUPPORTED;
-    }
-#endif
     if (o.nsizes == 0) {
         o.sizes[o.nsizes++] = "1MB";
         o.sizes[o.nsizes++] = "16MB";
@@ -799,11 +786,10 @@ int cmd_compare(int argc, char **argv) {
                 worst = AR_EINVAL;
                 break;
             }
-            double bytes = (double)count * (double)eb;
             for (int ai = 0; ai < na; ai++) {
                 ar_err e = {{0}};
-                ar_schedule *s = NULL;
-                st = ar_algo_plan(algos[ai], p, count, eb, &s, &e);
+                lab_compare_row cr; /* a one-point sweep: lab/compare.h */
+                st = lab_compare_point(p, algos[ai], count, eb, mfile ? &meas : NULL, &cr, &e);
                 if (st == AR_EUNSUPPORTED) {
                     if (o.format == FMT_TABLE) printf("  %s: not applicable on %s: %s\n", algos[ai], p->name, e.msg);
                     continue;
@@ -812,46 +798,20 @@ int cmd_compare(int argc, char **argv) {
                     worst = cli_error(st, &e);
                     break;
                 }
-                double model = model_time(p, algos[ai], count, eb, s);
-                double sim = NAN;
-#ifdef AR_HAVE_SIM
-                {
-                    /* the simulator's defaults: the alpha-beta-faithful network model, no gamma */
-                    ar_sim_opts so;
-                    memset(&so, 0, sizeof so);
-                    ar_sim_result sr;
-                    memset(&sr, 0, sizeof sr);
-                    ar_err es = {{0}};
-                    if (ar_sim_run(p, s, &so, &sr, &es) == AR_OK && sr.complete) sim = sr.time_s;
-                    else if (o.format == FMT_TABLE && es.msg[0]) fprintf(stderr, "arlab compare: sim: %s\n", es.msg);
-                    ar_sim_result_free(&sr);
-                }
-#endif
-                double measured = NAN, nccl = NAN;
-                long long wrong = -1;
-#ifdef AR_HAVE_REAL_HOST
-                const ar_real_row *mr = ar_real_rows_find(meas, nmeas, algos[ai], p->nranks, bytes, 1);
-                const ar_real_row *nr = ar_real_rows_find(meas, nmeas, "nccl-allreduce", p->nranks, bytes, 1);
-                if (mr) {
-                    measured = mr->measured_s;
-                    wrong = mr->wrong;
-                }
-                if (nr) nccl = nr->measured_s;
-#endif
+                if (cr.sim_msg[0] && o.format == FMT_TABLE) fprintf(stderr, "arlab compare: %s\n", cr.sim_msg);
                 int r = tbl_row(&t);
                 tbl_str(&t, r, 0, algos[ai]);
                 tbl_str(&t, r, 1, p->name);
                 tbl_int(&t, r, 2, p->nranks);
-                tbl_num(&t, r, 3, "%.0f", bytes);
-                tbl_num(&t, r, 4, "%.9g", model);
-                tbl_num(&t, r, 5, "%.9g", sim);
-                tbl_num(&t, r, 6, "%.9g", measured);
-                tbl_num(&t, r, 7, "%.3g", model > 0 ? (sim - model) / model : NAN);
-                tbl_num(&t, r, 8, "%.3g", model > 0 ? (measured - model) / model : NAN);
-                tbl_num(&t, r, 9, "%.9g", nccl);
-                if (wrong >= 0) tbl_int(&t, r, 10, wrong);
+                tbl_num(&t, r, 3, "%.0f", cr.bytes);
+                tbl_num(&t, r, 4, "%.9g", cr.model_s);
+                tbl_num(&t, r, 5, "%.9g", cr.sim_s);
+                tbl_num(&t, r, 6, "%.9g", cr.measured_s);
+                tbl_num(&t, r, 7, "%.3g", cr.sim_err);
+                tbl_num(&t, r, 8, "%.3g", cr.measured_err);
+                tbl_num(&t, r, 9, "%.9g", cr.nccl_s);
+                if (cr.wrong >= 0) tbl_int(&t, r, 10, cr.wrong);
                 else tbl_str(&t, r, 10, "");
-                ar_schedule_free(s);
             }
         }
         ar_platform_free(p);
@@ -860,11 +820,9 @@ int cmd_compare(int argc, char **argv) {
         tbl_print(&t, o.format, stdout);
         if (o.format == FMT_TABLE) {
             printf("# model_s: closed form where one exists, else the schedule cost walk (as 'arlab model')\n");
-#ifdef AR_HAVE_SIM
-            printf("# sim_s: SimGrid backend with its default settings (as 'arlab sim')\n");
-#else
-            printf("# sim_s: this build has no SimGrid backend\n");
-#endif
+            const lab_backend *sim = lab_backend_find("sim");
+            if (sim && sim->available) printf("# sim_s: SimGrid backend with its default settings (as 'arlab sim')\n");
+            else printf("# sim_s: this build has no SimGrid backend\n");
             if (mfile)
                 printf("# measured_s: from %s, matched on algo, ranks and bytes (in-place rows preferred); errors are "
                        "relative to model_s\n", mfile);
@@ -873,8 +831,6 @@ int cmd_compare(int argc, char **argv) {
         }
     }
     tbl_free(&t);
-#ifdef AR_HAVE_REAL_HOST
-    free(meas);
-#endif
+    lab_measures_free(&meas);
     return worst;
 }

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "report.h"
+#include "lab/report.h"
 
 int cmd_report(int argc, char **argv) {
     for (int i = 0; i < argc; i++)

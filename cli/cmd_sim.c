@@ -2,35 +2,28 @@
  *           [--network MODEL[,key:value...]] [--gamma S_PER_B] [--budget T]
  *           [--engine fast|naive] [--no-shortcuts] [--chunks N] [--format table|csv|json]
  *
- * For each platform, size and algorithm: plans the schedule, simulates it on
- * SimGrid (sim/sim.h, one child process per simulation), prices it with the
- * generic cost walk (model_s) and prints both, their relative difference,
- * transfer counts, the link statistics and the bottleneck link.
- * --engine, --no-shortcuts and --chunks are read here; the rest by the shared
+ * For each platform, size and algorithm: plans and prices the schedule through
+ * the one evaluation path (lab/eval.h: model_s = the closed form where one
+ * exists, else the cost walk; the same column as `arlab model`), simulates it
+ * on SimGrid (through the backend table, lab/backend.h; one child process per
+ * simulation) and prints sim_s, model_s, rel_err (sim against the walk of the
+ * simulated schedule), closed_s and closed_rel_err, transfer counts, the link
+ * statistics and the bottleneck link.
+ * --engine, --no-shortcuts, --chunks, --digits and --model-only are read here; the rest by the shared
  * parser. --chunks N sets every op's pipeline chunks after planning (what-if;
  * the closed form ignores it, the walk and the simulation use it).
- * Without SimGrid (AR_HAVE_SIM undefined) the verb says so and returns
- * AR_EUNSUPPORTED. */
+ * Without SimGrid (the table's sim entry is not available) the verb says so
+ * and returns AR_EUNSUPPORTED. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 
-#ifndef AR_HAVE_SIM
-
-int cmd_sim(int argc, char **argv) {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "arlab sim: this build has no SimGrid backend (install libsimgrid-dev, pkg-config simgrid, "
-                    "and reconfigure)\n");
-    return AR_EUNSUPPORTED;
-}
-
-#else
-
-#include "models/model.h"
-#include "sim/sim.h"
+#include "lab/backend.h"
+#include "lab/eval.h"
+#include "sim/sim.h" /* types only; the functions come from the backend table */
 
 #define SIM_MAX_ARGS 256
 
@@ -56,7 +49,7 @@ static double load_s(const ar_platform *p, const ar_sim_result *r, int d) {
 }
 
 /* The `top` most loaded links (bytes per capacity = time needed at full rate). */
-static void print_links(const ar_platform *p, const ar_sim_result *r, int top) {
+static void print_links(const lab_sim_api *sim, const ar_platform *p, const ar_sim_result *r, int top) {
     if (!r->link_bytes) return;
     int *pick = calloc((size_t)top, sizeof *pick);
     if (!pick) return;
@@ -75,14 +68,14 @@ static void print_links(const ar_platform *p, const ar_sim_result *r, int top) {
     for (int i = 0; i < np; i++) {
         char nm[160], b1[32], b2[32], b3[32];
         int d = pick[i];
-        printf("    %-44s %10s %10s %10s %5.1f%% %6d\n", ar_sim_dlink_name(p, d, nm, sizeof nm),
+        printf("    %-44s %10s %10s %10s %5.1f%% %6d\n", sim->dlink_name(p, d, nm, sizeof nm),
                ar_fmt_bytes(r->link_bytes[d], b1, sizeof b1), ar_fmt_time(load_s(p, r, d), b2, sizeof b2),
-               ar_fmt_time(r->link_busy_s[d], b3, sizeof b3), 100 * ar_sim_link_util(p, r, d), r->link_max_flows[d]);
+               ar_fmt_time(r->link_busy_s[d], b3, sizeof b3), 100 * sim->link_util(p, r, d), r->link_max_flows[d]);
     }
     free(pick);
 }
 
-static void sim_help(void) {
+static void sim_help(const lab_sim_api *sim) {
     printf("usage: arlab sim --platform P [--platform P2 ...] [--algo A|all ...] [--size S[,S2...]]\n"
            "                 [--check] [--trace FILE] [--network MODEL[,key:value...]] [--gamma S_PER_BYTE]\n"
            "                 [--budget TIME] [--engine fast|naive] [--no-shortcuts] [--format table|csv|json]\n"
@@ -96,25 +89,35 @@ static void sim_help(void) {
            "  --engine naive  baseline: one SimGrid actor per GPU, one mailbox message per transfer\n"
            "  --no-shortcuts  simulate every transfer in SimGrid (the exact shortcuts are off)\n"
            "  --chunks N      what-if: pipeline every op of the planned schedule in N chunks (1..65536)\n"
+           "  --model-only    print the model's columns (model_s, closed_s) of every row without simulating\n"
+           "  --digits N      significant digits of sim_s, model_s and closed_s (1..17, default 12)\n"
            "network models (--network):\n%s",
-           ar_sim_network_help());
+           sim->network_help());
 }
 
 int cmd_sim(int argc, char **argv) {
+    const lab_sim_api *sim = lab_sim();
+    if (!sim) {
+        fprintf(stderr, "arlab sim: this build has no SimGrid backend (install libsimgrid-dev, pkg-config simgrid, "
+                        "and reconfigure)\n");
+        return AR_EUNSUPPORTED;
+    }
     for (int i = 0; i < argc; i++)
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            sim_help();
+            sim_help(sim);
             return AR_OK;
         }
     /* options of this verb only */
     char *rest[SIM_MAX_ARGS];
     int nrest = 0;
     ar_sim_engine engine = AR_SIM_FAST;
-    int full = 0, chunks = 0;
+    int full = 0, chunks = 0, digits = 12, model_only = 0;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--no-shortcuts")) {
             full = 1;
+        } else if (!strcmp(a, "--model-only")) {
+            model_only = 1;
         } else if (!strcmp(a, "--chunks") || !strncmp(a, "--chunks=", 9)) {
             const char *v = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
             long long c;
@@ -124,6 +127,15 @@ int cmd_sim(int argc, char **argv) {
                 return AR_EINVAL;
             }
             chunks = (int)c;
+        } else if (!strcmp(a, "--digits") || !strncmp(a, "--digits=", 9)) {
+            const char *v = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
+            long long d;
+            ar_err de = {{0}};
+            if (!v || ar_parse_count(v, 1, 17, &d, &de) != AR_OK) {
+                fprintf(stderr, "arlab sim: --digits: give an integer in 1..17\n");
+                return AR_EINVAL;
+            }
+            digits = (int)d;
         } else if (!strcmp(a, "--engine") || !strncmp(a, "--engine=", 9)) {
             const char *v = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
             if (!v || (strcmp(v, "fast") && strcmp(v, "naive"))) {
@@ -139,6 +151,8 @@ int cmd_sim(int argc, char **argv) {
             rest[nrest++] = argv[i];
         }
     }
+    char tfmt[16];
+    snprintf(tfmt, sizeof tfmt, "%%.%dg", digits);
     cli_opts o;
     if (cli_parse(nrest, rest,
                   OPT_PLATFORM | OPT_ALGO | OPT_SIZE | OPT_RANKS | OPT_DTYPE | OPT_FORMAT | OPT_CHECK | OPT_TRACE |
@@ -151,7 +165,11 @@ int cmd_sim(int argc, char **argv) {
     }
     ar_err e = {{0}};
     char netdesc[512];
-    if (ar_sim_network_parse(o.network, netdesc, sizeof netdesc, &e) != AR_OK) return cli_error(AR_EINVAL, &e);
+    if (sim->network_parse(o.network, netdesc, sizeof netdesc, &e) != AR_OK) return cli_error(AR_EINVAL, &e);
+    if (model_only && (o.check || o.trace)) {
+        fprintf(stderr, "arlab sim: --model-only simulates nothing (no --check or --trace)\n");
+        return AR_EINVAL;
+    }
     if (engine == AR_SIM_NAIVE && (o.check || o.trace || o.gamma_s_per_B > 0)) {
         fprintf(stderr, "arlab sim: --engine naive measures time only (no --check, --trace or --gamma)\n");
         return AR_EUNSUPPORTED;
@@ -187,8 +205,9 @@ int cmd_sim(int argc, char **argv) {
                        ar_fmt_bytes((double)counts[si] * (double)eb, b, sizeof b));
             }
             for (int ai = 0; ai < na; ai++) {
-                ar_schedule *s = NULL;
-                ar_status st = ar_algo_plan(algos[ai], p, counts[si], eb, &s, &e);
+                lab_eval ev;
+                lab_eval_opts eo = {.chunks = chunks};
+                ar_status st = lab_eval_model(p, algos[ai], counts[si], eb, &eo, &ev, &e);
                 if (st == AR_EUNSUPPORTED || st == AR_ELIMIT) {
                     if (o.format == FMT_TABLE) printf("  %s: not applicable: %s\n", algos[ai], e.msg);
                     continue;
@@ -196,17 +215,6 @@ int cmd_sim(int argc, char **argv) {
                 if (st != AR_OK) {
                     worst = cli_error(st, &e);
                     break;
-                }
-                if (chunks > 0) /* what-if pipelining: the lowering splits every step into `chunks` rounds */
-                    for (int ph = 0; ph < s->nphases; ph++)
-                        for (int k = 0; k < s->phases[ph].nops; k++) s->phases[ph].ops[k].chunks = chunks;
-                ar_model_result walk, closed;
-                int have_walk = ar_model_walk(p, s, &walk, &e) == AR_OK, have_closed = 0;
-                ar_params params;
-                if (chunks == 0 && ar_params_parse(algos[ai], &params, &e) == AR_OK) {
-                    ar_err e2 = {{0}};
-                    have_closed = ar_model_closed(p, counts[si], eb, &params, &closed, &e2) == AR_OK;
-                    ar_params_free(&params);
                 }
                 char tr[1024];
                 if (o.trace) {
@@ -226,10 +234,19 @@ int cmd_sim(int argc, char **argv) {
                                   .engine = engine,
                                   .full = full};
                 ar_sim_result r;
-                st = ar_sim_run(p, s, &so, &r, &e);
+                if (model_only) { /* the rows with the model's columns, nothing simulated */
+                    memset(&r, 0, sizeof r);
+                    r.time_s = NAN;
+                    r.bottleneck = -1;
+                    snprintf(r.engine, sizeof r.engine, "none");
+                    snprintf(r.network, sizeof r.network, "not simulated (--model-only)");
+                    st = AR_OK;
+                } else {
+                    st = sim->run(p, ev.sch, &so, &r, &e);
+                }
                 if (st != AR_OK && st != AR_EFAIL) {
                     worst = cli_error(st, &e);
-                    ar_schedule_free(s);
+                    lab_eval_free(&ev);
                     if (st == AR_EINVAL) break;
                     continue;
                 }
@@ -237,20 +254,21 @@ int cmd_sim(int argc, char **argv) {
                     cli_error(st, &e);
                     worst = AR_EFAIL;
                 }
-                double model = have_walk ? walk.time_s : NAN;
-                double rel = have_walk && model > 0 ? (r.time_s - model) / model : NAN;
+                /* model_s: the one definition (closed form, else walk); rel_err: against the walk of
+                 * this very schedule, closed_rel_err: against the closed form */
+                double rel = ev.have_walk && ev.walk_s > 0 ? (r.time_s - ev.walk_s) / ev.walk_s : NAN;
                 char bn[160] = "-";
-                if (r.bottleneck >= 0) ar_sim_dlink_name(p, r.bottleneck, bn, sizeof bn);
+                if (r.bottleneck >= 0) sim->dlink_name(p, r.bottleneck, bn, sizeof bn);
                 int row = tbl_row(&t);
                 tbl_str(&t, row, 0, algos[ai]);
                 tbl_str(&t, row, 1, p->name);
                 tbl_int(&t, row, 2, p->nranks);
                 tbl_num(&t, row, 3, "%.0f", (double)counts[si] * (double)eb);
-                tbl_num(&t, row, 4, "%.12g", r.time_s);
-                tbl_num(&t, row, 5, "%.12g", model);
+                tbl_num(&t, row, 4, tfmt, r.time_s);
+                tbl_num(&t, row, 5, tfmt, ev.model_s);
                 tbl_num(&t, row, 6, "%.3g", rel);
-                tbl_num(&t, row, 7, "%.12g", have_closed ? closed.time_s : NAN);
-                tbl_num(&t, row, 8, "%.3g", have_closed && closed.time_s > 0 ? (r.time_s - closed.time_s) / closed.time_s : NAN);
+                tbl_num(&t, row, 7, tfmt, ev.closed_s);
+                tbl_num(&t, row, 8, "%.3g", ev.have_closed && ev.closed_s > 0 ? (r.time_s - ev.closed_s) / ev.closed_s : NAN);
                 tbl_int(&t, row, 9, (long long)r.transfers);
                 tbl_int(&t, row, 10, (long long)r.transfers_simgrid);
                 tbl_int(&t, row, 11, (long long)r.probe_transfers);
@@ -261,7 +279,7 @@ int cmd_sim(int argc, char **argv) {
                 tbl_int(&t, row, 16, r.peak_rss_kb);
                 tbl_str(&t, row, 17, bn);
                 tbl_num(&t, row, 18, "%.9g", r.bottleneck >= 0 ? r.link_busy_s[r.bottleneck] : NAN);
-                tbl_num(&t, row, 19, "%.4f", r.bottleneck >= 0 ? ar_sim_link_util(p, &r, r.bottleneck) : NAN);
+                tbl_num(&t, row, 19, "%.4f", r.bottleneck >= 0 ? sim->link_util(p, &r, r.bottleneck) : NAN);
                 tbl_int(&t, row, 20, r.bottleneck >= 0 ? r.link_max_flows[r.bottleneck] : 0);
                 tbl_str(&t, row, 21, !o.check ? "-" : st == AR_OK ? "exact" : "WRONG");
                 tbl_int(&t, row, 22, r.complete);
@@ -270,9 +288,10 @@ int cmd_sim(int argc, char **argv) {
                 if (o.format == FMT_TABLE) {
                     char b1[32], b2[32], b3[32];
                     char b4[32];
-                    printf("  %s: sim %s  model %s  rel_err %.3g  closed form %s%s%s\n", algos[ai],
-                           ar_fmt_time(r.time_s, b1, sizeof b1), have_walk ? ar_fmt_time(model, b2, sizeof b2) : "-",
-                           rel, have_closed ? ar_fmt_time(closed.time_s, b4, sizeof b4) : "-",
+                    printf("  %s: sim %s  model %s  walk %s  rel_err %.3g  closed form %s%s%s\n", algos[ai],
+                           ar_fmt_time(r.time_s, b1, sizeof b1), ev.model ? ar_fmt_time(ev.model_s, b2, sizeof b2) : "-",
+                           ev.have_walk ? ar_fmt_time(ev.walk_s, b3, sizeof b3) : "-", rel,
+                           ev.have_closed ? ar_fmt_time(ev.closed_s, b4, sizeof b4) : "-",
                            r.complete ? "" : "  (stopped by --budget: partial)",
                            o.check ? (st == AR_OK ? "  check: exact" : "  check: WRONG") : "");
                     printf("    %llu transfers, %llu simulated by SimGrid (+%llu in %llu probes); %llu batches, %llu "
@@ -286,7 +305,7 @@ int cmd_sim(int argc, char **argv) {
                     for (int ph = 0; ph < r.nphases && ph < 12; ph++) {
                         double d = r.phase_end_s[ph] - (ph ? r.phase_end_s[ph - 1] : 0);
                         printf(" %s|%s", ar_fmt_time(d, b1, sizeof b1),
-                               have_walk && ph < walk.nstages ? ar_fmt_time(walk.stages[ph].time_s, b2, sizeof b2)
+                               ev.have_walk && ph < ev.walk.nstages ? ar_fmt_time(ev.walk.stages[ph].time_s, b2, sizeof b2)
                                                                : "-");
                     }
                     printf("%s\n", r.nphases > 12 ? " ..." : "");
@@ -295,11 +314,11 @@ int cmd_sim(int argc, char **argv) {
                                "at once\n",
                                bn, ar_fmt_time(load_s(p, &r, r.bottleneck), b1, sizeof b1),
                                ar_fmt_time(r.link_busy_s[r.bottleneck], b2, sizeof b2),
-                               100 * ar_sim_link_util(p, &r, r.bottleneck), r.link_max_flows[r.bottleneck]);
-                    print_links(p, &r, 5);
+                               100 * sim->link_util(p, &r, r.bottleneck), r.link_max_flows[r.bottleneck]);
+                    print_links(sim, p, &r, 5);
                 }
-                ar_sim_result_free(&r);
-                ar_schedule_free(s);
+                sim->result_free(&r);
+                lab_eval_free(&ev);
             }
             if (worst == AR_EINVAL) break;
         }
@@ -329,5 +348,3 @@ int cmd_sim(int argc, char **argv) {
     tbl_free(&t);
     return worst;
 }
-
-#endif

@@ -1,6 +1,6 @@
 /* arlab sweep FILE.json [-j N] [--out DIR] [--quiet]
  *
- * Runs the grid of a sweep file (core/sweep_spec.h, experiments/README.md) and
+ * Runs the grid of a sweep file (lab/sweep_spec.h, experiments/README.md) and
  * writes DIR/NAME.csv and DIR/NAME.json (DIR defaults to "out"). Points whose
  * rows are already in DIR/NAME.csv are skipped (resume); -j N evaluates the
  * rest in N forked processes, each writing its rows to a private part file
@@ -24,9 +24,9 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "sweep.h"
+#include "core/util.h"
+#include "lab/sweep.h"
 
-#define SW_MAX_JOBS 256
 
 typedef struct progress {
     int total, done;
@@ -34,12 +34,6 @@ typedef struct progress {
     double t0, last;
     const char *name;
 } progress;
-
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static void fmt_dur(double s, char *buf, size_t n) {
     if (!(s >= 0) || s > 1e7) snprintf(buf, n, "--:--");
@@ -49,7 +43,7 @@ static void fmt_dur(double s, char *buf, size_t n) {
 
 static void progress_show(progress *pg, int force) {
     if (pg->quiet || pg->total == 0) return;
-    double t = now_s();
+    double t = ar_now_s();
     if (!force && !pg->tty && t - pg->last < 1.0) return;
     if (!force && pg->tty && t - pg->last < 0.1) return;
     pg->last = t;
@@ -73,193 +67,11 @@ static void progress_show(progress *pg, int force) {
     fflush(stderr);
 }
 
-/* Child k of nj: evaluates todo[k], todo[k+nj], ... into part file `path`
- * (lines "INDEX<TAB>CSV"), one byte to `tick` per point. Never returns. */
-static void child_run(sweep_ctx *ctx, const int *todo, int ntodo, int k, int nj, const char *path, int tick) {
-    FILE *f = fopen(path, "wb");
-    if (!f) _exit(AR_EIO);
-    sweep_rows rows = {0, 0, NULL};
-    for (int t = k; t < ntodo; t += nj) {
-        ar_err e = {{0}};
-        rows.n = 0;
-        if (sweep_eval(ctx, todo[t], &rows, &e) != AR_OK) {
-            fprintf(stderr, "arlab sweep: %s\n", e.msg);
-            _exit(AR_ENOMEM);
-        }
-        for (int r = 0; r < rows.n; r++) {
-            char *l = sweep_row_csv(&rows.r[r]);
-            if (!l) _exit(AR_ENOMEM);
-            fprintf(f, "%d\t%s\n", todo[t], l);
-            free(l);
-            for (int c = 0; c < SW_NCOLS; c++) {
-                free(rows.r[r].f[c]);
-                rows.r[r].f[c] = NULL;
-            }
-        }
-        if (fflush(f) != 0) _exit(AR_EIO);
-        char b = 1;
-        while (write(tick, &b, 1) < 0 && errno == EINTR) {
-        }
-    }
-    rows.n = 0;
-    sweep_rows_free(&rows);
-    if (fclose(f) != 0) _exit(AR_EIO);
-    _exit(0);
-}
-
-/* Reads a part file back into fresh rows (fresh_of_point set per index). */
-static ar_status read_part(const sweep_ctx *ctx, const char *path, sweep_rows *fresh, int *fresh_of_point, ar_err *e) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return ar_fail(e, AR_EIO, "%s: cannot read a worker's results", path);
-    ar_status st = AR_OK;
-    char *line = NULL;
-    size_t cap = 0;
-    int prev = -1;
-    while (!st && getline(&line, &cap, f) >= 0) {
-        st = sweep_add_tagged(ctx, line, fresh, fresh_of_point, &prev, e);
-        if (st) ar_err_prefix(e, "%s", path);
-    }
-    free(line);
-    fclose(f);
-    return st;
-}
-
-/* Rows an interrupted run left in DIR/.NAME.part* are appended to `old` (by
- * key, so a changed grid does no harm; later rows win). Returns the number
- * of rows salvaged, or -1 with e set. */
-static int salvage_parts(const sweep_ctx *ctx, const char *dir, sweep_rows *old, ar_err *e) {
-    char pat[4096];
-    snprintf(pat, sizeof pat, "%s/.%s.part*", dir, ctx->spec->name);
-    glob_t g;
-    memset(&g, 0, sizeof g);
-    if (glob(pat, 0, NULL, &g) != 0) return 0;
-    int n = 0;
-    for (size_t k = 0; k < g.gl_pathc && n >= 0; k++) {
-        FILE *f = fopen(g.gl_pathv[k], "rb");
-        if (!f) continue;
-        char *line = NULL;
-        size_t cap = 0;
-        ssize_t len;
-        while (n >= 0 && (len = getline(&line, &cap, f)) >= 0) {
-            if (len && line[len - 1] == '\n') line[--len] = 0;
-            char *tab = strchr(line, '\t');
-            if (!tab) continue;
-            char **fs = NULL;
-            int nf = sweep_csv_split(tab + 1, &fs, SW_NCOLS + 1);
-            if (nf == SW_NCOLS) {
-                if (old->n == old->cap) {
-                    int nc = old->cap ? 2 * old->cap : 64;
-                    sweep_row *nr = ar_reallocarray(old->r, (size_t)nc, sizeof *nr);
-                    if (!nr) {
-                        ar_fail(e, AR_ENOMEM, "out of memory");
-                        n = -1;
-                    } else {
-                        old->r = nr;
-                        old->cap = nc;
-                    }
-                }
-                if (n >= 0) {
-                    for (int c = 0; c < SW_NCOLS; c++) {
-                        old->r[old->n].f[c] = fs[c];
-                        fs[c] = NULL;
-                    }
-                    old->n++;
-                    n++;
-                }
-            }
-            for (int c = 0; c < (nf > 0 ? nf : 0); c++) free(fs[c]);
-            free(fs);
-        }
-        free(line);
-        fclose(f);
-    }
-    globfree(&g);
-    return n;
-}
-
-/* Removes DIR/.NAME.part* (after the results are written). */
-static void remove_parts(const sweep_ctx *ctx, const char *dir) {
-    char pat[4096];
-    snprintf(pat, sizeof pat, "%s/.%s.part*", dir, ctx->spec->name);
-    glob_t g;
-    memset(&g, 0, sizeof g);
-    if (glob(pat, 0, NULL, &g) == 0)
-        for (size_t k = 0; k < g.gl_pathc; k++) unlink(g.gl_pathv[k]);
-    globfree(&g);
-}
-
-/* Evaluates the todo points with nj processes (nj = 1: in this process). */
-static ar_status run_points(sweep_ctx *ctx, const char *dir, const int *todo, int ntodo, int nj, progress *pg,
-                            sweep_rows *fresh, int *fresh_of_point, ar_err *e) {
-    if (nj > ntodo) nj = ntodo;
-    if (nj <= 1) {
-        /* rows also go to a part file as they come: an interrupted run is salvaged by the next */
-        char path[4096];
-        snprintf(path, sizeof path, "%s/.%s.part%ld-0", dir, ctx->spec->name, (long)getpid());
-        FILE *pf = fopen(path, "wb");
-        for (int t = 0; t < ntodo; t++) {
-            int first = fresh->n;
-            ar_status st = sweep_eval(ctx, todo[t], fresh, e);
-            if (st) {
-                if (pf) fclose(pf);
-                return st;
-            }
-            fresh_of_point[todo[t]] = first;
-            for (int r = first; pf && r < fresh->n; r++) {
-                char *l = sweep_row_csv(&fresh->r[r]);
-                if (l) fprintf(pf, "%d\t%s\n", todo[t], l);
-                free(l);
-            }
-            if (pf) fflush(pf);
-            pg->done++;
-            progress_show(pg, pg->done == pg->total);
-        }
-        if (pf) fclose(pf);
-        return AR_OK;
-    }
-    int tick[2];
-    if (pipe(tick) != 0) return ar_fail(e, AR_EIO, "pipe: %s", strerror(errno));
-    pid_t pids[SW_MAX_JOBS];
-    char paths[SW_MAX_JOBS][1024];
-    int started = 0;
-    ar_status st = AR_OK;
-    fflush(stdout);
-    fflush(stderr);
-    for (int k = 0; k < nj; k++) {
-        snprintf(paths[k], sizeof paths[k], "%s/.%s.part%ld-%d", dir, ctx->spec->name, (long)getpid(), k);
-        pid_t pid = fork();
-        if (pid < 0) {
-            st = ar_fail(e, AR_EIO, "fork: %s", strerror(errno));
-            break;
-        }
-        if (pid == 0) {
-            close(tick[0]);
-            child_run(ctx, todo, ntodo, k, nj, paths[k], tick[1]);
-        }
-        pids[started++] = pid;
-    }
-    close(tick[1]);
-    char buf[256];
-    ssize_t got;
-    while ((got = read(tick[0], buf, sizeof buf)) != 0) {
-        if (got < 0) {
-            if (errno == EINTR) continue;
-            break;
-        }
-        pg->done += (int)got;
-        progress_show(pg, pg->done == pg->total);
-    }
-    close(tick[0]);
-    for (int k = 0; k < started; k++) {
-        int ws = 0;
-        while (waitpid(pids[k], &ws, 0) < 0 && errno == EINTR) {
-        }
-        if (!st && (!WIFEXITED(ws) || WEXITSTATUS(ws) != 0))
-            st = ar_fail(e, AR_EINTERNAL, "worker %d failed (%s %d)", k, WIFEXITED(ws) ? "exit" : "signal",
-                         WIFEXITED(ws) ? WEXITSTATUS(ws) : WIFSIGNALED(ws) ? WTERMSIG(ws) : -1);
-    }
-    for (int k = 0; k < started && !st; k++) st = read_part(ctx, paths[k], fresh, fresh_of_point, e);
-    return st; /* the part files are removed once the results are written */
+/* Called by the engine as points finish (sweep_run_points). */
+static void on_progress(void *arg, int done) {
+    progress *pg = arg;
+    pg->done += done;
+    progress_show(pg, pg->done == pg->total);
 }
 
 static void usage(void) {
@@ -329,7 +141,7 @@ int cmd_sweep(int argc, char **argv) {
     }
     if (!st) st = sweep_mkdirs(dir, &e);
     if (!st) {
-        int salvaged = salvage_parts(&ctx, dir, &old, &e);
+        int salvaged = sweep_salvage_parts(&ctx, dir, &old, &e);
         if (salvaged < 0) st = AR_ENOMEM;
         else if (salvaged && !quiet)
             fprintf(stderr, "%s: %d rows salvaged from an interrupted run\n", ctx.spec->name, salvaged);
@@ -337,16 +149,16 @@ int cmd_sweep(int argc, char **argv) {
     if (!st && !(todo = sweep_todo(&ctx, &old, &ntodo, &e))) st = AR_ENOMEM;
     if (!st) {
         for (int i = 0; i < ctx.npoints; i++) fresh_of_point[i] = -1;
-        progress pg = {ntodo, 0, isatty(2), quiet, now_s(), 0, ctx.spec->name};
+        progress pg = {ntodo, 0, isatty(2), quiet, ar_now_s(), 0, ctx.spec->name};
         if (!quiet && ntodo < ctx.npoints)
             fprintf(stderr, "%s: %d of %d points already in %s, running %d\n", ctx.spec->name, ctx.npoints - ntodo,
                     ctx.npoints, csv, ntodo);
-        st = run_points(&ctx, dir, todo, ntodo, nj, &pg, &fresh, fresh_of_point, &e);
+        st = sweep_run_points(&ctx, dir, todo, ntodo, nj, on_progress, &pg, &fresh, fresh_of_point, &e);
     }
     if (!st) st = sweep_merge(&ctx, fresh_of_point, &fresh, &old, &all, &e);
     if (!st) st = sweep_fill_baseline(&ctx, &all, &e);
     if (!st) st = sweep_write(&ctx, dir, &all, &e);
-    if (!st) remove_parts(&ctx, dir);
+    if (!st) sweep_remove_parts(&ctx, dir);
     int nerr = 0, nmiss = 0, nuns = 0;
     for (int i = 0; !st && i < all.n; i++) {
         const char *s = all.r[i].f[SC_STATUS];

@@ -20,7 +20,6 @@
 #include <stdint.h>
 #include "../core/platform.h"
 #include "../core/schedule.h"
-#include "../core/params.h"
 
 /* BlueConnect Eqs. 1-7 (EQUATIONS.md). */
 double ar_eq1_tr(int p, double n, double a, double w);          /* ring RS or AG */
@@ -54,11 +53,6 @@ typedef struct ar_model_result {
 void ar_model_add_stage(ar_model_result *r, const char *label, const char *impl, int p,
                         double bytes, double bw_Bps, double lat_s, double time_s);
 
-/* DEPRECATED: use ar_algo_closed (core/algo.h). The same function on an
- * already parsed spec; defined in algos/plan.c (link arlab_algos), kept until
- * its last callers move; then delete it and the params.h include. */
-ar_status ar_model_closed(const ar_platform *p, uint64_t count, size_t elem_bytes, ar_params *params,
-                          ar_model_result *out, ar_err *e);
 
 /* Generic walk over schedule s on platform p. Per-phase times go to
  * out->stages (one per phase, label = the phase label). Schedules that lower

@@ -7,6 +7,7 @@ set -u
 : "${ARLAB:?set ARLAB to the arlab binary}" "${ARLAB_SRC:?set ARLAB_SRC to the source tree}"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+. "$ARLAB_SRC/tests/lib_csv.sh" # csv_col FILE NAME...: columns by name, never by position
 fails=0
 checks=0
 check() { # check DESCRIPTION COMMAND...
@@ -41,15 +42,17 @@ check "JSON written" test -s o1/small.json
 want_cols="sweep,backend,platform,ranks,machines,algo,label,dtype,elems,bytes,time_s,model_s,closed_s,walk_s,sim_s,measured_s,rel_diff,base_s,vs_base,saving,calls_max,calls_avg,calls_bound,train,compute_s,comm_s,iter_s,overhead_s,images_s,speedup,scaling_eff,status,cause,platform_hash,version,commit,platform_src,network,detail,message,key"
 check "CSV header is the documented column list" test "$(head -1 o1/small.csv)" = "$want_cols"
 check "72 rows (36 points x 2 training configurations)" test "$(($(wc -l <o1/small.csv) - 1))" -eq 72
-check "every row is ok" test "$(tail -n +2 o1/small.csv | grep -c ',ok,')" -eq 72
+check "every row is ok" test "$(csv_col o1/small.csv status | grep -cx ok)" -eq 72
 check "progress lines on a non-terminal" grep -q "small: 36/36 points (100%)" err1.txt
 check "summary line" grep -q "72 rows (36 points run, 0 resumed)" err1.txt
 # the first row: bc-intel-2x4, ring, 1 MB, fp32; the ring's time = its own baseline
-row1=$(sed -n 2p o1/small.csv)
-check "first row in grid order" grep -q '^small,model,bc-intel-2x4,8,2,ring,Ring,f32,250000,1000000,' <<<"$row1"
-check "baseline row has vs_base 1" grep -q ',1,0,[0-9]*,[0-9.]*,,fp32,' <<<"$row1"
-check "generated family ranks 4 and 6" test "$(grep -c '^small,model,flat:ranks=[46],[46],' o1/small.csv)" -eq 36
-check "provenance: version, commit and platform hash" grep -q ",[0-9a-f]\{16\},[0-9.]*,[0-9a-z-]*,preset:bc-intel-2x4," <<<"$row1"
+row1=$(csv_col o1/small.csv sweep backend platform ranks machines algo label dtype elems bytes | head -1 | tr '\t' ,)
+check "first row in grid order ($row1)" test "$row1" = 'small,model,bc-intel-2x4,8,2,ring,Ring,f32,250000,1000000'
+check "baseline row has vs_base 1" test "$(csv_col o1/small.csv vs_base saving train | head -1)" = "$(printf '1\t0\tfp32')"
+check "generated family ranks 4 and 6" \
+  test "$(csv_col o1/small.csv sweep backend platform ranks | grep -c "^small	model	flat:ranks=\([46]\)	\1$")" -eq 36
+check "provenance: version, commit and platform hash" \
+  grep -q "^[0-9a-f]\{16\}	[0-9.]*	[0-9a-z-]*	preset:bc-intel-2x4$" < <(csv_col o1/small.csv platform_hash version commit platform_src | head -1)
 check "JSON has 72 rows" test "$(grep -c '"key": ' o1/small.json)" -eq 72
 if command -v python3 >/dev/null; then
     check "JSON parses" python3 -c "import json,sys; d=json.load(open('o1/small.json')); sys.exit(0 if len(d['rows'])==72 and d['sweep']=='small' else 1)"
@@ -66,6 +69,29 @@ sed -i '12,21d' o1/small.csv
 "$ARLAB" sweep small.json --out o1 2>err3.txt
 check "resume: 5 points run again" grep -q "31 of 36 points already in o1/small.csv, running 5" err3.txt
 check "resume: rows restored in grid order" cmp -s o1/small.csv ref.csv
+# resume reads columns by name: results with the columns reversed, one unknown
+# column added and one dropped (calls_bound, empty here) still resume in full
+python3 - o1/small.csv <<'PY'
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline='')))
+drop = rows[0].index('calls_bound')
+out = [['future_col'] + [v for i, v in enumerate(r) if i != drop][::-1] for r in rows]
+out[0][0] = 'future_col'
+for r in out[1:]:
+    r[0] = 'x'
+csv.writer(open(sys.argv[1], 'w', newline=''), lineterminator='\n').writerows(out)
+PY
+"$ARLAB" sweep small.json --out o1 2>err7.txt
+check "resume by column name: all points skipped" grep -q "36 of 36 points already in o1/small.csv, running 0" err7.txt
+check "resume by column name: the same CSV again" cmp -s o1/small.csv ref.csv
+# a CSV that is not sweep results (no key/status columns) is refused, not overwritten
+mkdir -p o6 && printf 'foo,bar\n1,2\n' >o6/small.csv
+"$ARLAB" sweep small.json --out o6 --quiet 2>err8.txt
+rc=$?
+check "foreign CSV: exit 2 (got $rc)" test $rc -eq 2
+check "foreign CSV: one stderr line" test "$(wc -l <err8.txt)" -eq 1
+check "foreign CSV: the line names the file" grep -q "o6/small.csv: its columns are not this arlab's sweep columns" err8.txt
+check "foreign CSV: left alone" test "$(cat o6/small.csv)" = "$(printf 'foo,bar\n1,2')"
 
 # -j 2 and -j 3 give the same bytes as -j 1
 "$ARLAB" sweep small.json --out o2 -j 2 --quiet
@@ -102,12 +128,13 @@ cat >real.json <<'EOF'
  "sizes": ["1MB"], "real": {"csv": ["measured*.csv"]}}
 EOF
 "$ARLAB" sweep real.json --out o3 --quiet
-check "real: measured row imported (median of 2)" grep -q '^realx,real,bc-intel-2x4,8,2,ring,.*,0.003,[^,]*,[^,]*,[^,]*,[^,]*,0.003,' o3/realx.csv
-check "real: row without measurement is 'missing'" grep -q ',halving-doubling,.*,missing,' o3/realx.csv
+check "real: measured row imported (median of 2)" \
+  grep -qx "realx	real	bc-intel-2x4	8	2	ring	0.003	0.003" < <(csv_col o3/realx.csv sweep backend platform ranks machines algo time_s measured_s)
+check "real: row without measurement is 'missing'" grep -qx "halving-doubling	missing" < <(csv_col o3/realx.csv algo status)
 printf 'halving-doubling,bc-intel-2x4,8,1000000,0.001,0.0015,1\n' >>measured.csv
 "$ARLAB" sweep real.json --out o3 2>err5.txt
 check "real: missing rows are retried" grep -q "running 1" err5.txt
-check "real: and now measured" test "$(grep -c ',ok,' o3/realx.csv)" -eq 2
+check "real: and now measured" test "$(csv_col o3/realx.csv status | grep -cx ok)" -eq 2
 
 # malformed sweep files: one line naming the JSON path, exit status 2
 refuse() { # refuse FILE-CONTENT EXPECTED-MESSAGE

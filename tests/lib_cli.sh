@@ -43,3 +43,7 @@ t_done() {
   echo "$(basename "$0"): $T_PASS passed, $T_FAIL failed"
   [ "$T_FAIL" -eq 0 ]
 }
+
+
+# csv_col FILE NAME...: columns by name (tests/lib_csv.sh)
+. "$(dirname "${BASH_SOURCE[0]}")/lib_csv.sh"

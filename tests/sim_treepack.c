@@ -1,6 +1,6 @@
 /* Spanning-tree packing in the simulator (issue 5 acceptance), on P3.16xlarge.
  *
- * The prediction (models/model_treepack.h), from the LP's streams as the
+ * The prediction (algos/treepack_model.c), from the LP's streams as the
  * planner rounds them to K equal units: both phases run Dmax + c - 1 rounds
  * (core/lower.c: the member at depth d sends chunk j in reduce round
  * D_s - d + j, its parent sends it down in broadcast round d - 1 + j), and
@@ -17,7 +17,6 @@
  * sim(treepack) < sim(ring) and < sim(ps); and --check (real data) exact on
  * P3.16xlarge and P2.16xlarge with small messages. The numbers are printed. */
 #include "algos/treepack.h"
-#include "models/model_treepack.h"
 #include "sim_util.h"
 
 #define UNITS 128

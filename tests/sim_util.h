@@ -28,7 +28,7 @@ typedef struct sim_run {
     ar_status st;     /* of ar_sim_run */
     ar_err e;
     double walk;      /* ar_model_walk, NAN if none */
-    double closed;    /* ar_model_closed, NAN if none */
+    double closed;    /* ar_algo_closed, NAN if none */
     int unsupported;  /* the planner answered AR_EUNSUPPORTED (e says why): nothing ran */
 } sim_run;
 
@@ -77,7 +77,7 @@ static inline int sim_run_case_ex(sim_run *x, const char *plat, const char *algo
         return -1;
     }
     ar_model_result m;
-    if (ar_model_closed(x->p, bytes / 4, 4, &prm, &m, &x->e) == AR_OK) x->closed = m.time_s;
+    if (ar_algo_closed(algo, x->p, bytes / 4, 4, &m, &x->e) == AR_OK) x->closed = m.time_s;
     ar_params_free(&prm);
     ar_status st = ar_algo_plan(algo, x->p, bytes / 4, 4, &x->s, &x->e);
     if (st == AR_EUNSUPPORTED) {

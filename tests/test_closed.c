@@ -304,14 +304,6 @@ int main(void) {
         st = ar_algo_closed("pipelined-ring:chunk=2", fr, 1000, 4, &r, &e);
         T_CHECK(st == AR_EINVAL && strstr(e.msg, "unknown parameter \"chunk\" (valid: chunks)"),
                 "the message lists the valid keys: %s", e.msg);
-        /* the deprecated entry (models/model.h) is the same function */
-        ar_params prm;
-        T_OK(ar_params_parse("ps:servers=3", &prm, &t_e));
-        ar_model_result r2;
-        T_OK(ar_model_closed(fr, 1000, 4, &prm, &r2, &e));
-        T_OK(ar_algo_closed("ps:servers=3", fr, 1000, 4, &r, &e));
-        T_CHECK(r2.time_s == r.time_s && r2.nstages == r.nstages, "ar_model_closed == ar_algo_closed");
-        ar_params_free(&prm);
         /* the other closed forms do not need symmetry */
         closed(fr, "ring", 7000, &r);
         closed(fr, "ps:servers=2", 7000, &r);

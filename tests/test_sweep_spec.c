@@ -1,10 +1,10 @@
-/* Sweep files (core/sweep_spec.h): a full document parses into the expected
+/* Sweep files (lab/sweep_spec.h): a full document parses into the expected
  * grid; malformed documents are refused with one line naming the JSON path;
  * the training-step model reproduces BlueConnect's single-GPU numbers; FNV-1a
  * matches its published test vectors. */
 #include <string.h>
 
-#include "core/sweep_spec.h"
+#include "lab/sweep_spec.h"
 #include "t.h"
 
 static void test_full(void) {
@@ -29,7 +29,7 @@ static void test_full(void) {
     T_CHECK(st == AR_OK, "parse: %s", e.msg);
     if (!s) return;
     T_CHECK(!strcmp(s->name, "fig"), "name %s", s->name);
-    T_CHECK(s->nbackends == 2 && s->backends[0] == AR_BACKEND_MODEL && s->backends[1] == AR_BACKEND_SIM, "backends");
+    T_CHECK(s->nbackends == 2 && s->backends[0] == lab_backend_find("model") && s->backends[1] == lab_backend_find("sim"), "backends");
     T_CHECK(s->nplatforms == 2 && !strcmp(s->platforms[1].spec, "fat-tree") && s->platforms[1].nranks == 2 &&
                 s->platforms[1].ranks[1] == 128 && !strcmp(s->platforms[1].label, "FT"),
             "platforms");

@@ -9,15 +9,15 @@
  * files itself (a shared file system, or the same paths on every node).
  *
  * A separate executable, built only when CMake finds MPI, so that `arlab`
- * itself never links MPI and runs anywhere without mpirun. It compiles the
- * same engine sources (cli/sweep.c, cli/sweep_io.c). */
+ * itself never links MPI and runs anywhere without mpirun. It links the
+ * same experiment library (lab/, arlab_lab) as `arlab sweep`. */
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../sweep.h"
+#include "lab/sweep.h"
 
 static int fail(int rank, const ar_err *e) {
     fprintf(stderr, "arlab-sweep-mpi (rank %d): %s\n", rank, e->msg);
@@ -25,20 +25,18 @@ static int fail(int rank, const ar_err *e) {
     return AR_EFAIL;
 }
 
-/* Appends text to a growing buffer; returns 0 on allocation failure. */
-static int buf_add(char **buf, size_t *len, size_t *cap, const char *text) {
-    size_t n = strlen(text);
-    if (*len + n + 1 > *cap) {
-        size_t c = *cap ? *cap : 1 << 16;
-        while (*len + n + 1 > c) c *= 2;
-        char *nb = realloc(*buf, c);
-        if (!nb) return 0;
-        *buf = nb;
-        *cap = c;
-    }
-    memcpy(*buf + *len, text, n + 1);
-    *len += n;
-    return 1;
+typedef struct progress {
+    int done, share, quiet, rank;
+    const char *name;
+} progress;
+
+/* Called after each point this rank evaluates: rank 0 says how far it is. */
+static void tick(void *arg) {
+    progress *pg = arg;
+    pg->done++;
+    int step = pg->share / 10 > 1 ? pg->share / 10 : 1;
+    if (!pg->quiet && pg->rank == 0 && (pg->done % step == 0 || pg->done == pg->share))
+        fprintf(stderr, "%s: rank 0 finished %d of its %d points\n", pg->name, pg->done, pg->share);
 }
 
 int main(int argc, char **argv) {
@@ -86,36 +84,20 @@ int main(int argc, char **argv) {
     }
     MPI_Bcast(todo, ntodo, MPI_INT, 0, MPI_COMM_WORLD);
 
-    /* this rank's share, as tagged CSV lines */
+    /* this rank's share, as tagged CSV lines (the part-file format, in memory) */
     char *mine = NULL;
-    size_t len = 0, cap = 0;
-    sweep_rows rows = {0, 0, NULL};
-    int done = 0;
-    for (int t = rank; t < ntodo; t += size) {
-        rows.n = 0;
-        if (sweep_eval(&ctx, todo[t], &rows, &e) != AR_OK) return fail(rank, &e);
-        for (int r = 0; r < rows.n; r++) {
-            char *l = sweep_row_csv(&rows.r[r]);
-            char tag[32];
-            snprintf(tag, sizeof tag, "%d\t", todo[t]);
-            if (!l || !buf_add(&mine, &len, &cap, tag) || !buf_add(&mine, &len, &cap, l) ||
-                !buf_add(&mine, &len, &cap, "\n")) {
-                ar_fail(&e, AR_ENOMEM, "out of memory");
-                return fail(rank, &e);
-            }
-            free(l);
-            for (int c = 0; c < SW_NCOLS; c++) {
-                free(rows.r[r].f[c]);
-                rows.r[r].f[c] = NULL;
-            }
-        }
-        done++;
-        int share = (ntodo - rank + size - 1) / size, step = share / 10 > 1 ? share / 10 : 1;
-        if (!quiet && rank == 0 && (done % step == 0 || done == share))
-            fprintf(stderr, "%s: rank 0 finished %d of its %d points\n", ctx.spec->name, done, share);
+    size_t len = 0;
+    FILE *mf = open_memstream(&mine, &len);
+    if (!mf) {
+        ar_fail(&e, AR_ENOMEM, "out of memory");
+        return fail(rank, &e);
     }
-    rows.n = 0;
-    sweep_rows_free(&rows);
+    progress pg = {0, (ntodo - rank + size - 1) / size, quiet, rank, ctx.spec->name};
+    if (sweep_eval_to(&ctx, todo, ntodo, rank, size, mf, tick, &pg, &e) != AR_OK) return fail(rank, &e);
+    if (fclose(mf) != 0) {
+        ar_fail(&e, AR_ENOMEM, "out of memory");
+        return fail(rank, &e);
+    }
     if (len > (size_t)1 << 30) {
         ar_fail(&e, AR_ENOMEM, "more than 1 GiB of rows on one rank; use more ranks");
         return fail(rank, &e);

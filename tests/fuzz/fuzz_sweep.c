@@ -1,10 +1,10 @@
-/* libFuzzer target: the sweep-file loader (core/sweep_spec.c). Whatever the
+/* libFuzzer target: the sweep-file loader (lab/sweep_spec.c). Whatever the
  * input, it must be refused with a message or loaded and freed cleanly. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/sweep_spec.h"
+#include "lab/sweep_spec.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -10,131 +10,46 @@
 
 #include <cjson/cJSON.h>
 
-#include "jsonpath.h"
+#include "core/jsonpath.h"
+#include "sweep_json.h"
 #include "sweep_spec.h"
 
-#define SW_TEXT_MAX 4096 /* longest free-text field */
 #define SW_SPEC_MAX 1000 /* longest platform/algorithm spec */
 
-typedef ar_jpath sctx; /* path + error context (jsonpath.h) */
-
-static const cJSON *field(const cJSON *obj, const char *key) { return cJSON_GetObjectItemCaseSensitive(obj, key); }
-
-/* A string of 1..max bytes without control characters (the path names it). */
-static ar_status check_text(sctx *c, const cJSON *j, size_t max) {
-    if (!cJSON_IsString(j) || !j->valuestring) return ar_jpath_fail(c, AR_EINVAL, "must be a string (got %s)", ar_json_type_name(j));
-    if (!j->valuestring[0]) return ar_jpath_fail(c, AR_EINVAL, "must not be empty");
-    if (strlen(j->valuestring) > max) return ar_jpath_fail(c, AR_EINVAL, "longer than %zu bytes", max);
-    for (const unsigned char *s = (const unsigned char *)j->valuestring; *s; s++)
-        if (*s < 0x20 || *s == 0x7f) return ar_jpath_fail(c, AR_EINVAL, "contains a control character");
-    return AR_OK;
-}
-
-/* Optional string field: *out = copy or NULL. */
-static ar_status read_text(sctx *c, const cJSON *obj, const char *key, size_t max, char **out) {
-    const cJSON *j = field(obj, key);
-    *out = NULL;
-    if (!j) return AR_OK;
-    size_t old = ar_jpath_key(c, key);
-    ar_status st = check_text(c, j, max);
-    if (st == AR_OK && !(*out = ar_strdup(j->valuestring))) st = ar_jpath_fail(c, AR_ENOMEM, "out of memory");
-    ar_jpath_pop(c, old);
-    return st;
-}
-
-/* A JSON array of 1..AR_SWEEP_MAX_AXIS entries (path = the key). */
-static ar_status need_array(sctx *c, const cJSON *j, int *n) {
-    if (!cJSON_IsArray(j)) return ar_jpath_fail(c, AR_EINVAL, "must be an array (got %s)", ar_json_type_name(j));
-    int k = cJSON_GetArraySize(j);
-    if (k < 1) return ar_jpath_fail(c, AR_EINVAL, "must not be empty");
-    if (k > AR_SWEEP_MAX_AXIS) return ar_jpath_fail(c, AR_EINVAL, "more than %d entries", AR_SWEEP_MAX_AXIS);
-    *n = k;
-    return AR_OK;
-}
-
-/* A whole JSON number in [min, max]. */
-static ar_status read_int_value(sctx *c, const cJSON *j, long long min, long long max, long long *out) {
-    if (!cJSON_IsNumber(j)) return ar_jpath_fail(c, AR_EINVAL, "must be an integer (got %s)", ar_json_type_name(j));
-    double v = j->valuedouble;
-    if (!isfinite(v) || v != floor(v) || v < (double)min || v > (double)max)
-        return ar_jpath_fail(c, AR_EINVAL, "must be an integer in %lld..%lld (got %g)", min, max, v);
-    *out = (long long)v;
-    return AR_OK;
-}
-
-/* A positive finite number. */
-static ar_status read_pos_number(sctx *c, const cJSON *obj, const char *key, double max, double *out) {
-    const cJSON *j = field(obj, key);
-    if (!j) return AR_OK;
-    size_t old = ar_jpath_key(c, key);
-    ar_status st = AR_OK;
-    if (!cJSON_IsNumber(j)) st = ar_jpath_fail(c, AR_EINVAL, "must be a number (got %s)", ar_json_type_name(j));
-    else if (!(j->valuedouble > 0) || !(j->valuedouble <= max))
-        st = ar_jpath_fail(c, AR_EINVAL, "must be a number in (0, %g] (got %g)", max, j->valuedouble);
-    else *out = j->valuedouble;
-    ar_jpath_pop(c, old);
-    return st;
-}
-
-/* A time: a string with a unit ("163ms") or a number of seconds. */
-static ar_status read_time(sctx *c, const cJSON *obj, const char *key, double *out) {
-    const cJSON *j = field(obj, key);
-    if (!j) return AR_OK;
-    size_t old = ar_jpath_key(c, key);
-    ar_status st = AR_OK;
-    if (cJSON_IsNumber(j)) {
-        if (!isfinite(j->valuedouble) || j->valuedouble < 0 || j->valuedouble > 1e9)
-            st = ar_jpath_fail(c, AR_EINVAL, "must be a time >= 0 in seconds (got %g)", j->valuedouble);
-        else *out = j->valuedouble;
-    } else if ((st = check_text(c, j, 64)) == AR_OK) {
-        st = ar_jpath_wrap(c, ar_parse_time(j->valuestring, out, c->e));
-    }
-    ar_jpath_pop(c, old);
-    return st;
-}
-
-static ar_status read_bool(sctx *c, const cJSON *obj, const char *key, int *out) {
-    const cJSON *j = field(obj, key);
-    if (!j) return AR_OK;
-    if (!cJSON_IsBool(j)) {
-        size_t old = ar_jpath_key(c, key);
-        ar_status st = ar_jpath_fail(c, AR_EINVAL, "must be true or false (got %s)", ar_json_type_name(j));
-        ar_jpath_pop(c, old);
-        return st;
-    }
-    *out = cJSON_IsTrue(j) ? 1 : 0;
-    return AR_OK;
-}
 
 /* ---- sections ---- */
 
-const char *ar_backend_name(ar_backend b) {
-    switch (b) {
-    case AR_BACKEND_AUTO: return "auto";
-    case AR_BACKEND_MODEL: return "model";
-    case AR_BACKEND_SIM: return "sim";
-    case AR_BACKEND_REAL: return "real";
-    }
-    return "?";
-}
+const char *ar_sweep_backend_name(const lab_backend *b) { return b ? b->name : "auto"; }
 
-static ar_status parse_backend_value(sctx *c, const cJSON *j, ar_backend *out) {
-    char q[64];
-    ar_status st = check_text(c, j, 16);
+/* "auto" (NULL) or an entry of the backend table (lab/backend.h) that can run sweep points. */
+static ar_status parse_backend_value(sctx *c, const cJSON *j, const lab_backend **out) {
+    char q[64], names[256] = "auto";
+    ar_status st = sw_check_text(c, j, 16);
     if (st) return st;
-    for (int b = AR_BACKEND_AUTO; b <= AR_BACKEND_REAL; b++)
-        if (!strcmp(j->valuestring, ar_backend_name((ar_backend)b))) {
-            *out = (ar_backend)b;
-            return AR_OK;
-        }
-    return ar_jpath_fail(c, AR_EINVAL, "%s is not a backend (use auto, model, sim or real)",
-                 ar_quote(j->valuestring, q, sizeof q));
+    if (!strcmp(j->valuestring, "auto")) {
+        *out = NULL;
+        return AR_OK;
+    }
+    const lab_backend *b = lab_backend_find(j->valuestring);
+    if (b && (b->caps & LAB_CAP_SWEEP)) {
+        *out = b;
+        return AR_OK;
+    }
+    int n = 0, nsweep = 0;
+    const lab_backend *all = lab_backends(&n);
+    for (int i = 0; i < n; i++) nsweep += (all[i].caps & LAB_CAP_SWEEP) != 0;
+    for (int i = 0, k = 0; i < n; i++) {
+        if (!(all[i].caps & LAB_CAP_SWEEP)) continue;
+        size_t l = strlen(names);
+        snprintf(names + l, sizeof names - l, "%s%s", ++k == nsweep ? " or " : ", ", all[i].name);
+    }
+    return ar_jpath_fail(c, AR_EINVAL, "%s is not a backend (use %s)", ar_quote(j->valuestring, q, sizeof q), names);
 }
 
 static ar_status parse_backends(sctx *c, const cJSON *root, ar_sweep *s) {
-    const cJSON *j = field(root, "backend");
+    const cJSON *j = sw_field(root, "backend");
     s->nbackends = 1;
-    s->backends[0] = AR_BACKEND_AUTO;
+    s->backends[0] = NULL; /* auto */
     if (!j) return AR_OK;
     size_t old = ar_jpath_key(c, "backend");
     ar_status st = AR_OK;
@@ -144,10 +59,10 @@ static ar_status parse_backends(sctx *c, const cJSON *root, ar_sweep *s) {
         s->nbackends = 0;
         for (int i = 0; !st && i < n; i++) {
             size_t o2 = ar_jpath_idx(c, i);
-            ar_backend b;
+            const lab_backend *b = NULL;
             st = parse_backend_value(c, cJSON_GetArrayItem(j, i), &b);
             for (int k = 0; !st && k < s->nbackends; k++)
-                if (s->backends[k] == b) st = ar_jpath_fail(c, AR_EINVAL, "\"%s\" is listed twice", ar_backend_name(b));
+                if (s->backends[k] == b) st = ar_jpath_fail(c, AR_EINVAL, "\"%s\" is listed twice", ar_sweep_backend_name(b));
             if (!st) s->backends[s->nbackends++] = b;
             ar_jpath_pop(c, o2);
         }
@@ -161,14 +76,14 @@ static ar_status parse_backends(sctx *c, const cJSON *root, ar_sweep *s) {
 /* An array of rank counts (path = its key). */
 static ar_status parse_ranks(sctx *c, const cJSON *j, int **out, int *n) {
     int k;
-    ar_status st = need_array(c, j, &k);
+    ar_status st = sw_need_array(c, j, &k);
     if (st) return st;
     if (!(*out = ar_calloc((size_t)k, sizeof **out))) return ar_jpath_fail(c, AR_ENOMEM, "out of memory");
     *n = k;
     for (int i = 0; i < k; i++) {
         size_t old = ar_jpath_idx(c, i);
         long long v = 0;
-        st = read_int_value(c, cJSON_GetArrayItem(j, i), 1, AR_MAX_RANKS, &v);
+        st = sw_read_int_value(c, cJSON_GetArrayItem(j, i), 1, AR_MAX_RANKS, &v);
         ar_jpath_pop(c, old);
         if (st) return st;
         (*out)[i] = (int)v;
@@ -180,9 +95,9 @@ static ar_status check_algo_spec(sctx *c, const char *spec);
 
 static ar_status parse_platforms(sctx *c, const cJSON *root, ar_sweep *s) {
     static const char *const keys[] = {"spec", "label", "ranks", "exclude", NULL};
-    const cJSON *arr = field(root, "platforms");
+    const cJSON *arr = sw_field(root, "platforms");
     size_t old = ar_jpath_key(c, "platforms");
-    ar_status st = arr ? need_array(c, arr, &s->nplatforms) : ar_jpath_fail(c, AR_EINVAL, "missing (give at least one platform)");
+    ar_status st = arr ? sw_need_array(c, arr, &s->nplatforms) : ar_jpath_fail(c, AR_EINVAL, "missing (give at least one platform)");
     if (!st && !(s->platforms = ar_calloc((size_t)s->nplatforms, sizeof *s->platforms)))
         st = ar_jpath_fail(c, AR_ENOMEM, "out of memory");
     for (int i = 0; !st && i < s->nplatforms; i++) {
@@ -190,34 +105,34 @@ static ar_status parse_platforms(sctx *c, const cJSON *root, ar_sweep *s) {
         ar_sweep_platform *p = &s->platforms[i];
         size_t o2 = ar_jpath_idx(c, i);
         if (cJSON_IsString(j)) {
-            st = check_text(c, j, SW_SPEC_MAX);
+            st = sw_check_text(c, j, SW_SPEC_MAX);
             if (!st && !(p->spec = ar_strdup(j->valuestring))) st = ar_jpath_fail(c, AR_ENOMEM, "out of memory");
         } else if (cJSON_IsObject(j)) {
             st = ar_jpath_check_keys(c, j, keys);
-            if (!st) st = read_text(c, j, "spec", SW_SPEC_MAX, &p->spec);
+            if (!st) st = sw_read_text(c, j, "spec", SW_SPEC_MAX, &p->spec);
             if (!st && !p->spec) {
                 size_t o3 = ar_jpath_key(c, "spec");
                 st = ar_jpath_fail(c, AR_EINVAL, "missing (a preset, file or family such as \"fat-tree\")");
                 ar_jpath_pop(c, o3);
             }
-            if (!st) st = read_text(c, j, "label", 128, &p->label);
-            const cJSON *r = field(j, "ranks");
+            if (!st) st = sw_read_text(c, j, "label", 128, &p->label);
+            const cJSON *r = sw_field(j, "ranks");
             if (!st && r) {
                 size_t o3 = ar_jpath_key(c, "ranks");
                 st = parse_ranks(c, r, &p->ranks, &p->nranks);
                 ar_jpath_pop(c, o3);
             }
-            const cJSON *x = field(j, "exclude");
+            const cJSON *x = sw_field(j, "exclude");
             if (!st && x) {
                 size_t o3 = ar_jpath_key(c, "exclude");
                 int nx = 0;
-                st = need_array(c, x, &nx);
+                st = sw_need_array(c, x, &nx);
                 if (!st && !(p->exclude = ar_calloc((size_t)nx, sizeof *p->exclude)))
                     st = ar_jpath_fail(c, AR_ENOMEM, "out of memory");
                 for (int k = 0; !st && k < nx; k++) {
                     size_t o4 = ar_jpath_idx(c, k);
                     const cJSON *v = cJSON_GetArrayItem(x, k);
-                    st = check_text(c, v, 64);
+                    st = sw_check_text(c, v, 64);
                     if (!st) st = check_algo_spec(c, v->valuestring);
                     if (!st && strchr(v->valuestring, ':'))
                         st = ar_jpath_fail(c, AR_EINVAL, "give an algorithm name without parameters");
@@ -256,7 +171,7 @@ static ar_status params_to_spec(sctx *c, const cJSON *params, const char *name, 
                 snprintf(val, sizeof val, "%lld", (long long)k->valuedouble);
             else snprintf(val, sizeof val, "%.17g", k->valuedouble);
         } else if (cJSON_IsString(k)) {
-            st = check_text(c, k, 120);
+            st = sw_check_text(c, k, 120);
             if (!st && strpbrk(k->valuestring, ",:="))
                 st = ar_jpath_fail(c, AR_EINVAL, "%s: a value may not contain ',', ':' or '='",
                            ar_quote(k->valuestring, q, sizeof q));
@@ -291,33 +206,33 @@ static ar_status check_algo_spec(sctx *c, const char *spec) {
 
 static ar_status parse_algos(sctx *c, const cJSON *root, ar_sweep *s) {
     static const char *const keys[] = {"algo", "spec", "params", "label", NULL};
-    const cJSON *arr = field(root, "algos");
+    const cJSON *arr = sw_field(root, "algos");
     size_t old = ar_jpath_key(c, "algos");
-    ar_status st = arr ? need_array(c, arr, &s->nalgos) : ar_jpath_fail(c, AR_EINVAL, "missing (give at least one algorithm)");
+    ar_status st = arr ? sw_need_array(c, arr, &s->nalgos) : ar_jpath_fail(c, AR_EINVAL, "missing (give at least one algorithm)");
     if (!st && !(s->algos = ar_calloc((size_t)s->nalgos, sizeof *s->algos))) st = ar_jpath_fail(c, AR_ENOMEM, "out of memory");
     for (int i = 0; !st && i < s->nalgos; i++) {
         const cJSON *j = cJSON_GetArrayItem(arr, i);
         ar_sweep_algo *a = &s->algos[i];
         size_t o2 = ar_jpath_idx(c, i);
         if (cJSON_IsString(j)) {
-            st = check_text(c, j, SW_SPEC_MAX);
+            st = sw_check_text(c, j, SW_SPEC_MAX);
             if (!st) st = check_algo_spec(c, j->valuestring);
             if (!st && !(a->spec = ar_strdup(j->valuestring))) st = ar_jpath_fail(c, AR_ENOMEM, "out of memory");
         } else if (cJSON_IsObject(j)) {
             st = ar_jpath_check_keys(c, j, keys);
             char *name = NULL, *spec = NULL;
-            if (!st) st = read_text(c, j, "algo", 64, &name);
-            if (!st) st = read_text(c, j, "spec", SW_SPEC_MAX, &spec);
+            if (!st) st = sw_read_text(c, j, "algo", 64, &name);
+            if (!st) st = sw_read_text(c, j, "spec", SW_SPEC_MAX, &spec);
             if (!st && !!name == !!spec)
                 st = ar_jpath_fail(c, AR_EINVAL, "give exactly one of \"algo\" (with \"params\") or \"spec\"");
-            if (!st && spec && field(j, "params"))
+            if (!st && spec && sw_field(j, "params"))
                 st = ar_jpath_fail(c, AR_EINVAL, "\"params\" goes with \"algo\", not \"spec\"");
             if (!st && name) {
                 size_t o3 = ar_jpath_key(c, "algo");
                 st = check_algo_spec(c, name);
                 if (!st && strchr(name, ':')) st = ar_jpath_fail(c, AR_EINVAL, "put parameters in \"params\"");
                 ar_jpath_pop(c, o3);
-                const cJSON *pj = field(j, "params");
+                const cJSON *pj = sw_field(j, "params");
                 if (!st && pj) {
                     o3 = ar_jpath_key(c, "params");
                     st = params_to_spec(c, pj, name, &a->spec);
@@ -337,7 +252,7 @@ static ar_status parse_algos(sctx *c, const cJSON *root, ar_sweep *s) {
             }
             free(name);
             free(spec);
-            if (!st) st = read_text(c, j, "label", 128, &a->label);
+            if (!st) st = sw_read_text(c, j, "label", 128, &a->label);
         } else {
             st = ar_jpath_fail(c, AR_EINVAL, "must be an algorithm spec or an object with \"algo\" (got %s)", ar_json_type_name(j));
         }
@@ -357,7 +272,7 @@ static ar_status size_value(sctx *c, const cJSON *j, size_t eb, uint64_t *elems)
         *elems = (uint64_t)v;
         return AR_OK;
     }
-    ar_status st = check_text(c, j, 64);
+    ar_status st = sw_check_text(c, j, 64);
     if (st) return st;
     return ar_jpath_wrap(c, ar_parse_size(j->valuestring, eb, elems, c->e));
 }
@@ -393,22 +308,22 @@ static ar_status size_range(sctx *c, const cJSON *j, ar_sweep *s, int *cap, size
     const char *names[2] = {"from", "to"};
     uint64_t *vals[2] = {&lo, &hi};
     for (int k = 0; k < 2 && !st; k++) {
-        const cJSON *v = field(j, names[k]);
+        const cJSON *v = sw_field(j, names[k]);
         size_t old = ar_jpath_key(c, names[k]);
         st = v ? size_value(c, v, eb, vals[k]) : ar_jpath_fail(c, AR_EINVAL, "missing");
         ar_jpath_pop(c, old);
     }
     if (!st) {
-        const cJSON *v = field(j, "steps");
+        const cJSON *v = sw_field(j, "steps");
         size_t old = ar_jpath_key(c, "steps");
-        st = v ? read_int_value(c, v, 2, AR_SWEEP_MAX_AXIS, &steps) : ar_jpath_fail(c, AR_EINVAL, "missing (2..%d)", AR_SWEEP_MAX_AXIS);
+        st = v ? sw_read_int_value(c, v, 2, AR_SWEEP_MAX_AXIS, &steps) : ar_jpath_fail(c, AR_EINVAL, "missing (2..%d)", AR_SWEEP_MAX_AXIS);
         ar_jpath_pop(c, old);
     }
     if (!st) {
-        const cJSON *v = field(j, "scale");
+        const cJSON *v = sw_field(j, "scale");
         if (v) {
             size_t old = ar_jpath_key(c, "scale");
-            st = check_text(c, v, 16);
+            st = sw_check_text(c, v, 16);
             if (!st && !strcmp(v->valuestring, "log")) logscale = 1;
             else if (!st && strcmp(v->valuestring, "linear"))
                 st = ar_jpath_fail(c, AR_EINVAL, "must be \"linear\" or \"log\"");
@@ -429,10 +344,10 @@ static ar_status size_range(sctx *c, const cJSON *j, ar_sweep *s, int *cap, size
 }
 
 static ar_status parse_sizes(sctx *c, const cJSON *root, ar_sweep *s) {
-    const cJSON *arr = field(root, "sizes");
+    const cJSON *arr = sw_field(root, "sizes");
     size_t old = ar_jpath_key(c, "sizes");
     int n = 0, cap = 0;
-    ar_status st = arr ? need_array(c, arr, &n) : ar_jpath_fail(c, AR_EINVAL, "missing (e.g. [\"100MB\", \"120M\"])");
+    ar_status st = arr ? sw_need_array(c, arr, &n) : ar_jpath_fail(c, AR_EINVAL, "missing (e.g. [\"100MB\", \"120M\"])");
     size_t eb = ar_dtype_size(s->dtype);
     for (int i = 0; !st && i < n; i++) {
         const cJSON *j = cJSON_GetArrayItem(arr, i);
@@ -467,29 +382,29 @@ static ar_status parse_train_one(sctx *c, const cJSON *j, ar_train_config *t, in
     t->comm_div = 1;
     if (!cJSON_IsObject(j)) return ar_jpath_fail(c, AR_EINVAL, "must be an object (got %s)", ar_json_type_name(j));
     ar_status st = ar_jpath_check_keys(c, j, keys);
-    if (!st) st = read_text(c, j, "label", 32, &t->label);
+    if (!st) st = sw_read_text(c, j, "label", 32, &t->label);
     if (!st && t->label)
         for (const char *p = t->label; *p && !st; p++)
             if (*p == ',' || *p == '|' || *p == '"')
                 st = ar_jpath_fail(c, AR_EINVAL, "label: may not contain ',', '|' or '\"'");
-    if (!st) st = read_time(c, j, "compute", &t->compute_s);
+    if (!st) st = sw_read_time(c, j, "compute", &t->compute_s);
     if (!st && !(t->compute_s > 0)) {
         size_t old = ar_jpath_key(c, "compute");
         st = ar_jpath_fail(c, AR_EINVAL, "missing or zero: give the single-GPU time per iteration (e.g. \"163ms\")");
         ar_jpath_pop(c, old);
     }
-    const cJSON *b = field(j, "batch");
+    const cJSON *b = sw_field(j, "batch");
     if (!st && b) {
         size_t old = ar_jpath_key(c, "batch");
         long long v = 0;
-        st = read_int_value(c, b, 1, 1 << 24, &v);
+        st = sw_read_int_value(c, b, 1, 1 << 24, &v);
         t->batch = (int)v;
         ar_jpath_pop(c, old);
     }
-    if (!st) st = read_bool(c, j, "overlap", &t->overlap);
-    if (!st) st = read_pos_number(c, j, "overlap_fraction", 1.0, &t->overlap_fraction);
-    if (!st) st = read_pos_number(c, j, "compute_div", 1e6, &t->compute_div);
-    if (!st) st = read_pos_number(c, j, "comm_div", 1e6, &t->comm_div);
+    if (!st) st = sw_read_bool(c, j, "overlap", &t->overlap);
+    if (!st) st = sw_read_pos_number(c, j, "overlap_fraction", 1.0, &t->overlap_fraction);
+    if (!st) st = sw_read_pos_number(c, j, "compute_div", 1e6, &t->compute_div);
+    if (!st) st = sw_read_pos_number(c, j, "comm_div", 1e6, &t->comm_div);
     if (!st && !t->label) {
         char buf[32];
         snprintf(buf, sizeof buf, "train%d", idx);
@@ -499,12 +414,12 @@ static ar_status parse_train_one(sctx *c, const cJSON *j, ar_train_config *t, in
 }
 
 static ar_status parse_train(sctx *c, const cJSON *root, ar_sweep *s) {
-    const cJSON *j = field(root, "train");
+    const cJSON *j = sw_field(root, "train");
     if (!j) return AR_OK;
     size_t old = ar_jpath_key(c, "train");
     ar_status st = AR_OK;
     int n = 1;
-    if (cJSON_IsArray(j)) st = need_array(c, j, &n);
+    if (cJSON_IsArray(j)) st = sw_need_array(c, j, &n);
     if (!st && n > 64) st = ar_jpath_fail(c, AR_EINVAL, "more than 64 training configurations");
     if (!st && !(s->train = ar_calloc((size_t)n, sizeof *s->train))) st = ar_jpath_fail(c, AR_ENOMEM, "out of memory");
     if (!st) s->ntrain = n;
@@ -522,12 +437,12 @@ static ar_status parse_train(sctx *c, const cJSON *root, ar_sweep *s) {
 
 static ar_status parse_sim(sctx *c, const cJSON *root, ar_sweep *s) {
     static const char *const keys[] = {"network", "gamma", "budget", NULL};
-    const cJSON *j = field(root, "sim");
+    const cJSON *j = sw_field(root, "sim");
     if (!j) return AR_OK;
     size_t old = ar_jpath_key(c, "sim");
     ar_status st = cJSON_IsObject(j) ? ar_jpath_check_keys(c, j, keys) : ar_jpath_fail(c, AR_EINVAL, "must be an object (got %s)", ar_json_type_name(j));
-    if (!st) st = read_text(c, j, "network", 64, &s->sim_network);
-    const cJSON *g = field(j, "gamma");
+    if (!st) st = sw_read_text(c, j, "network", 64, &s->sim_network);
+    const cJSON *g = sw_field(j, "gamma");
     if (!st && g) {
         size_t o2 = ar_jpath_key(c, "gamma");
         if (!cJSON_IsNumber(g) || !(g->valuedouble >= 0) || g->valuedouble > 1)
@@ -535,28 +450,28 @@ static ar_status parse_sim(sctx *c, const cJSON *root, ar_sweep *s) {
         else s->sim_gamma_s_per_B = g->valuedouble;
         ar_jpath_pop(c, o2);
     }
-    if (!st) st = read_time(c, j, "budget", &s->sim_budget_s);
+    if (!st) st = sw_read_time(c, j, "budget", &s->sim_budget_s);
     ar_jpath_pop(c, old);
     return st;
 }
 
 static ar_status parse_real(sctx *c, const cJSON *root, ar_sweep *s) {
     static const char *const keys[] = {"csv", NULL};
-    const cJSON *j = field(root, "real");
+    const cJSON *j = sw_field(root, "real");
     if (!j) return AR_OK;
     size_t old = ar_jpath_key(c, "real");
     ar_status st = cJSON_IsObject(j) ? ar_jpath_check_keys(c, j, keys) : ar_jpath_fail(c, AR_EINVAL, "must be an object (got %s)", ar_json_type_name(j));
-    const cJSON *a = st ? NULL : field(j, "csv");
+    const cJSON *a = st ? NULL : sw_field(j, "csv");
     if (a) {
         size_t o2 = ar_jpath_key(c, "csv");
         int n = 0;
-        st = need_array(c, a, &n);
+        st = sw_need_array(c, a, &n);
         if (!st && n > 256) st = ar_jpath_fail(c, AR_EINVAL, "more than 256 files");
         if (!st && !(s->real_csv = ar_calloc((size_t)n, sizeof *s->real_csv))) st = ar_jpath_fail(c, AR_ENOMEM, "out of memory");
         for (int i = 0; !st && i < n; i++) {
             size_t o3 = ar_jpath_idx(c, i);
             const cJSON *v = cJSON_GetArrayItem(a, i);
-            st = check_text(c, v, 1000);
+            st = sw_check_text(c, v, 1000);
             if (!st && !(s->real_csv[i] = ar_strdup(v->valuestring))) st = ar_jpath_fail(c, AR_ENOMEM, "out of memory");
             if (!st) s->nreal_csv++;
             ar_jpath_pop(c, o3);
@@ -581,11 +496,11 @@ static ar_status check_id(sctx *c, const char *s, const char *what) {
 
 static ar_status parse_figures(sctx *c, const cJSON *root, ar_sweep *s) {
     static const char *const keys[] = {"id", "script", "title", "caption", NULL};
-    const cJSON *arr = field(root, "figures");
+    const cJSON *arr = sw_field(root, "figures");
     if (!arr) return AR_OK;
     size_t old = ar_jpath_key(c, "figures");
     int n = 0;
-    ar_status st = need_array(c, arr, &n);
+    ar_status st = sw_need_array(c, arr, &n);
     if (!st && n > 64) st = ar_jpath_fail(c, AR_EINVAL, "more than 64 figures");
     if (!st && !(s->figures = ar_calloc((size_t)n, sizeof *s->figures))) st = ar_jpath_fail(c, AR_ENOMEM, "out of memory");
     for (int i = 0; !st && i < n; i++) {
@@ -594,16 +509,16 @@ static ar_status parse_figures(sctx *c, const cJSON *root, ar_sweep *s) {
         size_t o2 = ar_jpath_idx(c, i);
         s->nfigures++;
         st = cJSON_IsObject(j) ? ar_jpath_check_keys(c, j, keys) : ar_jpath_fail(c, AR_EINVAL, "must be an object (got %s)", ar_json_type_name(j));
-        if (!st) st = read_text(c, j, "id", AR_SWEEP_NAME_MAX, &f->id);
+        if (!st) st = sw_read_text(c, j, "id", AR_SWEEP_NAME_MAX, &f->id);
         if (!st && !f->id) st = ar_jpath_fail(c, AR_EINVAL, "id: missing");
         if (!st) {
             size_t o3 = ar_jpath_key(c, "id");
             st = check_id(c, f->id, "an id");
             ar_jpath_pop(c, o3);
         }
-        if (!st) st = read_text(c, j, "script", 256, &f->script);
-        if (!st) st = read_text(c, j, "title", SW_TEXT_MAX, &f->title);
-        if (!st) st = read_text(c, j, "caption", SW_TEXT_MAX, &f->caption);
+        if (!st) st = sw_read_text(c, j, "script", 256, &f->script);
+        if (!st) st = sw_read_text(c, j, "title", SW_TEXT_MAX, &f->title);
+        if (!st) st = sw_read_text(c, j, "caption", SW_TEXT_MAX, &f->caption);
         ar_jpath_pop(c, o2);
     }
     ar_jpath_pop(c, old);
@@ -616,25 +531,25 @@ static ar_status parse_root(sctx *c, const cJSON *root, ar_sweep *s) {
                                        "baseline", NULL};
     if (!cJSON_IsObject(root)) return ar_jpath_fail(c, AR_EINVAL, "the sweep must be a JSON object (got %s)", ar_json_type_name(root));
     ar_status st = ar_jpath_check_keys(c, root, keys);
-    if (!st) st = read_text(c, root, "name", AR_SWEEP_NAME_MAX, &s->name);
+    if (!st) st = sw_read_text(c, root, "name", AR_SWEEP_NAME_MAX, &s->name);
     if (!st) {
         size_t old = ar_jpath_key(c, "name");
         st = s->name ? check_id(c, s->name, "a sweep name") : ar_jpath_fail(c, AR_EINVAL, "missing (it names the output files)");
         ar_jpath_pop(c, old);
     }
-    if (!st) st = read_text(c, root, "title", SW_TEXT_MAX, &s->title);
-    if (!st) st = read_text(c, root, "paper", SW_TEXT_MAX, &s->paper);
-    if (!st) st = read_text(c, root, "description", SW_TEXT_MAX, &s->description);
+    if (!st) st = sw_read_text(c, root, "title", SW_TEXT_MAX, &s->title);
+    if (!st) st = sw_read_text(c, root, "paper", SW_TEXT_MAX, &s->paper);
+    if (!st) st = sw_read_text(c, root, "description", SW_TEXT_MAX, &s->description);
     if (!st) st = parse_backends(c, root, s);
-    const cJSON *d = field(root, "dtype");
+    const cJSON *d = sw_field(root, "dtype");
     if (!st && d) {
         size_t old = ar_jpath_key(c, "dtype");
-        st = check_text(c, d, 16);
+        st = sw_check_text(c, d, 16);
         if (!st) st = ar_jpath_wrap(c, ar_dtype_parse(d->valuestring, &s->dtype, c->e));
         ar_jpath_pop(c, old);
     }
     if (!st) st = parse_platforms(c, root, s);
-    const cJSON *r = field(root, "ranks");
+    const cJSON *r = sw_field(root, "ranks");
     if (!st && r) {
         size_t old = ar_jpath_key(c, "ranks");
         st = parse_ranks(c, r, &s->ranks, &s->nranks);
@@ -642,11 +557,11 @@ static ar_status parse_root(sctx *c, const cJSON *root, ar_sweep *s) {
     }
     if (!st) st = parse_algos(c, root, s);
     if (!st) st = parse_sizes(c, root, s);
-    const cJSON *bl = field(root, "baseline");
+    const cJSON *bl = sw_field(root, "baseline");
     if (!st && bl) {
         size_t old = ar_jpath_key(c, "baseline");
         char q[96];
-        st = check_text(c, bl, SW_SPEC_MAX);
+        st = sw_check_text(c, bl, SW_SPEC_MAX);
         for (int a = 0; !st && a < s->nalgos; a++)
             if (!strcmp(s->algos[a].spec, bl->valuestring)) s->baseline = a;
         if (!st && s->baseline < 0)
@@ -741,28 +656,4 @@ void ar_sweep_free(ar_sweep *s) {
     }
     free(s->figures);
     free(s);
-}
-
-ar_train_result ar_train_eval(const ar_train_config *t, int P, double allreduce_s) {
-    ar_train_result r;
-    memset(&r, 0, sizeof r);
-    r.compute_s = t->compute_s / t->compute_div;
-    r.comm_s = P > 1 ? allreduce_s / t->comm_div : 0.0;
-    double hidden = t->overlap ? t->overlap_fraction * r.compute_s : 0.0;
-    double exposed = r.comm_s - hidden;
-    r.iter_s = r.compute_s + (exposed > 0 ? exposed : 0.0);
-    r.overhead_s = r.iter_s - r.compute_s;
-    r.images_s = (double)t->batch * P / r.iter_s;
-    r.scaling_eff = r.compute_s / r.iter_s;
-    r.speedup = P * r.scaling_eff;
-    return r;
-}
-
-uint64_t ar_fnv1a64(uint64_t h, const void *data, size_t n) {
-    const unsigned char *p = data;
-    for (size_t i = 0; i < n; i++) {
-        h ^= p[i];
-        h *= UINT64_C(0x100000001b3);
-    }
-    return h;
 }

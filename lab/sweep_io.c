@@ -1,5 +1,6 @@
-/* Sweep results files (sweep.h): CSV lines, reading an earlier CSV for
- * resume, merging in grid order, and the atomic CSV + JSON writers. */
+/* Sweep results files (sweep.h): reading an earlier CSV for resume (columns
+ * by name), worker lines, merging in grid order, baselines, and the atomic
+ * CSV + JSON writers (lines and header from the schema, schema.h). */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -8,126 +9,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "sweep.h"
 #include "core/textio.h"
-
-/* ---- CSV lines ---------------------------------------------------------- */
-
-char *sweep_row_csv(const sweep_row *r) {
-    size_t n = 1;
-    for (int c = 0; c < SW_NCOLS; c++) n += 2 * strlen(r->f[c] ? r->f[c] : "") + 3;
-    char *out = malloc(n), *p = out;
-    if (!out) return NULL;
-    for (int c = 0; c < SW_NCOLS; c++) {
-        const char *s = r->f[c] ? r->f[c] : "";
-        if (c) *p++ = ',';
-        if (strpbrk(s, ",\"\n\r")) {
-            *p++ = '"';
-            for (; *s; s++) {
-                if (*s == '"') *p++ = '"';
-                *p++ = (*s == '\n' || *s == '\r') ? ' ' : *s;
-            }
-            *p++ = '"';
-        } else {
-            size_t l = strlen(s);
-            memcpy(p, s, l);
-            p += l;
-        }
-    }
-    *p = '\0';
-    return out;
-}
-
-int sweep_csv_split(const char *line, char ***fields, int max) {
-    char **f = ar_calloc((size_t)max + 1, sizeof *f);
-    if (!f) return -1;
-    int n = 0;
-    const char *p = line;
-    size_t cap = strlen(line) + 1;
-    for (;;) {
-        char *buf = malloc(cap), *q = buf;
-        if (!buf) goto oom;
-        if (*p == '"') {
-            p++;
-            while (*p) {
-                if (*p == '"' && p[1] == '"') {
-                    *q++ = '"';
-                    p += 2;
-                } else if (*p == '"') {
-                    p++;
-                    break;
-                } else {
-                    *q++ = *p++;
-                }
-            }
-            while (*p && *p != ',') *q++ = *p++; /* junk after a closing quote: keep it */
-        } else {
-            while (*p && *p != ',') *q++ = *p++;
-        }
-        *q = '\0';
-        if (n == max) {
-            free(buf);
-            break; /* extra fields are dropped */
-        }
-        f[n++] = buf;
-        if (*p != ',') break;
-        p++;
-    }
-    *fields = f;
-    return n;
-oom:
-    for (int i = 0; i < n; i++) free(f[i]);
-    free(f);
-    return -1;
-}
+#include "core/util.h"
+#include "sweep.h"
 
 int sweep_row_done(const sweep_row *r) {
     const char *s = r->f[SC_STATUS] ? r->f[SC_STATUS] : "";
     return !strcmp(s, "ok") || !strcmp(s, "unsupported");
-}
-
-static ar_status rows_push(sweep_rows *rs, sweep_row *r, ar_err *e) {
-    if (rs->n == rs->cap) {
-        int nc = rs->cap ? 2 * rs->cap : 64;
-        sweep_row *nr = ar_reallocarray(rs->r, (size_t)nc, sizeof *nr);
-        if (!nr) return ar_fail(e, AR_ENOMEM, "out of memory");
-        rs->r = nr;
-        rs->cap = nc;
-    }
-    rs->r[rs->n++] = *r;
-    memset(r, 0, sizeof *r);
-    return AR_OK;
-}
-
-/* Reads one line of any length (caller frees); NULL at EOF or on OOM. */
-static char *read_line(FILE *f, int *oom) {
-    size_t cap = 1024, n = 0;
-    char *buf = malloc(cap);
-    if (!buf) {
-        *oom = 1;
-        return NULL;
-    }
-    int ch;
-    while ((ch = fgetc(f)) != EOF && ch != '\n') {
-        if (n + 2 > cap) {
-            char *nb = realloc(buf, cap * 2);
-            if (!nb) {
-                free(buf);
-                *oom = 1;
-                return NULL;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-        buf[n++] = (char)ch;
-    }
-    if (ch == EOF && n == 0) {
-        free(buf);
-        return NULL;
-    }
-    if (n && buf[n - 1] == '\r') n--;
-    buf[n] = '\0';
-    return buf;
 }
 
 ar_status sweep_read_csv(const char *path, sweep_rows *out, ar_err *e) {
@@ -135,39 +23,36 @@ ar_status sweep_read_csv(const char *path, sweep_rows *out, ar_err *e) {
     FILE *f = fopen(path, "rb");
     if (!f) return errno == ENOENT ? AR_OK : ar_fail(e, AR_EIO, "%s: cannot read (%s)", path, strerror(errno));
     ar_status st = AR_OK;
-    int oom = 0, line = 0;
+    int oom = 0, line = 0, map[SW_NCOLS];
     char *l;
-    while (!st && (l = read_line(f, &oom))) {
+    while (!st && (l = ar_read_line(f, &oom))) {
         line++;
         char **fs = NULL;
-        int nf = sweep_csv_split(l, &fs, SW_NCOLS + 1);
+        int nf = ar_csv_split(l, &fs, 4 * SW_NCOLS);
         free(l);
         if (nf < 0) {
             st = ar_fail(e, AR_ENOMEM, "out of memory");
             break;
         }
         if (line == 1) {
-            int ok = nf == SW_NCOLS;
-            for (int c = 0; ok && c < SW_NCOLS; c++) ok = !strcmp(fs[c], sweep_cols[c]);
-            if (!ok)
+            /* columns by name: older files with fewer columns still resume */
+            lab_header_map(fs, nf, map);
+            if (map[SC_KEY] < 0 || map[SC_STATUS] < 0)
                 st = ar_fail(e, AR_EINVAL,
-                             "%s: its columns are not this arlab's sweep columns; move it away or use another --out",
-                             path);
-        } else if (nf != SW_NCOLS) {
-            st = ar_fail(e, AR_EINVAL, "%s: line %d has %d fields, not %d; move the file away to start afresh", path,
-                         line, nf, SW_NCOLS);
+                             "%s: its columns are not this arlab's sweep columns (no key and status); move it away "
+                             "or use another --out", path);
         } else {
+            int need = 0;
+            for (int c = 0; c < SW_NCOLS; c++)
+                if (map[c] >= need) need = map[c] + 1;
             sweep_row r;
-            for (int c = 0; c < SW_NCOLS; c++) {
-                r.f[c] = fs[c];
-                fs[c] = NULL;
-            }
-            st = rows_push(out, &r, e);
-            if (st)
+            if (nf < need)
+                st = ar_fail(e, AR_EINVAL, "%s: line %d has %d fields, not %d; move the file away to start afresh",
+                             path, line, nf, need);
+            else if (!(st = lab_row_from_fields(fs, nf, map, &r, e)) && (st = sweep_rows_push(out, &r, e)))
                 for (int c = 0; c < SW_NCOLS; c++) free(r.f[c]);
         }
-        for (int c = 0; c < nf; c++) free(fs[c]);
-        free(fs);
+        ar_csv_free(fs, nf);
     }
     if (oom && !st) st = ar_fail(e, AR_ENOMEM, "out of memory");
     fclose(f);
@@ -185,7 +70,7 @@ ar_status sweep_add_tagged(const sweep_ctx *ctx, char *line, sweep_rows *fresh, 
     if (!tab || end != tab || idx < 0 || idx >= ctx->npoints)
         return ar_fail(e, AR_EINTERNAL, "malformed worker line (no point index)");
     char **fs = NULL;
-    int nf = sweep_csv_split(tab + 1, &fs, SW_NCOLS + 1);
+    int nf = ar_csv_split(tab + 1, &fs, SW_NCOLS + 1);
     if (nf < 0) return ar_fail(e, AR_ENOMEM, "out of memory");
     ar_status st = AR_OK;
     if (nf != SW_NCOLS) st = ar_fail(e, AR_EINTERNAL, "malformed worker row (%d fields)", nf);
@@ -197,12 +82,11 @@ ar_status sweep_add_tagged(const sweep_ctx *ctx, char *line, sweep_rows *fresh, 
         }
         if ((int)idx != *prev) fresh_of_point[idx] = fresh->n;
         *prev = (int)idx;
-        st = rows_push(fresh, &r, e);
+        st = sweep_rows_push(fresh, &r, e);
         if (st)
             for (int c = 0; c < SW_NCOLS; c++) free(r.f[c]);
     }
-    for (int c = 0; c < nf; c++) free(fs[c]);
-    free(fs);
+    ar_csv_free(fs, nf);
     return st;
 }
 
@@ -260,7 +144,7 @@ ar_status sweep_merge(const sweep_ctx *ctx, const int *fresh_of_point, sweep_row
     for (int i = 0; !st && i < ctx->npoints; i++) {
         for (int k = 0; !st && k < ctx->nkeys_per_point; k++) {
             if (fresh_of_point[i] >= 0) {
-                st = rows_push(out, &fresh->r[fresh_of_point[i] + k], e);
+                st = sweep_rows_push(out, &fresh->r[fresh_of_point[i] + k], e);
                 sweep_key(ctx, i, k, key, sizeof key);
                 int j = keymap_find(&m, key);
                 if (j >= 0) used[j] = 1; /* replaced */
@@ -269,7 +153,7 @@ ar_status sweep_merge(const sweep_ctx *ctx, const int *fresh_of_point, sweep_row
                 int j = keymap_find(&m, key);
                 if (j >= 0 && !used[j]) {
                     used[j] = 1;
-                    st = rows_push(out, &old->r[j], e);
+                    st = sweep_rows_push(out, &old->r[j], e);
                 }
             }
         }
@@ -278,7 +162,7 @@ ar_status sweep_merge(const sweep_ctx *ctx, const int *fresh_of_point, sweep_row
     for (int j = 0; !st && j < old->n; j++) {
         if (used[j] || !old->r[j].f[SC_KEY]) continue;
         int dup = keymap_find(&m, old->r[j].f[SC_KEY]) != j;
-        if (!dup) st = rows_push(out, &old->r[j], e);
+        if (!dup) st = sweep_rows_push(out, &old->r[j], e);
     }
     free(used);
     free(m.slot);
@@ -350,27 +234,21 @@ ar_status sweep_fill_baseline(const sweep_ctx *ctx, sweep_rows *rows, ar_err *e)
         int j = keymap_find(&m, k);
         if (own_x) k[l - 1] = 'x';
         sweep_row *r = &rows->r[i];
-        char b1[64] = "", b2[64] = "", b3[64] = "";
+        double bs = NAN, vs = NAN, saving = NAN;
         if (j >= 0) {
             double tb = strtod(rows->r[j].f[SC_TIME], NULL), t = strtod(r->f[SC_TIME], NULL);
             if (*rows->r[j].f[SC_TIME] && isfinite(tb) && tb > 0) {
-                snprintf(b1, sizeof b1, "%.9g", tb);
+                bs = tb;
                 if (*r->f[SC_TIME] && isfinite(t) && t > 0) {
-                    snprintf(b2, sizeof b2, "%.6g", tb / t);
-                    snprintf(b3, sizeof b3, "%.6g", fabs(1.0 - t / tb) < 1e-12 ? 0.0 : 1.0 - t / tb);
+                    vs = tb / t;
+                    saving = fabs(1.0 - t / tb) < 1e-12 ? 0.0 : 1.0 - t / tb;
                 }
             }
         }
-        const char *v[3] = {b1, b2, b3};
-        const int cols[3] = {SC_BASE, SC_VS_BASE, SC_SAVING};
-        for (int c = 0; c < 3 && !st; c++) {
-            char *d = ar_strdup(v[c]);
-            if (!d) st = ar_fail(e, AR_ENOMEM, "out of memory");
-            else {
-                free(r->f[cols[c]]);
-                r->f[cols[c]] = d;
-            }
-        }
+        lab_set_num(r, SC_BASE, bs);
+        lab_set_num(r, SC_VS_BASE, vs);
+        lab_set_num(r, SC_SAVING, saving);
+        if (!r->f[SC_BASE] || !r->f[SC_VS_BASE] || !r->f[SC_SAVING]) st = ar_fail(e, AR_ENOMEM, "out of memory");
     }
     free(m.slot);
     for (int i = 0; i < idx.n; i++) free(idx.r[i].f[SC_KEY]);
@@ -395,15 +273,6 @@ ar_status sweep_mkdirs(const char *dir, ar_err *e) {
         }
     }
     return AR_OK;
-}
-
-/* A finite number in a form JSON accepts (what the writers produce). */
-static int json_number_ok(const char *v) {
-    if (!*v || strspn(v, "0123456789+-.eE") != strlen(v)) return 0;
-    char *end = NULL;
-    double d = strtod(v, &end);
-    return *end == '\0' && isfinite(d) && (v[0] == '-' || (v[0] >= '0' && v[0] <= '9')) &&
-           !(v[0] == '0' && v[1] >= '0' && v[1] <= '9') && v[strlen(v) - 1] != '.';
 }
 
 static void json_kv(FILE *f, const char *k, const char *v, int comma) {
@@ -442,7 +311,7 @@ ar_status sweep_write(const sweep_ctx *ctx, const char *dir, const sweep_rows *r
     FILE *f = fopen(tmp, "wb");
     if (!f) st = ar_fail(e, AR_EIO, "%s: cannot write (%s)", tmp, strerror(errno));
     if (!st) {
-        for (int c = 0; c < SW_NCOLS; c++) fprintf(f, "%s%s", c ? "," : "", sweep_cols[c]);
+        lab_csv_header(f);
         fputc('\n', f);
         for (int i = 0; i < rows->n; i++) {
             char *l = sweep_row_csv(&rows->r[i]);
@@ -495,16 +364,8 @@ ar_status sweep_write(const sweep_ctx *ctx, const char *dir, const sweep_rows *r
         fputs(s->nfigures ? "\n  ],\n" : "],\n", f);
         fputs("  \"rows\": [", f);
         for (int i = 0; i < rows->n; i++) {
-            fputs(i ? ",\n    {" : "\n    {", f);
-            for (int c = 0; c < SW_NCOLS; c++) {
-                const char *v = rows->r[i].f[c] ? rows->r[i].f[c] : "";
-                if (c) fputs(", ", f);
-                ar_json_string(f, sweep_cols[c]);
-                fputs(": ", f);
-                if (sweep_col_numeric(c)) fputs(json_number_ok(v) ? v : "null", f);
-                else ar_json_string(f, v);
-            }
-            fputc('}', f);
+            fputs(i ? ",\n    " : "\n    ", f);
+            lab_json_row(f, &rows->r[i]);
         }
         fputs(rows->n ? "\n  ]\n}\n" : "]\n}\n", f);
         st = finish(f, tmp, path, e);

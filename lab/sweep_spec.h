@@ -1,6 +1,6 @@
 /* Sweep files: the grid an `arlab sweep FILE.json` run covers, and the
  * training-step model its rows can carry. Pure parsing and arithmetic: nothing
- * here reads files, loads platforms or plans algorithms (the cli does, naming
+ * here reads files, loads platforms or plans algorithms (the sweep engine in lab/sweep*.c does, naming
  * the same JSON paths), so the parser can be fuzzed on its own.
  *
  * The format (experiments/README.md has the full description):
@@ -31,20 +31,22 @@
  * Ownership: ar_sweep_from_json allocates *out; ar_sweep_free releases it and
  * everything reachable from it (all strings are copies, never cJSON's).
  */
-#ifndef AR_SWEEP_SPEC_H
-#define AR_SWEEP_SPEC_H
+#ifndef AR_LAB_SWEEP_SPEC_H
+#define AR_LAB_SWEEP_SPEC_H
 
 #include <stdint.h>
-#include "status.h"
-#include "platform.h" /* AR_MAX_RANKS */
-#include "units.h"
+#include "core/platform.h" /* AR_MAX_RANKS */
+#include "core/status.h"
+#include "core/units.h"
+#include "backend.h"
 
 #define AR_SWEEP_MAX_AXIS 4096      /* entries per axis (after expanding ranges) */
 #define AR_SWEEP_MAX_POINTS 1000000 /* grid points in one sweep */
 #define AR_SWEEP_NAME_MAX 64
 
-typedef enum ar_backend { AR_BACKEND_AUTO, AR_BACKEND_MODEL, AR_BACKEND_SIM, AR_BACKEND_REAL } ar_backend;
-const char *ar_backend_name(ar_backend b);
+/* A backend is an entry of the table in lab/backend.h; NULL stands for "auto"
+ * (sim when built in, else model; the runner resolves it). */
+const char *ar_sweep_backend_name(const lab_backend *b); /* "auto" for NULL */
 
 typedef struct ar_sweep_platform {
     char *spec;  /* preset name, file path (as written) or family spec */
@@ -105,7 +107,7 @@ typedef struct ar_sweep {
     char *name;
     char *title, *paper, *description; /* may be NULL */
     int nbackends;
-    ar_backend backends[4];            /* as written (AUTO resolved by the runner) */
+    const lab_backend *backends[4];    /* as written; NULL = auto (resolved by the runner) */
     int nplatforms;
     ar_sweep_platform *platforms;
     int nranks;

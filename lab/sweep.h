@@ -1,68 +1,42 @@
-/* The sweep engine behind `arlab sweep` (cli/cmd_sweep.c) and
- * `arlab-sweep-mpi` (cli/mpi/sweep_mpi.c): expands a sweep file
- * (core/sweep_spec.h) into grid points, evaluates points on a backend, and
- * reads/writes the results CSV and JSON. It uses nothing of the cli's option
- * parser or tables, so the MPI driver can compile it alone.
+/* The sweep engine of the experiment library (arlab_lab), behind `arlab sweep`
+ * (cli/cmd_sweep.c) and `arlab-sweep-mpi` (cli/mpi/sweep_mpi.c): expands a
+ * sweep file (lab/sweep_spec.h) into grid points (lab/sweep.c), evaluates
+ * points on a backend of the table (lab/sweep_eval.c, lab/backend.h, through
+ * the one evaluation path lab/eval.h), and reads/writes the results CSV and
+ * JSON (lab/sweep_io.c, schema in lab/schema.h) with resume and salvage of
+ * interrupted runs (lab/sweep_parts.c).
  *
  * Grid order (the order of the output rows, whatever -j or the MPI rank count):
  * platform entry, then its rank counts, then backend, algorithm, size; each
  * point gives one row per training configuration (or one row when the sweep
  * has none).
  *
- * Rows are arrays of SW_NCOLS strings; columns are listed in sweep_cols (see
- * experiments/README.md for their meaning). Free-text columns come last, so
- * plotting tools that split on ',' see every number before any quoted field.
+ * Rows are arrays of SW_NCOLS strings; the columns are the table of
+ * lab/schema.h (see experiments/README.md for their meaning).
  *
  * Ownership: sweep_open() fills a sweep_ctx that sweep_close() releases; rows
  * appended to a sweep_rows are owned by it (sweep_rows_free).
  */
-#ifndef AR_CLI_SWEEP_H
-#define AR_CLI_SWEEP_H
+#ifndef AR_LAB_SWEEP_H
+#define AR_LAB_SWEEP_H
 
 #include <stdint.h>
 #include <stdio.h>
 
 #include "core/platform.h"
 #include "core/status.h"
-#include "core/sweep_spec.h"
-
-enum sweep_col {
-    SC_SWEEP, SC_BACKEND, SC_PLATFORM, SC_RANKS, SC_MACHINES, SC_ALGO, SC_LABEL, SC_DTYPE, SC_ELEMS, SC_BYTES,
-    SC_TIME, SC_MODEL, SC_CLOSED, SC_WALK, SC_SIM, SC_MEASURED, SC_REL_DIFF, SC_BASE, SC_VS_BASE, SC_SAVING,
-    SC_CALLS_MAX, SC_CALLS_AVG,
-    SC_CALLS_BOUND, SC_TRAIN, SC_COMPUTE, SC_COMM, SC_ITER, SC_OVERHEAD, SC_IMAGES, SC_SPEEDUP, SC_EFF,
-    SC_STATUS, SC_CAUSE, SC_PLATFORM_HASH, SC_VERSION, SC_COMMIT, SC_PLATFORM_SRC, SC_NETWORK, SC_DETAIL,
-    SC_MESSAGE, SC_KEY,
-    SW_NCOLS
-};
-extern const char *const sweep_cols[SW_NCOLS];
-/* 1 if the column holds a number (JSON output writes it unquoted unless "nan"). */
-int sweep_col_numeric(int col);
-
-typedef struct sweep_row {
-    char *f[SW_NCOLS]; /* owned; never NULL once the row is complete */
-} sweep_row;
-
-typedef struct sweep_rows {
-    int n, cap;
-    sweep_row *r;
-} sweep_rows;
-void sweep_rows_free(sweep_rows *rs);
+#include "backend.h"
+#include "measured.h"
+#include "schema.h"
+#include "sweep_spec.h"
 
 /* One grid point: indices into the sweep's arrays. */
 typedef struct sweep_point {
     int plat;       /* platform entry */
     int ranks;      /* rank count passed to the loader (0 = the platform's own) */
-    ar_backend backend; /* resolved: model, sim or real */
+    const lab_backend *backend; /* resolved (never NULL): an entry of lab/backend.h */
     int algo, size;
 } sweep_point;
-
-/* A measurement imported for the real backend. */
-typedef struct sweep_measure {
-    char *algo, *platform;
-    int ranks;
-    double bytes, measured_s;
-} sweep_measure;
 
 typedef struct sweep_ctx {
     ar_sweep *spec;            /* owned */
@@ -73,8 +47,7 @@ typedef struct sweep_ctx {
     int npoints;
     sweep_point *points;       /* grid order (owned) */
     int nkeys_per_point;       /* rows per point (= max(1, ntrain)) */
-    int nmeasures;
-    sweep_measure *measures;   /* imported real results (owned) */
+    lab_measures measures;     /* imported real results (owned) */
     const char *commit;        /* provenance (static strings) */
     const char *version;
     /* cache: the platform of the last evaluated point */
@@ -90,12 +63,13 @@ typedef struct sweep_ctx {
 ar_status sweep_open(const char *file, sweep_ctx *ctx, ar_err *e);
 void sweep_close(sweep_ctx *ctx);
 
-/* Whether this build has the SimGrid backend. */
-int sweep_have_sim(void);
-
 /* Key of the k-th row of point i (caller-owned buffer). Keys identify rows
  * across runs for resume: backend|platform|ranks|algo|elems|dtype|train. */
 void sweep_key(const sweep_ctx *ctx, int i, int k, char *buf, size_t n);
+
+/* The platform of a point, loaded once and cached in ctx (with its hash in
+ * ctx->cache_hash); owned by ctx. */
+ar_status sweep_platform(sweep_ctx *ctx, const sweep_point *pt, ar_platform **out, ar_err *e);
 
 /* Evaluates point i, appending its rows (one per training configuration) to
  * out. A point that fails (unsupported algorithm, simulation error, missing
@@ -105,16 +79,10 @@ ar_status sweep_eval(sweep_ctx *ctx, int i, sweep_rows *out, ar_err *e);
 
 /* --- files ------------------------------------------------------------- */
 
-/* One CSV line (no newline) of a row; fields quoted where needed. Returns a
- * malloc'd string (caller frees) or NULL on allocation failure. */
-char *sweep_row_csv(const sweep_row *r);
-
-/* Splits one CSV line into at most max fields (caller frees each and the
- * array). Handles "quoted, fields" and "" escapes. Returns the count or -1. */
-int sweep_csv_split(const char *line, char ***fields, int max);
-
-/* Reads the rows of an existing results CSV (header must match sweep_cols;
- * otherwise AR_EINVAL naming the file). A missing file gives 0 rows. */
+/* Reads the rows of an existing results CSV, columns by name (lab/schema.h:
+ * columns the file lacks read as "", unknown ones are ignored; a header
+ * without "key" and "status" is AR_EINVAL naming the file). A missing file
+ * gives 0 rows. */
 ar_status sweep_read_csv(const char *path, sweep_rows *out, ar_err *e);
 
 /* Status values with which a row counts as done (resume skips its point):
@@ -154,5 +122,41 @@ ar_status sweep_fill_baseline(const sweep_ctx *ctx, sweep_rows *rows, ar_err *e)
 
 /* Creates a directory and its parents (like mkdir -p). */
 ar_status sweep_mkdirs(const char *dir, ar_err *e);
+
+/* --- part files: rows of points as they finish (lab/sweep_parts.c) ------- */
+
+/* Writes one part-file line "POINT<TAB>CSV" of a row (every column of the
+ * schema in table order): the one serialisation of rows between processes.
+ * Returns -1 when out of memory. */
+int sweep_part_line(FILE *f, int point, const sweep_row *r);
+
+/* Evaluates todo[k], todo[k+nj], ... appending "POINT<TAB>CSV" lines to the
+ * open file f (flushed per point); calls tick() after each point. Returns
+ * non-OK only on an internal failure (allocation, write). */
+ar_status sweep_eval_to(sweep_ctx *ctx, const int *todo, int ntodo, int k, int nj, FILE *f,
+                        void (*tick)(void *arg), void *arg, ar_err *e);
+
+#define SW_MAX_JOBS 256 /* worker processes of one run */
+
+/* Evaluates the todo points with nj processes (nj = 1: in this process; at
+ * most SW_MAX_JOBS), appending their rows to fresh (fresh_of_point[i] = the first row
+ * of point i). Rows also go to DIR/.NAME.part<PID>-<K> as points finish, so an
+ * interrupted run is salvaged by the next; they are left for the caller to
+ * remove once the results are written. progress(arg, n) is called as n more
+ * points finish (may be NULL). */
+ar_status sweep_run_points(sweep_ctx *ctx, const char *dir, const int *todo, int ntodo, int nj,
+                           void (*progress)(void *arg, int done), void *arg, sweep_rows *fresh, int *fresh_of_point,
+                           ar_err *e);
+
+/* Reads a part file back into fresh rows (fresh_of_point set per index). */
+ar_status sweep_read_part(const sweep_ctx *ctx, const char *path, sweep_rows *fresh, int *fresh_of_point, ar_err *e);
+
+/* Rows an interrupted run left in DIR/.NAME.part* are appended to `old` (by
+ * key, so a changed grid does no harm; later rows win). Returns the number
+ * of rows salvaged, or -1 with e set. */
+int sweep_salvage_parts(const sweep_ctx *ctx, const char *dir, sweep_rows *old, ar_err *e);
+
+/* Removes DIR/.NAME.part* (after the results are written). */
+void sweep_remove_parts(const sweep_ctx *ctx, const char *dir);
 
 #endif

@@ -1,6 +1,6 @@
 /* `arlab report`: one self-contained HTML page and a Markdown twin built from
- * the sweep results in a directory (cli/report.c), with the papers' headline
- * claims next to arlab's numbers (cli/report_claims.c).
+ * the sweep results in a directory (lab/report.c), with the papers' headline
+ * claims next to arlab's numbers (lab/report_claims.c).
  *
  * Inputs in DIR: NAME.json (the sweep's description and figures, written by
  * `arlab sweep`), NAME.csv (its rows) and fig/ID.png for every figure id.
@@ -9,8 +9,8 @@
  *
  * Ownership: nothing global; every function frees what it allocates.
  */
-#ifndef AR_CLI_REPORT_H
-#define AR_CLI_REPORT_H
+#ifndef AR_LAB_REPORT_H
+#define AR_LAB_REPORT_H
 
 #include "sweep.h"
 

@@ -1,0 +1,64 @@
+/* One evaluation path: every verb (model, sim, compare, best) and the sweep
+ * price a point through lab_eval_model, so each cost column has one meaning:
+ *
+ *   closed_s  the paper's closed form of the algorithm (ar_algo_closed), NAN
+ *             where the algorithm has none or the platform lacks what it needs
+ *   walk_s    the generic cost walk over the planned schedule (ar_model_walk)
+ *   model_s   closed_s where it exists, else walk_s      <- the one definition
+ *   rel_diff  (walk_s - closed_s) / closed_s (NAN unless both exist)
+ *
+ * plus the schedule's detail string, the stage breakdown of model_s, and the
+ * per-algorithm statistics (ar_algo_stats_of: FlexReduce's reduce calls per
+ * learner; for other algorithms the schedule's reduce calls per rank).
+ *
+ * Ownership: lab_eval_model fills *out; lab_eval_free releases out->sch.
+ */
+#ifndef AR_LAB_EVAL_H
+#define AR_LAB_EVAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/algo.h"
+#include "core/platform.h"
+#include "core/schedule.h"
+#include "core/status.h"
+#include "models/model.h"
+
+typedef struct lab_eval_opts {
+    /* > 0: what-if, every op of the planned schedule pipelined in this many
+     * chunks; the closed form (which cannot see it) is then not used. */
+    int chunks;
+} lab_eval_opts;
+
+typedef struct lab_eval {
+    ar_schedule *sch;            /* the plan (owned; lab_eval_free) */
+    int have_closed, have_walk;
+    ar_model_result closed, walk;  /* valid where have_* */
+    ar_status walk_status;       /* why have_walk = 0 (AR_OK when it is 1) */
+    ar_err walk_err;
+    double closed_s, walk_s, model_s, rel_diff; /* NAN where missing */
+    const ar_model_result *model; /* the result model_s comes from (&closed or &walk), NULL if neither */
+    const char *detail;          /* the schedule's detail string ("" if none) */
+    int uneven;                  /* some phase runs concurrent pieces of clearly different sizes */
+    ar_algo_stats stats;         /* calls_* NAN where not defined */
+} lab_eval;
+
+/* Plans spec on p for count elements of elem_bytes once and prices it. Returns
+ * the planner's status (AR_EUNSUPPORTED with its message where the algorithm
+ * does not apply; out->sch is NULL then). A failing walk is not an error of
+ * the call: have_walk = 0 and walk_status/walk_err say why. opts may be NULL. */
+ar_status lab_eval_model(const ar_platform *p, const char *spec, uint64_t count, size_t elem_bytes,
+                         const lab_eval_opts *opts, lab_eval *out, ar_err *e);
+void lab_eval_free(lab_eval *ev);
+
+/* The same for a schedule already planned from spec (count, elem_bytes): fills
+ * *out without taking s (out->sch stays NULL; the caller keeps s). With
+ * opts->chunks > 0 it sets every op's chunks of s first. */
+void lab_eval_schedule(const ar_platform *p, const char *spec, uint64_t count, size_t elem_bytes, ar_schedule *s,
+                       const lab_eval_opts *opts, lab_eval *out);
+
+/* (a - b) / b; NAN unless both are finite and b > 0. */
+double lab_rel(double a, double b);
+
+#endif

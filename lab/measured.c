@@ -1,0 +1,106 @@
+/* The one reader of measured CSVs (measured.h). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/util.h"
+#include "measured.h"
+
+enum { M_ALGO, M_PLATFORM, M_RANKS, M_BYTES, M_TIME, M_INPLACE, M_WRONG, M_N };
+static const char *const want[M_N] = {"algo", "platform", "ranks", "bytes", "measured_s", "inplace", "wrong"};
+
+static int num(const char *s, double *v) {
+    char *end = NULL;
+    *v = strtod(s, &end);
+    return *s && end && *end == 0;
+}
+
+static ar_status add(lab_measures *ms, char **f, int nf, const int *col, ar_err *e) {
+    double ranks, bytes, t;
+    if (col[M_RANKS] >= nf || col[M_BYTES] >= nf || col[M_TIME] >= nf || col[M_ALGO] >= nf) return AR_OK;
+    if (col[M_PLATFORM] >= nf) return AR_OK;
+    if (!num(f[col[M_RANKS]], &ranks) || !num(f[col[M_BYTES]], &bytes) || !num(f[col[M_TIME]], &t)) return AR_OK;
+    if (!(t > 0) || !isfinite(t) || !(ranks >= 1) || ranks > AR_MAX_RANKS || !(bytes > 0)) return AR_OK;
+    size_t need = (size_t)ms->n + 1, cap = ms->cap;
+    if (need > ms->cap) {
+        if (ar_grow(&ms->m, &cap, need, sizeof *ms->m) < 0) return ar_fail(e, AR_ENOMEM, "out of memory");
+        cap = ms->cap;
+        if (ar_grow(&ms->inplace, &cap, need, sizeof *ms->inplace) < 0) return ar_fail(e, AR_ENOMEM, "out of memory");
+        cap = ms->cap;
+        if (ar_grow(&ms->wrong, &cap, need, sizeof *ms->wrong) < 0) return ar_fail(e, AR_ENOMEM, "out of memory");
+        ms->cap = cap;
+    }
+    lab_measure *m = &ms->m[ms->n];
+    m->algo = ar_strdup(f[col[M_ALGO]]);
+    m->platform = ar_strdup(col[M_PLATFORM] >= 0 ? f[col[M_PLATFORM]] : "");
+    m->ranks = (int)ranks;
+    m->bytes = bytes;
+    m->measured_s = t;
+    double d;
+    ms->inplace[ms->n] = col[M_INPLACE] >= 0 && col[M_INPLACE] < nf && num(f[col[M_INPLACE]], &d) ? d != 0 : 1;
+    ms->wrong[ms->n] =
+        col[M_WRONG] >= 0 && col[M_WRONG] < nf && num(f[col[M_WRONG]], &d) && isfinite(d) ? (long long)d : -1;
+    if (!m->algo || !m->platform) {
+        free(m->algo);
+        free(m->platform);
+        return ar_fail(e, AR_ENOMEM, "out of memory");
+    }
+    ms->n++;
+    return AR_OK;
+}
+
+ar_status lab_measured_read(const char *path, int strict, lab_measures *ms, ar_err *e) {
+    char *text = NULL;
+    ar_status st = ar_read_file(path, (size_t)1 << 30, &text, NULL, e);
+    if (st != AR_OK) return st;
+    int col[M_N];
+    for (int w = 0; w < M_N; w++) col[w] = -1;
+    int line = 0, have = 0;
+    for (char *save = NULL, *l = strtok_r(text, "\r\n", &save); !st && l; l = strtok_r(NULL, "\r\n", &save)) {
+        if (line == 0 && l[0] == '#') continue; /* comments before the header */
+        char **f = NULL;
+        int nf = ar_csv_split(l, &f, 256);
+        if (nf < 0) {
+            st = ar_fail(e, AR_ENOMEM, "out of memory");
+            break;
+        }
+        if (line++ == 0) {
+            for (int c = 0; c < nf; c++)
+                for (int w = 0; w < M_N; w++)
+                    if (col[w] < 0 && !strcmp(f[c], want[w])) col[w] = c;
+            have = col[M_ALGO] >= 0 && col[M_RANKS] >= 0 && col[M_BYTES] >= 0 && col[M_TIME] >= 0 &&
+                   (col[M_PLATFORM] >= 0 || strict);
+            if (!have && strict)
+                st = ar_fail(e, AR_EINVAL, "%s: the header must name algo, ranks, bytes and measured_s "
+                             "(a CSV from 'arlab real --format csv')", path);
+        } else if (have) {
+            st = add(ms, f, nf, col, e);
+        }
+        ar_csv_free(f, nf);
+    }
+    if (!st && strict && line == 0) st = ar_fail(e, AR_EINVAL, "%s: empty (no header line)", path);
+    free(text);
+    return st;
+}
+
+void lab_measures_free(lab_measures *ms) {
+    for (int i = 0; i < ms->n; i++) {
+        free(ms->m[i].algo);
+        free(ms->m[i].platform);
+    }
+    free(ms->m);
+    free(ms->inplace);
+    free(ms->wrong);
+    memset(ms, 0, sizeof *ms);
+}
+
+int lab_measured_find(const lab_measures *ms, const char *algo, int ranks, double bytes) {
+    int any = -1;
+    for (int i = 0; i < ms->n; i++) {
+        const lab_measure *m = &ms->m[i];
+        if (strcmp(m->algo, algo) || m->ranks != ranks || m->bytes != bytes) continue;
+        if (ms->inplace[i]) return i;
+        if (any < 0) any = i;
+    }
+    return any;
+}

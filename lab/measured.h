@@ -1,0 +1,33 @@
+/* The one reader of measured CSVs (the sweep's real backend and `arlab
+ * compare`): any CSV with a header naming at least algo, ranks, bytes and
+ * measured_s (platform, inplace and wrong are read when present), e.g. the
+ * output of `arlab real --out FILE.csv`. Columns are located by NAME; others
+ * are ignored. Rows whose numbers do not parse, or with a time that is not
+ * finite and positive, are skipped.
+ *
+ * Ownership: lab_measured_read appends to *ms (grown with realloc); the caller
+ * frees with lab_measures_free.
+ */
+#ifndef AR_LAB_MEASURED_H
+#define AR_LAB_MEASURED_H
+
+#include "backend.h" /* lab_measure */
+
+typedef struct lab_measures {
+    int n;
+    size_t cap;
+    lab_measure *m;
+    int *inplace; /* per row: 1 in-place (default when the column is absent), 0 out-of-place */
+    long long *wrong; /* per row: #wrong elements, -1 when unknown */
+} lab_measures;
+
+/* Reads path and appends its rows. strict = 1: a header without the needed
+ * columns is AR_EINVAL naming the file; strict = 0: such a file adds nothing. */
+ar_status lab_measured_read(const char *path, int strict, lab_measures *ms, ar_err *e);
+void lab_measures_free(lab_measures *ms);
+
+/* The row of algo (exact spec), ranks and bytes, preferring in-place rows;
+ * -1 when none. */
+int lab_measured_find(const lab_measures *ms, const char *algo, int ranks, double bytes);
+
+#endif
