@@ -440,7 +440,7 @@ static int real_run(cli_opts *o, const real_flags *f) {
     for (int si = 0; si < o->nsizes && st == AR_OK; si++) {
         for (int place = 1; place >= 0 && st == AR_OK; place--) {
             if ((place && !pl_in) || (!place && !pl_out)) continue;
-            ar_real_bench_opts bo = {o->dtype, o->warmup, o->iters, place, low};
+            ar_real_bench_opts bo = {o->dtype, o->warmup, o->iters, place, low, AR_REAL_TIMING_ARLAB, 0, 0};
             double nccl_s = NAN;
             for (int ai = -1; ai < na && st == AR_OK; ai++) {
                 const char *name = ai < 0 ? "nccl-allreduce" : algos[ai];

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "core/lower.h"
+#include "core/util.h"
 #include "rplan.h"
 
 /* ---- names ---------------------------------------------------------------- */
@@ -294,21 +295,10 @@ typedef struct cbuf {
     size_t cap_flag;
 } cbuf;
 
-static int grow(void **p, size_t *cap, size_t need, size_t elem) {
-    if (need <= *cap) return 0;
-    size_t c = *cap ? *cap : 64;
-    while (c < need) c *= 2;
-    void *np = ar_reallocarray(*p, c, elem);
-    if (!np) return -1;
-    *p = np;
-    *cap = c;
-    return 0;
-}
-
 static int push_instr(cbuf *b, const ar_real_instr *in, int add) {
     ar_real_prog *g = b->g;
-    if (grow((void **)&g->instr, &b->cap_instr, g->ninstr + 1, sizeof *g->instr) ||
-        grow((void **)&b->radd, &b->cap_radd, g->ninstr + 1, 1))
+    if (ar_grow(&g->instr, &b->cap_instr, g->ninstr + 1, sizeof *g->instr) ||
+        ar_grow(&b->radd, &b->cap_radd, g->ninstr + 1, 1))
         return -1;
     g->instr[g->ninstr] = *in;
     b->radd[g->ninstr] = (unsigned char)add;
@@ -336,7 +326,7 @@ static ar_status finish_step(const ar_real_plan *p, cbuf *b, ar_real_step *st, a
     st->nwaves = 0;
     if (k == 0) return AR_OK;
     /* 1. intervals: reads and writes of every instruction on the data buffer */
-    if (grow((void **)&b->iv, &b->cap_iv, 2 * k, sizeof *b->iv) || grow((void **)&b->flag, &b->cap_flag, k, sizeof *b->flag))
+    if (ar_grow(&b->iv, &b->cap_iv, 2 * k, sizeof *b->iv) || ar_grow(&b->flag, &b->cap_flag, k, sizeof *b->flag))
         return ar_fail(e, AR_ENOMEM, "real program: out of memory");
     size_t ni = 0;
     for (size_t j = 0; j < k; j++) {
@@ -376,8 +366,8 @@ static ar_status finish_step(const ar_real_plan *p, cbuf *b, ar_real_step *st, a
             in->scratch = 0;
             continue;
         }
-        if (grow((void **)&g->post, &b->cap_post, g->npost + nraw + 1, sizeof *g->post) ||
-            grow((void **)&g->src_off, &b->cap_src, g->nsrc + nraw + 1, sizeof *g->src_off))
+        if (ar_grow(&g->post, &b->cap_post, g->npost + nraw + 1, sizeof *g->post) ||
+            ar_grow(&g->src_off, &b->cap_src, g->nsrc + nraw + 1, sizeof *g->src_off))
             return ar_fail(e, AR_ENOMEM, "real program: out of memory");
         ar_real_post *po = &g->post[g->npost + nraw];
         po->dst_off = in->recv_off;
@@ -525,7 +515,7 @@ static ar_status emit_coll(const ar_real_plan *p, cbuf *b, int flat, const ar_op
 static ar_status emit_round(const ar_real_plan *p, cbuf *b, int flat, const ar_op *op, int r, int me, ar_err *e) {
     (void)p;
     size_t mx = ar_lower_max_xfers(op);
-    if (grow((void **)&b->xf, &b->cap_xf, mx, sizeof *b->xf)) return ar_fail(e, AR_ENOMEM, "real program: out of memory");
+    if (ar_grow(&b->xf, &b->cap_xf, mx, sizeof *b->xf)) return ar_fail(e, AR_ENOMEM, "real program: out of memory");
     size_t nx = ar_lower_round(op, r, b->xf);
     if (nx > mx) return ar_fail(e, AR_EINTERNAL, "lowering overflow (op %d round %d)", flat, r);
     for (size_t i = 0; i < nx; i++) {
