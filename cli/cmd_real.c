@@ -3,7 +3,7 @@
  * arlab real [--platform P] [--ranks N] [--algo A ...|all] [--size S,...] [--dtype T]
  *            [--iters N] [--warmup N] [--format table|csv|json] [--out FILE.csv]
  *            [--launch auto|single|mpi|file:PATH] [--gpus N] [--lowering auto|p2p|native]
- *            [--placement both|in|out] [--dry-run]
+ *            [--placement both|in|out] [--timing arlab|nccl-tests] [--graph] [--format nccl-tests] [--dry-run]
  *   Runs every algorithm's schedule on the GPUs with NCCL beside the
  *   ncclAllReduce baseline, measured like nccl-tests (real/real.h), and prints
  *   a table like nccl-tests' (in-place and out-of-place side by side) or rows
@@ -13,6 +13,11 @@
  *   process driving all local GPUs. The platform (default "flat" with the
  *   run's rank count) is what the planners and the model see; it must have as
  *   many ranks as the run. Exit status AR_EFAIL when any #wrong is not 0.
+ *   The measurement itself is real/rrun.h (ar_real_run_points); every
+ *   output says the timing convention, placement and transport, and the
+ *   launch overhead (empty schedule) of every row. --format nccl-tests
+ *   prints one document per algorithm in nccl-tests' format
+ *   (real/nccltests_out.h).
  *   --dry-run needs no GPU (nor CUDA): it compiles the NCCL programs of every
  *   rank and runs them with the host fake of NCCL (real/rplan.h), printing the
  *   call plan (communicators, ncclCommSplit colors, calls per op) and the
@@ -47,6 +52,7 @@
 #endif
 #ifdef AR_HAVE_REAL
 #include "real/real.h"
+#include "real/rrun.h"
 #endif
 #ifdef AR_HAVE_SIM
 #include "sim/sim.h"
@@ -61,7 +67,10 @@ typedef struct real_flags {
     const char *fit;       /* rel|abs */
     const char *name;      /* calibrated platform name */
     const char *gpus;      /* single launch: GPUs to use */
+    const char *timing;    /* arlab|nccl-tests */
     int dry_run;
+    int graph;             /* --graph */
+    int nccl_tests;        /* --format nccl-tests */
 } real_flags;
 
 /* Removes the flags in `names` (with "--x v" or "--x=v"; dry-run has no
@@ -73,11 +82,19 @@ static ar_status take_flags(int *argc, char **argv, real_flags *f, const char *v
         unsigned bit;
         int has_arg;
     } known[] = {{"--launch", 1, 1},  {"--lowering", 2, 1}, {"--placement", 4, 1}, {"--fit", 8, 1},
-                 {"--name", 16, 1},   {"--gpus", 32, 1},    {"--dry-run", 64, 0}};
+                 {"--name", 16, 1},   {"--gpus", 32, 1},    {"--dry-run", 64, 0}, {"--timing", 128, 1},
+                 {"--graph", 256, 0}};
     int out = 0;
     for (int i = 0; i < *argc; i++) {
         char *a = argv[i];
         int k = -1;
+        /* --format nccl-tests is this verb's own format; the shared parser knows table|csv|json */
+        if ((which & 128) && ((!strcmp(a, "--format") && i + 1 < *argc && !strcmp(argv[i + 1], "nccl-tests")) ||
+                              !strcmp(a, "--format=nccl-tests"))) {
+            f->nccl_tests = 1;
+            if (a[8] != '=') i++;
+            continue;
+        }
         size_t nl = 0;
         for (size_t j = 0; j < sizeof known / sizeof known[0]; j++) {
             nl = strlen(known[j].name);
@@ -109,6 +126,8 @@ static ar_status take_flags(int *argc, char **argv, real_flags *f, const char *v
         case 8: f->fit = val; break;
         case 16: f->name = val; break;
         case 32: f->gpus = val; break;
+        case 128: f->timing = val; break;
+        case 256: f->graph = 1; break;
         default: f->dry_run = 1; break;
         }
     }
@@ -177,7 +196,7 @@ static void cell(cli_table *t, int r, int c, const char *s, int numeric) {
 static void add_real_row(cli_table *t, const ar_real_row *row) {
     int r = tbl_row(t);
     char buf[300];
-    for (int c = 0; c < AR_REAL_NCOLS; c++) {
+    for (int c = 0; c < AR_REAL_NCOLS_ALL; c++) {
         int num = ar_real_row_field(row, c, buf, sizeof buf);
         cell(t, r, c, buf, num && strcmp(buf, "nan"));
     }
@@ -350,11 +369,12 @@ static void fmt_us(char *b, size_t n, const ar_real_row *r) {
 /* nccl-tests-like table: one line per (size, algorithm), in-place and out-of-place side by side. */
 static void print_nccl_table(const ar_real_row *rows, int n, const char *const *algos, int na, const double *sizes,
                              int ns, const char *dtype, int P) {
-    printf("#%12s %12s %5s  %-24s %-42s %-42s %10s\n", "", "", "", "", "   in-place", "   out-of-place", "");
-    printf("#%12s %12s %5s  %-24s %10s %7s %7s %6s %7s %10s %7s %7s %6s %7s %10s\n", "size", "count", "type", "algo",
-           "time", "algbw", "busbw", "#wrong", "xNCCL", "time", "algbw", "busbw", "#wrong", "xNCCL", "model");
-    printf("#%12s %12s %5s  %-24s %10s %7s %7s %6s %7s %10s %7s %7s %6s %7s %10s\n", "(B)", "(elements)", "", "",
-           "(us)", "(GB/s)", "(GB/s)", "", "", "(us)", "(GB/s)", "(GB/s)", "", "", "(us)");
+    printf("#%12s %12s %5s  %-24s %-42s %-42s %10s %10s\n", "", "", "", "", "   in-place", "   out-of-place", "", "");
+    printf("#%12s %12s %5s  %-24s %10s %7s %7s %6s %7s %10s %7s %7s %6s %7s %10s %10s\n", "size", "count", "type",
+           "algo", "time", "algbw", "busbw", "#wrong", "xNCCL", "time", "algbw", "busbw", "#wrong", "xNCCL", "model",
+           "launch");
+    printf("#%12s %12s %5s  %-24s %10s %7s %7s %6s %7s %10s %7s %7s %6s %7s %10s %10s\n", "(B)", "(elements)", "", "",
+           "(us)", "(GB/s)", "(GB/s)", "", "", "(us)", "(GB/s)", "(GB/s)", "", "", "(us)", "(us)");
     size_t eb = 0;
     ar_dtype dt;
     if (ar_dtype_parse(dtype, &dt, NULL) == AR_OK) eb = ar_dtype_size(dt);
@@ -367,8 +387,8 @@ static void print_nccl_table(const ar_real_row *rows, int n, const char *const *
             fmt_us(b1, sizeof b1, in);
             fmt_us(b2, sizeof b2, oop);
             const ar_real_row *any = in ? in : oop;
-            printf(" %12.0f %12.0f %5s  %-24s %s %s %10.2f\n", sizes[si], eb ? sizes[si] / (double)eb : 0, dtype, a, b1,
-                   b2, any->model_s * 1e6);
+            printf(" %12.0f %12.0f %5s  %-24s %s %s %10.2f %10.2f\n", sizes[si], eb ? sizes[si] / (double)eb : 0, dtype,
+                   a, b1, b2, any->model_s * 1e6, any->empty_s * 1e6);
         }
     double sum = 0;
     int cnt = 0;
@@ -378,25 +398,78 @@ static void print_nccl_table(const ar_real_row *rows, int n, const char *const *
             cnt++;
         }
     if (cnt) printf("# Avg bus bandwidth of ncclAllReduce (%d ranks): %.3f GB/s\n", P, sum / cnt);
-    printf("# busbw = algbw x 2(n-1)/n (nccl-tests, all-reduce); time = median over iterations of the max over ranks; "
-           "xNCCL = time / ncclAllReduce time\n");
+    printf("# busbw = algbw x 2(n-1)/n (nccl-tests, all-reduce); xNCCL = time / ncclAllReduce time; launch = the "
+           "empty schedule's time (same groups, calls and kernels, every count 0: launch overhead)\n");
+}
+
+/* One nccl-tests document per algorithm (and the baseline): rows of both placements. */
+static void print_nccltests(const ar_real_row *rows, int n, const char *const *algos, int na, const double *sizes,
+                            int ns, const cli_opts *o, const ar_real_run_opts *ro, const ar_nt_rank *ranks, int P,
+                            const char *head) {
+    size_t eb = ar_dtype_size(o->dtype);
+    for (int ai = -1; ai < na; ai++) {
+        const char *a = ai < 0 ? "nccl-allreduce" : algos[ai];
+        int any = 0;
+        for (int si = 0; si < ns; si++) any |= find_row(rows, n, a, sizes[si], 1) != NULL;
+        if (!any) continue;
+        char c1[160], c2[420];
+        snprintf(c1, sizeof c1, "# arlab real: algo %s, %d ranks, lowering %s", a, P,
+                 ai < 0 ? "nccl" : ar_real_lowering_name(ro->lowering));
+        snprintf(c2, sizeof c2, "%s", head);
+        const char *com[] = {c1, c2, NULL};
+        ar_nt_params prm = {1, 1, (long)sizes[0], (long)sizes[ns - 1], 0, 0, o->warmup, o->iters, 1, 1, ro->graph};
+        ar_nt_header(stdout, com, &prm, ranks, P);
+        double bw = 0;
+        int nbw = 0, errors = 0;
+        for (int si = 0; si < ns; si++) {
+            const ar_real_row *in = find_row(rows, n, a, sizes[si], 1), *oop = find_row(rows, n, a, sizes[si], 0);
+            if (!in || !oop) continue;
+            ar_nt_row r = {(long)sizes[si], (long)(sizes[si] / (double)eb), ar_nt_type_name(o->dtype), "sum", -1,
+                           {oop->measured_s, oop->algbw_GBps, oop->busbw_GBps, (long)oop->wrong},
+                           {in->measured_s, in->algbw_GBps, in->busbw_GBps, (long)in->wrong}};
+            ar_nt_row_print(stdout, &r);
+            bw += oop->busbw_GBps + in->busbw_GBps;
+            nbw += 2;
+            errors += (oop->wrong != 0) + (in->wrong != 0);
+        }
+        ar_nt_footer(stdout, errors, nbw ? bw / nbw : 0);
+    }
+}
+
+static double model_cb(void *arg, const ar_platform *p, const char *algo, uint64_t count, size_t eb,
+                       const ar_schedule *s) {
+    (void)arg;
+    return model_time(p, algo, count, eb, s);
 }
 
 static int real_run(cli_opts *o, const real_flags *f) {
     ar_err e = {{0}};
     ar_real_launch L;
     if (parse_launch(f, &L) != AR_OK) return AR_EINVAL;
-    ar_real_lowering low = AR_REAL_LOWER_AUTO;
-    if (f->lowering && ar_real_lowering_parse(f->lowering, &low, &e) != AR_OK) return cli_error(AR_EINVAL, &e);
-    int pl_in = 1, pl_out = 1;
+    ar_real_run_opts ro;
+    memset(&ro, 0, sizeof ro);
+    ro.lowering = AR_REAL_LOWER_AUTO;
+    if (f->lowering && ar_real_lowering_parse(f->lowering, &ro.lowering, &e) != AR_OK) return cli_error(AR_EINVAL, &e);
+    if (f->timing && ar_real_timing_parse(f->timing, &ro.timing, &e) != AR_OK) return cli_error(AR_EINVAL, &e);
+    ro.in_place = ro.out_of_place = 1;
     if (f->placement) {
-        if (!strcmp(f->placement, "in")) pl_out = 0;
-        else if (!strcmp(f->placement, "out")) pl_in = 0;
+        if (!strcmp(f->placement, "in")) ro.out_of_place = 0;
+        else if (!strcmp(f->placement, "out")) ro.in_place = 0;
         else if (strcmp(f->placement, "both")) {
             fprintf(stderr, "arlab real: --placement \"%s\" is not one of both, in, out\n", f->placement);
             return AR_EINVAL;
         }
     }
+    if (f->nccl_tests && (!ro.in_place || !ro.out_of_place)) {
+        fprintf(stderr, "arlab real: --format nccl-tests prints both placements (drop --placement)\n");
+        return AR_EINVAL;
+    }
+    ro.dtype = o->dtype;
+    ro.warmup = o->warmup;
+    ro.iters = o->iters;
+    ro.graph = f->graph;
+    ro.empty = 1;
+    ro.model = model_cb;
     if (o->nsizes == 0) {
         o->sizes[o->nsizes++] = "1MB";
         o->sizes[o->nsizes++] = "16MB";
@@ -427,87 +500,41 @@ static int real_run(cli_opts *o, const real_flags *f) {
         ar_real_close(c);
         return st;
     }
+    const char *place = "";
+    ar_nt_rank *ranks = ar_calloc((size_t)P, sizeof *ranks);
+    if (!ranks) st = ar_fail(&e, AR_ENOMEM, "out of memory");
+    if (st == AR_OK) st = ar_real_placement(c, &place, &e);
+    if (st == AR_OK && f->nccl_tests) st = ar_real_rank_info(c, ranks, &e);
+    char v[200], head[400];
+    snprintf(head, sizeof head, "# %s; %s; timing %s; %s%s", ar_real_versions(v, sizeof v), ar_real_describe(c),
+             ar_real_timing_name(ro.timing), place, ro.graph ? "; CUDA graph" : "");
     int csv_failed = lead && o->out && !(csv = fopen(o->out, "w")); /* reported at the end: all ranks run on */
-    if (lead && o->format == FMT_TABLE) {
-        char v[200];
-        printf("# arlab real: %s\n# %s\n# platform %s (%d ranks), dtype %s, %d warm-up + %d timed iterations, lowering %s\n",
-               ar_real_describe(c), ar_real_versions(v, sizeof v), p->name, P, ar_dtype_name(o->dtype), o->warmup,
-               o->iters, ar_real_lowering_name(low));
-    }
+    if (st == AR_OK && lead && o->format == FMT_TABLE && !f->nccl_tests)
+        printf("# arlab real: %s\n# %s\n# platform %s (%d ranks), dtype %s, %d warm-up + %d timed iterations, lowering "
+               "%s\n# timing %s: %s\n# %s\n", ar_real_describe(c), ar_real_versions(v, sizeof v), p->name, P,
+               ar_dtype_name(o->dtype), o->warmup, o->iters, ar_real_lowering_name(ro.lowering),
+               ar_real_timing_name(ro.timing),
+               ro.timing == AR_REAL_TIMING_ARLAB ? "median over iterations of the max over ranks, a barrier before "
+                                                   "each iteration"
+                                                 : "nccl-tests' mean of back-to-back iterations, averaged over ranks",
+               place);
     ar_real_row *rows = NULL;
-    int nrows = 0, cap = 0;
+    int nrows = 0;
     long long wrong_total = 0;
-    for (int si = 0; si < o->nsizes && st == AR_OK; si++) {
-        for (int place = 1; place >= 0 && st == AR_OK; place--) {
-            if ((place && !pl_in) || (!place && !pl_out)) continue;
-            ar_real_bench_opts bo = {o->dtype, o->warmup, o->iters, place, low, AR_REAL_TIMING_ARLAB, 0, 0};
-            double nccl_s = NAN;
-            for (int ai = -1; ai < na && st == AR_OK; ai++) {
-                const char *name = ai < 0 ? "nccl-allreduce" : algos[ai];
-                ar_schedule *s = NULL;
-                if (ai >= 0) {
-                    st = ar_algo_plan(name, p, counts[si], eb, &s, &e);
-                    if (st == AR_EUNSUPPORTED) {
-                        if (lead && place == pl_in && o->format == FMT_TABLE)
-                            printf("#  %s: not applicable: %s\n", name, e.msg);
-                        st = AR_OK;
-                        continue;
-                    }
-                    if (st != AR_OK) {
-                        cli_error(st, &e);
-                        break;
-                    }
-                }
-                ar_real_measure m;
-                st = ar_real_bench(c, s, counts[si], &bo, &m, &e);
-                if (st != AR_OK) {
-                    fprintf(stderr, "arlab real: %s: %s\n", name, e.msg);
-                    ar_schedule_free(s);
-                    break;
-                }
-                if (nrows == cap) {
-                    int nc = cap ? 2 * cap : 32;
-                    ar_real_row *nr = ar_reallocarray(rows, (size_t)nc, sizeof *nr);
-                    if (!nr) {
-                        st = AR_ENOMEM;
-                        ar_schedule_free(s);
-                        break;
-                    }
-                    rows = nr;
-                    cap = nc;
-                }
-                ar_real_row *r = &rows[nrows++];
-                memset(r, 0, sizeof *r);
-                snprintf(r->algo, sizeof r->algo, "%s", name);
-                snprintf(r->platform, sizeof r->platform, "%s", p->name);
-                r->ranks = P;
-                r->bytes = sizes_b[si];
-                r->measured_s = m.med_s;
-                r->min_s = m.min_s;
-                r->max_s = m.max_s;
-                r->model_s = s ? model_time(p, name, counts[si], eb, s) : NAN;
-                r->wrong = m.wrong;
-                r->inplace = place;
-                snprintf(r->dtype, sizeof r->dtype, "%s", ar_dtype_name(o->dtype));
-                r->iters = m.iters;
-                snprintf(r->lowering, sizeof r->lowering, "%s", s ? ar_real_lowering_name(low) : "nccl");
-                if (ai < 0) nccl_s = m.med_s;
-                r->nccl_s = nccl_s;
-                ar_real_row_derive(r);
-                if (m.wrong > 0) wrong_total += m.wrong;
-                if (lead && o->format == FMT_TABLE)
-                    fprintf(stderr, "  %-22s %12.0f B %s: %10.2f us, #wrong %lld\n", name, sizes_b[si],
-                            place ? "in-place" : "out-of-place", m.med_s * 1e6, m.wrong);
-                ar_schedule_free(s);
-            }
-        }
-    }
+    if (st == AR_OK)
+        st = ar_real_run_points(c, p, algos, na, counts, o->nsizes, &ro,
+                                o->format == FMT_TABLE && !f->nccl_tests ? stderr : NULL,
+                                o->format == FMT_TABLE && !f->nccl_tests ? stdout : NULL, &rows, &nrows, &wrong_total,
+                                &e);
+    if (st != AR_OK) fprintf(stderr, "arlab real: %s\n", e.msg);
     if (lead) {
-        if (o->format == FMT_TABLE) {
+        if (f->nccl_tests) {
+            print_nccltests(rows, nrows, algos, na, sizes_b, o->nsizes, o, &ro, ranks, P, head);
+        } else if (o->format == FMT_TABLE) {
             print_nccl_table(rows, nrows, algos, na, sizes_b, o->nsizes, ar_dtype_name(o->dtype), P);
         } else {
             cli_table t;
-            tbl_init(&t, AR_REAL_NCOLS, ar_real_cols);
+            tbl_init(&t, AR_REAL_NCOLS_ALL, ar_real_cols);
             for (int i = 0; i < nrows; i++) add_real_row(&t, &rows[i]);
             tbl_print(&t, o->format, stdout);
             tbl_free(&t);
@@ -516,11 +543,14 @@ static int real_run(cli_opts *o, const real_flags *f) {
             ar_real_csv_header(csv);
             for (int i = 0; i < nrows; i++) ar_real_csv_row(csv, &rows[i]);
             if (fclose(csv) != 0) csv_failed = 1;
-            else if (o->format == FMT_TABLE) printf("# wrote %s\n", o->out);
+            else if (o->format == FMT_TABLE && !f->nccl_tests) printf("# wrote %s\n", o->out);
         }
         if (wrong_total) fprintf(stderr, "arlab real: %lld wrong elements in all (must be 0)\n", wrong_total);
+    } else if (csv) {
+        fclose(csv);
     }
     free(rows);
+    free(ranks);
     ar_platform_free(p);
     ar_real_close(c);
     if (st != AR_OK) return st;
@@ -535,7 +565,7 @@ static int real_run(cli_opts *o, const real_flags *f) {
 int cmd_real(int argc, char **argv) {
     real_flags f;
     memset(&f, 0, sizeof f);
-    if (take_flags(&argc, argv, &f, "real", 1 | 2 | 4 | 32 | 64) != AR_OK) return AR_EINVAL;
+    if (take_flags(&argc, argv, &f, "real", 1 | 2 | 4 | 32 | 64 | 128 | 256) != AR_OK) return AR_EINVAL;
 #ifndef AR_HAVE_REAL
     if (!f.dry_run) {
         fprintf(stderr, "arlab real: built without CUDA/NCCL (rebuild where CUDA and NCCL are found; "

@@ -417,28 +417,27 @@ const char *ar_real_describe(const ar_real_ctx *c) { return c->desc; }
 
 /* ---- machines ------------------------------------------------------------------------ */
 
-/* Every rank's AR_HOSTKEY-byte key (NUL-terminated) into all[P * AR_HOSTKEY]
- * on every process (ncclAllGather on the world). */
-static ar_status gather_keys(ar_real_ctx *c, const char (*mine)[AR_HOSTKEY], char *all, ar_err *e) {
+/* Every rank's klen-byte key (NUL-terminated; mine: nlocal keys) into
+ * all[P * klen] on every process (ncclAllGather on the world). */
+static ar_status gather_keys(ar_real_ctx *c, const char *mine, size_t klen, char *all, ar_err *e) {
     ar_status st = AR_OK;
     int P = c->nranks;
     void **d = ar_calloc((size_t)c->nlocal, sizeof *d);
     if (!d) return ar_fail(e, AR_ENOMEM, "out of memory");
     for (int l = 0; l < c->nlocal; l++) {
         CUG(cudaSetDevice(c->L[l].dev));
-        CUG(cudaMalloc(&d[l], (size_t)P * AR_HOSTKEY));
-        st = ar_real_x_copy_sync(c, l, (char *)d[l] + (size_t)c->L[l].rank * AR_HOSTKEY, mine[l], AR_HOSTKEY,
+        CUG(cudaMalloc(&d[l], (size_t)P * klen));
+        st = ar_real_x_copy_sync(c, l, (char *)d[l] + (size_t)c->L[l].rank * klen, mine + (size_t)l * klen, klen,
                                  cudaMemcpyHostToDevice, e);
         if (st != AR_OK) goto out;
     }
     NCG(ncclGroupStart());
     for (int l = 0; l < c->nlocal; l++)
-        NCG(ncclAllGather((char *)d[l] + (size_t)c->L[l].rank * AR_HOSTKEY, d[l], AR_HOSTKEY, ncclChar, c->L[l].world,
-                          c->L[l].st));
+        NCG(ncclAllGather((char *)d[l] + (size_t)c->L[l].rank * klen, d[l], klen, ncclChar, c->L[l].world, c->L[l].st));
     NCG(ncclGroupEnd());
     for (int l = 0; l < c->nlocal; l++) CUG(cudaStreamSynchronize(c->L[l].st));
-    st = ar_real_x_copy_sync(c, 0, all, d[0], (size_t)P * AR_HOSTKEY, cudaMemcpyDeviceToHost, e);
-    for (int r = 0; r < P; r++) all[(size_t)r * AR_HOSTKEY + AR_HOSTKEY - 1] = 0;
+    st = ar_real_x_copy_sync(c, 0, all, d[0], (size_t)P * klen, cudaMemcpyDeviceToHost, e);
+    for (int r = 0; r < P; r++) all[(size_t)r * klen + klen - 1] = 0;
 out:
     for (int l = 0; l < c->nlocal; l++)
         if (d[l]) {
@@ -473,7 +472,7 @@ ar_status ar_real_machines(ar_real_ctx *c, int *machine_of_rank, int *nmachines,
             snprintf(mine[l], AR_HOSTKEY, "host:%s", hn);
         }
     }
-    st = gather_keys(c, (const char (*)[AR_HOSTKEY])mine, all, e);
+    st = gather_keys(c, mine[0], AR_HOSTKEY, all, e);
     if (st != AR_OK) goto out;
     for (int r = 0; r < P; r++) keys[r] = all + (size_t)r * AR_HOSTKEY;
     st = ar_real_machines_from_keys(keys, P, machine_of_rank, nmachines, e);
@@ -508,7 +507,7 @@ ar_status ar_real_placement(ar_real_ctx *c, const char **line, ar_err *e) {
         }
         snprintf(mine[l], AR_HOSTKEY, "%s|%s", hn, bus);
     }
-    st = gather_keys(c, (const char (*)[AR_HOSTKEY])mine, all, e);
+    st = gather_keys(c, mine[0], AR_HOSTKEY, all, e);
     if (st != AR_OK) goto out;
     int shared = 0;
     for (int a = 0; a < P && !shared; a++)
@@ -520,6 +519,49 @@ ar_status ar_real_placement(ar_real_ctx *c, const char **line, ar_err *e) {
     snprintf(c->placement, sizeof c->placement, "placement=%s transport=%s",
              !shared ? "one-gpu-per-rank" : mps_on ? "shared-gpu-mps" : "shared-gpu-timeslice",
              shared && hid ? "socket(NCCL_HOSTID-per-rank)" : "nccl-auto");
+out:
+    free(mine);
+    free(all);
+    return st;
+}
+
+/* ---- rank information (nccl-tests' "Using devices" lines) -------------------------------- */
+
+#define AR_INFOKEY 192
+
+ar_status ar_real_rank_info(ar_real_ctx *c, ar_nt_rank *out, ar_err *e) {
+    int P = c->nranks;
+    char *mine = ar_calloc((size_t)c->nlocal, AR_INFOKEY), *all = ar_calloc((size_t)P, AR_INFOKEY);
+    ar_status st = AR_OK;
+    if (!mine || !all) {
+        st = ar_fail(e, AR_ENOMEM, "out of memory");
+        goto out;
+    }
+    char hn[64];
+    host_name(hn, sizeof hn);
+    for (int l = 0; l < c->nlocal; l++) {
+        struct cudaDeviceProp prop;
+        CUG(cudaGetDeviceProperties(&prop, c->L[l].dev));
+        prop.name[sizeof prop.name - 1] = 0;
+        snprintf(mine + (size_t)l * AR_INFOKEY, AR_INFOKEY, "%d|%d|%d|%.63s|%.63s", (int)getpid(), c->L[l].dev,
+                 prop.pciBusID, prop.name, hn);
+    }
+    st = gather_keys(c, mine, AR_INFOKEY, all, e);
+    for (int r = 0; r < P && st == AR_OK; r++) {
+        ar_nt_rank *x = &out[r];
+        memset(x, 0, sizeof *x);
+        x->rank = r;
+        const char *k = all + (size_t)r * AR_INFOKEY;
+        int used = 0;
+        if (sscanf(k, "%d|%d|%d|%n", &x->pid, &x->dev, &x->pci_bus, &used) != 3) {
+            st = ar_fail(e, AR_EINTERNAL, "rank %d: malformed device information", r);
+            break;
+        }
+        const char *bar = strchr(k + used, '|');
+        size_t nl = bar ? (size_t)(bar - (k + used)) : strlen(k + used);
+        snprintf(x->name, sizeof x->name, "%.*s", (int)(nl < sizeof x->name - 1 ? nl : sizeof x->name - 1), k + used);
+        snprintf(x->host, sizeof x->host, "%s", bar ? bar + 1 : "?");
+    }
 out:
     free(mine);
     free(all);

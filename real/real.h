@@ -60,6 +60,7 @@
 #include "core/schedule.h"
 #include "core/status.h"
 #include "core/units.h"
+#include "real/nccltests_out.h"
 #include "real/rplan.h"
 
 typedef enum ar_real_launch_kind {
@@ -112,6 +113,10 @@ ar_status ar_real_machines(ar_real_ctx *c, int *machine_of_rank, int *nmachines,
  * else nccl-auto (whatever NCCL picks). Collective (exchanges host name and
  * PCI bus id of every rank); computed once per context, *line owned by it. */
 ar_status ar_real_placement(ar_real_ctx *c, const char **line, ar_err *e);
+
+/* Every rank's pid, host, device, PCI bus and device name (nccl-tests'
+ * "Using devices" lines), out[nranks] on every process. Collective. */
+ar_status ar_real_rank_info(ar_real_ctx *c, ar_nt_rank *out, ar_err *e);
 
 /* Timing conventions (ar_real_bench_opts.timing):
  *   ARLAB       (default) a barrier before each timed iteration, each timed

@@ -37,6 +37,12 @@ enum cudaStreamCaptureMode { cudaStreamCaptureModeGlobal = 0, cudaStreamCaptureM
 #define cudaEventDefault 0x00
 #define cudaEventDisableTiming 0x02
 
+struct cudaDeviceProp {
+    char name[256];
+    int pciBusID;
+    size_t totalGlobalMem;
+};
+
 typedef struct fake_stream *cudaStream_t;
 typedef struct fake_event *cudaEvent_t;
 typedef struct fake_graph *cudaGraph_t;
@@ -49,6 +55,7 @@ cudaError_t cudaDriverGetVersion(int *v);
 cudaError_t cudaRuntimeGetVersion(int *v);
 cudaError_t cudaSetDevice(int d);
 cudaError_t cudaDeviceGetPCIBusId(char *bus, int len, int d);
+cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, int d);
 cudaError_t cudaMalloc(void **p, size_t n);
 cudaError_t cudaFree(void *p);
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t n, enum cudaMemcpyKind kind, cudaStream_t s);

@@ -344,6 +344,15 @@ cudaError_t cudaDeviceGetPCIBusId(char *bus, int len, int d) {
     return cudaSuccess;
 }
 
+cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, int d) {
+    if (d < 0 || d >= F.ndev) return cudaErrorInvalidDevice;
+    memset(p, 0, sizeof *p);
+    snprintf(p->name, sizeof p->name, "Fake GPU %d", d);
+    p->pciBusID = d + 1;
+    p->totalGlobalMem = (size_t)1 << 30;
+    return cudaSuccess;
+}
+
 cudaError_t cudaMalloc(void **p, size_t n) {
     char *m = malloc(n ? n : 1);
     if (!m) return cudaErrorMemoryAllocation;
