@@ -52,6 +52,7 @@
 #endif
 #ifdef AR_HAVE_REAL
 #include "real/real.h"
+#include "real/rcalib_run.h"
 #include "real/rrun.h"
 #endif
 #ifdef AR_HAVE_SIM
@@ -637,65 +638,44 @@ static int calibrate_run(cli_opts *o, const real_flags *f) {
         return st;
     }
     int lead = ar_real_is_leader(c), P = ar_real_nranks(c);
-    int *mach = ar_calloc((size_t)P, sizeof *mach);
-    int nm = 0;
-    double *t[2] = {ar_calloc((size_t)ns, sizeof(double)), ar_calloc((size_t)ns, sizeof(double))};
-    if (!mach || !t[0] || !t[1]) st = ar_fail(&e, AR_ENOMEM, "out of memory");
-    if (st == AR_OK && P < 2) st = ar_fail(&e, AR_EUNSUPPORTED, "calibration needs at least 2 ranks (this run has %d)", P);
-    if (st == AR_OK) {
-        if (o->nplatforms) {
-            ar_platform *p = NULL;
-            st = load_platform_for(o, P, "calibrate", &p);
-            if (st == AR_OK) {
-                for (int r = 0; r < P; r++) mach[r] = p->machine_of_rank[r];
-                nm = p->nmachines;
-                ar_platform_free(p);
-            } else {
-                e.msg[0] = 0;
-            }
-        } else {
-            st = ar_real_machines(c, mach, &nm, &e);
+    /* machines from --platform when given, else detected by the library */
+    int *mach = NULL, nm = 0;
+    ar_real_calibration kc;
+    memset(&kc, 0, sizeof kc);
+    if (o->nplatforms) {
+        ar_platform *p = NULL;
+        st = load_platform_for(o, P, "calibrate", &p); /* prints its own message */
+        if (st == AR_OK) {
+            mach = ar_calloc((size_t)P, sizeof *mach);
+            if (!mach) st = ar_fail(&e, AR_ENOMEM, "out of memory");
+            for (int r = 0; mach && r < P; r++) mach[r] = p->machine_of_rank[r];
+            nm = p->nmachines;
+            ar_platform_free(p);
         }
     }
-    /* pairs: intra = two ranks of the first machine that has two; inter = rank 0 and machine 1's first */
-    int pa[2] = {-1, -1}, pb[2] = {-1, -1};
-    for (int r = 1; r < P && pa[0] < 0 && st == AR_OK; r++)
-        if (mach[r] == mach[r - 1]) {
-            pa[0] = r - 1;
-            pb[0] = r;
-        }
-    for (int r = 1; r < P && pa[1] < 0 && st == AR_OK; r++)
-        if (mach[r] != mach[0]) {
-            pa[1] = 0;
-            pb[1] = r;
-        }
+    if (st == AR_OK)
+        st = ar_real_calibrate(c, mach, nm, sizes, ns, o->warmup, o->iters, weighted,
+                               o->format == FMT_TABLE ? stderr : NULL, &kc, &e);
+    free(mach);
     static const char *const cls[2] = {"intra", "inter"};
-    for (int k = 0; k < 2 && st == AR_OK; k++) {
-        if (pa[k] < 0) continue;
-        for (int i = 0; i < ns && st == AR_OK; i++) {
-            st = ar_real_pingpong(c, pa[k], pb[k], (uint64_t)sizes[i], o->warmup, o->iters, &t[k][i], &e);
-            if (st == AR_OK && lead && o->format == FMT_TABLE)
-                fprintf(stderr, "  %s %d<->%d %12.0f B: %10.3f us one-way\n", cls[k], pa[k], pb[k], sizes[i],
-                        t[k][i] * 1e6);
-        }
-    }
+    const int *pa = kc.src, *pb = kc.dst;
+    double *t[2] = {kc.oneway_s[0], kc.oneway_s[1]};
+    nm = kc.nmachines;
     ar_real_calib cal;
     memset(&cal, 0, sizeof cal);
     char note[512];
     if (st == AR_OK) {
-        for (int k = 0; k < 2 && st == AR_OK; k++) {
-            if (pa[k] < 0) continue;
-            st = ar_real_fit_linear(sizes, t[k], ns, weighted, k ? &cal.inter : &cal.intra, &e);
-            if (k) cal.have_inter = st == AR_OK;
-            else cal.have_intra = st == AR_OK;
-        }
+        cal.intra = kc.fit[0];
+        cal.inter = kc.fit[1];
+        cal.have_intra = kc.have[0];
+        cal.have_inter = kc.have[1];
         snprintf(note, sizeof note, "%s; %d ranks on %d machines; %d sizes %.0f..%.0f B; %d warm-up + %d timed "
                  "round trips per size (median)", ar_real_describe(c), P, nm, ns, sizes[0], sizes[ns - 1], o->warmup,
                  o->iters);
         cal.name = f->name ? f->name : "calibrated";
         cal.nranks = P;
         cal.nmachines = nm;
-        cal.machine_of_rank = mach;
+        cal.machine_of_rank = kc.machine_of_rank;
         cal.note = note;
     }
     char *json = NULL;
@@ -746,9 +726,7 @@ static int calibrate_run(cli_opts *o, const real_flags *f) {
     }
     if (st != AR_OK && e.msg[0]) fprintf(stderr, "arlab calibrate: %s\n", e.msg);
     free(json);
-    free(mach);
-    free(t[0]);
-    free(t[1]);
+    ar_real_calibration_free(&kc);
     ar_real_close(c);
     return st;
 }
