@@ -90,6 +90,30 @@ out:
     return st;
 }
 
+/* Distinct ops among the collectives of step sp (at most AR_MAX_SIDE), into flat[]. */
+static int step_ops(const ar_real_prog *g, const ar_real_step *sp, int *flat) {
+    int nf = 0;
+    if (sp->round != -1) return 0;
+    for (size_t i = 0; i < sp->ninstr; i++) {
+        int f = g->instr[sp->first_instr + i].flat, seen = 0;
+        for (int j = 0; j < nf; j++) seen |= flat[j] == f;
+        if (!seen && nf < AR_MAX_SIDE) flat[nf++] = f;
+    }
+    return nf;
+}
+
+/* Creates the side streams every step of local rank l's program will need,
+ * before anything is timed or captured. */
+static ar_status prepare_sides(ar_real_ctx *c, const ar_real_prog *g, int l, ar_err *e) {
+    int most = 0, flat[AR_MAX_SIDE];
+    for (int k = 0; k < g->nsteps; k++) {
+        int nf = step_ops(g, &g->steps[k], flat);
+        if (nf > most) most = nf;
+    }
+    cudaStream_t s;
+    return most >= 2 ? ar_real_x_side(c, l, most - 1, &s, e) : AR_OK;
+}
+
 /* Side streams of step k on local rank l: one per distinct op among its
  * collectives when there are at least two (os->n = 0: all on the main
  * stream). Forks them from the main stream. */
@@ -98,13 +122,7 @@ static ar_status fork_step(run_ctx *R, int l, const ar_real_step *sp, opstream *
     ar_status st = AR_OK;
     const ar_real_prog *g = R->B[l].prog;
     os->n = 0;
-    if (sp->round != -1) return AR_OK;
-    int flat[AR_MAX_SIDE], nf = 0;
-    for (size_t i = 0; i < sp->ninstr; i++) {
-        int f = g->instr[sp->first_instr + i].flat, seen = 0;
-        for (int j = 0; j < nf; j++) seen |= flat[j] == f;
-        if (!seen && nf < AR_MAX_SIDE) flat[nf++] = f;
-    }
+    int flat[AR_MAX_SIDE], nf = step_ops(g, sp, flat);
     if (nf < 2) return AR_OK;
     lrank *L = &c->L[l];
     CUG(cudaSetDevice(L->dev));
@@ -374,6 +392,7 @@ static ar_status setup_rank(ar_real_ctx *c, const ar_real_plan *plan, lbuf *b, i
     CUG(cudaMalloc((void **)&b->times, (size_t)(o->iters > 1 ? o->iters : 1) * sizeof(double)));
     if (!plan) goto out;
     st = ar_real_compile(plan, c->L[l].rank, &b->prog, e);
+    if (st == AR_OK) st = prepare_sides(c, b->prog, l, e);
     if (st != AR_OK) goto out;
     b->comm = ar_calloc((size_t)plan->ngroups + 1, sizeof *b->comm);
     if (!b->comm) {

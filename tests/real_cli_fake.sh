@@ -66,5 +66,13 @@ grep -q 'one rank per process' "$tmp/g.err"; check "--graph message" $?
 check "--timing fast: exit 2" "$([[ $? == 2 ]]; echo $?)"
 grep -q 'not one of arlab, nccl-tests' "$tmp/x.err"; check "--timing message" $?
 
+# 5. calibrate through real/rcalib_run.c (one host: the intra-machine class only)
+"$A" calibrate --launch single --platform machines:gpus=2+2 --size 8B,4KB,64KB --iters 3 --warmup 1 \
+  --out "$tmp/cal.json" >"$tmp/cal.txt" 2>"$tmp/cal.err"
+check "calibrate exits 0 ($(tail -3 "$tmp/cal.err"))" $?
+grep -q '^# intra-machine fit' "$tmp/cal.txt"; check "intra fit printed" $?
+grep -q '^# inter-machine fit' "$tmp/cal.txt"; check "inter fit printed (machines from --platform)" $?
+"$A" platform show "$tmp/cal.json" >/dev/null 2>&1; check "the calibrated platform loads" $?
+
 echo "real_cli_fake: $checks checks, $fail failed"
 exit $((fail > 0))
