@@ -24,6 +24,7 @@
  *     groups that are not groups, a mismatched collective, a rank that skips
  *     ncclCommSplit.
  * Owner: the real/ backend. */
+#include <glpk.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -124,10 +125,12 @@ static void *rank_main(void *arg) {
     t->r->open_st = ar_real_open(&t->L, &c, &e);
     if (t->r->open_st != AR_OK) {
         snprintf(t->r->msg, sizeof t->r->msg, "open: %s", e.msg);
+        glp_free_env();
         return NULL;
     }
     run_job(c, t->j, t->r);
     ar_real_close(c);
+    glp_free_env(); /* the tree-packing planner's GLPK keeps one environment per thread */
     return NULL;
 }
 
