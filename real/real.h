@@ -1,6 +1,7 @@
-/* The CUDA/NCCL executor of arlab (real/exec.c). Built only where CUDA and
- * NCCL are found (AR_HAVE_REAL); this header has no CUDA or NCCL type, so the
- * CLI can include it from plain C.
+/* The CUDA/NCCL executor of arlab (real/exec_open.c, exec_comm.c,
+ * exec_bench.c, exec_pingpong.c). Built only where CUDA and NCCL are found
+ * (AR_HAVE_REAL); this header has no CUDA or NCCL type, so the CLI can
+ * include it from plain C.
  *
  * Launch modes (ar_real_launch.kind):
  *   MPI     one process per rank under mpirun (built with MPI: AR_HAVE_MPI);

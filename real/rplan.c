@@ -252,7 +252,7 @@ ar_status ar_real_plan_build(const ar_schedule *s, ar_real_lowering mode, ar_rea
         p->phase_step0[ph] = p->nsteps;
         if (p->phase_rounds[ph] > (1 << 30) - p->nsteps) {
             ar_real_plan_free(p);
-            return ar_fail(e, AR_ENOMEM, "real plan: too many steps");
+            return ar_fail(e, AR_ELIMIT, "real plan: too many steps");
         }
         p->nsteps += p->phase_coll[ph] + p->phase_rounds[ph];
     }

@@ -385,7 +385,7 @@ ar_status ar_real_simulate(const ar_real_plan *p, ar_real_prog *const *progs, ui
         need += (double)progs[r]->scratch_elems * 8.0;
     }
     if (need > (double)max_bytes)
-        return ar_fail(e, AR_ENOMEM, "real simulation: %d ranks x %llu elements needs about %.0f MB (limit %.0f MB); "
+        return ar_fail(e, AR_ELIMIT, "real simulation: %d ranks x %llu elements needs about %.0f MB (limit %.0f MB); "
                        "use a smaller size", P, (unsigned long long)s->count, need / 1e6, (double)max_bytes / 1e6);
     int m = ar_real_pattern_m(AR_DTYPE_F32, P);
     if (m < 1) m = 1;

@@ -1,5 +1,5 @@
 /* The GPU executor's own code (real/exec_*.c) against host fakes of CUDA and
- * NCCL (tests/fake/): exec.c's actual call sequence, without a GPU.
+ * NCCL (tests/fake/): the executor's (real/exec_*.c) actual call sequence, without a GPU.
  *
  * The executor files are compiled a second time for this test with
  * tests/fake/ first on the include path (tests/CMakeLists.txt), so every
