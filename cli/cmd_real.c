@@ -3,7 +3,8 @@
  * arlab real [--platform P] [--ranks N] [--algo A ...|all] [--size S,...] [--dtype T]
  *            [--iters N] [--warmup N] [--format table|csv|json] [--out FILE.csv]
  *            [--launch auto|single|mpi|file:PATH] [--gpus N] [--lowering auto|p2p|native]
- *            [--placement both|in|out] [--timing arlab|nccl-tests] [--graph] [--format nccl-tests] [--dry-run]
+ *            [--placement both|in|out] [--timing arlab|nccl-tests] [--graph] [--fuse] [--format nccl-tests]
+ *            [--dry-run]
  *   Runs every algorithm's schedule on the GPUs with NCCL beside the
  *   ncclAllReduce baseline, measured like nccl-tests (real/real.h), and prints
  *   a table like nccl-tests' (in-place and out-of-place side by side) or rows
@@ -74,7 +75,7 @@ ar_status cli_real_take_flags(int *argc, char **argv, real_flags *f, const char 
         int has_arg;
     } known[] = {{"--launch", 1, 1},  {"--lowering", 2, 1}, {"--placement", 4, 1}, {"--fit", 8, 1},
                  {"--name", 16, 1},   {"--gpus", 32, 1},    {"--dry-run", 64, 0}, {"--timing", 128, 1},
-                 {"--graph", 256, 0}};
+                 {"--graph", 256, 0},    {"--fuse", 512, 0}};
     int out = 0;
     for (int i = 0; i < *argc; i++) {
         char *a = argv[i];
@@ -119,6 +120,7 @@ ar_status cli_real_take_flags(int *argc, char **argv, real_flags *f, const char 
         case 32: f->gpus = val; break;
         case 128: f->timing = val; break;
         case 256: f->graph = 1; break;
+        case 512: f->fuse = 1; break;
         default: f->dry_run = 1; break;
         }
     }
@@ -248,6 +250,7 @@ static int real_dry_run(cli_opts *o, const real_flags *f) {
                 break;
             }
             st = ar_real_plan_build(s, low, &pl, &e);
+            if (st == AR_OK && f->fuse) st = ar_real_plan_fuse(pl, &e);
             if (st == AR_OK) {
                 progs = ar_calloc((size_t)P, sizeof *progs);
                 if (!progs) st = ar_fail(&e, AR_ENOMEM, "out of memory");
@@ -459,6 +462,7 @@ static int real_run(cli_opts *o, const real_flags *f) {
     ro.warmup = o->warmup;
     ro.iters = o->iters;
     ro.graph = f->graph;
+    ro.fuse = f->fuse;
     ro.empty = 1;
     ro.model = model_cb;
     if (o->nsizes == 0) {
@@ -497,8 +501,8 @@ static int real_run(cli_opts *o, const real_flags *f) {
     if (st == AR_OK) st = ar_real_placement(c, &place, &e);
     if (st == AR_OK && f->nccl_tests) st = ar_real_rank_info(c, ranks, &e);
     char v[200], head[400];
-    snprintf(head, sizeof head, "# %s; %s; timing %s; %s%s", ar_real_versions(v, sizeof v), ar_real_describe(c),
-             ar_real_timing_name(ro.timing), place, ro.graph ? "; CUDA graph" : "");
+    snprintf(head, sizeof head, "# %s; %s; timing %s; %s%s%s", ar_real_versions(v, sizeof v), ar_real_describe(c),
+             ar_real_timing_name(ro.timing), place, ro.graph ? "; CUDA graph" : "", ro.fuse ? "; fused rounds" : "");
     int csv_failed = lead && o->out && !(csv = fopen(o->out, "w")); /* reported at the end: all ranks run on */
     if (st == AR_OK && lead && o->format == FMT_TABLE && !f->nccl_tests)
         printf("# arlab real: %s\n# %s\n# platform %s (%d ranks), dtype %s, %d warm-up + %d timed iterations, lowering "
@@ -556,7 +560,8 @@ static int real_run(cli_opts *o, const real_flags *f) {
 int cmd_real(int argc, char **argv) {
     real_flags f;
     memset(&f, 0, sizeof f);
-    if (cli_real_take_flags(&argc, argv, &f, "real", 1 | 2 | 4 | 32 | 64 | 128 | 256) != AR_OK) return AR_EINVAL;
+    if (cli_real_take_flags(&argc, argv, &f, "real", 1 | 2 | 4 | 32 | 64 | 128 | 256 | 512) != AR_OK)
+        return AR_EINVAL;
 #ifndef AR_HAVE_REAL
     if (!f.dry_run) {
         fprintf(stderr, "arlab real: built without CUDA/NCCL (rebuild where CUDA and NCCL are found; "

@@ -494,6 +494,7 @@ ar_status ar_real_bench(ar_real_ctx *c, const ar_schedule *s, uint64_t count, co
     }
     if (s) {
         st = ar_real_plan_build(s, o->lowering, &plan, e);
+        if (st == AR_OK && o->fuse) st = ar_real_plan_fuse(plan, e);
         if (st == AR_OK) st = ar_real_x_ensure_comms(c, plan, e);
         if (st != AR_OK) goto out;
     }

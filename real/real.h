@@ -141,6 +141,7 @@ typedef struct ar_real_bench_opts {
                            * (one rank per process only: NCCL documents deadlocks with several GPUs
                            * per process; AR_EUNSUPPORTED otherwise) */
     int empty;            /* 1: also time the empty schedule (see ar_real_measure.empty_s) */
+    int fuse;             /* 1: fuse independent point-to-point rounds into one NCCL group (ar_real_plan_fuse) */
 } ar_real_bench_opts;
 
 typedef struct ar_real_measure {

@@ -191,6 +191,9 @@ void ar_real_plan_free(ar_real_plan *p) {
     free(p->phase_coll);
     free(p->phase_rounds);
     free(p->phase_step0);
+    free(p->phase_psteps);
+    free(p->phase_pfirst);
+    free(p->pstep_r0);
     free(p);
 }
 
@@ -575,16 +578,22 @@ ar_status ar_real_compile(const ar_real_plan *p, int me, ar_real_prog **out, ar_
                 if (is_coll(p->call[f])) st = emit_coll(p, &b, f, &s->phases[ph].ops[f - a], me, e);
             if (st == AR_OK) st = finish_step(p, &b, sp, e);
         }
-        for (int r = 0; r < p->phase_rounds[ph] && st == AR_OK; r++) {
+        int nps = p->phase_psteps ? p->phase_psteps[ph] : p->phase_rounds[ph];
+        for (int j = 0; j < nps && st == AR_OK; j++) {
+            /* rounds [r0, r1) of the phase in this step (one each unless fused) */
+            int r0 = p->phase_psteps ? p->pstep_r0[p->phase_pfirst[ph] + j] : j;
+            int r1 = !p->phase_psteps ? j + 1 : j + 1 < nps ? p->pstep_r0[p->phase_pfirst[ph] + j + 1]
+                                                           : p->phase_rounds[ph];
             ar_real_step *sp = &g->steps[k++];
             sp->phase = ph;
-            sp->round = r;
+            sp->round = r0;
             sp->first_instr = g->ninstr;
-            for (int f = a; f < z && st == AR_OK; f++) {
-                const ar_op *op = &s->phases[ph].ops[f - a];
-                if (p->call[f] != AR_RC_P2P || r >= ar_lower_nrounds(op) || !op_has(op, me)) continue;
-                st = emit_round(p, &b, f, op, r, me, e);
-            }
+            for (int r = r0; r < r1 && st == AR_OK; r++)
+                for (int f = a; f < z && st == AR_OK; f++) {
+                    const ar_op *op = &s->phases[ph].ops[f - a];
+                    if (p->call[f] != AR_RC_P2P || r >= ar_lower_nrounds(op) || !op_has(op, me)) continue;
+                    st = emit_round(p, &b, f, op, r, me, e);
+                }
             if (st == AR_OK) st = finish_step(p, &b, sp, e);
         }
     }
@@ -634,8 +643,8 @@ void ar_real_plan_print(const ar_real_plan *p, FILE *f) {
     for (int ph = 0; ph < s->nphases; ph++) {
         const ar_phase *P = &s->phases[ph];
         fprintf(f, "  phase %d%s%s%s: %d step%s\n", ph, P->label ? " \"" : "", P->label ? P->label : "",
-                P->label ? "\"" : "", p->phase_coll[ph] + p->phase_rounds[ph],
-                p->phase_coll[ph] + p->phase_rounds[ph] == 1 ? "" : "s");
+                P->label ? "\"" : "", p->phase_step0[ph + 1] - p->phase_step0[ph],
+                p->phase_step0[ph + 1] - p->phase_step0[ph] == 1 ? "" : "s");
         for (int i = 0; i < P->nops; i++) {
             int fl = p->phase_first[ph] + i;
             const ar_op *op = &P->ops[i];

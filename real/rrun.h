@@ -24,7 +24,7 @@ typedef struct ar_real_run_opts {
     int warmup, iters;
     ar_real_lowering lowering;
     ar_real_timing timing;
-    int graph, empty;
+    int graph, empty, fuse;
     int in_place, out_of_place; /* which placements */
     /* model time of algorithm `algo` with schedule s (NAN: none); may be NULL */
     double (*model)(void *arg, const ar_platform *p, const char *algo, uint64_t count, size_t elem_bytes,

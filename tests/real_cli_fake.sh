@@ -66,7 +66,17 @@ grep -q 'one rank per process' "$tmp/g.err"; check "--graph message" $?
 check "--timing fast: exit 2" "$([[ $? == 2 ]]; echo $?)"
 grep -q 'not one of arlab, nccl-tests' "$tmp/x.err"; check "--timing message" $?
 
-# 5. calibrate through real/rcalib_run.c (one host: the intra-machine class only)
+# 5. round fusion: fewer NCCL groups, still exact
+s0=$("$A" real --dry-run --platform blueconnect-12 --algo pipelined-ring --size 1MB --format csv | awk -F, 'NR == 2 { print $7 }')
+s1=$("$A" real --dry-run --platform blueconnect-12 --algo pipelined-ring --size 1MB --fuse --format csv | awk -F, 'NR == 2 { print $7 }')
+check "pipelined-ring on blueconnect-12: 88 NCCL groups, 22 fused ($s0, $s1)" "$([[ $s0 == 88 && $s1 == 22 ]]; echo $?)"
+"$A" real --launch single --platform machines:gpus=2+2 --algo all --size 4099 --iters 1 --warmup 1 --fuse --format csv \
+  >"$tmp/f.csv" 2>"$tmp/f.err"
+check "--fuse run exits 0 ($(tail -3 "$tmp/f.err"))" $?
+bad=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $c["wrong"] != "0" { print }' "$tmp/f.csv")
+check "--fuse: every row #wrong 0: $bad" "$([[ -z $bad ]]; echo $?)"
+
+# 6. calibrate through real/rcalib_run.c (one host: the intra-machine class only)
 "$A" calibrate --launch single --platform machines:gpus=2+2 --size 8B,4KB,64KB --iters 3 --warmup 1 \
   --out "$tmp/cal.json" >"$tmp/cal.txt" 2>"$tmp/cal.err"
 check "calibrate exits 0 ($(tail -3 "$tmp/cal.err"))" $?

@@ -49,6 +49,7 @@ typedef struct job {
     int opts_empty, opts_graph;
     ar_real_timing timing;
     const char *only;     /* one algorithm, or NULL: every registered one */
+    int fuse;             /* round fusion (ar_real_plan_fuse) */
 } job;
 
 typedef struct rankres {
@@ -97,7 +98,8 @@ static void run_job(ar_real_ctx *c, const job *j, rankres *r) {
                 break;
             }
         }
-        ar_real_bench_opts o = {j->dt, 1, 2, j->inplace, j->low, j->timing, j->opts_graph, j->opts_empty};
+        ar_real_bench_opts o = {j->dt, 1, 2, j->inplace, j->low, j->timing, j->opts_graph, j->opts_empty,
+                                j->fuse};
         ar_real_measure m;
         r->st = ar_real_bench(c, s, j->count, &o, &m, &e);
         if (r->st != AR_OK) snprintf(r->msg, sizeof r->msg, "%s: %s", name ? name : "nccl-allreduce", e.msg);
@@ -251,16 +253,40 @@ static void test_algorithms(void) {
                 /* all dtypes under auto; f32 only under p2p/native (the fake's time, not coverage, is the limit) */
                 if (li > 0 && di > 0) continue;
                 int inplace = (int)((pi + (size_t)li + (size_t)di) % 2);
-                job j = {plats[pi], np[pi], lows[li], dts[di], inplace, 4099, 0, 0, AR_REAL_TIMING_ARLAB, NULL};
+                job j = {plats[pi], np[pi], lows[li], dts[di], inplace, 4099, 0, 0, AR_REAL_TIMING_ARLAB, NULL, 0};
                 fake_reset();
                 fake_cuda_config(np[pi], cudaSuccess, 13000);
                 run_threads(&j, res);
                 expect_clean("threads", &j, res, j.P, na / 2);
                 total += res[0].cases;
             }
+    /* round fusion: independent point-to-point rounds in one NCCL group, every algorithm, p2p and auto */
+    for (size_t pi = 0; pi < sizeof plats / sizeof plats[0]; pi++)
+        for (int li = 0; li < 2; li++) {
+            job j = {plats[pi], np[pi], lows[li], li ? AR_DTYPE_F32 : AR_DTYPE_BF16, (int)pi % 2, 4099, 0, 0,
+                     AR_REAL_TIMING_ARLAB, NULL, 1};
+            fake_reset();
+            fake_cuda_config(np[pi], cudaSuccess, 13000);
+            long g0 = 0;
+            run_threads(&j, res);
+            g0 = fake_get_stats().groups;
+            expect_clean("fused", &j, res, j.P, na / 2);
+            total += res[0].cases;
+            /* the same job unfused issues more groups */
+            j.fuse = 0;
+            fake_reset();
+            fake_cuda_config(np[pi], cudaSuccess, 13000);
+            run_threads(&j, res);
+            long g1 = fake_get_stats().groups;
+            expect_clean("unfused", &j, res, j.P, na / 2);
+            T_CHECK(g0 < g1, "%s %s: fused %ld NCCL groups, unfused %ld", plats[pi], ar_real_lowering_name(lows[li]), g0,
+                    g1);
+            if (pi == 0) printf("real_exec_fake: %s %s: %ld NCCL groups fused, %ld unfused (all algorithms)\n",
+                                plats[pi], ar_real_lowering_name(lows[li]), g0, g1);
+        }
     /* single launch: one thread issues every rank's calls inside one group */
     for (int di = 0; di < 3; di++) {
-        job j = {"machines:gpus=2+2", 4, AR_REAL_LOWER_AUTO, dts[di], di != 1, 1000, 0, 0, AR_REAL_TIMING_ARLAB, NULL};
+        job j = {"machines:gpus=2+2", 4, AR_REAL_LOWER_AUTO, dts[di], di != 1, 1000, 0, 0, AR_REAL_TIMING_ARLAB, NULL, 0};
         fake_reset();
         run_single(&j, res);
         expect_clean("single", &j, res, 1, na / 2);
@@ -281,7 +307,7 @@ static void test_side_streams(void) {
         if (has_concurrent_colls(plat, algos[a]->name, 4099, low)) algo = algos[a]->name;
     T_CHECK(algo != NULL, "no registered algorithm has a phase with two collectives on one rank (%s, native)", plat);
     if (!algo) return;
-    job j = {plat, 4, low, AR_DTYPE_F32, 1, 4099, 0, 0, AR_REAL_TIMING_ARLAB, algo};
+    job j = {plat, 4, low, AR_DTYPE_F32, 1, 4099, 0, 0, AR_REAL_TIMING_ARLAB, algo, 0};
     rankres res[MAXP];
     fake_reset();
     fake_cuda_config(4, cudaSuccess, 13000);
@@ -297,7 +323,7 @@ static void test_side_streams(void) {
 static void test_options(void) {
     rankres res[MAXP];
     /* empty schedule and nccl-tests timing */
-    job j = {"machines:gpus=2+2", 4, AR_REAL_LOWER_AUTO, AR_DTYPE_F32, 1, 4099, 1, 0, AR_REAL_TIMING_NCCL_TESTS, "ring"};
+    job j = {"machines:gpus=2+2", 4, AR_REAL_LOWER_AUTO, AR_DTYPE_F32, 1, 4099, 1, 0, AR_REAL_TIMING_NCCL_TESTS, "ring", 0};
     fake_reset();
     fake_cuda_config(4, cudaSuccess, 13000);
     run_threads(&j, res);
@@ -394,7 +420,7 @@ static void test_faults(void) {
         {FAKE_SKIP_SPLIT, 3, 0, "two-level", AR_REAL_LOWER_NATIVE, "not every rank called it"},
     };
     for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
-        job j = {"machines:gpus=2+2", 4, cs[i].low, AR_DTYPE_F32, 1, 4099, 0, 0, AR_REAL_TIMING_ARLAB, cs[i].algo};
+        job j = {"machines:gpus=2+2", 4, cs[i].low, AR_DTYPE_F32, 1, 4099, 0, 0, AR_REAL_TIMING_ARLAB, cs[i].algo, 0};
         rankres res[MAXP];
         fake_reset();
         fake_cuda_config(4, cudaSuccess, 13000);
