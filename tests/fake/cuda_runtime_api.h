@@ -7,6 +7,11 @@
  * to overlapping bytes, one a write, with no event chain between them, are
  * reported (a race on a GPU). Pointers must lie inside a cudaMalloc block and
  * kernels/NCCL calls must use a stream of the current device.
+ * Graphs: cudaStreamBeginCapture records what is issued on the stream, and on
+ * every stream forked from it by an event, instead of running it (copies,
+ * kernels, events, NCCL groups); cudaStreamEndCapture fails with
+ * cudaErrorStreamCaptureUnjoined when a forked stream was not joined back;
+ * cudaGraphLaunch replays the record in issue order.
  * Test control: fake_cuda_config (fake.h). Owner: the real/ backend's tests. */
 #ifndef AR_FAKE_CUDA_RUNTIME_API_H
 #define AR_FAKE_CUDA_RUNTIME_API_H
@@ -24,6 +29,8 @@ typedef enum cudaError {
     cudaErrorInvalidResourceHandle = 400,
     cudaErrorNotSupported = 801,
     cudaErrorStreamCaptureUnsupported = 900,
+    cudaErrorStreamCaptureInvalidated = 901,
+    cudaErrorStreamCaptureUnjoined = 904,
     cudaErrorUnknown = 999
 } cudaError_t;
 

@@ -15,6 +15,7 @@
 
 #include "fake.h"
 #include "nccl.h"
+#include "real/kernels.h"
 #include "real/rmeasure.h"
 
 #define MAXS 64      /* streams per device */
@@ -45,9 +46,13 @@ typedef struct devstate {
     int overflow;
 } devstate;
 
+struct fake_graph;
+
 struct fake_stream {
     int dev, id;
     unsigned vc[MAXS];
+    struct fake_graph *cap; /* being captured into this graph */
+    int forked, joined;     /* forked into a capture; joined back since its last op */
 };
 
 struct fake_event {
@@ -55,6 +60,47 @@ struct fake_event {
     unsigned vc[MAXS];
     double t;
     int recorded;
+    struct fake_graph *cap; /* recorded during a capture (by stream `by`) */
+    struct fake_stream *by;
+};
+
+/* ---- graphs: a record of calls, replayed in order ---------------------------------------- */
+
+enum { N_COPY, N_SET, N_KERNEL, N_EVREC, N_WAIT, N_NCCL };
+
+typedef struct ncall {
+    int kind;           /* 0 send, 1 recv, 2 all-reduce, 3 reduce-scatter, 4 all-gather, 5 reduce, 6 broadcast */
+    const void *sb;
+    void *rb;
+    size_t count;
+    int dt, op, root, peer;
+    struct fake_comm *comm;
+    cudaStream_t s;
+} ncall;
+
+typedef struct gnode {
+    int kind;
+    cudaStream_t s;
+    void *dst;
+    const void *src;
+    size_t n;
+    int v;                  /* COPY: kind; SET: value */
+    cudaEvent_t ev;
+    int dtype, nposts;      /* KERNEL */
+    void *buf;
+    const void *scratch, *posts;
+    const uint64_t *srcs;
+    uint64_t max_count;
+    ncall *calls;           /* NCCL: one group (owned) */
+    size_t ncalls;
+} gnode;
+
+struct fake_graph {
+    gnode *v;
+    size_t n, cap;
+    struct fake_stream *origin;
+    struct fake_stream *streams[MAXS];
+    int nstreams;
 };
 
 typedef struct fop fop;
@@ -129,6 +175,8 @@ static _Thread_local int t_depth;
 static _Thread_local fop **t_group;
 static _Thread_local size_t t_ngroup, t_capgroup;
 static _Thread_local char t_err[512];
+static _Thread_local ncall *t_capcalls;     /* NCCL calls of the current group on captured streams */
+static _Thread_local size_t t_ncapcalls, t_capcap;
 
 static void lock(void) { pthread_mutex_lock(&F.mu); }
 static void unlock(void) { pthread_mutex_unlock(&F.mu); }
@@ -287,6 +335,40 @@ void fake_count_kernel(void) {
     unlock();
 }
 
+/* locked: appends a node to s's capture; marks a forked stream unjoined */
+static gnode *gadd(cudaStream_t s, int kind) {
+    struct fake_graph *g = s->cap;
+    if (g->n == g->cap) {
+        size_t nc = g->cap ? 2 * g->cap : 64;
+        gnode *nv = realloc(g->v, nc * sizeof *nv);
+        if (!nv) abort();
+        g->v = nv;
+        g->cap = nc;
+    }
+    gnode *x = &g->v[g->n++];
+    memset(x, 0, sizeof *x);
+    x->kind = kind;
+    x->s = s;
+    if (s->forked) s->joined = 0;
+    return x;
+}
+
+int fake_capture_kernel(int dtype, void *buf, const void *scratch, const void *posts, int nposts,
+                        const uint64_t *src_offs, uint64_t max_count, cudaStream_t s) {
+    if (!s || !s->cap) return 0;
+    lock();
+    gnode *x = gadd(s, N_KERNEL);
+    x->dtype = dtype;
+    x->buf = buf;
+    x->scratch = scratch;
+    x->posts = posts;
+    x->nposts = nposts;
+    x->srcs = src_offs;
+    x->max_count = max_count;
+    unlock();
+    return 1;
+}
+
 /* ---- CUDA runtime ------------------------------------------------------------------------- */
 
 const char *cudaGetErrorString(cudaError_t e) {
@@ -400,6 +482,15 @@ cudaError_t cudaFree(void *p) {
 
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t n, enum cudaMemcpyKind kind, cudaStream_t s) {
     lock();
+    if (s && s->cap) {
+        gnode *x = gadd(s, N_COPY);
+        x->dst = dst;
+        x->src = src;
+        x->n = n;
+        x->v = (int)kind;
+        unlock();
+        return cudaSuccess;
+    }
     int bad = 0;
     if (kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice)
         bad |= access_locked(s, dst, n, 1, "cudaMemcpyAsync(dst)");
@@ -413,6 +504,15 @@ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t n, enum cudaMemcp
 }
 
 cudaError_t cudaMemsetAsync(void *dst, int v, size_t n, cudaStream_t s) {
+    if (s && s->cap) {
+        lock();
+        gnode *x = gadd(s, N_SET);
+        x->dst = dst;
+        x->n = n;
+        x->v = v;
+        unlock();
+        return cudaSuccess;
+    }
     if (fake_access(s, dst, n, 1, "cudaMemsetAsync")) return cudaErrorInvalidValue;
     memset(dst, v, n);
     return cudaSuccess;
@@ -475,6 +575,15 @@ cudaError_t cudaEventRecord(cudaEvent_t ev, cudaStream_t s) {
     if (!ev || !s) return cudaErrorInvalidResourceHandle;
     if (ev->dev != s->dev) return cudaErrorInvalidResourceHandle;
     lock();
+    if (s->cap) {
+        gnode *x = gadd(s, N_EVREC);
+        x->ev = ev;
+        ev->cap = s->cap;
+        ev->by = s;
+        unlock();
+        return cudaSuccess;
+    }
+    ev->cap = NULL;
     s->vc[s->id]++;
     memcpy(ev->vc, s->vc, sizeof ev->vc);
     ev->t = now();
@@ -487,6 +596,27 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t ev, unsigned flags) 
     (void)flags;
     if (!ev || !s) return cudaErrorInvalidResourceHandle;
     lock();
+    if (ev->cap) {
+        struct fake_graph *g = ev->cap;
+        if (!s->cap) { /* a fork: s joins the capture */
+            if (g->nstreams == MAXS) abort();
+            s->cap = g;
+            s->forked = 1;
+            g->streams[g->nstreams++] = s;
+        }
+        if (s == g->origin && ev->by && ev->by->forked) ev->by->joined = 1; /* a join back */
+        gnode *x = gadd(s, N_WAIT);
+        x->ev = ev;
+        F.st.side_waits++;
+        unlock();
+        return cudaSuccess;
+    }
+    if (s->cap) { /* waiting on an event from outside the capture */
+        gnode *x = gadd(s, N_WAIT);
+        x->ev = ev;
+        unlock();
+        return cudaSuccess;
+    }
     for (int i = 0; i < MAXS; i++)
         if (ev->vc[i] > s->vc[i]) s->vc[i] = ev->vc[i];
     F.st.side_waits++;
@@ -502,34 +632,101 @@ cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b) {
     return cudaSuccess;
 }
 
-/* Graphs are not faked: capture fails, and exec must report it cleanly. */
 cudaError_t cudaStreamBeginCapture(cudaStream_t s, enum cudaStreamCaptureMode mode) {
-    (void)s;
     (void)mode;
-    return cudaErrorStreamCaptureUnsupported;
+    if (!s || s->cap) return cudaErrorInvalidValue;
+    struct fake_graph *g = calloc(1, sizeof *g);
+    if (!g) return cudaErrorMemoryAllocation;
+    lock();
+    g->origin = s;
+    g->streams[g->nstreams++] = s;
+    s->cap = g;
+    s->forked = 0;
+    unlock();
+    return cudaSuccess;
 }
-cudaError_t cudaStreamEndCapture(cudaStream_t s, cudaGraph_t *g) {
-    (void)s;
-    *g = NULL;
-    return cudaErrorStreamCaptureUnsupported;
+
+static void graph_free(struct fake_graph *g) {
+    if (!g) return;
+    for (size_t i = 0; i < g->n; i++) free(g->v[i].calls);
+    free(g->v);
+    free(g);
 }
+
+cudaError_t cudaStreamEndCapture(cudaStream_t s, cudaGraph_t *out) {
+    *out = NULL;
+    if (!s || !s->cap || s->cap->origin != s) return cudaErrorInvalidValue;
+    lock();
+    struct fake_graph *g = s->cap;
+    int unjoined = -1;
+    for (int i = 0; i < g->nstreams; i++)
+        if (g->streams[i]->forked && !g->streams[i]->joined && unjoined < 0) unjoined = g->streams[i]->id;
+    for (int i = 0; i < g->nstreams; i++) {
+        g->streams[i]->cap = NULL;
+        g->streams[i]->forked = g->streams[i]->joined = 0;
+    }
+    if (unjoined >= 0) {
+        err("cudaStreamEndCapture: stream %d was forked into the capture and not joined back", unjoined);
+        unlock();
+        graph_free(g);
+        return cudaErrorStreamCaptureUnjoined;
+    }
+    unlock();
+    *out = (cudaGraph_t)g;
+    return cudaSuccess;
+}
+
 cudaError_t cudaGraphInstantiate(cudaGraphExec_t *x, cudaGraph_t g, unsigned long long flags) {
-    (void)g;
     (void)flags;
-    *x = NULL;
-    return cudaErrorNotSupported;
+    *x = (cudaGraphExec_t)g; /* the exec is the graph (destroyed by cudaGraphDestroy) */
+    return g ? cudaSuccess : cudaErrorInvalidValue;
 }
+
+static ncclResult_t replay_call(const ncall *c);
+
 cudaError_t cudaGraphLaunch(cudaGraphExec_t x, cudaStream_t s) {
-    (void)x;
-    (void)s;
-    return cudaErrorNotSupported;
+    struct fake_graph *g = (struct fake_graph *)x;
+    if (!g || !s) return cudaErrorInvalidValue;
+    lock();
+    F.st.graph_launches++;
+    unlock();
+    for (size_t i = 0; i < g->n; i++) {
+        const gnode *v = &g->v[i];
+        cudaError_t ce = cudaSuccess;
+        switch (v->kind) {
+        case N_COPY: ce = cudaMemcpyAsync(v->dst, v->src, v->n, (enum cudaMemcpyKind)v->v, v->s); break;
+        case N_SET: ce = cudaMemsetAsync(v->dst, v->v, v->n, v->s); break;
+        case N_EVREC: ce = cudaEventRecord(v->ev, v->s); break;
+        case N_WAIT: ce = cudaStreamWaitEvent(v->s, v->ev, 0); break;
+        case N_KERNEL: {
+            int dev = t_dev;
+            t_dev = v->s->dev; /* a graph's kernel runs on its stream's device */
+            ce = (cudaError_t)ar_real_launch_posts(v->dtype, v->buf, v->scratch, v->posts, v->nposts, v->srcs,
+                                                   v->max_count, v->s);
+            t_dev = dev;
+            break;
+        }
+        case N_NCCL: {
+            ncclResult_t r = ncclGroupStart();
+            for (size_t k = 0; k < v->ncalls && r == ncclSuccess; k++) r = replay_call(&v->calls[k]);
+            ncclResult_t r2 = ncclGroupEnd();
+            if (r == ncclSuccess) r = r2;
+            if (r != ncclSuccess) ce = cudaErrorUnknown;
+            break;
+        }
+        }
+        if (ce != cudaSuccess) return ce;
+    }
+    return cudaSuccess;
 }
+
 cudaError_t cudaGraphExecDestroy(cudaGraphExec_t x) {
     (void)x;
     return cudaSuccess;
 }
+
 cudaError_t cudaGraphDestroy(cudaGraph_t g) {
-    (void)g;
+    graph_free((struct fake_graph *)g);
     return cudaSuccess;
 }
 
@@ -992,10 +1189,42 @@ ncclResult_t ncclGroupStart(void) {
     return ncclSuccess;
 }
 
+/* A call on a captured stream: kept for the group's node (returns 1). */
+static int capture_call(const ncall *c) {
+    if (!c->s || !c->s->cap) return 0;
+    if (t_ncapcalls == t_capcap) {
+        size_t nc = t_capcap ? 2 * t_capcap : 32;
+        ncall *n = realloc(t_capcalls, nc * sizeof *n);
+        if (!n) abort();
+        t_capcalls = n;
+        t_capcap = nc;
+    }
+    t_capcalls[t_ncapcalls++] = *c;
+    if (t_depth == 0) { /* outside a group: a node of its own */
+        t_depth = 1;
+        ncclGroupEnd();
+    }
+    return 1;
+}
+
+/* locked: the captured calls of the group become one node (on the first call's stream) */
+static void capture_flush(void) {
+    if (!t_ncapcalls) return;
+    gnode *x = gadd(t_capcalls[0].s, N_NCCL);
+    x->calls = malloc(t_ncapcalls * sizeof *x->calls);
+    if (!x->calls) abort();
+    memcpy(x->calls, t_capcalls, t_ncapcalls * sizeof *x->calls);
+    x->ncalls = t_ncapcalls;
+    for (size_t i = 1; i < t_ncapcalls; i++)
+        if (t_capcalls[i].s->forked) t_capcalls[i].s->joined = 0;
+    t_ncapcalls = 0;
+}
+
 ncclResult_t ncclGroupEnd(void) {
     if (t_depth <= 0) return ncclInvalidUsage;
     if (--t_depth > 0) return ncclSuccess;
     lock();
+    capture_flush();
     F.st.groups++;
     ncclResult_t r = t_ngroup ? run_group(t_group, t_ngroup) : ncclSuccess;
     unlock();
@@ -1004,6 +1233,11 @@ ncclResult_t ncclGroupEnd(void) {
     free(t_group);
     t_group = NULL;
     t_capgroup = 0;
+    if (!t_depth) {
+        free(t_capcalls);
+        t_capcalls = NULL;
+        t_capcap = 0;
+    }
     return r;
 }
 
@@ -1021,6 +1255,8 @@ static ncclResult_t check_call(struct fake_comm *h, cudaStream_t s, const char *
 }
 
 ncclResult_t ncclSend(const void *buf, size_t count, ncclDataType_t t, int peer, ncclComm_t comm, cudaStream_t s) {
+    ncall c = {0, buf, NULL, count, (int)t, 0, 0, peer, comm, s};
+    if (capture_call(&c)) return ncclSuccess;
     lock();
     ncclResult_t r = check_call(comm, s, "ncclSend");
     if (!r && (peer < 0 || peer >= comm->sc->n || peer == comm->rank)) {
@@ -1036,6 +1272,8 @@ ncclResult_t ncclSend(const void *buf, size_t count, ncclDataType_t t, int peer,
 }
 
 ncclResult_t ncclRecv(void *buf, size_t count, ncclDataType_t t, int peer, ncclComm_t comm, cudaStream_t s) {
+    ncall c = {1, NULL, buf, count, (int)t, 0, 0, peer, comm, s};
+    if (capture_call(&c)) return ncclSuccess;
     lock();
     ncclResult_t r = check_call(comm, s, "ncclRecv");
     if (!r && (peer < 0 || peer >= comm->sc->n || peer == comm->rank)) {
@@ -1056,6 +1294,8 @@ ncclResult_t ncclRecv(void *buf, size_t count, ncclDataType_t t, int peer, ncclC
 
 static ncclResult_t coll(int call, const void *sb, void *rb, size_t count, ncclDataType_t t, ncclRedOp_t op,
                          int root, ncclComm_t comm, cudaStream_t s) {
+    ncall cc = {2 + call, sb, rb, count, (int)t, (int)op, root, 0, comm, s};
+    if (capture_call(&cc)) return ncclSuccess;
     lock();
     ncclResult_t r = check_call(comm, s, cname[call]);
     int n = comm ? comm->sc->n : 1;
@@ -1112,4 +1352,14 @@ ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newc
                          .seq = comm->sc->split_seq[comm->rank]++};
     unlock();
     return skip ? ncclSuccess : submit(&o);
+}
+
+static ncclResult_t replay_call(const ncall *c) {
+    switch (c->kind) {
+    case 0: return ncclSend(c->sb, c->count, (ncclDataType_t)c->dt, c->peer, c->comm, c->s);
+    case 1: return ncclRecv(c->rb, c->count, (ncclDataType_t)c->dt, c->peer, c->comm, c->s);
+    default:
+        return coll(c->kind - 2, c->sb, c->rb, c->count, (ncclDataType_t)c->dt, (ncclRedOp_t)c->op, c->root, c->comm,
+                    c->s);
+    }
 }

@@ -35,6 +35,7 @@ typedef struct fake_stats {
     long sends, recvs, colls, splits, kernels, copies;
     long side_waits;    /* cudaStreamWaitEvent calls */
     long races;         /* unordered conflicting accesses of two streams */
+    long graph_launches;/* cudaGraphLaunch calls replayed */
     long errors;        /* NCCL calls that failed (timeouts, mismatches, bad pointers) */
     long live_allocs;   /* cudaMalloc blocks not freed */
     int max_streams;    /* most streams alive on one device */
@@ -50,5 +51,8 @@ int fake_access(cudaStream_t s, const void *p, size_t n, int write, const char *
 /* 1 if s belongs to the calling thread's current device. */
 int fake_stream_current(cudaStream_t s);
 void fake_count_kernel(void);
+/* For fake_kernels.c: when s is being captured, records the launch and returns 1. */
+int fake_capture_kernel(int dtype, void *buf, const void *scratch, const void *posts, int nposts,
+                        const uint64_t *src_offs, uint64_t max_count, cudaStream_t s);
 
 #endif

@@ -38,6 +38,7 @@ int ar_real_launch_posts(int dtype, void *buf, const void *scratch, const ar_rea
     cudaStream_t s = stream;
     if (dtype < 0 || dtype > 4) return cudaErrorInvalidValue;
     if (!fake_stream_current(s)) return cudaErrorInvalidResourceHandle; /* kernels go to the current device */
+    if (fake_capture_kernel(dtype, buf, scratch, posts, nposts, src_offs, max_count, s)) return 0;
     fake_count_kernel();
     size_t z = esz(dtype);
     if (fake_access(s, posts, (size_t)nposts * sizeof *posts, 0, "post kernel (descriptors)")) return cudaErrorInvalidValue;
