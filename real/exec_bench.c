@@ -505,6 +505,10 @@ ar_status ar_real_bench(ar_real_ctx *c, const ar_schedule *s, uint64_t count, co
     run_ctx R = {c, plan, B, count, esz, o->dtype, o->inplace, 0};
     /* timing runs on the exact-input pattern too (no NaN or denormal surprises) */
     st = fill_inputs(&R, m > 0 ? m : 1, host, e);
+    /* --graph: one plain run first, so NCCL has set up its connections (p2p ones
+     * too) before the capture, as NCCL's notes on CUDA graphs advise */
+    if (st == AR_OK && o->graph) st = run_once(&R, e);
+    for (int l = 0; l < c->nlocal && st == AR_OK && o->graph; l++) CUG(cudaStreamSynchronize(c->L[l].st));
     if (st == AR_OK && o->graph) st = capture(&R, e);
     if (st == AR_OK) st = timed(&R, o, o->graph, tl, t, &out->med_s, &out->min_s, &out->max_s, e);
     if (st != AR_OK) goto out;
