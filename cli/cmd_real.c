@@ -1,9 +1,10 @@
-/* arlab real | calibrate | compare (issue 6: the CUDA/NCCL backend).
+/* arlab real | compare (issues 6, 16: the CUDA/NCCL backend); arlab calibrate is cmd_calibrate.c.
  *
  * arlab real [--platform P] [--ranks N] [--algo A ...|all] [--size S,...] [--dtype T]
  *            [--iters N] [--warmup N] [--format table|csv|json] [--out FILE.csv]
  *            [--launch auto|single|mpi|file:PATH] [--gpus N] [--lowering auto|p2p|native]
- *            [--placement both|in|out] [--dry-run]
+ *            [--placement both|in|out] [--timing arlab|nccl-tests] [--graph] [--fuse] [--format nccl-tests]
+ *            [--dry-run]
  *   Runs every algorithm's schedule on the GPUs with NCCL beside the
  *   ncclAllReduce baseline, measured like nccl-tests (real/real.h), and prints
  *   a table like nccl-tests' (in-place and out-of-place side by side) or rows
@@ -13,6 +14,11 @@
  *   process driving all local GPUs. The platform (default "flat" with the
  *   run's rank count) is what the planners and the model see; it must have as
  *   many ranks as the run. Exit status AR_EFAIL when any #wrong is not 0.
+ *   The measurement itself is real/rrun.h (ar_real_run_points); every
+ *   output says the timing convention, placement and transport, and the
+ *   launch overhead (empty schedule) of every row. --format nccl-tests
+ *   prints one document per algorithm in nccl-tests' format
+ *   (real/nccltests_out.h).
  *   --dry-run needs no GPU (nor CUDA): it compiles the NCCL programs of every
  *   rank and runs them with the host fake of NCCL (real/rplan.h), printing the
  *   call plan (communicators, ncclCommSplit colors, calls per op) and the
@@ -43,6 +49,7 @@
 #include "lab/compare.h"
 #include "lab/eval.h"
 #include "lab/measured.h"
+#include "cmd_real.h"
 #include "models/model.h"
 #ifdef AR_HAVE_REAL_HOST
 #include "real/rcalib.h"
@@ -51,34 +58,36 @@
 #endif
 #ifdef AR_HAVE_REAL
 #include "real/real.h"
+#include "real/rcalib_run.h"
+#include "real/rrun.h"
 #endif
 
 /* ---- verb-specific flags (taken out of argv before cli_parse) ------------ */
 
-typedef struct real_flags {
-    const char *launch;    /* auto|single|mpi|file:PATH */
-    const char *lowering;  /* auto|p2p|native */
-    const char *placement; /* both|in|out */
-    const char *fit;       /* rel|abs */
-    const char *name;      /* calibrated platform name */
-    const char *gpus;      /* single launch: GPUs to use */
-    int dry_run;
-} real_flags;
+
 
 /* Removes the flags in `names` (with "--x v" or "--x=v"; dry-run has no
  * value) from argv, storing their values in f. Returns AR_EINVAL on a missing
  * value. */
-static ar_status take_flags(int *argc, char **argv, real_flags *f, const char *verb, unsigned which) {
+ar_status cli_real_take_flags(int *argc, char **argv, real_flags *f, const char *verb, unsigned which) {
     static const struct {
         const char *name;
         unsigned bit;
         int has_arg;
     } known[] = {{"--launch", 1, 1},  {"--lowering", 2, 1}, {"--placement", 4, 1}, {"--fit", 8, 1},
-                 {"--name", 16, 1},   {"--gpus", 32, 1},    {"--dry-run", 64, 0}};
+                 {"--name", 16, 1},   {"--gpus", 32, 1},    {"--dry-run", 64, 0}, {"--timing", 128, 1},
+                 {"--graph", 256, 0},    {"--fuse", 512, 0}};
     int out = 0;
     for (int i = 0; i < *argc; i++) {
         char *a = argv[i];
         int k = -1;
+        /* --format nccl-tests is this verb's own format; the shared parser knows table|csv|json */
+        if ((which & 128) && ((!strcmp(a, "--format") && i + 1 < *argc && !strcmp(argv[i + 1], "nccl-tests")) ||
+                              !strcmp(a, "--format=nccl-tests"))) {
+            f->nccl_tests = 1;
+            if (a[8] != '=') i++;
+            continue;
+        }
         size_t nl = 0;
         for (size_t j = 0; j < sizeof known / sizeof known[0]; j++) {
             nl = strlen(known[j].name);
@@ -110,6 +119,9 @@ static ar_status take_flags(int *argc, char **argv, real_flags *f, const char *v
         case 8: f->fit = val; break;
         case 16: f->name = val; break;
         case 32: f->gpus = val; break;
+        case 128: f->timing = val; break;
+        case 256: f->graph = 1; break;
+        case 512: f->fuse = 1; break;
         default: f->dry_run = 1; break;
         }
     }
@@ -117,13 +129,12 @@ static ar_status take_flags(int *argc, char **argv, real_flags *f, const char *v
     return AR_OK;
 }
 
-/* Model time of one algorithm: the closed form where one exists, else the
- * cost walk over schedule s (what `arlab model` reports as model_s). */
 #ifdef AR_HAVE_REAL
-/* model_s of a planned schedule: the one definition (lab/eval.h). */
-static double model_time(const ar_platform *p, const char *spec, uint64_t count, size_t eb, ar_schedule *s) {
+/* model_s of a planned schedule: the one definition (lab/eval.h). Without
+ * options lab_eval_schedule does not modify the schedule. */
+static double model_time(const ar_platform *p, const char *spec, uint64_t count, size_t eb, const ar_schedule *s) {
     lab_eval ev;
-    lab_eval_schedule(p, spec, count, eb, s, NULL, &ev);
+    lab_eval_schedule(p, spec, count, eb, (ar_schedule *)s, NULL, &ev);
     return ev.model_s;
 }
 #endif
@@ -132,7 +143,7 @@ static double model_time(const ar_platform *p, const char *spec, uint64_t count,
 /* Loads the single platform of the options for a run of `ranks` ranks
  * (ranks 0: whatever it has). Default: "flat" with that many ranks. A family
  * given without --ranks is re-generated with the run's rank count. */
-static ar_status load_platform_for(const cli_opts *o, int ranks, const char *verb, ar_platform **out) {
+ar_status cli_real_load_platform(const cli_opts *o, int ranks, const char *verb, ar_platform **out) {
     ar_err e = {{0}};
     *out = NULL;
     if (o->nplatforms > 1) {
@@ -171,7 +182,7 @@ static void cell(cli_table *t, int r, int c, const char *s, int numeric) {
 static void add_real_row(cli_table *t, const ar_real_row *row) {
     int r = tbl_row(t);
     char buf[300];
-    for (int c = 0; c < AR_REAL_NCOLS; c++) {
+    for (int c = 0; c < AR_REAL_NCOLS_ALL; c++) {
         int num = ar_real_row_field(row, c, buf, sizeof buf);
         cell(t, r, c, buf, num && strcmp(buf, "nan"));
     }
@@ -190,7 +201,7 @@ static int real_dry_run(cli_opts *o, const real_flags *f) {
     ar_real_lowering low = AR_REAL_LOWER_AUTO;
     if (f->lowering && ar_real_lowering_parse(f->lowering, &low, &e) != AR_OK) return cli_error(AR_EINVAL, &e);
     ar_platform *p = NULL;
-    ar_status st = load_platform_for(o, o->nplatforms ? 0 : (o->ranks ? o->ranks : 4), "real", &p);
+    ar_status st = cli_real_load_platform(o, o->nplatforms ? 0 : (o->ranks ? o->ranks : 4), "real", &p);
     if (st != AR_OK) return st;
     if (o->nsizes == 0) o->sizes[o->nsizes++] = "64KB";
     if (o->nalgos == 0) o->algos[o->nalgos++] = "all";
@@ -232,6 +243,7 @@ static int real_dry_run(cli_opts *o, const real_flags *f) {
                 break;
             }
             st = ar_real_plan_build(s, low, &pl, &e);
+            if (st == AR_OK && f->fuse) st = ar_real_plan_fuse(pl, &e);
             if (st == AR_OK) {
                 progs = ar_calloc((size_t)P, sizeof *progs);
                 if (!progs) st = ar_fail(&e, AR_ENOMEM, "out of memory");
@@ -300,7 +312,7 @@ static int real_dry_run(cli_opts *o, const real_flags *f) {
 /* ======================================================================== */
 
 #ifdef AR_HAVE_REAL
-static ar_status parse_launch(const real_flags *f, ar_real_launch *L) {
+ar_status cli_real_parse_launch(const real_flags *f, ar_real_launch *L) {
     memset(L, 0, sizeof *L);
     L->kind = AR_REAL_LAUNCH_AUTO;
     if (f->launch) {
@@ -344,11 +356,12 @@ static void fmt_us(char *b, size_t n, const ar_real_row *r) {
 /* nccl-tests-like table: one line per (size, algorithm), in-place and out-of-place side by side. */
 static void print_nccl_table(const ar_real_row *rows, int n, const char *const *algos, int na, const double *sizes,
                              int ns, const char *dtype, int P) {
-    printf("#%12s %12s %5s  %-24s %-42s %-42s %10s\n", "", "", "", "", "   in-place", "   out-of-place", "");
-    printf("#%12s %12s %5s  %-24s %10s %7s %7s %6s %7s %10s %7s %7s %6s %7s %10s\n", "size", "count", "type", "algo",
-           "time", "algbw", "busbw", "#wrong", "xNCCL", "time", "algbw", "busbw", "#wrong", "xNCCL", "model");
-    printf("#%12s %12s %5s  %-24s %10s %7s %7s %6s %7s %10s %7s %7s %6s %7s %10s\n", "(B)", "(elements)", "", "",
-           "(us)", "(GB/s)", "(GB/s)", "", "", "(us)", "(GB/s)", "(GB/s)", "", "", "(us)");
+    printf("#%12s %12s %5s  %-24s %-42s %-42s %10s %10s\n", "", "", "", "", "   in-place", "   out-of-place", "", "");
+    printf("#%12s %12s %5s  %-24s %10s %7s %7s %6s %7s %10s %7s %7s %6s %7s %10s %10s\n", "size", "count", "type",
+           "algo", "time", "algbw", "busbw", "#wrong", "xNCCL", "time", "algbw", "busbw", "#wrong", "xNCCL", "model",
+           "launch");
+    printf("#%12s %12s %5s  %-24s %10s %7s %7s %6s %7s %10s %7s %7s %6s %7s %10s %10s\n", "(B)", "(elements)", "", "",
+           "(us)", "(GB/s)", "(GB/s)", "", "", "(us)", "(GB/s)", "(GB/s)", "", "", "(us)", "(us)");
     size_t eb = 0;
     ar_dtype dt;
     if (ar_dtype_parse(dtype, &dt, NULL) == AR_OK) eb = ar_dtype_size(dt);
@@ -361,8 +374,8 @@ static void print_nccl_table(const ar_real_row *rows, int n, const char *const *
             fmt_us(b1, sizeof b1, in);
             fmt_us(b2, sizeof b2, oop);
             const ar_real_row *any = in ? in : oop;
-            printf(" %12.0f %12.0f %5s  %-24s %s %s %10.2f\n", sizes[si], eb ? sizes[si] / (double)eb : 0, dtype, a, b1,
-                   b2, any->model_s * 1e6);
+            printf(" %12.0f %12.0f %5s  %-24s %s %s %10.2f %10.2f\n", sizes[si], eb ? sizes[si] / (double)eb : 0, dtype,
+                   a, b1, b2, any->model_s * 1e6, any->empty_s * 1e6);
         }
     double sum = 0;
     int cnt = 0;
@@ -372,25 +385,79 @@ static void print_nccl_table(const ar_real_row *rows, int n, const char *const *
             cnt++;
         }
     if (cnt) printf("# Avg bus bandwidth of ncclAllReduce (%d ranks): %.3f GB/s\n", P, sum / cnt);
-    printf("# busbw = algbw x 2(n-1)/n (nccl-tests, all-reduce); time = median over iterations of the max over ranks; "
-           "xNCCL = time / ncclAllReduce time\n");
+    printf("# busbw = algbw x 2(n-1)/n (nccl-tests, all-reduce); xNCCL = time / ncclAllReduce time; launch = the "
+           "empty schedule's time (same groups, calls and kernels, every count 0: launch overhead)\n");
+}
+
+/* One nccl-tests document per algorithm (and the baseline): rows of both placements. */
+static void print_nccltests(const ar_real_row *rows, int n, const char *const *algos, int na, const double *sizes,
+                            int ns, const cli_opts *o, const ar_real_run_opts *ro, const ar_nt_rank *ranks, int P,
+                            const char *head) {
+    size_t eb = ar_dtype_size(o->dtype);
+    for (int ai = -1; ai < na; ai++) {
+        const char *a = ai < 0 ? "nccl-allreduce" : algos[ai];
+        int any = 0;
+        for (int si = 0; si < ns; si++) any |= find_row(rows, n, a, sizes[si], 1) != NULL;
+        if (!any) continue;
+        char c1[160], c2[420];
+        snprintf(c1, sizeof c1, "# arlab real: algo %s, %d ranks, lowering %s", a, P,
+                 ai < 0 ? "nccl" : ar_real_lowering_name(ro->lowering));
+        snprintf(c2, sizeof c2, "%s", head);
+        const char *com[] = {c1, c2, NULL};
+        ar_nt_params prm = {1, 1, (long)sizes[0], (long)sizes[ns - 1], 0, 0, o->warmup, o->iters, 1, 1, ro->graph};
+        ar_nt_header(stdout, com, &prm, ranks, P);
+        double bw = 0;
+        int nbw = 0, errors = 0;
+        for (int si = 0; si < ns; si++) {
+            const ar_real_row *in = find_row(rows, n, a, sizes[si], 1), *oop = find_row(rows, n, a, sizes[si], 0);
+            if (!in || !oop) continue;
+            ar_nt_row r = {(long)sizes[si], (long)(sizes[si] / (double)eb), ar_nt_type_name(o->dtype), "sum", -1,
+                           {oop->measured_s, oop->algbw_GBps, oop->busbw_GBps, (long)oop->wrong},
+                           {in->measured_s, in->algbw_GBps, in->busbw_GBps, (long)in->wrong}};
+            ar_nt_row_print(stdout, &r);
+            bw += oop->busbw_GBps + in->busbw_GBps;
+            nbw += 2;
+            errors += (oop->wrong != 0) + (in->wrong != 0);
+        }
+        ar_nt_footer(stdout, errors, nbw ? bw / nbw : 0);
+    }
+}
+
+static double model_cb(void *arg, const ar_platform *p, const char *algo, uint64_t count, size_t eb,
+                       const ar_schedule *s) {
+    (void)arg;
+    return model_time(p, algo, count, eb, s);
 }
 
 static int real_run(cli_opts *o, const real_flags *f) {
     ar_err e = {{0}};
     ar_real_launch L;
-    if (parse_launch(f, &L) != AR_OK) return AR_EINVAL;
-    ar_real_lowering low = AR_REAL_LOWER_AUTO;
-    if (f->lowering && ar_real_lowering_parse(f->lowering, &low, &e) != AR_OK) return cli_error(AR_EINVAL, &e);
-    int pl_in = 1, pl_out = 1;
+    if (cli_real_parse_launch(f, &L) != AR_OK) return AR_EINVAL;
+    ar_real_run_opts ro;
+    memset(&ro, 0, sizeof ro);
+    ro.lowering = AR_REAL_LOWER_AUTO;
+    if (f->lowering && ar_real_lowering_parse(f->lowering, &ro.lowering, &e) != AR_OK) return cli_error(AR_EINVAL, &e);
+    if (f->timing && ar_real_timing_parse(f->timing, &ro.timing, &e) != AR_OK) return cli_error(AR_EINVAL, &e);
+    ro.in_place = ro.out_of_place = 1;
     if (f->placement) {
-        if (!strcmp(f->placement, "in")) pl_out = 0;
-        else if (!strcmp(f->placement, "out")) pl_in = 0;
+        if (!strcmp(f->placement, "in")) ro.out_of_place = 0;
+        else if (!strcmp(f->placement, "out")) ro.in_place = 0;
         else if (strcmp(f->placement, "both")) {
             fprintf(stderr, "arlab real: --placement \"%s\" is not one of both, in, out\n", f->placement);
             return AR_EINVAL;
         }
     }
+    if (f->nccl_tests && (!ro.in_place || !ro.out_of_place)) {
+        fprintf(stderr, "arlab real: --format nccl-tests prints both placements (drop --placement)\n");
+        return AR_EINVAL;
+    }
+    ro.dtype = o->dtype;
+    ro.warmup = o->warmup;
+    ro.iters = o->iters;
+    ro.graph = f->graph;
+    ro.fuse = f->fuse;
+    ro.empty = 1;
+    ro.model = model_cb;
     if (o->nsizes == 0) {
         o->sizes[o->nsizes++] = "1MB";
         o->sizes[o->nsizes++] = "16MB";
@@ -416,92 +483,46 @@ static int real_run(cli_opts *o, const real_flags *f) {
     }
     int lead = ar_real_is_leader(c), P = ar_real_nranks(c);
     ar_platform *p = NULL;
-    st = load_platform_for(o, P, "real", &p);
+    st = cli_real_load_platform(o, P, "real", &p);
     if (st != AR_OK) {
         ar_real_close(c);
         return st;
     }
+    const char *place = "";
+    ar_nt_rank *ranks = ar_calloc((size_t)P, sizeof *ranks);
+    if (!ranks) st = ar_fail(&e, AR_ENOMEM, "out of memory");
+    if (st == AR_OK) st = ar_real_placement(c, &place, &e);
+    if (st == AR_OK && f->nccl_tests) st = ar_real_rank_info(c, ranks, &e);
+    char v[200], head[400];
+    snprintf(head, sizeof head, "# %s; %s; timing %s; %s%s%s", ar_real_versions(v, sizeof v), ar_real_describe(c),
+             ar_real_timing_name(ro.timing), place, ro.graph ? "; CUDA graph" : "", ro.fuse ? "; fused rounds" : "");
     int csv_failed = lead && o->out && !(csv = fopen(o->out, "w")); /* reported at the end: all ranks run on */
-    if (lead && o->format == FMT_TABLE) {
-        char v[200];
-        printf("# arlab real: %s\n# %s\n# platform %s (%d ranks), dtype %s, %d warm-up + %d timed iterations, lowering %s\n",
-               ar_real_describe(c), ar_real_versions(v, sizeof v), p->name, P, ar_dtype_name(o->dtype), o->warmup,
-               o->iters, ar_real_lowering_name(low));
-    }
+    if (st == AR_OK && lead && o->format == FMT_TABLE && !f->nccl_tests)
+        printf("# arlab real: %s\n# %s\n# platform %s (%d ranks), dtype %s, %d warm-up + %d timed iterations, lowering "
+               "%s\n# timing %s: %s\n# %s\n", ar_real_describe(c), ar_real_versions(v, sizeof v), p->name, P,
+               ar_dtype_name(o->dtype), o->warmup, o->iters, ar_real_lowering_name(ro.lowering),
+               ar_real_timing_name(ro.timing),
+               ro.timing == AR_REAL_TIMING_ARLAB ? "median over iterations of the max over ranks, a barrier before "
+                                                   "each iteration"
+                                                 : "nccl-tests' mean of back-to-back iterations, averaged over ranks",
+               place);
     ar_real_row *rows = NULL;
-    int nrows = 0, cap = 0;
+    int nrows = 0;
     long long wrong_total = 0;
-    for (int si = 0; si < o->nsizes && st == AR_OK; si++) {
-        for (int place = 1; place >= 0 && st == AR_OK; place--) {
-            if ((place && !pl_in) || (!place && !pl_out)) continue;
-            ar_real_bench_opts bo = {o->dtype, o->warmup, o->iters, place, low};
-            double nccl_s = NAN;
-            for (int ai = -1; ai < na && st == AR_OK; ai++) {
-                const char *name = ai < 0 ? "nccl-allreduce" : algos[ai];
-                ar_schedule *s = NULL;
-                if (ai >= 0) {
-                    st = ar_algo_plan(name, p, counts[si], eb, &s, &e);
-                    if (st == AR_EUNSUPPORTED) {
-                        if (lead && place == pl_in && o->format == FMT_TABLE)
-                            printf("#  %s: not applicable: %s\n", name, e.msg);
-                        st = AR_OK;
-                        continue;
-                    }
-                    if (st != AR_OK) {
-                        cli_error(st, &e);
-                        break;
-                    }
-                }
-                ar_real_measure m;
-                st = ar_real_bench(c, s, counts[si], &bo, &m, &e);
-                if (st != AR_OK) {
-                    fprintf(stderr, "arlab real: %s: %s\n", name, e.msg);
-                    ar_schedule_free(s);
-                    break;
-                }
-                if (nrows == cap) {
-                    int nc = cap ? 2 * cap : 32;
-                    ar_real_row *nr = ar_reallocarray(rows, (size_t)nc, sizeof *nr);
-                    if (!nr) {
-                        st = AR_ENOMEM;
-                        ar_schedule_free(s);
-                        break;
-                    }
-                    rows = nr;
-                    cap = nc;
-                }
-                ar_real_row *r = &rows[nrows++];
-                memset(r, 0, sizeof *r);
-                snprintf(r->algo, sizeof r->algo, "%s", name);
-                snprintf(r->platform, sizeof r->platform, "%s", p->name);
-                r->ranks = P;
-                r->bytes = sizes_b[si];
-                r->measured_s = m.med_s;
-                r->min_s = m.min_s;
-                r->max_s = m.max_s;
-                r->model_s = s ? model_time(p, name, counts[si], eb, s) : NAN;
-                r->wrong = m.wrong;
-                r->inplace = place;
-                snprintf(r->dtype, sizeof r->dtype, "%s", ar_dtype_name(o->dtype));
-                r->iters = m.iters;
-                snprintf(r->lowering, sizeof r->lowering, "%s", s ? ar_real_lowering_name(low) : "nccl");
-                if (ai < 0) nccl_s = m.med_s;
-                r->nccl_s = nccl_s;
-                ar_real_row_derive(r);
-                if (m.wrong > 0) wrong_total += m.wrong;
-                if (lead && o->format == FMT_TABLE)
-                    fprintf(stderr, "  %-22s %12.0f B %s: %10.2f us, #wrong %lld\n", name, sizes_b[si],
-                            place ? "in-place" : "out-of-place", m.med_s * 1e6, m.wrong);
-                ar_schedule_free(s);
-            }
-        }
-    }
+    if (st == AR_OK)
+        st = ar_real_run_points(c, p, algos, na, counts, o->nsizes, &ro,
+                                o->format == FMT_TABLE && !f->nccl_tests ? stderr : NULL,
+                                o->format == FMT_TABLE && !f->nccl_tests ? stdout : NULL, &rows, &nrows, &wrong_total,
+                                &e);
+    if (st != AR_OK) fprintf(stderr, "arlab real: %s\n", e.msg);
     if (lead) {
-        if (o->format == FMT_TABLE) {
+        if (f->nccl_tests) {
+            print_nccltests(rows, nrows, algos, na, sizes_b, o->nsizes, o, &ro, ranks, P, head);
+        } else if (o->format == FMT_TABLE) {
             print_nccl_table(rows, nrows, algos, na, sizes_b, o->nsizes, ar_dtype_name(o->dtype), P);
         } else {
             cli_table t;
-            tbl_init(&t, AR_REAL_NCOLS, ar_real_cols);
+            tbl_init(&t, AR_REAL_NCOLS_ALL, ar_real_cols);
             for (int i = 0; i < nrows; i++) add_real_row(&t, &rows[i]);
             tbl_print(&t, o->format, stdout);
             tbl_free(&t);
@@ -510,11 +531,14 @@ static int real_run(cli_opts *o, const real_flags *f) {
             ar_real_csv_header(csv);
             for (int i = 0; i < nrows; i++) ar_real_csv_row(csv, &rows[i]);
             if (fclose(csv) != 0) csv_failed = 1;
-            else if (o->format == FMT_TABLE) printf("# wrote %s\n", o->out);
+            else if (o->format == FMT_TABLE && !f->nccl_tests) printf("# wrote %s\n", o->out);
         }
         if (wrong_total) fprintf(stderr, "arlab real: %lld wrong elements in all (must be 0)\n", wrong_total);
+    } else if (csv) {
+        fclose(csv);
     }
     free(rows);
+    free(ranks);
     ar_platform_free(p);
     ar_real_close(c);
     if (st != AR_OK) return st;
@@ -529,7 +553,8 @@ static int real_run(cli_opts *o, const real_flags *f) {
 int cmd_real(int argc, char **argv) {
     real_flags f;
     memset(&f, 0, sizeof f);
-    if (take_flags(&argc, argv, &f, "real", 1 | 2 | 4 | 32 | 64) != AR_OK) return AR_EINVAL;
+    if (cli_real_take_flags(&argc, argv, &f, "real", 1 | 2 | 4 | 32 | 64 | 128 | 256 | 512) != AR_OK)
+        return AR_EINVAL;
 #ifndef AR_HAVE_REAL
     if (!f.dry_run) {
         fprintf(stderr, "arlab real: built without CUDA/NCCL (rebuild where CUDA and NCCL are found; "
@@ -554,183 +579,6 @@ int cmd_real(int argc, char **argv) {
     return real_run(&o, &f);
 #else
     return AR_EUNSUPPORTED;
-#endif
-}
-
-/* ======================================================================== */
-/* arlab calibrate                                                           */
-/* ======================================================================== */
-
-#ifdef AR_HAVE_REAL
-#define AR_CAL_MAX_SIZES 64
-
-static int calibrate_run(cli_opts *o, const real_flags *f) {
-    ar_err e = {{0}};
-    ar_real_launch L;
-    if (parse_launch(f, &L) != AR_OK) return AR_EINVAL;
-    int weighted = 1;
-    if (f->fit && !strcmp(f->fit, "abs")) weighted = 0;
-    else if (f->fit && strcmp(f->fit, "rel")) {
-        fprintf(stderr, "arlab calibrate: --fit \"%s\" is not rel or abs\n", f->fit);
-        return AR_EINVAL;
-    }
-    if (!o->out) {
-        fprintf(stderr, "arlab calibrate: give --out FILE.json (the calibrated platform)\n");
-        return AR_EINVAL;
-    }
-    double sizes[AR_CAL_MAX_SIZES];
-    int ns = 0;
-    if (o->nsizes == 0)
-        for (double b = 8; b <= 134217728.0 && ns < AR_CAL_MAX_SIZES; b *= 4) sizes[ns++] = b;
-    for (int i = 0; i < o->nsizes && ns < AR_CAL_MAX_SIZES; i++) {
-        uint64_t v;
-        if (ar_parse_size(o->sizes[i], 1, &v, &e) != AR_OK) {
-            fprintf(stderr, "arlab calibrate: --size: %s\n", e.msg);
-            return AR_EINVAL;
-        }
-        sizes[ns++] = (double)v;
-    }
-    if (ns < 2) {
-        fprintf(stderr, "arlab calibrate: need at least 2 sizes for a fit\n");
-        return AR_EINVAL;
-    }
-    ar_real_ctx *c = NULL;
-    ar_status st = ar_real_open(&L, &c, &e);
-    if (st != AR_OK) {
-        fprintf(stderr, "arlab calibrate: %s\n", e.msg);
-        return st;
-    }
-    int lead = ar_real_is_leader(c), P = ar_real_nranks(c);
-    int *mach = ar_calloc((size_t)P, sizeof *mach);
-    int nm = 0;
-    double *t[2] = {ar_calloc((size_t)ns, sizeof(double)), ar_calloc((size_t)ns, sizeof(double))};
-    if (!mach || !t[0] || !t[1]) st = ar_fail(&e, AR_ENOMEM, "out of memory");
-    if (st == AR_OK && P < 2) st = ar_fail(&e, AR_EUNSUPPORTED, "calibration needs at least 2 ranks (this run has %d)", P);
-    if (st == AR_OK) {
-        if (o->nplatforms) {
-            ar_platform *p = NULL;
-            st = load_platform_for(o, P, "calibrate", &p);
-            if (st == AR_OK) {
-                for (int r = 0; r < P; r++) mach[r] = p->machine_of_rank[r];
-                nm = p->nmachines;
-                ar_platform_free(p);
-            } else {
-                e.msg[0] = 0;
-            }
-        } else {
-            st = ar_real_machines(c, mach, &nm, &e);
-        }
-    }
-    /* pairs: intra = two ranks of the first machine that has two; inter = rank 0 and machine 1's first */
-    int pa[2] = {-1, -1}, pb[2] = {-1, -1};
-    for (int r = 1; r < P && pa[0] < 0 && st == AR_OK; r++)
-        if (mach[r] == mach[r - 1]) {
-            pa[0] = r - 1;
-            pb[0] = r;
-        }
-    for (int r = 1; r < P && pa[1] < 0 && st == AR_OK; r++)
-        if (mach[r] != mach[0]) {
-            pa[1] = 0;
-            pb[1] = r;
-        }
-    static const char *const cls[2] = {"intra", "inter"};
-    for (int k = 0; k < 2 && st == AR_OK; k++) {
-        if (pa[k] < 0) continue;
-        for (int i = 0; i < ns && st == AR_OK; i++) {
-            st = ar_real_pingpong(c, pa[k], pb[k], (uint64_t)sizes[i], o->warmup, o->iters, &t[k][i], &e);
-            if (st == AR_OK && lead && o->format == FMT_TABLE)
-                fprintf(stderr, "  %s %d<->%d %12.0f B: %10.3f us one-way\n", cls[k], pa[k], pb[k], sizes[i],
-                        t[k][i] * 1e6);
-        }
-    }
-    ar_real_calib cal;
-    memset(&cal, 0, sizeof cal);
-    char note[512];
-    if (st == AR_OK) {
-        for (int k = 0; k < 2 && st == AR_OK; k++) {
-            if (pa[k] < 0) continue;
-            st = ar_real_fit_linear(sizes, t[k], ns, weighted, k ? &cal.inter : &cal.intra, &e);
-            if (k) cal.have_inter = st == AR_OK;
-            else cal.have_intra = st == AR_OK;
-        }
-        snprintf(note, sizeof note, "%s; %d ranks on %d machines; %d sizes %.0f..%.0f B; %d warm-up + %d timed "
-                 "round trips per size (median)", ar_real_describe(c), P, nm, ns, sizes[0], sizes[ns - 1], o->warmup,
-                 o->iters);
-        cal.name = f->name ? f->name : "calibrated";
-        cal.nranks = P;
-        cal.nmachines = nm;
-        cal.machine_of_rank = mach;
-        cal.note = note;
-    }
-    char *json = NULL;
-    if (st == AR_OK && lead) {
-        st = ar_real_calib_json(&cal, &json, &e);
-        ar_platform *chk = NULL;
-        if (st == AR_OK) st = ar_platform_from_json(json, o->out, &chk, &e);
-        ar_platform_free(chk);
-        if (st == AR_OK) {
-            FILE *fo = fopen(o->out, "w");
-            if (!fo || fputs(json, fo) < 0 || fputc('\n', fo) == EOF) st = ar_fail(&e, AR_EIO, "cannot write %s", o->out);
-            if (fo && fclose(fo) != 0 && st == AR_OK) st = ar_fail(&e, AR_EIO, "cannot write %s", o->out);
-        }
-        static const char *const cols[] = {"class", "src", "dst", "bytes", "oneway_s", "fit_s", "rel_resid"};
-        cli_table tb;
-        tbl_init(&tb, 7, cols);
-        for (int k = 0; k < 2; k++) {
-            const ar_real_fit *fit = k ? &cal.inter : &cal.intra;
-            if (!(k ? cal.have_inter : cal.have_intra)) continue;
-            for (int i = 0; i < ns; i++) {
-                int r = tbl_row(&tb);
-                double fs = fit->alpha_s + fit->beta_s_per_B * sizes[i];
-                tbl_str(&tb, r, 0, cls[k]);
-                tbl_int(&tb, r, 1, pa[k]);
-                tbl_int(&tb, r, 2, pb[k]);
-                tbl_num(&tb, r, 3, "%.0f", sizes[i]);
-                tbl_num(&tb, r, 4, "%.9g", t[k][i]);
-                tbl_num(&tb, r, 5, "%.9g", fs);
-                tbl_num(&tb, r, 6, "%.3g", (fs - t[k][i]) / t[k][i]);
-            }
-        }
-        tbl_print(&tb, o->format, stdout);
-        tbl_free(&tb);
-        if (o->format == FMT_TABLE) {
-            for (int k = 0; k < 2; k++) {
-                const ar_real_fit *fit = k ? &cal.inter : &cal.intra;
-                if (!(k ? cal.have_inter : cal.have_intra)) {
-                    printf("# %s-machine: not measured\n", cls[k]);
-                    continue;
-                }
-                char b1[32], b2[32];
-                printf("# %s-machine fit (%s): alpha %s, bw %s, r2 %.6f, max relative residual %.3g\n", cls[k],
-                       weighted ? "gsl_fit_wlinear, weights 1/t^2" : "gsl_fit_linear", ar_fmt_time(fit->alpha_s, b1, sizeof b1),
-                       ar_fmt_rate(fit->bw_Bps, b2, sizeof b2), fit->r2, fit->max_rel_resid);
-            }
-            if (st == AR_OK) printf("# wrote %s (arlab model/sim --platform %s)\n", o->out, o->out);
-        }
-    }
-    if (st != AR_OK && e.msg[0]) fprintf(stderr, "arlab calibrate: %s\n", e.msg);
-    free(json);
-    free(mach);
-    free(t[0]);
-    free(t[1]);
-    ar_real_close(c);
-    return st;
-}
-#endif
-
-int cmd_calibrate(int argc, char **argv) {
-    real_flags f;
-    memset(&f, 0, sizeof f);
-    if (take_flags(&argc, argv, &f, "calibrate", 1 | 8 | 16 | 32) != AR_OK) return AR_EINVAL;
-#ifndef AR_HAVE_REAL
-    fprintf(stderr, "arlab calibrate: built without CUDA/NCCL (rebuild where CUDA and NCCL are found)\n");
-    return AR_EUNSUPPORTED;
-#else
-    cli_opts o;
-    if (cli_parse(argc, argv, OPT_PLATFORM | OPT_RANKS | OPT_SIZE | OPT_FORMAT | OPT_OUT | OPT_ITERS, &o, "calibrate") !=
-        AR_OK)
-        return AR_EINVAL;
-    return calibrate_run(&o, &f);
 #endif
 }
 

@@ -21,14 +21,24 @@
 #                      across nodes over the shaped veth
 #     --rate R         inter-node rate for --netns (default 2gbit)
 #     --delay D        extra one-way inter-node delay for --netns (default 0ms)
+#     --mps MODE       NVIDIA MPS for the ranks sharing the GPU: auto (default:
+#                      start it when nvidia-cuda-mps-control can, else time-
+#                      slice), on (fail without it), off; stopped at the end
+#                      if this script started it (real/mps.sh). Every output
+#                      says which held: placement=shared-gpu-mps or
+#                      shared-gpu-timeslice, transport=socket(...)
+#     --timing T       arlab (default) or nccl-tests (see real/README.md)
 #     --arlab PATH     the arlab binary (default: build/arlab, else build-*/arlab)
 #
 # Why it works: NCCL refuses two ranks of one communicator on the same GPU of
 # the same host. A distinct NCCL_HOSTID per rank makes every rank a separate
 # "host" to NCCL, which then connects them with its network transport: the
 # socket transport (NCCL_IB_DISABLE=1) over loopback (NCCL_SOCKET_IFNAME=lo),
-# or over the veth links with --netns. Kernels of the ranks time-share the GPU;
-# NVIDIA MPS (nvidia-cuda-mps-control -d) lets them run concurrently.
+# or over the veth links with --netns. NCCL's documentation calls several ranks
+# on one GPU unsupported ("may lead to hangs"): without MPS the ranks' spinning
+# kernels progress only by time-slicing, so a measurement describes loopback
+# TCP plus context switches; with MPS (nvidia-cuda-mps-control -d) they run
+# concurrently. The outputs say which (placement=..., transport=...).
 #
 # Steps (everything written under --out):
 #   1. dry-run.txt      arlab real --dry-run: the NCCL plan and its host simulation
@@ -36,12 +46,13 @@
 #      calibrate.txt
 #   3. real.csv         arlab real --platform calibrated.json: every algorithm
 #      real.txt         beside ncclAllReduce, in/out of place (nccl-tests table)
+#      real-nccltests.txt  the same measurement in nccl-tests' format
 #   4. compare.csv      arlab compare: model / simulated / measured, errors
 #      compare.txt
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 ranks=4 nodes=2 sizes=64KB,1MB,16MB,64MB algos=all iters=10 out=out/real-one-gpu
-mpi=0 netns=0 rate=2gbit delay=0ms arlab=
+mpi=0 netns=0 rate=2gbit delay=0ms arlab= mps=auto timing=arlab
 while [[ $# -gt 0 ]]; do
   case $1 in
     --ranks) ranks=$2; shift 2 ;;
@@ -55,7 +66,9 @@ while [[ $# -gt 0 ]]; do
     --rate) rate=$2; shift 2 ;;
     --delay) delay=$2; shift 2 ;;
     --arlab) arlab=$2; shift 2 ;;
-    -h | --help) sed -n '2,45p' "$0"; exit 0 ;;
+    --mps) mps=$2; shift 2 ;;
+    --timing) timing=$2; shift 2 ;;
+    -h | --help) sed -n '2,55p' "$0"; exit 0 ;;
     *) echo "real_one_gpu.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -88,8 +101,10 @@ exec "$@"
 EOF
     chmod +x "$wrap"
     [[ $(id -u) == 0 ]] && root=(--allow-run-as-root)
+    local mpsenv=(-x ARLAB_MPS)
+    [[ -n ${CUDA_MPS_PIPE_DIRECTORY:-} ]] && mpsenv+=(-x CUDA_MPS_PIPE_DIRECTORY -x CUDA_MPS_LOG_DIRECTORY)
     mpirun "${root[@]}" -np "$ranks" --oversubscribe --map-by slot -x CUDA_VISIBLE_DEVICES -x NCCL_IB_DISABLE \
-      -x NCCL_SOCKET_IFNAME="${NCCL_SOCKET_IFNAME:-lo}" "$wrap" "$arlab" "$@"
+      "${mpsenv[@]}" -x NCCL_SOCKET_IFNAME="${NCCL_SOCKET_IFNAME:-lo}" "$wrap" "$arlab" "$@"
   else
     ARLAB_LOG_DIR="$out/logs" "$here/real/launch_local.sh" "$ranks" --hostid rank -- "$arlab" "$@"
   fi
@@ -104,7 +119,7 @@ if ((netns)); then
   [[ $(id -u) == 0 ]] || { echo "real_one_gpu.sh: --netns needs root (ip netns, tc)" >&2; exit 2; }
   ((mpi == 0)) || { echo "real_one_gpu.sh: --netns uses the file launch, not --mpi" >&2; exit 2; }
   cleanup_netns
-  trap cleanup_netns EXIT
+  trap 'cleanup_netns; arlab_mps_stop' EXIT
   ip netns add arlab-br
   ip -n arlab-br link add arbr type bridge
   ip -n arlab-br link set arbr up
@@ -131,7 +146,14 @@ if ((netns)); then
   echo "# netns: $nodes nodes x $per ranks, inter-node $rate, delay $delay (namespaces arlab-n*, bridge arlab-br)"
 fi
 
-echo "# arlab: $arlab; $ranks ranks on GPU $CUDA_VISIBLE_DEVICES, platform $plat, results in $out"
+# --- MPS: every rank shares GPU 0 ---------------------------------------------
+# shellcheck source=real/mps.sh
+. "$here/real/mps.sh"
+arlab_mps_start "$mps" || { echo "real_one_gpu.sh: --mps on: MPS could not be started" >&2; exit 2; }
+((netns)) || trap arlab_mps_stop EXIT
+export ARLAB_MPS_MODE=off # launch_local.sh: MPS is this script's business
+
+echo "# arlab: $arlab; $ranks ranks on GPU $CUDA_VISIBLE_DEVICES, platform $plat, results in $out; MPS $ARLAB_MPS"
 # 1. the plan, without the GPU
 "$arlab" real --dry-run --platform "$plat" "${algo_args[@]}" --size "${sizes%%,*}" | tee "$out/dry-run.txt" | tail -20
 # 2. calibration: link classes from the platform's machines
@@ -139,9 +161,11 @@ launch calibrate --platform "$plat" --iters "$iters" --warmup 3 --name "one-gpu-
   tee "$out/calibrate.txt"
 # 3. the measured table, planned and modelled on the calibrated platform
 launch real --platform "$out/calibrated.json" "${algo_args[@]}" --size "$sizes" --iters "$iters" --warmup 3 \
-  --out "$out/real.csv" | tee "$out/real.txt"
+  --timing "$timing" --out "$out/real.csv" | tee "$out/real.txt"
+launch real --platform "$out/calibrated.json" "${algo_args[@]}" --size "$sizes" --iters "$iters" --warmup 3 \
+  --timing "$timing" --format nccl-tests >"$out/real-nccltests.txt"
 # 4. model vs simulated vs measured
 "$arlab" compare --platform "$out/calibrated.json" "${algo_args[@]}" --size "$sizes" "$out/real.csv" | tee "$out/compare.txt"
 "$arlab" compare --platform "$out/calibrated.json" "${algo_args[@]}" --size "$sizes" --format csv "$out/real.csv" \
   >"$out/compare.csv"
-echo "# done: $out/{dry-run.txt,calibrated.json,calibrate.txt,real.csv,real.txt,compare.csv,compare.txt}"
+echo "# done: $out/{dry-run.txt,calibrated.json,calibrate.txt,real.csv,real.txt,real-nccltests.txt,compare.csv,compare.txt}"

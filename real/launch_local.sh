@@ -15,6 +15,10 @@
 # ARLAB_HOSTIDS="a,b,c,d" gives the host ids explicitly; ARLAB_RANK_NETNS=
 # "ns0,ns0,ns1,ns1" runs rank r under `ip netns exec NS` (root; see
 # experiments/real_one_gpu.sh --netns).
+# MPS: when ranks share GPUs (--hostid rank), the launcher starts NVIDIA MPS
+# (real/mps.sh; ARLAB_MPS_MODE=auto|on|off, default auto) unless a caller
+# already did (ARLAB_MPS=1), and stops it at the end if it started it; arlab
+# prints placement=shared-gpu-mps or shared-gpu-timeslice accordingly.
 # Rank 0 writes to this terminal; rank r > 0 to $ARLAB_LOG_DIR/rank<r>.log
 # (default: a new temporary directory, printed when a rank fails).
 # Exit status: the first non-zero exit status of a rank (the others are
@@ -23,7 +27,7 @@
 set -u
 
 usage() {
-  sed -n '2,25p' "$0" >&2
+  sed -n '2,29p' "$0" >&2
   exit 2
 }
 [[ $# -ge 2 ]] || usage
@@ -44,6 +48,15 @@ case $hostid in auto | rank | none) ;; *) usage ;; esac
 if [[ $hostid == auto ]]; then
   ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
   if ((${ngpu:-0} < n)); then hostid=rank; else hostid=none; fi
+fi
+
+# shellcheck source=real/mps.sh
+. "$(dirname "$0")/mps.sh"
+if [[ $hostid == rank ]]; then
+  arlab_mps_start "${ARLAB_MPS_MODE:-auto}" || exit 2
+  trap arlab_mps_stop EXIT
+else
+  export ARLAB_MPS=${ARLAB_MPS:-0}
 fi
 
 logdir=${ARLAB_LOG_DIR:-$(mktemp -d /tmp/arlab-ranks.XXXXXX)}

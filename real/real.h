@@ -1,6 +1,7 @@
-/* The CUDA/NCCL executor of arlab (real/exec.c). Built only where CUDA and
- * NCCL are found (AR_HAVE_REAL); this header has no CUDA or NCCL type, so the
- * CLI can include it from plain C.
+/* The CUDA/NCCL executor of arlab (real/exec_open.c, exec_comm.c,
+ * exec_bench.c, exec_pingpong.c). Built only where CUDA and NCCL are found
+ * (AR_HAVE_REAL); this header has no CUDA or NCCL type, so the CLI can
+ * include it from plain C.
  *
  * Launch modes (ar_real_launch.kind):
  *   MPI     one process per rank under mpirun (built with MPI: AR_HAVE_MPI);
@@ -37,8 +38,15 @@
  * the first time a plan needs it and cached for the life of the context, so a
  * plan reused across sizes and placements splits nothing more.
  *
- * Errors: NCCL/CUDA failures come back as AR_EFAIL with the call and its
- * message. After a failure inside a collective the other ranks may hang:
+ * Streams: each rank has a main stream; in a phase where a rank takes part in
+ * several collectives (ops on different communicators), each op runs on its
+ * own side stream, forked from the main stream by an event and joined back
+ * by one event per side stream (cudaEventRecord + cudaStreamWaitEvent), so
+ * NCCL's kernels of the two communicators run concurrently. Point-to-point
+ * rounds stay on the main stream (one communicator: NCCL would join them).
+ *
+ * Errors: NCCL/CUDA failures come back as AR_EBACKEND with the call, its
+ * message and NCCL's last error; wrong data is AR_EFAIL. After a failure inside a collective the other ranks may hang:
  * ar_real_close aborts the communicators (ncclCommAbort) when the context is
  * marked failed.
  *
@@ -53,6 +61,7 @@
 #include "core/schedule.h"
 #include "core/status.h"
 #include "core/units.h"
+#include "real/nccltests_out.h"
 #include "real/rplan.h"
 
 typedef enum ar_real_launch_kind {
@@ -64,13 +73,22 @@ typedef struct ar_real_launch {
     const char *id_file;  /* FILE: unique-id file (NULL: $ARLAB_ID_FILE) */
     int ngpus;            /* SINGLE: GPUs to drive (0 = all) */
     int verbose;          /* print the rank/GPU map on the leader */
+    int set_rank;         /* FILE: 1 = use rank/nranks below instead of the environment (one thread per rank
+                           * in one process: the host-fake tests, tests/real_exec_fake.c) */
+    int rank, nranks;
 } ar_real_launch;
 
 typedef struct ar_real_ctx ar_real_ctx;
 
-/* Number of CUDA devices; 0 (and a reason in e) when there is none or the
- * driver cannot be used. Touches no NCCL. */
-int ar_real_device_count(ar_err *e);
+/* Number of CUDA devices (touches no NCCL). AR_OK with *n >= 1;
+ * AR_EUNSUPPORTED with *n = 0 when this machine has no GPU: no CUDA driver
+ * installed (cudaGetDeviceCount fails with cudaErrorInsufficientDriver and
+ * cudaDriverGetVersion reports 0, "no driver installed" in CUDA's
+ * documentation: libcuda.so.1 is absent), cudaErrorNoDevice, or 0 devices;
+ * AR_EBACKEND on every other CUDA error (a driver older than the runtime, a
+ * failed initialization...): a broken GPU machine must not look like one
+ * without a GPU. */
+ar_status ar_real_devices(int *n, ar_err *e);
 
 /* "NCCL 2.28.3, CUDA runtime 13.0, driver 13.0" into buf; returns buf. */
 const char *ar_real_versions(char *buf, size_t n);
@@ -88,17 +106,50 @@ const char *ar_real_describe(const ar_real_ctx *c);
  * name) exchanged with ncclAllGather; see ar_real_machines_from_keys. */
 ar_status ar_real_machines(ar_real_ctx *c, int *machine_of_rank, int *nmachines, ar_err *e);
 
+/* Where the ranks ran, one line: "placement=P transport=T" with P one of
+ * one-gpu-per-rank (no two ranks on one GPU of one host), shared-gpu-mps
+ * (ranks share a GPU and the launcher started MPS: ARLAB_MPS=1),
+ * shared-gpu-timeslice (they share one without MPS), and T socket(...) when
+ * ranks share a GPU under distinct NCCL_HOSTIDs (NCCL's socket transport),
+ * else nccl-auto (whatever NCCL picks). Collective (exchanges host name and
+ * PCI bus id of every rank); computed once per context, *line owned by it. */
+ar_status ar_real_placement(ar_real_ctx *c, const char **line, ar_err *e);
+
+/* Every rank's pid, host, device, PCI bus and device name (nccl-tests'
+ * "Using devices" lines), out[nranks] on every process. Collective. */
+ar_status ar_real_rank_info(ar_real_ctx *c, ar_nt_rank *out, ar_err *e);
+
+/* Timing conventions (ar_real_bench_opts.timing):
+ *   ARLAB       (default) a barrier before each timed iteration, each timed
+ *               with CUDA events on every rank, an iteration's time is the max
+ *               over ranks; the result is the median (min, max) over iterations.
+ *   NCCL_TESTS  nccl-tests' convention: one barrier, then `iters` iterations
+ *               back to back, timed on the host around them (up to the stream
+ *               synchronize) on every rank; time = elapsed / iters, averaged
+ *               over ranks; min = med = max = that mean. */
+typedef enum ar_real_timing { AR_REAL_TIMING_ARLAB, AR_REAL_TIMING_NCCL_TESTS } ar_real_timing;
+const char *ar_real_timing_name(ar_real_timing t); /* "arlab", "nccl-tests" */
+ar_status ar_real_timing_parse(const char *s, ar_real_timing *out, ar_err *e);
+
 typedef struct ar_real_bench_opts {
     ar_dtype dtype;
     int warmup, iters;
     int inplace;
     ar_real_lowering lowering;
+    ar_real_timing timing;
+    int graph;            /* 1: capture one iteration per rank in a CUDA graph and time graph launches
+                           * (one rank per process only: NCCL documents deadlocks with several GPUs
+                           * per process; AR_EUNSUPPORTED otherwise) */
+    int empty;            /* 1: also time the empty schedule (see ar_real_measure.empty_s) */
+    int fuse;             /* 1: fuse independent point-to-point rounds into one NCCL group (ar_real_plan_fuse) */
 } ar_real_bench_opts;
 
 typedef struct ar_real_measure {
     double med_s, min_s, max_s;
     long long wrong;      /* elements differing from the exact sum, all ranks; -1: not checked */
     int iters;
+    double empty_s;       /* launch overhead: the same NCCL groups, calls and kernel launches with every
+                           * count 0 (NAN: not measured), under the same timing convention */
 } ar_real_measure;
 
 /* Measures schedule s (planned for ar_real_nranks ranks, elem size of

@@ -199,9 +199,10 @@ ar_status ar_real_machines_from_keys(const char *const *keys, int nranks, int *m
 
 /* ---- rows and CSV ---------------------------------------------------------- */
 
-const char *const ar_real_cols[AR_REAL_NCOLS] = {
+const char *const ar_real_cols[AR_REAL_NCOLS_ALL] = {
     "algo",   "platform",   "ranks",      "bytes", "measured_s", "model_s", "rel_err", "min_s",   "max_s",
-    "algbw_GBps", "busbw_GBps", "wrong", "inplace", "dtype",   "iters",   "lowering", "nccl_s", "vs_nccl"};
+    "algbw_GBps", "busbw_GBps", "wrong", "inplace", "dtype",   "iters",   "lowering", "nccl_s", "vs_nccl",
+    "empty_s", "timing", "placement", "transport", "graph"};
 
 void ar_real_row_derive(ar_real_row *r) {
     ar_real_bw(AR_COLL_ALL_REDUCE, r->bytes, r->measured_s, r->ranks, &r->algbw_GBps, &r->busbw_GBps);
@@ -237,19 +238,24 @@ int ar_real_row_field(const ar_real_row *r, int c, char *buf, size_t n) {
     case 15: snprintf(buf, n, "%s", r->lowering); return 0;
     case 16: return num(buf, n, "g9", r->nccl_s);
     case 17: return num(buf, n, "g4", r->vs_nccl);
+    case 18: return num(buf, n, "g9", r->empty_s);
+    case 19: snprintf(buf, n, "%s", r->timing); return 0;
+    case 20: snprintf(buf, n, "%s", r->placement); return 0;
+    case 21: snprintf(buf, n, "%s", r->transport); return 0;
+    case 22: snprintf(buf, n, "%d", r->graph); return 1;
     }
     if (n) buf[0] = 0;
     return 0;
 }
 
 void ar_real_csv_header(FILE *f) {
-    for (int c = 0; c < AR_REAL_NCOLS; c++) fprintf(f, "%s%s", c ? "," : "", ar_real_cols[c]);
+    for (int c = 0; c < AR_REAL_NCOLS_ALL; c++) fprintf(f, "%s%s", c ? "," : "", ar_real_cols[c]);
     fputc('\n', f);
 }
 
 void ar_real_csv_row(FILE *f, const ar_real_row *r) {
     char buf[300];
-    for (int c = 0; c < AR_REAL_NCOLS; c++) {
+    for (int c = 0; c < AR_REAL_NCOLS_ALL; c++) {
         if (c) fputc(',', f);
         ar_real_row_field(r, c, buf, sizeof buf);
         ar_csv_field(f, buf);

@@ -82,7 +82,10 @@ ar_status ar_real_machines_from_keys(const char *const *keys, int nranks, int *m
                                      ar_err *e);
 
 /* --- result rows ------------------------------------------------------------ */
+/* AR_REAL_NCOLS: the columns ar_real_csv_read knows (the first 18);
+ * AR_REAL_NCOLS_ALL: every column written (the reader ignores the others). */
 #define AR_REAL_NCOLS 18
+#define AR_REAL_NCOLS_ALL 23
 /* The CSV/JSON columns of `arlab real`, in order. The first four and model_s,
  * rel_err match `arlab sim` (algo,platform,ranks,bytes,sim_s,model_s,rel_err)
  * with measured_s in place of sim_s:
@@ -101,8 +104,15 @@ ar_status ar_real_machines_from_keys(const char *const *keys, int nranks, int *m
  *   iters       timed iterations (after warm-up)
  *   lowering    auto, p2p, native ("nccl" for the baseline)
  *   nccl_s      the ncclAllReduce baseline's measured_s, same size/placement
- *   vs_nccl     measured_s / nccl_s (> 1: slower than NCCL) */
-extern const char *const ar_real_cols[AR_REAL_NCOLS];
+ *   vs_nccl     measured_s / nccl_s (> 1: slower than NCCL)
+ * Then (added by issue 16; the reader skips them):
+ *   empty_s     launch overhead: the same NCCL groups, calls and kernels with every count 0
+ *   timing      arlab (median of per-iteration max, barrier before each) or nccl-tests (mean
+ *               of back-to-back iterations, averaged over ranks)
+ *   placement   one-gpu-per-rank, shared-gpu-mps or shared-gpu-timeslice (real.h)
+ *   transport   socket(NCCL_HOSTID-per-rank) or nccl-auto
+ *   graph       1: timed as CUDA-graph launches of one captured iteration */
+extern const char *const ar_real_cols[AR_REAL_NCOLS_ALL];
 
 typedef struct ar_real_row {
     char algo[96];
@@ -116,6 +126,11 @@ typedef struct ar_real_row {
     int iters;
     char lowering[8];
     double nccl_s, vs_nccl;
+    double empty_s;
+    char timing[12];
+    char placement[32];
+    char transport[40];
+    int graph;
 } ar_real_row;
 
 /* Fills algbw/busbw (all-reduce), rel_err and vs_nccl from the other fields. */
@@ -124,6 +139,7 @@ void ar_real_row_derive(ar_real_row *r);
 /* Formats column c of r into buf (NaN -> "nan"); returns 1 if numeric. */
 int ar_real_row_field(const ar_real_row *r, int c, char *buf, size_t n);
 
+/* Every column (AR_REAL_NCOLS_ALL). */
 void ar_real_csv_header(FILE *f);
 void ar_real_csv_row(FILE *f, const ar_real_row *r);
 

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "core/lower.h"
+#include "core/util.h"
 #include "rplan.h"
 
 /* ---- names ---------------------------------------------------------------- */
@@ -190,6 +191,9 @@ void ar_real_plan_free(ar_real_plan *p) {
     free(p->phase_coll);
     free(p->phase_rounds);
     free(p->phase_step0);
+    free(p->phase_psteps);
+    free(p->phase_pfirst);
+    free(p->pstep_r0);
     free(p);
 }
 
@@ -251,7 +255,7 @@ ar_status ar_real_plan_build(const ar_schedule *s, ar_real_lowering mode, ar_rea
         p->phase_step0[ph] = p->nsteps;
         if (p->phase_rounds[ph] > (1 << 30) - p->nsteps) {
             ar_real_plan_free(p);
-            return ar_fail(e, AR_ENOMEM, "real plan: too many steps");
+            return ar_fail(e, AR_ELIMIT, "real plan: too many steps");
         }
         p->nsteps += p->phase_coll[ph] + p->phase_rounds[ph];
     }
@@ -294,21 +298,10 @@ typedef struct cbuf {
     size_t cap_flag;
 } cbuf;
 
-static int grow(void **p, size_t *cap, size_t need, size_t elem) {
-    if (need <= *cap) return 0;
-    size_t c = *cap ? *cap : 64;
-    while (c < need) c *= 2;
-    void *np = ar_reallocarray(*p, c, elem);
-    if (!np) return -1;
-    *p = np;
-    *cap = c;
-    return 0;
-}
-
 static int push_instr(cbuf *b, const ar_real_instr *in, int add) {
     ar_real_prog *g = b->g;
-    if (grow((void **)&g->instr, &b->cap_instr, g->ninstr + 1, sizeof *g->instr) ||
-        grow((void **)&b->radd, &b->cap_radd, g->ninstr + 1, 1))
+    if (ar_grow(&g->instr, &b->cap_instr, g->ninstr + 1, sizeof *g->instr) ||
+        ar_grow(&b->radd, &b->cap_radd, g->ninstr + 1, 1))
         return -1;
     g->instr[g->ninstr] = *in;
     b->radd[g->ninstr] = (unsigned char)add;
@@ -336,7 +329,7 @@ static ar_status finish_step(const ar_real_plan *p, cbuf *b, ar_real_step *st, a
     st->nwaves = 0;
     if (k == 0) return AR_OK;
     /* 1. intervals: reads and writes of every instruction on the data buffer */
-    if (grow((void **)&b->iv, &b->cap_iv, 2 * k, sizeof *b->iv) || grow((void **)&b->flag, &b->cap_flag, k, sizeof *b->flag))
+    if (ar_grow(&b->iv, &b->cap_iv, 2 * k, sizeof *b->iv) || ar_grow(&b->flag, &b->cap_flag, k, sizeof *b->flag))
         return ar_fail(e, AR_ENOMEM, "real program: out of memory");
     size_t ni = 0;
     for (size_t j = 0; j < k; j++) {
@@ -376,8 +369,8 @@ static ar_status finish_step(const ar_real_plan *p, cbuf *b, ar_real_step *st, a
             in->scratch = 0;
             continue;
         }
-        if (grow((void **)&g->post, &b->cap_post, g->npost + nraw + 1, sizeof *g->post) ||
-            grow((void **)&g->src_off, &b->cap_src, g->nsrc + nraw + 1, sizeof *g->src_off))
+        if (ar_grow(&g->post, &b->cap_post, g->npost + nraw + 1, sizeof *g->post) ||
+            ar_grow(&g->src_off, &b->cap_src, g->nsrc + nraw + 1, sizeof *g->src_off))
             return ar_fail(e, AR_ENOMEM, "real program: out of memory");
         ar_real_post *po = &g->post[g->npost + nraw];
         po->dst_off = in->recv_off;
@@ -525,7 +518,7 @@ static ar_status emit_coll(const ar_real_plan *p, cbuf *b, int flat, const ar_op
 static ar_status emit_round(const ar_real_plan *p, cbuf *b, int flat, const ar_op *op, int r, int me, ar_err *e) {
     (void)p;
     size_t mx = ar_lower_max_xfers(op);
-    if (grow((void **)&b->xf, &b->cap_xf, mx, sizeof *b->xf)) return ar_fail(e, AR_ENOMEM, "real program: out of memory");
+    if (ar_grow(&b->xf, &b->cap_xf, mx, sizeof *b->xf)) return ar_fail(e, AR_ENOMEM, "real program: out of memory");
     size_t nx = ar_lower_round(op, r, b->xf);
     if (nx > mx) return ar_fail(e, AR_EINTERNAL, "lowering overflow (op %d round %d)", flat, r);
     for (size_t i = 0; i < nx; i++) {
@@ -585,16 +578,22 @@ ar_status ar_real_compile(const ar_real_plan *p, int me, ar_real_prog **out, ar_
                 if (is_coll(p->call[f])) st = emit_coll(p, &b, f, &s->phases[ph].ops[f - a], me, e);
             if (st == AR_OK) st = finish_step(p, &b, sp, e);
         }
-        for (int r = 0; r < p->phase_rounds[ph] && st == AR_OK; r++) {
+        int nps = p->phase_psteps ? p->phase_psteps[ph] : p->phase_rounds[ph];
+        for (int j = 0; j < nps && st == AR_OK; j++) {
+            /* rounds [r0, r1) of the phase in this step (one each unless fused) */
+            int r0 = p->phase_psteps ? p->pstep_r0[p->phase_pfirst[ph] + j] : j;
+            int r1 = !p->phase_psteps ? j + 1 : j + 1 < nps ? p->pstep_r0[p->phase_pfirst[ph] + j + 1]
+                                                           : p->phase_rounds[ph];
             ar_real_step *sp = &g->steps[k++];
             sp->phase = ph;
-            sp->round = r;
+            sp->round = r0;
             sp->first_instr = g->ninstr;
-            for (int f = a; f < z && st == AR_OK; f++) {
-                const ar_op *op = &s->phases[ph].ops[f - a];
-                if (p->call[f] != AR_RC_P2P || r >= ar_lower_nrounds(op) || !op_has(op, me)) continue;
-                st = emit_round(p, &b, f, op, r, me, e);
-            }
+            for (int r = r0; r < r1 && st == AR_OK; r++)
+                for (int f = a; f < z && st == AR_OK; f++) {
+                    const ar_op *op = &s->phases[ph].ops[f - a];
+                    if (p->call[f] != AR_RC_P2P || r >= ar_lower_nrounds(op) || !op_has(op, me)) continue;
+                    st = emit_round(p, &b, f, op, r, me, e);
+                }
             if (st == AR_OK) st = finish_step(p, &b, sp, e);
         }
     }
@@ -644,8 +643,8 @@ void ar_real_plan_print(const ar_real_plan *p, FILE *f) {
     for (int ph = 0; ph < s->nphases; ph++) {
         const ar_phase *P = &s->phases[ph];
         fprintf(f, "  phase %d%s%s%s: %d step%s\n", ph, P->label ? " \"" : "", P->label ? P->label : "",
-                P->label ? "\"" : "", p->phase_coll[ph] + p->phase_rounds[ph],
-                p->phase_coll[ph] + p->phase_rounds[ph] == 1 ? "" : "s");
+                P->label ? "\"" : "", p->phase_step0[ph + 1] - p->phase_step0[ph],
+                p->phase_step0[ph + 1] - p->phase_step0[ph] == 1 ? "" : "s");
         for (int i = 0; i < P->nops; i++) {
             int fl = p->phase_first[ph] + i;
             const ar_op *op = &P->ops[i];

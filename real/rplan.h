@@ -1,7 +1,7 @@
 /* real/ host side, part 1: how a schedule becomes NCCL calls.
  *
  * Pure C, no CUDA or NCCL header: everything here is unit-tested on machines
- * without a GPU (tests/real_plan.c), and the GPU executor (real/exec.c) only
+ * without a GPU (tests/real_plan.c), and the GPU executor (real/exec_*.c) only
  * interprets what it produces.
  *
  * 1. Op mapping (ar_real_map_op). Each op of a schedule becomes one call:
@@ -127,9 +127,26 @@ typedef struct ar_real_plan {
     int *phase_step0;       /* per phase: index of its first step */
     int nsteps;             /* steps over all phases */
     int ncoll_ops, np2p_ops;/* ops mapped to collectives / to point-to-point */
+    /* Round fusion (ar_real_plan_fuse; NULL/0 when not fused: one step per round):
+     * phase ph has phase_psteps[ph] point-to-point steps; step j of it holds rounds
+     * [pstep_r0[phase_pfirst[ph] + j], next one's r0 or phase_rounds[ph]). */
+    int *phase_psteps, *phase_pfirst, *pstep_r0;
+    int fused_rounds;       /* rounds that joined an earlier round's group */
 } ar_real_plan;
 
 ar_status ar_real_plan_build(const ar_schedule *s, ar_real_lowering mode, ar_real_plan **out, ar_err *e);
+
+/* Round fusion (real/rfuse.c): issues consecutive point-to-point rounds of a
+ * phase in one NCCL group (one step) when no round of the group sends, on any
+ * rank, data that an earlier round of the group receives (a read after a
+ * write: the only hazard left, since compile moves every receive that
+ * overlaps another range of its step to scratch and applies the posts in
+ * order after the group). The same on every rank (a pure function of the
+ * schedule), so every rank still issues the same steps. Recomputes nsteps and
+ * phase_step0; programs compiled afterwards follow it. Fewer NCCL groups and
+ * kernel launches for schedules whose rounds are independent (pipelined
+ * chunks, several trees). */
+ar_status ar_real_plan_fuse(ar_real_plan *p, ar_err *e);
 void ar_real_plan_free(ar_real_plan *p);
 
 /* Flat op index -> the op. */

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "rmeasure.h"
+#include "core/util.h"
 #include "rplan.h"
 
 typedef struct wrec {
@@ -36,21 +37,10 @@ typedef struct sim {
     ar_err *e;
 } sim;
 
-static int grow(void **p, size_t *cap, size_t need, size_t elem) {
-    if (need <= *cap) return 0;
-    size_t c = *cap ? *cap : 256;
-    while (c < need) c *= 2;
-    void *np = ar_reallocarray(*p, c, elem);
-    if (!np) return -1;
-    *p = np;
-    *cap = c;
-    return 0;
-}
-
 /* Reserves a staged write of len elements; returns where to put the data. */
 static double *stage_write(sim *S, int rank, int scratch, uint64_t off, uint64_t len) {
-    if (grow((void **)&S->stage, &S->cap_stage, S->nstage + (size_t)len, sizeof *S->stage) ||
-        grow((void **)&S->w, &S->cap_w, S->nw + 1, sizeof *S->w))
+    if (ar_grow(&S->stage, &S->cap_stage, S->nstage + (size_t)len, sizeof *S->stage) ||
+        ar_grow(&S->w, &S->cap_w, S->nw + 1, sizeof *S->w))
         return NULL;
     S->w[S->nw] = (wrec){rank, scratch, off, len, S->nstage};
     S->nw++;
@@ -124,7 +114,7 @@ static ar_status check_races(sim *S, const ar_real_prog *g, const ar_real_step *
     size_t k = st->ninstr;
     if (k < 2) return AR_OK;
     for (int pass = 0; pass < 2; pass++) { /* 0: data buffer, 1: scratch */
-        if (grow((void **)tmp, cap, 2 * k, sizeof **tmp)) return nomem(S);
+        if (ar_grow(tmp, cap, 2 * k, sizeof **tmp)) return nomem(S);
         rv *v = *tmp;
         size_t n = 0;
         for (size_t j = 0; j < k; j++) {
@@ -395,7 +385,7 @@ ar_status ar_real_simulate(const ar_real_plan *p, ar_real_prog *const *progs, ui
         need += (double)progs[r]->scratch_elems * 8.0;
     }
     if (need > (double)max_bytes)
-        return ar_fail(e, AR_ENOMEM, "real simulation: %d ranks x %llu elements needs about %.0f MB (limit %.0f MB); "
+        return ar_fail(e, AR_ELIMIT, "real simulation: %d ranks x %llu elements needs about %.0f MB (limit %.0f MB); "
                        "use a smaller size", P, (unsigned long long)s->count, need / 1e6, (double)max_bytes / 1e6);
     int m = ar_real_pattern_m(AR_DTYPE_F32, P);
     if (m < 1) m = 1;

@@ -235,11 +235,15 @@ static void test_plan_groups(void) {
 
 /* ---- programs through the fake NCCL ---- */
 
-static ar_status run_all(const ar_schedule *s, ar_real_lowering mode, uint64_t *wrong, ar_err *e,
+static ar_status run_all(const ar_schedule *s, ar_real_lowering mode, int fuse, uint64_t *wrong, ar_err *e,
                          ar_real_plan **plan_out, ar_real_prog ***progs_out) {
     ar_real_plan *pl = NULL;
     ar_status st = ar_real_plan_build(s, mode, &pl, e);
-    if (st) return st;
+    if (!st && fuse) st = ar_real_plan_fuse(pl, e);
+    if (st) {
+        ar_real_plan_free(pl);
+        return st;
+    }
     ar_real_prog **pr = ar_calloc((size_t)s->nranks, sizeof *pr);
     for (int r = 0; r < s->nranks && !st; r++) st = ar_real_compile(pl, r, &pr[r], e);
     if (!st) st = ar_real_simulate(pl, pr, 0, wrong, e);
@@ -291,6 +295,7 @@ static void test_all_algorithms(void) {
     int na;
     const ar_algo *const *algos = ar_algos(&na);
     int ran = 0, skipped = 0, failed = 0;
+    long fused_rounds = 0, pipe_fused = 0;
     int seen_algo[64] = {0};
     for (size_t pi = 0; pi < sizeof plats / sizeof plats[0]; pi++) {
         ar_err e = {{0}};
@@ -310,21 +315,27 @@ static void test_all_algorithms(void) {
                 T_CHECK(st == AR_OK, "%s on %s count %llu: plan: %s", algos[a]->name, plats[pi],
                         (unsigned long long)counts[ci], e.msg);
                 if (st) continue;
-                for (size_t mi = 0; mi < 3; mi++) {
+                /* mi 3: point-to-point with round fusion (ar_real_plan_fuse): exact, race-free, same bytes */
+                for (size_t mi = 0; mi < 4; mi++) {
                     uint64_t wrong = 99;
                     ar_real_plan *pl = NULL;
                     ar_real_prog **pr = NULL;
                     e.msg[0] = 0;
-                    st = run_all(s, modes[mi], &wrong, &e, &pl, &pr);
+                    st = run_all(s, modes[mi < 3 ? mi : 1], mi == 3, &wrong, &e, &pl, &pr);
                     T_CHECK(st == AR_OK && wrong == 0, "%s on %s count %llu lowering %s: %s (wrong %llu)",
                             algos[a]->name, plats[pi], (unsigned long long)counts[ci],
-                            ar_real_lowering_name(modes[mi]), e.msg, (unsigned long long)wrong);
+                            ar_real_lowering_name(modes[mi < 3 ? mi : 1]), e.msg, (unsigned long long)wrong);
                     if (st == AR_OK) {
                         ran++;
                         seen_algo[a] = 1;
                         char what[160];
-                        snprintf(what, sizeof what, "%s on %s count %llu %s", algos[a]->name, plats[pi],
-                                 (unsigned long long)counts[ci], ar_real_lowering_name(modes[mi]));
+                        snprintf(what, sizeof what, "%s on %s count %llu %s%s", algos[a]->name, plats[pi],
+                                 (unsigned long long)counts[ci], ar_real_lowering_name(modes[mi < 3 ? mi : 1]),
+                                 mi == 3 ? " fused" : "");
+                        if (mi == 3) {
+                            fused_rounds += pl->fused_rounds;
+                            if (!strcmp(algos[a]->name, "pipelined-ring")) pipe_fused += pl->fused_rounds;
+                        }
                         check_bytes(pl, pr, what);
                         for (int r = 0; r < s->nranks; r++)
                             T_CHECK(pr[r]->nsteps == pl->nsteps, "%s: rank %d has %d steps, plan %d", what, r,
@@ -343,8 +354,10 @@ static void test_all_algorithms(void) {
         nseen += seen_algo[a];
         T_CHECK(seen_algo[a], "algorithm %s never ran through the fake NCCL", algos[a]->name);
     }
-    printf("fake-NCCL runs: %d exact, %d failed, %d (platform, algo, size) not applicable; %d/%d algorithms\n", ran,
-           failed, skipped, nseen, na);
+    printf("fake-NCCL runs: %d exact, %d failed, %d (platform, algo, size) not applicable; %d/%d algorithms; "
+           "round fusion merged %ld rounds (pipelined-ring %ld)\n", ran, failed, skipped, nseen, na, fused_rounds,
+           pipe_fused);
+    T_CHECK(pipe_fused > 0, "round fusion merged no round of pipelined-ring");
     T_CHECK(ran >= 200, "only %d runs", ran);
 }
 
@@ -365,7 +378,7 @@ static void test_handmade(void) {
     uint64_t wrong = 9;
     for (int mode = 0; mode < 3; mode++) {
         e.msg[0] = 0;
-        T_CHECK(run_all(s, (ar_real_lowering)mode, &wrong, &e, NULL, NULL) == AR_OK && wrong == 0,
+        T_CHECK(run_all(s, (ar_real_lowering)mode, 0, &wrong, &e, NULL, NULL) == AR_OK && wrong == 0,
                 "mixed phases, mode %d: %s", mode, e.msg);
     }
     ar_schedule_free(s);
@@ -383,7 +396,7 @@ static void test_handmade(void) {
     T_OK(ar_schedule_validate(s, &e));
     ar_real_plan *pl = NULL;
     ar_real_prog **pr = NULL;
-    T_CHECK(run_all(s, AR_REAL_LOWER_AUTO, &wrong, &e, &pl, &pr) == AR_OK && wrong == 0, "uneven: %s", e.msg);
+    T_CHECK(run_all(s, AR_REAL_LOWER_AUTO, 0, &wrong, &e, &pl, &pr) == AR_OK && wrong == 0, "uneven: %s", e.msg);
     if (pl) {
         T_CHECK(pl->call[0] == AR_RC_BLOCK_REDUCE && pl->call[1] == AR_RC_BLOCK_BCAST, "uneven -> per-block calls");
         T_CHECK(pl->ngroups == 1 && !pl->groups[0].world && pl->nlayers == 1, "permuted group is split");
@@ -391,7 +404,7 @@ static void test_handmade(void) {
         for (int r = 0; r < 4; r++) T_CHECK(pr[r]->ncoll == 6, "rank %d: %zu collectives, want 6", r, pr[r]->ncoll);
         free_all(pl, pr);
     }
-    T_CHECK(run_all(s, AR_REAL_LOWER_P2P, &wrong, &e, NULL, NULL) == AR_OK && wrong == 0, "uneven p2p: %s", e.msg);
+    T_CHECK(run_all(s, AR_REAL_LOWER_P2P, 0, &wrong, &e, NULL, NULL) == AR_OK && wrong == 0, "uneven p2p: %s", e.msg);
     ar_schedule_free(s);
 
     /* SEND: copy then reduce, as a two-rank all-reduce */
@@ -403,7 +416,7 @@ static void test_handmade(void) {
     ar_sched_phase(s, "back");
     op = ar_sched_op(s, AR_OP_SEND, AR_IMPL_DIRECT, ba, 2, 0, 10);
     op->reduce = 0;
-    T_CHECK(run_all(s, AR_REAL_LOWER_NATIVE, &wrong, &e, &pl, &pr) == AR_OK && wrong == 0, "send: %s", e.msg);
+    T_CHECK(run_all(s, AR_REAL_LOWER_NATIVE, 0, &wrong, &e, &pl, &pr) == AR_OK && wrong == 0, "send: %s", e.msg);
     if (pl) {
         /* rank 1 adds from scratch (a post); rank 0 receives the copy straight into its buffer */
         T_CHECK(pr[1]->npost == 1 && pr[1]->post[0].add == 1 && pr[1]->scratch_elems == 10, "rank 1 posts");
@@ -426,7 +439,7 @@ static void test_posts(void) {
     ar_real_prog **pr = NULL;
     uint64_t wrong = 1;
     if (s) {
-        T_CHECK(run_all(s, AR_REAL_LOWER_AUTO, &wrong, &e, &pl, &pr) == AR_OK && wrong == 0, "ps: %s", e.msg);
+        T_CHECK(run_all(s, AR_REAL_LOWER_AUTO, 0, &wrong, &e, &pl, &pr) == AR_OK && wrong == 0, "ps: %s", e.msg);
         if (pl) {
             const ar_real_prog *g = pr[2];
             int merged = 0;
@@ -441,7 +454,7 @@ static void test_posts(void) {
     /* ring all-gather lowered: copies go straight to the buffer, no posts */
     T_OK(ar_algo_plan("pipelined-ring:chunks=3", p, 1000, 4, &s, &e));
     if (s) {
-        T_CHECK(run_all(s, AR_REAL_LOWER_AUTO, &wrong, &e, &pl, &pr) == AR_OK && wrong == 0, "pring: %s", e.msg);
+        T_CHECK(run_all(s, AR_REAL_LOWER_AUTO, 0, &wrong, &e, &pl, &pr) == AR_OK && wrong == 0, "pring: %s", e.msg);
         if (pl) {
             for (int k = 0; k < pl->nsteps; k++) {
                 const ar_real_step *sp = &pr[0]->steps[k];
@@ -512,7 +525,7 @@ static void test_fake_nccl_errors(void) {
     ar_sched_phase(s, "rs");
     ar_sched_op(s, AR_OP_REDUCE_SCATTER, AR_IMPL_RING, m4, 4, 0, 8);
     e.msg[0] = 0;
-    T_CHECK(run_all(s, AR_REAL_LOWER_AUTO, &wrong, &e, NULL, NULL) == AR_EFAIL && wrong == 24 &&
+    T_CHECK(run_all(s, AR_REAL_LOWER_AUTO, 0, &wrong, &e, NULL, NULL) == AR_EFAIL && wrong == 24 &&
                 strstr(e.msg, "wrong elements"),
             "rs only: wrong %llu: %s", (unsigned long long)wrong, e.msg);
     ar_schedule_free(s);

@@ -1,5 +1,7 @@
 /* GPU test of the CUDA/NCCL executor (real/real.h). Exit 77 (CTest: skipped)
- * when there is no usable CUDA GPU. With one:
+ * only when this machine has no GPU (ar_real_devices: no driver installed, no
+ * device, 0 devices); any other CUDA error fails (exit 1): a GPU machine with
+ * a broken driver must not show green. With a GPU:
  *   A. one process driving every local GPU (launch single), when there are
  *      at least 2;
  *   B. 4 ranks as 4 processes of this program (launch file: ARLAB_RANK,
@@ -37,7 +39,7 @@ static void bench_check(ar_real_ctx *c, const ar_platform *p, const char *algo, 
         T_CHECK(st == AR_OK, "%s: plan: %s", algo, e.msg);
         if (st) return;
     }
-    ar_real_bench_opts o = {dt, 1, 3, inplace, low};
+    ar_real_bench_opts o = {dt, 1, 3, inplace, low, AR_REAL_TIMING_ARLAB, 0, 1, 0};
     ar_real_measure m;
     ar_status st = ar_real_bench(c, s, count, &o, &m, &e);
     T_CHECK(st == AR_OK, "%s %s %s: %s", algo ? algo : "nccl-allreduce", ar_real_lowering_name(low),
@@ -48,6 +50,7 @@ static void bench_check(ar_real_ctx *c, const ar_platform *p, const char *algo, 
                 inplace ? "in-place" : "out-of-place", m.wrong);
         T_CHECK(m.med_s > 0 && m.min_s <= m.med_s && m.med_s <= m.max_s && m.iters == 3, "%s: times %g %g %g",
                 algo ? algo : "nccl", m.min_s, m.med_s, m.max_s);
+        T_CHECK(m.empty_s >= 0, "%s: empty-schedule time %g", algo ? algo : "nccl", m.empty_s);
         if (lead)
             printf("  %-22s %8llu el %-6s %-4s %s: %9.1f us, #wrong %lld\n", algo ? algo : "nccl-allreduce",
                    (unsigned long long)count, ar_real_lowering_name(low), ar_dtype_name(dt), inplace ? "in " : "out",
@@ -98,7 +101,7 @@ static void suite(ar_real_ctx *c) {
 
 static int child(void) {
     ar_err e = {{0}};
-    ar_real_launch L = {AR_REAL_LAUNCH_FILE, NULL, 0, 0};
+    ar_real_launch L = {AR_REAL_LAUNCH_FILE, NULL, 0, 0, 0, 0, 0};
     ar_real_ctx *c = NULL;
     if (ar_real_open(&L, &c, &e) != AR_OK) {
         fprintf(stderr, "real_gpu child: %s\n", e.msg);
@@ -175,16 +178,21 @@ static int spawn_ranks(int ngpus) {
 int main(int argc, char **argv) {
     if (argc > 1 && !strcmp(argv[1], "--child")) return child();
     ar_err e = {{0}};
-    int ngpus = ar_real_device_count(&e);
-    if (ngpus <= 0) {
+    int ngpus = 0;
+    ar_status dst = ar_real_devices(&ngpus, &e);
+    if (dst == AR_EUNSUPPORTED) {
         printf("real_gpu: skipped: %s\n", e.msg);
         fflush(stdout);
         _exit(77); /* no GPU: nothing of CUDA's to clean up or report */
     }
+    if (dst != AR_OK) {
+        fprintf(stderr, "real_gpu: FAIL: %s\n", e.msg);
+        return 1;
+    }
     char v[200];
     printf("real_gpu: %d GPU(s); %s\n", ngpus, ar_real_versions(v, sizeof v));
     if (ngpus >= 2) {
-        ar_real_launch L = {AR_REAL_LAUNCH_SINGLE, NULL, 0, 0};
+        ar_real_launch L = {AR_REAL_LAUNCH_SINGLE, NULL, 0, 0, 0, 0, 0};
         ar_real_ctx *c = NULL;
         T_CHECK(ar_real_open(&L, &c, &e) == AR_OK, "single-process launch: %s", e.msg);
         if (c) {
