@@ -1,0 +1,504 @@
+/* nccl-tests' text tables (nccltests_in.h): header lines, the column line,
+ * the out-of-place and in-place halves, NCCL's log lines, the footer. */
+#include "nccltests_in.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "core/util.h"
+#include "nccltests_int.h"
+
+/* ------------------------------------------------------------------ text */
+
+enum col_kind { C_SKIP, C_SIZE, C_COUNT, C_TYPE, C_REDOP, C_ROOT, C_TIME, C_ALG, C_BUS, C_WRONG, C_TS };
+
+#define MAX_COLS 48
+
+typedef struct tparse {
+    ar_nt_set *s;
+    const ar_nt_opts *o;
+    const char *name;
+    int file;
+    int run;       /* current run, -1 none */
+    int table;     /* 0: before the table, 1: in the table, 2: after the footer */
+    int has_header; /* the current run has nccl-tests header lines */
+    size_t dev_cap;
+    int ncols;
+    unsigned char kind[MAX_COLS], half[MAX_COLS], inh[MAX_COLS]; /* inh: inside a half */
+    int has_ts, half0_cols, has_root;
+    char time_name[8];
+    int nnodes_log, nranks_log;
+    long lib_code;
+} tparse;
+
+const char *nt_half_name(int h) { return h ? " (in-place)" : " (out-of-place)"; }
+
+/* Closes the current run: counts, nodes, version; refuses an unfinished table. */
+static ar_status finish_run(tparse *t, int line, int at_eof, ar_err *e) {
+    if (t->run < 0) return AR_OK;
+    ar_nt_run *r = &t->s->runs[t->run];
+    r->nrecs = t->s->nrecs - r->first_rec;
+    if (t->table == 0 && !t->has_header && r->nrecs == 0) {
+        /* only NCCL log lines after a finished run (e.g. "Destroy COMPLETE"): drop */
+        free(r->devices);
+        t->s->nruns--;
+        t->run = -1;
+        return AR_OK;
+    }
+    if (t->table != 2) {
+        if (!t->o || !t->o->allow_truncated)
+            return ar_fail(e, AR_EINVAL,
+                           "%s:%d: truncated: the %s ends %s without the footer \"# Avg bus bandwidth\"",
+                           t->name, line, t->table ? "table" : "run", at_eof ? "at the end of the file" : "here");
+        r->complete = 0;
+    } else {
+        r->complete = 1;
+    }
+    r->nranks = r->ndevices ? r->ndevices : t->nranks_log;
+    r->nnodes = t->nnodes_log ? t->nnodes_log : nt_count_hosts(r);
+    if (!r->nccl_version[0]) nt_version_from_code(t->lib_code, r->nccl_version, sizeof r->nccl_version);
+    t->run = -1;
+    return AR_OK;
+}
+
+/* A line that starts a run ("# nccl-tests version", "# Collective test starting",
+ * "# nThread"): continue the current run while its table has not begun. */
+static ar_status start_run(tparse *t, int line, ar_err *e) {
+    if (t->run >= 0 && t->table == 0) {
+        t->has_header = 1;
+        return AR_OK;
+    }
+    ar_status st = finish_run(t, line, 0, e);
+    if (st) return st;
+    st = nt_add_run(t->s, t->file, line, t->o, &t->run, e);
+    if (st) return st;
+    t->table = 0;
+    t->has_header = 1;
+    t->dev_cap = 0;
+    t->nnodes_log = t->nranks_log = 0;
+    t->lib_code = 0;
+    return AR_OK;
+}
+
+/* The current run, made on first use (NCCL log lines before any header). */
+static ar_status cur_run(tparse *t, int line, ar_err *e) {
+    if (t->run >= 0 && t->table != 2) return AR_OK;
+    ar_status st = finish_run(t, line, 0, e);
+    if (st) return st;
+    st = nt_add_run(t->s, t->file, line, t->o, &t->run, e);
+    if (st) return st;
+    t->table = 0;
+    t->has_header = 0;
+    t->dev_cap = 0;
+    t->nnodes_log = t->nranks_log = 0;
+    t->lib_code = 0;
+    return AR_OK;
+}
+
+static ar_status set_coll(tparse *t, const char *prog, int line, ar_err *e) {
+    ar_nt_run *r = &t->s->runs[t->run];
+    char q[96];
+    nt_copy_str(r->program, sizeof r->program, prog, strlen(prog));
+    ar_nt_coll c = ar_nt_coll_parse(prog);
+    if (c == AR_NT_COLL_UNKNOWN) {
+        /* a binary nccl-tests does not have (yet): keep the hint, name it */
+        return AR_OK;
+    }
+    if (t->o && t->o->coll && t->o->coll != c)
+        return ar_fail(e, AR_EINVAL, "%s:%d: the file runs %s but %s was asked for", t->name, line,
+                       ar_quote(prog, q, sizeof q), ar_nt_coll_name(t->o->coll));
+    r->coll = c;
+    return AR_OK;
+}
+
+/* "NCCL_ALGO set by environment to X" / "NCCL_ALGO=X": copies X's first token. */
+void nt_env_value(const char *p, char *dst, size_t cap) {
+    while (*p == ' ' || *p == '\t') p++;
+    size_t n = 0;
+    while (p[n] && !isspace((unsigned char)p[n])) n++;
+    /* NCCL prints some values with a final '.' */
+    if (n > 1 && p[n - 1] == '.') n--;
+    nt_copy_str(dst, cap, p, n);
+}
+
+void nt_env_line(ar_nt_run *r, const char *l) {
+    const char *p;
+    if ((p = strstr(l, "NCCL_ALGO set by environment to "))) nt_env_value(p + 32, r->algo, sizeof r->algo);
+    else if ((p = strstr(l, "NCCL_PROTO set by environment to "))) nt_env_value(p + 33, r->proto, sizeof r->proto);
+    else if (!strncmp(l, "NCCL_ALGO=", 10)) nt_env_value(l + 10, r->algo, sizeof r->algo);
+    else if (!strncmp(l, "NCCL_PROTO=", 11)) nt_env_value(l + 11, r->proto, sizeof r->proto);
+}
+
+/* An NCCL log line: version, forced algorithm/protocol, nNodes/nRanks. */
+static void log_line(tparse *t, const char *l) {
+    ar_nt_run *r = &t->s->runs[t->run];
+    const char *p = strstr(l, "NCCL version ");
+    if (p && !r->nccl_version[0]) {
+        p += 13;
+        size_t n = 0;
+        while (isdigit((unsigned char)p[n]) || p[n] == '.') n++;
+        if (n) nt_copy_str(r->nccl_version, sizeof r->nccl_version, p, n);
+    }
+    nt_env_line(r, l);
+    long v;
+    char num[24];
+    if (!t->nnodes_log && (p = strstr(l, " nNodes "))) {
+        nt_env_value(p + 8, num, sizeof num);
+        if (nt_tok_long(num, 1, 1 << 24, &v)) t->nnodes_log = (int)v;
+    }
+    if (!t->nranks_log && ((p = strstr(l, " nRanks ")) || (p = strstr(l, " nranks ")))) {
+        nt_env_value(p + 8, num, sizeof num);
+        if (nt_tok_long(num, 1, 1 << 24, &v)) t->nranks_log = (int)v;
+    }
+}
+
+static int is_log_line(const char *l) {
+    return strstr(l, "NCCL INFO") || strstr(l, "NCCL WARN") || strstr(l, "NCCL TRACE") ||
+           strstr(l, "NCCL version ") || !strncmp(l, "NCCL_ALGO=", 10) || !strncmp(l, "NCCL_PROTO=", 11);
+}
+
+/* "# nThread 1 nGpus 1 minBytes 8 maxBytes 1024 step: 2(factor) warmup iters: 5 iters: 20 ..." */
+static void params_line(ar_nt_run *r, char *body) {
+    char *tok[64];
+    int n = nt_split_ws(body, tok, 64);
+    if (n > 64) n = 64;
+    long v;
+    uint64_t u;
+    for (int i = 0; i + 1 < n; i++) {
+        const char *k = tok[i], *x = tok[i + 1];
+        if (!strcmp(k, "nThread") && nt_tok_long(x, 0, 1 << 20, &v)) r->nthreads = (int)v;
+        else if (!strcmp(k, "nGpus") && nt_tok_long(x, 0, 1 << 20, &v)) r->ngpus = (int)v;
+        else if (!strcmp(k, "minBytes") && nt_tok_u64(x, &u)) r->min_bytes = u;
+        else if (!strcmp(k, "maxBytes") && nt_tok_u64(x, &u)) r->max_bytes = u;
+        else if (!strcmp(k, "validation:") && nt_tok_long(x, 0, 1 << 20, &v)) r->validation = (int)v;
+        else if (!strcmp(k, "iters:") && i + 1 < n && nt_tok_long(x, 0, 1L << 30, &v)) {
+            const char *prev = i > 0 ? tok[i - 1] : "";
+            if (!strcmp(prev, "warmup")) r->warmup_iters = (int)v;
+            else if (strcmp(prev, "agg")) r->iters = (int)v;
+        }
+    }
+}
+
+/* "#  Rank  0 Group  0 Pid  1234 on host device  0 [0000:07:00] NVIDIA H100 80GB HBM3"
+ * (older: no Group). body starts at "Rank". */
+static ar_status device_line(tparse *t, const char *body, int line, ar_err *e) {
+    ar_nt_device d;
+    memset(&d, 0, sizeof d);
+    d.group = -1;
+    char buf[512];
+    nt_copy_str(buf, sizeof buf, body, strlen(body));
+    char *br = strchr(buf, '[');
+    const char *name = "";
+    char *bus = NULL;
+    if (br) {
+        *br = 0;
+        bus = br + 1;
+        char *close = strchr(bus, ']');
+        if (close) {
+            *close = 0;
+            name = close + 1;
+            while (*name == ' ') name++;
+        } else {
+            bus = NULL;
+        }
+    }
+    char *tok[16];
+    int n = nt_split_ws(buf, tok, 16);
+    long v;
+    int ok = n <= 16 && n >= 2 && !strcmp(tok[0], "Rank") && nt_tok_long(tok[1], 0, 1 << 24, &v);
+    if (ok) d.rank = (int)v;
+    for (int i = 2; ok && i + 1 < n && i < 16; i += 2) {
+        const char *k = tok[i], *x = tok[i + 1];
+        if (!strcmp(k, "Group") && nt_tok_long(x, -1, 1 << 24, &v)) d.group = (int)v;
+        else if (!strcmp(k, "Pid") && nt_tok_long(x, 0, 1L << 30, &v)) d.pid = (int)v;
+        else if (!strcmp(k, "on")) nt_copy_str(d.host, sizeof d.host, x, strlen(x));
+        else if (!strcmp(k, "device") && nt_tok_long(x, 0, 1 << 20, &v)) d.device = (int)v;
+        else ok = 0;
+    }
+    if (!ok || !d.host[0]) {
+        char q[120];
+        return ar_fail(e, AR_EINVAL, "%s:%d: device line: %s is not \"Rank N [Group G] Pid P on HOST device D [BUS] NAME\"",
+                       t->name, line, ar_quote(body, q, sizeof q));
+    }
+    if (bus) nt_copy_str(d.bus, sizeof d.bus, bus, strlen(bus));
+    size_t nl = strlen(name);
+    while (nl && isspace((unsigned char)name[nl - 1])) nl--;
+    nt_copy_str(d.name, sizeof d.name, name, nl);
+    return nt_add_device(t->s, &t->s->runs[t->run], &d, &t->dev_cap, e);
+}
+
+/* "#       size   count   type   redop   root   time  algbw  busbw #wrong   time ..." */
+static ar_status columns_line(tparse *t, char *body, int line, ar_err *e) {
+    char *tok[MAX_COLS + 1];
+    int n = nt_split_ws(body, tok, MAX_COLS);
+    if (n > MAX_COLS) return ar_fail(e, AR_ELIMIT, "%s:%d: table header has more than %d columns", t->name, line, MAX_COLS);
+    int h = -1, seen_size = 0, seen[2][4] = {{0}};
+    t->has_ts = 0;
+    t->has_root = 0;
+    t->half0_cols = 0;
+    for (int i = 0; i < n; i++) {
+        const char *k = tok[i];
+        unsigned char kind = C_SKIP;
+        if (!strcmp(k, "size")) kind = C_SIZE, seen_size = 1;
+        else if (!strcmp(k, "count")) kind = C_COUNT;
+        else if (!strcmp(k, "type")) kind = C_TYPE;
+        else if (!strcmp(k, "redop")) kind = C_REDOP;
+        else if (!strcmp(k, "root")) kind = C_ROOT, t->has_root = 1;
+        else if (!strcmp(k, "time") || !strcmp(k, "cputime")) {
+            kind = C_TIME;
+            if (++h > 1) return ar_fail(e, AR_EINVAL, "%s:%d: table header has more than two \"%s\" columns", t->name, line, k);
+            nt_copy_str(t->time_name, sizeof t->time_name, k, strlen(k));
+        } else if (!strcmp(k, "algbw")) kind = C_ALG;
+        else if (!strcmp(k, "busbw")) kind = C_BUS;
+        else if (!strcmp(k, "#wrong") || !strcmp(k, "error")) kind = C_WRONG;
+        else if (!strcmp(k, "timestamp")) kind = C_TS, t->has_ts = 1;
+        if (kind >= C_TIME && kind <= C_WRONG) {
+            if (h < 0) return ar_fail(e, AR_EINVAL, "%s:%d: table header: \"%s\" before \"time\"", t->name, line, k);
+            if (seen[h][kind - C_TIME]++)
+                return ar_fail(e, AR_EINVAL, "%s:%d: table header: \"%s\" twice in one half", t->name, line, k);
+        }
+        t->kind[i] = kind;
+        t->half[i] = (unsigned char)(h < 0 ? 0 : h);
+        t->inh[i] = h >= 0 && kind != C_TS;
+        if (h == 0 && kind != C_TS) t->half0_cols++;
+    }
+    if (!seen_size || h < 0 || !seen[0][1] || !seen[0][2])
+        return ar_fail(e, AR_EINVAL, "%s:%d: table header lacks size, time, algbw or busbw", t->name, line);
+    t->ncols = n;
+    t->s->runs[t->run].cputime = !strcmp(t->time_name, "cputime");
+    t->table = 1;
+    return AR_OK;
+}
+
+static ar_status bad_field(tparse *t, int line, const char *field, int h, int use_half, const char *tok,
+                           const char *what, ar_err *e) {
+    char q[96];
+    return ar_fail(e, AR_EINVAL, "%s:%d: field \"%s\"%s: %s %s", t->name, line, field, use_half ? nt_half_name(h) : "",
+                   ar_quote(tok, q, sizeof q), what);
+}
+
+/* One result row; last_cut: the file ends inside this line (no newline). */
+static ar_status row_line(tparse *t, char *l, int line, int last_cut, ar_err *e) {
+    char *tok[MAX_COLS + 4];
+    int n = nt_split_ws(l, tok, MAX_COLS + 3);
+    int want = t->ncols + (t->has_ts ? 1 : 0); /* the timestamp is "YYYY-MM-DD HH:MM:SS" */
+    int oop_blank = 0;
+    if (n == want) {
+    } else if (t->has_ts && n == want - 2) {
+    } else if (t->half0_cols && t->kind[t->ncols - 1] != C_TS && n == t->ncols - t->half0_cols) {
+        oop_blank = 1;
+    } else if (last_cut && n < want) {
+        if (t->o && t->o->allow_truncated) {
+            t->s->runs[t->run].complete = 0;
+            return AR_OK;
+        }
+        return ar_fail(e, AR_EINVAL, "%s:%d: truncated: the file ends inside a row (%d of %d fields)", t->name, line, n,
+                       want);
+    } else {
+        return ar_fail(e, AR_EINVAL, "%s:%d: a row of this table has %d fields, found %d", t->name, line, want,
+                       n > MAX_COLS + 2 ? MAX_COLS + 3 : n);
+    }
+    ar_nt_record *r = nt_add_rec(t->s);
+    if (!r) return ar_fail(e, AR_ENOMEM, "%s:%d: out of memory", t->name, line);
+    ar_nt_run *run = &t->s->runs[t->run];
+    r->file = t->file;
+    r->run = t->run;
+    r->line = line;
+    r->index = t->s->nrecs - 1 - run->first_rec;
+    r->root = -1;
+    int k = 0;
+    for (int c = 0; c < t->ncols && k < n; c++) {
+        int h = t->half[c];
+        unsigned char kind = t->kind[c];
+        if (oop_blank && t->inh[c] && h == 0) continue;
+        const char *x = tok[k++];
+        ar_nt_timing *hf = h ? &r->ip : &r->oop;
+        double d;
+        switch (kind) {
+        case C_SIZE:
+            if (!nt_tok_u64(x, &r->size_bytes)) return bad_field(t, line, "size", 0, 0, x, "is not a byte count", e);
+            break;
+        case C_COUNT:
+            if (!nt_tok_u64(x, &r->count)) return bad_field(t, line, "count", 0, 0, x, "is not an element count", e);
+            break;
+        case C_TYPE: nt_copy_str(r->type, sizeof r->type, x, strlen(x)); break;
+        case C_REDOP: nt_copy_str(r->redop, sizeof r->redop, x, strlen(x)); break;
+        case C_ROOT:
+            if (!strcmp(x, "N/A")) r->root = -1;
+            else if (!nt_tok_long(x, -1, 1L << 30, &r->root)) return bad_field(t, line, "root", 0, 0, x, "is not a rank", e);
+            break;
+        case C_TIME:
+        case C_ALG:
+        case C_BUS: {
+            const char *f = kind == C_TIME ? t->time_name : kind == C_ALG ? "algbw" : "busbw";
+            if (!nt_tok_double(x, &d)) return bad_field(t, line, f, h, 1, x, "is not a number", e);
+            if (d < 0) return bad_field(t, line, f, h, 1, x, "is negative", e);
+            if (!isfinite(d)) r->flags |= AR_NT_NAN;
+            hf->present = 1;
+            if (kind == C_TIME) hf->time_us = d;
+            else if (kind == C_ALG) hf->algbw_GBps = d;
+            else hf->busbw_GBps = d;
+            break;
+        }
+        case C_WRONG:
+            if (!strcmp(x, "N/A")) {
+                hf->nwrong = -1;
+            } else {
+                if (!nt_tok_double(x, &d) || isnan(d)) return bad_field(t, line, "#wrong", h, 1, x, "is not a number", e);
+                if (d < 0) return bad_field(t, line, "#wrong", h, 1, x, "is negative", e);
+                hf->nwrong = d;
+                if (d > 0) r->flags |= h ? AR_NT_WRONG_IP : AR_NT_WRONG_OOP;
+            }
+            break;
+        case C_TS:
+            k++; /* date and time */
+            break;
+        default: break;
+        }
+    }
+    /* a column header without #wrong: N/A */
+    for (int h = 0; h < 2; h++) {
+        int has = 0;
+        for (int c = 0; c < t->ncols; c++) has |= t->kind[c] == C_WRONG && t->half[c] == h;
+        if (!has) (h ? &r->ip : &r->oop)->nwrong = -1;
+    }
+    if (oop_blank) memset(&r->oop, 0, sizeof r->oop);
+    return AR_OK;
+}
+
+/* body: the text after '#' and blanks. */
+static ar_status comment_line(tparse *t, char *body, int line, ar_err *e) {
+    ar_status st;
+    const char *p;
+    if (!strncmp(body, "nccl-tests version", 18)) {
+        if ((st = start_run(t, line, e))) return st;
+        ar_nt_run *r = &t->s->runs[t->run];
+        nt_env_value(body + 18, r->tests_version, sizeof r->tests_version);
+        if ((p = strstr(body, "nccl-library="))) {
+            long v;
+            char num[24];
+            nt_env_value(p + 13, num, sizeof num);
+            if (nt_tok_long(num, 1, 1L << 30, &v)) t->lib_code = v;
+        }
+        return AR_OK;
+    }
+    if (!strncmp(body, "Collective test starting:", 25)) {
+        if ((st = start_run(t, line, e))) return st;
+        char prog[64];
+        nt_env_value(body + 25, prog, sizeof prog);
+        return set_coll(t, prog, line, e);
+    }
+    if (!strncmp(body, "nThread ", 8)) {
+        if ((st = start_run(t, line, e))) return st;
+        params_line(&t->s->runs[t->run], body);
+        return AR_OK;
+    }
+    if (!strncmp(body, "Rank ", 5)) {
+        if (t->table == 1) return ar_fail(e, AR_EINVAL, "%s:%d: device line inside the table", t->name, line);
+        if ((st = cur_run(t, line, e))) return st;
+        return device_line(t, body, line, e);
+    }
+    if (!strncmp(body, "size ", 5)) {
+        if (t->table == 1 && t->s->nrecs > t->s->runs[t->run].first_rec)
+            return ar_fail(e, AR_EINVAL, "%s:%d: a second table header inside the table", t->name, line);
+        if ((st = cur_run(t, line, e))) return st;
+        return columns_line(t, body, line, e);
+    }
+    if (!strncmp(body, "Out of bounds values", 20) || !strncmp(body, "Avg bus bandwidth", 17)) {
+        if (t->table != 1)
+            return ar_fail(e, AR_EINVAL, "%s:%d: footer line without a table before it", t->name, line);
+        ar_nt_run *r = &t->s->runs[t->run];
+        const char *colon = strchr(body, ':');
+        char num[32];
+        nt_env_value(colon ? colon + 1 : "", num, sizeof num);
+        if (body[0] == 'O') {
+            long v;
+            if (!nt_tok_long(num, 0, 2147483647L, &v))
+                return bad_field(t, line, "Out of bounds values", 0, 0, num, "is not a count", e);
+            r->oob_values = v;
+        } else {
+            double d;
+            if (!nt_tok_double(num, &d))
+                return bad_field(t, line, "Avg bus bandwidth", 0, 0, num, "is not a number", e);
+            r->avg_busbw_GBps = d;
+            t->table = 2;
+        }
+        return AR_OK;
+    }
+    if (!strncmp(body, "NCCL_ALGO=", 10) || !strncmp(body, "NCCL_PROTO=", 11)) {
+        if ((st = cur_run(t, line, e))) return st;
+        nt_env_line(&t->s->runs[t->run], body);
+        return AR_OK;
+    }
+    /* "#", "# Using devices", units and half-title lines, "# Collective test
+     * concluded", "# Blocking Enabled ...", user comments: nothing to read */
+    return AR_OK;
+}
+
+static ar_status parse_text(tparse *t, const char *text, size_t len, ar_err *e) {
+    char *buf = NULL;
+    size_t cap = 0;
+    ar_status st = AR_OK;
+    int line = 0;
+    size_t pos = 0;
+    while (pos < len && st == AR_OK) {
+        line++;
+        const char *nl = memchr(text + pos, '\n', len - pos);
+        size_t n = nl ? (size_t)(nl - (text + pos)) : len - pos;
+        int last_cut = !nl;
+        if (ar_grow(&buf, &cap, n + 1, 1)) {
+            st = ar_fail(e, AR_ENOMEM, "%s:%d: out of memory", t->name, line);
+            break;
+        }
+        memcpy(buf, text + pos, n);
+        buf[n] = 0;
+        pos += n + (nl ? 1 : 0);
+        if (memchr(buf, 0, n)) {
+            st = ar_fail(e, AR_EINVAL, "%s:%d: NUL byte: not an nccl-tests text file", t->name, line);
+            break;
+        }
+        while (n && isspace((unsigned char)buf[n - 1])) buf[--n] = 0;
+        char *l = buf;
+        while (*l == ' ' || *l == '\t') l++;
+        if (!*l) continue;
+        if (*l == '#') {
+            char *body = l + 1;
+            while (*body == ' ' || *body == '\t') body++;
+            st = comment_line(t, body, line, e);
+            continue;
+        }
+        if (is_log_line(l)) {
+            if ((st = cur_run(t, line, e)) == AR_OK) log_line(t, l);
+            continue;
+        }
+        if (t->table != 1) continue; /* text outside a table: launcher noise */
+        if (isdigit((unsigned char)*l)) {
+            st = row_line(t, l, line, last_cut, e);
+        } else if (*l != '[') {
+            char q[96];
+            st = ar_fail(e, AR_EINVAL, "%s:%d: not a row of the table: %s", t->name, line, ar_quote(l, q, sizeof q));
+        }
+    }
+    free(buf);
+    if (st == AR_OK) st = finish_run(t, line, 1, e);
+    return st;
+}
+
+ar_status nt_parse_text(ar_nt_set *s, int file, const char *name, const char *text, size_t len, const ar_nt_opts *o,
+                        ar_err *e) {
+    tparse t;
+    memset(&t, 0, sizeof t);
+    t.s = s;
+    t.o = o;
+    t.name = name;
+    t.file = file;
+    t.run = -1;
+    return parse_text(&t, text, len, e);
+}
+
