@@ -127,6 +127,7 @@ typedef struct ar_sweep {
     char **real_csv;                   /* paths or glob patterns, relative to the sweep file */
     int nfigures;
     ar_sweep_figure *figures;
+    char *report;                      /* the validated "report" object as compact JSON, may be NULL */
 } ar_sweep;
 
 /* Parses a sweep document (text NUL-terminated). `where` names it in errors. */
