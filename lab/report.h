@@ -1,6 +1,8 @@
 /* `arlab report`: one self-contained HTML page and a Markdown twin built from
  * the sweep results in a directory (lab/report.c), with the papers' headline
- * claims next to arlab's numbers (lab/report_claims.c).
+ * claims next to arlab's numbers: the claims' text comes from the sweep file's
+ * "report" object (lab/sweep_report.c), the numbers it names are computed in
+ * lab/report_claims.c and filled in by lab/report_render.c (report_tmpl.h).
  *
  * Inputs in DIR: NAME.json (the sweep's description and figures, written by
  * `arlab sweep`), NAME.csv (its rows) and fig/ID.png for every figure id.

@@ -34,6 +34,7 @@ static ar_status one_claim(const char *file, int i, const cJSON *cl, const repor
     char where[600];
     const cJSON *ch = cJSON_GetObjectItemCaseSensitive(cl, "choose"), *o;
     cJSON_ArrayForEach(o, ch) {
+        if (o->string[0] == '_') continue; /* a comment */
         snprintf(where, sizeof where, "%s: report.claims[%d].choose.%s", file, i, o->string);
         int idx = -1;
         for (int k = 0; k < nv && idx < 0; k++)

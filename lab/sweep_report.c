@@ -38,11 +38,13 @@ static ar_status check_choose(sctx *c, const cJSON *ch) {
     ar_status st = AR_OK;
     const cJSON *k;
     cJSON_ArrayForEach(k, ch) {
+        if (k->string[0] == '_') continue; /* a comment */
         size_t old = ar_jpath_key(c, k->string);
         if (!cJSON_IsObject(k)) st = ar_jpath_fail(c, AR_EINVAL, "must be an object of texts (got %s)", ar_json_type_name(k));
         const cJSON *t;
         if (!st) {
             cJSON_ArrayForEach(t, k) {
+                if (t->string[0] == '_') continue;
                 size_t o2 = ar_jpath_key(c, t->string);
                 st = check_tmpl(c, t);
                 ar_jpath_pop(c, o2);
