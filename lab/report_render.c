@@ -39,7 +39,8 @@ static ar_status one_claim(const char *file, int i, const cJSON *cl, const repor
         int idx = -1;
         for (int k = 0; k < nv && idx < 0; k++)
             if (!strcmp(vals[k].name, o->string)) idx = k;
-        if (idx < 0 || !vals[idx].str) return ar_fail(e, AR_EINVAL, "%s: the report computes no case named %s", where, o->string);
+        if (idx < 0 || !vals[idx].str)
+            return ar_fail(e, AR_EINVAL, "%s: the report computes no case named %s", where, o->string);
         const cJSON *t = cJSON_GetObjectItemCaseSensitive(o, vals[idx].str);
         if (!cJSON_IsString(t)) return ar_fail(e, AR_EINVAL, "%s: no text for the case \"%s\"", where, vals[idx].str);
         if (nch >= CHOOSE_MAX) return ar_fail(e, AR_EINVAL, "%s: more than %d choices", where, CHOOSE_MAX);

@@ -40,7 +40,8 @@ static ar_status check_choose(sctx *c, const cJSON *ch) {
     cJSON_ArrayForEach(k, ch) {
         if (k->string[0] == '_') continue; /* a comment */
         size_t old = ar_jpath_key(c, k->string);
-        if (!cJSON_IsObject(k)) st = ar_jpath_fail(c, AR_EINVAL, "must be an object of texts (got %s)", ar_json_type_name(k));
+        if (!cJSON_IsObject(k))
+            st = ar_jpath_fail(c, AR_EINVAL, "must be an object of texts (got %s)", ar_json_type_name(k));
         const cJSON *t;
         if (!st) {
             cJSON_ArrayForEach(t, k) {
@@ -63,8 +64,9 @@ ar_status sw_parse_report(sctx *c, const cJSON *root, ar_sweep *s) {
     const cJSON *rep = sw_field(root, "report");
     if (!rep) return AR_OK;
     size_t old = ar_jpath_key(c, "report");
-    ar_status st = cJSON_IsObject(rep) ? ar_jpath_check_keys(c, rep, keys)
-                                       : ar_jpath_fail(c, AR_EINVAL, "must be an object (got %s)", ar_json_type_name(rep));
+    ar_status st = cJSON_IsObject(rep)
+                       ? ar_jpath_check_keys(c, rep, keys)
+                       : ar_jpath_fail(c, AR_EINVAL, "must be an object (got %s)", ar_json_type_name(rep));
     const cJSON *arr = st ? NULL : sw_field(rep, "claims");
     if (arr) {
         size_t o2 = ar_jpath_key(c, "claims");
