@@ -541,7 +541,15 @@ ar_status report_build(const char *dir, ar_err *e) {
                 figure(&d, id, jstr(fg, "title"), jstr(fg, "caption"));
         }
         report_claim cl[REPORT_MAX_CLAIMS];
-        int nclaims = report_claims(names.s[i], &rows, cl, REPORT_MAX_CLAIMS);
+        int nclaims = 0;
+        const cJSON *rep = cJSON_GetObjectItemCaseSensitive(root, "report");
+        report_vals *vals = rep ? ar_calloc(1, sizeof *vals) : NULL;
+        if (rep && !vals) st = ar_fail(e, AR_ENOMEM, "out of memory");
+        if (vals) {
+            report_values(names.s[i], &rows, vals);
+            st = report_claims_render(jp, rep, vals, cl, REPORT_MAX_CLAIMS, &nclaims, e);
+            free(vals);
+        }
         if (nclaims) {
             static const char *const head[] = {"claim", "paper", "arlab", "why"};
             char **cells = ar_calloc((size_t)nclaims * 4, sizeof *cells);

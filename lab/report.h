@@ -1,6 +1,8 @@
 /* `arlab report`: one self-contained HTML page and a Markdown twin built from
  * the sweep results in a directory (lab/report.c), with the papers' headline
- * claims next to arlab's numbers (lab/report_claims.c).
+ * claims next to arlab's numbers: the claims' text comes from the sweep file's
+ * "report" object (lab/sweep_report.c), the numbers it names are computed in
+ * lab/report_claims.c and filled in by lab/report_render.c (report_tmpl.h).
  *
  * Inputs in DIR: NAME.json (the sweep's description and figures, written by
  * `arlab sweep`), NAME.csv (its rows) and fig/ID.png for every figure id.
@@ -23,10 +25,29 @@ typedef struct report_claim {
 } report_claim;
 
 #define REPORT_MAX_CLAIMS 16
+#define REPORT_MAX_VALS 96
 
-/* Claims for the sweep `name` (bc-fig5, bc-fig6, fr-fig4, wang-fig3,
- * model-vs-sim, sim-vs-real) computed from its rows; 0 for other sweeps. */
-int report_claims(const char *name, const sweep_rows *rows, report_claim *out, int max);
+/* The named quantities a sweep's claims use: numbers, or short strings (a
+ * list, a backend name, or the case a "choose" entry selects its text by). */
+typedef struct report_vals {
+    int n;
+    char name[REPORT_MAX_VALS][48];
+    char str[REPORT_MAX_VALS][320];
+    double num[REPORT_MAX_VALS];
+    int is_str[REPORT_MAX_VALS];
+} report_vals;
+
+/* Fills v with the quantities for the sweep `name` (bc-fig5, bc-fig6, fr-fig4,
+ * wang-fig3, model-vs-sim, sim-vs-real) computed from its rows; returns 0 (and
+ * leaves v empty) for other sweeps. */
+int report_values(const char *name, const sweep_rows *rows, report_vals *v);
+
+struct cJSON;
+/* Renders the claims of a "report" object (from the sweep's results file `file`) with the values v; *n = number of claims. A template
+ * naming an unknown value, a bad placeholder or a missing case fails with
+ * AR_EINVAL "FILE: report.claims[i].FIELD: ..." (one line). */
+ar_status report_claims_render(const char *file, const struct cJSON *report, const report_vals *v, report_claim *out,
+                               int max, int *n, ar_err *e);
 
 /* Row lookup helpers shared with report.c. NULL/-1/0 arguments match any. */
 const sweep_row *report_find(const sweep_rows *rows, const char *algo, const char *platform, int ranks,

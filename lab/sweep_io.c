@@ -362,6 +362,7 @@ ar_status sweep_write(const sweep_ctx *ctx, const char *dir, const sweep_rows *r
             fputc('}', f);
         }
         fputs(s->nfigures ? "\n  ],\n" : "],\n", f);
+        if (s->report) fprintf(f, "  \"report\": %s,\n", s->report);
         fputs("  \"rows\": [", f);
         for (int i = 0; i < rows->n; i++) {
             fputs(i ? ",\n    " : "\n    ", f);

@@ -23,4 +23,8 @@ ar_status sw_read_pos_number(sctx *c, const cJSON *obj, const char *key, double 
 ar_status sw_read_time(sctx *c, const cJSON *obj, const char *key, double *out);
 ar_status sw_read_bool(sctx *c, const cJSON *obj, const char *key, int *out);
 
+struct ar_sweep;
+/* The optional "report" object (lab/sweep_report.c): validated, kept as compact JSON in s->report. */
+ar_status sw_parse_report(sctx *c, const cJSON *root, struct ar_sweep *s);
+
 #endif

@@ -528,7 +528,7 @@ static ar_status parse_figures(sctx *c, const cJSON *root, ar_sweep *s) {
 static ar_status parse_root(sctx *c, const cJSON *root, ar_sweep *s) {
     static const char *const keys[] = {"name",  "title", "paper", "description", "backend", "platforms", "ranks",
                                        "algos", "sizes", "dtype", "train",       "sim",     "real",      "figures",
-                                       "baseline", NULL};
+                                       "baseline", "report", NULL};
     if (!cJSON_IsObject(root)) return ar_jpath_fail(c, AR_EINVAL, "the sweep must be a JSON object (got %s)", ar_json_type_name(root));
     ar_status st = ar_jpath_check_keys(c, root, keys);
     if (!st) st = sw_read_text(c, root, "name", AR_SWEEP_NAME_MAX, &s->name);
@@ -573,6 +573,7 @@ static ar_status parse_root(sctx *c, const cJSON *root, ar_sweep *s) {
     if (!st) st = parse_sim(c, root, s);
     if (!st) st = parse_real(c, root, s);
     if (!st) st = parse_figures(c, root, s);
+    if (!st) st = sw_parse_report(c, root, s);
     if (!st) {
         /* grid size, counting each platform's own rank list */
         double pts = 0;
@@ -627,6 +628,7 @@ void ar_sweep_free(ar_sweep *s) {
     free(s->title);
     free(s->paper);
     free(s->description);
+    free(s->report);
     for (int i = 0; s->platforms && i < s->nplatforms; i++) {
         free(s->platforms[i].spec);
         free(s->platforms[i].label);

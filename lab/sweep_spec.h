@@ -22,7 +22,10 @@
  *               "overlap_fraction": 0.67, "compute_div": 1, "comm_div": 1}  (or an array),
  *     "sim": {"network": "...", "gamma": 0, "budget": "60s"},
  *     "real": {"csv": ["../out/real/NAME.csv"]},  (glob patterns allowed)
- *     "figures": [{"id": "bc-fig5", "script": "plots/bc-fig5.gp", "title": "...", "caption": "..."}]
+ *     "figures": [{"id": "bc-fig5", "script": "plots/bc-fig5.gp", "title": "...", "caption": "..."}],
+ *     "report": {"claims": [{"what": T, "paper": T, "arlab": T, "why": T,
+ *                            "choose": {"NAME": {"CASE": T}}}]}   the report's narrative
+ *                                         (lab/sweep_report.c; T = template, lab/report_tmpl.h)
  *   }
  * Keys starting with '_' are comments. Unknown or repeated keys are refused.
  * Errors read "WHERE: JSON.PATH: what is wrong", e.g.
@@ -127,6 +130,7 @@ typedef struct ar_sweep {
     char **real_csv;                   /* paths or glob patterns, relative to the sweep file */
     int nfigures;
     ar_sweep_figure *figures;
+    char *report;                      /* the validated "report" object as compact JSON, may be NULL */
 } ar_sweep;
 
 /* Parses a sweep document (text NUL-terminated). `where` names it in errors. */

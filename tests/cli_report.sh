@@ -84,6 +84,29 @@ check "report names each sweep" test "$(grep -c '<h2 id=' "$html")" -ge 6
 "$ARLAB" report "$tmp/nonexistent" 2>"$tmp/rep2.err"
 check "missing results directory: exit 4" test $? -eq 4
 
+# 3b. the claims' narrative comes from the sweep files' "report" objects: a bad
+# placeholder is one line naming the file, the JSON path and the placeholder; a
+# sweep of the user's own (no "report" object) still gets its section
+check "claim rendered from the sweep file's template" grep -qF "BLC speed-up over NCCL2, bc-intel-2x4, 2e+08 FP32s" "$md"
+mkdir -p "$tmp/badrep"
+cp "$tmp/out/bc-fig5.csv" "$tmp/badrep/"
+sed 's/{top:%.3g}/{tops:%.3g}/' "$tmp/out/bc-fig5.json" >"$tmp/badrep/bc-fig5.json"
+"$ARLAB" report "$tmp/badrep" 2>"$tmp/rep3.err"
+check "unknown placeholder: exit 2" test $? -eq 2
+check "unknown placeholder: one line naming file, path, placeholder ($(cat "$tmp/rep3.err"))" \
+    test "$(wc -l <"$tmp/rep3.err")" -eq 1 -a -n "$(grep -F "badrep/bc-fig5.json: report.claims[0].what: unknown placeholder {tops}" "$tmp/rep3.err")"
+check "no report left behind" test ! -e "$tmp/badrep/report.md"
+sed 's/{top:%.3g}/{top:%.3n}/' "$ARLAB_SRC/experiments/bc-fig5.json" >"$tmp/exp/badfmt.json"
+"$ARLAB" sweep "$tmp/exp/badfmt.json" --out "$tmp/badrep" --quiet 2>"$tmp/rep4.err"
+check "bad format in a sweep file: exit 2" test $? -eq 2
+check "bad format: one line naming file and path ($(cat "$tmp/rep4.err"))" \
+    test "$(wc -l <"$tmp/rep4.err")" -eq 1 -a -n "$(grep -F "badfmt.json: report.claims[0].what: placeholder {top:%.3n}: bad format %.3n" "$tmp/rep4.err")"
+mkdir -p "$tmp/mine"
+echo '{"name": "mine", "platforms": ["fr-4"], "algos": ["ring"], "sizes": ["1MB"], "backend": "model"}' >"$tmp/exp/mine.json"
+"$ARLAB" sweep "$tmp/exp/mine.json" --out "$tmp/mine" --quiet && "$ARLAB" report "$tmp/mine" 2>"$tmp/rep5.err"
+check "own sweep without a report object: report built ($(cat "$tmp/rep5.err"))" grep -q '^## mine' "$tmp/mine/report.md"
+check "own sweep: no claims table" test "$(grep -c "The paper's claims" "$tmp/mine/report.md")" -eq 0
+
 # 4. headless Chromium: every image decoded, and a screenshot
 browser=$(command -v chromium || command -v chromium-browser || true)
 if [ -n "$browser" ] && [ -s "$html" ]; then

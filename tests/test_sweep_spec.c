@@ -1,9 +1,16 @@
 /* Sweep files (lab/sweep_spec.h): a full document parses into the expected
  * grid; malformed documents are refused with one line naming the JSON path;
  * the training-step model reproduces BlueConnect's single-GPU numbers; FNV-1a
- * matches its published test vectors. */
+ * matches its published test vectors. The "report" object: its templates are
+ * checked at load, and a claim renders its values exactly. */
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
+#include "lab/report.h"
+#include "lab/report_tmpl.h"
 #include "lab/sweep_spec.h"
 #include "t.h"
 
@@ -154,8 +161,94 @@ static void test_fnv(void) {
     T_CHECK(ar_fnv1a64(ar_fnv1a64(AR_FNV1A_INIT, "foo", 3), "bar", 3) == UINT64_C(0x85944171f73967e8), "fnv chained");
 }
 
+/* "report": accepted and carried as JSON; bad templates and keys refused with the JSON path. */
+static void test_report_spec(void) {
+    ar_sweep *s = NULL;
+    ar_err e = {{0}};
+    const char *ok = "{" BASE ", \"sizes\": [1], \"report\": {\"claims\": [{\"what\": \"W {{x}}\", "
+                     "\"arlab\": \"{a:%.2f} / {n:%d} / {p:%+.1f} % / {g:%.3g} / {t} / {t:%s}\", "
+                     "\"choose\": {\"t\": {\"yes\": \"agrees ({n})\", \"no\": \"differs\"}}}]}}";
+    T_OK(ar_sweep_from_json(ok, "sweep.json", &s, &e), e);
+    T_CHECK(s && s->report && strstr(s->report, "\"claims\"") && strstr(s->report, "{a:%.2f}"), "report carried: %s",
+            s && s->report ? s->report : "(null)");
+    ar_sweep_free(s);
+    bad("{" BASE ", \"sizes\": [1], \"report\": {\"claim\": []}}", "sweep.json: report: unknown key \"claim\"");
+    bad("{" BASE ", \"sizes\": [1], \"report\": {\"claims\": [{\"who\": \"x\"}]}}",
+        "report.claims[0]: unknown key \"who\"");
+    bad("{" BASE ", \"sizes\": [1], \"report\": {\"claims\": [{\"arlab\": \"{a:%n}\"}]}}",
+        "report.claims[0].arlab: placeholder {a:%n}: bad format %n");
+    bad("{" BASE ", \"sizes\": [1], \"report\": {\"claims\": [{\"arlab\": \"{a:%.2f\"}]}}",
+        "report.claims[0].arlab: placeholder {a:%.2f: no closing");
+    bad("{" BASE ", \"sizes\": [1], \"report\": {\"claims\": [{\"why\": \"{a b}\"}]}}",
+        "report.claims[0].why: placeholder {a b}: a name is");
+    bad("{" BASE ", \"sizes\": [1], \"report\": {\"claims\": [{\"why\": \"1 } 2\"}]}}",
+        "report.claims[0].why: a lone '}'");
+    bad("{" BASE ", \"sizes\": [1], \"report\": {\"claims\": [{\"choose\": {\"t\": {\"y\": \"{x:%10s}\"}}}]}}",
+        "report.claims[0].choose.t.y: placeholder {x:%10s}: bad format");
+    bad("{" BASE ", \"sizes\": [1], \"report\": {\"claims\": [{\"why\": 3}]}}", "report.claims[0].why: must be");
+    bad("{" BASE ", \"sizes\": [1], \"report\": [1]}", "report: must be an object");
+}
+
+/* Templates render the given values exactly; unknown names fail with one line naming file and path. */
+static void test_report_render(void) {
+    report_val v[] = {{"a", 1.23456, NULL}, {"n", 7.0, NULL}, {"s", 0, "text"}};
+    char out[200];
+    ar_err e = {{0}};
+    T_OK(report_tmpl_expand("{a:%.2f}x {{n}} {n:%d} {a:%+.1f} {a:%.3g} {a} {s} {s:%s}", v, 3, out, sizeof out, "w", &e),
+         e);
+    T_CHECK(!strcmp(out, "1.23x {n} 7 +1.2 1.23 1.23456 text text"), "expanded \"%s\"", out);
+    T_CHECK(report_tmpl_expand("{b}", v, 3, out, sizeof out, "f.json: report.claims[0].why", &e) == AR_EINVAL &&
+                !strcmp(e.msg, "f.json: report.claims[0].why: unknown placeholder {b}"),
+            "unknown name: %s", e.msg);
+    T_CHECK(report_tmpl_expand("{s:%.2f}", v, 3, out, sizeof out, "w", &e) == AR_EINVAL && strstr(e.msg, "is text"),
+            "text as number: %s", e.msg);
+    T_CHECK(report_tmpl_expand("{a:%s}", v, 3, out, sizeof out, "w", &e) == AR_EINVAL && strstr(e.msg, "is a number"),
+            "number as text: %s", e.msg);
+    T_CHECK(report_tmpl_expand("{a:%.2f%n}", v, 3, out, sizeof out, "w", &e) == AR_EINVAL && strstr(e.msg, "bad format"),
+            "printf injection refused: %s", e.msg);
+
+    /* a whole claim: choose by case, then the fields; the speed-up renders exactly */
+    report_vals *vals = calloc(1, sizeof *vals);
+    T_CHECK(vals != NULL, "alloc");
+    if (!vals) return;
+    vals->n = 3;
+    strcpy(vals->name[0], "speedup");
+    vals->num[0] = 1.4649;
+    strcpy(vals->name[1], "verdict");
+    strcpy(vals->str[1], "differ");
+    vals->is_str[1] = 1;
+    strcpy(vals->name[2], "gone");
+    vals->num[2] = NAN;
+    cJSON *rep = cJSON_Parse("{\"claims\": [{\"what\": \"BLC\", \"paper\": \"about 1.6x\", "
+                             "\"arlab\": \"{speedup:%.2f}x\", \"why\": \"{verdict}: the model gives {speedup:%.1f}x.\", "
+                             "\"choose\": {\"verdict\": {\"agree\": \"Agrees\", \"differ\": \"Differs by {speedup:%+.2f}\"}}},"
+                             "{\"arlab\": \"{gone:%.1f} ms\"}]}");
+    report_claim cl[REPORT_MAX_CLAIMS];
+    int n = 0;
+    T_OK(report_claims_render("r.json", rep, vals, cl, REPORT_MAX_CLAIMS, &n, &e), e);
+    T_CHECK(n == 2, "two claims (%d)", n);
+    T_CHECK(!strcmp(cl[0].what, "BLC") && !strcmp(cl[0].paper, "about 1.6x") && !strcmp(cl[0].arlab, "1.46x"),
+            "claim 0: %s | %s | %s", cl[0].what, cl[0].paper, cl[0].arlab);
+    T_CHECK(!strcmp(cl[0].why, "Differs by +1.46: the model gives 1.5x."), "why: %s", cl[0].why);
+    T_CHECK(!strcmp(cl[1].arlab, "n/a (rows missing)"), "NaN value: %s", cl[1].arlab);
+    cJSON_Delete(rep);
+    rep = cJSON_Parse("{\"claims\": [{\"arlab\": \"{speedup:%.2f}\"}, {\"arlab\": \"{speed_up:%.2f}x\"}]}");
+    T_CHECK(report_claims_render("r.json", rep, vals, cl, REPORT_MAX_CLAIMS, &n, &e) == AR_EINVAL && n == 0 &&
+                !strcmp(e.msg, "r.json: report.claims[1].arlab: unknown placeholder {speed_up}"),
+            "unknown value: %s", e.msg);
+    cJSON_Delete(rep);
+    rep = cJSON_Parse("{\"claims\": [{\"why\": \"{verdict}\", \"choose\": {\"verdict\": {\"agree\": \"A\"}}}]}");
+    T_CHECK(report_claims_render("r.json", rep, vals, cl, REPORT_MAX_CLAIMS, &n, &e) == AR_EINVAL &&
+                !strcmp(e.msg, "r.json: report.claims[0].choose.verdict: no text for the case \"differ\""),
+            "missing case: %s", e.msg);
+    cJSON_Delete(rep);
+    free(vals);
+}
+
 int main(void) {
     test_full();
+    test_report_spec();
+    test_report_render();
     test_errors();
     test_limits();
     test_train();
