@@ -93,6 +93,7 @@ int cmd_trees(int argc, char **argv);  /* issue 5: spanning-tree packing (cli/cm
 int cmd_real(int argc, char **argv);   /* issue 6: CUDA/NCCL backend (cli/cmd_real.c) */
 int cmd_calibrate(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
+int cmd_fit(int argc, char **argv);     /* issue 14: fit to nccl-tests output (cli/cmd_fit.c) */
 int cmd_sweep(int argc, char **argv);  /* issue 7: sweeps (cli/cmd_sweep.c) */
 int cmd_report(int argc, char **argv); /* issue 7: report (cli/cmd_report.c) */
 int cmd_testbed(int argc, char **argv); /* issue 12: emulated cluster + MPI backend (cli/cmd_testbed.c) */

@@ -16,6 +16,7 @@ static const verb verbs[] = {
     {"algos", cmd_algos, "algos [--format F]                          list algorithms"},
     {"plan", cmd_plan, "plan --algo A --platform P [--size S] [--check] [--format table|json]"},
     {"model", cmd_model, "model --platform P --size S [--algo A|all] [--format table|csv|json]"},
+    {"fit", cmd_fit, "fit --from FILE... --platform P [--seed N] [--boot B]   fit the NCCL model to nccl-tests output"},
     {"best", cmd_best, "best --platform P --size S                   rank all algorithms and BlueConnect variants"},
     {"sim", cmd_sim, "sim --platform P --algo A --size S [--check] [--trace FILE] [--network M] [--gamma G] [--budget T]\n"
                      "            [--engine fast|naive] [--no-shortcuts] [--chunks N] [--format F]   (arlab sim --help)"},

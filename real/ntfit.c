@@ -1,0 +1,171 @@
+/* See ntfit.h. */
+#include "real/ntfit.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/nccl_model.h"
+
+static int cmp_d(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Weighted LS of t ~ a L + u X with weights 1/t over idx[0..m) (repeats allowed). */
+static int solve2(const double *L, const double *X, const double *t, const int *idx, int m, double *a, double *u) {
+    double s11 = 0, s12 = 0, s22 = 0, b1 = 0, b2 = 0;
+    for (int k = 0; k < m; k++) {
+        int i = idx[k];
+        double l = L[i] / t[i], x = X[i] / t[i];
+        s11 += l * l, s12 += l * x, s22 += x * x, b1 += l, b2 += x;
+    }
+    double det = s11 * s22 - s12 * s12;
+    if (!(fabs(det) > 1e-12 * (s11 * s22))) return -1;
+    *a = (b1 * s22 - b2 * s12) / det;
+    *u = (s11 * b2 - s12 * b1) / det;
+    return 0;
+}
+
+static double pct(double *v, int n, double q) {
+    qsort(v, (size_t)n, sizeof *v, cmp_d);
+    double pos = q * (n - 1);
+    int i = (int)pos;
+    if (i >= n - 1) return v[n - 1];
+    return v[i] + (pos - i) * (v[i + 1] - v[i]);
+}
+
+static int bucket_of(uint64_t b) {
+    return b < (1u << 20) ? 0 : b < (64u << 20) ? 1 : b < (512u << 20) ? 2 : 3;
+}
+
+ar_status ar_ntfit_fit(const ar_nt_set *s, const ar_platform *p, unsigned seed, int nboot, ar_ntfit_res *res,
+                       ar_err *e) {
+    memset(res, 0, sizeof *res);
+    ar_status st = ar_nt_check_fit(s, AR_NT_HALF_OOP, e);
+    if (st) return st;
+    ar_nccl_in in;
+    st = ar_nccl_in_from_platform(p, 0, &in, e);
+    if (st) return st;
+    ar_nccl_table tab;
+    st = ar_nccl_model_tune(&in, &tab, e);
+    if (st) return st;
+    int n = s->nrecs;
+    double *L = calloc((size_t)n * 4, sizeof *L);
+    int *idx = calloc((size_t)n, sizeof *idx);
+    res->rel_err = calloc((size_t)n, sizeof *res->rel_err);
+    if (!L || !idx || !res->rel_err) {
+        free(L), free(idx), ar_ntfit_free(res);
+        return ar_fail(e, AR_ENOMEM, "ntfit: out of memory (%d records)", n);
+    }
+    double *X = L + n, *t = L + 2 * n, *w = L + 3 * n;
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+        const ar_nt_record *r = &s->recs[i];
+        const ar_nt_run *run = &s->runs[r->run];
+        char where[300];
+        if (run->coll != AR_NT_ALL_REDUCE) continue;
+        if (run->nranks && run->nranks != p->nranks) {
+            free(L), free(idx), ar_ntfit_free(res);
+            return ar_fail(e, AR_EINVAL, "%s: run has %d ranks, platform %d", ar_nt_where(s, r, where, sizeof where),
+                           run->nranks, p->nranks);
+        }
+        const ar_nt_timing *tm = r->oop.present ? &r->oop : &r->ip;
+        int algo = run->algo[0] ? ar_nccl_algo_parse(run->algo) : -1;
+        ar_nccl_algo a;
+        ar_nccl_proto pr;
+        double tf, tb;
+        st = ar_nccl_model_choose(&in, AR_NCCL_ALLREDUCE, algo, (double)r->size_bytes, &a, &pr, &tf, e);
+        if (!st) {
+            ar_nccl_table t0 = tab;
+            t0.lat_us[AR_NCCL_ALLREDUCE][a][pr] = 0;
+            st = ar_nccl_table_time(&in, &t0, AR_NCCL_ALLREDUCE, a, pr, (double)r->size_bytes, &tb, e);
+        }
+        if (st) {
+            free(L), free(idx), ar_ntfit_free(res);
+            return st;
+        }
+        L[m] = tf - tb, X[m] = tb, t[m] = tm->time_us * 1e-6, w[m] = (double)r->size_bytes;
+        m++;
+    }
+    if (m < 2) {
+        free(L), free(idx), ar_ntfit_free(res);
+        return ar_fail(e, AR_EINVAL, "ntfit: %d all_reduce records, need at least 2", m);
+    }
+    res->n = m;
+    for (int i = 0; i < m; i++) idx[i] = i;
+    double a = 1, u = 1;
+    /* identifiability: a column whose weighted norm is < 1e-3 of the other's */
+    double cl = 0, cx = 0;
+    for (int i = 0; i < m; i++) cl += (L[i] / t[i]) * (L[i] / t[i]), cx += (X[i] / t[i]) * (X[i] / t[i]);
+    res->lat_ident = cl > 1e-6 * cx, res->bw_ident = cx > 1e-6 * cl;
+    if (res->lat_ident && res->bw_ident && solve2(L, X, t, idx, m, &a, &u) == 0) {
+        res->lat_scale = a, res->bw_scale = 1 / u;
+    } else {
+        res->lat_ident = res->bw_ident = 0;
+        res->lat_scale = res->bw_scale = 1;
+    }
+    /* bootstrap */
+    double *ba = calloc((size_t)(nboot > 0 ? nboot : 1) * 2, sizeof *ba);
+    if (!ba) {
+        free(L), free(idx), ar_ntfit_free(res);
+        return ar_fail(e, AR_ENOMEM, "ntfit: out of memory");
+    }
+    double *bb = ba + (nboot > 0 ? nboot : 1);
+    unsigned long long rng = seed * 2654435761ull + 1;
+    int nb = 0;
+    for (int b = 0; b < nboot && res->lat_ident; b++) {
+        for (int k = 0; k < m; k++) {
+            rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+            idx[k] = (int)((rng >> 33) % (unsigned long long)m);
+        }
+        double aa, uu;
+        if (solve2(L, X, t, idx, m, &aa, &uu) == 0 && uu > 0) ba[nb] = aa, bb[nb] = 1 / uu, nb++;
+    }
+    res->nboot = nb;
+    if (nb >= 10) {
+        res->lat_lo = pct(ba, nb, 0.025), res->lat_hi = pct(ba, nb, 0.975);
+        res->bw_lo = pct(bb, nb, 0.025), res->bw_hi = pct(bb, nb, 0.975);
+        if (res->lat_hi - res->lat_lo > fabs(res->lat_scale)) res->lat_ident = 0;
+        if (res->bw_hi - res->bw_lo > fabs(res->bw_scale)) res->bw_ident = 0;
+    } else {
+        res->lat_lo = res->lat_hi = res->lat_scale, res->bw_lo = res->bw_hi = res->bw_scale;
+    }
+    if (!res->lat_ident) res->lat_scale = 1;
+    if (!res->bw_ident) res->bw_scale = 1;
+    /* residuals and buckets */
+    double *tmp = ba; /* reuse: at least m? allocate fresh */
+    free(tmp);
+    double *v = calloc((size_t)m, sizeof *v);
+    if (!v) {
+        free(L), free(idx), ar_ntfit_free(res);
+        return ar_fail(e, AR_ENOMEM, "ntfit: out of memory");
+    }
+    for (int i = 0; i < m; i++)
+        res->rel_err[i] = (res->lat_scale * L[i] + X[i] / res->bw_scale - t[i]) / t[i];
+    for (int bk = 0; bk < 4; bk++) {
+        int c = 0;
+        for (int i = 0; i < m; i++)
+            if (bucket_of((uint64_t)w[i]) == bk) v[c++] = fabs(res->rel_err[i]);
+        res->bucket_n[bk] = c;
+        if (c) res->bucket_med[bk] = pct(v, c, 0.5), res->bucket_max[bk] = v[c - 1];
+    }
+    /* leave-one-size-out */
+    int c = 0;
+    for (int i = 0; i < m; i++) {
+        int k = 0;
+        for (int j = 0; j < m; j++)
+            if (w[j] != w[i]) idx[k++] = j;
+        double aa = 1, uu = 1;
+        if (k >= 2 && solve2(L, X, t, idx, k, &aa, &uu) == 0) v[c++] = fabs((aa * L[i] + uu * X[i] - t[i]) / t[i]);
+    }
+    if (c) res->loso_med = pct(v, c, 0.5), res->loso_max = v[c - 1];
+    free(v), free(L), free(idx);
+    return AR_OK;
+}
+
+void ar_ntfit_free(ar_ntfit_res *res) {
+    if (!res) return;
+    free(res->rel_err);
+    res->rel_err = NULL;
+}

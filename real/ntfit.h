@@ -1,0 +1,41 @@
+/* Fitting a platform to nccl-tests measurements (issue 14), first slice.
+ *
+ * Model: every record is predicted by NCCL's cost model (models/nccl_model.h) on the
+ * preset platform: the (algorithm, protocol) NCCL would choose (or the one forced by the
+ * run's NCCL_ALGO), split into its latency part L_i and its bandwidth part X_i (time =
+ * L_i + X_i). The fit scales them globally: t_i ~ a * L_i + u * X_i, a = latency scale,
+ * u = 1 / bandwidth scale, by weighted linear least squares on relative residuals
+ * (weight 1/t_i). The choice is kept at the preset's (not re-chosen with the fitted
+ * parameters). NOT yet per link class, not per algorithm/protocol efficiency.
+ * Bootstrap: resample records with replacement (fixed seed), percentile 95 % intervals.
+ * A parameter is "unidentified" when its column of the weighted design is near zero
+ * relative to the other or its interval is wider than its value; it then keeps 1.
+ *
+ * Host-only C; all plain values, nothing allocated that the caller must free except
+ * res->rel_err (free with ar_ntfit_free). */
+#ifndef AR_NTFIT_H
+#define AR_NTFIT_H
+
+#include "core/platform.h"
+#include "core/status.h"
+#include "real/nccltests_in.h"
+
+typedef struct ar_ntfit_res {
+    int n;                      /* records used (all_reduce, out-of-place time) */
+    double lat_scale, bw_scale; /* fitted (bw_scale = 1/u) */
+    double lat_lo, lat_hi, bw_lo, bw_hi; /* percentile 95 % bootstrap intervals */
+    int lat_ident, bw_ident;    /* 0: not identified by the data, value kept at 1 */
+    int nboot;
+    double *rel_err;            /* n: (pred - meas) / meas per record, in set order */
+    double bucket_med[4], bucket_max[4]; /* |rel err| by size: <1MB, 1-64MB, 64-512MB, >=512MB */
+    int bucket_n[4];
+    double loso_med, loso_max;  /* leave-one-size-out: |rel err| on the held-out size */
+} ar_ntfit_res;
+
+/* Fits platform p (ranks = the runs' rank count) to the all_reduce records of s.
+ * Every run must have nranks equal to p's rank count. Refuses #wrong > 0 (ar_nt_check_fit). */
+ar_status ar_ntfit_fit(const ar_nt_set *s, const ar_platform *p, unsigned seed, int nboot, ar_ntfit_res *res,
+                       ar_err *e);
+void ar_ntfit_free(ar_ntfit_res *res);
+
+#endif
