@@ -15,30 +15,23 @@ static ar_status binomial_plan(const ar_platform *p, uint64_t count, size_t elem
                                ar_schedule **out, ar_err *e) {
     (void)v;
     ar_status st = ar_classic_check("binomial", p, count, elem_bytes, out, e);
-    if (st != AR_OK)
-        return st;
+    if (st != AR_OK) return st;
     int P = p->nranks;
     ar_op *op = NULL;
     ar_schedule *s = ar_schedule_new("binomial", P, count, elem_bytes);
     int *members = ar_classic_iota(0, P);
-    if (!s || !members)
-        goto nomem;
-    if (ar_sched_phase(s, "reduce (binomial)") < 0)
-        goto nomem;
+    if (!s || !members) goto nomem;
+    if (ar_sched_phase(s, "reduce (binomial)") < 0) goto nomem;
     op = ar_sched_op(s, AR_OP_REDUCE, AR_IMPL_BINOMIAL, members, P, 0, count);
-    if (!op)
-        goto nomem;
+    if (!op) goto nomem;
     op->root = 0;
     op->tag = 0;
-    if (ar_sched_phase(s, "broadcast (binomial)") < 0)
-        goto nomem;
+    if (ar_sched_phase(s, "broadcast (binomial)") < 0) goto nomem;
     op = ar_sched_op(s, AR_OP_BROADCAST, AR_IMPL_BINOMIAL, members, P, 0, count);
-    if (!op)
-        goto nomem;
+    if (!op) goto nomem;
     op->root = 0;
     op->tag = 1;
-    if (ar_schedule_set_detail(s, "root=0 steps=2x%d", ar_ceil_log2(P)) != AR_OK)
-        goto nomem;
+    if (ar_schedule_set_detail(s, "root=0 steps=2x%d", ar_ceil_log2(P)) != AR_OK) goto nomem;
     free(members);
     *out = s;
     return AR_OK;

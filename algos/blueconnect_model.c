@@ -26,8 +26,7 @@
 /* F[j] = GPUs under one level-j link (F[0] = 1, F[j+1] = F[j] * fanout_j). */
 static void level_products(const ar_platform *p, long long *F) {
     F[0] = 1;
-    for (int j = 0; j < p->nlevels; j++)
-        F[j + 1] = F[j] * p->levels[j].fanout;
+    for (int j = 0; j < p->nlevels; j++) F[j + 1] = F[j] * p->levels[j].fanout;
 }
 
 void ar_bc_stage_analyze(const ar_platform *p, const ar_bc_decomp *d, int i, ar_bc_stage_info *out) {
@@ -49,13 +48,11 @@ void ar_bc_stage_analyze(const ar_platform *p, const ar_bc_decomp *d, int i, ar_
     for (int l = 0; l < p->nlevels && j < 0; l++) {
         int inside = F[l] <= q && q1 <= F[l + 1] && q % F[l] == 0 && F[l + 1] % q1 == 0;
         int exact = q == F[l] && q1 == F[l + 1];
-        if (torus ? exact : inside)
-            j = l;
+        if (torus ? exact : inside) j = l;
     }
     if (j < 0) {
-        snprintf(out->why, sizeof out->why,
-                 "stage %d (p%d=%d, stride %lld) %s, so Eq. %s has no term for it", i, i, d->p[i], q,
-                 torus ? "is not one torus level" : "spans more than one level", torus ? "10" : "9");
+        snprintf(out->why, sizeof out->why, "stage %d (p%d=%d, stride %lld) %s, so Eq. %s has no term for it", i, i,
+                 d->p[i], q, torus ? "is not one torus level" : "spans more than one level", torus ? "10" : "9");
         return;
     }
     out->aligned = 1;
@@ -145,7 +142,6 @@ ar_status ar_model_bc_decomp(const ar_platform *p, double N, const ar_bc_decomp 
 ar_status ar_bc_closed(const ar_platform *p, double N, const ar_param_val *v, ar_model_result *out, ar_err *e) {
     ar_bc_decomp d;
     ar_status st = ar_bc_parse(p, v, &d, e);
-    if (st != AR_OK)
-        return st;
+    if (st != AR_OK) return st;
     return ar_model_bc_decomp(p, N, &d, out, e);
 }

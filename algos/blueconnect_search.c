@@ -58,27 +58,23 @@ static void enum_runs(const int *fan, int m, int pos, int *cur, int k, decomps *
 /* Ordered factorizations of n (factors > 1; n itself first) appended to cur,
  * each followed by the next runs. Stops once the cap is reached. */
 static void enum_split(const int *fan, int m, int pos, long long n, int *cur, int k, decomps *D) {
-    if (k >= AR_BC_MAX_STAGES)
-        return;
+    if (k >= AR_BC_MAX_STAGES) return;
     cur[k] = (int)n;
     enum_runs(fan, m, pos + 1, cur, k + 1, D);
     for (long long a = 2; a < n && !D->truncated; a++) {
-        if (n % a)
-            continue;
+        if (n % a) continue;
         cur[k] = (int)a;
         enum_split(fan, m, pos, n / a, cur, k + 1, D);
     }
 }
 
 static void enum_runs(const int *fan, int m, int pos, int *cur, int k, decomps *D) {
-    if (D->truncated)
-        return;
+    if (D->truncated) return;
     if (pos == m) {
         add_decomp(D, cur, k);
         return;
     }
-    if (k >= AR_BC_MAX_STAGES)
-        return;
+    if (k >= AR_BC_MAX_STAGES) return;
     enum_split(fan, m, pos, fan[pos], cur, k, D); /* one level: itself or split */
     long long prod = fan[pos];
     for (int q = pos + 1; q < m && !D->truncated; q++) { /* levels pos..q merged */
@@ -90,13 +86,10 @@ static void enum_runs(const int *fan, int m, int pos, int *cur, int k, decomps *
 
 static int next_perm(int *a, int n) {
     int i = n - 2;
-    while (i >= 0 && a[i] >= a[i + 1])
-        i--;
-    if (i < 0)
-        return 0;
+    while (i >= 0 && a[i] >= a[i + 1]) i--;
+    if (i < 0) return 0;
     int j = n - 1;
-    while (a[j] <= a[i])
-        j--;
+    while (a[j] <= a[i]) j--;
     int t = a[i];
     a[i] = a[j];
     a[j] = t;
@@ -123,23 +116,18 @@ static void gen_variants(ar_bc_decomp d, variant *v, int *n, int *left_out) {
     int k = d.k, hdable[AR_BC_MAX_STAGES], h = 0, perm[AR_BC_MAX_STAGES];
     for (int i = 0; i < k; i++) {
         perm[i] = i;
-        if (ar_is_pow2(d.p[i]) && d.p[i] > 2)
-            hdable[h++] = i;
+        if (ar_is_pow2(d.p[i]) && d.p[i] > 2) hdable[h++] = i;
     }
     int all_orders = k <= 4, nmask = h <= 4 ? 1 << h : 2;
     for (int o = 0;; o++) {
         if (!all_orders && o == 1)
-            for (int i = 0; i < k; i++)
-                perm[i] = k - 1 - i; /* top-down */
-        if (!all_orders && o == 2)
-            break;
+            for (int i = 0; i < k; i++) perm[i] = k - 1 - i; /* top-down */
+        if (!all_orders && o == 2) break;
         memcpy(d.order, perm, sizeof perm);
         for (int mask = 0; mask < nmask; mask++) {
-            for (int i = 0; i < k; i++)
-                d.impl[i] = AR_IMPL_RING;
+            for (int i = 0; i < k; i++) d.impl[i] = AR_IMPL_RING;
             for (int j = 0; j < h; j++)
-                if (h <= 4 ? (mask >> j & 1) : mask == 1)
-                    d.impl[hdable[j]] = AR_IMPL_HD;
+                if (h <= 4 ? (mask >> j & 1) : mask == 1) d.impl[hdable[j]] = AR_IMPL_HD;
             if (*n >= BC_MAX_VARIANTS) {
                 (*left_out)++;
                 continue;
@@ -147,18 +135,15 @@ static void gen_variants(ar_bc_decomp d, variant *v, int *n, int *left_out) {
             memset(&v[*n], 0, sizeof v[*n]);
             v[(*n)++].d = d;
         }
-        if (all_orders && !next_perm(perm, k))
-            break;
+        if (all_orders && !next_perm(perm, k)) break;
     }
 }
 
 /* Same schedule as the default decomposition (p=2 stages: ring == hd). */
 static int same_as_default(const ar_bc_decomp *a, const ar_bc_decomp *b) {
-    if (a->k != b->k)
-        return 0;
+    if (a->k != b->k) return 0;
     for (int i = 0; i < a->k; i++) /* only the first k entries are set */
-        if (a->p[i] != b->p[i] || a->order[i] != b->order[i] || (a->p[i] > 2 && a->impl[i] != b->impl[i]))
-            return 0;
+        if (a->p[i] != b->p[i] || a->order[i] != b->order[i] || (a->p[i] > 2 && a->impl[i] != b->impl[i])) return 0;
     return 1;
 }
 
@@ -166,13 +151,11 @@ static int same_as_default(const ar_bc_decomp *a, const ar_bc_decomp *b) {
  * within BC_WALK_WORK: the default first, then the aligned variants by
  * their closed form (best first) alternating with the others (no closed form)
  * in enumeration order. Variants left unwalked are counted in *unwalked. */
-static ar_status bc_variants(const ar_platform *p, uint64_t count, size_t eb, const ar_bc_decomp *dflt,
-                             ar_ranking *c, int *ndecomp, int *truncated, int *left_out, int *nvariants,
-                             int *unwalked, ar_err *e) {
+static ar_status bc_variants(const ar_platform *p, uint64_t count, size_t eb, const ar_bc_decomp *dflt, ar_ranking *c,
+                             int *ndecomp, int *truncated, int *left_out, int *nvariants, int *unwalked, ar_err *e) {
     int fan[AR_MAX_LEVELS], m = 0, cur[AR_BC_MAX_STAGES], n = 0;
     for (int l = 0; l < p->nlevels; l++)
-        if (p->levels[l].fanout > 1)
-            fan[m++] = p->levels[l].fanout;
+        if (p->levels[l].fanout > 1) fan[m++] = p->levels[l].fanout;
     decomps D; /* ~20 KB */
     memset(&D, 0, sizeof D);
     enum_runs(fan, m, 0, cur, 0, &D);
@@ -183,8 +166,7 @@ static ar_status bc_variants(const ar_platform *p, uint64_t count, size_t eb, co
         free(order);
         return ar_fail(e, AR_ENOMEM, "out of memory");
     }
-    for (int i = 0; i < D.n; i++)
-        gen_variants(D.v[i], v, &n, left_out);
+    for (int i = 0; i < D.n; i++) gen_variants(D.v[i], v, &n, left_out);
     *ndecomp = D.n;
     *truncated = D.truncated;
     *nvariants = n;
@@ -204,8 +186,7 @@ static ar_status bc_variants(const ar_platform *p, uint64_t count, size_t eb, co
     }
     /* aligned ones (closed form) sorted by it into order[0..na), the others after */
     for (int i = 0; i < n; i++)
-        if (!isnan(v[i].closed_s) && i != def)
-            order[na++] = i;
+        if (!isnan(v[i].closed_s) && i != def) order[na++] = i;
     for (int i = 1; i < na; i++)
         for (int j = i; j > 0 && v[order[j]].closed_s < v[order[j - 1]].closed_s; j--) {
             int t = order[j];
@@ -213,14 +194,12 @@ static ar_status bc_variants(const ar_platform *p, uint64_t count, size_t eb, co
             order[j - 1] = t;
         }
     for (int i = 0; i < n; i++)
-        if (isnan(v[i].closed_s) && i != def)
-            order[na + nb++] = i;
+        if (isnan(v[i].closed_s) && i != def) order[na + nb++] = i;
     double work = 0;
     ar_status st = AR_OK;
     for (int a = 0, b = 0, turn = -1; st == AR_OK && (turn < 0 || a < na || b < nb); turn++) {
         int i = turn < 0 ? def : (turn % 2 == 0 && a < na) || b >= nb ? order[a++] : order[na + b++];
-        if (i < 0)
-            continue;
+        if (i < 0) continue;
         if (work > BC_WALK_WORK && !v[i].is_default) {
             (*unwalked)++;
             continue;
@@ -230,8 +209,7 @@ static ar_status bc_variants(const ar_platform *p, uint64_t count, size_t eb, co
         ar_bc_format(&v[i].d, params, sizeof params);
         ar_rank_cand *x = NULL;
         st = ar_rank_eval(p, count, eb, "blueconnect", params, c, &x, e);
-        if (x)
-            x->is_default = v[i].is_default;
+        if (x) x->is_default = v[i].is_default;
     }
     free(v);
     free(order);
@@ -246,29 +224,24 @@ ar_status ar_bc_search(const ar_platform *p, uint64_t count, size_t elem_bytes, 
                        "blueconnect: platform '%s' has no symmetric decomposition (Eq. 8): BlueConnect falls back to "
                        "the one-level ring (Sec. 3.4)",
                        p->name);
-    if (!r)
-        return AR_OK;
+    if (!r) return AR_OK;
     int ndecomp = 0, truncated = 0, left_out = 0, nvariants = 0, unwalked = 0;
-    ar_status st = bc_variants(p, count, elem_bytes, &dflt, r, &ndecomp, &truncated, &left_out, &nvariants,
-                               &unwalked, e);
-    if (st != AR_OK)
-        return st;
+    ar_status st = bc_variants(p, count, elem_bytes, &dflt, r, &ndecomp, &truncated, &left_out, &nvariants, &unwalked,
+                               e);
+    if (st != AR_OK) return st;
     char line[1024];
     size_t u = 0;
-#define BC_PUT(...)                                                  \
-    do {                                                             \
-        int w_ = snprintf(line + u, sizeof line - u, __VA_ARGS__);   \
+#define BC_PUT(...)                                                                     \
+    do {                                                                                \
+        int w_ = snprintf(line + u, sizeof line - u, __VA_ARGS__);                      \
         u = w_ < 0 || (size_t)w_ >= sizeof line - u ? sizeof line - 1 : u + (size_t)w_; \
     } while (0)
     BC_PUT("blueconnect: %d variants: %d decompositions of the levels", nvariants, ndecomp);
     for (int l = 0; l < p->nlevels; l++)
-        if (p->levels[l].fanout > 1)
-            BC_PUT(" %d", p->levels[l].fanout);
+        if (p->levels[l].fanout > 1) BC_PUT(" %d", p->levels[l].fanout);
     BC_PUT(" (each level whole or split, adjacent levels merged) x stage orders x ring/hd mixes");
-    if (truncated)
-        BC_PUT("; more decompositions exist (cap %d)", BC_MAX_DECOMPS);
-    if (left_out)
-        BC_PUT("; %d orders/mixes left out (cap %d variants)", left_out, BC_MAX_VARIANTS);
+    if (truncated) BC_PUT("; more decompositions exist (cap %d)", BC_MAX_DECOMPS);
+    if (left_out) BC_PUT("; %d orders/mixes left out (cap %d variants)", left_out, BC_MAX_VARIANTS);
     if (unwalked)
         BC_PUT("; %d not walked (walk budget %.0e rank-rounds; the aligned ones are the worst by Eq. 9)", unwalked,
                BC_WALK_WORK);

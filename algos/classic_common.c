@@ -6,21 +6,17 @@
 #include <stdio.h>
 #include <string.h>
 
-ar_status ar_classic_check(const char *algo, const ar_platform *p, uint64_t count, size_t elem_bytes,
-                           ar_schedule **out, ar_err *e) {
-    if (!out)
-        return ar_fail(e, AR_EINTERNAL, "%s: NULL output schedule pointer", algo);
+ar_status ar_classic_check(const char *algo, const ar_platform *p, uint64_t count, size_t elem_bytes, ar_schedule **out,
+                           ar_err *e) {
+    if (!out) return ar_fail(e, AR_EINTERNAL, "%s: NULL output schedule pointer", algo);
     *out = NULL;
-    if (!p)
-        return ar_fail(e, AR_EINVAL, "%s: no platform", algo);
+    if (!p) return ar_fail(e, AR_EINVAL, "%s: no platform", algo);
     if (p->nranks < 1)
-        return ar_fail(e, AR_EUNSUPPORTED, "%s: platform '%s' has %d ranks (need >= 1)", algo,
-                       p->name ? p->name : "?", p->nranks);
+        return ar_fail(e, AR_EUNSUPPORTED, "%s: platform '%s' has %d ranks (need >= 1)", algo, p->name ? p->name : "?",
+                       p->nranks);
     if (count < 1)
-        return ar_fail(e, AR_EINVAL, "%s: element count must be >= 1 (got %llu)", algo,
-                       (unsigned long long)count);
-    if (elem_bytes < 1)
-        return ar_fail(e, AR_EINVAL, "%s: element size must be >= 1 byte", algo);
+        return ar_fail(e, AR_EINVAL, "%s: element count must be >= 1 (got %llu)", algo, (unsigned long long)count);
+    if (elem_bytes < 1) return ar_fail(e, AR_EINVAL, "%s: element size must be >= 1 byte", algo);
     if (count > AR_MAX_BYTES / elem_bytes)
         return ar_fail(e, AR_EINVAL, "%s: %llu elements of %zu bytes exceed the %llu-byte limit", algo,
                        (unsigned long long)count, elem_bytes, (unsigned long long)AR_MAX_BYTES);
@@ -30,21 +26,18 @@ ar_status ar_classic_check(const char *algo, const ar_platform *p, uint64_t coun
 int *ar_classic_iota(int lo, int n) {
     int *m = ar_calloc((size_t)(n > 0 ? n : 1), sizeof *m);
     if (m)
-        for (int i = 0; i < n; i++)
-            m[i] = lo + i;
+        for (int i = 0; i < n; i++) m[i] = lo + i;
     return m;
 }
 
 int ar_classic_pow2_floor(int n) {
     int q = 1;
-    while (q <= n / 2)
-        q *= 2;
+    while (q <= n / 2) q *= 2;
     return q;
 }
 
 ar_status ar_classic_nomem(const char *algo, ar_schedule *s, ar_err *e) {
-    if (s)
-        ar_schedule_free(s);
+    if (s) ar_schedule_free(s);
     return ar_fail(e, AR_ENOMEM, "%s: out of memory while planning", algo);
 }
 
@@ -55,8 +48,7 @@ ar_status ar_classic_rs_ag(ar_schedule *s, const char *label, const int *members
         if (ar_sched_phase(s, "%s%s%s (%s)", label, *label ? " " : "", names[k], ar_impl_name(impl)) < 0)
             return AR_ENOMEM;
         ar_op *op = ar_sched_op(s, kinds[k], impl, members, n, 0, s->count);
-        if (!op)
-            return AR_ENOMEM;
+        if (!op) return AR_ENOMEM;
         op->chunks = chunks;
         op->tag = k;
     }
@@ -65,8 +57,7 @@ ar_status ar_classic_rs_ag(ar_schedule *s, const char *label, const int *members
 
 void ar_classic_note(ar_model_result *r, const char *fmt, ...) {
     size_t used = strlen(r->note);
-    if (used + 1 >= sizeof r->note)
-        return;
+    if (used + 1 >= sizeof r->note) return;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(r->note + used, sizeof r->note - used, fmt, ap);

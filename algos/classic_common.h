@@ -20,8 +20,8 @@
 
 /* Input checks every planner does first: a platform with >= 1 rank, a
  * non-empty buffer of >= 1-byte elements, within AR_MAX_BYTES. */
-ar_status ar_classic_check(const char *algo, const ar_platform *p, uint64_t count, size_t elem_bytes,
-                           ar_schedule **out, ar_err *e);
+ar_status ar_classic_check(const char *algo, const ar_platform *p, uint64_t count, size_t elem_bytes, ar_schedule **out,
+                           ar_err *e);
 
 /* Members lo, lo+1, ..., lo+n-1 (caller frees); NULL on allocation failure. */
 int *ar_classic_iota(int lo, int n);

@@ -57,11 +57,9 @@ static uint64_t fr_denominator(const ar_platform *p, uint64_t *m) {
         unsigned __int128 l = 1;
         for (int c = 0; c < n->nchildren; c++) {
             uint64_t mc = m[n->children[c]];
-            if (!mc)
-                return 0;
+            if (!mc) return 0;
             l = l / ar_gcd_u64((uint64_t)l, mc) * mc;
-            if (l > FR_MAX_M)
-                return 0;
+            if (l > FR_MAX_M) return 0;
         }
         l *= (unsigned)n->nchildren;
         m[v] = l > FR_MAX_M ? 0 : (uint64_t)l;
@@ -84,13 +82,10 @@ typedef struct fr_key {
 /* sort_by_range: end, then start, then name (Sec. III-A: lexicographic), then rank */
 static int fr_cmp_key(const void *a, const void *b) {
     const fr_key *x = a, *y = b;
-    if (x->hi != y->hi)
-        return x->hi < y->hi ? -1 : 1;
-    if (x->lo != y->lo)
-        return x->lo < y->lo ? -1 : 1;
+    if (x->hi != y->hi) return x->hi < y->hi ? -1 : 1;
+    if (x->lo != y->lo) return x->lo < y->lo ? -1 : 1;
     int c = strcmp(x->name ? x->name : "", y->name ? y->name : "");
-    if (c)
-        return c;
+    if (c) return c;
     return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
@@ -104,11 +99,11 @@ typedef struct fr_work {
     const ar_platform *p;
     ar_fr_plan *fp;
     uint64_t *cur_lo, *cur_hi, *nxt_lo, *nxt_hi, *por; /* per rank */
-    fr_key *sorted;     /* the node's leaves in assign order */
-    fr_key *by_child;   /* the node's leaves grouped by child, by range start */
-    int *child_first;   /* child c's leaves: by_child[child_first[c] .. child_first[c+1]) */
-    int *ptr;           /* find_bounds cursor per child */
-    int *holders;       /* scratch, one per child */
+    fr_key *sorted;                                    /* the node's leaves in assign order */
+    fr_key *by_child;                                  /* the node's leaves grouped by child, by range start */
+    int *child_first; /* child c's leaves: by_child[child_first[c] .. child_first[c+1]) */
+    int *ptr;         /* find_bounds cursor per child */
+    int *holders;     /* scratch, one per child */
     int capentries, caparena, narena;
     ar_err *e;
 } fr_work;
@@ -123,25 +118,27 @@ static ar_status fr_add_entry(fr_work *w, int level, int node, int dest, int via
     if (fp->nentries == w->capentries) {
         int cap = w->capentries ? 2 * w->capentries : 64;
         ar_fr_entry *ne = ar_reallocarray(fp->entries, (size_t)cap, sizeof *ne);
-        if (!ne)
-            return ar_fail(w->e, AR_ENOMEM, "flexreduce: out of memory");
+        if (!ne) return ar_fail(w->e, AR_ENOMEM, "flexreduce: out of memory");
         fp->entries = ne;
         w->capentries = cap;
     }
     if (w->narena + nh > w->caparena) {
         int cap = w->caparena ? w->caparena : 256;
-        while (cap < w->narena + nh)
-            cap *= 2;
+        while (cap < w->narena + nh) cap *= 2;
         int *na = ar_reallocarray(fp->arena, (size_t)cap, sizeof *na);
-        if (!na)
-            return ar_fail(w->e, AR_ENOMEM, "flexreduce: out of memory");
+        if (!na) return ar_fail(w->e, AR_ENOMEM, "flexreduce: out of memory");
         fp->arena = na;
         w->caparena = cap;
     }
     memcpy(fp->arena + w->narena, w->holders, (size_t)nh * sizeof *w->holders);
-    fp->entries[fp->nentries++] =
-        (ar_fr_entry){.level = level, .node = node, .dest = dest, .via = via, .lo = lo, .hi = hi, .nholders = nh,
-                      .first = w->narena};
+    fp->entries[fp->nentries++] = (ar_fr_entry){.level = level,
+                                                .node = node,
+                                                .dest = dest,
+                                                .via = via,
+                                                .lo = lo,
+                                                .hi = hi,
+                                                .nholders = nh,
+                                                .first = w->narena};
     w->narena += nh;
     return AR_OK;
 }
@@ -154,23 +151,19 @@ static ar_status fr_find_bounds(fr_work *w, int level, int v, int dest, uint64_t
         uint64_t end = hi;
         int via = -1;
         for (int c = 0; c < n->nchildren; c++) {
-            while (w->ptr[c] < w->child_first[c + 1] - 1 && w->by_child[w->ptr[c]].hi <= b)
-                w->ptr[c]++;
+            while (w->ptr[c] < w->child_first[c + 1] - 1 && w->by_child[w->ptr[c]].hi <= b) w->ptr[c]++;
             const fr_key *h = &w->by_child[w->ptr[c]];
             if (h->lo > b || h->hi <= b)
                 return ar_fail(w->e, AR_EINTERNAL, "flexreduce: no holder of position %llu under child %d of %s",
                                (unsigned long long)b, c, n->name);
             w->holders[c] = h->rank;
-            if (h->hi < end)
-                end = h->hi;
+            if (h->hi < end) end = h->hi;
             const ar_node *cn = &w->p->nodes[n->children[c]];
-            if (dest >= cn->rank_lo && dest < cn->rank_hi)
-                via = h->rank;
+            if (dest >= cn->rank_lo && dest < cn->rank_hi) via = h->rank;
         }
         if (n->nchildren > 1 || via != dest) {
             ar_status st = fr_add_entry(w, level, v, dest, via, b, end, n->nchildren);
-            if (st != AR_OK)
-                return st;
+            if (st != AR_OK) return st;
         }
         b = end;
     }
@@ -185,7 +178,8 @@ static ar_status fr_assign_range(fr_work *w, int level, int v) {
     for (int i = 0; i < nl; i++) {
         int r = lo + i;
         w->por[r] /= (uint64_t)n->nchildren; /* exact: M is a multiple of every path's degree product */
-        w->sorted[i] = (fr_key){.hi = w->cur_hi[r], .lo = w->cur_lo[r], .name = p->nodes[p->rank_node[r]].name, .rank = r};
+        w->sorted[i] =
+            (fr_key){.hi = w->cur_hi[r], .lo = w->cur_lo[r], .name = p->nodes[p->rank_node[r]].name, .rank = r};
     }
     qsort(w->sorted, (size_t)nl, sizeof *w->sorted, fr_cmp_key);
     /* the children's leaves by range start, for the find_bounds cursors */
@@ -204,8 +198,7 @@ static ar_status fr_assign_range(fr_work *w, int level, int v) {
         w->nxt_lo[r] = progress;
         w->nxt_hi[r] = progress + w->por[r];
         ar_status st = fr_find_bounds(w, level, v, r, w->nxt_lo[r], w->nxt_hi[r]);
-        if (st != AR_OK)
-            return st;
+        if (st != AR_OK) return st;
         progress += w->por[r];
     }
     if (progress != w->fp->M)
@@ -215,8 +208,7 @@ static ar_status fr_assign_range(fr_work *w, int level, int v) {
 }
 
 void ar_fr_plan_free(ar_fr_plan *fp) {
-    if (!fp)
-        return;
+    if (!fp) return;
     free(fp->lo);
     free(fp->hi);
     free(fp->portion);
@@ -242,12 +234,10 @@ static void fr_work_free(fr_work *w) {
 ar_status ar_fr_plan_build(const ar_platform *p, ar_fr_plan **out, ar_err *e) {
     *out = NULL;
     ar_status st = ar_fr_check_tree(p, "flexreduce", e);
-    if (st != AR_OK)
-        return st;
+    if (st != AR_OK) return st;
     int P = p->nranks, L = p->height, maxdeg = 1;
     for (int v = 0; v < p->nnodes; v++)
-        if (p->nodes[v].nchildren > maxdeg)
-            maxdeg = p->nodes[v].nchildren;
+        if (p->nodes[v].nchildren > maxdeg) maxdeg = p->nodes[v].nchildren;
     ar_fr_plan *fp = ar_calloc(1, sizeof *fp);
     uint64_t *m = ar_calloc((size_t)p->nnodes, sizeof *m);
     fr_work w = {.p = p, .fp = fp, .e = e};
@@ -291,8 +281,7 @@ ar_status ar_fr_plan_build(const ar_platform *p, ar_fr_plan **out, ar_err *e) {
     for (int l = 0; l < L && st == AR_OK; l++) { /* reverse-BFS levels, bottom-up */
         fp->level_first[l] = fp->nentries;
         for (int v = 0; v < p->nnodes && st == AR_OK; v++)
-            if (p->nodes[v].kind == AR_NODE_SWITCH && ar_fr_level_of(p, v) == l)
-                st = fr_assign_range(&w, l, v);
+            if (p->nodes[v].kind == AR_NODE_SWITCH && ar_fr_level_of(p, v) == l) st = fr_assign_range(&w, l, v);
         for (int r = 0; r < P; r++) { /* line 12-13: range = next_range */
             w.cur_lo[r] = w.nxt_lo[r];
             w.cur_hi[r] = w.nxt_hi[r];
@@ -332,8 +321,7 @@ typedef struct fr_sched {
 
 static int fr_root_index(const ar_fr_plan *fp, const ar_fr_entry *en) {
     for (int i = 0; i < en->nholders; i++)
-        if (fp->arena[en->first + i] == en->via)
-            return i;
+        if (fp->arena[en->first + i] == en->via) return i;
     return 0;
 }
 
@@ -343,19 +331,17 @@ static ar_status fr_group_phase(fr_sched *x, int l, int bcast) {
     int n = 0;
     for (int i = fp->level_first[l]; i < fp->level_first[l + 1]; i++)
         n += ar_fr_elem(fp, fp->entries[i].lo, x->s->count) < ar_fr_elem(fp, fp->entries[i].hi, x->s->count);
-    if (n == 0)
-        return AR_OK;
-    if (ar_sched_phase(x->s, "level %d: %d %s calls (%s)", l, n, bcast ? "broadcast" : "reduce", ar_impl_name(x->impl)) < 0)
+    if (n == 0) return AR_OK;
+    if (ar_sched_phase(x->s, "level %d: %d %s calls (%s)", l, n, bcast ? "broadcast" : "reduce",
+                       ar_impl_name(x->impl)) < 0)
         return AR_ENOMEM;
     for (int i = fp->level_first[l]; i < fp->level_first[l + 1]; i++) {
         const ar_fr_entry *en = &fp->entries[i];
         uint64_t a = ar_fr_elem(fp, en->lo, x->s->count), b = ar_fr_elem(fp, en->hi, x->s->count);
-        if (a == b)
-            continue;
+        if (a == b) continue;
         ar_op *op = ar_sched_op(x->s, bcast ? AR_OP_BROADCAST : AR_OP_REDUCE, x->impl, fp->arena + en->first,
                                 en->nholders, a, b - a);
-        if (!op)
-            return AR_ENOMEM;
+        if (!op) return AR_ENOMEM;
         op->root = fr_root_index(fp, en);
         op->chunks = x->chunks;
         op->tag = l;
@@ -373,21 +359,19 @@ static ar_status fr_send_phase(fr_sched *x, int l, int back) {
         const ar_fr_entry *en = &fp->entries[i];
         n += en->via != en->dest && ar_fr_elem(fp, en->lo, x->s->count) < ar_fr_elem(fp, en->hi, x->s->count);
     }
-    if (n == 0)
-        return AR_OK;
-    if (ar_sched_phase(x->s, back ? "level %d: %d copies back from non-holding destinations"
-                                  : "level %d: %d copies to non-holding destinations",
+    if (n == 0) return AR_OK;
+    if (ar_sched_phase(x->s,
+                       back ? "level %d: %d copies back from non-holding destinations"
+                            : "level %d: %d copies to non-holding destinations",
                        l, n) < 0)
         return AR_ENOMEM;
     for (int i = fp->level_first[l]; i < fp->level_first[l + 1]; i++) {
         const ar_fr_entry *en = &fp->entries[i];
         uint64_t a = ar_fr_elem(fp, en->lo, x->s->count), b = ar_fr_elem(fp, en->hi, x->s->count);
-        if (en->via == en->dest || a == b)
-            continue;
+        if (en->via == en->dest || a == b) continue;
         int pair[2] = {back ? en->dest : en->via, back ? en->via : en->dest};
         ar_op *op = ar_sched_op(x->s, AR_OP_SEND, AR_IMPL_DIRECT, pair, 2, a, b - a);
-        if (!op)
-            return AR_ENOMEM;
+        if (!op) return AR_ENOMEM;
         op->reduce = 0;
         op->tag = l;
     }
@@ -396,10 +380,16 @@ static ar_status fr_send_phase(fr_sched *x, int l, int back) {
 
 /* impl= words, in the order of AR_IMPL_* they map to (fr_impls). */
 static const ar_param_def fr_params[] = {
-    [AR_FR_P_IMPL] = {.key = "impl", .type = AR_PARAM_ENUM, .choices = "chain|ring|binomial|direct|native",
+    [AR_FR_P_IMPL] = {.key = "impl",
+                      .type = AR_PARAM_ENUM,
+                      .choices = "chain|ring|binomial|direct|native",
                       .help = "implementation of every reduce/broadcast call (reduce calls have any number of "
                               "holders, so hd and tree do not apply)"},
-    [AR_FR_P_CHUNKS] = {.key = "chunks", .type = AR_PARAM_INT, .min = 1, .max = 4096, .def = 1,
+    [AR_FR_P_CHUNKS] = {.key = "chunks",
+                        .type = AR_PARAM_INT,
+                        .min = 1,
+                        .max = 4096,
+                        .def = 1,
                         .help = "pipeline chunks per reduce/broadcast call"},
     {0},
 };
@@ -409,31 +399,25 @@ static ar_status fr_plan(const ar_platform *p, uint64_t count, size_t elem_bytes
                          ar_schedule **out, ar_err *e) {
     static const char *A = "flexreduce";
     ar_status st = ar_classic_check(A, p, count, elem_bytes, out, e);
-    if (st != AR_OK)
-        return st;
+    if (st != AR_OK) return st;
     long long chunks = v[AR_FR_P_CHUNKS].i;
     ar_impl impl = fr_impls[v[AR_FR_P_IMPL].i];
     ar_fr_plan *fp = NULL;
     st = ar_fr_plan_build(p, &fp, e);
-    if (st != AR_OK)
-        return st;
+    if (st != AR_OK) return st;
     fr_sched x = {.s = ar_schedule_new(A, p->nranks, count, elem_bytes), .fp = fp, .impl = impl, .chunks = (int)chunks};
     st = x.s ? AR_OK : AR_ENOMEM;
     for (int l = 0; l < fp->L && st == AR_OK; l++) {
         st = fr_group_phase(&x, l, 0);
-        if (st == AR_OK)
-            st = fr_send_phase(&x, l, 0);
+        if (st == AR_OK) st = fr_send_phase(&x, l, 0);
     }
     for (int l = fp->L - 1; l >= 0 && st == AR_OK; l--) {
         st = fr_send_phase(&x, l, 1);
-        if (st == AR_OK)
-            st = fr_group_phase(&x, l, 1);
+        if (st == AR_OK) st = fr_group_phase(&x, l, 1);
     }
-    if (st == AR_OK)
-        st = ar_schedule_set_detail(x.s, "%s, impl=%s chunks=%lld", fp->desc, ar_impl_name(impl), chunks);
+    if (st == AR_OK) st = ar_schedule_set_detail(x.s, "%s, impl=%s chunks=%lld", fp->desc, ar_impl_name(impl), chunks);
     ar_fr_plan_free(fp);
-    if (st != AR_OK)
-        return ar_classic_nomem(A, x.s, e);
+    if (st != AR_OK) return ar_classic_nomem(A, x.s, e);
     *out = x.s;
     return AR_OK;
 }

@@ -31,26 +31,26 @@ struct ar_algo_calls;
 /* One reduce call of Fig. 3 (b) line 10: subrange [lo, hi) of the learner
  * `dest`'s next range, reduced over the learners that currently hold it. */
 typedef struct ar_fr_entry {
-    int level;      /* 0 = lowest branch level */
-    int node;       /* the branch node (platform node index) */
-    int dest;       /* rank whose next range this is */
-    int via;        /* the holder under dest's own child of `node` (= dest when dest holds it) */
+    int level;       /* 0 = lowest branch level */
+    int node;        /* the branch node (platform node index) */
+    int dest;        /* rank whose next range this is */
+    int via;         /* the holder under dest's own child of `node` (= dest when dest holds it) */
     uint64_t lo, hi; /* units of 1/M */
-    int nholders;   /* >= 2 (entries with a single holder that is dest are no-ops and not stored) */
-    int first;      /* holders are arena[first .. first+nholders), ranks ascending */
+    int nholders;    /* >= 2 (entries with a single holder that is dest are no-ops and not stored) */
+    int first;       /* holders are arena[first .. first+nholders), ranks ascending */
 } ar_fr_entry;
 
 typedef struct ar_fr_plan {
-    int L;             /* levels */
+    int L; /* levels */
     int nranks;
     uint64_t M;        /* common denominator of all positions */
     uint64_t *lo, *hi; /* range of rank r after level l: [lo, hi)[l * nranks + r], units */
     uint64_t *portion; /* portion of rank r at level l: [l * nranks + r], units */
     int nentries;
-    ar_fr_entry *entries;  /* by level, then node, then assignment (sorted) order */
-    int *level_first;      /* entries of level l: [level_first[l], level_first[l+1]) (L+1 entries) */
-    int *arena;            /* holders */
-    char desc[160];        /* e.g. "M=12, 2 levels, 13 reduce calls" */
+    ar_fr_entry *entries; /* by level, then node, then assignment (sorted) order */
+    int *level_first;     /* entries of level l: [level_first[l], level_first[l+1]) (L+1 entries) */
+    int *arena;           /* holders */
+    char desc[160];       /* e.g. "M=12, 2 levels, 13 reduce calls" */
 } ar_fr_plan;
 
 /* Refuse plans holding more group members than this (O(P^2) on a flat level). */

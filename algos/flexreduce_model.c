@@ -47,8 +47,7 @@ static void fr_node_params(const ar_platform *p, double *wmin, double *alpha, do
 ar_status ar_model_flexreduce(const ar_platform *p, double N, ar_model_result *out, ar_err *e) {
     memset(out, 0, sizeof *out);
     ar_status st = ar_fr_check_tree(p, "flexreduce", e);
-    if (st != AR_OK)
-        return st;
+    if (st != AR_OK) return st;
     int L = p->height;
     double *wmin = ar_calloc((size_t)p->nnodes, sizeof *wmin), *alpha = ar_calloc((size_t)p->nnodes, sizeof *alpha);
     double *down = ar_calloc((size_t)p->nnodes, sizeof *down);
@@ -67,8 +66,7 @@ ar_status ar_model_flexreduce(const ar_platform *p, double N, ar_model_result *o
         snprintf(b->impl, sizeof b->impl, "ring");
         b->time_s = 0;
         for (int x = 0; x < p->nnodes; x++) {
-            if (p->nodes[x].kind != AR_NODE_SWITCH || ar_fr_level_of(p, x) > l)
-                continue;
+            if (p->nodes[x].kind != AR_NODE_SWITCH || ar_fr_level_of(p, x) > l) continue;
             int k = ar_fr_level_of(p, x), y = x;
             double div = 1;
             for (int i = k; i < l; i++) { /* prod_{i=k}^{l-1} d_{p_x^i}, climbing to y = p_x^l */
@@ -76,8 +74,7 @@ ar_status ar_model_flexreduce(const ar_platform *p, double N, ar_model_result *o
                 y = p->nodes[y].parent;
             }
             int d = p->nodes[y].nchildren;
-            if (d < 2)
-                continue;
+            if (d < 2) continue;
             double t = ar_eq1_tr(d, N / div, alpha[y], wmin[x]);
             if (t > b->time_s) {
                 snprintf(b->label, sizeof b->label, "level %d uneven reduce-scatter (links at %.30s, level %d)", l,
@@ -91,8 +88,7 @@ ar_status ar_model_flexreduce(const ar_platform *p, double N, ar_model_result *o
         }
     }
     for (int l = 0; l < L && l < AR_MAX_LEVELS; l++)
-        ar_model_add_stage(out, lv[l].label, lv[l].impl, lv[l].p, lv[l].bytes, lv[l].bw_Bps, lv[l].lat_s,
-                           lv[l].time_s);
+        ar_model_add_stage(out, lv[l].label, lv[l].impl, lv[l].p, lv[l].bytes, lv[l].bw_Bps, lv[l].lat_s, lv[l].time_s);
     for (int l = (L < AR_MAX_LEVELS ? L : AR_MAX_LEVELS) - 1; l >= 0; l--) {
         char label[96];
         const char *rest = strstr(lv[l].label, " (");
@@ -115,16 +111,14 @@ ar_status ar_fr_closed(const ar_platform *p, double N, const ar_param_val *v, ar
     ar_status st = ar_model_flexreduce(p, N, out, e);
     if (st == AR_OK && (strcmp(impl, "chain") || chunks != 1)) {
         size_t u = strlen(out->note);
-        snprintf(out->note + u, sizeof out->note - u, " (Eq. 6 does not depend on impl=%s chunks=%lld)", impl,
-                 chunks);
+        snprintf(out->note + u, sizeof out->note - u, " (Eq. 6 does not depend on impl=%s chunks=%lld)", impl, chunks);
     }
     return st;
 }
 
 ar_status ar_fr_eq12_bound(const ar_platform *p, int *bound, ar_err *e) {
     ar_status st = ar_fr_check_tree(p, "flexreduce", e);
-    if (st != AR_OK)
-        return st;
+    if (st != AR_OK) return st;
     int P = p->nranks, L = p->height;
     uint64_t *D = ar_calloc((size_t)P * 2, sizeof *D); /* D_r at level l-1 and l: 1 / portion */
     uint64_t *maxD = ar_calloc((size_t)p->nnodes, sizeof *maxD);
@@ -149,8 +143,7 @@ ar_status ar_fr_eq12_bound(const ar_platform *p, int *bound, ar_err *e) {
                 continue;
             }
             int m = ar_fr_ancestor(p, p->rank_node[r], l - 1);
-            if (prev[r] > maxD[m])
-                maxD[m] = prev[r];
+            if (prev[r] > maxD[m]) maxD[m] = prev[r];
         }
         for (int r = 0; l > 0 && r < P && st == AR_OK; r++) {
             const ar_node *y = &p->nodes[ar_fr_ancestor(p, p->rank_node[r], l)];

@@ -45,7 +45,8 @@ ar_status ar_fr_stats(const ar_platform *p, const ar_param_val *v, ar_algo_stats
         if (p->height == L && ar_fr_eq12_bound(p, bound, &we) == AR_OK) {
             int b = 0;
             for (int r = 0; r < n; r++)
-                if (bound[(size_t)(L - 1) * (size_t)n + (size_t)r] > b) b = bound[(size_t)(L - 1) * (size_t)n + (size_t)r];
+                if (bound[(size_t)(L - 1) * (size_t)n + (size_t)r] > b)
+                    b = bound[(size_t)(L - 1) * (size_t)n + (size_t)r];
             out->calls_bound = b;
         }
     }
@@ -64,7 +65,8 @@ ar_status ar_fr_calls_table(const ar_platform *p, const ar_param_val *v, ar_algo
     ar_status st = ar_fr_plan_build(p, &fp, e);
     if (st != AR_OK) return st;
     int P = fp->nranks, L = fp->L;
-    int *calls = ar_calloc((size_t)P * (size_t)L, sizeof *calls), *bound = ar_calloc((size_t)P * (size_t)L, sizeof *bound);
+    int *calls = ar_calloc((size_t)P * (size_t)L, sizeof *calls),
+        *bound = ar_calloc((size_t)P * (size_t)L, sizeof *bound);
     int *total = ar_calloc((size_t)P, sizeof *total);
     out->rows = ar_calloc((size_t)L + 1, sizeof *out->rows);
     if (!calls || !bound || !total || !out->rows) st = ar_fail(e, AR_ENOMEM, "out of memory");

@@ -23,8 +23,7 @@ static ar_status hd_sends(ar_schedule *s, int q, int P, int reduce) {
     for (int i = q; i < P; i++) {
         int pair[2] = {reduce ? i : i - q, reduce ? i - q : i};
         ar_op *op = ar_sched_op(s, AR_OP_SEND, AR_IMPL_DIRECT, pair, 2, 0, s->count);
-        if (!op)
-            return AR_ENOMEM;
+        if (!op) return AR_ENOMEM;
         op->reduce = reduce;
         op->tag = reduce ? 0 : 3;
     }
@@ -35,27 +34,22 @@ static ar_status hd_plan(const ar_platform *p, uint64_t count, size_t elem_bytes
                          ar_schedule **out, ar_err *e) {
     (void)v;
     ar_status st = ar_classic_check("halving-doubling", p, count, elem_bytes, out, e);
-    if (st != AR_OK)
-        return st;
+    if (st != AR_OK) return st;
     int P = p->nranks;
     int q = ar_classic_pow2_floor(P), r = P - q;
     ar_schedule *s = ar_schedule_new("halving-doubling", P, count, elem_bytes);
     int *members = ar_classic_iota(0, q);
-    if (!s || !members)
-        goto nomem;
+    if (!s || !members) goto nomem;
     if (r == 0) {
-        if (ar_schedule_set_detail(s, "pow2 P=%d lg=%d", P, ar_ceil_log2(P)) != AR_OK)
-            goto nomem;
-    } else if (ar_schedule_set_detail(s,
-                                      "fold q=%d r=%d: ranks %d..%d fold into 0..%d, hd among 0..%d, unfold",
-                                      q, r, q, P - 1, r - 1, q - 1) != AR_OK) {
+        if (ar_schedule_set_detail(s, "pow2 P=%d lg=%d", P, ar_ceil_log2(P)) != AR_OK) goto nomem;
+    } else if (ar_schedule_set_detail(s, "fold q=%d r=%d: ranks %d..%d fold into 0..%d, hd among 0..%d, unfold", q, r,
+                                      q, P - 1, r - 1, q - 1) != AR_OK) {
         goto nomem;
     }
     if (r > 0 && (ar_sched_phase(s, "fold (ranks %d..%d add into %d..%d)", q, P - 1, 0, r - 1) < 0 ||
                   hd_sends(s, q, P, 1) != AR_OK))
         goto nomem;
-    if (ar_classic_rs_ag(s, "", members, q, AR_IMPL_HD, 1) != AR_OK)
-        goto nomem;
+    if (ar_classic_rs_ag(s, "", members, q, AR_IMPL_HD, 1) != AR_OK) goto nomem;
     if (r > 0 && (ar_sched_phase(s, "unfold (ranks %d..%d copy to %d..%d)", 0, r - 1, q, P - 1) < 0 ||
                   hd_sends(s, q, P, 0) != AR_OK))
         goto nomem;
@@ -73,18 +67,15 @@ static ar_status hd_closed(const ar_platform *p, double N, const ar_param_val *v
     (void)e;
     int P = p->nranks, q = ar_classic_pow2_floor(P);
     double a = ar_plat_alpha(p), W = ar_plat_min_bw(p);
-    if (q < P)
-        ar_model_add_stage(out, "fold (send+reduce)", "send", 2, N, W, a, a + N / W);
+    if (q < P) ar_model_add_stage(out, "fold (send+reduce)", "send", 2, N, W, a, a + N / W);
     double t = ar_eq2_tc(q, N, a, W);
     ar_model_add_stage(out, "reduce-scatter (hd)", "hd", q, N, W, a, t);
     ar_model_add_stage(out, "all-gather (hd)", "hd", q, N, W, a, t);
-    if (q < P)
-        ar_model_add_stage(out, "unfold (send)", "send", 2, N, W, a, a + N / W);
-    if (q == P)
-        ar_classic_note(out, "2 Tc(P,N,a,minW) (Eq. 2, P=2^%d); ", (int)ar_lg_steps(P));
+    if (q < P) ar_model_add_stage(out, "unfold (send)", "send", 2, N, W, a, a + N / W);
+    if (q == P) ar_classic_note(out, "2 Tc(P,N,a,minW) (Eq. 2, P=2^%d); ", (int)ar_lg_steps(P));
     else
-        ar_classic_note(out, "P=%d not 2^k: fold %d ranks (a+N/minW), 2 Tc(%d,N,a,minW), unfold (a+N/minW); ", P,
-                        P - q, q);
+        ar_classic_note(out, "P=%d not 2^k: fold %d ranks (a+N/minW), 2 Tc(%d,N,a,minW), unfold (a+N/minW); ", P, P - q,
+                        q);
     ar_classic_note(out, "a = max route latency for every exchange, no link shared by two flows per direction "
                          "(exact on one switch; on trees the upper exchanges share uplinks)");
     return AR_OK;

@@ -16,16 +16,15 @@
 
 enum { PRING_CHUNKS };
 static const ar_param_def pring_params[] = {
-    [PRING_CHUNKS] = {.key = "chunks", .type = AR_PARAM_INT, .min = 1, .max = 4096, .def = 4,
-                      .help = "sub-chunks per ring step"},
+    [PRING_CHUNKS] =
+        {.key = "chunks", .type = AR_PARAM_INT, .min = 1, .max = 4096, .def = 4, .help = "sub-chunks per ring step"},
     {0},
 };
 
 static ar_status pring_plan(const ar_platform *p, uint64_t count, size_t elem_bytes, const ar_param_val *v,
                             ar_schedule **out, ar_err *e) {
     ar_status st = ar_classic_check("pipelined-ring", p, count, elem_bytes, out, e);
-    if (st != AR_OK)
-        return st;
+    if (st != AR_OK) return st;
     long long chunks = v[PRING_CHUNKS].i;
     int P = p->nranks;
     ar_schedule *s = ar_schedule_new("pipelined-ring", P, count, elem_bytes);
@@ -35,18 +34,15 @@ static ar_status pring_plan(const ar_platform *p, uint64_t count, size_t elem_by
         return ar_classic_nomem("pipelined-ring", s, e);
     }
     st = ar_classic_rs_ag(s, "", members, P, AR_IMPL_RING, (int)chunks);
-    if (st == AR_OK)
-        st = ar_schedule_set_detail(s, "chunks=%lld", chunks);
+    if (st == AR_OK) st = ar_schedule_set_detail(s, "chunks=%lld", chunks);
     free(members);
-    if (st != AR_OK)
-        return ar_classic_nomem("pipelined-ring", s, e);
+    if (st != AR_OK) return ar_classic_nomem("pipelined-ring", s, e);
     *out = s;
     return AR_OK;
 }
 
 /* Closed form: 2 (P-1) (c a + N/(P W)). */
-static ar_status pring_closed(const ar_platform *p, double N, const ar_param_val *v, ar_model_result *out,
-                              ar_err *e) {
+static ar_status pring_closed(const ar_platform *p, double N, const ar_param_val *v, ar_model_result *out, ar_err *e) {
     (void)e;
     long long c = v[PRING_CHUNKS].i;
     int P = p->nranks;
@@ -54,8 +50,10 @@ static ar_status pring_closed(const ar_platform *p, double N, const ar_param_val
     double t = P > 1 ? (P - 1) * ((double)c * a + N / P / W) : 0.0;
     ar_model_add_stage(out, "reduce-scatter (ring, sub-chunks)", "ring", P, N, W, a, t);
     ar_model_add_stage(out, "all-gather (ring, sub-chunks)", "ring", P, N, W, a, t);
-    ar_classic_note(out, "2(P-1)(c a + N/(P minW)), c=%lld: alpha per sub-chunk; no reduction cost (gamma=0), "
-                         "so pipelining only adds latency here; its overlap benefit is not modelled", c);
+    ar_classic_note(out,
+                    "2(P-1)(c a + N/(P minW)), c=%lld: alpha per sub-chunk; no reduction cost (gamma=0), "
+                    "so pipelining only adds latency here; its overlap benefit is not modelled",
+                    c);
     return AR_OK;
 }
 

@@ -27,8 +27,8 @@ ar_status ar_algo_bind(const char *spec, int nranks, const ar_algo **a, ar_param
     return st;
 }
 
-ar_status ar_algo_plan(const char *spec, const ar_platform *p, uint64_t count, size_t elem_bytes,
-                       ar_schedule **out, ar_err *e) {
+ar_status ar_algo_plan(const char *spec, const ar_platform *p, uint64_t count, size_t elem_bytes, ar_schedule **out,
+                       ar_err *e) {
     *out = NULL;
     ar_params params;
     ar_status st = ar_params_parse(spec, &params, e);

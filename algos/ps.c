@@ -21,7 +21,11 @@
 
 enum { PS_SERVERS };
 static const ar_param_def ps_params[] = {
-    [PS_SERVERS] = {.key = "servers", .type = AR_PARAM_INT, .min = 1, .max_is_ranks = 1, .def_text = "P",
+    [PS_SERVERS] = {.key = "servers",
+                    .type = AR_PARAM_INT,
+                    .min = 1,
+                    .max_is_ranks = 1,
+                    .def_text = "P",
                     .help = "number of servers, ranks 0..K-1 (P = sharded all-to-all)"},
     {0},
 };
@@ -29,28 +33,25 @@ static const ar_param_def ps_params[] = {
 static ar_status ps_plan(const ar_platform *p, uint64_t count, size_t elem_bytes, const ar_param_val *v,
                          ar_schedule **out, ar_err *e) {
     ar_status st = ar_classic_check("ps", p, count, elem_bytes, out, e);
-    if (st != AR_OK)
-        return st;
+    if (st != AR_OK) return st;
     int P = p->nranks;
     long long k = v[PS_SERVERS].i;
     ar_schedule *s = ar_schedule_new("ps", P, count, elem_bytes);
     int *members = ar_classic_iota(0, P);
     uint64_t *counts = ar_calloc((size_t)P, sizeof *counts);
-    if (!s || !members || !counts)
-        goto nomem;
-    for (int j = 0; j < k; j++)
-        counts[j] = count / (uint64_t)k + ((uint64_t)j < count % (uint64_t)k ? 1 : 0);
+    if (!s || !members || !counts) goto nomem;
+    for (int j = 0; j < k; j++) counts[j] = count / (uint64_t)k + ((uint64_t)j < count % (uint64_t)k ? 1 : 0);
     if (ar_schedule_set_detail(s, "servers=%lld (ranks 0..%lld), %s", k, k - 1,
-                               k == P ? "sharded all-to-all" : k == 1 ? "central server" : "sharded") != AR_OK)
+                               k == P   ? "sharded all-to-all"
+                               : k == 1 ? "central server"
+                                        : "sharded") != AR_OK)
         goto nomem;
     static const ar_op_kind kinds[2] = {AR_OP_REDUCE_SCATTER, AR_OP_ALL_GATHER};
     static const char *const labels[2] = {"push (reduce-scatter direct)", "pull (all-gather direct)"};
     for (int ph = 0; ph < 2; ph++) {
-        if (ar_sched_phase(s, "%s", labels[ph]) < 0)
-            goto nomem;
+        if (ar_sched_phase(s, "%s", labels[ph]) < 0) goto nomem;
         ar_op *op = ar_sched_op(s, kinds[ph], AR_IMPL_DIRECT, members, P, 0, count);
-        if (!op || ar_op_set_counts(op, counts) != AR_OK)
-            goto nomem;
+        if (!op || ar_op_set_counts(op, counts) != AR_OK) goto nomem;
         op->tag = ph;
     }
     free(members);
@@ -77,8 +78,10 @@ static ar_status ps_closed(const ar_platform *p, double N, const ar_param_val *v
     double t = P > 1 ? a + (double)(P - 1) * N / ((double)k * W) : 0.0;
     ar_model_add_stage(out, "push (reduce-scatter direct)", "direct", P, N, W, a, t);
     ar_model_add_stage(out, "pull (all-gather direct)", "direct", P, N, W, a, t);
-    ar_classic_note(out, "k=%lld servers: each server's own link carries (P-1)N/k per direction at minW, shared "
-                         "equally; assumes it is the bottleneck (star/tree with uplinks >= the servers' shares)", k);
+    ar_classic_note(out,
+                    "k=%lld servers: each server's own link carries (P-1)N/k per direction at minW, shared "
+                    "equally; assumes it is the bottleneck (star/tree with uplinks >= the servers' shares)",
+                    k);
     return AR_OK;
 }
 

@@ -20,8 +20,7 @@
 #include "models/model.h"
 
 static ar_rank_cand *new_cand(ar_ranking *c) {
-    if (ar_grow(&c->v, &c->cap, (size_t)c->n + 1, sizeof *c->v))
-        return NULL;
+    if (ar_grow(&c->v, &c->cap, (size_t)c->n + 1, sizeof *c->v)) return NULL;
     ar_rank_cand *x = &c->v[c->n];
     memset(x, 0, sizeof *x);
     x->index = c->n++;
@@ -60,8 +59,7 @@ ar_status ar_rank_eval(const ar_platform *p, uint64_t count, size_t eb, const ch
     snprintf(spec, sizeof spec, "%s%s%s", algo, params[0] ? ":" : "", params);
     ar_schedule *s = NULL;
     ar_status st = ar_algo_plan(spec, p, count, eb, &s, e);
-    if (st != AR_OK)
-        return st;
+    if (st != AR_OK) return st;
     ar_rank_cand *x = new_cand(r);
     if (!x) {
         ar_schedule_free(s);
@@ -92,32 +90,27 @@ ar_status ar_rank_eval(const ar_platform *p, uint64_t count, size_t eb, const ch
         x->walk_s = walk.time_s;
         int worst = 0;
         for (int i = 1; i < walk.nstages; i++)
-            if (walk.stages[i].time_s > walk.stages[worst].time_s)
-                worst = i;
+            if (walk.stages[i].time_s > walk.stages[worst].time_s) worst = i;
         char b1[32];
         if (walk.nstages)
             snprintf(x->slowest, sizeof x->slowest, "%s: %s", walk.stages[worst].label,
                      ar_fmt_time(walk.stages[worst].time_s, b1, sizeof b1));
     } else {
         ar_schedule_free(s);
-        snprintf(x->slowest, sizeof x->slowest, "walk skipped (~%.1e transfers > %.0e): not ranked",
-                 xfers, AR_RANK_WALK_XFERS);
+        snprintf(x->slowest, sizeof x->slowest, "walk skipped (~%.1e transfers > %.0e): not ranked", xfers,
+                 AR_RANK_WALK_XFERS);
     }
     x->closed_s = NAN;
     ar_err e2 = {{0}};
-    if (ar_algo_closed(spec, p, count, eb, &closed, &e2) == AR_OK)
-        x->closed_s = closed.time_s;
+    if (ar_algo_closed(spec, p, count, eb, &closed, &e2) == AR_OK) x->closed_s = closed.time_s;
     x->key_s = x->walk_s;
     return AR_OK;
 }
 
-
 static int cmp_cand(const void *a, const void *b) {
     const ar_rank_cand *x = a, *y = b;
-    if (isnan(x->key_s) != isnan(y->key_s))
-        return isnan(x->key_s) ? 1 : -1;
-    if (x->key_s != y->key_s)
-        return x->key_s < y->key_s ? -1 : 1;
+    if (isnan(x->key_s) != isnan(y->key_s)) return isnan(x->key_s) ? 1 : -1;
+    if (x->key_s != y->key_s) return x->key_s < y->key_s ? -1 : 1;
     return (x->index > y->index) - (x->index < y->index);
 }
 
@@ -153,10 +146,8 @@ ar_status ar_algo_rank(const ar_platform *p, uint64_t count, size_t elem_bytes, 
     for (int i = 0; later && i < na; i++) free(later[i]);
     free(later);
     free(searched);
-    if (st == AR_OK && out->n == 0)
-        st = ar_fail(e, AR_EUNSUPPORTED, "no algorithm can serve platform '%s'", p->name);
-    if (st != AR_OK)
-        return st;
+    if (st == AR_OK && out->n == 0) st = ar_fail(e, AR_EUNSUPPORTED, "no algorithm can serve platform '%s'", p->name);
+    if (st != AR_OK) return st;
     qsort(out->v, (size_t)out->n, sizeof *out->v, cmp_cand);
     return AR_OK;
 }

@@ -10,15 +10,15 @@
 
 #include "core/algo.h"
 
-#define AR_ALGO_LIST(X)  \
-    X(ring)              \
-    X(pipelined_ring)    \
-    X(hd)                \
-    X(binomial)          \
-    X(ps)                \
-    X(two_level)         \
-    X(blueconnect)       \
-    X(flexreduce)        \
+#define AR_ALGO_LIST(X) \
+    X(ring)             \
+    X(pipelined_ring)   \
+    X(hd)               \
+    X(binomial)         \
+    X(ps)               \
+    X(two_level)        \
+    X(blueconnect)      \
+    X(flexreduce)       \
     X(treepack)
 
 #define AR_ALGO_DECLARE(id) extern const ar_algo ar_algo_##id;
@@ -30,16 +30,13 @@ static const ar_algo *const ar_algo_table[] = {AR_ALGO_LIST(AR_ALGO_ENTRY)};
 #undef AR_ALGO_ENTRY
 
 const ar_algo *const *ar_algos(int *count) {
-    if (count)
-        *count = (int)(sizeof ar_algo_table / sizeof ar_algo_table[0]);
+    if (count) *count = (int)(sizeof ar_algo_table / sizeof ar_algo_table[0]);
     return ar_algo_table;
 }
 
 const ar_algo *ar_algo_find(const char *name) {
-    if (!name)
-        return NULL;
+    if (!name) return NULL;
     for (size_t i = 0; i < sizeof ar_algo_table / sizeof ar_algo_table[0]; i++)
-        if (!strcmp(ar_algo_table[i]->name, name))
-            return ar_algo_table[i];
+        if (!strcmp(ar_algo_table[i]->name, name)) return ar_algo_table[i];
     return NULL;
 }

@@ -18,8 +18,7 @@ static ar_status ring_plan(const ar_platform *p, uint64_t count, size_t elem_byt
                            ar_schedule **out, ar_err *e) {
     (void)v;
     ar_status st = ar_classic_check("ring", p, count, elem_bytes, out, e);
-    if (st != AR_OK)
-        return st;
+    if (st != AR_OK) return st;
     int P = p->nranks;
     ar_schedule *s = ar_schedule_new("ring", P, count, elem_bytes);
     int *members = ar_classic_iota(0, P);
@@ -28,11 +27,9 @@ static ar_status ring_plan(const ar_platform *p, uint64_t count, size_t elem_byt
         return ar_classic_nomem("ring", s, e);
     }
     st = ar_classic_rs_ag(s, "", members, P, AR_IMPL_RING, 1);
-    if (st == AR_OK)
-        st = ar_schedule_set_detail(s, "ring over ranks 0..%d in rank order", P - 1);
+    if (st == AR_OK) st = ar_schedule_set_detail(s, "ring over ranks 0..%d in rank order", P - 1);
     free(members);
-    if (st != AR_OK)
-        return ar_classic_nomem("ring", s, e);
+    if (st != AR_OK) return ar_classic_nomem("ring", s, e);
     *out = s;
     return AR_OK;
 }

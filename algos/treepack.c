@@ -44,12 +44,19 @@
 
 enum { TP_ROOTS_LP, TP_ROOTS_FIRST };
 const ar_param_def ar_tp_params[] = {
-    [AR_TP_P_CHUNKS] = {.key = "chunks", .type = AR_PARAM_INT, .min = 1, .max = 4096, .def = 16,
-                        .help = "pipeline chunks per op"},
-    [AR_TP_P_UNITS] = {.key = "units", .type = AR_PARAM_INT, .min = 0, .max = 4096, .def = -1,
+    [AR_TP_P_CHUNKS] =
+        {.key = "chunks", .type = AR_PARAM_INT, .min = 1, .max = 4096, .def = 16, .help = "pipeline chunks per op"},
+    [AR_TP_P_UNITS] = {.key = "units",
+                       .type = AR_PARAM_INT,
+                       .min = 0,
+                       .max = 4096,
+                       .def = -1,
                        .def_text = "exact when <= 256, else rounded within 0.5%",
                        .help = "K equal ops of count/K elements (0: one op per stream, the LP's exact split)"},
-    [AR_TP_P_ROOTS] = {.key = "roots", .type = AR_PARAM_ENUM, .choices = "lp|first", .def = TP_ROOTS_LP,
+    [AR_TP_P_ROOTS] = {.key = "roots",
+                       .type = AR_PARAM_ENUM,
+                       .choices = "lp|first",
+                       .def = TP_ROOTS_LP,
                        .help = "lp: roots by the root LP; first: every tree rooted at its lowest rank"},
     {0},
 };
@@ -103,8 +110,7 @@ static ar_status tp_plan(const ar_platform *p, uint64_t count, size_t elem_bytes
             for (int i = 0; i < ns; i++)
                 for (int k = 0; k < per[i]; k++, u++) {
                     uint64_t a = count * (uint64_t)u / (uint64_t)K, b = count * (uint64_t)(u + 1) / (uint64_t)K;
-                    if (add_op(s, kinds[ph], members, n, a, b - a, &r.streams[i], (int)chunks, i) != AR_OK)
-                        goto nomem;
+                    if (add_op(s, kinds[ph], members, n, a, b - a, &r.streams[i], (int)chunks, i) != AR_OK) goto nomem;
                 }
         } else {
             double cum = 0;

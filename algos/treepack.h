@@ -78,9 +78,9 @@
 #include "core/status.h"
 #include "models/model.h"
 
-#define AR_TP_MAX_PAIRS (1 << 21)   /* candidate pairs refused beyond, with a message */
-#define AR_TP_UNITS_TOL 0.005       /* the planner's default rounding tolerance on C_dir */
-#define AR_TP_UNITS_MAX 256         /* ... and its largest number of units */
+#define AR_TP_MAX_PAIRS (1 << 21) /* candidate pairs refused beyond, with a message */
+#define AR_TP_UNITS_TOL 0.005     /* the planner's default rounding tolerance on C_dir */
+#define AR_TP_UNITS_MAX 256       /* ... and its largest number of units */
 
 /* A fraction num/den; den == 0 means "not known exactly". */
 typedef struct ar_tp_frac {
@@ -88,9 +88,9 @@ typedef struct ar_tp_frac {
 } ar_tp_frac;
 
 typedef struct ar_tp_pair {
-    int u, v;          /* ranks, u < v */
-    int link;          /* the link joining them on a direct platform, else -1 */
-    double cost;       /* sum of c_l over the route u->v */
+    int u, v;    /* ranks, u < v */
+    int link;    /* the link joining them on a direct platform, else -1 */
+    double cost; /* sum of c_l over the route u->v */
 } ar_tp_pair;
 
 typedef struct ar_tp_tree {
@@ -108,19 +108,19 @@ typedef struct ar_tp_stream {
     int height;        /* the tree's height when rooted at root (pipeline depth D) */
     int *parent;       /* parent rank of every rank, -1 at the root (nranks entries, owned) */
     int nup;
-    ar_dlink *up;      /* the directed links the reduce phase crosses, one entry per
+    ar_dlink *up; /* the directed links the reduce phase crosses, one entry per
                           crossing (the broadcast crosses their reverses) (owned) */
 } ar_tp_stream;
 
 typedef struct ar_treepack_opts {
-    int secondary;     /* among optimal packings take one of least total traffic: 1 always,
+    int secondary; /* among optimal packings take one of least total traffic: 1 always,
                           0 never, -1 (default) on switched platforms only (on direct ones
                           it rarely matters and costs a second column generation) */
-    int root_lp;       /* 1: roots by the root LP (default); 0: every tree rooted at its
+    int root_lp;   /* 1: roots by the root LP (default); 0: every tree rooted at its
                           lowest rank (for comparison) */
-    int compact;       /* 1: also solve the extended (flow) formulation, as a check, on
+    int compact;   /* 1: also solve the extended (flow) formulation, as a check, on
                           direct platforms: fills C_compact and compact_s */
-    int max_iter;      /* column-generation iteration limit, 0 = default (100000) */
+    int max_iter;  /* column-generation iteration limit, 0 = default (100000) */
 } ar_treepack_opts;
 
 /* Default options: secondary = -1, root_lp = 1, compact = 0, max_iter = 0. */
@@ -128,36 +128,36 @@ ar_treepack_opts ar_treepack_defaults(void);
 
 typedef struct ar_treepack_result {
     int nranks, nlinks;
-    int direct;            /* 1: every link joins two GPUs; pairs = links (the paper's graph) */
-    double bw_ref_Bps;     /* unit: c_l = bw_ref / capacity(l) */
-    double *link_c;        /* c_l, nlinks entries (owned) */
+    int direct;               /* 1: every link joins two GPUs; pairs = links (the paper's graph) */
+    double bw_ref_Bps;        /* unit: c_l = bw_ref / capacity(l) */
+    double *link_c;           /* c_l, nlinks entries (owned) */
     ar_tp_frac *link_c_exact; /* c_l exactly where it is a small rational (owned) */
 
     int npairs;
-    ar_tp_pair *pairs;     /* candidate tree edges (owned) */
-    int *route_off;        /* pair i: route u->v is route[route_off[2i] .. route_off[2i+1]),
+    ar_tp_pair *pairs; /* candidate tree edges (owned) */
+    int *route_off;    /* pair i: route u->v is route[route_off[2i] .. route_off[2i+1]),
                               v->u is route[route_off[2i+1] .. route_off[2i+2]) (owned) */
-    ar_dlink *route;       /* directed links (owned) */
+    ar_dlink *route;   /* directed links (owned) */
 
     /* the LP */
-    double C;              /* C(G), normalised units (seconds: C * bytes / bw_ref) */
-    int exact;             /* 1: C = C_num/C_den proven by exact primal and dual certificates */
+    double C;  /* C(G), normalised units (seconds: C * bytes / bw_ref) */
+    int exact; /* 1: C = C_num/C_den proven by exact primal and dual certificates */
     int64_t C_num, C_den;
-    double dual_bound;     /* MST weight under the final dual: a proven lower bound on C(G) */
+    double dual_bound; /* MST weight under the final dual: a proven lower bound on C(G) */
     int ntrees;
-    ar_tp_tree *trees;     /* the packing: trees with weight > 0, by decreasing weight (owned) */
-    double *link_load;     /* P_l per link (owned) */
+    ar_tp_tree *trees;           /* the packing: trees with weight > 0, by decreasing weight (owned) */
+    double *link_load;           /* P_l per link (owned) */
     ar_tp_frac *link_load_exact; /* exact P_l when exact (owned, NULL otherwise) */
 
     /* bounds (paper Lemma 2.1: max_c >= mwst >= C >= lower on direct platforms) */
-    double max_c;          /* max over links that carry pairs of c_l */
-    double mwst;           /* direct platforms: C(T) of Boruvka's minimum spanning tree under
+    double max_c;    /* max over links that carry pairs of c_l */
+    double mwst;     /* direct platforms: C(T) of Boruvka's minimum spanning tree under
                               c_e, a minimum-bottleneck tree = the best single tree (Lemma 2.1);
                               switched: the best of Boruvka's tree on route lengths and the
                               packing's trees, routed cost (no optimality claim) */
-    int *mwst_pairs;       /* its nranks-1 pairs (owned) */
-    double lower;          /* (n-1) / sum_e 1/c_e on direct platforms; NAN otherwise */
-    double ring;           /* rank-order ring, per phase: (n-1)/n * max_l c_l (ring hops via l) */
+    int *mwst_pairs; /* its nranks-1 pairs (owned) */
+    double lower;    /* (n-1) / sum_e 1/c_e on direct platforms; NAN otherwise */
+    double ring;     /* rank-order ring, per phase: (n-1)/n * max_l c_l (ring hops via l) */
 
     /* roots */
     int nstreams;
@@ -169,15 +169,14 @@ typedef struct ar_treepack_result {
     /* solver statistics (not deterministic: times) */
     int columns, iterations, root_columns;
     double solve_s, root_s;
-    double C_compact;      /* the extended formulation's optimum (NAN if not solved) */
+    double C_compact; /* the extended formulation's optimum (NAN if not solved) */
     double compact_s;
     int compact_rows, compact_cols;
 } ar_treepack_result;
 
 /* Solves everything above for platform p (opts NULL = defaults). On failure r
  * is left freed (zeroed). AR_EUNSUPPORTED for too many candidate pairs. */
-ar_status ar_treepack_solve(const ar_platform *p, const ar_treepack_opts *opts, ar_treepack_result *r,
-                            ar_err *e);
+ar_status ar_treepack_solve(const ar_platform *p, const ar_treepack_opts *opts, ar_treepack_result *r, ar_err *e);
 void ar_treepack_result_free(ar_treepack_result *r);
 
 /* C(T) of the tree given by n-1 pair indices under r's routes and costs:
@@ -262,23 +261,23 @@ int ar_treepack_link_classes(const ar_platform *p, int *gpus_cut);
 
 #define AR_TP_MAX_CLASSES 64
 typedef struct ar_tp_classes {
-    int n;                               /* classes, by increasing GPU count */
-    int gpus[AR_TP_MAX_CLASSES];         /* the class: GPUs on the smaller side */
-    int links[AR_TP_MAX_CLASSES];        /* links in it */
+    int n;                                                  /* classes, by increasing GPU count */
+    int gpus[AR_TP_MAX_CLASSES];                            /* the class: GPUs on the smaller side */
+    int links[AR_TP_MAX_CLASSES];                           /* links in it */
     double mean[AR_TP_MAX_CLASSES], max[AR_TP_MAX_CLASSES]; /* load P_l */
-    double util[AR_TP_MAX_CLASSES];      /* mean of P_l c_l / C */
-    double rel[AR_TP_MAX_CLASSES];       /* mean / the smallest positive mean */
-    int have_ratio;                      /* the means are small integer multiples of one another */
-    long long ratio[AR_TP_MAX_CLASSES];  /* ... these (e.g. 15 : 14 : 8) */
+    double util[AR_TP_MAX_CLASSES];                         /* mean of P_l c_l / C */
+    double rel[AR_TP_MAX_CLASSES];                          /* mean / the smallest positive mean */
+    int have_ratio;                                         /* the means are small integer multiples of one another */
+    long long ratio[AR_TP_MAX_CLASSES];                     /* ... these (e.g. 15 : 14 : 8) */
 } ar_tp_classes;
 
 /* Mean and max load per link class (gpus_cut from ar_treepack_link_classes). */
 void ar_treepack_class_loads(const ar_treepack_result *r, const int *gpus_cut, ar_tp_classes *out);
 
 typedef struct ar_tp_prediction {
-    ar_model_result model;               /* the round-by-round closed form (time_s, two stages) */
-    double C_s;                          /* C(G) x bytes / bw_ref */
-    double lower_s, upper_s;             /* the bounds above */
+    ar_model_result model;   /* the round-by-round closed form (time_s, two stages) */
+    double C_s;              /* C(G) x bytes / bw_ref */
+    double lower_s, upper_s; /* the bounds above */
 } ar_tp_prediction;
 
 /* Predicted time of the planner's schedule for `bytes` bytes: K units given

@@ -21,7 +21,7 @@ int ar_tp_wi_cmp(const void *x, const void *y) {
  * pairs in order of (w, index). scratch: npairs ar_tp_wi; uf: n ints. Writes n-1
  * pair indices (ascending) to out and returns how many it found. */
 int ar_tp_kruskal(int n, const ar_tp_pair *pairs, int np, const double *w, ar_tp_wi *scratch, int *uf, int *out,
-                   double *total) {
+                  double *total) {
     for (int i = 0; i < np; i++) {
         scratch[i].w = w[i];
         scratch[i].i = i;
@@ -80,7 +80,6 @@ static int boruvka(int n, const ar_tp_pair *pairs, int np, const double *w, int 
 
 /* ------------------------------------------------------------------------ */
 /* column generation                                                          */
-
 
 static uint64_t tree_hash(const int *pairs, int k) {
     uint64_t h = 1469598103934665603ULL;
@@ -180,7 +179,6 @@ static int cg_simplex(glp_prob *lp) {
     }
     return ret == 0 && glp_get_status(lp) == GLP_OPT ? 0 : -1;
 }
-
 
 /* Tie-break key of pair p for the j-th extra tree of a pricing round (a hash). */
 static uint32_t tie_key(int p, int j) {
@@ -390,4 +388,3 @@ done:
     free(rt);
     return st;
 }
-

@@ -108,12 +108,10 @@ ar_status ar_tp_solve_compact(ar_treepack_result *r, ar_err *e) {
     ar_status st = AR_OK;
     if (ret != 0 || glp_get_status(lp) != GLP_OPT)
         st = ar_fail(e, AR_EINTERNAL, "treepack: extended formulation: GLPK simplex failed (%d)", ret);
-    else
-        r->C_compact = glp_get_obj_val(lp);
+    else r->C_compact = glp_get_obj_val(lp);
     r->compact_rows = (int)nrows;
     r->compact_cols = (int)ncols;
     glp_delete_prob(lp);
     r->compact_s = ar_now_s() - t0;
     return st;
 }
-

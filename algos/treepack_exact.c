@@ -84,10 +84,8 @@ int ar_tp_rationalize(double x, int64_t maxden, double tol, ar_tp_frac *out) {
 }
 
 char *ar_tp_fmt(double x, ar_tp_frac f, char *buf, size_t n) {
-    if (f.den > 0)
-        snprintf(buf, n, "%lld/%lld (%.6g)", (long long)f.num, (long long)f.den, x);
-    else
-        snprintf(buf, n, "%.9g", x);
+    if (f.den > 0) snprintf(buf, n, "%lld/%lld (%.6g)", (long long)f.num, (long long)f.den, x);
+    else snprintf(buf, n, "%.9g", x);
     return buf;
 }
 
@@ -181,7 +179,6 @@ static int iwi_cmp(const void *x, const void *y) {
     return (a->i > b->i) - (a->i < b->i);
 }
 
-
 int ar_tp_xlp_init(const ar_treepack_result *r, ar_tp_xlp *x) {
     x->a = ar_calloc((size_t)r->nlinks + 1, sizeof *x->a);
     x->b = ar_calloc((size_t)r->nlinks + 1, sizeof *x->b);
@@ -226,7 +223,8 @@ static void xcol(ar_tp_cg *c, const ar_tp_xlp *x, int j, ar_tp_i128 *col) {
  * and, when want_dual, pi (per link, exact, over one denominator) proven by the
  * MST check against tval. Returns 1 when the primal (and the dual, if asked)
  * certificate holds. */
-int ar_tp_exact_basis(ar_tp_cg *c, const ar_tp_xlp *x, ar_tp_frac C_known, int want_dual, ar_tp_frac *lam, ar_tp_frac *tval) {
+int ar_tp_exact_basis(ar_tp_cg *c, const ar_tp_xlp *x, ar_tp_frac C_known, int want_dual, ar_tp_frac *lam,
+                      ar_tp_frac *tval) {
     int m = c->nrows, ncol = 1 + c->ncols, ok = 1;
     if (m > TP_EXACT_MAX_ROWS) return 0;
     int *brow = ar_calloc((size_t)m + 1, sizeof *brow), *bcol = ar_calloc((size_t)ncol + 1, sizeof *bcol);
@@ -347,7 +345,8 @@ int ar_tp_exact_basis(ar_tp_cg *c, const ar_tp_xlp *x, ar_tp_frac C_known, int w
                     got++;
                 }
             /* MST/ddet >= t = tval.num/tval.den */
-            if (got != c->n - 1 || iabs128(tot) >= ((ar_tp_i128)1 << 62) || tot * (ar_tp_i128)tval->den < (ar_tp_i128)tval->num * ddet)
+            if (got != c->n - 1 || iabs128(tot) >= ((ar_tp_i128)1 << 62) ||
+                tot * (ar_tp_i128)tval->den < (ar_tp_i128)tval->num * ddet)
                 ok = 0;
         }
         free(s);
@@ -363,4 +362,3 @@ int ar_tp_exact_basis(ar_tp_cg *c, const ar_tp_xlp *x, ar_tp_frac C_known, int w
     free(xv);
     return ok;
 }
-

@@ -172,8 +172,7 @@ static ar_status setup(const ar_platform *p, ar_treepack_result *r, ar_err *e) {
                 }
                 r->route_off[2 * i + dir] = (int)used;
                 int len = ar_platform_route(p, dir ? v : u, dir ? u : v, r->route + used, maxhop);
-                if (len < 0)
-                    return ar_fail(e, AR_EINTERNAL, "treepack: no route between ranks %d and %d", u, v);
+                if (len < 0) return ar_fail(e, AR_EINTERNAL, "treepack: no route between ranks %d and %d", u, v);
                 if (dir == 0) {
                     pp->cost = 0;
                     for (int k = 0; k < len; k++) pp->cost += r->link_c[AR_DLINK_LINK(r->route[used + (size_t)k])];
@@ -266,7 +265,8 @@ ar_status ar_treepack_solve(const ar_platform *p, const ar_treepack_opts *opts, 
     double *lam1 = NULL, *lam2 = NULL;
     ar_tp_frac *lamx1 = NULL, *lamx2 = NULL;
     ar_tp_xlp x = {0};
-    if (!c.row_of_link || !c.cnt || !c.touched || !c.ind || !c.val || !c.w || !c.ylink || !c.sort || !c.uf || !c.mst || !pi) {
+    if (!c.row_of_link || !c.cnt || !c.touched || !c.ind || !c.val || !c.w || !c.ylink || !c.sort || !c.uf || !c.mst ||
+        !pi) {
         st = ar_fail(e, AR_ENOMEM, "treepack: out of memory");
         goto fail;
     }
@@ -475,4 +475,3 @@ fail:
     ar_treepack_result_free(r);
     return st;
 }
-

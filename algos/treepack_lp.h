@@ -21,14 +21,14 @@
 #include "treepack.h"
 
 #define TP_DEFAULT_MAX_ITER 100000
-#define TP_MAXDEN 1000000      /* denominators tried when rationalising values */
+#define TP_MAXDEN 1000000 /* denominators tried when rationalising values */
 #define TP_RAT_TOL 1e-9
-#define TP_WEIGHT_EPS 1e-9     /* floating tree / stream weights below this are dropped (GLPK's tolerance) */
+#define TP_WEIGHT_EPS 1e-9       /* floating tree / stream weights below this are dropped (GLPK's tolerance) */
 #define TP_ROOT_LP_NNZ (1 << 18) /* above this many entries the root LP uses 3 candidate roots per tree */
-#define TP_EXTRA_TREES 16      /* extra columns per pricing round */
-#define TP_NOISE 0.3           /* their relative weight perturbation */
-#define TP_WARM_MAX 4000       /* Frank-Wolfe warm-start trees, at most */
-#define TP_WARM_BETA 60.0      /* its softmax sharpness (10 needs ~15x longer on a 256-GPU DGX cluster) */
+#define TP_EXTRA_TREES 16        /* extra columns per pricing round */
+#define TP_NOISE 0.3             /* their relative weight perturbation */
+#define TP_WARM_MAX 4000         /* Frank-Wolfe warm-start trees, at most */
+#define TP_WARM_BETA 60.0        /* its softmax sharpness (10 needs ~15x longer on a 256-GPU DGX cluster) */
 
 /* --- exact fractions (treepack_exact.c): int64 storage (|num|, den < 2^62),
  * __int128 arithmetic (products of two 62-bit values and the Bareiss minors
@@ -68,13 +68,13 @@ typedef struct ar_tp_cg {
     const ar_treepack_result *r;
     glp_prob *lp;
     int n, np, L;
-    int *row_of_link;   /* GLPK row of link l, 0 if no pair crosses it */
+    int *row_of_link; /* GLPK row of link l, 0 if no pair crosses it */
     int nrows;
     /* columns (trees): col j (GLPK) = 1 + k for tree k */
     int ncols, capcols;
-    int *tree_pairs;    /* ncols * (n-1) */
+    int *tree_pairs; /* ncols * (n-1) */
     uint64_t *hash;
-    double *tree_obj;   /* sum of pair costs (second-stage objective) */
+    double *tree_obj; /* sum of pair costs (second-stage objective) */
     /* scratch */
     int *cnt, *touched; /* per link */
     int *ind;

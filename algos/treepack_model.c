@@ -19,13 +19,13 @@ double ar_model_treepack_lower(double cdir_s) { return 2.0 * cdir_s; }
 
 typedef struct tpm {
     int n, ns, L2;
-    int *depth;      /* ns * n */
-    int *height;     /* ns */
-    int *roff;       /* route of (s, m) to its parent: route[roff[s*n+m] .. roff[s*n+m+1]) (m -> parent) */
+    int *depth;  /* ns * n */
+    int *height; /* ns */
+    int *roff;   /* route of (s, m) to its parent: route[roff[s*n+m] .. roff[s*n+m+1]) (m -> parent) */
     ar_dlink *route;
-    ar_dlink *rroute;/* parent -> m, same offsets */
-    double *lat;     /* ns * n route latency */
-    double *B;       /* bytes per directed link in the current round */
+    ar_dlink *rroute; /* parent -> m, same offsets */
+    double *lat;      /* ns * n route latency */
+    double *B;        /* bytes per directed link in the current round */
 } tpm;
 
 static void tpm_free(tpm *m) {
@@ -145,7 +145,8 @@ ar_status ar_model_treepack(const ar_platform *p, const ar_tp_model_stream *stre
                         double tt = m.B[R[k]] / ar_link_capacity(l);
                         if (tt > worst) {
                             worst = tt;
-                            wbw = ar_link_capacity(l) * (streams[s].weight * bytes / c) / (m.B[R[k]] > 0 ? m.B[R[k]] : 1);
+                            wbw = ar_link_capacity(l) * (streams[s].weight * bytes / c) /
+                                  (m.B[R[k]] > 0 ? m.B[R[k]] : 1);
                         }
                     }
                     double tx = m.lat[i] + worst;

@@ -54,7 +54,6 @@ int ar_treepack_link_classes(const ar_platform *p, int *gpus_cut) {
     return ok;
 }
 
-
 void ar_treepack_class_loads(const ar_treepack_result *r, const int *gpus_cut, ar_tp_classes *out) {
     memset(out, 0, sizeof *out);
     int *keys = out->gpus, nk = 0;

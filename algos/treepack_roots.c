@@ -60,8 +60,7 @@ static int root_tree(const ar_treepack_result *r, const int *pairs, int v, roote
 
 /* Candidate roots of a tree: all ranks, or (large instances) the two ends of
  * a longest path and its middle vertex. Returns the count written to out. */
-static int root_candidates(const ar_treepack_result *r, const int *pairs, int all, rooted *w, int *parent,
-                           int *out) {
+static int root_candidates(const ar_treepack_result *r, const int *pairs, int all, rooted *w, int *parent, int *out) {
     int n = r->nranks;
     if (all) {
         for (int v = 0; v < n; v++) out[v] = v;
@@ -109,8 +108,8 @@ ar_status ar_tp_solve_roots(ar_treepack_result *r, const ar_treepack_opts *o, ar
     rootcol *cols = NULL;
     glp_prob *lp = NULL;
     r->dlink_load = ar_calloc((size_t)D + 1, sizeof *r->dlink_load);
-    if (!w.adj_off || !w.adj || !w.adj_pair || !w.queue || !w.depth || !parent || !ppair || !cand || !row_of ||
-        !cnt || !touched || !ind || !val || !r->dlink_load) {
+    if (!w.adj_off || !w.adj || !w.adj_pair || !w.queue || !w.depth || !parent || !ppair || !cand || !row_of || !cnt ||
+        !touched || !ind || !val || !r->dlink_load) {
         st = ar_fail(e, AR_ENOMEM, "treepack: out of memory (roots)");
         goto done;
     }
@@ -299,7 +298,8 @@ ar_status ar_tp_solve_roots(ar_treepack_result *r, const ar_treepack_opts *o, ar
     free(sx);
     r->C_dir = 0;
     for (int d = 0; d < D; d++)
-        if (r->dlink_load[d] * r->link_c[AR_DLINK_LINK(d)] > r->C_dir) r->C_dir = r->dlink_load[d] * r->link_c[AR_DLINK_LINK(d)];
+        if (r->dlink_load[d] * r->link_c[AR_DLINK_LINK(d)] > r->C_dir)
+            r->C_dir = r->dlink_load[d] * r->link_c[AR_DLINK_LINK(d)];
     r->root_s = ar_now_s() - t0;
 done:
     if (lp) glp_delete_prob(lp);

@@ -29,7 +29,10 @@
 enum { TL_IMPL };
 enum { TL_AUTO, TL_RING, TL_HD }; /* the words of impl= */
 static const ar_param_def tl_params[] = {
-    [TL_IMPL] = {.key = "impl", .type = AR_PARAM_ENUM, .choices = "auto|ring|hd", .def = TL_AUTO,
+    [TL_IMPL] = {.key = "impl",
+                 .type = AR_PARAM_ENUM,
+                 .choices = "auto|ring|hd",
+                 .def = TL_AUTO,
                  .help = "all-reduce among the masters (auto: hd if the number of machines is 2^k, else ring)"},
     {0},
 };
@@ -38,8 +41,7 @@ static ar_status two_level_plan(const ar_platform *p, uint64_t count, size_t ele
                                 ar_schedule **out, ar_err *e) {
     const char *const A = "two-level";
     ar_status st = ar_classic_check(A, p, count, elem_bytes, out, e);
-    if (st != AR_OK)
-        return st;
+    if (st != AR_OK) return st;
     int P = p->nranks, M = p->nmachines;
     const int *first = p->machine_first_rank;
     if (M < 1 || !first || first[0] != 0 || first[M] != P)
@@ -51,64 +53,50 @@ static ar_status two_level_plan(const ar_platform *p, uint64_t count, size_t ele
         if (g < 1)
             return ar_fail(e, AR_EUNSUPPORTED, "%s: machine %d of platform '%s' has no GPU", A, m,
                            p->name ? p->name : "?");
-        if (g > maxg)
-            maxg = g;
+        if (g > maxg) maxg = g;
     }
 
     ar_impl impl = v[TL_IMPL].i == TL_RING ? AR_IMPL_RING
-                   : v[TL_IMPL].i == TL_HD  ? AR_IMPL_HD
-                   : ar_is_pow2(M)          ? AR_IMPL_HD
-                                            : AR_IMPL_RING;
+                   : v[TL_IMPL].i == TL_HD ? AR_IMPL_HD
+                   : ar_is_pow2(M)         ? AR_IMPL_HD
+                                           : AR_IMPL_RING;
     if (impl == AR_IMPL_HD && !ar_is_pow2(M))
         return ar_fail(e, AR_EUNSUPPORTED,
-                       "%s: impl=hd needs a power-of-two number of machines (platform '%s' has %d); use impl=ring",
-                       A, p->name ? p->name : "?", M);
+                       "%s: impl=hd needs a power-of-two number of machines (platform '%s' has %d); use impl=ring", A,
+                       p->name ? p->name : "?", M);
 
     ar_schedule *s = ar_schedule_new(A, P, count, elem_bytes);
     int *masters = ar_calloc((size_t)M, sizeof *masters);
     int *members = ar_classic_iota(0, maxg);
-    if (!s || !masters || !members)
-        goto nomem;
-    for (int m = 0; m < M; m++)
-        masters[m] = first[m];
+    if (!s || !masters || !members) goto nomem;
+    for (int m = 0; m < M; m++) masters[m] = first[m];
     int ming = maxg;
     for (int m = 0; m < M; m++)
-        if (first[m + 1] - first[m] < ming)
-            ming = first[m + 1] - first[m];
+        if (first[m + 1] - first[m] < ming) ming = first[m + 1] - first[m];
     ar_status rc = ming == maxg
                        ? ar_schedule_set_detail(s, "machines=%d gpus/machine=%d masters-impl=%s", M, maxg,
                                                 ar_impl_name(impl))
                        : ar_schedule_set_detail(s, "machines=%d gpus/machine=%d..%d (asymmetric) masters-impl=%s", M,
                                                 ming, maxg, ar_impl_name(impl));
-    if (rc != AR_OK)
-        goto nomem;
+    if (rc != AR_OK) goto nomem;
 
     for (int ph = 0; ph < 3; ph++) {
         if (ph == 1) {
-            if (M == 1)
-                continue;
-            if (ar_sched_phase(s, "all-reduce among %d masters (%s)", M, ar_impl_name(impl)) < 0)
-                goto nomem;
+            if (M == 1) continue;
+            if (ar_sched_phase(s, "all-reduce among %d masters (%s)", M, ar_impl_name(impl)) < 0) goto nomem;
             ar_op *op = ar_sched_op(s, AR_OP_ALL_REDUCE, impl, masters, M, 0, count);
-            if (!op)
-                goto nomem;
+            if (!op) goto nomem;
             op->tag = ph;
             continue;
         }
-        if (maxg < 2)
-            continue; /* every machine has one GPU: nothing local to do */
-        if (ar_sched_phase(s, ph == 0 ? "reduce to masters (ring)" : "broadcast from masters (ring)") < 0)
-            goto nomem;
+        if (maxg < 2) continue; /* every machine has one GPU: nothing local to do */
+        if (ar_sched_phase(s, ph == 0 ? "reduce to masters (ring)" : "broadcast from masters (ring)") < 0) goto nomem;
         for (int m = 0; m < M; m++) {
             int g = first[m + 1] - first[m];
-            if (g < 2)
-                continue;
-            for (int i = 0; i < g; i++)
-                members[i] = first[m] + i;
-            ar_op *op = ar_sched_op(s, ph == 0 ? AR_OP_REDUCE : AR_OP_BROADCAST, AR_IMPL_RING, members, g, 0,
-                                    count);
-            if (!op)
-                goto nomem;
+            if (g < 2) continue;
+            for (int i = 0; i < g; i++) members[i] = first[m] + i;
+            ar_op *op = ar_sched_op(s, ph == 0 ? AR_OP_REDUCE : AR_OP_BROADCAST, AR_IMPL_RING, members, g, 0, count);
+            if (!op) goto nomem;
             op->root = 0;
             op->tag = ph;
         }
@@ -146,18 +134,17 @@ static ar_status two_level_closed(const ar_platform *p, double N, const ar_param
                            pname, p0, m, first[m + 1] - first[m]);
     int hd = v[TL_IMPL].i == TL_AUTO ? ar_is_pow2(M) : v[TL_IMPL].i == TL_HD;
     if (hd && !ar_is_pow2(M))
-        return ar_fail(e, AR_EUNSUPPORTED, "two-level: impl=hd needs a power-of-two number of machines "
-                                           "(platform '%s' has %d)", pname, M);
+        return ar_fail(e, AR_EUNSUPPORTED,
+                       "two-level: impl=hd needs a power-of-two number of machines "
+                       "(platform '%s' has %d)",
+                       pname, M);
 
     int *ranks = ar_calloc((size_t)(p0 > M ? p0 : M), sizeof *ranks);
-    if (!ranks)
-        return ar_fail(e, AR_ENOMEM, "two-level: out of memory");
+    if (!ranks) return ar_fail(e, AR_ENOMEM, "two-level: out of memory");
     double a0 = 0.0, w0 = INFINITY, am = 0.0, wm = INFINITY;
-    for (int i = 0; i < p0; i++)
-        ranks[i] = i;
+    for (int i = 0; i < p0; i++) ranks[i] = i;
     ar_classic_pair_scan(p, ranks, p0, &a0, &w0);
-    for (int m = 0; m < M; m++)
-        ranks[m] = first[m];
+    for (int m = 0; m < M; m++) ranks[m] = first[m];
     if (M > 1) {
         double dummy;
         ar_classic_pair_scan(p, ranks, M, &dummy, &wm);
@@ -168,16 +155,15 @@ static ar_status two_level_closed(const ar_platform *p, double N, const ar_param
     double local = ar_eq1_tr(p0, N, a0, w0) + ar_eq2_tc(p0, N, a0, w0);
     double amr = hd ? 2.0 * ar_eq2_tc(M, N, am, wm) : 2.0 * ar_eq1_tr(M, N, am, wm);
     /* the same stages as the planner's phases: none for 1-GPU machines or 1 machine */
-    if (p0 > 1)
-        ar_model_add_stage(out, "reduce to masters (ring RS + binomial gather)", "ring", p0, N, w0, a0, local);
+    if (p0 > 1) ar_model_add_stage(out, "reduce to masters (ring RS + binomial gather)", "ring", p0, N, w0, a0, local);
     if (M > 1)
         ar_model_add_stage(out, hd ? "all-reduce among masters (hd)" : "all-reduce among masters (ring)",
                            hd ? "hd" : "ring", M, N, wm, am, amr);
     if (p0 > 1)
-        ar_model_add_stage(out, "broadcast from masters (binomial scatter + ring AG)", "ring", p0, N, w0, a0,
-                           local);
-    ar_classic_note(out, "Eq. 7: p0=%d GPUs/machine, %d masters; lg(p0)=ceil(log2)=%d%s; local a0/w0 = GPU pairs "
-                         "of machine 0, masters use a = max route latency and min route bw among masters",
+        ar_model_add_stage(out, "broadcast from masters (binomial scatter + ring AG)", "ring", p0, N, w0, a0, local);
+    ar_classic_note(out,
+                    "Eq. 7: p0=%d GPUs/machine, %d masters; lg(p0)=ceil(log2)=%d%s; local a0/w0 = GPU pairs "
+                    "of machine 0, masters use a = max route latency and min route bw among masters",
                     p0, M, (int)ar_lg_steps(p0), ar_is_pow2(p0) ? "" : " (p0 not 2^k)");
     return AR_OK;
 }

@@ -19,29 +19,40 @@ typedef enum { FMT_TABLE, FMT_CSV, FMT_JSON } cli_format;
 typedef struct cli_opts {
     const char *platforms[CLI_MAX_LIST];
     int nplatforms;
-    const char *algos[CLI_MAX_LIST];   /* "all" expands to the registry */
+    const char *algos[CLI_MAX_LIST]; /* "all" expands to the registry */
     int nalgos;
     const char *sizes[CLI_MAX_LIST];
     int nsizes;
-    int ranks;                         /* --ranks N for generated families, 0 = default */
+    int ranks; /* --ranks N for generated families, 0 = default */
     ar_dtype dtype;
     cli_format format;
-    int check;                         /* --check */
-    const char *trace;                 /* --trace FILE */
-    const char *out;                   /* --out FILE */
-    const char *network;               /* --network MODEL (sim) */
-    double gamma_s_per_B;              /* --gamma (sim) */
-    double budget_s;                   /* --budget (sim wall-clock limit) */
-    int iters, warmup;                 /* real */
+    int check;            /* --check */
+    const char *trace;    /* --trace FILE */
+    const char *out;      /* --out FILE */
+    const char *network;  /* --network MODEL (sim) */
+    double gamma_s_per_B; /* --gamma (sim) */
+    double budget_s;      /* --budget (sim wall-clock limit) */
+    int iters, warmup;    /* real */
     const char *positional[CLI_MAX_LIST];
     int npositional;
 } cli_opts;
 
 /* Flags a verb accepts, as a bitmask. */
 enum {
-    OPT_PLATFORM = 1 << 0, OPT_ALGO = 1 << 1, OPT_SIZE = 1 << 2, OPT_RANKS = 1 << 3, OPT_DTYPE = 1 << 4,
-    OPT_FORMAT = 1 << 5, OPT_CHECK = 1 << 6, OPT_TRACE = 1 << 7, OPT_OUT = 1 << 8, OPT_NETWORK = 1 << 9,
-    OPT_GAMMA = 1 << 10, OPT_BUDGET = 1 << 11, OPT_ITERS = 1 << 12, OPT_POSITIONAL = 1 << 13
+    OPT_PLATFORM = 1 << 0,
+    OPT_ALGO = 1 << 1,
+    OPT_SIZE = 1 << 2,
+    OPT_RANKS = 1 << 3,
+    OPT_DTYPE = 1 << 4,
+    OPT_FORMAT = 1 << 5,
+    OPT_CHECK = 1 << 6,
+    OPT_TRACE = 1 << 7,
+    OPT_OUT = 1 << 8,
+    OPT_NETWORK = 1 << 9,
+    OPT_GAMMA = 1 << 10,
+    OPT_BUDGET = 1 << 11,
+    OPT_ITERS = 1 << 12,
+    OPT_POSITIONAL = 1 << 13
 };
 
 /* Parses argv (after the verb). Prints one line to stderr and returns non-OK on error. */
@@ -62,8 +73,8 @@ ar_status cli_error(ar_status st, const ar_err *e);
 /* --- output tables ------------------------------------------------------ */
 #define TBL_MAX_COLS 32
 typedef struct cli_cell {
-    char *s;       /* text (owned) */
-    int numeric;   /* emitted unquoted in JSON */
+    char *s;     /* text (owned) */
+    int numeric; /* emitted unquoted in JSON */
 } cli_cell;
 
 typedef struct cli_table {
@@ -87,15 +98,15 @@ int cmd_platform(int argc, char **argv);
 int cmd_algos(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
 int cmd_model(int argc, char **argv);
-int cmd_best(int argc, char **argv);   /* issue 3: decomposition search (cli/cmd_best.c) */
-int cmd_sim(int argc, char **argv);    /* issue 4: SimGrid backend (cli/cmd_sim.c) */
-int cmd_trees(int argc, char **argv);  /* issue 5: spanning-tree packing (cli/cmd_trees.c) */
-int cmd_real(int argc, char **argv);   /* issue 6: CUDA/NCCL backend (cli/cmd_real.c) */
+int cmd_best(int argc, char **argv);  /* issue 3: decomposition search (cli/cmd_best.c) */
+int cmd_sim(int argc, char **argv);   /* issue 4: SimGrid backend (cli/cmd_sim.c) */
+int cmd_trees(int argc, char **argv); /* issue 5: spanning-tree packing (cli/cmd_trees.c) */
+int cmd_real(int argc, char **argv);  /* issue 6: CUDA/NCCL backend (cli/cmd_real.c) */
 int cmd_calibrate(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_fit(int argc, char **argv);     /* issue 14: fit to nccl-tests output (cli/cmd_fit.c) */
-int cmd_sweep(int argc, char **argv);  /* issue 7: sweeps (cli/cmd_sweep.c) */
-int cmd_report(int argc, char **argv); /* issue 7: report (cli/cmd_report.c) */
+int cmd_sweep(int argc, char **argv);   /* issue 7: sweeps (cli/cmd_sweep.c) */
+int cmd_report(int argc, char **argv);  /* issue 7: report (cli/cmd_report.c) */
 int cmd_testbed(int argc, char **argv); /* issue 12: emulated cluster + MPI backend (cli/cmd_testbed.c) */
 
 #endif

@@ -67,8 +67,7 @@ static void explain(const ar_platform *p, uint64_t count, size_t eb, const ar_ra
     }
     int worst = 0;
     for (int i = 0; i < m.nstages; i++)
-        if (m.stages[i].time_s > m.stages[worst].time_s)
-            worst = i;
+        if (m.stages[i].time_s > m.stages[worst].time_s) worst = i;
     for (int i = 0; i < m.nstages; i++) {
         const ar_model_stage *g = &m.stages[i];
         printf("  %-52s %-5s p=%-4d %-10s at %-12s alpha %-8s %s%s\n", g->label, g->impl, g->p,
@@ -89,12 +88,10 @@ int cmd_best(int argc, char **argv) {
         return AR_EINVAL;
     }
     uint64_t count;
-    if (cli_size(&o, 0, &count) != AR_OK)
-        return AR_EINVAL;
+    if (cli_size(&o, 0, &count) != AR_OK) return AR_EINVAL;
     ar_platform *p;
     ar_status st = cli_load_platform(&o, 0, &p);
-    if (st != AR_OK)
-        return st;
+    if (st != AR_OK) return st;
     size_t eb = ar_dtype_size(o.dtype);
     if (o.format == FMT_TABLE) {
         char b[32];
@@ -104,8 +101,7 @@ int cmd_best(int argc, char **argv) {
     ar_ranking c;
     ar_err e = {{0}};
     st = ar_algo_rank(p, count, eb, &c, &e);
-    for (int i = 0; o.format == FMT_TABLE && i < c.nnotes; i++)
-        printf("  %s\n", c.notes[i]);
+    for (int i = 0; o.format == FMT_TABLE && i < c.nnotes; i++) printf("  %s\n", c.notes[i]);
     if (st != AR_OK) {
         ar_ranking_free(&c);
         ar_platform_free(p);
@@ -120,10 +116,8 @@ int cmd_best(int argc, char **argv) {
         int r = tbl_row(&t);
         char params[220];
         snprintf(params, sizeof params, "%s%s", x->params, x->is_default ? " (default)" : "");
-        if (isnan(x->key_s))
-            tbl_str(&t, r, 0, "-");
-        else
-            tbl_int(&t, r, 0, i + 1);
+        if (isnan(x->key_s)) tbl_str(&t, r, 0, "-");
+        else tbl_int(&t, r, 0, i + 1);
         tbl_str(&t, r, 1, x->algo);
         tbl_str(&t, r, 2, params);
         tbl_num(&t, r, 3, "%.6g", x->walk_s);
@@ -132,24 +126,22 @@ int cmd_best(int argc, char **argv) {
         tbl_str(&t, r, 6, x->slowest);
     }
     tbl_print(&t, o.format, stdout);
-    if (shown < c.n)
-        printf("... %d more (all %d rows with --format csv or json)\n", c.n - shown, c.n);
+    if (shown < c.n) printf("... %d more (all %d rows with --format csv or json)\n", c.n - shown, c.n);
     int pess = 0, worst = -1;
     for (int i = 0; i < c.n; i++)
         if (c.v[i].walk_s > 1.05 * c.v[i].closed_s) { /* false for NaN */
             pess++;
-            if (worst < 0 || c.v[i].walk_s / c.v[i].closed_s > c.v[worst].walk_s / c.v[worst].closed_s)
-                worst = i;
+            if (worst < 0 || c.v[i].walk_s / c.v[i].closed_s > c.v[worst].walk_s / c.v[worst].closed_s) worst = i;
         }
     if (pess && o.format == FMT_TABLE)
-        printf("note: for %d row%s the walk exceeds the closed form by more than 5%% (most: %s%s%s, %+.0f%%): the walk "
-               "advances the concurrent ops of a phase in lockstep rounds at equal link shares, which is pessimistic "
-               "when concurrent transfers are uneven (e.g. FlexReduce's pieces on asymmetric trees); the closed form assumes "
-               "the bottleneck link stays busy\n",
-               pess, pess == 1 ? "" : "s", c.v[worst].algo, c.v[worst].params[0] ? ":" : "", c.v[worst].params,
-               100.0 * (c.v[worst].walk_s / c.v[worst].closed_s - 1));
-    if (o.format == FMT_TABLE)
-        explain(p, count, eb, &c);
+        printf(
+            "note: for %d row%s the walk exceeds the closed form by more than 5%% (most: %s%s%s, %+.0f%%): the walk "
+            "advances the concurrent ops of a phase in lockstep rounds at equal link shares, which is pessimistic "
+            "when concurrent transfers are uneven (e.g. FlexReduce's pieces on asymmetric trees); the closed form assumes "
+            "the bottleneck link stays busy\n",
+            pess, pess == 1 ? "" : "s", c.v[worst].algo, c.v[worst].params[0] ? ":" : "", c.v[worst].params,
+            100.0 * (c.v[worst].walk_s / c.v[worst].closed_s - 1));
+    if (o.format == FMT_TABLE) explain(p, count, eb, &c);
     tbl_free(&t);
     ar_ranking_free(&c);
     ar_platform_free(p);

@@ -95,9 +95,10 @@ static int calibrate_run(cli_opts *o, const real_flags *f) {
         cal.inter = kc.fit[1];
         cal.have_intra = kc.have[0];
         cal.have_inter = kc.have[1];
-        snprintf(note, sizeof note, "%s; %d ranks on %d machines; %d sizes %.0f..%.0f B; %d warm-up + %d timed "
-                 "round trips per size (median)", ar_real_describe(c), P, nm, ns, sizes[0], sizes[ns - 1], o->warmup,
-                 o->iters);
+        snprintf(note, sizeof note,
+                 "%s; %d ranks on %d machines; %d sizes %.0f..%.0f B; %d warm-up + %d timed "
+                 "round trips per size (median)",
+                 ar_real_describe(c), P, nm, ns, sizes[0], sizes[ns - 1], o->warmup, o->iters);
         cal.name = f->name ? f->name : "calibrated";
         cal.nranks = P;
         cal.nmachines = nm;
@@ -112,7 +113,8 @@ static int calibrate_run(cli_opts *o, const real_flags *f) {
         ar_platform_free(chk);
         if (st == AR_OK) {
             FILE *fo = fopen(o->out, "w");
-            if (!fo || fputs(json, fo) < 0 || fputc('\n', fo) == EOF) st = ar_fail(&e, AR_EIO, "cannot write %s", o->out);
+            if (!fo || fputs(json, fo) < 0 || fputc('\n', fo) == EOF)
+                st = ar_fail(&e, AR_EIO, "cannot write %s", o->out);
             if (fo && fclose(fo) != 0 && st == AR_OK) st = ar_fail(&e, AR_EIO, "cannot write %s", o->out);
         }
         static const char *const cols[] = {"class", "src", "dst", "bytes", "oneway_s", "fit_s", "rel_resid"};
@@ -144,8 +146,9 @@ static int calibrate_run(cli_opts *o, const real_flags *f) {
                 }
                 char b1[32], b2[32];
                 printf("# %s-machine fit (%s): alpha %s, bw %s, r2 %.6f, max relative residual %.3g\n", cls[k],
-                       weighted ? "gsl_fit_wlinear, weights 1/t^2" : "gsl_fit_linear", ar_fmt_time(fit->alpha_s, b1, sizeof b1),
-                       ar_fmt_rate(fit->bw_Bps, b2, sizeof b2), fit->r2, fit->max_rel_resid);
+                       weighted ? "gsl_fit_wlinear, weights 1/t^2" : "gsl_fit_linear",
+                       ar_fmt_time(fit->alpha_s, b1, sizeof b1), ar_fmt_rate(fit->bw_Bps, b2, sizeof b2), fit->r2,
+                       fit->max_rel_resid);
             }
             if (st == AR_OK) printf("# wrote %s (arlab model/sim --platform %s)\n", o->out, o->out);
         }
@@ -167,10 +170,9 @@ int cmd_calibrate(int argc, char **argv) {
     return AR_EUNSUPPORTED;
 #else
     cli_opts o;
-    if (cli_parse(argc, argv, OPT_PLATFORM | OPT_RANKS | OPT_SIZE | OPT_FORMAT | OPT_OUT | OPT_ITERS, &o, "calibrate") !=
-        AR_OK)
+    if (cli_parse(argc, argv, OPT_PLATFORM | OPT_RANKS | OPT_SIZE | OPT_FORMAT | OPT_OUT | OPT_ITERS, &o,
+                  "calibrate") != AR_OK)
         return AR_EINVAL;
     return calibrate_run(&o, &f);
 #endif
 }
-

@@ -68,8 +68,8 @@ int cmd_model(int argc, char **argv) {
     if (o.nalgos == 0) o.algos[o.nalgos++] = "all";
     const char *algos[CLI_MAX_LIST * 4];
     int na = cli_algo_list(&o, algos, CLI_MAX_LIST * 4);
-    static const char *const cols[] = {"algo", "platform", "ranks", "bytes", "model_s", "closed_s", "walk_s",
-                                       "rel_diff", "detail", "stages"};
+    static const char *const cols[] = {"algo",     "platform", "ranks",    "bytes",  "model_s",
+                                       "closed_s", "walk_s",   "rel_diff", "detail", "stages"};
     cli_table t;
     tbl_init(&t, 10, cols);
     ar_status worst = AR_OK;
@@ -90,7 +90,8 @@ int cmd_model(int argc, char **argv) {
             size_t eb = ar_dtype_size(o.dtype);
             if (o.format == FMT_TABLE) {
                 char b[32];
-                printf("== %s (%d ranks), %s ==\n", p->name, p->nranks, ar_fmt_bytes((double)count * (double)eb, b, sizeof b));
+                printf("== %s (%d ranks), %s ==\n", p->name, p->nranks,
+                       ar_fmt_bytes((double)count * (double)eb, b, sizeof b));
             }
             for (int ai = 0; ai < na; ai++) {
                 ar_err e = {{0}};

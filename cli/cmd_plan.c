@@ -61,32 +61,28 @@ static ar_status phase_calls_table(const ar_schedule *s, cli_table *t) {
 /* The algorithm's calls table (FlexReduce: calls per learner per level,
  * Fig. 4(c), against the Eq. 12 bound; algos/flexreduce_stats.c) as a table. */
 static void calls_table(const ar_algo_calls *c, cli_table *t) {
-    static const char *const cols[] = {"level", "reduce_avg", "reduce_max", "bcast_avg", "bcast_max", "eq12_bound_max",
-                                       "within_bound"};
+    static const char *const cols[] = {"level",     "reduce_avg",     "reduce_max",  "bcast_avg",
+                                       "bcast_max", "eq12_bound_max", "within_bound"};
     tbl_init(t, 7, cols);
     for (int i = 0; i < c->nrows; i++) {
         const ar_algo_calls_row *x = &c->rows[i];
         int row = tbl_row(t);
-        if (x->level >= 0)
-            tbl_int(t, row, 0, x->level);
-        else
-            tbl_str(t, row, 0, "all");
+        if (x->level >= 0) tbl_int(t, row, 0, x->level);
+        else tbl_str(t, row, 0, "all");
         tbl_num(t, row, 1, "%.3f", x->avg); /* the all-gather replays the same entries: equal counts */
         tbl_int(t, row, 2, x->max);
         tbl_num(t, row, 3, "%.3f", x->avg);
         tbl_int(t, row, 4, x->max);
-        if (x->bound_max >= 0)
-            tbl_int(t, row, 5, x->bound_max);
-        else
-            tbl_str(t, row, 5, "");
+        if (x->bound_max >= 0) tbl_int(t, row, 5, x->bound_max);
+        else tbl_str(t, row, 5, "");
         tbl_str(t, row, 6, x->within ? "yes" : "NO");
     }
 }
 
 int cmd_plan(int argc, char **argv) {
     cli_opts o;
-    if (cli_parse(argc, argv, OPT_PLATFORM | OPT_ALGO | OPT_SIZE | OPT_RANKS | OPT_DTYPE | OPT_FORMAT | OPT_CHECK,
-                  &o, "plan") != AR_OK)
+    if (cli_parse(argc, argv, OPT_PLATFORM | OPT_ALGO | OPT_SIZE | OPT_RANKS | OPT_DTYPE | OPT_FORMAT | OPT_CHECK, &o,
+                  "plan") != AR_OK)
         return AR_EINVAL;
     if (o.nplatforms != 1 || o.nalgos != 1 || o.nsizes > 1 || !strcmp(o.algos[0], "all")) {
         fprintf(stderr, "arlab plan: give one --algo A and one --platform P (and at most one --size)\n");
@@ -152,7 +148,8 @@ int cmd_plan(int argc, char **argv) {
     if (st == AR_OK && o.check) {
         FILE *msg = o.format == FMT_JSON ? stderr : stdout;
         st = ar_schedule_validate(s, &e);
-        fprintf(msg, "validator: %s\n", st == AR_OK ? "ok (every element of every rank holds every input exactly once)" : e.msg);
+        fprintf(msg, "validator: %s\n",
+                st == AR_OK ? "ok (every element of every rank holds every input exactly once)" : e.msg);
         if (st == AR_OK) {
             st = ar_schedule_execute_host(s, 0, &e);
             fprintf(msg, "host executor: %s\n", st == AR_OK ? "ok (exact sums on every rank)" : e.msg);

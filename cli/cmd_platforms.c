@@ -42,14 +42,16 @@ int cmd_platforms(int argc, char **argv) {
     tbl_print(&t, o.format, stdout);
     tbl_free(&t);
     if (o.format == FMT_TABLE)
-        printf("\nAlso generated families: flat, tree, fat-tree, torus, machines (e.g. --platform fat-tree --ranks 4096;"
-               " see platforms/README.md)\n");
+        printf(
+            "\nAlso generated families: flat, tree, fat-tree, torus, machines (e.g. --platform fat-tree --ranks 4096;"
+            " see platforms/README.md)\n");
     return st;
 }
 
 int cmd_platform(int argc, char **argv) {
     if (argc < 1 || strcmp(argv[0], "show") != 0) {
-        fprintf(stderr, "arlab platform: usage: arlab platform show NAME|FILE|SPEC [--ranks N] [--format table|json]\n");
+        fprintf(stderr,
+                "arlab platform: usage: arlab platform show NAME|FILE|SPEC [--ranks N] [--format table|json]\n");
         return AR_EINVAL;
     }
     cli_opts o;

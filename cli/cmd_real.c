@@ -64,8 +64,6 @@
 
 /* ---- verb-specific flags (taken out of argv before cli_parse) ------------ */
 
-
-
 /* Removes the flags in `names` (with "--x v" or "--x=v"; dry-run has no
  * value) from argv, storing their values in f. Returns AR_EINVAL on a missing
  * value. */
@@ -75,8 +73,8 @@ ar_status cli_real_take_flags(int *argc, char **argv, real_flags *f, const char 
         unsigned bit;
         int has_arg;
     } known[] = {{"--launch", 1, 1},  {"--lowering", 2, 1}, {"--placement", 4, 1}, {"--fit", 8, 1},
-                 {"--name", 16, 1},   {"--gpus", 32, 1},    {"--dry-run", 64, 0}, {"--timing", 128, 1},
-                 {"--graph", 256, 0},    {"--fuse", 512, 0}};
+                 {"--name", 16, 1},   {"--gpus", 32, 1},    {"--dry-run", 64, 0},  {"--timing", 128, 1},
+                 {"--graph", 256, 0}, {"--fuse", 512, 0}};
     int out = 0;
     for (int i = 0; i < *argc; i++) {
         char *a = argv[i];
@@ -163,8 +161,10 @@ ar_status cli_real_load_platform(const cli_opts *o, int ranks, const char *verb,
     }
     if (st != AR_OK) return cli_error(st, &e);
     if (ranks > 0 && (*out)->nranks != ranks) {
-        fprintf(stderr, "arlab %s: platform '%s' has %d ranks, this run has %d (give a platform of %d ranks, or a "
-                        "family such as machines:gpus=2+2)\n", verb, (*out)->name, (*out)->nranks, ranks, ranks);
+        fprintf(stderr,
+                "arlab %s: platform '%s' has %d ranks, this run has %d (give a platform of %d ranks, or a "
+                "family such as machines:gpus=2+2)\n",
+                verb, (*out)->name, (*out)->nranks, ranks, ranks);
         ar_platform_free(*out);
         *out = NULL;
         return AR_EINVAL;
@@ -209,9 +209,9 @@ static int real_dry_run(cli_opts *o, const real_flags *f) {
     int na = cli_algo_list(o, algos, CLI_MAX_LIST * 4);
     size_t eb = ar_dtype_size(o->dtype);
     int P = p->nranks;
-    static const char *const cols[] = {"algo",    "platform", "ranks",  "bytes", "lowering", "phases",
-                                       "steps",   "coll_ops", "p2p_ops", "split_comms", "split_calls",   "sends",
-                                       "recvs",   "scratch_bytes", "sim_wrong", "status"};
+    static const char *const cols[] = {"algo",  "platform",      "ranks",     "bytes",       "lowering",    "phases",
+                                       "steps", "coll_ops",      "p2p_ops",   "split_comms", "split_calls", "sends",
+                                       "recvs", "scratch_bytes", "sim_wrong", "status"};
     cli_table t;
     tbl_init(&t, 16, cols);
     ar_status worst = AR_OK;
@@ -299,7 +299,8 @@ static int real_dry_run(cli_opts *o, const real_flags *f) {
             ar_schedule_free(s);
         }
     }
-    if (o->format == FMT_TABLE) printf("\nSummary (sim_wrong: elements differing from the exact sum in the host simulation)\n");
+    if (o->format == FMT_TABLE)
+        printf("\nSummary (sim_wrong: elements differing from the exact sum in the host simulation)\n");
     tbl_print(&t, o->format, stdout);
     tbl_free(&t);
     ar_platform_free(p);
@@ -411,7 +412,11 @@ static void print_nccltests(const ar_real_row *rows, int n, const char *const *a
         for (int si = 0; si < ns; si++) {
             const ar_real_row *in = find_row(rows, n, a, sizes[si], 1), *oop = find_row(rows, n, a, sizes[si], 0);
             if (!in || !oop) continue;
-            ar_nt_row r = {(long)sizes[si], (long)(sizes[si] / (double)eb), ar_nt_type_name(o->dtype), "sum", -1,
+            ar_nt_row r = {(long)sizes[si],
+                           (long)(sizes[si] / (double)eb),
+                           ar_nt_type_name(o->dtype),
+                           "sum",
+                           -1,
                            {oop->measured_s, oop->algbw_GBps, oop->busbw_GBps, (long)oop->wrong},
                            {in->measured_s, in->algbw_GBps, in->busbw_GBps, (long)in->wrong}};
             ar_nt_row_print(stdout, &r);
@@ -499,9 +504,9 @@ static int real_run(cli_opts *o, const real_flags *f) {
     int csv_failed = lead && o->out && !(csv = fopen(o->out, "w")); /* reported at the end: all ranks run on */
     if (st == AR_OK && lead && o->format == FMT_TABLE && !f->nccl_tests)
         printf("# arlab real: %s\n# %s\n# platform %s (%d ranks), dtype %s, %d warm-up + %d timed iterations, lowering "
-               "%s\n# timing %s: %s\n# %s\n", ar_real_describe(c), ar_real_versions(v, sizeof v), p->name, P,
-               ar_dtype_name(o->dtype), o->warmup, o->iters, ar_real_lowering_name(ro.lowering),
-               ar_real_timing_name(ro.timing),
+               "%s\n# timing %s: %s\n# %s\n",
+               ar_real_describe(c), ar_real_versions(v, sizeof v), p->name, P, ar_dtype_name(o->dtype), o->warmup,
+               o->iters, ar_real_lowering_name(ro.lowering), ar_real_timing_name(ro.timing),
                ro.timing == AR_REAL_TIMING_ARLAB ? "median over iterations of the max over ranks, a barrier before "
                                                    "each iteration"
                                                  : "nccl-tests' mean of back-to-back iterations, averaged over ranks",
@@ -510,10 +515,9 @@ static int real_run(cli_opts *o, const real_flags *f) {
     int nrows = 0;
     long long wrong_total = 0;
     if (st == AR_OK)
-        st = ar_real_run_points(c, p, algos, na, counts, o->nsizes, &ro,
-                                o->format == FMT_TABLE && !f->nccl_tests ? stderr : NULL,
-                                o->format == FMT_TABLE && !f->nccl_tests ? stdout : NULL, &rows, &nrows, &wrong_total,
-                                &e);
+        st = ar_real_run_points(
+            c, p, algos, na, counts, o->nsizes, &ro, o->format == FMT_TABLE && !f->nccl_tests ? stderr : NULL,
+            o->format == FMT_TABLE && !f->nccl_tests ? stdout : NULL, &rows, &nrows, &wrong_total, &e);
     if (st != AR_OK) fprintf(stderr, "arlab real: %s\n", e.msg);
     if (lead) {
         if (f->nccl_tests) {
@@ -553,8 +557,7 @@ static int real_run(cli_opts *o, const real_flags *f) {
 int cmd_real(int argc, char **argv) {
     real_flags f;
     memset(&f, 0, sizeof f);
-    if (cli_real_take_flags(&argc, argv, &f, "real", 1 | 2 | 4 | 32 | 64 | 128 | 256 | 512) != AR_OK)
-        return AR_EINVAL;
+    if (cli_real_take_flags(&argc, argv, &f, "real", 1 | 2 | 4 | 32 | 64 | 128 | 256 | 512) != AR_OK) return AR_EINVAL;
 #ifndef AR_HAVE_REAL
     if (!f.dry_run) {
         fprintf(stderr, "arlab real: built without CUDA/NCCL (rebuild where CUDA and NCCL are found; "
@@ -563,8 +566,9 @@ int cmd_real(int argc, char **argv) {
     }
 #endif
     cli_opts o;
-    if (cli_parse(argc, argv, OPT_PLATFORM | OPT_ALGO | OPT_SIZE | OPT_RANKS | OPT_DTYPE | OPT_FORMAT | OPT_CHECK |
-                                  OPT_OUT | OPT_ITERS,
+    if (cli_parse(argc, argv,
+                  OPT_PLATFORM | OPT_ALGO | OPT_SIZE | OPT_RANKS | OPT_DTYPE | OPT_FORMAT | OPT_CHECK | OPT_OUT |
+                      OPT_ITERS,
                   &o, "real") != AR_OK)
         return AR_EINVAL;
     if (f.dry_run) {
@@ -616,8 +620,8 @@ int cmd_compare(int argc, char **argv) {
     const char *algos[CLI_MAX_LIST * 4];
     int na = cli_algo_list(&o, algos, CLI_MAX_LIST * 4);
     size_t eb = ar_dtype_size(o.dtype);
-    static const char *const cols[] = {"algo",    "platform",     "ranks",  "bytes", "model_s", "sim_s",
-                                       "measured_s", "sim_err", "measured_err", "nccl_s", "wrong"};
+    static const char *const cols[] = {"algo",       "platform", "ranks",        "bytes",  "model_s", "sim_s",
+                                       "measured_s", "sim_err",  "measured_err", "nccl_s", "wrong"};
     cli_table t;
     tbl_init(&t, 11, cols);
     ar_status worst = AR_OK;
@@ -673,9 +677,9 @@ int cmd_compare(int argc, char **argv) {
             else printf("# sim_s: this build has no SimGrid backend\n");
             if (mfile)
                 printf("# measured_s: from %s, matched on algo, ranks and bytes (in-place rows preferred); errors are "
-                       "relative to model_s\n", mfile);
-            else
-                printf("# measured_s: give the CSV of 'arlab real --out FILE.csv' as an argument\n");
+                       "relative to model_s\n",
+                       mfile);
+            else printf("# measured_s: give the CSV of 'arlab real --out FILE.csv' as an argument\n");
         }
     }
     tbl_free(&t);

@@ -22,9 +22,9 @@ typedef struct real_flags {
     const char *gpus;      /* single launch: GPUs to use */
     const char *timing;    /* arlab|nccl-tests */
     int dry_run;
-    int graph;             /* --graph */
-    int fuse;              /* --fuse: round fusion (ar_real_plan_fuse) */
-    int nccl_tests;        /* --format nccl-tests */
+    int graph;      /* --graph */
+    int fuse;       /* --fuse: round fusion (ar_real_plan_fuse) */
+    int nccl_tests; /* --format nccl-tests */
 } real_flags;
 
 /* Removes the flags selected by the bits of `which` (1 --launch, 2 --lowering,

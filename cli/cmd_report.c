@@ -10,8 +10,9 @@
 int cmd_report(int argc, char **argv) {
     for (int i = 0; i < argc; i++)
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-            printf("usage: arlab report [DIR]\n  builds DIR/report.html and DIR/report.md from the sweep results in DIR "
-                   "(default: out)\n");
+            printf(
+                "usage: arlab report [DIR]\n  builds DIR/report.html and DIR/report.md from the sweep results in DIR "
+                "(default: out)\n");
             return 0;
         }
     cli_opts o;

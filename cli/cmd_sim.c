@@ -27,11 +27,31 @@
 
 #define SIM_MAX_ARGS 256
 
-static const char *const cols[] = {"algo",      "platform",  "ranks",       "bytes",         "sim_s",
-                                   "model_s",   "rel_err",   "closed_s",    "closed_rel_err",   "transfers",   "simgrid_xfers", "probe_xfers",
-                                   "batches",   "shortcut_batches", "groups", "wall_s",      "peak_rss_kb",
-                                   "bottleneck", "bottleneck_busy_s", "bottleneck_util", "bottleneck_flows", "check", "complete",
-                                   "engine",    "network"};
+static const char *const cols[] = {"algo",
+                                   "platform",
+                                   "ranks",
+                                   "bytes",
+                                   "sim_s",
+                                   "model_s",
+                                   "rel_err",
+                                   "closed_s",
+                                   "closed_rel_err",
+                                   "transfers",
+                                   "simgrid_xfers",
+                                   "probe_xfers",
+                                   "batches",
+                                   "shortcut_batches",
+                                   "groups",
+                                   "wall_s",
+                                   "peak_rss_kb",
+                                   "bottleneck",
+                                   "bottleneck_busy_s",
+                                   "bottleneck_util",
+                                   "bottleneck_flows",
+                                   "check",
+                                   "complete",
+                                   "engine",
+                                   "network"};
 enum { NCOLS = sizeof cols / sizeof cols[0] };
 
 /* FILE.json -> FILE-<tag>.json when several runs share --trace. */
@@ -268,7 +288,8 @@ int cmd_sim(int argc, char **argv) {
                 tbl_num(&t, row, 5, tfmt, ev.model_s);
                 tbl_num(&t, row, 6, "%.3g", rel);
                 tbl_num(&t, row, 7, tfmt, ev.closed_s);
-                tbl_num(&t, row, 8, "%.3g", ev.have_closed && ev.closed_s > 0 ? (r.time_s - ev.closed_s) / ev.closed_s : NAN);
+                tbl_num(&t, row, 8, "%.3g",
+                        ev.have_closed && ev.closed_s > 0 ? (r.time_s - ev.closed_s) / ev.closed_s : NAN);
                 tbl_int(&t, row, 9, (long long)r.transfers);
                 tbl_int(&t, row, 10, (long long)r.transfers_simgrid);
                 tbl_int(&t, row, 11, (long long)r.probe_transfers);
@@ -289,7 +310,8 @@ int cmd_sim(int argc, char **argv) {
                     char b1[32], b2[32], b3[32];
                     char b4[32];
                     printf("  %s: sim %s  model %s  walk %s  rel_err %.3g  closed form %s%s%s\n", algos[ai],
-                           ar_fmt_time(r.time_s, b1, sizeof b1), ev.model ? ar_fmt_time(ev.model_s, b2, sizeof b2) : "-",
+                           ar_fmt_time(r.time_s, b1, sizeof b1),
+                           ev.model ? ar_fmt_time(ev.model_s, b2, sizeof b2) : "-",
                            ev.have_walk ? ar_fmt_time(ev.walk_s, b3, sizeof b3) : "-", rel,
                            ev.have_closed ? ar_fmt_time(ev.closed_s, b4, sizeof b4) : "-",
                            r.complete ? "" : "  (stopped by --budget: partial)",
@@ -305,8 +327,9 @@ int cmd_sim(int argc, char **argv) {
                     for (int ph = 0; ph < r.nphases && ph < 12; ph++) {
                         double d = r.phase_end_s[ph] - (ph ? r.phase_end_s[ph - 1] : 0);
                         printf(" %s|%s", ar_fmt_time(d, b1, sizeof b1),
-                               ev.have_walk && ph < ev.walk.nstages ? ar_fmt_time(ev.walk.stages[ph].time_s, b2, sizeof b2)
-                                                               : "-");
+                               ev.have_walk && ph < ev.walk.nstages
+                                   ? ar_fmt_time(ev.walk.stages[ph].time_s, b2, sizeof b2)
+                                   : "-");
                     }
                     printf("%s\n", r.nphases > 12 ? " ..." : "");
                     if (r.bottleneck >= 0)

@@ -27,7 +27,6 @@
 #include "core/util.h"
 #include "lab/sweep.h"
 
-
 typedef struct progress {
     int total, done;
     int tty, quiet;

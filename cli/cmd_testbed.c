@@ -175,11 +175,42 @@ static int mpirun(const tb_args *a, const ar_platform *p, ar_tb *t, const char *
     snprintf(np, sizeof np, "%d", p->nranks);
     const char *av[MAXARGV];
     int n = 0;
-    const char *fixed[] = {"mpirun", "--allow-run-as-root", "--hostfile", hosts, "--mca", "plm_rsh_agent", agent,
-                           "--mca", "plm_rsh_no_tree_spawn", "1", "--mca", "oob_tcp_if_include", "10.214.0.0/16",
-                           "--mca", "pml", "ob1", "--mca", "btl", "tcp,self", "--mca", "btl_tcp_if_include",
-                           "10.213.0.0/16", "--mca", "mpi_yield_when_idle", "1", "--bind-to", "none",
-                           "--oversubscribe", "--map-by", "slot", "-np", np, mpi, "--platform", plat, "--testbed"};
+    const char *fixed[] = {"mpirun",
+                           "--allow-run-as-root",
+                           "--hostfile",
+                           hosts,
+                           "--mca",
+                           "plm_rsh_agent",
+                           agent,
+                           "--mca",
+                           "plm_rsh_no_tree_spawn",
+                           "1",
+                           "--mca",
+                           "oob_tcp_if_include",
+                           "10.214.0.0/16",
+                           "--mca",
+                           "pml",
+                           "ob1",
+                           "--mca",
+                           "btl",
+                           "tcp,self",
+                           "--mca",
+                           "btl_tcp_if_include",
+                           "10.213.0.0/16",
+                           "--mca",
+                           "mpi_yield_when_idle",
+                           "1",
+                           "--bind-to",
+                           "none",
+                           "--oversubscribe",
+                           "--map-by",
+                           "slot",
+                           "-np",
+                           np,
+                           mpi,
+                           "--platform",
+                           plat,
+                           "--testbed"};
     for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) av[n++] = fixed[i];
     if (a->scale_text) {
         av[n++] = "--scale";
@@ -189,9 +220,9 @@ static int mpirun(const tb_args *a, const ar_platform *p, ar_tb *t, const char *
         av[n++] = "--calibrate";
         av[n++] = a->calibrate;
     } else {
-        const char *pairs[][2] = {{"--algo", a->algos},   {"--size", a->sizes},     {"--dtype", a->dtype},
-                                  {"--iters", a->iters},  {"--warmup", a->warmup},  {"--format", a->format},
-                                  {"--out", a->out},      {"--traffic", traffic}};
+        const char *pairs[][2] = {{"--algo", a->algos},  {"--size", a->sizes},    {"--dtype", a->dtype},
+                                  {"--iters", a->iters}, {"--warmup", a->warmup}, {"--format", a->format},
+                                  {"--out", a->out},     {"--traffic", traffic}};
         for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++)
             if (pairs[i][1]) {
                 av[n++] = pairs[i][0];
@@ -232,7 +263,8 @@ static int do_run(const tb_args *a) {
     if (st == AR_OK) {
         FILE *f = fopen(hosts, "w");
         for (int m = 0; f && m < p->nmachines; m++)
-            fprintf(f, "%s slots=%d\n", ar_tb_ns_machine(t, m), p->machine_first_rank[m + 1] - p->machine_first_rank[m]);
+            fprintf(f, "%s slots=%d\n", ar_tb_ns_machine(t, m),
+                    p->machine_first_rank[m + 1] - p->machine_first_rank[m]);
         if (!f || fclose(f) != 0) st = ar_fail(&e, AR_EIO, "cannot write %s", hosts);
     }
     const char *pfile = a->platform_out ? a->platform_out : plat;
@@ -242,8 +274,9 @@ static int do_run(const tb_args *a) {
     fflush(stdout);
     if (st == AR_OK && a->calibrate) {
         int r = mpirun(a, p, t, mpi, pfile, hosts, traffic, 1);
-        if (r != 0) st = ar_fail(&e, ar_tb_interrupted() ? AR_EFAIL : AR_EBACKEND, "calibration (mpirun) exited with %d%s",
-                                 r, ar_tb_interrupted() ? " (interrupted)" : "");
+        if (r != 0)
+            st = ar_fail(&e, ar_tb_interrupted() ? AR_EFAIL : AR_EBACKEND, "calibration (mpirun) exited with %d%s", r,
+                         ar_tb_interrupted() ? " (interrupted)" : "");
     }
     for (int m = 0; st == AR_OK && m < p->nmachines; m++) st = ar_tb_uplink_bytes(t, m, &tx0[m], &rx0[m], &e);
     int mrc = 0;
@@ -259,8 +292,9 @@ static int do_run(const tb_args *a) {
     if (st == AR_OK && p->nmachines > 1) {
         FILE *f = fopen(traffic, "r");
         if (!f) st = ar_fail(&e, AR_EIO, "arlab-mpi wrote no traffic file %s", traffic);
-        printf("# traffic over the shaped links (machine uplink u0 counters, ip -s -j link; payload = bytes the schedules "
-               "sent off the machine, warm-up + timed + check runs; the counters add headers and MPI_Allreduce):\n");
+        printf(
+            "# traffic over the shaped links (machine uplink u0 counters, ip -s -j link; payload = bytes the schedules "
+            "sent off the machine, warm-up + timed + check runs; the counters add headers and MPI_Allreduce):\n");
         int mm;
         double want;
         while (f && fscanf(f, "machine %d bytes %lf\n", &mm, &want) == 2) {
@@ -280,8 +314,8 @@ static int do_run(const tb_args *a) {
     if (st == AR_OK && short_bytes)
         st = ar_fail(&e, AR_EFAIL, "%d machine uplinks carried fewer bytes than the schedules sent", short_bytes);
     if (st == AR_OK && mrc == AR_EFAIL) st = ar_fail(&e, AR_EFAIL, "wrong results (see #wrong)");
-    if (st == AR_OK && a->scale_text) printf("# scale %s: every shaped link at %s x its platform bandwidth\n", a->scale_text,
-                                             a->scale_text);
+    if (st == AR_OK && a->scale_text)
+        printf("# scale %s: every shaped link at %s x its platform bandwidth\n", a->scale_text, a->scale_text);
     free(tx0);
     ar_tb_free(t);
     ar_platform_free(p);

@@ -93,8 +93,7 @@ int cmd_trees(int argc, char **argv) {
     ar_param_val pv[AR_MAX_PARAMS];
     const ar_algo *a = NULL;
     ar_status bst = ar_algo_bind(o.nalgos ? o.algos[0] : "treepack", 0, &a, pv, &e);
-    if (bst == AR_OK && a->params != ar_tp_params)
-        bst = ar_fail(&e, AR_EINVAL, "trees: --algo must be treepack[:...]");
+    if (bst == AR_OK && a->params != ar_tp_params) bst = ar_fail(&e, AR_EINVAL, "trees: --algo must be treepack[:...]");
     if (bst != AR_OK) return cli_error(bst, &e);
     long long chunks = pv[AR_TP_P_CHUNKS].i, units = pv[AR_TP_P_UNITS].i;
     const char *roots = pv[AR_TP_P_ROOTS].s;
@@ -233,8 +232,8 @@ int cmd_trees(int argc, char **argv) {
             tbl_int(&stt, row, 5, r.streams[i].height);
         }
         /* links */
-        static const char *const lcol[] = {"link", "a", "b", "lanes", "c_e", "load", "load_value", "load_x_c",
-                                           "util", "Q_ab", "Q_ba", "gpus_cut"};
+        static const char *const lcol[] = {"link",       "a",        "b",    "lanes", "c_e",  "load",
+                                           "load_value", "load_x_c", "util", "Q_ab",  "Q_ba", "gpus_cut"};
         cli_table lt;
         tbl_init(&lt, 12, lcol);
         int have_cls = !r.direct && ar_treepack_link_classes(p, cls);
@@ -246,9 +245,9 @@ int cmd_trees(int argc, char **argv) {
             tbl_str(&lt, row, 2, p->nodes[lk->b].name);
             tbl_int(&lt, row, 3, lk->lanes);
             tbl_str(&lt, row, 4, frac_str(r.link_c[l], r.link_c_exact[l], b1, sizeof b1));
-            tbl_str(&lt, row, 5,
-                    frac_str(r.link_load[l], r.link_load_exact ? r.link_load_exact[l] : (ar_tp_frac){0, 0}, b1,
-                             sizeof b1));
+            tbl_str(
+                &lt, row, 5,
+                frac_str(r.link_load[l], r.link_load_exact ? r.link_load_exact[l] : (ar_tp_frac){0, 0}, b1, sizeof b1));
             tbl_num(&lt, row, 6, "%.9g", r.link_load[l]);
             tbl_num(&lt, row, 7, "%.9g", r.link_load[l] * r.link_c[l]);
             tbl_num(&lt, row, 8, "%.4f", r.C > 0 ? r.link_load[l] * r.link_c[l] / r.C : 0);
@@ -278,8 +277,8 @@ int cmd_trees(int argc, char **argv) {
                     tbl_int(&ct, row, 5, cl.ratio[k]);
                     len += (size_t)snprintf(ratio_vals + len, sizeof ratio_vals - len, "%s%lld", k ? " : " : "",
                                             cl.ratio[k]);
-                    lenk += (size_t)snprintf(ratio_keys + lenk, sizeof ratio_keys - lenk, "%s%d GPU%s",
-                                             k ? " : " : "", cl.gpus[k], cl.gpus[k] == 1 ? "" : "s");
+                    lenk += (size_t)snprintf(ratio_keys + lenk, sizeof ratio_keys - lenk, "%s%d GPU%s", k ? " : " : "",
+                                             cl.gpus[k], cl.gpus[k] == 1 ? "" : "s");
                 } else {
                     tbl_num(&ct, row, 5, "%.6g", cl.rel[k]);
                 }

@@ -18,21 +18,25 @@ static const verb verbs[] = {
     {"model", cmd_model, "model --platform P --size S [--algo A|all] [--format table|csv|json]"},
     {"fit", cmd_fit, "fit --from FILE... --platform P [--seed N] [--boot B]   fit the NCCL model to nccl-tests output"},
     {"best", cmd_best, "best --platform P --size S                   rank all algorithms and BlueConnect variants"},
-    {"sim", cmd_sim, "sim --platform P --algo A --size S [--check] [--trace FILE] [--network M] [--gamma G] [--budget T]\n"
-                     "            [--engine fast|naive] [--no-shortcuts] [--chunks N] [--format F]   (arlab sim --help)"},
+    {"sim", cmd_sim,
+     "sim --platform P --algo A --size S [--check] [--trace FILE] [--network M] [--gamma G] [--budget T]\n"
+     "            [--engine fast|naive] [--no-shortcuts] [--chunks N] [--format F]   (arlab sim --help)"},
     {"trees", cmd_trees, "trees --platform P                            spanning-tree packing: C(G), bounds, trees"},
-    {"real", cmd_real, "real --platform P --algo A --size S           run on GPUs with NCCL (mpirun -np N arlab real ...)"},
+    {"real", cmd_real,
+     "real --platform P --algo A --size S           run on GPUs with NCCL (mpirun -np N arlab real ...)"},
     {"calibrate", cmd_calibrate, "calibrate --out FILE.json                     fit alpha/beta per link class on GPUs"},
     {"compare", cmd_compare, "compare --platform P --algo A --size S        model vs simulated vs measured"},
     {"sweep", cmd_sweep, "sweep FILE.json [-j N] [--out DIR] [--quiet]   run a grid of points to CSV/JSON"},
     {"report", cmd_report, "report [DIR]                                  build the HTML/Markdown report"},
-    {"testbed", cmd_testbed, "testbed up|down|status|run --platform P [--scale F] [--id ID]  emulated cluster + MPI backend"},
+    {"testbed", cmd_testbed,
+     "testbed up|down|status|run --platform P [--scale F] [--id ID]  emulated cluster + MPI backend"},
 };
 
 static void usage(FILE *f) {
     fprintf(f, "arlab %s: an all-reduce workbench\nusage: arlab VERB [options]\n", AR_VERSION);
     for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++) fprintf(f, "  arlab %s\n", verbs[i].usage);
-    fprintf(f, "common: --dtype f32|f16|bf16|f64|i32, --ranks N (generated families), sizes like 100MB, 120M (elements)\n");
+    fprintf(
+        f, "common: --dtype f32|f16|bf16|f64|i32, --ranks N (generated families), sizes like 100MB, 120M (elements)\n");
 }
 
 int main(int argc, char **argv) {

@@ -39,10 +39,10 @@ ar_status cli_parse(int argc, char **argv, unsigned allowed, cli_opts *o, const 
         unsigned bit;
         int has_arg;
     } flags[] = {
-        {"--platform", OPT_PLATFORM, 1}, {"--algo", OPT_ALGO, 1},     {"--size", OPT_SIZE, 1},
-        {"--ranks", OPT_RANKS, 1},       {"--dtype", OPT_DTYPE, 1},   {"--format", OPT_FORMAT, 1},
-        {"--check", OPT_CHECK, 0},       {"--trace", OPT_TRACE, 1},   {"--out", OPT_OUT, 1},
-        {"--network", OPT_NETWORK, 1},   {"--gamma", OPT_GAMMA, 1},   {"--budget", OPT_BUDGET, 1},
+        {"--platform", OPT_PLATFORM, 1}, {"--algo", OPT_ALGO, 1},    {"--size", OPT_SIZE, 1},
+        {"--ranks", OPT_RANKS, 1},       {"--dtype", OPT_DTYPE, 1},  {"--format", OPT_FORMAT, 1},
+        {"--check", OPT_CHECK, 0},       {"--trace", OPT_TRACE, 1},  {"--out", OPT_OUT, 1},
+        {"--network", OPT_NETWORK, 1},   {"--gamma", OPT_GAMMA, 1},  {"--budget", OPT_BUDGET, 1},
         {"--iters", OPT_ITERS, 1},       {"--warmup", OPT_ITERS, 1},
     };
     for (int i = 0; i < argc; i++) {
@@ -108,7 +108,8 @@ ar_status cli_parse(int argc, char **argv, unsigned allowed, cli_opts *o, const 
             char *end;
             errno = 0;
             double g = strtod(val, &end);
-            if (errno || *end || !(g >= 0) || g > 1) return bad(verb, "--gamma: \"%s\" is not seconds per byte in [0, 1]", val);
+            if (errno || *end || !(g >= 0) || g > 1)
+                return bad(verb, "--gamma: \"%s\" is not seconds per byte in [0, 1]", val);
             o->gamma_s_per_B = g;
         } else if (!strcmp(name, "--budget")) {
             st = ar_parse_time(val, &o->budget_s, &e);

@@ -61,7 +61,8 @@ void tbl_int(cli_table *t, int row, int col, long long v) {
 
 void tbl_print(const cli_table *t, cli_format fmt, FILE *out) {
     const cli_cell *cells = t->cells;
-#define C(r, c) (cells[(size_t)(r) * (size_t)t->ncols + (size_t)(c)].s ? cells[(size_t)(r) * (size_t)t->ncols + (size_t)(c)].s : "")
+#define C(r, c) \
+    (cells[(size_t)(r) * (size_t)t->ncols + (size_t)(c)].s ? cells[(size_t)(r) * (size_t)t->ncols + (size_t)(c)].s : "")
     if (fmt == FMT_CSV) {
         for (int c = 0; c < t->ncols; c++) {
             if (c) fputc(',', out);

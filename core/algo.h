@@ -41,27 +41,27 @@ typedef struct ar_algo_stats {
 /* Calls per learner per level (FlexReduce Fig. 4(c)) against a bound (Eq. 12):
  * one row per level, then a row "all" (level -1, bound_max -1) with the totals. */
 typedef struct ar_algo_calls_row {
-    int level;        /* -1: all levels */
-    double avg;       /* mean over the ranks */
+    int level;  /* -1: all levels */
+    double avg; /* mean over the ranks */
     int max;
-    int bound_max;    /* largest bound of the level; -1 where none */
-    int within;       /* every rank within its bound */
+    int bound_max; /* largest bound of the level; -1 where none */
+    int within;    /* every rank within its bound */
 } ar_algo_calls_row;
 
 typedef struct ar_algo_calls {
-    int nrows;        /* 0: the algorithm reports none */
+    int nrows;               /* 0: the algorithm reports none */
     ar_algo_calls_row *rows; /* owned; ar_algo_calls_free */
-    int holds;        /* every row within its bound */
+    int holds;               /* every row within its bound */
 } ar_algo_calls;
 void ar_algo_calls_free(ar_algo_calls *c);
 
 typedef struct ar_algo {
-    const char *name;       /* registry key, e.g. "ring" */
-    const char *label;      /* name as the papers print it, e.g. "Ring (NCCL-like)" */
-    const char *summary;    /* one line */
+    const char *name;           /* registry key, e.g. "ring" */
+    const char *label;          /* name as the papers print it, e.g. "Ring (NCCL-like)" */
+    const char *summary;        /* one line */
     const ar_param_def *params; /* parameter table ending with {NULL}; NULL: no parameters */
-    ar_status (*plan)(const ar_platform *p, uint64_t count, size_t elem_bytes, const ar_param_val *v,
-                      ar_schedule **out, ar_err *e);
+    ar_status (*plan)(const ar_platform *p, uint64_t count, size_t elem_bytes, const ar_param_val *v, ar_schedule **out,
+                      ar_err *e);
     /* Closed form for `bytes` bytes (out zeroed by the caller); NULL: none. */
     ar_status (*closed)(const ar_platform *p, double bytes, const ar_param_val *v, struct ar_model_result *out,
                         ar_err *e);
@@ -83,8 +83,8 @@ const ar_algo *ar_algo_find(const char *name);
 /* Parses "name[:params]", finds the algorithm, checks the parameters against
  * its table (ar_params_bind), plans, and checks the schedule is structurally
  * sound. */
-ar_status ar_algo_plan(const char *spec, const ar_platform *p, uint64_t count, size_t elem_bytes,
-                       ar_schedule **out, ar_err *e);
+ar_status ar_algo_plan(const char *spec, const ar_platform *p, uint64_t count, size_t elem_bytes, ar_schedule **out,
+                       ar_err *e);
 
 /* Closed form of "name[:params]" on p for count * elem_bytes bytes (the
  * papers' equation for that algorithm; parameters checked as for planning).
@@ -114,19 +114,19 @@ ar_status ar_algo_bind(const char *spec, int nranks, const ar_algo **a, ar_param
  * yardstick) and its closed form where one exists. */
 typedef struct ar_rank_cand {
     char algo[32];
-    char params[200];  /* a valid spec suffix ("" = defaults) */
+    char params[200];        /* a valid spec suffix ("" = defaults) */
     double walk_s, closed_s; /* NAN: not walked / no closed form */
-    char slowest[160]; /* the walk's slowest stage, or why it was not walked */
-    int is_default;    /* a searched variant equal to the algorithm's default */
-    int index;         /* evaluation order: ties keep it */
-    double key_s;      /* ranking key: walk_s (NAN: not walked, listed last) */
+    char slowest[160];       /* the walk's slowest stage, or why it was not walked */
+    int is_default;          /* a searched variant equal to the algorithm's default */
+    int index;               /* evaluation order: ties keep it */
+    double key_s;            /* ranking key: walk_s (NAN: not walked, listed last) */
 } ar_rank_cand;
 
 typedef struct ar_ranking {
-    ar_rank_cand *v;   /* sorted best first after ar_algo_rank (owned) */
+    ar_rank_cand *v; /* sorted best first after ar_algo_rank (owned) */
     int n;
     size_t cap;
-    char **notes;      /* lines about what was not ranked or how a search went (owned) */
+    char **notes; /* lines about what was not ranked or how a search went (owned) */
     int nnotes;
     size_t notes_cap;
 } ar_ranking;

@@ -12,9 +12,7 @@
 #include <stdint.h>
 
 /* Input of rank r at element x. */
-static inline double ar_data_input(int r, uint64_t x) {
-    return (double)(r + 1) + (double)(x % 65521u) * 1048576.0;
-}
+static inline double ar_data_input(int r, uint64_t x) { return (double)(r + 1) + (double)(x % 65521u) * 1048576.0; }
 
 /* Exact all-reduce result at element x for nranks ranks (sum of ar_data_input). */
 static inline double ar_data_expected(int nranks, uint64_t x) {

@@ -14,13 +14,12 @@
 #include "schedule.h"
 #include "util.h"
 
-
 typedef struct xstate {
     const ar_schedule *s;
-    double **buf;     /* per rank */
-    ar_xfer *xf;      /* one round's transfers */
+    double **buf; /* per rank */
+    ar_xfer *xf;  /* one round's transfers */
     size_t capxf;
-    double *stage;    /* payloads of one round */
+    double *stage; /* payloads of one round */
     size_t capstage;
 } xstate;
 
@@ -59,10 +58,9 @@ static ar_status run_op(xstate *x, const ar_op *op, int phase, int opi, ar_err *
         size_t k = 0;
         for (size_t i = 0; i < n; i++) {
             const ar_xfer *t = &x->xf[i];
-            if (t->src < 0 || t->src >= x->s->nranks || t->dst < 0 || t->dst >= x->s->nranks ||
-                t->src == t->dst)
-                return ar_fail(e, AR_EINTERNAL, "lowering of phase %d op %d: bad transfer %d->%d", phase,
-                               opi, t->src, t->dst);
+            if (t->src < 0 || t->src >= x->s->nranks || t->dst < 0 || t->dst >= x->s->nranks || t->src == t->dst)
+                return ar_fail(e, AR_EINTERNAL, "lowering of phase %d op %d: bad transfer %d->%d", phase, opi, t->src,
+                               t->dst);
             for (int g = 0; g < t->nseg; g++) {
                 if (t->off[g] > x->s->count || t->len[g] > x->s->count - t->off[g])
                     return ar_fail(e, AR_EINTERNAL, "lowering of phase %d op %d: range out of buffer", phase, opi);
@@ -78,8 +76,7 @@ static ar_status run_op(xstate *x, const ar_op *op, int phase, int opi, ar_err *
                 const double *src = x->stage + k;
                 if (t->reduce)
                     for (uint64_t j = 0; j < t->len[g]; j++) d[t->off[g] + j] += src[j];
-                else
-                    memcpy(d + t->off[g], src, t->len[g] * sizeof(double));
+                else memcpy(d + t->off[g], src, t->len[g] * sizeof(double));
                 k += t->len[g];
             }
         }

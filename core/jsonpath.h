@@ -19,7 +19,7 @@ typedef struct ar_jpath {
     const char *where; /* document name (file path or "<json>") */
     char path[480];    /* current path, e.g. "root.children[1].bw" */
     size_t len;
-    ar_err *e;         /* may be NULL: messages are dropped */
+    ar_err *e; /* may be NULL: messages are dropped */
 } ar_jpath;
 
 /* Appends ".key" (or "key" at the top) / "[i]"; return the length to pop back to. */

@@ -10,9 +10,23 @@
 #include "util.h"
 
 enum part {
-    P_RING_RS, P_RING_AG, P_HD_RS, P_HD_AG, P_BIN_GATHER, P_BIN_SCATTER, P_BIN_REDUCE, P_BIN_BCAST,
-    P_DIRECT_RS, P_DIRECT_AG, P_DIRECT_REDUCE, P_DIRECT_BCAST, P_CHAIN_REDUCE, P_CHAIN_BCAST,
-    P_TREE_REDUCE, P_TREE_BCAST, P_SEND
+    P_RING_RS,
+    P_RING_AG,
+    P_HD_RS,
+    P_HD_AG,
+    P_BIN_GATHER,
+    P_BIN_SCATTER,
+    P_BIN_REDUCE,
+    P_BIN_BCAST,
+    P_DIRECT_RS,
+    P_DIRECT_AG,
+    P_DIRECT_REDUCE,
+    P_DIRECT_BCAST,
+    P_CHAIN_REDUCE,
+    P_CHAIN_BCAST,
+    P_TREE_REDUCE,
+    P_TREE_BCAST,
+    P_SEND
 };
 
 /* The parts of (kind, impl); returns how many (0..2). */
@@ -28,30 +42,60 @@ static int op_parts(const ar_op *op, enum part out[2]) {
         return 1;
     case AR_OP_ALL_REDUCE:
         switch (im) {
-        case AR_IMPL_HD: out[0] = P_HD_RS; out[1] = P_HD_AG; return 2;
-        case AR_IMPL_DIRECT: out[0] = P_DIRECT_RS; out[1] = P_DIRECT_AG; return 2;
-        case AR_IMPL_BINOMIAL: out[0] = P_BIN_REDUCE; out[1] = P_BIN_BCAST; return 2;
-        case AR_IMPL_CHAIN: out[0] = P_CHAIN_REDUCE; out[1] = P_CHAIN_BCAST; return 2;
-        case AR_IMPL_TREE: out[0] = P_TREE_REDUCE; out[1] = P_TREE_BCAST; return 2;
-        default: out[0] = P_RING_RS; out[1] = P_RING_AG; return 2;
+        case AR_IMPL_HD:
+            out[0] = P_HD_RS;
+            out[1] = P_HD_AG;
+            return 2;
+        case AR_IMPL_DIRECT:
+            out[0] = P_DIRECT_RS;
+            out[1] = P_DIRECT_AG;
+            return 2;
+        case AR_IMPL_BINOMIAL:
+            out[0] = P_BIN_REDUCE;
+            out[1] = P_BIN_BCAST;
+            return 2;
+        case AR_IMPL_CHAIN:
+            out[0] = P_CHAIN_REDUCE;
+            out[1] = P_CHAIN_BCAST;
+            return 2;
+        case AR_IMPL_TREE:
+            out[0] = P_TREE_REDUCE;
+            out[1] = P_TREE_BCAST;
+            return 2;
+        default:
+            out[0] = P_RING_RS;
+            out[1] = P_RING_AG;
+            return 2;
         }
     case AR_OP_REDUCE:
         switch (im) {
-        case AR_IMPL_HD: out[0] = P_HD_RS; out[1] = P_BIN_GATHER; return 2;
+        case AR_IMPL_HD:
+            out[0] = P_HD_RS;
+            out[1] = P_BIN_GATHER;
+            return 2;
         case AR_IMPL_DIRECT: out[0] = P_DIRECT_REDUCE; return 1;
         case AR_IMPL_BINOMIAL: out[0] = P_BIN_REDUCE; return 1;
         case AR_IMPL_CHAIN: out[0] = P_CHAIN_REDUCE; return 1;
         case AR_IMPL_TREE: out[0] = P_TREE_REDUCE; return 1;
-        default: out[0] = P_RING_RS; out[1] = P_BIN_GATHER; return 2;
+        default:
+            out[0] = P_RING_RS;
+            out[1] = P_BIN_GATHER;
+            return 2;
         }
     case AR_OP_BROADCAST:
         switch (im) {
-        case AR_IMPL_HD: out[0] = P_BIN_SCATTER; out[1] = P_HD_AG; return 2;
+        case AR_IMPL_HD:
+            out[0] = P_BIN_SCATTER;
+            out[1] = P_HD_AG;
+            return 2;
         case AR_IMPL_DIRECT: out[0] = P_DIRECT_BCAST; return 1;
         case AR_IMPL_BINOMIAL: out[0] = P_BIN_BCAST; return 1;
         case AR_IMPL_CHAIN: out[0] = P_CHAIN_BCAST; return 1;
         case AR_IMPL_TREE: out[0] = P_TREE_BCAST; return 1;
-        default: out[0] = P_BIN_SCATTER; out[1] = P_RING_AG; return 2;
+        default:
+            out[0] = P_BIN_SCATTER;
+            out[1] = P_RING_AG;
+            return 2;
         }
     }
     return 0;

@@ -40,10 +40,10 @@
 #include "schedule.h"
 
 typedef struct ar_xfer {
-    int src, dst;        /* ranks */
-    int nseg;            /* 1 or 2 element ranges (a wrap-around block set) */
+    int src, dst; /* ranks */
+    int nseg;     /* 1 or 2 element ranges (a wrap-around block set) */
     uint64_t off[2], len[2];
-    int reduce;          /* 1: dst adds the data; 0: dst overwrites */
+    int reduce; /* 1: dst adds the data; 0: dst overwrites */
 } ar_xfer;
 
 static inline uint64_t ar_xfer_elems(const ar_xfer *x) { return x->len[0] + (x->nseg > 1 ? x->len[1] : 0); }

@@ -63,8 +63,7 @@ void ar_params_free(ar_params *p) {
 
 int ar_param_count(const ar_param_def *defs) {
     int n = 0;
-    while (defs && defs[n].key)
-        n++;
+    while (defs && defs[n].key) n++;
     return n;
 }
 
@@ -74,10 +73,8 @@ static int choice_index(const char *choices, const char *w, size_t len) {
     for (const char *c = choices; c && *c; i++) {
         const char *bar = strchr(c, '|');
         size_t cl = bar ? (size_t)(bar - c) : strlen(c);
-        if (cl == len && strncmp(c, w, len) == 0)
-            return i;
-        if (!bar)
-            break;
+        if (cl == len && strncmp(c, w, len) == 0) return i;
+        if (!bar) break;
         c = bar + 1;
     }
     return -1;
@@ -88,15 +85,13 @@ static char *choices_text(const char *choices, char *buf, size_t n) {
     size_t u = 0;
     buf[0] = '\0';
     int k = 0, total = 1;
-    for (const char *c = choices; *c; c++)
-        total += *c == '|';
+    for (const char *c = choices; *c; c++) total += *c == '|';
     for (const char *c = choices; *c && u + 1 < n; k++) {
         const char *bar = strchr(c, '|');
         size_t cl = bar ? (size_t)(bar - c) : strlen(c);
         int w = snprintf(buf + u, n - u, "%s%.*s", k == 0 ? "" : k == total - 1 ? " or " : ", ", (int)cl, c);
         u = w < 0 ? n : u + (size_t)w;
-        if (!bar)
-            break;
+        if (!bar) break;
         c = bar + 1;
     }
     return buf;
@@ -107,8 +102,7 @@ static void choice_word(const char *choices, long long i, char *buf, size_t n) {
     const char *c = choices;
     for (long long k = 0; k < i && c; k++) {
         c = strchr(c, '|');
-        if (c)
-            c++;
+        if (c) c++;
     }
     if (!c) {
         buf[0] = '\0';
@@ -147,20 +141,16 @@ static ar_status bind_one(const char *name, const ar_param_def *d, const char *v
             const char *s = strchr(t, d->sep);
             size_t len = s ? (size_t)(s - t) : strlen(t);
             int ok = len > 0;
-            if (d->choices)
-                ok = choice_index(d->choices, t, len) >= 0;
+            if (d->choices) ok = choice_index(d->choices, t, len) >= 0;
             else
-                for (size_t k = 0; k < len; k++)
-                    ok &= t[k] >= '0' && t[k] <= '9';
+                for (size_t k = 0; k < len; k++) ok &= t[k] >= '0' && t[k] <= '9';
             if (!ok) {
-                if (d->choices)
-                    choices_text(d->choices, words, sizeof words);
+                if (d->choices) choices_text(d->choices, words, sizeof words);
                 return ar_fail(e, AR_EINVAL, "%s: %s=%s: \"%.*s\" is not %s%s (write e.g. %s=%s)", name, d->key, val,
-                               (int)(len > 16 ? 16 : len), t, d->choices ? "" : "an integer",
-                               d->choices ? words : "", d->key, d->example ? d->example : "");
+                               (int)(len > 16 ? 16 : len), t, d->choices ? "" : "an integer", d->choices ? words : "",
+                               d->key, d->example ? d->example : "");
             }
-            if (!s)
-                break;
+            if (!s) break;
             t = s + 1;
         }
         v->i = items + 1;
@@ -186,15 +176,12 @@ ar_status ar_params_bind(const ar_params *p, const ar_param_def *defs, int nrank
         v->i = defs[i].def;
         if (defs[i].type == AR_PARAM_INT && defs[i].max_is_ranks && defs[i].def <= 0)
             v->i = nranks; /* a default of "P" */
-        if (defs[i].type == AR_PARAM_ENUM)
-            choice_word(defs[i].choices, defs[i].def, v->s, sizeof v->s);
-        if (defs[i].type == AR_PARAM_LIST)
-            v->i = 0;
+        if (defs[i].type == AR_PARAM_ENUM) choice_word(defs[i].choices, defs[i].def, v->s, sizeof v->s);
+        if (defs[i].type == AR_PARAM_LIST) v->i = 0;
     }
     for (int k = 0; k < p->n; k++) {
         int i = 0;
-        while (i < nd && strcmp(defs[i].key, p->key[k]))
-            i++;
+        while (i < nd && strcmp(defs[i].key, p->key[k])) i++;
         if (i == nd) {
             char valid[256];
             size_t u = 0;
@@ -207,8 +194,7 @@ ar_status ar_params_bind(const ar_params *p, const ar_param_def *defs, int nrank
                       : ar_fail(e, AR_EINVAL, "%s: unknown parameter \"%s\" (it takes none)", name, p->key[k]);
         }
         ar_status st = bind_one(name, &defs[i], p->val[k], nranks, &vals[i], e);
-        if (st != AR_OK)
-            return st;
+        if (st != AR_OK) return st;
     }
     return AR_OK;
 }
@@ -216,32 +202,22 @@ ar_status ar_params_bind(const ar_params *p, const ar_param_def *defs, int nrank
 char *ar_param_type_str(const ar_param_def *d, char *buf, size_t n) {
     switch (d->type) {
     case AR_PARAM_INT:
-        if (d->max_is_ranks)
-            snprintf(buf, n, "int %lld..P", d->min);
-        else
-            snprintf(buf, n, "int %lld..%lld", d->min, d->max);
+        if (d->max_is_ranks) snprintf(buf, n, "int %lld..P", d->min);
+        else snprintf(buf, n, "int %lld..%lld", d->min, d->max);
         break;
-    case AR_PARAM_ENUM:
-        snprintf(buf, n, "%s", d->choices);
-        break;
+    case AR_PARAM_ENUM: snprintf(buf, n, "%s", d->choices); break;
     case AR_PARAM_LIST:
-        if (d->choices)
-            snprintf(buf, n, "list of %s, '%c'-separated", d->choices, d->sep);
-        else
-            snprintf(buf, n, "list of int, '%c'-separated", d->sep);
+        if (d->choices) snprintf(buf, n, "list of %s, '%c'-separated", d->choices, d->sep);
+        else snprintf(buf, n, "list of int, '%c'-separated", d->sep);
         break;
     }
     return buf;
 }
 
 char *ar_param_default_str(const ar_param_def *d, char *buf, size_t n) {
-    if (d->def_text)
-        snprintf(buf, n, "%s", d->def_text);
-    else if (d->type == AR_PARAM_ENUM)
-        choice_word(d->choices, d->def, buf, n);
-    else if (d->type == AR_PARAM_INT)
-        snprintf(buf, n, "%lld", d->def);
-    else
-        snprintf(buf, n, "-");
+    if (d->def_text) snprintf(buf, n, "%s", d->def_text);
+    else if (d->type == AR_PARAM_ENUM) choice_word(d->choices, d->def, buf, n);
+    else if (d->type == AR_PARAM_INT) snprintf(buf, n, "%lld", d->def);
+    else snprintf(buf, n, "-");
     return buf;
 }

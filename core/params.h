@@ -24,7 +24,7 @@
 #define AR_PARAM_TEXT 256 /* longest value text kept in ar_param_val (longer values are refused) */
 
 typedef struct ar_params {
-    char *name;                 /* algorithm name (text before ':') */
+    char *name; /* algorithm name (text before ':') */
     int n;
     char *key[AR_MAX_PARAMS];
     char *val[AR_MAX_PARAMS];
@@ -56,9 +56,9 @@ typedef struct ar_param_def {
 } ar_param_def;
 
 typedef struct ar_param_val {
-    int given;              /* 1: the spec set it; 0: the default */
-    long long i;            /* INT value; ENUM index of the word in choices */
-    char s[AR_PARAM_TEXT];  /* ENUM word, LIST text ("" for an absent LIST), INT as given */
+    int given;             /* 1: the spec set it; 0: the default */
+    long long i;           /* INT value; ENUM index of the word in choices */
+    char s[AR_PARAM_TEXT]; /* ENUM word, LIST text ("" for an absent LIST), INT as given */
 } ar_param_val;
 
 /* Number of entries of a table (it ends with an entry whose key is NULL; a

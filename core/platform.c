@@ -64,8 +64,8 @@ static int preset_name_ok(const char *s, size_t n) {
     if (n == 0 || n > AR_NAME_MAX || s[0] == '.') return 0;
     for (size_t i = 0; i < n; i++) {
         char c = s[i];
-        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
-              c == '_' || c == '-' || c == '+'))
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+              c == '-' || c == '+'))
             return 0;
     }
     return 1;
@@ -100,8 +100,7 @@ ar_status ar_platform_load(const char *spec, int ranks, ar_platform **out, ar_er
                            "machines)",
                            ar_quote(fam, q2, sizeof q2), ar_quote(spec, q, sizeof q));
         } else if (!preset_name_ok(spec, len)) {
-            return ar_fail(e, AR_EINVAL, "unknown platform %s (see 'arlab platforms')",
-                           ar_quote(spec, q, sizeof q));
+            return ar_fail(e, AR_EINVAL, "unknown platform %s (see 'arlab platforms')", ar_quote(spec, q, sizeof q));
         } else {
             const char *dir = ar_platform_preset_dir();
             size_t plen = strlen(dir) + len + 8;
@@ -138,9 +137,7 @@ ar_status ar_platform_load(const char *spec, int ranks, ar_platform **out, ar_er
     return st;
 }
 
-static int str_cmp(const void *a, const void *b) {
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
+static int str_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 ar_status ar_platform_list_presets(char ***names, int *count, ar_err *e) {
     char q[160];
@@ -236,8 +233,7 @@ ar_status ar_platform_print_json(const ar_platform *p, FILE *f, ar_err *e) {
     if (p->kind == AR_PLAT_TREE || p->kind == AR_PLAT_FAT_TREE) {
         fputs(",\n  \"root\": ", f);
         ar_json_string(f, p->root >= 0 ? p->nodes[p->root].name : "");
-        fprintf(f, ",\n  \"height\": %d,\n  \"uniform_depth\": %s", p->height,
-                p->uniform_depth ? "true" : "false");
+        fprintf(f, ",\n  \"height\": %d,\n  \"uniform_depth\": %s", p->height, p->uniform_depth ? "true" : "false");
     }
     if (p->kind == AR_PLAT_TORUS) {
         fputs(",\n  \"dims\": [", f);
@@ -292,8 +288,7 @@ void ar_platform_print_summary(const ar_platform *p, FILE *f) {
     fprintf(f, "platform %s (%s, %s)\n", p->name, kind_name(p->kind), p->source);
     if (p->description) fprintf(f, "  %s\n", p->description);
     fprintf(f, "  %d ranks on %d machine%s; %d switch%s, %d link%s", p->nranks, p->nmachines,
-            p->nmachines == 1 ? "" : "s", nsw, nsw == 1 ? "" : "es", p->nlinks,
-            p->nlinks == 1 ? "" : "s");
+            p->nmachines == 1 ? "" : "s", nsw, nsw == 1 ? "" : "es", p->nlinks, p->nlinks == 1 ? "" : "s");
     if (p->kind == AR_PLAT_TREE || p->kind == AR_PLAT_FAT_TREE)
         fprintf(f, "; height %d%s", p->height, p->uniform_depth ? "" : " (GPUs at different depths)");
     if (p->kind == AR_PLAT_TORUS) {
@@ -306,8 +301,7 @@ void ar_platform_print_summary(const ar_platform *p, FILE *f) {
         fprintf(f, "  %-6s %7s %12s %10s\n", "level", "fanout", "capacity", "latency");
         for (int i = 0; i < p->nlevels; i++)
             fprintf(f, "  %-6d %7d %12s %10s\n", i, p->levels[i].fanout,
-                    ar_fmt_rate(p->levels[i].bw_Bps, b1, sizeof b1),
-                    ar_fmt_time(p->levels[i].lat_s, b2, sizeof b2));
+                    ar_fmt_rate(p->levels[i].bw_Bps, b1, sizeof b1), ar_fmt_time(p->levels[i].lat_s, b2, sizeof b2));
     } else {
         double lo = INFINITY, hi = 0;
         for (int l = 0; l < p->nlinks; l++) {

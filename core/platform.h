@@ -31,30 +31,30 @@
 #define AR_MAX_DIMS 8
 #define AR_MAX_RANKS (1 << 20) /* refused beyond, with a message */
 #define AR_MAX_NODES (1 << 22)
-#define AR_NAME_MAX 200        /* bytes in a node, link or preset name */
+#define AR_NAME_MAX 200 /* bytes in a node, link or preset name */
 
 typedef enum ar_node_kind { AR_NODE_GPU = 0, AR_NODE_SWITCH = 1 } ar_node_kind;
 
 typedef struct ar_node {
     char *name;
     ar_node_kind kind;
-    int rank;         /* GPU: its rank; switch: -1 */
-    int machine;      /* index of the machine (host) it belongs to, -1 for network switches */
+    int rank;    /* GPU: its rank; switch: -1 */
+    int machine; /* index of the machine (host) it belongs to, -1 for network switches */
     /* tree view (tree/fat-tree kinds; on others parent=-1, depth=0) */
-    int parent;       /* node index, -1 at the root */
-    int uplink;       /* link index to the parent, -1 at the root */
-    int depth;        /* root = 0 */
+    int parent; /* node index, -1 at the root */
+    int uplink; /* link index to the parent, -1 at the root */
+    int depth;  /* root = 0 */
     int nchildren;
-    int *children;    /* node indices, file order (owned) */
+    int *children;        /* node indices, file order (owned) */
     int rank_lo, rank_hi; /* GPUs under this node are ranks [rank_lo, rank_hi) */
 } ar_node;
 
 typedef struct ar_link {
-    int a, b;         /* node indices */
-    double bw_Bps;    /* per lane, per direction */
+    int a, b;      /* node indices */
+    double bw_Bps; /* per lane, per direction */
     double lat_s;
-    int lanes;        /* >= 1 */
-    char *name;       /* "a-b" unless the file names it */
+    int lanes;  /* >= 1 */
+    char *name; /* "a-b" unless the file names it */
 } ar_link;
 
 /* One level of a horizontally symmetric hierarchy, lowest first: groups of
@@ -66,14 +66,12 @@ typedef struct ar_level {
     double lat_s;
 } ar_level;
 
-typedef enum ar_platform_kind {
-    AR_PLAT_TREE, AR_PLAT_FAT_TREE, AR_PLAT_TORUS, AR_PLAT_GRAPH
-} ar_platform_kind;
+typedef enum ar_platform_kind { AR_PLAT_TREE, AR_PLAT_FAT_TREE, AR_PLAT_TORUS, AR_PLAT_GRAPH } ar_platform_kind;
 
 typedef struct ar_platform {
     char *name;
-    char *source;        /* file path, "preset:NAME" or "generated:SPEC" */
-    char *description;   /* may be NULL */
+    char *source;      /* file path, "preset:NAME" or "generated:SPEC" */
+    char *description; /* may be NULL */
     ar_platform_kind kind;
 
     int nnodes;
@@ -82,17 +80,17 @@ typedef struct ar_platform {
     ar_link *links;
 
     int nranks;
-    int *rank_node;      /* node index of each rank */
+    int *rank_node; /* node index of each rank */
 
     int nmachines;
-    int *machine_of_rank;     /* machine index of each rank */
-    int *machine_first_rank;  /* ranks of machine m: [first[m], first[m+1]) (nmachines+1 entries) */
+    int *machine_of_rank;    /* machine index of each rank */
+    int *machine_first_rank; /* ranks of machine m: [first[m], first[m+1]) (nmachines+1 entries) */
 
     /* tree view */
-    int root;            /* node index of the root switch; -1 if not a tree */
-    int height;          /* number of switch levels (FlexReduce's L) = the
+    int root;          /* node index of the root switch; -1 if not a tree */
+    int height;        /* number of switch levels (FlexReduce's L) = the
                             largest depth of a GPU; 0 if not a tree */
-    int uniform_depth;   /* 1 if every GPU is at the same depth; 0 if not a tree */
+    int uniform_depth; /* 1 if every GPU is at the same depth; 0 if not a tree */
 
     /* symmetric hierarchy, when the platform has one (trees whose nodes at a
      * depth all have the same fan-out and link bandwidth; a torus as machine
@@ -120,7 +118,7 @@ typedef struct ar_platform {
 
 /* A directed use of a link: link index * 2 + (0 if a->b, 1 if b->a). */
 typedef int ar_dlink;
-#define AR_DLINK(link, rev) ((link) * 2 + ((rev) ? 1 : 0))
+#define AR_DLINK(link, rev) ((link)*2 + ((rev) ? 1 : 0))
 #define AR_DLINK_LINK(d) ((d) / 2)
 
 /* Loads a platform from NAME_OR_SPEC, tried in this order:
@@ -163,10 +161,10 @@ int ar_platform_route(const ar_platform *p, int src, int dst, ar_dlink *out, int
  * starting at element `at`, and sets *len to its length. No fixed limit: a
  * route is as long as the platform makes it. AR_EINVAL when a rank is out of
  * range, AR_ENOMEM when growing fails (*buf, *cap stay valid either way). */
-ar_status ar_platform_route_append_slow(const ar_platform *p, int src, int dst, ar_dlink **buf, size_t *cap,
-                                        size_t at, int *len, ar_err *e);
-static inline ar_status ar_platform_route_append(const ar_platform *p, int src, int dst, ar_dlink **buf,
-                                                 size_t *cap, size_t at, int *len, ar_err *e) {
+ar_status ar_platform_route_append_slow(const ar_platform *p, int src, int dst, ar_dlink **buf, size_t *cap, size_t at,
+                                        int *len, ar_err *e);
+static inline ar_status ar_platform_route_append(const ar_platform *p, int src, int dst, ar_dlink **buf, size_t *cap,
+                                                 size_t at, int *len, ar_err *e) {
     /* inline: the cost walk and the simulator route every transfer; the rare
      * cases (a bad rank, a buffer to grow) are ar_platform_route_append_slow */
     size_t room = *buf && *cap > at ? *cap - at : 0;

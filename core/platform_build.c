@@ -14,8 +14,7 @@
 
 /* ---- builder ---- */
 
-ar_status ar_pb_begin(ar_pbuild *b, const char *name, const char *source, ar_platform_kind kind,
-                      ar_err *e) {
+ar_status ar_pb_begin(ar_pbuild *b, const char *name, const char *source, ar_platform_kind kind, ar_err *e) {
     memset(b, 0, sizeof *b);
     ar_platform *p = ar_calloc(1, sizeof *p);
     if (!p) return ar_fail(e, AR_ENOMEM, "out of memory");
@@ -28,11 +27,9 @@ ar_status ar_pb_begin(ar_pbuild *b, const char *name, const char *source, ar_pla
     return AR_OK;
 }
 
-ar_status ar_pb_node(ar_pbuild *b, const char *name, ar_node_kind kind, int machine, int *idx,
-                     ar_err *e) {
+ar_status ar_pb_node(ar_pbuild *b, const char *name, ar_node_kind kind, int machine, int *idx, ar_err *e) {
     ar_platform *p = b->p;
-    if (p->nnodes >= AR_MAX_NODES)
-        return ar_fail(e, AR_ELIMIT, "too many nodes (the limit is %d)", AR_MAX_NODES);
+    if (p->nnodes >= AR_MAX_NODES) return ar_fail(e, AR_ELIMIT, "too many nodes (the limit is %d)", AR_MAX_NODES);
     if (kind == AR_NODE_GPU && b->ngpus >= AR_MAX_RANKS)
         return ar_fail(e, AR_ELIMIT, "too many GPUs (the limit is %d ranks)", AR_MAX_RANKS);
     if (p->nnodes == b->node_cap) {
@@ -57,22 +54,19 @@ ar_status ar_pb_node(ar_pbuild *b, const char *name, ar_node_kind kind, int mach
     return AR_OK;
 }
 
-ar_status ar_pb_link(ar_pbuild *b, int a, int bnode, double bw_Bps, double lat_s, int lanes,
-                     const char *name, int *idx, ar_err *e) {
+ar_status ar_pb_link(ar_pbuild *b, int a, int bnode, double bw_Bps, double lat_s, int lanes, const char *name, int *idx,
+                     ar_err *e) {
     ar_platform *p = b->p;
     char q[96];
     if (a < 0 || a >= p->nnodes || bnode < 0 || bnode >= p->nnodes)
         return ar_fail(e, AR_EINTERNAL, "link to a node that does not exist");
-    if (a == bnode)
-        return ar_fail(e, AR_EINVAL, "link joins %s to itself",
-                       ar_quote(p->nodes[a].name, q, sizeof q));
+    if (a == bnode) return ar_fail(e, AR_EINVAL, "link joins %s to itself", ar_quote(p->nodes[a].name, q, sizeof q));
     if (!(bw_Bps > 0) || !isfinite(bw_Bps))
         return ar_fail(e, AR_EINVAL, "bandwidth must be finite and > 0 (got %g)", bw_Bps);
     if (!(lat_s >= 0) || !isfinite(lat_s))
         return ar_fail(e, AR_EINVAL, "latency must be finite and >= 0 (got %g)", lat_s);
     if (lanes < 1 || lanes > AR_MAX_LANES)
-        return ar_fail(e, AR_EINVAL, "lanes must be an integer in 1..%d (got %d)", AR_MAX_LANES,
-                       lanes);
+        return ar_fail(e, AR_EINVAL, "lanes must be an integer in 1..%d (got %d)", AR_MAX_LANES, lanes);
     if (p->nlinks == b->link_cap) {
         if (b->link_cap > INT_MAX / 4) return ar_fail(e, AR_ELIMIT, "too many links");
         int cap = b->link_cap ? b->link_cap * 2 : 16;
@@ -106,8 +100,8 @@ ar_status ar_pb_link(ar_pbuild *b, int a, int bnode, double bw_Bps, double lat_s
     return AR_OK;
 }
 
-ar_status ar_pb_child(ar_pbuild *b, int parent, const char *name, ar_node_kind kind,
-                      double bw_Bps, double lat_s, int lanes, int *idx, ar_err *e) {
+ar_status ar_pb_child(ar_pbuild *b, int parent, const char *name, ar_node_kind kind, double bw_Bps, double lat_s,
+                      int lanes, int *idx, ar_err *e) {
     int v = -1, l = -1;
     ar_status st = ar_pb_node(b, name, kind, -1, &v, e);
     if (st) return st;
@@ -160,10 +154,8 @@ int ar_name_index_find(const ar_platform *p, const int *index, const char *name)
         int mid = lo + (hi - lo) / 2;
         int c = strcmp(p->nodes[index[mid]].name, name);
         if (c == 0) return index[mid];
-        if (c < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
+        if (c < 0) lo = mid + 1;
+        else hi = mid;
     }
     return -1;
 }
@@ -220,8 +212,7 @@ static ar_status sym_build(sym_ctx *c, int level, int sw, ar_err *e) {
             st = ar_pb_child(c->b, sw, name, AR_NODE_GPU, l->bw_Bps, l->lat_s, c->lanes[0], &child, e);
         } else {
             snprintf(name, sizeof name, "s%d.%d", level - 1, c->count[level - 1]++);
-            st = ar_pb_child(c->b, sw, name, AR_NODE_SWITCH, l->bw_Bps, l->lat_s, c->lanes[level],
-                             &child, e);
+            st = ar_pb_child(c->b, sw, name, AR_NODE_SWITCH, l->bw_Bps, l->lat_s, c->lanes[level], &child, e);
             if (!st) st = sym_build(c, level - 1, child, e);
         }
         if (st) return st;
@@ -229,8 +220,7 @@ static ar_status sym_build(sym_ctx *c, int level, int sw, ar_err *e) {
     return AR_OK;
 }
 
-ar_status ar_pb_sym_tree(ar_pbuild *b, const ar_level_spec *lv, int nlev, int full_bisection,
-                         ar_err *e) {
+ar_status ar_pb_sym_tree(ar_pbuild *b, const ar_level_spec *lv, int nlev, int full_bisection, ar_err *e) {
     if (nlev < 1 || nlev > AR_MAX_LEVELS)
         return ar_fail(e, AR_EINVAL, "levels: give 1 to %d levels (got %d)", AR_MAX_LEVELS, nlev);
     sym_ctx c;
@@ -240,19 +230,18 @@ ar_status ar_pb_sym_tree(ar_pbuild *b, const ar_level_spec *lv, int nlev, int fu
     long long below = 1; /* GPUs under one switch of the current level */
     for (int i = 0; i < nlev; i++) {
         if (lv[i].fanout < 1 || lv[i].fanout > AR_MAX_RANKS)
-            return ar_fail(e, AR_EINVAL, "levels[%d].fanout: must be an integer in 1..%d (got %lld)", i,
-                           AR_MAX_RANKS, lv[i].fanout);
+            return ar_fail(e, AR_EINVAL, "levels[%d].fanout: must be an integer in 1..%d (got %lld)", i, AR_MAX_RANKS,
+                           lv[i].fanout);
         if (lv[i].lanes < 1 || lv[i].lanes > AR_MAX_LANES)
-            return ar_fail(e, AR_EINVAL, "levels[%d].lanes: must be an integer in 1..%d (got %lld)", i,
-                           AR_MAX_LANES, lv[i].lanes);
+            return ar_fail(e, AR_EINVAL, "levels[%d].lanes: must be an integer in 1..%d (got %lld)", i, AR_MAX_LANES,
+                           lv[i].lanes);
         if (!(lv[i].bw_Bps > 0) || !isfinite(lv[i].bw_Bps))
             return ar_fail(e, AR_EINVAL, "levels[%d].bw: must be > 0", i);
         if (!(lv[i].lat_s >= 0) || !isfinite(lv[i].lat_s))
             return ar_fail(e, AR_EINVAL, "levels[%d].lat: must be >= 0", i);
         long long lanes = lv[i].lanes * (full_bisection ? below : 1);
         if (lanes > AR_MAX_LANES)
-            return ar_fail(e, AR_EINVAL, "levels[%d]: full-bisection lanes %lld exceed %d", i, lanes,
-                           AR_MAX_LANES);
+            return ar_fail(e, AR_EINVAL, "levels[%d]: full-bisection lanes %lld exceed %d", i, lanes, AR_MAX_LANES);
         c.lanes[i] = (int)lanes;
         below *= lv[i].fanout;
         if (below > AR_MAX_RANKS)
@@ -268,8 +257,8 @@ ar_status ar_pb_sym_tree(ar_pbuild *b, const ar_level_spec *lv, int nlev, int fu
 
 /* ---- two-level machine trees ---- */
 
-ar_status ar_pb_machines(ar_pbuild *b, const int *gpus, int nmachines, double intra_Bps,
-                         double inter_Bps, double lat_s, ar_err *e) {
+ar_status ar_pb_machines(ar_pbuild *b, const int *gpus, int nmachines, double intra_Bps, double inter_Bps, double lat_s,
+                         ar_err *e) {
     char name[48];
     int root = -1;
     long long total = 0;
@@ -293,26 +282,24 @@ ar_status ar_pb_machines(ar_pbuild *b, const int *gpus, int nmachines, double in
 
 /* ---- tori ---- */
 
-ar_status ar_pb_torus(ar_pbuild *b, const int *dims, int ndims, int gpus_per_machine,
-                      double intra_Bps, double intra_lat, int intra_lanes, double link_Bps,
-                      double link_lat, int link_lanes, ar_err *e) {
+ar_status ar_pb_torus(ar_pbuild *b, const int *dims, int ndims, int gpus_per_machine, double intra_Bps,
+                      double intra_lat, int intra_lanes, double link_Bps, double link_lat, int link_lanes, ar_err *e) {
     ar_platform *p = b->p;
     if (ndims < 1 || ndims > AR_MAX_DIMS)
         return ar_fail(e, AR_EINVAL, "dims: give 1 to %d dimensions (got %d)", AR_MAX_DIMS, ndims);
     long long nm = 1;
     for (int d = 0; d < ndims; d++) {
         if (dims[d] < 1 || dims[d] > AR_MAX_RANKS)
-            return ar_fail(e, AR_EINVAL, "dims[%d]: must be an integer in 1..%d (got %d)", d,
-                           AR_MAX_RANKS, dims[d]);
+            return ar_fail(e, AR_EINVAL, "dims[%d]: must be an integer in 1..%d (got %d)", d, AR_MAX_RANKS, dims[d]);
         nm *= dims[d];
         if (nm > AR_MAX_RANKS) return ar_fail(e, AR_ELIMIT, "dims: more than %d machines", AR_MAX_RANKS);
     }
     if (gpus_per_machine < 1 || gpus_per_machine > AR_MAX_RANKS)
-        return ar_fail(e, AR_EINVAL, "gpus_per_machine: must be an integer in 1..%d (got %d)",
-                       AR_MAX_RANKS, gpus_per_machine);
+        return ar_fail(e, AR_EINVAL, "gpus_per_machine: must be an integer in 1..%d (got %d)", AR_MAX_RANKS,
+                       gpus_per_machine);
     if (nm * gpus_per_machine > AR_MAX_RANKS)
-        return ar_fail(e, AR_ELIMIT, "%lld machines x %d GPUs is more than %d ranks", nm,
-                       gpus_per_machine, AR_MAX_RANKS);
+        return ar_fail(e, AR_ELIMIT, "%lld machines x %d GPUs is more than %d ranks", nm, gpus_per_machine,
+                       AR_MAX_RANKS);
     ar_route_state *rs = ar_calloc(1, sizeof *rs);
     if (!rs) return ar_fail(e, AR_ENOMEM, "out of memory");
     p->route_state = rs;
@@ -339,13 +326,11 @@ ar_status ar_pb_torus(ar_pbuild *b, const int *dims, int ndims, int gpus_per_mac
             int k = dims[d], c = (m / stride) % k;
             int next = c + 1 < k ? m + stride : m - (k - 1) * stride;
             int *slot = &rs->plus_link[m * ndims + d];
-            if (k == 1)
-                *slot = -1;
-            else if (k == 2 && c == 1)
-                *slot = rs->plus_link[next * ndims + d]; /* the pair shares one link */
+            if (k == 1) *slot = -1;
+            else if (k == 2 && c == 1) *slot = rs->plus_link[next * ndims + d]; /* the pair shares one link */
             else
-                st = ar_pb_link(b, rs->machine_switch[m], rs->machine_switch[next], link_Bps, link_lat,
-                                link_lanes, NULL, slot, e);
+                st = ar_pb_link(b, rs->machine_switch[m], rs->machine_switch[next], link_Bps, link_lat, link_lanes,
+                                NULL, slot, e);
             stride *= k;
         }
     }

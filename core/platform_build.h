@@ -41,17 +41,15 @@ typedef struct ar_route_state {
 } ar_route_state;
 
 /* Allocates an empty platform (name, source copied). */
-ar_status ar_pb_begin(ar_pbuild *b, const char *name, const char *source, ar_platform_kind kind,
-                      ar_err *e);
+ar_status ar_pb_begin(ar_pbuild *b, const char *name, const char *source, ar_platform_kind kind, ar_err *e);
 /* Adds a node; *idx receives its index. name is copied. machine: -1 unless known. */
-ar_status ar_pb_node(ar_pbuild *b, const char *name, ar_node_kind kind, int machine, int *idx,
-                     ar_err *e);
+ar_status ar_pb_node(ar_pbuild *b, const char *name, ar_node_kind kind, int machine, int *idx, ar_err *e);
 /* Adds a link a-b (name NULL: "a-b"); *idx (may be NULL) receives its index. */
-ar_status ar_pb_link(ar_pbuild *b, int a, int bnode, double bw_Bps, double lat_s, int lanes,
-                     const char *name, int *idx, ar_err *e);
+ar_status ar_pb_link(ar_pbuild *b, int a, int bnode, double bw_Bps, double lat_s, int lanes, const char *name, int *idx,
+                     ar_err *e);
 /* Tree kinds: adds node `name` below `parent` (-1 for the root, then no link). */
-ar_status ar_pb_child(ar_pbuild *b, int parent, const char *name, ar_node_kind kind,
-                      double bw_Bps, double lat_s, int lanes, int *idx, ar_err *e);
+ar_status ar_pb_child(ar_pbuild *b, int parent, const char *name, ar_node_kind kind, double bw_Bps, double lat_s,
+                      int lanes, int *idx, ar_err *e);
 /* Validates and derives everything else (platform_finish.c). Messages do not
  * carry a file name (the caller prefixes it). */
 ar_status ar_pb_finish(ar_pbuild *b, ar_err *e);
@@ -67,18 +65,16 @@ typedef struct ar_level_spec {
     long long lanes;
 } ar_level_spec;
 /* Builds the tree into b (already begun). Errors name "levels[i]..." paths. */
-ar_status ar_pb_sym_tree(ar_pbuild *b, const ar_level_spec *lv, int nlev, int full_bisection,
-                         ar_err *e);
+ar_status ar_pb_sym_tree(ar_pbuild *b, const ar_level_spec *lv, int nlev, int full_bisection, ar_err *e);
 
 /* Two-level asymmetric tree: root switch, one switch per machine with
  * gpus[m] GPUs (intra links), machine uplinks (inter links). */
-ar_status ar_pb_machines(ar_pbuild *b, const int *gpus, int nmachines, double intra_Bps,
-                         double inter_Bps, double lat_s, ar_err *e);
+ar_status ar_pb_machines(ar_pbuild *b, const int *gpus, int nmachines, double intra_Bps, double inter_Bps, double lat_s,
+                         ar_err *e);
 
 /* Torus (see platform.h). Sets dims/levels; ar_pb_finish builds the routes. */
-ar_status ar_pb_torus(ar_pbuild *b, const int *dims, int ndims, int gpus_per_machine,
-                      double intra_Bps, double intra_lat, int intra_lanes, double link_Bps,
-                      double link_lat, int link_lanes, ar_err *e);
+ar_status ar_pb_torus(ar_pbuild *b, const int *dims, int ndims, int gpus_per_machine, double intra_Bps,
+                      double intra_lat, int intra_lanes, double link_Bps, double link_lat, int link_lanes, ar_err *e);
 
 /* Sorted name index for lookups: ar_name_index_build sorts node indices by
  * name; ar_name_index_find returns the node index or -1. */

@@ -31,9 +31,7 @@ static ar_status build_adjacency(ar_platform *p, ar_err *e) {
     return AR_OK;
 }
 
-static int same_num(double a, double b) {
-    return fabs(a - b) <= 1e-12 * fmax(fabs(a), fabs(b));
-}
+static int same_num(double a, double b) { return fabs(a - b) <= 1e-12 * fmax(fabs(a), fabs(b)); }
 
 /* levels[] of a tree when it is horizontally symmetric. */
 static void tree_levels(ar_platform *p) {
@@ -78,8 +76,7 @@ static void tree_levels(ar_platform *p) {
 static ar_status finish_tree(ar_pbuild *b, ar_err *e) {
     ar_platform *p = b->p;
     char q[96];
-    if (p->nnodes == 0 || p->nodes[0].parent != -1)
-        return ar_fail(e, AR_EINTERNAL, "tree without a root");
+    if (p->nnodes == 0 || p->nodes[0].parent != -1) return ar_fail(e, AR_EINTERNAL, "tree without a root");
     for (int v = 1; v < p->nnodes; v++)
         if (p->nodes[v].parent < 0 || p->nodes[v].parent >= v)
             return ar_fail(e, AR_EINTERNAL, "tree node %d has no parent", v);
@@ -94,8 +91,7 @@ static ar_status finish_tree(ar_pbuild *b, ar_err *e) {
         if (n->kind == AR_NODE_SWITCH && n->nchildren == 0)
             return ar_fail(e, AR_EINVAL, "switch %s has nothing below it (give \"children\" or \"gpus\")",
                            ar_quote(n->name, q, sizeof q));
-        if (n->kind == AR_NODE_GPU && n->nchildren)
-            return ar_fail(e, AR_EINTERNAL, "GPU with children");
+        if (n->kind == AR_NODE_GPU && n->nchildren) return ar_fail(e, AR_EINTERNAL, "GPU with children");
         if (n->nchildren) {
             n->children = ar_calloc((size_t)n->nchildren, sizeof *n->children);
             if (!n->children) return ar_fail(e, AR_ENOMEM, "out of memory");
@@ -203,8 +199,7 @@ static ar_status check_machines(ar_platform *p, ar_err *e) {
                            "the GPUs of switch %s are not consecutive ranks (%s, rank %d, comes after "
                            "GPUs of another machine): list a switch's GPUs together, before or after "
                            "its sub-switches",
-                           ar_quote(p->nodes[g->parent].name, q2, sizeof q2), ar_quote(g->name, q, sizeof q),
-                           r);
+                           ar_quote(p->nodes[g->parent].name, q2, sizeof q2), ar_quote(g->name, q, sizeof q), r);
         }
         if (bad)
             return ar_fail(e, AR_EINVAL,
@@ -226,11 +221,10 @@ static ar_status finish_graph(ar_platform *p, ar_err *e) {
     int n = p->nnodes;
     for (int v = 0; v < n; v++)
         if (p->adj_off[v + 1] - p->adj_off[v] >= UINT16_MAX)
-            return ar_fail(e, AR_EINVAL, "node %s has too many links",
-                           ar_quote(p->nodes[v].name, q1, sizeof q1));
+            return ar_fail(e, AR_EINVAL, "node %s has too many links", ar_quote(p->nodes[v].name, q1, sizeof q1));
     if ((double)p->nranks * ((double)n + 2.0 * p->nlinks) > 2e9)
-        return ar_fail(e, AR_ELIMIT, "graph too large for the routing table (%d ranks, %d nodes, %d links)",
-                       p->nranks, n, p->nlinks);
+        return ar_fail(e, AR_ELIMIT, "graph too large for the routing table (%d ranks, %d nodes, %d links)", p->nranks,
+                       n, p->nlinks);
     int *dist = ar_calloc((size_t)n, sizeof *dist);
     int *queue = ar_calloc((size_t)n, sizeof *queue);
     ar_route_state *rs = ar_calloc(1, sizeof *rs);
@@ -262,8 +256,7 @@ static ar_status finish_graph(ar_platform *p, ar_err *e) {
             int v = 0;
             while (dist[v] >= 0) v++;
             st = ar_fail(e, AR_EINVAL, "the graph is disconnected: %s cannot reach %s",
-                         ar_quote(p->nodes[v].name, q1, sizeof q1),
-                         ar_quote(p->nodes[dst].name, q2, sizeof q2));
+                         ar_quote(p->nodes[v].name, q1, sizeof q1), ar_quote(p->nodes[dst].name, q2, sizeof q2));
             goto out;
         }
         uint16_t *np = rs->next_pos + (size_t)r * (size_t)n;
@@ -295,8 +288,7 @@ ar_status ar_pb_finish(ar_pbuild *b, ar_err *e) {
     if (!index) return ar_fail(e, AR_ENOMEM, "out of memory");
     for (int i = 1; i < p->nnodes; i++)
         if (strcmp(p->nodes[index[i]].name, p->nodes[index[i - 1]].name) == 0) {
-            ar_fail(e, AR_EINVAL, "duplicate node name %s",
-                    ar_quote(p->nodes[index[i]].name, q, sizeof q));
+            ar_fail(e, AR_EINVAL, "duplicate node name %s", ar_quote(p->nodes[index[i]].name, q, sizeof q));
             free(index);
             return AR_EINVAL;
         }

@@ -55,8 +55,7 @@ static ar_status split_kv(char *s, spec_kv *kv, const char *const *allowed, cons
                 strncat(list, i ? ", " : "", sizeof list - strlen(list) - 1);
                 strncat(list, allowed[i], sizeof list - strlen(list) - 1);
             }
-            return ar_fail(e, AR_EINVAL, "%s: unknown key %s (keys: %s)", fam, ar_quote(tok, q, sizeof q),
-                           list);
+            return ar_fail(e, AR_EINVAL, "%s: unknown key %s (keys: %s)", fam, ar_quote(tok, q, sizeof q), list);
         }
         for (int i = 0; i < kv->n; i++)
             if (strcmp(kv->key[i], tok) == 0)
@@ -76,16 +75,14 @@ static const char *kv_get(const spec_kv *kv, const char *key) {
     return NULL;
 }
 
-static ar_status kv_rate(const spec_kv *kv, const char *key, const char *def, double *out, const char *fam,
-                         ar_err *e) {
+static ar_status kv_rate(const spec_kv *kv, const char *key, const char *def, double *out, const char *fam, ar_err *e) {
     const char *v = kv_get(kv, key);
     ar_status st = ar_parse_rate(v ? v : def, out, e);
     if (st) ar_err_prefix(e, "%s: %s", fam, key);
     return st;
 }
 
-static ar_status kv_time(const spec_kv *kv, const char *key, const char *def, double *out, const char *fam,
-                         ar_err *e) {
+static ar_status kv_time(const spec_kv *kv, const char *key, const char *def, double *out, const char *fam, ar_err *e) {
     const char *v = kv_get(kv, key);
     ar_status st = ar_parse_time(v ? v : def, out, e);
     if (st) ar_err_prefix(e, "%s: %s", fam, key);
@@ -114,7 +111,8 @@ static ar_status int_list(const char *s, char sep, int *out, int max, int *n, co
     for (;;) {
         const char *end = strchr(p, sep);
         size_t len = end ? (size_t)(end - p) : strlen(p);
-        if (*n == max) return ar_fail(e, AR_EINVAL, "%s: more than %d entries in %s", what, max, ar_quote(s, q, sizeof q));
+        if (*n == max)
+            return ar_fail(e, AR_EINVAL, "%s: more than %d entries in %s", what, max, ar_quote(s, q, sizeof q));
         if (len == 0 || len >= sizeof tok)
             return ar_fail(e, AR_EINVAL, "%s: %s is not a list like 4x4 or 2+3", what, ar_quote(s, q, sizeof q));
         memcpy(tok, p, len);
@@ -137,8 +135,7 @@ static ar_status int_list(const char *s, char sep, int *out, int max, int *n, co
 static ar_status fanouts_from_ranks(long long n, int *fan, int *nlev, const char *fam, ar_err *e) {
     if (n % 8)
         return ar_fail(e, AR_EINVAL,
-                       "%s: ranks=%lld is not a multiple of 8 (machines of 8 GPUs); give fanouts= instead",
-                       fam, n);
+                       "%s: ranks=%lld is not a multiple of 8 (machines of 8 GPUs); give fanouts= instead", fam, n);
     if (n <= 256) {
         fan[0] = 8;
         fan[1] = (int)(n / 8);
@@ -158,8 +155,7 @@ static ar_status fanouts_from_ranks(long long n, int *fan, int *nlev, const char
 }
 
 /* "a/b/c" or "a": one rate per level. */
-static ar_status per_level_rates(const char *s, int nlev, double *out, const char *fam, const char *key,
-                                 ar_err *e) {
+static ar_status per_level_rates(const char *s, int nlev, double *out, const char *fam, const char *key, ar_err *e) {
     char q[96], tok[64];
     int n = 0;
     const char *p = s;
@@ -190,8 +186,7 @@ static ar_status per_level_rates(const char *s, int nlev, double *out, const cha
     return AR_OK;
 }
 
-static ar_status gen_tree(ar_pbuild *b, const spec_kv *kv, long long ranks, int fat, const char *fam,
-                          ar_err *e) {
+static ar_status gen_tree(ar_pbuild *b, const spec_kv *kv, long long ranks, int fat, const char *fam, ar_err *e) {
     int fan[AR_MAX_LEVELS], nlev = 0;
     const char *fs = kv_get(kv, "fanouts");
     ar_status st;
@@ -208,8 +203,7 @@ static ar_status gen_tree(ar_pbuild *b, const spec_kv *kv, long long ranks, int 
                 return ar_fail(e, AR_ELIMIT, "%s: fanouts=%s gives more than %d ranks", fam, fs, AR_MAX_RANKS);
         }
         if (ranks > 0 && prod != ranks)
-            return ar_fail(e, AR_EINVAL, "%s: ranks=%lld does not match fanouts=%s (%lld GPUs)", fam, ranks,
-                           fs, prod);
+            return ar_fail(e, AR_EINVAL, "%s: ranks=%lld does not match fanouts=%s (%lld GPUs)", fam, ranks, fs, prod);
     } else if (ranks > 0) {
         st = fanouts_from_ranks(ranks, fan, &nlev, fam, e);
         if (st) return st;
@@ -262,14 +256,10 @@ ar_status ar_platform_generate(const char *spec, int ranks_arg, ar_platform **ou
     if (colon) *colon = '\0';
     const char *fam = buf;
     const char *const *keys = NULL;
-    if (!strcmp(fam, "flat"))
-        keys = k_flat;
-    else if (!strcmp(fam, "tree") || !strcmp(fam, "fat-tree"))
-        keys = k_tree;
-    else if (!strcmp(fam, "torus"))
-        keys = k_torus;
-    else if (!strcmp(fam, "machines"))
-        keys = k_mach;
+    if (!strcmp(fam, "flat")) keys = k_flat;
+    else if (!strcmp(fam, "tree") || !strcmp(fam, "fat-tree")) keys = k_tree;
+    else if (!strcmp(fam, "torus")) keys = k_torus;
+    else if (!strcmp(fam, "machines")) keys = k_mach;
     else
         return ar_fail(e, AR_EINVAL, "unknown platform family %s (families: flat, tree, fat-tree, torus, machines)",
                        ar_quote(fam, q, sizeof q));
@@ -285,10 +275,8 @@ ar_status ar_platform_generate(const char *spec, int ranks_arg, ar_platform **ou
 
     /* name: the spec, plus the --ranks override */
     char name[1100];
-    if (ranks_arg > 0)
-        snprintf(name, sizeof name, "%s%sranks=%d", spec, strchr(spec, ':') ? "," : ":", ranks_arg);
-    else
-        snprintf(name, sizeof name, "%s", spec);
+    if (ranks_arg > 0) snprintf(name, sizeof name, "%s%sranks=%d", spec, strchr(spec, ':') ? "," : ":", ranks_arg);
+    else snprintf(name, sizeof name, "%s", spec);
     char source[1200];
     snprintf(source, sizeof source, "generated:%s", name);
 
@@ -323,8 +311,8 @@ ar_status ar_platform_generate(const char *spec, int ranks_arg, ar_platform **ou
                     if (prod > AR_MAX_RANKS) st = ar_fail(e, AR_ELIMIT, "%s: more than %d ranks", fam, AR_MAX_RANKS);
                 }
                 if (!st && ranks > 0 && prod != ranks)
-                    st = ar_fail(e, AR_EINVAL, "%s: ranks=%lld does not match dims=%s with gpus=%lld (%lld GPUs)",
-                                 fam, ranks, ds, g, prod);
+                    st = ar_fail(e, AR_EINVAL, "%s: ranks=%lld does not match dims=%s with gpus=%lld (%lld GPUs)", fam,
+                                 ranks, ds, g, prod);
             } else if (!st && ranks > 0) {
                 if (ranks % g)
                     st = ar_fail(e, AR_EINVAL, "%s: ranks=%lld is not a multiple of gpus=%lld", fam, ranks, g);
@@ -352,8 +340,8 @@ ar_status ar_platform_generate(const char *spec, int ranks_arg, ar_platform **ou
                 long long sum = 0;
                 for (int m = 0; !st && m < nm; m++) sum += gpus[m];
                 if (!st && ranks > 0 && sum != ranks)
-                    st = ar_fail(e, AR_EINVAL, "%s: ranks=%lld does not match gpus=%s (%lld GPUs)", fam, ranks,
-                                 gs, sum);
+                    st = ar_fail(e, AR_EINVAL, "%s: ranks=%lld does not match gpus=%s (%lld GPUs)", fam, ranks, gs,
+                                 sum);
             } else if (!st && ranks > 0) {
                 /* at most 4 GPUs per machine, split evenly, larger machines first */
                 long long m = (ranks + 3) / 4;

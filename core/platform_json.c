@@ -16,15 +16,13 @@
 #define AR_GRAPH_MAX_LINKS (1 << 20)
 
 typedef struct jctx {
-    ar_jpath jp;    /* where, current JSON path, error (jsonpath.h) */
+    ar_jpath jp; /* where, current JSON path, error (jsonpath.h) */
     ar_pbuild *b;
 } jctx;
 
 /* ---- field readers (path = the key being read) ---- */
 
-static const cJSON *field(const cJSON *obj, const char *key) {
-    return cJSON_GetObjectItemCaseSensitive(obj, key);
-}
+static const cJSON *field(const cJSON *obj, const char *key) { return cJSON_GetObjectItemCaseSensitive(obj, key); }
 
 static ar_status need_object(jctx *c, const cJSON *j) {
     if (!cJSON_IsObject(j)) return ar_jpath_fail(&c->jp, AR_EINVAL, "must be an object (got %s)", ar_json_type_name(j));
@@ -38,12 +36,10 @@ static ar_status read_name(jctx *c, const cJSON *obj, const char *key, int requi
     if (!j && !required) return AR_OK;
     size_t old = ar_jpath_key(&c->jp, key);
     ar_status st = AR_OK;
-    if (!j)
-        st = ar_jpath_fail(&c->jp, AR_EINVAL, "missing");
+    if (!j) st = ar_jpath_fail(&c->jp, AR_EINVAL, "missing");
     else if (!cJSON_IsString(j) || !j->valuestring)
         st = ar_jpath_fail(&c->jp, AR_EINVAL, "must be a string (got %s)", ar_json_type_name(j));
-    else if (!j->valuestring[0])
-        st = ar_jpath_fail(&c->jp, AR_EINVAL, "must not be empty");
+    else if (!j->valuestring[0]) st = ar_jpath_fail(&c->jp, AR_EINVAL, "must not be empty");
     else if (strlen(j->valuestring) > AR_NAME_MAX)
         st = ar_jpath_fail(&c->jp, AR_EINVAL, "longer than %d bytes", AR_NAME_MAX);
     else {
@@ -72,8 +68,8 @@ static ar_status read_text_field(jctx *c, const cJSON *obj, const char *key, con
     return AR_OK;
 }
 
-static ar_status read_int(jctx *c, const cJSON *obj, const char *key, long long min, long long max,
-                          long long def, int required, long long *out) {
+static ar_status read_int(jctx *c, const cJSON *obj, const char *key, long long min, long long max, long long def,
+                          int required, long long *out) {
     const cJSON *j = field(obj, key);
     *out = def;
     if (!j && !required) return AR_OK;
@@ -87,20 +83,16 @@ static ar_status read_int(jctx *c, const cJSON *obj, const char *key, long long 
         double v = j->valuedouble;
         if (!isfinite(v) || v != floor(v))
             st = ar_jpath_fail(&c->jp, AR_EINVAL, "must be an integer >= %lld (got %g)", min, v);
-        else if (v < (double)min)
-            st = ar_jpath_fail(&c->jp, AR_EINVAL, "must be an integer >= %lld (got %g)", min, v);
-        else if (v > (double)max)
-            st = ar_jpath_fail(&c->jp, AR_ELIMIT, "must be an integer <= %lld (got %g)", max, v);
-        else
-            *out = (long long)v;
+        else if (v < (double)min) st = ar_jpath_fail(&c->jp, AR_EINVAL, "must be an integer >= %lld (got %g)", min, v);
+        else if (v > (double)max) st = ar_jpath_fail(&c->jp, AR_ELIMIT, "must be an integer <= %lld (got %g)", max, v);
+        else *out = (long long)v;
     }
     ar_jpath_pop(&c->jp, old);
     return st;
 }
 
 /* Rate or time: a string with units or a plain number (bytes/s, seconds). */
-static ar_status read_unit(jctx *c, const cJSON *obj, const char *key, int is_rate, int *present,
-                           double *out) {
+static ar_status read_unit(jctx *c, const cJSON *obj, const char *key, int is_rate, int *present, double *out) {
     const cJSON *j = field(obj, key);
     *present = j != NULL;
     if (!j) return AR_OK;
@@ -111,17 +103,13 @@ static ar_status read_unit(jctx *c, const cJSON *obj, const char *key, int is_ra
         st = ar_jpath_wrap(&c->jp, st);
     } else if (cJSON_IsNumber(j)) {
         double v = j->valuedouble;
-        if (!isfinite(v))
-            st = ar_jpath_fail(&c->jp, AR_EINVAL, "must be finite");
-        else if (is_rate && !(v > 0))
-            st = ar_jpath_fail(&c->jp, AR_EINVAL, "a rate must be > 0 (got %g)", v);
-        else if (!is_rate && v < 0)
-            st = ar_jpath_fail(&c->jp, AR_EINVAL, "a time must not be negative (got %g)", v);
-        else
-            *out = v;
+        if (!isfinite(v)) st = ar_jpath_fail(&c->jp, AR_EINVAL, "must be finite");
+        else if (is_rate && !(v > 0)) st = ar_jpath_fail(&c->jp, AR_EINVAL, "a rate must be > 0 (got %g)", v);
+        else if (!is_rate && v < 0) st = ar_jpath_fail(&c->jp, AR_EINVAL, "a time must not be negative (got %g)", v);
+        else *out = v;
     } else {
         st = ar_jpath_fail(&c->jp, AR_EINVAL, "must be a %s like %s or a number (got %s)", is_rate ? "rate" : "time",
-                   is_rate ? "\"12.5GBps\"" : "\"5us\"", ar_json_type_name(j));
+                           is_rate ? "\"12.5GBps\"" : "\"5us\"", ar_json_type_name(j));
     }
     ar_jpath_pop(&c->jp, old);
     return st;
@@ -134,7 +122,7 @@ static ar_status read_required_unit(jctx *c, const cJSON *obj, const char *key, 
     if (!present) {
         size_t old = ar_jpath_key(&c->jp, key);
         st = ar_jpath_fail(&c->jp, AR_EINVAL, "missing (a %s like %s)", is_rate ? "rate" : "time",
-                   is_rate ? "\"12.5GBps\"" : "\"5us\"");
+                           is_rate ? "\"12.5GBps\"" : "\"5us\"");
         ar_jpath_pop(&c->jp, old);
     }
     return st;
@@ -154,15 +142,13 @@ static ar_status read_bool(jctx *c, const cJSON *obj, const char *key, int *out)
     return AR_OK;
 }
 
-static ar_status read_array(jctx *c, const cJSON *obj, const char *key, int required, int min_len,
-                            const cJSON **out) {
+static ar_status read_array(jctx *c, const cJSON *obj, const char *key, int required, int min_len, const cJSON **out) {
     const cJSON *j = field(obj, key);
     *out = NULL;
     if (!j && !required) return AR_OK;
     size_t old = ar_jpath_key(&c->jp, key);
     ar_status st = AR_OK;
-    if (!j)
-        st = ar_jpath_fail(&c->jp, AR_EINVAL, "missing (an array)");
+    if (!j) st = ar_jpath_fail(&c->jp, AR_EINVAL, "missing (an array)");
     else if (!cJSON_IsArray(j))
         st = ar_jpath_fail(&c->jp, AR_EINVAL, "must be an array (got %s)", ar_json_type_name(j));
     else if (cJSON_GetArraySize(j) < min_len)
@@ -268,15 +254,15 @@ static ar_status parse_entry(jctx *c, const cJSON *obj, int parent, const link_d
     st = ar_jpath_check_keys(&c->jp, obj, gpu_keys);
     if (!st) st = read_name(c, obj, "gpu", 1, &name);
     if (!st) st = read_uplink(c, obj, up, &bw, &lat, &lanes);
-    if (!st) st = ar_jpath_wrap(&c->jp, ar_pb_child(c->b, parent, name, AR_NODE_GPU, bw, lat, (int)lanes, NULL, c->jp.e));
+    if (!st)
+        st = ar_jpath_wrap(&c->jp, ar_pb_child(c->b, parent, name, AR_NODE_GPU, bw, lat, (int)lanes, NULL, c->jp.e));
     return st;
 }
 
 static ar_status parse_switch(jctx *c, const cJSON *obj, int parent, const link_defaults *up, int index) {
-    static const char *const root_keys[] = {"name", "children", "gpus", "child_bw", "child_lat",
-                                            "child_lanes", NULL};
-    static const char *const sw_keys[] = {"name", "bw", "lat", "lanes", "children", "gpus",
-                                          "child_bw", "child_lat", "child_lanes", NULL};
+    static const char *const root_keys[] = {"name", "children", "gpus", "child_bw", "child_lat", "child_lanes", NULL};
+    static const char *const sw_keys[] = {"name", "bw",       "lat",       "lanes",       "children",
+                                          "gpus", "child_bw", "child_lat", "child_lanes", NULL};
     ar_pbuild *b = c->b;
     const char *name;
     double bw = 0, lat = 0;
@@ -286,10 +272,8 @@ static ar_status parse_switch(jctx *c, const cJSON *obj, int parent, const link_
     if (st) return st;
     char defname[AR_NAME_MAX + 32];
     if (!name) {
-        if (parent < 0)
-            snprintf(defname, sizeof defname, "root");
-        else
-            snprintf(defname, sizeof defname, "%s.s%d", b->p->nodes[parent].name, index);
+        if (parent < 0) snprintf(defname, sizeof defname, "root");
+        else snprintf(defname, sizeof defname, "%s.s%d", b->p->nodes[parent].name, index);
         name = defname;
     }
     if (parent >= 0) {
@@ -301,7 +285,8 @@ static ar_status parse_switch(jctx *c, const cJSON *obj, int parent, const link_
     if (st) return st;
     const cJSON *kids = field(obj, "children"), *gpus = field(obj, "gpus");
     if (kids && gpus) return ar_jpath_fail(&c->jp, AR_EINVAL, "give either \"children\" or \"gpus\", not both");
-    if (!kids && !gpus) return ar_jpath_fail(&c->jp, AR_EINVAL, "missing \"children\" (an array) or \"gpus\" (a count)");
+    if (!kids && !gpus)
+        return ar_jpath_fail(&c->jp, AR_EINVAL, "missing \"children\" (an array) or \"gpus\" (a count)");
     int sw = -1;
     st = ar_jpath_wrap(&c->jp, ar_pb_child(b, parent, name, AR_NODE_SWITCH, bw, lat, (int)lanes, &sw, c->jp.e));
     if (st) return st;
@@ -317,7 +302,8 @@ static ar_status parse_switch(jctx *c, const cJSON *obj, int parent, const link_
         char gname[AR_NAME_MAX + 32];
         for (long long i = 0; i < n && !st; i++) {
             snprintf(gname, sizeof gname, "%s.g%lld", b->p->nodes[sw].name, i);
-            st = ar_jpath_wrap(&c->jp, ar_pb_child(b, sw, gname, AR_NODE_GPU, d.bw, d.lat, (int)d.lanes, NULL, c->jp.e));
+            st = ar_jpath_wrap(&c->jp,
+                               ar_pb_child(b, sw, gname, AR_NODE_GPU, d.bw, d.lat, (int)d.lanes, NULL, c->jp.e));
         }
         ar_jpath_pop(&c->jp, old);
         return st;
@@ -338,14 +324,12 @@ static ar_status parse_switch(jctx *c, const cJSON *obj, int parent, const link_
 
 /* ---- kind "torus" ---- */
 
-static ar_status read_link_obj(jctx *c, const cJSON *obj, const char *key, double *bw, double *lat,
-                               long long *lanes) {
+static ar_status read_link_obj(jctx *c, const cJSON *obj, const char *key, double *bw, double *lat, long long *lanes) {
     static const char *const keys[] = {"bw", "lat", "lanes", NULL};
     const cJSON *j = field(obj, key);
     size_t old = ar_jpath_key(&c->jp, key);
     ar_status st = AR_OK;
-    if (!j)
-        st = ar_jpath_fail(&c->jp, AR_EINVAL, "missing (an object with bw, lat, lanes)");
+    if (!j) st = ar_jpath_fail(&c->jp, AR_EINVAL, "missing (an object with bw, lat, lanes)");
     if (!st) st = need_object(c, j);
     if (!st) st = ar_jpath_check_keys(&c->jp, j, keys);
     if (!st) st = read_required_unit(c, j, "bw", 1, bw);
@@ -367,11 +351,11 @@ static ar_status parse_torus(jctx *c, const cJSON *root) {
         size_t o2 = ar_jpath_idx(&c->jp, i);
         if (!cJSON_IsNumber(d) || !isfinite(d->valuedouble) || d->valuedouble != floor(d->valuedouble) ||
             d->valuedouble < 1 || d->valuedouble > AR_MAX_RANKS)
-            st = cJSON_IsNumber(d) ? ar_jpath_fail(&c->jp, AR_EINVAL, "must be an integer in 1..%d (got %g)", AR_MAX_RANKS,
-                                           d->valuedouble)
-                                   : ar_jpath_fail(&c->jp, AR_EINVAL, "must be an integer >= 1 (got %s)", ar_json_type_name(d));
-        else
-            dims[i] = (int)d->valuedouble;
+            st = cJSON_IsNumber(d)
+                     ? ar_jpath_fail(&c->jp, AR_EINVAL, "must be an integer in 1..%d (got %g)", AR_MAX_RANKS,
+                                     d->valuedouble)
+                     : ar_jpath_fail(&c->jp, AR_EINVAL, "must be an integer >= 1 (got %s)", ar_json_type_name(d));
+        else dims[i] = (int)d->valuedouble;
         ar_jpath_pop(&c->jp, o2);
     }
     ar_jpath_pop(&c->jp, old);
@@ -418,8 +402,8 @@ static ar_status parse_graph(jctx *c, const cJSON *root) {
     if (st) return st;
     int nn = nodes ? cJSON_GetArraySize(nodes) : 0;
     if (ngpus + nn > AR_GRAPH_MAX_NODES)
-        return ar_jpath_fail(&c->jp, AR_ELIMIT, "nodes: a graph may have at most %d nodes (got %lld)", AR_GRAPH_MAX_NODES,
-                     ngpus + nn);
+        return ar_jpath_fail(&c->jp, AR_ELIMIT, "nodes: a graph may have at most %d nodes (got %lld)",
+                             AR_GRAPH_MAX_NODES, ngpus + nn);
     size_t old = ar_jpath_key(&c->jp, "nodes");
     int i = 0;
     for (const cJSON *n = nodes ? nodes->child : NULL; n && !st; n = n->next, i++) {
@@ -432,13 +416,15 @@ static ar_status parse_graph(jctx *c, const cJSON *root) {
         if (!st) st = read_name(c, n, "type", 1, &type);
         if (!st && strcmp(type, "gpu") && strcmp(type, "switch")) {
             size_t o3 = ar_jpath_key(&c->jp, "type");
-            st = ar_jpath_fail(&c->jp, AR_EINVAL, "must be \"gpu\" or \"switch\" (got %s)", ar_quote(type, q1, sizeof q1));
+            st = ar_jpath_fail(&c->jp, AR_EINVAL, "must be \"gpu\" or \"switch\" (got %s)",
+                               ar_quote(type, q1, sizeof q1));
             ar_jpath_pop(&c->jp, o3);
         }
         int is_gpu = !st && !strcmp(type, "gpu");
         if (!st) st = read_int(c, n, "machine", 0, AR_MAX_RANKS, is_gpu ? 0 : -1, 0, &machine);
         if (!st)
-            st = ar_jpath_wrap(&c->jp, ar_pb_node(b, name, is_gpu ? AR_NODE_GPU : AR_NODE_SWITCH, (int)machine, NULL, c->jp.e));
+            st = ar_jpath_wrap(&c->jp,
+                               ar_pb_node(b, name, is_gpu ? AR_NODE_GPU : AR_NODE_SWITCH, (int)machine, NULL, c->jp.e));
         ar_jpath_pop(&c->jp, o2);
     }
     ar_jpath_pop(&c->jp, old);
@@ -454,11 +440,13 @@ static ar_status parse_graph(jctx *c, const cJSON *root) {
                 size_t o2 = ar_jpath_key(&c->jp, "nodes");
                 ar_jpath_idx(&c->jp, (int)(later - ngpus));
                 ar_jpath_key(&c->jp, "name");
-                st = ar_jpath_fail(&c->jp, AR_EINVAL, "duplicate node name %s%s", ar_quote(p->nodes[later].name, q1, sizeof q1),
-                           ngpus ? " (\"gpus\" already created gpu0, gpu1, ...)" : "");
+                st = ar_jpath_fail(&c->jp, AR_EINVAL, "duplicate node name %s%s",
+                                   ar_quote(p->nodes[later].name, q1, sizeof q1),
+                                   ngpus ? " (\"gpus\" already created gpu0, gpu1, ...)" : "");
                 ar_jpath_pop(&c->jp, o2);
             } else {
-                st = ar_jpath_fail(&c->jp, AR_EINVAL, "duplicate node name %s", ar_quote(p->nodes[later].name, q1, sizeof q1));
+                st = ar_jpath_fail(&c->jp, AR_EINVAL, "duplicate node name %s",
+                                   ar_quote(p->nodes[later].name, q1, sizeof q1));
             }
         }
     int nl = cJSON_GetArraySize(links);
@@ -513,9 +501,10 @@ static ar_status parse_graph(jctx *c, const cJSON *root) {
             if (pairs[k].lo == pairs[k - 1].lo && pairs[k].hi == pairs[k - 1].hi) {
                 old = ar_jpath_key(&c->jp, "links");
                 ar_jpath_idx(&c->jp, pairs[k].idx);
-                st = ar_jpath_fail(&c->jp, AR_EINVAL, "a second link between %s and %s (links[%d]): give one link with \"lanes\"",
-                           ar_quote(p->nodes[pairs[k].lo].name, q1, sizeof q1),
-                           ar_quote(p->nodes[pairs[k].hi].name, q2, sizeof q2), pairs[k - 1].idx);
+                st = ar_jpath_fail(&c->jp, AR_EINVAL,
+                                   "a second link between %s and %s (links[%d]): give one link with \"lanes\"",
+                                   ar_quote(p->nodes[pairs[k].lo].name, q1, sizeof q1),
+                                   ar_quote(p->nodes[pairs[k].hi].name, q2, sizeof q2), pairs[k - 1].idx);
                 ar_jpath_pop(&c->jp, old);
             }
     }
@@ -527,12 +516,15 @@ static ar_status parse_graph(jctx *c, const cJSON *root) {
 
 static ar_status parse_doc(jctx *c, const cJSON *root) {
     static const char *const k_tree[] = {"name", "kind", "description", "notes", "levels", "root", "reference", NULL};
-    static const char *const k_fat[] = {"name", "kind", "description", "notes", "levels", "full_bisection", "reference", NULL};
-    static const char *const k_torus[] = {"name", "kind", "description", "notes", "dims",
-                                          "gpus_per_machine", "intra", "link", "reference", NULL};
-    static const char *const k_graph[] = {"name", "kind", "description", "notes", "gpus", "nodes", "links", "reference", NULL};
+    static const char *const k_fat[] = {"name",   "kind",           "description", "notes",
+                                        "levels", "full_bisection", "reference",   NULL};
+    static const char *const k_torus[] = {"name",  "kind", "description", "notes", "dims", "gpus_per_machine",
+                                          "intra", "link", "reference",   NULL};
+    static const char *const k_graph[] = {"name",  "kind",  "description", "notes", "gpus",
+                                          "nodes", "links", "reference",   NULL};
     char q[96];
-    if (!cJSON_IsObject(root)) return ar_jpath_fail(&c->jp, AR_EINVAL, "the document must be a JSON object (got %s)", ar_json_type_name(root));
+    if (!cJSON_IsObject(root))
+        return ar_jpath_fail(&c->jp, AR_EINVAL, "the document must be a JSON object (got %s)", ar_json_type_name(root));
     const char *name = NULL, *kind = NULL, *desc = NULL;
     ar_status st = read_name(c, root, "name", 1, &name);
     if (!st) st = read_name(c, root, "kind", 1, &kind);
@@ -554,7 +546,7 @@ static ar_status parse_doc(jctx *c, const cJSON *root) {
     } else {
         size_t old = ar_jpath_key(&c->jp, "kind");
         st = ar_jpath_fail(&c->jp, AR_EINVAL, "must be \"tree\", \"fat-tree\", \"torus\" or \"graph\" (got %s)",
-                   ar_quote(kind, q, sizeof q));
+                           ar_quote(kind, q, sizeof q));
         ar_jpath_pop(&c->jp, old);
         return st;
     }
@@ -579,10 +571,8 @@ static ar_status parse_doc(jctx *c, const cJSON *root) {
             size_t o2 = ar_jpath_idx(&c->jp, i);
             if (!cJSON_IsString(j) || !j->valuestring)
                 st = ar_jpath_fail(&c->jp, AR_EINVAL, "must be a string (got %s)", ar_json_type_name(j));
-            else if (!(p->notes[i] = ar_strdup(j->valuestring)))
-                st = ar_jpath_fail(&c->jp, AR_ENOMEM, "out of memory");
-            else
-                p->nnotes = i + 1;
+            else if (!(p->notes[i] = ar_strdup(j->valuestring))) st = ar_jpath_fail(&c->jp, AR_ENOMEM, "out of memory");
+            else p->nnotes = i + 1;
             ar_jpath_pop(&c->jp, o2);
         }
         ar_jpath_pop(&c->jp, old);
@@ -597,8 +587,9 @@ static ar_status parse_doc(jctx *c, const cJSON *root) {
         if (st) return st;
         if (levels && troot) return ar_jpath_fail(&c->jp, AR_EINVAL, "give either \"levels\" or \"root\", not both");
         if (!levels && !troot)
-            return ar_jpath_fail(&c->jp, AR_EINVAL, k == AR_PLAT_TREE ? "missing \"levels\" (symmetric form) or \"root\" (explicit form)"
-                                                         : "missing \"levels\"");
+            return ar_jpath_fail(&c->jp, AR_EINVAL,
+                                 k == AR_PLAT_TREE ? "missing \"levels\" (symmetric form) or \"root\" (explicit form)"
+                                                   : "missing \"levels\"");
         if (levels) {
             const cJSON *arr;
             st = read_array(c, root, "levels", 1, 1, &arr);

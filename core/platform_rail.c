@@ -96,8 +96,10 @@ static ar_status parse_args(const char *spec, const char *args, int family, rail
             char *end;
             c->spine = strtod(v, &end);
             if (*end || !(c->spine == 0 || (c->spine >= 1 && c->spine <= 1e6)))
-                return ar_fail(e, AR_EINVAL, "%s: spine: the oversubscription ratio must be 0 (no spine) or 1..1e6 "
-                               "(got %s)", spec, ar_quote(v, q, sizeof q));
+                return ar_fail(e, AR_EINVAL,
+                               "%s: spine: the oversubscription ratio must be 0 (no spine) or 1..1e6 "
+                               "(got %s)",
+                               spec, ar_quote(v, q, sizeof q));
         } else if (family && !strcmp(k, "gpus")) {
             st = parse_int(spec, k, v, 1, 4096, &c->gpus, e);
         } else if (family && !strcmp(k, "lanes")) {
@@ -128,8 +130,10 @@ static ar_status from_preset(const char *spec, const char *name, rail_cfg *c, in
         return st;
     }
     if (p->kind != AR_PLAT_TREE || p->nmachines != 1 || p->nlevels != 1 || p->nranks < 1) {
-        st = ar_fail(e, AR_EINVAL, "%s: %s is not a one-node NVSwitch preset (a tree with one machine and one "
-                     "level, e.g. dgx-h100); PRESET:nodes=N needs one", spec, ar_quote(name, q, sizeof q));
+        st = ar_fail(e, AR_EINVAL,
+                     "%s: %s is not a one-node NVSwitch preset (a tree with one machine and one "
+                     "level, e.g. dgx-h100); PRESET:nodes=N needs one",
+                     spec, ar_quote(name, q, sizeof q));
         ar_platform_free(p);
         return st;
     }
@@ -146,8 +150,8 @@ static ar_status from_preset(const char *spec, const char *name, rail_cfg *c, in
                 if (c->nics == 0) c->nics = k_scaleout[i].nics;
                 return AR_OK;
             }
-        return ar_fail(e, AR_EINVAL, "%s: no known NICs for %s: give nic=RATE (effective, per NIC) and nics=K",
-                       spec, ar_quote(name, q, sizeof q));
+        return ar_fail(e, AR_EINVAL, "%s: no known NICs for %s: give nic=RATE (effective, per NIC) and nics=K", spec,
+                       ar_quote(name, q, sizeof q));
     }
     return AR_OK;
 }
@@ -174,8 +178,8 @@ static cJSON *build_doc(const char *spec, const rail_cfg *c) {
     cJSON *doc = cJSON_CreateObject();
     if (!doc) return NULL;
     char a[64], b[64], desc[256];
-    snprintf(desc, sizeof desc, "rail-optimised: %d nodes x %d GPUs, %d NIC(s) per GPU, %s", c->nodes, c->gpus,
-             c->nics, c->spine > 0 ? "rails under a spine" : "no spine");
+    snprintf(desc, sizeof desc, "rail-optimised: %d nodes x %d GPUs, %d NIC(s) per GPU, %s", c->nodes, c->gpus, c->nics,
+             c->spine > 0 ? "rails under a spine" : "no spine");
     cJSON *nodes = NULL, *links = NULL;
     int ok = cJSON_AddStringToObject(doc, "name", spec) && cJSON_AddStringToObject(doc, "kind", "graph") &&
              cJSON_AddStringToObject(doc, "description", desc) && (nodes = cJSON_AddArrayToObject(doc, "nodes")) &&
@@ -249,9 +253,11 @@ ar_status ar_platform_rail_load(const char *spec, int ranks, ar_platform **out, 
         return ar_fail(e, AR_ELIMIT, "%s: %lld ranks exceed %d", spec, (long long)c.nodes * c.gpus, AR_MAX_RANKS);
     long long nnodes = (long long)c.nodes * (c.gpus + 1) + c.gpus + (c.spine > 0);
     if (nnodes > 4096)
-        return ar_fail(e, AR_ELIMIT, "%s: %lld graph nodes (%d x (%d GPUs + NVSwitch) + %d rails%s) exceed the "
-                       "graph limit of 4096 (at most %lld such nodes)", spec, nnodes, c.nodes, c.gpus, c.gpus,
-                       c.spine > 0 ? " + spine" : "", (4096LL - c.gpus - (c.spine > 0)) / (c.gpus + 1));
+        return ar_fail(e, AR_ELIMIT,
+                       "%s: %lld graph nodes (%d x (%d GPUs + NVSwitch) + %d rails%s) exceed the "
+                       "graph limit of 4096 (at most %lld such nodes)",
+                       spec, nnodes, c.nodes, c.gpus, c.gpus, c.spine > 0 ? " + spine" : "",
+                       (4096LL - c.gpus - (c.spine > 0)) / (c.gpus + 1));
     cJSON *doc = build_doc(spec, &c);
     if (!doc) return ar_fail(e, AR_ENOMEM, "out of memory");
     char *text = cJSON_PrintUnformatted(doc);

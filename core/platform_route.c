@@ -24,9 +24,7 @@ static void visit(const ar_platform *p, route_visit *v, ar_dlink d) {
 }
 
 /* Direction of link l when leaving node `from`. */
-static ar_dlink dlink_from(const ar_platform *p, int l, int from) {
-    return AR_DLINK(l, p->links[l].a == from ? 0 : 1);
-}
+static ar_dlink dlink_from(const ar_platform *p, int l, int from) { return AR_DLINK(l, p->links[l].a == from ? 0 : 1); }
 
 static void walk_tree(const ar_platform *p, int u, int w, route_visit *v) {
     /* hops up from u and up from w to the lowest common ancestor */
@@ -45,8 +43,7 @@ static void walk_tree(const ar_platform *p, int u, int w, route_visit *v) {
         nu++;
         nw++;
     }
-    for (int x = u, i = 0; i < nu; i++, x = p->nodes[x].parent)
-        visit(p, v, dlink_from(p, p->nodes[x].uplink, x));
+    for (int x = u, i = 0; i < nu; i++, x = p->nodes[x].parent) visit(p, v, dlink_from(p, p->nodes[x].uplink, x));
     /* downward part: the k-th link down is the uplink of w's ancestor at
      * distance nw-1-k from w */
     for (int k = 0; k < nw; k++) {
@@ -140,8 +137,8 @@ double ar_platform_route_bw(const ar_platform *p, int src, int dst) {
     return v.bw;
 }
 
-ar_status ar_platform_route_append_slow(const ar_platform *p, int src, int dst, ar_dlink **buf, size_t *cap,
-                                        size_t at, int *len, ar_err *e) {
+ar_status ar_platform_route_append_slow(const ar_platform *p, int src, int dst, ar_dlink **buf, size_t *cap, size_t at,
+                                        int *len, ar_err *e) {
     route_visit v = {NULL, 0, 0, 0, 0};
     *len = 0;
     if (walk(p, src, dst, &v) < 0)

@@ -7,18 +7,13 @@
 #include <string.h>
 #include "textio.h"
 
-static const char *const op_names[AR_OP_KIND_COUNT] = {
-    "reduce-scatter", "all-gather", "reduce", "broadcast", "all-reduce", "send"};
-static const char *const impl_names[AR_IMPL_COUNT] = {
-    "ring", "hd", "binomial", "chain", "direct", "tree", "native"};
+static const char *const op_names[AR_OP_KIND_COUNT] = {"reduce-scatter", "all-gather", "reduce",
+                                                       "broadcast",      "all-reduce", "send"};
+static const char *const impl_names[AR_IMPL_COUNT] = {"ring", "hd", "binomial", "chain", "direct", "tree", "native"};
 
-const char *ar_op_kind_name(ar_op_kind k) {
-    return (unsigned)k < AR_OP_KIND_COUNT ? op_names[k] : "?";
-}
+const char *ar_op_kind_name(ar_op_kind k) { return (unsigned)k < AR_OP_KIND_COUNT ? op_names[k] : "?"; }
 
-const char *ar_impl_name(ar_impl i) {
-    return (unsigned)i < AR_IMPL_COUNT ? impl_names[i] : "?";
-}
+const char *ar_impl_name(ar_impl i) { return (unsigned)i < AR_IMPL_COUNT ? impl_names[i] : "?"; }
 
 ar_status ar_impl_parse(const char *s, ar_impl *out, ar_err *e) {
     for (int i = 0; i < AR_IMPL_COUNT; i++)
@@ -26,9 +21,9 @@ ar_status ar_impl_parse(const char *s, ar_impl *out, ar_err *e) {
             *out = (ar_impl)i;
             return AR_OK;
         }
-    return ar_fail(e, AR_EINVAL, "\"%s\" is not an implementation (use ring, hd, binomial, chain, direct, tree or native)", s);
+    return ar_fail(e, AR_EINVAL,
+                   "\"%s\" is not an implementation (use ring, hd, binomial, chain, direct, tree or native)", s);
 }
-
 
 ar_schedule *ar_schedule_new(const char *algo, int nranks, uint64_t count, size_t elem_bytes) {
     ar_schedule *s = ar_calloc(1, sizeof *s);
@@ -105,8 +100,8 @@ int ar_sched_phase(ar_schedule *s, const char *label_fmt, ...) {
     return s->nphases++;
 }
 
-ar_op *ar_sched_op(ar_schedule *s, ar_op_kind kind, ar_impl impl, const int *members, int n,
-                   uint64_t offset, uint64_t count) {
+ar_op *ar_sched_op(ar_schedule *s, ar_op_kind kind, ar_impl impl, const int *members, int n, uint64_t offset,
+                   uint64_t count) {
     if (s->nphases == 0 && ar_sched_phase(s, NULL) < 0) return NULL;
     if (n < 1) return NULL;
     ar_phase *ph = &s->phases[s->nphases - 1];
@@ -229,26 +224,25 @@ ar_status ar_schedule_check_structure(const ar_schedule *s, ar_err *e) {
             }
             const char *kn = ar_op_kind_name(op->kind);
             if (op->n < 1) BAD("no members", s->algo, p, i, kn);
-            else if (op->chunks < 1)
-                BAD("chunks %d outside 1..%d", s->algo, p, i, kn, op->chunks, AR_MAX_CHUNKS);
+            else if (op->chunks < 1) BAD("chunks %d outside 1..%d", s->algo, p, i, kn, op->chunks, AR_MAX_CHUNKS);
             else if (op->chunks > AR_MAX_CHUNKS)
                 st = ar_fail(e, AR_ELIMIT, "schedule %s: phase %d op %d (%s): %d chunks is beyond the limit of %d",
                              s->algo, p, i, kn, op->chunks, AR_MAX_CHUNKS);
             else if (op->offset > s->count || op->count > s->count - op->offset)
-                BAD("range [%llu,+%llu) outside buffer of %llu", s->algo, p, i, kn,
-                    (unsigned long long)op->offset, (unsigned long long)op->count,
-                    (unsigned long long)s->count);
+                BAD("range [%llu,+%llu) outside buffer of %llu", s->algo, p, i, kn, (unsigned long long)op->offset,
+                    (unsigned long long)op->count, (unsigned long long)s->count);
             else if (!impl_supports(op->kind, op->impl))
                 BAD("implementation %s cannot carry it", s->algo, p, i, kn, ar_impl_name(op->impl));
             else if (op->kind == AR_OP_SEND && op->n != 2)
                 BAD("a send needs 2 members, has %d", s->algo, p, i, kn, op->n);
             else if (op->impl == AR_IMPL_DIRECT && op->n > AR_DIRECT_MAX_MEMBERS)
-                st = ar_fail(e, AR_ELIMIT, "%s: a direct %s over %d ranks is beyond the limit of %d "
-                             "(n(n-1) transfers per round)", s->algo, kn, op->n, AR_DIRECT_MAX_MEMBERS);
+                st = ar_fail(e, AR_ELIMIT,
+                             "%s: a direct %s over %d ranks is beyond the limit of %d "
+                             "(n(n-1) transfers per round)",
+                             s->algo, kn, op->n, AR_DIRECT_MAX_MEMBERS);
             else if (op->impl == AR_IMPL_HD && !ar_is_pow2(op->n))
                 BAD("halving/doubling over %d members (not a power of two)", s->algo, p, i, kn, op->n);
-            else if ((op->kind == AR_OP_REDUCE || op->kind == AR_OP_BROADCAST) &&
-                     (op->root < 0 || op->root >= op->n))
+            else if ((op->kind == AR_OP_REDUCE || op->kind == AR_OP_BROADCAST) && (op->root < 0 || op->root >= op->n))
                 BAD("root %d out of range", s->algo, p, i, kn, op->root);
             else if (op->impl == AR_IMPL_TREE && !op->parent)
                 BAD("tree implementation without a parent array", s->algo, p, i, kn);
@@ -278,8 +272,8 @@ ar_status ar_schedule_check_structure(const ar_schedule *s, ar_err *e) {
                     sum += op->counts[m];
                 }
                 if (st == AR_OK && sum != op->count)
-                    BAD("uneven counts sum to %llu, range has %llu", s->algo, p, i, kn,
-                        (unsigned long long)sum, (unsigned long long)op->count);
+                    BAD("uneven counts sum to %llu, range has %llu", s->algo, p, i, kn, (unsigned long long)sum,
+                        (unsigned long long)op->count);
             }
             if (st == AR_OK && op->parent) {
                 /* exactly one root (= op->root), every member reaches it */
@@ -318,22 +312,19 @@ static void print_members(FILE *f, const ar_op *op, int max) {
 }
 
 void ar_schedule_print_table(const ar_schedule *s, FILE *f) {
-    fprintf(f, "schedule %s%s%s: %d ranks, %llu elements x %zu B, %d phases\n", s->algo,
-            s->detail ? " " : "", s->detail ? s->detail : "", s->nranks,
-            (unsigned long long)s->count, s->elem_bytes, s->nphases);
+    fprintf(f, "schedule %s%s%s: %d ranks, %llu elements x %zu B, %d phases\n", s->algo, s->detail ? " " : "",
+            s->detail ? s->detail : "", s->nranks, (unsigned long long)s->count, s->elem_bytes, s->nphases);
     for (int p = 0; p < s->nphases; p++) {
         const ar_phase *ph = &s->phases[p];
-        fprintf(f, "phase %d%s%s: %d op%s\n", p, ph->label ? " " : "", ph->label ? ph->label : "",
-                ph->nops, ph->nops == 1 ? "" : "s");
+        fprintf(f, "phase %d%s%s: %d op%s\n", p, ph->label ? " " : "", ph->label ? ph->label : "", ph->nops,
+                ph->nops == 1 ? "" : "s");
         int shown = ph->nops > 12 ? 8 : ph->nops;
         for (int i = 0; i < shown; i++) {
             const ar_op *op = &ph->ops[i];
-            fprintf(f, "  %-14s %-8s n=%-4d [%llu,+%llu)", ar_op_kind_name(op->kind),
-                    ar_impl_name(op->impl), op->n, (unsigned long long)op->offset,
-                    (unsigned long long)op->count);
+            fprintf(f, "  %-14s %-8s n=%-4d [%llu,+%llu)", ar_op_kind_name(op->kind), ar_impl_name(op->impl), op->n,
+                    (unsigned long long)op->offset, (unsigned long long)op->count);
             if (op->chunks > 1) fprintf(f, " chunks=%d", op->chunks);
-            if (op->kind == AR_OP_REDUCE || op->kind == AR_OP_BROADCAST)
-                fprintf(f, " root=%d", op->members[op->root]);
+            if (op->kind == AR_OP_REDUCE || op->kind == AR_OP_BROADCAST) fprintf(f, " root=%d", op->members[op->root]);
             if (op->counts) fprintf(f, " uneven");
             fprintf(f, " ranks=");
             print_members(f, op, 16);
@@ -348,8 +339,8 @@ ar_status ar_schedule_print_json(const ar_schedule *s, FILE *f, ar_err *e) {
     ar_json_string(f, s->algo);
     fprintf(f, ",\"detail\":");
     ar_json_string(f, s->detail ? s->detail : "");
-    fprintf(f, ",\"ranks\":%d,\"count\":%llu,\"elem_bytes\":%zu,\"phases\":[", s->nranks,
-            (unsigned long long)s->count, s->elem_bytes);
+    fprintf(f, ",\"ranks\":%d,\"count\":%llu,\"elem_bytes\":%zu,\"phases\":[", s->nranks, (unsigned long long)s->count,
+            s->elem_bytes);
     for (int p = 0; p < s->nphases; p++) {
         const ar_phase *ph = &s->phases[p];
         fprintf(f, "%s\n {\"label\":", p ? "," : "");
@@ -358,8 +349,8 @@ ar_status ar_schedule_print_json(const ar_schedule *s, FILE *f, ar_err *e) {
         for (int i = 0; i < ph->nops; i++) {
             const ar_op *op = &ph->ops[i];
             fprintf(f, "%s\n  {\"kind\":\"%s\",\"impl\":\"%s\",\"offset\":%llu,\"count\":%llu,\"chunks\":%d",
-                    i ? "," : "", ar_op_kind_name(op->kind), ar_impl_name(op->impl),
-                    (unsigned long long)op->offset, (unsigned long long)op->count, op->chunks);
+                    i ? "," : "", ar_op_kind_name(op->kind), ar_impl_name(op->impl), (unsigned long long)op->offset,
+                    (unsigned long long)op->count, op->chunks);
             if (op->kind == AR_OP_REDUCE || op->kind == AR_OP_BROADCAST) fprintf(f, ",\"root\":%d", op->root);
             if (op->kind == AR_OP_SEND) fprintf(f, ",\"reduce\":%d", op->reduce);
             fprintf(f, ",\"members\":[");

@@ -38,8 +38,12 @@
 #include "status.h"
 
 typedef enum ar_op_kind {
-    AR_OP_REDUCE_SCATTER, AR_OP_ALL_GATHER, AR_OP_REDUCE, AR_OP_BROADCAST,
-    AR_OP_ALL_REDUCE, AR_OP_SEND
+    AR_OP_REDUCE_SCATTER,
+    AR_OP_ALL_GATHER,
+    AR_OP_REDUCE,
+    AR_OP_BROADCAST,
+    AR_OP_ALL_REDUCE,
+    AR_OP_SEND
 } ar_op_kind;
 #define AR_OP_KIND_COUNT 6
 
@@ -54,36 +58,36 @@ typedef enum ar_impl {
 } ar_impl;
 #define AR_IMPL_COUNT 7
 
-#define AR_MAX_CHUNKS 65536          /* pipeline chunks per op (documented limit) */
-#define AR_VALIDATE_MAX_RANKS 65536  /* the symbolic validator refuses more ranks */
-#define AR_DIRECT_MAX_MEMBERS 4096   /* a direct op moves n(n-1) transfers in one round */
+#define AR_MAX_CHUNKS 65536         /* pipeline chunks per op (documented limit) */
+#define AR_VALIDATE_MAX_RANKS 65536 /* the symbolic validator refuses more ranks */
+#define AR_DIRECT_MAX_MEMBERS 4096  /* a direct op moves n(n-1) transfers in one round */
 
 typedef struct ar_op {
     ar_op_kind kind;
     ar_impl impl;
-    int n;             /* number of members (>= 1; SEND: exactly 2) */
-    int *members;      /* ranks, in group order (owned) */
-    uint64_t offset;   /* first element of the range */
-    uint64_t count;    /* elements in the range */
-    uint64_t *counts;  /* uneven blocks (n entries summing to count) or NULL (owned) */
-    int root;          /* index into members for REDUCE/BROADCAST, else 0 */
-    int *parent;       /* tree for AR_IMPL_TREE (n entries) or NULL (owned) */
-    int chunks;        /* pipeline chunks, 1..AR_MAX_CHUNKS */
-    int reduce;        /* SEND: 1 = add on arrival, 0 = copy */
-    int tag;           /* planner's label (e.g. stage index), for reports; not semantic */
+    int n;            /* number of members (>= 1; SEND: exactly 2) */
+    int *members;     /* ranks, in group order (owned) */
+    uint64_t offset;  /* first element of the range */
+    uint64_t count;   /* elements in the range */
+    uint64_t *counts; /* uneven blocks (n entries summing to count) or NULL (owned) */
+    int root;         /* index into members for REDUCE/BROADCAST, else 0 */
+    int *parent;      /* tree for AR_IMPL_TREE (n entries) or NULL (owned) */
+    int chunks;       /* pipeline chunks, 1..AR_MAX_CHUNKS */
+    int reduce;       /* SEND: 1 = add on arrival, 0 = copy */
+    int tag;          /* planner's label (e.g. stage index), for reports; not semantic */
 } ar_op;
 
 typedef struct ar_phase {
     int nops, cap;
     ar_op *ops;
-    char *label;       /* e.g. "stage 1 reduce-scatter (w1)"; may be NULL */
+    char *label; /* e.g. "stage 1 reduce-scatter (w1)"; may be NULL */
 } ar_phase;
 
 typedef struct ar_schedule {
-    char *algo;        /* algorithm name */
-    char *detail;      /* variant, e.g. "decomp=3x2x2 impl=ring,hd,ring"; may be NULL */
+    char *algo;   /* algorithm name */
+    char *detail; /* variant, e.g. "decomp=3x2x2 impl=ring,hd,ring"; may be NULL */
     int nranks;
-    uint64_t count;    /* elements per rank buffer */
+    uint64_t count; /* elements per rank buffer */
     size_t elem_bytes;
     int nphases, cap;
     ar_phase *phases;
@@ -99,10 +103,10 @@ int ar_sched_phase(ar_schedule *s, const char *label_fmt, ...) __attribute__((fo
 
 /* Appends an op to the last phase, copying `members` (and counts/parent when
  * given). Returns the op (owned by s) or NULL on allocation failure. */
-ar_op *ar_sched_op(ar_schedule *s, ar_op_kind kind, ar_impl impl, const int *members, int n,
-                   uint64_t offset, uint64_t count);
-ar_status ar_op_set_counts(ar_op *op, const uint64_t *counts);  /* copies n entries */
-ar_status ar_op_set_parent(ar_op *op, const int *parent);       /* copies n entries */
+ar_op *ar_sched_op(ar_schedule *s, ar_op_kind kind, ar_impl impl, const int *members, int n, uint64_t offset,
+                   uint64_t count);
+ar_status ar_op_set_counts(ar_op *op, const uint64_t *counts); /* copies n entries */
+ar_status ar_op_set_parent(ar_op *op, const int *parent);      /* copies n entries */
 
 /* --- queries ------------------------------------------------------------- */
 /* Block i of op: [*off, *off + *len) in absolute elements. */
@@ -114,8 +118,8 @@ ar_status ar_impl_parse(const char *s, ar_impl *out, ar_err *e);
 /* Reduce and broadcast "calls" per rank: the number of ops (any kind) in
  * which the rank takes part, per phase kind. Arrays of nranks, caller frees. */
 typedef struct ar_call_stats {
-    int *reduce_calls;     /* REDUCE_SCATTER, REDUCE, ALL_REDUCE, SEND(reduce) */
-    int *bcast_calls;      /* ALL_GATHER, BROADCAST, SEND(copy) */
+    int *reduce_calls; /* REDUCE_SCATTER, REDUCE, ALL_REDUCE, SEND(reduce) */
+    int *bcast_calls;  /* ALL_GATHER, BROADCAST, SEND(copy) */
 } ar_call_stats;
 ar_status ar_schedule_call_stats(const ar_schedule *s, ar_call_stats *out, ar_err *e);
 void ar_call_stats_free(ar_call_stats *c);

@@ -57,7 +57,8 @@ static ar_status get_array(const cJSON *o, const char *key, int n, long long lo,
     cJSON_ArrayForEach(x, a) {
         double d = x->valuedouble;
         if (!cJSON_IsNumber(x) || !isfinite(d) || d != floor(d) || d < (double)lo || d > (double)hi)
-            return ar_fail(e, AR_EINVAL, "%s: %s.%s[%d]: expected an integer in %lld..%lld", where, path, key, i, lo, hi);
+            return ar_fail(e, AR_EINVAL, "%s: %s.%s[%d]: expected an integer in %lld..%lld", where, path, key, i, lo,
+                           hi);
         if (wide) ((uint64_t *)out)[i] = (uint64_t)d;
         else ((int *)out)[i] = (int)d;
         i++;
@@ -144,32 +145,32 @@ ar_status ar_schedule_from_json(const char *text, const char *where, ar_schedule
     int pi = 0;
     const cJSON *ph;
     if (st == AR_OK) cJSON_ArrayForEach(ph, phases) {
-        char path[64];
-        snprintf(path, sizeof path, "$.phases[%d]", pi);
-        const cJSON *label = cJSON_GetObjectItemCaseSensitive(ph, "label");
-        const cJSON *ops = cJSON_GetObjectItemCaseSensitive(ph, "ops");
-        if (!cJSON_IsObject(ph) || !cJSON_IsArray(ops)) {
-            st = ar_fail(e, AR_EINVAL, "%s: %s: expected an object with an \"ops\" array", where, path);
-            break;
-        }
-        if (ar_sched_phase(s, "%s", cJSON_IsString(label) ? label->valuestring : "") < 0) {
-            st = ar_fail(e, AR_ENOMEM, "%s: out of memory", where);
-            break;
-        }
-        int oi = 0;
-        const cJSON *jo;
-        cJSON_ArrayForEach(jo, ops) {
-            if (++total_ops > AR_SCHED_MAX_OPS_TOTAL) {
-                st = ar_fail(e, AR_ELIMIT, "%s: more than %d ops", where, AR_SCHED_MAX_OPS_TOTAL);
+            char path[64];
+            snprintf(path, sizeof path, "$.phases[%d]", pi);
+            const cJSON *label = cJSON_GetObjectItemCaseSensitive(ph, "label");
+            const cJSON *ops = cJSON_GetObjectItemCaseSensitive(ph, "ops");
+            if (!cJSON_IsObject(ph) || !cJSON_IsArray(ops)) {
+                st = ar_fail(e, AR_EINVAL, "%s: %s: expected an object with an \"ops\" array", where, path);
                 break;
             }
-            char opath[96];
-            snprintf(opath, sizeof opath, "%s.ops[%d]", path, oi++);
-            if ((st = load_op(s, jo, where, opath, e)) != AR_OK) break;
+            if (ar_sched_phase(s, "%s", cJSON_IsString(label) ? label->valuestring : "") < 0) {
+                st = ar_fail(e, AR_ENOMEM, "%s: out of memory", where);
+                break;
+            }
+            int oi = 0;
+            const cJSON *jo;
+            cJSON_ArrayForEach(jo, ops) {
+                if (++total_ops > AR_SCHED_MAX_OPS_TOTAL) {
+                    st = ar_fail(e, AR_ELIMIT, "%s: more than %d ops", where, AR_SCHED_MAX_OPS_TOTAL);
+                    break;
+                }
+                char opath[96];
+                snprintf(opath, sizeof opath, "%s.ops[%d]", path, oi++);
+                if ((st = load_op(s, jo, where, opath, e)) != AR_OK) break;
+            }
+            if (st != AR_OK) break;
+            pi++;
         }
-        if (st != AR_OK) break;
-        pi++;
-    }
     cJSON_Delete(root);
     if (st == AR_OK) {
         st = ar_schedule_check_structure(s, e);

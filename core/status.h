@@ -29,8 +29,7 @@ typedef struct ar_err {
 } ar_err;
 
 /* Formats the message into e (if non-NULL) and returns s. */
-ar_status ar_fail(ar_err *e, ar_status s, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+ar_status ar_fail(ar_err *e, ar_status s, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* Prefixes e->msg with "prefix: " (used to add a file name or JSON path). */
 void ar_err_prefix(ar_err *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

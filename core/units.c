@@ -13,10 +13,10 @@
 /* ---- number scanning ---- */
 
 typedef struct num10 {
-    uint64_t mant;  /* significant digits (at most 19) */
-    long exp10;     /* value = mant * 10^exp10 */
-    int inexact;    /* nonzero digits beyond the 19 kept were dropped */
-    int neg;        /* a leading '-' was seen */
+    uint64_t mant; /* significant digits (at most 19) */
+    long exp10;    /* value = mant * 10^exp10 */
+    int inexact;   /* nonzero digits beyond the 19 kept were dropped */
+    int neg;       /* a leading '-' was seen */
     const char *end;
 } num10;
 
@@ -59,8 +59,7 @@ static int num_scan(const char *s, num10 *n) {
     }
     if (ndig == 0) return 0;
     if ((*p == 'e' || *p == 'E') &&
-        ((p[1] >= '0' && p[1] <= '9') ||
-         ((p[1] == '+' || p[1] == '-') && p[2] >= '0' && p[2] <= '9'))) {
+        ((p[1] >= '0' && p[1] <= '9') || ((p[1] == '+' || p[1] == '-') && p[2] >= '0' && p[2] <= '9'))) {
         p++;
         int sign = 1;
         if (*p == '+' || *p == '-') sign = *p++ == '-' ? -1 : 1;
@@ -75,9 +74,8 @@ static int num_scan(const char *s, num10 *n) {
 }
 
 static double pow10_exact(long k) {
-    static const double t[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
-                               1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-                               1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    static const double t[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                               1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
     if (k >= 0 && k <= 22) return t[k];
     return pow(10.0, (double)k);
 }
@@ -115,12 +113,12 @@ ar_status ar_dtype_parse(const char *s, ar_dtype *out, ar_err *e) {
     static const struct {
         const char *name;
         ar_dtype t;
-    } tab[] = {{"f32", AR_DTYPE_F32},     {"float", AR_DTYPE_F32},   {"float32", AR_DTYPE_F32},
-               {"fp32", AR_DTYPE_F32},    {"f16", AR_DTYPE_F16},     {"half", AR_DTYPE_F16},
-               {"float16", AR_DTYPE_F16}, {"fp16", AR_DTYPE_F16},    {"bf16", AR_DTYPE_BF16},
+    } tab[] = {{"f32", AR_DTYPE_F32},       {"float", AR_DTYPE_F32}, {"float32", AR_DTYPE_F32},
+               {"fp32", AR_DTYPE_F32},      {"f16", AR_DTYPE_F16},   {"half", AR_DTYPE_F16},
+               {"float16", AR_DTYPE_F16},   {"fp16", AR_DTYPE_F16},  {"bf16", AR_DTYPE_BF16},
                {"bfloat16", AR_DTYPE_BF16}, {"f64", AR_DTYPE_F64},   {"double", AR_DTYPE_F64},
-               {"float64", AR_DTYPE_F64}, {"fp64", AR_DTYPE_F64},    {"i32", AR_DTYPE_I32},
-               {"int", AR_DTYPE_I32},     {"int32", AR_DTYPE_I32}};
+               {"float64", AR_DTYPE_F64},   {"fp64", AR_DTYPE_F64},  {"i32", AR_DTYPE_I32},
+               {"int", AR_DTYPE_I32},       {"int32", AR_DTYPE_I32}};
     char q[96];
     if (!s) return ar_fail(e, AR_EINVAL, "missing data type (use f32, f16, bf16, f64 or i32)");
     for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++)
@@ -128,8 +126,7 @@ ar_status ar_dtype_parse(const char *s, ar_dtype *out, ar_err *e) {
             if (out) *out = tab[i].t;
             return AR_OK;
         }
-    return ar_fail(e, AR_EINVAL, "%s is not a data type (use f32, f16, bf16, f64 or i32)",
-                   ar_quote(s, q, sizeof q));
+    return ar_fail(e, AR_EINVAL, "%s is not a data type (use f32, f16, bf16, f64 or i32)", ar_quote(s, q, sizeof q));
 }
 
 const char *ar_dtype_name(ar_dtype t) {
@@ -219,8 +216,7 @@ ar_status ar_parse_size(const char *s, size_t elem_bytes, uint64_t *elems, ar_er
     uint64_t v = 0;
     uint64_t cap = bytes ? AR_MAX_BYTES : AR_MAX_BYTES / elem_bytes;
     int r = exact_int(n.mant, e10, e2, cap, &v);
-    if (r == 1)
-        return ar_fail(e, AR_EINVAL, "%s is not a whole number of %s", q, bytes ? "bytes" : "elements");
+    if (r == 1) return ar_fail(e, AR_EINVAL, "%s is not a whole number of %s", q, bytes ? "bytes" : "elements");
     if (r == 2) return ar_fail(e, AR_ELIMIT, "%s is too large (the limit is 1 PiB)", q);
     if (bytes) {
         if (v % elem_bytes)
@@ -246,8 +242,8 @@ ar_status ar_parse_rate(const char *s, double *bw_Bps, ar_err *e) {
     const char *p = n.end;
     int had_prefix = prefix_scan(&p, &e10, &e2);
     if (*p == 'b') e2 -= 3; /* bits */
-    if (!(*p == '\0' && !had_prefix) && strcmp(p, "Bps") != 0 && strcmp(p, "B/s") != 0 &&
-        strcmp(p, "bps") != 0 && strcmp(p, "b/s") != 0)
+    if (!(*p == '\0' && !had_prefix) && strcmp(p, "Bps") != 0 && strcmp(p, "B/s") != 0 && strcmp(p, "bps") != 0 &&
+        strcmp(p, "b/s") != 0)
         return ar_fail(e, AR_EINVAL, "%s is not a rate (" RATE_HINT ")", q);
     if (n.neg) return ar_fail(e, AR_EINVAL, "%s: a rate must be > 0", q);
     if (n.mant == 0) return ar_fail(e, AR_EINVAL, "%s: a rate must be > 0", q);
@@ -317,8 +313,8 @@ ar_status ar_parse_count(const char *s, long long min, long long max, long long 
 /* ---- printing ---- */
 
 /* Scales |v| into [1, 1000) over units[], prints 3 significant digits. */
-static char *fmt_scaled(double v, const char *const *units, int nunits, int first, int time_style,
-                        char *buf, size_t n) {
+static char *fmt_scaled(double v, const char *const *units, int nunits, int first, int time_style, char *buf,
+                        size_t n) {
     if (!buf || n == 0) return buf;
     if (!isfinite(v)) {
         snprintf(buf, n, "%s %s", isnan(v) ? "nan" : (v < 0 ? "-inf" : "inf"), units[first]);
@@ -339,12 +335,9 @@ static char *fmt_scaled(double v, const char *const *units, int nunits, int firs
         u--;
     }
     const char *sign = v < 0 ? "-" : "";
-    if (time_style && a >= 99.95)
-        snprintf(buf, n, "%s%.0f %s", sign, a, units[u]);
-    else if (time_style && a >= 9.995)
-        snprintf(buf, n, "%s%.1f %s", sign, a, units[u]);
-    else
-        snprintf(buf, n, "%s%.3g %s", sign, a, units[u]);
+    if (time_style && a >= 99.95) snprintf(buf, n, "%s%.0f %s", sign, a, units[u]);
+    else if (time_style && a >= 9.995) snprintf(buf, n, "%s%.1f %s", sign, a, units[u]);
+    else snprintf(buf, n, "%s%.3g %s", sign, a, units[u]);
     return buf;
 }
 

@@ -180,9 +180,7 @@ int ar_uf_union(int *uf, int a, int b) {
     a = ar_uf_find(uf, a);
     b = ar_uf_find(uf, b);
     if (a == b) return 0;
-    if (a < b)
-        uf[b] = a;
-    else
-        uf[a] = b;
+    if (a < b) uf[b] = a;
+    else uf[a] = b;
     return 1;
 }

@@ -38,8 +38,8 @@ void ar_csv_free(char **fields, int n);
 double ar_now_s(void);
 
 /* Integer helpers. */
-int ar_is_pow2(long long x);             /* x > 0 and a power of two */
-int ar_ceil_log2(long long x);           /* smallest q with 2^q >= x (0 for x <= 1) */
+int ar_is_pow2(long long x);   /* x > 0 and a power of two */
+int ar_ceil_log2(long long x); /* smallest q with 2^q >= x (0 for x <= 1) */
 uint64_t ar_gcd_u64(uint64_t a, uint64_t b);
 int64_t ar_gcd_i64(int64_t a, int64_t b); /* of |a| and |b|; 0 when both are 0 */
 

@@ -24,14 +24,14 @@ typedef struct ptab {
 
 typedef struct vstate {
     const ar_schedule *s;
-    int nw;             /* words per set */
-    uint64_t *sets;     /* arena: set k at sets[k*nw] */
+    int nw;         /* words per set */
+    uint64_t *sets; /* arena: set k at sets[k*nw] */
     int nsets, capsets;
-    ptab *rank;         /* one piece table per rank */
-    uint64_t *bps;      /* scratch breakpoints */
+    ptab *rank;    /* one piece table per rank */
+    uint64_t *bps; /* scratch breakpoints */
     size_t nbps, capbps;
     ar_err *e;
-    int phase, opi;     /* where we are, for messages */
+    int phase, opi; /* where we are, for messages */
 } vstate;
 
 static int new_set(vstate *v) {
@@ -127,8 +127,8 @@ static int breakpoints(vstate *v, const int *ranks, int nr, uint64_t a, uint64_t
 /* Union of the sets of ranks[] over each elementary piece of [a, b), written
  * to `dst` (rank) — and, if others != NULL, undefined is written to the other
  * ranks. all_dst: write the union to every rank in ranks[]. */
-static ar_status reduce_range(vstate *v, const int *ranks, int nr, uint64_t a, uint64_t b, int dst,
-                              int all_dst, int undef_others) {
+static ar_status reduce_range(vstate *v, const int *ranks, int nr, uint64_t a, uint64_t b, int dst, int all_dst,
+                              int undef_others) {
     if (a >= b) return AR_OK;
     if (breakpoints(v, ranks, nr, a, b) < 0) return oom(v);
     /* copy breakpoints: assign() below does not touch v->bps, but we need them stable */
@@ -143,8 +143,7 @@ static ar_status reduce_range(vstate *v, const int *ranks, int nr, uint64_t a, u
                 return ar_fail(v->e, AR_EFAIL,
                                "schedule %s: phase %d op %d: rank %d reads elements [%llu,%llu) "
                                "before they are defined",
-                               v->s->algo, v->phase, v->opi, ranks[k], (unsigned long long)x,
-                               (unsigned long long)y);
+                               v->s->algo, v->phase, v->opi, ranks[k], (unsigned long long)x, (unsigned long long)y);
             const uint64_t *sv = SET(v, sid);
             for (int w = 0; w < v->nw; w++) {
                 if (u[w] & sv[w]) {
@@ -152,8 +151,8 @@ static ar_status reduce_range(vstate *v, const int *ranks, int nr, uint64_t a, u
                     return ar_fail(v->e, AR_EFAIL,
                                    "schedule %s: phase %d op %d: rank %d's input would be counted "
                                    "twice in elements [%llu,%llu) reduced at rank %d",
-                                   v->s->algo, v->phase, v->opi, w * 64 + bit,
-                                   (unsigned long long)x, (unsigned long long)y, dst);
+                                   v->s->algo, v->phase, v->opi, w * 64 + bit, (unsigned long long)x,
+                                   (unsigned long long)y, dst);
                 }
                 u[w] |= sv[w];
             }
@@ -220,16 +219,15 @@ static ar_status apply(vstate *v, const ar_op *op) {
                     return ar_fail(v->e, AR_EFAIL,
                                    "schedule %s: phase %d op %d: send %d->%d of elements [%llu,%llu) "
                                    "reads undefined data",
-                                   v->s->algo, v->phase, v->opi, pair[0], pair[1],
-                                   (unsigned long long)x, (unsigned long long)y);
+                                   v->s->algo, v->phase, v->opi, pair[0], pair[1], (unsigned long long)x,
+                                   (unsigned long long)y);
                 int id = new_set(v);
                 if (id < 0) return oom(v);
                 uint64_t *u = SET(v, id);
                 const uint64_t *p0 = SET(v, s0), *p1 = SET(v, s1);
                 for (int w = 0; w < v->nw; w++) {
                     if (p0[w] & p1[w])
-                        return ar_fail(v->e, AR_EFAIL,
-                                       "schedule %s: phase %d op %d: send %d->%d counts rank %d twice",
+                        return ar_fail(v->e, AR_EFAIL, "schedule %s: phase %d op %d: send %d->%d counts rank %d twice",
                                        v->s->algo, v->phase, v->opi, pair[0], pair[1],
                                        w * 64 + __builtin_ctzll(p0[w] & p1[w]));
                     u[w] = p0[w] | p1[w];
@@ -322,8 +320,8 @@ ar_status ar_schedule_validate(const ar_schedule *s, ar_err *e) {
             for (int q = 0; q < s->nranks; q++)
                 if (!(sv[q / 64] >> (q % 64) & 1)) {
                     st = ar_fail(e, AR_EFAIL,
-                                 "schedule %s: at the end rank %d's elements [%llu,%llu) miss rank %d's input",
-                                 s->algo, r, (unsigned long long)x, (unsigned long long)y, q);
+                                 "schedule %s: at the end rank %d's elements [%llu,%llu) miss rank %d's input", s->algo,
+                                 r, (unsigned long long)x, (unsigned long long)y, q);
                     break;
                 }
         }

@@ -36,10 +36,8 @@ static ar_status run_preset(const char *name, int csv, double check_pct, int *np
     ar_status st = ar_platform_load(name, 0, &p, e);
     if (st) return st;
     char path[4096];
-    if (strchr(name, '/') || strstr(name, ".json"))
-        snprintf(path, sizeof path, "%s", name);
-    else
-        snprintf(path, sizeof path, "%s/%s.json", ar_platform_preset_dir(), name);
+    if (strchr(name, '/') || strstr(name, ".json")) snprintf(path, sizeof path, "%s", name);
+    else snprintf(path, sizeof path, "%s/%s.json", ar_platform_preset_dir(), name);
     char *text = NULL;
     size_t len = 0;
     cJSON *doc = NULL;
@@ -54,8 +52,10 @@ static ar_status run_preset(const char *name, int csv, double check_pct, int *np
         const char *algo_s = str_field(r, "algo"), *nccl_s = str_field(r, "nccl"), *src = str_field(r, "source");
         const cJSON *ranks = cJSON_GetObjectItemCaseSensitive(r, "ranks");
         if (!coll_s || !size_s || !bus_s || !algo_s || !src || !cJSON_IsNumber(ranks)) {
-            st = ar_fail(e, AR_EINVAL, "%s: reference[%d]: needs strings coll, size, busbw, algo, source and a "
-                         "number ranks", path, i);
+            st = ar_fail(e, AR_EINVAL,
+                         "%s: reference[%d]: needs strings coll, size, busbw, algo, source and a "
+                         "number ranks",
+                         path, i);
             break;
         }
         int coll = ar_nccl_coll_parse(coll_s);

@@ -86,9 +86,8 @@ static void run_sim(const lab_point_in *in, lab_point_out *out) {
 static void run_real(const lab_point_in *in, lab_point_out *out) {
     snprintf(out->network, sizeof out->network, MODEL_NETWORK);
     int nmeas = 0;
-    out->measured_s =
-        lab_measure_find(in->measures, in->nmeasures, in->algo, in->p->name, in->plat_label, in->p->nranks, in->bytes,
-                         &nmeas);
+    out->measured_s = lab_measure_find(in->measures, in->nmeasures, in->algo, in->p->name, in->plat_label,
+                                       in->p->nranks, in->bytes, &nmeas);
     /* real rows get the simulated time next to the measurement, when there is one */
     if (nmeas && lab_sim()) simulate(in, out);
     out->time_s = out->measured_s;

@@ -28,17 +28,16 @@
 
 /* Capabilities of a backend. */
 enum {
-    LAB_CAP_SWEEP = 1,       /* can evaluate sweep points (lab_backend.run) */
+    LAB_CAP_SWEEP = 1,         /* can evaluate sweep points (lab_backend.run) */
     LAB_CAP_NEEDS_SIMGRID = 2, /* built only with SimGrid */
-    LAB_CAP_SIM_S = 4,       /* produces sim_s */
-    LAB_CAP_MEASURED = 8,    /* imports measured_s from CSV files */
-    LAB_CAP_NEEDS_GPU = 16,  /* runs on GPUs (CUDA/NCCL) */
+    LAB_CAP_SIM_S = 4,         /* produces sim_s */
+    LAB_CAP_MEASURED = 8,      /* imports measured_s from CSV files */
+    LAB_CAP_NEEDS_GPU = 16,    /* runs on GPUs (CUDA/NCCL) */
 };
 
 /* SimGrid entry points (NULL in the table when this build has no SimGrid). */
 typedef struct lab_sim_api {
-    ar_status (*run)(const ar_platform *p, const ar_schedule *s, const ar_sim_opts *o, ar_sim_result *out,
-                     ar_err *e);
+    ar_status (*run)(const ar_platform *p, const ar_schedule *s, const ar_sim_opts *o, ar_sim_result *out, ar_err *e);
     void (*result_free)(ar_sim_result *r);
     ar_status (*network_parse)(const char *spec, char *buf, size_t n, ar_err *e);
     const char *(*network_help)(void);
@@ -57,8 +56,8 @@ typedef struct lab_measure {
 typedef struct lab_point_in {
     const ar_platform *p;
     const ar_schedule *sch;
-    const char *algo;        /* "name[:params]" */
-    const char *plat_label;  /* the sweep's label of the platform, may be NULL */
+    const char *algo;       /* "name[:params]" */
+    const char *plat_label; /* the sweep's label of the platform, may be NULL */
     double bytes;
     double walk_s;           /* the cost walk (lab/eval.h) */
     const char *sim_network; /* NULL = the alpha-beta-exact default */
@@ -70,18 +69,18 @@ typedef struct lab_point_in {
 /* What it gives back (filled on top of the caller's NAN/"ok" defaults). */
 typedef struct lab_point_out {
     double time_s, sim_s, measured_s;
-    const char *status;        /* "ok", "error", "missing" (static strings) */
+    const char *status; /* "ok", "error", "missing" (static strings) */
     char message[AR_ERR_LEN + 64];
-    char network[700];         /* what computed the time */
+    char network[700]; /* what computed the time */
 } lab_point_out;
 
 typedef struct lab_backend {
     const char *name;
     const char *help;
     unsigned caps;
-    int available;             /* compiled into this build */
+    int available;                                           /* compiled into this build */
     void (*run)(const lab_point_in *in, lab_point_out *out); /* NULL without LAB_CAP_SWEEP */
-    const lab_sim_api *sim;    /* the SimGrid entry points, "sim" only, NULL when not built */
+    const lab_sim_api *sim; /* the SimGrid entry points, "sim" only, NULL when not built */
 } lab_backend;
 
 /* The table (count in *n). */

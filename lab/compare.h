@@ -15,8 +15,8 @@
 
 typedef struct lab_compare_row {
     double bytes, model_s, sim_s, measured_s, nccl_s;
-    double sim_err, measured_err; /* relative to model_s, NAN where missing */
-    long long wrong;              /* #wrong of the measured row, -1 when unknown */
+    double sim_err, measured_err;  /* relative to model_s, NAN where missing */
+    long long wrong;               /* #wrong of the measured row, -1 when unknown */
     char sim_msg[AR_ERR_LEN + 64]; /* why sim_s is missing ("" when it is there or sim is not built) */
 } lab_compare_row;
 

@@ -32,16 +32,16 @@ typedef struct lab_eval_opts {
 } lab_eval_opts;
 
 typedef struct lab_eval {
-    ar_schedule *sch;            /* the plan (owned; lab_eval_free) */
+    ar_schedule *sch; /* the plan (owned; lab_eval_free) */
     int have_closed, have_walk;
-    ar_model_result closed, walk;  /* valid where have_* */
-    ar_status walk_status;       /* why have_walk = 0 (AR_OK when it is 1) */
+    ar_model_result closed, walk; /* valid where have_* */
+    ar_status walk_status;        /* why have_walk = 0 (AR_OK when it is 1) */
     ar_err walk_err;
     double closed_s, walk_s, model_s, rel_diff; /* NAN where missing */
-    const ar_model_result *model; /* the result model_s comes from (&closed or &walk), NULL if neither */
-    const char *detail;          /* the schedule's detail string ("" if none) */
-    int uneven;                  /* some phase runs concurrent pieces of clearly different sizes */
-    ar_algo_stats stats;         /* calls_* NAN where not defined */
+    const ar_model_result *model;               /* the result model_s comes from (&closed or &walk), NULL if neither */
+    const char *detail;                         /* the schedule's detail string ("" if none) */
+    int uneven;                                 /* some phase runs concurrent pieces of clearly different sizes */
+    ar_algo_stats stats;                        /* calls_* NAN where not defined */
 } lab_eval;
 
 /* Plans spec on p for count elements of elem_bytes once and prices it. Returns

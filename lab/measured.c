@@ -38,8 +38,8 @@ static ar_status add(lab_measures *ms, char **f, int nf, const int *col, ar_err 
     m->measured_s = t;
     double d;
     ms->inplace[ms->n] = col[M_INPLACE] >= 0 && col[M_INPLACE] < nf && num(f[col[M_INPLACE]], &d) ? d != 0 : 1;
-    ms->wrong[ms->n] =
-        col[M_WRONG] >= 0 && col[M_WRONG] < nf && num(f[col[M_WRONG]], &d) && isfinite(d) ? (long long)d : -1;
+    ms->wrong[ms->n] = col[M_WRONG] >= 0 && col[M_WRONG] < nf && num(f[col[M_WRONG]], &d) && isfinite(d) ? (long long)d
+                                                                                                         : -1;
     if (!m->algo || !m->platform) {
         free(m->algo);
         free(m->platform);
@@ -71,8 +71,10 @@ ar_status lab_measured_read(const char *path, int strict, lab_measures *ms, ar_e
             have = col[M_ALGO] >= 0 && col[M_RANKS] >= 0 && col[M_BYTES] >= 0 && col[M_TIME] >= 0 &&
                    (col[M_PLATFORM] >= 0 || strict);
             if (!have && strict)
-                st = ar_fail(e, AR_EINVAL, "%s: the header must name algo, ranks, bytes and measured_s "
-                             "(a CSV from 'arlab real --format csv')", path);
+                st = ar_fail(e, AR_EINVAL,
+                             "%s: the header must name algo, ranks, bytes and measured_s "
+                             "(a CSV from 'arlab real --format csv')",
+                             path);
         } else if (have) {
             st = add(ms, f, nf, col, e);
         }

@@ -17,7 +17,7 @@ typedef struct lab_measures {
     int n;
     size_t cap;
     lab_measure *m;
-    int *inplace; /* per row: 1 in-place (default when the column is absent), 0 out-of-place */
+    int *inplace;     /* per row: 1 in-place (default when the column is absent), 0 out-of-place */
     long long *wrong; /* per row: #wrong elements, -1 when unknown */
 } lab_measures;
 

@@ -70,7 +70,8 @@ static void heading(doc *d, int level, const char *text, const char *id) {
 static void para(doc *d, const char *text) { both(d, "<p>", "", text, "</p>\n", "\n\n"); }
 
 /* A table: ncols headers, then nrows x ncols cells (row-major). */
-static void table(doc *d, int ncols, const char *const *head, int nrows, char **cells, int collapse, const char *summary) {
+static void table(doc *d, int ncols, const char *const *head, int nrows, char **cells, int collapse,
+                  const char *summary) {
     if (collapse) {
         fputs("<details><summary>", d->html);
         html_text(d->html, summary);
@@ -107,7 +108,8 @@ static int write_base64(FILE *out, const char *path) {
     size_t n;
     while ((n = fread(in, 1, sizeof in, f)) > 0) {
         for (size_t i = 0; i < n; i += 3) {
-            unsigned v = (unsigned)in[i] << 16 | (i + 1 < n ? (unsigned)in[i + 1] << 8 : 0) | (i + 2 < n ? in[i + 2] : 0);
+            unsigned v = (unsigned)in[i] << 16 | (i + 1 < n ? (unsigned)in[i + 1] << 8 : 0) |
+                         (i + 2 < n ? in[i + 2] : 0);
             fputc(b64[v >> 18 & 63], out);
             fputc(b64[v >> 12 & 63], out);
             fputc(i + 1 < n ? b64[v >> 6 & 63] : '=', out);
@@ -125,7 +127,8 @@ static void figure(doc *d, const char *id, const char *title, const char *captio
     FILE *probe = fopen(path, "rb");
     if (!probe) {
         char msg[600];
-        snprintf(msg, sizeof msg, "[figure %s not built: run experiments/make_figures.sh, or gnuplot plots/%s.gp]", id, id);
+        snprintf(msg, sizeof msg, "[figure %s not built: run experiments/make_figures.sh, or gnuplot plots/%s.gp]", id,
+                 id);
         para(d, msg);
         return;
     }
@@ -256,7 +259,8 @@ static void rows_table(doc *d, const char *name, const sweep_rows *rows) {
 
 /* Model vs simulation: the points that part, with their causes. */
 static void parting_table(doc *d, const sweep_rows *rows) {
-    static const char *const head[] = {"algorithm", "platform", "size", "time (ms)", "model (ms)", "rel. diff", "cause"};
+    static const char *const head[] = {"algorithm",  "platform",  "size", "time (ms)",
+                                       "model (ms)", "rel. diff", "cause"};
     char **cells = ar_calloc((size_t)rows->n * 7 + 1, sizeof *cells);
     if (!cells) return;
     int n = 0;
@@ -348,7 +352,8 @@ static void platform_notes(doc *d, const strset *srcs) {
             for (int m = 0; m < seen.n && dup < 0; m++)
                 if (!strcmp(seen.s[m], p->notes[k])) dup = m;
             if (dup >= 0) {
-                if (!omitted_from[0]) snprintf(omitted_from, sizeof omitted_from, "%s", origin.s[dup < origin.n ? dup : 0]);
+                if (!omitted_from[0])
+                    snprintf(omitted_from, sizeof omitted_from, "%s", origin.s[dup < origin.n ? dup : 0]);
                 continue;
             }
             if (!printed++) fputs("<ul>\n", d->html);
@@ -433,7 +438,9 @@ static int cmp_name(const void *a, const void *b) {
 /* Sweep result names in DIR (NAME.json with a matching NAME.csv). */
 static ar_status list_sweeps(const char *dir, strset *names, ar_err *e) {
     DIR *dd = opendir(dir);
-    if (!dd) return ar_fail(e, AR_EIO, "%s: cannot open the results directory (%s); run the sweeps first", dir, strerror(errno));
+    if (!dd)
+        return ar_fail(e, AR_EIO, "%s: cannot open the results directory (%s); run the sweeps first", dir,
+                       strerror(errno));
     struct dirent *de;
     while ((de = readdir(dd))) {
         size_t l = strlen(de->d_name);
@@ -465,7 +472,8 @@ ar_status report_build(const char *dir, ar_err *e) {
     if (st) return st;
     if (!names.n) {
         strset_free(&names);
-        return ar_fail(e, AR_EINVAL, "%s: no sweep results (NAME.json + NAME.csv); run experiments/make_figures.sh", dir);
+        return ar_fail(e, AR_EINVAL, "%s: no sweep results (NAME.json + NAME.csv); run experiments/make_figures.sh",
+                       dir);
     }
     char hp[4096], mp[4096], htmp[4096], mtmp[4096];
     snprintf(hp, sizeof hp, "%s/report.html", dir);
@@ -479,8 +487,10 @@ ar_status report_build(const char *dir, ar_err *e) {
         strset_free(&names);
         return ar_fail(e, AR_EIO, "%s: cannot write the report", dir);
     }
-    fprintf(d.html, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-                    "<title>arlab report</title>\n<style>\n%s</style></head><body>\n", css);
+    fprintf(d.html,
+            "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+            "<title>arlab report</title>\n<style>\n%s</style></head><body>\n",
+            css);
     heading(&d, 1, "arlab: the papers' figures, reproduced", NULL);
     para(&d, "Each section is one sweep (experiments/NAME.json, run by `arlab sweep`), its figure (plots/NAME.gp), "
              "the paper's headline claims next to arlab's numbers with the reason where they differ, and the rows "
@@ -515,8 +525,9 @@ ar_status report_build(const char *dir, ar_err *e) {
         const char *paper = jstr(root, "paper"), *desc = jstr(root, "description");
         char meta[1200];
         snprintf(meta, sizeof meta, "Source: %s. Sweep %s (%s), arlab %s, commit %s; %d rows.", paper ? paper : "-",
-                 names.s[i], jstr(root, "file") ? jstr(root, "file") : "?", jstr(root, "version") ? jstr(root, "version") : "?",
-                 jstr(root, "commit") ? jstr(root, "commit") : "?", rows.n);
+                 names.s[i], jstr(root, "file") ? jstr(root, "file") : "?",
+                 jstr(root, "version") ? jstr(root, "version") : "?", jstr(root, "commit") ? jstr(root, "commit") : "?",
+                 rows.n);
         both(&d, "<p class=\"meta\">", "", meta, "</p>\n", "\n\n");
         if (desc) para(&d, desc);
         /* backends and network models used */

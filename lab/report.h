@@ -18,10 +18,10 @@
 
 /* One headline claim of a paper next to what arlab computes. */
 typedef struct report_claim {
-    char what[200];   /* the quantity, e.g. "BLC over NCCL2, Intel 2x4, 2e8 FP32" */
-    char paper[120];  /* what the paper reports */
-    char arlab[200];  /* what arlab gets ("n/a" when the rows are missing) */
-    char why[900];    /* agreement, or the reason for the difference */
+    char what[200];  /* the quantity, e.g. "BLC over NCCL2, Intel 2x4, 2e8 FP32" */
+    char paper[120]; /* what the paper reports */
+    char arlab[200]; /* what arlab gets ("n/a" when the rows are missing) */
+    char why[900];   /* agreement, or the reason for the difference */
 } report_claim;
 
 #define REPORT_MAX_CLAIMS 16
@@ -50,8 +50,8 @@ ar_status report_claims_render(const char *file, const struct cJSON *report, con
                                int max, int *n, ar_err *e);
 
 /* Row lookup helpers shared with report.c. NULL/-1/0 arguments match any. */
-const sweep_row *report_find(const sweep_rows *rows, const char *algo, const char *platform, int ranks,
-                             double elems, const char *train);
+const sweep_row *report_find(const sweep_rows *rows, const char *algo, const char *platform, int ranks, double elems,
+                             const char *train);
 double report_num(const sweep_row *r, int col); /* NAN when r is NULL or the field empty */
 
 /* Builds DIR/report.html and DIR/report.md. */

@@ -11,8 +11,8 @@
 
 #include "report.h"
 
-const sweep_row *report_find(const sweep_rows *rows, const char *algo, const char *platform, int ranks,
-                             double elems, const char *train) {
+const sweep_row *report_find(const sweep_rows *rows, const char *algo, const char *platform, int ranks, double elems,
+                             const char *train) {
     for (int i = 0; i < rows->n; i++) {
         const sweep_row *r = &rows->r[i];
         if (strcmp(r->f[SC_STATUS], "ok") != 0) continue;

@@ -7,9 +7,9 @@
 
 typedef struct ph {
     char name[64];
-    char conv;  /* 'd', 'f', 'g', 's' or 0 (no format given) */
-    int plus;   /* "%+.Nf" */
-    int prec;   /* N, -1 when none */
+    char conv; /* 'd', 'f', 'g', 's' or 0 (no format given) */
+    int plus;  /* "%+.Nf" */
+    int prec;  /* N, -1 when none */
 } ph;
 
 /* Parses "{name}" or "{name:FMT}" starting after '{'; *len = chars consumed incl. '}'. */
@@ -56,8 +56,8 @@ static int parse_ph(const char *s, ph *p, size_t *len, char *why, size_t whycap)
         p->prec = f[3] - '0';
         return 0;
     }
-    snprintf(why, whycap, "placeholder {%.*s}: bad format %.*s (use %%d, %%s, %%.Nf, %%+.Nf or %%.Ng)",
-             (int)(end - s), s, flen, f);
+    snprintf(why, whycap, "placeholder {%.*s}: bad format %.*s (use %%d, %%s, %%.Nf, %%+.Nf or %%.Ng)", (int)(end - s),
+             s, flen, f);
     return 1;
 }
 

@@ -60,8 +60,7 @@ static ar_status import_real(sweep_ctx *ctx, ar_err *e) {
             ar_status st = lab_measured_read(g.gl_pathv[k], 0, &ctx->measures, &e2);
             if (st) {
                 globfree(&g);
-                return ar_fail(e, st == AR_ENOMEM ? AR_ENOMEM : AR_EIO, "%s: real.csv[%d]: %s", ctx->file, i,
-                               e2.msg);
+                return ar_fail(e, st == AR_ENOMEM ? AR_ENOMEM : AR_EIO, "%s: real.csv[%d]: %s", ctx->file, i, e2.msg);
             }
         }
         globfree(&g);
@@ -156,8 +155,8 @@ ar_status sweep_open(const char *file, sweep_ctx *ctx, ar_err *e) {
         if (!bk[k]->available)
             st = ar_fail(e, AR_EUNSUPPORTED,
                          "%s: backend: \"%s\" needs the %s backend, which this build lacks "
-                         "(use \"auto\" to fall back to the model)", file, bk[k]->name,
-                         (bk[k]->caps & LAB_CAP_NEEDS_SIMGRID) ? "SimGrid" : "CUDA/NCCL");
+                         "(use \"auto\" to fall back to the model)",
+                         file, bk[k]->name, (bk[k]->caps & LAB_CAP_NEEDS_SIMGRID) ? "SimGrid" : "CUDA/NCCL");
     const lab_sim_api *sim = lab_sim();
     if (!st && s->sim_network && sim) {
         ar_err ne = {{0}};
@@ -166,10 +165,13 @@ ar_status sweep_open(const char *file, sweep_ctx *ctx, ar_err *e) {
     }
     long long np = 0;
     for (int i = 0; !st && i < s->nplatforms; i++) {
-        int nr = s->platforms[i].nranks ? s->platforms[i].nranks : (ctx->plat_is_family[i] && s->nranks) ? s->nranks : 1;
+        int nr = s->platforms[i].nranks                  ? s->platforms[i].nranks
+                 : (ctx->plat_is_family[i] && s->nranks) ? s->nranks
+                                                         : 1;
         np += (long long)nr * nbk * s->nalgos * s->nsizes;
     }
-    if (!st && np > AR_SWEEP_MAX_POINTS) st = ar_fail(e, AR_EINVAL, "%s: the grid has %lld points; the limit is %d", file, np, AR_SWEEP_MAX_POINTS);
+    if (!st && np > AR_SWEEP_MAX_POINTS)
+        st = ar_fail(e, AR_EINVAL, "%s: the grid has %lld points; the limit is %d", file, np, AR_SWEEP_MAX_POINTS);
     if (!st && !(ctx->points = ar_calloc((size_t)(np ? np : 1), sizeof *ctx->points)))
         st = ar_fail(e, AR_ENOMEM, "out of memory");
     for (int i = 0; !st && i < s->nplatforms; i++) {
@@ -230,7 +232,6 @@ void sweep_key(const sweep_ctx *ctx, int i, int k, char *buf, size_t n) {
              s->algos[pt->algo].spec, (unsigned long long)s->sizes[pt->size].elems, ar_dtype_name(s->dtype),
              s->ntrain ? s->train[k].label : "");
 }
-
 
 /* FNV-1a of the platform's file (presets, files) or of its spec (families). */
 static void platform_hash(const ar_platform *p, const char *spec, int ranks, char *out, size_t n) {

@@ -32,23 +32,23 @@
 
 /* One grid point: indices into the sweep's arrays. */
 typedef struct sweep_point {
-    int plat;       /* platform entry */
-    int ranks;      /* rank count passed to the loader (0 = the platform's own) */
+    int plat;                   /* platform entry */
+    int ranks;                  /* rank count passed to the loader (0 = the platform's own) */
     const lab_backend *backend; /* resolved (never NULL): an entry of lab/backend.h */
     int algo, size;
 } sweep_point;
 
 typedef struct sweep_ctx {
-    ar_sweep *spec;            /* owned */
-    char *file;                /* the sweep file path (owned) */
-    char *dir;                 /* its directory (owned) */
-    char **plat_spec;          /* per platform entry: spec with file paths resolved (owned) */
-    int *plat_is_family;       /* per platform entry */
+    ar_sweep *spec;      /* owned */
+    char *file;          /* the sweep file path (owned) */
+    char *dir;           /* its directory (owned) */
+    char **plat_spec;    /* per platform entry: spec with file paths resolved (owned) */
+    int *plat_is_family; /* per platform entry */
     int npoints;
-    sweep_point *points;       /* grid order (owned) */
-    int nkeys_per_point;       /* rows per point (= max(1, ntrain)) */
-    lab_measures measures;     /* imported real results (owned) */
-    const char *commit;        /* provenance (static strings) */
+    sweep_point *points;   /* grid order (owned) */
+    int nkeys_per_point;   /* rows per point (= max(1, ntrain)) */
+    lab_measures measures; /* imported real results (owned) */
+    const char *commit;    /* provenance (static strings) */
     const char *version;
     /* cache: the platform of the last evaluated point */
     int cache_plat, cache_ranks;
@@ -133,8 +133,8 @@ int sweep_part_line(FILE *f, int point, const sweep_row *r);
 /* Evaluates todo[k], todo[k+nj], ... appending "POINT<TAB>CSV" lines to the
  * open file f (flushed per point); calls tick() after each point. Returns
  * non-OK only on an internal failure (allocation, write). */
-ar_status sweep_eval_to(sweep_ctx *ctx, const int *todo, int ntodo, int k, int nj, FILE *f,
-                        void (*tick)(void *arg), void *arg, ar_err *e);
+ar_status sweep_eval_to(sweep_ctx *ctx, const int *todo, int ntodo, int k, int nj, FILE *f, void (*tick)(void *arg),
+                        void *arg, ar_err *e);
 
 #define SW_MAX_JOBS 256 /* worker processes of one run */
 

@@ -40,7 +40,8 @@ ar_status sweep_read_csv(const char *path, sweep_rows *out, ar_err *e) {
             if (map[SC_KEY] < 0 || map[SC_STATUS] < 0)
                 st = ar_fail(e, AR_EINVAL,
                              "%s: its columns are not this arlab's sweep columns (no key and status); move it away "
-                             "or use another --out", path);
+                             "or use another --out",
+                             path);
         } else {
             int need = 0;
             for (int c = 0; c < SW_NCOLS; c++)

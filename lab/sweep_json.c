@@ -12,7 +12,8 @@ const cJSON *sw_field(const cJSON *obj, const char *key) { return cJSON_GetObjec
 
 /* A string of 1..max bytes without control characters (the path names it). */
 ar_status sw_check_text(sctx *c, const cJSON *j, size_t max) {
-    if (!cJSON_IsString(j) || !j->valuestring) return ar_jpath_fail(c, AR_EINVAL, "must be a string (got %s)", ar_json_type_name(j));
+    if (!cJSON_IsString(j) || !j->valuestring)
+        return ar_jpath_fail(c, AR_EINVAL, "must be a string (got %s)", ar_json_type_name(j));
     if (!j->valuestring[0]) return ar_jpath_fail(c, AR_EINVAL, "must not be empty");
     if (strlen(j->valuestring) > max) return ar_jpath_fail(c, AR_EINVAL, "longer than %zu bytes", max);
     for (const unsigned char *s = (const unsigned char *)j->valuestring; *s; s++)

@@ -19,8 +19,8 @@ int sweep_part_line(FILE *f, int point, const sweep_row *r) {
     return 0;
 }
 
-ar_status sweep_eval_to(sweep_ctx *ctx, const int *todo, int ntodo, int k, int nj, FILE *f,
-                        void (*tick)(void *arg), void *arg, ar_err *e) {
+ar_status sweep_eval_to(sweep_ctx *ctx, const int *todo, int ntodo, int k, int nj, FILE *f, void (*tick)(void *arg),
+                        void *arg, ar_err *e) {
     sweep_rows rows = {0, 0, NULL};
     ar_status st = AR_OK;
     for (int t = k; !st && t < ntodo; t += nj) {

@@ -13,8 +13,7 @@
 static void tick_write(void *arg) {
     int fd = *(const int *)arg;
     char b = 1;
-    while (write(fd, &b, 1) < 0 && errno == EINTR) {
-    }
+    while (write(fd, &b, 1) < 0 && errno == EINTR) {}
 }
 
 /* Child k of nj: evaluates todo[k], todo[k+nj], ... into part file `path`
@@ -92,13 +91,13 @@ ar_status sweep_run_points(sweep_ctx *ctx, const char *dir, const int *todo, int
     close(tick[0]);
     for (int k = 0; k < started; k++) {
         int ws = 0;
-        while (waitpid(pids[k], &ws, 0) < 0 && errno == EINTR) {
-        }
+        while (waitpid(pids[k], &ws, 0) < 0 && errno == EINTR) {}
         if (!st && (!WIFEXITED(ws) || WEXITSTATUS(ws) != 0))
             st = ar_fail(e, AR_EINTERNAL, "worker %d failed (%s %d)", k, WIFEXITED(ws) ? "exit" : "signal",
-                         WIFEXITED(ws) ? WEXITSTATUS(ws) : WIFSIGNALED(ws) ? WTERMSIG(ws) : -1);
+                         WIFEXITED(ws)     ? WEXITSTATUS(ws)
+                         : WIFSIGNALED(ws) ? WTERMSIG(ws)
+                                           : -1);
     }
     for (int k = 0; k < started && !st; k++) st = sweep_read_part(ctx, paths[k], fresh, fresh_of_point, e);
     return st; /* the part files are removed once the results are written */
 }
-

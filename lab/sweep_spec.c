@@ -16,7 +16,6 @@
 
 #define SW_SPEC_MAX 1000 /* longest platform/algorithm spec */
 
-
 /* ---- sections ---- */
 
 const char *ar_sweep_backend_name(const lab_backend *b) { return b ? b->name : "auto"; }
@@ -62,7 +61,8 @@ static ar_status parse_backends(sctx *c, const cJSON *root, ar_sweep *s) {
             const lab_backend *b = NULL;
             st = parse_backend_value(c, cJSON_GetArrayItem(j, i), &b);
             for (int k = 0; !st && k < s->nbackends; k++)
-                if (s->backends[k] == b) st = ar_jpath_fail(c, AR_EINVAL, "\"%s\" is listed twice", ar_sweep_backend_name(b));
+                if (s->backends[k] == b)
+                    st = ar_jpath_fail(c, AR_EINVAL, "\"%s\" is listed twice", ar_sweep_backend_name(b));
             if (!st) s->backends[s->nbackends++] = b;
             ar_jpath_pop(c, o2);
         }
@@ -97,7 +97,8 @@ static ar_status parse_platforms(sctx *c, const cJSON *root, ar_sweep *s) {
     static const char *const keys[] = {"spec", "label", "ranks", "exclude", NULL};
     const cJSON *arr = sw_field(root, "platforms");
     size_t old = ar_jpath_key(c, "platforms");
-    ar_status st = arr ? sw_need_array(c, arr, &s->nplatforms) : ar_jpath_fail(c, AR_EINVAL, "missing (give at least one platform)");
+    ar_status st = arr ? sw_need_array(c, arr, &s->nplatforms)
+                       : ar_jpath_fail(c, AR_EINVAL, "missing (give at least one platform)");
     if (!st && !(s->platforms = ar_calloc((size_t)s->nplatforms, sizeof *s->platforms)))
         st = ar_jpath_fail(c, AR_ENOMEM, "out of memory");
     for (int i = 0; !st && i < s->nplatforms; i++) {
@@ -136,15 +137,17 @@ static ar_status parse_platforms(sctx *c, const cJSON *root, ar_sweep *s) {
                     if (!st) st = check_algo_spec(c, v->valuestring);
                     if (!st && strchr(v->valuestring, ':'))
                         st = ar_jpath_fail(c, AR_EINVAL, "give an algorithm name without parameters");
-                    if (!st && !(p->exclude[k] = ar_strdup(v->valuestring))) st = ar_jpath_fail(c, AR_ENOMEM, "out of memory");
+                    if (!st && !(p->exclude[k] = ar_strdup(v->valuestring)))
+                        st = ar_jpath_fail(c, AR_ENOMEM, "out of memory");
                     if (!st) p->nexclude++;
                     ar_jpath_pop(c, o4);
                 }
                 ar_jpath_pop(c, o3);
             }
         } else {
-            st = ar_jpath_fail(c, AR_EINVAL, "must be a platform name, file or family spec, or an object with \"spec\" (got %s)",
-                       ar_json_type_name(j));
+            st = ar_jpath_fail(c, AR_EINVAL,
+                               "must be a platform name, file or family spec, or an object with \"spec\" (got %s)",
+                               ar_json_type_name(j));
         }
         ar_jpath_pop(c, o2);
     }
@@ -156,7 +159,8 @@ static ar_status parse_platforms(sctx *c, const cJSON *root, ar_sweep *s) {
 static ar_status params_to_spec(sctx *c, const cJSON *params, const char *name, char **out) {
     char buf[SW_SPEC_MAX + 1];
     size_t len = (size_t)snprintf(buf, sizeof buf, "%s", name);
-    if (!cJSON_IsObject(params)) return ar_jpath_fail(c, AR_EINVAL, "must be an object of key: value (got %s)", ar_json_type_name(params));
+    if (!cJSON_IsObject(params))
+        return ar_jpath_fail(c, AR_EINVAL, "must be an object of key: value (got %s)", ar_json_type_name(params));
     int first = 1;
     for (const cJSON *k = params->child; k; k = k->next) {
         const char *key = k->string ? k->string : "";
@@ -174,7 +178,7 @@ static ar_status params_to_spec(sctx *c, const cJSON *params, const char *name, 
             st = sw_check_text(c, k, 120);
             if (!st && strpbrk(k->valuestring, ",:="))
                 st = ar_jpath_fail(c, AR_EINVAL, "%s: a value may not contain ',', ':' or '='",
-                           ar_quote(k->valuestring, q, sizeof q));
+                                   ar_quote(k->valuestring, q, sizeof q));
             if (!st) snprintf(val, sizeof val, "%s", k->valuestring);
         } else {
             st = ar_jpath_fail(c, AR_EINVAL, "must be a string or a number (got %s)", ar_json_type_name(k));
@@ -199,7 +203,8 @@ static ar_status check_algo_spec(sctx *c, const char *spec) {
         char ch = spec[i];
         if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '-' ||
               ch == '_' || ch == '.'))
-            return ar_jpath_fail(c, AR_EINVAL, "%s is not an algorithm name (see 'arlab algos')", ar_quote(spec, q, sizeof q));
+            return ar_jpath_fail(c, AR_EINVAL, "%s is not an algorithm name (see 'arlab algos')",
+                                 ar_quote(spec, q, sizeof q));
     }
     return AR_OK;
 }
@@ -208,8 +213,10 @@ static ar_status parse_algos(sctx *c, const cJSON *root, ar_sweep *s) {
     static const char *const keys[] = {"algo", "spec", "params", "label", NULL};
     const cJSON *arr = sw_field(root, "algos");
     size_t old = ar_jpath_key(c, "algos");
-    ar_status st = arr ? sw_need_array(c, arr, &s->nalgos) : ar_jpath_fail(c, AR_EINVAL, "missing (give at least one algorithm)");
-    if (!st && !(s->algos = ar_calloc((size_t)s->nalgos, sizeof *s->algos))) st = ar_jpath_fail(c, AR_ENOMEM, "out of memory");
+    ar_status st = arr ? sw_need_array(c, arr, &s->nalgos)
+                       : ar_jpath_fail(c, AR_EINVAL, "missing (give at least one algorithm)");
+    if (!st && !(s->algos = ar_calloc((size_t)s->nalgos, sizeof *s->algos)))
+        st = ar_jpath_fail(c, AR_ENOMEM, "out of memory");
     for (int i = 0; !st && i < s->nalgos; i++) {
         const cJSON *j = cJSON_GetArrayItem(arr, i);
         ar_sweep_algo *a = &s->algos[i];
@@ -254,7 +261,8 @@ static ar_status parse_algos(sctx *c, const cJSON *root, ar_sweep *s) {
             free(spec);
             if (!st) st = sw_read_text(c, j, "label", 128, &a->label);
         } else {
-            st = ar_jpath_fail(c, AR_EINVAL, "must be an algorithm spec or an object with \"algo\" (got %s)", ar_json_type_name(j));
+            st = ar_jpath_fail(c, AR_EINVAL, "must be an algorithm spec or an object with \"algo\" (got %s)",
+                               ar_json_type_name(j));
         }
         ar_jpath_pop(c, o2);
     }
@@ -268,7 +276,7 @@ static ar_status size_value(sctx *c, const cJSON *j, size_t eb, uint64_t *elems)
         double v = j->valuedouble;
         if (!isfinite(v) || v != floor(v) || v < 1 || v * (double)eb > (double)AR_MAX_BYTES)
             return ar_jpath_fail(c, AR_EINVAL, "%g is not a whole number of elements in 1..%.0f", v,
-                         (double)AR_MAX_BYTES / (double)eb);
+                                 (double)AR_MAX_BYTES / (double)eb);
         *elems = (uint64_t)v;
         return AR_OK;
     }
@@ -316,7 +324,8 @@ static ar_status size_range(sctx *c, const cJSON *j, ar_sweep *s, int *cap, size
     if (!st) {
         const cJSON *v = sw_field(j, "steps");
         size_t old = ar_jpath_key(c, "steps");
-        st = v ? sw_read_int_value(c, v, 2, AR_SWEEP_MAX_AXIS, &steps) : ar_jpath_fail(c, AR_EINVAL, "missing (2..%d)", AR_SWEEP_MAX_AXIS);
+        st = v ? sw_read_int_value(c, v, 2, AR_SWEEP_MAX_AXIS, &steps)
+               : ar_jpath_fail(c, AR_EINVAL, "missing (2..%d)", AR_SWEEP_MAX_AXIS);
         ar_jpath_pop(c, old);
     }
     if (!st) {
@@ -347,7 +356,8 @@ static ar_status parse_sizes(sctx *c, const cJSON *root, ar_sweep *s) {
     const cJSON *arr = sw_field(root, "sizes");
     size_t old = ar_jpath_key(c, "sizes");
     int n = 0, cap = 0;
-    ar_status st = arr ? sw_need_array(c, arr, &n) : ar_jpath_fail(c, AR_EINVAL, "missing (e.g. [\"100MB\", \"120M\"])");
+    ar_status st = arr ? sw_need_array(c, arr, &n)
+                       : ar_jpath_fail(c, AR_EINVAL, "missing (e.g. [\"100MB\", \"120M\"])");
     size_t eb = ar_dtype_size(s->dtype);
     for (int i = 0; !st && i < n; i++) {
         const cJSON *j = cJSON_GetArrayItem(arr, i);
@@ -365,7 +375,7 @@ static ar_status parse_sizes(sctx *c, const cJSON *root, ar_sweep *s) {
         for (int b = 0; b < a; b++)
             if (s->sizes[a].elems == s->sizes[b].elems) {
                 st = ar_jpath_fail(c, AR_EINVAL, "%s and %s are the same size (%llu elements)", s->sizes[b].text,
-                           s->sizes[a].text, (unsigned long long)s->sizes[a].elems);
+                                   s->sizes[a].text, (unsigned long long)s->sizes[a].elems);
                 break;
             }
     ar_jpath_pop(c, old);
@@ -373,7 +383,7 @@ static ar_status parse_sizes(sctx *c, const cJSON *root, ar_sweep *s) {
 }
 
 static ar_status parse_train_one(sctx *c, const cJSON *j, ar_train_config *t, int idx) {
-    static const char *const keys[] = {"label",       "compute",  "batch",  "overlap", "overlap_fraction",
+    static const char *const keys[] = {"label",       "compute",  "batch", "overlap", "overlap_fraction",
                                        "compute_div", "comm_div", NULL};
     t->batch = 32;
     t->compute_s = -1;
@@ -440,7 +450,8 @@ static ar_status parse_sim(sctx *c, const cJSON *root, ar_sweep *s) {
     const cJSON *j = sw_field(root, "sim");
     if (!j) return AR_OK;
     size_t old = ar_jpath_key(c, "sim");
-    ar_status st = cJSON_IsObject(j) ? ar_jpath_check_keys(c, j, keys) : ar_jpath_fail(c, AR_EINVAL, "must be an object (got %s)", ar_json_type_name(j));
+    ar_status st = cJSON_IsObject(j) ? ar_jpath_check_keys(c, j, keys)
+                                     : ar_jpath_fail(c, AR_EINVAL, "must be an object (got %s)", ar_json_type_name(j));
     if (!st) st = sw_read_text(c, j, "network", 64, &s->sim_network);
     const cJSON *g = sw_field(j, "gamma");
     if (!st && g) {
@@ -460,14 +471,16 @@ static ar_status parse_real(sctx *c, const cJSON *root, ar_sweep *s) {
     const cJSON *j = sw_field(root, "real");
     if (!j) return AR_OK;
     size_t old = ar_jpath_key(c, "real");
-    ar_status st = cJSON_IsObject(j) ? ar_jpath_check_keys(c, j, keys) : ar_jpath_fail(c, AR_EINVAL, "must be an object (got %s)", ar_json_type_name(j));
+    ar_status st = cJSON_IsObject(j) ? ar_jpath_check_keys(c, j, keys)
+                                     : ar_jpath_fail(c, AR_EINVAL, "must be an object (got %s)", ar_json_type_name(j));
     const cJSON *a = st ? NULL : sw_field(j, "csv");
     if (a) {
         size_t o2 = ar_jpath_key(c, "csv");
         int n = 0;
         st = sw_need_array(c, a, &n);
         if (!st && n > 256) st = ar_jpath_fail(c, AR_EINVAL, "more than 256 files");
-        if (!st && !(s->real_csv = ar_calloc((size_t)n, sizeof *s->real_csv))) st = ar_jpath_fail(c, AR_ENOMEM, "out of memory");
+        if (!st && !(s->real_csv = ar_calloc((size_t)n, sizeof *s->real_csv)))
+            st = ar_jpath_fail(c, AR_ENOMEM, "out of memory");
         for (int i = 0; !st && i < n; i++) {
             size_t o3 = ar_jpath_idx(c, i);
             const cJSON *v = cJSON_GetArrayItem(a, i);
@@ -490,7 +503,7 @@ static ar_status check_id(sctx *c, const char *s, const char *what) {
         if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '-' ||
               *p == '_' || *p == '.'))
             return ar_jpath_fail(c, AR_EINVAL, "%s: %s may use only letters, digits, '.', '_' and '-'",
-                         ar_quote(s, q, sizeof q), what);
+                                 ar_quote(s, q, sizeof q), what);
     return AR_OK;
 }
 
@@ -502,13 +515,15 @@ static ar_status parse_figures(sctx *c, const cJSON *root, ar_sweep *s) {
     int n = 0;
     ar_status st = sw_need_array(c, arr, &n);
     if (!st && n > 64) st = ar_jpath_fail(c, AR_EINVAL, "more than 64 figures");
-    if (!st && !(s->figures = ar_calloc((size_t)n, sizeof *s->figures))) st = ar_jpath_fail(c, AR_ENOMEM, "out of memory");
+    if (!st && !(s->figures = ar_calloc((size_t)n, sizeof *s->figures)))
+        st = ar_jpath_fail(c, AR_ENOMEM, "out of memory");
     for (int i = 0; !st && i < n; i++) {
         const cJSON *j = cJSON_GetArrayItem(arr, i);
         ar_sweep_figure *f = &s->figures[i];
         size_t o2 = ar_jpath_idx(c, i);
         s->nfigures++;
-        st = cJSON_IsObject(j) ? ar_jpath_check_keys(c, j, keys) : ar_jpath_fail(c, AR_EINVAL, "must be an object (got %s)", ar_json_type_name(j));
+        st = cJSON_IsObject(j) ? ar_jpath_check_keys(c, j, keys)
+                               : ar_jpath_fail(c, AR_EINVAL, "must be an object (got %s)", ar_json_type_name(j));
         if (!st) st = sw_read_text(c, j, "id", AR_SWEEP_NAME_MAX, &f->id);
         if (!st && !f->id) st = ar_jpath_fail(c, AR_EINVAL, "id: missing");
         if (!st) {
@@ -526,15 +541,17 @@ static ar_status parse_figures(sctx *c, const cJSON *root, ar_sweep *s) {
 }
 
 static ar_status parse_root(sctx *c, const cJSON *root, ar_sweep *s) {
-    static const char *const keys[] = {"name",  "title", "paper", "description", "backend", "platforms", "ranks",
-                                       "algos", "sizes", "dtype", "train",       "sim",     "real",      "figures",
-                                       "baseline", "report", NULL};
-    if (!cJSON_IsObject(root)) return ar_jpath_fail(c, AR_EINVAL, "the sweep must be a JSON object (got %s)", ar_json_type_name(root));
+    static const char *const keys[] = {"name",  "title",   "paper",    "description", "backend", "platforms",
+                                       "ranks", "algos",   "sizes",    "dtype",       "train",   "sim",
+                                       "real",  "figures", "baseline", "report",      NULL};
+    if (!cJSON_IsObject(root))
+        return ar_jpath_fail(c, AR_EINVAL, "the sweep must be a JSON object (got %s)", ar_json_type_name(root));
     ar_status st = ar_jpath_check_keys(c, root, keys);
     if (!st) st = sw_read_text(c, root, "name", AR_SWEEP_NAME_MAX, &s->name);
     if (!st) {
         size_t old = ar_jpath_key(c, "name");
-        st = s->name ? check_id(c, s->name, "a sweep name") : ar_jpath_fail(c, AR_EINVAL, "missing (it names the output files)");
+        st = s->name ? check_id(c, s->name, "a sweep name")
+                     : ar_jpath_fail(c, AR_EINVAL, "missing (it names the output files)");
         ar_jpath_pop(c, old);
     }
     if (!st) st = sw_read_text(c, root, "title", SW_TEXT_MAX, &s->title);
@@ -566,7 +583,7 @@ static ar_status parse_root(sctx *c, const cJSON *root, ar_sweep *s) {
             if (!strcmp(s->algos[a].spec, bl->valuestring)) s->baseline = a;
         if (!st && s->baseline < 0)
             st = ar_jpath_fail(c, AR_EINVAL, "%s is not one of the algos (give an entry of \"algos\" as written)",
-                       ar_quote(bl->valuestring, q, sizeof q));
+                               ar_quote(bl->valuestring, q, sizeof q));
         ar_jpath_pop(c, old);
     }
     if (!st) st = parse_train(c, root, s);

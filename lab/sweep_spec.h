@@ -56,7 +56,7 @@ typedef struct ar_sweep_platform {
     char *label; /* name in outputs and legends; NULL = the platform's own name */
     int nranks;  /* own rank list (generated families), 0 = use the sweep's */
     int *ranks;
-    int nexclude;    /* algorithm names (before ':') not run on this platform */
+    int nexclude; /* algorithm names (before ':') not run on this platform */
     char **exclude;
 } ar_sweep_platform;
 
@@ -66,8 +66,8 @@ typedef struct ar_sweep_algo {
 } ar_sweep_algo;
 
 typedef struct ar_sweep_size {
-    char *text;      /* as written, or the generated value in elements */
-    uint64_t elems;  /* >= 1 */
+    char *text;     /* as written, or the generated value in elements */
+    uint64_t elems; /* >= 1 */
 } ar_sweep_size;
 
 /* Training-step model (BlueConnect Sec. 4.2): one iteration computes for
@@ -110,27 +110,27 @@ typedef struct ar_sweep {
     char *name;
     char *title, *paper, *description; /* may be NULL */
     int nbackends;
-    const lab_backend *backends[4];    /* as written; NULL = auto (resolved by the runner) */
+    const lab_backend *backends[4]; /* as written; NULL = auto (resolved by the runner) */
     int nplatforms;
     ar_sweep_platform *platforms;
     int nranks;
-    int *ranks;                        /* sweep-level rank list, may be empty */
+    int *ranks; /* sweep-level rank list, may be empty */
     int nalgos;
     ar_sweep_algo *algos;
     int nsizes;
     ar_sweep_size *sizes;
     ar_dtype dtype;
-    int baseline;                      /* index into algos, -1 = none */
+    int baseline; /* index into algos, -1 = none */
     int ntrain;
-    ar_train_config *train;            /* may be empty */
-    char *sim_network;                 /* NULL = the backend's default (alpha-beta exact) */
-    double sim_gamma_s_per_B;          /* >= 0 */
-    double sim_budget_s;               /* 0 = no limit */
+    ar_train_config *train;   /* may be empty */
+    char *sim_network;        /* NULL = the backend's default (alpha-beta exact) */
+    double sim_gamma_s_per_B; /* >= 0 */
+    double sim_budget_s;      /* 0 = no limit */
     int nreal_csv;
-    char **real_csv;                   /* paths or glob patterns, relative to the sweep file */
+    char **real_csv; /* paths or glob patterns, relative to the sweep file */
     int nfigures;
     ar_sweep_figure *figures;
-    char *report;                      /* the validated "report" object as compact JSON, may be NULL */
+    char *report; /* the validated "report" object as compact JSON, may be NULL */
 } ar_sweep;
 
 /* Parses a sweep document (text NUL-terminated). `where` names it in errors. */

@@ -21,15 +21,13 @@ double ar_lg_steps(int p) { return (double)ar_ceil_log2(p); }
 
 /* Eq. 1: Tr(p,n,a,w) = (p-1) a + (p-1)/p * n/w */
 double ar_eq1_tr(int p, double n, double a, double w) {
-    if (p <= 1)
-        return 0.0;
+    if (p <= 1) return 0.0;
     return (p - 1) * a + (double)(p - 1) / p * n / w;
 }
 
 /* Eq. 2: Tc(p,n,a,w) = lg(p) a + (p-1)/p * n/w, lg = ceil(log2) */
 double ar_eq2_tc(int p, double n, double a, double w) {
-    if (p <= 1)
-        return 0.0;
+    if (p <= 1) return 0.0;
     return ar_lg_steps(p) * a + (double)(p - 1) / p * n / w;
 }
 
@@ -39,9 +37,7 @@ double ar_eq3_trc(int p, double n, double a, double w) {
 }
 
 /* Eq. 4: Tbcast = Treduce = Tc + Tr */
-double ar_eq4_treduce(int p, double n, double a, double w) {
-    return ar_eq2_tc(p, n, a, w) + ar_eq1_tr(p, n, a, w);
-}
+double ar_eq4_treduce(int p, double n, double a, double w) { return ar_eq2_tc(p, n, a, w) + ar_eq1_tr(p, n, a, w); }
 
 /* Eq. 5/6: 2 (|P|-1) {a + (N/|P|)/minW} = 2 Tr(|P|, N, a, minW) */
 double ar_eq6_one_level(int P, double N, double a, double minW) { return 2.0 * ar_eq1_tr(P, N, a, minW); }
@@ -49,20 +45,16 @@ double ar_eq6_one_level(int P, double N, double a, double minW) { return 2.0 * a
 /* Eq. 7: 2 Tc(p0,N,a,w0) + 2 Tr(p0,N,a,w0) + 2 Tr/c(|P|/p0, N, a, minW).
  * |P|/p0 is the number of masters (integer division; callers pass p0 | P). */
 double ar_eq7_two_level(int p0, int P, double N, double a, double w0, double minW) {
-    if (p0 < 1)
-        return NAN;
+    if (p0 < 1) return NAN;
     return 2.0 * ar_eq2_tc(p0, N, a, w0) + 2.0 * ar_eq1_tr(p0, N, a, w0) + 2.0 * ar_eq3_trc(P / p0, N, a, minW);
 }
 
-void ar_model_add_stage(ar_model_result *r, const char *label, const char *impl, int p, double bytes,
-                        double bw_Bps, double lat_s, double time_s) {
-    if (!r)
-        return;
+void ar_model_add_stage(ar_model_result *r, const char *label, const char *impl, int p, double bytes, double bw_Bps,
+                        double lat_s, double time_s) {
+    if (!r) return;
     r->time_s += time_s;
-    if (r->nstages < 0)
-        r->nstages = 0;
-    if (r->nstages >= AR_MODEL_MAX_STAGES)
-        return;
+    if (r->nstages < 0) r->nstages = 0;
+    if (r->nstages >= AR_MODEL_MAX_STAGES) return;
     ar_model_stage *st = &r->stages[r->nstages++];
     memset(st, 0, sizeof *st);
     snprintf(st->label, sizeof st->label, "%s", label ? label : "");
@@ -94,24 +86,20 @@ static int plat_is_tree(const ar_platform *p) {
  * Returns +inf for a single rank (no route). */
 double ar_plat_min_bw(const ar_platform *p) {
     double w = INFINITY;
-    if (!p || p->nranks < 2)
-        return w;
+    if (!p || p->nranks < 2) return w;
     int P = p->nranks;
     if (plat_is_tree(p)) {
-        for (int r = 1; r < P; r++)
-            w = fmin(w, ar_platform_route_bw(p, 0, r));
+        for (int r = 1; r < P; r++) w = fmin(w, ar_platform_route_bw(p, 0, r));
     } else if (P <= AR_PLAT_EXACT_RANKS) {
         for (int u = 0; u < P; u++)
             for (int v = 0; v < P; v++)
-                if (u != v)
-                    w = fmin(w, ar_platform_route_bw(p, u, v));
+                if (u != v) w = fmin(w, ar_platform_route_bw(p, u, v));
     } else {
         for (int r = 1; r < P; r++) {
             w = fmin(w, ar_platform_route_bw(p, 0, r));
             w = fmin(w, ar_platform_route_bw(p, r, 0));
         }
-        for (int r = 0; r < P; r++)
-            w = fmin(w, ar_platform_route_bw(p, r, (r + 1) % P));
+        for (int r = 0; r < P; r++) w = fmin(w, ar_platform_route_bw(p, r, (r + 1) % P));
     }
     return w;
 }
@@ -125,19 +113,16 @@ static double plat_tree_alpha(const ar_platform *p) {
     int *stack = malloc((size_t)nn * sizeof *stack);
     double *down = malloc((size_t)nn * sizeof *down);
     double best = -1.0;
-    if (!order || !stack || !down)
-        goto out;
+    if (!order || !stack || !down) goto out;
     int no = 0, ns = 0;
     stack[ns++] = p->root;
     while (ns > 0) { /* preorder */
         int v = stack[--ns];
-        if (no >= nn)
-            goto out; /* not a tree */
+        if (no >= nn) goto out; /* not a tree */
         order[no++] = v;
         for (int c = 0; c < p->nodes[v].nchildren; c++) {
             int ch = p->nodes[v].children[c];
-            if (ch < 0 || ch >= nn || ns >= nn)
-                goto out;
+            if (ch < 0 || ch >= nn || ns >= nn) goto out;
             stack[ns++] = ch;
         }
     }
@@ -160,13 +145,11 @@ static double plat_tree_alpha(const ar_platform *p) {
         if (nd->kind == AR_NODE_GPU) {
             /* a GPU is a route end itself (normally a leaf) */
             down[v] = d1 > 0.0 ? d1 : 0.0;
-            if (d1 > -INFINITY && d1 > best)
-                best = d1;
+            if (d1 > -INFINITY && d1 > best) best = d1;
         } else {
             down[v] = d1;
         }
-        if (d2 > -INFINITY && d1 + d2 > best)
-            best = d1 + d2;
+        if (d2 > -INFINITY && d1 + d2 > best) best = d1 + d2;
     }
 out:
     free(order);
@@ -185,20 +168,17 @@ out:
  *     bound in general).
  * Returns 0 for a single rank. */
 double ar_plat_alpha(const ar_platform *p) {
-    if (!p || p->nranks < 2)
-        return 0.0;
+    if (!p || p->nranks < 2) return 0.0;
     int P = p->nranks;
     if (plat_is_tree(p)) {
         double a = plat_tree_alpha(p);
-        if (a >= 0.0)
-            return a;
+        if (a >= 0.0) return a;
     }
     double a = 0.0;
     if (P <= AR_PLAT_EXACT_RANKS) {
         for (int u = 0; u < P; u++)
             for (int v = 0; v < P; v++)
-                if (u != v)
-                    a = fmax(a, ar_platform_route_lat(p, u, v));
+                if (u != v) a = fmax(a, ar_platform_route_lat(p, u, v));
         return a;
     }
     int far = 0;

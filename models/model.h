@@ -22,23 +22,23 @@
 #include "../core/schedule.h"
 
 /* BlueConnect Eqs. 1-7 (EQUATIONS.md). */
-double ar_eq1_tr(int p, double n, double a, double w);          /* ring RS or AG */
-double ar_eq2_tc(int p, double n, double a, double w);          /* recursive halving/doubling */
-double ar_eq3_trc(int p, double n, double a, double w);         /* Tc if p = 2^q else Tr */
-double ar_eq4_treduce(int p, double n, double a, double w);     /* = Tbcast = Tc + Tr */
-double ar_eq6_one_level(int P, double N, double a, double minW);/* 2 Tr(P, N, a, minW) */
+double ar_eq1_tr(int p, double n, double a, double w);           /* ring RS or AG */
+double ar_eq2_tc(int p, double n, double a, double w);           /* recursive halving/doubling */
+double ar_eq3_trc(int p, double n, double a, double w);          /* Tc if p = 2^q else Tr */
+double ar_eq4_treduce(int p, double n, double a, double w);      /* = Tbcast = Tc + Tr */
+double ar_eq6_one_level(int P, double N, double a, double minW); /* 2 Tr(P, N, a, minW) */
 double ar_eq7_two_level(int p0, int P, double N, double a, double w0, double minW);
-double ar_lg_steps(int p);                                      /* ceil(log2 p) */
+double ar_lg_steps(int p); /* ceil(log2 p) */
 
 #define AR_MODEL_MAX_STAGES 64
 
 typedef struct ar_model_stage {
-    char label[96];    /* e.g. "stage 0 reduce-scatter" */
-    char impl[16];     /* "ring", "hd", "binomial", ... */
-    int p;             /* group size */
-    double bytes;      /* data size the stage works on (n in Eq. 1/2) */
-    double bw_Bps;     /* effective bandwidth per flow */
-    double lat_s;      /* alpha used */
+    char label[96]; /* e.g. "stage 0 reduce-scatter" */
+    char impl[16];  /* "ring", "hd", "binomial", ... */
+    int p;          /* group size */
+    double bytes;   /* data size the stage works on (n in Eq. 1/2) */
+    double bw_Bps;  /* effective bandwidth per flow */
+    double lat_s;   /* alpha used */
     double time_s;
 } ar_model_stage;
 
@@ -46,13 +46,12 @@ typedef struct ar_model_result {
     double time_s;
     int nstages;
     ar_model_stage stages[AR_MODEL_MAX_STAGES];
-    char note[256];    /* assumptions, e.g. "lg(3) taken as 2 (ceil)" */
+    char note[256]; /* assumptions, e.g. "lg(3) taken as 2 (ceil)" */
 } ar_model_result;
 
 /* Appends a stage (clamped at AR_MODEL_MAX_STAGES) and adds its time. */
-void ar_model_add_stage(ar_model_result *r, const char *label, const char *impl, int p,
-                        double bytes, double bw_Bps, double lat_s, double time_s);
-
+void ar_model_add_stage(ar_model_result *r, const char *label, const char *impl, int p, double bytes, double bw_Bps,
+                        double lat_s, double time_s);
 
 /* Generic walk over schedule s on platform p. Per-phase times go to
  * out->stages (one per phase, label = the phase label). Schedules that lower
@@ -62,7 +61,7 @@ void ar_model_add_stage(ar_model_result *r, const char *label, const char *impl,
 ar_status ar_model_walk(const ar_platform *p, const ar_schedule *s, ar_model_result *out, ar_err *e);
 
 /* Platform quantities the closed forms use. */
-double ar_plat_min_bw(const ar_platform *p);      /* min link capacity on any rank-to-rank route */
-double ar_plat_alpha(const ar_platform *p);       /* max route latency between two ranks */
+double ar_plat_min_bw(const ar_platform *p); /* min link capacity on any rank-to-rank route */
+double ar_plat_alpha(const ar_platform *p);  /* max route latency between two ranks */
 
 #endif

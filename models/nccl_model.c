@@ -33,14 +33,13 @@ static const double k_hw_lat[3][AR_NCCL_NALGOS][AR_NCCL_NPROTOS] = {
 
 /* Caps (GB/s) indexed [row][nodes: 1, 2, >2]. LL's row: the GPU's on one node, the
  * CPU vendor's across nodes (0 = Intel, 1 = AMD). */
-static const double k_ll_max_bw[4][3] = {{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {141.0, 45.0, 35.0},
-                                         {282.0, 90.0, 70.0}};
+static const double k_ll_max_bw[4][3] = {
+    {39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {141.0, 45.0, 35.0}, {282.0, 90.0, 70.0}};
 static const double k_ring_ll128_ch[4][3] = {{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 36.7}, {40, 40, 40}};
 static const double k_tree_ll128_ch[4][3] = {{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 29.0}, {55.6, 31.67, 20.0}};
-static const double k_tree_ch[4][3] = {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0},
-                                       {70.0, 42.8, 24.0}};
-static const double k_nvls_tree_ch[4][3] = {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {0.0, 57.7, 45.5},
-                                            {0.0, 96.0, 80.0}};
+static const double k_tree_ch[4][3] = {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}, {70.0, 42.8, 24.0}};
+static const double k_nvls_tree_ch[4][3] = {
+    {26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {0.0, 57.7, 45.5}, {0.0, 96.0, 80.0}};
 static const double k_nvls_eff[4] = {0.0, 0.0, 0.85, 0.74};
 
 /* Trees' bandwidth correction by log2(bytes / 64), 64 B .. 256 MB, per protocol. */
@@ -54,9 +53,7 @@ static const double k_tree_corr[AR_NCCL_NPROTOS][24] = {
 #define NCCL_MAX_DIRECT_ARITY 7
 #define NCCL_MAX_CHANNELS 64
 
-static int cc_row(int cc) {
-    return cc >= 100 ? CC_BLACKWELL : cc >= 90 ? CC_HOPPER : cc >= 80 ? CC_AMPERE : CC_VOLTA;
-}
+static int cc_row(int cc) { return cc >= 100 ? CC_BLACKWELL : cc >= 90 ? CC_HOPPER : cc >= 80 ? CC_AMPERE : CC_VOLTA; }
 
 /* floor(log2(x)), -1 for x = 0 (NCCL's log2i). */
 static int log2_floor(uint64_t x) {
@@ -68,9 +65,7 @@ static int log2_floor(uint64_t x) {
     return n;
 }
 
-static double dmin(double a, double b) {
-    return a < b ? a : b;
-}
+static double dmin(double a, double b) { return a < b ? a : b; }
 
 static const ar_nccl_graph *graph_of(const ar_nccl_in *in, int a) {
     switch (a) {
@@ -121,13 +116,10 @@ static ar_status check_in(const ar_nccl_in *in, ar_err *e) {
 }
 
 /* ncclPatEnable with NCCL_PAT_ENABLE unset. */
-static int pat_enable(const ar_nccl_in *in) {
-    return in->cc_min >= 60 && in->nnodes == in->nranks && in->net_host;
-}
+static int pat_enable(const ar_nccl_in *in) { return in->cc_min >= 60 && in->nnodes == in->nranks && in->net_host; }
 
 /* One (coll, algo, proto) entry of ncclTopoTuneModel; returns 0 when NCCL skips it. */
-static int tune_one(const ar_nccl_in *in, int coll, int a, int p, double *busbw_out, double *bw_out,
-                    double *lat_out) {
+static int tune_one(const ar_nccl_in *in, int coll, int a, int p, double *busbw_out, double *bw_out, double *lat_out) {
     const ar_nccl_graph *g = graph_of(in, a);
     int nranks = in->nranks, nnodes = in->nnodes, row = cc_row(in->cc_min);
     int i2 = nnodes <= 2 ? nnodes - 1 : 2;
@@ -185,10 +177,8 @@ static int tune_one(const ar_nccl_in *in, int coll, int a, int p, double *busbw_
     *busbw_out = bus;
     /* bus bandwidth -> algorithm bandwidth */
     if (!(a != AR_NCCL_RING && rsag)) {
-        if (a == AR_NCCL_RING || a == AR_NCCL_NVLS || a == AR_NCCL_NVLS_TREE)
-            bus *= (double)nranks / nsteps;
-        else
-            bus *= 0.5;
+        if (a == AR_NCCL_RING || a == AR_NCCL_NVLS || a == AR_NCCL_NVLS_TREE) bus *= (double)nranks / nsteps;
+        else bus *= 0.5;
     }
     *bw_out = bus;
 
@@ -307,8 +297,8 @@ ar_status ar_nccl_table_time(const ar_nccl_in *in, const ar_nccl_table *t, ar_nc
         in->cpu_x86)
         bw *= k_tree_corr[proto][lsz];
     int comm_ch = in->ring.nchannels < in->tree.nchannels ? in->ring.nchannels : in->tree.nchannels;
-    if (algo == AR_NCCL_RING && proto == AR_NCCL_SIMPLE && in->nnodes > 1 && coll == AR_NCCL_ALLREDUCE &&
-        comm_ch > 0 && nbytes / ((uint64_t)comm_ch * (uint64_t)in->nranks) >= 64)
+    if (algo == AR_NCCL_RING && proto == AR_NCCL_SIMPLE && in->nnodes > 1 && coll == AR_NCCL_ALLREDUCE && comm_ch > 0 &&
+        nbytes / ((uint64_t)comm_ch * (uint64_t)in->nranks) >= 64)
         lat *= in->cc_min < 80 ? 1.9 : 1.4; /* the ring's plateau */
     *time_s = (lat + (double)nbytes / (1000.0 * bw)) * 1e-6;
     return AR_OK;
@@ -322,8 +312,8 @@ ar_status ar_nccl_model_time(const ar_nccl_in *in, ar_nccl_coll coll, ar_nccl_al
     return st;
 }
 
-ar_status ar_nccl_model_choose(const ar_nccl_in *in, ar_nccl_coll coll, int algo, double bytes,
-                               ar_nccl_algo *algo_out, ar_nccl_proto *proto_out, double *time_s, ar_err *e) {
+ar_status ar_nccl_model_choose(const ar_nccl_in *in, ar_nccl_coll coll, int algo, double bytes, ar_nccl_algo *algo_out,
+                               ar_nccl_proto *proto_out, double *time_s, ar_err *e) {
     ar_status st = check_args((int)coll, algo < 0 ? 0 : algo, 0, bytes, e);
     if (st) return st;
     ar_nccl_table t;
@@ -355,9 +345,7 @@ ar_status ar_nccl_model_choose(const ar_nccl_in *in, ar_nccl_coll coll, int algo
     return AR_OK;
 }
 
-double ar_nccl_algbw(double bytes, double time_s) {
-    return time_s > 0 ? bytes / time_s : 0.0;
-}
+double ar_nccl_algbw(double bytes, double time_s) { return time_s > 0 ? bytes / time_s : 0.0; }
 
 double ar_nccl_busbw(ar_nccl_coll coll, int nranks, double algbw_Bps) {
     if (nranks < 1) return 0.0;
@@ -365,20 +353,14 @@ double ar_nccl_busbw(ar_nccl_coll coll, int nranks, double algbw_Bps) {
     return algbw_Bps * (coll == AR_NCCL_ALLREDUCE ? 2.0 * f : f);
 }
 
-static const char *const k_algo_names[AR_NCCL_NALGOS] = {"TREE", "RING", "COLLNET_DIRECT", "COLLNET_CHAIN",
-                                                          "NVLS", "NVLS_TREE", "PAT"};
+static const char *const k_algo_names[AR_NCCL_NALGOS] = {"TREE",      "RING", "COLLNET_DIRECT", "COLLNET_CHAIN", "NVLS",
+                                                         "NVLS_TREE", "PAT"};
 static const char *const k_proto_names[AR_NCCL_NPROTOS] = {"LL", "LL128", "SIMPLE"};
 static const char *const k_coll_names[AR_NCCL_NCOLLS] = {"allreduce", "reducescatter", "allgather"};
 
-const char *ar_nccl_algo_name(ar_nccl_algo a) {
-    return (int)a >= 0 && a < AR_NCCL_NALGOS ? k_algo_names[a] : "?";
-}
-const char *ar_nccl_proto_name(ar_nccl_proto p) {
-    return (int)p >= 0 && p < AR_NCCL_NPROTOS ? k_proto_names[p] : "?";
-}
-const char *ar_nccl_coll_name(ar_nccl_coll c) {
-    return (int)c >= 0 && c < AR_NCCL_NCOLLS ? k_coll_names[c] : "?";
-}
+const char *ar_nccl_algo_name(ar_nccl_algo a) { return (int)a >= 0 && a < AR_NCCL_NALGOS ? k_algo_names[a] : "?"; }
+const char *ar_nccl_proto_name(ar_nccl_proto p) { return (int)p >= 0 && p < AR_NCCL_NPROTOS ? k_proto_names[p] : "?"; }
+const char *ar_nccl_coll_name(ar_nccl_coll c) { return (int)c >= 0 && c < AR_NCCL_NCOLLS ? k_coll_names[c] : "?"; }
 
 /* Compares ignoring case and '_' / '-'. */
 static int name_eq(const char *s, const char *name) {
@@ -428,12 +410,9 @@ typedef struct speeds {
 static speeds speed_array(int cc, int inter) {
     speeds s;
 #define AR_SP(a) (s.v = (a), s.n = (int)(sizeof(a) / sizeof((a)[0])))
-    if (cc >= 100)
-        inter ? AR_SP(k_sp_inter100) : AR_SP(k_sp_intra100);
-    else if (cc >= 90)
-        inter ? AR_SP(k_sp_inter90) : AR_SP(k_sp_intra90);
-    else
-        inter ? AR_SP(k_sp_inter70) : AR_SP(k_sp_intra70);
+    if (cc >= 100) inter ? AR_SP(k_sp_inter100) : AR_SP(k_sp_intra100);
+    else if (cc >= 90) inter ? AR_SP(k_sp_inter90) : AR_SP(k_sp_intra90);
+    else inter ? AR_SP(k_sp_inter70) : AR_SP(k_sp_intra70);
 #undef AR_SP
     return s;
 }
@@ -568,14 +547,17 @@ ar_status ar_nccl_in_from_platform(const ar_platform *p, int cc, ar_nccl_in *out
                        p->name);
     int nm = p->nmachines, nr = p->nranks;
     if (nm < 1 || nr < 1 || nr % nm)
-        return ar_fail(e, AR_EUNSUPPORTED, "nccl model: %s: %d ranks on %d machines: NCCL's model needs the same "
-                       "GPU count on every machine", p->name, nr, nm);
+        return ar_fail(e, AR_EUNSUPPORTED,
+                       "nccl model: %s: %d ranks on %d machines: NCCL's model needs the same "
+                       "GPU count on every machine",
+                       p->name, nr, nm);
     int ppn = nr / nm;
     for (int m = 0; m < nm; m++)
         if (p->machine_first_rank[m + 1] - p->machine_first_rank[m] != ppn)
-            return ar_fail(e, AR_EUNSUPPORTED, "nccl model: %s: machine %d has %d GPUs, not %d: NCCL's model needs "
-                           "the same GPU count on every machine", p->name, m,
-                           p->machine_first_rank[m + 1] - p->machine_first_rank[m], ppn);
+            return ar_fail(e, AR_EUNSUPPORTED,
+                           "nccl model: %s: machine %d has %d GPUs, not %d: NCCL's model needs "
+                           "the same GPU count on every machine",
+                           p->name, m, p->machine_first_rank[m + 1] - p->machine_first_rank[m], ppn);
     topo t = {ppn, nm, 0, 0};
     int nvswitch = 0;
     /* a GPU's NVLink budget: its links inside its machine (the largest over GPUs, NCCL's totalBw) */

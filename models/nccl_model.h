@@ -54,41 +54,36 @@ typedef enum ar_nccl_algo {
     AR_NCCL_NALGOS = 7
 } ar_nccl_algo;
 
-typedef enum ar_nccl_proto {
-    AR_NCCL_LL = 0,
-    AR_NCCL_LL128 = 1,
-    AR_NCCL_SIMPLE = 2,
-    AR_NCCL_NPROTOS = 3
-} ar_nccl_proto;
+typedef enum ar_nccl_proto { AR_NCCL_LL = 0, AR_NCCL_LL128 = 1, AR_NCCL_SIMPLE = 2, AR_NCCL_NPROTOS = 3 } ar_nccl_proto;
 
 /* One topology-search result (NCCL's struct ncclTopoGraph, the fields the tuner reads). */
 typedef struct ar_nccl_graph {
-    int nchannels;          /* 0 = no graph found: the algorithms on it are disabled */
-    double bw_intra_GBps;   /* per channel, inside a node */
-    double bw_inter_GBps;   /* per channel, across nodes (NIC) */
-    double lat_inter_us;    /* graph->latencyInter (0 on InfiniBand/RoCE) */
-    int intra_nvlink;       /* typeIntra is NVLink (latency class NVLINK, else PCI) */
-    int ll128_paths_ok;     /* typeIntra <= PATH_NVB and typeInter <= PATH_PXN (Hopper+) or PXB */
+    int nchannels;        /* 0 = no graph found: the algorithms on it are disabled */
+    double bw_intra_GBps; /* per channel, inside a node */
+    double bw_inter_GBps; /* per channel, across nodes (NIC) */
+    double lat_inter_us;  /* graph->latencyInter (0 on InfiniBand/RoCE) */
+    int intra_nvlink;     /* typeIntra is NVLink (latency class NVLINK, else PCI) */
+    int ll128_paths_ok;   /* typeIntra <= PATH_NVB and typeInter <= PATH_PXN (Hopper+) or PXB */
 } ar_nccl_graph;
 
 /* Everything ncclTopoTuneModel and the selection read. Graph mapping as in NCCL's init.cc:
  * TREE and PAT use `tree`, RING `ring`, NVLS and NVLS_TREE `nvls`, COLLNET_* their own. */
 typedef struct ar_nccl_in {
-    int cc_min, cc_max;     /* CUDA compute capability x10: 70 Volta, 80 Ampere, 90 Hopper, 100 Blackwell */
-    int nranks, nnodes;     /* ppn = nranks / nnodes (NCCL uses the float ratio) */
-    int cpu_amd;            /* CPU vendor AMD (llMaxBw row, 2 us net overhead); else Intel/ARM */
-    int cpu_x86;            /* x86 CPU (NVLS_TREE size correction on Blackwell) */
-    int tree_pattern_tree;  /* comm->maxTreePattern == TREE (not BALANCED_TREE): tree busbw x0.85 */
-    int nvswitch;           /* nvsCount > 0: CollNet Direct allowed */
-    int nvls_support;       /* comm->nvlsSupport (NVSwitch with multicast, cc >= 90) */
-    int collnet_enable;     /* comm->config.collnetEnable (a CollNet/SHARP plugin is there) */
-    int collnet_chain_support; /* collNetChainSupport */
-    int collnet_heads;      /* collNetHeadsNum */
+    int cc_min, cc_max;         /* CUDA compute capability x10: 70 Volta, 80 Ampere, 90 Hopper, 100 Blackwell */
+    int nranks, nnodes;         /* ppn = nranks / nnodes (NCCL uses the float ratio) */
+    int cpu_amd;                /* CPU vendor AMD (llMaxBw row, 2 us net overhead); else Intel/ARM */
+    int cpu_x86;                /* x86 CPU (NVLS_TREE size correction on Blackwell) */
+    int tree_pattern_tree;      /* comm->maxTreePattern == TREE (not BALANCED_TREE): tree busbw x0.85 */
+    int nvswitch;               /* nvsCount > 0: CollNet Direct allowed */
+    int nvls_support;           /* comm->nvlsSupport (NVSwitch with multicast, cc >= 90) */
+    int collnet_enable;         /* comm->config.collnetEnable (a CollNet/SHARP plugin is there) */
+    int collnet_chain_support;  /* collNetChainSupport */
+    int collnet_heads;          /* collNetHeadsNum */
     int collnet_ag, collnet_rs; /* the CollNet plugin has iallgather / ireducescatter */
-    int net_host;           /* netDeviceType == HOST (no NIC device offload): PAT allowed */
-    int ll128_c2c;          /* NCCL_LL128_C2C (default 1) */
-    double net_overhead_us; /* getNetOverhead; < 0 = NCCL's default (1 us, 2 us on AMD x86) */
-    int cudart_11_8;        /* CUDART_VERSION == 11080 (an LL128 exclusion on Hopper, 2 ranks) */
+    int net_host;               /* netDeviceType == HOST (no NIC device offload): PAT allowed */
+    int ll128_c2c;              /* NCCL_LL128_C2C (default 1) */
+    double net_overhead_us;     /* getNetOverhead; < 0 = NCCL's default (1 us, 2 us on AMD x86) */
+    int cudart_11_8;            /* CUDART_VERSION == 11080 (an LL128 exclusion on Hopper, 2 ranks) */
     ar_nccl_graph tree, ring, nvls, collnet_direct, collnet_chain;
 } ar_nccl_in;
 
@@ -122,8 +117,8 @@ ar_status ar_nccl_table_time(const ar_nccl_in *in, const ar_nccl_table *t, ar_nc
  * lower algorithm then protocol index (NCCL's loop order). algo < 0 lets the
  * tuner choose the algorithm too; algo >= 0 forces it (NCCL_ALGO=...) and picks
  * the protocol. Any output pointer may be NULL. AR_EUNSUPPORTED if nothing is enabled. */
-ar_status ar_nccl_model_choose(const ar_nccl_in *in, ar_nccl_coll coll, int algo, double bytes,
-                               ar_nccl_algo *algo_out, ar_nccl_proto *proto_out, double *time_s, ar_err *e);
+ar_status ar_nccl_model_choose(const ar_nccl_in *in, ar_nccl_coll coll, int algo, double bytes, ar_nccl_algo *algo_out,
+                               ar_nccl_proto *proto_out, double *time_s, ar_err *e);
 
 /* nccl-tests' definitions. algbw = bytes / time, bytes = nccl-tests' "size": the
  * all-reduce buffer, the whole reduce-scatter input, the whole all-gather output

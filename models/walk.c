@@ -18,15 +18,15 @@
 
 typedef struct walk {
     const ar_platform *p;
-    double *load;       /* bytes per directed link in the current round */
-    ar_dlink *touched;  /* directed links with load > 0 */
+    double *load;      /* bytes per directed link in the current round */
+    ar_dlink *touched; /* directed links with load > 0 */
     size_t ntouched, captouched;
-    ar_xfer *xf;        /* transfers of the round (all ops) */
+    ar_xfer *xf; /* transfers of the round (all ops) */
     size_t nxf, capxf;
-    int *route_off;     /* route of transfer i: routes[route_off[i] .. route_off[i+1]) */
+    int *route_off; /* route of transfer i: routes[route_off[i] .. route_off[i+1]) */
     ar_dlink *routes;
     size_t caproutes, capoff;
-    int *nrounds;       /* rounds of each op of the current phase */
+    int *nrounds; /* rounds of each op of the current phase */
     size_t capnr;
 } walk;
 
@@ -39,7 +39,8 @@ static ar_status price_round(walk *w, double elem_bytes, double *t_out, double *
     w->route_off[0] = 0;
     for (size_t i = 0; i < w->nxf; i++) {
         int len;
-        ar_status st = ar_platform_route_append(p, w->xf[i].src, w->xf[i].dst, &w->routes, &w->caproutes, used, &len, e);
+        ar_status st = ar_platform_route_append(p, w->xf[i].src, w->xf[i].dst, &w->routes, &w->caproutes, used, &len,
+                                                e);
         if (st != AR_OK) {
             ar_err_prefix(e, "cost walk");
             return st;

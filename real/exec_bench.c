@@ -25,26 +25,26 @@ ar_status ar_real_timing_parse(const char *s, ar_real_timing *out, ar_err *e) {
 }
 
 typedef struct lbuf {
-    void *buf, *send, *scratch;   /* device */
-    ar_real_kpost *posts;         /* device */
-    ar_real_kpost *posts0;        /* device: the same posts with count 0 (the empty schedule) */
-    uint64_t *srcs;               /* device */
-    double *times;                /* device, iters doubles */
-    ar_real_prog *prog;           /* host */
-    ncclComm_t *comm;             /* per plan group (host array) */
-    cudaGraphExec_t gexec;        /* --graph: one captured iteration */
+    void *buf, *send, *scratch; /* device */
+    ar_real_kpost *posts;       /* device */
+    ar_real_kpost *posts0;      /* device: the same posts with count 0 (the empty schedule) */
+    uint64_t *srcs;             /* device */
+    double *times;              /* device, iters doubles */
+    ar_real_prog *prog;         /* host */
+    ncclComm_t *comm;           /* per plan group (host array) */
+    cudaGraphExec_t gexec;      /* --graph: one captured iteration */
     cudaGraph_t graph;
 } lbuf;
 
 typedef struct run_ctx {
     ar_real_ctx *c;
-    const ar_real_plan *p;        /* NULL: baseline */
+    const ar_real_plan *p; /* NULL: baseline */
     lbuf *B;
     uint64_t count;
     size_t esz;
     ar_dtype dt;
     int inplace;
-    int zero;                     /* 1: the empty schedule (every count 0) */
+    int zero; /* 1: the empty schedule (every count 0) */
 } run_ctx;
 
 /* The stream an instruction of local rank l goes to: the op's side stream
@@ -169,8 +169,8 @@ static ar_status run_once(run_ctx *R, ar_err *e) {
         NCG(ncclGroupStart());
         for (int l = 0; l < c->nlocal; l++) {
             lbuf *b = &R->B[l];
-            NCG(ncclAllReduce(R->inplace ? b->buf : b->send, b->buf, R->zero ? 0 : R->count,
-                              ar_real_x_nccl_type(R->dt), ncclSum, c->L[l].world, c->L[l].st));
+            NCG(ncclAllReduce(R->inplace ? b->buf : b->send, b->buf, R->zero ? 0 : R->count, ar_real_x_nccl_type(R->dt),
+                              ncclSum, c->L[l].world, c->L[l].st));
         }
         NCG(ncclGroupEnd());
         goto out;
@@ -239,7 +239,8 @@ static ar_status capture(run_ctx *R, ar_err *e) {
     ar_real_ctx *c = R->c;
     ar_status st = AR_OK;
     if (c->nlocal != 1)
-        return ar_fail(e, AR_EUNSUPPORTED, "--graph needs one rank per process (--launch mpi or file): NCCL documents "
+        return ar_fail(e, AR_EUNSUPPORTED,
+                       "--graph needs one rank per process (--launch mpi or file): NCCL documents "
                        "deadlocks when one process launches the graphs of several GPUs");
     lbuf *b = &R->B[0];
     CUG(cudaSetDevice(c->L[0].dev));
@@ -475,13 +476,14 @@ ar_status ar_real_bench(ar_real_ctx *c, const ar_schedule *s, uint64_t count, co
         if (s->nranks != c->nranks)
             return ar_fail(e, AR_EINVAL, "schedule %s is for %d ranks, this run has %d", s->algo, s->nranks, c->nranks);
         if (s->elem_bytes != esz)
-            return ar_fail(e, AR_EINVAL, "schedule %s has %zu-byte elements, --dtype %s has %zu", s->algo, s->elem_bytes,
-                           ar_dtype_name(o->dtype), esz);
+            return ar_fail(e, AR_EINVAL, "schedule %s has %zu-byte elements, --dtype %s has %zu", s->algo,
+                           s->elem_bytes, ar_dtype_name(o->dtype), esz);
         count = s->count;
     }
     if (count < 1 || o->iters < 1 || o->warmup < 0) return ar_fail(e, AR_EINVAL, "bench: bad count or iterations");
     if (o->graph && c->nlocal != 1)
-        return ar_fail(e, AR_EUNSUPPORTED, "--graph needs one rank per process (--launch mpi or file): NCCL documents "
+        return ar_fail(e, AR_EUNSUPPORTED,
+                       "--graph needs one rank per process (--launch mpi or file): NCCL documents "
                        "deadlocks when one process launches the graphs of several GPUs");
     ar_real_plan *plan = NULL;
     lbuf *B = ar_calloc((size_t)c->nlocal, sizeof *B);

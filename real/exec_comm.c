@@ -85,4 +85,3 @@ ncclComm_t ar_real_x_comm_of(ar_real_ctx *c, const ar_real_plan *p, int g, int l
     comm_entry *ce = cache_find(c, G->members, G->n);
     return ce ? ce->comm[l] : NULL;
 }
-

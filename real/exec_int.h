@@ -16,35 +16,35 @@
 #include "real.h"
 #include "rplan.h"
 
-#define AR_HOSTKEY 64   /* bytes per rank in the host-key exchange */
-#define AR_SMALL 4096   /* per-rank scratch for barriers and counters */
-#define AR_MAX_SIDE 16  /* side streams per rank: concurrent ops of a phase beyond this share the last one */
+#define AR_HOSTKEY 64  /* bytes per rank in the host-key exchange */
+#define AR_SMALL 4096  /* per-rank scratch for barriers and counters */
+#define AR_MAX_SIDE 16 /* side streams per rank: concurrent ops of a phase beyond this share the last one */
 
 typedef struct lrank {
     int rank, dev;
     ncclComm_t world;
-    cudaStream_t st;           /* the rank's main stream */
-    cudaStream_t side[AR_MAX_SIDE]; /* one per concurrent op of a phase (made on first use) */
+    cudaStream_t st;                  /* the rank's main stream */
+    cudaStream_t side[AR_MAX_SIDE];   /* one per concurrent op of a phase (made on first use) */
     cudaEvent_t side_ev[AR_MAX_SIDE]; /* join events of the side streams */
-    cudaEvent_t fork_ev;       /* fork event on the main stream */
+    cudaEvent_t fork_ev;              /* fork event on the main stream */
     int nside;
     cudaEvent_t e0, e1;
-    void *small;               /* AR_SMALL bytes of device memory */
+    void *small; /* AR_SMALL bytes of device memory */
 } lrank;
 
 typedef struct comm_entry {
     int n;
-    int *members;       /* owned */
-    ncclComm_t *comm;   /* per local rank; NULL where not a member (owned array) */
+    int *members;     /* owned */
+    ncclComm_t *comm; /* per local rank; NULL where not a member (owned array) */
 } comm_entry;
 
 struct ar_real_ctx {
     ar_real_launch_kind kind;
     int nranks, nlocal;
-    lrank *L;           /* owned, nlocal entries */
-    comm_entry *comms;  /* cache: one per distinct group made so far (owned) */
+    lrank *L;          /* owned, nlocal entries */
+    comm_entry *comms; /* cache: one per distinct group made so far (owned) */
     int ncomms, capcomms;
-    int mpi_owned;      /* we called MPI_Init */
+    int mpi_owned; /* we called MPI_Init */
     int failed;
     char desc[256];
     char placement[160]; /* ar_real_placement's line, filled once (empty: not yet) */
@@ -55,21 +55,21 @@ ar_status ar_real_x_nc_fail(ar_real_ctx *c, ar_err *e, const char *what, ncclRes
 ncclDataType_t ar_real_x_nccl_type(ar_dtype t);
 
 /* set st and jump to `out` on failure (needs c and e in scope) */
-#define CUG(call)                                                  \
-    do {                                                           \
-        cudaError_t ce_ = (call);                                  \
-        if (ce_ != cudaSuccess) {                                  \
-            st = ar_real_x_cu_fail(c, e, #call, ce_);              \
-            goto out;                                              \
-        }                                                          \
+#define CUG(call)                                     \
+    do {                                              \
+        cudaError_t ce_ = (call);                     \
+        if (ce_ != cudaSuccess) {                     \
+            st = ar_real_x_cu_fail(c, e, #call, ce_); \
+            goto out;                                 \
+        }                                             \
     } while (0)
-#define NCG(call)                                                  \
-    do {                                                           \
-        ncclResult_t nr_ = (call);                                 \
-        if (nr_ != ncclSuccess) {                                  \
-            st = ar_real_x_nc_fail(c, e, #call, nr_);              \
-            goto out;                                              \
-        }                                                          \
+#define NCG(call)                                     \
+    do {                                              \
+        ncclResult_t nr_ = (call);                    \
+        if (nr_ != ncclSuccess) {                     \
+            st = ar_real_x_nc_fail(c, e, #call, nr_); \
+            goto out;                                 \
+        }                                             \
     } while (0)
 
 /* Copies/sets on local rank l's own stream and waits for it (the streams are

@@ -70,10 +70,14 @@ ar_status ar_real_devices(int *n, ar_err *e) {
     if (ce == cudaErrorInsufficientDriver) {
         int dv = -1;
         if (cudaDriverGetVersion(&dv) == cudaSuccess && dv == 0)
-            return ar_fail(e, AR_EUNSUPPORTED, "no CUDA GPU on this machine (no CUDA driver installed: "
-                           "cudaGetDeviceCount: %s, driver version 0)", cudaGetErrorName(ce));
-        return ar_fail(e, AR_EBACKEND, "CUDA driver too old for this runtime: cudaGetDeviceCount: %s (%s), driver "
-                       "version %d.%d", cudaGetErrorString(ce), cudaGetErrorName(ce), dv / 1000, (dv % 1000) / 10);
+            return ar_fail(e, AR_EUNSUPPORTED,
+                           "no CUDA GPU on this machine (no CUDA driver installed: "
+                           "cudaGetDeviceCount: %s, driver version 0)",
+                           cudaGetErrorName(ce));
+        return ar_fail(e, AR_EBACKEND,
+                       "CUDA driver too old for this runtime: cudaGetDeviceCount: %s (%s), driver "
+                       "version %d.%d",
+                       cudaGetErrorString(ce), cudaGetErrorName(ce), dv / 1000, (dv % 1000) / 10);
     }
     if (ce != cudaSuccess)
         return ar_fail(e, AR_EBACKEND, "broken CUDA setup: cudaGetDeviceCount: %s (%s)", cudaGetErrorString(ce),
@@ -119,8 +123,10 @@ static ar_status file_id(const char *path, int rank, ncclUniqueId *id, ar_err *e
     if (rank == 0) {
         struct stat sb;
         if (stat(path, &sb) == 0)
-            return ar_fail(e, AR_EINVAL, "unique-id file %s already exists: remove it (a stale id would make the "
-                           "other ranks join an old job) or give a fresh path", ar_quote(path, q, sizeof q));
+            return ar_fail(e, AR_EINVAL,
+                           "unique-id file %s already exists: remove it (a stale id would make the "
+                           "other ranks join an old job) or give a fresh path",
+                           ar_quote(path, q, sizeof q));
         ncclResult_t r = ncclGetUniqueId(id);
         if (r != ncclSuccess) return ar_fail(e, AR_EFAIL, "ncclGetUniqueId: %s", ncclGetErrorString(r));
         char tmp[4096];
@@ -132,7 +138,8 @@ static ar_status file_id(const char *path, int rank, ncclUniqueId *id, ar_err *e
         close(fd);
         if (!ok || rename(tmp, path) != 0) {
             unlink(tmp);
-            return ar_fail(e, AR_EIO, "cannot write unique-id file %s: %s", ar_quote(path, q, sizeof q), strerror(errno));
+            return ar_fail(e, AR_EIO, "cannot write unique-id file %s: %s", ar_quote(path, q, sizeof q),
+                           strerror(errno));
         }
         return AR_OK;
     }
@@ -145,8 +152,10 @@ static ar_status file_id(const char *path, int rank, ncclUniqueId *id, ar_err *e
             if (n == (ssize_t)sizeof *id) return AR_OK;
         }
         if (ar_now_s() > deadline)
-            return ar_fail(e, AR_EIO, "rank %d: no unique id in %s after 120 s (is rank 0 running with the same "
-                           "--launch file:PATH?)", rank, ar_quote(path, q, sizeof q));
+            return ar_fail(e, AR_EIO,
+                           "rank %d: no unique id in %s after 120 s (is rank 0 running with the same "
+                           "--launch file:PATH?)",
+                           rank, ar_quote(path, q, sizeof q));
         struct timespec ts = {0, 10 * 1000 * 1000};
         nanosleep(&ts, NULL);
     }
@@ -156,7 +165,7 @@ static ar_status file_id(const char *path, int rank, ncclUniqueId *id, ar_err *e
  * non-blocking, so a plain cudaMemcpy (legacy stream; for pageable host memory
  * it may return before the DMA lands) would not be ordered with their work. */
 ar_status ar_real_x_copy_sync(ar_real_ctx *c, int l, void *dst, const void *src, size_t n, enum cudaMemcpyKind kind,
-                           ar_err *e) {
+                              ar_err *e) {
     ar_status st = AR_OK;
     CUG(cudaSetDevice(c->L[l].dev));
     CUG(cudaMemcpyAsync(dst, src, n, kind, c->L[l].st));
@@ -227,12 +236,12 @@ ar_status ar_real_open(const ar_real_launch *lp, ar_real_ctx **out, ar_err *e) {
 #endif
             if (env("ARLAB_NRANKS") || (under_mpi_launcher() && env("OMPI_COMM_WORLD_SIZE")))
             l.kind = AR_REAL_LAUNCH_FILE;
-        else
-            l.kind = AR_REAL_LAUNCH_SINGLE;
+        else l.kind = AR_REAL_LAUNCH_SINGLE;
     }
 #ifndef AR_HAVE_MPI
     if (l.kind == AR_REAL_LAUNCH_MPI)
-        return ar_fail(e, AR_EUNSUPPORTED, "--launch mpi: this arlab was built without MPI (use --launch file:PATH "
+        return ar_fail(e, AR_EUNSUPPORTED,
+                       "--launch mpi: this arlab was built without MPI (use --launch file:PATH "
                        "with ARLAB_RANK/ARLAB_NRANKS, or rebuild with libopenmpi-dev)");
 #endif
     ar_real_ctx *c = ar_calloc(1, sizeof *c);
@@ -311,13 +320,15 @@ ar_status ar_real_open(const ar_real_launch *lp, ar_real_ctx **out, ar_err *e) {
             }
             path = l.id_file ? l.id_file : env("ARLAB_ID_FILE");
             if (rank < 0 || size < 1 || rank >= size || local < 0)
-                st = ar_fail(e, AR_EINVAL, "--launch file: set ARLAB_RANK (0..N-1) and ARLAB_NRANKS (N) for every "
-                             "process (got rank %d of %d)", rank, size);
+                st = ar_fail(e, AR_EINVAL,
+                             "--launch file: set ARLAB_RANK (0..N-1) and ARLAB_NRANKS (N) for every "
+                             "process (got rank %d of %d)",
+                             rank, size);
             else if (!path)
-                st = ar_fail(e, AR_EINVAL, "--launch file: give file:PATH or set ARLAB_ID_FILE (a fresh path every "
+                st = ar_fail(e, AR_EINVAL,
+                             "--launch file: give file:PATH or set ARLAB_ID_FILE (a fresh path every "
                              "process can read)");
-            else
-                st = file_id(path, rank, &id, e);
+            else st = file_id(path, rank, &id, e);
         }
         if (st == AR_OK) {
             c->nlocal = 1;
@@ -455,7 +466,7 @@ static void host_name(char *buf, size_t n) {
 
 ar_status ar_real_machines(ar_real_ctx *c, int *machine_of_rank, int *nmachines, ar_err *e) {
     int P = c->nranks;
-    char (*mine)[AR_HOSTKEY] = ar_calloc((size_t)c->nlocal, sizeof *mine);
+    char(*mine)[AR_HOSTKEY] = ar_calloc((size_t)c->nlocal, sizeof *mine);
     char *all = ar_calloc((size_t)P, AR_HOSTKEY);
     const char **keys = ar_calloc((size_t)P, sizeof *keys);
     ar_status st = AR_OK;
@@ -489,7 +500,7 @@ ar_status ar_real_placement(ar_real_ctx *c, const char **line, ar_err *e) {
     *line = c->placement;
     if (c->placement[0]) return AR_OK;
     int P = c->nranks;
-    char (*mine)[AR_HOSTKEY] = ar_calloc((size_t)c->nlocal, sizeof *mine);
+    char(*mine)[AR_HOSTKEY] = ar_calloc((size_t)c->nlocal, sizeof *mine);
     char *all = ar_calloc((size_t)P, AR_HOSTKEY);
     ar_status st = AR_OK;
     if (!mine || !all) {
@@ -517,7 +528,9 @@ ar_status ar_real_placement(ar_real_ctx *c, const char **line, ar_err *e) {
     int mps_on = mps && !strcmp(mps, "1");
     const char *hid = env("NCCL_HOSTID");
     snprintf(c->placement, sizeof c->placement, "placement=%s transport=%s",
-             !shared ? "one-gpu-per-rank" : mps_on ? "shared-gpu-mps" : "shared-gpu-timeslice",
+             !shared  ? "one-gpu-per-rank"
+             : mps_on ? "shared-gpu-mps"
+                      : "shared-gpu-timeslice",
              shared && hid ? "socket(NCCL_HOSTID-per-rank)" : "nccl-auto");
 out:
     free(mine);

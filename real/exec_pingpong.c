@@ -94,4 +94,3 @@ out:
     free(t);
     return st;
 }
-

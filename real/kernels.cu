@@ -46,8 +46,8 @@ int launch(void *buf, const void *scratch, const ar_real_kpost *posts, int npost
     for (int first = 0; first < nposts; first += 65535) { // gridDim.y limit
         int n = nposts - first < 65535 ? nposts - first : 65535;
         dim3 grid(bx, (unsigned)n);
-        posts_kernel<T><<<grid, threads, 0, st>>>(static_cast<T *>(buf), static_cast<const T *>(scratch),
-                                                  posts + first, srcs);
+        posts_kernel<T>
+            <<<grid, threads, 0, st>>>(static_cast<T *>(buf), static_cast<const T *>(scratch), posts + first, srcs);
         cudaError_t e = cudaGetLastError();
         if (e != cudaSuccess) return (int)e;
     }
@@ -56,8 +56,8 @@ int launch(void *buf, const void *scratch, const ar_real_kpost *posts, int npost
 
 } // namespace
 
-extern "C" int ar_real_launch_posts(int dtype, void *buf, const void *scratch, const ar_real_kpost *posts,
-                                    int nposts, const uint64_t *src_offs, uint64_t max_count, void *stream) {
+extern "C" int ar_real_launch_posts(int dtype, void *buf, const void *scratch, const ar_real_kpost *posts, int nposts,
+                                    const uint64_t *src_offs, uint64_t max_count, void *stream) {
     if (nposts <= 0) return 0;
     cudaStream_t st = static_cast<cudaStream_t>(stream);
     switch (dtype) {

@@ -19,9 +19,9 @@
 
 /* ------------------------------------------------------------------ names */
 
-static const char *const coll_names[AR_NT_NCOLL] = {
-    "unknown", "all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce",
-    "alltoall", "alltoallv", "gather", "scatter", "sendrecv", "hypercube"};
+static const char *const coll_names[AR_NT_NCOLL] = {"unknown",   "all_reduce", "all_gather", "reduce_scatter",
+                                                    "broadcast", "reduce",     "alltoall",   "alltoallv",
+                                                    "gather",    "scatter",    "sendrecv",   "hypercube"};
 
 const char *ar_nt_coll_name(ar_nt_coll c) {
     return (c > AR_NT_COLL_UNKNOWN && c < AR_NT_NCOLL) ? coll_names[c] : coll_names[0];
@@ -215,8 +215,10 @@ static ar_status add_text(ar_nt_set *s, const char *name, const char *text, size
         st = nt_parse_text(s, file, name, text, len, o, e);
     }
     if (st == AR_OK && s->nruns == nruns0)
-        st = ar_fail(e, AR_EINVAL, "%s: no nccl-tests table found (expected \"#  size  count  type ...\" or a -J JSON "
-                     "report)", name);
+        st = ar_fail(e, AR_EINVAL,
+                     "%s: no nccl-tests table found (expected \"#  size  count  type ...\" or a -J JSON "
+                     "report)",
+                     name);
     return st;
 }
 
@@ -273,8 +275,10 @@ ar_status ar_nt_check_fit(const ar_nt_set *s, int halves, ar_err *e) {
     for (int i = 0; i < s->nruns; i++) {
         const ar_nt_run *r = &s->runs[i];
         if (r->coll == AR_NT_COLL_UNKNOWN && r->nrecs)
-            return ar_fail(e, AR_EINVAL, "%s:%d: the collective is unknown (no \"# Collective test starting\" line); "
-                           "name it (e.g. all_reduce)", s->files[r->file], r->first_line);
+            return ar_fail(e, AR_EINVAL,
+                           "%s:%d: the collective is unknown (no \"# Collective test starting\" line); "
+                           "name it (e.g. all_reduce)",
+                           s->files[r->file], r->first_line);
         if (r->nerrors)
             return ar_fail(e, AR_EFAIL, "%s: the run reported %d error(s); it cannot be used for fitting",
                            s->files[r->file], r->nerrors);
@@ -289,17 +293,21 @@ ar_status ar_nt_check_fit(const ar_nt_set *s, int halves, ar_err *e) {
             used++;
             ar_nt_where(s, r, w, sizeof w);
             if (t->nwrong > 0)
-                return ar_fail(e, AR_EFAIL, "%s: #wrong = %.0f%s: the results were wrong; this row cannot be used "
-                               "for fitting", w, t->nwrong, nt_half_name(h));
+                return ar_fail(e, AR_EFAIL,
+                               "%s: #wrong = %.0f%s: the results were wrong; this row cannot be used "
+                               "for fitting",
+                               w, t->nwrong, nt_half_name(h));
             if (!isfinite(t->time_us) || t->time_us <= 0)
-                return ar_fail(e, AR_EINVAL, "%s: time %g us%s: not a usable measurement", w, t->time_us, nt_half_name(h));
+                return ar_fail(e, AR_EINVAL, "%s: time %g us%s: not a usable measurement", w, t->time_us,
+                               nt_half_name(h));
         }
         if (!used) {
             ar_nt_where(s, r, w, sizeof w);
             return ar_fail(e, AR_EINVAL, "%s: the row has no %s half", w,
-                           halves == AR_NT_HALF_IP ? "in-place" : halves == AR_NT_HALF_OOP ? "out-of-place" : "timed");
+                           halves == AR_NT_HALF_IP    ? "in-place"
+                           : halves == AR_NT_HALF_OOP ? "out-of-place"
+                                                      : "timed");
         }
     }
     return AR_OK;
 }
-

@@ -102,7 +102,7 @@ typedef struct ar_nt_timing {
     double time_us;    /* "time" (or "cputime" when run->cputime) in us; NaN if printed "nan" */
     double algbw_GBps; /* 1e9 B/s */
     double busbw_GBps;
-    double nwrong;     /* wrong elements; -1 when "N/A" / null (validation off) */
+    double nwrong; /* wrong elements; -1 when "N/A" / null (validation off) */
 } ar_nt_timing;
 
 /* Record flags. */
@@ -114,38 +114,38 @@ enum {
 
 /* One row of a table (one size). */
 typedef struct ar_nt_record {
-    int file;      /* index into set->files */
-    int run;       /* index into set->runs */
-    int line;      /* 1-based line of the row; 0 in a JSON file */
-    int index;     /* 0-based row number within its run (JSON: results[index]) */
+    int file;  /* index into set->files */
+    int run;   /* index into set->runs */
+    int line;  /* 1-based line of the row; 0 in a JSON file */
+    int index; /* 0-based row number within its run (JSON: results[index]) */
     uint64_t size_bytes;
     uint64_t count; /* elements */
     char type[16];  /* "float", "half", "bfloat16", "int32", ... */
     char redop[16]; /* "sum", "none", ... */
     long root;      /* -1 when the collective has no root */
     ar_nt_timing oop, ip;
-    int flags;      /* AR_NT_WRONG_OOP | AR_NT_WRONG_IP | AR_NT_NAN */
+    int flags; /* AR_NT_WRONG_OOP | AR_NT_WRONG_IP | AR_NT_NAN */
 } ar_nt_record;
 
 /* One "#  Rank ..." line (or JSON config.devices entry). */
 typedef struct ar_nt_device {
     int rank, group, pid, device; /* group -1 when the line has none (old nccl-tests) */
     char host[64];
-    char bus[32];   /* "0000:07:00", "0x07" */
-    char name[96];  /* "NVIDIA H100 80GB HBM3" */
+    char bus[32];  /* "0000:07:00", "0x07" */
+    char name[96]; /* "NVIDIA H100 80GB HBM3" */
 } ar_nt_device;
 
 /* One benchmark run (one *_perf invocation) of one file. */
 typedef struct ar_nt_run {
-    int file;             /* index into set->files */
-    int first_line;       /* first line that belongs to it (1 for JSON) */
-    ar_nt_coll coll;      /* from the file, else the caller's hint, else UNKNOWN */
-    char program[64];     /* "all_reduce_perf" when the file names it, else "" */
-    int nranks;           /* 0 when unknown */
-    int nnodes;           /* 0 when unknown */
-    int nthreads, ngpus;  /* "# nThread N nGpus G" (0 when absent) */
+    int file;                /* index into set->files */
+    int first_line;          /* first line that belongs to it (1 for JSON) */
+    ar_nt_coll coll;         /* from the file, else the caller's hint, else UNKNOWN */
+    char program[64];        /* "all_reduce_perf" when the file names it, else "" */
+    int nranks;              /* 0 when unknown */
+    int nnodes;              /* 0 when unknown */
+    int nthreads, ngpus;     /* "# nThread N nGpus G" (0 when absent) */
     int warmup_iters, iters; /* 0 when absent */
-    int validation;       /* -1 when absent */
+    int validation;          /* -1 when absent */
     uint64_t min_bytes, max_bytes;
     char nccl_version[32];  /* "2.18.3" (or "2.18.3+cuda12.2" as NCCL printed it); "" unknown */
     char tests_version[32]; /* nccl-tests' own version, "" unknown */
@@ -155,11 +155,11 @@ typedef struct ar_nt_run {
     int format_json;        /* read from a JSON report */
     int ndevices;
     ar_nt_device *devices;
-    double avg_busbw_GBps;  /* "# Avg bus bandwidth"; NaN when absent */
-    long oob_values;        /* "# Out of bounds values"; -1 when absent */
-    int nerrors;            /* JSON "errors" entries */
-    int complete;           /* 1 when the footer was read; 0 only with allow_truncated */
-    int first_rec, nrecs;   /* its rows: set->recs[first_rec .. first_rec + nrecs) */
+    double avg_busbw_GBps; /* "# Avg bus bandwidth"; NaN when absent */
+    long oob_values;       /* "# Out of bounds values"; -1 when absent */
+    int nerrors;           /* JSON "errors" entries */
+    int complete;          /* 1 when the footer was read; 0 only with allow_truncated */
+    int first_rec, nrecs;  /* its rows: set->recs[first_rec .. first_rec + nrecs) */
 } ar_nt_run;
 
 typedef struct ar_nt_set {
@@ -168,7 +168,7 @@ typedef struct ar_nt_set {
     int nruns;
     ar_nt_run *runs;
     int nrecs;
-    ar_nt_record *recs; /* in file order, rows in printed order */
+    ar_nt_record *recs;                   /* in file order, rows in printed order */
     size_t cap_files, cap_runs, cap_recs; /* private */
 } ar_nt_set;
 
@@ -188,12 +188,11 @@ ar_status ar_nt_read_file(const char *path, const ar_nt_opts *opts, ar_nt_set **
 
 /* Reads n files into one set (records keep their file index). Fails on the first
  * bad file. */
-ar_status ar_nt_read_files(const char *const *paths, int n, const ar_nt_opts *opts, ar_nt_set **out,
-                           ar_err *e);
+ar_status ar_nt_read_files(const char *const *paths, int n, const ar_nt_opts *opts, ar_nt_set **out, ar_err *e);
 
 /* Parses text[0..len) (NUL bytes are refused) named name in messages. */
-ar_status ar_nt_read_mem(const char *name, const char *text, size_t len, const ar_nt_opts *opts,
-                         ar_nt_set **out, ar_err *e);
+ar_status ar_nt_read_mem(const char *name, const char *text, size_t len, const ar_nt_opts *opts, ar_nt_set **out,
+                         ar_err *e);
 
 void ar_nt_free(ar_nt_set *s);
 
@@ -228,16 +227,15 @@ typedef struct ar_nt_ref {
     int line; /* 1-based line in the CSV */
     char system[64], preset[32], algorithm[32], nccl_version[32], kind[16], source[96], note[256];
     ar_nt_coll coll;
-    int ranks, nodes;        /* 0 unknown */
-    uint64_t size_bytes;     /* 0 unknown */
+    int ranks, nodes;    /* 0 unknown */
+    uint64_t size_bytes; /* 0 unknown */
     double busbw_GBps;
-    double algbw_GBps;       /* NaN unknown */
+    double algbw_GBps; /* NaN unknown */
 } ar_nt_ref;
 
 /* Reads the corpus; *out (caller frees with free()) gets *n entries. */
 ar_status ar_nt_read_reference(const char *path, ar_nt_ref **out, int *n, ar_err *e);
 /* The same on text[0..len) named path in messages (NUL bytes refused). */
-ar_status ar_nt_read_reference_mem(const char *path, const char *text, size_t len, ar_nt_ref **out, int *n,
-                                   ar_err *e);
+ar_status ar_nt_read_reference_mem(const char *path, const char *text, size_t len, ar_nt_ref **out, int *n, ar_err *e);
 
 #endif

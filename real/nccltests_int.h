@@ -21,7 +21,9 @@ int nt_split_ws(char *line, char **tok, int max);
 const char *nt_half_name(int h);
 void nt_env_value(const char *p, char *dst, size_t cap);
 void nt_env_line(ar_nt_run *r, const char *l);
-ar_status nt_parse_json(ar_nt_set *s, int file, const char *name, const char *text, size_t len, const ar_nt_opts *o, ar_err *e);
-ar_status nt_parse_text(ar_nt_set *s, int file, const char *name, const char *text, size_t len, const ar_nt_opts *o, ar_err *e);
+ar_status nt_parse_json(ar_nt_set *s, int file, const char *name, const char *text, size_t len, const ar_nt_opts *o,
+                        ar_err *e);
+ar_status nt_parse_text(ar_nt_set *s, int file, const char *name, const char *text, size_t len, const ar_nt_opts *o,
+                        ar_err *e);
 
 #endif

@@ -107,8 +107,8 @@ static int json_unclosed(const char *text, size_t len) {
     return in_str || depth > 0;
 }
 
-ar_status nt_parse_json(ar_nt_set *s, int file, const char *name, const char *text, size_t len,
-                            const ar_nt_opts *o, ar_err *e) {
+ar_status nt_parse_json(ar_nt_set *s, int file, const char *name, const char *text, size_t len, const ar_nt_opts *o,
+                        ar_err *e) {
     const char *end = NULL;
     cJSON *doc = cJSON_ParseWithLengthOpts(text, len, &end, 0);
     if (!doc) {
@@ -268,8 +268,8 @@ ar_status nt_parse_json(ar_nt_set *s, int file, const char *name, const char *te
     x = cJSON_GetObjectItemCaseSensitive(doc, "errors");
     if (cJSON_IsArray(x)) r->nerrors = cJSON_GetArraySize(x);
     if (!r->complete && !(o && o->allow_truncated)) {
-        st = ar_fail(e, AR_EINVAL, "%s: truncated: no \"average_bus_bandwidth\" after the results (the run stopped early)",
-                     name);
+        st = ar_fail(e, AR_EINVAL,
+                     "%s: truncated: no \"average_bus_bandwidth\" after the results (the run stopped early)", name);
         goto done;
     }
     r->nranks = r->ndevices;
@@ -278,4 +278,3 @@ done:
     cJSON_Delete(doc);
     return st;
 }
-

@@ -20,9 +20,11 @@ void ar_nt_time_str(double us, char *buf, size_t n) {
 
 void ar_nt_header(FILE *f, const char *const *comments, const ar_nt_params *p, const ar_nt_rank *ranks, int nranks) {
     for (int i = 0; comments && comments[i]; i++) fprintf(f, "%s\n", comments[i]);
-    fprintf(f, "# nThread %d nGpus %d minBytes %ld maxBytes %ld step: %ld(%s) warmup iters: %d iters: %d agg iters: %d "
-            "validation: %d graph: %d\n", p->nthreads, p->ngpus, p->minbytes, p->maxbytes, p->step,
-            p->step_is_factor ? "factor" : "bytes", p->warmup, p->iters, p->agg_iters, p->validation, p->graph);
+    fprintf(f,
+            "# nThread %d nGpus %d minBytes %ld maxBytes %ld step: %ld(%s) warmup iters: %d iters: %d agg iters: %d "
+            "validation: %d graph: %d\n",
+            p->nthreads, p->ngpus, p->minbytes, p->maxbytes, p->step, p->step_is_factor ? "factor" : "bytes", p->warmup,
+            p->iters, p->agg_iters, p->validation, p->graph);
     fprintf(f, "#\n# Using devices\n");
     for (int r = 0; r < nranks; r++)
         fprintf(f, "#  Rank %2d Group %2d Pid %6d on %10s device %2d [0x%02x] %s\n", ranks[r].rank, ranks[r].group,

@@ -36,16 +36,16 @@ typedef struct ar_nt_params {
 } ar_nt_params;
 
 typedef struct ar_nt_half {
-    double time_s;      /* the half's time (nccl-tests prints it in us) */
+    double time_s; /* the half's time (nccl-tests prints it in us) */
     double algbw_GBps, busbw_GBps;
     long wrong;
 } ar_nt_half;
 
 typedef struct ar_nt_row {
     long bytes, count;
-    const char *type;   /* ar_nt_type_name */
-    const char *redop;  /* "sum" */
-    int root;           /* -1 for all-reduce */
+    const char *type;    /* ar_nt_type_name */
+    const char *redop;   /* "sum" */
+    int root;            /* -1 for all-reduce */
     ar_nt_half oop, inp; /* out-of-place, in-place */
 } ar_nt_row;
 

@@ -15,10 +15,25 @@
 
 /* ------------------------------------------------------------------ reference corpus */
 
-enum { R_SYSTEM, R_PRESET, R_COLL, R_RANKS, R_NODES, R_SIZE, R_BUSBW, R_ALGBW, R_ALGO, R_NCCL, R_KIND, R_SOURCE, R_NOTE, R_N };
-static const char *const ref_cols[R_N] = {"system",     "preset",     "collective", "ranks",
-                                          "nodes",      "size_bytes", "busbw_GBps", "algbw_GBps",
-                                          "algorithm",  "nccl_version", "kind",     "source", "note"};
+enum {
+    R_SYSTEM,
+    R_PRESET,
+    R_COLL,
+    R_RANKS,
+    R_NODES,
+    R_SIZE,
+    R_BUSBW,
+    R_ALGBW,
+    R_ALGO,
+    R_NCCL,
+    R_KIND,
+    R_SOURCE,
+    R_NOTE,
+    R_N
+};
+static const char *const ref_cols[R_N] = {"system",     "preset",     "collective", "ranks",     "nodes",
+                                          "size_bytes", "busbw_GBps", "algbw_GBps", "algorithm", "nccl_version",
+                                          "kind",       "source",     "note"};
 
 ar_status ar_nt_read_reference(const char *path, ar_nt_ref **out, int *nout, ar_err *e) {
     *out = NULL;
@@ -155,4 +170,3 @@ ar_status ar_nt_read_reference_mem(const char *path, const char *src, size_t len
     *nout = n;
     return AR_OK;
 }
-

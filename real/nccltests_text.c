@@ -25,8 +25,8 @@ typedef struct tparse {
     const ar_nt_opts *o;
     const char *name;
     int file;
-    int run;       /* current run, -1 none */
-    int table;     /* 0: before the table, 1: in the table, 2: after the footer */
+    int run;        /* current run, -1 none */
+    int table;      /* 0: before the table, 1: in the table, 2: after the footer */
     int has_header; /* the current run has nccl-tests header lines */
     size_t dev_cap;
     int ncols;
@@ -53,8 +53,7 @@ static ar_status finish_run(tparse *t, int line, int at_eof, ar_err *e) {
     }
     if (t->table != 2) {
         if (!t->o || !t->o->allow_truncated)
-            return ar_fail(e, AR_EINVAL,
-                           "%s:%d: truncated: the %s ends %s without the footer \"# Avg bus bandwidth\"",
+            return ar_fail(e, AR_EINVAL, "%s:%d: truncated: the %s ends %s without the footer \"# Avg bus bandwidth\"",
                            t->name, line, t->table ? "table" : "run", at_eof ? "at the end of the file" : "here");
         r->complete = 0;
     } else {
@@ -159,8 +158,8 @@ static void log_line(tparse *t, const char *l) {
 }
 
 static int is_log_line(const char *l) {
-    return strstr(l, "NCCL INFO") || strstr(l, "NCCL WARN") || strstr(l, "NCCL TRACE") ||
-           strstr(l, "NCCL version ") || !strncmp(l, "NCCL_ALGO=", 10) || !strncmp(l, "NCCL_PROTO=", 11);
+    return strstr(l, "NCCL INFO") || strstr(l, "NCCL WARN") || strstr(l, "NCCL TRACE") || strstr(l, "NCCL version ") ||
+           !strncmp(l, "NCCL_ALGO=", 10) || !strncmp(l, "NCCL_PROTO=", 11);
 }
 
 /* "# nThread 1 nGpus 1 minBytes 8 maxBytes 1024 step: 2(factor) warmup iters: 5 iters: 20 ..." */
@@ -223,8 +222,9 @@ static ar_status device_line(tparse *t, const char *body, int line, ar_err *e) {
     }
     if (!ok || !d.host[0]) {
         char q[120];
-        return ar_fail(e, AR_EINVAL, "%s:%d: device line: %s is not \"Rank N [Group G] Pid P on HOST device D [BUS] NAME\"",
-                       t->name, line, ar_quote(body, q, sizeof q));
+        return ar_fail(e, AR_EINVAL,
+                       "%s:%d: device line: %s is not \"Rank N [Group G] Pid P on HOST device D [BUS] NAME\"", t->name,
+                       line, ar_quote(body, q, sizeof q));
     }
     if (bus) nt_copy_str(d.bus, sizeof d.bus, bus, strlen(bus));
     size_t nl = strlen(name);
@@ -237,7 +237,8 @@ static ar_status device_line(tparse *t, const char *body, int line, ar_err *e) {
 static ar_status columns_line(tparse *t, char *body, int line, ar_err *e) {
     char *tok[MAX_COLS + 1];
     int n = nt_split_ws(body, tok, MAX_COLS);
-    if (n > MAX_COLS) return ar_fail(e, AR_ELIMIT, "%s:%d: table header has more than %d columns", t->name, line, MAX_COLS);
+    if (n > MAX_COLS)
+        return ar_fail(e, AR_ELIMIT, "%s:%d: table header has more than %d columns", t->name, line, MAX_COLS);
     int h = -1, seen_size = 0, seen[2][4] = {{0}};
     t->has_ts = 0;
     t->has_root = 0;
@@ -252,7 +253,8 @@ static ar_status columns_line(tparse *t, char *body, int line, ar_err *e) {
         else if (!strcmp(k, "root")) kind = C_ROOT, t->has_root = 1;
         else if (!strcmp(k, "time") || !strcmp(k, "cputime")) {
             kind = C_TIME;
-            if (++h > 1) return ar_fail(e, AR_EINVAL, "%s:%d: table header has more than two \"%s\" columns", t->name, line, k);
+            if (++h > 1)
+                return ar_fail(e, AR_EINVAL, "%s:%d: table header has more than two \"%s\" columns", t->name, line, k);
             nt_copy_str(t->time_name, sizeof t->time_name, k, strlen(k));
         } else if (!strcmp(k, "algbw")) kind = C_ALG;
         else if (!strcmp(k, "busbw")) kind = C_BUS;
@@ -331,7 +333,8 @@ static ar_status row_line(tparse *t, char *l, int line, int last_cut, ar_err *e)
         case C_REDOP: nt_copy_str(r->redop, sizeof r->redop, x, strlen(x)); break;
         case C_ROOT:
             if (!strcmp(x, "N/A")) r->root = -1;
-            else if (!nt_tok_long(x, -1, 1L << 30, &r->root)) return bad_field(t, line, "root", 0, 0, x, "is not a rank", e);
+            else if (!nt_tok_long(x, -1, 1L << 30, &r->root))
+                return bad_field(t, line, "root", 0, 0, x, "is not a rank", e);
             break;
         case C_TIME:
         case C_ALG:
@@ -350,7 +353,8 @@ static ar_status row_line(tparse *t, char *l, int line, int last_cut, ar_err *e)
             if (!strcmp(x, "N/A")) {
                 hf->nwrong = -1;
             } else {
-                if (!nt_tok_double(x, &d) || isnan(d)) return bad_field(t, line, "#wrong", h, 1, x, "is not a number", e);
+                if (!nt_tok_double(x, &d) || isnan(d))
+                    return bad_field(t, line, "#wrong", h, 1, x, "is not a number", e);
                 if (d < 0) return bad_field(t, line, "#wrong", h, 1, x, "is negative", e);
                 hf->nwrong = d;
                 if (d > 0) r->flags |= h ? AR_NT_WRONG_IP : AR_NT_WRONG_OOP;
@@ -411,8 +415,7 @@ static ar_status comment_line(tparse *t, char *body, int line, ar_err *e) {
         return columns_line(t, body, line, e);
     }
     if (!strncmp(body, "Out of bounds values", 20) || !strncmp(body, "Avg bus bandwidth", 17)) {
-        if (t->table != 1)
-            return ar_fail(e, AR_EINVAL, "%s:%d: footer line without a table before it", t->name, line);
+        if (t->table != 1) return ar_fail(e, AR_EINVAL, "%s:%d: footer line without a table before it", t->name, line);
         ar_nt_run *r = &t->s->runs[t->run];
         const char *colon = strchr(body, ':');
         char num[32];
@@ -501,4 +504,3 @@ ar_status nt_parse_text(ar_nt_set *s, int file, const char *name, const char *te
     t.run = -1;
     return parse_text(&t, text, len, e);
 }
-

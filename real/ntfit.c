@@ -35,9 +35,7 @@ static double pct(double *v, int n, double q) {
     return v[i] + (pos - i) * (v[i + 1] - v[i]);
 }
 
-static int bucket_of(uint64_t b) {
-    return b < (1u << 20) ? 0 : b < (64u << 20) ? 1 : b < (512u << 20) ? 2 : 3;
-}
+static int bucket_of(uint64_t b) { return b < (1u << 20) ? 0 : b < (64u << 20) ? 1 : b < (512u << 20) ? 2 : 3; }
 
 ar_status ar_ntfit_fit(const ar_nt_set *s, const ar_platform *p, unsigned seed, int nboot, ar_ntfit_res *res,
                        ar_err *e) {
@@ -141,8 +139,7 @@ ar_status ar_ntfit_fit(const ar_nt_set *s, const ar_platform *p, unsigned seed, 
         free(L), free(idx), ar_ntfit_free(res);
         return ar_fail(e, AR_ENOMEM, "ntfit: out of memory");
     }
-    for (int i = 0; i < m; i++)
-        res->rel_err[i] = (res->lat_scale * L[i] + X[i] / res->bw_scale - t[i]) / t[i];
+    for (int i = 0; i < m; i++) res->rel_err[i] = (res->lat_scale * L[i] + X[i] / res->bw_scale - t[i]) / t[i];
     for (int bk = 0; bk < 4; bk++) {
         int c = 0;
         for (int i = 0; i < m; i++)

@@ -21,15 +21,15 @@
 #include "real/nccltests_in.h"
 
 typedef struct ar_ntfit_res {
-    int n;                      /* records used (all_reduce, out-of-place time) */
-    double lat_scale, bw_scale; /* fitted (bw_scale = 1/u) */
+    int n;                               /* records used (all_reduce, out-of-place time) */
+    double lat_scale, bw_scale;          /* fitted (bw_scale = 1/u) */
     double lat_lo, lat_hi, bw_lo, bw_hi; /* percentile 95 % bootstrap intervals */
-    int lat_ident, bw_ident;    /* 0: not identified by the data, value kept at 1 */
+    int lat_ident, bw_ident;             /* 0: not identified by the data, value kept at 1 */
     int nboot;
-    double *rel_err;            /* n: (pred - meas) / meas per record, in set order */
+    double *rel_err;                     /* n: (pred - meas) / meas per record, in set order */
     double bucket_med[4], bucket_max[4]; /* |rel err| by size: <1MB, 1-64MB, 64-512MB, >=512MB */
     int bucket_n[4];
-    double loso_med, loso_max;  /* leave-one-size-out: |rel err| on the held-out size */
+    double loso_med, loso_max; /* leave-one-size-out: |rel err| on the held-out size */
 } ar_ntfit_res;
 
 /* Fits platform p (ranks = the runs' rank count) to the all_reduce records of s.

@@ -71,22 +71,26 @@ ar_status ar_real_calib_json(const ar_real_calib *c, char **json, ar_err *e) {
     const ar_real_fit *fi = c->have_intra ? &c->intra : &c->inter;
     const ar_real_fit *fo = c->have_inter ? &c->inter : &c->intra;
     if (!(fi->beta_s_per_B > 0) || !(fo->beta_s_per_B > 0))
-        return ar_fail(e, AR_EFAIL, "calibration: a fit has slope <= 0 (intra %g s/B, inter %g s/B): no bandwidth; "
-                       "measure larger sizes", fi->beta_s_per_B, fo->beta_s_per_B);
+        return ar_fail(e, AR_EFAIL,
+                       "calibration: a fit has slope <= 0 (intra %g s/B, inter %g s/B): no bandwidth; "
+                       "measure larger sizes",
+                       fi->beta_s_per_B, fo->beta_s_per_B);
     double bw0 = 1.0 / fi->beta_s_per_B, bw1 = 1.0 / fo->beta_s_per_B;
     double lat0 = c->have_intra ? fmax(0.0, c->intra.alpha_s) / 2 : 0.0;
     double a_out = c->have_inter ? fmax(0.0, c->inter.alpha_s) : 2 * lat0;
     double lat1 = fmax(0.0, a_out / 2 - lat0);
     for (int r = 1; r < c->nranks; r++)
-        if (c->machine_of_rank[r] != c->machine_of_rank[r - 1] && c->machine_of_rank[r] != c->machine_of_rank[r - 1] + 1)
+        if (c->machine_of_rank[r] != c->machine_of_rank[r - 1] &&
+            c->machine_of_rank[r] != c->machine_of_rank[r - 1] + 1)
             return ar_fail(e, AR_EINVAL, "calibration: machines of ranks %d and %d are not in order", r - 1, r);
 
     cJSON *doc = cJSON_CreateObject(), *notes = cJSON_CreateArray(), *root = cJSON_CreateObject();
     int ok = doc && notes && root;
     ok = ok && cJSON_AddStringToObject(doc, "name", c->name ? c->name : "calibrated");
     ok = ok && cJSON_AddStringToObject(doc, "kind", "tree");
-    ok = ok && cJSON_AddStringToObject(doc, "description",
-                                       "Measured by arlab calibrate (NCCL send/recv ping-pong, alpha-beta least squares)");
+    ok = ok &&
+         cJSON_AddStringToObject(doc, "description",
+                                 "Measured by arlab calibrate (NCCL send/recv ping-pong, alpha-beta least squares)");
     char buf[512];
     const ar_real_fit *fits[2] = {c->have_intra ? &c->intra : NULL, c->have_inter ? &c->inter : NULL};
     static const char *const cls[2] = {"intra-machine", "inter-machine"};
@@ -94,7 +98,8 @@ ar_status ar_real_calib_json(const ar_real_calib *c, char **json, ar_err *e) {
         if (!fits[k]) {
             snprintf(buf, sizeof buf, "%s: not measured (%s); the model uses %s", cls[k],
                      k ? "one machine" : "no machine has two GPUs",
-                     k ? "the intra-machine link only" : "latency 0 and the inter-machine bandwidth below the machines");
+                     k ? "the intra-machine link only"
+                       : "latency 0 and the inter-machine bandwidth below the machines");
         } else {
             const ar_real_fit *f = fits[k];
             snprintf(buf, sizeof buf,
@@ -107,12 +112,13 @@ ar_status ar_real_calib_json(const ar_real_calib *c, char **json, ar_err *e) {
         ok = cJSON_AddItemToArray(notes, cJSON_CreateString(buf));
     }
     if (ok) {
-        snprintf(buf, sizeof buf,
-                 "links: GPU-machine lat = alpha_intra/2, machine-root lat = (alpha_inter - alpha_intra)/2, so a route's "
-                 "latency is the fitted alpha of its class; bw = 1/beta%s",
-                 c->have_inter && bw0 < bw1 ? " (here the intra bandwidth is the lower, so routes across machines "
-                                               "see the intra bandwidth, not the fitted inter one)"
-                                             : "");
+        snprintf(
+            buf, sizeof buf,
+            "links: GPU-machine lat = alpha_intra/2, machine-root lat = (alpha_inter - alpha_intra)/2, so a route's "
+            "latency is the fitted alpha of its class; bw = 1/beta%s",
+            c->have_inter && bw0 < bw1 ? " (here the intra bandwidth is the lower, so routes across machines "
+                                         "see the intra bandwidth, not the fitted inter one)"
+                                       : "");
         ok = cJSON_AddItemToArray(notes, cJSON_CreateString(buf));
     }
     if (ok && c->note) ok = cJSON_AddItemToArray(notes, cJSON_CreateString(c->note));

@@ -29,11 +29,11 @@
 #include "core/status.h"
 
 typedef struct ar_real_fit {
-    double alpha_s;      /* intercept */
-    double beta_s_per_B; /* slope */
-    double bw_Bps;       /* 1 / beta (INFINITY if beta <= 0) */
-    double r2;           /* coefficient of determination (unweighted, on t) */
-    double max_rel_resid;/* max |fit - t| / t over the points */
+    double alpha_s;       /* intercept */
+    double beta_s_per_B;  /* slope */
+    double bw_Bps;        /* 1 / beta (INFINITY if beta <= 0) */
+    double r2;            /* coefficient of determination (unweighted, on t) */
+    double max_rel_resid; /* max |fit - t| / t over the points */
     double cov00, cov01, cov11, chisq;
     int n;
     int weighted;
@@ -43,13 +43,13 @@ typedef struct ar_real_fit {
 ar_status ar_real_fit_linear(const double *x, const double *t, int n, int weighted, ar_real_fit *out, ar_err *e);
 
 typedef struct ar_real_calib {
-    const char *name;            /* platform name */
+    const char *name; /* platform name */
     int nranks;
     int nmachines;
-    const int *machine_of_rank;  /* nranks entries, contiguous machines (borrowed) */
+    const int *machine_of_rank; /* nranks entries, contiguous machines (borrowed) */
     int have_intra, have_inter;
     ar_real_fit intra, inter;
-    const char *note;            /* extra note (e.g. the command line), may be NULL */
+    const char *note; /* extra note (e.g. the command line), may be NULL */
 } ar_real_calib;
 
 /* The platform JSON (NUL-terminated, caller frees). Fails when no class was

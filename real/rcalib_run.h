@@ -17,13 +17,13 @@
 
 typedef struct ar_real_calibration {
     int nranks, nmachines;
-    int *machine_of_rank;   /* owned, nranks */
-    int src[2], dst[2];     /* [0] intra, [1] inter pair; -1: the class was not measured */
+    int *machine_of_rank; /* owned, nranks */
+    int src[2], dst[2];   /* [0] intra, [1] inter pair; -1: the class was not measured */
     int nsizes;
-    double *sizes;          /* owned copy */
-    double *oneway_s[2];    /* owned, nsizes each */
+    double *sizes;       /* owned copy */
+    double *oneway_s[2]; /* owned, nsizes each */
     ar_real_fit fit[2];
-    int have[2];            /* fit[k] valid */
+    int have[2]; /* fit[k] valid */
 } ar_real_calibration;
 
 /* machine_of_rank: the machines of the ranks (from --platform), or NULL to

@@ -65,15 +65,18 @@
 #include "real/rplan.h"
 
 typedef enum ar_real_launch_kind {
-    AR_REAL_LAUNCH_AUTO, AR_REAL_LAUNCH_SINGLE, AR_REAL_LAUNCH_MPI, AR_REAL_LAUNCH_FILE
+    AR_REAL_LAUNCH_AUTO,
+    AR_REAL_LAUNCH_SINGLE,
+    AR_REAL_LAUNCH_MPI,
+    AR_REAL_LAUNCH_FILE
 } ar_real_launch_kind;
 
 typedef struct ar_real_launch {
     ar_real_launch_kind kind;
-    const char *id_file;  /* FILE: unique-id file (NULL: $ARLAB_ID_FILE) */
-    int ngpus;            /* SINGLE: GPUs to drive (0 = all) */
-    int verbose;          /* print the rank/GPU map on the leader */
-    int set_rank;         /* FILE: 1 = use rank/nranks below instead of the environment (one thread per rank
+    const char *id_file; /* FILE: unique-id file (NULL: $ARLAB_ID_FILE) */
+    int ngpus;           /* SINGLE: GPUs to drive (0 = all) */
+    int verbose;         /* print the rank/GPU map on the leader */
+    int set_rank;        /* FILE: 1 = use rank/nranks below instead of the environment (one thread per rank
                            * in one process: the host-fake tests, tests/real_exec_fake.c) */
     int rank, nranks;
 } ar_real_launch;
@@ -137,18 +140,18 @@ typedef struct ar_real_bench_opts {
     int inplace;
     ar_real_lowering lowering;
     ar_real_timing timing;
-    int graph;            /* 1: capture one iteration per rank in a CUDA graph and time graph launches
+    int graph; /* 1: capture one iteration per rank in a CUDA graph and time graph launches
                            * (one rank per process only: NCCL documents deadlocks with several GPUs
                            * per process; AR_EUNSUPPORTED otherwise) */
-    int empty;            /* 1: also time the empty schedule (see ar_real_measure.empty_s) */
-    int fuse;             /* 1: fuse independent point-to-point rounds into one NCCL group (ar_real_plan_fuse) */
+    int empty; /* 1: also time the empty schedule (see ar_real_measure.empty_s) */
+    int fuse;  /* 1: fuse independent point-to-point rounds into one NCCL group (ar_real_plan_fuse) */
 } ar_real_bench_opts;
 
 typedef struct ar_real_measure {
     double med_s, min_s, max_s;
-    long long wrong;      /* elements differing from the exact sum, all ranks; -1: not checked */
+    long long wrong; /* elements differing from the exact sum, all ranks; -1: not checked */
     int iters;
-    double empty_s;       /* launch overhead: the same NCCL groups, calls and kernel launches with every
+    double empty_s; /* launch overhead: the same NCCL groups, calls and kernel launches with every
                            * count 0 (NAN: not measured), under the same timing convention */
 } ar_real_measure;
 

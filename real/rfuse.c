@@ -7,7 +7,7 @@
 #include "rplan.h"
 
 typedef struct ivs {
-    uint64_t *lo, *hi;  /* ranges received so far in the current group (this rank) */
+    uint64_t *lo, *hi; /* ranges received so far in the current group (this rank) */
     size_t n, cap_lo, cap_hi;
 } ivs;
 

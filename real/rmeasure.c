@@ -55,10 +55,10 @@ ar_status ar_real_stats(const double *t, int n, double *med, double *min, double
 
 double ar_real_exact_limit(ar_dtype t) {
     switch (t) {
-    case AR_DTYPE_F32: return 16777216.0;          /* 2^24 */
-    case AR_DTYPE_F16: return 2048.0;              /* 2^11 */
-    case AR_DTYPE_BF16: return 256.0;              /* 2^8 */
-    case AR_DTYPE_F64: return 9007199254740992.0;  /* 2^53 */
+    case AR_DTYPE_F32: return 16777216.0;         /* 2^24 */
+    case AR_DTYPE_F16: return 2048.0;             /* 2^11 */
+    case AR_DTYPE_BF16: return 256.0;             /* 2^8 */
+    case AR_DTYPE_F64: return 9007199254740992.0; /* 2^53 */
     case AR_DTYPE_I32: return 2147483647.0;
     }
     return 0;
@@ -200,9 +200,9 @@ ar_status ar_real_machines_from_keys(const char *const *keys, int nranks, int *m
 /* ---- rows and CSV ---------------------------------------------------------- */
 
 const char *const ar_real_cols[AR_REAL_NCOLS_ALL] = {
-    "algo",   "platform",   "ranks",      "bytes", "measured_s", "model_s", "rel_err", "min_s",   "max_s",
-    "algbw_GBps", "busbw_GBps", "wrong", "inplace", "dtype",   "iters",   "lowering", "nccl_s", "vs_nccl",
-    "empty_s", "timing", "placement", "transport", "graph"};
+    "algo",   "platform",   "ranks",      "bytes",  "measured_s", "model_s",   "rel_err", "min_s",
+    "max_s",  "algbw_GBps", "busbw_GBps", "wrong",  "inplace",    "dtype",     "iters",   "lowering",
+    "nccl_s", "vs_nccl",    "empty_s",    "timing", "placement",  "transport", "graph"};
 
 void ar_real_row_derive(ar_real_row *r) {
     ar_real_bw(AR_COLL_ALL_REDUCE, r->bytes, r->measured_s, r->ranks, &r->algbw_GBps, &r->busbw_GBps);
@@ -345,8 +345,10 @@ ar_status ar_real_csv_read(const char *path, ar_real_row **rows, int *nrows, ar_
                 for (int c = 0; c < AR_REAL_NCOLS; c++)
                     if (!strcmp(fl[i], ar_real_cols[c])) col[c] = i;
             if (col[0] < 0 || col[2] < 0 || col[3] < 0 || col[4] < 0) {
-                st = ar_fail(e, AR_EINVAL, "%s:%d: the header must name algo, ranks, bytes and measured_s "
-                             "(a CSV from 'arlab real --format csv')", ar_quote(path, q, sizeof q), lineno);
+                st = ar_fail(e, AR_EINVAL,
+                             "%s:%d: the header must name algo, ranks, bytes and measured_s "
+                             "(a CSV from 'arlab real --format csv')",
+                             ar_quote(path, q, sizeof q), lineno);
                 break;
             }
             header = 1;

@@ -35,7 +35,11 @@
 
 /* --- bandwidths -------------------------------------------------------- */
 typedef enum ar_real_coll {
-    AR_COLL_ALL_REDUCE, AR_COLL_REDUCE_SCATTER, AR_COLL_ALL_GATHER, AR_COLL_REDUCE, AR_COLL_BROADCAST,
+    AR_COLL_ALL_REDUCE,
+    AR_COLL_REDUCE_SCATTER,
+    AR_COLL_ALL_GATHER,
+    AR_COLL_REDUCE,
+    AR_COLL_BROADCAST,
     AR_COLL_SENDRECV
 } ar_real_coll;
 

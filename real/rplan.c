@@ -14,8 +14,7 @@ ar_status ar_real_lowering_parse(const char *s, ar_real_lowering *out, ar_err *e
     if (s && !strcmp(s, "auto")) *out = AR_REAL_LOWER_AUTO;
     else if (s && !strcmp(s, "p2p")) *out = AR_REAL_LOWER_P2P;
     else if (s && !strcmp(s, "native")) *out = AR_REAL_LOWER_NATIVE;
-    else
-        return ar_fail(e, AR_EINVAL, "lowering %s is not one of auto, p2p, native", ar_quote(s ? s : "", q, sizeof q));
+    else return ar_fail(e, AR_EINVAL, "lowering %s is not one of auto, p2p, native", ar_quote(s ? s : "", q, sizeof q));
     return AR_OK;
 }
 
@@ -66,9 +65,9 @@ ar_real_call ar_real_map_op(const ar_op *op, ar_real_lowering mode) {
         /* what NCCL itself implements, without explicit pipelining: its ring
          * (RS, AG, AR, and ring reduce/broadcast) and its chain reduce/broadcast */
         coll = op->impl == AR_IMPL_NATIVE ||
-               (op->chunks <= 1 && (op->impl == AR_IMPL_RING ||
-                                    (op->impl == AR_IMPL_CHAIN &&
-                                     (op->kind == AR_OP_REDUCE || op->kind == AR_OP_BROADCAST))));
+               (op->chunks <= 1 &&
+                (op->impl == AR_IMPL_RING ||
+                 (op->impl == AR_IMPL_CHAIN && (op->kind == AR_OP_REDUCE || op->kind == AR_OP_BROADCAST))));
         break;
     }
     if (!coll) return AR_RC_P2P;
@@ -274,7 +273,7 @@ ar_status ar_real_plan_build(const ar_schedule *s, ar_real_lowering mode, ar_rea
 
 typedef struct ivl {
     uint64_t off, end;
-    size_t id;    /* instruction index within the step */
+    size_t id; /* instruction index within the step */
     int write;
 } ivl;
 
@@ -288,7 +287,7 @@ static int ivl_cmp(const void *a, const void *b) {
 typedef struct cbuf {
     ar_real_prog *g;
     size_t cap_instr, cap_post, cap_src;
-    unsigned char *radd;   /* per instruction of the current step: RECV adds */
+    unsigned char *radd; /* per instruction of the current step: RECV adds */
     size_t cap_radd;
     ar_xfer *xf;
     size_t cap_xf;
@@ -582,8 +581,9 @@ ar_status ar_real_compile(const ar_real_plan *p, int me, ar_real_prog **out, ar_
         for (int j = 0; j < nps && st == AR_OK; j++) {
             /* rounds [r0, r1) of the phase in this step (one each unless fused) */
             int r0 = p->phase_psteps ? p->pstep_r0[p->phase_pfirst[ph] + j] : j;
-            int r1 = !p->phase_psteps ? j + 1 : j + 1 < nps ? p->pstep_r0[p->phase_pfirst[ph] + j + 1]
-                                                           : p->phase_rounds[ph];
+            int r1 = !p->phase_psteps ? j + 1
+                     : j + 1 < nps    ? p->pstep_r0[p->phase_pfirst[ph] + j + 1]
+                                      : p->phase_rounds[ph];
             ar_real_step *sp = &g->steps[k++];
             sp->phase = ph;
             sp->round = r0;
@@ -625,8 +625,9 @@ void ar_real_plan_print(const ar_real_plan *p, FILE *f) {
     const ar_schedule *s = p->s;
     int nsplit = 0;
     for (int g = 0; g < p->ngroups; g++) nsplit += !p->groups[g].world;
-    fprintf(f, "NCCL plan of %s on %d ranks, %llu elements x %zu B, lowering %s: %d phases, %d NCCL groups (steps), "
-               "%d collective ops, %d point-to-point ops; %d communicators (%d by ncclCommSplit in %d split calls)\n",
+    fprintf(f,
+            "NCCL plan of %s on %d ranks, %llu elements x %zu B, lowering %s: %d phases, %d NCCL groups (steps), "
+            "%d collective ops, %d point-to-point ops; %d communicators (%d by ncclCommSplit in %d split calls)\n",
             s->algo ? s->algo : "?", s->nranks, (unsigned long long)s->count, s->elem_bytes,
             ar_real_lowering_name(p->mode), s->nphases, p->nsteps, p->ncoll_ops, p->np2p_ops, p->ngroups, nsplit,
             p->nlayers);
@@ -648,16 +649,18 @@ void ar_real_plan_print(const ar_real_plan *p, FILE *f) {
         for (int i = 0; i < P->nops; i++) {
             int fl = p->phase_first[ph] + i;
             const ar_op *op = &P->ops[i];
-            fprintf(f, "    op %d %s/%s n=%d [%llu,+%llu)%s", i, ar_op_kind_name(op->kind), ar_impl_name(op->impl), op->n,
-                    (unsigned long long)op->offset, (unsigned long long)op->count, op->counts ? " uneven" : "");
+            fprintf(f, "    op %d %s/%s n=%d [%llu,+%llu)%s", i, ar_op_kind_name(op->kind), ar_impl_name(op->impl),
+                    op->n, (unsigned long long)op->offset, (unsigned long long)op->count, op->counts ? " uneven" : "");
             if (op->chunks > 1) fprintf(f, " chunks=%d", op->chunks);
             fprintf(f, " -> %s", ar_real_call_name(p->call[fl]));
             if (p->group[fl] >= 0) fprintf(f, " on comm %d", p->group[fl]);
             if (p->call[fl] == AR_RC_P2P)
-                fprintf(f, ": %d round%s of ncclSend/ncclRecv%s", ar_lower_nrounds(op), ar_lower_nrounds(op) == 1 ? "" : "s",
-                        (op->kind == AR_OP_SEND ? op->reduce : op->kind != AR_OP_ALL_GATHER && op->kind != AR_OP_BROADCAST)
-                            ? " + add kernel"
-                            : "");
+                fprintf(
+                    f, ": %d round%s of ncclSend/ncclRecv%s", ar_lower_nrounds(op),
+                    ar_lower_nrounds(op) == 1 ? "" : "s",
+                    (op->kind == AR_OP_SEND ? op->reduce : op->kind != AR_OP_ALL_GATHER && op->kind != AR_OP_BROADCAST)
+                        ? " + add kernel"
+                        : "");
             if ((p->call[fl] == AR_RC_REDUCE || p->call[fl] == AR_RC_BROADCAST) && op->root >= 0 && op->root < op->n)
                 fprintf(f, " root %d", op->members[op->root]);
             fputc('\n', f);

@@ -76,9 +76,9 @@
 #include "core/status.h"
 
 typedef enum ar_real_lowering {
-    AR_REAL_LOWER_AUTO,   /* NATIVE, 1-chunk RING and CHAIN reduce/bcast -> collectives, the rest p2p */
-    AR_REAL_LOWER_P2P,    /* every op lowered to ncclSend/ncclRecv + kernel */
-    AR_REAL_LOWER_NATIVE  /* every group op -> an NCCL collective (SEND stays p2p) */
+    AR_REAL_LOWER_AUTO,  /* NATIVE, 1-chunk RING and CHAIN reduce/bcast -> collectives, the rest p2p */
+    AR_REAL_LOWER_P2P,   /* every op lowered to ncclSend/ncclRecv + kernel */
+    AR_REAL_LOWER_NATIVE /* every group op -> an NCCL collective (SEND stays p2p) */
 } ar_real_lowering;
 
 ar_status ar_real_lowering_parse(const char *s, ar_real_lowering *out, ar_err *e);
@@ -106,32 +106,32 @@ int ar_real_op_even(const ar_op *op);
 
 typedef struct ar_real_group {
     int n;
-    int *members;   /* ordered global ranks (owned) */
-    int world;      /* 1: 0..P-1 in order: the world communicator, no split */
-    int layer;      /* split layer (-1: world, or not assigned) */
-    int color;      /* color within its layer (0, 1, ...) */
+    int *members; /* ordered global ranks (owned) */
+    int world;    /* 1: 0..P-1 in order: the world communicator, no split */
+    int layer;    /* split layer (-1: world, or not assigned) */
+    int color;    /* color within its layer (0, 1, ...) */
 } ar_real_group;
 
 typedef struct ar_real_plan {
-    const ar_schedule *s;   /* borrowed */
+    const ar_schedule *s; /* borrowed */
     ar_real_lowering mode;
-    int nops;               /* ops over all phases ("flat" index) */
-    int *phase_first;       /* nphases+1: flat ops of phase p are [phase_first[p], phase_first[p+1]) */
-    ar_real_call *call;     /* per flat op */
-    int *group;             /* per flat op: group index for collectives, else -1 */
+    int nops;           /* ops over all phases ("flat" index) */
+    int *phase_first;   /* nphases+1: flat ops of phase p are [phase_first[p], phase_first[p+1]) */
+    ar_real_call *call; /* per flat op */
+    int *group;         /* per flat op: group index for collectives, else -1 */
     int ngroups;
     ar_real_group *groups;
-    int nlayers;            /* layers of all non-world groups (ar_real_layers) */
-    int *phase_coll;        /* per phase: 1 if it has a step of collectives */
-    int *phase_rounds;      /* per phase: point-to-point rounds (max over its p2p ops) */
-    int *phase_step0;       /* per phase: index of its first step */
-    int nsteps;             /* steps over all phases */
-    int ncoll_ops, np2p_ops;/* ops mapped to collectives / to point-to-point */
+    int nlayers;             /* layers of all non-world groups (ar_real_layers) */
+    int *phase_coll;         /* per phase: 1 if it has a step of collectives */
+    int *phase_rounds;       /* per phase: point-to-point rounds (max over its p2p ops) */
+    int *phase_step0;        /* per phase: index of its first step */
+    int nsteps;              /* steps over all phases */
+    int ncoll_ops, np2p_ops; /* ops mapped to collectives / to point-to-point */
     /* Round fusion (ar_real_plan_fuse; NULL/0 when not fused: one step per round):
      * phase ph has phase_psteps[ph] point-to-point steps; step j of it holds rounds
      * [pstep_r0[phase_pfirst[ph] + j], next one's r0 or phase_rounds[ph]). */
     int *phase_psteps, *phase_pfirst, *pstep_r0;
-    int fused_rounds;       /* rounds that joined an earlier round's group */
+    int fused_rounds; /* rounds that joined an earlier round's group */
 } ar_real_plan;
 
 ar_status ar_real_plan_build(const ar_schedule *s, ar_real_lowering mode, ar_real_plan **out, ar_err *e);
@@ -174,29 +174,29 @@ typedef enum ar_real_ikind { AR_RI_COLL, AR_RI_SEND, AR_RI_RECV } ar_real_ikind;
 
 typedef struct ar_real_instr {
     ar_real_ikind kind;
-    ar_real_call call;   /* COLL: AR_RC_REDUCE_SCATTER .. AR_RC_ALL_REDUCE */
-    int group;           /* COLL: plan group (its communicator) */
-    int root;            /* COLL REDUCE/BROADCAST: root's index in the group */
-    int peer;            /* SEND/RECV: global rank */
-    int scratch;         /* RECV: 1 = recv_off is in scratch, 0 = in the data buffer */
-    int flat;            /* the op it comes from (flat index) */
-    uint64_t send_off;   /* COLL: sendbuff offset; SEND: offset of the data sent (elements) */
-    uint64_t recv_off;   /* COLL: recvbuff offset; RECV: destination offset */
-    uint64_t count;      /* NCCL's count (RS: recvcount, AG: sendcount; SEND/RECV: elements) */
+    ar_real_call call; /* COLL: AR_RC_REDUCE_SCATTER .. AR_RC_ALL_REDUCE */
+    int group;         /* COLL: plan group (its communicator) */
+    int root;          /* COLL REDUCE/BROADCAST: root's index in the group */
+    int peer;          /* SEND/RECV: global rank */
+    int scratch;       /* RECV: 1 = recv_off is in scratch, 0 = in the data buffer */
+    int flat;          /* the op it comes from (flat index) */
+    uint64_t send_off; /* COLL: sendbuff offset; SEND: offset of the data sent (elements) */
+    uint64_t recv_off; /* COLL: recvbuff offset; RECV: destination offset */
+    uint64_t count;    /* NCCL's count (RS: recvcount, AG: sendcount; SEND/RECV: elements) */
 } ar_real_instr;
 
 /* After a step's NCCL group: dst (+)= the sources (scratch offsets). */
 typedef struct ar_real_post {
-    uint64_t dst_off;    /* in the data buffer */
+    uint64_t dst_off; /* in the data buffer */
     uint64_t count;
-    int add;             /* 1: dst += sum of sources; 0: dst = the one source */
-    int wave;            /* posts of one wave are independent (one kernel launch) */
-    uint32_t first_src;  /* sources: prog->src_off[first_src .. first_src + nsrc) */
+    int add;            /* 1: dst += sum of sources; 0: dst = the one source */
+    int wave;           /* posts of one wave are independent (one kernel launch) */
+    uint32_t first_src; /* sources: prog->src_off[first_src .. first_src + nsrc) */
     uint32_t nsrc;
 } ar_real_post;
 
 typedef struct ar_real_step {
-    int phase, round;    /* round -1: the step of collectives */
+    int phase, round; /* round -1: the step of collectives */
     size_t first_instr, ninstr;
     size_t first_post, npost; /* posts sorted by wave */
     int nwaves;
@@ -204,14 +204,14 @@ typedef struct ar_real_step {
 
 typedef struct ar_real_prog {
     int rank;
-    int nsteps;              /* == plan->nsteps */
-    ar_real_step *steps;     /* owned */
+    int nsteps;          /* == plan->nsteps */
+    ar_real_step *steps; /* owned */
     size_t ninstr, npost, nsrc;
-    ar_real_instr *instr;    /* owned */
-    ar_real_post *post;      /* owned */
-    uint64_t *src_off;       /* owned */
-    uint64_t scratch_elems;  /* scratch this rank needs (max over steps) */
-    uint64_t max_post_count; /* largest post (kernel grid sizing) */
+    ar_real_instr *instr;       /* owned */
+    ar_real_post *post;         /* owned */
+    uint64_t *src_off;          /* owned */
+    uint64_t scratch_elems;     /* scratch this rank needs (max over steps) */
+    uint64_t max_post_count;    /* largest post (kernel grid sizing) */
     size_t nsend, nrecv, ncoll; /* instruction counts, for reports */
 } ar_real_prog;
 

@@ -25,8 +25,8 @@ ar_status ar_real_run_points(ar_real_ctx *c, const ar_platform *p, const char *c
     for (int si = 0; si < ns && st == AR_OK; si++) {
         for (int inplace = 1; inplace >= 0 && st == AR_OK; inplace--) {
             if ((inplace && !o->in_place) || (!inplace && !o->out_of_place)) continue;
-            ar_real_bench_opts bo = {o->dtype, o->warmup, o->iters, inplace, o->lowering, o->timing, o->graph, o->empty,
-                                     o->fuse};
+            ar_real_bench_opts bo = {o->dtype,  o->warmup, o->iters, inplace, o->lowering,
+                                     o->timing, o->graph,  o->empty, o->fuse};
             double nccl_s = NAN;
             for (int ai = -1; ai < na && st == AR_OK; ai++) {
                 const char *name = ai < 0 ? "nccl-allreduce" : algos[ai];

@@ -19,9 +19,9 @@
 
 typedef struct wrec {
     int rank;
-    int scratch;      /* 1: into scratch */
+    int scratch; /* 1: into scratch */
     uint64_t off, len;
-    size_t at;        /* offset into the staging area */
+    size_t at; /* offset into the staging area */
 } wrec;
 
 typedef struct sim {
@@ -240,9 +240,7 @@ static ar_status run_colls(sim *S, int k) {
                     for (int q = 0; q < n; q++)
                         memcpy(d + (uint64_t)q * c, S->buf[m[q]] + ins[q]->send_off, c * sizeof *d);
                     break;
-                case AR_RC_BROADCAST:
-                    memcpy(d, S->buf[m[in->root]] + ins[in->root]->send_off, c * sizeof *d);
-                    break;
+                case AR_RC_BROADCAST: memcpy(d, S->buf[m[in->root]] + ins[in->root]->send_off, c * sizeof *d); break;
                 default: /* REDUCE (root), ALL_REDUCE */
                     for (uint64_t x = 0; x < c; x++) {
                         double sum = 0;
@@ -297,8 +295,10 @@ static ar_status run_p2p(sim *S, int k) {
                 }
             }
             if (!snd) {
-                st = ar_fail(S->e, AR_EINTERNAL, "%s: rank %d posts a receive from rank %d that sends nothing "
-                             "more to it (hang)", step_name(sp, sb, sizeof sb), r, q);
+                st = ar_fail(S->e, AR_EINTERNAL,
+                             "%s: rank %d posts a receive from rank %d that sends nothing "
+                             "more to it (hang)",
+                             step_name(sp, sb, sizeof sb), r, q);
                 break;
             }
             if (snd->count != in->count) {
@@ -310,8 +310,8 @@ static ar_status run_p2p(sim *S, int k) {
             uint64_t lim = in->scratch ? S->progs[r]->scratch_elems : S->count;
             if (snd->send_off > S->count || snd->count > S->count - snd->send_off || in->recv_off > lim ||
                 in->count > lim - in->recv_off) {
-                st = ar_fail(S->e, AR_EINTERNAL, "%s: transfer %d -> %d outside its buffer", step_name(sp, sb, sizeof sb),
-                             q, r);
+                st = ar_fail(S->e, AR_EINTERNAL, "%s: transfer %d -> %d outside its buffer",
+                             step_name(sp, sb, sizeof sb), q, r);
                 break;
             }
             double *d = stage_write(S, r, in->scratch, in->recv_off, in->count);
@@ -345,7 +345,8 @@ static ar_status run_posts(sim *S, int k) {
         for (size_t a = 0; a < sp->npost; a++) {
             const ar_real_post *po = &g->post[sp->first_post + a];
             if (a > 0 && po->wave < g->post[sp->first_post + a - 1].wave)
-                return ar_fail(S->e, AR_EINTERNAL, "rank %d %s: posts not sorted by wave", r, step_name(sp, sb, sizeof sb));
+                return ar_fail(S->e, AR_EINTERNAL, "rank %d %s: posts not sorted by wave", r,
+                               step_name(sp, sb, sizeof sb));
             for (size_t c = 0; c < a; c++) {
                 const ar_real_post *q = &g->post[sp->first_post + c];
                 if (q->wave == po->wave && q->dst_off < po->dst_off + po->count && po->dst_off < q->dst_off + q->count)
@@ -364,8 +365,7 @@ static ar_status run_posts(sim *S, int k) {
                 const double *src = S->scr[r] + so;
                 if (po->add)
                     for (uint64_t x = 0; x < po->count; x++) d[x] += src[x];
-                else
-                    memcpy(d, src, po->count * sizeof *d);
+                else memcpy(d, src, po->count * sizeof *d);
             }
         }
     }
@@ -385,8 +385,10 @@ ar_status ar_real_simulate(const ar_real_plan *p, ar_real_prog *const *progs, ui
         need += (double)progs[r]->scratch_elems * 8.0;
     }
     if (need > (double)max_bytes)
-        return ar_fail(e, AR_ELIMIT, "real simulation: %d ranks x %llu elements needs about %.0f MB (limit %.0f MB); "
-                       "use a smaller size", P, (unsigned long long)s->count, need / 1e6, (double)max_bytes / 1e6);
+        return ar_fail(e, AR_ELIMIT,
+                       "real simulation: %d ranks x %llu elements needs about %.0f MB (limit %.0f MB); "
+                       "use a smaller size",
+                       P, (unsigned long long)s->count, need / 1e6, (double)max_bytes / 1e6);
     int m = ar_real_pattern_m(AR_DTYPE_F32, P);
     if (m < 1) m = 1;
     sim S;
@@ -440,9 +442,11 @@ ar_status ar_real_simulate(const ar_real_plan *p, ar_real_prog *const *progs, ui
                 }
         if (wrong) *wrong = bad;
         if (bad)
-            st = ar_fail(e, AR_EFAIL, "real simulation of %s: %llu wrong elements; first: rank %d element %llu holds "
-                         "%.17g, exact sum %.17g", s->algo ? s->algo : "?", (unsigned long long)bad, first_r,
-                         (unsigned long long)first_x, S.buf[first_r][first_x], table[first_x % (uint64_t)m]);
+            st = ar_fail(e, AR_EFAIL,
+                         "real simulation of %s: %llu wrong elements; first: rank %d element %llu holds "
+                         "%.17g, exact sum %.17g",
+                         s->algo ? s->algo : "?", (unsigned long long)bad, first_r, (unsigned long long)first_x,
+                         S.buf[first_r][first_x], table[first_x % (uint64_t)m]);
     }
     for (int r = 0; r < P; r++) {
         if (S.buf) free(S.buf[r]);

@@ -114,8 +114,7 @@ extern "C" ar_status ar_sg_open(const ar_platform *p, const char *const *setting
             h->seal();
             if (h->get_netpoint()->id() != (unsigned long)r) {
                 delete s;
-                return ar_fail(e, AR_EBACKEND, "sim: SimGrid numbered host %d as %lu", r,
-                               h->get_netpoint()->id());
+                return ar_fail(e, AR_EBACKEND, "sim: SimGrid numbered host %d as %lu", r, h->get_netpoint()->id());
             }
             s->hosts.push_back(h);
         }

@@ -69,7 +69,8 @@ static int budget_over(eng *g) {
 static ar_status phase_begin(eng *g) {
     const ar_phase *ph = &g->s->phases[g->ph.phase];
     if (GROW(ph.ops, (size_t)ph->nops + 1) < 0) return OOM();
-    for (int i = 0; i < ph->nops; i++) g->ph.ops[i] = (opst){.op = &ph->ops[i], .nrounds = ar_lower_nrounds(&ph->ops[i])};
+    for (int i = 0; i < ph->nops; i++)
+        g->ph.ops[i] = (opst){.op = &ph->ops[i], .nrounds = ar_lower_nrounds(&ph->ops[i])};
     ar_status st = eng_make_groups(g, ph);
     if (st != AR_OK) return st;
     g->ph.group = 0;
@@ -86,7 +87,9 @@ static ar_status decide(eng *g, int *handed) {
     if (st != AR_OK) return st;
     *handed = 0;
     if (eng_closed(g, g->c.opend, tend)) {
-        if ((st = eng_apply_batch(g, g->c.dnet, g->c.dtot, tend, 0)) != AR_OK || (st = eng_repeat_save(g, tend)) != AR_OK) return st;
+        if ((st = eng_apply_batch(g, g->c.dnet, g->c.dtot, tend, 0)) != AR_OK ||
+            (st = eng_repeat_save(g, tend)) != AR_OK)
+            return st;
         g->r->epochs_memo++;
         return AR_OK;
     }
@@ -216,7 +219,6 @@ static void hook_step(void *ctx) {
     if (g->full.inflight == 0 && g->st == AR_OK) drive(g);
 }
 
-
 long sim_peak_rss_kb(void) {
     struct rusage ru;
     if (getrusage(RUSAGE_SELF, &ru) != 0) return -1;
@@ -225,17 +227,18 @@ long sim_peak_rss_kb(void) {
 
 static void eng_free(eng *g) {
     void *arrs[] = {
-        g->ph.ops, g->ph.gops, g->ph.goff, g->ph.uf,                                       /* phase */
-        g->sc.own_stamp, g->sc.loc_stamp, g->sc.own, g->sc.loc_id, g->sc.res, g->sc.cidx,  /* scratch */
-        g->sc.xbuf, g->sc.stage,
-        g->b.x, g->b.slot, g->b.slot_op, g->b.roff, g->b.nfwd,                              /* batch */
-        g->c.fpar, g->c.corder, g->c.cstart, g->c.keys, g->c.koff, g->c.klen, g->c.hash,    /* components */
-        (void *)g->c.val, g->c.dnet, g->c.dtot, g->c.opend, g->c.an, g->c.ksz,
-        g->rep.rec, g->rep.opend, g->rep.dnet, g->rep.dtot, g->rep.dl, g->rep.bytes,       /* repeat */
-        g->rep.busy, g->rep.cnt,
-        g->busy.t, g->busy.count, g->busy.stamp, g->busy.touched,                          /* busy */
-        g->pr.src, g->pr.dst, g->pr.red, g->pr.bytes, g->pr.net, g->pr.tot, g->pr.miss,    /* probes */
-        g->pr.first, g->io.data};
+        g->ph.ops,        g->ph.gops,      g->ph.goff,  g->ph.uf,                                 /* phase */
+        g->sc.own_stamp,  g->sc.loc_stamp, g->sc.own,   g->sc.loc_id,  g->sc.res,     g->sc.cidx, /* scratch */
+        g->sc.xbuf,       g->sc.stage,     g->b.x,      g->b.slot,     g->b.slot_op,  g->b.roff,
+        g->b.nfwd, /* batch */
+        g->c.fpar,        g->c.corder,     g->c.cstart, g->c.keys,     g->c.koff,     g->c.klen,
+        g->c.hash, /* components */
+        (void *)g->c.val, g->c.dnet,       g->c.dtot,   g->c.opend,    g->c.an,       g->c.ksz,
+        g->rep.rec,       g->rep.opend,    g->rep.dnet, g->rep.dtot,   g->rep.dl,     g->rep.bytes,    /* repeat */
+        g->rep.busy,      g->rep.cnt,      g->busy.t,   g->busy.count, g->busy.stamp, g->busy.touched, /* busy */
+        g->pr.src,        g->pr.dst,       g->pr.red,   g->pr.bytes,   g->pr.net,     g->pr.tot,
+        g->pr.miss, /* probes */
+        g->pr.first,      g->io.data};
     for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++) free(arrs[i]);
     eng_memo_free(&g->memo);
     eng_full_free(&g->full);

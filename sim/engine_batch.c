@@ -88,10 +88,10 @@ static int kset_add(kset *k, uint64_t key) {
 
 ar_status eng_make_groups(eng *g, const ar_phase *ph) {
     int nops = ph->nops;
-    if (GROW(ph.uf, (size_t)nops + 1) < 0 || GROW(ph.goff, (size_t)nops + 2) < 0 || GROW(ph.gops, (size_t)nops + 1) < 0 ||
-        GROW(sc.cidx, (size_t)nops + 1) < 0)
+    if (GROW(ph.uf, (size_t)nops + 1) < 0 || GROW(ph.goff, (size_t)nops + 2) < 0 ||
+        GROW(ph.gops, (size_t)nops + 1) < 0 || GROW(sc.cidx, (size_t)nops + 1) < 0)
         return OOM();
-    g->c.an_valid = 0; /* g->sc.res is reused below */
+    g->c.an_valid = 0;                                                 /* g->sc.res is reused below */
     for (int i = 0; i < nops; i++) g->ph.uf[i] = g->shortcuts ? i : 0; /* no shortcuts: one group */
     if (g->shortcuts && nops > 1) {
         uint32_t st = next_stamp(g);
@@ -150,7 +150,6 @@ ar_status eng_make_groups(eng *g, const ar_phase *ph) {
     g->r->groups += g->ph.ngroups;
     return AR_OK;
 }
-
 
 /* ---- the batch ---- */
 
@@ -279,13 +278,14 @@ ar_status eng_apply_batch(eng *g, const double *dnet, const double *dtot, double
  * shortcut (batch_links left the touched links and their busy times). */
 ar_status eng_repeat_save(eng *g, double tend) {
     size_t n = g->b.n, nd = g->busy.ntouched;
-    if (GROW(rep.rec, n) < 0 || GROW(rep.opend, (size_t)g->b.nslots) < 0 || GROW(rep.dnet, n) < 0 || GROW(rep.dtot, n) < 0 ||
-        GROW(rep.dl, nd) < 0 || GROW(rep.bytes, nd) < 0 || GROW(rep.busy, nd) < 0 || GROW(rep.cnt, nd) < 0)
+    if (GROW(rep.rec, n) < 0 || GROW(rep.opend, (size_t)g->b.nslots) < 0 || GROW(rep.dnet, n) < 0 ||
+        GROW(rep.dtot, n) < 0 || GROW(rep.dl, nd) < 0 || GROW(rep.bytes, nd) < 0 || GROW(rep.busy, nd) < 0 ||
+        GROW(rep.cnt, nd) < 0)
         return OOM();
     for (size_t t = 0; t < n; t++) {
         const ar_xfer *x = &g->b.x[t];
-        g->rep.rec[t] = (s1rec){.slot = g->b.slot[t], .src = x->src, .dst = x->dst, .reduce = x->reduce,
-                           .elems = ar_xfer_elems(x)};
+        g->rep.rec[t] =
+            (s1rec){.slot = g->b.slot[t], .src = x->src, .dst = x->dst, .reduce = x->reduce, .elems = ar_xfer_elems(x)};
         g->rep.dnet[t] = g->c.dnet[t];
         g->rep.dtot[t] = g->c.dtot[t];
     }
@@ -365,8 +365,8 @@ ar_status eng_analyse(eng *g) {
         if (rt == (int)t) g->sc.cidx[t] = g->c.ncomp++;
     }
     size_t nc = (size_t)g->c.ncomp;
-    if (GROW(c.cstart, nc + 2) < 0 || GROW(c.koff, nc + 1) < 0 || GROW(c.klen, nc + 1) < 0 || GROW(c.hash, nc + 1) < 0 ||
-        GROW(c.val, nc + 1) < 0)
+    if (GROW(c.cstart, nc + 2) < 0 || GROW(c.koff, nc + 1) < 0 || GROW(c.klen, nc + 1) < 0 ||
+        GROW(c.hash, nc + 1) < 0 || GROW(c.val, nc + 1) < 0)
         return OOM();
     memset(g->c.cstart, 0, (nc + 2) * sizeof *g->c.cstart);
     for (size_t t = 0; t < n; t++) g->c.cstart[g->sc.cidx[g->c.fpar[t]] + 2]++;
@@ -419,7 +419,8 @@ ar_status eng_analyse(eng *g) {
         g->c.nkeys = w;
     }
     for (size_t t = 0; t < n; t++)
-        g->c.an[t] = (s1rec){.slot = g->b.slot[t], .src = g->b.x[t].src, .dst = g->b.x[t].dst, .reduce = g->b.x[t].reduce};
+        g->c.an[t] =
+            (s1rec){.slot = g->b.slot[t], .src = g->b.x[t].src, .dst = g->b.x[t].dst, .reduce = g->b.x[t].reduce};
     g->c.an_n = n;
     g->c.an_valid = 1;
     return lookup_keys(g);
@@ -472,4 +473,3 @@ ar_status eng_outcome(eng *g, double *tend) {
     *tend = te;
     return AR_OK;
 }
-

@@ -22,8 +22,7 @@ void eng_data_write(const eng *g, const ar_xfer *x, const double *src) {
     for (int k = 0; k < x->nseg; k++) {
         if (x->reduce)
             for (uint64_t i = 0; i < x->len[k]; i++) b[x->off[k] + i] += src[i];
-        else
-            memcpy(b + x->off[k], src, x->len[k] * sizeof *src);
+        else memcpy(b + x->off[k], src, x->len[k] * sizeof *src);
         src += x->len[k];
     }
 }
@@ -38,14 +37,14 @@ void eng_trace_event(eng *g, const ar_xfer *x, int opi, int round, double t0, do
     g->io.trace_first = 0;
 }
 
-
 ar_status eng_open_trace(eng *g, const char *path, ar_err *e) {
     g->io.trace = fopen(path, "w");
     if (!g->io.trace) return ar_fail(e, AR_EIO, "sim --trace: cannot write \"%s\"", path);
     fprintf(g->io.trace, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
     g->io.trace_first = 1;
     for (int rk = 0; rk < g->p->nranks; rk++) {
-        fprintf(g->io.trace, "%s{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":0,\"tid\":%d,\"args\":{\"name\":\"rank %d\"}}",
+        fprintf(g->io.trace,
+                "%s{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":0,\"tid\":%d,\"args\":{\"name\":\"rank %d\"}}",
                 g->io.trace_first ? "\n" : ",\n", rk, rk);
         g->io.trace_first = 0;
     }
@@ -177,7 +176,8 @@ void eng_full_net_done(eng *g, int id) {
         if (--g->full.active[d] == 0) g->r->link_busy_s[d] += T - g->full.since[d];
     }
     if (g->gamma > 0 && f->x.reduce) {
-        ar_sg_exec(g->sg, f->x.dst, g->gamma * (double)ar_xfer_elems(&f->x) * g->eb, TOK_FULL | TOK_EXEC | (uint64_t)id);
+        ar_sg_exec(g->sg, f->x.dst, g->gamma * (double)ar_xfer_elems(&f->x) * g->eb,
+                   TOK_FULL | TOK_EXEC | (uint64_t)id);
         return;
     }
     eng_full_finish(g, id);
@@ -228,7 +228,8 @@ ar_status eng_probe_finish(eng *g) {
             g->sc.stage[2 * j] = g->pr.net[g->pr.first[q] + j];
             g->sc.stage[2 * j + 1] = g->pr.tot[g->pr.first[q] + j];
         }
-        if (eng_memo_insert(&g->memo, g->c.hash[c], g->c.keys + g->c.koff[c], g->c.klen[c], g->sc.stage, 2 * m) < 0) return OOM();
+        if (eng_memo_insert(&g->memo, g->c.hash[c], g->c.keys + g->c.koff[c], g->c.klen[c], g->sc.stage, 2 * m) < 0)
+            return OOM();
     }
     /* every component of the batch is known now (the memo may have moved) */
     for (int c = 0; c < g->c.ncomp; c++) {
@@ -239,4 +240,3 @@ ar_status eng_probe_finish(eng *g) {
     g->off -= ar_sg_now() - g->pr.t0; /* the probe takes no arlab time */
     return AR_OK;
 }
-

@@ -30,8 +30,7 @@
     size_t name##_cap
 /* Grows g->arr (a field path such as b.x) to hold need elements; -1 on failure.
  * The capacity test is inline: GROW sits in per-transfer loops. */
-#define GROW(arr, need) \
-    ((size_t)(need) <= g->arr##_cap ? 0 : ar_grow(&g->arr, &g->arr##_cap, (need), sizeof *g->arr))
+#define GROW(arr, need) ((size_t)(need) <= g->arr##_cap ? 0 : ar_grow(&g->arr, &g->arr##_cap, (need), sizeof *g->arr))
 #define OOM() ar_fail(g->e, AR_ENOMEM, "sim: out of memory")
 
 static inline uint64_t eng_mix64(uint64_t h, uint64_t v) {
@@ -109,8 +108,8 @@ typedef struct eng_scratch {
     uint32_t stamp;
     uint32_t *own_stamp, *loc_stamp;
     int *own, *loc_id;
-    ARR(int, res);     /* resources of the batch's transfers (routes first); reused by groups and SimGrid mode */
-    ARR(int, cidx);    /* number of each union-find root */
+    ARR(int, res);      /* resources of the batch's transfers (routes first); reused by groups and SimGrid mode */
+    ARR(int, cidx);     /* number of each union-find root */
     ARR(ar_xfer, xbuf); /* one op round */
     ARR(double, stage); /* payloads and probe durations */
 } eng_scratch;
@@ -224,7 +223,7 @@ typedef struct eng {
     ar_status st;
     int shortcuts, crosstraffic;
     double gamma, eb;
-    int ndl, nres; /* directed links; resources = directed links + one CPU per rank */
+    int ndl, nres;         /* directed links; resources = directed links + one CPU per rank */
     double wall0, budget0; /* start; start of the simulation proper (after the platform) */
     int stopped;
     enum mode mode;

@@ -53,7 +53,6 @@ size_t eng_memo_bytes(const memo *m) {
     return m->nkeys * sizeof *m->keys + m->nvals * sizeof *m->vals + m->cap * sizeof *m->tab;
 }
 
-
 void eng_memo_free(memo *m) {
     free(m->tab);
     free(m->keys);

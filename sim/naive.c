@@ -37,15 +37,15 @@
 typedef struct nv_op {
     const ar_op *op;
     int nrounds;
-    int gen_round;     /* round currently lowered, -1 before the first */
+    int gen_round; /* round currently lowered, -1 before the first */
     int stop;
     sg_bar_t bar;
-    ar_xfer *xf;       /* the lowered round */
+    ar_xfer *xf; /* the lowered round */
     size_t nx;
-    int *out_off;      /* member m sends xf[out_idx[out_off[m] .. out_off[m+1])] */
+    int *out_off; /* member m sends xf[out_idx[out_off[m] .. out_off[m+1])] */
     int *out_idx;
-    int *in_cnt;       /* member m receives in_cnt[m] messages */
-    int *hkey, *hval;  /* rank -> member index, open addressing (2^k >= 2n slots, key -1 = empty) */
+    int *in_cnt;      /* member m receives in_cnt[m] messages */
+    int *hkey, *hval; /* rank -> member index, open addressing (2^k >= 2n slots, key -1 = empty) */
     int hmask;
 } nv_op;
 
@@ -53,12 +53,12 @@ typedef struct nv {
     const sim_job *j;
     ar_sg *sg;
     sg_mailbox_t *mbox;
-    nv_op **ops;       /* ops[phase][i] */
-    int **rops;        /* per phase, the ops of rank r: rops[ph][roff[ph][r] .. roff[ph][r+1]) */
+    nv_op **ops; /* ops[phase][i] */
+    int **rops;  /* per phase, the ops of rank r: rops[ph][roff[ph][r] .. roff[ph][r+1]) */
     int **roff;
     sg_bar_t all;
     int stop;
-    double wall0;      /* start of the simulation proper (the budget counts from here) */
+    double wall0; /* start of the simulation proper (the budget counts from here) */
     uint64_t transfers;
     double bytes;
     double *phase_end;

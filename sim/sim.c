@@ -94,8 +94,7 @@ static ar_status parse_net(const char *spec, netspec *ns, ar_err *e) {
     }
     for (char *kv; (kv = strtok_r(NULL, ",", &save));) {
         char *colon = strchr(kv, ':');
-        if (!colon)
-            return ar_fail(e, AR_EINVAL, "--network: override %s is not key:value", ar_quote(kv, q, sizeof q));
+        if (!colon) return ar_fail(e, AR_EINVAL, "--network: override %s is not key:value", ar_quote(kv, q, sizeof q));
         *colon = 0;
         const char *key = kv, *val = colon + 1;
         double d;
@@ -106,8 +105,7 @@ static ar_status parse_net(const char *spec, netspec *ns, ar_err *e) {
             ok = !strcmp(val, "0") || !strcmp(val, "1");
             if (ok && val[0] == '1') ns->flags |= SIM_NET_CROSSTRAFFIC;
             else if (ok) ns->flags &= ~(unsigned)SIM_NET_CROSSTRAFFIC;
-        } else if (!strcmp(key, "network/optim"))
-            ok = !strcmp(val, "Lazy") || !strcmp(val, "Full");
+        } else if (!strcmp(key, "network/optim")) ok = !strcmp(val, "Lazy") || !strcmp(val, "Full");
         else if (!strcmp(key, "network/TCP-gamma") || !strcmp(key, "network/weight-S"))
             ok = parse_double(val, &d) == 0 && d >= 0;
         else if (!strcmp(key, "network/latency-factor") || !strcmp(key, "network/bandwidth-factor") ||
@@ -311,13 +309,13 @@ ar_status ar_sim_run(const ar_platform *p, const ar_schedule *s, const ar_sim_op
     }
     close(fd[0]);
     int wst = 0;
-    while (waitpid(pid, &wst, 0) < 0 && errno == EINTR) {
-    }
+    while (waitpid(pid, &wst, 0) < 0 && errno == EINTR) {}
     if (bad) {
         ar_sim_result_free(&r);
         if (WIFSIGNALED(wst))
-            return ar_fail(e, AR_EBACKEND, "sim: the SimGrid process died (signal %d: %s); run with --format "
-                                            "table to see SimGrid's message above",
+            return ar_fail(e, AR_EBACKEND,
+                           "sim: the SimGrid process died (signal %d: %s); run with --format "
+                           "table to see SimGrid's message above",
                            WTERMSIG(wst), strsignal(WTERMSIG(wst)));
         return ar_fail(e, AR_EBACKEND, "sim: the SimGrid process ended without a result (exit status %d)",
                        WIFEXITED(wst) ? WEXITSTATUS(wst) : -1);

@@ -75,15 +75,15 @@ typedef struct ar_sim_opts {
     const char *trace_path;   /* Chrome trace-event JSON of every transfer, NULL = none */
     double budget_s;          /* wall-clock limit; the run stops early (result.complete = 0); 0 = none */
     ar_sim_engine engine;
-    int full;                 /* 1: no shortcuts, SimGrid simulates every transfer */
-    int in_process;           /* 1: run in this process instead of a forked child */
+    int full;       /* 1: no shortcuts, SimGrid simulates every transfer */
+    int in_process; /* 1: run in this process instead of a forked child */
 } ar_sim_opts;
 
 typedef struct ar_sim_result {
-    double time_s;              /* simulated time of the whole schedule */
-    int complete;               /* 1, or 0 when the budget stopped the run */
+    double time_s; /* simulated time of the whole schedule */
+    int complete;  /* 1, or 0 when the budget stopped the run */
     int nphases;
-    double *phase_end_s;        /* end time of each phase (nphases entries, owned) */
+    double *phase_end_s; /* end time of each phase (nphases entries, owned) */
 
     uint64_t transfers;         /* point-to-point transfers of the schedule (all engines) */
     uint64_t transfers_simgrid; /* of those, simulated by SimGrid in the run itself */
@@ -103,14 +103,14 @@ typedef struct ar_sim_result {
     double *link_bytes;
     double *link_busy_s;
     int *link_max_flows;
-    int bottleneck;             /* directed link with the most bytes per capacity, i.e. the longest
+    int bottleneck; /* directed link with the most bytes per capacity, i.e. the longest
                                    time at full rate (ties: busy time, then flows); -1 if none */
 
-    char network[512];          /* model and every setting used */
-    char engine[16];            /* "fast" or "naive" */
-    double wall_s;              /* wall-clock time of the simulation */
-    double setup_s;             /* of which building the SimGrid platform */
-    long peak_rss_kb;           /* peak resident memory of the simulating process */
+    char network[512]; /* model and every setting used */
+    char engine[16];   /* "fast" or "naive" */
+    double wall_s;     /* wall-clock time of the simulation */
+    double setup_s;    /* of which building the SimGrid platform */
+    long peak_rss_kb;  /* peak resident memory of the simulating process */
 } ar_sim_result;
 
 /* Runs schedule s on platform p. On AR_OK the result is filled; on AR_EFAIL

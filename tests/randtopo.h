@@ -39,8 +39,7 @@ typedef enum rt_shape { RT_SYM = 0, RT_ASYM2 = 1, RT_ASYM3 = 2, RT_NSHAPES = 3 }
 
 static inline rt_rng rt_seed(uint64_t seed) {
     rt_rng g = {seed * 0x9E3779B97F4A7C15ULL + 0x2545F4914F6CDD1DULL};
-    if (!g.s)
-        g.s = 1;
+    if (!g.s) g.s = 1;
     return g;
 }
 
@@ -53,8 +52,7 @@ static inline uint64_t rt_next(rt_rng *g) { /* xorshift64* */
 
 /* Uniform integer in [lo, hi]. */
 static inline int rt_int(rt_rng *g, int lo, int hi) {
-    if (hi <= lo)
-        return lo;
+    if (hi <= lo) return lo;
     return lo + (int)(rt_next(g) % (uint64_t)(hi - lo + 1));
 }
 
@@ -79,8 +77,7 @@ typedef struct rt_buf {
 
 static void rt_put(rt_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void rt_put(rt_buf *b, const char *fmt, ...) {
-    if (b->oom)
-        return;
+    if (b->oom) return;
     for (;;) {
         va_list ap;
         va_start(ap, fmt);
@@ -95,8 +92,7 @@ static void rt_put(rt_buf *b, const char *fmt, ...) {
             return;
         }
         size_t cap = (b->cap ? b->cap : 256);
-        while (cap <= b->len + (size_t)n)
-            cap *= 2;
+        while (cap <= b->len + (size_t)n) cap *= 2;
         char *s = realloc(b->s, cap);
         if (!s) {
             b->oom = 1;
@@ -109,12 +105,10 @@ static void rt_put(rt_buf *b, const char *fmt, ...) {
 
 /* Splits total into n parts, each in [1, maxpart] (requires n <= total <= n*maxpart). */
 static void rt_split(rt_rng *g, int total, int n, int maxpart, int *parts) {
-    for (int i = 0; i < n; i++)
-        parts[i] = 1;
+    for (int i = 0; i < n; i++) parts[i] = 1;
     for (int left = total - n; left > 0; left--) {
         int i;
-        do
-            i = rt_int(g, 0, n - 1);
+        do i = rt_int(g, 0, n - 1);
         while (parts[i] >= maxpart);
         parts[i]++;
     }
@@ -126,8 +120,7 @@ static void rt_machine(rt_rng *g, rt_buf *b, int gpus, int *rank, int with_uplin
     rt_put(b, "{");
     if (with_uplink) {
         rt_put(b, "\"bw\":%.6g,\"lat\":%.6g,", rt_bw(g), rt_lat(g));
-        if (rt_int(g, 0, 4) == 0)
-            rt_put(b, "\"lanes\":%d,", rt_int(g, 2, 4));
+        if (rt_int(g, 0, 4) == 0) rt_put(b, "\"lanes\":%d,", rt_int(g, 2, 4));
     }
     if (rt_int(g, 0, 2) > 0) {
         rt_put(b, "\"child_bw\":%.6g,\"child_lat\":%.6g,\"gpus\":%d}", rt_bw(g), rt_lat(g), gpus);
@@ -137,8 +130,7 @@ static void rt_machine(rt_rng *g, rt_buf *b, int gpus, int *rank, int with_uplin
     rt_put(b, "\"child_bw\":%.6g,\"child_lat\":%.6g,\"children\":[", rt_bw(g), rt_lat(g));
     for (int i = 0; i < gpus; i++) {
         rt_put(b, "%s{\"gpu\":\"g%d\"", i ? "," : "", (*rank)++);
-        if (rt_int(g, 0, 1))
-            rt_put(b, ",\"bw\":%.6g,\"lat\":%.6g", rt_bw(g), rt_lat(g));
+        if (rt_int(g, 0, 1)) rt_put(b, ",\"bw\":%.6g,\"lat\":%.6g", rt_bw(g), rt_lat(g));
         rt_put(b, "}");
     }
     rt_put(b, "]}");
@@ -147,8 +139,7 @@ static void rt_machine(rt_rng *g, rt_buf *b, int gpus, int *rank, int with_uplin
 /* Picks a rank count for a shape when none is forced. */
 static int rt_pick_ranks(rt_rng *g) {
     static const int special[] = {1, 2, 3, 5, 6, 7, 12, 13, 16, 31, 32, 61, 64};
-    if (rt_int(g, 0, 3) == 0)
-        return special[rt_int(g, 0, (int)(sizeof special / sizeof special[0]) - 1)];
+    if (rt_int(g, 0, 3) == 0) return special[rt_int(g, 0, (int)(sizeof special / sizeof special[0]) - 1)];
     return rt_int(g, 1, RT_MAX_RANKS);
 }
 
@@ -174,8 +165,7 @@ static char *rt_platform_json(rt_rng *g, rt_shape shape, int ranks, char *desc, 
             for (int i = 0; i < nlev - 1; i++) {
                 int divs[RT_MAX_RANKS], nd = 0;
                 for (int x = 1; x <= left; x++)
-                    if (left % x == 0)
-                        divs[nd++] = x;
+                    if (left % x == 0) divs[nd++] = x;
                 f[i] = divs[rt_int(g, 0, nd - 1)];
                 left /= f[i];
             }
@@ -184,8 +174,7 @@ static char *rt_platform_json(rt_rng *g, rt_shape shape, int ranks, char *desc, 
         rt_put(&b, "{\"name\":\"rand-sym\",\"kind\":\"tree\",\"levels\":[");
         for (int i = 0; i < nlev; i++) {
             rt_put(&b, "%s{\"fanout\":%d,\"bw\":%.6g,\"lat\":%.6g", i ? "," : "", f[i], rt_bw(g), rt_lat(g));
-            if (rt_int(g, 0, 3) == 0)
-                rt_put(&b, ",\"lanes\":%d", rt_int(g, 2, 8));
+            if (rt_int(g, 0, 3) == 0) rt_put(&b, ",\"lanes\":%d", rt_int(g, 2, 8));
             rt_put(&b, "}");
         }
         rt_put(&b, "]}");
@@ -193,8 +182,7 @@ static char *rt_platform_json(rt_rng *g, rt_shape shape, int ranks, char *desc, 
         for (int i = 0; i < nlev && k > 0 && (size_t)k < sizeof d; i++)
             k += snprintf(d + k, sizeof d - (size_t)k, "%s%d", i ? "x" : "", f[i]);
     } else if (shape == RT_ASYM2) {
-        if (!R)
-            R = rt_pick_ranks(g);
+        if (!R) R = rt_pick_ranks(g);
         int lo = (R + 7) / 8, hi = R < 16 ? R : 16;
         int M = rt_int(g, lo, hi), parts[RT_MAX_RANKS];
         rt_split(g, R, M, 8, parts);
@@ -209,8 +197,7 @@ static char *rt_platform_json(rt_rng *g, rt_shape shape, int ranks, char *desc, 
         for (int m = 0; m < M && k > 0 && (size_t)k < sizeof d; m++)
             k += snprintf(d + k, sizeof d - (size_t)k, "%s%d", m ? "+" : "", parts[m]);
     } else {
-        if (!R)
-            R = rt_pick_ranks(g);
+        if (!R) R = rt_pick_ranks(g);
         int lo = (R + 7) / 8, hi = R < 16 ? R : 16;
         int M = rt_int(g, lo, hi), parts[RT_MAX_RANKS];
         rt_split(g, R, M, 8, parts);
@@ -223,22 +210,18 @@ static char *rt_platform_json(rt_rng *g, rt_shape shape, int ranks, char *desc, 
             rt_put(&b, "%s", first ? "" : ",");
             first = 0;
             int rack = rt_int(g, 0, 3) > 0 ? rt_int(g, 1, 4) : 0; /* 0 = bare machine */
-            if (rack > M - m)
-                rack = M - m;
+            if (rack > M - m) rack = M - m;
             if (rack == 0) {
                 rt_machine(g, &b, parts[m], &rank, 1);
-                if (k > 0 && (size_t)k < sizeof d)
-                    k += snprintf(d + k, sizeof d - (size_t)k, "%d ", parts[m]);
+                if (k > 0 && (size_t)k < sizeof d) k += snprintf(d + k, sizeof d - (size_t)k, "%d ", parts[m]);
                 m++;
                 continue;
             }
             rt_put(&b, "{\"bw\":%.6g,\"lat\":%.6g,", rt_bw(g), rt_lat(g));
             int shared = rt_int(g, 0, 1);
-            if (shared)
-                rt_put(&b, "\"child_bw\":%.6g,\"child_lat\":%.6g,", rt_bw(g), rt_lat(g));
+            if (shared) rt_put(&b, "\"child_bw\":%.6g,\"child_lat\":%.6g,", rt_bw(g), rt_lat(g));
             rt_put(&b, "\"children\":[");
-            if (k > 0 && (size_t)k < sizeof d)
-                k += snprintf(d + k, sizeof d - (size_t)k, "[");
+            if (k > 0 && (size_t)k < sizeof d) k += snprintf(d + k, sizeof d - (size_t)k, "[");
             for (int i = 0; i < rack; i++, m++) {
                 rt_put(&b, "%s", i ? "," : "");
                 rt_machine(g, &b, parts[m], &rank, !shared || rt_int(g, 0, 1));
@@ -246,13 +229,11 @@ static char *rt_platform_json(rt_rng *g, rt_shape shape, int ranks, char *desc, 
                     k += snprintf(d + k, sizeof d - (size_t)k, "%s%d", i ? "+" : "", parts[m]);
             }
             rt_put(&b, "]}");
-            if (k > 0 && (size_t)k < sizeof d)
-                k += snprintf(d + k, sizeof d - (size_t)k, "] ");
+            if (k > 0 && (size_t)k < sizeof d) k += snprintf(d + k, sizeof d - (size_t)k, "] ");
         }
         rt_put(&b, "]}}");
     }
-    if (desc && desc_len)
-        snprintf(desc, desc_len, "%s", d);
+    if (desc && desc_len) snprintf(desc, desc_len, "%s", d);
     if (b.oom) {
         free(b.s);
         return NULL;

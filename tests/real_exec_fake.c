@@ -48,15 +48,15 @@ typedef struct job {
     uint64_t count;
     int opts_empty, opts_graph;
     ar_real_timing timing;
-    const char *only;     /* one algorithm, or NULL: every registered one */
-    int fuse;             /* round fusion (ar_real_plan_fuse) */
+    const char *only; /* one algorithm, or NULL: every registered one */
+    int fuse;         /* round fusion (ar_real_plan_fuse) */
 } job;
 
 typedef struct rankres {
     ar_status open_st, st;
     char msg[AR_ERR_LEN + 200];
-    int cases, skipped;   /* benches run / algorithms not applicable */
-    long long wrong;      /* sum of #wrong; -1 when a bench did not check */
+    int cases, skipped; /* benches run / algorithms not applicable */
+    long long wrong;    /* sum of #wrong; -1 when a bench did not check */
     double empty_s, med_s, min_s, max_s;
     char placement[160];
     int nmachines;
@@ -98,8 +98,7 @@ static void run_job(ar_real_ctx *c, const job *j, rankres *r) {
                 break;
             }
         }
-        ar_real_bench_opts o = {j->dt, 1, 2, j->inplace, j->low, j->timing, j->opts_graph, j->opts_empty,
-                                j->fuse};
+        ar_real_bench_opts o = {j->dt, 1, 2, j->inplace, j->low, j->timing, j->opts_graph, j->opts_empty, j->fuse};
         ar_real_measure m;
         r->st = ar_real_bench(c, s, j->count, &o, &m, &e);
         if (r->st != AR_OK) snprintf(r->msg, sizeof r->msg, "%s: %s", name ? name : "nccl-allreduce", e.msg);
@@ -108,8 +107,8 @@ static void run_job(ar_real_ctx *c, const job *j, rankres *r) {
             if (m.wrong < 0 || r->wrong < 0) r->wrong = -1;
             else r->wrong += m.wrong;
             if (m.wrong != 0 && !r->msg[0])
-                snprintf(r->msg, sizeof r->msg, "%s %s %s %s: #wrong %lld", name ? name : "nccl-allreduce",
-                         j->platform, ar_real_lowering_name(j->low), ar_dtype_name(j->dt), m.wrong);
+                snprintf(r->msg, sizeof r->msg, "%s %s %s %s: #wrong %lld", name ? name : "nccl-allreduce", j->platform,
+                         ar_real_lowering_name(j->low), ar_dtype_name(j->dt), m.wrong);
             r->empty_s = m.empty_s;
             r->med_s = m.med_s;
             r->min_s = m.min_s;
@@ -184,8 +183,8 @@ static void test_devices(void) {
     } cs[] = {{4, cudaSuccess, 13000, AR_OK},
               {0, cudaSuccess, 13000, AR_EUNSUPPORTED},
               {4, cudaErrorNoDevice, 13000, AR_EUNSUPPORTED},
-              {4, cudaErrorInsufficientDriver, 0, AR_EUNSUPPORTED},     /* no driver installed */
-              {4, cudaErrorInsufficientDriver, 12020, AR_EBACKEND},     /* driver too old: fail */
+              {4, cudaErrorInsufficientDriver, 0, AR_EUNSUPPORTED}, /* no driver installed */
+              {4, cudaErrorInsufficientDriver, 12020, AR_EBACKEND}, /* driver too old: fail */
               {4, cudaErrorInitializationError, 13000, AR_EBACKEND}};
     for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
         fake_reset();
@@ -263,8 +262,17 @@ static void test_algorithms(void) {
     /* round fusion: independent point-to-point rounds in one NCCL group, every algorithm, p2p and auto */
     for (size_t pi = 0; pi < sizeof plats / sizeof plats[0]; pi++)
         for (int li = 0; li < 2; li++) {
-            job j = {plats[pi], np[pi], lows[li], li ? AR_DTYPE_F32 : AR_DTYPE_BF16, (int)pi % 2, 4099, 0, 0,
-                     AR_REAL_TIMING_ARLAB, NULL, 1};
+            job j = {plats[pi],
+                     np[pi],
+                     lows[li],
+                     li ? AR_DTYPE_F32 : AR_DTYPE_BF16,
+                     (int)pi % 2,
+                     4099,
+                     0,
+                     0,
+                     AR_REAL_TIMING_ARLAB,
+                     NULL,
+                     1};
             fake_reset();
             fake_cuda_config(np[pi], cudaSuccess, 13000);
             long g0 = 0;
@@ -279,14 +287,16 @@ static void test_algorithms(void) {
             run_threads(&j, res);
             long g1 = fake_get_stats().groups;
             expect_clean("unfused", &j, res, j.P, na / 2);
-            T_CHECK(g0 < g1, "%s %s: fused %ld NCCL groups, unfused %ld", plats[pi], ar_real_lowering_name(lows[li]), g0,
-                    g1);
-            if (pi == 0) printf("real_exec_fake: %s %s: %ld NCCL groups fused, %ld unfused (all algorithms)\n",
-                                plats[pi], ar_real_lowering_name(lows[li]), g0, g1);
+            T_CHECK(g0 < g1, "%s %s: fused %ld NCCL groups, unfused %ld", plats[pi], ar_real_lowering_name(lows[li]),
+                    g0, g1);
+            if (pi == 0)
+                printf("real_exec_fake: %s %s: %ld NCCL groups fused, %ld unfused (all algorithms)\n", plats[pi],
+                       ar_real_lowering_name(lows[li]), g0, g1);
         }
     /* single launch: one thread issues every rank's calls inside one group */
     for (int di = 0; di < 3; di++) {
-        job j = {"machines:gpus=2+2", 4, AR_REAL_LOWER_AUTO, dts[di], di != 1, 1000, 0, 0, AR_REAL_TIMING_ARLAB, NULL, 0};
+        job j = {
+            "machines:gpus=2+2", 4, AR_REAL_LOWER_AUTO, dts[di], di != 1, 1000, 0, 0, AR_REAL_TIMING_ARLAB, NULL, 0};
         fake_reset();
         run_single(&j, res);
         expect_clean("single", &j, res, 1, na / 2);
@@ -323,7 +333,8 @@ static void test_side_streams(void) {
 static void test_options(void) {
     rankres res[MAXP];
     /* empty schedule and nccl-tests timing */
-    job j = {"machines:gpus=2+2", 4, AR_REAL_LOWER_AUTO, AR_DTYPE_F32, 1, 4099, 1, 0, AR_REAL_TIMING_NCCL_TESTS, "ring", 0};
+    job j = {
+        "machines:gpus=2+2", 4, AR_REAL_LOWER_AUTO, AR_DTYPE_F32, 1, 4099, 1, 0, AR_REAL_TIMING_NCCL_TESTS, "ring", 0};
     fake_reset();
     fake_cuda_config(4, cudaSuccess, 13000);
     run_threads(&j, res);
@@ -336,8 +347,17 @@ static void test_options(void) {
     /* --graph: one iteration captured per rank (side streams forked and joined inside the capture),
      * replayed for timing, the empty schedule and the exact-sum check; every algorithm, both timings */
     for (int tm = 0; tm < 2; tm++) {
-        job g = {"machines:gpus=2+2", 4, tm ? AR_REAL_LOWER_NATIVE : AR_REAL_LOWER_P2P, AR_DTYPE_F32, tm, 4099, 1, 1,
-                 tm ? AR_REAL_TIMING_NCCL_TESTS : AR_REAL_TIMING_ARLAB, NULL, tm};
+        job g = {"machines:gpus=2+2",
+                 4,
+                 tm ? AR_REAL_LOWER_NATIVE : AR_REAL_LOWER_P2P,
+                 AR_DTYPE_F32,
+                 tm,
+                 4099,
+                 1,
+                 1,
+                 tm ? AR_REAL_TIMING_NCCL_TESTS : AR_REAL_TIMING_ARLAB,
+                 NULL,
+                 tm};
         fake_reset();
         fake_cuda_config(4, cudaSuccess, 13000);
         run_threads(&g, res);

@@ -42,8 +42,8 @@ static void bench_check(ar_real_ctx *c, const ar_platform *p, const char *algo, 
     ar_real_bench_opts o = {dt, 1, 3, inplace, low, AR_REAL_TIMING_ARLAB, 0, 1, 0};
     ar_real_measure m;
     ar_status st = ar_real_bench(c, s, count, &o, &m, &e);
-    T_CHECK(st == AR_OK, "%s %s %s: %s", algo ? algo : "nccl-allreduce", ar_real_lowering_name(low),
-            ar_dtype_name(dt), e.msg);
+    T_CHECK(st == AR_OK, "%s %s %s: %s", algo ? algo : "nccl-allreduce", ar_real_lowering_name(low), ar_dtype_name(dt),
+            e.msg);
     if (st == AR_OK) {
         T_CHECK(m.wrong == 0, "%s count %llu %s %s %s: #wrong %lld", algo ? algo : "nccl-allreduce",
                 (unsigned long long)count, ar_real_lowering_name(low), ar_dtype_name(dt),

@@ -78,8 +78,7 @@ static void test_inputs(void) {
             free(tab);
         }
     /* half conversions: every integer up to the exact limit round-trips; rounding to even above */
-    for (int v = 0; v <= 2048; v++)
-        T_CHECK(ar_real_f16_to_f32(ar_real_f32_to_f16((float)v)) == (float)v, "f16 %d", v);
+    for (int v = 0; v <= 2048; v++) T_CHECK(ar_real_f16_to_f32(ar_real_f32_to_f16((float)v)) == (float)v, "f16 %d", v);
     for (int v = 0; v <= 256; v++)
         T_CHECK(ar_real_bf16_to_f32(ar_real_f32_to_bf16((float)v)) == (float)v, "bf16 %d", v);
     T_CHECK(ar_real_f16_to_f32(ar_real_f32_to_f16(2049.0f)) == 2048.0f, "f16 2049 -> 2048 (even)");
@@ -152,8 +151,9 @@ static void test_csv(void) {
     char line[1024] = {0};
     T_CHECK(fgets(line, sizeof line, f) != NULL, "header");
     fclose(f);
-    T_CHECK(!strcmp(line, "algo,platform,ranks,bytes,measured_s,model_s,rel_err,min_s,max_s,algbw_GBps,busbw_GBps,"
-                          "wrong,inplace,dtype,iters,lowering,nccl_s,vs_nccl,empty_s,timing,placement,transport,graph\n"),
+    T_CHECK(!strcmp(line,
+                    "algo,platform,ranks,bytes,measured_s,model_s,rel_err,min_s,max_s,algbw_GBps,busbw_GBps,"
+                    "wrong,inplace,dtype,iters,lowering,nccl_s,vs_nccl,empty_s,timing,placement,transport,graph\n"),
             "header: %s", line);
     ar_real_row *back = NULL;
     int n = 0;

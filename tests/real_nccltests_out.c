@@ -40,7 +40,8 @@ int main(void) {
                            {1, 0, 4243, 1, 0x2c, "node-a", "NVIDIA H100 80GB HBM3"}};
     ar_nt_header(f, comments, &p, ranks, 2);
     ar_nt_row r1 = {8, 2, ar_nt_type_name(AR_DTYPE_F32), "sum", -1, {12.3e-6, 0, 0, 0}, {11.98e-6, 0, 0, 0}};
-    ar_nt_row r2 = {134217728, 33554432, "float", "sum", -1, {23456.7e-6, 5.72, 10.0, 0}, {456.78e-6, 293.84, 514.22, 3}};
+    ar_nt_row r2 = {
+        134217728, 33554432, "float", "sum", -1, {23456.7e-6, 5.72, 10.0, 0}, {456.78e-6, 293.84, 514.22, 3}};
     ar_nt_row_print(f, &r1);
     ar_nt_row_print(f, &r2);
     ar_nt_footer(f, 1, 131.055);

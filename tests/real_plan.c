@@ -41,12 +41,12 @@ static void test_mapping(void) {
         {AR_OP_REDUCE, AR_IMPL_RING, 4, 1, 9, 0, AR_REAL_LOWER_AUTO, AR_RC_REDUCE},
         {AR_OP_BROADCAST, AR_IMPL_NATIVE, 3, 1, 9, 0, AR_REAL_LOWER_AUTO, AR_RC_BROADCAST},
         {AR_OP_ALL_REDUCE, AR_IMPL_RING, 5, 1, 9, 0, AR_REAL_LOWER_AUTO, AR_RC_ALL_REDUCE},
-        {AR_OP_REDUCE_SCATTER, AR_IMPL_RING, 4, 4, 8, 0, AR_REAL_LOWER_AUTO, AR_RC_P2P},  /* pipelined */
+        {AR_OP_REDUCE_SCATTER, AR_IMPL_RING, 4, 4, 8, 0, AR_REAL_LOWER_AUTO, AR_RC_P2P}, /* pipelined */
         {AR_OP_REDUCE_SCATTER, AR_IMPL_RING, 4, 4, 8, 0, AR_REAL_LOWER_NATIVE, AR_RC_REDUCE_SCATTER},
         {AR_OP_REDUCE_SCATTER, AR_IMPL_HD, 4, 1, 8, 0, AR_REAL_LOWER_AUTO, AR_RC_P2P},
         {AR_OP_REDUCE_SCATTER, AR_IMPL_HD, 4, 1, 8, 0, AR_REAL_LOWER_NATIVE, AR_RC_REDUCE_SCATTER},
         {AR_OP_REDUCE, AR_IMPL_BINOMIAL, 4, 1, 8, 0, AR_REAL_LOWER_AUTO, AR_RC_P2P},
-        {AR_OP_REDUCE, AR_IMPL_CHAIN, 4, 2, 8, 0, AR_REAL_LOWER_AUTO, AR_RC_P2P},  /* explicit pipelining */
+        {AR_OP_REDUCE, AR_IMPL_CHAIN, 4, 2, 8, 0, AR_REAL_LOWER_AUTO, AR_RC_P2P}, /* explicit pipelining */
         {AR_OP_REDUCE, AR_IMPL_CHAIN, 4, 1, 8, 0, AR_REAL_LOWER_AUTO, AR_RC_REDUCE},
         {AR_OP_BROADCAST, AR_IMPL_CHAIN, 4, 1, 8, 0, AR_REAL_LOWER_AUTO, AR_RC_BROADCAST},
         {AR_OP_ALL_REDUCE, AR_IMPL_CHAIN, 4, 1, 8, 0, AR_REAL_LOWER_AUTO, AR_RC_P2P},
@@ -104,8 +104,8 @@ static void check_layers(ar_real_group *g, int ng, int P, const char *what) {
         T_CHECK(g[a].layer >= 0 && g[a].layer < nl, "%s: group %d layer %d of %d", what, a, g[a].layer, nl);
         for (int b = 0; b < a; b++) {
             if (g[b].world || g[b].layer != g[a].layer) continue;
-            T_CHECK(g[b].color != g[a].color, "%s: groups %d and %d share color %d in layer %d", what, a, b,
-                    g[a].color, g[a].layer);
+            T_CHECK(g[b].color != g[a].color, "%s: groups %d and %d share color %d in layer %d", what, a, b, g[a].color,
+                    g[a].layer);
             for (int i = 0; i < g[a].n; i++)
                 T_CHECK(ar_real_group_index(&g[b], g[a].members[i]) < 0, "%s: rank %d in groups %d and %d of layer %d",
                         what, g[a].members[i], a, b, g[a].layer);
@@ -130,7 +130,8 @@ static void check_layers(ar_real_group *g, int ng, int P, const char *what) {
 
 static void test_groups(void) {
     /* two machines of 4, then the 4 "columns" {i, i+4}, then the world */
-    int mem[8][8] = {{0, 1, 2, 3}, {4, 5, 6, 7}, {0, 4}, {1, 5}, {2, 6}, {3, 7}, {0, 1, 2, 3, 4, 5, 6, 7}, {7, 6, 5, 4}};
+    int mem[8][8] = {{0, 1, 2, 3}, {4, 5, 6, 7}, {0, 4}, {1, 5}, {2, 6}, {3, 7}, {0, 1, 2, 3, 4, 5, 6, 7},
+                     {7, 6, 5, 4}};
     int n[8] = {4, 4, 2, 2, 2, 2, 8, 4};
     ar_real_group g[8];
     for (int i = 0; i < 8; i++) {
@@ -208,7 +209,8 @@ static void test_plan_groups(void) {
     }
     T_OK(ar_real_plan_build(s, AR_REAL_LOWER_NATIVE, &pl, &e));
     if (pl) {
-        T_CHECK(pl->ngroups == 3 && pl->nlayers == 2, "two-level native: %d groups %d layers", pl->ngroups, pl->nlayers);
+        T_CHECK(pl->ngroups == 3 && pl->nlayers == 2, "two-level native: %d groups %d layers", pl->ngroups,
+                pl->nlayers);
         T_CHECK(pl->call[2] == AR_RC_ALL_REDUCE && pl->nsteps == 3, "masters -> ncclAllReduce, 3 steps");
         ar_real_plan_free(pl);
     }
@@ -283,13 +285,14 @@ static void check_bytes(const ar_real_plan *pl, ar_real_prog **pr, const char *w
             if (pr[r]->instr[i].kind == AR_RI_SEND) sent += pr[r]->instr[i].count;
             if (pr[r]->instr[i].kind == AR_RI_RECV) recvd += pr[r]->instr[i].count;
         }
-    T_CHECK(sent == want && recvd == want, "%s: programs send %llu / receive %llu elements, the lowering moves %llu", what,
-            (unsigned long long)sent, (unsigned long long)recvd, (unsigned long long)want);
+    T_CHECK(sent == want && recvd == want, "%s: programs send %llu / receive %llu elements, the lowering moves %llu",
+            what, (unsigned long long)sent, (unsigned long long)recvd, (unsigned long long)want);
 }
 
 static void test_all_algorithms(void) {
-    const char *plats[] = {"flat:ranks=2",      "flat:ranks=4",       "flat:ranks=5",        "machines:gpus=2+2",
-                           "machines:gpus=3+2+3", "tree:fanouts=2x2x2", "machines:gpus=4+4+4+4", "torus:dims=2x2,gpus=2"};
+    const char *plats[] = {"flat:ranks=2",          "flat:ranks=4",         "flat:ranks=5",
+                           "machines:gpus=2+2",     "machines:gpus=3+2+3",  "tree:fanouts=2x2x2",
+                           "machines:gpus=4+4+4+4", "torus:dims=2x2,gpus=2"};
     const uint64_t counts[] = {1, 7, 64, 1001};
     const ar_real_lowering modes[] = {AR_REAL_LOWER_AUTO, AR_REAL_LOWER_P2P, AR_REAL_LOWER_NATIVE};
     int na;
@@ -355,8 +358,8 @@ static void test_all_algorithms(void) {
         T_CHECK(seen_algo[a], "algorithm %s never ran through the fake NCCL", algos[a]->name);
     }
     printf("fake-NCCL runs: %d exact, %d failed, %d (platform, algo, size) not applicable; %d/%d algorithms; "
-           "round fusion merged %ld rounds (pipelined-ring %ld)\n", ran, failed, skipped, nseen, na, fused_rounds,
-           pipe_fused);
+           "round fusion merged %ld rounds (pipelined-ring %ld)\n",
+           ran, failed, skipped, nseen, na, fused_rounds, pipe_fused);
     T_CHECK(pipe_fused > 0, "round fusion merged no round of pipelined-ring");
     T_CHECK(ran >= 200, "only %d runs", ran);
 }

@@ -63,8 +63,8 @@ int main(void) {
         for (int a = 0; a < na; a++) {
             const char *name = algos[a]->name;
             const char *spec = !strcmp(name, "treepack") && n > 8 ? "treepack:chunks=1,units=0"
-                               : !strcmp(name, "ps") && n > 64 ? "ps:servers=8"
-                                                                : name;
+                               : !strcmp(name, "ps") && n > 64    ? "ps:servers=8"
+                                                                  : name;
             runs += run_check(presets[i], spec, 100004, 0, 0, &nunsup);
         }
         free(presets[i]);

@@ -41,8 +41,13 @@ int main(void) {
     ar_platform_free(q);
 
     /* --network */
-    const char *bad_net[] = {"CM03", "CM02,network/solver:magic", "CM02,network/model:LV08", "LV08,foo:1",
-                             "CM02,network/TCP-gamma:-1", "CM02,surf/precision:0", "CM02,network/crosstraffic"};
+    const char *bad_net[] = {"CM03",
+                             "CM02,network/solver:magic",
+                             "CM02,network/model:LV08",
+                             "LV08,foo:1",
+                             "CM02,network/TCP-gamma:-1",
+                             "CM02,surf/precision:0",
+                             "CM02,network/crosstraffic"};
     for (size_t i = 0; i < sizeof bad_net / sizeof bad_net[0]; i++) {
         o.network = bad_net[i];
         T_CHECK(run(p, s, &o, &e) == AR_EINVAL && !strncmp(e.msg, "--network:", 10), "%s: %s", bad_net[i], e.msg);

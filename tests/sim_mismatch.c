@@ -37,18 +37,17 @@ static const char *const interleaved =
 typedef struct mcase {
     const char *what, *plat, *algo;
     uint64_t bytes;
-    double vs_closed;   /* sim / closed - 1, pinned */
-    double vs_walk;     /* sim / walk - 1, pinned */
-    const char *link;   /* the bottleneck's name starts with this */
-    int flows;          /* transfers at once on it (0: not checked) */
+    double vs_closed; /* sim / closed - 1, pinned */
+    double vs_walk;   /* sim / walk - 1, pinned */
+    const char *link; /* the bottleneck's name starts with this */
+    int flows;        /* transfers at once on it (0: not checked) */
 } mcase;
 
 int main(void) {
     const mcase cases[] = {
         {"HD across two machines vs Eq. 2", "bc-ibm-2x4", "halving-doubling", 8u << 20, 1.3845367, 0, "s1.0-s0.", 4},
         {"ring across interleaved switches vs Eq. 6", interleaved, "ring", 8u << 20, 0.9721855, 0, "trunk", 4},
-        {"BlueConnect HD stages on a torus vs Eq. 10", "torus-4x4", "blueconnect", 16u << 20, 0.5510411, 0, "m0-m1",
-         8},
+        {"BlueConnect HD stages on a torus vs Eq. 10", "torus-4x4", "blueconnect", 16u << 20, 0.5510411, 0, "m0-m1", 8},
         {"FlexReduce on fr-10 vs T_FR", "fr-10", "flexreduce", 2520000, 0.0639795, 0.0361371, "ethernet-m0", 6},
     };
     int ran = 0;

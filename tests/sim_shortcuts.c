@@ -47,26 +47,26 @@ static void compare(const char *what, const sim_run *a, const sim_run *b) {
 
 int main(void) {
     const scase cases[] = {
-        {"flat:ranks=64", "ring", 8u << 20, NULL, 0, 0, 1},                 /* repeat */
-        {"flat:ranks=64", "ring", 1000004, NULL, 0, 1, 1},                  /* lone flows, uneven */
+        {"flat:ranks=64", "ring", 8u << 20, NULL, 0, 0, 1}, /* repeat */
+        {"flat:ranks=64", "ring", 1000004, NULL, 0, 1, 1},  /* lone flows, uneven */
         {"blueconnect-12", "pipelined-ring:chunks=3", 1000012, NULL, 0, 1, 1},
-        {"bc-ibm-2x4", "halving-doubling", 1000004, NULL, 0, 1, 1},         /* shared uplink components */
-        {"blueconnect-192", "blueconnect", 1000012, NULL, 0, 0, 2},         /* groups + drift */
+        {"bc-ibm-2x4", "halving-doubling", 1000004, NULL, 0, 1, 1}, /* shared uplink components */
+        {"blueconnect-192", "blueconnect", 1000012, NULL, 0, 0, 2}, /* groups + drift */
         {"blueconnect-192", "blueconnect:impl=ring", 12u << 20, NULL, 0, 0, 1},
-        {"fat-tree-64", "ps", 1000064, NULL, 0, 0, 1},                      /* one big component */
+        {"fat-tree-64", "ps", 1000064, NULL, 0, 0, 1}, /* one big component */
         {"torus-4x4", "blueconnect", 1000064, NULL, 0, 1, 1},
-        {"fr-7", "two-level", 1000004, NULL, 0, 1, 1},                      /* asymmetric groups */
-        {"fr-10", "flexreduce", 2520000, NULL, 0, 1, 2},                    /* not closed: SimGrid */
+        {"fr-7", "two-level", 1000004, NULL, 0, 1, 1},   /* asymmetric groups */
+        {"fr-10", "flexreduce", 2520000, NULL, 0, 1, 2}, /* not closed: SimGrid */
         {"fr-10", "flexreduce:chunks=4", 1000000, NULL, 0, 0, 2},
-        {"fr-10", "treepack:chunks=2", 1000000, NULL, 0, 1, 0},             /* concurrent trees */
+        {"fr-10", "treepack:chunks=2", 1000000, NULL, 0, 1, 0}, /* concurrent trees */
         {"p3.16xlarge", "treepack", 262144, NULL, 0, 0, 0},
-        {"p2.16xlarge", "ring", 1000000, NULL, 0, 1, 1},                    /* graph routes */
-        {"blueconnect-12", "ring", 1000008, NULL, 2e-10, 1, 1},             /* gamma: GPU compute */
+        {"p2.16xlarge", "ring", 1000000, NULL, 0, 1, 1},        /* graph routes */
+        {"blueconnect-12", "ring", 1000008, NULL, 2e-10, 1, 1}, /* gamma: GPU compute */
         {"fr-10", "flexreduce", 2520000, NULL, 1e-10, 0, 1},
-        {"blueconnect-12", "blueconnect", 1000008, "LV08", 0, 0, 1},        /* cross-traffic */
+        {"blueconnect-12", "blueconnect", 1000008, "LV08", 0, 0, 1}, /* cross-traffic */
         {"fr-7", "ring", 1000004, "SMPI", 0, 0, 1},
         {"fr-7", "ring", 1000004, "CM02,network/solver:maxmin", 0, 0, 1},
-        {"bc-ibm-2x4", "ring", 1000004, "IB", 0, 0, 0},                     /* IB: shortcuts off */
+        {"bc-ibm-2x4", "ring", 1000004, "IB", 0, 0, 0}, /* IB: shortcuts off */
     };
     int ran = 0, ran_naive = 0;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

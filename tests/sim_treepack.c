@@ -71,7 +71,8 @@ int main(void) {
     ar_platform_free(p);
     /* real data through the simulator */
     int ran = 0;
-    const char *checks[][2] = {{"p3.16xlarge", "treepack:chunks=3"}, {"p2.16xlarge", "treepack:chunks=2,units=8"},
+    const char *checks[][2] = {{"p3.16xlarge", "treepack:chunks=3"},
+                               {"p2.16xlarge", "treepack:chunks=2,units=8"},
                                {"p3.8xlarge", "treepack:units=0"}};
     for (size_t i = 0; i < sizeof checks / sizeof checks[0]; i++) {
         ar_sim_opts o;

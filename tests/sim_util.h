@@ -25,11 +25,11 @@ typedef struct sim_run {
     ar_platform *p;
     ar_schedule *s;
     ar_sim_result r;
-    ar_status st;     /* of ar_sim_run */
+    ar_status st; /* of ar_sim_run */
     ar_err e;
-    double walk;      /* ar_model_walk, NAN if none */
-    double closed;    /* ar_algo_closed, NAN if none */
-    int unsupported;  /* the planner answered AR_EUNSUPPORTED (e says why): nothing ran */
+    double walk;     /* ar_model_walk, NAN if none */
+    double closed;   /* ar_algo_closed, NAN if none */
+    int unsupported; /* the planner answered AR_EUNSUPPORTED (e says why): nothing ran */
 } sim_run;
 
 /* plat: a platform name/spec, or JSON text when it starts with '{'. */

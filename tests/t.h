@@ -10,24 +10,23 @@
 
 static int t_checks, t_failed;
 
-#define T_CHECK(cond, ...)                                                          \
-    do {                                                                            \
-        t_checks++;                                                                 \
-        if (!(cond)) {                                                              \
-            t_failed++;                                                             \
+#define T_CHECK(cond, ...)                                                           \
+    do {                                                                             \
+        t_checks++;                                                                  \
+        if (!(cond)) {                                                               \
+            t_failed++;                                                              \
             fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__);                                           \
-            fputc('\n', stderr);                                                    \
-        }                                                                           \
+            fprintf(stderr, __VA_ARGS__);                                            \
+            fputc('\n', stderr);                                                     \
+        }                                                                            \
     } while (0)
 
 /* |got - want| <= rel * max(|want|, tiny) */
-#define T_NEAR(got, want, rel, what)                                                       \
-    do {                                                                                   \
-        double t_g = (got), t_w = (want);                                                  \
-        double t_d = fabs(t_g - t_w), t_s = fabs(t_w) > 1e-300 ? fabs(t_w) : 1e-300;       \
-        T_CHECK(t_d <= (rel) * t_s, "%s: got %.17g want %.17g (rel %.3g)", (what), t_g, t_w, \
-                t_d / t_s);                                                                \
+#define T_NEAR(got, want, rel, what)                                                                   \
+    do {                                                                                               \
+        double t_g = (got), t_w = (want);                                                              \
+        double t_d = fabs(t_g - t_w), t_s = fabs(t_w) > 1e-300 ? fabs(t_w) : 1e-300;                   \
+        T_CHECK(t_d <= (rel)*t_s, "%s: got %.17g want %.17g (rel %.3g)", (what), t_g, t_w, t_d / t_s); \
     } while (0)
 
 /* T_OK(call) or T_OK(call, err): checks that call returned AR_OK. On failure it
@@ -38,12 +37,12 @@ static int t_checks, t_failed;
 #define T_OK(...) T_OK_PICK(__VA_ARGS__, T_OK_E, T_OK_1, t_ok_needs_one_or_two_arguments)(__VA_ARGS__)
 #define T_OK_PICK(a, b, name, ...) name
 #define T_OK_1(call) T_OK_E(call, t_e)
-#define T_OK_E(call, err)                                                                              \
-    do {                                                                                               \
-        ar_err t_e = {{0}};                                                                            \
-        (void)t_e;                                                                                     \
-        ar_status t_st = (call);                                                                       \
-        T_CHECK(t_st == AR_OK, "%s -> %d (%s): %s", #call, (int)t_st, ar_status_name(t_st),           \
+#define T_OK_E(call, err)                                                                                  \
+    do {                                                                                                   \
+        ar_err t_e = {{0}};                                                                                \
+        (void)t_e;                                                                                         \
+        ar_status t_st = (call);                                                                           \
+        T_CHECK(t_st == AR_OK, "%s -> %d (%s): %s", #call, (int)t_st, ar_status_name(t_st),                \
                 (err).msg[0] ? (err).msg : "(no message; give the call's ar_err as T_OK's 2nd argument)"); \
     } while (0)
 

@@ -10,8 +10,7 @@
 static ar_platform *load_json(const char *json) {
     ar_platform *p = NULL;
     ar_err e = {{0}};
-    if (ar_platform_from_json(json, "<test>", &p, &e) != AR_OK)
-        fprintf(stderr, "platform: %s\n", e.msg);
+    if (ar_platform_from_json(json, "<test>", &p, &e) != AR_OK) fprintf(stderr, "platform: %s\n", e.msg);
     return p;
 }
 
@@ -21,8 +20,7 @@ static int check_plan(const ar_platform *p, const char *spec, uint64_t count, co
     ar_schedule *s = NULL;
     ar_status st = ar_algo_plan(spec, p, count, 4, &s, &e);
     T_CHECK(st == AR_OK, "%s: plan %s count %llu: %s", what, spec, (unsigned long long)count, e.msg);
-    if (st != AR_OK)
-        return 0;
+    if (st != AR_OK) return 0;
     st = ar_schedule_validate(s, &e);
     T_CHECK(st == AR_OK, "%s: validate %s count %llu: %s", what, spec, (unsigned long long)count, e.msg);
     if (st == AR_OK) {

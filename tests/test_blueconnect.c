@@ -21,15 +21,13 @@
 #include "t.h"
 #include "t_plan.h"
 
-
 /* walk(schedule of spec) vs Eq. 9/10 for count elements of 4 bytes. */
 static void check_walk_eq9(const ar_platform *p, const char *spec, uint64_t count, double rel, const char *what) {
     ar_err e = {{0}};
     ar_schedule *s = NULL;
     ar_model_result walk, closed;
     T_OK(ar_algo_plan(spec, p, count, 4, &s, &e));
-    if (!s)
-        return;
+    if (!s) return;
     ar_status st = ar_model_walk(p, s, &walk, &e);
     T_CHECK(st == AR_OK, "%s: walk: %s", what, e.msg);
     ar_status sc = ar_algo_closed(spec, p, count, 4, &closed, &e);
@@ -51,20 +49,17 @@ static void random_decomp(rt_rng *g, int P, char *buf, size_t n) {
     while (left > 1) {
         int divs[64], nd = 0;
         for (int x = 2; x <= left && nd < 64; x++)
-            if (left % x == 0)
-                divs[nd++] = x;
+            if (left % x == 0) divs[nd++] = x;
         d.p[d.k++] = divs[rt_int(g, 0, nd - 1)];
         left /= d.p[d.k - 1];
     }
-    for (int i = 0; i < d.k; i++)
-        d.order[i] = i;
+    for (int i = 0; i < d.k; i++) d.order[i] = i;
     for (int i = d.k - 1; i > 0; i--) {
         int j = rt_int(g, 0, i), t = d.order[i];
         d.order[i] = d.order[j];
         d.order[j] = t;
     }
-    for (int i = 0; i < d.k; i++)
-        d.impl[i] = ar_is_pow2(d.p[i]) && rt_int(g, 0, 1) ? AR_IMPL_HD : AR_IMPL_RING;
+    for (int i = 0; i < d.k; i++) d.impl[i] = ar_is_pow2(d.p[i]) && rt_int(g, 0, 1) ? AR_IMPL_HD : AR_IMPL_RING;
     ar_bc_format(&d, buf, n);
 }
 
@@ -92,8 +87,7 @@ static void test_presets(void) {
             continue;
         }
         static const uint64_t counts[] = {1, 5, 97, 1000};
-        for (int c = 0; c < 4; c++)
-            check_plan(p, "blueconnect", counts[c], names[i]);
+        for (int c = 0; c < 4; c++) check_plan(p, "blueconnect", counts[c], names[i]);
         check_plan(p, "blueconnect:impl=ring", (uint64_t)p->nranks * 3 + 1, names[i]);
         ar_platform_free(p);
         free(names[i]);
@@ -111,8 +105,7 @@ static void test_random(void) {
         ar_platform *p = json ? load_json(json) : NULL;
         free(json);
         T_CHECK(p != NULL, "random platform %d (%s)", t, desc);
-        if (!p)
-            continue;
+        if (!p) continue;
         uint64_t count = random_count(&g, p->nranks);
         ok += check_plan(p, "blueconnect", count, desc);
         if (p->nranks > 1) {
@@ -159,7 +152,8 @@ static void test_presets_eq9(void) {
         T_OK(ar_algo_closed("blueconnect", p, 25000000, 4, &m, &e));
         T_NEAR(m.time_s, 2.0 * (4e-6 + 2.0 / 3.0 * 1e8 / 32e9 + 4.004e-3 + 2.006e-3), 1e-12, "Eq. 9 blueconnect-12");
         T_NEAR(m.time_s, 16.1946667e-3, 1e-8, "Eq. 9 blueconnect-12 (rounded)");
-        T_CHECK(m.nstages == 6 && strstr(m.stages[2].label, "w2/6"), "stage 2 crosses w2 at w2/6: %s", m.stages[2].label);
+        T_CHECK(m.nstages == 6 && strstr(m.stages[2].label, "w2/6"), "stage 2 crosses w2 at w2/6: %s",
+                m.stages[2].label);
         T_NEAR(m.stages[2].bw_Bps, 25e9 / 6, 1e-12, "blueconnect-12 stage 2 bandwidth w2/6");
         check_walk_eq9(p, "blueconnect", 24000000, 1e-9, "blueconnect-12 96MB");
         check_walk_eq9(p, "blueconnect:impl=ring", 24000000, 1e-9, "blueconnect-12 96MB");
@@ -200,8 +194,7 @@ static void test_random_symmetric(void) {
         char *json = rt_platform_json(&g, RT_SYM, 0, desc, sizeof desc);
         ar_platform *p = json ? load_json(json) : NULL;
         free(json);
-        if (!p)
-            continue;
+        if (!p) continue;
         if (p->nranks < 2) {
             ar_platform_free(p);
             continue;
@@ -237,7 +230,8 @@ static void test_random_symmetric(void) {
         }
         char params[200];
         snprintf(spec, sizeof spec, "blueconnect:%s", ar_bc_format(&d, params, sizeof params));
-        check_walk_eq9(p, t % 2 ? "blueconnect" : spec, (uint64_t)p->nranks * (uint64_t)rt_int(&g, 1, 5000), 1e-9, desc);
+        check_walk_eq9(p, t % 2 ? "blueconnect" : spec, (uint64_t)p->nranks * (uint64_t)rt_int(&g, 1, 5000), 1e-9,
+                       desc);
         n++;
         ar_platform_free(p);
     }
@@ -248,8 +242,8 @@ static void bad_param(const ar_platform *p, const char *spec, ar_status want, co
     ar_err e = {{0}};
     ar_schedule *s = NULL;
     ar_status st = ar_algo_plan(spec, p, 100, 4, &s, &e);
-    T_CHECK(st == want && strstr(e.msg, needle) && !strchr(e.msg, '\n'), "%s: status %d (want %d), message \"%s\"", spec,
-            (int)st, (int)want, e.msg);
+    T_CHECK(st == want && strstr(e.msg, needle) && !strchr(e.msg, '\n'), "%s: status %d (want %d), message \"%s\"",
+            spec, (int)st, (int)want, e.msg);
     ar_schedule_free(s);
 }
 
@@ -257,8 +251,7 @@ static void test_bad_params(void) {
     ar_platform *p = NULL;
     ar_err e = {{0}};
     T_OK(ar_platform_load("blueconnect-12", 0, &p, &e));
-    if (!p)
-        return;
+    if (!p) return;
     bad_param(p, "blueconnect:decomp=3x2x3", AR_EINVAL, "decomp=3x2x3 multiplies to 18");
     bad_param(p, "blueconnect:decomp=3x1x4", AR_EINVAL, "factor 1");
     bad_param(p, "blueconnect:decomp=3xx4", AR_EINVAL, "decomp=3xx4");
@@ -283,7 +276,8 @@ static void test_bad_params(void) {
     if (p) {
         ar_schedule *s = NULL;
         T_OK(ar_algo_plan("blueconnect", p, 96 * 7 + 5, 4, &s, &e));
-        T_CHECK(s && s->nphases == 4 && s->phases[0].ops[0].impl == AR_IMPL_HD && s->phases[1].ops[0].impl == AR_IMPL_RING,
+        T_CHECK(s && s->nphases == 4 && s->phases[0].ops[0].impl == AR_IMPL_HD &&
+                    s->phases[1].ops[0].impl == AR_IMPL_RING,
                 "96 = 16x6: hd then ring");
         T_CHECK(s && s->phases[0].nops == 6 && s->phases[1].nops == 16, "96 = 16x6: 6 groups of 16, 16 groups of 6");
         ar_schedule_free(s);

@@ -34,8 +34,7 @@ static double closed(const ar_platform *p, const char *spec, uint64_t count, ar_
     T_CHECK(st == AR_OK, "closed %s on %s: %s", spec, p->name, e.msg);
     if (st == AR_OK) {
         double sum = 0;
-        for (int i = 0; i < r->nstages; i++)
-            sum += r->stages[i].time_s;
+        for (int i = 0; i < r->nstages; i++) sum += r->stages[i].time_s;
         T_NEAR(sum, r->time_s, REL, "stages add up");
         T_CHECK(r->note[0], "closed %s: has a note", spec);
     }
@@ -49,8 +48,7 @@ static double walk(const ar_platform *p, const char *spec, uint64_t count) {
     ar_status st = ar_algo_plan(spec, p, count, 4, &s, &e); /* parameters, planner, structure check */
     T_CHECK(st == AR_OK, "plan %s on %s: %s", spec, p->name, e.msg);
     if (st != AR_OK) {
-        if (s)
-            ar_schedule_free(s);
+        if (s) ar_schedule_free(s);
         return NAN;
     }
     static ar_model_result r;
@@ -66,10 +64,8 @@ static void closed_eq_walk(const ar_platform *p, const char *spec, uint64_t coun
     char what[200];
     snprintf(what, sizeof what, "closed == walk: %s on %s (P=%d, count %llu)", spec, p->name, p->nranks,
              (unsigned long long)count);
-    if (w == 0.0)
-        T_CHECK(c == 0.0, "%s: closed %g, walk 0", what, c);
-    else
-        T_NEAR(c, w, WALK_REL, what);
+    if (w == 0.0) T_CHECK(c == 0.0, "%s: closed %g, walk 0", what, c);
+    else T_NEAR(c, w, WALK_REL, what);
 }
 
 /* Brute force over all ordered rank pairs. */
@@ -156,8 +152,8 @@ int main(void) {
         /* with a0 = a it is exactly ar_eq7_two_level */
         T_NEAR(tl - 8 * a0 + 8 * a, ar_eq7_two_level(3, 12, N, a, w0, W), REL, "bc12 two-level vs Eq. 7 function");
         /* impl=ring among the 4 masters: 2 Tr(4, N, a, W) */
-        T_NEAR(closed(bc, "two-level:impl=ring", cnt, &r),
-               2 * (4 * a0 + 4.0 / 3 * N / w0) + 2 * tr(4, N, a, W), REL, "bc12 two-level impl=ring");
+        T_NEAR(closed(bc, "two-level:impl=ring", cnt, &r), 2 * (4 * a0 + 4.0 / 3 * N / w0) + 2 * tr(4, N, a, W), REL,
+               "bc12 two-level impl=ring");
 
         /* the generic walk: ring holds exactly (every step has the wrap-around pair
          * 11 -> 0 crossing the root: max latency and min bandwidth; no link carries
@@ -207,12 +203,11 @@ int main(void) {
     }
 
     /* ---- closed == walk where the assumptions hold ---- */
-    static const char *const flats[] = {"flat:ranks=8", "flat:ranks=6", "flat:ranks=16", "flat:ranks=5",
-                                        "flat:ranks=2", "flat:ranks=1"};
+    static const char *const flats[] = {"flat:ranks=8", "flat:ranks=6", "flat:ranks=16",
+                                        "flat:ranks=5", "flat:ranks=2", "flat:ranks=1"};
     for (size_t i = 0; i < sizeof flats / sizeof flats[0]; i++) {
         ar_platform *p = load(flats[i]);
-        if (!p)
-            continue;
+        if (!p) continue;
         uint64_t c = 240 * 16 * 4; /* divisible by P, q, chunks and servers */
         closed_eq_walk(p, "ring", c);
         closed_eq_walk(p, "halving-doubling", c);
@@ -221,8 +216,7 @@ int main(void) {
         closed_eq_walk(p, "binomial", c);
         closed_eq_walk(p, "ps", c);
         closed_eq_walk(p, "ps:servers=1", c);
-        if (p->nranks >= 3)
-            closed_eq_walk(p, "ps:servers=3", c);
+        if (p->nranks >= 3) closed_eq_walk(p, "ps:servers=3", c);
         closed_eq_walk(p, "two-level", c); /* one machine: reduce + broadcast */
         check_plat_quantities(p, flats[i]);
         ar_platform_free(p);
@@ -233,8 +227,7 @@ int main(void) {
                                        "machines:gpus=1+1+1+1"};
     for (size_t i = 0; i < sizeof mach / sizeof mach[0]; i++) {
         ar_platform *p = load(mach[i]);
-        if (!p)
-            continue;
+        if (!p) continue;
         closed_eq_walk(p, "two-level", 1200);
         closed_eq_walk(p, "two-level:impl=ring", 1200);
         check_plat_quantities(p, mach[i]);
@@ -265,8 +258,7 @@ int main(void) {
     T_CHECK(ar_platform_list_presets(&names, &npresets, &e) == AR_OK, "presets: %s", e.msg);
     for (int i = 0; i < npresets; i++) {
         ar_platform *p = load(names[i]);
-        if (p && p->nranks <= 256)
-            check_plat_quantities(p, names[i]);
+        if (p && p->nranks <= 256) check_plat_quantities(p, names[i]);
         ar_platform_free(p);
         free(names[i]);
     }
@@ -294,8 +286,7 @@ int main(void) {
         T_CHECK(st == AR_EUNSUPPORTED && strstr(e.msg, "no closed-form model for algorithm treepack"),
                 "algorithm without a closed form: %s", e.msg);
         st = ar_algo_closed("no-such-algo", fr, 1000, 4, &r, &e);
-        T_CHECK(st == AR_EINVAL && strstr(e.msg, "unknown algorithm \"no-such-algo\""), "unknown algorithm: %s",
-                e.msg);
+        T_CHECK(st == AR_EINVAL && strstr(e.msg, "unknown algorithm \"no-such-algo\""), "unknown algorithm: %s", e.msg);
         st = ar_algo_closed("pipelined-ring:chunks=0", fr, 1000, 4, &r, &e);
         T_CHECK(st == AR_EINVAL, "chunks=0 refused: %s", e.msg);
         st = ar_algo_closed("ring:chunks=2", fr, 1000, 4, &r, &e);

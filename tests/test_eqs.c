@@ -83,8 +83,7 @@ int main(void) {
                 !strcmp(r.stages[0].impl, "ring") && r.stages[0].p == 4,
             "stage recorded (%d)", r.nstages);
     T_NEAR(r.time_s, 0.25, REL, "time added");
-    for (int i = 1; i < AR_MODEL_MAX_STAGES + 10; i++)
-        ar_model_add_stage(&r, "x", "hd", 2, 1, 1, 0, 0.25);
+    for (int i = 1; i < AR_MODEL_MAX_STAGES + 10; i++) ar_model_add_stage(&r, "x", "hd", 2, 1, 1, 0, 0.25);
     T_CHECK(r.nstages == AR_MODEL_MAX_STAGES, "clamped at %d stages (got %d)", AR_MODEL_MAX_STAGES, r.nstages);
     T_NEAR(r.time_s, 0.25 * (AR_MODEL_MAX_STAGES + 10), REL, "time of clamped stages still added");
 

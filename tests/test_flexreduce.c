@@ -21,14 +21,12 @@
 #include "t.h"
 #include "t_plan.h"
 
-
 /* Eq. 12 for every learner and level; returns the largest bound of the top level. */
 static int check_eq12(const ar_platform *p, const char *what) {
     ar_fr_plan *fp = NULL;
     ar_err e = {{0}};
     T_OK(ar_fr_plan_build(p, &fp, &e));
-    if (!fp)
-        return -1;
+    if (!fp) return -1;
     size_t n = (size_t)fp->L * (size_t)fp->nranks;
     int *calls = calloc(n, sizeof *calls), *bound = calloc(n, sizeof *bound), top = 0;
     ar_fr_calls(fp, calls);
@@ -36,8 +34,7 @@ static int check_eq12(const ar_platform *p, const char *what) {
     for (size_t i = 0; i < n; i++) {
         T_CHECK(calls[i] <= bound[i], "%s: learner %zu level %zu makes %d calls > Eq. 12 bound %d", what,
                 i % (size_t)fp->nranks, i / (size_t)fp->nranks, calls[i], bound[i]);
-        if (i / (size_t)fp->nranks == (size_t)fp->L - 1 && bound[i] > top)
-            top = bound[i];
+        if (i / (size_t)fp->nranks == (size_t)fp->L - 1 && bound[i] > top) top = bound[i];
     }
     free(calls);
     free(bound);
@@ -70,8 +67,7 @@ static void test_presets(void) {
         int tree = (p->kind == AR_PLAT_TREE || p->kind == AR_PLAT_FAT_TREE) && p->uniform_depth;
         if (tree) {
             static const uint64_t counts[] = {1, 5, 97, 1000};
-            for (int c = 0; c < 4; c++)
-                planned += check_plan(p, "flexreduce", counts[c], names[i]);
+            for (int c = 0; c < 4; c++) planned += check_plan(p, "flexreduce", counts[c], names[i]);
             check_eq12(p, names[i]);
         } else {
             ar_schedule *s = NULL;
@@ -99,8 +95,7 @@ static void test_random(void) {
         ar_platform *p = json ? load_json(json) : NULL;
         free(json);
         T_CHECK(p != NULL, "random platform %d (%s)", t, desc);
-        if (!p)
-            continue;
+        if (!p) continue;
         if (!p->uniform_depth) {
             ar_schedule *s = NULL;
             ar_err e = {{0}};
@@ -112,8 +107,7 @@ static void test_random(void) {
             continue;
         }
         ok += check_plan(p, "flexreduce", random_count(&g, p->nranks), desc);
-        if (t % 10 == 1)
-            check_plan(p, variants[t / 10 % 5], random_count(&g, p->nranks), desc);
+        if (t % 10 == 1) check_plan(p, variants[t / 10 % 5], random_count(&g, p->nranks), desc);
         check_eq12(p, desc);
         ar_platform_free(p);
     }
@@ -131,8 +125,7 @@ static void test_symmetric(void) {
         char *json = rt_platform_json(&g, RT_SYM, 0, desc, sizeof desc);
         ar_platform *p = json ? load_json(json) : NULL;
         free(json);
-        if (!p)
-            continue;
+        if (!p) continue;
         if (p->nranks < 2) {
             ar_platform_free(p);
             continue;
@@ -176,8 +169,7 @@ static void test_testbeds(void) {
         snprintf(name, sizeof name, "fr-%d", n);
         ar_platform *p = NULL;
         T_OK(ar_platform_load(name, 0, &p, &e));
-        if (!p)
-            continue;
+        if (!p) continue;
         int top = check_eq12(p, name);
         T_CHECK(top == (p->nmachines == 2 ? 3 : 4), "%s (%d machines): Eq. 12 bound %d", name, p->nmachines, top);
         check_plan(p, "flexreduce", 120 * 1000 + 7, name);

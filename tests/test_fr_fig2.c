@@ -80,8 +80,7 @@ static void check_entries(const ar_fr_plan *fp, int level, const want *w, int n,
         const int *h = fp->arena + en->first;
         int hw[3] = {w[i].h0, w[i].h1, w[i].h2}, nh = hw[2] >= 0 ? 3 : 2;
         int same = en->nholders == nh;
-        for (int k = 0; same && k < nh; k++)
-            same = h[k] == hw[k];
+        for (int k = 0; same && k < nh; k++) same = h[k] == hw[k];
         T_CHECK(en->dest == w[i].dest && en->lo == w[i].lo && en->hi == w[i].hi && same,
                 "%s level %d entry %d: dest %d [%llu,%llu) %d holders (%d,%d,...), want dest %d [%llu,%llu) (%d,%d,%d)",
                 what, level, i, en->dest, (unsigned long long)en->lo, (unsigned long long)en->hi, en->nholders, h[0],
@@ -93,9 +92,9 @@ static void check_entries(const ar_fr_plan *fp, int level, const want *w, int n,
 static void check_ranges(const ar_fr_plan *fp, int level, const uint64_t (*r)[2], const char *what) {
     for (int k = 0; k < fp->nranks; k++) {
         size_t i = (size_t)level * (size_t)fp->nranks + (size_t)k;
-        T_CHECK(fp->lo[i] == r[k][0] && fp->hi[i] == r[k][1], "%s level %d rank %d: [%llu,%llu), want [%llu,%llu)", what,
-                level, k, (unsigned long long)fp->lo[i], (unsigned long long)fp->hi[i], (unsigned long long)r[k][0],
-                (unsigned long long)r[k][1]);
+        T_CHECK(fp->lo[i] == r[k][0] && fp->hi[i] == r[k][1], "%s level %d rank %d: [%llu,%llu), want [%llu,%llu)",
+                what, level, k, (unsigned long long)fp->lo[i], (unsigned long long)fp->hi[i],
+                (unsigned long long)r[k][0], (unsigned long long)r[k][1]);
     }
 }
 
@@ -103,8 +102,7 @@ static void test_fig2(void) {
     ar_platform *p = NULL;
     ar_err e = {{0}};
     T_OK(ar_platform_from_json(FIG2, "fig2", &p, &e));
-    if (!p)
-        return;
+    if (!p) return;
     ar_fr_plan *fp = NULL;
     T_OK(ar_fr_plan_build(p, &fp, &e));
     if (!fp) {
@@ -116,10 +114,13 @@ static void test_fig2(void) {
     static const uint64_t r1[5][2] = {{2, 5}, {7, 10}, {0, 2}, {5, 7}, {10, 12}};
     check_ranges(fp, 0, r0, "fig2");
     check_ranges(fp, 1, r1, "fig2");
-    static const want w0[] = {{D, 0, 6, D, E, -1}, {E, 6, 12, D, E, -1}, {F, 0, 4, F, G, H}, {G, 4, 8, F, G, H},
+    static const want w0[] = {{D, 0, 6, D, E, -1},
+                              {E, 6, 12, D, E, -1},
+                              {F, 0, 4, F, G, H},
+                              {G, 4, 8, F, G, H},
                               {H, 8, 12, F, G, H}};
-    static const want w1[] = {{F, 0, 2, D, F, -1},  {D, 2, 4, D, F, -1},  {D, 4, 5, D, G, -1},  {G, 5, 6, D, G, -1},
-                              {G, 6, 7, E, G, -1},  {E, 7, 8, E, G, -1},  {E, 8, 10, E, H, -1}, {H, 10, 12, E, H, -1}};
+    static const want w1[] = {{F, 0, 2, D, F, -1}, {D, 2, 4, D, F, -1}, {D, 4, 5, D, G, -1},  {G, 5, 6, D, G, -1},
+                              {G, 6, 7, E, G, -1}, {E, 7, 8, E, G, -1}, {E, 8, 10, E, H, -1}, {H, 10, 12, E, H, -1}};
     check_entries(fp, 0, w0, 5, "fig2");
     check_entries(fp, 1, w1, 8, "fig2");
     for (int i = 0; i < fp->nentries; i++)
@@ -129,7 +130,8 @@ static void test_fig2(void) {
     T_OK(ar_fr_eq12_bound(p, bound, &e));
     static const int want_calls[10] = {1, 1, 1, 1, 1, 2, 2, 1, 2, 1};
     for (int i = 0; i < 10; i++) {
-        T_CHECK(calls[i] == want_calls[i], "fig2 calls[level %d][%d] = %d, want %d", i / 5, i % 5, calls[i], want_calls[i]);
+        T_CHECK(calls[i] == want_calls[i], "fig2 calls[level %d][%d] = %d, want %d", i / 5, i % 5, calls[i],
+                want_calls[i]);
         T_CHECK(bound[i] == (i < 5 ? 1 : 3), "fig2 Eq. 12 bound[level %d][%d] = %d", i / 5, i % 5, bound[i]);
     }
     ar_fr_plan_free(fp);
@@ -140,7 +142,8 @@ static void test_fig2(void) {
     if (s) {
         T_CHECK(s->nphases == 4, "fig2: %d phases", s->nphases);
         if (s->nphases == 4) {
-            T_CHECK(s->phases[0].nops == 5 && s->phases[1].nops == 8 && s->phases[2].nops == 8 && s->phases[3].nops == 5,
+            T_CHECK(s->phases[0].nops == 5 && s->phases[1].nops == 8 && s->phases[2].nops == 8 &&
+                        s->phases[3].nops == 5,
                     "fig2 ops per phase %d %d %d %d", s->phases[0].nops, s->phases[1].nops, s->phases[2].nops,
                     s->phases[3].nops);
             for (int i = 0; i < s->phases[1].nops && i < 8; i++) {
@@ -164,8 +167,7 @@ static void test_fig2(void) {
         if (s) {
             ar_status st = ar_schedule_validate(s, &e);
             T_CHECK(st == AR_OK, "fig2 count %llu: %s", (unsigned long long)counts[c], e.msg);
-            if (st == AR_OK)
-                T_OK(ar_schedule_execute_host(s, 0, &e));
+            if (st == AR_OK) T_OK(ar_schedule_execute_host(s, 0, &e));
             ar_schedule_free(s);
         }
     }
@@ -176,14 +178,16 @@ static void test_non_holder(void) {
     ar_platform *p = NULL;
     ar_err e = {{0}};
     T_OK(ar_platform_from_json(THREE_ONE, "3+1", &p, &e));
-    if (!p)
-        return;
+    if (!p) return;
     ar_fr_plan *fp = NULL;
     T_OK(ar_fr_plan_build(p, &fp, &e));
     if (fp) {
         T_CHECK(fp->M == 6, "3+1: M %llu", (unsigned long long)fp->M);
         static const want w0[] = {{0, 0, 2, 0, 1, 2}, {1, 2, 4, 0, 1, 2}, {2, 4, 6, 0, 1, 2}};
-        static const want w1[] = {{0, 0, 1, 0, 3, -1}, {1, 1, 2, 0, 3, -1}, {3, 2, 4, 1, 3, -1}, {3, 4, 5, 2, 3, -1},
+        static const want w1[] = {{0, 0, 1, 0, 3, -1},
+                                  {1, 1, 2, 0, 3, -1},
+                                  {3, 2, 4, 1, 3, -1},
+                                  {3, 4, 5, 2, 3, -1},
                                   {2, 5, 6, 2, 3, -1}};
         check_entries(fp, 0, w0, 3, "3+1");
         check_entries(fp, 1, w1, 5, "3+1");
@@ -202,7 +206,8 @@ static void test_non_holder(void) {
             T_CHECK(s->phases[2].nops == 1 && cp->kind == AR_OP_SEND && !cp->reduce && cp->members[0] == 0 &&
                         cp->members[1] == 1 && cp->offset == 2 && cp->count == 2,
                     "3+1: copy a0 -> a1 of items [2,4)");
-            T_CHECK(s->phases[3].nops == 1 && back->kind == AR_OP_SEND && back->members[0] == 1 && back->members[1] == 0,
+            T_CHECK(s->phases[3].nops == 1 && back->kind == AR_OP_SEND && back->members[0] == 1 &&
+                        back->members[1] == 0,
                     "3+1: copy back a1 -> a0 before the broadcast");
             const ar_op *r = &s->phases[1].ops[1];
             T_CHECK(r->kind == AR_OP_REDUCE && r->n == 2 && r->members[r->root] == 0 && r->offset == 2,

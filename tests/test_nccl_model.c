@@ -65,8 +65,8 @@ static double tm(const ar_nccl_in *in, ar_nccl_coll c, ar_nccl_algo a, ar_nccl_p
     return t;
 }
 
-static void near_us(const ar_nccl_in *in, ar_nccl_coll c, ar_nccl_algo a, ar_nccl_proto p, double bytes,
-                    double want_us, const char *what) {
+static void near_us(const ar_nccl_in *in, ar_nccl_coll c, ar_nccl_algo a, ar_nccl_proto p, double bytes, double want_us,
+                    const char *what) {
     T_NEAR(tm(in, c, a, p, bytes), want_us * 1e-6, REL, what);
 }
 
@@ -99,7 +99,8 @@ static void test_h100_one_node(void) {
      * RING LL128:  bus = min(360*0.92 = 331.2, 12*36.7 = 440.4) = 331.2; lat = 14.0 + 14*1.9 = 40.6 us
      * RING SIMPLE: bus = 12*30 = 360;                               lat = 8.4 + 14*3.4 = 56.0 us
      * 1 GiB, ring LL128: 40.6 + 2^30 / (1000 * 331.2*8/14) = 40.6 + 5673.5 us = 5714.1 us. */
-    near_us(&in, AR_NCCL_ALLREDUCE, AR_NCCL_RING, AR_NCCL_LL, GiB, 15.0 + GiB / (1000.0 * 141.0 * 8 / 14), "h100 ring LL");
+    near_us(&in, AR_NCCL_ALLREDUCE, AR_NCCL_RING, AR_NCCL_LL, GiB, 15.0 + GiB / (1000.0 * 141.0 * 8 / 14),
+            "h100 ring LL");
     near_us(&in, AR_NCCL_ALLREDUCE, AR_NCCL_RING, AR_NCCL_LL128, GiB, 40.6 + GiB / (1000.0 * 331.2 * 8 / 14),
             "h100 ring LL128 1GiB");
     near_us(&in, AR_NCCL_ALLREDUCE, AR_NCCL_RING, AR_NCCL_SIMPLE, GiB, 56.0 + GiB / (1000.0 * 360.0 * 8 / 14),
@@ -193,7 +194,8 @@ static void test_two_nodes(void) {
      *   inter steps 2(nodes-1) = 2: lat = base + 28*intra + 2*inter:
      *   LL 6.6 + 28 + 5.4 = 40.0; LL128 14 + 53.2 + 8 = 75.2; Simple 8.4 + 95.2 + 28 = 131.6,
      *   Simple all-reduce above 64 B per channel per rank: x1.4 (ring plateau) = 184.24 us. */
-    near_us(&in, AR_NCCL_ALLREDUCE, AR_NCCL_RING, AR_NCCL_LL, MiB, 40.0 + MiB / (1000.0 * 39.0 * 16 / 30), "2n ring LL");
+    near_us(&in, AR_NCCL_ALLREDUCE, AR_NCCL_RING, AR_NCCL_LL, MiB, 40.0 + MiB / (1000.0 * 39.0 * 16 / 30),
+            "2n ring LL");
     near_us(&in, AR_NCCL_ALLREDUCE, AR_NCCL_RING, AR_NCCL_LL128, MiB, 75.2 + MiB / (1000.0 * 293.6 * 16 / 30),
             "2n ring LL128");
     near_us(&in, AR_NCCL_ALLREDUCE, AR_NCCL_RING, AR_NCCL_SIMPLE, GiB, 131.6 * 1.4 + GiB / (1000.0 * 384.0 * 16 / 30),
@@ -241,7 +243,8 @@ static void test_four_nodes(void) {
     near_us(&in, AR_NCCL_ALLREDUCE, AR_NCCL_TREE, AR_NCCL_SIMPLE, GiB, 120.4 + GiB / (1000.0 * 288.0 * 0.5),
             "4n tree simple");
     /* Ring LL: LL row Intel (0), N4 column: llMaxBw 20.4 = min(20.4, 8*48*0.5); lat 6.6 + 56*1 + 6*2.7 = 78.8. */
-    near_us(&in, AR_NCCL_ALLREDUCE, AR_NCCL_RING, AR_NCCL_LL, MiB, 78.8 + MiB / (1000.0 * 20.4 * 32 / 62), "4n ring LL");
+    near_us(&in, AR_NCCL_ALLREDUCE, AR_NCCL_RING, AR_NCCL_LL, MiB, 78.8 + MiB / (1000.0 * 20.4 * 32 / 62),
+            "4n ring LL");
 }
 
 static void test_pat(void) {
@@ -334,9 +337,9 @@ static void test_from_platform(void) {
         int nvls_ch;
         double nvls_intra, nvls_inter;
     } k[] = {
-        {"dgx-h100", 90, 12, 30, 8, 40, 60},   {"aws-p5", 90, 12, 30, 8, 40, 60},
-        {"dgx-a100", 80, 12, 20, 0, 0, 0},     {"aws-p4d", 80, 12, 20, 0, 0, 0},
-        {"dgx-b200", 100, 16, 45, 8, 80, 90},  {"gb200-nvl72", 100, 16, 45, 32, 20, 40},
+        {"dgx-h100", 90, 12, 30, 8, 40, 60},  {"aws-p5", 90, 12, 30, 8, 40, 60},
+        {"dgx-a100", 80, 12, 20, 0, 0, 0},    {"aws-p4d", 80, 12, 20, 0, 0, 0},
+        {"dgx-b200", 100, 16, 45, 8, 80, 90}, {"gb200-nvl72", 100, 16, 45, 32, 20, 40},
     };
     for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
         ar_platform *p = NULL;

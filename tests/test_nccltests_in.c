@@ -106,8 +106,8 @@ static void test_two_nodes_forced(void) {
     T_CHECK(!strcmp(r->algo, "Ring") && !strcmp(r->proto, "Simple"), "algo %s proto %s", r->algo, r->proto);
     T_CHECK(r->iters == 50, "iters %d", r->iters);
     /* NCCL log and mpirun lines between the rows are skipped */
-    T_CHECK(s->recs[0].line == 32 && s->recs[1].line == 35 && s->recs[3].line == 37, "lines %d %d %d",
-            s->recs[0].line, s->recs[1].line, s->recs[3].line);
+    T_CHECK(s->recs[0].line == 32 && s->recs[1].line == 35 && s->recs[3].line == 37, "lines %d %d %d", s->recs[0].line,
+            s->recs[1].line, s->recs[3].line);
     half_is(&s->recs[3].oop, 28400.0, 75.62, 141.78, 0, "2 GiB oop");
     half_is(&s->recs[3].ip, 28390.0, 75.64, 141.83, 0, "2 GiB ip");
     T_CHECK(s->recs[3].size_bytes == 2147483648ULL, "size");
@@ -135,7 +135,7 @@ static void test_validation_off_old_format(void) {
     if (!s) return;
     T_CHECK(s->runs[0].coll == AR_NT_COLL_UNKNOWN, "no hint");
     T_CHECK(ar_nt_check_fit(s, AR_NT_HALF_OOP, &e) == AR_EINVAL && strstr(e.msg, "a100_validation_off.txt:1: the "
-                                                                                   "collective is unknown"),
+                                                                                 "collective is unknown"),
             "%s", e.msg);
     ar_nt_free(s);
 }
@@ -173,8 +173,7 @@ static void test_truncated_and_bad(void) {
                "garbage.txt: no nccl-tests table found (expected \"#  size  count  type ...\" or a -J JSON report)");
     read_fails("truncated.json", NULL, AR_EINVAL,
                "truncated.json:1: truncated: the JSON ends before its closing brace");
-    read_fails("bad_field.json", NULL, AR_EINVAL,
-               "bad_field.json: results[0].out_of_place.alg_bw: is not a number");
+    read_fails("bad_field.json", NULL, AR_EINVAL, "bad_field.json: results[0].out_of_place.alg_bw: is not a number");
     /* allow_truncated keeps the complete rows */
     ar_nt_opts o = {.allow_truncated = 1};
     ar_nt_set *s = read_ok("truncated_row.txt", &o);
@@ -208,8 +207,8 @@ static void test_two_runs_periter(void) {
     T_CHECK(a->nranks == 4 && a->nnodes == 1 && b->nranks == 4, "ranks");
     T_CHECK(!strcmp(a->nccl_version, "2.27.3") && !strcmp(b->nccl_version, "2.27.3"), "version from code: %s",
             a->nccl_version);
-    T_CHECK(b->first_line == 21 && s->recs[2].line == 34 && s->recs[2].run == 1 && s->recs[2].index == 0, "run 2: %d %d",
-            b->first_line, s->recs[2].line);
+    T_CHECK(b->first_line == 21 && s->recs[2].line == 34 && s->recs[2].run == 1 && s->recs[2].index == 0,
+            "run 2: %d %d", b->first_line, s->recs[2].line);
     /* per-iteration columns and the two-token timestamp are skipped */
     half_is(&s->recs[1].oop, 31.00, 0.53, 0.40, 0, "periter oop");
     half_is(&s->recs[1].ip, 30.50, 0.54, 0.40, 0, "periter ip");
@@ -225,8 +224,8 @@ static void test_json(void) {
         const ar_nt_run *r = &s->runs[0];
         T_CHECK(s->nruns == 1 && s->nrecs == 2 && r->format_json && r->complete, "json runs");
         T_CHECK(r->coll == AR_NT_ALL_REDUCE && !strcmp(r->program, "all_reduce_perf"), "json coll %s", r->program);
-        T_CHECK(r->nranks == 8 && r->nnodes == 1 && !strcmp(r->nccl_version, "2.27.3"), "json meta %d %d %s",
-                r->nranks, r->nnodes, r->nccl_version);
+        T_CHECK(r->nranks == 8 && r->nnodes == 1 && !strcmp(r->nccl_version, "2.27.3"), "json meta %d %d %s", r->nranks,
+                r->nnodes, r->nccl_version);
         T_CHECK(!r->algo[0] && !strcmp(r->proto, "LL128"), "json env: algo %s proto %s", r->algo, r->proto);
         T_CHECK(r->ngpus == 8 && r->iters == 20 && r->max_bytes == 67108864, "json config");
         T_CHECK(!strcmp(r->devices[7].bus, "0000:db:00") && !strcmp(r->devices[7].name, "NVIDIA B200"), "json dev");
@@ -255,7 +254,8 @@ static void test_json(void) {
         ar_err e = {{0}};
         T_CHECK(ar_nt_check_fit(s, AR_NT_HALF_IP, &e) == AR_OK, "%s", e.msg);
         ar_status st = ar_nt_check_fit(s, AR_NT_HALF_OOP, &e);
-        T_CHECK(st == AR_EINVAL && strstr(e.msg, "a100_allgather_v1.json: results[0]: the row has no out-of-place half"),
+        T_CHECK(st == AR_EINVAL &&
+                    strstr(e.msg, "a100_allgather_v1.json: results[0]: the row has no out-of-place half"),
                 "%s", e.msg);
         ar_nt_free(s);
     }
@@ -303,15 +303,16 @@ static void test_multi_file(void) {
 /* In-memory variants: the older "error" column without root, a blank out-of-place
  * half, NUL bytes, rows that do not fit the header. */
 static void test_mem(void) {
-    const char *old = "# nThread 1 nGpus 2 minBytes 8 maxBytes 16 step: 2(factor) warmup iters: 5 iters: 20 "
-                      "validation: 1\n"
-                      "#       size         count    type   redop     time   algbw   busbw  error     time   algbw   "
-                      "busbw  error\n"
-                      "           8             2   float     sum    10.00    0.00    0.00  0e+00    9.50    0.00    "
-                      "0.00  0e+00\n"
-                      "          16             4   float     sum    1.2e+05    0.00    0.00  2e+00    10.50    0.00    "
-                      "0.00  0e+00\n"
-                      "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 0 \n";
+    const char *old =
+        "# nThread 1 nGpus 2 minBytes 8 maxBytes 16 step: 2(factor) warmup iters: 5 iters: 20 "
+        "validation: 1\n"
+        "#       size         count    type   redop     time   algbw   busbw  error     time   algbw   "
+        "busbw  error\n"
+        "           8             2   float     sum    10.00    0.00    0.00  0e+00    9.50    0.00    "
+        "0.00  0e+00\n"
+        "          16             4   float     sum    1.2e+05    0.00    0.00  2e+00    10.50    0.00    "
+        "0.00  0e+00\n"
+        "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 0 \n";
     ar_err e = {{0}};
     ar_nt_set *s = NULL;
     T_CHECK(ar_nt_read_mem("old.txt", old, strlen(old), NULL, &s, &e) == AR_OK && s, "%s", e.msg);
@@ -334,7 +335,7 @@ static void test_mem(void) {
         T_CHECK(!s->recs[0].oop.present, "blank oop");
         half_is(&s->recs[0].ip, 20.00, 0.05, 0.09, 0, "blank: ip");
         T_CHECK(ar_nt_check_fit(s, AR_NT_HALF_OOP, &e) == AR_EINVAL && strstr(e.msg, "blank.txt:2: the row has no "
-                                                                                      "out-of-place half"),
+                                                                                     "out-of-place half"),
                 "%s", e.msg);
         ar_nt_free(s);
     }
@@ -363,8 +364,8 @@ static void test_mem(void) {
             "%s", e.msg);
     const char *nan = "#  size count type redop root time algbw busbw #wrong\n8 2 float sum -1 nan 0.5 0 0\n"
                       "# Avg bus bandwidth : 0\n";
-    T_CHECK(ar_nt_read_mem("nan.txt", nan, strlen(nan), &(ar_nt_opts){.coll = AR_NT_ALL_REDUCE}, &s, &e) == AR_OK,
-            "%s", e.msg);
+    T_CHECK(ar_nt_read_mem("nan.txt", nan, strlen(nan), &(ar_nt_opts){.coll = AR_NT_ALL_REDUCE}, &s, &e) == AR_OK, "%s",
+            e.msg);
     if (s) {
         T_CHECK(s->recs[0].flags == AR_NT_NAN && isnan(s->recs[0].oop.time_us) && !s->recs[0].ip.present, "nan row");
         T_CHECK(ar_nt_check_fit(s, AR_NT_HALF_BOTH, &e) == AR_EINVAL &&
@@ -383,8 +384,8 @@ static void test_reference(void) {
     T_CHECK(ar_nt_read_reference(AR_NT_REF, &v, &n, &e) == AR_OK, "%s", e.msg);
     T_CHECK(n == 7, "entries %d", n);
     if (n == 7) {
-        T_CHECK(v[0].line == 5 && !strcmp(v[0].preset, "dgx-a100") && v[0].coll == AR_NT_ALL_REDUCE && v[0].ranks == 8 &&
-                    v[0].nodes == 1 && v[0].size_bytes == 8589934592ULL && v[0].busbw_GBps == 230 &&
+        T_CHECK(v[0].line == 5 && !strcmp(v[0].preset, "dgx-a100") && v[0].coll == AR_NT_ALL_REDUCE &&
+                    v[0].ranks == 8 && v[0].nodes == 1 && v[0].size_bytes == 8589934592ULL && v[0].busbw_GBps == 230 &&
                     isnan(v[0].algbw_GBps) && !strcmp(v[0].algorithm, "ring") && !strcmp(v[0].kind, "stated") &&
                     !strcmp(v[0].source, "nccl-tests#149"),
                 "row 0: line %d %s", v[0].line, v[0].preset);
@@ -396,7 +397,8 @@ static void test_reference(void) {
                 "h100 nvls");
         /* busbw = algbw * 2(n-1)/n where both are given */
         T_NEAR(v[3].algbw_GBps * ar_nt_busbw_factor(v[3].coll, v[3].ranks), v[3].busbw_GBps, 0.01, "480 vs 275");
-        T_CHECK(!strcmp(v[6].nccl_version, "2.20.3") && v[6].busbw_GBps == 475 && !strcmp(v[6].source, "nccl-tests#272"),
+        T_CHECK(!strcmp(v[6].nccl_version, "2.20.3") && v[6].busbw_GBps == 475 &&
+                    !strcmp(v[6].source, "nccl-tests#272"),
                 "h200");
         for (int i = 0; i < n; i++)
             T_CHECK(v[i].source[0] && v[i].system[0] && v[i].ranks == 8 && v[i].busbw_GBps > 200, "row %d", i);
@@ -481,39 +483,47 @@ static int rt_write(const char *file, const rt_case *c, const uint64_t *sizes, d
     int n = 8 * c->nodes;
     double fac = 2.0 * (n - 1) / n;
     if (c->json) {
-        fprintf(f, "{\"version\":3,\"args\":[\"./build/all_reduce_perf\"],\"env\":[\"PATH=/bin\"%s%s%s],"
-                   "\"nccl_version\":22703,\"config\":{\"nthreads\":1,\"ngpus\":1,\"devices\":[",
+        fprintf(f,
+                "{\"version\":3,\"args\":[\"./build/all_reduce_perf\"],\"env\":[\"PATH=/bin\"%s%s%s],"
+                "\"nccl_version\":22703,\"config\":{\"nthreads\":1,\"ngpus\":1,\"devices\":[",
                 c->algo ? ",\"NCCL_ALGO=" : "", c->algo ? c->algo : "", c->algo ? "\"" : "");
         for (int r = 0; r < n; r++)
-            fprintf(f, "%s{\"rank\":%d,\"group\":0,\"pid\":%d,\"hostname\":\"node%d\",\"device\":%d,"
-                       "\"device_hex\":\"0000:%02x:00\",\"device_info\":\"NVIDIA H100 80GB HBM3\"}",
+            fprintf(f,
+                    "%s{\"rank\":%d,\"group\":0,\"pid\":%d,\"hostname\":\"node%d\",\"device\":%d,"
+                    "\"device_hex\":\"0000:%02x:00\",\"device_info\":\"NVIDIA H100 80GB HBM3\"}",
                     r ? "," : "", r, 1000 + r, r / 8, r % 8, 0x18 + r % 8);
         fprintf(f, "]},\"results\":[");
         for (int i = 0; i < RT_NSIZES; i++) {
-            fprintf(f, "%s{\"size\":%llu,\"count\":%llu,\"type\":\"float\",\"redop\":\"sum\",\"root\":\"%6i\"", i ? "," : "",
-                    (unsigned long long)sizes[i], (unsigned long long)sizes[i] / 4, -1);
+            fprintf(f, "%s{\"size\":%llu,\"count\":%llu,\"type\":\"float\",\"redop\":\"sum\",\"root\":\"%6i\"",
+                    i ? "," : "", (unsigned long long)sizes[i], (unsigned long long)sizes[i] / 4, -1);
             for (int h = 0; h < 2; h++) {
                 double alg = (double)sizes[i] / t[i][h] / 1e3;
-                fprintf(f, ",\"%s\":{\"time\":%lf,\"alg_bw\":%lf,\"bus_bw\":%lf,\"nwrong\":0}", h ? "in_place" : "out_of_place",
-                        t[i][h], alg, alg * fac);
+                fprintf(f, ",\"%s\":{\"time\":%lf,\"alg_bw\":%lf,\"bus_bw\":%lf,\"nwrong\":0}",
+                        h ? "in_place" : "out_of_place", t[i][h], alg, alg * fac);
             }
             fprintf(f, ",\"actual_iterations\":20,\"experiment_name\":\"\"}");
         }
-        fprintf(f, "],\"out_of_bounds\":{\"count\":0,\"okay\":\"true\"},\"average_bus_bandwidth\":{\"bandwidth\":%lf,"
-                   "\"okay\":\"unchecked\"}}", 1.0);
+        fprintf(f,
+                "],\"out_of_bounds\":{\"count\":0,\"okay\":\"true\"},\"average_bus_bandwidth\":{\"bandwidth\":%lf,"
+                "\"okay\":\"unchecked\"}}",
+                1.0);
     } else {
-        fprintf(f, "# nccl-tests version 2.17.6 nccl-headers=22703 nccl-library=22703\n"
-                   "# Collective test starting: all_reduce_perf\n"
-                   "# nThread 1 nGpus 1 minBytes 8 maxBytes 33554432 step: 4(factor) warmup iters: 5 iters: 20 agg iters: 1 "
-                   "validation: 1 graph: 0\n#\n# Using devices\n");
+        fprintf(
+            f,
+            "# nccl-tests version 2.17.6 nccl-headers=22703 nccl-library=22703\n"
+            "# Collective test starting: all_reduce_perf\n"
+            "# nThread 1 nGpus 1 minBytes 8 maxBytes 33554432 step: 4(factor) warmup iters: 5 iters: 20 agg iters: 1 "
+            "validation: 1 graph: 0\n#\n# Using devices\n");
         for (int r = 0; r < n; r++)
-            fprintf(f, "#  Rank %2d Group %2d Pid %6d on %10s%d device %2d [%04x:%02x:%02x] %s\n", r, 0, 1000 + r, "node",
-                    r / 8, r % 8, 0, 0x18 + r % 8, 0, "NVIDIA H100 80GB HBM3");
+            fprintf(f, "#  Rank %2d Group %2d Pid %6d on %10s%d device %2d [%04x:%02x:%02x] %s\n", r, 0, 1000 + r,
+                    "node", r / 8, r % 8, 0, 0x18 + r % 8, 0, "NVIDIA H100 80GB HBM3");
         fprintf(f, "node0:1000:1000 [0] NCCL INFO NCCL version 2.27.3+cuda12.9\n");
         if (c->algo) fprintf(f, "node0:1000:1010 [0] NCCL INFO NCCL_ALGO set by environment to %s\n", c->algo);
-        fprintf(f, "#\n#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw"
-                   "   busbw #wrong\n#        (B)    (elements)                               (us)  (GB/s)  (GB/s)       "
-                   "     (us)  (GB/s)  (GB/s)\n");
+        fprintf(
+            f,
+            "#\n#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw"
+            "   busbw #wrong\n#        (B)    (elements)                               (us)  (GB/s)  (GB/s)       "
+            "     (us)  (GB/s)  (GB/s)\n");
         for (int i = 0; i < RT_NSIZES; i++) {
             fprintf(f, "%12llu  %12llu  %8s  %6s  %6i", (unsigned long long)sizes[i], (unsigned long long)sizes[i] / 4,
                     "float", "sum", -1);

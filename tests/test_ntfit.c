@@ -36,9 +36,9 @@ static char *synth(const ar_platform *p, uint64_t lo, uint64_t hi, unsigned seed
     T_CHECK(buf != NULL, "malloc");
     len += (size_t)snprintf(buf + len, cap - len, "# Collective test starting: all_reduce_perf\n# Using devices\n");
     for (int r = 0; r < p->nranks; r++)
-        len += (size_t)snprintf(buf + len, cap - len,
-                                "#  Rank %2d Group  0 Pid  100 on   node-a device %2d [0000:%02d:00] NVIDIA H100 80GB HBM3\n",
-                                r, r, r);
+        len += (size_t)snprintf(
+            buf + len, cap - len,
+            "#  Rank %2d Group  0 Pid  100 on   node-a device %2d [0000:%02d:00] NVIDIA H100 80GB HBM3\n", r, r, r);
     len += (size_t)snprintf(buf + len, cap - len,
                             "#       size         count      type   redop    root     time   algbw   busbw #wrong     "
                             "time   algbw   busbw #wrong\n");
@@ -51,7 +51,8 @@ static char *synth(const ar_platform *p, uint64_t lo, uint64_t hi, unsigned seed
         }
         double t = true_time(p, (double)b, 2.0, 0.8) * (1 + 0.02 * (sum - 6)) * 1e6;
         double alg = (double)b / t / 1e3;
-        len += (size_t)snprintf(buf + len, cap - len, "%12llu %12llu float sum -1 %10.3f %7.2f %7.2f %d %10.3f %7.2f %7.2f 0\n",
+        len += (size_t)snprintf(buf + len, cap - len,
+                                "%12llu %12llu float sum -1 %10.3f %7.2f %7.2f %d %10.3f %7.2f %7.2f 0\n",
                                 (unsigned long long)b, (unsigned long long)(b / 4), t, alg, alg * 1.75,
                                 b == wrong_at ? 3 : 0, t, alg, alg * 1.75);
     }
@@ -91,8 +92,8 @@ int main(void) {
     txt = synth(p, 256u << 20, 1ull << 30, 9, 0);
     T_OK(ar_nt_read_mem("big.txt", txt, strlen(txt), NULL, &s, &e), e);
     T_OK(ar_ntfit_fit(s, p, 1, 200, &r, &e), e);
-    printf("big only: lat %.4f [%.4g, %.4g] ident %d; bw %.4f [%.4f, %.4f] ident %d\n", r.lat_scale, r.lat_lo,
-           r.lat_hi, r.lat_ident, r.bw_scale, r.bw_lo, r.bw_hi, r.bw_ident);
+    printf("big only: lat %.4f [%.4g, %.4g] ident %d; bw %.4f [%.4f, %.4f] ident %d\n", r.lat_scale, r.lat_lo, r.lat_hi,
+           r.lat_ident, r.bw_scale, r.bw_lo, r.bw_hi, r.bw_ident);
     T_CHECK(!r.lat_ident && r.lat_scale == 1.0, "latency must be reported unidentified and kept at 1");
     ar_ntfit_free(&r);
     ar_nt_free(s);

@@ -150,19 +150,30 @@ static void test_presets(void) {
         int ranks, machines, nlevels;
         ar_platform_kind kind;
     } want[] = {
-        {"aws-p4d", 8, 1, 1, AR_PLAT_TREE},           {"aws-p5", 8, 1, 1, AR_PLAT_TREE},
-        {"bc-ibm-2x4", 8, 2, 2, AR_PLAT_TREE},        {"bc-intel-2x4", 8, 2, 2, AR_PLAT_TREE},
-        {"blueconnect-12", 12, 4, 3, AR_PLAT_TREE},   {"blueconnect-192", 192, 48, 3, AR_PLAT_TREE},
-        {"dgx-a100", 8, 1, 1, AR_PLAT_TREE},          {"dgx-b200", 8, 1, 1, AR_PLAT_TREE},
+        {"aws-p4d", 8, 1, 1, AR_PLAT_TREE},
+        {"aws-p5", 8, 1, 1, AR_PLAT_TREE},
+        {"bc-ibm-2x4", 8, 2, 2, AR_PLAT_TREE},
+        {"bc-intel-2x4", 8, 2, 2, AR_PLAT_TREE},
+        {"blueconnect-12", 12, 4, 3, AR_PLAT_TREE},
+        {"blueconnect-192", 192, 48, 3, AR_PLAT_TREE},
+        {"dgx-a100", 8, 1, 1, AR_PLAT_TREE},
+        {"dgx-b200", 8, 1, 1, AR_PLAT_TREE},
         {"dgx-h100", 8, 1, 1, AR_PLAT_TREE},
-        {"fat-tree-64", 64, 16, 3, AR_PLAT_FAT_TREE}, {"flexreduce-2m-5", 5, 2, 0, AR_PLAT_TREE},
-        {"fr-10", 10, 3, 0, AR_PLAT_TREE},            {"fr-11", 11, 3, 0, AR_PLAT_TREE},
-        {"fr-12", 12, 3, 2, AR_PLAT_TREE},            {"fr-4", 4, 2, 2, AR_PLAT_TREE},
-        {"fr-5", 5, 2, 0, AR_PLAT_TREE},              {"fr-6", 6, 2, 2, AR_PLAT_TREE},
-        {"fr-7", 7, 2, 0, AR_PLAT_TREE},              {"fr-8", 8, 2, 2, AR_PLAT_TREE},
-        {"fr-9", 9, 3, 2, AR_PLAT_TREE},              {"gb200-nvl72", 72, 1, 1, AR_PLAT_TREE},
+        {"fat-tree-64", 64, 16, 3, AR_PLAT_FAT_TREE},
+        {"flexreduce-2m-5", 5, 2, 0, AR_PLAT_TREE},
+        {"fr-10", 10, 3, 0, AR_PLAT_TREE},
+        {"fr-11", 11, 3, 0, AR_PLAT_TREE},
+        {"fr-12", 12, 3, 2, AR_PLAT_TREE},
+        {"fr-4", 4, 2, 2, AR_PLAT_TREE},
+        {"fr-5", 5, 2, 0, AR_PLAT_TREE},
+        {"fr-6", 6, 2, 2, AR_PLAT_TREE},
+        {"fr-7", 7, 2, 0, AR_PLAT_TREE},
+        {"fr-8", 8, 2, 2, AR_PLAT_TREE},
+        {"fr-9", 9, 3, 2, AR_PLAT_TREE},
+        {"gb200-nvl72", 72, 1, 1, AR_PLAT_TREE},
         {"p2.16xlarge", 16, 1, 0, AR_PLAT_GRAPH},
-        {"p3.16xlarge", 8, 1, 0, AR_PLAT_GRAPH},      {"p3.8xlarge", 4, 1, 0, AR_PLAT_GRAPH},
+        {"p3.16xlarge", 8, 1, 0, AR_PLAT_GRAPH},
+        {"p3.8xlarge", 4, 1, 0, AR_PLAT_GRAPH},
         {"torus-4x4", 64, 16, 3, AR_PLAT_TORUS},
     };
     int n = (int)(sizeof want / sizeof want[0]);
@@ -297,8 +308,7 @@ static void test_tree_routes(void) {
         T_NEAR(ar_platform_route_bw(p, 11, 0), 12.5e9, 1e-15, "bc12 11->0 bw");
         T_CHECK(ar_platform_route(p, 0, 11, r, 5) == -1, "max too small");
         T_CHECK(ar_platform_route(p, 4, 4, r, 0) == 0, "self route");
-        T_CHECK(ar_platform_route(p, 0, 12, r, 16) == -1 && ar_platform_route(p, -1, 0, r, 16) == -1,
-                "bad ranks");
+        T_CHECK(ar_platform_route(p, 0, 12, r, 16) == -1 && ar_platform_route(p, -1, 0, r, 16) == -1, "bad ranks");
         T_CHECK(isinf(ar_platform_route_bw(p, 3, 3)) && ar_platform_route_lat(p, 3, 3) == 0, "self bw/lat");
         T_CHECK(isnan(ar_platform_route_lat(p, 0, 99)) && isnan(ar_platform_route_bw(p, 99, 0)), "bad rank NaN");
         ar_platform_free(p);
@@ -550,8 +560,8 @@ static void test_malformed(void) {
     ar_platform *p = NULL;
     ar_err e = {{0}};
     /* exact messages from the brief */
-    ar_platform_from_json(HEAD_TREE "\"levels\":[" LV(3, "32GBps") "," LV(2, "12.5GBs") "]}", "platforms/x.json",
-                          &p, &e);
+    ar_platform_from_json(HEAD_TREE "\"levels\":[" LV(3, "32GBps") "," LV(2, "12.5GBs") "]}", "platforms/x.json", &p,
+                          &e);
     T_CHECK(!p && !strcmp(e.msg, "platforms/x.json: levels[1].bw: \"12.5GBs\" is not a rate (use e.g. 12.5GBps, "
                                  "100Gbps)"),
             "got: %s", e.msg);
@@ -571,24 +581,30 @@ static void test_malformed(void) {
     reject("[]", "must be a JSON object");
     reject("{\"kind\":\"tree\",\"levels\":[]}", "name: missing");
     reject("{\"name\":\"\",\"kind\":\"tree\"}", "name: must not be empty");
-    reject("{\"name\":\"x\",\"kind\":\"ring\"}", "kind: must be \"tree\", \"fat-tree\", \"torus\" or \"graph\" (got \"ring\")");
+    reject("{\"name\":\"x\",\"kind\":\"ring\"}",
+           "kind: must be \"tree\", \"fat-tree\", \"torus\" or \"graph\" (got \"ring\")");
     reject("{\"name\":\"x\",\"kind\":7}", "kind: must be a string (got a number)");
     reject("{\"name\":\"a\",\"name\":\"b\",\"kind\":\"tree\"}", "key \"name\" appears twice");
     reject(HEAD_TREE "\"notes\":[\"ok\",3],\"levels\":[" LV(3, "1GBps") "]}", "notes[1]: must be a string");
     reject(HEAD_TREE "\"levels\":[]}", "levels: must have at least 1 entry");
     reject(HEAD_TREE "\"levels\":{}}", "levels: must be an array (got an object)");
     reject(HEAD_TREE "\"levels\":[" LV(2.5, "1GBps") "]}", "levels[0].fanout: must be an integer >= 1 (got 2.5)");
-    reject(HEAD_TREE "\"levels\":[{\"fanout\":\"3\",\"bw\":1,\"lat\":0}]}", "levels[0].fanout: must be an integer >= 1 (got a string)");
+    reject(HEAD_TREE "\"levels\":[{\"fanout\":\"3\",\"bw\":1,\"lat\":0}]}",
+           "levels[0].fanout: must be an integer >= 1 (got a string)");
     reject(HEAD_TREE "\"levels\":[{\"fanout\":3,\"bw\":0,\"lat\":0}]}", "levels[0].bw: a rate must be > 0 (got 0)");
     reject(HEAD_TREE "\"levels\":[{\"fanout\":3,\"bw\":-1,\"lat\":0}]}", "levels[0].bw: a rate must be > 0");
-    reject(HEAD_TREE "\"levels\":[{\"fanout\":3,\"bw\":\"0Gbps\",\"lat\":0}]}", "levels[0].bw: \"0Gbps\": a rate must be > 0");
+    reject(HEAD_TREE "\"levels\":[{\"fanout\":3,\"bw\":\"0Gbps\",\"lat\":0}]}",
+           "levels[0].bw: \"0Gbps\": a rate must be > 0");
     reject(HEAD_TREE "\"levels\":[{\"fanout\":3,\"bw\":1e999,\"lat\":0}]}", "levels[0].bw: must be finite");
-    reject(HEAD_TREE "\"levels\":[{\"fanout\":3,\"bw\":1,\"lat\":\"-1us\"}]}", "levels[0].lat: \"-1us\": a time must not be negative");
+    reject(HEAD_TREE "\"levels\":[{\"fanout\":3,\"bw\":1,\"lat\":\"-1us\"}]}",
+           "levels[0].lat: \"-1us\": a time must not be negative");
     reject(HEAD_TREE "\"levels\":[{\"fanout\":3,\"bw\":1,\"lat\":-1}]}", "levels[0].lat: a time must not be negative");
     reject(HEAD_TREE "\"levels\":[{\"fanout\":3,\"bw\":1}]}", "levels[0].lat: missing");
-    reject(HEAD_TREE "\"levels\":[{\"fanout\":3,\"bw\":1,\"lat\":0,\"lanes\":0}]}", "levels[0].lanes: must be an integer >= 1 (got 0)");
+    reject(HEAD_TREE "\"levels\":[{\"fanout\":3,\"bw\":1,\"lat\":0,\"lanes\":0}]}",
+           "levels[0].lanes: must be an integer >= 1 (got 0)");
     reject(HEAD_TREE "\"levels\":[{\"fanuot\":3,\"bw\":1,\"lat\":0}]}", "levels[0]: unknown key \"fanuot\"");
-    reject(HEAD_TREE "\"levels\":[" LV(1024, "1GBps") "," LV(1025, "1GBps") "]}", "levels[1]: the fanouts give more than 1048576 ranks");
+    reject(HEAD_TREE "\"levels\":[" LV(1024, "1GBps") "," LV(1025, "1GBps") "]}",
+           "levels[1]: the fanouts give more than 1048576 ranks");
     reject(HEAD_TREE "\"levels\":[" LV(3, "1GBps") "],\"root\":{}}", "give either \"levels\" or \"root\"");
     reject(HEAD_TREE "\"description\":\"d\"}", "missing \"levels\" (symmetric form) or \"root\"");
     reject(HEAD_TREE "\"root\":{\"children\":[{\"name\":\"B\",\"lat\":0,\"gpus\":2,\"child_bw\":1,\"child_lat\":0}]}}",
@@ -603,12 +619,15 @@ static void test_malformed(void) {
            "root.children[0].gpus: must be an integer >= 1 (got 0)");
     reject(HEAD_TREE "\"root\":{\"child_bw\":1,\"child_lat\":0,\"children\":[{\"gpu\":\"a\"},{\"gpu\":\"a\"}]}}",
            "duplicate node name \"a\"");
-    reject(HEAD_TREE "\"root\":{\"child_bw\":1,\"child_lat\":0,\"children\":[{\"gpu\":\"a\"},{\"name\":\"S\",\"gpus\":2,"
-                     "\"child_bw\":1,\"child_lat\":0},{\"gpu\":\"b\"}]}}",
+    reject(HEAD_TREE
+           "\"root\":{\"child_bw\":1,\"child_lat\":0,\"children\":[{\"gpu\":\"a\"},{\"name\":\"S\",\"gpus\":2,"
+           "\"child_bw\":1,\"child_lat\":0},{\"gpu\":\"b\"}]}}",
            "the GPUs of switch \"root\" are not consecutive ranks (\"b\", rank 3,");
     reject(HEAD_TREE "\"root\":{\"bw\":1,\"gpus\":2}}", "root: unknown key \"bw\"");
-    reject(HEAD_TREE "\"root\":{\"child_bw\":1,\"child_lat\":0,\"children\":[{\"gpu\":\"\"}]}}", "root.children[0].gpu: must not be empty");
-    reject(HEAD_TREE "\"root\":{\"child_bw\":1,\"child_lat\":0,\"children\":[5]}}", "root.children[0]: must be an object (got a number)");
+    reject(HEAD_TREE "\"root\":{\"child_bw\":1,\"child_lat\":0,\"children\":[{\"gpu\":\"\"}]}}",
+           "root.children[0].gpu: must not be empty");
+    reject(HEAD_TREE "\"root\":{\"child_bw\":1,\"child_lat\":0,\"children\":[5]}}",
+           "root.children[0]: must be an object (got a number)");
     reject("{\"name\":\"x\",\"kind\":\"fat-tree\",\"root\":{}}", "unknown key \"root\"");
     reject("{\"name\":\"x\",\"kind\":\"fat-tree\",\"full_bisection\":1,\"levels\":[" LV(3, "1GBps") "]}",
            "full_bisection: must be true or false");
@@ -631,16 +650,19 @@ static void test_malformed(void) {
            "links[1]: a second link between \"gpu0\" and \"gpu1\" (links[0]): give one link with \"lanes\"");
     reject(HEAD_GRAPH "\"gpus\":3,\"links\":[{\"a\":\"gpu0\",\"b\":\"gpu1\",\"bw\":1,\"lat\":0}]}",
            "the graph is disconnected");
-    reject(HEAD_GRAPH "\"nodes\":[{\"name\":\"a\",\"type\":\"gpu\"},{\"name\":\"a\",\"type\":\"switch\"}],\"links\":[]}",
+    reject(HEAD_GRAPH
+           "\"nodes\":[{\"name\":\"a\",\"type\":\"gpu\"},{\"name\":\"a\",\"type\":\"switch\"}],\"links\":[]}",
            "nodes[1].name: duplicate node name \"a\"");
     reject(HEAD_GRAPH "\"gpus\":2,\"nodes\":[{\"name\":\"gpu1\",\"type\":\"switch\"}],\"links\":[]}",
            "nodes[0].name: duplicate node name \"gpu1\"");
     reject(HEAD_GRAPH "\"gpus\":1,\"links\":[{\"a\":\"gpu0\",\"b\":\"gpu0\",\"bw\":1,\"lat\":0}]}",
            "links[0]: link joins \"gpu0\" to itself");
-    reject(HEAD_GRAPH "\"nodes\":[{\"name\":\"c\",\"type\":\"cpu\"}],\"links\":[]}", "nodes[0].type: must be \"gpu\" or \"switch\" (got \"cpu\")");
-    reject(HEAD_GRAPH "\"nodes\":[{\"name\":\"a\",\"type\":\"gpu\",\"machine\":0},{\"name\":\"b\",\"type\":\"gpu\","
-                      "\"machine\":1},{\"name\":\"c\",\"type\":\"gpu\",\"machine\":0}],\"links\":[{\"a\":\"a\",\"b\":\"b\","
-                      "\"bw\":1,\"lat\":0},{\"a\":\"b\",\"b\":\"c\",\"bw\":1,\"lat\":0}]}",
+    reject(HEAD_GRAPH "\"nodes\":[{\"name\":\"c\",\"type\":\"cpu\"}],\"links\":[]}",
+           "nodes[0].type: must be \"gpu\" or \"switch\" (got \"cpu\")");
+    reject(HEAD_GRAPH
+           "\"nodes\":[{\"name\":\"a\",\"type\":\"gpu\",\"machine\":0},{\"name\":\"b\",\"type\":\"gpu\","
+           "\"machine\":1},{\"name\":\"c\",\"type\":\"gpu\",\"machine\":0}],\"links\":[{\"a\":\"a\",\"b\":\"b\","
+           "\"bw\":1,\"lat\":0},{\"a\":\"b\",\"b\":\"c\",\"bw\":1,\"lat\":0}]}",
            "consecutive ranks");
     reject(HEAD_GRAPH "\"nodes\":[{\"name\":\"a\",\"type\":\"gpu\",\"machine\":1}],\"links\":[]}", "consecutive ranks");
     reject(HEAD_GRAPH "\"gpus\":4097,\"links\":[]}", "gpus: must be an integer <= 4096 (got 4097)");
@@ -655,7 +677,8 @@ static void test_malformed(void) {
     reject(HEAD_GRAPH "\"gpus\":2}", "links: missing");
     reject(HEAD_GRAPH "\"links\":[]}", "nodes: missing");
     reject(HEAD_GRAPH "\"nodes\":[{\"name\":\"s\",\"type\":\"switch\"}],\"links\":[]}", "no GPUs");
-    reject(HEAD_GRAPH "\"gpus\":2,\"links\":[{\"a\":\"gpu0\",\"b\":\"gpu1\",\"bw\":\"1GBps\"}]}", "links[0].lat: missing");
+    reject(HEAD_GRAPH "\"gpus\":2,\"links\":[{\"a\":\"gpu0\",\"b\":\"gpu1\",\"bw\":\"1GBps\"}]}",
+           "links[0].lat: missing");
     reject(HEAD_GRAPH "\"gpus\":2,\"links\":[{\"a\":\"gpu0\",\"b\":\"gpu1\",\"bw\":true,\"lat\":0}]}",
            "links[0].bw: must be a rate like \"12.5GBps\" or a number (got a boolean)");
 
@@ -790,7 +813,8 @@ static void test_route_append(void) {
     T_OK(ar_platform_route_append(p, 3, 3, &buf, &bcap, 0, &len, &e));
     T_CHECK(len == 0, "self route: %d", len);
     T_CHECK(ar_platform_route_append(p, 0, N, &buf, &bcap, 0, &len, &e) == AR_EINVAL && len == 0 &&
-                strstr(e.msg, "600 ranks"), "bad rank: %s", e.msg);
+                strstr(e.msg, "600 ranks"),
+            "bad rank: %s", e.msg);
     free(buf);
     ar_platform_free(p);
 }

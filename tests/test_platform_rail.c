@@ -49,8 +49,8 @@ static void test_shape_and_routes(void) {
     ar_platform *p = load("dgx-h100:nodes=4", 0);
     if (!p) return;
     /* 4 x 8 GPUs, 4 NVSwitches + 8 rails; links: 32 NVLink + 32 NIC */
-    T_CHECK(p->nranks == 32 && p->nmachines == 4 && p->nnodes == 44 && p->nlinks == 64, "shape %d %d %d %d",
-            p->nranks, p->nmachines, p->nnodes, p->nlinks);
+    T_CHECK(p->nranks == 32 && p->nmachines == 4 && p->nnodes == 44 && p->nlinks == 64, "shape %d %d %d %d", p->nranks,
+            p->nmachines, p->nnodes, p->nlinks);
     T_CHECK(p->machine_of_rank[9] == 1 && p->machine_first_rank[2] == 16, "machines");
     char r[512];
     route_names(p, 0, 1, r, sizeof r);

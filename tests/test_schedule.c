@@ -42,7 +42,8 @@ static void rand_tree(int n, int root, unsigned *seed, int *parent) {
 
 /* reduce(impl, root) then broadcast(impl, root) over all ranks, or one all-reduce op. */
 static void test_impls(void) {
-    const ar_impl impls[] = {AR_IMPL_RING, AR_IMPL_HD, AR_IMPL_BINOMIAL, AR_IMPL_CHAIN, AR_IMPL_DIRECT, AR_IMPL_TREE, AR_IMPL_NATIVE};
+    const ar_impl impls[] = {AR_IMPL_RING,   AR_IMPL_HD,   AR_IMPL_BINOMIAL, AR_IMPL_CHAIN,
+                             AR_IMPL_DIRECT, AR_IMPL_TREE, AR_IMPL_NATIVE};
     const uint64_t counts[] = {1, 3, 7, 8, 64, 1001};
     unsigned seed = 7;
     int cases = 0;
@@ -261,7 +262,8 @@ static void test_lowering(void) {
         T_CHECK(n == 8, "ring round %d has %zu transfers", r, n);
         for (size_t i = 0; i < n; i++) sent[xf[i].src] += ar_xfer_elems(&xf[i]);
     }
-    for (int i = 0; i < 8; i++) T_CHECK(sent[i] == 2 * 7 * 100, "rank %d sent %llu (want 2(p-1)N/p = 1400)", i, (unsigned long long)sent[i]);
+    for (int i = 0; i < 8; i++)
+        T_CHECK(sent[i] == 2 * 7 * 100, "rank %d sent %llu (want 2(p-1)N/p = 1400)", i, (unsigned long long)sent[i]);
     op.impl = AR_IMPL_HD;
     T_CHECK(ar_lower_nrounds(&op) == 6, "hd ar rounds %d", ar_lower_nrounds(&op));
     memset(sent, 0, sizeof sent);
@@ -271,16 +273,24 @@ static void test_lowering(void) {
     }
     for (int i = 0; i < 8; i++) T_CHECK(sent[i] == 1400, "hd rank %d sent %llu", i, (unsigned long long)sent[i]);
     /* chain reduce n=5, c=4: n-1+c-1 = 7 rounds of count/4 */
-    ar_op ch = {.kind = AR_OP_REDUCE, .impl = AR_IMPL_CHAIN, .n = 5, .members = iota, .count = 400, .chunks = 4, .root = 2};
+    ar_op ch =
+        {.kind = AR_OP_REDUCE, .impl = AR_IMPL_CHAIN, .n = 5, .members = iota, .count = 400, .chunks = 4, .root = 2};
     T_CHECK(ar_lower_nrounds(&ch) == 7, "chain rounds %d", ar_lower_nrounds(&ch));
     size_t n0 = ar_lower_round(&ch, 0, xf);
-    T_CHECK(n0 == 1 && xf[0].src == 3 && xf[0].dst == 4 && xf[0].len[0] == 100, "chain round 0: %zu %d->%d", n0, xf[0].src, xf[0].dst);
+    T_CHECK(n0 == 1 && xf[0].src == 3 && xf[0].dst == 4 && xf[0].len[0] == 100, "chain round 0: %zu %d->%d", n0,
+            xf[0].src, xf[0].dst);
     /* binomial reduce on 5: ceil(lg 5) = 3 rounds */
     ar_op bi = {.kind = AR_OP_REDUCE, .impl = AR_IMPL_BINOMIAL, .n = 5, .members = iota, .count = 10, .chunks = 1};
     T_CHECK(ar_lower_nrounds(&bi) == 3, "binomial rounds %d", ar_lower_nrounds(&bi));
     /* tree of depth 2 with 3 chunks: 2 + 3 - 1 = 4 rounds each way */
     int parent[4] = {-1, 0, 1, 0};
-    ar_op tr = {.kind = AR_OP_ALL_REDUCE, .impl = AR_IMPL_TREE, .n = 4, .members = iota, .count = 9, .chunks = 3, .parent = parent};
+    ar_op tr = {.kind = AR_OP_ALL_REDUCE,
+                .impl = AR_IMPL_TREE,
+                .n = 4,
+                .members = iota,
+                .count = 9,
+                .chunks = 3,
+                .parent = parent};
     T_CHECK(ar_lower_nrounds(&tr) == 8, "tree rounds %d", ar_lower_nrounds(&tr));
     /* direct rs on 4: one round of 12 transfers */
     ar_op di = {.kind = AR_OP_REDUCE_SCATTER, .impl = AR_IMPL_DIRECT, .n = 4, .members = iota, .count = 8, .chunks = 1};

@@ -95,7 +95,8 @@ int main(void) {
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         ar_schedule *x = NULL;
         ar_status st = ar_schedule_from_json(bad[i].doc, "bad.json", &x, &e);
-        T_CHECK(st == AR_EINVAL && strstr(e.msg, bad[i].needle) && strstr(e.msg, "bad.json"), "case %zu: status %d msg \"%s\" (want \"%s\")", i, st, e.msg, bad[i].needle);
+        T_CHECK(st == AR_EINVAL && strstr(e.msg, bad[i].needle) && strstr(e.msg, "bad.json"),
+                "case %zu: status %d msg \"%s\" (want \"%s\")", i, st, e.msg, bad[i].needle);
         ar_schedule_free(x);
     }
     return t_done("test_schedule_json");

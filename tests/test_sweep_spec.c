@@ -36,7 +36,9 @@ static void test_full(void) {
     T_CHECK(st == AR_OK, "parse: %s", e.msg);
     if (!s) return;
     T_CHECK(!strcmp(s->name, "fig"), "name %s", s->name);
-    T_CHECK(s->nbackends == 2 && s->backends[0] == lab_backend_find("model") && s->backends[1] == lab_backend_find("sim"), "backends");
+    T_CHECK(s->nbackends == 2 && s->backends[0] == lab_backend_find("model") &&
+                s->backends[1] == lab_backend_find("sim"),
+            "backends");
     T_CHECK(s->nplatforms == 2 && !strcmp(s->platforms[1].spec, "fat-tree") && s->platforms[1].nranks == 2 &&
                 s->platforms[1].ranks[1] == 128 && !strcmp(s->platforms[1].label, "FT"),
             "platforms");
@@ -84,22 +86,27 @@ static void test_errors(void) {
     bad("{" BASE ", \"sizes\": [\"1MB\"], \"backend\": \"gpu\"}", "backend: \"gpu\" is not a backend");
     bad("{\"name\": \"x\", \"algos\": [\"ring\"], \"sizes\": [\"1MB\"]}", "platforms: missing");
     bad("{\"name\": \"x\", \"platforms\": [3], \"algos\": [\"ring\"], \"sizes\": [\"1MB\"]}", "platforms[0]: must be");
-    bad("{\"name\": \"x\", \"platforms\": [\"fr-4\"], \"algos\": [], \"sizes\": [\"1MB\"]}", "algos: must not be empty");
+    bad("{\"name\": \"x\", \"platforms\": [\"fr-4\"], \"algos\": [], \"sizes\": [\"1MB\"]}",
+        "algos: must not be empty");
     bad("{\"name\": \"x\", \"platforms\": [\"fr-4\"], \"algos\": [{\"algo\": \"ring\", \"params\": {\"a\": [1]}}], \"sizes\": [1]}",
         "algos[0].params.a: must be a string or a number");
-    bad("{\"name\": \"x\", \"platforms\": [\"fr-4\"], \"algos\": [\"ri ng\"], \"sizes\": [1]}", "algos[0]: \"ri ng\" is not an algorithm name");
+    bad("{\"name\": \"x\", \"platforms\": [\"fr-4\"], \"algos\": [\"ri ng\"], \"sizes\": [1]}",
+        "algos[0]: \"ri ng\" is not an algorithm name");
     bad("{" BASE ", \"sizes\": [0]}", "sizes[0]: 0 is not a whole number of elements");
     bad("{" BASE ", \"sizes\": [{\"from\": \"4M\", \"to\": \"1M\", \"steps\": 3}]}", "sizes[0]: \"to\" must be larger");
     bad("{" BASE ", \"sizes\": [{\"from\": \"1M\", \"to\": \"4M\"}]}", "sizes[0].steps: missing");
     bad("{" BASE ", \"sizes\": [\"1M\", \"4MB\"]}", "are the same size");
     bad("{" BASE ", \"sizes\": [1], \"ranks\": [0]}", "ranks[0]: must be an integer in 1..");
     bad("{" BASE ", \"sizes\": [1], \"train\": {\"compute\": \"fast\"}}", "train.compute: \"fast\" is not a time");
-    bad("{" BASE ", \"sizes\": [1], \"train\": [{\"label\": \"a\", \"compute\": 1}, {\"label\": \"a\", \"compute\": 1}]}",
+    bad("{" BASE
+        ", \"sizes\": [1], \"train\": [{\"label\": \"a\", \"compute\": 1}, {\"label\": \"a\", \"compute\": 1}]}",
         "train[1]: label \"a\" is used twice");
-    bad("{" BASE ", \"sizes\": [1], \"train\": {\"compute\": 1, \"comm_div\": -2}}", "train.comm_div: must be a number");
+    bad("{" BASE ", \"sizes\": [1], \"train\": {\"compute\": 1, \"comm_div\": -2}}",
+        "train.comm_div: must be a number");
     bad("{" BASE ", \"sizes\": [1], \"baseline\": \"hd\"}", "baseline: \"hd\" is not one of the algos");
     bad("{" BASE ", \"sizes\": [1], \"figures\": [{\"id\": \"../x\"}]}", "figures[0].id");
-    bad("{\"name\": \"../x\", \"platforms\": [\"fr-4\"], \"algos\": [\"ring\"], \"sizes\": [1]}", "name: a sweep name may not start with");
+    bad("{\"name\": \"../x\", \"platforms\": [\"fr-4\"], \"algos\": [\"ring\"], \"sizes\": [1]}",
+        "name: a sweep name may not start with");
     bad("{" BASE ", \"sizes\": [1], \"dtype\": \"f8\"}", "dtype: \"f8\" is not a data type");
     bad("{" BASE ", \"sizes\": [1], \"sim\": {\"gamma\": 2}}", "sim.gamma: must be seconds per byte");
     bad("{" BASE ", \"sizes\": [1], \"name\": \"y\"}", "key \"name\" appears twice");
@@ -127,8 +134,13 @@ static void test_limits(void) {
 }
 
 static void test_train(void) {
-    ar_train_config t = {.label = "fp32", .compute_s = 0.163, .batch = 32, .overlap = 0, .overlap_fraction = 2.0 / 3,
-                         .compute_div = 1, .comm_div = 1};
+    ar_train_config t = {.label = "fp32",
+                         .compute_s = 0.163,
+                         .batch = 32,
+                         .overlap = 0,
+                         .overlap_fraction = 2.0 / 3,
+                         .compute_div = 1,
+                         .comm_div = 1};
     ar_train_result one = ar_train_eval(&t, 1, 0.5);
     T_NEAR(one.images_s, 196.319, 1e-4, "single GPU: 196.3 images/s (BlueConnect Sec. 4.2)");
     T_NEAR(one.scaling_eff, 1.0, 1e-12, "single GPU efficiency");
@@ -204,7 +216,8 @@ static void test_report_render(void) {
             "text as number: %s", e.msg);
     T_CHECK(report_tmpl_expand("{a:%s}", v, 3, out, sizeof out, "w", &e) == AR_EINVAL && strstr(e.msg, "is a number"),
             "number as text: %s", e.msg);
-    T_CHECK(report_tmpl_expand("{a:%.2f%n}", v, 3, out, sizeof out, "w", &e) == AR_EINVAL && strstr(e.msg, "bad format"),
+    T_CHECK(report_tmpl_expand("{a:%.2f%n}", v, 3, out, sizeof out, "w", &e) == AR_EINVAL &&
+                strstr(e.msg, "bad format"),
             "printf injection refused: %s", e.msg);
 
     /* a whole claim: choose by case, then the fields; the speed-up renders exactly */
@@ -219,10 +232,11 @@ static void test_report_render(void) {
     vals->is_str[1] = 1;
     strcpy(vals->name[2], "gone");
     vals->num[2] = NAN;
-    cJSON *rep = cJSON_Parse("{\"claims\": [{\"what\": \"BLC\", \"paper\": \"about 1.6x\", "
-                             "\"arlab\": \"{speedup:%.2f}x\", \"why\": \"{verdict}: the model gives {speedup:%.1f}x.\", "
-                             "\"choose\": {\"verdict\": {\"agree\": \"Agrees\", \"differ\": \"Differs by {speedup:%+.2f}\"}}},"
-                             "{\"arlab\": \"{gone:%.1f} ms\"}]}");
+    cJSON *rep = cJSON_Parse(
+        "{\"claims\": [{\"what\": \"BLC\", \"paper\": \"about 1.6x\", "
+        "\"arlab\": \"{speedup:%.2f}x\", \"why\": \"{verdict}: the model gives {speedup:%.1f}x.\", "
+        "\"choose\": {\"verdict\": {\"agree\": \"Agrees\", \"differ\": \"Differs by {speedup:%+.2f}\"}}},"
+        "{\"arlab\": \"{gone:%.1f} ms\"}]}");
     report_claim cl[REPORT_MAX_CLAIMS];
     int n = 0;
     T_OK(report_claims_render("r.json", rep, vals, cl, REPORT_MAX_CLAIMS, &n, &e), e);

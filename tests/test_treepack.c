@@ -58,8 +58,8 @@ static void check_model(const ar_platform *p, const ar_treepack_result *r, int c
     T_NEAR(walk.time_s, cf.time_s, 1e-6, p->name);
     double cdir_s = cq * (double)count * 4 / r->bw_ref_Bps;
     double up = ar_model_treepack_upper(r->max_height, chunks, 1e-6, cdir_s), lo = ar_model_treepack_lower(cdir_s);
-    T_CHECK(cf.time_s <= up * (1 + 1e-9) && cf.time_s >= lo * (1 - 1e-9), "%s: %g not in [%g, %g]", p->name,
-            cf.time_s, lo, up);
+    T_CHECK(cf.time_s <= up * (1 + 1e-9) && cf.time_s >= lo * (1 - 1e-9), "%s: %g not in [%g, %g]", p->name, cf.time_s,
+            lo, up);
     printf("%s: %s %llu B, %d units: walk %.6f ms, closed form %.6f ms, bounds [%.6f, %.6f] ms, Dmax %d\n", p->name,
            spec, (unsigned long long)count * 4, K, walk.time_s * 1e3, cf.time_s * 1e3, lo * 1e3, up * 1e3,
            r->max_height);

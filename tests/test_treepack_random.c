@@ -150,8 +150,7 @@ static int enum_trees(const graph *g, unsigned char (*trees)[MAXE]) {
         int u[MAXN];
         ar_uf_init(u, n);
         int ok = 1;
-        for (int i = 0; i < k && ok; i++)
-            ok = ar_uf_union(u, g->a[idx[i]], g->b[idx[i]]);
+        for (int i = 0; i < k && ok; i++) ok = ar_uf_union(u, g->a[idx[i]], g->b[idx[i]]);
         if (ok) {
             if (count == MAX_TREES) return -1;
             memset(trees[count], 0, MAXE);
@@ -244,8 +243,8 @@ int main(void) {
         }
         T_NEAR(worst, r.C, 1e-9, what);
         T_NEAR(wsum, 1.0, 1e-9, what);
-        T_CHECK(r.C_dir <= r.C * (1 + 1e-9) && r.C_dir >= r.C / 2 * (1 - 1e-9), "%s: C_dir %g vs C %g", what,
-                r.C_dir, r.C);
+        T_CHECK(r.C_dir <= r.C * (1 + 1e-9) && r.C_dir >= r.C / 2 * (1 - 1e-9), "%s: C_dir %g vs C %g", what, r.C_dir,
+                r.C);
         exact += r.exact;
         if (n <= 8) {
             int bn, bd;
@@ -255,8 +254,8 @@ int main(void) {
             T_NEAR(r.C, (double)ref * bn / bd, 1e-9, what);
             if (r.exact) {
                 T_CHECK((long long)r.C_num * bd == (long long)ref * bn * r.C_den,
-                        "%s: exact C %lld/%lld vs partitions %d*%d/%d", what, (long long)r.C_num, (long long)r.C_den, ref,
-                        bn, bd);
+                        "%s: exact C %lld/%lld vs partitions %d*%d/%d", what, (long long)r.C_num, (long long)r.C_den,
+                        ref, bn, bd);
                 exact_bf++;
             }
             small++;

@@ -197,8 +197,8 @@ static ar_status calibrate(ar_mx *x, const ar_platform *p, const mopts *o, int r
     for (int k = 0; k < 2; k++) {
         if (pa[k] < 0) continue;
         for (int i = 0; i < ns; i++) {
-            ar_status st = ar_mx_pingpong(x, pa[k], pb[k], (uint64_t)sizes[i], 2, o->iters < 5 ? 5 : o->iters,
-                                          &t[k][i], e);
+            ar_status st = ar_mx_pingpong(x, pa[k], pb[k], (uint64_t)sizes[i], 2, o->iters < 5 ? 5 : o->iters, &t[k][i],
+                                          e);
             if (st != AR_OK) return st;
             if (rank == 0)
                 printf("# calibrate %s %d<->%d %10.0f B: %10.3f us one-way, %8.2f Mbit/s\n", cls[k], pa[k], pb[k],
@@ -214,7 +214,8 @@ static ar_status calibrate(ar_mx *x, const ar_platform *p, const mopts *o, int r
                 bx[nb] = sizes[i];
                 bt[nb++] = t[k][i];
             }
-        ar_status st = nb >= 2 ? ar_real_fit_linear(bx, bt, nb, 0, &fit[k], e) : ar_real_fit_linear(sizes, t[k], ns, 0, &fit[k], e);
+        ar_status st = nb >= 2 ? ar_real_fit_linear(bx, bt, nb, 0, &fit[k], e)
+                               : ar_real_fit_linear(sizes, t[k], ns, 0, &fit[k], e);
         if (st != AR_OK) return st;
         int i0 = 0;
         for (int i = 1; i < ns; i++)
@@ -263,12 +264,18 @@ static ar_status calibrate(ar_mx *x, const ar_platform *p, const mopts *o, int r
     }
     char n1[512], n2[512], name[300];
     char b1[32], b2[32], b3[32], b4[32];
-    snprintf(n1, sizeof n1, "calibrated by arlab-mpi (ping-pong; bw: gsl_fit_linear over sizes >= 256 KiB, alpha: smallest size): intra %s: alpha %s bw %s",
-             have[0] ? "measured" : "not measured (one rank per machine): links kept",
-             ar_fmt_time(have[0] ? fit[0].alpha_s : 0, b1, sizeof b1), ar_fmt_rate(have[0] ? fit[0].bw_Bps : 0, b2, sizeof b2));
-    snprintf(n2, sizeof n2, "inter (%d shaped links, configured %s): alpha %s bw %s, shaped links x %.4f, latency %+.3g s each%s",
-             nshaped, ar_fmt_rate(isfinite(conf_bw) ? conf_bw : 0, b3, sizeof b3), ar_fmt_time(have[1] ? fit[1].alpha_s : 0, b4, sizeof b4),
-             ar_fmt_rate(have[1] ? fit[1].bw_Bps : 0, b1, sizeof b1), eff, extra, o->scale ? " (testbed scale in the name)" : "");
+    snprintf(
+        n1, sizeof n1,
+        "calibrated by arlab-mpi (ping-pong; bw: gsl_fit_linear over sizes >= 256 KiB, alpha: smallest size): intra %s: alpha %s bw %s",
+        have[0] ? "measured" : "not measured (one rank per machine): links kept",
+        ar_fmt_time(have[0] ? fit[0].alpha_s : 0, b1, sizeof b1),
+        ar_fmt_rate(have[0] ? fit[0].bw_Bps : 0, b2, sizeof b2));
+    snprintf(n2, sizeof n2,
+             "inter (%d shaped links, configured %s): alpha %s bw %s, shaped links x %.4f, latency %+.3g s each%s",
+             nshaped, ar_fmt_rate(isfinite(conf_bw) ? conf_bw : 0, b3, sizeof b3),
+             ar_fmt_time(have[1] ? fit[1].alpha_s : 0, b4, sizeof b4),
+             ar_fmt_rate(have[1] ? fit[1].bw_Bps : 0, b1, sizeof b1), eff, extra,
+             o->scale ? " (testbed scale in the name)" : "");
     const char *notes[2] = {n1, n2};
     snprintf(name, sizeof name, "%s-calibrated", p->name);
     ar_status st = ar_tb_write_tree(p, name, bw, lat, notes, 2, o->calibrate, e);
@@ -315,8 +322,9 @@ int main(int argc, char **argv) {
         int m = testbed_machine(), want = p->machine_of_rank[rank], bad = 0, any = 0;
         bad = m != want;
         MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-        if (bad) fprintf(stderr, "arlab-mpi: rank %d runs on testbed machine %d, the platform puts it on machine %d\n",
-                         rank, m, want);
+        if (bad)
+            fprintf(stderr, "arlab-mpi: rank %d runs on testbed machine %d, the platform puts it on machine %d\n", rank,
+                    m, want);
         if (any) st = ar_fail(&e, AR_EINTERNAL, "ranks are not in their machines' namespaces (see above)");
     }
     if (st == AR_OK) st = ar_mx_open(MPI_COMM_WORLD, &x, &e);
@@ -338,7 +346,8 @@ int main(int argc, char **argv) {
         tmpc = ar_calloc((size_t)p->nmachines, sizeof *tmpc);
         if (!cross || !tmpc) st = ar_fail(&e, AR_ENOMEM, "out of memory");
     }
-    if (st == AR_OK && rank == 0 && o.out && !(fo = fopen(o.out, "w"))) st = ar_fail(&e, AR_EIO, "cannot write %s", o.out);
+    if (st == AR_OK && rank == 0 && o.out && !(fo = fopen(o.out, "w")))
+        st = ar_fail(&e, AR_EIO, "cannot write %s", o.out);
     if (st == AR_OK && rank == 0) {
         if (fo) ar_real_csv_header(fo);
         if (o.csv) ar_real_csv_header(stdout);
@@ -420,7 +429,8 @@ int main(int argc, char **argv) {
     }
     if (st == AR_OK && rank == 0 && !o.csv)
         printf("# time: median over iterations of the max over ranks; vs_mpi = time / MPI_Allreduce's; model: closed "
-               "form or cost walk on %s\n", p->name);
+               "form or cost walk on %s\n",
+               p->name);
     if (st == AR_OK && total_wrong != 0) st = ar_fail(&e, AR_EFAIL, "%lld wrong elements (see #wrong)", total_wrong);
 done:
     if (fo && fclose(fo) != 0 && st == AR_OK) st = ar_fail(&e, AR_EIO, "cannot write %s", o.out);

@@ -16,9 +16,9 @@ typedef struct mx_op {
     const ar_op *op;
     int round, nrounds;
     int tag;
-    size_t base, slots;   /* request slots [base, base + slots) */
-    int pending;          /* requests of the current round not yet complete */
-    ar_xfer *xf;          /* transfers of the current round */
+    size_t base, slots; /* request slots [base, base + slots) */
+    int pending;        /* requests of the current round not yet complete */
+    ar_xfer *xf;        /* transfers of the current round */
     size_t nxf, capxf;
     unsigned char *stage; /* received payloads of the current round */
     size_t capstage;
@@ -181,7 +181,8 @@ static ar_status run_schedule(ar_mx *x, const ar_schedule *s, ar_dtype t, ar_err
         const ar_phase *ph = &s->phases[p];
         size_t nops = 0, nslots = 0;
         if (ph->nops > 32767)
-            return ar_fail(e, AR_ELIMIT, "phase %d has %d ops: the MPI backend tags at most 32767 per phase", p, ph->nops);
+            return ar_fail(e, AR_ELIMIT, "phase %d has %d ops: the MPI backend tags at most 32767 per phase", p,
+                           ph->nops);
         size_t oldcap = x->capops;
         if (ar_grow(&x->ops, &x->capops, (size_t)ph->nops, sizeof *x->ops) < 0)
             return ar_fail(e, AR_ENOMEM, "out of memory");
@@ -225,8 +226,8 @@ static ar_status run_schedule(ar_mx *x, const ar_schedule *s, ar_dtype t, ar_err
         }
         for (size_t i = 0; i < nops; i++)
             if (x->ops[i].round < x->ops[i].nrounds)
-                return ar_fail(e, AR_EINTERNAL, "phase %d: op stopped at round %d of %d on rank %d", p,
-                               x->ops[i].round, x->ops[i].nrounds, x->rank);
+                return ar_fail(e, AR_EINTERNAL, "phase %d: op stopped at round %d of %d on rank %d", p, x->ops[i].round,
+                               x->ops[i].nrounds, x->rank);
     }
     return AR_OK;
 }
@@ -237,8 +238,9 @@ static MPI_Datatype mpi_type(ar_dtype t) {
 
 static ar_status one_run(ar_mx *x, const ar_schedule *s, uint64_t count, ar_dtype t, ar_err *e) {
     if (s) return run_schedule(x, s, t, e);
-    if (count > INT_MAX) return ar_fail(e, AR_ELIMIT, "MPI_Allreduce of %llu elements exceeds the MPI count limit",
-                                        (unsigned long long)count);
+    if (count > INT_MAX)
+        return ar_fail(e, AR_ELIMIT, "MPI_Allreduce of %llu elements exceeds the MPI count limit",
+                       (unsigned long long)count);
     int rc = MPI_Allreduce(MPI_IN_PLACE, x->buf, (int)count, mpi_type(t), MPI_SUM, x->comm);
     return rc == MPI_SUCCESS ? AR_OK : mpi_fail(e, rc, "MPI_Allreduce");
 }
@@ -264,7 +266,8 @@ ar_status ar_mx_bench(ar_mx *x, const ar_schedule *s, uint64_t count, ar_dtype t
                        s->nranks, (unsigned long long)s->count, x->nranks, (unsigned long long)count);
     size_t eb = ar_dtype_size(t), bytes = (size_t)count * eb;
     int m = ar_real_pattern_m(t, x->nranks);
-    if (m < 1) return ar_fail(e, AR_EUNSUPPORTED, "%d ranks: no exact check possible in %s", x->nranks, ar_dtype_name(t));
+    if (m < 1)
+        return ar_fail(e, AR_EUNSUPPORTED, "%d ranks: no exact check possible in %s", x->nranks, ar_dtype_name(t));
     if (bytes > x->cap) {
         free(x->buf);
         free(x->init);
@@ -322,7 +325,8 @@ ar_status ar_mx_pingpong(ar_mx *x, int a, int b, uint64_t bytes, int warmup, int
     *oneway_s = NAN;
     if (a == b || a < 0 || b < 0 || a >= x->nranks || b >= x->nranks || iters < 1)
         return ar_fail(e, AR_EINVAL, "ping-pong %d<->%d: bad ranks or iterations", a, b);
-    if (bytes > INT_MAX) return ar_fail(e, AR_ELIMIT, "ping-pong of %llu bytes exceeds 2 GiB", (unsigned long long)bytes);
+    if (bytes > INT_MAX)
+        return ar_fail(e, AR_ELIMIT, "ping-pong of %llu bytes exceeds 2 GiB", (unsigned long long)bytes);
     ar_status st = AR_OK;
     if (bytes > x->cap) {
         free(x->buf);
@@ -335,7 +339,8 @@ ar_status ar_mx_pingpong(ar_mx *x, int a, int b, uint64_t bytes, int warmup, int
             st = ar_fail(e, AR_ENOMEM, "out of memory");
         }
     }
-    if (ar_grow(&x->times, &x->captimes, (size_t)iters, sizeof *x->times) < 0) st = ar_fail(e, AR_ENOMEM, "out of memory");
+    if (ar_grow(&x->times, &x->captimes, (size_t)iters, sizeof *x->times) < 0)
+        st = ar_fail(e, AR_ENOMEM, "out of memory");
     st = agree(x, st, e);
     if (st != AR_OK) return st;
     sleepy_barrier(x->comm);

@@ -35,10 +35,10 @@ static void on_signal(int sig) { g_interrupted = sig; }
 int ar_tb_interrupted(void) { return g_interrupted != 0; }
 
 typedef struct tb_link {
-    int link;                 /* platform link */
-    int child_ns, parent_ns;  /* indices into ns[] */
+    int link;                /* platform link */
+    int child_ns, parent_ns; /* indices into ns[] */
     char child_dev[16], parent_dev[16];
-    double rate_Bps, lat_s;   /* shaped rate (x scale), one-way latency */
+    double rate_Bps, lat_s; /* shaped rate (x scale), one-way latency */
 } tb_link;
 
 struct ar_tb {
@@ -47,19 +47,18 @@ struct ar_tb {
     double scale;
     int no_watchdog, verbose;
     int nns;
-    char (*ns)[NAMELEN];      /* machine namespaces first (index = machine), then switches, then head */
-    int *is_bridge;           /* per ns */
-    int head;                 /* index of the head namespace */
-    int *ns_of_node;          /* per platform node (-1 for GPUs) */
+    char (*ns)[NAMELEN]; /* machine namespaces first (index = machine), then switches, then head */
+    int *is_bridge;      /* per ns */
+    int head;            /* index of the head namespace */
+    int *ns_of_node;     /* per platform node (-1 for GPUs) */
     int nlinks;
     tb_link *links;
-    int owned;                /* 1 while this process owns a built testbed */
-    int no_netem;             /* 1 once tc said the kernel has no netem: latency not shaped */
+    int owned;    /* 1 while this process owns a built testbed */
+    int no_netem; /* 1 once tc said the kernel has no netem: latency not shaped */
     pid_t watchdog;
-    int wfd;                  /* write end of the watchdog pipe */
+    int wfd; /* write end of the watchdog pipe */
     struct sigaction old[3];
 };
-
 
 /* ---- running commands --------------------------------------------------- */
 
@@ -120,7 +119,8 @@ static ar_status cmd(ar_err *e, const char *first, ...) {
     if (rc == 0) return AR_OK;
     char what[256] = "";
     size_t k = 0;
-    for (int i = 0; i < n && k + 2 < sizeof what; i++) k += (size_t)snprintf(what + k, sizeof what - k, "%s%s", i ? " " : "", argv[i]);
+    for (int i = 0; i < n && k + 2 < sizeof what; i++)
+        k += (size_t)snprintf(what + k, sizeof what - k, "%s%s", i ? " " : "", argv[i]);
     if (k >= sizeof what) k = sizeof what - 1;
     return ar_fail(e, AR_EBACKEND, "'%s' failed (status %d): %s", what, rc, rc < 0 ? "cannot run it" : line1(out));
 }
@@ -281,8 +281,7 @@ static int stale_names(const tb_names *nm, FILE *msg) {
     }
     if (!why) return 0;
     int k = teardown(nm->prefix, nm->state);
-    if (msg)
-        fprintf(msg, "arlab testbed: removed a stale testbed '%s' (%s; %d namespaces)\n", nm->id, why, k);
+    if (msg) fprintf(msg, "arlab testbed: removed a stale testbed '%s' (%s; %d namespaces)\n", nm->id, why, k);
     return 1;
 }
 
@@ -298,15 +297,15 @@ int ar_tb_clean_stale(const ar_tb_opts *o, FILE *msg) {
 ar_status ar_tb_plan(const ar_platform *p, const ar_tb_opts *o, ar_tb **out, ar_err *e) {
     *out = NULL;
     if (p->root < 0 || (p->kind != AR_PLAT_TREE && p->kind != AR_PLAT_FAT_TREE))
-        return ar_fail(e, AR_EUNSUPPORTED, "%s: the testbed needs a tree platform (kind \"tree\"), not this one", p->name);
+        return ar_fail(e, AR_EUNSUPPORTED, "%s: the testbed needs a tree platform (kind \"tree\"), not this one",
+                       p->name);
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     if (ncpu < 1) ncpu = 1;
     if (p->nranks > AR_TB_RANKS_PER_CPU * ncpu)
         return ar_fail(e, AR_ELIMIT, "%s has %d ranks: the testbed runs at most %d x %ld CPUs = %ld processes here",
                        p->name, p->nranks, AR_TB_RANKS_PER_CPU, ncpu, AR_TB_RANKS_PER_CPU * ncpu);
     if (p->nmachines > 60000) return ar_fail(e, AR_ELIMIT, "%s: too many machines", p->name);
-    if (o->scale < 0 || !isfinite(o->scale))
-        return ar_fail(e, AR_EINVAL, "--scale must be > 0 (got %g)", o->scale);
+    if (o->scale < 0 || !isfinite(o->scale)) return ar_fail(e, AR_EINVAL, "--scale must be > 0 (got %g)", o->scale);
     ar_tb *t = ar_calloc(1, sizeof *t);
     if (!t) return ar_fail(e, AR_ENOMEM, "out of memory");
     tb_names nm;
@@ -345,7 +344,8 @@ ar_status ar_tb_plan(const ar_platform *p, const ar_tb_opts *o, ar_tb **out, ar_
                 ar_tb_free(t);
                 return ar_fail(e, AR_EUNSUPPORTED,
                                "%s: switch %s has both GPUs and switches below it; the testbed needs machines "
-                               "(switches of GPUs only)", p->name, n->name);
+                               "(switches of GPUs only)",
+                               p->name, n->name);
             }
         t->ns_of_node[v] = m;
         snprintf(t->ns[m], NAMELEN, "%sm%d", t->prefix, m);
@@ -536,8 +536,7 @@ static void watchdog_start(ar_tb *t) {
         pid_t builder = getppid();
         char c = 0;
         ssize_t n;
-        while ((n = read(fds[0], &c, 1)) < 0 && errno == EINTR) {
-        }
+        while ((n = read(fds[0], &c, 1)) < 0 && errno == EINTR) {}
         if (n == 1 && c == 'K') _exit(0);
         /* the builder died without handing over: tear down what it owned */
         tb_state s;
@@ -558,8 +557,7 @@ static void watchdog_stop(ar_tb *t) {
         t->wfd = -1;
     }
     if (t->watchdog > 0) {
-        while (waitpid(t->watchdog, NULL, 0) < 0 && errno == EINTR) {
-        }
+        while (waitpid(t->watchdog, NULL, 0) < 0 && errno == EINTR) {}
         t->watchdog = -1;
     }
 }
@@ -592,8 +590,8 @@ ar_status ar_tb_up(ar_tb *t, int keep, ar_err *e) {
     tb_state s;
     read_state(t->state, &s);
     if (s.exists)
-        return ar_fail(e, AR_EINVAL, "testbed '%s' is already %s (%s, pid %d): 'arlab testbed down --id %s' first", t->id,
-                       !strcmp(s.status, "up") ? "up" : "in use", s.platform, (int)s.pid, t->id);
+        return ar_fail(e, AR_EINVAL, "testbed '%s' is already %s (%s, pid %d): 'arlab testbed down --id %s' first",
+                       t->id, !strcmp(s.status, "up") ? "up" : "in use", s.platform, (int)s.pid, t->id);
     char(*ns)[NAMELEN] = NULL;
     int n = list_ns(t->prefix, &ns);
     free(ns);
@@ -700,8 +698,8 @@ ar_status ar_tb_status(const ar_tb_opts *o, FILE *f, ar_err *e) {
         free(ns);
         return AR_OK;
     }
-    fprintf(f, "testbed '%s': %s, platform %s, %d ranks, scale %g, pid %d, %d namespaces\n", nm.id, s.status, s.platform,
-            s.nranks, s.scale > 0 ? s.scale : 1, (int)s.pid, n);
+    fprintf(f, "testbed '%s': %s, platform %s, %d ranks, scale %g, pid %d, %d namespaces\n", nm.id, s.status,
+            s.platform, s.nranks, s.scale > 0 ? s.scale : 1, (int)s.pid, n);
     for (int i = 0; i < n; i++) {
         char out[4096];
         char *av[] = {"tc", "-n", ns[i], "qdisc", "show", NULL};

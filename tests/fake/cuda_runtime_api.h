@@ -34,10 +34,17 @@ typedef enum cudaError {
     cudaErrorUnknown = 999
 } cudaError_t;
 
-enum cudaMemcpyKind { cudaMemcpyHostToHost = 0, cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToHost = 2,
-                      cudaMemcpyDeviceToDevice = 3 };
-enum cudaStreamCaptureMode { cudaStreamCaptureModeGlobal = 0, cudaStreamCaptureModeThreadLocal = 1,
-                             cudaStreamCaptureModeRelaxed = 2 };
+enum cudaMemcpyKind {
+    cudaMemcpyHostToHost = 0,
+    cudaMemcpyHostToDevice = 1,
+    cudaMemcpyDeviceToHost = 2,
+    cudaMemcpyDeviceToDevice = 3
+};
+enum cudaStreamCaptureMode {
+    cudaStreamCaptureModeGlobal = 0,
+    cudaStreamCaptureModeThreadLocal = 1,
+    cudaStreamCaptureModeRelaxed = 2
+};
 
 #define cudaStreamDefault 0x00
 #define cudaStreamNonBlocking 0x01

@@ -11,12 +11,15 @@
 
 #include "fake_int.h"
 
-struct fake_state F = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER, .ndev = 4, .driver = 13000,
-       .count_err = cudaSuccess, .timeout = 10.0};
+struct fake_state F = {.mu = PTHREAD_MUTEX_INITIALIZER,
+                       .cv = PTHREAD_COND_INITIALIZER,
+                       .ndev = 4,
+                       .driver = 13000,
+                       .count_err = cudaSuccess,
+                       .timeout = 10.0};
 
 _Thread_local int t_dev;
 _Thread_local char t_err[512];
-
 
 void fk_lock(void) { pthread_mutex_lock(&F.mu); }
 void fk_unlock(void) { pthread_mutex_unlock(&F.mu); }
@@ -131,8 +134,8 @@ int fk_access_locked(cudaStream_t s, const void *p, size_t n, int write, const c
             s->vc[x->sid] < x->clock) {
             F.st.races++;
             fk_err("%s: stream %d %s bytes [%zu,%zu) of a block that stream %d %s with no event between them "
-                "(a race on a GPU)", what, s->id, write ? "writes" : "reads", lo, hi, x->sid,
-                x->write ? "wrote" : "read");
+                   "(a race on a GPU)",
+                   what, s->id, write ? "writes" : "reads", lo, hi, x->sid, x->write ? "wrote" : "read");
             return -1;
         }
         /* a later access of the same stream to the same range supersedes this one */
@@ -208,4 +211,3 @@ int fake_capture_kernel(int dtype, void *buf, const void *scratch, const void *p
     fk_unlock();
     return 1;
 }
-

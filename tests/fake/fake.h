@@ -18,12 +18,12 @@ void fake_nccl_config(double timeout_s);
 
 typedef enum fake_fault {
     FAKE_NONE,
-    FAKE_DROP_RECV,    /* the nth ncclRecv of world rank r is dropped (returns success, posts nothing) */
-    FAKE_UNGROUP,      /* from its nth group with point-to-point calls on, rank r (-1: every rank) issues each
+    FAKE_DROP_RECV, /* the nth ncclRecv of world rank r is dropped (returns success, posts nothing) */
+    FAKE_UNGROUP,   /* from its nth group with point-to-point calls on, rank r (-1: every rank) issues each
                         * call of a group as its own blocking call, sends first, as if ncclGroupStart/End
                         * were missing around them (deadlocks where the program relies on its groups) */
-    FAKE_COUNT,        /* the nth collective of rank r gets count + 1 (a mismatched call) */
-    FAKE_SKIP_SPLIT    /* rank r skips its nth ncclCommSplit (returns success, no communicator) */
+    FAKE_COUNT,     /* the nth collective of rank r gets count + 1 (a mismatched call) */
+    FAKE_SKIP_SPLIT /* rank r skips its nth ncclCommSplit (returns success, no communicator) */
 } fake_fault;
 void fake_inject(fake_fault f, int rank, int nth);
 
@@ -31,14 +31,14 @@ void fake_inject(fake_fault f, int rank, int nth);
 void fake_reset(void);
 
 typedef struct fake_stats {
-    long groups;        /* ncclGroupEnd calls (outermost) */
+    long groups; /* ncclGroupEnd calls (outermost) */
     long sends, recvs, colls, splits, kernels, copies;
-    long side_waits;    /* cudaStreamWaitEvent calls */
-    long races;         /* unordered conflicting accesses of two streams */
-    long graph_launches;/* cudaGraphLaunch calls replayed */
-    long errors;        /* NCCL calls that failed (timeouts, mismatches, bad pointers) */
-    long live_allocs;   /* cudaMalloc blocks not freed */
-    int max_streams;    /* most streams alive on one device */
+    long side_waits;     /* cudaStreamWaitEvent calls */
+    long races;          /* unordered conflicting accesses of two streams */
+    long graph_launches; /* cudaGraphLaunch calls replayed */
+    long errors;         /* NCCL calls that failed (timeouts, mismatches, bad pointers) */
+    long live_allocs;    /* cudaMalloc blocks not freed */
+    int max_streams;     /* most streams alive on one device */
 } fake_stats;
 fake_stats fake_get_stats(void);
 /* The first error message of the fakes since the last reset ("" if none). */

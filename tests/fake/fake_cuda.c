@@ -319,7 +319,6 @@ cudaError_t cudaGraphInstantiate(cudaGraphExec_t *x, cudaGraph_t g, unsigned lon
     return g ? cudaSuccess : cudaErrorInvalidValue;
 }
 
-
 cudaError_t cudaGraphLaunch(cudaGraphExec_t x, cudaStream_t s) {
     struct fake_graph *g = (struct fake_graph *)x;
     if (!g || !s) return cudaErrorInvalidValue;
@@ -365,4 +364,3 @@ cudaError_t cudaGraphDestroy(cudaGraph_t g) {
     graph_free((struct fake_graph *)g);
     return cudaSuccess;
 }
-

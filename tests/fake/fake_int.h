@@ -11,7 +11,7 @@
 #include "fake.h"
 #include "nccl.h"
 
-#define MAXS 64      /* streams per device */
+#define MAXS 64 /* streams per device */
 #define MAXDEV 64
 #define MAXACC 2000000
 
@@ -24,7 +24,7 @@ typedef struct alloc {
 } alloc;
 
 typedef struct acc {
-    const char *base;   /* allocation */
+    const char *base; /* allocation */
     size_t lo, hi;
     int write, sid;
     unsigned clock;
@@ -32,7 +32,7 @@ typedef struct acc {
 
 typedef struct devstate {
     struct fake_stream *live[MAXS]; /* by id (NULL: destroyed) */
-    int nstreams;       /* ids handed out */
+    int nstreams;                   /* ids handed out */
     int alive;
     acc *acc;
     size_t nacc, capacc;
@@ -62,7 +62,7 @@ struct fake_event {
 enum { N_COPY, N_SET, N_KERNEL, N_EVREC, N_WAIT, N_NCCL };
 
 typedef struct ncall {
-    int kind;           /* 0 send, 1 recv, 2 all-reduce, 3 reduce-scatter, 4 all-gather, 5 reduce, 6 broadcast */
+    int kind; /* 0 send, 1 recv, 2 all-reduce, 3 reduce-scatter, 4 all-gather, 5 reduce, 6 broadcast */
     const void *sb;
     void *rb;
     size_t count;
@@ -77,14 +77,14 @@ typedef struct gnode {
     void *dst;
     const void *src;
     size_t n;
-    int v;                  /* COPY: kind; SET: value */
+    int v; /* COPY: kind; SET: value */
     cudaEvent_t ev;
-    int dtype, nposts;      /* KERNEL */
+    int dtype, nposts; /* KERNEL */
     void *buf;
     const void *scratch, *posts;
     const uint64_t *srcs;
     uint64_t max_count;
-    ncall *calls;           /* NCCL: one group (owned) */
+    ncall *calls; /* NCCL: one group (owned) */
     size_t ncalls;
 } gnode;
 
@@ -101,7 +101,7 @@ typedef struct fop fop;
 typedef struct shared {
     int n;
     int id;
-    struct fake_comm **h;    /* per comm rank */
+    struct fake_comm **h;                                 /* per comm rank */
     uint64_t *coll_seq, *split_seq, *send_seq, *recv_seq; /* send/recv: n x n */
     int aborted;
     int refs;
@@ -115,7 +115,6 @@ struct fake_comm {
 
 enum { OP_SEND, OP_RECV, OP_COLL, OP_SPLIT };
 enum { C_AR, C_RS, C_AG, C_RED, C_BC };
-
 
 struct fop {
     int kind, call;
@@ -131,7 +130,7 @@ struct fop {
     int color, key;
     ncclComm_t *out;
     int done, err;
-    fop *next;          /* pending list */
+    fop *next; /* pending list */
 };
 
 typedef struct initreg {
@@ -162,7 +161,7 @@ struct fake_state {
     int timing0;
 };
 extern struct fake_state F;
-extern _Thread_local int t_dev;     /* the calling thread's current device */
+extern _Thread_local int t_dev;       /* the calling thread's current device */
 extern _Thread_local char t_err[512]; /* its last NCCL error message */
 
 void fk_lock(void);

@@ -41,7 +41,8 @@ int ar_real_launch_posts(int dtype, void *buf, const void *scratch, const ar_rea
     if (fake_capture_kernel(dtype, buf, scratch, posts, nposts, src_offs, max_count, s)) return 0;
     fake_count_kernel();
     size_t z = esz(dtype);
-    if (fake_access(s, posts, (size_t)nposts * sizeof *posts, 0, "post kernel (descriptors)")) return cudaErrorInvalidValue;
+    if (fake_access(s, posts, (size_t)nposts * sizeof *posts, 0, "post kernel (descriptors)"))
+        return cudaErrorInvalidValue;
     /* whole launch: every read checked before any write, as a grid of one wave */
     for (int p = 0; p < nposts; p++) {
         const ar_real_kpost *k = &posts[p];

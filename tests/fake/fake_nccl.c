@@ -17,7 +17,7 @@ static const char *const cname[] = {"ncclAllReduce", "ncclReduceScatter", "ncclA
 static _Thread_local int t_depth;
 static _Thread_local fop **t_group;
 static _Thread_local size_t t_ngroup, t_capgroup;
-static _Thread_local ncall *t_capcalls;     /* NCCL calls of the current group on captured streams */
+static _Thread_local ncall *t_capcalls; /* NCCL calls of the current group on captured streams */
 static _Thread_local size_t t_ncapcalls, t_capcap;
 
 /* ---- NCCL: communicators ------------------------------------------------------------------ */
@@ -125,7 +125,8 @@ ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId id, int
     double deadline = fk_now() + F.timeout;
     while (r->joined < r->n)
         if (wait_until(deadline)) {
-            fk_err("ncclCommInitRank: rank %d: only %d of %d ranks joined after %g s", rank, r->joined, r->n, F.timeout);
+            fk_err("ncclCommInitRank: rank %d: only %d of %d ranks joined after %g s", rank, r->joined, r->n,
+                   F.timeout);
             fk_unlock();
             return ncclSystemError;
         }
@@ -172,9 +173,13 @@ ncclResult_t ncclCommAbort(ncclComm_t comm) {
 
 static size_t tsize(ncclDataType_t t) {
     switch (t) {
-    case ncclInt8: case ncclUint8: return 1;
-    case ncclFloat16: case ncclBfloat16: return 2;
-    case ncclInt32: case ncclUint32: case ncclFloat32: return 4;
+    case ncclInt8:
+    case ncclUint8: return 1;
+    case ncclFloat16:
+    case ncclBfloat16: return 2;
+    case ncclInt32:
+    case ncclUint32:
+    case ncclFloat32: return 4;
     default: return 8;
     }
 }
@@ -241,7 +246,8 @@ static void finish(fop *o, int e) {
 
 static void do_p2p(fop *s, fop *r) {
     if (s->count != r->count || s->dt != r->dt) {
-        fk_err("rank %d ncclSend to %d (#%llu) of %zu elements type %d matches rank %d ncclRecv of %zu elements type %d",
+        fk_err(
+            "rank %d ncclSend to %d (#%llu) of %zu elements type %d matches rank %d ncclRecv of %zu elements type %d",
             s->h->rank, r->h->rank, (unsigned long long)s->seq, s->count, (int)s->dt, r->h->rank, r->count, (int)r->dt);
         finish(s, ncclInvalidUsage);
         finish(r, ncclInvalidUsage);
@@ -261,9 +267,9 @@ static void do_coll(fop **ops, int n) {
         if (b->call != a->call || b->count != a->count || b->dt != a->dt || b->op != a->op ||
             ((a->call == C_RED || a->call == C_BC) && b->root != a->root)) {
             fk_err("%s #%llu on comm %d: rank 0 has count %zu type %d op %d root %d, rank %d has %s count %zu type %d "
-                "op %d root %d (mismatched calls)", cname[a->call], (unsigned long long)a->seq, a->h->sc->id,
-                a->count, (int)a->dt, (int)a->op, a->root, r, cname[b->call], b->count, (int)b->dt, (int)b->op,
-                b->root);
+                   "op %d root %d (mismatched calls)",
+                   cname[a->call], (unsigned long long)a->seq, a->h->sc->id, a->count, (int)a->dt, (int)a->op, a->root,
+                   r, cname[b->call], b->count, (int)b->dt, (int)b->op, b->root);
             for (int k = 0; k < n; k++) finish(ops[k], ncclInvalidUsage);
             return;
         }
@@ -377,8 +383,10 @@ static void post(fop *o) {
 }
 
 static const char *kind_name(const fop *o) {
-    return o->kind == OP_SEND ? "ncclSend" : o->kind == OP_RECV ? "ncclRecv" : o->kind == OP_SPLIT ? "ncclCommSplit"
-                                                                                               : cname[o->call];
+    return o->kind == OP_SEND    ? "ncclSend"
+           : o->kind == OP_RECV  ? "ncclRecv"
+           : o->kind == OP_SPLIT ? "ncclCommSplit"
+                                 : cname[o->call];
 }
 
 /* Waits for ops[0..n) (locked); returns the first error. */
@@ -396,13 +404,14 @@ static ncclResult_t wait_ops(fop **ops, size_t n) {
             }
             if (wait_until(deadline)) {
                 if (o->kind == OP_SEND || o->kind == OP_RECV)
-                    fk_err("rank %d (world %d): %s %s rank %d (#%llu, %zu elements) on comm %d never matched after %g s",
+                    fk_err(
+                        "rank %d (world %d): %s %s rank %d (#%llu, %zu elements) on comm %d never matched after %g s",
                         o->h->rank, o->h->wrank, kind_name(o), o->kind == OP_SEND ? "to" : "from", o->peer,
                         (unsigned long long)o->seq, o->count, o->h->sc->id, F.timeout);
                 else
                     fk_err("rank %d (world %d): %s #%llu on comm %d (%d ranks): not every rank called it within %g s",
-                        o->h->rank, o->h->wrank, kind_name(o), (unsigned long long)o->seq, o->h->sc->id, o->h->sc->n,
-                        F.timeout);
+                           o->h->rank, o->h->wrank, kind_name(o), (unsigned long long)o->seq, o->h->sc->id, o->h->sc->n,
+                           F.timeout);
                 unlink_op(o);
                 o->done = 1;
                 o->err = ncclSystemError;
@@ -555,8 +564,14 @@ ncclResult_t ncclSend(const void *buf, size_t count, ncclDataType_t t, int peer,
     }
     if (!r && fk_access_locked(s, buf, count * tsize(t), 0, "ncclSend")) r = ncclInvalidArgument;
     fop o = {0};
-    if (!r) o = (fop){.kind = OP_SEND, .h = comm, .peer = peer, .sb = buf, .count = count, .dt = t,
-                      .seq = comm->sc->send_seq[(size_t)comm->rank * (size_t)comm->sc->n + (size_t)peer]++};
+    if (!r)
+        o = (fop){.kind = OP_SEND,
+                  .h = comm,
+                  .peer = peer,
+                  .sb = buf,
+                  .count = count,
+                  .dt = t,
+                  .seq = comm->sc->send_seq[(size_t)comm->rank * (size_t)comm->sc->n + (size_t)peer]++};
     fk_unlock();
     return r ? r : submit(&o);
 }
@@ -576,14 +591,20 @@ ncclResult_t ncclRecv(void *buf, size_t count, ncclDataType_t t, int peer, ncclC
         F.nrecv[comm->wrank]++ == F.fnth)
         drop = 1;
     fop o = {0};
-    if (!r && !drop) o = (fop){.kind = OP_RECV, .h = comm, .peer = peer, .rb = buf, .count = count, .dt = t,
-                               .seq = comm->sc->recv_seq[(size_t)comm->rank * (size_t)comm->sc->n + (size_t)peer]++};
+    if (!r && !drop)
+        o = (fop){.kind = OP_RECV,
+                  .h = comm,
+                  .peer = peer,
+                  .rb = buf,
+                  .count = count,
+                  .dt = t,
+                  .seq = comm->sc->recv_seq[(size_t)comm->rank * (size_t)comm->sc->n + (size_t)peer]++};
     fk_unlock();
     return r || drop ? r : submit(&o);
 }
 
-static ncclResult_t coll(int call, const void *sb, void *rb, size_t count, ncclDataType_t t, ncclRedOp_t op,
-                         int root, ncclComm_t comm, cudaStream_t s) {
+static ncclResult_t coll(int call, const void *sb, void *rb, size_t count, ncclDataType_t t, ncclRedOp_t op, int root,
+                         ncclComm_t comm, cudaStream_t s) {
     ncall cc = {2 + call, sb, rb, count, (int)t, (int)op, root, 0, comm, s};
     if (capture_call(&cc)) return ncclSuccess;
     fk_lock();
@@ -599,12 +620,20 @@ static ncclResult_t coll(int call, const void *sb, void *rb, size_t count, ncclD
     int reads = call != C_BC || comm->rank == root, writes = call != C_RED || comm->rank == root;
     if (!r && reads && fk_access_locked(s, sb, in, 0, cname[call])) r = ncclInvalidArgument;
     if (!r && writes && fk_access_locked(s, rb, outb, 1, cname[call])) r = ncclInvalidArgument;
-    if (!r && F.fault == FAKE_COUNT && comm->wrank == F.frank && comm->wrank < 4096 &&
-        F.ncoll[comm->wrank]++ == F.fnth)
+    if (!r && F.fault == FAKE_COUNT && comm->wrank == F.frank && comm->wrank < 4096 && F.ncoll[comm->wrank]++ == F.fnth)
         count++;
     fop o = {0};
-    if (!r) o = (fop){.kind = OP_COLL, .call = call, .h = comm, .sb = sb, .rb = rb, .count = count, .dt = t, .op = op,
-                      .root = root, .seq = comm->sc->coll_seq[comm->rank]++};
+    if (!r)
+        o = (fop){.kind = OP_COLL,
+                  .call = call,
+                  .h = comm,
+                  .sb = sb,
+                  .rb = rb,
+                  .count = count,
+                  .dt = t,
+                  .op = op,
+                  .root = root,
+                  .seq = comm->sc->coll_seq[comm->rank]++};
     fk_unlock();
     return r ? r : submit(&o);
 }
@@ -638,8 +667,13 @@ ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newc
     int skip = F.fault == FAKE_SKIP_SPLIT && comm->wrank == F.frank && comm->wrank < 4096 &&
                F.nsplit[comm->wrank]++ == F.fnth;
     fop o = {0};
-    if (!skip) o = (fop){.kind = OP_SPLIT, .h = comm, .color = color, .key = key, .out = newcomm,
-                         .seq = comm->sc->split_seq[comm->rank]++};
+    if (!skip)
+        o = (fop){.kind = OP_SPLIT,
+                  .h = comm,
+                  .color = color,
+                  .key = key,
+                  .out = newcomm,
+                  .seq = comm->sc->split_seq[comm->rank]++};
     fk_unlock();
     return skip ? ncclSuccess : submit(&o);
 }
@@ -653,4 +687,3 @@ ncclResult_t fk_replay_call(const ncall *c) {
                     c->s);
     }
 }
-

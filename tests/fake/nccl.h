@@ -28,16 +28,41 @@
 #define NCCL_PATCH 0
 #define NCCL_SPLIT_NOCOLOR -1
 
-typedef enum { ncclSuccess = 0, ncclUnhandledCudaError = 1, ncclSystemError = 2, ncclInternalError = 3,
-               ncclInvalidArgument = 4, ncclInvalidUsage = 5, ncclRemoteError = 6 } ncclResult_t;
-typedef enum { ncclInt8 = 0, ncclChar = 0, ncclUint8 = 1, ncclInt32 = 2, ncclInt = 2, ncclUint32 = 3,
-               ncclInt64 = 4, ncclUint64 = 5, ncclFloat16 = 6, ncclHalf = 6, ncclFloat32 = 7, ncclFloat = 7,
-               ncclFloat64 = 8, ncclDouble = 8, ncclBfloat16 = 9 } ncclDataType_t;
+typedef enum {
+    ncclSuccess = 0,
+    ncclUnhandledCudaError = 1,
+    ncclSystemError = 2,
+    ncclInternalError = 3,
+    ncclInvalidArgument = 4,
+    ncclInvalidUsage = 5,
+    ncclRemoteError = 6
+} ncclResult_t;
+typedef enum {
+    ncclInt8 = 0,
+    ncclChar = 0,
+    ncclUint8 = 1,
+    ncclInt32 = 2,
+    ncclInt = 2,
+    ncclUint32 = 3,
+    ncclInt64 = 4,
+    ncclUint64 = 5,
+    ncclFloat16 = 6,
+    ncclHalf = 6,
+    ncclFloat32 = 7,
+    ncclFloat = 7,
+    ncclFloat64 = 8,
+    ncclDouble = 8,
+    ncclBfloat16 = 9
+} ncclDataType_t;
 typedef enum { ncclSum = 0, ncclProd = 1, ncclMax = 2, ncclMin = 3, ncclAvg = 4 } ncclRedOp_t;
 
 typedef struct fake_comm *ncclComm_t;
-typedef struct { char internal[128]; } ncclUniqueId;
-typedef struct { int blocking; } ncclConfig_t;
+typedef struct {
+    char internal[128];
+} ncclUniqueId;
+typedef struct {
+    int blocking;
+} ncclConfig_t;
 
 ncclResult_t ncclGetVersion(int *v);
 const char *ncclGetErrorString(ncclResult_t r);

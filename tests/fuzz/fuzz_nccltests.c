@@ -35,8 +35,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             if (i < run->first_rec || i >= run->first_rec + run->nrecs) abort();
             (void)ar_nt_where(s, r, w, sizeof w);
         }
-        for (int i = 0; i < s->nruns; i++)
-            (void)ar_nt_busbw_factor(s->runs[i].coll, s->runs[i].nranks);
+        for (int i = 0; i < s->nruns; i++) (void)ar_nt_busbw_factor(s->runs[i].coll, s->runs[i].nranks);
         (void)ar_nt_check_fit(s, 1 + data[0] % 3, &e);
         ar_nt_free(s);
     }
