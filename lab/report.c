@@ -12,6 +12,7 @@
 #include <cjson/cJSON.h>
 
 #include "core/platform.h"
+#include "core/util.h"
 #include "report.h"
 
 /* Sweeps in the order the report shows them; others follow alphabetically. */
@@ -391,35 +392,6 @@ static void platform_notes(doc *d, const strset *srcs) {
 
 /* ---- the document ------------------------------------------------------ */
 
-static char *slurp(const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    size_t k;
-    while (buf && (k = fread(buf + n, 1, cap - n - 1, f)) > 0) {
-        n += k;
-        if (n + 1 == cap) {
-            if (cap > ((size_t)1 << 30)) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            char *nb = realloc(buf, cap * 2);
-            if (!nb) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-    }
-    fclose(f);
-    if (buf) buf[n] = 0;
-    return buf;
-}
-
 static const char *jstr(const cJSON *o, const char *k) {
     const cJSON *j = cJSON_GetObjectItemCaseSensitive(o, k);
     return cJSON_IsString(j) ? j->valuestring : NULL;
@@ -508,7 +480,9 @@ ar_status report_build(const char *dir, ar_err *e) {
         char jp[4096], cp[4096];
         snprintf(jp, sizeof jp, "%s/%s.json", dir, names.s[i]);
         snprintf(cp, sizeof cp, "%s/%s.csv", dir, names.s[i]);
-        char *text = slurp(jp);
+        char *text = NULL;
+        ar_err fe;
+        if (ar_read_file(jp, (size_t)1 << 30, &text, NULL, &fe) != AR_OK) text = NULL;
         cJSON *root = text ? cJSON_Parse(text) : NULL;
         free(text);
         sweep_rows rows;

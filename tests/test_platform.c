@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/platform.h"
+#include "core/util.h"
 #include "t.h"
 
 /* ---- helpers ---- */
@@ -100,23 +101,6 @@ static void gen_reject(const char *spec, int ranks, const char *frag) {
     T_CHECK(st != AR_OK && !p, "accepted %s", spec);
     T_CHECK(strstr(e.msg, frag) != NULL, "%s: message \"%s\" lacks \"%s\"", spec, e.msg, frag);
     ar_platform_free(p);
-}
-
-static char *slurp(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        free(buf);
-        buf = NULL;
-    }
-    fclose(f);
-    if (buf) buf[n] = '\0';
-    *len = (size_t)n;
-    return buf;
 }
 
 static uint64_t rnd(uint64_t *s) {
@@ -712,7 +696,8 @@ static void test_fuzz(void) {
         char path[1024];
         size_t len = 0;
         snprintf(path, sizeof path, "%s/%s.json", ar_platform_preset_dir(), files[f]);
-        char *text = slurp(path, &len);
+        char *text = NULL;
+        if (ar_read_file(path, (size_t)1 << 24, &text, &len, NULL) != AR_OK) text = NULL;
         T_CHECK(text != NULL, "read %s", path);
         if (!text) continue;
         char *buf = malloc(len + 1);
