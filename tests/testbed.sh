@@ -53,9 +53,20 @@ sed 's/200Mbps/10Gbps/g; s/tb-test-2x2/tb-test-fast/' $T/p.json >$T/fast.json
 t0=$(date +%s)
 
 # --- 1. every algorithm, #wrong = 0, bytes over the shaped links
-$ARLAB testbed run --platform $T/p.json --id $ID --algo all --size 64KB,1MB --iters 2 --warmup 1 --format csv \
-    --out $T/run.csv --timeout 150 >$T/run.out 2>&1
+run_all() {
+    $ARLAB testbed run --platform $T/p.json --id $ID --algo all --size 64KB,1MB --iters 2 --warmup 1 --format csv \
+        --out $T/run.csv --timeout 150 >$T/run.out 2>&1
+}
+run_all
 rc=$?
+# Known flake (seen once, under a loaded 2-core machine with a sanitized build): mpirun
+# overran its bound and was stopped. Retried once, said loudly; a second overrun fails.
+if [ $rc != 0 ] && grep -q "mpirun ran past its" $T/run.out; then
+    echo "testbed: RETRY: mpirun overran its time bound once; running again"
+    cat $T/run.out
+    run_all
+    rc=$?
+fi
 [ $rc = 0 ] && ok "testbed run (all algorithms) exits 0" || { bad "testbed run exited $rc"; cat $T/run.out; }
 algos=$($ARLAB algos --format csv | tail -n +2 | cut -d, -f1)
 for a in mpi-allreduce $algos; do
