@@ -181,6 +181,8 @@ void ar_platform_free(ar_platform *p) {
         free(rs->machine_switch);
         free(rs->plus_link);
         free(rs->next_pos);
+        free(rs->rail_nvl);
+        free(rs->rail_nic);
         free(rs);
     }
     for (int i = 0; i < p->nnotes; i++) free(p->notes[i]);

@@ -38,6 +38,13 @@ typedef struct ar_route_state {
      * the position in v's adjacency list of the next link toward r's node
      * (UINT16_MAX at the destination itself) */
     uint16_t *next_pos;
+    /* rail-optimised graph (platform_rail.c): routes from the structure, no
+     * table. rail_gpus GPUs per node; for rank r, rail_nvl[r] is its link to the
+     * node's NVSwitch (-1 with one GPU per node) and rail_nic[r] its link to
+     * rail r % rail_gpus (-1 with one node). Memory O(ranks). */
+    int rail_gpus;
+    int *rail_nvl;
+    int *rail_nic;
 } ar_route_state;
 
 /* Allocates an empty platform (name, source copied). */

@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "platform_build.h"
 #include "units.h"
+#include "util.h"
 
 /* Scale-out of the one-node presets: effective bandwidth per NIC (what NCCL gets)
  * and NICs per GPU. Sources: ../shared/hardware.md. */
@@ -222,10 +224,9 @@ static cJSON *build_doc(const char *spec, const rail_cfg *c) {
     return doc;
 }
 
-ar_status ar_platform_rail_load(const char *spec, int ranks, ar_platform **out, ar_err *e) {
+/* Parses spec into *c and checks it against ranks and the rank limit. */
+static ar_status rail_config(const char *spec, int ranks, rail_cfg *out, ar_err *e) {
     char q[160];
-    if (!out) return ar_fail(e, AR_EINTERNAL, "ar_platform_rail_load: no output");
-    *out = NULL;
     if (!spec || strlen(spec) > 1000) return ar_fail(e, AR_EINVAL, "platform spec is missing or too long");
     const char *colon = strchr(spec, ':');
     int family = !strncmp(spec, "rail", 4) && (spec[4] == 0 || spec[4] == ':');
@@ -251,6 +252,16 @@ ar_status ar_platform_rail_load(const char *spec, int ranks, ar_platform **out, 
                        (long long)c.nodes * c.gpus, c.nodes, c.gpus, ranks);
     if ((long long)c.nodes * c.gpus > AR_MAX_RANKS)
         return ar_fail(e, AR_ELIMIT, "%s: %lld ranks exceed %d", spec, (long long)c.nodes * c.gpus, AR_MAX_RANKS);
+    *out = c;
+    return AR_OK;
+}
+
+ar_status ar_platform_rail_load_table(const char *spec, int ranks, ar_platform **out, ar_err *e) {
+    if (!out) return ar_fail(e, AR_EINTERNAL, "ar_platform_rail_load_table: no output");
+    *out = NULL;
+    rail_cfg c;
+    ar_status st = rail_config(spec, ranks, &c, e);
+    if (st) return st;
     long long nnodes = (long long)c.nodes * (c.gpus + 1) + c.gpus + (c.spine > 0);
     if (nnodes > 4096)
         return ar_fail(e, AR_ELIMIT,
@@ -268,4 +279,67 @@ ar_status ar_platform_rail_load(const char *spec, int ranks, ar_platform **out, 
     st = ar_platform_from_json(text, where, out, e);
     free(text);
     return st;
+}
+
+/* The same fabric as ar_platform_rail_load_table (same nodes, links, names and
+ * order), built directly and routed from its structure: O(ranks + links) memory,
+ * any size up to AR_MAX_RANKS. */
+ar_status ar_platform_rail_load(const char *spec, int ranks, ar_platform **out, ar_err *e) {
+    if (!out) return ar_fail(e, AR_EINTERNAL, "ar_platform_rail_load: no output");
+    *out = NULL;
+    rail_cfg c;
+    ar_status st = rail_config(spec, ranks, &c, e);
+    if (st) return st;
+    char where[1100], a[64], desc[256];
+    snprintf(where, sizeof where, "generated:%s", spec);
+    ar_pbuild b;
+    st = ar_pb_begin(&b, spec, where, AR_PLAT_GRAPH, e);
+    ar_platform *p = b.p;
+    int G = c.nodes * c.gpus;
+    ar_route_state *rs = p ? ar_calloc(1, sizeof *rs) : NULL;
+    if (!st && rs) {
+        p->route_state = rs;
+        rs->rail_gpus = c.gpus;
+        if (c.gpus > 1) rs->rail_nvl = ar_calloc((size_t)G, sizeof *rs->rail_nvl);
+        if (c.nodes > 1) rs->rail_nic = ar_calloc((size_t)G, sizeof *rs->rail_nic);
+        snprintf(desc, sizeof desc, "rail-optimised: %d nodes x %d GPUs, %d NIC(s) per GPU, %s", c.nodes, c.gpus,
+                 c.nics, c.spine > 0 ? "rails under a spine" : "no spine");
+        p->description = ar_strdup(desc);
+    }
+    if (!st && (!rs || !p->description || (c.gpus > 1 && !rs->rail_nvl) || (c.nodes > 1 && !rs->rail_nic)))
+        st = ar_fail(e, AR_ENOMEM, "%s: out of memory", spec);
+    /* nodes: GPUs (machine-major), NVSwitches, rails, spine — the document's order */
+    for (int m = 0; !st && m < c.nodes; m++)
+        for (int j = 0; !st && j < c.gpus; j++) {
+            snprintf(a, sizeof a, "n%d.g%d", m, j);
+            st = ar_pb_node(&b, a, AR_NODE_GPU, m, NULL, e);
+        }
+    int nvs0 = G, rail0 = G + (c.gpus > 1 ? c.nodes : 0), spine = -1;
+    for (int m = 0; !st && c.gpus > 1 && m < c.nodes; m++) {
+        snprintf(a, sizeof a, "n%d.nvs", m);
+        st = ar_pb_node(&b, a, AR_NODE_SWITCH, m, NULL, e);
+    }
+    for (int j = 0; !st && c.nodes > 1 && j < c.gpus; j++) {
+        snprintf(a, sizeof a, "rail%d", j);
+        st = ar_pb_node(&b, a, AR_NODE_SWITCH, -1, NULL, e);
+    }
+    if (!st && c.nodes > 1 && c.spine > 0) st = ar_pb_node(&b, "spine", AR_NODE_SWITCH, -1, &spine, e);
+    for (int r = 0; !st && r < G; r++) {
+        int m = r / c.gpus, j = r % c.gpus;
+        if (c.gpus > 1) st = ar_pb_link(&b, r, nvs0 + m, c.nvl_Bps, c.nvl_lat_s, c.lanes, NULL, &rs->rail_nvl[r], e);
+        if (!st && c.nodes > 1) st = ar_pb_link(&b, r, rail0 + j, c.nic_Bps, c.lat_s, c.nics, NULL, &rs->rail_nic[r], e);
+    }
+    if (!st && spine >= 0) {
+        double up = ceil((double)c.nodes * c.nics / c.spine);
+        int lanes = up < 1 ? 1 : up > (1 << 24) ? (1 << 24) : (int)up;
+        for (int j = 0; !st && j < c.gpus; j++) st = ar_pb_link(&b, rail0 + j, spine, c.nic_Bps, c.lat_s, lanes, NULL, NULL, e);
+    }
+    if (!st) st = ar_pb_finish(&b, e);
+    if (st) {
+        ar_err_prefix(e, "%s", spec);
+        ar_platform_free(p);
+        return st;
+    }
+    *out = p;
+    return AR_OK;
 }

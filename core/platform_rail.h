@@ -18,8 +18,10 @@
  * NVSwitches are listed before rails): same local index -> its rail (2 hops);
  * otherwise NVLink first to the GPU of the destination's index, then that rail
  * (PXN, 4 hops), which ties with the spine route and wins it, so the spine
- * carries no route under this rule. Limit: the graph's 4096 nodes, i.e.
- * nodes*(gpus+1) + gpus (+1 with a spine) <= 4096 (454 DGX nodes). */
+ * carries no route under this rule. The platform is a "graph" whose routes
+ * are computed from this structure (no next-hop table), so memory is
+ * O(ranks + links) and the only limit is AR_MAX_RANKS ranks (131072 DGX
+ * nodes of 8 GPUs). */
 #ifndef AR_PLATFORM_RAIL_H
 #define AR_PLATFORM_RAIL_H
 
@@ -31,5 +33,10 @@ int ar_platform_rail_match(const char *spec);
 
 /* Builds the platform of spec (see above). ranks > 0 must equal nodes x gpus. */
 ar_status ar_platform_rail_load(const char *spec, int ranks, ar_platform **out, ar_err *e);
+
+/* The same platform built as a JSON "graph" document through the ordinary
+ * loader, routed by its next-hop table (the graph rule above); limited to the
+ * graph's 4096 nodes. The tests compare its routes with the structural ones. */
+ar_status ar_platform_rail_load_table(const char *spec, int ranks, ar_platform **out, ar_err *e);
 
 #endif

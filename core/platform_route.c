@@ -87,8 +87,35 @@ static void walk_torus(const ar_platform *p, int src, int dst, route_visit *v) {
     visit(p, v, dlink_from(p, down, rs->machine_switch[md]));
 }
 
+/* Rail-optimised fabric (platform_rail.h): the route the graph rule (fewest
+ * hops, ties to the lower node index, NVSwitches before rails) would pick,
+ * computed from the structure: same node -> NVLink; same local index -> its
+ * rail; otherwise NVLink to the GPU of the destination's index, then that rail
+ * (PXN). tests/test_platform_rail.c checks it pair by pair against the table. */
+static void walk_rail(const ar_platform *p, const ar_route_state *rs, int src, int dst, route_visit *v) {
+    int g = rs->rail_gpus;
+    int ms = src / g, md = dst / g, jd = dst % g;
+    if (ms == md) {
+        visit(p, v, dlink_from(p, rs->rail_nvl[src], p->rank_node[src]));
+        visit(p, v, AR_DLINK(rs->rail_nvl[dst], p->links[rs->rail_nvl[dst]].a == p->rank_node[dst]));
+        return;
+    }
+    int via = src;
+    if (src % g != jd) { /* PXN: NVLink to the local GPU on the destination's rail */
+        via = ms * g + jd;
+        visit(p, v, dlink_from(p, rs->rail_nvl[src], p->rank_node[src]));
+        visit(p, v, AR_DLINK(rs->rail_nvl[via], p->links[rs->rail_nvl[via]].a == p->rank_node[via]));
+    }
+    visit(p, v, dlink_from(p, rs->rail_nic[via], p->rank_node[via]));
+    visit(p, v, AR_DLINK(rs->rail_nic[dst], p->links[rs->rail_nic[dst]].a == p->rank_node[dst]));
+}
+
 static void walk_graph(const ar_platform *p, int src, int dst, route_visit *v) {
     const ar_route_state *rs = p->route_state;
+    if (rs->rail_gpus > 0) {
+        walk_rail(p, rs, src, dst, v);
+        return;
+    }
     const uint16_t *np = rs->next_pos + (size_t)dst * (size_t)p->nnodes;
     int x = p->rank_node[src], target = p->rank_node[dst];
     for (int hops = 0; x != target && hops < p->nnodes; hops++) {

@@ -3,11 +3,14 @@
  *   - rail-aligned routes: same local index on its rail, else NVLink first then the
  *     destination's rail (PXN); intra-node through the NVSwitch;
  *   - NCCL's model on them reproduces the ring ceiling of the NICs' effective bandwidth;
- *   - refusals (missing nodes, unknown key, unknown NICs, --ranks, the graph limit).
+ *   - the structural router (no table) equals the graph loader's next-hop table
+ *     pair by pair, and a 100 000-GPU fabric loads;
+ *   - refusals (missing nodes, unknown key, unknown NICs, --ranks, the rank limit).
  * Owner: NCCL-model / rail tests (issue 13). */
 #include <string.h>
 
 #include "core/platform.h"
+#include "core/platform_rail.h"
 #include "models/nccl_model.h"
 #include "t.h"
 
@@ -142,19 +145,81 @@ static void test_rejects(void) {
     reject("gb200-nvl72:nodes=2", 0, AR_EINVAL, "nic=RATE");
     reject("p3.8xlarge:nodes=2", 0, AR_EINVAL, "one-node NVSwitch preset");
     reject("dgx-h100:nodes=2", 8, AR_EINVAL, "--ranks 8");
-    reject("dgx-h100:nodes=455", 0, AR_ELIMIT, "at most 454");
+    reject("dgx-h100:nodes=131073", 0, AR_ELIMIT, "ranks exceed");
     reject("rail:gpus=4,nvlink=1Gbs", 0, AR_EINVAL, "nvlink");
     /* not a preset: the loader's own message is kept */
     reject("nosuch:nodes=2", 0, AR_EINVAL, "unknown platform family");
-    /* the largest allowed: 454 x 9 + 8 = 4094 graph nodes */
-    ar_platform *p = load("dgx-h100:nodes=454", 0);
+    /* the table form keeps the graph limit: 454 x 9 + 8 = 4094 graph nodes */
+    ar_platform *p = NULL;
+    ar_err e = {0};
+    T_CHECK(ar_platform_rail_load_table("dgx-h100:nodes=455", 0, &p, &e) == AR_ELIMIT && !p &&
+                strstr(e.msg, "at most 454"),
+            "table limit: %s", e.msg);
+    p = load("dgx-h100:nodes=454", 0);
     T_CHECK(p && p->nranks == 3632, "454 nodes");
     ar_platform_free(p);
+}
+
+/* The structural router against the next-hop table of the same graph: same
+ * nodes, links and, for every ordered pair of ranks, the same directed links. */
+static void test_structural_equals_table(void) {
+    static const char *const specs[] = {"rail:nodes=3,gpus=4",         "rail:nodes=3,gpus=4,spine=2",
+                                        "rail:nodes=1,gpus=4",         "rail:nodes=4,gpus=1",
+                                        "rail:nodes=5,gpus=3,spine=1", "dgx-h100:nodes=5",
+                                        "aws-p5:nodes=3,spine=1"};
+    for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+        ar_platform *s = load(specs[i], 0), *t = NULL;
+        ar_err e = {0};
+        T_OK(ar_platform_rail_load_table(specs[i], 0, &t, &e), e);
+        if (!s || !t) {
+            ar_platform_free(s);
+            ar_platform_free(t);
+            continue;
+        }
+        T_CHECK(s->nnodes == t->nnodes && s->nlinks == t->nlinks && s->nranks == t->nranks &&
+                    s->nmachines == t->nmachines && !strcmp(s->description, t->description) &&
+                    !strcmp(s->source, t->source),
+                "%s: shape", specs[i]);
+        int same = 1;
+        for (int v = 0; v < s->nnodes && v < t->nnodes; v++)
+            same &= !strcmp(s->nodes[v].name, t->nodes[v].name) && s->nodes[v].kind == t->nodes[v].kind &&
+                    s->nodes[v].machine == t->nodes[v].machine;
+        for (int l = 0; l < s->nlinks && l < t->nlinks; l++)
+            same &= s->links[l].a == t->links[l].a && s->links[l].b == t->links[l].b &&
+                    s->links[l].bw_Bps == t->links[l].bw_Bps && s->links[l].lat_s == t->links[l].lat_s &&
+                    s->links[l].lanes == t->links[l].lanes && !strcmp(s->links[l].name, t->links[l].name);
+        T_CHECK(same, "%s: nodes and links", specs[i]);
+        int pairs = 0, diff = 0;
+        for (int a = 0; a < s->nranks; a++)
+            for (int b = 0; b < s->nranks; b++) {
+                ar_dlink rs[8], rt[8];
+                int ns = ar_platform_route(s, a, b, rs, 8), nt = ar_platform_route(t, a, b, rt, 8);
+                int eq = ns == nt && ns >= 0;
+                for (int k = 0; eq && k < ns; k++) eq = rs[k] == rt[k];
+                if (!eq && !diff++) fprintf(stderr, "%s: route %d->%d differs (%d vs %d links)\n", specs[i], a, b, ns, nt);
+                pairs++;
+            }
+        T_CHECK(diff == 0 && pairs == s->nranks * s->nranks, "%s: %d of %d routes differ", specs[i], diff, pairs);
+        ar_platform_free(s);
+        ar_platform_free(t);
+    }
+    /* 100 000 GPUs: 12 500 DGX H100 nodes; routes of each kind */
+    ar_platform *p = load("dgx-h100:nodes=12500", 0);
+    if (p) {
+        T_CHECK(p->nranks == 100000 && p->nnodes == 100000 + 12500 + 8 && p->nlinks == 200000, "100k shape %d %d",
+                p->nnodes, p->nlinks);
+        char r[256];
+        route_names(p, 99999, 8, r, sizeof r);
+        T_CHECK(!strcmp(r, "n12499.g7>n12499.nvs>n12499.g0>rail0>n1.g0"), "100k PXN route %s", r);
+        T_NEAR(ar_platform_route_lat(p, 99999, 8), 4e-6, REL, "100k: 4 links");
+        ar_platform_free(p);
+    }
 }
 
 int main(void) {
     test_shape_and_routes();
     test_nccl_ring_ceiling();
     test_rejects();
+    test_structural_equals_table();
     return t_done("test_platform_rail");
 }
