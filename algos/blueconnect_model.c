@@ -36,7 +36,9 @@ void ar_bc_stage_analyze(const ar_platform *p, const ar_bc_decomp *d, int i, ar_
         snprintf(out->why, sizeof out->why, "no decomposition (one-level ring fallback)");
         return;
     }
-    int tree = p->kind == AR_PLAT_TREE || p->kind == AR_PLAT_FAT_TREE, torus = p->kind == AR_PLAT_TORUS;
+    /* a rail fabric (a graph with levels, platform_rail.h) follows Eq. 9 like a tree */
+    int tree = p->kind == AR_PLAT_TREE || p->kind == AR_PLAT_FAT_TREE || (p->kind == AR_PLAT_GRAPH && p->nlevels > 0),
+        torus = p->kind == AR_PLAT_TORUS;
     if ((!tree && !torus) || p->nlevels == 0) {
         snprintf(out->why, sizeof out->why, "platform '%s' has no symmetric levels for Eq. 9/10",
                  p->name ? p->name : "?");

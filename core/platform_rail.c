@@ -335,6 +335,15 @@ ar_status ar_platform_rail_load(const char *spec, int ranks, ar_platform **out, 
         for (int j = 0; !st && j < c.gpus; j++) st = ar_pb_link(&b, rail0 + j, spine, c.nic_Bps, c.lat_s, lanes, NULL, NULL, e);
     }
     if (!st) st = ar_pb_finish(&b, e);
+    if (!st && c.nodes > 1 && c.gpus > 1) {
+        /* the symmetric hierarchy BlueConnect decomposes along: GPUs of a node on
+         * the NVSwitch, then nodes; level 1's capacity is the node's whole
+         * scale-out (gpus x nics x nic) as on a tree's machine uplink, so Eq. 9's
+         * w1/p0 is one GPU's NICs — the rail a stride-p0 stage runs on */
+        p->nlevels = 2;
+        p->levels[0] = (ar_level){c.gpus, c.nvl_Bps * c.lanes, c.nvl_lat_s};
+        p->levels[1] = (ar_level){c.nodes, c.nic_Bps * c.nics * c.gpus, c.lat_s};
+    }
     if (st) {
         ar_err_prefix(e, "%s", spec);
         ar_platform_free(p);
