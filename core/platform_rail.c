@@ -256,11 +256,16 @@ static ar_status rail_config(const char *spec, int ranks, rail_cfg *out, ar_err 
     return AR_OK;
 }
 
-ar_status ar_platform_rail_load_table(const char *spec, int ranks, ar_platform **out, ar_err *e) {
-    if (!out) return ar_fail(e, AR_EINTERNAL, "ar_platform_rail_load_table: no output");
+/* The loaders' common start: clears *out and parses spec into *c. */
+static ar_status rail_begin(const char *spec, int ranks, ar_platform **out, rail_cfg *c, ar_err *e) {
+    if (!out) return ar_fail(e, AR_EINTERNAL, "rail platform loader: no output");
     *out = NULL;
+    return rail_config(spec, ranks, c, e);
+}
+
+ar_status ar_platform_rail_load_table(const char *spec, int ranks, ar_platform **out, ar_err *e) {
     rail_cfg c;
-    ar_status st = rail_config(spec, ranks, &c, e);
+    ar_status st = rail_begin(spec, ranks, out, &c, e);
     if (st) return st;
     long long nnodes = (long long)c.nodes * (c.gpus + 1) + c.gpus + (c.spine > 0);
     if (nnodes > 4096)
@@ -285,10 +290,8 @@ ar_status ar_platform_rail_load_table(const char *spec, int ranks, ar_platform *
  * order), built directly and routed from its structure: O(ranks + links) memory,
  * any size up to AR_MAX_RANKS. */
 ar_status ar_platform_rail_load(const char *spec, int ranks, ar_platform **out, ar_err *e) {
-    if (!out) return ar_fail(e, AR_EINTERNAL, "ar_platform_rail_load: no output");
-    *out = NULL;
     rail_cfg c;
-    ar_status st = rail_config(spec, ranks, &c, e);
+    ar_status st = rail_begin(spec, ranks, out, &c, e);
     if (st) return st;
     char where[1100], a[64], desc[256];
     snprintf(where, sizeof where, "generated:%s", spec);
