@@ -330,12 +330,14 @@ ar_status ar_platform_rail_load(const char *spec, int ranks, ar_platform **out, 
     for (int r = 0; !st && r < G; r++) {
         int m = r / c.gpus, j = r % c.gpus;
         if (c.gpus > 1) st = ar_pb_link(&b, r, nvs0 + m, c.nvl_Bps, c.nvl_lat_s, c.lanes, NULL, &rs->rail_nvl[r], e);
-        if (!st && c.nodes > 1) st = ar_pb_link(&b, r, rail0 + j, c.nic_Bps, c.lat_s, c.nics, NULL, &rs->rail_nic[r], e);
+        if (!st && c.nodes > 1)
+            st = ar_pb_link(&b, r, rail0 + j, c.nic_Bps, c.lat_s, c.nics, NULL, &rs->rail_nic[r], e);
     }
     if (!st && spine >= 0) {
         double up = ceil((double)c.nodes * c.nics / c.spine);
         int lanes = up < 1 ? 1 : up > (1 << 24) ? (1 << 24) : (int)up;
-        for (int j = 0; !st && j < c.gpus; j++) st = ar_pb_link(&b, rail0 + j, spine, c.nic_Bps, c.lat_s, lanes, NULL, NULL, e);
+        for (int j = 0; !st && j < c.gpus; j++)
+            st = ar_pb_link(&b, rail0 + j, spine, c.nic_Bps, c.lat_s, lanes, NULL, NULL, e);
     }
     if (!st) st = ar_pb_finish(&b, e);
     if (!st && c.nodes > 1 && c.gpus > 1) {

@@ -163,9 +163,8 @@ static void test_rejects(void) {
 /* The structural router against the next-hop table of the same graph: same
  * nodes, links and, for every ordered pair of ranks, the same directed links. */
 static void test_structural_equals_table(void) {
-    static const char *const specs[] = {"rail:nodes=3,gpus=4",         "rail:nodes=3,gpus=4,spine=2",
-                                        "rail:nodes=1,gpus=4",         "rail:nodes=4,gpus=1",
-                                        "rail:nodes=5,gpus=3,spine=1", "dgx-h100:nodes=5",
+    static const char *const specs[] = {"rail:nodes=3,gpus=4",   "rail:nodes=3,gpus=4,spine=2", "rail:nodes=1,gpus=4",
+                                        "rail:nodes=4,gpus=1",   "rail:nodes=5,gpus=3,spine=1", "dgx-h100:nodes=5",
                                         "aws-p5:nodes=3,spine=1"};
     for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
         ar_platform *s = load(specs[i], 0), *t = NULL;
@@ -196,7 +195,8 @@ static void test_structural_equals_table(void) {
                 int ns = ar_platform_route(s, a, b, rs, 8), nt = ar_platform_route(t, a, b, rt, 8);
                 int eq = ns == nt && ns >= 0;
                 for (int k = 0; eq && k < ns; k++) eq = rs[k] == rt[k];
-                if (!eq && !diff++) fprintf(stderr, "%s: route %d->%d differs (%d vs %d links)\n", specs[i], a, b, ns, nt);
+                if (!eq && !diff++)
+                    fprintf(stderr, "%s: route %d->%d differs (%d vs %d links)\n", specs[i], a, b, ns, nt);
                 pairs++;
             }
         T_CHECK(diff == 0 && pairs == s->nranks * s->nranks, "%s: %d of %d routes differ", specs[i], diff, pairs);
