@@ -3,6 +3,8 @@
 #include <string.h>
 
 #include "cli.h"
+#include "core/util.h"
+#include "lab/backend.h"
 
 typedef struct verb {
     const char *name;
@@ -35,6 +37,7 @@ static const verb verbs[] = {
 static void usage(FILE *f) {
     fprintf(f, "arlab %s: an all-reduce workbench\nusage: arlab VERB [options]\n", AR_VERSION);
     for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++) fprintf(f, "  arlab %s\n", verbs[i].usage);
+    fprintf(f, "  arlab --version                               version, git commit, backends built\n");
     fprintf(
         f, "common: --dtype f32|f16|bf16|f64|i32, --ranks N (generated families), sizes like 100MB, 120M (elements)\n");
 }
@@ -44,12 +47,23 @@ int main(int argc, char **argv) {
         usage(argc < 2 ? stderr : stdout);
         return argc < 2 ? AR_EINVAL : 0;
     }
-    if (!strcmp(argv[1], "--version")) {
-        printf("arlab %s\n", AR_VERSION);
+    if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+        char info[512];
+        lab_build_info(info, sizeof info);
+        printf("arlab %s\n%s\n", AR_VERSION, info);
         return 0;
     }
-    for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
+    enum { NVERBS = sizeof verbs / sizeof verbs[0] };
+    const char *names[NVERBS];
+    for (size_t i = 0; i < NVERBS; i++) {
         if (!strcmp(argv[1], verbs[i].name)) return verbs[i].fn(argc - 2, argv + 2);
-    fprintf(stderr, "arlab: unknown command \"%s\" (see 'arlab help')\n", argv[1]);
+        names[i] = verbs[i].name;
+    }
+    const char *near = ar_closest(argv[1], names, NVERBS);
+    char q[96];
+    if (near)
+        fprintf(stderr, "arlab: unknown command %s: did you mean \"%s\"? (see 'arlab help')\n",
+                ar_quote(argv[1], q, sizeof q), near);
+    else fprintf(stderr, "arlab: unknown command %s (see 'arlab help')\n", ar_quote(argv[1], q, sizeof q));
     return AR_EINVAL;
 }

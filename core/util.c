@@ -1,5 +1,6 @@
 #include "util.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -183,4 +184,40 @@ int ar_uf_union(int *uf, int a, int b) {
     if (a < b) uf[b] = a;
     else uf[a] = b;
     return 1;
+}
+
+/* Optimal-string-alignment distance of a and b (each < 64 characters). */
+static int osa_distance(const char *a, const char *b) {
+    int la = (int)strlen(a), lb = (int)strlen(b);
+    int d[64][64];
+    for (int i = 0; i <= la; i++) d[i][0] = i;
+    for (int j = 0; j <= lb; j++) d[0][j] = j;
+    for (int i = 1; i <= la; i++)
+        for (int j = 1; j <= lb; j++) {
+            int ca = tolower((unsigned char)a[i - 1]), cb = tolower((unsigned char)b[j - 1]);
+            int v = d[i - 1][j - 1] + (ca != cb);
+            if (d[i - 1][j] + 1 < v) v = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < v) v = d[i][j - 1] + 1;
+            if (i > 1 && j > 1 && ca == tolower((unsigned char)b[j - 2]) && tolower((unsigned char)a[i - 2]) == cb &&
+                d[i - 2][j - 2] + 1 < v)
+                v = d[i - 2][j - 2] + 1;
+            d[i][j] = v;
+        }
+    return d[la][lb];
+}
+
+const char *ar_closest(const char *word, const char *const *cands, int n) {
+    if (!word || strlen(word) > 63) return NULL;
+    int len = (int)strlen(word), limit = len / 3 < 1 ? 1 : len / 3 > 2 ? 2 : len / 3;
+    const char *best = NULL;
+    int bestd = limit + 1;
+    for (int i = 0; i < n; i++) {
+        if (!cands[i] || strlen(cands[i]) > 63) continue;
+        int dist = osa_distance(word, cands[i]);
+        if (dist < bestd) {
+            bestd = dist;
+            best = cands[i];
+        }
+    }
+    return best;
 }

@@ -49,4 +49,10 @@ void ar_uf_init(int *uf, int n);
 int ar_uf_find(int *uf, int x);
 int ar_uf_union(int *uf, int a, int b); /* 1 if two sets were joined, 0 if already one */
 
+/* "Did you mean": the candidate closest to word by edit distance (insertions,
+ * deletions, substitutions, adjacent transpositions; case-insensitive), or NULL
+ * when none is within max(1, min(2, strlen(word) / 3)) edits. Words longer than
+ * 63 characters match nothing. */
+const char *ar_closest(const char *word, const char *const *cands, int n);
+
 #endif

@@ -135,6 +135,23 @@ const lab_backend *lab_backend_find(const char *name) {
     return NULL;
 }
 
+#ifndef AR_GIT_COMMIT
+#define AR_GIT_COMMIT "unknown"
+#endif
+#ifdef AR_HAVE_MPI_BACKEND
+#define MPI_BUILT "built"
+#else
+#define MPI_BUILT "not built (no Open MPI at configure time)"
+#endif
+
+void lab_build_info(char *buf, size_t n) {
+    size_t at = (size_t)snprintf(buf, n, "commit %s; backends:", AR_GIT_COMMIT);
+    for (size_t i = 0; i < sizeof table / sizeof table[0] && at < n; i++)
+        at += (size_t)snprintf(buf + at, n - at, "%s %s (%s)", i ? "," : "", table[i].name,
+                               table[i].available ? "built" : "not built");
+    if (at < n) snprintf(buf + at, n - at, ", mpi/testbed (arlab-mpi %s)", MPI_BUILT);
+}
+
 const lab_backend *lab_backend_auto(void) { return lab_backend_find(SIM_AVAILABLE ? "sim" : "model"); }
 
 static int cmp_double(const void *a, const void *b) {

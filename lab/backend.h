@@ -91,6 +91,9 @@ const lab_backend *lab_backend_find(const char *name);
 const lab_backend *lab_backend_auto(void);
 /* The SimGrid entry points, or NULL when this build has none. */
 const lab_sim_api *lab_sim(void);
+/* What this build holds, for `arlab --version`: one line naming the git commit
+ * at configure time and, for each backend, whether it was built. */
+void lab_build_info(char *buf, size_t n);
 /* Whether the real/ host library (measured CSV formats of `arlab real`) is built. */
 int lab_have_real_host(void);
 

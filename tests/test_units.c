@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "core/units.h"
+#include "core/util.h"
 #include "t.h"
 
 static void size_ok(const char *s, size_t eb, uint64_t want) {
@@ -57,7 +58,36 @@ static void fmt_eq(char *got, const char *want) {
     T_CHECK(strcmp(got, want) == 0, "formatted \"%s\", want \"%s\"", got, want);
 }
 
+/* ar_closest: edit distance with transpositions, case-insensitive, at most
+ * max(1, min(2, len/3)) edits. */
+static void closest_checks(void) {
+    static const char *const v[] = {"model", "sim", "best", "sweep", "platforms", "platform", "plan"};
+    const int n = (int)(sizeof v / sizeof v[0]);
+    struct {
+        const char *word, *want;
+    } k[] = {{"simm", "sim"},            /* one insertion */
+             {"modle", "model"},         /* one transposition */
+             {"MODEL", "model"},         /* case */
+             {"bset", "best"},           /* transposition */
+             {"swep", "sweep"},          /* one deletion */
+             {"platfroms", "platforms"}, /* transposition, the closer of two */
+             {"pln", "plan"},            /* len 3: one edit allowed */
+             {"xyzzy", NULL},            /* nothing near */
+             {"sm", "sim"},              /* two letters: one edit allowed, one insertion */
+             {"", NULL}};                /* empty: "sim" is 3 edits away */
+    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
+        const char *got = ar_closest(k[i].word, v, n);
+        T_CHECK((got == NULL && k[i].want == NULL) || (got && k[i].want && !strcmp(got, k[i].want)),
+                "closest(%s) = %s, want %s", k[i].word, got ? got : "NULL", k[i].want ? k[i].want : "NULL");
+    }
+    char longw[80];
+    memset(longw, 'a', sizeof longw - 1);
+    longw[79] = 0;
+    T_CHECK(ar_closest(longw, v, n) == NULL, "a 79-character word matches nothing");
+}
+
 int main(void) {
+    closest_checks();
     /* sizes: bytes (B suffix) and elements */
     size_ok("100MB", 4, 25000000);
     size_ok("100MB", 1, 100000000);
