@@ -9,12 +9,28 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/util.h"
 #include "models/model.h"
+
+/* "unknown algorithm", naming the closest registered one when there is one. */
+static ar_status unknown_algo(const char *name, ar_err *e) {
+    int n = 0;
+    const ar_algo *const *all = ar_algos(&n);
+    const char *names[64];
+    if (n > 64) n = 64;
+    for (int i = 0; i < n; i++) names[i] = all[i]->name;
+    const char *near = ar_closest(name, names, n);
+    char q[96];
+    if (near)
+        return ar_fail(e, AR_EINVAL, "unknown algorithm %s: did you mean \"%s\"? (see 'arlab algos')",
+                       ar_quote(name, q, sizeof q), near);
+    return ar_fail(e, AR_EINVAL, "unknown algorithm %s (see 'arlab algos')", ar_quote(name, q, sizeof q));
+}
 
 /* Finds the algorithm of params and binds its values. */
 static ar_status bind(const ar_params *params, int nranks, const ar_algo **a, ar_param_val *vals, ar_err *e) {
     *a = ar_algo_find(params->name);
-    if (!*a) return ar_fail(e, AR_EINVAL, "unknown algorithm \"%s\" (see 'arlab algos')", params->name);
+    if (!*a) return unknown_algo(params->name, e);
     return ar_params_bind(params, (*a)->params, nranks, vals, e);
 }
 
@@ -36,7 +52,7 @@ ar_status ar_algo_plan(const char *spec, const ar_platform *p, uint64_t count, s
     const ar_algo *a = ar_algo_find(params.name);
     ar_param_val v[AR_MAX_PARAMS];
     if (!a) {
-        st = ar_fail(e, AR_EINVAL, "unknown algorithm \"%s\" (see 'arlab algos')", params.name);
+        st = unknown_algo(params.name, e);
     } else if (count < 1) {
         st = ar_fail(e, AR_EINVAL, "%s: the message must hold at least one element", a->name);
     } else if ((st = ar_params_bind(&params, a->params, p ? p->nranks : 0, v, e)) == AR_OK) {
@@ -58,7 +74,7 @@ static ar_status closed_of(const ar_params *params, const ar_platform *p, uint64
     memset(out, 0, sizeof *out);
     if (!params || !params->name) return ar_fail(e, AR_EINVAL, "ar_algo_closed: no algorithm name");
     const ar_algo *a = ar_algo_find(params->name);
-    if (!a) return ar_fail(e, AR_EINVAL, "unknown algorithm \"%s\" (see 'arlab algos')", params->name);
+    if (!a) return unknown_algo(params->name, e);
     if (!p || p->nranks < 1)
         return ar_fail(e, AR_EINVAL, "%s: closed form needs a platform with >= 1 rank", params->name);
     if (count < 1 || elem_bytes < 1)

@@ -16,6 +16,9 @@
 #include "units.h"
 #include "util.h"
 
+static ar_status unknown_preset(const char *spec, ar_err *e);
+#include "util.h"
+
 #ifndef AR_PRESET_DIR
 #define AR_PRESET_DIR "platforms"
 #endif
@@ -100,7 +103,7 @@ ar_status ar_platform_load(const char *spec, int ranks, ar_platform **out, ar_er
                            "machines)",
                            ar_quote(fam, q2, sizeof q2), ar_quote(spec, q, sizeof q));
         } else if (!preset_name_ok(spec, len)) {
-            return ar_fail(e, AR_EINVAL, "unknown platform %s (see 'arlab platforms')", ar_quote(spec, q, sizeof q));
+            return unknown_preset(spec, e);
         } else {
             const char *dir = ar_platform_preset_dir();
             size_t plen = strlen(dir) + len + 8;
@@ -110,8 +113,7 @@ ar_status ar_platform_load(const char *spec, int ranks, ar_platform **out, ar_er
             FILE *f = fopen(path, "rb");
             if (!f) {
                 free(path);
-                return ar_fail(e, AR_EINVAL, "unknown platform %s (see 'arlab platforms')",
-                               ar_quote(spec, q, sizeof q));
+                return unknown_preset(spec, e);
             }
             fclose(f);
             char *src = malloc(len + 8);
@@ -312,4 +314,23 @@ void ar_platform_print_summary(const ar_platform *p, FILE *f) {
         fprintf(f, "  no symmetric levels; link capacities %s .. %s\n", ar_fmt_rate(lo, b1, sizeof b1),
                 ar_fmt_rate(hi, b2, sizeof b2));
     }
+}
+
+/* "unknown platform", naming the closest preset or family when there is one. */
+static ar_status unknown_preset(const char *spec, ar_err *e) {
+    char q[160];
+    char **names = NULL;
+    int n = 0;
+    ar_err ignore = {0};
+    const char *near = NULL;
+    static const char *const families[] = {"flat", "tree", "fat-tree", "torus", "machines", "rail"};
+    if (ar_platform_list_presets(&names, &n, &ignore) == AR_OK) near = ar_closest(spec, (const char *const *)names, n);
+    if (!near) near = ar_closest(spec, families, (int)(sizeof families / sizeof families[0]));
+    ar_status st = near ? ar_fail(e, AR_EINVAL, "unknown platform %s: did you mean \"%s\"? (see 'arlab platforms')",
+                                  ar_quote(spec, q, sizeof q), near)
+                        : ar_fail(e, AR_EINVAL, "unknown platform %s (see 'arlab platforms')",
+                                  ar_quote(spec, q, sizeof q));
+    for (int i = 0; i < n; i++) free(names[i]);
+    free(names);
+    return st;
 }

@@ -1,7 +1,8 @@
 #!/bin/bash
 # `arlab --version` names the version, the git commit at configure time and
-# every backend with whether this build has it; a misspelt verb gets one line
-# with the closest verb ("did you mean") and exit status 2 (bad input).
+# every backend with whether this build has it; a misspelt verb, preset,
+# family or algorithm gets one line with the closest name ("did you mean") and
+# exit status 2 (bad input); nothing is suggested when nothing is near.
 . "$ARLAB_SRC/tests/lib_cli.sh"
 
 if expect_ok "arlab --version" -- --version; then
@@ -28,4 +29,24 @@ misspelt simm sim
 misspelt modle model
 misspelt sweeep sweep
 misspelt xyzzy ""
+
+# presets, families and algorithms: the same one line, exit 2
+near() { # near DESC WANT ARGS...
+  local desc=$1 want=$2
+  shift 2
+  "$ARLAB" "$@" >"$T_TMP/o" 2>"$T_TMP/e"
+  local rc=$?
+  t_check "$desc: exit 2 (got $rc)" test "$rc" = 2
+  if [ -n "$want" ]; then
+    t_check "$desc suggests $want: $(cat "$T_TMP/e")" grep -qF "did you mean \"$want\"?" "$T_TMP/e"
+  else
+    t_check "$desc suggests nothing: $(cat "$T_TMP/e")" sh -c "! grep -q 'did you mean' '$T_TMP/e'"
+  fi
+}
+near "preset dgx-h10" dgx-h100 model --platform dgx-h10 --size 1MB
+near "family fat-tre" fat-tree model --platform fat-tre --size 1MB
+near "platform nosuchthing" "" model --platform nosuchthing --size 1MB
+near "algorithm rng" ring model --platform dgx-h100 --algo rng --size 1MB
+near "algorithm blueconect" blueconnect plan --platform dgx-h100 --algo blueconect
+near "algorithm zzzzzz" "" model --platform dgx-h100 --algo zzzzzz --size 1MB
 t_done
