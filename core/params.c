@@ -1,5 +1,6 @@
 /* Algorithm parameter parsing and checking against a parameter table (params.h). */
 #include "params.h"
+#include "util.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -190,6 +191,13 @@ ar_status ar_params_bind(const ar_params *p, const ar_param_def *defs, int nrank
                 int w = snprintf(valid + u, sizeof valid - u, "%s%s", j ? ", " : "", defs[j].key);
                 u = w < 0 ? sizeof valid : u + (size_t)w;
             }
+            const char *keys[AR_MAX_PARAMS];
+            int nk = nd < AR_MAX_PARAMS ? nd : AR_MAX_PARAMS;
+            for (int j = 0; j < nk; j++) keys[j] = defs[j].key;
+            const char *near = ar_closest(p->key[k], keys, nk);
+            if (near)
+                return ar_fail(e, AR_EINVAL, "%s: unknown parameter \"%s\": did you mean \"%s\"? (valid: %s)", name,
+                               p->key[k], near, valid);
             return nd ? ar_fail(e, AR_EINVAL, "%s: unknown parameter \"%s\" (valid: %s)", name, p->key[k], valid)
                       : ar_fail(e, AR_EINVAL, "%s: unknown parameter \"%s\" (it takes none)", name, p->key[k]);
         }

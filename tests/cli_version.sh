@@ -48,5 +48,6 @@ near "family fat-tre" fat-tree model --platform fat-tre --size 1MB
 near "platform nosuchthing" "" model --platform nosuchthing --size 1MB
 near "algorithm rng" ring model --platform dgx-h100 --algo rng --size 1MB
 near "algorithm blueconect" blueconnect plan --platform dgx-h100 --algo blueconect
+near "parameter decmp" decomp model --platform blueconnect-12 --algo blueconnect:decmp=3x4 --size 1MB
 near "algorithm zzzzzz" "" model --platform dgx-h100 --algo zzzzzz --size 1MB
 t_done
