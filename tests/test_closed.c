@@ -293,8 +293,9 @@ int main(void) {
         T_CHECK(st == AR_EINVAL && strstr(e.msg, "unknown parameter \"chunks\" (it takes none)"),
                 "ring does not read chunks: %s", e.msg);
         st = ar_algo_closed("pipelined-ring:chunk=2", fr, 1000, 4, &r, &e);
-        T_CHECK(st == AR_EINVAL && strstr(e.msg, "unknown parameter \"chunk\" (valid: chunks)"),
-                "the message lists the valid keys: %s", e.msg);
+        T_CHECK(st == AR_EINVAL &&
+                    strstr(e.msg, "unknown parameter \"chunk\": did you mean \"chunks\"? (valid: chunks)"),
+                "the message names the closest key and lists the valid keys: %s", e.msg);
         /* the other closed forms do not need symmetry */
         closed(fr, "ring", 7000, &r);
         closed(fr, "ps:servers=2", 7000, &r);
