@@ -73,8 +73,10 @@ ar_status cli_error(ar_status st, const ar_err *e);
 /* --- output tables ------------------------------------------------------ */
 #define TBL_MAX_COLS 32
 typedef struct cli_cell {
-    char *s;     /* text (owned) */
+    char *s;     /* text (owned); "" in a numeric cell = missing (CSV empty, JSON null, table "-") */
     int numeric; /* emitted unquoted in JSON */
+    int has_v;   /* v holds the number of a tbl_num cell: CSV and JSON print it with %.17g */
+    double v;
 } cli_cell;
 
 typedef struct cli_table {
@@ -82,6 +84,7 @@ typedef struct cli_table {
     const char *cols[TBL_MAX_COLS];
     int nrows, cap;
     cli_cell *cells; /* nrows * ncols */
+    int streamed;    /* rows written by tbl_stream_row so far */
 } cli_table;
 
 void tbl_init(cli_table *t, int ncols, const char *const *cols);
@@ -91,6 +94,13 @@ void tbl_num(cli_table *t, int row, int col, const char *fmt, double v);
 void tbl_int(cli_table *t, int row, int col, long long v);
 void tbl_print(const cli_table *t, cli_format f, FILE *out);
 void tbl_free(cli_table *t);
+/* Streaming (csv, json): the header (CSV) or "[" (JSON), then each row as it is
+ * made (flushed), then the end ("]" for JSON: the whole is one valid array). */
+void tbl_stream_begin(cli_table *t, cli_format f, FILE *out);
+void tbl_stream_row(cli_table *t, int row, cli_format f, FILE *out);
+void tbl_stream_end(cli_table *t, cli_format f, FILE *out);
+/* Columns of the terminal on stdout (TIOCGWINSZ), else $COLUMNS, else 100. */
+int cli_term_width(void);
 
 /* --- verbs ------------------------------------------------------------- */
 int cmd_platforms(int argc, char **argv);

@@ -1,9 +1,16 @@
-/* arlab model --platform P [--platform P2 ...] --size S[,S2...] [--algo A|all ...]
+/* arlab model --platform P [--platform P2 ...] --size S[,S2...] [--algo A|all ...] [--detail]
  * For each platform, size and algorithm: the paper's closed form (closed_s),
  * the generic cost walk over the planned schedule (walk_s), model_s (closed
- * form where one exists, else the walk), and the per-stage breakdown, all
- * from the one evaluation path (lab/eval.h). --digits N (1..17, default 9):
- * significant digits of model_s, closed_s and walk_s. */
+ * form where one exists, else the walk), nccl-tests' algbw_GBps and busbw_GBps
+ * of model_s, and what NCCL's own tuner would choose (nccl_model_s,
+ * nccl_algo, nccl_proto: models/nccl_model.h; empty where it does not apply),
+ * all from the one evaluation path (lab/eval.h).
+ * The table (default) is a summary: one line per algorithm, the fastest marked;
+ * --detail adds the per-stage breakdown. CSV and JSON carry every column at
+ * full precision (%.17g; missing: empty in CSV, null in JSON), one row per
+ * algorithm written as soon as it is priced; an algorithm that does not apply
+ * (or hits a documented limit) gets a row with status and why. --digits N
+ * (1..17, default 9): significant digits of the times in the --detail table. */
 #include <math.h>
 #include <string.h>
 
@@ -30,13 +37,55 @@ static void print_stages(const char *algo, const char *what, const ar_model_resu
     }
 }
 
+static const char *const cols[] = {"algo",       "platform",   "ranks",        "bytes",     "model_s",
+                                   "closed_s",   "walk_s",     "rel_diff",     "detail",    "stages",
+                                   "algbw_GBps", "busbw_GBps", "nccl_model_s", "nccl_algo", "nccl_proto",
+                                   "status",     "why"};
+enum { NCOLS = sizeof cols / sizeof cols[0], C_MODEL = 4, C_ALGBW = 10, C_STATUS = 15, C_WHY = 16 };
+
+/* The summary of one platform and size: one line per algorithm, the fastest marked. */
+static void print_summary(const cli_table *t, int from, int to, double nccl_s, const char *nalgo, const char *nproto) {
+    static const char *const sc[] = {"", "algo", "model_s", "algbw_GBps", "busbw_GBps", "vs_nccl", "note"};
+    cli_table s;
+    tbl_init(&s, 7, sc);
+    int best = -1;
+    for (int r = from; r < to; r++) {
+        const cli_cell *m = &t->cells[(size_t)r * NCOLS + C_MODEL];
+        if (m->has_v && (best < 0 || m->v < t->cells[(size_t)best * NCOLS + C_MODEL].v)) best = r;
+    }
+    for (int r = from; r < to; r++) {
+        const cli_cell *row = &t->cells[(size_t)r * NCOLS];
+        int nr = tbl_row(&s);
+        tbl_str(&s, nr, 0, r == best ? "*" : "");
+        tbl_str(&s, nr, 1, row[0].s);
+        tbl_num(&s, nr, 2, "%.4g", row[C_MODEL].has_v ? row[C_MODEL].v : NAN);
+        tbl_num(&s, nr, 3, "%.4g", row[C_ALGBW].has_v ? row[C_ALGBW].v : NAN);
+        tbl_num(&s, nr, 4, "%.4g", row[C_ALGBW + 1].has_v ? row[C_ALGBW + 1].v : NAN);
+        tbl_num(&s, nr, 5, "%.3g", row[C_MODEL].has_v && isfinite(nccl_s) ? nccl_s / row[C_MODEL].v : NAN);
+        char note[300];
+        if (strcmp(row[C_STATUS].s, "ok")) snprintf(note, sizeof note, "%s: %s", row[C_STATUS].s, row[C_WHY].s);
+        else snprintf(note, sizeof note, "%s%s%s", r == best ? "fastest" : "", r == best && row[8].s[0] ? "; " : "",
+                      row[8].s);
+        tbl_str(&s, nr, 6, note);
+    }
+    tbl_print(&s, FMT_TABLE, stdout);
+    tbl_free(&s);
+    char b[32];
+    if (isfinite(nccl_s))
+        printf("NCCL's tuner would run %s/%s: %s (nccl_model_s; vs_nccl = nccl_model_s / model_s, > 1: arlab's "
+               "schedule is faster)\n",
+               nalgo, nproto, ar_fmt_time(nccl_s, b, sizeof b));
+}
+
 int cmd_model(int argc, char **argv) {
-    /* this verb's own flag: --digits N (significant digits of the time columns; default 9) */
+    /* this verb's own flags: --digits N (significant digits of the --detail times; default 9), --detail */
     char *rest[CLI_MAX_LIST * 4];
-    int nrest = 0, digits = 9;
+    int nrest = 0, digits = 9, detail = 0;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
-        if (!strcmp(a, "--digits") || !strncmp(a, "--digits=", 9)) {
+        if (!strcmp(a, "--detail")) {
+            detail = 1;
+        } else if (!strcmp(a, "--digits") || !strncmp(a, "--digits=", 9)) {
             const char *v = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
             long long d;
             ar_err de = {{0}};
@@ -68,15 +117,16 @@ int cmd_model(int argc, char **argv) {
     if (o.nalgos == 0) o.algos[o.nalgos++] = "all";
     const char *algos[CLI_MAX_LIST * 4];
     int na = cli_algo_list(&o, algos, CLI_MAX_LIST * 4);
-    static const char *const cols[] = {"algo",     "platform", "ranks",    "bytes",  "model_s",
-                                       "closed_s", "walk_s",   "rel_diff", "detail", "stages"};
     cli_table t;
-    tbl_init(&t, 10, cols);
+    tbl_init(&t, NCOLS, cols);
+    int stream = o.format != FMT_TABLE, napplied = 0;
+    if (stream) tbl_stream_begin(&t, o.format, stdout);
     ar_status worst = AR_OK;
     for (int pi = 0; pi < o.nplatforms; pi++) {
         ar_platform *p;
         ar_status st = cli_load_platform(&o, pi, &p);
         if (st != AR_OK) {
+            if (stream) tbl_stream_end(&t, o.format, stdout);
             tbl_free(&t);
             return st;
         }
@@ -84,39 +134,60 @@ int cmd_model(int argc, char **argv) {
             uint64_t count;
             if (cli_size(&o, si, &count) != AR_OK) {
                 ar_platform_free(p);
+                if (stream) tbl_stream_end(&t, o.format, stdout);
                 tbl_free(&t);
                 return AR_EINVAL;
             }
             size_t eb = ar_dtype_size(o.dtype);
+            double bytes = (double)count * (double)eb;
             if (o.format == FMT_TABLE) {
                 char b[32];
-                printf("== %s (%d ranks), %s ==\n", p->name, p->nranks,
-                       ar_fmt_bytes((double)count * (double)eb, b, sizeof b));
+                printf("%s== %s (%d ranks), %s ==\n", pi + si ? "\n" : "", p->name, p->nranks,
+                       ar_fmt_bytes(bytes, b, sizeof b));
             }
+            /* what NCCL's tuner would do here (one value for every algorithm of the group) */
+            double nccl_s;
+            const char *nalgo, *nproto;
+            ar_err ne = {{0}};
+            (void)lab_nccl_choice(p, 0 /* all-reduce */, bytes, &nccl_s, &nalgo, &nproto, &ne);
+            int from = t.nrows;
             for (int ai = 0; ai < na; ai++) {
                 ar_err e = {{0}};
                 lab_eval ev;
                 st = lab_eval_model(p, algos[ai], count, eb, NULL, &ev, &e);
-                if (st == AR_EUNSUPPORTED || st == AR_ELIMIT) {
-                    if (o.format == FMT_TABLE) printf("  %s: not applicable: %s\n", algos[ai], e.msg);
-                    continue;
-                }
-                if (st != AR_OK) {
-                    ar_platform_free(p);
-                    tbl_free(&t);
-                    return cli_error(st, &e);
-                }
-                if (ev.have_walk) {
-                } else if (ev.walk_status == AR_ENOMEM || ev.walk_status == AR_ELIMIT) {
-                    fprintf(stderr, "arlab: note: %s\n", ev.walk_err.msg); /* a documented limit */
-                } else {
-                    worst = cli_error(ev.walk_status, &ev.walk_err);
-                }
                 int r = tbl_row(&t);
                 tbl_str(&t, r, 0, algos[ai]);
                 tbl_str(&t, r, 1, p->name);
                 tbl_int(&t, r, 2, p->nranks);
-                tbl_num(&t, r, 3, "%.0f", (double)count * (double)eb);
+                tbl_num(&t, r, 3, "%.0f", bytes);
+                tbl_num(&t, r, 12, tfmt, nccl_s);
+                tbl_str(&t, r, 13, nalgo);
+                tbl_str(&t, r, 14, nproto);
+                if (st == AR_EUNSUPPORTED || st == AR_ELIMIT) { /* a row saying why, never a silent gap */
+                    for (int c = 4; c < 12; c++)
+                        if (c != 8 && c != 9) tbl_num(&t, r, c, "%g", NAN);
+                    tbl_str(&t, r, C_STATUS, st == AR_ELIMIT ? "limit" : "unsupported");
+                    tbl_str(&t, r, C_WHY, e.msg);
+                    if (stream) tbl_stream_row(&t, r, o.format, stdout);
+                    else if (detail) printf("  %s: not applicable: %s\n", algos[ai], e.msg);
+                    continue;
+                }
+                if (st != AR_OK) {
+                    ar_platform_free(p);
+                    if (stream) tbl_stream_end(&t, o.format, stdout);
+                    tbl_free(&t);
+                    return cli_error(st, &e);
+                }
+                napplied++;
+                const char *why = "";
+                if (ev.have_walk) {
+                } else if (ev.walk_status == AR_ENOMEM || ev.walk_status == AR_ELIMIT) {
+                    fprintf(stderr, "arlab: note: %s\n", ev.walk_err.msg); /* a documented limit */
+                    why = ev.walk_err.msg;
+                } else {
+                    worst = cli_error(ev.walk_status, &ev.walk_err);
+                    why = ev.walk_err.msg;
+                }
                 tbl_num(&t, r, 4, tfmt, ev.model_s);
                 tbl_num(&t, r, 5, tfmt, ev.closed_s);
                 tbl_num(&t, r, 6, tfmt, ev.walk_s);
@@ -125,7 +196,12 @@ int cmd_model(int argc, char **argv) {
                 char st_buf[2048] = "";
                 if (ev.model) stages_str(ev.model, st_buf, sizeof st_buf);
                 tbl_str(&t, r, 9, st_buf);
-                if (o.format == FMT_TABLE) {
+                tbl_num(&t, r, 10, "%.6g", lab_algbw_GBps(bytes, ev.model_s));
+                tbl_num(&t, r, 11, "%.6g", lab_busbw_GBps(0, p->nranks, bytes, ev.model_s));
+                tbl_str(&t, r, C_STATUS, "ok");
+                tbl_str(&t, r, C_WHY, why);
+                if (stream) tbl_stream_row(&t, r, o.format, stdout);
+                if (o.format == FMT_TABLE && detail) {
                     char b1[32], b2[32];
                     printf("  %-22s model %-10s walk %-10s%s%s\n", algos[ai],
                            ev.model ? ar_fmt_time(ev.model_s, b1, sizeof b1) : "-",
@@ -136,28 +212,35 @@ int cmd_model(int argc, char **argv) {
                 }
                 lab_eval_free(&ev);
             }
+            if (o.format == FMT_TABLE && !detail) print_summary(&t, from, t.nrows, nccl_s, nalgo, nproto);
         }
         ar_platform_free(p);
     }
-    if (o.format == FMT_TABLE) {
+    if (o.format == FMT_TABLE && detail) {
         printf("\nSummary\n");
-        static const char *const keep[] = {"algo", "platform", "ranks", "bytes", "model_s", "walk_s", "rel_diff"};
+        static const char *const keep[] = {"algo",   "platform", "ranks",      "bytes",       "model_s",
+                                           "walk_s", "rel_diff", "busbw_GBps", "nccl_model_s"};
+        static const int src[] = {0, 1, 2, 3, 4, 6, 7, 11, 12};
+        enum { NK = sizeof src / sizeof src[0] };
         cli_table s;
-        tbl_init(&s, 7, keep);
+        tbl_init(&s, NK, keep);
         for (int r = 0; r < t.nrows; r++) {
+            if (strcmp(t.cells[(size_t)r * NCOLS + C_STATUS].s, "ok")) continue;
             int nr = tbl_row(&s);
-            static const int src[] = {0, 1, 2, 3, 4, 6, 7};
-            for (int c = 0; c < 7; c++) {
-                const cli_cell *cl = &t.cells[(size_t)r * 10 + (size_t)src[c]];
+            for (int c = 0; c < NK; c++) {
+                const cli_cell *cl = &t.cells[(size_t)r * NCOLS + (size_t)src[c]];
                 tbl_str(&s, nr, c, cl->s);
-                s.cells[(size_t)nr * 7 + (size_t)c].numeric = cl->numeric;
+                s.cells[(size_t)nr * NK + (size_t)c].numeric = cl->numeric;
             }
         }
         tbl_print(&s, FMT_TABLE, stdout);
         tbl_free(&s);
-    } else {
-        tbl_print(&t, o.format, stdout);
     }
+    if (stream) tbl_stream_end(&t, o.format, stdout);
     tbl_free(&t);
+    if (napplied == 0 && worst == AR_OK) {
+        fprintf(stderr, "arlab model: no algorithm applies to the platform(s) asked (see the rows' why)\n");
+        worst = AR_EUNSUPPORTED;
+    }
     return worst;
 }

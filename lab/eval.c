@@ -3,10 +3,38 @@
 #include <string.h>
 
 #include "eval.h"
+#include "models/nccl_model.h"
 
 double lab_rel(double a, double b) {
     if (!isfinite(a) || !isfinite(b) || !(b > 0)) return NAN;
     return (a - b) / b;
+}
+
+double lab_algbw_GBps(double bytes, double time_s) {
+    if (!isfinite(time_s) || !(time_s > 0) || !isfinite(bytes)) return NAN;
+    return ar_nccl_algbw(bytes, time_s) / 1e9;
+}
+
+double lab_busbw_GBps(int coll, int nranks, double bytes, double time_s) {
+    double a = lab_algbw_GBps(bytes, time_s);
+    if (!isfinite(a) || nranks < 1 || coll < 0 || coll >= AR_NCCL_NCOLLS) return NAN;
+    return ar_nccl_busbw((ar_nccl_coll)coll, nranks, a * 1e9) / 1e9;
+}
+
+ar_status lab_nccl_choice(const ar_platform *p, int coll, double bytes, double *time_s, const char **algo,
+                          const char **proto, ar_err *e) {
+    *time_s = NAN;
+    *algo = *proto = "";
+    if (coll < 0 || coll >= AR_NCCL_NCOLLS) return ar_fail(e, AR_EINVAL, "unknown collective %d", coll);
+    ar_nccl_algo a;
+    ar_nccl_proto pr;
+    double t;
+    ar_status st = ar_nccl_model_platform(p, 0, (ar_nccl_coll)coll, -1, bytes, &a, &pr, &t, e);
+    if (st != AR_OK) return st;
+    *time_s = t;
+    *algo = ar_nccl_algo_name(a);
+    *proto = ar_nccl_proto_name(pr);
+    return AR_OK;
 }
 
 /* 1 if some phase runs concurrent pieces of clearly different sizes (> 1 %

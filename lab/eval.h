@@ -58,6 +58,21 @@ void lab_eval_free(lab_eval *ev);
 void lab_eval_schedule(const ar_platform *p, const char *spec, uint64_t count, size_t elem_bytes, ar_schedule *s,
                        const lab_eval_opts *opts, lab_eval *out);
 
+/* nccl-tests' bandwidths of one all-reduce-style run (models/nccl_model.h
+ * ar_nccl_algbw/ar_nccl_busbw) in GB/s (1e9 bytes/s): algbw = bytes / time_s,
+ * busbw = algbw x 2(n-1)/n for all-reduce, x (n-1)/n for reduce-scatter and
+ * all-gather (coll: ar_nccl_coll). NAN where time_s is not finite and > 0. */
+double lab_algbw_GBps(double bytes, double time_s);
+double lab_busbw_GBps(int coll, int nranks, double bytes, double time_s);
+
+/* What NCCL's tuner would choose for an all-reduce-style collective (coll:
+ * ar_nccl_coll) of `bytes` on p (models/nccl_model.h ar_nccl_model_platform):
+ * its time, algorithm and protocol names. Where NCCL's model does not apply
+ * (a platform it cannot describe: unknown GPU, uneven machines), *time_s = NAN
+ * and the names are "" and the status says why. */
+ar_status lab_nccl_choice(const ar_platform *p, int coll, double bytes, double *time_s, const char **algo,
+                          const char **proto, ar_err *e);
+
 /* (a - b) / b; NAN unless both are finite and b > 0. */
 double lab_rel(double a, double b);
 

@@ -50,7 +50,9 @@ for f in "$ARLAB_SRC"/platforms/*.json; do
     t_bad "$p: arlab sim --model-only failed: $(head -c 300 "$T_TMP/s.err")"
     continue
   fi
-  csv_col "$T_TMP/m.csv" algo model_s >"$T_TMP/m.cols" || { t_bad "$p: model csv lacks algo/model_s"; continue; }
+  # model's CSV has a row for every algorithm: status ok, or unsupported/limit with why
+  csv_col "$T_TMP/m.csv" algo model_s status >"$T_TMP/m.all" || { t_bad "$p: model csv lacks algo/model_s/status"; continue; }
+  awk -F'\t' '$3 == "ok" { print $1 "\t" $2 }' "$T_TMP/m.all" >"$T_TMP/m.cols"
   csv_col "$T_TMP/s.csv" algo model_s >"$T_TMP/s.cols" || { t_bad "$p: sim csv lacks algo/model_s"; continue; }
   : >"$T_TMP/r.cols"
   ranks=$(csv_col "$T_TMP/m.csv" ranks | head -1)
@@ -61,11 +63,8 @@ for f in "$ARLAB_SRC"/platforms/*.json; do
       t_bad "$p: arlab sim failed: $(head -c 300 "$T_TMP/r.err")"
     fi
   fi
-  # the table output names what does not apply (one line per algorithm); needed only when rows are missing
-  : >"$T_TMP/m.txt"
-  if [ "$(wc -l <"$T_TMP/m.cols")" -lt $((${#args[@]} / 2)) ]; then
-    "$ARLAB" model --platform "$p" "${args[@]}" --size 100MB >"$T_TMP/m.txt" 2>/dev/null
-  fi
+  # what does not apply: the CSV rows whose status is not ok (with a why)
+  awk -F'\t' '$3 != "ok" { print "  " $1 ": not applicable" }' "$T_TMP/m.all" >"$T_TMP/m.txt"
   for a in "${algos[@]}"; do
     case " $skip_pairs " in *" $p/$a "*) continue ;; esac
     mv=$(awk -F'\t' -v a="$a" '$1 == a { print $2; exit }' "$T_TMP/m.cols")
