@@ -37,10 +37,9 @@ static void print_stages(const char *algo, const char *what, const ar_model_resu
     }
 }
 
-static const char *const cols[] = {"algo",       "platform",   "ranks",        "bytes",     "model_s",
-                                   "closed_s",   "walk_s",     "rel_diff",     "detail",    "stages",
-                                   "algbw_GBps", "busbw_GBps", "nccl_model_s", "nccl_algo", "nccl_proto",
-                                   "status",     "why"};
+static const char *const cols[] = {"algo",         "platform",  "ranks",      "bytes",  "model_s",    "closed_s",
+                                   "walk_s",       "rel_diff",  "detail",     "stages", "algbw_GBps", "busbw_GBps",
+                                   "nccl_model_s", "nccl_algo", "nccl_proto", "status", "why"};
 enum { NCOLS = sizeof cols / sizeof cols[0], C_MODEL = 4, C_ALGBW = 10, C_STATUS = 15, C_WHY = 16 };
 
 /* The summary of one platform and size: one line per algorithm, the fastest marked. */
@@ -64,8 +63,9 @@ static void print_summary(const cli_table *t, int from, int to, double nccl_s, c
         tbl_num(&s, nr, 5, "%.3g", row[C_MODEL].has_v && isfinite(nccl_s) ? nccl_s / row[C_MODEL].v : NAN);
         char note[300];
         if (strcmp(row[C_STATUS].s, "ok")) snprintf(note, sizeof note, "%s: %s", row[C_STATUS].s, row[C_WHY].s);
-        else snprintf(note, sizeof note, "%s%s%s", r == best ? "fastest" : "", r == best && row[8].s[0] ? "; " : "",
-                      row[8].s);
+        else
+            snprintf(note, sizeof note, "%s%s%s", r == best ? "fastest" : "", r == best && row[8].s[0] ? "; " : "",
+                     row[8].s);
         tbl_str(&s, nr, 6, note);
     }
     tbl_print(&s, FMT_TABLE, stdout);

@@ -68,7 +68,7 @@ static ar_status get_array(const cJSON *o, const char *key, int n, long long lo,
 
 static ar_status load_op(ar_schedule *s, const cJSON *jo, const char *where, const char *path, ar_err *e) {
     if (!cJSON_IsObject(jo)) return ar_fail(e, AR_EINVAL, "%s: %s: expected an object", where, path);
-    int kind, impl;
+    int kind = 0, impl = 0;
     ar_status st;
     if ((st = get_enum(jo, "kind", kind_name, AR_OP_KIND_COUNT, &kind, where, path, e)) != AR_OK) return st;
     if ((st = get_enum(jo, "impl", impl_name, AR_IMPL_COUNT, &impl, where, path, e)) != AR_OK) return st;

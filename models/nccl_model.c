@@ -324,7 +324,7 @@ ar_status ar_nccl_model_choose(const ar_nccl_in *in, ar_nccl_coll coll, int algo
     for (int a = 0; a < AR_NCCL_NALGOS; a++) {
         if (algo >= 0 && a != algo) continue;
         for (int p = 0; p < AR_NCCL_NPROTOS; p++) {
-            double tm;
+            double tm = 0;
             if (!t.enabled[coll][a][p]) continue;
             st = ar_nccl_table_time(in, &t, (ar_nccl_coll)coll, (ar_nccl_algo)a, (ar_nccl_proto)p, bytes, &tm, e);
             if (st) return st;
