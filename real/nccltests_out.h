@@ -3,7 +3,8 @@
  * side by side. Pure C, no CUDA; unit-tested line by line in
  * tests/real_nccltests_out.c.
  *
- * A document is: the parameter line ("# nThread 1 nGpus 1 minBytes ..."), "#",
+ * A document is: "# Collective test starting: all_reduce_perf" (as newer
+ * nccl-tests print it; the reader takes the collective from it), the parameter line ("# nThread 1 nGpus 1 minBytes ..."), "#",
  * "# Using devices" and one "#  Rank .. Group .. Pid .. on HOST device ..
  * [0xBUS] NAME" line per rank, the three table header lines (out-of-place and
  * in-place halves), one row per size ("%12li  %12li  %8s  %6s  %6i" then per
@@ -36,7 +37,7 @@ typedef struct ar_nt_params {
 } ar_nt_params;
 
 typedef struct ar_nt_half {
-    double time_s; /* the half's time (nccl-tests prints it in us) */
+    double time_s; /* the half's time (nccl-tests prints it in us); NaN: not measured, printed blank */
     double algbw_GBps, busbw_GBps;
     long wrong;
 } ar_nt_half;

@@ -40,7 +40,7 @@ static int bucket_of(uint64_t b) { return b < (1u << 20) ? 0 : b < (64u << 20) ?
 ar_status ar_ntfit_fit(const ar_nt_set *s, const ar_platform *p, unsigned seed, int nboot, ar_ntfit_res *res,
                        ar_err *e) {
     memset(res, 0, sizeof *res);
-    ar_status st = ar_nt_check_fit(s, AR_NT_HALF_OOP, e);
+    ar_status st = ar_nt_check_fit(s, AR_NT_HALF_BOTH, e); /* out-of-place where present, else in place */
     if (st) return st;
     ar_nccl_in in;
     st = ar_nccl_in_from_platform(p, 0, &in, e);

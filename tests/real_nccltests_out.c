@@ -2,15 +2,18 @@
  * compared byte for byte with what all_reduce_perf prints for the same
  * values (column widths, units, precision rule of the time column, the
  * footer). Owner: the real/ backend. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "real/nccltests_in.h"
 #include "real/nccltests_out.h"
 #include "t.h"
 
 static const char *const want[] = {
     "# arlab real: algo ring",
+    "# Collective test starting: all_reduce_perf",
     "# nThread 1 nGpus 1 minBytes 8 maxBytes 134217728 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 "
     "validation: 1 graph: 0",
     "#",
@@ -70,5 +73,34 @@ int main(void) {
     T_CHECK(!strcmp(t, "  100.0"), "time 100 us -> '%s'", t);
     ar_nt_time_str(10000.0, t, sizeof t);
     T_CHECK(!strcmp(t, "  10000"), "time 10000 us -> '%s'", t);
+
+    /* round trip through the reader: an in-place-only run (arlab-mpi) reads with the collective named,
+     * its out-of-place half absent and the in-place time as printed */
+    buf = NULL;
+    len = 0;
+    f = open_memstream(&buf, &len);
+    T_CHECK(f != NULL, "open_memstream");
+    if (!f) return t_done("real_nccltests_out");
+    ar_nt_header(f, comments, &p, ranks, 2);
+    ar_nt_row r3 = {1048576, 262144, "float", "sum", -1, {NAN, 0, 0, 0}, {2474.6e-6, 0.42, 0.42, 0}};
+    ar_nt_row_print(f, &r3);
+    ar_nt_footer(f, 0, 0.42);
+    fclose(f);
+    ar_nt_set *set = NULL;
+    ar_err e = {{0}};
+    ar_status st = ar_nt_read_mem("mpi.txt", buf, len, NULL, &set, &e);
+    T_CHECK(st == AR_OK, "reader: %s", e.msg);
+    if (st == AR_OK) {
+        T_CHECK(set->nruns == 1 && set->nrecs == 1, "one run, one row (%d, %d)", set->nruns, set->nrecs);
+        T_CHECK(set->runs[0].coll == AR_NT_ALL_REDUCE, "collective all_reduce from the starting line");
+        const ar_nt_record *r = &set->recs[0];
+        T_CHECK(r->size_bytes == 1048576 && !r->oop.present && r->ip.present, "size, halves (oop %d ip %d)",
+                r->oop.present, r->ip.present);
+        T_CHECK(fabs(r->ip.time_us - 2474.6) < 1e-9, "in-place time %.17g us (printed %%7.1f: 2474.6)", r->ip.time_us);
+        T_CHECK(ar_nt_check_fit(set, AR_NT_HALF_BOTH, &e) == AR_OK, "usable for a fit: %s", e.msg);
+        T_CHECK(ar_nt_check_fit(set, AR_NT_HALF_OOP, &e) != AR_OK, "no out-of-place half to fit");
+        ar_nt_free(set);
+    }
+    free(buf);
     return t_done("real_nccltests_out");
 }

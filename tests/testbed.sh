@@ -86,6 +86,19 @@ while read -r _ _ m _ _ pay _ _ tx _; do
 done < <(grep "^#   machine" $T/run.out | tr -d '(),:')
 [ "$(nsleft)" = 0 ] && ok "no namespace left after run" || bad "$(nsleft) namespaces left after run"
 
+# --- 1b. --format nccl-tests: one document per algorithm (MPI_Allreduce first), in place only, #wrong 0
+$ARLAB testbed run --platform $T/p.json --id $ID --algo ring,two-level --size 64KB,1MB --iters 2 --warmup 1 \
+    --format nccl-tests --timeout 150 >$T/nt.out 2>&1
+rc=$?
+docs=$(grep -c '^# Collective test starting: all_reduce_perf$' $T/nt.out)
+[ $rc = 0 ] && [ "$docs" = 3 ] && ok "nccl-tests format: 3 documents (mpi-allreduce, ring, two-level)" \
+    || { bad "nccl-tests format: rc $rc, $docs documents"; cat $T/nt.out; }
+n=$(grep -Ec '^ +(64000|1000000) +(16000|250000) +float +sum +-1 +[0-9.]+ +[0-9.]+ +[0-9.]+ +0$' $T/nt.out)
+[ "$n" = 6 ] && ok "nccl-tests format: 6 in-place rows, #wrong 0, out-of-place half blank" || { bad "nccl-tests rows: $n/6"; cat $T/nt.out; }
+grep -q '^# arlab-mpi: algo two-level, 4 ranks on 2 machines of tb-test-2x2, lowering p2p' $T/nt.out \
+    && ok "nccl-tests format: arlab comment names algorithm, ranks, machines" || bad "nccl-tests comment line"
+[ "$(nsleft)" = 0 ] && ok "no namespace left after the nccl-tests run" || bad "$(nsleft) namespaces left"
+
 # --- 2. up / status / already up / down
 expect "up" 0 "up: 2 machines" -- $ARLAB testbed up --platform $T/p.json --id $ID --out $T/shaped.json
 [ "$(nsleft)" = 4 ] && ok "up made 4 namespaces (2 machines, 1 switch, head)" || bad "up: $(nsleft) namespaces"

@@ -1,7 +1,7 @@
 /* arlab-mpi: the MPI backend of arlab (issue 12). One MPI process per rank.
  *
  *   mpirun -np N arlab-mpi --platform P [--algo A,...|all] [--size S,...] [--dtype f32|f64|i32]
- *          [--iters N] [--warmup N] [--format table|csv] [--out FILE.csv] [--traffic FILE]
+ *          [--iters N] [--warmup N] [--format table|csv|nccl-tests] [--out FILE.csv] [--traffic FILE]
  *          [--calibrate FILE.json] [--cal-sizes S,...] [--testbed] [--scale F]
  *
  * Runs every algorithm's schedule (ar_algo_plan, the same lowering as every
@@ -25,6 +25,11 @@
  *   --testbed        checks that every rank runs in its machine's namespace of
  *                    the testbed (its 10.213.0.0/16 address is machine + 1).
  *   --scale F        printed with every result (the testbed's --scale).
+ *   --format nccl-tests  one document per algorithm (and MPI_Allreduce) in
+ *                    nccl-tests' text format (real/nccltests_out.h), so that
+ *                    `arlab fit`/`calibrate --from` read it like nccl-tests'
+ *                    own output. The runs are in place: the out-of-place half
+ *                    is blank; the "device" lines name the rank's machine.
  */
 #include <arpa/inet.h>
 #include <ifaddrs.h>
@@ -34,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/algo.h"
 #include "core/platform.h"
@@ -41,6 +47,7 @@
 #include "core/util.h"
 #include "models/model.h"
 #include "real/mpi/mexec.h"
+#include "real/nccltests_out.h"
 #include "real/rcalib.h"
 #include "real/rmeasure.h"
 #include "real/testbed/tbjson.h"
@@ -57,7 +64,7 @@ typedef struct mopts {
     int ncalsizes;
     ar_dtype dtype;
     int iters, warmup;
-    int csv;
+    int csv, nt; /* --format csv | nccl-tests */
     const char *out, *traffic, *calibrate, *scale;
     int testbed;
 } mopts;
@@ -108,8 +115,9 @@ static int parse_args(int argc, char **argv, mopts *o, char *err, size_t nerr) {
             else o->warmup = (int)n;
         } else if (!strcmp(a, "--format")) {
             if (!strcmp(v, "csv")) o->csv = 1;
+            else if (!strcmp(v, "nccl-tests")) o->nt = 1;
             else if (strcmp(v, "table")) {
-                snprintf(err, nerr, "--format: \"%s\" is not table or csv", v);
+                snprintf(err, nerr, "--format: \"%s\" is not table, csv or nccl-tests", v);
                 return -1;
             }
         } else if (!strcmp(a, "--out")) o->out = v;
@@ -300,6 +308,51 @@ static void print_row(const ar_real_row *r, int csv, const char *scale) {
            scale ? "  scale " : "", scale ? scale : "");
 }
 
+/* --format nccl-tests: one document per algorithm, in the order the rows came (rank 0). */
+static void print_nccltests(const ar_real_row *rows, int n, const ar_platform *p, const mopts *o, const int *pids) {
+    ar_nt_rank *rk = ar_calloc((size_t)p->nranks, sizeof *rk);
+    for (int r = 0; rk && r < p->nranks; r++) {
+        rk[r].rank = r;
+        rk[r].pid = pids[r];
+        rk[r].dev = p->machine_of_rank[r];
+        snprintf(rk[r].host, sizeof rk[r].host, "machine%d", p->machine_of_rank[r]);
+        snprintf(rk[r].name, sizeof rk[r].name, "cpu (arlab-mpi)");
+    }
+    for (int i = 0; i < n; i++) {
+        int first = 1;
+        for (int k = 0; k < i && first; k++) first = strcmp(rows[k].algo, rows[i].algo) != 0;
+        if (!first) continue;
+        char c1[200], c2[200];
+        snprintf(c1, sizeof c1, "# arlab-mpi: algo %s, %d ranks on %d machines of %s, lowering %s%s%s", rows[i].algo,
+                 p->nranks, p->nmachines, p->name, rows[i].lowering, o->scale ? ", testbed scale " : "",
+                 o->scale ? o->scale : "");
+        snprintf(c2, sizeof c2, "# arlab-mpi: time = median over iterations of the max over ranks; in place only");
+        const char *com[] = {c1, c2, NULL};
+        double lo = rows[i].bytes, hi = rows[i].bytes, bw = 0;
+        for (int k = i; k < n; k++)
+            if (!strcmp(rows[k].algo, rows[i].algo)) {
+                lo = fmin(lo, rows[k].bytes);
+                hi = fmax(hi, rows[k].bytes);
+            }
+        ar_nt_params prm = {1, 1, (long)lo, (long)hi, 0, 0, o->warmup, o->iters, 1, 1, 0};
+        ar_nt_header(stdout, com, &prm, rk, rk ? p->nranks : 0);
+        int nbw = 0, errors = 0;
+        for (int k = i; k < n; k++) {
+            const ar_real_row *r = &rows[k];
+            if (strcmp(r->algo, rows[i].algo)) continue;
+            size_t eb = ar_dtype_size(o->dtype);
+            ar_nt_row nr = {(long)r->bytes, (long)(r->bytes / (double)eb), ar_nt_type_name(o->dtype), "sum", -1,
+                            {NAN, 0, 0, 0}, {r->measured_s, r->algbw_GBps, r->busbw_GBps, (long)r->wrong}};
+            ar_nt_row_print(stdout, &nr);
+            bw += r->busbw_GBps;
+            nbw++;
+            errors += r->wrong != 0;
+        }
+        ar_nt_footer(stdout, errors, nbw ? bw / nbw : 0);
+    }
+    free(rk);
+}
+
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     int rank = 0, size = 1;
@@ -313,6 +366,9 @@ int main(int argc, char **argv) {
     ar_mx *x = NULL;
     FILE *fo = NULL;
     double *cross = NULL, *tmpc = NULL;
+    ar_real_row *ntrows = NULL; /* --format nccl-tests: printed at the end */
+    int nnt = 0, nt_oom = 0, *pids = NULL;
+    size_t capnt = 0;
     if (parse_args(argc, argv, &o, err, sizeof err) != 0) st = ar_fail(&e, AR_EINVAL, "%s", err);
     if (st == AR_OK) st = ar_platform_load(o.platform, 0, &p, &e);
     if (st == AR_OK && p->nranks != size)
@@ -351,7 +407,7 @@ int main(int argc, char **argv) {
     if (st == AR_OK && rank == 0) {
         if (fo) ar_real_csv_header(fo);
         if (o.csv) ar_real_csv_header(stdout);
-        else {
+        else if (!o.nt) {
             printf("# arlab-mpi: %d ranks on %d machines of %s, %s, %d warm-up + %d timed iterations, in place%s%s\n",
                    size, p->nmachines, p->name, ar_dtype_name(o.dtype), o.warmup, o.iters,
                    o.scale ? ", testbed scale " : "", o.scale ? o.scale : "");
@@ -387,7 +443,7 @@ int main(int argc, char **argv) {
                 ar_err pe = {{0}};
                 ar_status ps = ar_algo_plan(names[ai], p, count, eb, &s, &pe);
                 if (ps == AR_EUNSUPPORTED) {
-                    if (rank == 0 && !o.csv) printf("# %s: not applicable on %s: %s\n", names[ai], p->name, pe.msg);
+                    if (rank == 0 && !o.csv && !o.nt) printf("# %s: not applicable on %s: %s\n", names[ai], p->name, pe.msg);
                     continue;
                 }
                 if (ps != AR_OK) {
@@ -414,8 +470,13 @@ int main(int argc, char **argv) {
             r.iters = m.iters;
             ar_real_row_derive(&r);
             if (m.wrong != 0) total_wrong += m.wrong ? m.wrong : 0;
+            if (rank == 0 && o.nt) {
+                /* no break on failure: the other ranks go on with the collective runs */
+                if (ar_grow(&ntrows, &capnt, (size_t)nnt + 1, sizeof *ntrows) != 0) nt_oom = 1;
+                else ntrows[nnt++] = r;
+            }
             if (rank == 0) {
-                print_row(&r, o.csv, o.scale);
+                if (!o.nt) print_row(&r, o.csv, o.scale);
                 if (fo) ar_real_csv_row(fo, &r);
                 fflush(stdout);
             }
@@ -427,7 +488,14 @@ int main(int argc, char **argv) {
         for (int k = 0; ft && k < p->nmachines; k++) fprintf(ft, "machine %d bytes %.0f\n", k, cross[k]);
         if (ft && fclose(ft) != 0) st = ar_fail(&e, AR_EIO, "cannot write %s", o.traffic);
     }
-    if (st == AR_OK && rank == 0 && !o.csv)
+    if (o.nt) { /* collective: every rank reaches it */
+        int me = (int)getpid();
+        pids = ar_calloc((size_t)size, sizeof *pids);
+        MPI_Gather(&me, 1, MPI_INT, pids, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        if (st == AR_OK && rank == 0 && (nt_oom || !pids)) st = ar_fail(&e, AR_ENOMEM, "out of memory");
+        if (st == AR_OK && rank == 0) print_nccltests(ntrows, nnt, p, &o, pids);
+    }
+    if (st == AR_OK && rank == 0 && !o.csv && !o.nt)
         printf("# time: median over iterations of the max over ranks; vs_mpi = time / MPI_Allreduce's; model: closed "
                "form or cost walk on %s\n",
                p->name);
@@ -437,6 +505,8 @@ done:
     if (st != AR_OK && rank == 0) fprintf(stderr, "arlab-mpi: %s\n", e.msg[0] ? e.msg : "failed");
     free(cross);
     free(tmpc);
+    free(ntrows);
+    free(pids);
     ar_mx_close(x);
     ar_platform_free(p);
     MPI_Finalize();

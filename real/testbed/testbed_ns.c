@@ -80,6 +80,14 @@ int ar_tb_rsh(const char *ns, int argc, char **argv) {
         fprintf(stderr, "arlab testbed rsh: cannot enter namespace %s: %s\n", ns, strerror(errno));
         return AR_EBACKEND;
     }
+    /* The namespaces share the host's UTS name, so every orted would report the
+     * same hostname as mpirun and as each other; Open MPI 4.1 then sometimes
+     * never routes to the second daemon (mpirun waits until its bound). Each
+     * daemon gets its own UTS namespace named like its node in the hostfile. */
+    if (unshare(CLONE_NEWUTS) != 0 || sethostname(ns, strlen(ns)) != 0) {
+        fprintf(stderr, "arlab testbed rsh: cannot name namespace %s: %s\n", ns, strerror(errno));
+        return AR_EBACKEND;
+    }
     size_t len = 1;
     for (int i = 0; i < argc; i++) len += strlen(argv[i]) + 1;
     char *c = malloc(len);
