@@ -34,9 +34,22 @@ const ar_algo *const *ar_algos(int *count) {
     return ar_algo_table;
 }
 
+/* Algorithms found by name but not listed by ar_algos() (so `--algo all` and
+ * every loop over the registry leave them out): they need a parameter to plan
+ * anything. `arlab algos` lists them after the others. */
+extern const ar_algo ar_algo_user_schedule;
+static const ar_algo *const ar_algo_explicit_table[] = {&ar_algo_user_schedule};
+
+const ar_algo *const *ar_algos_explicit(int *count) {
+    if (count) *count = (int)(sizeof ar_algo_explicit_table / sizeof ar_algo_explicit_table[0]);
+    return ar_algo_explicit_table;
+}
+
 const ar_algo *ar_algo_find(const char *name) {
     if (!name) return NULL;
     for (size_t i = 0; i < sizeof ar_algo_table / sizeof ar_algo_table[0]; i++)
         if (!strcmp(ar_algo_table[i]->name, name)) return ar_algo_table[i];
+    for (size_t i = 0; i < sizeof ar_algo_explicit_table / sizeof ar_algo_explicit_table[0]; i++)
+        if (!strcmp(ar_algo_explicit_table[i]->name, name)) return ar_algo_explicit_table[i];
     return NULL;
 }

@@ -35,6 +35,8 @@ typedef struct cli_opts {
     int iters, warmup;    /* real */
     const char *positional[CLI_MAX_LIST];
     int npositional;
+    char schedule_specs[CLI_MAX_LIST][280]; /* --schedule FILE -> "schedule:file=FILE" (listed in algos) */
+    int nschedules;
 } cli_opts;
 
 /* Flags a verb accepts, as a bitmask. */

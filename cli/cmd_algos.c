@@ -1,12 +1,20 @@
 /* arlab algos: the registry, and every algorithm's parameter table (key, type
- * and range, default, help), printed from the descriptors. */
+ * and range, default, help), printed from the descriptors. The table also
+ * lists the algorithms `--algo all` leaves out (ar_algos_explicit: the
+ * user-written schedule); CSV and JSON list only what `all` runs. */
 #include "cli.h"
 
 int cmd_algos(int argc, char **argv) {
     cli_opts o;
     if (cli_parse(argc, argv, OPT_FORMAT, &o, "algos") != AR_OK) return AR_EINVAL;
-    int n;
-    const ar_algo *const *all = ar_algos(&n);
+    int n, nx;
+    const ar_algo *const *reg = ar_algos(&n);
+    const ar_algo *const *xs = ar_algos_explicit(&nx);
+    const ar_algo *all[128];
+    if (n > 128) n = 128;
+    for (int i = 0; i < n; i++) all[i] = reg[i];
+    if (o.format == FMT_TABLE)
+        for (int i = 0; i < nx && n < 128; i++) all[n++] = xs[i];
     static const char *const cols[] = {"name", "label", "params", "summary"};
     cli_table t;
     tbl_init(&t, 4, cols);

@@ -39,7 +39,7 @@ ar_status cli_parse(int argc, char **argv, unsigned allowed, cli_opts *o, const 
         unsigned bit;
         int has_arg;
     } flags[] = {
-        {"--platform", OPT_PLATFORM, 1}, {"--algo", OPT_ALGO, 1},    {"--size", OPT_SIZE, 1},
+        {"--platform", OPT_PLATFORM, 1}, {"--algo", OPT_ALGO, 1},    {"--size", OPT_SIZE, 1}, {"--schedule", OPT_ALGO, 1},
         {"--ranks", OPT_RANKS, 1},       {"--dtype", OPT_DTYPE, 1},  {"--format", OPT_FORMAT, 1},
         {"--check", OPT_CHECK, 0},       {"--trace", OPT_TRACE, 1},  {"--out", OPT_OUT, 1},
         {"--network", OPT_NETWORK, 1},   {"--gamma", OPT_GAMMA, 1},  {"--budget", OPT_BUDGET, 1},
@@ -76,6 +76,14 @@ ar_status cli_parse(int argc, char **argv, unsigned allowed, cli_opts *o, const 
         ar_status st = AR_OK;
         if (!strcmp(name, "--platform")) st = push(o->platforms, &o->nplatforms, val, verb, name);
         else if (!strcmp(name, "--algo")) st = push(o->algos, &o->nalgos, val, verb, name);
+        else if (!strcmp(name, "--schedule")) { /* a user-written schedule: algorithm schedule:file=FILE */
+            if (strchr(val, ',')) return bad(verb, "--schedule: \"%s\": a file name with ',' cannot be named", val);
+            if (o->nschedules >= CLI_MAX_LIST) return bad(verb, "too many --schedule values");
+            char *sp = o->schedule_specs[o->nschedules++];
+            int w = snprintf(sp, sizeof o->schedule_specs[0], "schedule:file=%s", val);
+            if (w < 0 || (size_t)w >= sizeof o->schedule_specs[0]) return bad(verb, "--schedule: file name too long");
+            st = push(o->algos, &o->nalgos, sp, verb, name);
+        }
         else if (!strcmp(name, "--size")) {
             /* comma lists: sizes contain no commas */
             char *dup = (char *)val;

@@ -78,6 +78,9 @@ typedef struct ar_algo {
 
 /* The registry (algos/registry.c). */
 const ar_algo *const *ar_algos(int *count);
+/* Found by ar_algo_find but not in ar_algos(): they need a parameter (the
+ * user-written schedule, algos/user_schedule.c). */
+const ar_algo *const *ar_algos_explicit(int *count);
 const ar_algo *ar_algo_find(const char *name);
 
 /* Parses "name[:params]", finds the algorithm, checks the parameters against

@@ -157,6 +157,10 @@ static ar_status bind_one(const char *name, const ar_param_def *d, const char *v
         v->i = items + 1;
         break;
     }
+    case AR_PARAM_STR:
+        if (!*val) return ar_fail(e, AR_EINVAL, "%s: %s=: give a value (e.g. %s=%s)", name, d->key, d->key,
+                                  d->example ? d->example : "...");
+        break;
     }
     if (strlen(val) >= sizeof v->s)
         return ar_fail(e, AR_ELIMIT, "%s: %s=%.32s...: value longer than %d characters", name, d->key, val,
@@ -218,6 +222,7 @@ char *ar_param_type_str(const ar_param_def *d, char *buf, size_t n) {
         if (d->choices) snprintf(buf, n, "list of %s, '%c'-separated", d->choices, d->sep);
         else snprintf(buf, n, "list of int, '%c'-separated", d->sep);
         break;
+    case AR_PARAM_STR: snprintf(buf, n, "text"); break;
     }
     return buf;
 }

@@ -36,9 +36,10 @@ void ar_params_free(ar_params *p);
 typedef enum ar_param_type {
     AR_PARAM_INT,  /* a decimal integer in [min, max] */
     AR_PARAM_ENUM, /* one word of `choices` */
-    AR_PARAM_LIST  /* words separated by `sep`: non-negative integers (choices NULL; e.g. a decomposition
+    AR_PARAM_LIST, /* words separated by `sep`: non-negative integers (choices NULL; e.g. a decomposition
                       3x2x2) or words of `choices` (e.g. ring+hd+hd); the algorithm checks what the
                       list must satisfy on a platform (e.g. multiply to P) */
+    AR_PARAM_STR   /* any non-empty text without ',' (e.g. a file path); absent by default */
 } ar_param_type;
 
 typedef struct ar_param_def {

@@ -147,7 +147,9 @@ ar_status ar_schedule_execute_host(const ar_schedule *s, uint64_t max_bytes, ar_
 /* --- output and input ------------------------------------------------------ */
 ar_status ar_schedule_print_json(const ar_schedule *s, FILE *f, ar_err *e);
 /* Parses what ar_schedule_print_json writes (text NUL-terminated; `where` names
- * the document in errors) and checks its structure. Caller frees *out. */
+ * the document in errors) and checks its structure. The schedule may also be
+ * the "schedule" member of a document without "phases" (what `arlab plan
+ * --format json` prints); paths in errors then start "$.schedule". Caller frees *out. */
 #define AR_SCHED_MAX_RANKS (1 << 20)
 ar_status ar_schedule_from_json(const char *text, const char *where, ar_schedule **out, ar_err *e);
 void ar_schedule_print_table(const ar_schedule *s, FILE *f);

@@ -125,10 +125,16 @@ ar_status ar_schedule_from_json(const char *text, const char *where, ar_schedule
     ar_status st = AR_OK;
     ar_schedule *s = NULL;
     uint64_t ranks = 0, count = 0, eb = 4;
+    cJSON *doc = root; /* the schedule object: the document, or its "schedule" (`arlab plan --format json`) */
+    const char *P = "$";
     if (!cJSON_IsObject(root)) st = ar_fail(e, AR_EINVAL, "%s: expected a JSON object", where);
-    if (st == AR_OK) st = get_u64(root, "ranks", 1, AR_SCHED_MAX_RANKS, &ranks, where, "$", e);
-    if (st == AR_OK) st = get_u64(root, "count", 1, UINT64_C(1) << 50, &count, where, "$", e);
-    if (st == AR_OK) st = get_u64(root, "elem_bytes", 0, 16, &eb, where, "$", e);
+    else if (!cJSON_HasObjectItem(root, "phases") && cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(root, "schedule"))) {
+        root = cJSON_GetObjectItemCaseSensitive(doc, "schedule");
+        P = "$.schedule";
+    }
+    if (st == AR_OK) st = get_u64(root, "ranks", 1, AR_SCHED_MAX_RANKS, &ranks, where, P, e);
+    if (st == AR_OK) st = get_u64(root, "count", 1, UINT64_C(1) << 50, &count, where, P, e);
+    if (st == AR_OK) st = get_u64(root, "elem_bytes", 0, 16, &eb, where, P, e);
     if (st == AR_OK && (ranks < 1 || count < 1 || eb < 1))
         st = ar_fail(e, AR_EINVAL, "%s: ranks, count and elem_bytes must be >= 1", where);
     const cJSON *algo = cJSON_GetObjectItemCaseSensitive(root, "algo");
@@ -140,13 +146,14 @@ ar_status ar_schedule_from_json(const char *text, const char *where, ar_schedule
     if (st == AR_OK && cJSON_IsString(detail) && detail->valuestring[0])
         st = ar_schedule_set_detail(s, "%s", detail->valuestring);
     const cJSON *phases = cJSON_GetObjectItemCaseSensitive(root, "phases");
-    if (st == AR_OK && !cJSON_IsArray(phases)) st = ar_fail(e, AR_EINVAL, "%s: $.phases: expected an array", where);
+    if (st == AR_OK && !cJSON_IsArray(phases))
+        st = ar_fail(e, AR_EINVAL, "%s: %s.phases: expected an array", where, P);
     long total_ops = 0;
     int pi = 0;
     const cJSON *ph;
     if (st == AR_OK) cJSON_ArrayForEach(ph, phases) {
-            char path[64];
-            snprintf(path, sizeof path, "$.phases[%d]", pi);
+            char path[80];
+            snprintf(path, sizeof path, "%s.phases[%d]", P, pi);
             const cJSON *label = cJSON_GetObjectItemCaseSensitive(ph, "label");
             const cJSON *ops = cJSON_GetObjectItemCaseSensitive(ph, "ops");
             if (!cJSON_IsObject(ph) || !cJSON_IsArray(ops)) {
@@ -171,7 +178,7 @@ ar_status ar_schedule_from_json(const char *text, const char *where, ar_schedule
             if (st != AR_OK) break;
             pi++;
         }
-    cJSON_Delete(root);
+    cJSON_Delete(doc);
     if (st == AR_OK) {
         st = ar_schedule_check_structure(s, e);
         if (st != AR_OK) {
