@@ -12,9 +12,24 @@
  *   phase "unfold": rank i-q SENDs (reduce=0, copy) the whole result back to
  *                   rank i, for i in q..P-1.
  * Ranks q..P-1 are idle during the HD phases. The schedule's detail string
- * says which variant was planned ("pow2" or "fold q=.. r=..").
+ * says which variant was planned ("pow2" or "fold q=.. r=..") and the order.
  *
- * Parameters: none. Serves any P >= 1.
+ * Pairing order (parameter `order`):
+ *   mpich (default)  MPICH's rab_rdb (MPIR_Allreduce_intra_reduce_scatter_allgather):
+ *                    the halving's first step pairs ranks at distance 1 and
+ *                    exchanges half the buffer, then 2, 4, ...; the doubling
+ *                    mirrors it (its last, largest step at distance 1). Rank i
+ *                    ends the halving with block bitrev(i), as in MPICH. Planned
+ *                    as the HD ops (core/lower.c: first step at member distance
+ *                    n/2) over the members in bit-reversed order: member
+ *                    positions j and j ^ n/2 are ranks bitrev(j) and bitrev(j) ^ 1.
+ *                    On a hierarchy whose machines hold consecutive ranks, the
+ *                    largest exchanges stay inside a machine.
+ *   far              ranks at distance q/2 first (the members in rank order):
+ *                    the largest exchange crosses the top of a hierarchy.
+ * On one switch both cost the same (the closed form, Eq. 2, cannot tell them apart).
+ *
+ * Serves any P >= 1.
  * Ownership: *out belongs to the caller. Owner of this file: classic algorithms.
  */
 #include "classic_common.h"
@@ -30,20 +45,39 @@ static ar_status hd_sends(ar_schedule *s, int q, int P, int reduce) {
     return AR_OK;
 }
 
+enum { HD_ORDER_MPICH, HD_ORDER_FAR };
+
+static const ar_param_def hd_params[] = {
+    {.key = "order",
+     .type = AR_PARAM_ENUM,
+     .choices = "mpich|far",
+     .def = HD_ORDER_MPICH,
+     .help = "pairing order: mpich = distance 1 first (MPICH's rab_rdb), far = distance P/2 first"},
+    {NULL}};
+
+/* The bit reversal of j over lg bits. */
+static int bitrev(int j, int lg) {
+    int r = 0;
+    for (int b = 0; b < lg; b++) r |= ((j >> b) & 1) << (lg - 1 - b);
+    return r;
+}
+
 static ar_status hd_plan(const ar_platform *p, uint64_t count, size_t elem_bytes, const ar_param_val *v,
                          ar_schedule **out, ar_err *e) {
-    (void)v;
     ar_status st = ar_classic_check("halving-doubling", p, count, elem_bytes, out, e);
     if (st != AR_OK) return st;
-    int P = p->nranks;
-    int q = ar_classic_pow2_floor(P), r = P - q;
+    int P = p->nranks, order = (int)v[0].i;
+    int q = ar_classic_pow2_floor(P), r = P - q, lg = ar_ceil_log2(q);
     ar_schedule *s = ar_schedule_new("halving-doubling", P, count, elem_bytes);
     int *members = ar_classic_iota(0, q);
     if (!s || !members) goto nomem;
+    if (order == HD_ORDER_MPICH)
+        for (int j = 0; j < q; j++) members[j] = bitrev(j, lg);
+    const char *on = order == HD_ORDER_MPICH ? "order=mpich (distance 1 first)" : "order=far (distance q/2 first)";
     if (r == 0) {
-        if (ar_schedule_set_detail(s, "pow2 P=%d lg=%d", P, ar_ceil_log2(P)) != AR_OK) goto nomem;
-    } else if (ar_schedule_set_detail(s, "fold q=%d r=%d: ranks %d..%d fold into 0..%d, hd among 0..%d, unfold", q, r,
-                                      q, P - 1, r - 1, q - 1) != AR_OK) {
+        if (ar_schedule_set_detail(s, "pow2 P=%d lg=%d %s", P, lg, on) != AR_OK) goto nomem;
+    } else if (ar_schedule_set_detail(s, "fold q=%d r=%d: ranks %d..%d fold into 0..%d, hd among 0..%d, unfold; %s", q,
+                                      r, q, P - 1, r - 1, q - 1, on) != AR_OK) {
         goto nomem;
     }
     if (r > 0 && (ar_sched_phase(s, "fold (ranks %d..%d add into %d..%d)", q, P - 1, 0, r - 1) < 0 ||
@@ -86,6 +120,7 @@ const ar_algo ar_algo_hd = {
     .label = "Recursive halving/doubling (Rabenseifner)",
     .summary = "recursive-halving reduce-scatter + recursive-doubling all-gather; "
                "non-power-of-two P folds the extra ranks in first",
+    .params = hd_params,
     .plan = hd_plan,
     .closed = hd_closed,
 };
