@@ -20,10 +20,16 @@
  *     the holder under its own child, so it must not take part. Then the
  *     REDUCE's root is that holder (`via`, which shares the lower switch with
  *     the destination) and
- *   phase "level l forward" copies each such piece via -> destination (SEND).
+ *   phase "level l forward" copies each such piece via -> destination (SEND),
+ *     except at the top level: there the copy would only be copied back
+ *     (the all-gather starts at the top), so the top-level broadcast starts
+ *     from via. The destination still ends with its range: a lower level's
+ *     broadcast covers it (every level-0 broadcast reaches every rank of its
+ *     machine). Removed in issue 17: 12 ms of 468 ms on machines 1+4.
  * then the all-gather replays the levels top-down in reverse: SEND
- * destination -> via where needed ("level l return"), then one BROADCAST per
- * entry from the destination (or via) to the holders ("level l broadcast").
+ * destination -> via where needed ("level l return", below the top), then one
+ * BROADCAST per entry from the destination (or via) to the holders ("level l
+ * broadcast").
  * Pieces that hold no element for this count are dropped; so are phases left
  * empty. Ops use impl=chain by default (like ncclReduce/ncclBroadcast: a
  * chain starting after the root): on a symmetric tree the concurrent chains
@@ -407,12 +413,15 @@ static ar_status fr_plan(const ar_platform *p, uint64_t count, size_t elem_bytes
     if (st != AR_OK) return st;
     fr_sched x = {.s = ar_schedule_new(A, p->nranks, count, elem_bytes), .fp = fp, .impl = impl, .chunks = (int)chunks};
     st = x.s ? AR_OK : AR_ENOMEM;
+    /* At the top level the copy via -> destination would be followed at once by
+     * the copy back (the all-gather starts there): both are left out, and the
+     * top-level broadcast starts from via, which holds the sum. */
     for (int l = 0; l < fp->L && st == AR_OK; l++) {
         st = fr_group_phase(&x, l, 0);
-        if (st == AR_OK) st = fr_send_phase(&x, l, 0);
+        if (st == AR_OK && l < fp->L - 1) st = fr_send_phase(&x, l, 0);
     }
     for (int l = fp->L - 1; l >= 0 && st == AR_OK; l--) {
-        st = fr_send_phase(&x, l, 1);
+        if (l < fp->L - 1) st = fr_send_phase(&x, l, 1);
         if (st == AR_OK) st = fr_group_phase(&x, l, 1);
     }
     if (st == AR_OK) st = ar_schedule_set_detail(x.s, "%s, impl=%s chunks=%lld", fp->desc, ar_impl_name(impl), chunks);

@@ -199,19 +199,20 @@ static void test_non_holder(void) {
     ar_schedule *s = NULL;
     T_OK(ar_algo_plan("flexreduce", p, 12, 4, &s, &e));
     if (s) {
-        /* reduce 0, reduce 1, copy a0 -> a1, copy back a1 -> a0, broadcast 1, broadcast 0 */
-        T_CHECK(s->nphases == 6, "3+1: %d phases", s->nphases);
-        if (s->nphases == 6) {
-            const ar_op *cp = &s->phases[2].ops[0], *back = &s->phases[3].ops[0];
-            T_CHECK(s->phases[2].nops == 1 && cp->kind == AR_OP_SEND && !cp->reduce && cp->members[0] == 0 &&
-                        cp->members[1] == 1 && cp->offset == 2 && cp->count == 2,
-                    "3+1: copy a0 -> a1 of items [2,4)");
-            T_CHECK(s->phases[3].nops == 1 && back->kind == AR_OP_SEND && back->members[0] == 1 &&
-                        back->members[1] == 0,
-                    "3+1: copy back a1 -> a0 before the broadcast");
-            const ar_op *r = &s->phases[1].ops[1];
+        /* reduce 0, reduce 1, broadcast 1, broadcast 0: a1's piece [2,4) is reduced at a0 and broadcast from a0
+         * (the copy a0 -> a1 and straight back a1 -> a0 of the top level are gone, issue 17); a1 still ends
+         * with it (the validator and the host executor below) */
+        T_CHECK(s->nphases == 4, "3+1: %d phases", s->nphases);
+        int sends = 0;
+        for (int ph = 0; ph < s->nphases; ph++)
+            for (int k = 0; k < s->phases[ph].nops; k++) sends += s->phases[ph].ops[k].kind == AR_OP_SEND;
+        T_CHECK(sends == 0, "3+1: no copies (%d)", sends);
+        if (s->nphases == 4) {
+            const ar_op *r = &s->phases[1].ops[1], *b = &s->phases[2].ops[1];
             T_CHECK(r->kind == AR_OP_REDUCE && r->n == 2 && r->members[r->root] == 0 && r->offset == 2,
                     "3+1: the piece is reduced at a0, not at a1");
+            T_CHECK(b->kind == AR_OP_BROADCAST && b->members[b->root] == 0 && b->offset == 2 && b->count == 2,
+                    "3+1: and broadcast from a0");
         }
         T_OK(ar_schedule_validate(s, &e));
         T_OK(ar_schedule_execute_host(s, 0, &e));
