@@ -8,7 +8,13 @@
  * on SimGrid (through the backend table, lab/backend.h; one child process per
  * simulation) and prints sim_s, model_s, rel_err (sim against the walk of the
  * simulated schedule), closed_s and closed_rel_err, transfer counts, the link
- * statistics and the bottleneck link.
+ * statistics and the bottleneck link, then nccl-tests' algbw_GBps and
+ * busbw_GBps of sim_s, what NCCL's tuner would choose (nccl_model_s,
+ * nccl_algo, nccl_proto; lab/eval.h lab_nccl_choice), status (ok, budget:
+ * stopped by --budget, partial; unsupported / limit: the algorithm does not
+ * apply; error: the simulation failed) and why. CSV and JSON rows are
+ * written and flushed as each simulation ends (%.17g; missing values empty /
+ * null); an algorithm that does not apply is a row, never a gap.
  * --engine, --no-shortcuts, --chunks, --digits and --model-only are read here; the rest by the shared
  * parser. --chunks N sets every op's pipeline chunks after planning (what-if;
  * the closed form ignores it, the walk and the simulation use it).
@@ -51,8 +57,33 @@ static const char *const cols[] = {"algo",
                                    "check",
                                    "complete",
                                    "engine",
-                                   "network"};
-enum { NCOLS = sizeof cols / sizeof cols[0] };
+                                   "network",
+                                   "algbw_GBps",
+                                   "busbw_GBps",
+                                   "nccl_model_s",
+                                   "nccl_algo",
+                                   "nccl_proto",
+                                   "status",
+                                   "why"};
+enum { NCOLS = sizeof cols / sizeof cols[0], C_ALGBW = 25, C_NCCL = 27, C_STATUS = 30, C_WHY = 31 };
+
+/* A row for an algorithm that was not simulated: status (unsupported, limit,
+ * error) and why; every number empty. */
+static int why_row(cli_table *t, const char *algo, const ar_platform *p, double bytes, const char *status,
+                   const char *why) {
+    int row = tbl_row(t);
+    if (row < 0) return row;
+    tbl_str(t, row, 0, algo);
+    tbl_str(t, row, 1, p->name);
+    tbl_int(t, row, 2, p->nranks);
+    tbl_num(t, row, 3, "%.0f", bytes);
+    for (int c = 4; c < NCOLS; c++)
+        if (c != 17 && c != 21 && c != 23 && c != 24 && c != C_NCCL + 1 && c != C_NCCL + 2 && c < C_STATUS)
+            tbl_num(t, row, c, "%g", NAN);
+    tbl_str(t, row, C_STATUS, status);
+    tbl_str(t, row, C_WHY, why);
+    return row;
+}
 
 /* FILE.json -> FILE-<tag>.json when several runs share --trace. */
 static void trace_name(const char *base, const char *tag, char *buf, size_t n) {
@@ -216,19 +247,27 @@ int cmd_sim(int argc, char **argv) {
 
     cli_table t;
     tbl_init(&t, NCOLS, cols);
+    int stream = o.format != FMT_TABLE, napplied = 0;
+    if (stream) tbl_stream_begin(&t, o.format, stdout);
     for (int pi = 0; pi < o.nplatforms && worst != AR_EINVAL; pi++) {
         ar_platform *p = plats[pi];
         for (int si = 0; si < o.nsizes; si++) {
+            double bytes = (double)counts[si] * (double)eb;
             if (o.format == FMT_TABLE) {
                 char b[32];
-                printf("== %s (%d ranks), %s ==\n", p->name, p->nranks,
-                       ar_fmt_bytes((double)counts[si] * (double)eb, b, sizeof b));
+                printf("== %s (%d ranks), %s ==\n", p->name, p->nranks, ar_fmt_bytes(bytes, b, sizeof b));
             }
+            double nccl_s; /* what NCCL's tuner would do here */
+            const char *nalgo, *nproto;
+            ar_err ne = {{0}};
+            (void)lab_nccl_choice(p, 0 /* all-reduce */, bytes, &nccl_s, &nalgo, &nproto, &ne);
             for (int ai = 0; ai < na; ai++) {
                 lab_eval ev;
                 lab_eval_opts eo = {.chunks = chunks};
                 ar_status st = lab_eval_model(p, algos[ai], counts[si], eb, &eo, &ev, &e);
-                if (st == AR_EUNSUPPORTED || st == AR_ELIMIT) {
+                if (st == AR_EUNSUPPORTED || st == AR_ELIMIT) { /* a row saying why, never a silent gap */
+                    int row = why_row(&t, algos[ai], p, bytes, st == AR_ELIMIT ? "limit" : "unsupported", e.msg);
+                    if (stream && row >= 0) tbl_stream_row(&t, row, o.format, stdout);
                     if (o.format == FMT_TABLE) printf("  %s: not applicable: %s\n", algos[ai], e.msg);
                     continue;
                 }
@@ -268,8 +307,11 @@ int cmd_sim(int argc, char **argv) {
                     worst = cli_error(st, &e);
                     lab_eval_free(&ev);
                     if (st == AR_EINVAL) break;
+                    int row = why_row(&t, algos[ai], p, bytes, st == AR_ELIMIT ? "limit" : "error", e.msg);
+                    if (stream && row >= 0) tbl_stream_row(&t, row, o.format, stdout);
                     continue;
                 }
+                napplied++;
                 if (st == AR_EFAIL) {
                     cli_error(st, &e);
                     worst = AR_EFAIL;
@@ -306,6 +348,14 @@ int cmd_sim(int argc, char **argv) {
                 tbl_int(&t, row, 22, r.complete);
                 tbl_str(&t, row, 23, r.engine);
                 tbl_str(&t, row, 24, r.network);
+                tbl_num(&t, row, C_ALGBW, "%.6g", lab_algbw_GBps(bytes, r.time_s));
+                tbl_num(&t, row, C_ALGBW + 1, "%.6g", lab_busbw_GBps(0, p->nranks, bytes, r.time_s));
+                tbl_num(&t, row, C_NCCL, tfmt, nccl_s);
+                tbl_str(&t, row, C_NCCL + 1, nalgo);
+                tbl_str(&t, row, C_NCCL + 2, nproto);
+                tbl_str(&t, row, C_STATUS, model_only ? "model-only" : st == AR_EFAIL ? "error" : r.complete ? "ok" : "budget");
+                tbl_str(&t, row, C_WHY, st == AR_EFAIL ? e.msg : r.complete ? "" : "stopped by --budget: partial");
+                if (stream) tbl_stream_row(&t, row, o.format, stdout);
                 if (o.format == FMT_TABLE) {
                     char b1[32], b2[32], b3[32];
                     char b4[32];
@@ -349,7 +399,7 @@ int cmd_sim(int argc, char **argv) {
     for (int pi = 0; pi < o.nplatforms; pi++) ar_platform_free(plats[pi]);
     if (o.format == FMT_TABLE) {
         printf("\nnetwork: %s\n\n", netdesc);
-        static const int keep[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 15, 21};
+        static const int keep[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, C_ALGBW + 1, 9, 15, 21, C_STATUS};
         enum { NK = sizeof keep / sizeof keep[0] };
         const char *kc[NK];
         for (int c = 0; c < NK; c++) kc[c] = cols[keep[c]];
@@ -366,8 +416,12 @@ int cmd_sim(int argc, char **argv) {
         tbl_print(&s, FMT_TABLE, stdout);
         tbl_free(&s);
     } else {
-        tbl_print(&t, o.format, stdout);
+        tbl_stream_end(&t, o.format, stdout);
     }
     tbl_free(&t);
+    if (napplied == 0 && worst == AR_OK) {
+        fprintf(stderr, "arlab sim: no algorithm applies to the platform(s) asked (see the rows' why)\n");
+        worst = AR_EUNSUPPORTED;
+    }
     return worst;
 }

@@ -53,12 +53,14 @@ for f in "$ARLAB_SRC"/platforms/*.json; do
   # model's CSV has a row for every algorithm: status ok, or unsupported/limit with why
   csv_col "$T_TMP/m.csv" algo model_s status >"$T_TMP/m.all" || { t_bad "$p: model csv lacks algo/model_s/status"; continue; }
   awk -F'\t' '$3 == "ok" { print $1 "\t" $2 }' "$T_TMP/m.all" >"$T_TMP/m.cols"
-  csv_col "$T_TMP/s.csv" algo model_s >"$T_TMP/s.cols" || { t_bad "$p: sim csv lacks algo/model_s"; continue; }
+  # sim's CSV also has a row for every algorithm (status model-only, or unsupported/limit with why)
+  csv_col "$T_TMP/s.csv" algo model_s status >"$T_TMP/s.all" || { t_bad "$p: sim csv lacks algo/model_s/status"; continue; }
+  awk -F'\t' '$3 == "model-only" { print $1 "\t" $2 }' "$T_TMP/s.all" >"$T_TMP/s.cols"
   : >"$T_TMP/r.cols"
   ranks=$(csv_col "$T_TMP/m.csv" ranks | head -1)
   if [ -n "$ranks" ] && [ "$ranks" -le 16 ]; then
     if "$ARLAB" sim --platform "$p" "${args[@]}" --size 100MB --digits 17 --budget 2s --format csv >"$T_TMP/r.csv" 2>"$T_TMP/r.err"; then
-      csv_col "$T_TMP/r.csv" algo model_s >"$T_TMP/r.cols"
+      csv_col "$T_TMP/r.csv" algo model_s status | awk -F'\t' '$3 == "ok" || $3 == "budget" { print $1 "\t" $2 }' >"$T_TMP/r.cols"
     else
       t_bad "$p: arlab sim failed: $(head -c 300 "$T_TMP/r.err")"
     fi
