@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/interrupt.h"
 #include "cli.h"
 #include "core/util.h"
 #include "lab/sweep.h"
@@ -152,16 +153,20 @@ int cmd_sweep(int argc, char **argv) {
         if (!quiet && ntodo < ctx.npoints)
             fprintf(stderr, "%s: %d of %d points already in %s, running %d\n", ctx.spec->name, ctx.npoints - ntodo,
                     ctx.npoints, csv, ntodo);
+        /* on Ctrl-C: the finished points are in DIR's part files; the next run salvages them */
+        ar_interrupt_hint("the finished points are kept in the --out directory: run the same command again to "
+                          "resume");
         st = sweep_run_points(&ctx, dir, todo, ntodo, nj, on_progress, &pg, &fresh, fresh_of_point, &e);
     }
     if (!st) st = sweep_merge(&ctx, fresh_of_point, &fresh, &old, &all, &e);
     if (!st) st = sweep_fill_baseline(&ctx, &all, &e);
     if (!st) st = sweep_write(&ctx, dir, &all, &e);
     if (!st) sweep_remove_parts(&ctx, dir);
-    int nerr = 0, nmiss = 0, nuns = 0;
+    int nerr = 0, nmiss = 0, nuns = 0, nbudget = 0;
     for (int i = 0; !st && i < all.n; i++) {
         const char *s = all.r[i].f[SC_STATUS];
         nerr += !strcmp(s, "error");
+        nbudget += !strcmp(s, "budget");
         nmiss += !strcmp(s, "missing");
         nuns += !strcmp(s, "unsupported");
     }
@@ -170,6 +175,7 @@ int cmd_sweep(int argc, char **argv) {
                 ctx.npoints - ntodo, dir, ctx.spec->name);
         if (nuns) fprintf(stderr, "; %d unsupported", nuns);
         if (nmiss) fprintf(stderr, "; %d without measurement", nmiss);
+        if (nbudget) fprintf(stderr, "; %d stopped by sim.budget (status budget; kept on resume)", nbudget);
         if (nerr) fprintf(stderr, "; %d errors (see the message column)", nerr);
         fputc('\n', stderr);
     }

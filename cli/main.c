@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "core/interrupt.h"
 #include "core/util.h"
 #include "lab/backend.h"
 
@@ -53,6 +54,9 @@ int main(int argc, char **argv) {
         printf("arlab %s\n%s\n", AR_VERSION, info);
         return 0;
     }
+    /* Ctrl-C / SIGTERM end every child (simulations, sweep workers) and exit 128 + signal; the
+     * testbed verb installs its own handlers (it must tear the namespaces down) */
+    ar_interrupt_install("the rows already written are complete");
     enum { NVERBS = sizeof verbs / sizeof verbs[0] };
     const char *names[NVERBS];
     for (size_t i = 0; i < NVERBS; i++) {

@@ -41,7 +41,8 @@ int lab_have_real_host(void) {
 #endif
 }
 
-/* Simulates the point; sets sim_s and network, or status "error" and message. */
+/* Simulates the point; sets sim_s and network, or status "budget" (stopped by sim.budget) or
+ * "error" and message. */
 static void simulate(const lab_point_in *in, lab_point_out *out) {
     const lab_sim_api *sim = lab_sim();
     if (!sim) {
@@ -61,8 +62,8 @@ static void simulate(const lab_point_in *in, lab_point_out *out) {
     if (st == AR_OK && res.complete) {
         out->sim_s = res.time_s;
         snprintf(out->network, sizeof out->network, "sim (%s engine): %s", res.engine, res.network);
-    } else if (st == AR_OK) {
-        out->status = "error";
+    } else if (st == AR_OK) { /* a point of its own status: not an error, not retried on resume */
+        out->status = "budget";
         snprintf(out->message, sizeof out->message, "sim: stopped by sim.budget after %.3g s of simulated time",
                  res.time_s);
     } else {

@@ -15,7 +15,8 @@
 
 int sweep_row_done(const sweep_row *r) {
     const char *s = r->f[SC_STATUS] ? r->f[SC_STATUS] : "";
-    return !strcmp(s, "ok") || !strcmp(s, "unsupported");
+    /* budget: stopped by sim.budget, a result of its own; a resume does not run it again */
+    return !strcmp(s, "ok") || !strcmp(s, "unsupported") || !strcmp(s, "budget");
 }
 
 ar_status sweep_read_csv(const char *path, sweep_rows *out, ar_err *e) {

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/interrupt.h"
 #include "sweep.h"
 
 static void tick_write(void *arg) {
@@ -73,9 +74,11 @@ ar_status sweep_run_points(sweep_ctx *ctx, const char *dir, const int *todo, int
             break;
         }
         if (pid == 0) {
+            ar_interrupt_child_setup(0, 0); /* dies with the parent; on SIGINT kills its own simulations */
             close(tick[0]);
             child_run(ctx, todo, ntodo, k, nj, paths[k], tick[1]);
         }
+        ar_interrupt_child_add(pid);
         pids[started++] = pid;
     }
     close(tick[1]);
@@ -92,6 +95,7 @@ ar_status sweep_run_points(sweep_ctx *ctx, const char *dir, const int *todo, int
     for (int k = 0; k < started; k++) {
         int ws = 0;
         while (waitpid(pids[k], &ws, 0) < 0 && errno == EINTR) {}
+        ar_interrupt_child_remove(pids[k]);
         if (!st && (!WIFEXITED(ws) || WEXITSTATUS(ws) != 0))
             st = ar_fail(e, AR_EINTERNAL, "worker %d failed (%s %d)", k, WIFEXITED(ws) ? "exit" : "signal",
                          WIFEXITED(ws)     ? WEXITSTATUS(ws)

@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/interrupt.h"
 #include "engine.h"
 #include "sim.h"
 
@@ -280,9 +281,13 @@ ar_status ar_sim_run(const ar_platform *p, const ar_schedule *s, const ar_sim_op
         return ar_fail(e, AR_EIO, "sim: fork: %s", strerror(errno));
     }
     if (pid == 0) {
+        /* dies with its parent; its own process group, so a terminal's Ctrl-C reaches only the
+         * parent, which kills it (SimGrid's own SIGINT handler never runs) */
+        ar_interrupt_child_setup(1, 1);
         close(fd[0]);
         child(fd[1], p, s, o, &ns);
     }
+    ar_interrupt_child_add(pid);
     close(fd[1]);
     wire_head h;
     int bad = read_all(fd[0], &h, sizeof h);
@@ -310,6 +315,7 @@ ar_status ar_sim_run(const ar_platform *p, const ar_schedule *s, const ar_sim_op
     close(fd[0]);
     int wst = 0;
     while (waitpid(pid, &wst, 0) < 0 && errno == EINTR) {}
+    ar_interrupt_child_remove(pid);
     if (bad) {
         ar_sim_result_free(&r);
         if (WIFSIGNALED(wst))
