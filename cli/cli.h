@@ -104,6 +104,9 @@ void tbl_stream_end(cli_table *t, cli_format f, FILE *out);
 /* Columns of the terminal on stdout (TIOCGWINSZ), else $COLUMNS, else 100. */
 int cli_term_width(void);
 
+/* Prints VERB's help (cli/help.c); 0 if VERB has no entry there (sim prints its own). */
+int cli_help(const char *verb);
+
 /* --- verbs ------------------------------------------------------------- */
 int cmd_platforms(int argc, char **argv);
 int cmd_platform(int argc, char **argv);

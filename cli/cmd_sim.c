@@ -127,11 +127,15 @@ static void print_links(const lab_sim_api *sim, const ar_platform *p, const ar_s
 }
 
 static void sim_help(const lab_sim_api *sim) {
-    printf("usage: arlab sim --platform P [--platform P2 ...] [--algo A|all ...] [--size S[,S2...]]\n"
-           "                 [--check] [--trace FILE] [--network MODEL[,key:value...]] [--gamma S_PER_BYTE]\n"
-           "                 [--budget TIME] [--engine fast|naive] [--no-shortcuts] [--format table|csv|json]\n"
+    printf("usage: arlab sim --platform P [--platform P2 ...] [--algo A|all ...] [--schedule F.json] [--size S[,S2...]]\n"
+           "                 [--ranks N] [--dtype T] [--check] [--trace FILE] [--network MODEL[,key:value...]]\n"
+           "                 [--gamma S_PER_BYTE] [--budget TIME] [--engine fast|naive] [--no-shortcuts]\n"
+           "                 [--format table|csv|json]\n"
            "Simulates each algorithm's schedule on SimGrid and compares it with the cost walk (model_s) and\n"
-           "the closed form (closed_s). Defaults: --algo all --size 100MB.\n"
+           "the closed form (closed_s). Defaults: --algo all --size 100MB. CSV/JSON rows are streamed, with\n"
+           "algbw/busbw, NCCL's choice, status and why (README: Simulator).\n"
+           "  --schedule F.json  also simulate a user-written schedule\n"
+           "  --ranks N       rank count for a generated family; --dtype T: f32 (default), f16, bf16, f64, i32\n"
            "  --check         carry real data; every rank's buffer must be the exact sum\n"
            "  --trace FILE    Chrome trace-event JSON of every transfer (Perfetto, chrome://tracing);\n"
            "                  several runs write FILE-<algo>-<platform>-<size>.json\n"

@@ -39,15 +39,28 @@ static void usage(FILE *f) {
     fprintf(f, "arlab %s: an all-reduce workbench\nusage: arlab VERB [options]\n", AR_VERSION);
     for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++) fprintf(f, "  arlab %s\n", verbs[i].usage);
     fprintf(f, "  arlab --version                               version, git commit, backends built\n");
+    fprintf(f, "  arlab help VERB  (or arlab VERB --help)        every option of a verb, with an example\n");
     fprintf(
         f, "common: --dtype f32|f16|bf16|f64|i32, --ranks N (generated families), sizes like 100MB, 120M (elements)\n");
 }
 
 int main(int argc, char **argv) {
+    /* arlab help VERB = arlab VERB --help */
+    char *help_argv[4];
+    if (argc == 3 && !strcmp(argv[1], "help")) {
+        help_argv[0] = argv[0];
+        help_argv[1] = argv[2];
+        help_argv[2] = "--help";
+        help_argv[3] = NULL;
+        argv = help_argv;
+    }
     if (argc < 2 || !strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
         usage(argc < 2 ? stderr : stdout);
         return argc < 2 ? AR_EINVAL : 0;
     }
+    /* VERB --help / -h: the verb's text (cli/help.c; sim prints its own) */
+    for (int i = 2; i < argc; i++)
+        if ((!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) && cli_help(argv[1])) return 0;
     if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
         char info[512];
         lab_build_info(info, sizeof info);

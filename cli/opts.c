@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "core/util.h"
 
 ar_status cli_error(ar_status st, const ar_err *e) {
     fprintf(stderr, "arlab: %s\n", e && e->msg[0] ? e->msg : ar_status_name(st));
@@ -62,8 +63,17 @@ ar_status cli_parse(int argc, char **argv, unsigned allowed, cli_opts *o, const 
         int k = -1;
         for (size_t f = 0; f < sizeof flags / sizeof flags[0]; f++)
             if (strcmp(flags[f].name, name) == 0) k = (int)f;
-        if (k < 0 || !(allowed & flags[k].bit))
-            return bad(verb, "unknown option \"%s\" for this command (see 'arlab help')", name);
+        if (k < 0 || !(allowed & flags[k].bit)) {
+            const char *cand[sizeof flags / sizeof flags[0]];
+            int nc = 0;
+            for (size_t f = 0; f < sizeof flags / sizeof flags[0]; f++)
+                if (allowed & flags[f].bit) cand[nc++] = flags[f].name;
+            const char *near = ar_closest(name, cand, nc);
+            if (near)
+                return bad(verb, "unknown option \"%s\": did you mean \"%s\"? (see 'arlab %s --help')", name, near,
+                           verb);
+            return bad(verb, "unknown option \"%s\" for this command (see 'arlab %s --help')", name, verb);
+        }
         if (flags[k].has_arg) {
             if (eq) val = eq + 1;
             else if (i + 1 < argc) val = argv[++i];

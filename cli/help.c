@@ -1,0 +1,157 @@
+/* `arlab VERB --help` / `-h` / `arlab help VERB`: one text per verb, kept in
+ * this table so every verb answers the same way (cli/main.c intercepts the
+ * flag before the verb runs). `arlab sim --help` is the verb's own (it lists
+ * the network models SimGrid was built with), so sim has no entry here.
+ * tests/cli_help.sh checks that every verb answers with exit 0 and that each
+ * entry names every option the verb's source parses. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+typedef struct help_entry {
+    const char *verb;
+    const char *text;
+} help_entry;
+
+#define COMMON_P                                                                                                       \
+    "  --platform P        a preset (arlab platforms), a JSON file, or a family spec (flat:ranks=8,\n"                  \
+    "                      tree:fanouts=4x2, dgx-h100:nodes=4, rail:...; platforms/README.md)\n"                         \
+    "  --ranks N           rank count for a generated family (flat, tree, fat-tree, torus)\n"                            \
+    "  --dtype T           f32 (default), f16, bf16, f64, i32: the element type (sizes in elements use it)\n"
+#define COMMON_S                                                                                                       \
+    "  --size S[,S...]     message sizes: 100MB, 1GiB, 4096 (bytes), 120M (elements); comma lists\n"
+#define COMMON_F "  --format F          table (default), csv or json (CSV/JSON: %.17g, missing values empty/null)\n"
+
+static const help_entry entries[] = {
+    {"platforms", "usage: arlab platforms [--format F]\n"
+                  "Lists the preset platforms (name, kind, ranks, machines, levels, description) and the\n"
+                  "generated families.\n" COMMON_F "example: arlab platforms --format csv\n"},
+    {"platform", "usage: arlab platform show NAME|FILE|SPEC [--ranks N] [--format F]\n"
+                 "Prints one platform: levels, links, switches (reducing ones), notes and reference measurements.\n"
+                 "  --ranks N           rank count for a generated family\n" COMMON_F
+                 "example: arlab platform show dgx-h100:nodes=2\n"},
+    {"algos", "usage: arlab algos [--format F]\n"
+              "Lists the algorithms (name, paper label, parameters, summary) and every parameter's type, range,\n"
+              "default and meaning. The table also lists `schedule` (a user-written schedule, not in --algo all).\n"
+              "" COMMON_F "example: arlab algos\n"},
+    {"plan", "usage: arlab plan --algo A|--schedule F.json --platform P [--size S] [--check] [--format table|json]\n"
+             "Prints the schedule (phases, ops, members, ranges), the reduce/broadcast calls per rank (per phase;\n"
+             "FlexReduce: per learner per level against the Eq. 12 bound).\n"
+             "  --algo A            an algorithm with parameters, e.g. blueconnect:decomp=4x2,impl=ring+hd\n"
+             "  --schedule F.json   a user-written schedule (README: User-written schedules)\n" COMMON_P
+             "  --size S            default 1M (elements)\n"
+             "  --check             run the symbolic validator and the host executor (exact integer sums)\n"
+             "  --format F          table (default) or json (the JSON reads back with --schedule)\n"
+             "example: arlab plan --algo flexreduce --platform fr-5 --size 120 --check\n"},
+    {"model", "usage: arlab model --platform P [--size S,...] [--algo A|all ...] [--schedule F.json] [--detail]\n"
+              "                   [--digits N] [--format F]\n"
+              "Prices every algorithm: closed_s (the paper's closed form), walk_s (cost walk of the planned\n"
+              "schedule), model_s (closed form where one exists, else the walk), algbw/busbw (nccl-tests'\n"
+              "definitions) and what NCCL's own tuner would choose (nccl_model_s, nccl_algo, nccl_proto).\n"
+              "The table is a summary, the fastest marked; --detail adds the per-stage breakdown.\n" COMMON_P
+              "" COMMON_S "                      (default 100MB)\n"
+              "  --algo A            an algorithm (repeatable; default all; see arlab algos)\n"
+              "  --schedule F.json   also price a user-written schedule\n"
+              "  --detail            stage breakdown of the closed form and of the walk\n"
+              "  --digits N          significant digits of the --detail times (1..17, default 9)\n" COMMON_F
+              "example: arlab model --platform blueconnect-192 --size 100MB\n"},
+    {"best", "usage: arlab best --platform P --size S [--ranks N] [--dtype T] [--format F]\n"
+             "Ranks every algorithm (default parameters) and every BlueConnect variant (decompositions, stage\n"
+             "orders, ring/hd per stage) by the cost walk, and says why the best wins.\n" COMMON_P
+             "  --size S            one message size\n" COMMON_F
+             "example: arlab best --platform blueconnect-192 --size 100MB\n"},
+    {"trees", "usage: arlab trees --platform P [--size S] [--algo treepack:chunks=N,...] [--check] [--format F]\n"
+              "Spanning-tree packing: C(G), the Lemma 2.1 bounds, the trees and weights, the streams, the load\n"
+              "of every link; with --size the schedule's predicted time.\n" COMMON_P
+              "  --size S            predict the packing's time for this size\n"
+              "  --algo A            treepack with parameters (chunks, units, roots)\n"
+              "  --check             also solve the extended formulation; both must agree\n" COMMON_F
+              "example: arlab trees --platform p3.16xlarge --size 100MB\n"},
+    {"real", "usage: arlab real [--platform P] [--algo A ...|all] [--size S,...] [--iters N] [--warmup N]\n"
+             "                  [--launch auto|single|mpi|file:PATH] [--gpus N] [--lowering auto|p2p|native]\n"
+             "                  [--placement both|in|out] [--timing arlab|nccl-tests] [--graph] [--fuse]\n"
+             "                  [--check] [--out FILE.csv] [--format table|csv|json|nccl-tests] [--dry-run]\n"
+             "Runs every algorithm's schedule on GPUs with NCCL beside ncclAllReduce, measured like nccl-tests\n"
+             "(launch with mpirun -np N, one GPU per process, or one process driving the local GPUs).\n" COMMON_P
+             "" COMMON_S "                      (default 1MB,16MB,128MB)\n"
+             "  --algo A            an algorithm (repeatable; default all)\n"
+             "  --schedule F.json   also run a user-written schedule\n"
+             "  --iters N, --warmup N   timed and untimed runs per point (default 20, 5)\n"
+             "  --launch L          auto (default), single (one process, all local GPUs), mpi, file:PATH\n"
+             "  --gpus N            GPUs to use with --launch single\n"
+             "  --lowering L        auto (default), p2p (ncclSend/Recv rounds) or native (NCCL collectives)\n"
+             "  --placement P       both (default), in (in place) or out (out of place)\n"
+             "  --timing T          arlab (median of per-iteration max) or nccl-tests (mean of back-to-back)\n"
+             "  --graph             capture each schedule in a CUDA graph\n"
+             "  --fuse              fuse consecutive rounds into one NCCL group where allowed\n"
+             "  --check             every rank's buffer equal to the exact sum (always done after timing)\n"
+             "  --out FILE.csv      also write the rows as CSV\n"
+             "  --format F          table, csv, json, or nccl-tests (one document per algorithm)\n"
+             "  --dry-run           no GPU: compile every rank's NCCL program and run it on the host fake\n"
+             "example: mpirun -np 8 arlab real --platform dgx-h100 --size 1MB,64MB\n"},
+    {"calibrate", "usage: arlab calibrate --out FILE.json [--platform P] [--size S,...] [--iters N] [--warmup N]\n"
+                  "                       [--launch L] [--gpus N] [--fit rel|abs] [--name NAME] [--format F]\n"
+                  "Ping-pong sweeps per link class on GPUs (within a machine, across machines), least-squares\n"
+                  "alpha/beta (GSL), and a platform JSON that model, sim and best accept. On the emulated cluster\n"
+                  "use `arlab testbed run --calibrate FILE.json`.\n"
+                  "  --out FILE.json     the calibrated platform\n" COMMON_P
+                  "  --size S[,S...]     ping-pong sizes\n"
+                  "  --iters N, --warmup N   repetitions per size\n"
+                  "  --launch L, --gpus N    as for arlab real\n"
+                  "  --fit F             rel (default: relative residuals) or abs\n"
+                  "  --name NAME         the calibrated platform's name\n" COMMON_F
+                  "example: mpirun -np 16 arlab calibrate --out cal.json\n"},
+    {"compare", "usage: arlab compare --platform P [--algo A ...] [--size S,...] [--dtype T] [--ranks N]\n"
+                "                     [--format F] [MEASURED.csv]\n"
+                "Model, simulated and measured times side by side (measured rows from a CSV written by arlab real\n"
+                "or arlab testbed run; matched on algo, ranks and bytes; MPI_Allreduce or ncclAllReduce rows are\n"
+                "the baseline).\n" COMMON_P "" COMMON_S "  --algo A            an algorithm (repeatable; default all)\n"
+                "  --schedule F.json   also compare a user-written schedule\n" COMMON_F
+                "example: arlab compare --platform cal.json measured.csv\n"},
+    {"fit", "usage: arlab fit --from FILE... --platform P [--seed N] [--boot B]\n"
+            "Fits NCCL's cost model (latency and bandwidth scales) on P to nccl-tests output (text or -J JSON):\n"
+            "the fit, 95 % bootstrap intervals, residuals, error by size bucket, leave-one-size-out error.\n"
+            "  --from FILE...      nccl-tests output files (one or more)\n"
+            "  --platform P        the platform the measurements ran on (a preset, e.g. dgx-h100:nodes=2)\n"
+            "  --seed N            bootstrap seed (default 1)\n"
+            "  --boot B            bootstrap resamples (default 200)\n"
+            "example: arlab fit --from all_reduce_perf.txt --platform dgx-h100\n"},
+    {"sweep", "usage: arlab sweep FILE.json [-j N] [--out DIR] [--quiet]\n"
+              "Runs the grid of a sweep file (platforms x algorithms x sizes x training configurations) on one\n"
+              "backend (model, sim, real, measured) and writes DIR/NAME.csv and .json. Points already there are\n"
+              "skipped (resume); Ctrl-C keeps the finished points.\n"
+              "  -j N, --jobs N      evaluate in N forked processes (same output bytes for any N)\n"
+              "  --out DIR           results directory (default out)\n"
+              "  --quiet             no progress output\n"
+              "example: arlab sweep experiments/bc-fig6.json -j 2 --out out\n"},
+    {"report", "usage: arlab report [DIR]\n"
+               "Builds DIR/report.html (one self-contained page, figures embedded) and DIR/report.md from the\n"
+               "sweep results in DIR (default out).\n"
+               "example: experiments/make_figures.sh && arlab report out\n"},
+    {"testbed", "usage: arlab testbed up|down|status|run --platform P [--scale F] [--id ID] [options]\n"
+                "The emulated cluster (root): one network namespace per machine, bridges for switches, veths\n"
+                "shaped with tc; `run` executes arlab-mpi (one MPI process per rank) over it.\n"
+                "  up --platform P [--scale F] [--id ID] [--out FILE.json]   build it and leave it up\n"
+                "  down [--id ID]      remove it (and any stale one)\n"
+                "  status [--id ID]    state, namespaces, qdiscs\n"
+                "  run --platform P [--algo A,...|all] [--size S,...] [--dtype f32|f64|i32] [--iters N]\n"
+                "      [--warmup N] [--format table|csv|nccl-tests] [--out FILE.csv] [--platform-out FILE.json]\n"
+                "      [--calibrate FILE.json] [--timeout SECONDS]   up, run every algorithm and MPI_Allreduce,\n"
+                "      check the bytes crossed the shaped links, down\n"
+                "  --scale F           shape every link at F x its bandwidth (the scaled platform is written)\n"
+                "  --id ID             testbed name (default tb)\n"
+                "  --calibrate F.json  ping-pong fit first; writes the calibrated platform\n"
+                "  --timeout S         bound on every mpirun (default 300)\n"
+                "example: arlab testbed run --platform experiments/platforms/testbed-2x2.json --size 1MB\n"},
+};
+
+int cli_help(const char *verb) {
+    for (size_t i = 0; i < sizeof entries / sizeof entries[0]; i++)
+        if (!strcmp(entries[i].verb, verb)) {
+            fputs(entries[i].text, stdout);
+            fputs("(exit codes, units and the output columns: README.md)\n", stdout);
+            return 1;
+        }
+    return 0;
+}

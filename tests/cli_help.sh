@@ -1,0 +1,52 @@
+#!/bin/bash
+# --help on every verb (issue 17): `arlab VERB --help`, `-h` and `arlab help VERB` exit 0 and print
+# a usage; every option a verb parses is named in its help. The options are read from the
+# verb's source (the OPT_* bits of its cli_parse call and its own "--flag" literals), so the
+# help texts (cli/help.c) cannot silently lag behind the code.
+. "$ARLAB_SRC/tests/lib_cli.sh"
+
+verbs=$("$ARLAB" help | awk '$1 == "arlab" && $2 ~ /^[a-z]+$/ && $2 != "help" { print $2 }' | sort -u)
+n=$(wc -w <<<"$verbs")
+t_check "the usage lists at least 15 verbs ($n)" test "$n" -ge 15
+for v in $verbs; do
+  for form in "$v --help" "$v -h" "help $v"; do
+    # shellcheck disable=SC2086
+    "$ARLAB" $form >"$T_TMP/h" 2>"$T_TMP/e"
+    rc=$?
+    t_check "arlab $form: exit 0 ($rc)" test $rc = 0
+    t_check "arlab $form: a usage line" grep -q "^usage: arlab $v" "$T_TMP/h"
+  done
+  python3 - "$ARLAB_SRC" "$v" "$T_TMP/h" <<'PY' >"$T_TMP/missing"
+import re, sys
+src, verb, helpf = sys.argv[1], sys.argv[2], sys.argv[3]
+text = open(helpf).read()
+files = {"platforms": "cmd_platforms.c", "platform": "cmd_platforms.c", "compare": "cmd_real.c"}
+f = open("%s/cli/%s" % (src, files.get(verb, "cmd_%s.c" % verb))).read()
+bits = {"PLATFORM": ["--platform"], "ALGO": ["--algo"], "SIZE": ["--size"], "RANKS": ["--ranks"],
+        "DTYPE": ["--dtype"], "FORMAT": ["--format"], "CHECK": ["--check"], "TRACE": ["--trace"], "OUT": ["--out"],
+        "NETWORK": ["--network"], "GAMMA": ["--gamma"], "BUDGET": ["--budget"], "ITERS": ["--iters", "--warmup"]}
+opts = set()
+label = {"platform": "platform show"}.get(verb, verb)
+for m in re.finditer(r'cli_parse\(((?:(?!cli_parse\().)*?)"%s"\)' % re.escape(label), f, re.S):
+    for b in re.findall(r"OPT_([A-Z]+)", m.group(1)):
+        opts.update(bits.get(b, []))
+if verb in ("plan", "model", "sim", "real", "compare"):
+    opts.add("--schedule")
+# the verb's own flags: literals in its file (shared files: only the verb the file is named after)
+not_ours = {"--x", "--help", "--mca", "--hostfile", "--bind-to", "--map-by", "--oversubscribe", "--allow-run-as-root",
+            "--testbed", "--traffic"}
+if verb not in ("platforms", "compare"):
+    if verb == "real":
+        not_ours |= {"--fit", "--name"}  # calibrate's, in the flag table cmd_real.c shares
+    opts.update(o for o in re.findall(r'"(--[a-z][a-z0-9-]*)', f) if o not in not_ours)
+print(" ".join(sorted(o for o in opts if o not in text)))
+PY
+  miss=$(cat "$T_TMP/missing")
+  t_check "$v --help names every option it parses${miss:+ (missing: $miss)}" test -z "$miss"
+done
+# a misspelt option names the closest one the verb takes
+expect_error "misspelt option" 'unknown option "--sise": did you mean "--size"?' -- model --platform fr-5 --sise 1MB
+expect_error "an option the verb does not take" 'unknown option "--trace" for this command' -- model --trace x
+# an unknown verb's help is the one-line error
+expect_error "help for an unknown verb" "unknown command" -- help nosuchverb
+t_done
