@@ -15,7 +15,9 @@
 
 typedef enum { FMT_TABLE, FMT_CSV, FMT_JSON } cli_format;
 
-/* Options shared by verbs. Lists come from repeated flags or comma lists. */
+/* Options shared by verbs. Lists come from repeated flags or comma lists (--algo ring,blueconnect:decomp=4x2,
+ * impl=ring+hd: a comma followed by a bare key=value continues the spec before it; cli/opts.c push_specs),
+ * and sizes also from nccl-tests' -b MIN -e MAX -f FACTOR | -i INCREMENT. */
 typedef struct cli_opts {
     const char *platforms[CLI_MAX_LIST];
     int nplatforms;
@@ -36,6 +38,7 @@ typedef struct cli_opts {
     const char *positional[CLI_MAX_LIST];
     int npositional;
     char schedule_specs[CLI_MAX_LIST][280]; /* --schedule FILE -> "schedule:file=FILE" (listed in algos) */
+    char size_store[CLI_MAX_LIST][24];      /* sizes made by -b/-e/-f/-i (nccl-tests' range), in bytes */
     int nschedules;
 } cli_opts;
 

@@ -20,7 +20,8 @@ typedef struct help_entry {
     "  --ranks N           rank count for a generated family (flat, tree, fat-tree, torus)\n"                            \
     "  --dtype T           f32 (default), f16, bf16, f64, i32: the element type (sizes in elements use it)\n"
 #define COMMON_S                                                                                                       \
-    "  --size S[,S...]     message sizes: 100MB, 1GiB, 4096 (bytes), 120M (elements); comma lists\n"
+    "  --size S[,S...]     message sizes: 100MB, 1GiB, 4096B (bytes), 120M, 4096 (elements); comma lists;\n" \
+    "                      -b MIN -e MAX [-f F | -i N]: nccl-tests' range (bytes; K, M, G = 1024^k)\n"
 #define COMMON_F "  --format F          table (default), csv or json (CSV/JSON: %.17g, missing values empty/null)\n"
 
 static const help_entry entries[] = {

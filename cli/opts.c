@@ -29,6 +29,73 @@ static ar_status push(const char **list, int *n, const char *v, const char *verb
     return AR_OK;
 }
 
+/* Comma lists of algorithm or platform specs, e.g. "ring,blueconnect:decomp=4x2,impl=ring+hd,flexreduce".
+ * A spec's own parameters are comma-separated too, so a comma starts a new spec only when the text after it
+ * is not a bare key=value: "impl=ring+hd" (an '=' with no ':' before it) continues the spec before it,
+ * "flexreduce" or "tree:fanouts=4x2" starts one. Splits in place (argv's storage). */
+static ar_status push_specs(char *val, const char **list, int *n, const char *verb, const char *flag) {
+    ar_status st = push(list, n, val, verb, flag);
+    for (char *c = strchr(val, ','); st == AR_OK && c; c = strchr(c + 1, ',')) {
+        const char *t = c + 1, *eq = strchr(t, '='), *colon = strchr(t, ':'), *next = strchr(t, ',');
+        if (next && eq && eq > next) eq = NULL; /* the '=' belongs to a later token */
+        if (next && colon && colon > next) colon = NULL;
+        int continues = eq && (!colon || colon > eq);
+        if (continues) continue;
+        if (!*t) return bad(verb, "empty value after ',' in %s", flag);
+        *c = 0;
+        st = push(list, n, t, verb, flag);
+    }
+    if (st == AR_OK && !*val) return bad(verb, "empty value in %s", flag);
+    return st;
+}
+
+/* nccl-tests' size range: -b MIN -e MAX with -f FACTOR or -i INCREMENT (bytes; K, M, G, T = 1024^k, as
+ * nccl-tests reads them; default increment 1M, as nccl-tests). Appends the sizes to o->sizes. */
+static ar_status nt_size(const char *v, const char *flag, const char *verb, uint64_t *out) {
+    char *end;
+    errno = 0;
+    unsigned long long x = strtoull(v, &end, 10);
+    int sh = 0;
+    if (end != v && *end) {
+        sh = *end == 'K' || *end == 'k' ? 10 : *end == 'M' || *end == 'm' ? 20 : *end == 'G' || *end == 'g' ? 30
+             : *end == 'T' || *end == 't'                                     ? 40
+                                                                             : -1;
+        end++;
+    }
+    if (errno || end == v || *end || sh < 0 || v[0] == '-' || (sh && x > (UINT64_MAX >> sh)))
+        return bad(verb, "%s: \"%s\" is not a size in bytes (nccl-tests' form: 8, 64K, 1M, 1G)", flag, v);
+    *out = (uint64_t)x << sh;
+    return AR_OK;
+}
+
+static ar_status nt_range(cli_opts *o, const char *const nt[4], const char *verb) {
+    uint64_t b = 0, e = 0, f = 0, inc = 1u << 20;
+    if (!nt[0] && !nt[1] && !nt[2] && !nt[3]) return AR_OK;
+    if (!nt[0]) return bad(verb, "-e/-f/-i need -b MIN (nccl-tests' size range)");
+    if (nt_size(nt[0], "-b", verb, &b) || (nt[1] && nt_size(nt[1], "-e", verb, &e)) ||
+        (nt[3] && nt_size(nt[3], "-i", verb, &inc)))
+        return AR_EINVAL;
+    if (!nt[1]) e = b;
+    if (nt[2]) {
+        char *end;
+        errno = 0;
+        unsigned long long x = strtoull(nt[2], &end, 10);
+        if (errno || end == nt[2] || *end || x < 2) return bad(verb, "-f: \"%s\" is not an integer factor >= 2", nt[2]);
+        f = x;
+    }
+    if (b < 1 || e < b) return bad(verb, "-b %s -e %s: need 1 <= MIN <= MAX", nt[0], nt[1] ? nt[1] : nt[0]);
+    if (!f && inc < 1) return bad(verb, "-i: the increment must be >= 1");
+    for (uint64_t s = b; s <= e;) {
+        if (o->nsizes >= CLI_MAX_LIST) return bad(verb, "-b/-e/-f/-i: more than %d sizes", CLI_MAX_LIST);
+        snprintf(o->size_store[o->nsizes], sizeof o->size_store[0], "%lluB", (unsigned long long)s);
+        o->sizes[o->nsizes] = o->size_store[o->nsizes];
+        o->nsizes++;
+        if (f ? s > UINT64_MAX / f : s > UINT64_MAX - inc) break;
+        s = f ? s * f : s + inc;
+    }
+    return AR_OK;
+}
+
 ar_status cli_parse(int argc, char **argv, unsigned allowed, cli_opts *o, const char *verb) {
     memset(o, 0, sizeof *o);
     o->dtype = AR_DTYPE_F32;
@@ -46,8 +113,14 @@ ar_status cli_parse(int argc, char **argv, unsigned allowed, cli_opts *o, const 
         {"--network", OPT_NETWORK, 1},   {"--gamma", OPT_GAMMA, 1},  {"--budget", OPT_BUDGET, 1},
         {"--iters", OPT_ITERS, 1},       {"--warmup", OPT_ITERS, 1},
     };
+    const char *nt[4] = {NULL, NULL, NULL, NULL}; /* -b -e -f -i */
     for (int i = 0; i < argc; i++) {
         char *a = argv[i];
+        if ((allowed & OPT_SIZE) && a[0] == '-' && strchr("befi", a[1]) && a[1] && !a[2]) {
+            if (i + 1 >= argc) return bad(verb, "option %s needs a value", a);
+            nt[strchr("befi", a[1]) - "befi"] = argv[++i];
+            continue;
+        }
         if (strncmp(a, "--", 2) != 0 || strcmp(a, "--") == 0) {
             if (!(allowed & OPT_POSITIONAL)) return bad(verb, "unexpected argument \"%s\"", a);
             if (push(o->positional, &o->npositional, a, verb, "positional") != AR_OK) return AR_EINVAL;
@@ -84,8 +157,8 @@ ar_status cli_parse(int argc, char **argv, unsigned allowed, cli_opts *o, const 
         }
         ar_err e = {{0}};
         ar_status st = AR_OK;
-        if (!strcmp(name, "--platform")) st = push(o->platforms, &o->nplatforms, val, verb, name);
-        else if (!strcmp(name, "--algo")) st = push(o->algos, &o->nalgos, val, verb, name);
+        if (!strcmp(name, "--platform")) st = push_specs((char *)val, o->platforms, &o->nplatforms, verb, name);
+        else if (!strcmp(name, "--algo")) st = push_specs((char *)val, o->algos, &o->nalgos, verb, name);
         else if (!strcmp(name, "--schedule")) { /* a user-written schedule: algorithm schedule:file=FILE */
             if (strchr(val, ',')) return bad(verb, "--schedule: \"%s\": a file name with ',' cannot be named", val);
             if (o->nschedules >= CLI_MAX_LIST) return bad(verb, "too many --schedule values");
@@ -141,7 +214,7 @@ ar_status cli_parse(int argc, char **argv, unsigned allowed, cli_opts *o, const 
         }
         if (st != AR_OK) return st;
     }
-    return AR_OK;
+    return nt_range(o, nt, verb);
 }
 
 int cli_algo_list(const cli_opts *o, const char **names, int max) {
