@@ -135,11 +135,13 @@ int cmd_sweep(int argc, char **argv) {
     sweep_rows old = {0, 0, NULL}, fresh = {0, 0, NULL}, all = {0, 0, NULL};
     int *todo = NULL, ntodo = 0, *fresh_of_point = ar_calloc((size_t)ctx.npoints + 1, sizeof(int));
     if (!csv || !fresh_of_point) st = ar_fail(&e, AR_ENOMEM, "out of memory");
+    int lockfd = -1; /* held until exit: see sweep_lock */
+    if (!st) st = sweep_mkdirs(dir, &e);
+    if (!st) st = sweep_lock(dir, ctx.spec->name, &lockfd, &e);
     if (!st) {
         snprintf(csv, plen, "%s/%s.csv", dir, ctx.spec->name);
         st = sweep_read_csv(csv, &old, &e);
     }
-    if (!st) st = sweep_mkdirs(dir, &e);
     if (!st) {
         int salvaged = sweep_salvage_parts(&ctx, dir, &old, &e);
         if (salvaged < 0) st = AR_ENOMEM;
@@ -186,6 +188,7 @@ int cmd_sweep(int argc, char **argv) {
     free(fresh_of_point);
     free(csv);
     sweep_close(&ctx);
+    if (lockfd >= 0) close(lockfd);
     if (st) return cli_error(st, &e);
     return nerr ? AR_EFAIL : AR_OK;
 }

@@ -123,6 +123,14 @@ ar_status sweep_fill_baseline(const sweep_ctx *ctx, sweep_rows *rows, ar_err *e)
 /* Creates a directory and its parents (like mkdir -p). */
 ar_status sweep_mkdirs(const char *dir, ar_err *e);
 
+/* Takes DIR/.NAME.lock (flock, exclusive, not waiting) for the whole run and
+ * writes this pid into it: a second run of the same sweep on the same
+ * directory is refused (AR_EINVAL, naming the holder's pid) instead of
+ * deleting the first one's part files; a directory arlab cannot write in is
+ * found here, before any point runs (AR_EIO). The lock ends with the process
+ * (the descriptor is close-on-exec; workers inherit and keep it harmlessly). */
+ar_status sweep_lock(const char *dir, const char *name, int *fd, ar_err *e);
+
 /* --- part files: rows of points as they finish (lab/sweep_parts.c) ------- */
 
 /* Writes one part-file line "POINT<TAB>CSV" of a row (every column of the

@@ -2,10 +2,12 @@
  * by name), worker lines, merging in grid order, baselines, and the atomic
  * CSV + JSON writers (lines and header from the schema, schema.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -274,6 +276,31 @@ ar_status sweep_mkdirs(const char *dir, ar_err *e) {
             if (!save) break;
         }
     }
+    return AR_OK;
+}
+
+ar_status sweep_lock(const char *dir, const char *name, int *fd_out, ar_err *e) {
+    *fd_out = -1;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/.%s.lock", dir, name);
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    if (fd < 0) return ar_fail(e, AR_EIO, "%s: cannot write in this directory (%s)", dir, strerror(errno));
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        char pid[32] = "";
+        ssize_t n = pread(fd, pid, sizeof pid - 1, 0);
+        pid[n > 0 ? n : 0] = 0;
+        pid[strcspn(pid, "\n")] = 0;
+        close(fd);
+        return ar_fail(e, AR_EINVAL, "%s: sweep \"%s\" is already running there (pid %s); wait for it or use another --out",
+                       dir, name, pid[0] ? pid : "?");
+    }
+    char pid[32];
+    int n = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
+    if (ftruncate(fd, 0) != 0 || pwrite(fd, pid, (size_t)n, 0) != n) {
+        close(fd);
+        return ar_fail(e, AR_EIO, "%s: cannot write in this directory (%s)", dir, strerror(errno));
+    }
+    *fd_out = fd;
     return AR_OK;
 }
 
