@@ -148,7 +148,13 @@ int cmd_sweep(int argc, char **argv) {
         else if (salvaged && !quiet)
             fprintf(stderr, "%s: %d rows salvaged from an interrupted run\n", ctx.spec->name, salvaged);
     }
-    if (!st && !(todo = sweep_todo(&ctx, &old, &ntodo, &e))) st = AR_ENOMEM;
+    int nstale[3];
+    if (!st && !(todo = sweep_todo(&ctx, &old, &ntodo, nstale, &e))) st = AR_ENOMEM;
+    if (!st && !quiet && nstale[0] + nstale[1] + nstale[2] > 0)
+        fprintf(stderr,
+                "%s: running again %d point(s) whose rows are stale: %d computed by another arlab version, %d on a "
+                "platform that has changed, %d under another sim network\n",
+                ctx.spec->name, nstale[0] + nstale[1] + nstale[2], nstale[0], nstale[1], nstale[2]);
     if (!st) {
         for (int i = 0; i < ctx.npoints; i++) fresh_of_point[i] = -1;
         progress pg = {ntodo, 0, isatty(2), quiet, ar_now_s(), 0, ctx.spec->name};

@@ -99,7 +99,11 @@ ar_status sweep_add_tagged(const sweep_ctx *ctx, char *line, sweep_rows *fresh, 
 /* Points of the grid not done in `old` (all of their rows present with a
  * done status), in grid order: a malloc'd array (caller frees) of *ntodo
  * point indices, or NULL on allocation failure. */
-int *sweep_todo(const sweep_ctx *ctx, const sweep_rows *old, int *ntodo, ar_err *e);
+/* Resume is honest: a row counts as done only if it was computed by this arlab version, on the
+ * platform as it is now (its platform_hash: the file's bytes, or the family spec and ranks) and, for
+ * the sim backend, under the same network configuration; other points are run again. nstale counts
+ * the points re-run for each reason: [0] version, [1] platform, [2] network. */
+int *sweep_todo(sweep_ctx *ctx, const sweep_rows *old, int *ntodo, int nstale[3], ar_err *e);
 
 /* Writes rows (in the given order) as CSV and as JSON to <dir>/<name>.csv and
  * .json, atomically (temp file + rename). The JSON is an object with the

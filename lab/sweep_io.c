@@ -14,6 +14,7 @@
 #include "core/textio.h"
 #include "core/util.h"
 #include "sweep.h"
+#include "backend.h"
 
 int sweep_row_done(const sweep_row *r) {
     const char *s = r->f[SC_STATUS] ? r->f[SC_STATUS] : "";
@@ -173,9 +174,30 @@ ar_status sweep_merge(const sweep_ctx *ctx, const int *fresh_of_point, sweep_row
     return st;
 }
 
-int *sweep_todo(const sweep_ctx *ctx, const sweep_rows *old, int *ntodo, ar_err *e) {
+/* Why an old row of point i no longer stands for what this run would compute: its platform file or
+ * family changed (platform_hash), another arlab version computed it, or (sim backend) another network
+ * configuration; NULL when it still does. */
+static const char *stale_reason(sweep_ctx *ctx, int i, const sweep_row *r, const char *net) {
+    const sweep_point *pt = &ctx->points[i];
+    const char *v = r->f[SC_VERSION] ? r->f[SC_VERSION] : "";
+    if (strcmp(v, AR_VERSION)) return "arlab version";
+    ar_platform *p = NULL;
+    ar_err e = {{0}};
+    if (sweep_platform(ctx, pt, &p, &e) != AR_OK) return NULL; /* the point itself will say why */
+    const char *h = r->f[SC_PLATFORM_HASH] ? r->f[SC_PLATFORM_HASH] : "";
+    if (strcmp(h, ctx->cache_hash)) return "platform";
+    const char *n = r->f[SC_NETWORK] ? r->f[SC_NETWORK] : "";
+    size_t ln = strlen(n), lt = net ? strlen(net) : 0;
+    if (net && !strcmp(pt->backend->name, "sim") && !strcmp(r->f[SC_STATUS] ? r->f[SC_STATUS] : "", "ok") &&
+        (ln < lt || strcmp(n + ln - lt, net)))
+        return "network";
+    return NULL;
+}
+
+int *sweep_todo(sweep_ctx *ctx, const sweep_rows *old, int *ntodo, int nstale[3], ar_err *e) {
     keymap m;
     *ntodo = 0;
+    nstale[0] = nstale[1] = nstale[2] = 0;
     if (keymap_init(&m, old) < 0) {
         ar_fail(e, AR_ENOMEM, "out of memory");
         return NULL;
@@ -186,14 +208,22 @@ int *sweep_todo(const sweep_ctx *ctx, const sweep_rows *old, int *ntodo, ar_err 
         ar_fail(e, AR_ENOMEM, "out of memory");
         return NULL;
     }
+    /* the network configuration the sim backend would run now (lab/backend.h) */
+    char net[512] = "";
+    const lab_sim_api *sim = lab_sim();
+    ar_err ne = {{0}};
+    int have_net = sim && sim->network_parse(ctx->spec->sim_network, net, sizeof net, &ne) == AR_OK;
     char key[2048];
     for (int i = 0; i < ctx->npoints; i++) {
         int done = 1;
+        const char *why = NULL;
         for (int k = 0; done && k < ctx->nkeys_per_point; k++) {
             sweep_key(ctx, i, k, key, sizeof key);
             int j = keymap_find(&m, key);
             done = j >= 0 && sweep_row_done(&old->r[j]);
+            if (done && (why = stale_reason(ctx, i, &old->r[j], have_net ? net : NULL))) done = 0;
         }
+        if (why) nstale[why[0] == 'a' ? 0 : why[0] == 'p' ? 1 : 2]++;
         if (!done) todo[(*ntodo)++] = i;
     }
     free(m.slot);
