@@ -73,9 +73,13 @@ int main(int argc, char **argv) {
     snprintf(csv, sizeof csv, "%s/%s.csv", dir, ctx.spec->name);
     if (rank == 0) {
         if (sweep_read_csv(csv, &old, &e) != AR_OK || sweep_mkdirs(dir, &e) != AR_OK) return fail(rank, &e);
-        if (!(todo = sweep_todo(&ctx, &old, &ntodo, &e))) return fail(rank, &e);
+        int nstale[3];
+        if (!(todo = sweep_todo(&ctx, &old, &ntodo, nstale, &e))) return fail(rank, &e);
         if (!quiet)
-            fprintf(stderr, "%s: %d points, %d to run on %d MPI ranks\n", ctx.spec->name, ctx.npoints, ntodo, size);
+            fprintf(stderr, "%s: %d points, %d to run on %d MPI ranks (%d of them stale: version %d, platform %d, "
+                            "network %d)\n",
+                    ctx.spec->name, ctx.npoints, ntodo, size, nstale[0] + nstale[1] + nstale[2], nstale[0], nstale[1],
+                    nstale[2]);
     }
     MPI_Bcast(&ntodo, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (rank != 0 && !(todo = calloc((size_t)ntodo + 1, sizeof *todo))) {
