@@ -10,7 +10,67 @@
 #ifdef AR_HAVE_REAL_HOST
 #include "real/nccltests_in.h"
 #include "real/ntfit.h"
+#include "real/ntcal.h"
 #include "models/nccl_model.h"
+#endif
+
+#ifdef AR_HAVE_REAL_HOST
+/* Says what the data cannot identify and, with out, writes the calibrated platform (real/ntcal.h). */
+static ar_status identify_and_write(const ar_nt_set *s, const ar_platform *p, const ar_ntfit_res *r,
+                                    const char *plat, const char *out, const char *name, ar_err *e) {
+    int lo = 0, hi = 0, unknown = 0;
+    for (int i = 0; i < s->nruns; i++) {
+        if (s->runs[i].coll != AR_NT_ALL_REDUCE) continue;
+        int nn = s->runs[i].nnodes;
+        if (nn <= 0) unknown = 1;
+        else lo = lo && lo < nn ? lo : nn, hi = hi > nn ? hi : nn;
+    }
+    char notes[6][400];
+    int nn = 0;
+    snprintf(notes[nn++], sizeof notes[0],
+             "calibrated by 'arlab calibrate --from' on %d nccl-tests all_reduce records: NCCL model latency x %.6g "
+             "[%.6g, %.6g]%s, bandwidth x %.6g [%.6g, %.6g]%s (95%% bootstrap intervals, %d resamples); every link "
+             "'bw' of %s is multiplied by the bandwidth factor and every 'lat' by the latency factor",
+             r->n, r->lat_scale, r->lat_lo, r->lat_hi, r->lat_ident ? "" : " (NOT identified: kept at 1)",
+             r->bw_scale, r->bw_lo, r->bw_hi, r->bw_ident ? "" : " (NOT identified: kept at 1)", r->nboot, plat);
+    if (p->nmachines <= 1 || (hi <= 1 && !unknown))
+        snprintf(notes[nn++], sizeof notes[0],
+                 "inter-node latency and bandwidth: NOT identifiable (every run is on one node); the inter-node "
+                 "links, if any, are scaled like the intra-node ones");
+    else if (lo == hi || unknown)
+        snprintf(notes[nn++], sizeof notes[0],
+                 "intra- vs inter-node: NOT separable (the runs span %s node count): one latency and one bandwidth "
+                 "factor for every link class",
+                 unknown ? "an unknown" : "a single");
+    else
+        snprintf(notes[nn++], sizeof notes[0],
+                 "the runs span %d..%d nodes; the fit still uses one factor per kind for every link class "
+                 "(per-class factors are future work)",
+                 lo, hi);
+    snprintf(notes[nn++], sizeof notes[0],
+             "NCCL's model takes its latencies from its tuning tables, not from the links: the fitted latency "
+             "factor is carried to the links' 'lat' so that the alpha-beta models and the simulator see it");
+    printf("\nidentifiability:\n");
+    for (int i = 1; i < nn; i++) printf("  %s\n", notes[i]);
+    if (!r->lat_ident) printf("  latency_scale: NOT identified by these sizes (kept at 1)\n");
+    if (!r->bw_ident) printf("  bandwidth_scale: NOT identified by these sizes (kept at 1)\n");
+    if (!out) return AR_OK;
+    const char *np[6];
+    for (int i = 0; i < nn; i++) np[i] = notes[i];
+    char nm[256];
+    snprintf(nm, sizeof nm, "%s-calibrated", p->name);
+    ar_ntcal_in in = {.name = name ? name : nm, .lat_scale = r->lat_scale, .bw_scale = r->bw_scale,
+                      .nnotes = nn, .notes = np};
+    char *json = NULL;
+    ar_status st = ar_ntcal_platform_json(p, &in, &json, e);
+    if (st) return st;
+    FILE *fo = fopen(out, "w");
+    if (!fo || fputs(json, fo) < 0 || fputc('\n', fo) == EOF) st = ar_fail(e, AR_EIO, "cannot write %s", out);
+    if (fo && fclose(fo) != 0 && !st) st = ar_fail(e, AR_EIO, "cannot write %s", out);
+    free(json);
+    if (!st) printf("\nwrote %s (arlab model/sim/best --platform %s)\n", out, out);
+    return st;
+}
 #endif
 
 int cmd_fit(int argc, char **argv) {
@@ -20,12 +80,15 @@ int cmd_fit(int argc, char **argv) {
     return AR_EUNSUPPORTED;
 #else
     const char **files = calloc((size_t)argc + 1, sizeof *files);
-    const char *plat = NULL;
+    const char *plat = NULL, *out = NULL, *name = NULL;
     int nf = 0, boot = 200;
     unsigned seed = 1;
     if (!files) return AR_ENOMEM;
     for (int i = 0; i < argc; i++) {
-        if (i == 0 && !strcmp(argv[i], "fit")) continue;
+        if (i == 0 && (!strcmp(argv[i], "fit") || !strcmp(argv[i], "calibrate"))) continue;
+        if (!strcmp(argv[i], "--out") && i + 1 < argc) out = argv[++i];
+        else if (!strcmp(argv[i], "--name") && i + 1 < argc) name = argv[++i];
+        else
         if (!strcmp(argv[i], "--platform") && i + 1 < argc) plat = argv[++i];
         else if (!strcmp(argv[i], "--seed") && i + 1 < argc) seed = (unsigned)strtoul(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], "--boot") && i + 1 < argc) boot = atoi(argv[++i]);
@@ -38,7 +101,8 @@ int cmd_fit(int argc, char **argv) {
         }
     }
     if (!plat || nf == 0 || boot < 0 || boot > 100000) {
-        fprintf(stderr, "arlab fit: usage: fit --from FILE... --platform P [--seed N] [--boot B]\n");
+        fprintf(stderr, "arlab fit: usage: fit|calibrate --from FILE... --platform P [--seed N] [--boot B] "
+                        "[--out CAL.json [--name NAME]]\n");
         free(files);
         return AR_EINVAL;
     }
@@ -72,6 +136,8 @@ int cmd_fit(int argc, char **argv) {
         for (int b = 0; b < 4; b++)
             printf("%-10s %4d %10.4f %10.4f\n", bn[b], r.bucket_n[b], r.bucket_med[b], r.bucket_max[b]);
         printf("\nleave-one-size-out prediction error: median %.4f max %.4f\n", r.loso_med, r.loso_max);
+        st = identify_and_write(s, p, &r, plat, out, name, &e);
+        if (st) fprintf(stderr, "arlab calibrate: %s\n", e.msg);
         ar_ntfit_free(&r);
     }
     ar_nt_free(s);

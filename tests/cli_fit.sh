@@ -13,4 +13,21 @@ t_check "bucket >= 512 MB has 1" grep -q '^>= 512 MB  *1 ' "$T_TMP/out"
 t_check "loso line" grep -q '^leave-one-size-out prediction error: median' "$T_TMP/out"
 expect_error "wrong refused" 'wrong.txt:' -- fit --from "$D/wrong.txt" --platform dgx-h100
 expect_error "no --from" 'usage' -- fit --platform dgx-h100
+# calibrate --from: the calibrated platform JSON (links scaled by the fit), accepted by model, sim and best
+CAL="$T_TMP/cal.json"
+expect_ok "calibrate from nccl-tests" -- calibrate --from "$D/h100_1node_allreduce.txt" --platform dgx-h100 \
+    --boot 100 --out "$CAL"
+t_check "one node: inter-node not identifiable" grep -q 'inter-node latency and bandwidth: NOT identifiable' "$T_TMP/out"
+t_check "wrote the platform" grep -q "^wrote $CAL" "$T_TMP/out"
+BS=$(awk '$1 == "bandwidth_scale" {print $2}' "$T_TMP/out")
+LS=$(awk '$1 == "latency_scale" {print $2}' "$T_TMP/out")
+BW=$(sed -n 's/.*"bw":[[:space:]]*\([0-9.e+-]*\).*/\1/p' "$CAL" | head -1)
+LAT=$(sed -n 's/.*"lat":[[:space:]]*\([0-9.e+-]*\).*/\1/p' "$CAL" | head -1)
+t_check "bw = 20.6 GB/s x bandwidth_scale" awk -v b="$BW" -v s="$BS" 'BEGIN { d = b / 20.6e9 - s; exit !(d < 1e-4 && d > -1e-4 && s != "") }'
+t_check "lat = 1 us x latency_scale" awk -v l="$LAT" -v s="$LS" 'BEGIN { d = l / 1e-6 - s; exit !(d < 1e-4 && d > -1e-4 && s != "") }'
+t_check "named dgx-h100-calibrated" grep -q '"name":.*"dgx-h100-calibrated"' "$CAL"
+expect_ok "model on the calibrated platform" -- model --platform "$CAL" --size 100MB --algo ring --format csv
+t_check "model names it" grep -q 'dgx-h100-calibrated' "$T_TMP/out"
+expect_ok "sim on the calibrated platform" -- sim --platform "$CAL" --size 100MB --algo ring
+expect_ok "best on the calibrated platform" -- best --platform "$CAL" --size 100MB
 t_done
