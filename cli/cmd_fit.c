@@ -123,6 +123,14 @@ int cmd_fit(int argc, char **argv) {
                r.lat_ident ? "yes" : "NO (kept at the preset's value 1)");
         printf("%-16s %10.4f [%9.4f, %9.4f]  %s\n", "bandwidth_scale", r.bw_scale, r.bw_lo, r.bw_hi,
                r.bw_ident ? "yes" : "NO (kept at the preset's value 1)");
+        printf("\nper algorithm/protocol bandwidth efficiency (shared latency scale %.4f [%.4f, %.4f]):\n",
+               r.group_lat, r.group_lat_lo, r.group_lat_hi);
+        printf("%-8s %-7s %4s %7s %10s %22s  %s\n", "algo", "proto", "n", "forced", "efficiency", "95% interval",
+               "identified");
+        for (int g = 0; g < r.ngroups; g++)
+            printf("%-8s %-7s %4d %7s %10.4f [%9.4f, %9.4f]  %s\n", r.group[g].algo, r.group[g].proto, r.group[g].n,
+                   r.group[g].forced ? "yes" : "no", r.group[g].eff, r.group[g].lo, r.group[g].hi,
+                   r.group[g].ident ? "yes" : "NO (kept at 1: too few sizes or no bandwidth term)");
         printf("\nresiduals (pred-meas)/meas:\n");
         int k = 0;
         char where[300];

@@ -2,6 +2,7 @@
 #include "real/ntfit.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,6 +28,45 @@ static int solve2(const double *L, const double *X, const double *t, const int *
     return 0;
 }
 
+/* Weighted LS of t ~ a L + sum_g u_g X [g == grp]: k = 1 + ng unknowns (x[0] = a, x[1+g] = u_g), normal
+ * equations by Gaussian elimination with partial pivoting. -1 when singular. */
+static int solve_groups(const double *L, const double *X, const double *t, const int *grp, int ng, const int *idx,
+                        int m, double *x) {
+    enum { K = AR_NTFIT_MAX_GROUPS + 1 };
+    double A[K][K + 1];
+    int k = ng + 1;
+    memset(A, 0, sizeof A);
+    for (int q = 0; q < m; q++) {
+        int i = idx[q];
+        double v[2] = {L[i] / t[i], X[i] / t[i]};
+        int c[2] = {0, 1 + grp[i]};
+        for (int r = 0; r < 2; r++) {
+            for (int s2 = 0; s2 < 2; s2++) A[c[r]][c[s2]] += v[r] * v[s2];
+            A[c[r]][k] += v[r];
+        }
+    }
+    double scale = 0;
+    for (int r = 0; r < k; r++) scale = fmax(scale, fabs(A[r][r]));
+    for (int col = 0; col < k; col++) {
+        int piv = col;
+        for (int r = col + 1; r < k; r++)
+            if (fabs(A[r][col]) > fabs(A[piv][col])) piv = r;
+        if (!(fabs(A[piv][col]) > 1e-12 * scale)) return -1;
+        if (piv != col)
+            for (int c2 = 0; c2 <= k; c2++) {
+                double tmp = A[col][c2];
+                A[col][c2] = A[piv][c2], A[piv][c2] = tmp;
+            }
+        for (int r = 0; r < k; r++) {
+            if (r == col) continue;
+            double f = A[r][col] / A[col][col];
+            for (int c2 = col; c2 <= k; c2++) A[r][c2] -= f * A[col][c2];
+        }
+    }
+    for (int r = 0; r < k; r++) x[r] = A[r][k] / A[r][r];
+    return 0;
+}
+
 static double pct(double *v, int n, double q) {
     qsort(v, (size_t)n, sizeof *v, cmp_d);
     double pos = q * (n - 1);
@@ -36,6 +76,65 @@ static double pct(double *v, int n, double q) {
 }
 
 static int bucket_of(uint64_t b) { return b < (1u << 20) ? 0 : b < (64u << 20) ? 1 : b < (512u << 20) ? 2 : 3; }
+
+/* The per-(algorithm, protocol) fit (ntfit.h group[]). idx: scratch of m ints. */
+static ar_status fit_groups(ar_ntfit_res *res, const double *L, const double *X, const double *t, const int *grp,
+                            int m, int *idx, unsigned seed, int nboot, ar_err *e) {
+    int ng = res->ngroups;
+    double x[AR_NTFIT_MAX_GROUPS + 1];
+    /* identifiability per group: its records' bandwidth share of the time */
+    for (int g = 0; g < ng; g++) {
+        double xs = 0, ts = 0;
+        for (int i = 0; i < m; i++)
+            if (grp[i] == g) xs += X[i] / t[i], ts += 1;
+        res->group[g].ident = ts > 0 && xs / ts > 1e-3;
+        res->group[g].eff = res->group[g].lo = res->group[g].hi = 1;
+    }
+    for (int i = 0; i < m; i++) idx[i] = i;
+    res->group_lat = res->group_lat_lo = res->group_lat_hi = 1;
+    if (solve_groups(L, X, t, grp, ng, idx, m, x) != 0) {
+        for (int g = 0; g < ng; g++) res->group[g].ident = 0;
+        return AR_OK;
+    }
+    res->group_lat = x[0];
+    for (int g = 0; g < ng; g++)
+        if (x[1 + g] > 0) res->group[g].eff = 1 / x[1 + g];
+        else res->group[g].ident = 0;
+    int nb0 = nboot > 0 ? nboot : 1;
+    double *bs = calloc((size_t)nb0 * (size_t)(ng + 1), sizeof *bs);
+    if (!bs) return ar_fail(e, AR_ENOMEM, "ntfit: out of memory");
+    unsigned long long rng = seed * 2654435761ull + 7;
+    int nb = 0;
+    for (int b = 0; b < nboot; b++) {
+        for (int k = 0; k < m; k++) {
+            rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+            idx[k] = (int)((rng >> 33) % (unsigned long long)m);
+        }
+        if (solve_groups(L, X, t, grp, ng, idx, m, x) != 0) continue;
+        int ok = 1;
+        for (int g = 0; g < ng && ok; g++) ok = x[1 + g] > 0;
+        if (!ok) continue;
+        bs[nb] = x[0];
+        for (int g = 0; g < ng; g++) bs[(size_t)(g + 1) * (size_t)nb0 + (size_t)nb] = 1 / x[1 + g];
+        nb++;
+    }
+    if (nb >= 10) {
+        res->group_lat_lo = pct(bs, nb, 0.025), res->group_lat_hi = pct(bs, nb, 0.975);
+        for (int g = 0; g < ng; g++) {
+            double *v = bs + (size_t)(g + 1) * (size_t)nb0;
+            res->group[g].lo = pct(v, nb, 0.025), res->group[g].hi = pct(v, nb, 0.975);
+            if (res->group[g].hi - res->group[g].lo > fabs(res->group[g].eff)) res->group[g].ident = 0;
+        }
+    } else {
+        /* too few resamples solvable (e.g. a group with one size): no interval */
+        for (int g = 0; g < ng; g++) res->group[g].lo = res->group[g].hi = res->group[g].eff, res->group[g].ident = 0;
+        res->group_lat_lo = res->group_lat_hi = res->group_lat;
+    }
+    for (int g = 0; g < ng; g++)
+        if (!res->group[g].ident) res->group[g].eff = 1;
+    free(bs);
+    return AR_OK;
+}
 
 ar_status ar_ntfit_fit(const ar_nt_set *s, const ar_platform *p, unsigned seed, int nboot, ar_ntfit_res *res,
                        ar_err *e) {
@@ -57,6 +156,12 @@ ar_status ar_ntfit_fit(const ar_nt_set *s, const ar_platform *p, unsigned seed, 
         return ar_fail(e, AR_ENOMEM, "ntfit: out of memory (%d records)", n);
     }
     double *X = L + n, *t = L + 2 * n, *w = L + 3 * n;
+    int *grp = calloc((size_t)n + 1, sizeof *grp);
+    if (!grp) {
+        free(L), free(idx), ar_ntfit_free(res);
+        return ar_fail(e, AR_ENOMEM, "ntfit: out of memory (%d records)", n);
+    }
+    int gkey[AR_NTFIT_MAX_GROUPS];
     int m = 0;
     for (int i = 0; i < n; i++) {
         const ar_nt_record *r = &s->recs[i];
@@ -64,7 +169,7 @@ ar_status ar_ntfit_fit(const ar_nt_set *s, const ar_platform *p, unsigned seed, 
         char where[300];
         if (run->coll != AR_NT_ALL_REDUCE) continue;
         if (run->nranks && run->nranks != p->nranks) {
-            free(L), free(idx), ar_ntfit_free(res);
+            free(L), free(idx), free(grp), ar_ntfit_free(res);
             return ar_fail(e, AR_EINVAL, "%s: run has %d ranks, platform %d", ar_nt_where(s, r, where, sizeof where),
                            run->nranks, p->nranks);
         }
@@ -80,14 +185,25 @@ ar_status ar_ntfit_fit(const ar_nt_set *s, const ar_platform *p, unsigned seed, 
             st = ar_nccl_table_time(&in, &t0, AR_NCCL_ALLREDUCE, a, pr, (double)r->size_bytes, &tb, e);
         }
         if (st) {
-            free(L), free(idx), ar_ntfit_free(res);
+            free(L), free(idx), free(grp), ar_ntfit_free(res);
             return st;
         }
         L[m] = tf - tb, X[m] = tb, t[m] = tm->time_us * 1e-6, w[m] = (double)r->size_bytes;
+        int key = (int)a * AR_NCCL_NPROTOS + (int)pr, g = 0;
+        while (g < res->ngroups && gkey[g] != key) g++;
+        if (g == res->ngroups && g < AR_NTFIT_MAX_GROUPS) {
+            gkey[g] = key;
+            snprintf(res->group[g].algo, sizeof res->group[g].algo, "%s", ar_nccl_algo_name(a));
+            snprintf(res->group[g].proto, sizeof res->group[g].proto, "%s", ar_nccl_proto_name(pr));
+            res->ngroups++;
+        }
+        grp[m] = g;
+        res->group[g].n++;
+        res->group[g].forced |= algo >= 0;
         m++;
     }
     if (m < 2) {
-        free(L), free(idx), ar_ntfit_free(res);
+        free(L), free(idx), free(grp), ar_ntfit_free(res);
         return ar_fail(e, AR_EINVAL, "ntfit: %d all_reduce records, need at least 2", m);
     }
     res->n = m;
@@ -106,7 +222,7 @@ ar_status ar_ntfit_fit(const ar_nt_set *s, const ar_platform *p, unsigned seed, 
     /* bootstrap */
     double *ba = calloc((size_t)(nboot > 0 ? nboot : 1) * 2, sizeof *ba);
     if (!ba) {
-        free(L), free(idx), ar_ntfit_free(res);
+        free(L), free(idx), free(grp), ar_ntfit_free(res);
         return ar_fail(e, AR_ENOMEM, "ntfit: out of memory");
     }
     double *bb = ba + (nboot > 0 ? nboot : 1);
@@ -136,7 +252,7 @@ ar_status ar_ntfit_fit(const ar_nt_set *s, const ar_platform *p, unsigned seed, 
     free(tmp);
     double *v = calloc((size_t)m, sizeof *v);
     if (!v) {
-        free(L), free(idx), ar_ntfit_free(res);
+        free(L), free(idx), free(grp), ar_ntfit_free(res);
         return ar_fail(e, AR_ENOMEM, "ntfit: out of memory");
     }
     for (int i = 0; i < m; i++) res->rel_err[i] = (res->lat_scale * L[i] + X[i] / res->bw_scale - t[i]) / t[i];
@@ -157,8 +273,11 @@ ar_status ar_ntfit_fit(const ar_nt_set *s, const ar_platform *p, unsigned seed, 
         if (k >= 2 && solve2(L, X, t, idx, k, &aa, &uu) == 0) v[c++] = fabs((aa * L[i] + uu * X[i] - t[i]) / t[i]);
     }
     if (c) res->loso_med = pct(v, c, 0.5), res->loso_max = v[c - 1];
-    free(v), free(L), free(idx);
-    return AR_OK;
+    free(v);
+    st = fit_groups(res, L, X, t, grp, m, idx, seed, nboot, e);
+    free(grp), free(L), free(idx);
+    if (st) ar_ntfit_free(res);
+    return st;
 }
 
 void ar_ntfit_free(ar_ntfit_res *res) {

@@ -6,7 +6,8 @@
  * L_i + X_i). The fit scales them globally: t_i ~ a * L_i + u * X_i, a = latency scale,
  * u = 1 / bandwidth scale, by weighted linear least squares on relative residuals
  * (weight 1/t_i). The choice is kept at the preset's (not re-chosen with the fitted
- * parameters). NOT yet per link class, not per algorithm/protocol efficiency.
+ * parameters). NOT per link class. A second fit gives one bandwidth efficiency per
+ * (algorithm, protocol) with a shared latency scale (group[] below).
  * Bootstrap: resample records with replacement (fixed seed), percentile 95 % intervals.
  * A parameter is "unidentified" when its column of the weighted design is near zero
  * relative to the other or its interval is wider than its value; it then keeps 1.
@@ -20,6 +21,8 @@
 #include "core/status.h"
 #include "real/nccltests_in.h"
 
+#define AR_NTFIT_MAX_GROUPS 24
+
 typedef struct ar_ntfit_res {
     int n;                               /* records used (all_reduce, out-of-place time) */
     double lat_scale, bw_scale;          /* fitted (bw_scale = 1/u) */
@@ -30,6 +33,19 @@ typedef struct ar_ntfit_res {
     double bucket_med[4], bucket_max[4]; /* |rel err| by size: <1MB, 1-64MB, 64-512MB, >=512MB */
     int bucket_n[4];
     double loso_med, loso_max; /* leave-one-size-out: |rel err| on the held-out size */
+    /* Per (algorithm, protocol) efficiency (issue 14): t_i ~ a L_i + X_i / eff_g(i), one shared latency
+     * scale a and one bandwidth efficiency per group of records that ran (or, unforced, that NCCL's model
+     * picks for) algorithm/protocol g; eff 1 = the preset's bandwidth as NCCL's model uses it. A group is
+     * unidentified (eff kept 1) when its records carry < 1e-3 of its time in the bandwidth term, or its
+     * interval is wider than its value. */
+    int ngroups;
+    struct {
+        char algo[16], proto[16]; /* NCCL's spelling: "RING", "SIMPLE" */
+        int n, forced;            /* records; 1 when the runs forced the algorithm (NCCL_ALGO) */
+        double eff, lo, hi;       /* fitted efficiency, percentile 95 % bootstrap interval */
+        int ident;
+    } group[AR_NTFIT_MAX_GROUPS];
+    double group_lat, group_lat_lo, group_lat_hi; /* the shared latency scale of that fit */
 } ar_ntfit_res;
 
 /* Fits platform p (ranks = the runs' rank count) to the all_reduce records of s.

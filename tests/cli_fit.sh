@@ -11,6 +11,9 @@ t_check "bucket 1-64 MB has 2" grep -q '^1-64 MB  *2 ' "$T_TMP/out"
 t_check "bucket 64-512 MB has 1" grep -q '^64-512 MB  *1 ' "$T_TMP/out"
 t_check "bucket >= 512 MB has 1" grep -q '^>= 512 MB  *1 ' "$T_TMP/out"
 t_check "loso line" grep -q '^leave-one-size-out prediction error: median' "$T_TMP/out"
+t_check "per algorithm/protocol table" grep -q '^per algorithm/protocol bandwidth efficiency' "$T_TMP/out"
+t_check "NVLS/SIMPLE group of 3, identified" grep -q '^NVLS  *SIMPLE  *3  *no .* yes$' "$T_TMP/out"
+t_check "RING/LL group of 3 (latency-bound: not identified)" grep -q '^RING  *LL  *3  *no .*NO (kept at 1' "$T_TMP/out"
 expect_error "wrong refused" 'wrong.txt:' -- fit --from "$D/wrong.txt" --platform dgx-h100
 expect_error "no --from" 'usage' -- fit --platform dgx-h100
 # calibrate --from: the calibrated platform JSON (links scaled by the fit), accepted by model, sim and best
