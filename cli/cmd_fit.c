@@ -33,7 +33,7 @@ static ar_status identify_and_write(const ar_nt_set *s, const ar_platform *p, co
              "'bw' of %s is multiplied by the bandwidth factor and every 'lat' by the latency factor",
              r->n, r->lat_scale, r->lat_lo, r->lat_hi, r->lat_ident ? "" : " (NOT identified: kept at 1)",
              r->bw_scale, r->bw_lo, r->bw_hi, r->bw_ident ? "" : " (NOT identified: kept at 1)", r->nboot, plat);
-    if (p->nmachines <= 1 || (hi <= 1 && !unknown))
+    if ((hi <= 1 && !unknown) || (unknown && hi == 0 && p->nmachines <= 1))
         snprintf(notes[nn++], sizeof notes[0],
                  "inter-node latency and bandwidth: NOT identifiable (every run is on one node); the inter-node "
                  "links, if any, are scaled like the intra-node ones");
@@ -44,9 +44,10 @@ static ar_status identify_and_write(const ar_nt_set *s, const ar_platform *p, co
                  unknown ? "an unknown" : "a single");
     else
         snprintf(notes[nn++], sizeof notes[0],
-                 "the runs span %d..%d nodes; the fit still uses one factor per kind for every link class "
-                 "(per-class factors are future work)",
-                 lo, hi);
+                 "the runs span %d..%d nodes (multi-node runs predicted on %s:nodes=N); the fit still uses one "
+                 "factor per kind for every link class, so intra- and inter-node links are NOT separated "
+                 "(per-class factors are future work); the calibrated platform is the one-node preset",
+                 lo, hi, p->name);
     snprintf(notes[nn++], sizeof notes[0],
              "NCCL's model takes its latencies from its tuning tables, not from the links: the fitted latency "
              "factor is carried to the links' 'lat' so that the alpha-beta models and the simulator see it");
@@ -144,6 +145,15 @@ int cmd_fit(int argc, char **argv) {
         for (int b = 0; b < 4; b++)
             printf("%-10s %4d %10.4f %10.4f\n", bn[b], r.bucket_n[b], r.bucket_med[b], r.bucket_max[b]);
         printf("\nleave-one-size-out prediction error: median %.4f max %.4f\n", r.loso_med, r.loso_max);
+        if (r.lonco_n) {
+            printf("leave-one-node-count-out prediction error (fit on the other node counts):\n");
+            printf("%-10s %4s %10s %10s\n", "held out", "n", "median|e|", "max|e|");
+            for (int q = 0; q < r.lonco_n; q++)
+                printf("%2d node%s   %4d %10.4f %10.4f\n", r.lonco_nodes[q], r.lonco_nodes[q] == 1 ? " " : "s",
+                       r.lonco_cnt[q], r.lonco_med[q], r.lonco_max[q]);
+        } else {
+            printf("leave-one-node-count-out: not run (the records are all on one node count)\n");
+        }
         st = identify_and_write(s, p, &r, plat, out, name, &e);
         if (st) fprintf(stderr, "arlab calibrate: %s\n", e.msg);
         ar_ntfit_free(&r);

@@ -136,16 +136,76 @@ static ar_status fit_groups(ar_ntfit_res *res, const double *L, const double *X,
     return AR_OK;
 }
 
+/* The NCCL model of each rank count the files hold: p itself, or p's multi-node form "NAME:nodes=N"
+ * (core/platform_rail.h) for runs of N nodes of p's size when p is one node. */
+#define NTFIT_MAX_PLATS 16
+typedef struct plat_cache {
+    int n;
+    struct {
+        int nranks;
+        const ar_platform *p;
+        ar_platform *own;
+        ar_nccl_in in;
+        ar_nccl_table tab;
+    } c[NTFIT_MAX_PLATS];
+} plat_cache;
+
+static ar_status model_of(plat_cache *pc, const ar_platform *p, const ar_nt_set *s, const ar_nt_record *r, int *k,
+                          ar_err *e) {
+    const ar_nt_run *run = &s->runs[r->run];
+    int nr = run->nranks ? run->nranks : p->nranks;
+    for (int i = 0; i < pc->n; i++)
+        if (pc->c[i].nranks == nr) return *k = i, AR_OK;
+    char where[300];
+    if (pc->n == NTFIT_MAX_PLATS)
+        return ar_fail(e, AR_ELIMIT, "%s: more than %d rank counts", ar_nt_where(s, r, where, sizeof where),
+                       NTFIT_MAX_PLATS);
+    const ar_platform *use = p;
+    ar_platform *own = NULL;
+    if (nr != p->nranks) {
+        int nodes = run->nnodes;
+        if (p->nmachines != 1 || nodes < 2 || nr != nodes * p->nranks)
+            return ar_fail(e, AR_EINVAL,
+                           "%s: run has %d ranks on %d nodes, platform %s %d (a one-node preset fits runs of N "
+                           "whole nodes through NAME:nodes=N)",
+                           ar_nt_where(s, r, where, sizeof where), nr, nodes, p->name, p->nranks);
+        char spec[300];
+        snprintf(spec, sizeof spec, "%s:nodes=%d", p->name, nodes);
+        ar_err e2 = {{0}};
+        if (ar_platform_load(spec, 0, &own, &e2))
+            return ar_fail(e, AR_EINVAL, "%s: %d nodes: %s", ar_nt_where(s, r, where, sizeof where), nodes, e2.msg);
+        use = own;
+    }
+    int i = pc->n;
+    ar_status st = ar_nccl_in_from_platform(use, 0, &pc->c[i].in, e);
+    if (!st) st = ar_nccl_model_tune(&pc->c[i].in, &pc->c[i].tab, e);
+    if (st) {
+        ar_platform_free(own);
+        return st;
+    }
+    pc->c[i].nranks = nr, pc->c[i].p = use, pc->c[i].own = own;
+    pc->n++;
+    *k = i;
+    return AR_OK;
+}
+
+static ar_status fit_impl(const ar_nt_set *s, const ar_platform *p, plat_cache *pc, unsigned seed, int nboot,
+                          ar_ntfit_res *res, ar_err *e);
+
 ar_status ar_ntfit_fit(const ar_nt_set *s, const ar_platform *p, unsigned seed, int nboot, ar_ntfit_res *res,
                        ar_err *e) {
+    plat_cache *pc = calloc(1, sizeof *pc);
+    if (!pc) return ar_fail(e, AR_ENOMEM, "ntfit: out of memory");
+    ar_status st = fit_impl(s, p, pc, seed, nboot, res, e);
+    for (int i = 0; i < pc->n; i++) ar_platform_free(pc->c[i].own);
+    free(pc);
+    return st;
+}
+
+static ar_status fit_impl(const ar_nt_set *s, const ar_platform *p, plat_cache *pc, unsigned seed, int nboot,
+                          ar_ntfit_res *res, ar_err *e) {
     memset(res, 0, sizeof *res);
     ar_status st = ar_nt_check_fit(s, AR_NT_HALF_OOP, e);
-    if (st) return st;
-    ar_nccl_in in;
-    st = ar_nccl_in_from_platform(p, 0, &in, e);
-    if (st) return st;
-    ar_nccl_table tab;
-    st = ar_nccl_model_tune(&in, &tab, e);
     if (st) return st;
     int n = s->nrecs;
     double *L = calloc((size_t)n * 4, sizeof *L);
@@ -156,33 +216,36 @@ ar_status ar_ntfit_fit(const ar_nt_set *s, const ar_platform *p, unsigned seed, 
         return ar_fail(e, AR_ENOMEM, "ntfit: out of memory (%d records)", n);
     }
     double *X = L + n, *t = L + 2 * n, *w = L + 3 * n;
-    int *grp = calloc((size_t)n + 1, sizeof *grp);
+    int *grp = calloc((size_t)n * 2 + 1, sizeof *grp);
     if (!grp) {
         free(L), free(idx), ar_ntfit_free(res);
         return ar_fail(e, AR_ENOMEM, "ntfit: out of memory (%d records)", n);
     }
     int gkey[AR_NTFIT_MAX_GROUPS];
+    int *nod = grp + n; /* machines of each used record's platform */
     int m = 0;
     for (int i = 0; i < n; i++) {
         const ar_nt_record *r = &s->recs[i];
         const ar_nt_run *run = &s->runs[r->run];
-        char where[300];
         if (run->coll != AR_NT_ALL_REDUCE) continue;
-        if (run->nranks && run->nranks != p->nranks) {
+        int k = 0;
+        st = model_of(pc, p, s, r, &k, e);
+        if (st) {
             free(L), free(idx), free(grp), ar_ntfit_free(res);
-            return ar_fail(e, AR_EINVAL, "%s: run has %d ranks, platform %d", ar_nt_where(s, r, where, sizeof where),
-                           run->nranks, p->nranks);
+            return st;
         }
+        const ar_nccl_in *inp = &pc->c[k].in;
+        nod[m] = pc->c[k].p->nmachines;
         const ar_nt_timing *tm = r->oop.present ? &r->oop : &r->ip;
         int algo = run->algo[0] ? ar_nccl_algo_parse(run->algo) : -1;
         ar_nccl_algo a;
         ar_nccl_proto pr;
         double tf, tb;
-        st = ar_nccl_model_choose(&in, AR_NCCL_ALLREDUCE, algo, (double)r->size_bytes, &a, &pr, &tf, e);
+        st = ar_nccl_model_choose(inp, AR_NCCL_ALLREDUCE, algo, (double)r->size_bytes, &a, &pr, &tf, e);
         if (!st) {
-            ar_nccl_table t0 = tab;
+            ar_nccl_table t0 = pc->c[k].tab;
             t0.lat_us[AR_NCCL_ALLREDUCE][a][pr] = 0;
-            st = ar_nccl_table_time(&in, &t0, AR_NCCL_ALLREDUCE, a, pr, (double)r->size_bytes, &tb, e);
+            st = ar_nccl_table_time(inp, &t0, AR_NCCL_ALLREDUCE, a, pr, (double)r->size_bytes, &tb, e);
         }
         if (st) {
             free(L), free(idx), free(grp), ar_ntfit_free(res);
@@ -273,6 +336,25 @@ ar_status ar_ntfit_fit(const ar_nt_set *s, const ar_platform *p, unsigned seed, 
         if (k >= 2 && solve2(L, X, t, idx, k, &aa, &uu) == 0) v[c++] = fabs((aa * L[i] + uu * X[i] - t[i]) / t[i]);
     }
     if (c) res->loso_med = pct(v, c, 0.5), res->loso_max = v[c - 1];
+    /* leave-one-node-count-out: fit without a node count, predict it */
+    for (int i = 0; i < m; i++) {
+        int seen = 0;
+        for (int q = 0; q < res->lonco_n && !seen; q++) seen = res->lonco_nodes[q] == nod[i];
+        if (!seen && res->lonco_n < AR_NTFIT_MAX_NODECOUNTS) res->lonco_nodes[res->lonco_n++] = nod[i];
+    }
+    if (res->lonco_n < 2) res->lonco_n = 0;
+    for (int q = 0; q < res->lonco_n; q++) {
+        int k = 0, h = 0;
+        for (int j = 0; j < m; j++)
+            if (nod[j] != res->lonco_nodes[q]) idx[k++] = j;
+        double aa = 1, uu = 1;
+        res->lonco_med[q] = res->lonco_max[q] = NAN;
+        if (k < 2 || solve2(L, X, t, idx, k, &aa, &uu) != 0) continue;
+        for (int j = 0; j < m; j++)
+            if (nod[j] == res->lonco_nodes[q]) v[h++] = fabs((aa * L[j] + uu * X[j] - t[j]) / t[j]);
+        res->lonco_cnt[q] = h;
+        if (h) res->lonco_med[q] = pct(v, h, 0.5), res->lonco_max[q] = v[h - 1];
+    }
     free(v);
     st = fit_groups(res, L, X, t, grp, m, idx, seed, nboot, e);
     free(grp), free(L), free(idx);

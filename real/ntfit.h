@@ -22,6 +22,7 @@
 #include "real/nccltests_in.h"
 
 #define AR_NTFIT_MAX_GROUPS 24
+#define AR_NTFIT_MAX_NODECOUNTS 16
 
 typedef struct ar_ntfit_res {
     int n;                               /* records used (all_reduce, out-of-place time) */
@@ -46,10 +47,17 @@ typedef struct ar_ntfit_res {
         int ident;
     } group[AR_NTFIT_MAX_GROUPS];
     double group_lat, group_lat_lo, group_lat_hi; /* the shared latency scale of that fit */
+    /* Leave-one-node-count-out (when the records span >= 2 node counts; else lonco_n = 0): the global
+     * two-scale fit on the other node counts predicts this one; |rel err| median/max (NAN: the rest
+     * could not be fitted). */
+    int lonco_n;
+    int lonco_nodes[AR_NTFIT_MAX_NODECOUNTS], lonco_cnt[AR_NTFIT_MAX_NODECOUNTS];
+    double lonco_med[AR_NTFIT_MAX_NODECOUNTS], lonco_max[AR_NTFIT_MAX_NODECOUNTS];
 } ar_ntfit_res;
 
-/* Fits platform p (ranks = the runs' rank count) to the all_reduce records of s.
- * Every run must have nranks equal to p's rank count. Refuses #wrong > 0 (ar_nt_check_fit). */
+/* Fits platform p to the all_reduce records of s. A run has p's rank count, or, when p is one
+ * node, N x p's ranks on N nodes: it is predicted on "NAME:nodes=N" (core/platform_rail.h). The
+ * same two scales hold for every node count. Refuses #wrong > 0 (ar_nt_check_fit). */
 ar_status ar_ntfit_fit(const ar_nt_set *s, const ar_platform *p, unsigned seed, int nboot, ar_ntfit_res *res,
                        ar_err *e);
 void ar_ntfit_free(ar_ntfit_res *res);

@@ -14,6 +14,17 @@ t_check "loso line" grep -q '^leave-one-size-out prediction error: median' "$T_T
 t_check "per algorithm/protocol table" grep -q '^per algorithm/protocol bandwidth efficiency' "$T_TMP/out"
 t_check "NVLS/SIMPLE group of 3, identified" grep -q '^NVLS  *SIMPLE  *3  *no .* yes$' "$T_TMP/out"
 t_check "RING/LL group of 3 (latency-bound: not identified)" grep -q '^RING  *LL  *3  *no .*NO (kept at 1' "$T_TMP/out"
+t_check "one node count: LONCO not run" grep -q '^leave-one-node-count-out: not run' "$T_TMP/out"
+# 1 and 2 nodes (the 16-rank run on dgx-h100:nodes=2): leave-one-node-count-out
+expect_ok "fit 1+2 nodes" -- fit --from "$D/h100_1node_allreduce.txt" "$D/h100_2node_ring.txt" --platform dgx-h100 \
+    --boot 50
+t_check "10 records" grep -q 'to 10 all_reduce records' "$T_TMP/out"
+t_check "LONCO: 1 node held out, 6 records" grep -Eq '^ 1 node +6 +[0-9.]+ +[0-9.]+$' "$T_TMP/out"
+t_check "LONCO: 2 nodes held out, 4 records" grep -Eq '^ 2 nodes +4 +[0-9.]+ +[0-9.]+$' "$T_TMP/out"
+t_check "forced RING groups" grep -Eq '^RING +SIMPLE +2 +yes ' "$T_TMP/out"
+t_check "intra/inter not separated" grep -q 'the runs span 1..2 nodes' "$T_TMP/out"
+expect_error "16 ranks on a 8-rank 2-node platform" 'run has 16 ranks' -- fit --from "$D/h100_2node_ring.txt" \
+    --platform bc-ibm-2x4
 expect_error "wrong refused" 'wrong.txt:' -- fit --from "$D/wrong.txt" --platform dgx-h100
 expect_error "no --from" 'usage' -- fit --platform dgx-h100
 # calibrate --from: the calibrated platform JSON (links scaled by the fit), accepted by model, sim and best
