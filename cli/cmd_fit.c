@@ -11,6 +11,7 @@
 #include "real/nccltests_in.h"
 #include "real/ntfit.h"
 #include "real/ntcal.h"
+#include "real/ntref.h"
 #include "models/nccl_model.h"
 #endif
 
@@ -74,6 +75,78 @@ static ar_status identify_and_write(const ar_nt_set *s, const ar_platform *p, co
 }
 #endif
 
+#ifdef AR_HAVE_REAL_HOST
+/* `arlab fit --reference FILE [--csv]`: the corpus against the presets (real/ntref.h). */
+static int fit_reference(const char *path, int csv) {
+    ar_err e = {{0}};
+    ar_nt_ref *refs = NULL;
+    int n = 0;
+    ar_ntref_pred *p = NULL;
+    ar_ntref_fit fit;
+    ar_status st = ar_nt_read_reference(path, &refs, &n, &e);
+    if (!st) st = ar_ntref_predict(refs, n, &p, &fit, &e);
+    if (st) {
+        fprintf(stderr, "arlab fit: %s\n", e.msg);
+        free(refs);
+        return st;
+    }
+    if (csv)
+        printf("line,preset,platform,ranks,bytes,size_assumed,algorithm,nccl_algo,nccl_proto,published_busbw_GBps,"
+               "predicted_busbw_GBps,rel_err,loo_pooled,loo_algo,status\n");
+    else
+        printf("%-5s %-10s %-9s %5s %-6s %-10s %10s %10s %8s %9s %9s  %s\n", "line", "preset", "size", "ranks", "forced",
+               "predicted", "published", "predicted", "rel_err", "loo_pool", "loo_algo", "source / why");
+    for (int i = 0; i < n; i++) {
+        const ar_nt_ref *r = &refs[i];
+        const ar_ntref_pred *q = &p[i];
+        if (csv) {
+            if (q->ok)
+                printf("%d,%s,%s,%d,%.0f,%d,%s,%s,%s,%.17g,%.17g,%.17g,%.17g,%.17g,ok\n", r->line, r->preset,
+                       q->platform, r->ranks, q->bytes, q->size_assumed, r->algorithm, q->algo, q->proto,
+                       q->pub_busbw_GBps, q->pred_busbw_GBps, q->rel_err, q->loo_pooled, q->loo_algo);
+            else
+                printf("%d,%s,%s,%d,%.0f,%d,%s,,,%.17g,,,,,\"%s\"\n", r->line, r->preset, q->platform, r->ranks, q->bytes,
+                       q->size_assumed, r->algorithm, q->pub_busbw_GBps, q->why);
+            continue;
+        }
+        char sz[32], alg[40];
+        snprintf(sz, sizeof sz, "%.0fMiB%s", q->bytes / 1048576.0, q->size_assumed ? "*" : "");
+        snprintf(alg, sizeof alg, "%s/%s", q->algo, q->proto);
+        if (q->ok)
+            printf("%-5d %-10s %-9s %5d %-6s %-10s %10.1f %10.1f %+8.3f %9.3f %9.3f  %s\n", r->line, r->preset, sz,
+                   r->ranks, r->algorithm[0] ? r->algorithm : "-", alg, q->pub_busbw_GBps, q->pred_busbw_GBps,
+                   q->rel_err, q->loo_pooled, q->loo_algo, r->source);
+        else
+            printf("%-5d %-10s %-9s %5d %-6s %-10s %10.1f %10s %8s %9s %9s  not predicted: %s\n", r->line, r->preset, sz,
+                   r->ranks, r->algorithm[0] ? r->algorithm : "-", "-", q->pub_busbw_GBps, "-", "-", "-", "-",
+                   q->why);
+    }
+    if (!csv) {
+        printf("* size not given by the source: %.0f B assumed (the end of a usual nccl-tests sweep)\n",
+               AR_NTREF_DEFAULT_BYTES);
+        printf("busbw in GB/s; rel_err = (predicted - published) / published; loo_*: leave-one-out |rel err| of the "
+               "time after refitting the bandwidth efficiency on the other rows (pooled / same NCCL algorithm)\n");
+        printf("\nfit of the presets' bandwidth efficiency (t ~ L + X / eff, NCCL model %s; eff 1 = the presets as "
+               "they are):\n",
+               "" AR_NCCL_MODEL_VERSION);
+        printf("  pooled: eff %.4f over all rows\n", fit.eff_pooled);
+        for (int g = 0; g < fit.nalgo; g++)
+            printf("  %-10s eff %.4f over %d row%s\n", fit.algo[g], fit.eff_algo[g], fit.n_algo[g],
+                   fit.n_algo[g] == 1 ? "" : "s");
+        static const char *bn[4] = {"< 1 MB", "1-64 MB", "64-512 MB", ">= 512 MB"};
+        printf("\ncross-validated (leave-one-out) |rel err| of the time per size bucket:\n");
+        printf("%-10s %4s %12s %12s %12s %12s\n", "bucket", "n", "pooled med", "pooled max", "per-algo med",
+               "per-algo max");
+        for (int b = 0; b < 4; b++)
+            printf("%-10s %4d %12.4f %12.4f %12.4f %12.4f\n", bn[b], fit.bucket_n[0][b], fit.bucket_med[0][b],
+                   fit.bucket_max[0][b], fit.bucket_med[1][b], fit.bucket_max[1][b]);
+    }
+    free(p);
+    free(refs);
+    return 0;
+}
+#endif
+
 int cmd_fit(int argc, char **argv) {
 #ifndef AR_HAVE_REAL_HOST
     (void)argc, (void)argv;
@@ -81,12 +154,21 @@ int cmd_fit(int argc, char **argv) {
     return AR_EUNSUPPORTED;
 #else
     const char **files = calloc((size_t)argc + 1, sizeof *files);
-    const char *plat = NULL, *out = NULL, *name = NULL;
+    const char *plat = NULL, *out = NULL, *name = NULL, *reference = NULL;
+    int csv = 0;
     int nf = 0, boot = 200;
     unsigned seed = 1;
     if (!files) return AR_ENOMEM;
     for (int i = 0; i < argc; i++) {
         if (i == 0 && (!strcmp(argv[i], "fit") || !strcmp(argv[i], "calibrate"))) continue;
+        if (!strcmp(argv[i], "--reference") && i + 1 < argc) {
+            reference = argv[++i];
+            continue;
+        }
+        if (!strcmp(argv[i], "--csv")) {
+            csv = 1;
+            continue;
+        }
         if (!strcmp(argv[i], "--out") && i + 1 < argc) out = argv[++i];
         else if (!strcmp(argv[i], "--name") && i + 1 < argc) name = argv[++i];
         else
@@ -101,9 +183,13 @@ int cmd_fit(int argc, char **argv) {
             return AR_EINVAL;
         }
     }
+    if (reference && !plat && nf == 0) {
+        free(files);
+        return fit_reference(reference, csv);
+    }
     if (!plat || nf == 0 || boot < 0 || boot > 100000) {
         fprintf(stderr, "arlab fit: usage: fit|calibrate --from FILE... --platform P [--seed N] [--boot B] "
-                        "[--out CAL.json [--name NAME]]\n");
+                        "[--out CAL.json [--name NAME]] | fit --reference CORPUS.csv [--csv]\n");
         free(files);
         return AR_EINVAL;
     }
