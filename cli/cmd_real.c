@@ -642,7 +642,7 @@ static int compare_main(int argc, char **argv, const char **mfiles, int nmf, con
                                        "wrong",        "nccl_model_s",  "mpi_s",          "nccl_model_err",
                                        "model_vs_nccl", "sim_vs_nccl",  "mpi_vs_nccl"};
     cli_table t;
-    tbl_init(&t, 17, cols);
+    tbl_init(&t, nmf ? 17 : 11, cols); /* the NCCL-model/MPI columns with --measured only (stable header) */
     lab_compare_row *prow = NULL; /* the first platform's rows, for --plot */
     int *palgo = NULL, np = 0;
     size_t pcap = 0;
@@ -717,12 +717,14 @@ static int compare_main(int argc, char **argv, const char **mfiles, int nmf, con
                 tbl_num(&t, r, 9, "%.9g", cr.nccl_s);
                 if (cr.wrong >= 0) tbl_int(&t, r, 10, cr.wrong);
                 else tbl_str(&t, r, 10, "");
-                tbl_num(&t, r, 11, "%.9g", cr.nccl_model_s);
-                tbl_num(&t, r, 12, "%.9g", cr.mpi_s);
-                tbl_num(&t, r, 13, "%.3g", cr.nccl_model_err);
-                tbl_num(&t, r, 14, "%.3g", cr.model_vs_nccl);
-                tbl_num(&t, r, 15, "%.3g", cr.sim_vs_nccl);
-                tbl_num(&t, r, 16, "%.3g", cr.mpi_vs_nccl);
+                if (nmf) {
+                    tbl_num(&t, r, 11, "%.9g", cr.nccl_model_s);
+                    tbl_num(&t, r, 12, "%.9g", cr.mpi_s);
+                    tbl_num(&t, r, 13, "%.3g", cr.nccl_model_err);
+                    tbl_num(&t, r, 14, "%.3g", cr.model_vs_nccl);
+                    tbl_num(&t, r, 15, "%.3g", cr.sim_vs_nccl);
+                    tbl_num(&t, r, 16, "%.3g", cr.mpi_vs_nccl);
+                }
                 if (plot && pi == 0) {
                     size_t c1 = pcap, c2 = pcap;
                     if (ar_grow(&prow, &c1, (size_t)np + 1, sizeof *prow) < 0 ||
