@@ -52,8 +52,18 @@ static ar_status identify_and_write(const ar_nt_set *s, const ar_platform *p, co
     snprintf(notes[nn++], sizeof notes[0],
              "NCCL's model takes its latencies from its tuning tables, not from the links: the fitted latency "
              "factor is carried to the links' 'lat' so that the alpha-beta models and the simulator see it");
+    {
+        int at = snprintf(notes[nn], sizeof notes[0],
+                          "per NCCL algorithm/protocol bandwidth efficiency (not applied to the links; the platform "
+                          "format has no place for it):");
+        for (int g = 0; g < r->ngroups && at > 0 && (size_t)at < sizeof notes[0]; g++)
+            at += snprintf(notes[nn] + at, sizeof notes[0] - (size_t)at, " %s/%s %.4g [%.4g, %.4g]%s;",
+                           r->group[g].algo, r->group[g].proto, r->group[g].eff, r->group[g].lo, r->group[g].hi,
+                           r->group[g].ident ? "" : " not identified");
+        nn++;
+    }
     printf("\nidentifiability:\n");
-    for (int i = 1; i < nn; i++) printf("  %s\n", notes[i]);
+    for (int i = 1; i < nn - 1; i++) printf("  %s\n", notes[i]);
     if (!r->lat_ident) printf("  latency_scale: NOT identified by these sizes (kept at 1)\n");
     if (!r->bw_ident) printf("  bandwidth_scale: NOT identified by these sizes (kept at 1)\n");
     if (!out) return AR_OK;
