@@ -39,6 +39,7 @@ BW=$(sed -n 's/.*"bw":[[:space:]]*\([0-9.e+-]*\).*/\1/p' "$CAL" | head -1)
 LAT=$(sed -n 's/.*"lat":[[:space:]]*\([0-9.e+-]*\).*/\1/p' "$CAL" | head -1)
 t_check "bw = 20.6 GB/s x bandwidth_scale" awk -v b="$BW" -v s="$BS" 'BEGIN { d = b / 20.6e9 - s; exit !(d < 1e-4 && d > -1e-4 && s != "") }'
 t_check "lat = 1 us x latency_scale" awk -v l="$LAT" -v s="$LS" 'BEGIN { d = l / 1e-6 - s; exit !(d < 1e-4 && d > -1e-4 && s != "") }'
+t_check "per algorithm/protocol efficiencies in the notes" grep -q 'NVLS/SIMPLE 0\.8[0-9]* \[' "$CAL"
 t_check "named dgx-h100-calibrated" grep -q '"name":.*"dgx-h100-calibrated"' "$CAL"
 expect_ok "model on the calibrated platform" -- model --platform "$CAL" --size 100MB --algo ring --format csv
 t_check "model names it" grep -q 'dgx-h100-calibrated' "$T_TMP/out"
