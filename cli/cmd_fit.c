@@ -250,6 +250,15 @@ int cmd_fit(int argc, char **argv) {
         } else {
             printf("leave-one-node-count-out: not run (the records are all on one node count)\n");
         }
+        if (r.have_classes) {
+            printf("\nper node class (printed, not applied to the calibrated links):\n");
+            static const char *const cn[2] = {"intra-node (1-node runs)", "inter-node (multi-node runs)"};
+            for (int c = 0; c < 2; c++)
+                printf("  %-28s n %3d  latency %.4f [%.4f, %.4f]%s  bandwidth %.4f [%.4f, %.4f]%s\n", cn[c],
+                       r.cls[c].n, r.cls[c].lat, r.cls[c].lat_lo, r.cls[c].lat_hi,
+                       r.cls[c].lat_ident ? "" : " NOT identified", r.cls[c].bw, r.cls[c].bw_lo, r.cls[c].bw_hi,
+                       r.cls[c].bw_ident ? "" : " NOT identified");
+        }
         st = identify_and_write(s, p, &r, plat, out, name, &e);
         if (st) fprintf(stderr, "arlab calibrate: %s\n", e.msg);
         ar_ntfit_free(&r);

@@ -77,6 +77,42 @@ static double pct(double *v, int n, double q) {
 
 static int bucket_of(uint64_t b) { return b < (1u << 20) ? 0 : b < (64u << 20) ? 1 : b < (512u << 20) ? 2 : 3; }
 
+/* Two-scale fit on the records with sel[i] (scratch idx of m ints), bootstrap within them. */
+static void fit_class(const double *L, const double *X, const double *t, const int *sel, int m, int *idx,
+                      unsigned seed, int nboot, double *ba, int k, ar_ntfit_res *res) {
+    int n = 0;
+    for (int i = 0; i < m; i++)
+        if (sel[i]) idx[n++] = i;
+    res->cls[k].n = n;
+    double a = 1, u = 1;
+    res->cls[k].lat = res->cls[k].bw = 1;
+    res->cls[k].lat_lo = res->cls[k].lat_hi = res->cls[k].bw_lo = res->cls[k].bw_hi = 1;
+    if (n < 2 || solve2(L, X, t, idx, n, &a, &u) != 0 || !(u > 0)) return;
+    res->cls[k].lat = a, res->cls[k].bw = 1 / u;
+    res->cls[k].lat_ident = res->cls[k].bw_ident = 1;
+    int *pool = idx + m; /* the class's records */
+    memcpy(pool, idx, (size_t)n * sizeof *pool);
+    double *bb = ba + (nboot > 0 ? nboot : 1);
+    unsigned long long rng = seed * 2654435761ull + 13 + (unsigned)k;
+    int nb = 0;
+    for (int b = 0; b < nboot; b++) {
+        for (int q = 0; q < n; q++) {
+            rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+            idx[q] = pool[(rng >> 33) % (unsigned long long)n];
+        }
+        double aa, uu;
+        if (solve2(L, X, t, idx, n, &aa, &uu) == 0 && uu > 0) ba[nb] = aa, bb[nb] = 1 / uu, nb++;
+    }
+    if (nb >= 10) {
+        res->cls[k].lat_lo = pct(ba, nb, 0.025), res->cls[k].lat_hi = pct(ba, nb, 0.975);
+        res->cls[k].bw_lo = pct(bb, nb, 0.025), res->cls[k].bw_hi = pct(bb, nb, 0.975);
+        if (res->cls[k].lat_hi - res->cls[k].lat_lo > fabs(res->cls[k].lat)) res->cls[k].lat_ident = 0;
+        if (res->cls[k].bw_hi - res->cls[k].bw_lo > fabs(res->cls[k].bw)) res->cls[k].bw_ident = 0;
+    } else {
+        res->cls[k].lat_ident = res->cls[k].bw_ident = 0;
+    }
+}
+
 /* The per-(algorithm, protocol) fit (ntfit.h group[]). idx: scratch of m ints. */
 static ar_status fit_groups(ar_ntfit_res *res, const double *L, const double *X, const double *t, const int *grp,
                             int m, int *idx, unsigned seed, int nboot, ar_err *e) {
@@ -356,6 +392,24 @@ static ar_status fit_impl(const ar_nt_set *s, const ar_platform *p, plat_cache *
         if (h) res->lonco_med[q] = pct(v, h, 0.5), res->lonco_max[q] = v[h - 1];
     }
     free(v);
+    if (res->lonco_n >= 2) {
+        int *sel = calloc((size_t)m * 3 + 2, sizeof *sel);
+        double *cb = calloc((size_t)(nboot > 0 ? nboot : 1) * 2, sizeof *ba);
+        if (!sel || !cb) {
+            free(sel), free(cb), free(grp), free(L), free(idx), ar_ntfit_free(res);
+            return ar_fail(e, AR_ENOMEM, "ntfit: out of memory");
+        }
+        int *scratch = sel + m, one = 0, multi = 0;
+        for (int i = 0; i < m; i++) one += nod[i] == 1, multi += nod[i] > 1;
+        if (one >= 2 && multi >= 2) {
+            res->have_classes = 1;
+            for (int k = 0; k < 2; k++) {
+                for (int i = 0; i < m; i++) sel[i] = k ? nod[i] > 1 : nod[i] == 1;
+                fit_class(L, X, t, sel, m, scratch, seed, nboot, cb, k, res);
+            }
+        }
+        free(sel), free(cb);
+    }
     st = fit_groups(res, L, X, t, grp, m, idx, seed, nboot, e);
     free(grp), free(L), free(idx);
     if (st) ar_ntfit_free(res);

@@ -53,6 +53,15 @@ typedef struct ar_ntfit_res {
     int lonco_n;
     int lonco_nodes[AR_NTFIT_MAX_NODECOUNTS], lonco_cnt[AR_NTFIT_MAX_NODECOUNTS];
     double lonco_med[AR_NTFIT_MAX_NODECOUNTS], lonco_max[AR_NTFIT_MAX_NODECOUNTS];
+    /* Per node class (when the records hold one-node and multi-node runs; else have_classes = 0): the
+     * two-scale fit on the one-node runs (intra-node: NVLink-bound) and on the multi-node runs (network-
+     * bound under NCCL's model), each with percentile 95 % intervals. Printed, not applied to the links. */
+    int have_classes;
+    struct {
+        int n;
+        double lat, lat_lo, lat_hi, bw, bw_lo, bw_hi;
+        int lat_ident, bw_ident;
+    } cls[2];
 } ar_ntfit_res;
 
 /* Fits platform p to the all_reduce records of s. A run has p's rank count, or, when p is one

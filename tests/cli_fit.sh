@@ -21,6 +21,9 @@ expect_ok "fit 1+2 nodes" -- fit --from "$D/h100_1node_allreduce.txt" "$D/h100_2
 t_check "10 records" grep -q 'to 10 all_reduce records' "$T_TMP/out"
 t_check "LONCO: 1 node held out, 6 records" grep -Eq '^ 1 node +6 +[0-9.]+ +[0-9.]+$' "$T_TMP/out"
 t_check "LONCO: 2 nodes held out, 4 records" grep -Eq '^ 2 nodes +4 +[0-9.]+ +[0-9.]+$' "$T_TMP/out"
+t_check "intra-node class = the one-node fit (0.8346, 0.8500)" \
+  grep -Eq '^  intra-node \(1-node runs\) +n +6  latency 0\.8346 .* bandwidth 0\.8500 ' "$T_TMP/out"
+t_check "inter-node class of 4 records" grep -Eq '^  inter-node \(multi-node runs\) n +4 ' "$T_TMP/out"
 t_check "forced RING groups" grep -Eq '^RING +SIMPLE +2 +yes ' "$T_TMP/out"
 t_check "intra/inter not separated" grep -q 'the runs span 1..2 nodes' "$T_TMP/out"
 expect_error "16 ranks on a 8-rank 2-node platform" 'run has 16 ranks' -- fit --from "$D/h100_2node_ring.txt" \
