@@ -16,6 +16,36 @@
 #endif
 
 #ifdef AR_HAVE_REAL_HOST
+/* The generated rail spec (core/platform_rail.h) of p's nodes with the per-class scales: the NVLink link of a
+ * GPU (to its machine's switch) x intra bandwidth, its NIC link (to a rail switch) x inter bandwidth, every
+ * latency x the intra latency scale. -1 when p:nodes=2 does not have that shape. */
+static int rail_spec(const ar_platform *p, const ar_ntfit_res *r, char *buf, size_t n) {
+    char spec[300];
+    snprintf(spec, sizeof spec, "%s:nodes=2", p->name);
+    ar_platform *q = NULL;
+    ar_err e = {{0}};
+    if (ar_platform_load(spec, 0, &q, &e)) return -1;
+    int v = q->rank_node[0];
+    const ar_link *nv = NULL, *nic = NULL;
+    for (int k = q->adj_off[v]; k < q->adj_off[v + 1]; k++) {
+        const ar_link *l = &q->links[q->adj[k]];
+        int u = l->a == v ? l->b : l->a;
+        if (q->nodes[u].kind != AR_NODE_SWITCH) continue;
+        if (q->nodes[u].machine == q->nodes[v].machine) nv = l;
+        else if (q->nodes[u].machine < 0) nic = l;
+    }
+    int g = q->machine_first_rank[1] - q->machine_first_rank[0];
+    int rc = -1;
+    if (nv && nic) {
+        snprintf(buf, n, "rail:nodes=N,gpus=%d,nvlink=%.6gGBps,lanes=%d,nic=%.6gGBps,nics=%d,lat=%.6gus", g,
+                 nv->bw_Bps * r->cls[0].bw / 1e9, nv->lanes, nic->bw_Bps * r->cls[1].bw / 1e9, nic->lanes,
+                 nv->lat_s * r->cls[0].lat * 1e6);
+        rc = 0;
+    }
+    ar_platform_free(q);
+    return rc;
+}
+
 /* Says what the data cannot identify and, with out, writes the calibrated platform (real/ntcal.h). */
 static ar_status identify_and_write(const ar_nt_set *s, const ar_platform *p, const ar_ntfit_res *r,
                                     const char *plat, const char *out, const char *name, ar_err *e) {
@@ -26,7 +56,7 @@ static ar_status identify_and_write(const ar_nt_set *s, const ar_platform *p, co
         if (nn <= 0) unknown = 1;
         else lo = lo && lo < nn ? lo : nn, hi = hi > nn ? hi : nn;
     }
-    char notes[6][400];
+    char notes[8][400];
     int nn = 0;
     snprintf(notes[nn++], sizeof notes[0],
              "calibrated by 'arlab calibrate --from' on %d nccl-tests all_reduce records: NCCL model latency x %.6g "
@@ -45,9 +75,9 @@ static ar_status identify_and_write(const ar_nt_set *s, const ar_platform *p, co
                  unknown ? "an unknown" : "a single");
     else
         snprintf(notes[nn++], sizeof notes[0],
-                 "the runs span %d..%d nodes (multi-node runs predicted on %s:nodes=N); the fit still uses one "
-                 "factor per kind for every link class, so intra- and inter-node links are NOT separated "
-                 "(per-class factors are future work); the calibrated platform is the one-node preset",
+                 "the runs span %d..%d nodes (multi-node runs predicted on %s:nodes=N); the global fit and the "
+                 "calibrated JSON (the one-node preset) use one factor per kind for every link; intra- and "
+                 "inter-node links are separated only by the per node class fit (the rail spec)",
                  lo, hi, p->name);
     snprintf(notes[nn++], sizeof notes[0],
              "NCCL's model takes its latencies from its tuning tables, not from the links: the fitted latency "
@@ -62,12 +92,20 @@ static ar_status identify_and_write(const ar_nt_set *s, const ar_platform *p, co
                            r->group[g].ident ? "" : " not identified");
         nn++;
     }
+    char rail[400] = "";
+    if (r->have_classes && rail_spec(p, r, rail, sizeof rail) == 0) {
+        snprintf(notes[nn++], sizeof notes[0],
+                 "multi-node, with the per node class fit (NVLink x intra bandwidth, NIC x inter bandwidth, "
+                 "lat x intra latency): --platform '%s' (N = the node count)",
+                 rail);
+        printf("\nmulti-node platform with the per node class fit: --platform '%s' (N: node count)\n", rail);
+    }
     printf("\nidentifiability:\n");
-    for (int i = 1; i < nn - 1; i++) printf("  %s\n", notes[i]);
+    for (int i = 1; i < nn - 1 - (rail[0] != 0); i++) printf("  %s\n", notes[i]);
     if (!r->lat_ident) printf("  latency_scale: NOT identified by these sizes (kept at 1)\n");
     if (!r->bw_ident) printf("  bandwidth_scale: NOT identified by these sizes (kept at 1)\n");
     if (!out) return AR_OK;
-    const char *np[6];
+    const char *np[8];
     for (int i = 0; i < nn; i++) np[i] = notes[i];
     char nm[256];
     snprintf(nm, sizeof nm, "%s-calibrated", p->name);

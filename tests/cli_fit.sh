@@ -24,6 +24,15 @@ t_check "LONCO: 2 nodes held out, 4 records" grep -Eq '^ 2 nodes +4 +[0-9.]+ +[0
 t_check "intra-node class = the one-node fit (0.8346, 0.8500)" \
   grep -Eq '^  intra-node \(1-node runs\) +n +6  latency 0\.8346 .* bandwidth 0\.8500 ' "$T_TMP/out"
 t_check "inter-node class of 4 records" grep -Eq '^  inter-node \(multi-node runs\) n +4 ' "$T_TMP/out"
+RAIL=$(sed -n "s/^multi-node platform with the per node class fit: --platform '\(.*\)' (N: node count)$/\1/p" "$T_TMP/out")
+BI=$(awk '$1 == "inter-node" {print $11}' "$T_TMP/out")
+cp "$T_TMP/out" "$T_TMP/out12"
+t_check "rail spec printed" test -n "$RAIL"
+t_check "NIC = 48 GB/s (dgx-h100 preset's NIC) x inter bandwidth $BI" \
+  awk -v r="$RAIL" -v b="$BI" 'BEGIN { if (!match(r, /nic=[0-9.e+]+GBps/)) exit 1; v = substr(r, RSTART + 4, RLENGTH - 8) + 0;
+    d = v / (48 * b) - 1; exit !(b != "" && d < 1e-3 && d > -1e-3) }'
+expect_ok "the rail spec loads (2 nodes)" -- model --platform "${RAIL/nodes=N/nodes=2}" --algo ring --size 1MB
+cp "$T_TMP/out12" "$T_TMP/out"
 t_check "forced RING groups" grep -Eq '^RING +SIMPLE +2 +yes ' "$T_TMP/out"
 t_check "intra/inter not separated" grep -q 'the runs span 1..2 nodes' "$T_TMP/out"
 expect_error "16 ranks on a 8-rank 2-node platform" 'run has 16 ranks' -- fit --from "$D/h100_2node_ring.txt" \
