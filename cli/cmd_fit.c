@@ -231,8 +231,12 @@ int cmd_fit(int argc, char **argv) {
             return AR_EINVAL;
         }
     }
-    if (reference && !plat && nf == 0) {
+    if (reference || csv) {
         free(files);
+        if (!reference || plat || nf || out) {
+            fprintf(stderr, "arlab fit: --reference CORPUS.csv [--csv] takes no --from, --platform or --out\n");
+            return AR_EINVAL;
+        }
         return fit_reference(reference, csv);
     }
     if (!plat || nf == 0 || boot < 0 || boot > 100000) {

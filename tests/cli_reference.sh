@@ -32,4 +32,5 @@ t_check "a 5 % move is detected on every row ($bad)" test "$bad" -eq 7
 printf 'system,preset,busbw_GBps\nx,no-such-preset,100\n' >"$T_TMP/bad.csv"
 expect_ok "an unknown preset is reported, not fatal" -- fit --reference "$T_TMP/bad.csv"
 t_check "not predicted: names the preset" grep -q 'not predicted: .*no-such-preset' "$T_TMP/out"
+expect_error "--reference with --platform" 'takes no --from' -- fit --reference "$R/published.csv" --platform dgx-h100
 t_done
