@@ -56,7 +56,7 @@ static ar_status identify_and_write(const ar_nt_set *s, const ar_platform *p, co
         if (nn <= 0) unknown = 1;
         else lo = lo && lo < nn ? lo : nn, hi = hi > nn ? hi : nn;
     }
-    char notes[8][400];
+    char notes[8][640];
     int nn = 0;
     snprintf(notes[nn++], sizeof notes[0],
              "calibrated by 'arlab calibrate --from' on %d nccl-tests all_reduce records: NCCL model latency x %.6g "
@@ -92,7 +92,7 @@ static ar_status identify_and_write(const ar_nt_set *s, const ar_platform *p, co
                            r->group[g].ident ? "" : " not identified");
         nn++;
     }
-    char rail[400] = "";
+    char rail[256] = "";
     if (r->have_classes && rail_spec(p, r, rail, sizeof rail) == 0) {
         snprintf(notes[nn++], sizeof notes[0],
                  "multi-node, with the per node class fit (NVLink x intra bandwidth, NIC x inter bandwidth, "
