@@ -79,7 +79,11 @@ static void explain(const ar_platform *p, uint64_t count, size_t eb, const ar_ra
 
 /* --- the verb ------------------------------------------------------------------- */
 
+int cmd_best_emit(int argc, char **argv); /* issue 14: --emit nccl-tuner FILE (cli/cmd_tuner.c) */
+
 int cmd_best(int argc, char **argv) {
+    for (int i = 0; i < argc; i++)
+        if (!strcmp(argv[i], "--emit")) return cmd_best_emit(argc, argv);
     cli_opts o;
     if (cli_parse(argc, argv, OPT_PLATFORM | OPT_SIZE | OPT_RANKS | OPT_DTYPE | OPT_FORMAT, &o, "best") != AR_OK)
         return AR_EINVAL;

@@ -10,7 +10,189 @@
 #ifdef AR_HAVE_REAL_HOST
 #include "real/nccltests_in.h"
 #include "real/ntfit.h"
+#include "real/ntcal.h"
+#include "real/ntref.h"
 #include "models/nccl_model.h"
+#endif
+
+#ifdef AR_HAVE_REAL_HOST
+/* The generated rail spec (core/platform_rail.h) of p's nodes with the per-class scales: the NVLink link of a
+ * GPU (to its machine's switch) x intra bandwidth, its NIC link (to a rail switch) x inter bandwidth, every
+ * latency x the intra latency scale. -1 when p:nodes=2 does not have that shape. */
+static int rail_spec(const ar_platform *p, const ar_ntfit_res *r, char *buf, size_t n) {
+    char spec[300];
+    snprintf(spec, sizeof spec, "%s:nodes=2", p->name);
+    ar_platform *q = NULL;
+    ar_err e = {{0}};
+    if (ar_platform_load(spec, 0, &q, &e)) return -1;
+    int v = q->rank_node[0];
+    const ar_link *nv = NULL, *nic = NULL;
+    for (int k = q->adj_off[v]; k < q->adj_off[v + 1]; k++) {
+        const ar_link *l = &q->links[q->adj[k]];
+        int u = l->a == v ? l->b : l->a;
+        if (q->nodes[u].kind != AR_NODE_SWITCH) continue;
+        if (q->nodes[u].machine == q->nodes[v].machine) nv = l;
+        else if (q->nodes[u].machine < 0) nic = l;
+    }
+    int g = q->machine_first_rank[1] - q->machine_first_rank[0];
+    int rc = -1;
+    if (nv && nic) {
+        snprintf(buf, n, "rail:nodes=N,gpus=%d,nvlink=%.6gGBps,lanes=%d,nic=%.6gGBps,nics=%d,lat=%.6gus", g,
+                 nv->bw_Bps * r->cls[0].bw / 1e9, nv->lanes, nic->bw_Bps * r->cls[1].bw / 1e9, nic->lanes,
+                 nv->lat_s * r->cls[0].lat * 1e6);
+        rc = 0;
+    }
+    ar_platform_free(q);
+    return rc;
+}
+
+/* Says what the data cannot identify and, with out, writes the calibrated platform (real/ntcal.h). */
+static ar_status identify_and_write(const ar_nt_set *s, const ar_platform *p, const ar_ntfit_res *r,
+                                    const char *plat, const char *out, const char *name, ar_err *e) {
+    int lo = 0, hi = 0, unknown = 0;
+    for (int i = 0; i < s->nruns; i++) {
+        if (s->runs[i].coll != AR_NT_ALL_REDUCE) continue;
+        int nn = s->runs[i].nnodes;
+        if (nn <= 0) unknown = 1;
+        else lo = lo && lo < nn ? lo : nn, hi = hi > nn ? hi : nn;
+    }
+    char notes[8][640];
+    int nn = 0;
+    snprintf(notes[nn++], sizeof notes[0],
+             "calibrated by 'arlab calibrate --from' on %d nccl-tests all_reduce records: NCCL model latency x %.6g "
+             "[%.6g, %.6g]%s, bandwidth x %.6g [%.6g, %.6g]%s (95%% bootstrap intervals, %d resamples); every link "
+             "'bw' of %s is multiplied by the bandwidth factor and every 'lat' by the latency factor",
+             r->n, r->lat_scale, r->lat_lo, r->lat_hi, r->lat_ident ? "" : " (NOT identified: kept at 1)",
+             r->bw_scale, r->bw_lo, r->bw_hi, r->bw_ident ? "" : " (NOT identified: kept at 1)", r->nboot, plat);
+    if ((hi <= 1 && !unknown) || (unknown && hi == 0 && p->nmachines <= 1))
+        snprintf(notes[nn++], sizeof notes[0],
+                 "inter-node latency and bandwidth: NOT identifiable (every run is on one node); the inter-node "
+                 "links, if any, are scaled like the intra-node ones");
+    else if (lo == hi || unknown)
+        snprintf(notes[nn++], sizeof notes[0],
+                 "intra- vs inter-node: NOT separable (the runs span %s node count): one latency and one bandwidth "
+                 "factor for every link class",
+                 unknown ? "an unknown" : "a single");
+    else
+        snprintf(notes[nn++], sizeof notes[0],
+                 "the runs span %d..%d nodes (multi-node runs predicted on %s:nodes=N); the global fit and the "
+                 "calibrated JSON (the one-node preset) use one factor per kind for every link; intra- and "
+                 "inter-node links are separated only by the per node class fit (the rail spec)",
+                 lo, hi, p->name);
+    snprintf(notes[nn++], sizeof notes[0],
+             "NCCL's model takes its latencies from its tuning tables, not from the links: the fitted latency "
+             "factor is carried to the links' 'lat' so that the alpha-beta models and the simulator see it");
+    {
+        int at = snprintf(notes[nn], sizeof notes[0],
+                          "per NCCL algorithm/protocol bandwidth efficiency (not applied to the links; the platform "
+                          "format has no place for it):");
+        for (int g = 0; g < r->ngroups && at > 0 && (size_t)at < sizeof notes[0]; g++)
+            at += snprintf(notes[nn] + at, sizeof notes[0] - (size_t)at, " %s/%s %.4g [%.4g, %.4g]%s;",
+                           r->group[g].algo, r->group[g].proto, r->group[g].eff, r->group[g].lo, r->group[g].hi,
+                           r->group[g].ident ? "" : " not identified");
+        nn++;
+    }
+    char rail[256] = "";
+    if (r->have_classes && rail_spec(p, r, rail, sizeof rail) == 0) {
+        snprintf(notes[nn++], sizeof notes[0],
+                 "multi-node, with the per node class fit (NVLink x intra bandwidth, NIC x inter bandwidth, "
+                 "lat x intra latency): --platform '%s' (N = the node count)",
+                 rail);
+        printf("\nmulti-node platform with the per node class fit: --platform '%s' (N: node count)\n", rail);
+    }
+    printf("\nidentifiability:\n");
+    for (int i = 1; i < nn - 1 - (rail[0] != 0); i++) printf("  %s\n", notes[i]);
+    if (!r->lat_ident) printf("  latency_scale: NOT identified by these sizes (kept at 1)\n");
+    if (!r->bw_ident) printf("  bandwidth_scale: NOT identified by these sizes (kept at 1)\n");
+    if (!out) return AR_OK;
+    const char *np[8];
+    for (int i = 0; i < nn; i++) np[i] = notes[i];
+    char nm[256];
+    snprintf(nm, sizeof nm, "%s-calibrated", p->name);
+    ar_ntcal_in in = {.name = name ? name : nm, .lat_scale = r->lat_scale, .bw_scale = r->bw_scale,
+                      .nnotes = nn, .notes = np};
+    char *json = NULL;
+    ar_status st = ar_ntcal_platform_json(p, &in, &json, e);
+    if (st) return st;
+    FILE *fo = fopen(out, "w");
+    if (!fo || fputs(json, fo) < 0 || fputc('\n', fo) == EOF) st = ar_fail(e, AR_EIO, "cannot write %s", out);
+    if (fo && fclose(fo) != 0 && !st) st = ar_fail(e, AR_EIO, "cannot write %s", out);
+    free(json);
+    if (!st) printf("\nwrote %s (arlab model/sim/best --platform %s)\n", out, out);
+    return st;
+}
+#endif
+
+#ifdef AR_HAVE_REAL_HOST
+/* `arlab fit --reference FILE [--csv]`: the corpus against the presets (real/ntref.h). */
+static int fit_reference(const char *path, int csv) {
+    ar_err e = {{0}};
+    ar_nt_ref *refs = NULL;
+    int n = 0;
+    ar_ntref_pred *p = NULL;
+    ar_ntref_fit fit;
+    ar_status st = ar_nt_read_reference(path, &refs, &n, &e);
+    if (!st) st = ar_ntref_predict(refs, n, &p, &fit, &e);
+    if (st) {
+        fprintf(stderr, "arlab fit: %s\n", e.msg);
+        free(refs);
+        return st;
+    }
+    if (csv)
+        printf("line,preset,platform,ranks,bytes,size_assumed,algorithm,nccl_algo,nccl_proto,published_busbw_GBps,"
+               "predicted_busbw_GBps,rel_err,loo_pooled,loo_algo,status\n");
+    else
+        printf("%-5s %-10s %-9s %5s %-6s %-10s %10s %10s %8s %9s %9s  %s\n", "line", "preset", "size", "ranks", "forced",
+               "predicted", "published", "predicted", "rel_err", "loo_pool", "loo_algo", "source / why");
+    for (int i = 0; i < n; i++) {
+        const ar_nt_ref *r = &refs[i];
+        const ar_ntref_pred *q = &p[i];
+        if (csv) {
+            if (q->ok)
+                printf("%d,%s,%s,%d,%.0f,%d,%s,%s,%s,%.17g,%.17g,%.17g,%.17g,%.17g,ok\n", r->line, r->preset,
+                       q->platform, r->ranks, q->bytes, q->size_assumed, r->algorithm, q->algo, q->proto,
+                       q->pub_busbw_GBps, q->pred_busbw_GBps, q->rel_err, q->loo_pooled, q->loo_algo);
+            else
+                printf("%d,%s,%s,%d,%.0f,%d,%s,,,%.17g,,,,,\"%s\"\n", r->line, r->preset, q->platform, r->ranks, q->bytes,
+                       q->size_assumed, r->algorithm, q->pub_busbw_GBps, q->why);
+            continue;
+        }
+        char sz[32], alg[40];
+        snprintf(sz, sizeof sz, "%.0fMiB%s", q->bytes / 1048576.0, q->size_assumed ? "*" : "");
+        snprintf(alg, sizeof alg, "%s/%s", q->algo, q->proto);
+        if (q->ok)
+            printf("%-5d %-10s %-9s %5d %-6s %-10s %10.1f %10.1f %+8.3f %9.3f %9.3f  %s\n", r->line, r->preset, sz,
+                   r->ranks, r->algorithm[0] ? r->algorithm : "-", alg, q->pub_busbw_GBps, q->pred_busbw_GBps,
+                   q->rel_err, q->loo_pooled, q->loo_algo, r->source);
+        else
+            printf("%-5d %-10s %-9s %5d %-6s %-10s %10.1f %10s %8s %9s %9s  not predicted: %s\n", r->line, r->preset, sz,
+                   r->ranks, r->algorithm[0] ? r->algorithm : "-", "-", q->pub_busbw_GBps, "-", "-", "-", "-",
+                   q->why);
+    }
+    if (!csv) {
+        printf("* size not given by the source: %.0f B assumed (the end of a usual nccl-tests sweep)\n",
+               AR_NTREF_DEFAULT_BYTES);
+        printf("busbw in GB/s; rel_err = (predicted - published) / published; loo_*: leave-one-out |rel err| of the "
+               "time after refitting the bandwidth efficiency on the other rows (pooled / same NCCL algorithm)\n");
+        printf("\nfit of the presets' bandwidth efficiency (t ~ L + X / eff, NCCL model %s; eff 1 = the presets as "
+               "they are):\n",
+               "" AR_NCCL_MODEL_VERSION);
+        printf("  pooled: eff %.4f over all rows\n", fit.eff_pooled);
+        for (int g = 0; g < fit.nalgo; g++)
+            printf("  %-10s eff %.4f over %d row%s\n", fit.algo[g], fit.eff_algo[g], fit.n_algo[g],
+                   fit.n_algo[g] == 1 ? "" : "s");
+        static const char *bn[4] = {"< 1 MB", "1-64 MB", "64-512 MB", ">= 512 MB"};
+        printf("\ncross-validated (leave-one-out) |rel err| of the time per size bucket:\n");
+        printf("%-10s %4s %12s %12s %12s %12s\n", "bucket", "n", "pooled med", "pooled max", "per-algo med",
+               "per-algo max");
+        for (int b = 0; b < 4; b++)
+            printf("%-10s %4d %12.4f %12.4f %12.4f %12.4f\n", bn[b], fit.bucket_n[0][b], fit.bucket_med[0][b],
+                   fit.bucket_max[0][b], fit.bucket_med[1][b], fit.bucket_max[1][b]);
+    }
+    free(p);
+    free(refs);
+    return 0;
+}
 #endif
 
 int cmd_fit(int argc, char **argv) {
@@ -20,12 +202,24 @@ int cmd_fit(int argc, char **argv) {
     return AR_EUNSUPPORTED;
 #else
     const char **files = calloc((size_t)argc + 1, sizeof *files);
-    const char *plat = NULL;
+    const char *plat = NULL, *out = NULL, *name = NULL, *reference = NULL;
+    int csv = 0;
     int nf = 0, boot = 200;
     unsigned seed = 1;
     if (!files) return AR_ENOMEM;
     for (int i = 0; i < argc; i++) {
-        if (i == 0 && !strcmp(argv[i], "fit")) continue;
+        if (i == 0 && (!strcmp(argv[i], "fit") || !strcmp(argv[i], "calibrate"))) continue;
+        if (!strcmp(argv[i], "--reference") && i + 1 < argc) {
+            reference = argv[++i];
+            continue;
+        }
+        if (!strcmp(argv[i], "--csv")) {
+            csv = 1;
+            continue;
+        }
+        if (!strcmp(argv[i], "--out") && i + 1 < argc) out = argv[++i];
+        else if (!strcmp(argv[i], "--name") && i + 1 < argc) name = argv[++i];
+        else
         if (!strcmp(argv[i], "--platform") && i + 1 < argc) plat = argv[++i];
         else if (!strcmp(argv[i], "--seed") && i + 1 < argc) seed = (unsigned)strtoul(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], "--boot") && i + 1 < argc) boot = atoi(argv[++i]);
@@ -37,8 +231,17 @@ int cmd_fit(int argc, char **argv) {
             return AR_EINVAL;
         }
     }
+    if (reference || csv) {
+        free(files);
+        if (!reference || plat || nf || out) {
+            fprintf(stderr, "arlab fit: --reference CORPUS.csv [--csv] takes no --from, --platform or --out\n");
+            return AR_EINVAL;
+        }
+        return fit_reference(reference, csv);
+    }
     if (!plat || nf == 0 || boot < 0 || boot > 100000) {
-        fprintf(stderr, "arlab fit: usage: fit --from FILE... --platform P [--seed N] [--boot B]\n");
+        fprintf(stderr, "arlab fit: usage: fit|calibrate --from FILE... --platform P [--seed N] [--boot B] "
+                        "[--out CAL.json [--name NAME]] | fit --reference CORPUS.csv [--csv]\n");
         free(files);
         return AR_EINVAL;
     }
@@ -59,6 +262,14 @@ int cmd_fit(int argc, char **argv) {
                r.lat_ident ? "yes" : "NO (kept at the preset's value 1)");
         printf("%-16s %10.4f [%9.4f, %9.4f]  %s\n", "bandwidth_scale", r.bw_scale, r.bw_lo, r.bw_hi,
                r.bw_ident ? "yes" : "NO (kept at the preset's value 1)");
+        printf("\nper algorithm/protocol bandwidth efficiency (shared latency scale %.4f [%.4f, %.4f]):\n",
+               r.group_lat, r.group_lat_lo, r.group_lat_hi);
+        printf("%-8s %-7s %4s %7s %10s %22s  %s\n", "algo", "proto", "n", "forced", "efficiency", "95% interval",
+               "identified");
+        for (int g = 0; g < r.ngroups; g++)
+            printf("%-8s %-7s %4d %7s %10.4f [%9.4f, %9.4f]  %s\n", r.group[g].algo, r.group[g].proto, r.group[g].n,
+                   r.group[g].forced ? "yes" : "no", r.group[g].eff, r.group[g].lo, r.group[g].hi,
+                   r.group[g].ident ? "yes" : "NO (kept at 1: too few sizes or no bandwidth term)");
         printf("\nresiduals (pred-meas)/meas:\n");
         int k = 0;
         char where[300];
@@ -72,6 +283,26 @@ int cmd_fit(int argc, char **argv) {
         for (int b = 0; b < 4; b++)
             printf("%-10s %4d %10.4f %10.4f\n", bn[b], r.bucket_n[b], r.bucket_med[b], r.bucket_max[b]);
         printf("\nleave-one-size-out prediction error: median %.4f max %.4f\n", r.loso_med, r.loso_max);
+        if (r.lonco_n) {
+            printf("leave-one-node-count-out prediction error (fit on the other node counts):\n");
+            printf("%-10s %4s %10s %10s\n", "held out", "n", "median|e|", "max|e|");
+            for (int q = 0; q < r.lonco_n; q++)
+                printf("%2d node%s   %4d %10.4f %10.4f\n", r.lonco_nodes[q], r.lonco_nodes[q] == 1 ? " " : "s",
+                       r.lonco_cnt[q], r.lonco_med[q], r.lonco_max[q]);
+        } else {
+            printf("leave-one-node-count-out: not run (the records are all on one node count)\n");
+        }
+        if (r.have_classes) {
+            printf("\nper node class (printed, not applied to the calibrated links):\n");
+            static const char *const cn[2] = {"intra-node (1-node runs)", "inter-node (multi-node runs)"};
+            for (int c = 0; c < 2; c++)
+                printf("  %-28s n %3d  latency %.4f [%.4f, %.4f]%s  bandwidth %.4f [%.4f, %.4f]%s\n", cn[c],
+                       r.cls[c].n, r.cls[c].lat, r.cls[c].lat_lo, r.cls[c].lat_hi,
+                       r.cls[c].lat_ident ? "" : " NOT identified", r.cls[c].bw, r.cls[c].bw_lo, r.cls[c].bw_hi,
+                       r.cls[c].bw_ident ? "" : " NOT identified");
+        }
+        st = identify_and_write(s, p, &r, plat, out, name, &e);
+        if (st) fprintf(stderr, "arlab calibrate: %s\n", e.msg);
         ar_ntfit_free(&r);
     }
     ar_nt_free(s);

@@ -45,6 +45,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "core/util.h"
 #include "lab/backend.h"
 #include "lab/compare.h"
 #include "lab/eval.h"
@@ -590,7 +591,12 @@ int cmd_real(int argc, char **argv) {
 /* arlab compare                                                             */
 /* ======================================================================== */
 
-int cmd_compare(int argc, char **argv) {
+static int cmp_dbl(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int compare_main(int argc, char **argv, const char **mfiles, int nmf, const char *plot) {
     cli_opts o;
     if (cli_parse(argc, argv, OPT_PLATFORM | OPT_ALGO | OPT_SIZE | OPT_RANKS | OPT_DTYPE | OPT_FORMAT | OPT_POSITIONAL,
                   &o, "compare") != AR_OK)
@@ -611,6 +617,17 @@ int cmd_compare(int argc, char **argv) {
         ar_status st = lab_measured_read(mfile, 1, &meas, &e);
         if (st != AR_OK) return cli_error(st, &e);
     }
+    for (int i = 0; i < nmf; i++) {
+        ar_err e = {{0}};
+        ar_status st = lab_measured_read(mfiles[i], 1, &meas, &e);
+        if (st != AR_OK) {
+            lab_measures_free(&meas);
+            return cli_error(st, &e);
+        }
+    }
+    int have_meas = mfile || nmf;
+    int meas_sizes = nmf && o.nsizes == 0; /* the measured sizes of the platform's rank count */
+    if (nmf && o.nalgos == 0) o.algos[o.nalgos++] = "ring";
     if (o.nsizes == 0) {
         o.sizes[o.nsizes++] = "1MB";
         o.sizes[o.nsizes++] = "16MB";
@@ -620,10 +637,15 @@ int cmd_compare(int argc, char **argv) {
     const char *algos[CLI_MAX_LIST * 4];
     int na = cli_algo_list(&o, algos, CLI_MAX_LIST * 4);
     size_t eb = ar_dtype_size(o.dtype);
-    static const char *const cols[] = {"algo",       "platform", "ranks",        "bytes",  "model_s", "sim_s",
-                                       "measured_s", "sim_err",  "measured_err", "nccl_s", "wrong"};
+    static const char *const cols[] = {"algo",         "platform",      "ranks",          "bytes",       "model_s",
+                                       "sim_s",        "measured_s",    "sim_err",        "measured_err", "nccl_s",
+                                       "wrong",        "nccl_model_s",  "mpi_s",          "nccl_model_err",
+                                       "model_vs_nccl", "sim_vs_nccl",  "mpi_vs_nccl"};
     cli_table t;
-    tbl_init(&t, 11, cols);
+    tbl_init(&t, nmf ? 17 : 11, cols); /* the NCCL-model/MPI columns with --measured only (stable header) */
+    lab_compare_row *prow = NULL; /* the first platform's rows, for --plot */
+    int *palgo = NULL, np = 0;
+    size_t pcap = 0;
     ar_status worst = AR_OK;
     for (int pi = 0; pi < o.nplatforms && worst == AR_OK; pi++) {
         ar_platform *p;
@@ -632,16 +654,47 @@ int cmd_compare(int argc, char **argv) {
             worst = st;
             break;
         }
-        for (int si = 0; si < o.nsizes && worst == AR_OK; si++) {
+        /* sizes: the measured ones (nccl-allreduce / mpi-allreduce rows of this rank count), else --size */
+        double *msz = NULL;
+        int nmsz = 0;
+        if (meas_sizes) {
+            msz = calloc((size_t)meas.n + 1, sizeof *msz);
+            if (!msz) {
+                ar_platform_free(p);
+                worst = AR_ENOMEM;
+                break;
+            }
+            for (int i = 0; i < meas.n; i++) {
+                const lab_measure *m = &meas.m[i];
+                if (m->ranks != p->nranks) continue;
+                if (strcmp(m->algo, "nccl-allreduce") && strcmp(m->algo, "mpi-allreduce")) continue;
+                if (fmod(m->bytes, (double)eb) != 0) continue;
+                int dup = 0;
+                for (int k = 0; k < nmsz && !dup; k++) dup = msz[k] == m->bytes;
+                if (!dup) msz[nmsz++] = m->bytes;
+            }
+            qsort(msz, (size_t)nmsz, sizeof *msz, cmp_dbl);
+            if (nmsz == 0) {
+                fprintf(stderr, "arlab compare: no measured all-reduce of %d ranks in the --measured files (%s has %d)\n",
+                        p->nranks, p->name, p->nranks);
+                free(msz);
+                ar_platform_free(p);
+                worst = AR_EINVAL;
+                break;
+            }
+        }
+        int nsz = meas_sizes ? nmsz : o.nsizes;
+        for (int si = 0; si < nsz && worst == AR_OK; si++) {
             uint64_t count;
-            if (cli_size(&o, si, &count) != AR_OK) {
+            if (meas_sizes) count = (uint64_t)(msz[si] / (double)eb);
+            else if (cli_size(&o, si, &count) != AR_OK) {
                 worst = AR_EINVAL;
                 break;
             }
             for (int ai = 0; ai < na; ai++) {
                 ar_err e = {{0}};
                 lab_compare_row cr; /* a one-point sweep: lab/compare.h */
-                st = lab_compare_point(p, algos[ai], count, eb, mfile ? &meas : NULL, &cr, &e);
+                st = lab_compare_point(p, algos[ai], count, eb, have_meas ? &meas : NULL, &cr, &e);
                 if (st == AR_EUNSUPPORTED) {
                     if (o.format == FMT_TABLE) printf("  %s: not applicable on %s: %s\n", algos[ai], p->name, e.msg);
                     continue;
@@ -664,8 +717,34 @@ int cmd_compare(int argc, char **argv) {
                 tbl_num(&t, r, 9, "%.9g", cr.nccl_s);
                 if (cr.wrong >= 0) tbl_int(&t, r, 10, cr.wrong);
                 else tbl_str(&t, r, 10, "");
+                if (nmf) {
+                    tbl_num(&t, r, 11, "%.9g", cr.nccl_model_s);
+                    tbl_num(&t, r, 12, "%.9g", cr.mpi_s);
+                    tbl_num(&t, r, 13, "%.3g", cr.nccl_model_err);
+                    tbl_num(&t, r, 14, "%.3g", cr.model_vs_nccl);
+                    tbl_num(&t, r, 15, "%.3g", cr.sim_vs_nccl);
+                    tbl_num(&t, r, 16, "%.3g", cr.mpi_vs_nccl);
+                }
+                if (plot && pi == 0) {
+                    size_t c1 = pcap, c2 = pcap;
+                    if (ar_grow(&prow, &c1, (size_t)np + 1, sizeof *prow) < 0 ||
+                        ar_grow(&palgo, &c2, (size_t)np + 1, sizeof *palgo) < 0) {
+                        worst = AR_ENOMEM;
+                        break;
+                    }
+                    pcap = c1 < c2 ? c1 : c2;
+                    prow[np] = cr, palgo[np++] = ai;
+                }
             }
         }
+        if (plot && pi == 0 && worst == AR_OK) {
+            ar_err e = {{0}};
+            char title[300];
+            snprintf(title, sizeof title, "all-reduce on %s (%d ranks)", p->name, p->nranks);
+            ar_status pst = lab_compare_plot(prow, palgo, np, algos, na, p->nranks, title, plot, &e);
+            if (pst != AR_OK) worst = cli_error(pst, &e);
+        }
+        free(msz);
         ar_platform_free(p);
     }
     if (worst == AR_OK) {
@@ -675,14 +754,55 @@ int cmd_compare(int argc, char **argv) {
             const lab_backend *sim = lab_backend_find("sim");
             if (sim && sim->available) printf("# sim_s: SimGrid backend with its default settings (as 'arlab sim')\n");
             else printf("# sim_s: this build has no SimGrid backend\n");
+            if (nmf)
+                printf("# nccl_s / mpi_s: measured NCCL / MPI all-reduce (--measured files, nccl-tests rows as "
+                       "nccl-allreduce, in-place preferred); nccl_model_s: NCCL's cost model (its tuner's choice); "
+                       "*_vs_nccl and nccl_model_err are relative to nccl_s\n");
+            if (plot) printf("# figure: %s (gnuplot script %s.gp)\n", plot, plot);
             if (mfile)
                 printf("# measured_s: from %s, matched on algo, ranks and bytes (in-place rows preferred); errors are "
                        "relative to model_s\n",
                        mfile);
-            else printf("# measured_s: give the CSV of 'arlab real --out FILE.csv' as an argument\n");
+            else if (!nmf) printf("# measured_s: give the CSV of 'arlab real --out FILE.csv' as an argument\n");
         }
     }
     tbl_free(&t);
+    free(prow), free(palgo);
     lab_measures_free(&meas);
     return worst;
+}
+
+/* issue 14: `--measured FILE...` (nccl-tests files or measured CSVs) and `--plot FILE` are taken out of argv
+ * before cli_parse; argv keeps the rest. */
+int cmd_compare(int argc, char **argv) {
+    const char **mfiles = calloc((size_t)argc + 1, sizeof *mfiles);
+    char **rest = calloc((size_t)argc + 1, sizeof *rest);
+    const char *plot = NULL;
+    int nm = 0, nrest = 0;
+    if (!mfiles || !rest) {
+        free(mfiles), free(rest);
+        return AR_ENOMEM;
+    }
+    for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "--measured")) {
+            int k0 = nm;
+            while (i + 1 < argc && strncmp(argv[i + 1], "--", 2)) mfiles[nm++] = argv[++i];
+            if (nm == k0) {
+                fprintf(stderr, "arlab compare: --measured needs at least one file (nccl-tests output or a CSV)\n");
+                free(mfiles), free(rest);
+                return AR_EINVAL;
+            }
+        } else if (!strcmp(argv[i], "--plot") && i + 1 < argc) {
+            plot = argv[++i];
+        } else if (!strcmp(argv[i], "--plot")) {
+            fprintf(stderr, "arlab compare: --plot needs a file (.png or .svg)\n");
+            free(mfiles), free(rest);
+            return AR_EINVAL;
+        } else {
+            rest[nrest++] = argv[i];
+        }
+    }
+    int rc = compare_main(nrest, rest, mfiles, nm, plot);
+    free(mfiles), free(rest);
+    return rc;
 }

@@ -19,7 +19,7 @@ static const verb verbs[] = {
     {"algos", cmd_algos, "algos [--format F]                          list algorithms"},
     {"plan", cmd_plan, "plan --algo A|--schedule F.json --platform P [--size S] [--check] [--format table|json]"},
     {"model", cmd_model, "model --platform P --size S [--algo A|all] [--schedule F.json] [--format table|csv|json]"},
-    {"fit", cmd_fit, "fit --from FILE... --platform P [--seed N] [--boot B]   fit the NCCL model to nccl-tests output"},
+    {"fit", cmd_fit, "fit --from FILE... --platform P | --reference CSV   fit the NCCL model to nccl-tests output"},
     {"best", cmd_best, "best --platform P --size S                   rank all algorithms and BlueConnect variants"},
     {"sim", cmd_sim,
      "sim --platform P --algo A --size S [--check] [--trace FILE] [--network M] [--gamma G] [--budget T]\n"
@@ -27,7 +27,7 @@ static const verb verbs[] = {
     {"trees", cmd_trees, "trees --platform P                            spanning-tree packing: C(G), bounds, trees"},
     {"real", cmd_real,
      "real --platform P --algo A --size S           run on GPUs with NCCL (mpirun -np N arlab real ...)"},
-    {"calibrate", cmd_calibrate, "calibrate --out FILE.json                     fit alpha/beta per link class on GPUs"},
+    {"calibrate", cmd_calibrate, "calibrate --out FILE.json [--from NT... --platform P]  fit on GPUs, or nccl-tests files"},
     {"compare", cmd_compare, "compare --platform P --algo A --size S        model vs simulated vs measured"},
     {"sweep", cmd_sweep, "sweep FILE.json [-j N] [--out DIR] [--quiet]   run a grid of points to CSV/JSON"},
     {"report", cmd_report, "report [DIR]                                  build the HTML/Markdown report"},

@@ -102,6 +102,19 @@ static void run_real(const lab_point_in *in, lab_point_out *out) {
     }
 }
 
+/* issue 14: NCCL's own all-reduce as nccl-tests measured it (rows "nccl-allreduce" of lab/measured.h) */
+static void run_measured(const lab_point_in *in, lab_point_out *out) {
+    snprintf(out->network, sizeof out->network, "measured: nccl-tests (NCCL's own all-reduce)");
+    int nmeas = 0;
+    out->measured_s = lab_measure_find(in->measures, in->nmeasures, "nccl-allreduce", in->p->name, in->plat_label,
+                                       in->p->nranks, in->bytes, &nmeas);
+    out->time_s = out->measured_s;
+    if (!nmeas && !strcmp(out->status, "ok")) {
+        out->status = "missing";
+        snprintf(out->message, sizeof out->message, "no nccl-tests measurement for this size and rank count");
+    }
+}
+
 static const lab_backend table[] = {
     {.name = "model",
      .help = "the cost walk of the schedule (alpha-beta, lockstep rounds)",
@@ -123,6 +136,11 @@ static const lab_backend table[] = {
      .help = "the schedule run on GPUs with NCCL ('arlab real'); its CSV comes back through 'real'",
      .caps = LAB_CAP_NEEDS_GPU,
      .available = NCCL_AVAILABLE},
+    {.name = "measured",
+     .help = "NCCL's all-reduce measured by nccl-tests (files in real.csv): the time of the point's size and ranks",
+     .caps = LAB_CAP_SWEEP | LAB_CAP_MEASURED,
+     .available = 1,
+     .run = run_measured},
 };
 
 const lab_backend *lab_backends(int *n) {
@@ -168,7 +186,7 @@ double lab_measure_find(const lab_measure *ms, int nm, const char *algo, const c
     for (int i = 0; i < nm && n < 64; i++) {
         const lab_measure *m = &ms[i];
         int algo_ok = !strcmp(m->algo, algo) || (strlen(m->algo) == alen && !strncmp(m->algo, algo, alen));
-        int plat_ok = !strcmp(m->platform, plat_name) || (label && !strcmp(m->platform, label));
+        int plat_ok = !m->platform[0] || !strcmp(m->platform, plat_name) || (label && !strcmp(m->platform, label));
         if (algo_ok && plat_ok && m->ranks == ranks && m->bytes == bytes) v[n++] = m->measured_s;
     }
     *count = n;

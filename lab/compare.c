@@ -1,7 +1,12 @@
 /* `arlab compare` as a one-point sweep (compare.h). */
 #include <math.h>
+#include <spawn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+
+#include "models/nccl_model.h"
 
 #include "backend.h"
 #include "compare.h"
@@ -12,6 +17,8 @@ ar_status lab_compare_point(const ar_platform *p, const char *algo, uint64_t cou
     out->bytes = (double)count * (double)elem_bytes;
     out->model_s = out->sim_s = out->measured_s = out->nccl_s = out->sim_err = out->measured_err = NAN;
     out->wrong = -1;
+    out->nccl_model_s = out->mpi_s = out->nccl_model_err = out->model_vs_nccl = out->sim_vs_nccl = NAN;
+    out->mpi_vs_nccl = NAN;
     lab_eval ev;
     ar_status st = lab_eval_model(p, algo, count, elem_bytes, NULL, &ev, e);
     if (st != AR_OK) return st;
@@ -35,10 +42,125 @@ ar_status lab_compare_point(const ar_platform *p, const char *algo, uint64_t cou
             out->wrong = meas->wrong[i];
         }
         if (k >= 0) out->nccl_s = meas->m[k].measured_s;
+        int q = lab_measured_find(meas, "mpi-allreduce", p->nranks, out->bytes);
+        if (q >= 0) out->mpi_s = meas->m[q].measured_s;
     }
+    {
+        const char *na, *np;
+        ar_err e2 = {{0}};
+        if (lab_nccl_choice(p, AR_NCCL_ALLREDUCE, out->bytes, &out->nccl_model_s, &na, &np, &e2) != AR_OK)
+            out->nccl_model_s = NAN;
+    }
+    out->nccl_model_err = lab_rel(out->nccl_model_s, out->nccl_s);
+    out->model_vs_nccl = lab_rel(out->model_s, out->nccl_s);
+    out->sim_vs_nccl = lab_rel(out->sim_s, out->nccl_s);
+    out->mpi_vs_nccl = lab_rel(out->mpi_s, out->nccl_s);
     double m = out->model_s;
     out->sim_err = m > 0 ? (out->sim_s - m) / m : NAN;
     out->measured_err = m > 0 ? (out->measured_s - m) / m : NAN;
     lab_eval_free(&ev);
     return AR_OK;
+}
+
+/* One data block of the script: x and y where both are finite. */
+static int block(FILE *f, const char *name, const lab_compare_row *rows, const int *algo_of, int n, int a, int field,
+                  int busbw, int nranks) {
+    fprintf(f, "$%s << EOD\n", name);
+    int c = 0;
+    for (int i = 0; i < n; i++) {
+        if (a >= 0 && algo_of[i] != a) continue;
+        const lab_compare_row *r = &rows[i];
+        double t = field == 0 ? r->model_s : field == 1 ? r->sim_s : field == 2 ? r->nccl_model_s
+                   : field == 3 ? r->nccl_s : r->mpi_s;
+        if (!(t > 0) || !isfinite(t)) continue;
+        double y = busbw ? lab_busbw_GBps(AR_NCCL_ALLREDUCE, nranks, r->bytes, t) : t * 1e6;
+        fprintf(f, "%.17g %.17g\n", r->bytes, y);
+        c++;
+    }
+    fprintf(f, "EOD\n");
+    return c;
+}
+
+/* ", " before every entry but the first. */
+static void entry(FILE *f, int *first, const char *style, const char *name, const char *title) {
+    fprintf(f, "%s$%s with %s title \"%s\"", *first ? "plot " : ", ", name, style, title);
+    *first = 0;
+}
+
+ar_status lab_compare_plot(const lab_compare_row *rows, const int *algo_of, int n, const char *const *algos,
+                           int nalgos, int nranks, const char *title, const char *path, ar_err *e) {
+    size_t len = strlen(path);
+    const char *term;
+    if (len > 4 && !strcmp(path + len - 4, ".png")) term = "pngcairo size 1200,500 noenhanced";
+    else if (len > 4 && !strcmp(path + len - 4, ".svg")) term = "svg size 1200,500 noenhanced";
+    else return ar_fail(e, AR_EINVAL, "--plot %s: give a .png or .svg file", path);
+    if (strchr(path, '"') || strchr(path, '\\'))
+        return ar_fail(e, AR_EINVAL, "--plot %s: the name may not contain quotes or backslashes", path);
+    char *gp = malloc(len + 4);
+    if (!gp) return ar_fail(e, AR_ENOMEM, "out of memory");
+    snprintf(gp, len + 4, "%s.gp", path);
+    FILE *f = fopen(gp, "w");
+    if (!f) {
+        ar_status st = ar_fail(e, AR_EIO, "cannot write %s", gp);
+        free(gp);
+        return st;
+    }
+    static const char *const what[5] = {"model", "sim", "nccl_model", "nccl", "mpi"};
+    int *has = calloc((size_t)(2 * (nalgos * 2 + 3)), sizeof *has); /* [busbw][slot] */
+    if (!has) {
+        fclose(f), free(gp);
+        return ar_fail(e, AR_ENOMEM, "out of memory");
+    }
+    int nslot = nalgos * 2 + 3;
+    char name[64], ttl[256];
+    for (int busbw = 0; busbw < 2; busbw++)
+        for (int w = 0; w < 5; w++)
+            for (int a = 0; a < (w <= 1 ? nalgos : 1); a++) {
+                int slot = w <= 1 ? w * nalgos + a : 2 * nalgos + (w - 2);
+                snprintf(name, sizeof name, "%s_%d_%d", what[w], w <= 1 ? a : 0, busbw);
+                has[busbw * nslot + slot] = block(f, name, rows, algo_of, n, w <= 1 ? a : -1, w, busbw, nranks);
+            }
+    fprintf(f, "set terminal %s\nset output \"%s\"\nset multiplot layout 1,2 title \"%s\"\n", term, path,
+            title ? title : "");
+    fprintf(f, "set logscale x 2\nset format x \"%%.0b%%B\"\nset xlabel \"size (bytes)\"\nset key left top\n"
+               "set grid\n");
+    for (int busbw = 0; busbw < 2; busbw++) {
+        fprintf(f, busbw ? "unset logscale y\nset ylabel \"busbw (GB/s)\"\n"
+                         : "set logscale y\nset ylabel \"time (us)\"\n");
+        int first = 1;
+        for (int w = 0; w < 5; w++)
+            for (int a = 0; a < (w <= 1 ? nalgos : 1); a++) {
+                int slot = w <= 1 ? w * nalgos + a : 2 * nalgos + (w - 2);
+                if (!has[busbw * nslot + slot]) continue;
+                snprintf(name, sizeof name, "%s_%d_%d", what[w], w <= 1 ? a : 0, busbw);
+                const char *style = w == 3   ? "points pt 7 ps 1.5"
+                                    : w == 4 ? "points pt 5 ps 1.5"
+                                    : w == 1 ? "lines dt 2"
+                                             : "lines lw 2";
+                if (w == 0) snprintf(ttl, sizeof ttl, "model %s", algos[a]);
+                else if (w == 1) snprintf(ttl, sizeof ttl, "sim %s", algos[a]);
+                else snprintf(ttl, sizeof ttl, "%s", w == 2 ? "NCCL model" : w == 3 ? "measured NCCL" : "measured MPI");
+                entry(f, &first, style, name, ttl);
+            }
+        fprintf(f, first ? "plot 0 notitle\n" : "\n");
+    }
+    free(has);
+    fprintf(f, "unset multiplot\n");
+    if (fclose(f) != 0) {
+        ar_status st = ar_fail(e, AR_EIO, "cannot write %s", gp);
+        free(gp);
+        return st;
+    }
+    pid_t pid;
+    char *argv[] = {"gnuplot", gp, NULL};
+    extern char **environ;
+    int rc = posix_spawnp(&pid, "gnuplot", NULL, NULL, argv, environ);
+    int ws = 0;
+    if (rc == 0 && waitpid(pid, &ws, 0) < 0) rc = -1;
+    ar_status st = AR_OK;
+    if (rc != 0) st = ar_fail(e, AR_EUNSUPPORTED, "--plot: cannot run gnuplot (the script is %s)", gp);
+    else if (!WIFEXITED(ws) || WEXITSTATUS(ws) != 0)
+        st = ar_fail(e, AR_EIO, "--plot: gnuplot %s failed (exit %d)", gp, WIFEXITED(ws) ? WEXITSTATUS(ws) : -1);
+    free(gp);
+    return st;
 }

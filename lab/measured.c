@@ -5,6 +5,9 @@
 
 #include "core/util.h"
 #include "measured.h"
+#ifdef AR_HAVE_REAL_HOST
+#include "real/nccltests_in.h"
+#endif
 
 enum { M_ALGO, M_PLATFORM, M_RANKS, M_BYTES, M_TIME, M_INPLACE, M_WRONG, M_N };
 static const char *const want[M_N] = {"algo", "platform", "ranks", "bytes", "measured_s", "inplace", "wrong"};
@@ -15,12 +18,9 @@ static int num(const char *s, double *v) {
     return *s && end && *end == 0;
 }
 
-static ar_status add(lab_measures *ms, char **f, int nf, const int *col, ar_err *e) {
-    double ranks, bytes, t;
-    if (col[M_RANKS] >= nf || col[M_BYTES] >= nf || col[M_TIME] >= nf || col[M_ALGO] >= nf) return AR_OK;
-    if (col[M_PLATFORM] >= nf) return AR_OK;
-    if (!num(f[col[M_RANKS]], &ranks) || !num(f[col[M_BYTES]], &bytes) || !num(f[col[M_TIME]], &t)) return AR_OK;
-    if (!(t > 0) || !isfinite(t) || !(ranks >= 1) || ranks > AR_MAX_RANKS || !(bytes > 0)) return AR_OK;
+/* Appends one row (strings copied). */
+static ar_status push(lab_measures *ms, const char *algo, const char *plat, int ranks, double bytes, double t,
+                      int inplace, long long wrong, ar_err *e) {
     size_t need = (size_t)ms->n + 1, cap = ms->cap;
     if (need > ms->cap) {
         if (ar_grow(&ms->m, &cap, need, sizeof *ms->m) < 0) return ar_fail(e, AR_ENOMEM, "out of memory");
@@ -31,15 +31,13 @@ static ar_status add(lab_measures *ms, char **f, int nf, const int *col, ar_err 
         ms->cap = cap;
     }
     lab_measure *m = &ms->m[ms->n];
-    m->algo = ar_strdup(f[col[M_ALGO]]);
-    m->platform = ar_strdup(col[M_PLATFORM] >= 0 ? f[col[M_PLATFORM]] : "");
-    m->ranks = (int)ranks;
+    m->algo = ar_strdup(algo);
+    m->platform = ar_strdup(plat);
+    m->ranks = ranks;
     m->bytes = bytes;
     m->measured_s = t;
-    double d;
-    ms->inplace[ms->n] = col[M_INPLACE] >= 0 && col[M_INPLACE] < nf && num(f[col[M_INPLACE]], &d) ? d != 0 : 1;
-    ms->wrong[ms->n] = col[M_WRONG] >= 0 && col[M_WRONG] < nf && num(f[col[M_WRONG]], &d) && isfinite(d) ? (long long)d
-                                                                                                         : -1;
+    ms->inplace[ms->n] = inplace;
+    ms->wrong[ms->n] = wrong;
     if (!m->algo || !m->platform) {
         free(m->algo);
         free(m->platform);
@@ -49,10 +47,59 @@ static ar_status add(lab_measures *ms, char **f, int nf, const int *col, ar_err 
     return AR_OK;
 }
 
+#ifdef AR_HAVE_REAL_HOST
+/* An nccl-tests file (text or JSON): its all_reduce rows as "nccl-allreduce", platform "" (any platform of
+ * the same rank count), both halves (out-of-place: inplace 0). The reader's errors name file and line. */
+static ar_status read_nccltests(const char *path, lab_measures *ms, ar_err *e) {
+    ar_nt_set *s = NULL;
+    ar_status rst = ar_nt_read_file(path, NULL, &s, e);
+    if (rst != AR_OK) return rst;
+    ar_status stv = AR_OK, *st = &stv;
+    for (int i = 0; i < s->nrecs && !*st; i++) {
+        const ar_nt_record *r = &s->recs[i];
+        const ar_nt_run *run = &s->runs[r->run];
+        if (run->coll != AR_NT_ALL_REDUCE || run->nranks < 1) continue;
+        const ar_nt_timing *h[2] = {&r->oop, &r->ip};
+        for (int k = 0; k < 2 && !*st; k++) {
+            double t = h[k]->time_us * 1e-6;
+            if (!h[k]->present || !(t > 0) || !isfinite(t)) continue;
+            *st = push(ms, "nccl-allreduce", "", run->nranks, (double)r->size_bytes, t, k,
+                       h[k]->nwrong >= 0 ? (long long)h[k]->nwrong : -1, e);
+        }
+    }
+    ar_nt_free(s);
+    return stv;
+}
+#endif
+
+static ar_status add(lab_measures *ms, char **f, int nf, const int *col, ar_err *e) {
+    double ranks, bytes, t;
+    if (col[M_RANKS] >= nf || col[M_BYTES] >= nf || col[M_TIME] >= nf || col[M_ALGO] >= nf) return AR_OK;
+    if (col[M_PLATFORM] >= nf) return AR_OK;
+    if (!num(f[col[M_RANKS]], &ranks) || !num(f[col[M_BYTES]], &bytes) || !num(f[col[M_TIME]], &t)) return AR_OK;
+    if (!(t > 0) || !isfinite(t) || !(ranks >= 1) || ranks > AR_MAX_RANKS || !(bytes > 0)) return AR_OK;
+    double d;
+    int inplace = col[M_INPLACE] >= 0 && col[M_INPLACE] < nf && num(f[col[M_INPLACE]], &d) ? d != 0 : 1;
+    long long wrong =
+        col[M_WRONG] >= 0 && col[M_WRONG] < nf && num(f[col[M_WRONG]], &d) && isfinite(d) ? (long long)d : -1;
+    return push(ms, f[col[M_ALGO]], col[M_PLATFORM] >= 0 ? f[col[M_PLATFORM]] : "", (int)ranks, bytes, t, inplace,
+                wrong, e);
+}
+
 ar_status lab_measured_read(const char *path, int strict, lab_measures *ms, ar_err *e) {
     char *text = NULL;
     ar_status st = ar_read_file(path, (size_t)1 << 30, &text, NULL, e);
     if (st != AR_OK) return st;
+#ifdef AR_HAVE_REAL_HOST
+    { /* nccl-tests output (text or JSON) is recognised by its own reader first */
+        const char *q = text;
+        while (*q == ' ' || *q == '\t' || *q == '\r' || *q == '\n') q++;
+        if (*q == '{' || strstr(text, "# Avg bus bandwidth") || strstr(text, "out-of-place")) {
+            free(text);
+            return read_nccltests(path, ms, e);
+        }
+    }
+#endif
     int col[M_N];
     for (int w = 0; w < M_N; w++) col[w] = -1;
     int line = 0, have = 0;

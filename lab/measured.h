@@ -4,6 +4,12 @@
  * output of `arlab real --out FILE.csv`. Columns are located by NAME; others
  * are ignored. Rows whose numbers do not parse, or with a time that is not
  * finite and positive, are skipped.
+ * nccl-tests output (issue 14: text or JSON, recognised by a leading '{', an
+ * "out-of-place" table header or the "# Avg bus bandwidth" footer) is read by
+ * real/nccltests_in.h instead: every all_reduce row becomes two rows (both
+ * halves, inplace 0/1) with algo "nccl-allreduce", platform "" (matches any
+ * platform of the same rank count), ranks from the file, #wrong per half; a
+ * bad nccl-tests file is an error naming file and line, strict or not.
  *
  * Ownership: lab_measured_read appends to *ms (grown with realloc); the caller
  * frees with lab_measures_free.

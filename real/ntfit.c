@@ -2,6 +2,7 @@
 #include "real/ntfit.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,6 +28,45 @@ static int solve2(const double *L, const double *X, const double *t, const int *
     return 0;
 }
 
+/* Weighted LS of t ~ a L + sum_g u_g X [g == grp]: k = 1 + ng unknowns (x[0] = a, x[1+g] = u_g), normal
+ * equations by Gaussian elimination with partial pivoting. -1 when singular. */
+static int solve_groups(const double *L, const double *X, const double *t, const int *grp, int ng, const int *idx,
+                        int m, double *x) {
+    enum { K = AR_NTFIT_MAX_GROUPS + 1 };
+    double A[K][K + 1];
+    int k = ng + 1;
+    memset(A, 0, sizeof A);
+    for (int q = 0; q < m; q++) {
+        int i = idx[q];
+        double v[2] = {L[i] / t[i], X[i] / t[i]};
+        int c[2] = {0, 1 + grp[i]};
+        for (int r = 0; r < 2; r++) {
+            for (int s2 = 0; s2 < 2; s2++) A[c[r]][c[s2]] += v[r] * v[s2];
+            A[c[r]][k] += v[r];
+        }
+    }
+    double scale = 0;
+    for (int r = 0; r < k; r++) scale = fmax(scale, fabs(A[r][r]));
+    for (int col = 0; col < k; col++) {
+        int piv = col;
+        for (int r = col + 1; r < k; r++)
+            if (fabs(A[r][col]) > fabs(A[piv][col])) piv = r;
+        if (!(fabs(A[piv][col]) > 1e-12 * scale)) return -1;
+        if (piv != col)
+            for (int c2 = 0; c2 <= k; c2++) {
+                double tmp = A[col][c2];
+                A[col][c2] = A[piv][c2], A[piv][c2] = tmp;
+            }
+        for (int r = 0; r < k; r++) {
+            if (r == col) continue;
+            double f = A[r][col] / A[col][col];
+            for (int c2 = col; c2 <= k; c2++) A[r][c2] -= f * A[col][c2];
+        }
+    }
+    for (int r = 0; r < k; r++) x[r] = A[r][k] / A[r][r];
+    return 0;
+}
+
 static double pct(double *v, int n, double q) {
     qsort(v, (size_t)n, sizeof *v, cmp_d);
     double pos = q * (n - 1);
@@ -37,16 +77,171 @@ static double pct(double *v, int n, double q) {
 
 static int bucket_of(uint64_t b) { return b < (1u << 20) ? 0 : b < (64u << 20) ? 1 : b < (512u << 20) ? 2 : 3; }
 
+/* Two-scale fit on the records with sel[i] (scratch idx of m ints), bootstrap within them. */
+static void fit_class(const double *L, const double *X, const double *t, const int *sel, int m, int *idx,
+                      unsigned seed, int nboot, double *ba, int k, ar_ntfit_res *res) {
+    int n = 0;
+    for (int i = 0; i < m; i++)
+        if (sel[i]) idx[n++] = i;
+    res->cls[k].n = n;
+    double a = 1, u = 1;
+    res->cls[k].lat = res->cls[k].bw = 1;
+    res->cls[k].lat_lo = res->cls[k].lat_hi = res->cls[k].bw_lo = res->cls[k].bw_hi = 1;
+    if (n < 2 || solve2(L, X, t, idx, n, &a, &u) != 0 || !(u > 0)) return;
+    res->cls[k].lat = a, res->cls[k].bw = 1 / u;
+    res->cls[k].lat_ident = res->cls[k].bw_ident = 1;
+    int *pool = idx + m; /* the class's records */
+    memcpy(pool, idx, (size_t)n * sizeof *pool);
+    double *bb = ba + (nboot > 0 ? nboot : 1);
+    unsigned long long rng = seed * 2654435761ull + 13 + (unsigned)k;
+    int nb = 0;
+    for (int b = 0; b < nboot; b++) {
+        for (int q = 0; q < n; q++) {
+            rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+            idx[q] = pool[(rng >> 33) % (unsigned long long)n];
+        }
+        double aa, uu;
+        if (solve2(L, X, t, idx, n, &aa, &uu) == 0 && uu > 0) ba[nb] = aa, bb[nb] = 1 / uu, nb++;
+    }
+    if (nb >= 10) {
+        res->cls[k].lat_lo = pct(ba, nb, 0.025), res->cls[k].lat_hi = pct(ba, nb, 0.975);
+        res->cls[k].bw_lo = pct(bb, nb, 0.025), res->cls[k].bw_hi = pct(bb, nb, 0.975);
+        if (res->cls[k].lat_hi - res->cls[k].lat_lo > fabs(res->cls[k].lat)) res->cls[k].lat_ident = 0;
+        if (res->cls[k].bw_hi - res->cls[k].bw_lo > fabs(res->cls[k].bw)) res->cls[k].bw_ident = 0;
+    } else {
+        res->cls[k].lat_ident = res->cls[k].bw_ident = 0;
+    }
+}
+
+/* The per-(algorithm, protocol) fit (ntfit.h group[]). idx: scratch of m ints. */
+static ar_status fit_groups(ar_ntfit_res *res, const double *L, const double *X, const double *t, const int *grp,
+                            int m, int *idx, unsigned seed, int nboot, ar_err *e) {
+    int ng = res->ngroups;
+    double x[AR_NTFIT_MAX_GROUPS + 1];
+    /* identifiability per group: its records' bandwidth share of the time */
+    for (int g = 0; g < ng; g++) {
+        double xs = 0, ts = 0;
+        for (int i = 0; i < m; i++)
+            if (grp[i] == g) xs += X[i] / t[i], ts += 1;
+        res->group[g].ident = ts > 0 && xs / ts > 1e-3;
+        res->group[g].eff = res->group[g].lo = res->group[g].hi = 1;
+    }
+    for (int i = 0; i < m; i++) idx[i] = i;
+    res->group_lat = res->group_lat_lo = res->group_lat_hi = 1;
+    if (solve_groups(L, X, t, grp, ng, idx, m, x) != 0) {
+        for (int g = 0; g < ng; g++) res->group[g].ident = 0;
+        return AR_OK;
+    }
+    res->group_lat = x[0];
+    for (int g = 0; g < ng; g++)
+        if (x[1 + g] > 0) res->group[g].eff = 1 / x[1 + g];
+        else res->group[g].ident = 0;
+    int nb0 = nboot > 0 ? nboot : 1;
+    double *bs = calloc((size_t)nb0 * (size_t)(ng + 1), sizeof *bs);
+    if (!bs) return ar_fail(e, AR_ENOMEM, "ntfit: out of memory");
+    unsigned long long rng = seed * 2654435761ull + 7;
+    int nb = 0;
+    for (int b = 0; b < nboot; b++) {
+        for (int k = 0; k < m; k++) {
+            rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+            idx[k] = (int)((rng >> 33) % (unsigned long long)m);
+        }
+        if (solve_groups(L, X, t, grp, ng, idx, m, x) != 0) continue;
+        int ok = 1;
+        for (int g = 0; g < ng && ok; g++) ok = x[1 + g] > 0;
+        if (!ok) continue;
+        bs[nb] = x[0];
+        for (int g = 0; g < ng; g++) bs[(size_t)(g + 1) * (size_t)nb0 + (size_t)nb] = 1 / x[1 + g];
+        nb++;
+    }
+    if (nb >= 10) {
+        res->group_lat_lo = pct(bs, nb, 0.025), res->group_lat_hi = pct(bs, nb, 0.975);
+        for (int g = 0; g < ng; g++) {
+            double *v = bs + (size_t)(g + 1) * (size_t)nb0;
+            res->group[g].lo = pct(v, nb, 0.025), res->group[g].hi = pct(v, nb, 0.975);
+            if (res->group[g].hi - res->group[g].lo > fabs(res->group[g].eff)) res->group[g].ident = 0;
+        }
+    } else {
+        /* too few resamples solvable (e.g. a group with one size): no interval */
+        for (int g = 0; g < ng; g++) res->group[g].lo = res->group[g].hi = res->group[g].eff, res->group[g].ident = 0;
+        res->group_lat_lo = res->group_lat_hi = res->group_lat;
+    }
+    for (int g = 0; g < ng; g++)
+        if (!res->group[g].ident) res->group[g].eff = 1;
+    free(bs);
+    return AR_OK;
+}
+
+/* The NCCL model of each rank count the files hold: p itself, or p's multi-node form "NAME:nodes=N"
+ * (core/platform_rail.h) for runs of N nodes of p's size when p is one node. */
+#define NTFIT_MAX_PLATS 16
+typedef struct plat_cache {
+    int n;
+    struct {
+        int nranks;
+        const ar_platform *p;
+        ar_platform *own;
+        ar_nccl_in in;
+        ar_nccl_table tab;
+    } c[NTFIT_MAX_PLATS];
+} plat_cache;
+
+static ar_status model_of(plat_cache *pc, const ar_platform *p, const ar_nt_set *s, const ar_nt_record *r, int *k,
+                          ar_err *e) {
+    const ar_nt_run *run = &s->runs[r->run];
+    int nr = run->nranks ? run->nranks : p->nranks;
+    for (int i = 0; i < pc->n; i++)
+        if (pc->c[i].nranks == nr) return *k = i, AR_OK;
+    char where[300];
+    if (pc->n == NTFIT_MAX_PLATS)
+        return ar_fail(e, AR_ELIMIT, "%s: more than %d rank counts", ar_nt_where(s, r, where, sizeof where),
+                       NTFIT_MAX_PLATS);
+    const ar_platform *use = p;
+    ar_platform *own = NULL;
+    if (nr != p->nranks) {
+        int nodes = run->nnodes;
+        if (p->nmachines != 1 || nodes < 2 || nr != nodes * p->nranks)
+            return ar_fail(e, AR_EINVAL,
+                           "%s: run has %d ranks on %d nodes, platform %s %d (a one-node preset fits runs of N "
+                           "whole nodes through NAME:nodes=N)",
+                           ar_nt_where(s, r, where, sizeof where), nr, nodes, p->name, p->nranks);
+        char spec[300];
+        snprintf(spec, sizeof spec, "%s:nodes=%d", p->name, nodes);
+        ar_err e2 = {{0}};
+        if (ar_platform_load(spec, 0, &own, &e2))
+            return ar_fail(e, AR_EINVAL, "%s: %d nodes: %s", ar_nt_where(s, r, where, sizeof where), nodes, e2.msg);
+        use = own;
+    }
+    int i = pc->n;
+    ar_status st = ar_nccl_in_from_platform(use, 0, &pc->c[i].in, e);
+    if (!st) st = ar_nccl_model_tune(&pc->c[i].in, &pc->c[i].tab, e);
+    if (st) {
+        ar_platform_free(own);
+        return st;
+    }
+    pc->c[i].nranks = nr, pc->c[i].p = use, pc->c[i].own = own;
+    pc->n++;
+    *k = i;
+    return AR_OK;
+}
+
+static ar_status fit_impl(const ar_nt_set *s, const ar_platform *p, plat_cache *pc, unsigned seed, int nboot,
+                          ar_ntfit_res *res, ar_err *e);
+
 ar_status ar_ntfit_fit(const ar_nt_set *s, const ar_platform *p, unsigned seed, int nboot, ar_ntfit_res *res,
                        ar_err *e) {
+    plat_cache *pc = calloc(1, sizeof *pc);
+    if (!pc) return ar_fail(e, AR_ENOMEM, "ntfit: out of memory");
+    ar_status st = fit_impl(s, p, pc, seed, nboot, res, e);
+    for (int i = 0; i < pc->n; i++) ar_platform_free(pc->c[i].own);
+    free(pc);
+    return st;
+}
+
+static ar_status fit_impl(const ar_nt_set *s, const ar_platform *p, plat_cache *pc, unsigned seed, int nboot,
+                          ar_ntfit_res *res, ar_err *e) {
     memset(res, 0, sizeof *res);
     ar_status st = ar_nt_check_fit(s, AR_NT_HALF_BOTH, e); /* out-of-place where present, else in place */
-    if (st) return st;
-    ar_nccl_in in;
-    st = ar_nccl_in_from_platform(p, 0, &in, e);
-    if (st) return st;
-    ar_nccl_table tab;
-    st = ar_nccl_model_tune(&in, &tab, e);
     if (st) return st;
     int n = s->nrecs;
     double *L = calloc((size_t)n * 4, sizeof *L);
@@ -57,37 +252,57 @@ ar_status ar_ntfit_fit(const ar_nt_set *s, const ar_platform *p, unsigned seed, 
         return ar_fail(e, AR_ENOMEM, "ntfit: out of memory (%d records)", n);
     }
     double *X = L + n, *t = L + 2 * n, *w = L + 3 * n;
+    int *grp = calloc((size_t)n * 2 + 1, sizeof *grp);
+    if (!grp) {
+        free(L), free(idx), ar_ntfit_free(res);
+        return ar_fail(e, AR_ENOMEM, "ntfit: out of memory (%d records)", n);
+    }
+    int gkey[AR_NTFIT_MAX_GROUPS];
+    int *nod = grp + n; /* machines of each used record's platform */
     int m = 0;
     for (int i = 0; i < n; i++) {
         const ar_nt_record *r = &s->recs[i];
         const ar_nt_run *run = &s->runs[r->run];
-        char where[300];
         if (run->coll != AR_NT_ALL_REDUCE) continue;
-        if (run->nranks && run->nranks != p->nranks) {
-            free(L), free(idx), ar_ntfit_free(res);
-            return ar_fail(e, AR_EINVAL, "%s: run has %d ranks, platform %d", ar_nt_where(s, r, where, sizeof where),
-                           run->nranks, p->nranks);
+        int k = 0;
+        st = model_of(pc, p, s, r, &k, e);
+        if (st) {
+            free(L), free(idx), free(grp), ar_ntfit_free(res);
+            return st;
         }
+        const ar_nccl_in *inp = &pc->c[k].in;
+        nod[m] = pc->c[k].p->nmachines;
         const ar_nt_timing *tm = r->oop.present ? &r->oop : &r->ip;
         int algo = run->algo[0] ? ar_nccl_algo_parse(run->algo) : -1;
         ar_nccl_algo a;
         ar_nccl_proto pr;
         double tf, tb;
-        st = ar_nccl_model_choose(&in, AR_NCCL_ALLREDUCE, algo, (double)r->size_bytes, &a, &pr, &tf, e);
+        st = ar_nccl_model_choose(inp, AR_NCCL_ALLREDUCE, algo, (double)r->size_bytes, &a, &pr, &tf, e);
         if (!st) {
-            ar_nccl_table t0 = tab;
+            ar_nccl_table t0 = pc->c[k].tab;
             t0.lat_us[AR_NCCL_ALLREDUCE][a][pr] = 0;
-            st = ar_nccl_table_time(&in, &t0, AR_NCCL_ALLREDUCE, a, pr, (double)r->size_bytes, &tb, e);
+            st = ar_nccl_table_time(inp, &t0, AR_NCCL_ALLREDUCE, a, pr, (double)r->size_bytes, &tb, e);
         }
         if (st) {
-            free(L), free(idx), ar_ntfit_free(res);
+            free(L), free(idx), free(grp), ar_ntfit_free(res);
             return st;
         }
         L[m] = tf - tb, X[m] = tb, t[m] = tm->time_us * 1e-6, w[m] = (double)r->size_bytes;
+        int key = (int)a * AR_NCCL_NPROTOS + (int)pr, g = 0;
+        while (g < res->ngroups && gkey[g] != key) g++;
+        if (g == res->ngroups && g < AR_NTFIT_MAX_GROUPS) {
+            gkey[g] = key;
+            snprintf(res->group[g].algo, sizeof res->group[g].algo, "%s", ar_nccl_algo_name(a));
+            snprintf(res->group[g].proto, sizeof res->group[g].proto, "%s", ar_nccl_proto_name(pr));
+            res->ngroups++;
+        }
+        grp[m] = g;
+        res->group[g].n++;
+        res->group[g].forced |= algo >= 0;
         m++;
     }
     if (m < 2) {
-        free(L), free(idx), ar_ntfit_free(res);
+        free(L), free(idx), free(grp), ar_ntfit_free(res);
         return ar_fail(e, AR_EINVAL, "ntfit: %d all_reduce records, need at least 2", m);
     }
     res->n = m;
@@ -106,7 +321,7 @@ ar_status ar_ntfit_fit(const ar_nt_set *s, const ar_platform *p, unsigned seed, 
     /* bootstrap */
     double *ba = calloc((size_t)(nboot > 0 ? nboot : 1) * 2, sizeof *ba);
     if (!ba) {
-        free(L), free(idx), ar_ntfit_free(res);
+        free(L), free(idx), free(grp), ar_ntfit_free(res);
         return ar_fail(e, AR_ENOMEM, "ntfit: out of memory");
     }
     double *bb = ba + (nboot > 0 ? nboot : 1);
@@ -136,7 +351,7 @@ ar_status ar_ntfit_fit(const ar_nt_set *s, const ar_platform *p, unsigned seed, 
     free(tmp);
     double *v = calloc((size_t)m, sizeof *v);
     if (!v) {
-        free(L), free(idx), ar_ntfit_free(res);
+        free(L), free(idx), free(grp), ar_ntfit_free(res);
         return ar_fail(e, AR_ENOMEM, "ntfit: out of memory");
     }
     for (int i = 0; i < m; i++) res->rel_err[i] = (res->lat_scale * L[i] + X[i] / res->bw_scale - t[i]) / t[i];
@@ -157,8 +372,48 @@ ar_status ar_ntfit_fit(const ar_nt_set *s, const ar_platform *p, unsigned seed, 
         if (k >= 2 && solve2(L, X, t, idx, k, &aa, &uu) == 0) v[c++] = fabs((aa * L[i] + uu * X[i] - t[i]) / t[i]);
     }
     if (c) res->loso_med = pct(v, c, 0.5), res->loso_max = v[c - 1];
-    free(v), free(L), free(idx);
-    return AR_OK;
+    /* leave-one-node-count-out: fit without a node count, predict it */
+    for (int i = 0; i < m; i++) {
+        int seen = 0;
+        for (int q = 0; q < res->lonco_n && !seen; q++) seen = res->lonco_nodes[q] == nod[i];
+        if (!seen && res->lonco_n < AR_NTFIT_MAX_NODECOUNTS) res->lonco_nodes[res->lonco_n++] = nod[i];
+    }
+    if (res->lonco_n < 2) res->lonco_n = 0;
+    for (int q = 0; q < res->lonco_n; q++) {
+        int k = 0, h = 0;
+        for (int j = 0; j < m; j++)
+            if (nod[j] != res->lonco_nodes[q]) idx[k++] = j;
+        double aa = 1, uu = 1;
+        res->lonco_med[q] = res->lonco_max[q] = NAN;
+        if (k < 2 || solve2(L, X, t, idx, k, &aa, &uu) != 0) continue;
+        for (int j = 0; j < m; j++)
+            if (nod[j] == res->lonco_nodes[q]) v[h++] = fabs((aa * L[j] + uu * X[j] - t[j]) / t[j]);
+        res->lonco_cnt[q] = h;
+        if (h) res->lonco_med[q] = pct(v, h, 0.5), res->lonco_max[q] = v[h - 1];
+    }
+    free(v);
+    if (res->lonco_n >= 2) {
+        int *sel = calloc((size_t)m * 3 + 2, sizeof *sel);
+        double *cb = calloc((size_t)(nboot > 0 ? nboot : 1) * 2, sizeof *ba);
+        if (!sel || !cb) {
+            free(sel), free(cb), free(grp), free(L), free(idx), ar_ntfit_free(res);
+            return ar_fail(e, AR_ENOMEM, "ntfit: out of memory");
+        }
+        int *scratch = sel + m, one = 0, multi = 0;
+        for (int i = 0; i < m; i++) one += nod[i] == 1, multi += nod[i] > 1;
+        if (one >= 2 && multi >= 2) {
+            res->have_classes = 1;
+            for (int k = 0; k < 2; k++) {
+                for (int i = 0; i < m; i++) sel[i] = k ? nod[i] > 1 : nod[i] == 1;
+                fit_class(L, X, t, sel, m, scratch, seed, nboot, cb, k, res);
+            }
+        }
+        free(sel), free(cb);
+    }
+    st = fit_groups(res, L, X, t, grp, m, idx, seed, nboot, e);
+    free(grp), free(L), free(idx);
+    if (st) ar_ntfit_free(res);
+    return st;
 }
 
 void ar_ntfit_free(ar_ntfit_res *res) {

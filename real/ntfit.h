@@ -6,7 +6,8 @@
  * L_i + X_i). The fit scales them globally: t_i ~ a * L_i + u * X_i, a = latency scale,
  * u = 1 / bandwidth scale, by weighted linear least squares on relative residuals
  * (weight 1/t_i). The choice is kept at the preset's (not re-chosen with the fitted
- * parameters). NOT yet per link class, not per algorithm/protocol efficiency.
+ * parameters). NOT per link class. A second fit gives one bandwidth efficiency per
+ * (algorithm, protocol) with a shared latency scale (group[] below).
  * Bootstrap: resample records with replacement (fixed seed), percentile 95 % intervals.
  * A parameter is "unidentified" when its column of the weighted design is near zero
  * relative to the other or its interval is wider than its value; it then keeps 1.
@@ -20,6 +21,9 @@
 #include "core/status.h"
 #include "real/nccltests_in.h"
 
+#define AR_NTFIT_MAX_GROUPS 24
+#define AR_NTFIT_MAX_NODECOUNTS 16
+
 typedef struct ar_ntfit_res {
     int n;                               /* records used (all_reduce, out-of-place time) */
     double lat_scale, bw_scale;          /* fitted (bw_scale = 1/u) */
@@ -30,10 +34,39 @@ typedef struct ar_ntfit_res {
     double bucket_med[4], bucket_max[4]; /* |rel err| by size: <1MB, 1-64MB, 64-512MB, >=512MB */
     int bucket_n[4];
     double loso_med, loso_max; /* leave-one-size-out: |rel err| on the held-out size */
+    /* Per (algorithm, protocol) efficiency (issue 14): t_i ~ a L_i + X_i / eff_g(i), one shared latency
+     * scale a and one bandwidth efficiency per group of records that ran (or, unforced, that NCCL's model
+     * picks for) algorithm/protocol g; eff 1 = the preset's bandwidth as NCCL's model uses it. A group is
+     * unidentified (eff kept 1) when its records carry < 1e-3 of its time in the bandwidth term, or its
+     * interval is wider than its value. */
+    int ngroups;
+    struct {
+        char algo[16], proto[16]; /* NCCL's spelling: "RING", "SIMPLE" */
+        int n, forced;            /* records; 1 when the runs forced the algorithm (NCCL_ALGO) */
+        double eff, lo, hi;       /* fitted efficiency, percentile 95 % bootstrap interval */
+        int ident;
+    } group[AR_NTFIT_MAX_GROUPS];
+    double group_lat, group_lat_lo, group_lat_hi; /* the shared latency scale of that fit */
+    /* Leave-one-node-count-out (when the records span >= 2 node counts; else lonco_n = 0): the global
+     * two-scale fit on the other node counts predicts this one; |rel err| median/max (NAN: the rest
+     * could not be fitted). */
+    int lonco_n;
+    int lonco_nodes[AR_NTFIT_MAX_NODECOUNTS], lonco_cnt[AR_NTFIT_MAX_NODECOUNTS];
+    double lonco_med[AR_NTFIT_MAX_NODECOUNTS], lonco_max[AR_NTFIT_MAX_NODECOUNTS];
+    /* Per node class (when the records hold one-node and multi-node runs; else have_classes = 0): the
+     * two-scale fit on the one-node runs (intra-node: NVLink-bound) and on the multi-node runs (network-
+     * bound under NCCL's model), each with percentile 95 % intervals. Printed, not applied to the links. */
+    int have_classes;
+    struct {
+        int n;
+        double lat, lat_lo, lat_hi, bw, bw_lo, bw_hi;
+        int lat_ident, bw_ident;
+    } cls[2];
 } ar_ntfit_res;
 
-/* Fits platform p (ranks = the runs' rank count) to the all_reduce records of s.
- * Every run must have nranks equal to p's rank count. Refuses #wrong > 0 (ar_nt_check_fit). */
+/* Fits platform p to the all_reduce records of s. A run has p's rank count, or, when p is one
+ * node, N x p's ranks on N nodes: it is predicted on "NAME:nodes=N" (core/platform_rail.h). The
+ * same two scales hold for every node count. Refuses #wrong > 0 (ar_nt_check_fit). */
 ar_status ar_ntfit_fit(const ar_nt_set *s, const ar_platform *p, unsigned seed, int nboot, ar_ntfit_res *res,
                        ar_err *e);
 void ar_ntfit_free(ar_ntfit_res *res);

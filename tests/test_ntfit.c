@@ -14,7 +14,8 @@
 #include "real/ntfit.h"
 #include "t.h"
 
-static double true_time(const ar_platform *p, double bytes, double ls, double bs) {
+/* bs: bandwidth efficiency of every (algorithm, protocol) except NVLS, which gets bs_nvls. */
+static double true_time(const ar_platform *p, double bytes, double ls, double bs, double bs_nvls) {
     ar_err e = {{0}};
     ar_nccl_in in;
     ar_nccl_table tab;
@@ -26,11 +27,11 @@ static double true_time(const ar_platform *p, double bytes, double ls, double bs
     T_OK(ar_nccl_model_choose(&in, AR_NCCL_ALLREDUCE, -1, bytes, &a, &pr, &tf, &e), e);
     tab.lat_us[AR_NCCL_ALLREDUCE][a][pr] = 0;
     T_OK(ar_nccl_table_time(&in, &tab, AR_NCCL_ALLREDUCE, a, pr, bytes, &tb, &e), e);
-    return ls * (tf - tb) + tb / bs;
+    return ls * (tf - tb) + tb / (a == AR_NCCL_NVLS ? bs_nvls : bs);
 }
 
 /* nccl-tests text for sizes [lo, hi] (factor 2); wrong_at: size with #wrong 3 (0: none). */
-static char *synth(const ar_platform *p, uint64_t lo, uint64_t hi, unsigned seed, uint64_t wrong_at) {
+static char *synth(const ar_platform *p, uint64_t lo, uint64_t hi, unsigned seed, uint64_t wrong_at, double bs_nvls) {
     size_t cap = 1 << 16, len = 0;
     char *buf = malloc(cap);
     T_CHECK(buf != NULL, "malloc");
@@ -49,7 +50,7 @@ static char *synth(const ar_platform *p, uint64_t lo, uint64_t hi, unsigned seed
             rng = rng * 6364136223846793005ull + 1442695040888963407ull;
             sum += (double)(rng >> 11) / 9007199254740992.0;
         }
-        double t = true_time(p, (double)b, 2.0, 0.8) * (1 + 0.02 * (sum - 6)) * 1e6;
+        double t = true_time(p, (double)b, 2.0, 0.8, bs_nvls) * (1 + 0.02 * (sum - 6)) * 1e6;
         double alg = (double)b / t / 1e3;
         len += (size_t)snprintf(buf + len, cap - len,
                                 "%12llu %12llu float sum -1 %10.3f %7.2f %7.2f %d %10.3f %7.2f %7.2f 0\n",
@@ -67,7 +68,7 @@ int main(void) {
     T_OK(ar_platform_load("dgx-h100", 0, &p, &e), e);
 
     /* 1. the round trip, 8 B .. 1 GiB */
-    char *txt = synth(p, 8, 1ull << 30, 7, 0);
+    char *txt = synth(p, 8, 1ull << 30, 7, 0, 0.8);
     ar_nt_set *s = NULL;
     T_OK(ar_nt_read_mem("synth.txt", txt, strlen(txt), NULL, &s, &e), e);
     ar_ntfit_res r;
@@ -88,8 +89,33 @@ int main(void) {
     ar_nt_free(s);
     free(txt);
 
+    /* 1b. per (algorithm, protocol): NVLS at 0.6, the others at 0.8; the groups recover them */
+    txt = synth(p, 8, 1ull << 30, 11, 0, 0.6);
+    T_OK(ar_nt_read_mem("groups.txt", txt, strlen(txt), NULL, &s, &e), e);
+    T_OK(ar_ntfit_fit(s, p, 1, 200, &r, &e), e);
+    int seen_nvls = 0, seen_other = 0;
+    printf("groups: shared latency %.4f [%.4f, %.4f]\n", r.group_lat, r.group_lat_lo, r.group_lat_hi);
+    T_CHECK(r.group_lat_lo <= 2.0 && 2.0 <= r.group_lat_hi, "shared latency 2 in [%g, %g]", r.group_lat_lo,
+            r.group_lat_hi);
+    for (int g = 0; g < r.ngroups; g++) {
+        double want = !strcmp(r.group[g].algo, "NVLS") ? 0.6 : 0.8;
+        printf("group %s/%s n %d eff %.4f [%.4f, %.4f] ident %d\n", r.group[g].algo, r.group[g].proto, r.group[g].n,
+               r.group[g].eff, r.group[g].lo, r.group[g].hi, r.group[g].ident);
+        if (!r.group[g].ident) continue;
+        T_CHECK(r.group[g].lo <= want && want <= r.group[g].hi, "%s/%s: %g in [%g, %g]", r.group[g].algo,
+                r.group[g].proto, want, r.group[g].lo, r.group[g].hi);
+        if (want == 0.6) seen_nvls = 1;
+        else seen_other = 1;
+    }
+    T_CHECK(seen_nvls && seen_other, "an NVLS group and another group identified (%d, %d)", seen_nvls, seen_other);
+    /* the one-factor fit cannot: its bandwidth scale lies between */
+    T_CHECK(r.bw_scale > 0.55 && r.bw_scale < 0.85, "global bw %g", r.bw_scale);
+    ar_ntfit_free(&r);
+    ar_nt_free(s);
+    free(txt);
+
     /* 2. only >= 256 MiB: bandwidth-bound, the latency scale is not identified */
-    txt = synth(p, 256u << 20, 1ull << 30, 9, 0);
+    txt = synth(p, 256u << 20, 1ull << 30, 9, 0, 0.8);
     T_OK(ar_nt_read_mem("big.txt", txt, strlen(txt), NULL, &s, &e), e);
     T_OK(ar_ntfit_fit(s, p, 1, 200, &r, &e), e);
     printf("big only: lat %.4f [%.4g, %.4g] ident %d; bw %.4f [%.4f, %.4f] ident %d\n", r.lat_scale, r.lat_lo, r.lat_hi,
@@ -100,7 +126,7 @@ int main(void) {
     free(txt);
 
     /* 3. #wrong > 0 refused, naming the line */
-    txt = synth(p, 1024, 1u << 20, 3, 4096);
+    txt = synth(p, 1024, 1u << 20, 3, 4096, 0.8);
     T_OK(ar_nt_read_mem("wrong.txt", txt, strlen(txt), NULL, &s, &e), e);
     ar_err e2 = {{0}};
     ar_status st = ar_ntfit_fit(s, p, 1, 50, &r, &e2);

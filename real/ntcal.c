@@ -1,0 +1,96 @@
+/* See ntcal.h. */
+#include "real/ntcal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "core/units.h"
+#include "core/util.h"
+
+/* Scales every bw/child_bw and lat/child_lat under node (the "reference" and "notes" arrays are left alone). */
+static ar_status scale(cJSON *node, double fl, double fb, const char *file, ar_err *e) {
+    for (cJSON *c = node ? node->child : NULL; c; c = c->next) {
+        const char *k = c->string;
+        if (k && (!strcmp(k, "reference") || !strcmp(k, "notes"))) continue;
+        int is_bw = k && (!strcmp(k, "bw") || !strcmp(k, "child_bw"));
+        int is_lat = k && (!strcmp(k, "lat") || !strcmp(k, "child_lat"));
+        if (is_bw || is_lat) {
+            double v;
+            if (cJSON_IsNumber(c)) v = c->valuedouble;
+            else if (cJSON_IsString(c)) {
+                ar_status st = is_bw ? ar_parse_rate(c->valuestring, &v, e) : ar_parse_time(c->valuestring, &v, e);
+                if (st) return ar_fail(e, st, "%s: \"%s\": %s", file, k, e->msg);
+            } else {
+                return ar_fail(e, AR_EINVAL, "%s: \"%s\" is neither a number nor a string", file, k);
+            }
+            /* in place: the item keeps its key */
+            if (cJSON_IsString(c)) {
+                cJSON_free(c->valuestring);
+                c->valuestring = NULL;
+                c->type = cJSON_Number;
+            }
+            cJSON_SetNumberValue(c, v * (is_bw ? fb : fl));
+            continue;
+        }
+        if (cJSON_IsObject(c) || cJSON_IsArray(c)) {
+            ar_status st = scale(c, fl, fb, file, e);
+            if (st) return st;
+        }
+    }
+    return AR_OK;
+}
+
+ar_status ar_ntcal_platform_json(const ar_platform *p, const ar_ntcal_in *in, char **json, ar_err *e) {
+    *json = NULL;
+    if (!(in->lat_scale >= 0) || !isfinite(in->lat_scale) || !(in->bw_scale > 0) || !isfinite(in->bw_scale))
+        return ar_fail(e, AR_EINVAL, "calibration: scales must be finite (latency %g >= 0, bandwidth %g > 0)",
+                       in->lat_scale, in->bw_scale);
+    const char *src = p->source ? p->source : "";
+    char path[4096];
+    if (!strncmp(src, "preset:", 7)) snprintf(path, sizeof path, "%s/%s.json", ar_platform_preset_dir(), src + 7);
+    else if (strchr(src, ':') && !strchr(src, '/'))
+        return ar_fail(e, AR_EUNSUPPORTED,
+                       "calibration: %s is generated (%s); calibrate a preset or a platform JSON file", p->name, src);
+    else snprintf(path, sizeof path, "%s", src);
+    char *text = NULL;
+    ar_status st = ar_read_file(path, (size_t)256 << 20, &text, NULL, e);
+    if (st) return st;
+    cJSON *doc = cJSON_Parse(text);
+    free(text);
+    if (!cJSON_IsObject(doc)) {
+        cJSON_Delete(doc);
+        return ar_fail(e, AR_EINVAL, "%s: not a JSON object", path);
+    }
+    st = scale(doc, in->lat_scale, in->bw_scale, path, e);
+    cJSON *name = cJSON_CreateString(in->name ? in->name : "calibrated");
+    if (!st && (!name || !cJSON_ReplaceItemInObject(doc, "name", name))) {
+        cJSON_Delete(name);
+        st = ar_fail(e, AR_ENOMEM, "out of memory");
+    } else if (st) cJSON_Delete(name);
+    cJSON *notes = cJSON_GetObjectItem(doc, "notes");
+    if (!st && !notes) {
+        notes = cJSON_AddArrayToObject(doc, "notes");
+        if (!notes) st = ar_fail(e, AR_ENOMEM, "out of memory");
+    }
+    for (int i = 0; !st && i < in->nnotes; i++)
+        if (!cJSON_AddItemToArray(notes, cJSON_CreateString(in->notes[i])))
+            st = ar_fail(e, AR_ENOMEM, "out of memory");
+    char *out = st ? NULL : cJSON_Print(doc);
+    cJSON_Delete(doc);
+    if (!st && !out) st = ar_fail(e, AR_ENOMEM, "out of memory");
+    if (!st) {
+        ar_platform *chk = NULL;
+        st = ar_platform_from_json(out, in->name ? in->name : "calibrated", &chk, e);
+        ar_platform_free(chk);
+    }
+    if (st) {
+        free(out);
+        return st;
+    }
+    *json = out;
+    return AR_OK;
+}

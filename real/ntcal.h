@@ -1,0 +1,30 @@
+/* The calibrated platform of `arlab calibrate --from FILE...` (issue 14): the
+ * preset's own JSON with its link parameters scaled by a fit (real/ntfit.h).
+ *
+ * Every "bw"/"child_bw" value of the preset file (levels, tree switches, graph
+ * and torus links) is multiplied by bw_scale and every "lat"/"child_lat" by
+ * lat_scale, written back as plain numbers (B/s, s); "name" becomes name, the
+ * fit and what the data could not identify are added to "notes". The result is
+ * checked by loading it (ar_platform_from_json) before it is returned.
+ * Only platforms read from a JSON file (a preset name or a path) can be
+ * calibrated; generated specs are AR_EUNSUPPORTED.
+ *
+ * Ownership: *json is malloc'ed; the caller frees it. */
+#ifndef AR_NTCAL_H
+#define AR_NTCAL_H
+
+#include "core/platform.h"
+#include "core/status.h"
+
+typedef struct ar_ntcal_in {
+    const char *name;     /* "name" of the calibrated platform */
+    double lat_scale;     /* 1 = unchanged */
+    double bw_scale;      /* 1 = unchanged */
+    int nnotes;           /* extra notes (the fit, what is not identified) */
+    const char *const *notes;
+} ar_ntcal_in;
+
+/* p: the platform the fit used (its source names the preset or file). */
+ar_status ar_ntcal_platform_json(const ar_platform *p, const ar_ntcal_in *in, char **json, ar_err *e);
+
+#endif
