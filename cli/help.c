@@ -58,9 +58,14 @@ static const help_entry entries[] = {
               "  --digits N          significant digits of the --detail times (1..17, default 9)\n" COMMON_F
               "example: arlab model --platform blueconnect-192 --size 100MB\n"},
     {"best", "usage: arlab best --platform P --size S [--ranks N] [--dtype T] [--format F]\n"
+             "       arlab best --emit nccl-tuner FILE --platform P [--ranks N] [--max-bytes S]\n"
              "Ranks every algorithm (default parameters) and every BlueConnect variant (decompositions, stage\n"
              "orders, ring/hd per stage) by the cost walk, and says why the best wins.\n" COMMON_P
              "  --size S            one message size\n" COMMON_F
+             "  --emit nccl-tuner FILE   NCCL's own choice per size range (models/nccl_model.h) in the CSV of\n"
+             "                      NCCL's example tuner plugin (NCCL-native algorithms only: arlab's own\n"
+             "                      schedules cannot be expressed there)\n"
+             "  --max-bytes S       the largest size of the ranges (default 16GiB)\n"
              "example: arlab best --platform blueconnect-192 --size 100MB\n"},
     {"trees", "usage: arlab trees --platform P [--size S] [--algo treepack:chunks=N,...] [--check] [--format F]\n"
               "Spanning-tree packing: C(G), the Lemma 2.1 bounds, the trees and weights, the streams, the load\n"
@@ -93,9 +98,12 @@ static const help_entry entries[] = {
              "example: mpirun -np 8 arlab real --platform dgx-h100 --size 1MB,64MB\n"},
     {"calibrate", "usage: arlab calibrate --out FILE.json [--platform P] [--size S,...] [--iters N] [--warmup N]\n"
                   "                       [--launch L] [--gpus N] [--fit rel|abs] [--name NAME] [--format F]\n"
+                  "       arlab calibrate --from NT.txt... --platform P --out CAL.json [--name NAME] [--seed N] [--boot B]\n"
                   "Ping-pong sweeps per link class on GPUs (within a machine, across machines), least-squares\n"
-                  "alpha/beta (GSL), and a platform JSON that model, sim and best accept. On the emulated cluster\n"
-                  "use `arlab testbed run --calibrate FILE.json`.\n"
+                  "alpha/beta (GSL), and a platform JSON that model, sim and best accept. With --from: no GPU, the\n"
+                  "fit of arlab fit on nccl-tests output, written as P with its links scaled (and what the data\n"
+                  "cannot identify said). On the emulated cluster use `arlab testbed run --calibrate FILE.json`.\n"
+                  "  --from FILE...      nccl-tests output files (text or -J JSON) instead of a GPU run\n"
                   "  --out FILE.json     the calibrated platform\n" COMMON_P
                   "  --size S[,S...]     ping-pong sizes\n"
                   "  --iters N, --warmup N   repetitions per size\n"
@@ -107,16 +115,26 @@ static const help_entry entries[] = {
                 "                     [--format F] [MEASURED.csv]\n"
                 "Model, simulated and measured times side by side (measured rows from a CSV written by arlab real\n"
                 "or arlab testbed run; matched on algo, ranks and bytes; MPI_Allreduce or ncclAllReduce rows are\n"
-                "the baseline).\n" COMMON_P "" COMMON_S "  --algo A            an algorithm (repeatable; default all)\n"
+                "the baseline). With --measured: nccl-tests files, their NCCL times beside the model, the\n"
+                "simulation and NCCL's model, with the relative error per size.\n" COMMON_P "" COMMON_S
+                "  --algo A            an algorithm (repeatable; default all)\n"
+                "  --measured FILE...  nccl-tests output files (text or -J JSON)\n"
+                "  --plot F.png|F.svg  with --measured: time and busbw vs size (measured points, predicted lines)\n"
                 "  --schedule F.json   also compare a user-written schedule\n" COMMON_F
                 "example: arlab compare --platform cal.json measured.csv\n"},
-    {"fit", "usage: arlab fit --from FILE... --platform P [--seed N] [--boot B]\n"
+    {"fit", "usage: arlab fit --from FILE... --platform P [--seed N] [--boot B] [--out CAL.json [--name NAME]]\n"
+            "       arlab fit --reference CORPUS.csv [--csv]\n"
             "Fits NCCL's cost model (latency and bandwidth scales) on P to nccl-tests output (text or -J JSON):\n"
             "the fit, 95 % bootstrap intervals, residuals, error by size bucket, leave-one-size-out error.\n"
             "  --from FILE...      nccl-tests output files (one or more)\n"
             "  --platform P        the platform the measurements ran on (a preset, e.g. dgx-h100:nodes=2)\n"
             "  --seed N            bootstrap seed (default 1)\n"
             "  --boot B            bootstrap resamples (default 200)\n"
+            "  --out CAL.json      also write the calibrated platform (as arlab calibrate --from)\n"
+            "  --name NAME         its name\n"
+            "  --reference CSV     predict every published point of a reference corpus\n"
+            "                      (experiments/reference/published.csv) from the presets, with the error\n"
+            "  --csv               the --reference predictions as CSV\n"
             "example: arlab fit --from all_reduce_perf.txt --platform dgx-h100\n"},
     {"sweep", "usage: arlab sweep FILE.json [-j N] [--out DIR] [--quiet]\n"
               "Runs the grid of a sweep file (platforms x algorithms x sizes x training configurations) on one\n"

@@ -35,9 +35,13 @@ if verb in ("plan", "model", "sim", "real", "compare"):
 # the verb's own flags: literals in its file (shared files: only the verb the file is named after)
 not_ours = {"--x", "--help", "--mca", "--hostfile", "--bind-to", "--map-by", "--oversubscribe", "--allow-run-as-root",
             "--testbed", "--traffic"}
-if verb not in ("platforms", "compare"):
-    if verb == "real":
-        not_ours |= {"--fit", "--name"}  # calibrate's, in the flag table cmd_real.c shares
+# cmd_real.c holds real and compare: compare's flags are those after "int cmd_compare("
+if verb == "real":
+    f = f[:f.find("int cmd_compare(")]
+    not_ours |= {"--fit", "--name"}  # calibrate's, in the flag table cmd_real.c shares
+elif verb == "compare":
+    f = f[f.find("int cmd_compare("):]
+if verb != "platforms":
     opts.update(o for o in re.findall(r'"(--[a-z][a-z0-9-]*)', f) if o not in not_ours)
 print(" ".join(sorted(o for o in opts if o not in text)))
 PY
