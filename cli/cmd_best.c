@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "lab/eval.h"
 #include "models/model.h"
 
 #define BEST_TABLE_ROWS 30 /* rows of the human table; csv/json list all */
@@ -81,9 +82,37 @@ static void explain(const ar_platform *p, uint64_t count, size_t eb, const ar_ra
 
 int cmd_best_emit(int argc, char **argv); /* issue 14: --emit nccl-tuner FILE (cli/cmd_tuner.c) */
 
+/* Equal times get equal ranks (competition ranking "1 2 2 4"): candidates whose walk differs from the
+ * previous one's by at most this relative amount share its rank. */
+#define BEST_TIE_REL 1e-12
+
 int cmd_best(int argc, char **argv) {
     for (int i = 0; i < argc; i++)
         if (!strcmp(argv[i], "--emit")) return cmd_best_emit(argc, argv);
+    /* this verb's own flags: --top N (rows shown, every format), --per-algo (each algorithm's best variant) */
+    char *rest[CLI_MAX_LIST * 4];
+    int nrest = 0, top = 0, per_algo = 0;
+    for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "--per-algo")) {
+            per_algo = 1;
+        } else if (!strcmp(argv[i], "--top") || !strncmp(argv[i], "--top=", 6)) {
+            const char *v = argv[i][5] == '=' ? argv[i] + 6 : (i + 1 < argc ? argv[++i] : NULL);
+            long long n;
+            ar_err te = {{0}};
+            if (!v || ar_parse_count(v, 1, 1000000, &n, &te) != AR_OK) {
+                fprintf(stderr, "arlab best: --top: give a number of rows >= 1\n");
+                return AR_EINVAL;
+            }
+            top = (int)n;
+        } else if (nrest < (int)(sizeof rest / sizeof rest[0])) {
+            rest[nrest++] = argv[i];
+        } else {
+            fprintf(stderr, "arlab best: too many arguments\n");
+            return AR_EINVAL;
+        }
+    }
+    argc = nrest;
+    argv = rest;
     cli_opts o;
     if (cli_parse(argc, argv, OPT_PLATFORM | OPT_SIZE | OPT_RANKS | OPT_DTYPE | OPT_FORMAT, &o, "best") != AR_OK)
         return AR_EINVAL;
@@ -111,26 +140,62 @@ int cmd_best(int argc, char **argv) {
         ar_platform_free(p);
         return cli_error(st, &e);
     }
-    static const char *const cols[] = {"rank", "algo", "params", "walk_s", "closed_s", "rel_diff", "slowest"};
+    /* what NCCL's own tuner would run here (models/nccl_model.h), the yardstick of vs_nccl */
+    double bytes = (double)count * (double)eb, nccl_s;
+    const char *nalgo, *nproto;
+    ar_err ne = {{0}};
+    (void)lab_nccl_choice(p, 0 /* all-reduce */, bytes, &nccl_s, &nalgo, &nproto, &ne);
+    static const char *const cols[] = {"rank",       "algo",       "params",       "walk_s",  "closed_s", "rel_diff",
+                                       "slowest",    "algbw_GBps", "busbw_GBps",   "vs_nccl", "nccl_model_s",
+                                       "nccl_algo", "nccl_proto"};
     cli_table t;
-    tbl_init(&t, 7, cols);
-    int shown = o.format == FMT_TABLE && c.n > BEST_TABLE_ROWS ? BEST_TABLE_ROWS : c.n;
-    for (int i = 0; i < shown; i++) {
+    tbl_init(&t, 13, cols);
+    int limit = top ? top : o.format == FMT_TABLE ? BEST_TABLE_ROWS : c.n, shown = 0, listed = 0, rank = 0;
+    double prev = NAN;
+    for (int i = 0; i < c.n; i++) {
         const ar_rank_cand *x = &c.v[i];
+        int dup = 0; /* --per-algo: only the first (best) variant of each algorithm */
+        for (int k = 0; per_algo && k < i && !dup; k++) dup = !strcmp(c.v[k].algo, x->algo);
+        if (dup) continue;
+        listed++;
+        /* competition ranking over the rows listed: a tie (BEST_TIE_REL) keeps the previous row's rank */
+        if (!(isfinite(prev) && isfinite(x->key_s) && fabs(x->key_s - prev) <= BEST_TIE_REL * prev)) rank = listed;
+        prev = x->key_s;
+        if (shown >= limit) continue;
+        shown++;
         int r = tbl_row(&t);
         char params[220];
         snprintf(params, sizeof params, "%s%s", x->params, x->is_default ? " (default)" : "");
         if (isnan(x->key_s)) tbl_str(&t, r, 0, "-");
-        else tbl_int(&t, r, 0, i + 1);
+        else tbl_int(&t, r, 0, rank);
         tbl_str(&t, r, 1, x->algo);
         tbl_str(&t, r, 2, params);
         tbl_num(&t, r, 3, "%.6g", x->walk_s);
         tbl_num(&t, r, 4, "%.6g", x->closed_s);
         tbl_num(&t, r, 5, "%.2g", isnan(x->closed_s) ? NAN : (x->walk_s - x->closed_s) / x->closed_s);
         tbl_str(&t, r, 6, x->slowest);
+        tbl_num(&t, r, 7, "%.6g", lab_algbw_GBps(bytes, x->walk_s));
+        tbl_num(&t, r, 8, "%.6g", lab_busbw_GBps(0, p->nranks, bytes, x->walk_s));
+        tbl_num(&t, r, 9, "%.4g", isfinite(nccl_s) && x->walk_s > 0 ? nccl_s / x->walk_s : NAN);
+        tbl_num(&t, r, 10, "%.6g", nccl_s);
+        tbl_str(&t, r, 11, nalgo);
+        tbl_str(&t, r, 12, nproto);
     }
     tbl_print(&t, o.format, stdout);
-    if (shown < c.n) printf("... %d more (all %d rows with --format csv or json)\n", c.n - shown, c.n);
+    if (shown < listed && o.format == FMT_TABLE)
+        printf("... %d more (--top N shows N rows; csv/json list every row without --top)\n", listed - shown);
+    if (o.format == FMT_TABLE) {
+        char t1[32], t2[32];
+        const ar_rank_cand *b = &c.v[0];
+        if (!isfinite(nccl_s))
+            printf("NCCL's tuner: not modelled on this platform (%s)\n", ne.msg[0] ? ne.msg : "no NCCL model");
+        else if (isfinite(b->key_s))
+            printf("NCCL's tuner would run %s/%s: %s (nccl_model_s). The best arlab schedule, %s%s%s, takes %s: %s by "
+                   "%.1f%% (vs_nccl = nccl_model_s / walk_s = %.3g). Its slowest stage: %s.\n",
+                   nalgo, nproto, ar_fmt_time(nccl_s, t1, sizeof t1), b->algo, b->params[0] ? ":" : "", b->params,
+                   ar_fmt_time(b->key_s, t2, sizeof t2), b->key_s < nccl_s ? "faster than NCCL's choice" : "slower",
+                   100.0 * fabs(nccl_s - b->key_s) / fmax(nccl_s, b->key_s), nccl_s / b->key_s, b->slowest);
+    }
     int pess = 0, worst = -1;
     for (int i = 0; i < c.n; i++)
         if (c.v[i].walk_s > 1.05 * c.v[i].closed_s) { /* false for NaN */
