@@ -11,7 +11,7 @@
 #define T LAB_TEXT, NULL
 #define P LAB_PLAIN, NULL
 #define I LAB_INT, "%lld"
-#define S9 LAB_NUM, "%.9g"
+#define S9 LAB_NUM, "%.17g" /* times: full precision (issue 17) */
 #define S6 LAB_NUM, "%.6g"
 #define S0 LAB_NUM, "%.0f"
 
@@ -57,6 +57,11 @@ const lab_col lab_cols[SW_NCOLS] = {
     [SC_DETAIL] = {"detail", T, "the planner's variant"},
     [SC_MESSAGE] = {"message", P, "closed-form notes or the error/unsupported message"},
     [SC_KEY] = {"key", T, "row identity for resume: backend|platform|ranks|algo|elems|dtype|train"},
+    [SC_ALGBW] = {"algbw_GBps", S9, "nccl-tests' algbw of time_s: bytes / time_s, in 1e9 B/s"},
+    [SC_BUSBW] = {"busbw_GBps", S9, "nccl-tests' busbw of time_s: algbw x 2(n-1)/n (all-reduce)"},
+    [SC_NCCL_MODEL] = {"nccl_model_s", S9, "what NCCL's own tuner would take (models/nccl_model.h); empty: not modelled"},
+    [SC_NCCL_ALGO] = {"nccl_algo", T, "the algorithm NCCL's tuner would choose"},
+    [SC_NCCL_PROTO] = {"nccl_proto", T, "the protocol NCCL's tuner would choose"},
 };
 
 #undef T

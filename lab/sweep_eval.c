@@ -109,6 +109,10 @@ ar_status sweep_eval(sweep_ctx *ctx, int i, sweep_rows *out, ar_err *e) {
             snprintf(po.message, sizeof po.message, "closed form: %s", ev.closed.note);
     }
 
+    double nccl_s = NAN; /* what NCCL's own tuner would do at this point (empty where not modelled) */
+    const char *nalgo = "", *nproto = "";
+    ar_err ne = {{0}};
+    if (p) (void)lab_nccl_choice(p, 0 /* all-reduce */, (double)elems * (double)eb, &nccl_s, &nalgo, &nproto, &ne);
     for (int k = 0; k < ctx->nkeys_per_point; k++) {
         sweep_row *r = sweep_rows_add(out);
         if (!r) {
@@ -168,6 +172,12 @@ ar_status sweep_eval(sweep_ctx *ctx, int i, sweep_rows *out, ar_err *e) {
         char key[2048];
         sweep_key(ctx, i, k, key, sizeof key);
         lab_set(r, SC_KEY, key);
+        double bytes = (double)elems * (double)eb;
+        lab_set_num(r, SC_ALGBW, lab_algbw_GBps(bytes, po.time_s));
+        lab_set_num(r, SC_BUSBW, p ? lab_busbw_GBps(0, p->nranks, bytes, po.time_s) : NAN);
+        lab_set_num(r, SC_NCCL_MODEL, nccl_s);
+        lab_set(r, SC_NCCL_ALGO, nalgo);
+        lab_set(r, SC_NCCL_PROTO, nproto);
         for (int c = 0; c < SW_NCOLS; c++)
             if (!r->f[c]) {
                 lab_eval_free(&ev);

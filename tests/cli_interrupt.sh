@@ -30,6 +30,8 @@ for sig in TERM KILL; do
   "$ARLAB" "${SIM[@]}" >"$T_TMP/s.csv" 2>"$T_TMP/s.err" &
   pid=$!
   for _ in $(seq 300); do grep -q '^ring,' "$T_TMP/s.csv" && break; sleep 0.1; done
+  # ps is planned and walked before its SimGrid process starts: wait for that child (up to 60 s)
+  for _ in $(seq 600); do [ -n "$(pgrep -P $pid)" ] && break; sleep 0.1; done
   kids=$(pgrep -P $pid | wc -l)
   kill -$sig $pid
   wait $pid
