@@ -5,6 +5,12 @@
 /* AR_OK if p is a tree with every GPU at the same depth >= 1. */
 ar_status ar_fr_check_tree(const ar_platform *p, const char *who, ar_err *e) {
     const char *pname = p->name ? p->name : "?";
+    if (p->kind == AR_PLAT_GRAPH && p->nlinks == p->nnodes - 1)
+        /* connected (the loader checks it) with one link fewer than nodes: a tree drawn as a graph */
+        return ar_fail(e, AR_EUNSUPPORTED,
+                       "%s: platform '%s' is a tree written as \"kind\": \"graph\"; describe it with \"kind\": "
+                       "\"tree\" (platforms/README.md) so that FlexReduce can plan on its levels",
+                       who, pname);
     if ((p->kind != AR_PLAT_TREE && p->kind != AR_PLAT_FAT_TREE) || p->root < 0 || p->height < 1)
         return ar_fail(e, AR_EUNSUPPORTED, "%s: platform '%s' is not a tree of switches (FlexReduce plans on trees)",
                        who, pname);

@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "platform_rail.h"
 #include "textio.h"
@@ -26,8 +27,47 @@ static ar_status unknown_preset(const char *spec, ar_err *e);
 /* ---- loading ---- */
 
 const char *ar_platform_preset_dir(void) {
-    const char *d = getenv("ARLAB_PLATFORM_DIR");
-    return d && *d ? d : AR_PRESET_DIR;
+    /* An immutable fact of this process, computed once: an installed arlab (cmake --install) finds its
+     * presets relative to its executable, so the install can be moved; else the source tree's platforms/. */
+    static char dir[PATH_MAX + 32];
+    if (dir[0]) return dir;
+    char exe[PATH_MAX];
+    ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (k > 0) {
+        exe[k] = 0;
+        char *slash = strrchr(exe, '/');
+        if (slash) {
+            *slash = 0;
+            snprintf(dir, sizeof dir, "%s/../share/arlab/presets", exe);
+            DIR *d = opendir(dir);
+            if (d) {
+                closedir(d);
+                return dir;
+            }
+        }
+    }
+    snprintf(dir, sizeof dir, "%s", AR_PRESET_DIR);
+    return dir;
+}
+
+int ar_platform_preset_path(const char *name, size_t len, char *buf, size_t n) {
+    const char *env = getenv("ARLAB_PLATFORM_DIR");
+    const char *dirs[2] = {env && *env ? env : "", ar_platform_preset_dir()};
+    for (int k = 0; k < 2; k++)
+        for (const char *d = dirs[k]; *d;) { /* ':'-separated list (the built-in dir: one entry) */
+            size_t dl = k ? strlen(d) : strcspn(d, ":");
+            if (dl > 0) {
+                int w = snprintf(buf, n, "%.*s/%.*s.json", (int)dl, d, (int)len, name);
+                FILE *f = w > 0 && (size_t)w < n ? fopen(buf, "rb") : NULL;
+                if (f) {
+                    fclose(f);
+                    return 1;
+                }
+            }
+            d += dl;
+            if (*d == ':') d++;
+        }
+    return 0;
 }
 
 #define AR_MAX_FILE_BYTES (256u << 20)
@@ -105,17 +145,12 @@ ar_status ar_platform_load(const char *spec, int ranks, ar_platform **out, ar_er
         } else if (!preset_name_ok(spec, len)) {
             return unknown_preset(spec, e);
         } else {
-            const char *dir = ar_platform_preset_dir();
-            size_t plen = strlen(dir) + len + 8;
-            char *path = malloc(plen);
+            char *path = malloc(PATH_MAX + 512);
             if (!path) return ar_fail(e, AR_ENOMEM, "out of memory");
-            snprintf(path, plen, "%s/%s.json", dir, spec);
-            FILE *f = fopen(path, "rb");
-            if (!f) {
+            if (!ar_platform_preset_path(spec, len, path, PATH_MAX + 512)) {
                 free(path);
                 return unknown_preset(spec, e);
             }
-            fclose(f);
             char *src = malloc(len + 8);
             if (!src) {
                 free(path);
@@ -141,42 +176,61 @@ ar_status ar_platform_load(const char *spec, int ranks, ar_platform **out, ar_er
 
 static int str_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-ar_status ar_platform_list_presets(char ***names, int *count, ar_err *e) {
+/* Appends the preset names of one directory to v (duplicates of earlier directories skipped). */
+static ar_status list_dir(const char *dir, char ***v, int *n, int *cap, int must, ar_err *e) {
     char q[160];
-    *names = NULL;
-    *count = 0;
-    const char *dir = ar_platform_preset_dir();
     DIR *d = opendir(dir);
     if (!d)
-        return ar_fail(e, AR_EIO, "cannot open the preset directory %s: %s", ar_quote(dir, q, sizeof q),
-                       strerror(errno));
-    char **v = NULL;
-    int n = 0, cap = 0;
+        return must ? ar_fail(e, AR_EIO, "cannot open the preset directory %s: %s", ar_quote(dir, q, sizeof q),
+                              strerror(errno))
+                    : AR_OK;
     ar_status st = AR_OK;
     struct dirent *de;
-    while ((de = readdir(d)) != NULL) {
+    while (st == AR_OK && (de = readdir(d)) != NULL) {
         size_t len = strlen(de->d_name);
         if (len <= 5 || strcmp(de->d_name + len - 5, ".json") != 0) continue;
         if (!preset_name_ok(de->d_name, len - 5)) continue;
-        if (n == cap) {
-            cap = cap ? cap * 2 : 32;
-            char **nv = ar_reallocarray(v, (size_t)cap, sizeof *nv);
+        int dup = 0;
+        for (int i = 0; i < *n && !dup; i++) dup = strlen((*v)[i]) == len - 5 && !strncmp((*v)[i], de->d_name, len - 5);
+        if (dup) continue;
+        if (*n == *cap) {
+            int nc = *cap ? *cap * 2 : 32;
+            char **nv = ar_reallocarray(*v, (size_t)nc, sizeof *nv);
             if (!nv) {
                 st = ar_fail(e, AR_ENOMEM, "out of memory");
                 break;
             }
-            v = nv;
+            *v = nv;
+            *cap = nc;
         }
-        v[n] = malloc(len - 4);
-        if (!v[n]) {
+        if (!((*v)[*n] = malloc(len - 4))) {
             st = ar_fail(e, AR_ENOMEM, "out of memory");
             break;
         }
-        memcpy(v[n], de->d_name, len - 5);
-        v[n][len - 5] = '\0';
-        n++;
+        memcpy((*v)[*n], de->d_name, len - 5);
+        (*v)[*n][len - 5] = '\0';
+        (*n)++;
     }
     closedir(d);
+    return st;
+}
+
+ar_status ar_platform_list_presets(char ***names, int *count, ar_err *e) {
+    *names = NULL;
+    *count = 0;
+    char **v = NULL;
+    int n = 0, cap = 0;
+    ar_status st = AR_OK;
+    const char *env = getenv("ARLAB_PLATFORM_DIR");
+    for (const char *d = env ? env : ""; st == AR_OK && *d;) { /* the user's directories first */
+        size_t dl = strcspn(d, ":");
+        char dir[PATH_MAX];
+        snprintf(dir, sizeof dir, "%.*s", (int)(dl < sizeof dir ? dl : sizeof dir - 1), d);
+        if (dl) st = list_dir(dir, &v, &n, &cap, 0, e);
+        d += dl;
+        if (*d == ':') d++;
+    }
+    if (st == AR_OK) st = list_dir(ar_platform_preset_dir(), &v, &n, &cap, 1, e);
     if (st) {
         for (int i = 0; i < n; i++) free(v[i]);
         free(v);

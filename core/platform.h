@@ -142,8 +142,13 @@ int ar_platform_is_family(const char *name, size_t len);
 
 void ar_platform_free(ar_platform *p);
 
-/* Directory holding preset JSON files: $ARLAB_PLATFORM_DIR or the compiled-in one. */
+/* The built-in presets: <executable's dir>/../share/arlab/presets when that exists (an installed,
+ * relocatable arlab), else the source tree's platforms/ (compiled in). */
 const char *ar_platform_preset_dir(void);
+/* The file of preset `name` (its first len bytes) into buf: the first NAME.json found in the
+ * ':'-separated directories of $ARLAB_PLATFORM_DIR, then in the built-in presets (the user's
+ * directories add presets or override them; they never hide the built-in ones). 1 if found. */
+int ar_platform_preset_path(const char *name, size_t len, char *buf, size_t n);
 
 /* Lists preset names (sorted). *names is owned by the caller: free each, then the array. */
 ar_status ar_platform_list_presets(char ***names, int *count, ar_err *e);

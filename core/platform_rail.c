@@ -48,15 +48,8 @@ int ar_platform_rail_match(const char *spec) {
     if (n >= 5 && !strncmp(colon - 5, ".json", 5)) return 0;
     if (ar_platform_is_family(spec, n) || n > 200) return 0;
     /* only an existing preset: anything else keeps the loader's "unknown platform family" message */
-    const char *dir = ar_platform_preset_dir();
-    size_t plen = strlen(dir) + n + 8;
-    char *path = malloc(plen);
-    if (!path) return 0;
-    snprintf(path, plen, "%s/%.*s.json", dir, (int)n, spec);
-    FILE *f = fopen(path, "rb");
-    free(path);
-    if (f) fclose(f);
-    return f != NULL;
+    char path[4608];
+    return ar_platform_preset_path(spec, n, path, sizeof path);
 }
 
 static ar_status parse_int(const char *spec, const char *k, const char *v, int lo, int hi, int *out, ar_err *e) {

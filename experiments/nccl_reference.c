@@ -37,7 +37,7 @@ static ar_status run_preset(const char *name, int csv, double check_pct, int *np
     if (st) return st;
     char path[4096];
     if (strchr(name, '/') || strstr(name, ".json")) snprintf(path, sizeof path, "%s", name);
-    else snprintf(path, sizeof path, "%s/%s.json", ar_platform_preset_dir(), name);
+    else if (!ar_platform_preset_path(name, strlen(name), path, sizeof path)) path[0] = 0;
     char *text = NULL;
     size_t len = 0;
     cJSON *doc = NULL;

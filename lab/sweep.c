@@ -239,9 +239,7 @@ static void platform_hash(const ar_platform *p, const char *spec, int ranks, cha
     const char *src = p->source ? p->source : "";
     char *path = NULL;
     if (!strncmp(src, "preset:", 7)) {
-        const char *dir = ar_platform_preset_dir();
-        size_t len = strlen(dir) + strlen(src + 7) + 8;
-        if ((path = malloc(len))) snprintf(path, len, "%s/%s.json", dir, src + 7);
+        if ((path = malloc(4608)) && !ar_platform_preset_path(src + 7, strlen(src + 7), path, 4608)) path[0] = 0;
     } else if (strncmp(src, "generated:", 10) != 0 && *src) {
         path = ar_strdup(src);
     }

@@ -51,7 +51,10 @@ ar_status ar_ntcal_platform_json(const ar_platform *p, const ar_ntcal_in *in, ch
                        in->lat_scale, in->bw_scale);
     const char *src = p->source ? p->source : "";
     char path[4096];
-    if (!strncmp(src, "preset:", 7)) snprintf(path, sizeof path, "%s/%s.json", ar_platform_preset_dir(), src + 7);
+    if (!strncmp(src, "preset:", 7)) {
+        if (!ar_platform_preset_path(src + 7, strlen(src + 7), path, sizeof path))
+            return ar_fail(e, AR_EIO, "calibration: the file of preset %s is gone", src + 7);
+    }
     else if (strchr(src, ':') && !strchr(src, '/'))
         return ar_fail(e, AR_EUNSUPPORTED,
                        "calibration: %s is generated (%s); calibrate a preset or a platform JSON file", p->name, src);
