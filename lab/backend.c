@@ -64,8 +64,11 @@ static void simulate(const lab_point_in *in, lab_point_out *out) {
         snprintf(out->network, sizeof out->network, "sim (%s engine): %s", res.engine, res.network);
     } else if (st == AR_OK) { /* a point of its own status: not an error, not retried on resume */
         out->status = "budget";
-        snprintf(out->message, sizeof out->message, "sim: stopped by sim.budget after %.3g s of simulated time",
-                 res.time_s);
+        if (isfinite(res.time_s))
+            snprintf(out->message, sizeof out->message, "sim: stopped by sim.budget after %.3g s of simulated time",
+                     res.time_s);
+        else
+            snprintf(out->message, sizeof out->message, "sim: stopped by sim.budget inside SimGrid (no simulated time)");
     } else {
         out->status = "error";
         snprintf(out->message, sizeof out->message, "sim: %s", e.msg);

@@ -49,6 +49,16 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 sys.exit(not (len(d) == 2 and d[1]["status"] == "unsupported" and d[1]["sim_s"] is None))' "$T_TMP/out"
 fi
+# 3. --budget holds inside a long SimGrid probe (ps's all-to-all round: ~20 s before): status budget, no time
+t0=$(date +%s.%N)
+if expect_ok "sim ps on tree:ranks=256 with --budget 1s" -- sim --platform tree:ranks=256 --algo ps --size 100MB --budget 1s --format csv; then
+  t1=$(date +%s.%N)
+  IFS=$'\t' read -r st sim complete < <(csv_col "$T_TMP/out" status sim_s complete)
+  echo "budget 1s: status=$st sim_s='$sim' complete=$complete wall $(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }') s"
+  t_check "status budget, complete 0" test "$st $complete" = "budget 0"
+  t_check "returned within 10 s (budget + 0.5 s grace + planning; ~20 s when probes ignored it)" \
+    awk -v a="$t0" -v b="$t1" 'BEGIN { exit !(b - a < 10) }'
+fi
 expect_error "nothing applies: non-zero exit, one line" "no algorithm applies" -- \
   sim --platform p3.8xlarge --algo flexreduce --size 1MB --format csv
 t_done
