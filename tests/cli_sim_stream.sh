@@ -53,7 +53,7 @@ fi
 t0=$(date +%s.%N)
 if expect_ok "sim ps on tree:ranks=256 with --budget 1s" -- sim --platform tree:ranks=256 --algo ps --size 100MB --budget 1s --format csv; then
   t1=$(date +%s.%N)
-  IFS=$'\t' read -r st sim complete < <(csv_col "$T_TMP/out" status sim_s complete)
+  IFS='|' read -r st sim complete < <(csv_col "$T_TMP/out" status sim_s complete | tr '\t' '|')
   echo "budget 1s: status=$st sim_s='$sim' complete=$complete wall $(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }') s"
   t_check "status budget, complete 0" test "$st $complete" = "budget 0"
   t_check "returned within 10 s (budget + 0.5 s grace + planning; ~20 s when probes ignored it)" \
