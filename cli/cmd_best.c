@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "progress.h"
 #include "lab/eval.h"
 #include "models/model.h"
 
@@ -133,7 +134,9 @@ int cmd_best(int argc, char **argv) {
     }
     ar_ranking c;
     ar_err e = {{0}};
+    cli_status("best: planning and walking every algorithm and BlueConnect variant on %s ...", p->name);
     st = ar_algo_rank(p, count, eb, &c, &e);
+    cli_status(NULL);
     for (int i = 0; o.format == FMT_TABLE && i < c.nnotes; i++) printf("  %s\n", c.notes[i]);
     if (st != AR_OK) {
         ar_ranking_free(&c);

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "progress.h"
 
 #include "lab/backend.h"
 #include "lab/eval.h"
@@ -268,7 +269,11 @@ int cmd_sim(int argc, char **argv) {
             for (int ai = 0; ai < na; ai++) {
                 lab_eval ev;
                 lab_eval_opts eo = {.chunks = chunks};
+                char szb[32];
+                cli_status("sim %d/%d: %s on %s, %s ...", (pi * o.nsizes + si) * na + ai + 1, nruns, algos[ai],
+                           p->name, ar_fmt_bytes(bytes, szb, sizeof szb)); /* a terminal only; erased below */
                 ar_status st = lab_eval_model(p, algos[ai], counts[si], eb, &eo, &ev, &e);
+                if (st != AR_OK) cli_status(NULL);
                 if (st == AR_EUNSUPPORTED || st == AR_ELIMIT) { /* a row saying why, never a silent gap */
                     int row = why_row(&t, algos[ai], p, bytes, st == AR_ELIMIT ? "limit" : "unsupported", e.msg);
                     if (stream && row >= 0) tbl_stream_row(&t, row, o.format, stdout);
@@ -307,6 +312,7 @@ int cmd_sim(int argc, char **argv) {
                 } else {
                     st = sim->run(p, ev.sch, &so, &r, &e);
                 }
+                cli_status(NULL);
                 if (st != AR_OK && st != AR_EFAIL) {
                     worst = cli_error(st, &e);
                     lab_eval_free(&ev);

@@ -25,54 +25,12 @@
 
 #include "core/interrupt.h"
 #include "cli.h"
+#include "progress.h"
 #include "core/util.h"
 #include "lab/sweep.h"
 
-typedef struct progress {
-    int total, done;
-    int tty, quiet;
-    double t0, last;
-    const char *name;
-} progress;
-
-static void fmt_dur(double s, char *buf, size_t n) {
-    if (!(s >= 0) || s > 1e7) snprintf(buf, n, "--:--");
-    else if (s >= 3600) snprintf(buf, n, "%d:%02d:%02d", (int)s / 3600, (int)s / 60 % 60, (int)s % 60);
-    else snprintf(buf, n, "%d:%02d", (int)s / 60, (int)s % 60);
-}
-
-static void progress_show(progress *pg, int force) {
-    if (pg->quiet || pg->total == 0) return;
-    double t = ar_now_s();
-    if (!force && !pg->tty && t - pg->last < 1.0) return;
-    if (!force && pg->tty && t - pg->last < 0.1) return;
-    pg->last = t;
-    double el = t - pg->t0, rate = el > 0 ? pg->done / el : 0;
-    char eta[32], spent[32];
-    fmt_dur(rate > 0 ? (pg->total - pg->done) / rate : -1, eta, sizeof eta);
-    fmt_dur(el, spent, sizeof spent);
-    int pct = (int)(100.0 * pg->done / pg->total);
-    if (pg->tty) {
-        char bar[31];
-        int fill = (int)(30.0 * pg->done / pg->total);
-        for (int i = 0; i < 30; i++) bar[i] = i < fill ? '#' : '.';
-        bar[30] = 0;
-        fprintf(stderr, "\r%s [%s] %d/%d %3d%%  %.1f pt/s  ETA %s ", pg->name, bar, pg->done, pg->total, pct, rate,
-                eta);
-        if (pg->done == pg->total) fputc('\n', stderr);
-    } else {
-        fprintf(stderr, "%s: %d/%d points (%d%%), %.1f points/s, elapsed %s, ETA %s\n", pg->name, pg->done, pg->total,
-                pct, rate, spent, eta);
-    }
-    fflush(stderr);
-}
-
-/* Called by the engine as points finish (sweep_run_points). */
-static void on_progress(void *arg, int done) {
-    progress *pg = arg;
-    pg->done += done;
-    progress_show(pg, pg->done == pg->total);
-}
+/* Called by the engine as points finish (sweep_run_points; 0 = just redraw). */
+static void on_progress(void *arg, int done) { cli_progress_add(arg, done); }
 
 static void usage(void) {
     fprintf(stderr, "usage: arlab sweep FILE.json [-j N] [--out DIR] [--quiet]\n"
@@ -157,7 +115,8 @@ int cmd_sweep(int argc, char **argv) {
                 ctx.spec->name, nstale[0] + nstale[1] + nstale[2], nstale[0], nstale[1], nstale[2]);
     if (!st) {
         for (int i = 0; i < ctx.npoints; i++) fresh_of_point[i] = -1;
-        progress pg = {ntodo, 0, isatty(2), quiet, ar_now_s(), 0, ctx.spec->name};
+        cli_progress pg;
+        cli_progress_start(&pg, ctx.spec->name, ntodo, quiet);
         if (!quiet && ntodo < ctx.npoints)
             fprintf(stderr, "%s: %d of %d points already in %s, running %d\n", ctx.spec->name, ctx.npoints - ntodo,
                     ctx.npoints, csv, ntodo);
@@ -165,6 +124,7 @@ int cmd_sweep(int argc, char **argv) {
         ar_interrupt_hint("the finished points are kept in the --out directory: run the same command again to "
                           "resume");
         st = sweep_run_points(&ctx, dir, todo, ntodo, nj, on_progress, &pg, &fresh, fresh_of_point, &e);
+        cli_progress_stop(&pg);
     }
     if (!st) st = sweep_merge(&ctx, fresh_of_point, &fresh, &old, &all, &e);
     if (!st) st = sweep_fill_baseline(&ctx, &all, &e);
