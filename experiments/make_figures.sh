@@ -55,7 +55,7 @@ if command -v gnuplot >/dev/null; then
         gp="$root/plots/$name.gp"
         [ -f "$gp" ] || continue
         GNUPLOT_LIB="$root/plots" gnuplot -e "data='$out/$name.csv'; out='$out/fig/$name'" "$gp"
-        echo "figure: $out/fig/$name.png, $out/fig/$name.pdf" >&2
+        echo "figure: $out/fig/$name.svg (embedded in the report), .png, .pdf" >&2
         if [ "$publish" = 1 ]; then
             mkdir -p "$root/experiments/figures"
             cp "$out/fig/$name.png" "$root/experiments/figures/$name.png"

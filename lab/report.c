@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -124,8 +125,16 @@ static int write_base64(FILE *out, const char *path) {
 
 static void figure(doc *d, const char *id, const char *title, const char *caption) {
     char path[4096];
-    snprintf(path, sizeof path, "%s/fig/%s.png", d->dir, id);
+    /* the SVG where there is one (vector: sharp at any zoom), else the PNG */
+    snprintf(path, sizeof path, "%s/fig/%s.svg", d->dir, id);
     FILE *probe = fopen(path, "rb");
+    const char *ext = "svg", *mime = "image/svg+xml";
+    if (!probe) {
+        snprintf(path, sizeof path, "%s/fig/%s.png", d->dir, id);
+        probe = fopen(path, "rb");
+        ext = "png";
+        mime = "image/png";
+    }
     if (!probe) {
         char msg[600];
         snprintf(msg, sizeof msg, "[figure %s not built: run experiments/make_figures.sh, or gnuplot plots/%s.gp]", id,
@@ -136,7 +145,7 @@ static void figure(doc *d, const char *id, const char *title, const char *captio
     fclose(probe);
     fprintf(d->html, "<figure id=\"fig-%s\"><img alt=\"", id);
     html_text(d->html, title ? title : id);
-    fputs("\" src=\"data:image/png;base64,", d->html);
+    fprintf(d->html, "\" src=\"data:%s;base64,", mime);
     write_base64(d->html, path);
     fputs("\"><figcaption>", d->html);
     if (title) {
@@ -145,14 +154,18 @@ static void figure(doc *d, const char *id, const char *title, const char *captio
         fputs(".</b> ", d->html);
     }
     html_text(d->html, caption ? caption : "");
-    fprintf(d->html, " (PDF: fig/%s.pdf)</figcaption></figure>\n", id);
-    fprintf(d->md, "![%s](fig/%s.png)\n\n", id, id);
+    char pdf[4200];
+    snprintf(pdf, sizeof pdf, "%s/fig/%s.pdf", d->dir, id);
+    FILE *pf = fopen(pdf, "rb");
+    if (pf) fclose(pf);
+    fprintf(d->html, pf ? " (PDF: fig/%s.pdf)</figcaption></figure>\n" : "</figcaption></figure>\n", id);
+    fprintf(d->md, "![%s](fig/%s.%s)\n\n", id, id, ext);
     if (title || caption) {
         fputs("*", d->md);
         md_text(d->md, title ? title : "");
         fputs(title ? ". " : "", d->md);
         md_text(d->md, caption ? caption : "");
-        fprintf(d->md, "* (PDF: fig/%s.pdf)\n\n", id);
+        fprintf(d->md, pf ? "* (PDF: fig/%s.pdf)\n\n" : "*\n\n", id);
     }
 }
 
@@ -438,6 +451,104 @@ static const char *css =
     "figcaption{font-size:.9em;color:#333}\n.meta{color:#555;font-size:.9em}details{margin:.5em 0}"
     "summary{cursor:pointer;color:#234}\n";
 
+/* ---- a user's own sweep: a default figure and the winner per platform x size ---- */
+
+/* The fastest algorithm (status ok, time_s) of each (platform, bytes), with the runner-up. */
+static void winners_table(doc *d, const sweep_rows *rows) {
+    char **cells = ar_calloc((size_t)rows->n * 6 + 6, sizeof *cells);
+    if (!cells) return;
+    int nr = 0;
+    for (int i = 0; i < rows->n; i++) {
+        const sweep_row *r = &rows->r[i];
+        int seen = 0; /* one line per (platform, bytes), in the order they first appear */
+        for (int k = 0; k < i && !seen; k++)
+            seen = !strcmp(rows->r[k].f[SC_PLATFORM], r->f[SC_PLATFORM]) && !strcmp(rows->r[k].f[SC_BYTES], r->f[SC_BYTES]);
+        if (seen) continue;
+        int best = -1, next = -1;
+        for (int k = i; k < rows->n; k++) {
+            const sweep_row *q = &rows->r[k];
+            if (strcmp(q->f[SC_PLATFORM], r->f[SC_PLATFORM]) || strcmp(q->f[SC_BYTES], r->f[SC_BYTES]) ||
+                strcmp(q->f[SC_STATUS], "ok") || !*q->f[SC_TIME])
+                continue;
+            double t = atof(q->f[SC_TIME]);
+            if (best < 0 || t < atof(rows->r[best].f[SC_TIME])) {
+                next = best;
+                best = k;
+            } else if (next < 0 || t < atof(rows->r[next].f[SC_TIME])) {
+                next = k;
+            }
+        }
+        if (best < 0) continue;
+        char b[32], t1[32], gap[64];
+        double tb = atof(rows->r[best].f[SC_TIME]);
+        ar_fmt_time(tb, t1, sizeof t1);
+        double tn = next >= 0 ? atof(rows->r[next].f[SC_TIME]) : NAN;
+        if (next >= 0 && tn - tb <= 1e-12 * tb) snprintf(gap, sizeof gap, "%s (tie)", rows->r[next].f[SC_ALGO]);
+        else if (next >= 0) snprintf(gap, sizeof gap, "%s (+%.1f %%)", rows->r[next].f[SC_ALGO], 100 * (tn / tb - 1));
+        else snprintf(gap, sizeof gap, "-");
+        char bw[32] = "-";
+        if (*rows->r[best].f[SC_BUSBW]) snprintf(bw, sizeof bw, "%.4g", atof(rows->r[best].f[SC_BUSBW]));
+        cells[nr * 6 + 0] = ar_strdup(r->f[SC_PLATFORM]);
+        cells[nr * 6 + 1] = ar_strdup(ar_fmt_bytes(atof(r->f[SC_BYTES]), b, sizeof b));
+        cells[nr * 6 + 2] = ar_strdup(rows->r[best].f[SC_ALGO]);
+        cells[nr * 6 + 3] = ar_strdup(t1);
+        cells[nr * 6 + 4] = ar_strdup(bw);
+        cells[nr * 6 + 5] = ar_strdup(gap);
+        nr++;
+    }
+    static const char *const head[] = {"platform", "size", "winner", "time", "busbw (GB/s)", "runner-up"};
+    if (nr) {
+        heading(d, 3, "Winner per platform and size", NULL);
+        table(d, 6, head, nr, cells, 0, NULL);
+    }
+    for (int k = 0; k < nr * 6; k++) free(cells[k]);
+    free(cells);
+}
+
+/* Default figure of a sweep without "figures": time vs size per algorithm, one panel per platform
+ * (log-log), drawn by gnuplot into DIR/fig/NAME-default.svg. Returns 1 when the figure exists. */
+static int default_figure(const char *dir, const char *name, const sweep_rows *rows) {
+    strset plats = {0, 0, NULL}, algos = {0, 0, NULL};
+    for (int i = 0; i < rows->n; i++) {
+        if (strcmp(rows->r[i].f[SC_STATUS], "ok")) continue;
+        strset_add(&plats, rows->r[i].f[SC_PLATFORM]);
+        strset_add(&algos, rows->r[i].f[SC_ALGO]);
+    }
+    int ok = 0;
+    char figdir[4200], out[4400];
+    snprintf(figdir, sizeof figdir, "%s/fig", dir);
+    mkdir(figdir, 0777);
+    snprintf(out, sizeof out, "%s/%s-default.svg", figdir, name);
+    unlink(out);
+    FILE *g = plats.n ? popen("gnuplot 2>/dev/null", "w") : NULL;
+    if (g) {
+        int cols = plats.n < 3 ? plats.n : 3, nrow = (plats.n + cols - 1) / cols;
+        fprintf(g, "set terminal svg enhanced font 'DejaVu Serif,10' size %d,%d dashed rounded\n", 400 * cols,
+                330 * nrow + 40);
+        fprintf(g, "set output '%s'\nset datafile separator ','\nset datafile missing NaN\n", out);
+        fprintf(g, "set logscale xy\nset grid\nset xlabel 'message size (bytes)'\nset ylabel 'time (s)'\n");
+        fprintf(g, "set key top left font ',8'\nset multiplot layout %d,%d title 'Sweep %s: time per all-reduce'\n",
+                nrow, cols, name);
+        for (int p = 0; p < plats.n; p++) {
+            fprintf(g, "set title '%s'\nplot ", plats.s[p]);
+            for (int a = 0; a < algos.n; a++)
+                fprintf(g,
+                        "%s'%s/%s.csv' using 'bytes':((strcol('platform') eq '%s' && strcol('algo') eq '%s' && "
+                        "strcol('status') eq 'ok') ? column('time_s') : NaN) with linespoints lw 1.4 title '%s'",
+                        a ? ", " : "", dir, name, plats.s[p], algos.s[a], algos.s[a]);
+            fputc('\n', g);
+        }
+        fputs("unset multiplot\nset output\n", g);
+        ok = pclose(g) == 0;
+    }
+    strset_free(&plats);
+    strset_free(&algos);
+    if (!ok) return 0;
+    FILE *f = fopen(out, "rb");
+    if (f) fclose(f);
+    return f != NULL;
+}
+
 ar_status report_build(const char *dir, ar_err *e) {
     strset names = {0, 0, NULL}, srcs = {0, 0, NULL};
     ar_status st = list_sweeps(dir, &names, e);
@@ -463,8 +574,26 @@ ar_status report_build(const char *dir, ar_err *e) {
             "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
             "<title>arlab report</title>\n<style>\n%s</style></head><body>\n",
             css);
-    heading(&d, 1, "arlab: the papers' figures, reproduced", NULL);
-    para(&d, "Each section is one sweep (experiments/NAME.json, run by `arlab sweep`), its figure (plots/NAME.gp), "
+    int own = 0; /* sweeps of the user's own (no "figures"): the report is not the papers' */
+    for (int i = 0; i < names.n; i++) {
+        char jp[4096], *text = NULL;
+        ar_err fe;
+        snprintf(jp, sizeof jp, "%s/%s.json", dir, names.s[i]);
+        cJSON *root = ar_read_file(jp, (size_t)1 << 30, &text, NULL, &fe) == AR_OK ? cJSON_Parse(text) : NULL;
+        free(text);
+        own += !root || !cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(root, "figures"));
+        cJSON_Delete(root);
+    }
+    if (own == names.n) {
+        heading(&d, 1, "arlab report", NULL);
+        para(&d, "Each section is one sweep run by `arlab sweep`: a figure of time against message size per "
+                 "algorithm and platform, the fastest algorithm of every platform and size, and the rows behind "
+                 "them. The backend column says where a time comes from: the SimGrid simulator (sim), the cost "
+                 "walk of the planned schedule (model) or measurements (real, measured).");
+    } else {
+        heading(&d, 1, own ? "arlab: sweeps and the papers' figures" : "arlab: the papers' figures, reproduced", NULL);
+    }
+    if (own < names.n) para(&d, "Each section is one sweep (experiments/NAME.json, run by `arlab sweep`), its figure (plots/NAME.gp), "
              "the paper's headline claims next to arlab's numbers with the reason where they differ, and the rows "
              "behind the figure. Times are for one all-reduce unless a training column says otherwise. The backend "
              "column says where a time comes from: the SimGrid simulator (sim), the cost walk of the planned "
@@ -481,18 +610,18 @@ ar_status report_build(const char *dir, ar_err *e) {
         snprintf(jp, sizeof jp, "%s/%s.json", dir, names.s[i]);
         snprintf(cp, sizeof cp, "%s/%s.csv", dir, names.s[i]);
         char *text = NULL;
-        ar_err fe;
+        ar_err fe = {{0}};
         if (ar_read_file(jp, (size_t)1 << 30, &text, NULL, &fe) != AR_OK) text = NULL;
+        int unreadable = !text;
         cJSON *root = text ? cJSON_Parse(text) : NULL;
         free(text);
         sweep_rows rows;
         ar_err re = {{0}};
-        if (!root || !cJSON_IsObject(root) || sweep_read_csv(cp, &rows, &re) != AR_OK) {
-            char msg[800];
-            snprintf(msg, sizeof msg, "%s: skipped (%s)", names.s[i], re.msg[0] ? re.msg : "not a sweep result");
-            para(&d, msg);
+        if (!root || !cJSON_IsObject(root) || sweep_read_csv(cp, &rows, &re) != AR_OK) { /* an error, not a gap */
+            st = ar_fail(e, unreadable ? AR_EIO : AR_EINVAL, "%s: not a readable sweep result (%s)", jp,
+                         re.msg[0] ? re.msg : unreadable ? fe.msg : "malformed JSON");
             cJSON_Delete(root);
-            continue;
+            break;
         }
         const char *title = jstr(root, "title");
         heading(&d, 2, title ? title : names.s[i], names.s[i]);
@@ -520,6 +649,16 @@ ar_status report_build(const char *dir, ar_err *e) {
         strset_free(&nets);
         const cJSON *figs = cJSON_GetObjectItemCaseSensitive(root, "figures");
         const cJSON *fg;
+        if (!cJSON_GetArraySize(figs)) { /* a user's own sweep: a default figure and the winners */
+            char id[300], cap[600];
+            snprintf(id, sizeof id, "%s-default", names.s[i]);
+            snprintf(cap, sizeof cap,
+                     "Time per all-reduce against the message size, one line per algorithm, one panel per platform "
+                     "(log-log; rows with status ok). Drawn by arlab report for a sweep without figures of its own.");
+            if (default_figure(dir, names.s[i], &rows)) figure(&d, id, "Time vs size", cap);
+            else para(&d, "[default figure not drawn: gnuplot is not installed or no row has status ok]");
+            winners_table(&d, &rows);
+        }
         cJSON_ArrayForEach(fg, figs) {
             const char *id = jstr(fg, "id");
             if (id && strspn(id, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == strlen(id))

@@ -5,7 +5,7 @@ if (!exists("data")) data = "out/bc-fig5.csv"
 if (!exists("out")) out = "out/fig/bc-fig5"
 load "style.gp"
 
-do for [fmt in "png pdf"] {
+do for [fmt in "png pdf svg"] {
     call "term.gp" fmt 9 3.6
     set multiplot layout 1,2 title "BlueConnect Fig. 5: all-reduce performance on two systems"
     set xlabel "#FP32s"

@@ -1,5 +1,6 @@
 # BlueConnect Fig. 6: ResNet-50 on 4..192 GPUs (Ring, GLOO = two-level, BLC):
-# (a) communication overhead per iteration, (b) speedup vs one GPU,
+# (a) communication overhead per iteration, (b) speedup over one GPU (the panel's title said
+# scaling efficiency while it plotted the speedup; the title now says what is plotted),
 # (c) normalized throughput, (d) the same with the FP16 projection.
 # gnuplot -e "data='out/bc-fig6.csv'; out='out/fig/bc-fig6'" plots/bc-fig6.gp
 if (!exists("data")) data = "out/bc-fig6.csv"
@@ -8,7 +9,7 @@ load "style.gp"
 algos = "ring two-level blueconnect"
 names = "Ring GLOO BLC"
 
-do for [fmt in "png pdf"] {
+do for [fmt in "png pdf svg"] {
     call "term.gp" fmt 9 7
     set multiplot layout 2,2 title "BlueConnect Fig. 6: training performance comparison over 192 GPUs (ResNet-50, 100 MB FP32 gradients)"
     set xlabel "#GPUs"
@@ -24,7 +25,7 @@ do for [fmt in "png pdf"] {
     plot for [i=1:3] data using "ranks":(okt(word(algos,i), "fp32") ? ms("overhead_s") : NaN) \
          with linespoints lt i title word(names,i)
 
-    set title "(b) Scaling efficiency"
+    set title "(b) Speedup over one GPU"
     set ylabel "Speedup over one GPU"
     unset logscale x
     set xtics 32

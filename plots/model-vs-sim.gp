@@ -13,10 +13,12 @@ plats = "bc-intel-2x4 blueconnect-12 fr-5 fr-10 fat-tree-64 torus-4x4 p2.8xlarge
 idx(s, i) = i > words(algos) ? NaN : (word(algos, i) eq s ? i : idx(s, i + 1))
 backend = system("awk -F, 'NR==2{print $2}' ".data)
 what = backend eq "sim" ? "simulated" : backend
-xat(j) = idx(strcol("algo"), 1) + (j - 5) * 0.07
+# one slot per platform across the algorithm's unit, so that the many points that agree exactly
+# (ratio 1) stand side by side instead of piling up on one another
+xat(j) = idx(strcol("algo"), 1) + (j - 5) * 0.095
 sel(j, n) = ok(strcol("algo")) && strcol("platform") eq word(plats, j) && column("bytes") == real(n)
 
-do for [fmt in "png pdf"] {
+do for [fmt in "png pdf svg"] {
     call "term.gp" fmt 11 7.5
     set multiplot layout 2,2 title "Model vs ".(backend eq "sim" ? "simulation" : backend." backend (no simulator in this build)").": ratio per algorithm and platform (1 = agreement)"
     set xrange [0.5:8.5]
@@ -31,7 +33,7 @@ do for [fmt in "png pdf"] {
             else { set yrange [0.2:10]; set ytics (0.2, 0.3, 0.5, 0.7, 1, 1.5, 2, 3, 5, 7, 10) }
             if (row == 1 && n eq "100000000") { set key outside right top vertical font ",8" } else { unset key }
             plot for [j=1:9] data using (sel(j, n) ? xat(j) : NaN):(row == 1 ? column("time_s") / column("walk_s") : column("time_s") / column("closed_s")) \
-                 with points lt j title word(plats,j), \
+                 with points lt j ps 0.75 title word(plats,j), \
                  1 with lines lt 9 notitle
         }
     }

@@ -11,7 +11,7 @@ ref(x) = x
 algos = system("awk -F, 'NR>1 && $32==\"ok\" {print $6}' ".data." | sort -u | tr '\\n' ' '")
 pred(dummy) = strcol("sim_s") ne "" ? column("sim_s") : column("model_s")
 
-do for [fmt in "png pdf"] {
+do for [fmt in "png pdf svg"] {
     call "term.gp" fmt 6 5
     set title "Simulation vs measurement"
     nsim = int(system("awk -F, 'NR>1 && $15!=\"\"' ".data." | wc -l"))

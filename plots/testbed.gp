@@ -17,7 +17,7 @@ have(p, c) = system(sprintf("awk -F, -v p=\"%s\" -v c=\"%s\" -v o=\"%s\" 'NR == 
 lt_of(a) = int(system(sprintf("echo '%s' | awk -v a=%s '{ for (i = 1; i <= NF; i++) if ($i == a) print i }'", order, a)))
 sel(p, a, c) = (strcol("platform") eq p && strcol("algo") eq a) ? column(c) * 1e3 : NaN
 
-do for [fmt in "png pdf"] {
+do for [fmt in "png pdf svg"] {
     call "term.gp" fmt 12 4.4
     set multiplot layout 1, 3
     set logscale xy

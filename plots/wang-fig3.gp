@@ -9,7 +9,7 @@ names = "PS NCCL Proposed"
 isp2(s) = s eq "p2.8xlarge" || s eq "p2.16xlarge"
 isp3(s) = s eq "p3.8xlarge" || s eq "p3.16xlarge"
 
-do for [fmt in "png pdf"] {
+do for [fmt in "png pdf svg"] {
     call "term.gp" fmt 9 6.4
     set multiplot layout 2,2 title "Wang et al. Fig. 3 style: synchronising ResNet-152 gradients (240 MB FP32)"
     set xlabel "#GPUs"

@@ -71,9 +71,9 @@ check "HTML written" test -s "$html"
 check "Markdown twin written" test -s "$md"
 nfig=$(ls "$tmp/out/fig/"*.png 2>/dev/null | wc -l)
 check "one embedded <img> per figure ($nfig)" test "$(grep -o '<img ' "$html" | wc -l)" -eq "$nfig"
-check "images are data: URIs (self-contained)" test "$(grep -o 'src="data:image/png;base64,' "$html" | wc -l)" -eq "$nfig"
+check "images are data: URIs (self-contained), vector SVG" test "$(grep -o 'src="data:image/svg+xml;base64,' "$html" | wc -l)" -eq "$nfig"
 check "no external references" test "$(grep -c 'src="http\|href="http\|<link ' "$html")" -eq 0
-check "Markdown references every figure" test "$(grep -c '^!\[.*\](fig/.*\.png)' "$md")" -eq "$nfig"
+check "Markdown references every figure" test "$(grep -c '^!\[.*\](fig/.*\.svg)' "$md")" -eq "$nfig"
 for claim in "about 1.6x" "31.0 ms / 58.0 ms" "32-42 %" "21-25 %" "mean at most 1.5" "proposed -13 %"; do
     check "claim table has \"$claim\"" grep -qF "$claim" "$html"
 done
@@ -106,6 +106,16 @@ echo '{"name": "mine", "platforms": ["fr-4"], "algos": ["ring"], "sizes": ["1MB"
 "$ARLAB" sweep "$tmp/exp/mine.json" --out "$tmp/mine" --quiet && "$ARLAB" report "$tmp/mine" 2>"$tmp/rep5.err"
 check "own sweep without a report object: report built ($(cat "$tmp/rep5.err"))" grep -q '^## mine' "$tmp/mine/report.md"
 check "own sweep: no claims table" test "$(grep -c "The paper's claims" "$tmp/mine/report.md")" -eq 0
+check "own sweep: a neutral title" grep -qx "# arlab report" "$tmp/mine/report.md"
+check "own sweep: a default figure, embedded" grep -q 'src="data:image/svg+xml;base64,' "$tmp/mine/report.html"
+check "own sweep: the default figure is an SVG" grep -q "<svg" "$tmp/mine/fig/mine-default.svg"
+check "own sweep: winner per platform and size" grep -q "^| fr-4 | 1 MB | ring | " "$tmp/mine/report.md"
+echo '{not json' >"$tmp/mine/broken.json"
+cp "$tmp/mine/mine.csv" "$tmp/mine/broken.csv"
+"$ARLAB" report "$tmp/mine" 2>"$tmp/rep6.err"
+rc=$?
+check "an unreadable sweep is an error: exit 2 ($rc: $(cat "$tmp/rep6.err"))" test $rc -eq 2
+check "one line naming the file" grep -q "broken.json: not a readable sweep result (malformed JSON)" "$tmp/rep6.err"
 
 # 4. headless Chromium: every image decoded, and a screenshot
 browser=$(command -v chromium || command -v chromium-browser || true)
