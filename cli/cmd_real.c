@@ -185,7 +185,7 @@ static void add_real_row(cli_table *t, const ar_real_row *row) {
     char buf[300];
     for (int c = 0; c < AR_REAL_NCOLS_ALL; c++) {
         int num = ar_real_row_field(row, c, buf, sizeof buf);
-        cell(t, r, c, buf, num && strcmp(buf, "nan"));
+        cell(t, r, c, buf, num && buf[0]); /* "" in a numeric cell: missing (CSV empty, JSON null) */
     }
 }
 #endif

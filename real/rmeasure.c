@@ -210,9 +210,11 @@ void ar_real_row_derive(ar_real_row *r) {
     r->vs_nccl = r->nccl_s > 0 ? r->measured_s / r->nccl_s : NAN;
 }
 
+/* One missing-value convention (issue 17): a missing number is empty (the reader still takes an old "nan");
+ * times at full precision (%.17g). */
 static int num(char *buf, size_t n, const char *fmt, double v) {
-    if (!isfinite(v)) snprintf(buf, n, "nan");
-    else if (!strcmp(fmt, "g9")) snprintf(buf, n, "%.9g", v);
+    if (!isfinite(v)) snprintf(buf, n, "%s", "");
+    else if (!strcmp(fmt, "g9")) snprintf(buf, n, "%.17g", v);
     else if (!strcmp(fmt, "g4")) snprintf(buf, n, "%.4g", v);
     else snprintf(buf, n, "%.0f", v);
     return 1;

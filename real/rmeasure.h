@@ -140,7 +140,7 @@ typedef struct ar_real_row {
 /* Fills algbw/busbw (all-reduce), rel_err and vs_nccl from the other fields. */
 void ar_real_row_derive(ar_real_row *r);
 
-/* Formats column c of r into buf (NaN -> "nan"); returns 1 if numeric. */
+/* Formats column c of r into buf (a missing number: ""; times %.17g); returns 1 if numeric. */
 int ar_real_row_field(const ar_real_row *r, int c, char *buf, size_t n);
 
 /* Every column (AR_REAL_NCOLS_ALL). */
