@@ -331,6 +331,71 @@ static void strset_free(strset *ss) {
     memset(ss, 0, sizeof *ss);
 }
 
+/* The reference corpus (issue 14): DIR/reference.csv, written by `arlab fit --reference
+ * experiments/reference/published.csv --csv` (experiments/make_figures.sh): every published
+ * nccl-tests figure of hardware.md beside the presets' prediction and the error. Absent: nothing. */
+static ar_status reference_section(doc *d, const char *dir, ar_err *e) {
+    char path[4200];
+    snprintf(path, sizeof path, "%s/reference.csv", dir);
+    FILE *f = fopen(path, "rb");
+    if (!f) return AR_OK;
+    static const char *const want[] = {"preset", "ranks", "bytes", "algorithm", "nccl_algo", "published_busbw_GBps",
+                                       "predicted_busbw_GBps", "rel_err", "loo_pooled"};
+    enum { NW = sizeof want / sizeof want[0] };
+    static const char *const head[] = {"system", "GPUs", "size", "algorithm", "NCCL's choice", "published busbw (GB/s)",
+                                       "predicted", "error", "leave-one-out"};
+    int idx[NW], oom = 0, nrow = 0, cap = 0, bad = 0;
+    char **cells = NULL, *line = ar_read_line(f, &oom), **fl = NULL;
+    int nf = line ? ar_csv_split(line, &fl, 64) : -1;
+    for (int k = 0; k < NW; k++) {
+        idx[k] = -1;
+        for (int c = 0; c < nf; c++)
+            if (!strcmp(fl[c], want[k])) idx[k] = c;
+        bad |= idx[k] < 0;
+    }
+    ar_csv_free(fl, nf);
+    free(line);
+    if (bad) {
+        fclose(f);
+        return ar_fail(e, AR_EINVAL, "%s: not the output of `arlab fit --reference --csv` (its header lacks a column)",
+                       path);
+    }
+    while (!bad && (line = ar_read_line(f, &oom)) != NULL) {
+        nf = ar_csv_split(line, &fl, 64);
+        if (nf > 0) {
+            if (nrow == cap) {
+                cap = cap ? 2 * cap : 16;
+                char **nc = ar_reallocarray(cells, (size_t)cap * NW, sizeof *nc);
+                if (!nc) bad = 1;
+                else cells = nc;
+            }
+            for (int k = 0; !bad && k < NW; k++) {
+                const char *v = idx[k] < nf ? fl[idx[k]] : "";
+                char b[64];
+                if (k == 2 && *v) v = ar_fmt_bytes(atof(v), b, sizeof b);
+                else if ((k == 5 || k == 6) && *v) snprintf(b, sizeof b, "%.1f", atof(v)), v = b;
+                else if ((k == 7 || k == 8) && *v) snprintf(b, sizeof b, "%+.1f %%", 100 * atof(v)), v = b;
+                cells[(size_t)nrow * NW + (size_t)k] = ar_strdup(v);
+            }
+            nrow += !bad;
+        }
+        ar_csv_free(fl, nf);
+        free(line);
+    }
+    fclose(f);
+    if (!bad && nrow) {
+        heading(d, 2, "Reference corpus: predicted vs published", "reference");
+        para(d, "Every public nccl-tests figure of ../shared/hardware.md (experiments/reference/published.csv, with "
+                "its source) beside what the presets and NCCL's cost model predict, and the leave-one-out error after "
+                "refitting the bandwidth efficiency on the other rows. tests/cli_reference.sh fails when a prediction "
+                "moves by more than 1 %.");
+        table(d, NW, head, nrow, cells, 0, NULL);
+    }
+    for (int k = 0; k < nrow * NW; k++) free(cells[k]);
+    free(cells);
+    return bad ? ar_fail(e, AR_ENOMEM, "out of memory") : AR_OK;
+}
+
 static void platform_notes(doc *d, const strset *srcs) {
     heading(d, 2, "Platform assumptions", "platforms");
     para(d, "Every number above is computed on these platforms. Their link bandwidths and latencies come from the "
@@ -694,6 +759,7 @@ ar_status report_build(const char *dir, ar_err *e) {
         sweep_rows_free(&rows);
         cJSON_Delete(root);
     }
+    if (!st) st = reference_section(&d, dir, e);
     platform_notes(&d, &srcs);
     fputs("</body></html>\n", d.html);
     int bad = ferror(d.html) || ferror(d.md);

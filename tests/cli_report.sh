@@ -110,6 +110,9 @@ check "own sweep: a neutral title" grep -qx "# arlab report" "$tmp/mine/report.m
 check "own sweep: a default figure, embedded" grep -q 'src="data:image/svg+xml;base64,' "$tmp/mine/report.html"
 check "own sweep: the default figure is an SVG" grep -q "<svg" "$tmp/mine/fig/mine-default.svg"
 check "own sweep: winner per platform and size" grep -q "^| fr-4 | 1 MB | ring | " "$tmp/mine/report.md"
+"$ARLAB" fit --reference "$ARLAB_SRC/experiments/reference/published.csv" --csv >"$tmp/mine/reference.csv" &&
+    "$ARLAB" report "$tmp/mine" 2>/dev/null
+check "reference corpus section: published vs predicted" grep -q "^| dgx-h100 | 8 | .* | nvls | NVLS | 480.0 | " "$tmp/mine/report.md"
 echo '{not json' >"$tmp/mine/broken.json"
 cp "$tmp/mine/mine.csv" "$tmp/mine/broken.csv"
 "$ARLAB" report "$tmp/mine" 2>"$tmp/rep6.err"
