@@ -1,6 +1,7 @@
 /* Schedule JSON loader: the inverse of ar_schedule_print_json (schedule.h).
  *
- * Format: {"algo": "...", "detail": "...", "ranks": P, "count": N, "elem_bytes": B,
+ * Format: {"algo": "...", "detail": "...", "collective": "allreduce" (default when absent),
+ *          "ranks": P, "count": N, "elem_bytes": B,
  *          "phases": [{"label": "...", "ops": [{"kind": "reduce-scatter", "impl": "ring",
  *          "offset": 0, "count": N, "chunks": 1, "root": 0, "reduce": 1,
  *          "members": [...], "counts": [...], "parent": [...]}]}]}
@@ -139,6 +140,12 @@ ar_status ar_schedule_from_json(const char *text, const char *where, ar_schedule
     const cJSON *detail = cJSON_GetObjectItemCaseSensitive(root, "detail");
     if (st == AR_OK && cJSON_IsString(detail) && detail->valuestring[0])
         st = ar_schedule_set_detail(s, "%s", detail->valuestring);
+    const cJSON *coll = cJSON_GetObjectItemCaseSensitive(root, "collective");
+    if (st == AR_OK && coll) {
+        if (!cJSON_IsString(coll)) st = ar_fail(e, AR_EINVAL, "%s: $.collective: expected a string", where);
+        else if ((st = ar_coll_parse(coll->valuestring, &s->coll, e)) != AR_OK)
+            ar_err_prefix(e, "%s: $.collective", where);
+    }
     const cJSON *phases = cJSON_GetObjectItemCaseSensitive(root, "phases");
     if (st == AR_OK && !cJSON_IsArray(phases)) st = ar_fail(e, AR_EINVAL, "%s: $.phases: expected an array", where);
     long total_ops = 0;
