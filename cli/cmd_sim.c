@@ -176,7 +176,7 @@ int cmd_sim(int argc, char **argv) {
     cli_opts o;
     if (cli_parse(nrest, rest,
                   OPT_PLATFORM | OPT_ALGO | OPT_SIZE | OPT_RANKS | OPT_DTYPE | OPT_FORMAT | OPT_CHECK | OPT_TRACE |
-                      OPT_NETWORK | OPT_GAMMA | OPT_BUDGET,
+                      OPT_NETWORK | OPT_GAMMA | OPT_BUDGET | OPT_COLL,
                   &o, "sim") != AR_OK)
         return AR_EINVAL;
     if (o.nplatforms == 0) {
@@ -189,6 +189,11 @@ int cmd_sim(int argc, char **argv) {
     if (model_only && (o.check || o.trace)) {
         fprintf(stderr, "arlab sim: --model-only simulates nothing (no --check or --trace)\n");
         return AR_EINVAL;
+    }
+    if (o.check && o.coll != AR_COLL_ALLREDUCE) {
+        fprintf(stderr, "arlab sim: --check verifies all-reduce sums only (check --coll %s with 'arlab plan --check')\n",
+                ar_coll_name(o.coll));
+        return AR_EUNSUPPORTED;
     }
     if (engine == AR_SIM_NAIVE && (o.check || o.trace || o.gamma_s_per_B > 0)) {
         fprintf(stderr, "arlab sim: --engine naive measures time only (no --check, --trace or --gamma)\n");
@@ -226,7 +231,7 @@ int cmd_sim(int argc, char **argv) {
             }
             for (int ai = 0; ai < na; ai++) {
                 lab_eval ev;
-                lab_eval_opts eo = {.chunks = chunks};
+                lab_eval_opts eo = {.chunks = chunks, .coll = o.coll};
                 ar_status st = lab_eval_model(p, algos[ai], counts[si], eb, &eo, &ev, &e);
                 if (st == AR_EUNSUPPORTED || st == AR_ELIMIT) {
                     if (o.format == FMT_TABLE) printf("  %s: not applicable: %s\n", algos[ai], e.msg);
