@@ -1,0 +1,22 @@
+/* Shared pieces of the NCCL-style planners (nccl-ring, nccl-tree, nccl, pat):
+ * the platform's node shape and NCCL's channel count for it.
+ * Owner: the NCCL planners (issue 13). Nothing here allocates. */
+#ifndef AR_NCCL_ALGOS_H
+#define AR_NCCL_ALGOS_H
+
+#include "core/algo.h"
+
+/* Nodes (machines) and GPUs per node of p; AR_EUNSUPPORTED, naming algo, when
+ * the machines differ in GPU count or ranks are not machine-major. */
+ar_status ar_nccl_shape(const char *algo, const ar_platform *p, int *nodes, int *gpn, ar_err *e);
+
+/* NCCL's ring channel count on p (models/nccl_model.h ar_nccl_in_from_platform);
+ * where the model cannot derive it (a GPU it does not know) 1, and *why says so
+ * (static text, "" otherwise). */
+int ar_nccl_ring_channels(const ar_platform *p, const char **why);
+
+/* Parent of node x (0..M-1) in tree t (0 or 1) of NCCL's double binary tree
+ * (nccl_tree.c); -1 at the tree's root. */
+int ar_nccl_dtree_parent(int M, int t, int x);
+
+#endif
