@@ -129,7 +129,9 @@ ar_status ar_algo_closed(const char *spec, const ar_platform *p, uint64_t count,
     ar_params params;
     ar_status st = ar_params_parse(spec, &params, e);
     if (st != AR_OK) return st;
-    st = closed_of(&params, p, count, elem_bytes, out, e);
+    const ar_algo *a = ar_algo_find(params.name);
+    st = a ? coll_served(a, AR_COLL_ALLREDUCE, e) : AR_OK;
+    if (st == AR_OK) st = closed_of(&params, p, count, elem_bytes, out, e);
     ar_params_free(&params);
     return st;
 }

@@ -21,7 +21,8 @@
     X(flexreduce)       \
     X(treepack)         \
     X(nccl_ring)        \
-    X(nccl_tree)
+    X(nccl_tree)        \
+    X(pat)
 
 #define AR_ALGO_DECLARE(id) extern const ar_algo ar_algo_##id;
 AR_ALGO_LIST(AR_ALGO_DECLARE)

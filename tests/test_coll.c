@@ -3,7 +3,8 @@
  * schedule whose end state is not its collective's fails both; the JSON round
  * trip keeps the collective (absent = all-reduce); an algorithm asked for a
  * collective it does not serve is refused; the ring's RS/AG closed form is
- * (n-1)(alpha + S/(n B)) and equals its walk. */
+ * (n-1)(alpha + S/(n B)) and equals its walk; PAT's is ceil(lg n) alpha +
+ * (n-1) S/(n B), its walk on a flat network. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,7 +26,7 @@ static char *to_json(const ar_schedule *s) {
 }
 
 static void plans_check(void) {
-    static const char *const algos[] = {"ring", "pipelined-ring", "halving-doubling"};
+    static const char *const algos[] = {"ring", "pipelined-ring", "halving-doubling", "pat"};
     static const int ranks[] = {1, 2, 5, 8, 16};
     for (size_t pi = 0; pi < sizeof ranks / sizeof ranks[0]; pi++) {
         char spec[64];
@@ -70,6 +71,14 @@ static void plans_check(void) {
             if (s) T_OK(ar_model_walk(p, s, &w, &e), e);
             if (s && n > 1) T_NEAR(w.time_s, m.time_s, 1e-9, "ring RS/AG walk vs closed");
             ar_schedule_free(s);
+            /* PAT: ceil(lg n) alpha + (n-1) S/(n B) */
+            T_OK(ar_algo_closed_coll("pat", (ar_coll)c, p, 1000000, 4, &m, &e), e);
+            T_NEAR(m.time_s + 1e-300, ar_ceil_log2(n) * a + (n - 1) * S / (n * B) + 1e-300, 1e-12, "pat closed form");
+            T_OK(ar_algo_plan_coll("pat", (ar_coll)c, p, 1000000, 4, &s, &e), e);
+            T_CHECK(s && s->nphases == ar_ceil_log2(n), "pat: %d phases for %d ranks", s ? s->nphases : -1, n);
+            if (s && n > 1) T_OK(ar_model_walk(p, s, &w, &e), e);
+            if (s && n > 1 && 1000000 % n == 0) T_NEAR(w.time_s, m.time_s, 1e-9, "pat walk vs closed");
+            ar_schedule_free(s);
         }
         ar_platform_free(p);
     }
@@ -86,6 +95,9 @@ static void refusals(void) {
     ar_model_result m;
     st = ar_algo_closed_coll("binomial", AR_COLL_ALLGATHER, p, 100, 4, &m, &e);
     T_CHECK(st == AR_EUNSUPPORTED && strstr(e.msg, "does not serve allgather"), "%d %s", (int)st, e.msg);
+    T_CHECK(ar_algo_plan("pat", p, 100, 4, &s, &e) == AR_EUNSUPPORTED && strstr(e.msg, "does not serve allreduce"),
+            "pat planned an all-reduce: %s", e.msg);
+    T_CHECK(ar_algo_closed("pat", p, 100, 4, &m, &e) == AR_EUNSUPPORTED, "pat has an all-reduce closed form");
     ar_coll c;
     T_CHECK(ar_coll_parse("reduce", &c, &e) == AR_EINVAL, "bad collective name accepted");
     T_CHECK(ar_coll_parse("allgather", &c, &e) == AR_OK && c == AR_COLL_ALLGATHER, "allgather");
