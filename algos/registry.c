@@ -22,7 +22,8 @@
     X(treepack)         \
     X(nccl_ring)        \
     X(nccl_tree)        \
-    X(pat)
+    X(pat)              \
+    X(nccl)
 
 #define AR_ALGO_DECLARE(id) extern const ar_algo ar_algo_##id;
 AR_ALGO_LIST(AR_ALGO_DECLARE)
