@@ -6,9 +6,11 @@
 
 #include "core/algo.h"
 
-/* Nodes (machines) and GPUs per node of p; AR_EUNSUPPORTED, naming algo, when
- * the machines differ in GPU count or ranks are not machine-major. */
-ar_status ar_nccl_shape(const char *algo, const ar_platform *p, int *nodes, int *gpn, ar_err *e);
+/* Nodes (machines) of p and the first rank of each: node m holds ranks
+ * [first[m], first[m+1]) (machines may differ in size; a platform without
+ * machines is one node). *first points into p or to a static {0, P} pair
+ * (*one, 2 entries, caller's). */
+void ar_nccl_nodes(const ar_platform *p, int *nodes, const int **first, int one[2]);
 
 /* NCCL's ring channel count on p (models/nccl_model.h ar_nccl_in_from_platform);
  * where the model cannot derive it (a GPU it does not know) 1, and *why says so

@@ -6,7 +6,7 @@
  *   NVLS, NVLS_TREE, COLLNET_* -> the registry's nvls / nvlstree / collnet where
  *   present; otherwise (and where the NCCL model cannot read the platform) the
  *   faster by the cost walk of the ring and tree planners (all-reduce: nccl-ring,
- *   nccl-tree, else ring where machines differ in size; RS/AG: ring, pat), and the
+ *   nccl-tree, else ring; RS/AG: ring, pat), and the
  *   detail says so in one line.
  * The protocol is named in the detail (the schedule does not model it yet).
  * Parameters: none. Serves all-reduce, reduce-scatter and all-gather.
@@ -71,7 +71,7 @@ static ar_status pick(const ar_platform *p, ar_coll coll, uint64_t count, size_t
             ar_schedule_free(s2);
             name = ring;
         }
-        if (!s && coll == AR_COLL_ALLREDUCE) { /* machines of different sizes: the plain ring */
+        if (!s && coll == AR_COLL_ALLREDUCE) { /* neither applies: the plain ring */
             name = "ring";
             (void)walked(name, coll, p, count, eb, &s);
         }

@@ -3,7 +3,7 @@
  * NCCL runs an all-reduce over C channels, each a ring through every rank, the
  * buffer split evenly over the channels (src/graph: one ring graph per channel;
  * C from its topology search, here models/nccl_model's ar_nccl_in_from_platform).
- * Inside a node channel c visits the GPUs starting at local index c mod g
+ * Inside a node of g GPUs channel c visits them starting at local index c mod g
  * (c, c+1, ..., c-1), node after node in order, so the inter-node hop of
  * channel c goes from GPU c-1 of node m to GPU c of node m+1: on a rail fabric
  * (core/platform_rail.h) its route is NVLink to GPU c then rail c (PXN), so the
@@ -23,18 +23,16 @@
 #include "models/nccl_model.h"
 #include "nccl_algos.h"
 
-ar_status ar_nccl_shape(const char *algo, const ar_platform *p, int *nodes, int *gpn, ar_err *e) {
-    int M = p->nmachines > 0 ? p->nmachines : 1;
-    int g = p->nranks / M;
-    if (g * M != p->nranks)
-        return ar_fail(e, AR_EUNSUPPORTED, "%s: %d ranks do not split evenly over %d machines", algo, p->nranks, M);
-    for (int m = 0; p->nmachines > 0 && m < M; m++)
-        if (p->machine_first_rank[m] != m * g || p->machine_first_rank[m + 1] != (m + 1) * g)
-            return ar_fail(e, AR_EUNSUPPORTED, "%s: machine %d does not hold ranks %d..%d (needs %d GPUs per machine)",
-                           algo, m, m * g, (m + 1) * g - 1, g);
-    *nodes = M;
-    *gpn = g;
-    return AR_OK;
+void ar_nccl_nodes(const ar_platform *p, int *nodes, const int **first, int one[2]) {
+    if (p->nmachines > 0 && p->machine_first_rank) {
+        *nodes = p->nmachines;
+        *first = p->machine_first_rank;
+        return;
+    }
+    one[0] = 0;
+    one[1] = p->nranks;
+    *nodes = 1;
+    *first = one;
 }
 
 int ar_nccl_ring_channels(const ar_platform *p, const char **why) {
@@ -57,9 +55,10 @@ static const ar_param_def nring_params[] = {
 static ar_status nring_plan(const ar_platform *p, uint64_t count, size_t elem_bytes, const ar_param_val *v,
                             ar_schedule **out, ar_err *e) {
     ar_status st = ar_classic_check("nccl-ring", p, count, elem_bytes, out, e);
-    int M = 1, g = 1;
-    if (st == AR_OK) st = ar_nccl_shape("nccl-ring", p, &M, &g, e);
     if (st != AR_OK) return st;
+    int M, one[2];
+    const int *first;
+    ar_nccl_nodes(p, &M, &first, one);
     const char *why = "";
     int C = (int)v[0].i > 0 ? (int)v[0].i : ar_nccl_ring_channels(p, &why);
     if ((uint64_t)C > count) C = (int)count; /* every channel gets >= 1 element */
@@ -67,16 +66,18 @@ static ar_status nring_plan(const ar_platform *p, uint64_t count, size_t elem_by
     ar_schedule *s = ar_schedule_new("nccl-ring", P, count, elem_bytes);
     int *ring = ar_calloc((size_t)P, sizeof *ring);
     if (!s || !ring) goto nomem;
-    if (ar_schedule_set_detail(s, "channels=%d%s nodes=%d gpus/node=%d, channel c enters each node at GPU c mod %d", C,
-                               why, M, g, g) != AR_OK)
+    if (ar_schedule_set_detail(s, "channels=%d%s nodes=%d, channel c enters each node at its GPU c mod (GPUs of the node)",
+                               C, why, M) != AR_OK)
         goto nomem;
     static const ar_op_kind kinds[2] = {AR_OP_REDUCE_SCATTER, AR_OP_ALL_GATHER};
     static const char *const names[2] = {"reduce-scatter", "all-gather"};
     for (int k = 0; k < 2; k++) {
         if (ar_sched_phase(s, "%s (nccl ring, %d channel%s)", names[k], C, C > 1 ? "s" : "") < 0) goto nomem;
         for (int c = 0; c < C; c++) {
-            for (int m = 0; m < M; m++)
-                for (int j = 0; j < g; j++) ring[m * g + j] = m * g + (c + j) % g;
+            for (int m = 0; m < M; m++) {
+                int f = first[m], g = first[m + 1] - first[m];
+                for (int j = 0; j < g; j++) ring[f + j] = f + (c + j) % g;
+            }
             uint64_t off, len;
             ar_coll_block(C, count, c, &off, &len);
             ar_op *op = ar_sched_op(s, kinds[k], AR_IMPL_RING, ring, P, off, len);

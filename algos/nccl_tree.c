@@ -56,9 +56,10 @@ static const ar_param_def ntree_params[] = {
 static ar_status ntree_plan(const ar_platform *p, uint64_t count, size_t elem_bytes, const ar_param_val *v,
                             ar_schedule **out, ar_err *e) {
     ar_status st = ar_classic_check("nccl-tree", p, count, elem_bytes, out, e);
-    int M = 1, g = 1;
-    if (st == AR_OK) st = ar_nccl_shape("nccl-tree", p, &M, &g, e);
     if (st != AR_OK) return st;
+    int M, one[2];
+    const int *first;
+    ar_nccl_nodes(p, &M, &first, one);
     const char *why = "";
     int T = (int)v[0].i > 0 ? (int)v[0].i : ar_nccl_ring_channels(p, &why);
     if (T < 2) T = 2;
@@ -68,8 +69,8 @@ static ar_status ntree_plan(const ar_platform *p, uint64_t count, size_t elem_by
     int *members = ar_calloc((size_t)P, sizeof *members), *parent = ar_calloc((size_t)P, sizeof *parent);
     int *pos = ar_calloc((size_t)M, sizeof *pos); /* member index of node x's head */
     if (!s || !members || !parent || !pos) goto nomem;
-    if (ar_schedule_set_detail(s, "channels=%d%s: double binary tree over %d nodes, chain of %d GPUs per node, %d chunks",
-                               T, why, M, g, (int)v[1].i) != AR_OK ||
+    if (ar_schedule_set_detail(s, "channels=%d%s: double binary tree over %d nodes, chain inside each, %d chunks", T,
+                               why, M, (int)v[1].i) != AR_OK ||
         ar_sched_phase(s, "double binary tree (nccl tree)") < 0)
         goto nomem;
     for (int t = 0; t < T; t++) {
@@ -80,13 +81,14 @@ static ar_status ntree_plan(const ar_platform *p, uint64_t count, size_t elem_by
         int k = 0;
         for (int i = 0; i < M; i++) {
             int x = i == 0 ? root : (i <= root ? i - 1 : i);
+            int f = first[x], g = first[x + 1] - first[x];
             pos[x] = k;
-            for (int j = 0; j < g; j++) members[k++] = x * g + (t + j) % g;
+            for (int j = 0; j < g; j++) members[k++] = f + (t + j) % g;
         }
         for (int x = 0; x < M; x++) {
             int q = ar_nccl_dtree_parent(M, t % 2, x);
             parent[pos[x]] = q < 0 ? -1 : pos[q];
-            for (int j = 1; j < g; j++) parent[pos[x] + j] = pos[x] + j - 1;
+            for (int j = 1; j < first[x + 1] - first[x]; j++) parent[pos[x] + j] = pos[x] + j - 1;
         }
         uint64_t off, len;
         ar_coll_block(T, count, t, &off, &len);

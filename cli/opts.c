@@ -134,7 +134,8 @@ int cli_algo_list(const cli_opts *o, const char **names, int max) {
         if (!strcmp(o->algos[i], "all")) {
             int na;
             const ar_algo *const *all = ar_algos(&na);
-            for (int k = 0; k < na && n < max; k++) names[n++] = all[k]->name;
+            for (int k = 0; k < na && n < max; k++) /* those serving the collective */
+                if (ar_algo_colls(all[k]) & AR_COLL_BIT(o->coll)) names[n++] = all[k]->name;
         } else if (n < max) {
             names[n++] = o->algos[i];
         }
