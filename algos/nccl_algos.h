@@ -21,4 +21,12 @@ int ar_nccl_ring_channels(const ar_platform *p, const char **why);
  * (nccl_tree.c); -1 at the tree's root. */
 int ar_nccl_dtree_parent(int M, int t, int x);
 
+/* The protocol of a planner's `proto` word (none|ll|ll128|simple|auto): auto = what
+ * NCCL's tuner picks for forced algorithm `nccl_algo` (ar_nccl_algo) at `bytes` on p
+ * (none, and *why says so, where the model cannot read p). *why: static text. */
+ar_proto ar_nccl_proto_of(const ar_platform *p, int nccl_algo, const char *word, double bytes, const char **why);
+
+/* ar_nccl_proto (models/nccl_model.h) to ar_proto. */
+ar_proto ar_nccl_proto_to_op(int nccl_proto);
+
 #endif

@@ -8,7 +8,8 @@
  *   faster by the cost walk of the ring and tree planners (all-reduce: nccl-ring,
  *   nccl-tree, else ring; RS/AG: ring, pat), and the
  *   detail says so in one line.
- * The protocol is named in the detail (the schedule does not model it yet).
+ * Where NCCL picks RING or TREE, every op gets the tuner's protocol (ar_op.proto,
+ * priced by the walk); it is named in the detail either way.
  * Parameters: none. Serves all-reduce, reduce-scatter and all-gather.
  * Ownership: *out belongs to the caller.
  */
@@ -18,6 +19,7 @@
 
 #include "classic_common.h"
 #include "models/nccl_model.h"
+#include "nccl_algos.h"
 
 static const char *planner_of(ar_nccl_algo a, ar_coll coll) {
     switch (a) {
@@ -77,6 +79,9 @@ static ar_status pick(const ar_platform *p, ar_coll coll, uint64_t count, size_t
         }
         if (!s) return ar_fail(e, AR_EUNSUPPORTED, "nccl: neither %s nor %s serves platform '%s'", ring, tree, p->name);
     }
+    if (ms == AR_OK && (a == AR_NCCL_RING || a == AR_NCCL_TREE) && ar_algo_find(name) && strcmp(name, "pat"))
+        for (int ph = 0; ph < s->nphases; ph++) /* the tuner's protocol, priced by the walk */
+            for (int i = 0; i < s->phases[ph].nops; i++) s->phases[ph].ops[i].proto = ar_nccl_proto_to_op(pr);
     char *inner = s->detail;
     s->detail = NULL;
     st = ar_schedule_set_detail(s, "NCCL tuner: %s/%s%s -> %s (%s)", ms == AR_OK ? ar_nccl_algo_name(a) : "?",

@@ -12,12 +12,14 @@
  * Plan: phase "reduce-scatter (nccl ring, C channels)" with C concurrent
  * REDUCE_SCATTER ops (impl RING), op c over channel c's ring and its slice of
  * the buffer; then the matching ALL_GATHER phase.
- * Parameters: channels (0 = NCCL's count for the platform).
+ * Parameters: channels (0 = NCCL's count for the platform), proto (the NCCL
+ * protocol the walk prices, ar_op.proto; auto = NCCL's choice for the size).
  * Serves all-reduce only (a channel's blocks follow its own ring order, so no
  * rank owns one contiguous block of the buffer at the end of its reduce-scatter).
  * Ownership: *out belongs to the caller.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "classic_common.h"
 #include "models/nccl_model.h"
@@ -46,9 +48,32 @@ int ar_nccl_ring_channels(const ar_platform *p, const char **why) {
     return in.ring.nchannels;
 }
 
+ar_proto ar_nccl_proto_to_op(int nccl_proto) {
+    return nccl_proto == AR_NCCL_LL ? AR_PROTO_LL : nccl_proto == AR_NCCL_LL128 ? AR_PROTO_LL128 : AR_PROTO_SIMPLE;
+}
+
+ar_proto ar_nccl_proto_of(const ar_platform *p, int nccl_algo, const char *word, double bytes, const char **why) {
+    *why = "";
+    if (!strcmp(word, "ll")) return AR_PROTO_LL;
+    if (!strcmp(word, "ll128")) return AR_PROTO_LL128;
+    if (!strcmp(word, "simple")) return AR_PROTO_SIMPLE;
+    if (strcmp(word, "auto")) return AR_PROTO_NONE;
+    ar_nccl_proto pr;
+    ar_err e = {{0}};
+    if (ar_nccl_model_platform(p, 0, AR_NCCL_ALLREDUCE, nccl_algo, bytes, NULL, &pr, NULL, &e) != AR_OK) {
+        *why = " (proto=auto: the NCCL model cannot read this platform: none)";
+        return AR_PROTO_NONE;
+    }
+    return ar_nccl_proto_to_op(pr);
+}
+
+#define AR_NCCL_PROTO_WORDS "none|ll|ll128|simple|auto"
+
 static const ar_param_def nring_params[] = {
     {.key = "channels", .type = AR_PARAM_INT, .min = 0, .max = 64, .def = 0,
      .help = "rings (channels); 0 = NCCL's count for the platform (nccl_model)"},
+    {.key = "proto", .type = AR_PARAM_ENUM, .choices = AR_NCCL_PROTO_WORDS, .def = 0,
+     .help = "NCCL protocol priced by the walk (auto = NCCL's choice for the size; none = not modelled)"},
     {NULL},
 };
 
@@ -62,12 +87,16 @@ static ar_status nring_plan(const ar_platform *p, uint64_t count, size_t elem_by
     const char *why = "";
     int C = (int)v[0].i > 0 ? (int)v[0].i : ar_nccl_ring_channels(p, &why);
     if ((uint64_t)C > count) C = (int)count; /* every channel gets >= 1 element */
+    const char *pwhy;
+    ar_proto proto = ar_nccl_proto_of(p, AR_NCCL_RING, v[1].s, (double)count * (double)elem_bytes, &pwhy);
     int P = p->nranks;
     ar_schedule *s = ar_schedule_new("nccl-ring", P, count, elem_bytes);
     int *ring = ar_calloc((size_t)P, sizeof *ring);
     if (!s || !ring) goto nomem;
-    if (ar_schedule_set_detail(s, "channels=%d%s nodes=%d, channel c enters each node at its GPU c mod (GPUs of the node)",
-                               C, why, M) != AR_OK)
+    if (ar_schedule_set_detail(s,
+                               "channels=%d%s proto=%s%s nodes=%d, channel c enters each node at its GPU c mod (GPUs of "
+                               "the node)",
+                               C, why, ar_proto_name(proto), pwhy, M) != AR_OK)
         goto nomem;
     static const ar_op_kind kinds[2] = {AR_OP_REDUCE_SCATTER, AR_OP_ALL_GATHER};
     static const char *const names[2] = {"reduce-scatter", "all-gather"};
@@ -83,6 +112,7 @@ static ar_status nring_plan(const ar_platform *p, uint64_t count, size_t elem_by
             ar_op *op = ar_sched_op(s, kinds[k], AR_IMPL_RING, ring, P, off, len);
             if (!op) goto nomem;
             op->tag = c;
+            op->proto = proto;
         }
     }
     free(ring);

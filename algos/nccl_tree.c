@@ -19,12 +19,14 @@
  * of the buffer, pipelined in `chunks` chunks (reduce up the tree, broadcast
  * down, lower.h).
  * Parameters: channels (0 = NCCL's channel count, at least 2), chunks
- * (pipeline chunks per tree, default 8).
+ * (pipeline chunks per tree, default 8), proto (the NCCL protocol the walk
+ * prices, ar_op.proto; auto = NCCL's choice for the size; default none).
  * Serves all-reduce only. Ownership: *out belongs to the caller.
  */
 #include <stdlib.h>
 
 #include "classic_common.h"
+#include "models/nccl_model.h"
 #include "nccl_algos.h"
 
 /* Parent of node x in NCCL's first binary tree over M nodes (-1 at the root, node 0). */
@@ -50,6 +52,8 @@ static const ar_param_def ntree_params[] = {
     {.key = "channels", .type = AR_PARAM_INT, .min = 0, .max = 64, .def = 0,
      .help = "trees (channels, >= 2 used); 0 = NCCL's ring channel count for the platform"},
     {.key = "chunks", .type = AR_PARAM_INT, .min = 1, .max = 4096, .def = 8, .help = "pipeline chunks per tree"},
+    {.key = "proto", .type = AR_PARAM_ENUM, .choices = "none|ll|ll128|simple|auto", .def = 0,
+     .help = "NCCL protocol priced by the walk (auto = NCCL's choice for the size; none = not modelled)"},
     {NULL},
 };
 
@@ -64,13 +68,15 @@ static ar_status ntree_plan(const ar_platform *p, uint64_t count, size_t elem_by
     int T = (int)v[0].i > 0 ? (int)v[0].i : ar_nccl_ring_channels(p, &why);
     if (T < 2) T = 2;
     if ((uint64_t)T > count) T = (int)count;
+    const char *pwhy;
+    ar_proto proto = ar_nccl_proto_of(p, AR_NCCL_TREE, v[2].s, (double)count * (double)elem_bytes, &pwhy);
     int P = p->nranks;
     ar_schedule *s = ar_schedule_new("nccl-tree", P, count, elem_bytes);
     int *members = ar_calloc((size_t)P, sizeof *members), *parent = ar_calloc((size_t)P, sizeof *parent);
     int *pos = ar_calloc((size_t)M, sizeof *pos); /* member index of node x's head */
     if (!s || !members || !parent || !pos) goto nomem;
-    if (ar_schedule_set_detail(s, "channels=%d%s: double binary tree over %d nodes, chain inside each, %d chunks", T,
-                               why, M, (int)v[1].i) != AR_OK ||
+    if (ar_schedule_set_detail(s, "channels=%d%s proto=%s%s: double binary tree over %d nodes, chain inside each, %d chunks",
+                               T, why, ar_proto_name(proto), pwhy, M, (int)v[1].i) != AR_OK ||
         ar_sched_phase(s, "double binary tree (nccl tree)") < 0)
         goto nomem;
     for (int t = 0; t < T; t++) {
@@ -96,6 +102,7 @@ static ar_status ntree_plan(const ar_platform *p, uint64_t count, size_t elem_by
         if (!op || ar_op_set_parent(op, parent) != AR_OK) goto nomem;
         op->chunks = (uint64_t)v[1].i < len ? (int)v[1].i : (int)len;
         op->tag = t;
+        op->proto = proto;
     }
     free(members);
     free(parent);

@@ -25,6 +25,10 @@ ar_status ar_impl_parse(const char *s, ar_impl *out, ar_err *e) {
                    "\"%s\" is not an implementation (use ring, hd, binomial, chain, direct, tree or native)", s);
 }
 
+static const char *const proto_names[AR_PROTO_COUNT] = {"none", "ll", "ll128", "simple"};
+
+const char *ar_proto_name(ar_proto p) { return (unsigned)p < AR_PROTO_COUNT ? proto_names[p] : "?"; }
+
 static const char *const coll_names[AR_COLL_COUNT] = {"allreduce", "reducescatter", "allgather"};
 
 const char *ar_coll_name(ar_coll c) { return (unsigned)c < AR_COLL_COUNT ? coll_names[c] : "?"; }
@@ -391,6 +395,7 @@ ar_status ar_schedule_print_json(const ar_schedule *s, FILE *f, ar_err *e) {
                     (unsigned long long)op->count, op->chunks);
             if (op->kind == AR_OP_REDUCE || op->kind == AR_OP_BROADCAST) fprintf(f, ",\"root\":%d", op->root);
             if (op->kind == AR_OP_SEND) fprintf(f, ",\"reduce\":%d", op->reduce);
+            if (op->proto != AR_PROTO_NONE) fprintf(f, ",\"proto\":\"%s\"", ar_proto_name(op->proto));
             fprintf(f, ",\"members\":[");
             for (int m = 0; m < op->n; m++) fprintf(f, "%s%d", m ? "," : "", op->members[m]);
             fprintf(f, "]");

@@ -74,6 +74,12 @@ ar_status ar_coll_parse(const char *s, ar_coll *out, ar_err *e);
 /* Block i of the collective of a schedule with nranks ranks and count elements. */
 void ar_coll_block(int nranks, uint64_t count, int i, uint64_t *off, uint64_t *len);
 
+/* NCCL protocol an op runs with (its latency and bandwidth effect, models/walk.c
+ * from models/nccl_model's tables, on RING and TREE ops); NONE: not modelled. */
+typedef enum ar_proto { AR_PROTO_NONE, AR_PROTO_LL, AR_PROTO_LL128, AR_PROTO_SIMPLE } ar_proto;
+#define AR_PROTO_COUNT 4
+const char *ar_proto_name(ar_proto p); /* "none", "ll", "ll128", "simple" */
+
 #define AR_MAX_CHUNKS 65536         /* pipeline chunks per op (documented limit) */
 #define AR_VALIDATE_MAX_RANKS 65536 /* the symbolic validator refuses more ranks */
 #define AR_DIRECT_MAX_MEMBERS 4096  /* a direct op moves n(n-1) transfers in one round */
@@ -91,6 +97,7 @@ typedef struct ar_op {
     int chunks;       /* pipeline chunks, 1..AR_MAX_CHUNKS */
     int reduce;       /* SEND: 1 = add on arrival, 0 = copy */
     int tag;          /* planner's label (e.g. stage index), for reports; not semantic */
+    ar_proto proto;   /* NCCL protocol (cost only; JSON "proto", absent = none) */
 } ar_op;
 
 typedef struct ar_phase {

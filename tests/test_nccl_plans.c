@@ -9,6 +9,8 @@
 
 #include "algos/nccl_algos.h"
 #include "core/algo.h"
+#include "models/model.h"
+#include "models/nccl_model.h"
 #include "t.h"
 
 static void check_plans(const char *spec) {
@@ -70,7 +72,61 @@ static void check_dtree(int M) {
     free(kids1);
 }
 
+static char *to_json(const ar_schedule *s) {
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    ar_err e;
+    ar_schedule_print_json(s, f, &e);
+    fclose(f);
+    return buf;
+}
+
+/* Protocols: the op field round-trips through JSON; on one NVSwitch node (no
+ * contention, equal blocks) the walk of a one-channel ring with protocol X is
+ * the protocol-free walk with its bandwidth part divided by NCCL's factor, plus
+ * NCCL's NVLink step latency per round and its base latency per phase. */
+static void check_protocols(void) {
+    ar_platform *p = NULL;
+    ar_err e = {{0}};
+    T_OK(ar_platform_load("dgx-a100", 0, &p, &e), e);
+    if (!p) return;
+    static const char *const words[] = {"ll", "ll128", "simple"};
+    static const ar_nccl_proto nps[] = {AR_NCCL_LL, AR_NCCL_LL128, AR_NCCL_SIMPLE};
+    ar_schedule *s0 = NULL;
+    ar_model_result m0, m;
+    T_OK(ar_algo_plan("nccl-ring:channels=1", p, 8000000, 4, &s0, &e), e);
+    if (s0) T_OK(ar_model_walk(p, s0, &m0, &e), e);
+    int rounds = 2 * (p->nranks - 1);
+    double alpha = ar_plat_alpha(p);
+    for (int k = 0; k < 3 && s0; k++) {
+        char spec[64];
+        snprintf(spec, sizeof spec, "nccl-ring:channels=1,proto=%s", words[k]);
+        ar_schedule *s = NULL, *t = NULL;
+        T_OK(ar_algo_plan(spec, p, 8000000, 4, &s, &e), e);
+        if (!s) continue;
+        T_CHECK(s->phases[0].ops[0].proto == (ar_proto)(k + 1), "%s: op proto %d", spec, (int)s->phases[0].ops[0].proto);
+        char *j = to_json(s), *j2 = NULL;
+        T_OK(ar_schedule_from_json(j, spec, &t, &e), e);
+        if (t) j2 = to_json(t);
+        T_CHECK(t && t->phases[0].ops[0].proto == s->phases[0].ops[0].proto && j2 && !strcmp(j, j2),
+                "%s: JSON round trip", spec);
+        double f, step, base;
+        T_OK(ar_nccl_proto_effect(AR_NCCL_RING, nps[k], 1, 0, &f, &step, &base));
+        T_OK(ar_model_walk(p, s, &m, &e), e);
+        double want = rounds * alpha + (m0.time_s - rounds * alpha) / f + rounds * step * 1e-6 + 2 * base * 1e-6;
+        T_NEAR(m.time_s, want, 1e-9, spec);
+        free(j);
+        free(j2);
+        ar_schedule_free(t);
+        ar_schedule_free(s);
+    }
+    ar_schedule_free(s0);
+    ar_platform_free(p);
+}
+
 int main(void) {
+    check_protocols();
     static const char *const presets[] = {"dgx-a100", "dgx-h100", "dgx-b200", "gb200-nvl72", "aws-p4d", "aws-p5",
                                           "dgx-a100:nodes=2", "dgx-h100:nodes=3", "dgx-b200:nodes=4",
                                           "aws-p4d:nodes=5", "aws-p5:nodes=2"};
