@@ -95,6 +95,19 @@ nomem:
     return ar_classic_nomem("halving-doubling", s, e);
 }
 
+/* Reduce-scatter / all-gather: the HD half alone, on a power of two only (the
+ * fold/unfold variant has no rank-i-owns-block-i state in between). */
+static ar_status hd_plan_coll(const ar_platform *p, ar_coll coll, uint64_t count, size_t elem_bytes,
+                              const ar_param_val *v, ar_schedule **out, ar_err *e) {
+    if (p && p->nranks > 0 && !ar_is_pow2(p->nranks))
+        return ar_fail(e, AR_EUNSUPPORTED, "halving-doubling: %s needs a power-of-two rank count (have %d)",
+                       ar_coll_name(coll), p->nranks);
+    ar_status st = hd_plan(p, count, elem_bytes, v, out, e);
+    if (st == AR_OK)
+        ar_schedule_keep_phases(*out, coll == AR_COLL_REDUCESCATTER ? AR_OP_REDUCE_SCATTER : AR_OP_ALL_GATHER);
+    return st;
+}
+
 /* Closed form: 2 Tc(P) or fold + 2 Tc(q) + unfold. */
 static ar_status hd_closed(const ar_platform *p, double N, const ar_param_val *v, ar_model_result *out, ar_err *e) {
     (void)v;
@@ -123,4 +136,6 @@ const ar_algo ar_algo_hd = {
     .params = hd_params,
     .plan = hd_plan,
     .closed = hd_closed,
+    .colls = AR_COLL_BIT(AR_COLL_ALLREDUCE) | AR_COLL_BIT(AR_COLL_REDUCESCATTER) | AR_COLL_BIT(AR_COLL_ALLGATHER),
+    .plan_coll = hd_plan_coll,
 };

@@ -64,4 +64,5 @@ const ar_algo ar_algo_pipelined_ring = {
     .params = pring_params,
     .plan = pring_plan,
     .closed = pring_closed,
+    .colls = AR_COLL_BIT(AR_COLL_ALLREDUCE) | AR_COLL_BIT(AR_COLL_REDUCESCATTER) | AR_COLL_BIT(AR_COLL_ALLGATHER),
 };

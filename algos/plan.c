@@ -43,8 +43,22 @@ ar_status ar_algo_bind(const char *spec, int nranks, const ar_algo **a, ar_param
     return st;
 }
 
-ar_status ar_algo_plan(const char *spec, const ar_platform *p, uint64_t count, size_t elem_bytes, ar_schedule **out,
-                       ar_err *e) {
+unsigned ar_algo_colls(const ar_algo *a) { return a && a->colls ? a->colls : AR_COLL_BIT(AR_COLL_ALLREDUCE); }
+
+/* AR_OK if a serves coll, else the one-line refusal. */
+static ar_status coll_served(const ar_algo *a, ar_coll coll, ar_err *e) {
+    unsigned m = ar_algo_colls(a);
+    if (m & AR_COLL_BIT(coll)) return AR_OK;
+    char list[64] = "";
+    for (int c = 0; c < AR_COLL_COUNT; c++)
+        if (m & AR_COLL_BIT(c)) snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", list[0] ? ", " : "",
+                                         ar_coll_name((ar_coll)c));
+    return ar_fail(e, AR_EUNSUPPORTED, "algorithm %s does not serve %s (it serves: %s)", a->name, ar_coll_name(coll),
+                   list);
+}
+
+static ar_status plan_spec(const char *spec, ar_coll coll, const ar_platform *p, uint64_t count, size_t elem_bytes,
+                           ar_schedule **out, ar_err *e) {
     *out = NULL;
     ar_params params;
     ar_status st = ar_params_parse(spec, &params, e);
@@ -53,10 +67,24 @@ ar_status ar_algo_plan(const char *spec, const ar_platform *p, uint64_t count, s
     ar_param_val v[AR_MAX_PARAMS];
     if (!a) {
         st = unknown_algo(params.name, e);
+    } else if ((unsigned)coll >= AR_COLL_COUNT) {
+        st = ar_fail(e, AR_EINVAL, "%s: unknown collective %d", a->name, (int)coll);
+    } else if ((st = coll_served(a, coll, e)) != AR_OK) {
     } else if (count < 1) {
         st = ar_fail(e, AR_EINVAL, "%s: the message must hold at least one element", a->name);
     } else if ((st = ar_params_bind(&params, a->params, p ? p->nranks : 0, v, e)) == AR_OK) {
-        st = a->plan(p, count, elem_bytes, v, out, e);
+        if (coll != AR_COLL_ALLREDUCE && a->plan_coll) {
+            st = a->plan_coll(p, coll, count, elem_bytes, v, out, e);
+            if (st == AR_OK) (*out)->coll = coll;
+        } else {
+            st = a->plan(p, count, elem_bytes, v, out, e);
+            if (st == AR_OK && coll != AR_COLL_ALLREDUCE) { /* its reduce-scatter or all-gather half */
+                ar_schedule_keep_phases(*out, coll == AR_COLL_REDUCESCATTER ? AR_OP_REDUCE_SCATTER : AR_OP_ALL_GATHER);
+                (*out)->coll = coll;
+                if ((*out)->nphases == 0 && p->nranks > 1)
+                    st = ar_fail(e, AR_EINTERNAL, "%s: its plan has no %s phase", a->name, ar_coll_name(coll));
+            }
+        }
         if (st == AR_OK) st = ar_schedule_check_structure(*out, e);
         if (st != AR_OK) {
             ar_schedule_free(*out);
@@ -65,6 +93,16 @@ ar_status ar_algo_plan(const char *spec, const ar_platform *p, uint64_t count, s
     }
     ar_params_free(&params);
     return st;
+}
+
+ar_status ar_algo_plan(const char *spec, const ar_platform *p, uint64_t count, size_t elem_bytes, ar_schedule **out,
+                       ar_err *e) {
+    return plan_spec(spec, AR_COLL_ALLREDUCE, p, count, elem_bytes, out, e);
+}
+
+ar_status ar_algo_plan_coll(const char *spec, ar_coll coll, const ar_platform *p, uint64_t count, size_t elem_bytes,
+                            ar_schedule **out, ar_err *e) {
+    return plan_spec(spec, coll, p, count, elem_bytes, out, e);
 }
 
 /* The closed form of a parsed spec (the checks every closed form needs first). */
@@ -91,9 +129,39 @@ ar_status ar_algo_closed(const char *spec, const ar_platform *p, uint64_t count,
     ar_params params;
     ar_status st = ar_params_parse(spec, &params, e);
     if (st != AR_OK) return st;
-    st = closed_of(&params, p, count, elem_bytes, out, e);
+    const ar_algo *a = ar_algo_find(params.name);
+    st = a ? coll_served(a, AR_COLL_ALLREDUCE, e) : AR_OK;
+    if (st == AR_OK) st = closed_of(&params, p, count, elem_bytes, out, e);
     ar_params_free(&params);
     return st;
+}
+
+ar_status ar_algo_closed_coll(const char *spec, ar_coll coll, const ar_platform *p, uint64_t count, size_t elem_bytes,
+                              struct ar_model_result *out, ar_err *e) {
+    if (coll == AR_COLL_ALLREDUCE) return ar_algo_closed(spec, p, count, elem_bytes, out, e);
+    ar_params params;
+    ar_status st = ar_params_parse(spec, &params, e);
+    if (st != AR_OK) return st;
+    const ar_algo *a = ar_algo_find(params.name);
+    if (!a) st = unknown_algo(params.name, e);
+    else if ((unsigned)coll >= AR_COLL_COUNT) st = ar_fail(e, AR_EINVAL, "%s: unknown collective %d", a->name, (int)coll);
+    else st = coll_served(a, coll, e);
+    if (st == AR_OK) st = closed_of(&params, p, count, elem_bytes, out, e);
+    ar_params_free(&params);
+    if (st != AR_OK) return st;
+    /* the closed form's stages of that collective */
+    const char *want = coll == AR_COLL_REDUCESCATTER ? "reduce-scatter" : "all-gather";
+    int k = 0;
+    out->time_s = 0;
+    for (int i = 0; i < out->nstages; i++)
+        if (!strncmp(out->stages[i].label, want, strlen(want))) {
+            out->stages[k] = out->stages[i];
+            out->time_s += out->stages[k++].time_s;
+        }
+    if (k == 0 && p->nranks > 1)
+        return ar_fail(e, AR_EUNSUPPORTED, "%s: its closed form has no %s stage", params.name, want);
+    out->nstages = k;
+    return AR_OK;
 }
 
 ar_status ar_algo_stats_of(const char *spec, const ar_platform *p, uint64_t count, size_t elem_bytes,

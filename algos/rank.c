@@ -123,6 +123,7 @@ ar_status ar_algo_rank(const ar_platform *p, uint64_t count, size_t elem_bytes, 
     ar_status st = searched && later ? AR_OK : ar_fail(e, AR_ENOMEM, "out of memory");
     for (int i = 0; i < na && st == AR_OK; i++) {
         ar_err e1 = {{0}};
+        if (!(ar_algo_colls(all[i]) & AR_COLL_BIT(AR_COLL_ALLREDUCE))) continue; /* RS/AG-only (pat) */
         if (all[i]->search) {
             if (all[i]->search(p, count, elem_bytes, NULL, &e1) == AR_OK) {
                 searched[i] = 1; /* its default is one of the variants, searched below */

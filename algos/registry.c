@@ -19,7 +19,11 @@
     X(two_level)        \
     X(blueconnect)      \
     X(flexreduce)       \
-    X(treepack)
+    X(treepack)         \
+    X(nccl_ring)        \
+    X(nccl_tree)        \
+    X(pat)              \
+    X(nccl)
 
 #define AR_ALGO_DECLARE(id) extern const ar_algo ar_algo_##id;
 AR_ALGO_LIST(AR_ALGO_DECLARE)

@@ -53,4 +53,5 @@ const ar_algo ar_algo_ring = {
     .summary = "one-level ring: reduce-scatter then all-gather over all ranks, P-1 steps each",
     .plan = ring_plan,
     .closed = ring_closed,
+    .colls = AR_COLL_BIT(AR_COLL_ALLREDUCE) | AR_COLL_BIT(AR_COLL_REDUCESCATTER) | AR_COLL_BIT(AR_COLL_ALLGATHER),
 };

@@ -27,6 +27,7 @@ typedef struct cli_opts {
     int nsizes;
     int ranks; /* --ranks N for generated families, 0 = default */
     ar_dtype dtype;
+    ar_coll coll; /* --coll (default allreduce) */
     cli_format format;
     int check;            /* --check */
     const char *trace;    /* --trace FILE */
@@ -57,7 +58,8 @@ enum {
     OPT_GAMMA = 1 << 10,
     OPT_BUDGET = 1 << 11,
     OPT_ITERS = 1 << 12,
-    OPT_POSITIONAL = 1 << 13
+    OPT_POSITIONAL = 1 << 13,
+    OPT_COLL = 1 << 14
 };
 
 /* Parses argv (after the verb). Prints one line to stderr and returns non-OK on error. */

@@ -1,7 +1,10 @@
-/* arlab algos: the registry, and every algorithm's parameter table (key, type
- * and range, default, help), printed from the descriptors. The table also
- * lists the algorithms `--algo all` leaves out (ar_algos_explicit: the
- * user-written schedule); CSV and JSON list only what `all` runs. */
+/* arlab algos: the registry (name, label, parameters, summary, the collectives
+ * it serves), and every algorithm's parameter table (key, type and range,
+ * default, help), printed from the descriptors. The table also lists the
+ * algorithms `--algo all` leaves out (ar_algos_explicit: the user-written
+ * schedule); CSV and JSON list only what `all` runs. */
+#include <string.h>
+
 #include "cli.h"
 
 int cmd_algos(int argc, char **argv) {
@@ -15,9 +18,9 @@ int cmd_algos(int argc, char **argv) {
     for (int i = 0; i < n; i++) all[i] = reg[i];
     if (o.format == FMT_TABLE)
         for (int i = 0; i < nx && n < 128; i++) all[n++] = xs[i];
-    static const char *const cols[] = {"name", "label", "params", "summary"};
+    static const char *const cols[] = {"name", "label", "params", "summary", "collectives"};
     cli_table t;
-    tbl_init(&t, 4, cols);
+    tbl_init(&t, 5, cols);
     for (int i = 0; i < n; i++) {
         char keys[256] = "";
         size_t u = 0;
@@ -30,6 +33,13 @@ int cmd_algos(int argc, char **argv) {
         tbl_str(&t, r, 1, all[i]->label);
         tbl_str(&t, r, 2, keys);
         tbl_str(&t, r, 3, all[i]->summary);
+        char colls[64] = "";
+        unsigned m = ar_algo_colls(all[i]);
+        for (int c = 0; c < AR_COLL_COUNT; c++)
+            if (m & AR_COLL_BIT(c))
+                snprintf(colls + strlen(colls), sizeof colls - strlen(colls), "%s%s", colls[0] ? "," : "",
+                         ar_coll_name((ar_coll)c));
+        tbl_str(&t, r, 4, colls);
     }
     tbl_print(&t, o.format, stdout);
     tbl_free(&t);

@@ -106,8 +106,8 @@ int cmd_model(int argc, char **argv) {
     argc = nrest;
     argv = rest;
     cli_opts o;
-    if (cli_parse(argc, argv, OPT_PLATFORM | OPT_ALGO | OPT_SIZE | OPT_RANKS | OPT_DTYPE | OPT_FORMAT, &o, "model") !=
-        AR_OK)
+    if (cli_parse(argc, argv, OPT_PLATFORM | OPT_ALGO | OPT_SIZE | OPT_RANKS | OPT_DTYPE | OPT_FORMAT | OPT_COLL, &o,
+                  "model") != AR_OK)
         return AR_EINVAL;
     if (o.nplatforms == 0) {
         fprintf(stderr, "arlab model: give --platform P (see 'arlab platforms')\n");
@@ -149,12 +149,13 @@ int cmd_model(int argc, char **argv) {
             double nccl_s;
             const char *nalgo, *nproto;
             ar_err ne = {{0}};
-            (void)lab_nccl_choice(p, 0 /* all-reduce */, bytes, &nccl_s, &nalgo, &nproto, &ne);
+            (void)lab_nccl_choice(p, (int)o.coll, bytes, &nccl_s, &nalgo, &nproto, &ne);
             int from = t.nrows;
             for (int ai = 0; ai < na; ai++) {
                 ar_err e = {{0}};
                 lab_eval ev;
-                st = lab_eval_model(p, algos[ai], count, eb, NULL, &ev, &e);
+                lab_eval_opts eo = {.coll = o.coll};
+                st = lab_eval_model(p, algos[ai], count, eb, &eo, &ev, &e);
                 int r = tbl_row(&t);
                 tbl_str(&t, r, 0, algos[ai]);
                 tbl_str(&t, r, 1, p->name);
@@ -197,7 +198,7 @@ int cmd_model(int argc, char **argv) {
                 if (ev.model) stages_str(ev.model, st_buf, sizeof st_buf);
                 tbl_str(&t, r, 9, st_buf);
                 tbl_num(&t, r, 10, "%.6g", lab_algbw_GBps(bytes, ev.model_s));
-                tbl_num(&t, r, 11, "%.6g", lab_busbw_GBps(0, p->nranks, bytes, ev.model_s));
+                tbl_num(&t, r, 11, "%.6g", lab_busbw_GBps((int)o.coll, p->nranks, bytes, ev.model_s));
                 tbl_str(&t, r, C_STATUS, "ok");
                 tbl_str(&t, r, C_WHY, why);
                 if (stream) tbl_stream_row(&t, r, o.format, stdout);

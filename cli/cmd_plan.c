@@ -1,4 +1,4 @@
-/* arlab plan --algo A --platform P [--size S] [--check] [--format table|json]
+/* arlab plan --algo A --platform P [--size S] [--coll C] [--check] [--format table|json]
  * Prints the schedule; the reduce/broadcast calls per rank, per phase and
  * overall (a call = an op the rank takes part in; avg over all ranks, max);
  * where the algorithm has a calls table (its descriptor's `calls`: FlexReduce)
@@ -81,7 +81,8 @@ static void calls_table(const ar_algo_calls *c, cli_table *t) {
 
 int cmd_plan(int argc, char **argv) {
     cli_opts o;
-    if (cli_parse(argc, argv, OPT_PLATFORM | OPT_ALGO | OPT_SIZE | OPT_RANKS | OPT_DTYPE | OPT_FORMAT | OPT_CHECK, &o,
+    if (cli_parse(argc, argv, OPT_PLATFORM | OPT_ALGO | OPT_SIZE | OPT_RANKS | OPT_DTYPE | OPT_FORMAT | OPT_CHECK | OPT_COLL,
+                  &o,
                   "plan") != AR_OK)
         return AR_EINVAL;
     if (o.nplatforms != 1 || o.nalgos != 1 || o.nsizes > 1 || !strcmp(o.algos[0], "all")) {
@@ -100,7 +101,7 @@ int cmd_plan(int argc, char **argv) {
     if (st != AR_OK) return st;
     ar_err e = {{0}};
     ar_schedule *s = NULL;
-    st = ar_algo_plan(o.algos[0], p, count, ar_dtype_size(o.dtype), &s, &e);
+    st = ar_algo_plan_coll(o.algos[0], o.coll, p, count, ar_dtype_size(o.dtype), &s, &e);
     if (st != AR_OK) {
         ar_platform_free(p);
         return cli_error(st, &e);
@@ -148,11 +149,17 @@ int cmd_plan(int argc, char **argv) {
     if (st == AR_OK && o.check) {
         FILE *msg = o.format == FMT_JSON ? stderr : stdout;
         st = ar_schedule_validate(s, &e);
-        fprintf(msg, "validator: %s\n",
-                st == AR_OK ? "ok (every element of every rank holds every input exactly once)" : e.msg);
+        static const char *const ok[AR_COLL_COUNT] = {
+            "ok (every element of every rank holds every input exactly once)",
+            "ok (block i of rank i holds every input exactly once)", "ok (every rank holds every block)"};
+        fprintf(msg, "validator: %s\n", st == AR_OK ? ok[s->coll] : e.msg);
         if (st == AR_OK) {
             st = ar_schedule_execute_host(s, 0, &e);
-            fprintf(msg, "host executor: %s\n", st == AR_OK ? "ok (exact sums on every rank)" : e.msg);
+            fprintf(msg, "host executor: %s\n",
+                    st == AR_OK ? (s->coll == AR_COLL_ALLGATHER ? "ok (every block on every rank)"
+                                   : s->coll == AR_COLL_REDUCESCATTER ? "ok (exact sum of block i on rank i)"
+                                                                      : "ok (exact sums on every rank)")
+                                : e.msg);
         }
         if (st != AR_OK) cli_error(st, &e);
     } else if (st != AR_OK) {

@@ -212,7 +212,7 @@ int cmd_sim(int argc, char **argv) {
     cli_opts o;
     if (cli_parse(nrest, rest,
                   OPT_PLATFORM | OPT_ALGO | OPT_SIZE | OPT_RANKS | OPT_DTYPE | OPT_FORMAT | OPT_CHECK | OPT_TRACE |
-                      OPT_NETWORK | OPT_GAMMA | OPT_BUDGET,
+                      OPT_NETWORK | OPT_GAMMA | OPT_BUDGET | OPT_COLL,
                   &o, "sim") != AR_OK)
         return AR_EINVAL;
     if (o.nplatforms == 0) {
@@ -225,6 +225,11 @@ int cmd_sim(int argc, char **argv) {
     if (model_only && (o.check || o.trace)) {
         fprintf(stderr, "arlab sim: --model-only simulates nothing (no --check or --trace)\n");
         return AR_EINVAL;
+    }
+    if (o.check && o.coll != AR_COLL_ALLREDUCE) {
+        fprintf(stderr, "arlab sim: --check verifies all-reduce sums only (check --coll %s with 'arlab plan --check')\n",
+                ar_coll_name(o.coll));
+        return AR_EUNSUPPORTED;
     }
     if (engine == AR_SIM_NAIVE && (o.check || o.trace || o.gamma_s_per_B > 0)) {
         fprintf(stderr, "arlab sim: --engine naive measures time only (no --check, --trace or --gamma)\n");
@@ -268,7 +273,7 @@ int cmd_sim(int argc, char **argv) {
             (void)lab_nccl_choice(p, 0 /* all-reduce */, bytes, &nccl_s, &nalgo, &nproto, &ne);
             for (int ai = 0; ai < na; ai++) {
                 lab_eval ev;
-                lab_eval_opts eo = {.chunks = chunks};
+                lab_eval_opts eo = {.chunks = chunks, .coll = o.coll};
                 char szb[32];
                 cli_status("sim %d/%d: %s on %s, %s ...", (pi * o.nsizes + si) * na + ai + 1, nruns, algos[ai],
                            p->name, ar_fmt_bytes(bytes, szb, sizeof szb)); /* a terminal only; erased below */

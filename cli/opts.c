@@ -111,7 +111,7 @@ ar_status cli_parse(int argc, char **argv, unsigned allowed, cli_opts *o, const 
         {"--ranks", OPT_RANKS, 1},       {"--dtype", OPT_DTYPE, 1},  {"--format", OPT_FORMAT, 1},
         {"--check", OPT_CHECK, 0},       {"--trace", OPT_TRACE, 1},  {"--out", OPT_OUT, 1},
         {"--network", OPT_NETWORK, 1},   {"--gamma", OPT_GAMMA, 1},  {"--budget", OPT_BUDGET, 1},
-        {"--iters", OPT_ITERS, 1},       {"--warmup", OPT_ITERS, 1},
+        {"--iters", OPT_ITERS, 1},       {"--warmup", OPT_ITERS, 1}, {"--coll", OPT_COLL, 1},
     };
     const char *nt[4] = {NULL, NULL, NULL, NULL}; /* -b -e -f -i */
     for (int i = 0; i < argc; i++) {
@@ -191,6 +191,8 @@ ar_status cli_parse(int argc, char **argv, unsigned allowed, cli_opts *o, const 
             else if (!strcmp(val, "csv")) o->format = FMT_CSV;
             else if (!strcmp(val, "json")) o->format = FMT_JSON;
             else return bad(verb, "--format: \"%s\" is not one of table, csv, json", val);
+        } else if (!strcmp(name, "--coll")) {
+            if (ar_coll_parse(val, &o->coll, &e) != AR_OK) return bad(verb, "--coll: %s", e.msg);
         } else if (!strcmp(name, "--check")) o->check = 1;
         else if (!strcmp(name, "--trace")) o->trace = val;
         else if (!strcmp(name, "--out")) o->out = val;
@@ -223,7 +225,8 @@ int cli_algo_list(const cli_opts *o, const char **names, int max) {
         if (!strcmp(o->algos[i], "all")) {
             int na;
             const ar_algo *const *all = ar_algos(&na);
-            for (int k = 0; k < na && n < max; k++) names[n++] = all[k]->name;
+            for (int k = 0; k < na && n < max; k++) /* those serving the collective */
+                if (ar_algo_colls(all[k]) & AR_COLL_BIT(o->coll)) names[n++] = all[k]->name;
         } else if (n < max) {
             names[n++] = o->algos[i];
         }

@@ -74,7 +74,18 @@ typedef struct ar_algo {
      * then ranked like any algorithm's). With r: appends the evaluated
      * variants (ar_rank_eval) and a note line. NULL: no search. */
     ar_status (*search)(const ar_platform *p, uint64_t count, size_t elem_bytes, struct ar_ranking *r, ar_err *e);
+    /* Collectives served, a mask of AR_COLL_BIT(ar_coll); 0 = all-reduce only.
+     * With plan_coll NULL, reduce-scatter / all-gather are the all-reduce plan's
+     * reduce-scatter / all-gather phases alone (and its closed form's stages of
+     * those names). */
+    unsigned colls;
+    /* Plans a collective other than all-reduce (schedule's coll set); NULL: as above. */
+    ar_status (*plan_coll)(const ar_platform *p, ar_coll coll, uint64_t count, size_t elem_bytes,
+                           const ar_param_val *v, ar_schedule **out, ar_err *e);
 } ar_algo;
+
+/* The collectives algorithm a serves (colls, with 0 read as all-reduce only). */
+unsigned ar_algo_colls(const ar_algo *a);
 
 /* The registry (algos/registry.c). */
 const ar_algo *const *ar_algos(int *count);
@@ -88,6 +99,14 @@ const ar_algo *ar_algo_find(const char *name);
  * sound. */
 ar_status ar_algo_plan(const char *spec, const ar_platform *p, uint64_t count, size_t elem_bytes, ar_schedule **out,
                        ar_err *e);
+
+/* ar_algo_plan for collective coll: AR_EUNSUPPORTED, in one line, where the
+ * algorithm does not serve it. */
+ar_status ar_algo_plan_coll(const char *spec, ar_coll coll, const ar_platform *p, uint64_t count, size_t elem_bytes,
+                            ar_schedule **out, ar_err *e);
+/* ar_algo_closed for collective coll (same refusal). */
+ar_status ar_algo_closed_coll(const char *spec, ar_coll coll, const ar_platform *p, uint64_t count, size_t elem_bytes,
+                              struct ar_model_result *out, ar_err *e);
 
 /* Closed form of "name[:params]" on p for count * elem_bytes bytes (the
  * papers' equation for that algorithm; parameters checked as for planning).

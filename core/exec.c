@@ -104,11 +104,25 @@ ar_status ar_schedule_execute_host(const ar_schedule *s, uint64_t max_bytes, ar_
             break;
         }
         ar_data_fill(x.buf[r], r, s->count);
+        if (s->coll == AR_COLL_ALLGATHER) { /* rank r starts with block r, reduced; nothing else */
+            uint64_t o, l;
+            ar_coll_block(s->nranks, s->count, r, &o, &l);
+            for (uint64_t i = 0; i < s->count; i++)
+                x.buf[r][i] = i >= o && i < o + l ? ar_data_expected(s->nranks, i) : NAN;
+        }
     }
     for (int p = 0; p < s->nphases && st == AR_OK; p++)
         for (int i = 0; i < s->phases[p].nops && st == AR_OK; i++) st = run_op(&x, &s->phases[p].ops[i], p, i, e);
     for (int r = 0; r < s->nranks && st == AR_OK; r++) {
-        uint64_t i = ar_data_first_wrong(x.buf[r], s->nranks, s->count);
+        uint64_t i;
+        if (s->coll != AR_COLL_REDUCESCATTER) {
+            i = ar_data_first_wrong(x.buf[r], s->nranks, s->count);
+        } else { /* only block r of rank r is defined */
+            uint64_t o, l;
+            ar_coll_block(s->nranks, s->count, r, &o, &l);
+            for (i = o; i < o + l && x.buf[r][i] == ar_data_expected(s->nranks, i); i++) {}
+            if (i == o + l) i = s->count;
+        }
         if (i < s->count)
             st = ar_fail(e, AR_EFAIL, "schedule %s: rank %d element %llu holds %.17g, exact sum is %.17g", s->algo, r,
                          (unsigned long long)i, x.buf[r][i], ar_data_expected(s->nranks, i));

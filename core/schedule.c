@@ -25,6 +25,30 @@ ar_status ar_impl_parse(const char *s, ar_impl *out, ar_err *e) {
                    "\"%s\" is not an implementation (use ring, hd, binomial, chain, direct, tree or native)", s);
 }
 
+static const char *const proto_names[AR_PROTO_COUNT] = {"none", "ll", "ll128", "simple"};
+
+const char *ar_proto_name(ar_proto p) { return (unsigned)p < AR_PROTO_COUNT ? proto_names[p] : "?"; }
+
+static const char *const coll_names[AR_COLL_COUNT] = {"allreduce", "reducescatter", "allgather"};
+
+const char *ar_coll_name(ar_coll c) { return (unsigned)c < AR_COLL_COUNT ? coll_names[c] : "?"; }
+
+ar_status ar_coll_parse(const char *s, ar_coll *out, ar_err *e) {
+    for (int i = 0; s && i < AR_COLL_COUNT; i++)
+        if (strcmp(s, coll_names[i]) == 0) {
+            *out = (ar_coll)i;
+            return AR_OK;
+        }
+    return ar_fail(e, AR_EINVAL, "\"%s\" is not a collective (use allreduce, reducescatter or allgather)",
+                   s ? s : "");
+}
+
+void ar_coll_block(int nranks, uint64_t count, int i, uint64_t *off, uint64_t *len) {
+    uint64_t n = (uint64_t)nranks, q = count / n, r = count % n, u = (uint64_t)i;
+    *off = u * q + (u < r ? u : r);
+    *len = q + (u < r ? 1 : 0);
+}
+
 ar_schedule *ar_schedule_new(const char *algo, int nranks, uint64_t count, size_t elem_bytes) {
     ar_schedule *s = ar_calloc(1, sizeof *s);
     if (!s) return NULL;
@@ -56,6 +80,23 @@ void ar_schedule_free(ar_schedule *s) {
     free(s->algo);
     free(s->detail);
     free(s);
+}
+
+void ar_schedule_keep_phases(ar_schedule *s, ar_op_kind kind) {
+    int k = 0;
+    for (int p = 0; p < s->nphases; p++) {
+        ar_phase *ph = &s->phases[p];
+        int keep = ph->nops > 0;
+        for (int i = 0; i < ph->nops; i++) keep = keep && ph->ops[i].kind == kind;
+        if (keep) {
+            s->phases[k++] = *ph;
+            continue;
+        }
+        for (int i = 0; i < ph->nops; i++) op_free(&ph->ops[i]);
+        free(ph->ops);
+        free(ph->label);
+    }
+    s->nphases = k;
 }
 
 __attribute__((format(printf, 1, 0))) static char *vfmt(const char *fmt, va_list ap) {
@@ -339,6 +380,7 @@ ar_status ar_schedule_print_json(const ar_schedule *s, FILE *f, ar_err *e) {
     ar_json_string(f, s->algo);
     fprintf(f, ",\"detail\":");
     ar_json_string(f, s->detail ? s->detail : "");
+    if (s->coll != AR_COLL_ALLREDUCE) fprintf(f, ",\"collective\":\"%s\"", ar_coll_name(s->coll));
     fprintf(f, ",\"ranks\":%d,\"count\":%llu,\"elem_bytes\":%zu,\"phases\":[", s->nranks, (unsigned long long)s->count,
             s->elem_bytes);
     for (int p = 0; p < s->nphases; p++) {
@@ -353,6 +395,7 @@ ar_status ar_schedule_print_json(const ar_schedule *s, FILE *f, ar_err *e) {
                     (unsigned long long)op->count, op->chunks);
             if (op->kind == AR_OP_REDUCE || op->kind == AR_OP_BROADCAST) fprintf(f, ",\"root\":%d", op->root);
             if (op->kind == AR_OP_SEND) fprintf(f, ",\"reduce\":%d", op->reduce);
+            if (op->proto != AR_PROTO_NONE) fprintf(f, ",\"proto\":\"%s\"", ar_proto_name(op->proto));
             fprintf(f, ",\"members\":[");
             for (int m = 0; m < op->n; m++) fprintf(f, "%s%d", m ? "," : "", op->members[m]);
             fprintf(f, "]");

@@ -58,6 +58,28 @@ typedef enum ar_impl {
 } ar_impl;
 #define AR_IMPL_COUNT 7
 
+/* The collective a schedule performs (its end state; the validator and the
+ * host executor check it). Blocks of the collective: the buffer split evenly
+ * into nranks blocks (block i: count/nranks elements plus one for i <
+ * count%nranks, like ar_op_block), block i belonging to rank i.
+ *   ALLREDUCE      every rank ends with the sum of every rank's buffer.
+ *   REDUCESCATTER  rank i ends with the sum of block i (other blocks undefined).
+ *   ALLGATHER      rank i starts with block i only (the rest undefined) and every
+ *                  rank ends with every block. */
+typedef enum ar_coll { AR_COLL_ALLREDUCE, AR_COLL_REDUCESCATTER, AR_COLL_ALLGATHER } ar_coll;
+#define AR_COLL_COUNT 3
+#define AR_COLL_BIT(c) (1u << (unsigned)(c))
+const char *ar_coll_name(ar_coll c); /* "allreduce", "reducescatter", "allgather" */
+ar_status ar_coll_parse(const char *s, ar_coll *out, ar_err *e);
+/* Block i of the collective of a schedule with nranks ranks and count elements. */
+void ar_coll_block(int nranks, uint64_t count, int i, uint64_t *off, uint64_t *len);
+
+/* NCCL protocol an op runs with (its latency and bandwidth effect, models/walk.c
+ * from models/nccl_model's tables, on RING and TREE ops); NONE: not modelled. */
+typedef enum ar_proto { AR_PROTO_NONE, AR_PROTO_LL, AR_PROTO_LL128, AR_PROTO_SIMPLE } ar_proto;
+#define AR_PROTO_COUNT 4
+const char *ar_proto_name(ar_proto p); /* "none", "ll", "ll128", "simple" */
+
 #define AR_MAX_CHUNKS 65536         /* pipeline chunks per op (documented limit) */
 #define AR_VALIDATE_MAX_RANKS 65536 /* the symbolic validator refuses more ranks */
 #define AR_DIRECT_MAX_MEMBERS 4096  /* a direct op moves n(n-1) transfers in one round */
@@ -75,6 +97,7 @@ typedef struct ar_op {
     int chunks;       /* pipeline chunks, 1..AR_MAX_CHUNKS */
     int reduce;       /* SEND: 1 = add on arrival, 0 = copy */
     int tag;          /* planner's label (e.g. stage index), for reports; not semantic */
+    ar_proto proto;   /* NCCL protocol (cost only; JSON "proto", absent = none) */
 } ar_op;
 
 typedef struct ar_phase {
@@ -86,6 +109,7 @@ typedef struct ar_phase {
 typedef struct ar_schedule {
     char *algo;   /* algorithm name */
     char *detail; /* variant, e.g. "decomp=3x2x2 impl=ring,hd,ring"; may be NULL */
+    ar_coll coll; /* the collective (ar_schedule_new: AR_COLL_ALLREDUCE) */
     int nranks;
     uint64_t count; /* elements per rank buffer */
     size_t elem_bytes;
@@ -105,6 +129,8 @@ int ar_sched_phase(ar_schedule *s, const char *label_fmt, ...) __attribute__((fo
  * given). Returns the op (owned by s) or NULL on allocation failure. */
 ar_op *ar_sched_op(ar_schedule *s, ar_op_kind kind, ar_impl impl, const int *members, int n, uint64_t offset,
                    uint64_t count);
+/* Keeps only the phases whose ops are all of `kind` (frees the others). */
+void ar_schedule_keep_phases(ar_schedule *s, ar_op_kind kind);
 ar_status ar_op_set_counts(ar_op *op, const uint64_t *counts); /* copies n entries */
 ar_status ar_op_set_parent(ar_op *op, const int *parent);      /* copies n entries */
 

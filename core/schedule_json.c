@@ -1,8 +1,9 @@
 /* Schedule JSON loader: the inverse of ar_schedule_print_json (schedule.h).
  *
- * Format: {"algo": "...", "detail": "...", "ranks": P, "count": N, "elem_bytes": B,
+ * Format: {"algo": "...", "detail": "...", "collective": "allreduce" (default when absent),
+ *          "ranks": P, "count": N, "elem_bytes": B,
  *          "phases": [{"label": "...", "ops": [{"kind": "reduce-scatter", "impl": "ring",
- *          "offset": 0, "count": N, "chunks": 1, "root": 0, "reduce": 1,
+ *          "offset": 0, "count": N, "chunks": 1, "root": 0, "reduce": 1, "proto": "ll" (absent = none),
  *          "members": [...], "counts": [...], "parent": [...]}]}]}
  * Every error names the document and the JSON path. The loaded schedule is
  * checked with ar_schedule_check_structure before it is returned.
@@ -45,6 +46,7 @@ static ar_status get_enum(const cJSON *o, const char *key, const char *(*name)(i
 
 static const char *kind_name(int i) { return ar_op_kind_name((ar_op_kind)i); }
 static const char *impl_name(int i) { return ar_impl_name((ar_impl)i); }
+static const char *proto_name(int i) { return ar_proto_name((ar_proto)i); }
 
 /* Reads an array of n integers in [lo, hi] into out (int or uint64 by `wide`). */
 static ar_status get_array(const cJSON *o, const char *key, int n, long long lo, long long hi, void *out, int wide,
@@ -72,6 +74,10 @@ static ar_status load_op(ar_schedule *s, const cJSON *jo, const char *where, con
     ar_status st;
     if ((st = get_enum(jo, "kind", kind_name, AR_OP_KIND_COUNT, &kind, where, path, e)) != AR_OK) return st;
     if ((st = get_enum(jo, "impl", impl_name, AR_IMPL_COUNT, &impl, where, path, e)) != AR_OK) return st;
+    int proto = AR_PROTO_NONE;
+    if (cJSON_GetObjectItemCaseSensitive(jo, "proto") &&
+        (st = get_enum(jo, "proto", proto_name, AR_PROTO_COUNT, &proto, where, path, e)) != AR_OK)
+        return st;
     uint64_t off = 0, cnt = 0, chunks = 1, root = 0, reduce = 1;
     if ((st = get_u64(jo, "offset", 1, s->count, &off, where, path, e)) != AR_OK) return st;
     if ((st = get_u64(jo, "count", 1, s->count, &cnt, where, path, e)) != AR_OK) return st;
@@ -104,6 +110,7 @@ static ar_status load_op(ar_schedule *s, const cJSON *jo, const char *where, con
             op->chunks = (int)chunks;
             op->root = (int)root;
             op->reduce = (int)reduce;
+            op->proto = (ar_proto)proto;
             if (counts && ar_op_set_counts(op, counts) != AR_OK) st = ar_fail(e, AR_ENOMEM, "%s: out of memory", where);
             if (parent && ar_op_set_parent(op, parent) != AR_OK) st = ar_fail(e, AR_ENOMEM, "%s: out of memory", where);
         }
@@ -145,6 +152,12 @@ ar_status ar_schedule_from_json(const char *text, const char *where, ar_schedule
     const cJSON *detail = cJSON_GetObjectItemCaseSensitive(root, "detail");
     if (st == AR_OK && cJSON_IsString(detail) && detail->valuestring[0])
         st = ar_schedule_set_detail(s, "%s", detail->valuestring);
+    const cJSON *coll = cJSON_GetObjectItemCaseSensitive(root, "collective");
+    if (st == AR_OK && coll) {
+        if (!cJSON_IsString(coll)) st = ar_fail(e, AR_EINVAL, "%s: $.collective: expected a string", where);
+        else if ((st = ar_coll_parse(coll->valuestring, &s->coll, e)) != AR_OK)
+            ar_err_prefix(e, "%s: $.collective", where);
+    }
     const cJSON *phases = cJSON_GetObjectItemCaseSensitive(root, "phases");
     if (st == AR_OK && !cJSON_IsArray(phases))
         st = ar_fail(e, AR_EINVAL, "%s: %s.phases: expected an array", where, P);

@@ -288,15 +288,25 @@ ar_status ar_schedule_validate(const ar_schedule *s, ar_err *e) {
     vstate v = {.s = s, .nw = (s->nranks + 63) / 64, .e = e, .phase = -1, .opi = -1};
     v.rank = ar_calloc((size_t)s->nranks, sizeof *v.rank);
     if (!v.rank) return oom(&v);
+    int full = -1; /* all-gather: rank r starts with block r already reduced (the full set) */
+    if (st == AR_OK && s->coll == AR_COLL_ALLGATHER) {
+        if ((full = new_set(&v)) < 0) st = oom(&v);
+        for (int q = 0; q < s->nranks && st == AR_OK; q++) SET(&v, full)[q / 64] |= UINT64_C(1) << (q % 64);
+    }
     for (int r = 0; r < s->nranks && st == AR_OK; r++) {
-        int id = new_set(&v);
-        if (id < 0 || reserve(&v.rank[r], 1) < 0) {
+        int id = full >= 0 ? -1 : new_set(&v);
+        if ((full < 0 && id < 0) || reserve(&v.rank[r], 1) < 0) {
             st = oom(&v);
             break;
         }
-        SET(&v, id)[r / 64] |= UINT64_C(1) << (r % 64);
+        if (id >= 0) SET(&v, id)[r / 64] |= UINT64_C(1) << (r % 64);
         v.rank[r].p[0] = (piece){0, id};
         v.rank[r].n = 1;
+        if (full >= 0) {
+            uint64_t o, l;
+            ar_coll_block(s->nranks, s->count, r, &o, &l);
+            if (assign(&v.rank[r], s->count, o, o + l, full) < 0) st = oom(&v);
+        }
     }
     for (int p = 0; p < s->nphases && st == AR_OK; p++) {
         v.phase = p;
@@ -306,11 +316,19 @@ ar_status ar_schedule_validate(const ar_schedule *s, ar_err *e) {
             st = apply(&v, &s->phases[p].ops[i]);
         }
     }
-    /* final: every piece of every rank holds the full set */
+    /* final: every piece of every rank (reduce-scatter: of block r of rank r) holds the full set */
     for (int r = 0; r < s->nranks && st == AR_OK; r++) {
         const ptab *t = &v.rank[r];
+        uint64_t lo = 0, hi = s->count;
+        if (s->coll == AR_COLL_REDUCESCATTER) {
+            ar_coll_block(s->nranks, s->count, r, &lo, &hi);
+            hi += lo;
+        }
         for (int i = 0; i < t->n && st == AR_OK; i++) {
             uint64_t x = t->p[i].start, y = i + 1 < t->n ? t->p[i + 1].start : s->count;
+            if (x < lo) x = lo;
+            if (y > hi) y = hi;
+            if (x >= y) continue;
             if (t->p[i].set < 0) {
                 st = ar_fail(e, AR_EFAIL, "schedule %s: at the end rank %d holds undefined elements [%llu,%llu)",
                              s->algo, r, (unsigned long long)x, (unsigned long long)y);

@@ -49,3 +49,10 @@ run "model ring, dgx-h100:nodes=12500 (100 000 GPUs)" 60 8192 model --platform d
 run "model blueconnect, dgx-h100:nodes=12500" 60 8192 model --platform dgx-h100:nodes=12500 --algo blueconnect --size $S --format csv
 run "sim ring, dgx-h100:nodes=12500" 60 8192 sim --platform dgx-h100:nodes=12500 --algo ring --size $S --format csv
 run "sim blueconnect, dgx-h100:nodes=12500" 60 8192 sim --platform dgx-h100:nodes=12500 --algo blueconnect --size $S --format csv
+# issue 13: NCCL's planners on the presets at 1024 nodes x 8 GPUs (8192 ranks)
+for P in dgx-h100 aws-p5; do
+    for A in nccl-ring nccl-tree; do
+        run "plan $A, $P:nodes=1024" 10 1024 plan --platform $P:nodes=1024 --algo $A --size $S --format json
+        run "model $A, $P:nodes=1024" 120 1024 model --platform $P:nodes=1024 --algo $A --size $S --format csv
+    done
+done

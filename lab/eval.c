@@ -97,7 +97,7 @@ ar_status lab_eval_model(const ar_platform *p, const char *spec, uint64_t count,
                          const lab_eval_opts *opts, lab_eval *out, ar_err *e) {
     init(out);
     ar_schedule *s = NULL;
-    ar_status st = ar_algo_plan(spec, p, count, elem_bytes, &s, e);
+    ar_status st = ar_algo_plan_coll(spec, opts ? opts->coll : AR_COLL_ALLREDUCE, p, count, elem_bytes, &s, e);
     if (st != AR_OK) return st;
     lab_eval_schedule(p, spec, count, elem_bytes, s, opts, out);
     out->sch = s;
@@ -122,7 +122,7 @@ void lab_eval_schedule(const ar_platform *p, const char *spec, uint64_t count, s
     if (chunks == 0) {
         ar_err ce = {{0}};
         out->closed.note[0] = 0;
-        if (ar_algo_closed(spec, p, count, elem_bytes, &out->closed, &ce) == AR_OK && isfinite(out->closed.time_s)) {
+        if (ar_algo_closed_coll(spec, s->coll, p, count, elem_bytes, &out->closed, &ce) == AR_OK && isfinite(out->closed.time_s)) {
             out->have_closed = 1;
             out->closed_s = out->closed.time_s;
         }

@@ -29,6 +29,7 @@ typedef struct lab_eval_opts {
     /* > 0: what-if, every op of the planned schedule pipelined in this many
      * chunks; the closed form (which cannot see it) is then not used. */
     int chunks;
+    ar_coll coll; /* the collective (0 = all-reduce); the schedule's coll */
 } lab_eval_opts;
 
 typedef struct lab_eval {

@@ -67,6 +67,23 @@ static int log2_floor(uint64_t x) {
 
 static double dmin(double a, double b) { return a < b ? a : b; }
 
+/* The protocols' bandwidth factors on ring and tree (tuning.cc; the caps aside). */
+static double proto_bw_factor(ar_nccl_algo a, ar_nccl_proto p, int nnodes) {
+    if (a == AR_NCCL_RING) return p == AR_NCCL_LL ? 0.5 : p == AR_NCCL_LL128 ? 0.92 : 1.0;
+    if (a == AR_NCCL_TREE)
+        return p == AR_NCCL_LL ? 1.0 / 3.8 : p == AR_NCCL_LL128 ? (nnodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0) : 1.0;
+    return 1.0;
+}
+
+ar_status ar_nccl_proto_effect(ar_nccl_algo a, ar_nccl_proto p, int nnodes, int inter, double *bw_factor,
+                               double *step_lat_us, double *base_lat_us) {
+    if ((unsigned)a >= AR_NCCL_NALGOS || (unsigned)p >= AR_NCCL_NPROTOS) return AR_EINVAL;
+    if (bw_factor) *bw_factor = proto_bw_factor(a, p, nnodes);
+    if (step_lat_us) *step_lat_us = k_hw_lat[inter ? HW_NET : HW_NVLINK][a][p];
+    if (base_lat_us) *base_lat_us = k_base_lat[a][p];
+    return AR_OK;
+}
+
 static const ar_nccl_graph *graph_of(const ar_nccl_in *in, int a) {
     switch (a) {
     case AR_NCCL_TREE:
@@ -147,12 +164,13 @@ static int tune_one(const ar_nccl_in *in, int coll, int a, int p, double *busbw_
     }
     double bus = g->nchannels * bw;
 
-    if (a == AR_NCCL_RING && p == AR_NCCL_LL) bus = dmin(k_ll_max_bw[i1][i2], bus * 0.5);
-    if (a == AR_NCCL_RING && p == AR_NCCL_LL128) bus = dmin(bus * 0.92, g->nchannels * k_ring_ll128_ch[row][i2]);
+    if (a == AR_NCCL_RING && p == AR_NCCL_LL) bus = dmin(k_ll_max_bw[i1][i2], bus * proto_bw_factor(a, p, nnodes));
+    if (a == AR_NCCL_RING && p == AR_NCCL_LL128)
+        bus = dmin(bus * proto_bw_factor(a, p, nnodes), g->nchannels * k_ring_ll128_ch[row][i2]);
     if (a == AR_NCCL_TREE && coll == AR_NCCL_ALLREDUCE) bus = dmin(bus * 0.92, g->nchannels * k_tree_ch[row][i2]);
-    if (a == AR_NCCL_TREE && p == AR_NCCL_LL) bus = dmin(bus * 1.0 / 3.8, k_ll_max_bw[i1][i2]);
+    if (a == AR_NCCL_TREE && p == AR_NCCL_LL) bus = dmin(bus * 1.0 / 3.8, k_ll_max_bw[i1][i2]); /* = bus x factor */
     if (a == AR_NCCL_TREE && p == AR_NCCL_LL128)
-        bus = dmin(bus * (nnodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0), g->nchannels * k_tree_ll128_ch[row][i2]);
+        bus = dmin(bus * proto_bw_factor(a, p, nnodes), g->nchannels * k_tree_ll128_ch[row][i2]);
     if (a == AR_NCCL_TREE && in->tree_pattern_tree) bus *= 0.85;
     if (a == AR_NCCL_PAT) bus *= 0.75;
     if (collnet && p != AR_NCCL_SIMPLE) bus = 0;

@@ -127,6 +127,14 @@ ar_status ar_nccl_model_choose(const ar_nccl_in *in, ar_nccl_coll coll, int algo
 double ar_nccl_algbw(double bytes, double time_s);
 double ar_nccl_busbw(ar_nccl_coll coll, int nranks, double algbw_Bps);
 
+/* A protocol's effect on ring/tree as NCCL's tuning tables give it: the factor
+ * on bandwidth (LL 1/2 ring, 1/3.8 tree; LL128 0.92 ring, 120/128 tree across
+ * nodes, 7/9 on one; Simple 1; the per-channel caps aside), the per-step
+ * hardware latency (NVLink class, or the network's when inter) and the base
+ * latency, in us. Any output may be NULL. AR_EINVAL for an unknown algo/proto. */
+ar_status ar_nccl_proto_effect(ar_nccl_algo a, ar_nccl_proto p, int nnodes, int inter, double *bw_factor,
+                               double *step_lat_us, double *base_lat_us);
+
 const char *ar_nccl_algo_name(ar_nccl_algo a);   /* "TREE", "RING", ..., NCCL's spelling */
 const char *ar_nccl_proto_name(ar_nccl_proto p); /* "LL", "LL128", "SIMPLE" */
 const char *ar_nccl_coll_name(ar_nccl_coll c);   /* "allreduce", "reducescatter", "allgather" */

@@ -15,6 +15,7 @@
 #include "../core/lower.h"
 #include "../core/util.h"
 #include "model.h"
+#include "nccl_model.h"
 
 typedef struct walk {
     const ar_platform *p;
@@ -86,6 +87,41 @@ static ar_status price_round(walk *w, double elem_bytes, double *t_out, double *
     return AR_OK;
 }
 
+/* NCCL protocols (ar_op.proto, issue 13): NCCL's bandwidth factor and per-step
+ * latency (models/nccl_model.h ar_nccl_proto_effect; TREE ops take the tree's,
+ * others the ring's; per step the NVLink and network latencies weighted by the
+ * share of the op's hops that cross machines, as NCCL charges intra/inter steps)
+ * for the phase's ops with a protocol: every round's bytes are divided by the
+ * smallest factor and the largest step latency is added to every round; the
+ * base latency once per phase. No protocol: factor 1, no latency. */
+static void proto_effect(const ar_platform *p, const ar_phase *ph, double *bw_factor, double *step_s, double *base_s) {
+    *bw_factor = 1.0;
+    *step_s = *base_s = 0;
+    for (int i = 0; i < ph->nops; i++) {
+        const ar_op *op = &ph->ops[i];
+        if (op->proto == AR_PROTO_NONE) continue;
+        ar_nccl_algo a = op->impl == AR_IMPL_TREE ? AR_NCCL_TREE : AR_NCCL_RING;
+        ar_nccl_proto pr = op->proto == AR_PROTO_LL ? AR_NCCL_LL : op->proto == AR_PROTO_LL128 ? AR_NCCL_LL128
+                                                                                                : AR_NCCL_SIMPLE;
+        int cross = 0, nedge = 0; /* hops (ring: member order; tree: parent edges) crossing machines */
+        for (int m = 0; p->machine_of_rank && m < op->n; m++) {
+            int q = op->parent ? op->parent[m] : (m + 1) % op->n;
+            if (q < 0 || q == m) continue;
+            nedge++;
+            cross += p->machine_of_rank[op->members[m]] != p->machine_of_rank[op->members[q]];
+        }
+        int nn = p->nmachines > 0 ? p->nmachines : 1;
+        double f, step, base, step_net, x = nedge ? (double)cross / nedge : 0;
+        if (ar_nccl_proto_effect(a, pr, nn, 0, &f, &step, &base) != AR_OK ||
+            ar_nccl_proto_effect(a, pr, nn, 1, NULL, &step_net, NULL) != AR_OK)
+            continue;
+        step = (1 - x) * step + x * step_net; /* NCCL: intra steps at NVLink latency, inter-node ones at the net's */
+        if (f < *bw_factor) *bw_factor = f;
+        if (step * 1e-6 > *step_s) *step_s = step * 1e-6;
+        if (base * 1e-6 > *base_s) *base_s = base * 1e-6;
+    }
+}
+
 ar_status ar_model_walk(const ar_platform *p, const ar_schedule *s, ar_model_result *out, ar_err *e) {
     memset(out, 0, sizeof *out);
     if (s->nranks != p->nranks)
@@ -118,18 +154,20 @@ ar_status ar_model_walk(const ar_platform *p, const ar_schedule *s, ar_model_res
             st = ar_fail(e, AR_ENOMEM, "cost walk: out of memory");
             break;
         }
-        double tphase = 0, bw_min = 0, lat_max = 0;
+        double tphase = 0, bw_min = 0, lat_max = 0, pf, pstep, pbase;
+        proto_effect(p, phase, &pf, &pstep, &pbase);
         for (int r = 0; r < maxr && st == AR_OK; r++) {
             w.nxf = 0;
             for (int i = 0; i < phase->nops; i++)
                 if (r < w.nrounds[i]) w.nxf += ar_lower_round(&phase->ops[i], r, w.xf + w.nxf);
             double t = 0, bw = 0, lat = 0;
-            st = price_round(&w, (double)s->elem_bytes, &t, &bw, &lat, e);
-            tphase += t;
+            st = price_round(&w, (double)s->elem_bytes / pf, &t, &bw, &lat, e);
+            tphase += t + pstep;
             if (bw > 0 && (bw_min == 0 || bw < bw_min)) bw_min = bw;
             if (lat > lat_max) lat_max = lat;
         }
         if (st != AR_OK) break;
+        tphase += pbase;
         const ar_op *op0 = phase->nops ? &phase->ops[0] : NULL;
         int pmax = 0;
         double bytes = 0;

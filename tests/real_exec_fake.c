@@ -84,6 +84,7 @@ static void run_job(ar_real_ctx *c, const job *j, rankres *r) {
     const ar_algo *const *algos = ar_algos(&na);
     for (int a = -1; a < na && r->st == AR_OK; a++) {
         const char *name = a < 0 ? NULL : algos[a]->name;
+        if (a >= 0 && !(ar_algo_colls(algos[a]) & AR_COLL_BIT(AR_COLL_ALLREDUCE))) continue; /* RS/AG only */
         if (j->only && (!name || strcmp(name, j->only))) continue;
         ar_schedule *s = NULL;
         if (name) {

@@ -73,9 +73,11 @@ static void suite(ar_real_ctx *c) {
         for (int inplace = 1; inplace >= 0; inplace--) {
             bench_check(c, p, NULL, counts[ci], AR_DTYPE_F32, AR_REAL_LOWER_AUTO, inplace, lead);
             for (int a = 0; a < na; a++)
-                bench_check(c, p, algos[a]->name, counts[ci], AR_DTYPE_F32, AR_REAL_LOWER_AUTO, inplace, lead);
+                if (ar_algo_colls(algos[a]) & AR_COLL_BIT(AR_COLL_ALLREDUCE)) /* RS/AG-only: pat */
+                    bench_check(c, p, algos[a]->name, counts[ci], AR_DTYPE_F32, AR_REAL_LOWER_AUTO, inplace, lead);
         }
     for (int a = 0; a < na; a++) {
+        if (!(ar_algo_colls(algos[a]) & AR_COLL_BIT(AR_COLL_ALLREDUCE))) continue;
         bench_check(c, p, algos[a]->name, 4099, AR_DTYPE_F32, AR_REAL_LOWER_P2P, 1, lead);
         bench_check(c, p, algos[a]->name, 4099, AR_DTYPE_F32, AR_REAL_LOWER_NATIVE, 1, lead);
     }

@@ -62,6 +62,7 @@ int main(void) {
         ar_platform_free(p);
         for (int a = 0; a < na; a++) {
             const char *name = algos[a]->name;
+            if (!(ar_algo_colls(algos[a]) & AR_COLL_BIT(AR_COLL_ALLREDUCE))) continue; /* RS/AG only: test_coll */
             const char *spec = !strcmp(name, "treepack") && n > 8 ? "treepack:chunks=1,units=0"
                                : !strcmp(name, "ps") && n > 64    ? "ps:servers=8"
                                                                   : name;

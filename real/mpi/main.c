@@ -394,7 +394,8 @@ int main(int argc, char **argv) {
         if (!strcmp(o.algos[i], "all")) {
             int n;
             const ar_algo *const *all = ar_algos(&n);
-            for (int k = 0; k < n && na < 256; k++) names[na++] = all[k]->name;
+            for (int k = 0; k < n && na < 256; k++)
+                if (ar_algo_colls(all[k]) & AR_COLL_BIT(AR_COLL_ALLREDUCE)) names[na++] = all[k]->name;
         } else if (na < 256) names[na++] = o.algos[i];
     }
     if (st == AR_OK) {

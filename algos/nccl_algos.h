@@ -1,0 +1,32 @@
+/* Shared pieces of the NCCL-style planners (nccl-ring, nccl-tree, nccl, pat):
+ * the platform's node shape and NCCL's channel count for it.
+ * Owner: the NCCL planners (issue 13). Nothing here allocates. */
+#ifndef AR_NCCL_ALGOS_H
+#define AR_NCCL_ALGOS_H
+
+#include "core/algo.h"
+
+/* Nodes (machines) of p and the first rank of each: node m holds ranks
+ * [first[m], first[m+1]) (machines may differ in size; a platform without
+ * machines is one node). *first points into p or to a static {0, P} pair
+ * (*one, 2 entries, caller's). */
+void ar_nccl_nodes(const ar_platform *p, int *nodes, const int **first, int one[2]);
+
+/* NCCL's ring channel count on p (models/nccl_model.h ar_nccl_in_from_platform);
+ * where the model cannot derive it (a GPU it does not know) 1, and *why says so
+ * (static text, "" otherwise). */
+int ar_nccl_ring_channels(const ar_platform *p, const char **why);
+
+/* Parent of node x (0..M-1) in tree t (0 or 1) of NCCL's double binary tree
+ * (nccl_tree.c); -1 at the tree's root. */
+int ar_nccl_dtree_parent(int M, int t, int x);
+
+/* The protocol of a planner's `proto` word (none|ll|ll128|simple|auto): auto = what
+ * NCCL's tuner picks for forced algorithm `nccl_algo` (ar_nccl_algo) at `bytes` on p
+ * (none, and *why says so, where the model cannot read p). *why: static text. */
+ar_proto ar_nccl_proto_of(const ar_platform *p, int nccl_algo, const char *word, double bytes, const char **why);
+
+/* ar_nccl_proto (models/nccl_model.h) to ar_proto. */
+ar_proto ar_nccl_proto_to_op(int nccl_proto);
+
+#endif

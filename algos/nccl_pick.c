@@ -1,0 +1,120 @@
+/* nccl: what NCCL's tuner would run (issue 13). models/nccl_model chooses the
+ * algorithm and protocol for the platform, collective and size (NCCL 2.30.7's
+ * tables); the schedule is then planned by the matching planner:
+ *   RING -> nccl-ring (all-reduce) / ring (reduce-scatter, all-gather),
+ *   TREE -> nccl-tree, PAT -> pat,
+ *   NVLS, NVLS_TREE, COLLNET_* -> the registry's nvls / nvlstree / collnet where
+ *   present; otherwise (and where the NCCL model cannot read the platform) the
+ *   faster by the cost walk of the ring and tree planners (all-reduce: nccl-ring,
+ *   nccl-tree, else ring; RS/AG: ring, pat), and the
+ *   detail says so in one line.
+ * Where NCCL picks RING or TREE, every op gets the tuner's protocol (ar_op.proto,
+ * priced by the walk); it is named in the detail either way.
+ * Parameters: none. Serves all-reduce, reduce-scatter and all-gather.
+ * Ownership: *out belongs to the caller.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "classic_common.h"
+#include "models/nccl_model.h"
+#include "nccl_algos.h"
+
+static const char *planner_of(ar_nccl_algo a, ar_coll coll) {
+    switch (a) {
+    case AR_NCCL_RING: return coll == AR_COLL_ALLREDUCE ? "nccl-ring" : "ring";
+    case AR_NCCL_TREE: return "nccl-tree";
+    case AR_NCCL_PAT: return "pat";
+    case AR_NCCL_NVLS: return "nvls";
+    case AR_NCCL_NVLS_TREE: return "nvlstree";
+    default: return "collnet";
+    }
+}
+
+/* Plans name for coll and returns its walk time (INFINITY where it does not apply). */
+static double walked(const char *name, ar_coll coll, const ar_platform *p, uint64_t count, size_t eb,
+                     ar_schedule **s) {
+    ar_err e = {{0}};
+    ar_model_result m;
+    *s = NULL;
+    if (ar_algo_plan_coll(name, coll, p, count, eb, s, &e) != AR_OK) return INFINITY;
+    if (ar_model_walk(p, *s, &m, &e) != AR_OK) return INFINITY;
+    return m.time_s;
+}
+
+static ar_status pick(const ar_platform *p, ar_coll coll, uint64_t count, size_t eb, ar_schedule **out, ar_err *e) {
+    ar_status st = ar_classic_check("nccl", p, count, eb, out, e);
+    if (st != AR_OK) return st;
+    ar_nccl_algo a = AR_NCCL_RING;
+    ar_nccl_proto pr = AR_NCCL_SIMPLE;
+    double t = NAN;
+    ar_err me = {{0}};
+    ar_status ms = ar_nccl_model_platform(p, 0, (ar_nccl_coll)coll, -1, (double)count * (double)eb, &a, &pr, &t, &me);
+    const char *name = ms == AR_OK ? planner_of(a, coll) : NULL;
+    char why[300] = "";
+    ar_schedule *s = NULL;
+    if (name && ar_algo_find(name)) {
+        st = ar_algo_plan_coll(name, coll, p, count, eb, &s, e);
+        if (st != AR_OK) return st;
+    } else { /* fall back: the faster of the ring and tree planners by the walk */
+        if (ms == AR_OK)
+            snprintf(why, sizeof why, "; planner %s does not exist yet: best of ring/tree by the walk", name);
+        else snprintf(why, sizeof why, "; NCCL model: %.200s: best of ring/tree by the walk", me.msg);
+        const char *ring = coll == AR_COLL_ALLREDUCE ? "nccl-ring" : "ring";
+        const char *tree = coll == AR_COLL_ALLREDUCE ? "nccl-tree" : "pat";
+        ar_schedule *s2 = NULL;
+        double t1 = walked(ring, coll, p, count, eb, &s), t2 = walked(tree, coll, p, count, eb, &s2);
+        if (t2 < t1) {
+            ar_schedule_free(s);
+            s = s2;
+            name = tree;
+        } else {
+            ar_schedule_free(s2);
+            name = ring;
+        }
+        if (!s && coll == AR_COLL_ALLREDUCE) { /* neither applies: the plain ring */
+            name = "ring";
+            (void)walked(name, coll, p, count, eb, &s);
+        }
+        if (!s) return ar_fail(e, AR_EUNSUPPORTED, "nccl: neither %s nor %s serves platform '%s'", ring, tree, p->name);
+    }
+    if (ms == AR_OK && (a == AR_NCCL_RING || a == AR_NCCL_TREE) && ar_algo_find(name) && strcmp(name, "pat"))
+        for (int ph = 0; ph < s->nphases; ph++) /* the tuner's protocol, priced by the walk */
+            for (int i = 0; i < s->phases[ph].nops; i++) s->phases[ph].ops[i].proto = ar_nccl_proto_to_op(pr);
+    char *inner = s->detail;
+    s->detail = NULL;
+    st = ar_schedule_set_detail(s, "NCCL tuner: %s/%s%s -> %s (%s)", ms == AR_OK ? ar_nccl_algo_name(a) : "?",
+                                ms == AR_OK ? ar_nccl_proto_name(pr) : "?", why, name, inner ? inner : "");
+    free(inner);
+    char *algo = ar_strdup("nccl");
+    if (st != AR_OK || !algo) {
+        free(algo);
+        return ar_classic_nomem("nccl", s, e);
+    }
+    free(s->algo);
+    s->algo = algo;
+    *out = s;
+    return AR_OK;
+}
+
+static ar_status nccl_plan(const ar_platform *p, uint64_t count, size_t eb, const ar_param_val *v, ar_schedule **out,
+                           ar_err *e) {
+    (void)v;
+    return pick(p, AR_COLL_ALLREDUCE, count, eb, out, e);
+}
+
+static ar_status nccl_plan_coll(const ar_platform *p, ar_coll coll, uint64_t count, size_t eb, const ar_param_val *v,
+                                ar_schedule **out, ar_err *e) {
+    (void)v;
+    return pick(p, coll, count, eb, out, e);
+}
+
+const ar_algo ar_algo_nccl = {
+    .name = "nccl",
+    .label = "NCCL's choice",
+    .summary = "the algorithm and protocol NCCL's tuner (nccl_model) picks for the platform and size, planned",
+    .plan = nccl_plan,
+    .colls = AR_COLL_BIT(AR_COLL_ALLREDUCE) | AR_COLL_BIT(AR_COLL_REDUCESCATTER) | AR_COLL_BIT(AR_COLL_ALLGATHER),
+    .plan_coll = nccl_plan_coll,
+};

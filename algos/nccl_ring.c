@@ -1,0 +1,132 @@
+/* nccl-ring: NCCL's rings (issue 13).
+ *
+ * NCCL runs an all-reduce over C channels, each a ring through every rank, the
+ * buffer split evenly over the channels (src/graph: one ring graph per channel;
+ * C from its topology search, here models/nccl_model's ar_nccl_in_from_platform).
+ * Inside a node of g GPUs channel c visits them starting at local index c mod g
+ * (c, c+1, ..., c-1), node after node in order, so the inter-node hop of
+ * channel c goes from GPU c-1 of node m to GPU c of node m+1: on a rail fabric
+ * (core/platform_rail.h) its route is NVLink to GPU c then rail c (PXN), so the
+ * traffic of channel c between nodes stays on rail c mod g.
+ *
+ * Plan: phase "reduce-scatter (nccl ring, C channels)" with C concurrent
+ * REDUCE_SCATTER ops (impl RING), op c over channel c's ring and its slice of
+ * the buffer; then the matching ALL_GATHER phase.
+ * Parameters: channels (0 = NCCL's count for the platform), proto (the NCCL
+ * protocol the walk prices, ar_op.proto; auto = NCCL's choice for the size).
+ * Serves all-reduce only (a channel's blocks follow its own ring order, so no
+ * rank owns one contiguous block of the buffer at the end of its reduce-scatter).
+ * Ownership: *out belongs to the caller.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "classic_common.h"
+#include "models/nccl_model.h"
+#include "nccl_algos.h"
+
+void ar_nccl_nodes(const ar_platform *p, int *nodes, const int **first, int one[2]) {
+    if (p->nmachines > 0 && p->machine_first_rank) {
+        *nodes = p->nmachines;
+        *first = p->machine_first_rank;
+        return;
+    }
+    one[0] = 0;
+    one[1] = p->nranks;
+    *nodes = 1;
+    *first = one;
+}
+
+int ar_nccl_ring_channels(const ar_platform *p, const char **why) {
+    ar_nccl_in in;
+    ar_err e = {{0}};
+    *why = "";
+    if (ar_nccl_in_from_platform(p, 0, &in, &e) != AR_OK || in.ring.nchannels < 1) {
+        *why = " (NCCL model cannot derive the channel count for this platform: 1 channel)";
+        return 1;
+    }
+    return in.ring.nchannels;
+}
+
+ar_proto ar_nccl_proto_to_op(int nccl_proto) {
+    return nccl_proto == AR_NCCL_LL ? AR_PROTO_LL : nccl_proto == AR_NCCL_LL128 ? AR_PROTO_LL128 : AR_PROTO_SIMPLE;
+}
+
+ar_proto ar_nccl_proto_of(const ar_platform *p, int nccl_algo, const char *word, double bytes, const char **why) {
+    *why = "";
+    if (!strcmp(word, "ll")) return AR_PROTO_LL;
+    if (!strcmp(word, "ll128")) return AR_PROTO_LL128;
+    if (!strcmp(word, "simple")) return AR_PROTO_SIMPLE;
+    if (strcmp(word, "auto")) return AR_PROTO_NONE;
+    ar_nccl_proto pr;
+    ar_err e = {{0}};
+    if (ar_nccl_model_platform(p, 0, AR_NCCL_ALLREDUCE, nccl_algo, bytes, NULL, &pr, NULL, &e) != AR_OK) {
+        *why = " (proto=auto: the NCCL model cannot read this platform: none)";
+        return AR_PROTO_NONE;
+    }
+    return ar_nccl_proto_to_op(pr);
+}
+
+#define AR_NCCL_PROTO_WORDS "none|ll|ll128|simple|auto"
+
+static const ar_param_def nring_params[] = {
+    {.key = "channels", .type = AR_PARAM_INT, .min = 0, .max = 64, .def = 0,
+     .help = "rings (channels); 0 = NCCL's count for the platform (nccl_model)"},
+    {.key = "proto", .type = AR_PARAM_ENUM, .choices = AR_NCCL_PROTO_WORDS, .def = 0,
+     .help = "NCCL protocol priced by the walk (auto = NCCL's choice for the size; none = not modelled)"},
+    {NULL},
+};
+
+static ar_status nring_plan(const ar_platform *p, uint64_t count, size_t elem_bytes, const ar_param_val *v,
+                            ar_schedule **out, ar_err *e) {
+    ar_status st = ar_classic_check("nccl-ring", p, count, elem_bytes, out, e);
+    if (st != AR_OK) return st;
+    int M, one[2];
+    const int *first;
+    ar_nccl_nodes(p, &M, &first, one);
+    const char *why = "";
+    int C = (int)v[0].i > 0 ? (int)v[0].i : ar_nccl_ring_channels(p, &why);
+    if ((uint64_t)C > count) C = (int)count; /* every channel gets >= 1 element */
+    const char *pwhy;
+    ar_proto proto = ar_nccl_proto_of(p, AR_NCCL_RING, v[1].s, (double)count * (double)elem_bytes, &pwhy);
+    int P = p->nranks;
+    ar_schedule *s = ar_schedule_new("nccl-ring", P, count, elem_bytes);
+    int *ring = ar_calloc((size_t)P, sizeof *ring);
+    if (!s || !ring) goto nomem;
+    if (ar_schedule_set_detail(s,
+                               "channels=%d%s proto=%s%s nodes=%d, channel c enters each node at its GPU c mod (GPUs of "
+                               "the node)",
+                               C, why, ar_proto_name(proto), pwhy, M) != AR_OK)
+        goto nomem;
+    static const ar_op_kind kinds[2] = {AR_OP_REDUCE_SCATTER, AR_OP_ALL_GATHER};
+    static const char *const names[2] = {"reduce-scatter", "all-gather"};
+    for (int k = 0; k < 2; k++) {
+        if (ar_sched_phase(s, "%s (nccl ring, %d channel%s)", names[k], C, C > 1 ? "s" : "") < 0) goto nomem;
+        for (int c = 0; c < C; c++) {
+            for (int m = 0; m < M; m++) {
+                int f = first[m], g = first[m + 1] - first[m];
+                for (int j = 0; j < g; j++) ring[f + j] = f + (c + j) % g;
+            }
+            uint64_t off, len;
+            ar_coll_block(C, count, c, &off, &len);
+            ar_op *op = ar_sched_op(s, kinds[k], AR_IMPL_RING, ring, P, off, len);
+            if (!op) goto nomem;
+            op->tag = c;
+            op->proto = proto;
+        }
+    }
+    free(ring);
+    *out = s;
+    return AR_OK;
+nomem:
+    free(ring);
+    return ar_classic_nomem("nccl-ring", s, e);
+}
+
+const ar_algo ar_algo_nccl_ring = {
+    .name = "nccl-ring",
+    .label = "NCCL rings",
+    .summary = "NCCL's rings: C channels (NCCL's count), buffer split over them, channel c on rail c between nodes",
+    .params = nring_params,
+    .plan = nring_plan,
+};

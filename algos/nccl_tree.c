@@ -1,0 +1,125 @@
+/* nccl-tree: NCCL's double binary tree (issue 13).
+ *
+ * Across nodes NCCL runs two binary trees, each carrying half of the data
+ * (src/graph/trees.cc, read for the layout; this is an independent
+ * implementation). Tree 0 over node indices 0..M-1: the root is node 0; a node
+ * x > 0 whose lowest set bit is b has parent (x - b) + 2b, or x - b where that
+ * is >= M; so node 0 has one child and the rest is an in-order binary tree.
+ * Tree 1 is tree 0 mirrored (x -> M-1-x) when M is even, shifted by one node
+ * (x -> x+1 mod M) when M is odd, so that a node that is a leaf in one tree is
+ * an inner node in the other. Inside a node the GPUs form a chain from the
+ * node's head; channel c's head is GPU c mod g, so on a rail fabric the
+ * inter-node edges of channel c are on rail c mod g (head-to-head routes).
+ *
+ * NCCL runs these trees on every channel (channel c: tree c mod 2, its own
+ * intra-node chain and NIC); here channel c's chain starts at GPU c mod g.
+ *
+ * Plan: one phase "double binary tree" with C ALL_REDUCE ops (impl TREE,
+ * `parent` = tree c mod 2, member 0 = the root node's head), op c over slice c
+ * of the buffer, pipelined in `chunks` chunks (reduce up the tree, broadcast
+ * down, lower.h).
+ * Parameters: channels (0 = NCCL's channel count, at least 2), chunks
+ * (pipeline chunks per tree, default 8), proto (the NCCL protocol the walk
+ * prices, ar_op.proto; auto = NCCL's choice for the size; default none).
+ * Serves all-reduce only. Ownership: *out belongs to the caller.
+ */
+#include <stdlib.h>
+
+#include "classic_common.h"
+#include "models/nccl_model.h"
+#include "nccl_algos.h"
+
+/* Parent of node x in NCCL's first binary tree over M nodes (-1 at the root, node 0). */
+static int btree_parent(int M, int x) {
+    if (x == 0) return -1;
+    int b = x & -x;
+    int up = (x ^ b) | (b << 1);
+    return up < M ? up : (x ^ b);
+}
+
+/* Parent of node x in tree t (0: btree; 1: mirrored for even M, shifted for odd M). */
+int ar_nccl_dtree_parent(int M, int t, int x) {
+    if (t == 0) return btree_parent(M, x);
+    if (M % 2 == 0) {
+        int q = btree_parent(M, M - 1 - x);
+        return q < 0 ? -1 : M - 1 - q;
+    }
+    int q = btree_parent(M, (x - 1 + M) % M);
+    return q < 0 ? -1 : (q + 1) % M;
+}
+
+static const ar_param_def ntree_params[] = {
+    {.key = "channels", .type = AR_PARAM_INT, .min = 0, .max = 64, .def = 0,
+     .help = "trees (channels, >= 2 used); 0 = NCCL's ring channel count for the platform"},
+    {.key = "chunks", .type = AR_PARAM_INT, .min = 1, .max = 4096, .def = 8, .help = "pipeline chunks per tree"},
+    {.key = "proto", .type = AR_PARAM_ENUM, .choices = "none|ll|ll128|simple|auto", .def = 0,
+     .help = "NCCL protocol priced by the walk (auto = NCCL's choice for the size; none = not modelled)"},
+    {NULL},
+};
+
+static ar_status ntree_plan(const ar_platform *p, uint64_t count, size_t elem_bytes, const ar_param_val *v,
+                            ar_schedule **out, ar_err *e) {
+    ar_status st = ar_classic_check("nccl-tree", p, count, elem_bytes, out, e);
+    if (st != AR_OK) return st;
+    int M, one[2];
+    const int *first;
+    ar_nccl_nodes(p, &M, &first, one);
+    const char *why = "";
+    int T = (int)v[0].i > 0 ? (int)v[0].i : ar_nccl_ring_channels(p, &why);
+    if (T < 2) T = 2;
+    if ((uint64_t)T > count) T = (int)count;
+    const char *pwhy;
+    ar_proto proto = ar_nccl_proto_of(p, AR_NCCL_TREE, v[2].s, (double)count * (double)elem_bytes, &pwhy);
+    int P = p->nranks;
+    ar_schedule *s = ar_schedule_new("nccl-tree", P, count, elem_bytes);
+    int *members = ar_calloc((size_t)P, sizeof *members), *parent = ar_calloc((size_t)P, sizeof *parent);
+    int *pos = ar_calloc((size_t)M, sizeof *pos); /* member index of node x's head */
+    if (!s || !members || !parent || !pos) goto nomem;
+    if (ar_schedule_set_detail(s, "channels=%d%s proto=%s%s: double binary tree over %d nodes, chain inside each, %d chunks",
+                               T, why, ar_proto_name(proto), pwhy, M, (int)v[1].i) != AR_OK ||
+        ar_sched_phase(s, "double binary tree (nccl tree)") < 0)
+        goto nomem;
+    for (int t = 0; t < T; t++) {
+        int root = 0;
+        for (int x = 0; x < M; x++)
+            if (ar_nccl_dtree_parent(M, t % 2, x) < 0) root = x;
+        /* members: root node first, then the others in order; each node's chain from its head */
+        int k = 0;
+        for (int i = 0; i < M; i++) {
+            int x = i == 0 ? root : (i <= root ? i - 1 : i);
+            int f = first[x], g = first[x + 1] - first[x];
+            pos[x] = k;
+            for (int j = 0; j < g; j++) members[k++] = f + (t + j) % g;
+        }
+        for (int x = 0; x < M; x++) {
+            int q = ar_nccl_dtree_parent(M, t % 2, x);
+            parent[pos[x]] = q < 0 ? -1 : pos[q];
+            for (int j = 1; j < first[x + 1] - first[x]; j++) parent[pos[x] + j] = pos[x] + j - 1;
+        }
+        uint64_t off, len;
+        ar_coll_block(T, count, t, &off, &len);
+        ar_op *op = ar_sched_op(s, AR_OP_ALL_REDUCE, AR_IMPL_TREE, members, P, off, len);
+        if (!op || ar_op_set_parent(op, parent) != AR_OK) goto nomem;
+        op->chunks = (uint64_t)v[1].i < len ? (int)v[1].i : (int)len;
+        op->tag = t;
+        op->proto = proto;
+    }
+    free(members);
+    free(parent);
+    free(pos);
+    *out = s;
+    return AR_OK;
+nomem:
+    free(members);
+    free(parent);
+    free(pos);
+    return ar_classic_nomem("nccl-tree", s, e);
+}
+
+const ar_algo ar_algo_nccl_tree = {
+    .name = "nccl-tree",
+    .label = "NCCL double binary tree",
+    .summary = "NCCL's double binary tree across nodes (two trees, half the data each), chain inside a node",
+    .params = ntree_params,
+    .plan = ntree_plan,
+};
