@@ -28,6 +28,8 @@
  *   far              ranks at distance q/2 first (the members in rank order):
  *                    the largest exchange crosses the top of a hierarchy.
  * On one switch both cost the same (the closed form, Eq. 2, cannot tell them apart).
+ * Reduce-scatter and all-gather (--coll) always use the far order: rank i must
+ * end with block i, which MPICH's order would leave on rank bitrev(i).
  *
  * Serves any P >= 1.
  * Ownership: *out belongs to the caller. Owner of this file: classic algorithms.
@@ -62,11 +64,11 @@ static int bitrev(int j, int lg) {
     return r;
 }
 
-static ar_status hd_plan(const ar_platform *p, uint64_t count, size_t elem_bytes, const ar_param_val *v,
-                         ar_schedule **out, ar_err *e) {
+static ar_status hd_plan_order(const ar_platform *p, uint64_t count, size_t elem_bytes, int order,
+                               ar_schedule **out, ar_err *e) {
     ar_status st = ar_classic_check("halving-doubling", p, count, elem_bytes, out, e);
     if (st != AR_OK) return st;
-    int P = p->nranks, order = (int)v[0].i;
+    int P = p->nranks;
     int q = ar_classic_pow2_floor(P), r = P - q, lg = ar_ceil_log2(q);
     ar_schedule *s = ar_schedule_new("halving-doubling", P, count, elem_bytes);
     int *members = ar_classic_iota(0, q);
@@ -95,6 +97,11 @@ nomem:
     return ar_classic_nomem("halving-doubling", s, e);
 }
 
+static ar_status hd_plan(const ar_platform *p, uint64_t count, size_t elem_bytes, const ar_param_val *v,
+                         ar_schedule **out, ar_err *e) {
+    return hd_plan_order(p, count, elem_bytes, (int)v[0].i, out, e);
+}
+
 /* Reduce-scatter / all-gather: the HD half alone, on a power of two only (the
  * fold/unfold variant has no rank-i-owns-block-i state in between). */
 static ar_status hd_plan_coll(const ar_platform *p, ar_coll coll, uint64_t count, size_t elem_bytes,
@@ -102,7 +109,10 @@ static ar_status hd_plan_coll(const ar_platform *p, ar_coll coll, uint64_t count
     if (p && p->nranks > 0 && !ar_is_pow2(p->nranks))
         return ar_fail(e, AR_EUNSUPPORTED, "halving-doubling: %s needs a power-of-two rank count (have %d)",
                        ar_coll_name(coll), p->nranks);
-    ar_status st = hd_plan(p, count, elem_bytes, v, out, e);
+    /* reduce-scatter/all-gather: rank i must end with (start from) block i, so the members stay in rank order
+     * (MPICH's order would leave rank i with block bitrev(i)); `order` applies to all-reduce */
+    (void)v;
+    ar_status st = hd_plan_order(p, count, elem_bytes, HD_ORDER_FAR, out, e);
     if (st == AR_OK)
         ar_schedule_keep_phases(*out, coll == AR_COLL_REDUCESCATTER ? AR_OP_REDUCE_SCATTER : AR_OP_ALL_GATHER);
     return st;

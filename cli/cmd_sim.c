@@ -137,6 +137,7 @@ static void sim_help(const lab_sim_api *sim) {
            "algbw/busbw, NCCL's choice, status and why (README: Simulator).\n"
            "  --schedule F.json  also simulate a user-written schedule\n"
            "  --ranks N       rank count for a generated family; --dtype T: f32 (default), f16, bf16, f64, i32\n"
+           "  --coll C        allreduce (default), reducescatter or allgather (--check: all-reduce only)\n"
            "  --check         carry real data; every rank's buffer must be the exact sum\n"
            "  --trace FILE    Chrome trace-event JSON of every transfer (Perfetto, chrome://tracing);\n"
            "                  several runs write FILE-<algo>-<platform>-<size>.json\n"

@@ -22,6 +22,9 @@ typedef struct help_entry {
 #define COMMON_S                                                                                                       \
     "  --size S[,S...]     message sizes: 100MB, 1GiB, 4096B (bytes), 120M, 4096 (elements); comma lists;\n" \
     "                      -b MIN -e MAX [-f F | -i N]: nccl-tests' range (bytes; K, M, G = 1024^k)\n"
+#define COMMON_C                                                                                                       \
+    "  --coll C            allreduce (default), reducescatter or allgather: the collective (an algorithm that does\n"  \
+    "                      not serve it is refused; arlab algos lists what each serves)\n"
 #define COMMON_F "  --format F          table (default), csv or json (CSV/JSON: %.17g, missing values empty/null)\n"
 
 static const help_entry entries[] = {
@@ -42,7 +45,7 @@ static const help_entry entries[] = {
              "  --algo A            an algorithm with parameters, e.g. blueconnect:decomp=4x2,impl=ring+hd\n"
              "  --schedule F.json   a user-written schedule (README: User-written schedules)\n" COMMON_P
              "  --size S            default 1M (elements)\n"
-             "  --check             run the symbolic validator and the host executor (exact integer sums)\n"
+             "  --check             run the symbolic validator and the host executor (exact integer sums)\n" COMMON_C
              "  --format F          table (default) or json (the JSON reads back with --schedule)\n"
              "example: arlab plan --algo flexreduce --platform fr-5 --size 120 --check\n"},
     {"model", "usage: arlab model --platform P [--size S,...] [--algo A|all ...] [--schedule F.json] [--detail]\n"
@@ -55,7 +58,7 @@ static const help_entry entries[] = {
               "  --algo A            an algorithm (repeatable; default all; see arlab algos)\n"
               "  --schedule F.json   also price a user-written schedule\n"
               "  --detail            stage breakdown of the closed form and of the walk\n"
-              "  --digits N          significant digits of the --detail times (1..17, default 9)\n" COMMON_F
+              "  --digits N          significant digits of the --detail times (1..17, default 9)\n" COMMON_C COMMON_F
               "example: arlab model --platform blueconnect-192 --size 100MB\n"},
     {"best", "usage: arlab best --platform P --size S [--top N] [--per-algo] [--ranks N] [--dtype T] [--format F]\n"
              "       arlab best --emit nccl-tuner FILE --platform P [--ranks N] [--max-bytes S]\n"

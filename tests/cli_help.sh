@@ -24,7 +24,8 @@ files = {"platforms": "cmd_platforms.c", "platform": "cmd_platforms.c", "compare
 f = open("%s/cli/%s" % (src, files.get(verb, "cmd_%s.c" % verb))).read()
 bits = {"PLATFORM": ["--platform"], "ALGO": ["--algo"], "SIZE": ["--size"], "RANKS": ["--ranks"],
         "DTYPE": ["--dtype"], "FORMAT": ["--format"], "CHECK": ["--check"], "TRACE": ["--trace"], "OUT": ["--out"],
-        "NETWORK": ["--network"], "GAMMA": ["--gamma"], "BUDGET": ["--budget"], "ITERS": ["--iters", "--warmup"]}
+        "NETWORK": ["--network"], "GAMMA": ["--gamma"], "BUDGET": ["--budget"], "ITERS": ["--iters", "--warmup"],
+        "COLL": ["--coll"]}
 opts = set()
 label = {"platform": "platform show"}.get(verb, verb)
 for m in re.finditer(r'cli_parse\(((?:(?!cli_parse\().)*?)"%s"\)' % re.escape(label), f, re.S):
