@@ -332,6 +332,7 @@ ar_status ar_engine_fast(const sim_job *j, ar_sim_result *r, ar_err *e) {
     st = ar_sg_open(j->p, j->settings, j->nsettings, &hooks, &g->sg, e);
     r->setup_s = ar_now_s() - t_setup;
     g->budget0 = ar_now_s();
+    sim_job_ready(j);
     if (st == AR_OK && j->s->nphases > 0) st = phase_begin(g);
     if (st == AR_OK) {
         drive(g);

@@ -22,7 +22,13 @@ typedef struct sim_job {
     const char *const *settings;
     int nsettings;
     unsigned net_flags;
+    int *ready_fd; /* forked runs: the pipe to the parent, to which sim_job_ready writes one byte when the
+                      simulation proper starts (after the platform setup: --budget counts from there); NULL in
+                      process */
 } sim_job;
+
+/* Tells the parent that the setup is over (once; see ready_fd). */
+void sim_job_ready(const sim_job *j);
 
 ar_status ar_engine_fast(const sim_job *j, ar_sim_result *r, ar_err *e);
 ar_status ar_engine_naive(const sim_job *j, ar_sim_result *r, ar_err *e);

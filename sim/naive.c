@@ -262,6 +262,7 @@ ar_status ar_engine_naive(const sim_job *j, ar_sim_result *r, ar_err *e) {
             sg_actor_start(act, actor_main, 0, NULL);
         }
         v->wall0 = ar_now_s();
+        sim_job_ready(j);
         ar_sg_run(v->sg);
         if (v->oom) st = ar_fail(e, AR_ENOMEM, "sim naive: out of memory");
         else if (v->bad) st = ar_fail(e, AR_EINTERNAL, "sim naive: a transfer outside its op");

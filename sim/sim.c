@@ -194,11 +194,20 @@ static ar_status validate(const ar_platform *p, const ar_schedule *s, const ar_s
     return ar_schedule_check_structure(s, e);
 }
 
+void sim_job_ready(const sim_job *j) {
+    if (!j->ready_fd || *j->ready_fd < 0) return;
+    ssize_t w;
+    do w = write(*j->ready_fd, "r", 1);
+    while (w < 0 && errno == EINTR);
+    *j->ready_fd = -1;
+}
+
 static ar_status run_here(const ar_platform *p, const ar_schedule *s, const ar_sim_opts *o, const netspec *ns,
-                          ar_sim_result *out, ar_err *e) {
+                          int *ready_fd, ar_sim_result *out, ar_err *e) {
     const char *set[MAX_SETTINGS];
     for (int i = 0; i < ns->n; i++) set[i] = ns->set[i];
-    sim_job j = {.p = p, .s = s, .o = o, .settings = set, .nsettings = ns->n, .net_flags = ns->flags};
+    sim_job j = {.p = p, .s = s, .o = o, .settings = set, .nsettings = ns->n, .net_flags = ns->flags,
+                 .ready_fd = ready_fd};
     snprintf(out->network, sizeof out->network, "%s", ns->desc);
     return o->engine == AR_SIM_NAIVE ? ar_engine_naive(&j, out, e) : ar_engine_fast(&j, out, e);
 }
@@ -240,7 +249,10 @@ static void child(int fd, const ar_platform *p, const ar_schedule *s, const ar_s
     ar_sim_result r;
     memset(&r, 0, sizeof r);
     ar_err e = {{0}};
-    ar_status st = run_here(p, s, o, ns, &r, &e);
+    int ready = fd; /* the one marker byte comes first: from the engine after its setup, else here */
+    ar_status st = run_here(p, s, o, ns, &ready, &r, &e);
+    sim_job j0 = {.ready_fd = &ready};
+    sim_job_ready(&j0);
     wire_head h;
     memset(&h, 0, sizeof h);
     h.status = (int32_t)st;
@@ -270,7 +282,7 @@ ar_status ar_sim_run(const ar_platform *p, const ar_schedule *s, const ar_sim_op
     if (st != AR_OK) return st;
     netspec ns;
     if ((st = parse_net(o->network, &ns, e)) != AR_OK) return st;
-    if (o->in_process) return run_here(p, s, o, &ns, out, e);
+    if (o->in_process) return run_here(p, s, o, &ns, NULL, out, e);
 
     int fd[2];
     if (pipe(fd) != 0) return ar_fail(e, AR_EIO, "sim: pipe: %s", strerror(errno));
@@ -291,11 +303,15 @@ ar_status ar_sim_run(const ar_platform *p, const ar_schedule *s, const ar_sim_op
     }
     ar_interrupt_child_add(pid);
     close(fd[1]);
-    /* --budget, honoured within a second (or 10 %) even while SimGrid runs one long probe, which
-     * the engine's own checks between batches cannot interrupt: past the deadline the simulating
+    /* The child's first byte says its setup is over. --budget counts from there (as the engines' own
+     * checks do) and is honoured within 1 s or 10 % even while SimGrid runs one long probe, which
+     * the engine's checks between batches cannot interrupt: past the deadline the simulating
      * process is killed and the run reports complete = 0 without a time. */
-    if (o->budget_s > 0) {
-        double deadline = ar_now_s() + o->budget_s + fmax(0.5, 0.05 * o->budget_s);
+    char mark = 0;
+    int bad = read_all(fd[0], &mark, 1) || mark != 'r';
+    /* (the naive engine checks its budget at every transfer and stops by itself) */
+    if (!bad && o->budget_s > 0 && o->engine != AR_SIM_NAIVE) {
+        double deadline = ar_now_s() + o->budget_s + fmax(1.0, 0.1 * o->budget_s);
         for (;;) {
             double left = deadline - ar_now_s();
             struct pollfd pf = {.fd = fd[0], .events = POLLIN};
@@ -316,7 +332,7 @@ ar_status ar_sim_run(const ar_platform *p, const ar_schedule *s, const ar_sim_op
         }
     }
     wire_head h;
-    int bad = read_all(fd[0], &h, sizeof h);
+    if (!bad) bad = read_all(fd[0], &h, sizeof h);
     ar_sim_result r;
     memset(&r, 0, sizeof r);
     if (!bad) {
