@@ -64,8 +64,8 @@ static int bitrev(int j, int lg) {
     return r;
 }
 
-static ar_status hd_plan_order(const ar_platform *p, uint64_t count, size_t elem_bytes, int order,
-                               ar_schedule **out, ar_err *e) {
+static ar_status hd_plan_order(const ar_platform *p, uint64_t count, size_t elem_bytes, int order, ar_schedule **out,
+                               ar_err *e) {
     ar_status st = ar_classic_check("halving-doubling", p, count, elem_bytes, out, e);
     if (st != AR_OK) return st;
     int P = p->nranks;

@@ -33,8 +33,7 @@ static const char *planner_of(ar_nccl_algo a, ar_coll coll) {
 }
 
 /* Plans name for coll and returns its walk time (INFINITY where it does not apply). */
-static double walked(const char *name, ar_coll coll, const ar_platform *p, uint64_t count, size_t eb,
-                     ar_schedule **s) {
+static double walked(const char *name, ar_coll coll, const ar_platform *p, uint64_t count, size_t eb, ar_schedule **s) {
     ar_err e = {{0}};
     ar_model_result m;
     *s = NULL;

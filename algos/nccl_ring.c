@@ -70,9 +70,16 @@ ar_proto ar_nccl_proto_of(const ar_platform *p, int nccl_algo, const char *word,
 #define AR_NCCL_PROTO_WORDS "none|ll|ll128|simple|auto"
 
 static const ar_param_def nring_params[] = {
-    {.key = "channels", .type = AR_PARAM_INT, .min = 0, .max = 64, .def = 0,
+    {.key = "channels",
+     .type = AR_PARAM_INT,
+     .min = 0,
+     .max = 64,
+     .def = 0,
      .help = "rings (channels); 0 = NCCL's count for the platform (nccl_model)"},
-    {.key = "proto", .type = AR_PARAM_ENUM, .choices = AR_NCCL_PROTO_WORDS, .def = 0,
+    {.key = "proto",
+     .type = AR_PARAM_ENUM,
+     .choices = AR_NCCL_PROTO_WORDS,
+     .def = 0,
      .help = "NCCL protocol priced by the walk (auto = NCCL's choice for the size; none = not modelled)"},
     {NULL},
 };
@@ -93,10 +100,11 @@ static ar_status nring_plan(const ar_platform *p, uint64_t count, size_t elem_by
     ar_schedule *s = ar_schedule_new("nccl-ring", P, count, elem_bytes);
     int *ring = ar_calloc((size_t)P, sizeof *ring);
     if (!s || !ring) goto nomem;
-    if (ar_schedule_set_detail(s,
-                               "channels=%d%s proto=%s%s nodes=%d, channel c enters each node at its GPU c mod (GPUs of "
-                               "the node)",
-                               C, why, ar_proto_name(proto), pwhy, M) != AR_OK)
+    if (ar_schedule_set_detail(
+            s,
+            "channels=%d%s proto=%s%s nodes=%d, channel c enters each node at its GPU c mod (GPUs of "
+            "the node)",
+            C, why, ar_proto_name(proto), pwhy, M) != AR_OK)
         goto nomem;
     static const ar_op_kind kinds[2] = {AR_OP_REDUCE_SCATTER, AR_OP_ALL_GATHER};
     static const char *const names[2] = {"reduce-scatter", "all-gather"};

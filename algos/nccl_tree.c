@@ -49,10 +49,17 @@ int ar_nccl_dtree_parent(int M, int t, int x) {
 }
 
 static const ar_param_def ntree_params[] = {
-    {.key = "channels", .type = AR_PARAM_INT, .min = 0, .max = 64, .def = 0,
+    {.key = "channels",
+     .type = AR_PARAM_INT,
+     .min = 0,
+     .max = 64,
+     .def = 0,
      .help = "trees (channels, >= 2 used); 0 = NCCL's ring channel count for the platform"},
     {.key = "chunks", .type = AR_PARAM_INT, .min = 1, .max = 4096, .def = 8, .help = "pipeline chunks per tree"},
-    {.key = "proto", .type = AR_PARAM_ENUM, .choices = "none|ll|ll128|simple|auto", .def = 0,
+    {.key = "proto",
+     .type = AR_PARAM_ENUM,
+     .choices = "none|ll|ll128|simple|auto",
+     .def = 0,
      .help = "NCCL protocol priced by the walk (auto = NCCL's choice for the size; none = not modelled)"},
     {NULL},
 };
@@ -75,8 +82,9 @@ static ar_status ntree_plan(const ar_platform *p, uint64_t count, size_t elem_by
     int *members = ar_calloc((size_t)P, sizeof *members), *parent = ar_calloc((size_t)P, sizeof *parent);
     int *pos = ar_calloc((size_t)M, sizeof *pos); /* member index of node x's head */
     if (!s || !members || !parent || !pos) goto nomem;
-    if (ar_schedule_set_detail(s, "channels=%d%s proto=%s%s: double binary tree over %d nodes, chain inside each, %d chunks",
-                               T, why, ar_proto_name(proto), pwhy, M, (int)v[1].i) != AR_OK ||
+    if (ar_schedule_set_detail(
+            s, "channels=%d%s proto=%s%s: double binary tree over %d nodes, chain inside each, %d chunks", T, why,
+            ar_proto_name(proto), pwhy, M, (int)v[1].i) != AR_OK ||
         ar_sched_phase(s, "double binary tree (nccl tree)") < 0)
         goto nomem;
     for (int t = 0; t < T; t++) {

@@ -51,8 +51,9 @@ static ar_status coll_served(const ar_algo *a, ar_coll coll, ar_err *e) {
     if (m & AR_COLL_BIT(coll)) return AR_OK;
     char list[64] = "";
     for (int c = 0; c < AR_COLL_COUNT; c++)
-        if (m & AR_COLL_BIT(c)) snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", list[0] ? ", " : "",
-                                         ar_coll_name((ar_coll)c));
+        if (m & AR_COLL_BIT(c))
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", list[0] ? ", " : "",
+                     ar_coll_name((ar_coll)c));
     return ar_fail(e, AR_EUNSUPPORTED, "algorithm %s does not serve %s (it serves: %s)", a->name, ar_coll_name(coll),
                    list);
 }
@@ -144,7 +145,8 @@ ar_status ar_algo_closed_coll(const char *spec, ar_coll coll, const ar_platform 
     if (st != AR_OK) return st;
     const ar_algo *a = ar_algo_find(params.name);
     if (!a) st = unknown_algo(params.name, e);
-    else if ((unsigned)coll >= AR_COLL_COUNT) st = ar_fail(e, AR_EINVAL, "%s: unknown collective %d", a->name, (int)coll);
+    else if ((unsigned)coll >= AR_COLL_COUNT)
+        st = ar_fail(e, AR_EINVAL, "%s: unknown collective %d", a->name, (int)coll);
     else st = coll_served(a, coll, e);
     if (st == AR_OK) st = closed_of(&params, p, count, elem_bytes, out, e);
     ar_params_free(&params);

@@ -25,12 +25,11 @@
 
 #define AR_USER_SCHEDULE_MAX_BYTES ((size_t)256 << 20)
 
-static const ar_param_def params[] = {
-    {.key = "file",
-     .type = AR_PARAM_STR,
-     .example = "experiments/schedules/two-rings.json",
-     .help = "the schedule's JSON file (the format of `arlab plan --format json`)"},
-    {NULL}};
+static const ar_param_def params[] = {{.key = "file",
+                                       .type = AR_PARAM_STR,
+                                       .example = "experiments/schedules/two-rings.json",
+                                       .help = "the schedule's JSON file (the format of `arlab plan --format json`)"},
+                                      {NULL}};
 
 /* Every offset, count and block of s times k; even RS/AG blocks that do not
  * divide evenly become explicit counts first. */
@@ -58,8 +57,8 @@ static ar_status scale(ar_schedule *s, uint64_t k, ar_err *e) {
     return AR_OK;
 }
 
-static ar_status plan(const ar_platform *p, uint64_t count, size_t elem_bytes, const ar_param_val *v,
-                      ar_schedule **out, ar_err *e) {
+static ar_status plan(const ar_platform *p, uint64_t count, size_t elem_bytes, const ar_param_val *v, ar_schedule **out,
+                      ar_err *e) {
     *out = NULL;
     const char *path = v[0].s;
     if (!v[0].given) return ar_fail(e, AR_EINVAL, "schedule: give its file: schedule:file=FILE.json (or --schedule)");

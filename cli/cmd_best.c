@@ -148,9 +148,9 @@ int cmd_best(int argc, char **argv) {
     const char *nalgo, *nproto;
     ar_err ne = {{0}};
     (void)lab_nccl_choice(p, 0 /* all-reduce */, bytes, &nccl_s, &nalgo, &nproto, &ne);
-    static const char *const cols[] = {"rank",       "algo",       "params",       "walk_s",  "closed_s", "rel_diff",
-                                       "slowest",    "algbw_GBps", "busbw_GBps",   "vs_nccl", "nccl_model_s",
-                                       "nccl_algo", "nccl_proto"};
+    static const char *const cols[] = {"rank",         "algo",      "params",     "walk_s",     "closed_s",
+                                       "rel_diff",     "slowest",   "algbw_GBps", "busbw_GBps", "vs_nccl",
+                                       "nccl_model_s", "nccl_algo", "nccl_proto"};
     cli_table t;
     tbl_init(&t, 13, cols);
     int limit = top ? top : o.format == FMT_TABLE ? BEST_TABLE_ROWS : c.n, shown = 0, listed = 0, rank = 0;

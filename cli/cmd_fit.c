@@ -47,8 +47,8 @@ static int rail_spec(const ar_platform *p, const ar_ntfit_res *r, char *buf, siz
 }
 
 /* Says what the data cannot identify and, with out, writes the calibrated platform (real/ntcal.h). */
-static ar_status identify_and_write(const ar_nt_set *s, const ar_platform *p, const ar_ntfit_res *r,
-                                    const char *plat, const char *out, const char *name, ar_err *e) {
+static ar_status identify_and_write(const ar_nt_set *s, const ar_platform *p, const ar_ntfit_res *r, const char *plat,
+                                    const char *out, const char *name, ar_err *e) {
     int lo = 0, hi = 0, unknown = 0;
     for (int i = 0; i < s->nruns; i++) {
         if (s->runs[i].coll != AR_NT_ALL_REDUCE) continue;
@@ -62,8 +62,8 @@ static ar_status identify_and_write(const ar_nt_set *s, const ar_platform *p, co
              "calibrated by 'arlab calibrate --from' on %d nccl-tests all_reduce records: NCCL model latency x %.6g "
              "[%.6g, %.6g]%s, bandwidth x %.6g [%.6g, %.6g]%s (95%% bootstrap intervals, %d resamples); every link "
              "'bw' of %s is multiplied by the bandwidth factor and every 'lat' by the latency factor",
-             r->n, r->lat_scale, r->lat_lo, r->lat_hi, r->lat_ident ? "" : " (NOT identified: kept at 1)",
-             r->bw_scale, r->bw_lo, r->bw_hi, r->bw_ident ? "" : " (NOT identified: kept at 1)", r->nboot, plat);
+             r->n, r->lat_scale, r->lat_lo, r->lat_hi, r->lat_ident ? "" : " (NOT identified: kept at 1)", r->bw_scale,
+             r->bw_lo, r->bw_hi, r->bw_ident ? "" : " (NOT identified: kept at 1)", r->nboot, plat);
     if ((hi <= 1 && !unknown) || (unknown && hi == 0 && p->nmachines <= 1))
         snprintf(notes[nn++], sizeof notes[0],
                  "inter-node latency and bandwidth: NOT identifiable (every run is on one node); the inter-node "
@@ -109,8 +109,11 @@ static ar_status identify_and_write(const ar_nt_set *s, const ar_platform *p, co
     for (int i = 0; i < nn; i++) np[i] = notes[i];
     char nm[256];
     snprintf(nm, sizeof nm, "%s-calibrated", p->name);
-    ar_ntcal_in in = {.name = name ? name : nm, .lat_scale = r->lat_scale, .bw_scale = r->bw_scale,
-                      .nnotes = nn, .notes = np};
+    ar_ntcal_in in = {.name = name ? name : nm,
+                      .lat_scale = r->lat_scale,
+                      .bw_scale = r->bw_scale,
+                      .nnotes = nn,
+                      .notes = np};
     char *json = NULL;
     ar_status st = ar_ntcal_platform_json(p, &in, &json, e);
     if (st) return st;
@@ -142,8 +145,8 @@ static int fit_reference(const char *path, int csv) {
         printf("line,preset,platform,ranks,bytes,size_assumed,algorithm,nccl_algo,nccl_proto,published_busbw_GBps,"
                "predicted_busbw_GBps,rel_err,loo_pooled,loo_algo,status\n");
     else
-        printf("%-5s %-10s %-9s %5s %-6s %-10s %10s %10s %8s %9s %9s  %s\n", "line", "preset", "size", "ranks", "forced",
-               "predicted", "published", "predicted", "rel_err", "loo_pool", "loo_algo", "source / why");
+        printf("%-5s %-10s %-9s %5s %-6s %-10s %10s %10s %8s %9s %9s  %s\n", "line", "preset", "size", "ranks",
+               "forced", "predicted", "published", "predicted", "rel_err", "loo_pool", "loo_algo", "source / why");
     for (int i = 0; i < n; i++) {
         const ar_nt_ref *r = &refs[i];
         const ar_ntref_pred *q = &p[i];
@@ -153,8 +156,8 @@ static int fit_reference(const char *path, int csv) {
                        q->platform, r->ranks, q->bytes, q->size_assumed, r->algorithm, q->algo, q->proto,
                        q->pub_busbw_GBps, q->pred_busbw_GBps, q->rel_err, q->loo_pooled, q->loo_algo);
             else
-                printf("%d,%s,%s,%d,%.0f,%d,%s,,,%.17g,,,,,\"%s\"\n", r->line, r->preset, q->platform, r->ranks, q->bytes,
-                       q->size_assumed, r->algorithm, q->pub_busbw_GBps, q->why);
+                printf("%d,%s,%s,%d,%.0f,%d,%s,,,%.17g,,,,,\"%s\"\n", r->line, r->preset, q->platform, r->ranks,
+                       q->bytes, q->size_assumed, r->algorithm, q->pub_busbw_GBps, q->why);
             continue;
         }
         char sz[32], alg[40];
@@ -165,8 +168,8 @@ static int fit_reference(const char *path, int csv) {
                    r->ranks, r->algorithm[0] ? r->algorithm : "-", alg, q->pub_busbw_GBps, q->pred_busbw_GBps,
                    q->rel_err, q->loo_pooled, q->loo_algo, r->source);
         else
-            printf("%-5d %-10s %-9s %5d %-6s %-10s %10.1f %10s %8s %9s %9s  not predicted: %s\n", r->line, r->preset, sz,
-                   r->ranks, r->algorithm[0] ? r->algorithm : "-", "-", q->pub_busbw_GBps, "-", "-", "-", "-",
+            printf("%-5d %-10s %-9s %5d %-6s %-10s %10.1f %10s %8s %9s %9s  not predicted: %s\n", r->line, r->preset,
+                   sz, r->ranks, r->algorithm[0] ? r->algorithm : "-", "-", q->pub_busbw_GBps, "-", "-", "-", "-",
                    q->why);
     }
     if (!csv) {
@@ -219,8 +222,7 @@ int cmd_fit(int argc, char **argv) {
         }
         if (!strcmp(argv[i], "--out") && i + 1 < argc) out = argv[++i];
         else if (!strcmp(argv[i], "--name") && i + 1 < argc) name = argv[++i];
-        else
-        if (!strcmp(argv[i], "--platform") && i + 1 < argc) plat = argv[++i];
+        else if (!strcmp(argv[i], "--platform") && i + 1 < argc) plat = argv[++i];
         else if (!strcmp(argv[i], "--seed") && i + 1 < argc) seed = (unsigned)strtoul(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], "--boot") && i + 1 < argc) boot = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--from")) {
@@ -262,8 +264,8 @@ int cmd_fit(int argc, char **argv) {
                r.lat_ident ? "yes" : "NO (kept at the preset's value 1)");
         printf("%-16s %10.4f [%9.4f, %9.4f]  %s\n", "bandwidth_scale", r.bw_scale, r.bw_lo, r.bw_hi,
                r.bw_ident ? "yes" : "NO (kept at the preset's value 1)");
-        printf("\nper algorithm/protocol bandwidth efficiency (shared latency scale %.4f [%.4f, %.4f]):\n",
-               r.group_lat, r.group_lat_lo, r.group_lat_hi);
+        printf("\nper algorithm/protocol bandwidth efficiency (shared latency scale %.4f [%.4f, %.4f]):\n", r.group_lat,
+               r.group_lat_lo, r.group_lat_hi);
         printf("%-8s %-7s %4s %7s %10s %22s  %s\n", "algo", "proto", "n", "forced", "efficiency", "95% interval",
                "identified");
         for (int g = 0; g < r.ngroups; g++)
@@ -296,10 +298,9 @@ int cmd_fit(int argc, char **argv) {
             printf("\nper node class (printed, not applied to the calibrated links):\n");
             static const char *const cn[2] = {"intra-node (1-node runs)", "inter-node (multi-node runs)"};
             for (int c = 0; c < 2; c++)
-                printf("  %-28s n %3d  latency %.4f [%.4f, %.4f]%s  bandwidth %.4f [%.4f, %.4f]%s\n", cn[c],
-                       r.cls[c].n, r.cls[c].lat, r.cls[c].lat_lo, r.cls[c].lat_hi,
-                       r.cls[c].lat_ident ? "" : " NOT identified", r.cls[c].bw, r.cls[c].bw_lo, r.cls[c].bw_hi,
-                       r.cls[c].bw_ident ? "" : " NOT identified");
+                printf("  %-28s n %3d  latency %.4f [%.4f, %.4f]%s  bandwidth %.4f [%.4f, %.4f]%s\n", cn[c], r.cls[c].n,
+                       r.cls[c].lat, r.cls[c].lat_lo, r.cls[c].lat_hi, r.cls[c].lat_ident ? "" : " NOT identified",
+                       r.cls[c].bw, r.cls[c].bw_lo, r.cls[c].bw_hi, r.cls[c].bw_ident ? "" : " NOT identified");
         }
         st = identify_and_write(s, p, &r, plat, out, name, &e);
         if (st) fprintf(stderr, "arlab calibrate: %s\n", e.msg);

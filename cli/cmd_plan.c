@@ -81,8 +81,8 @@ static void calls_table(const ar_algo_calls *c, cli_table *t) {
 
 int cmd_plan(int argc, char **argv) {
     cli_opts o;
-    if (cli_parse(argc, argv, OPT_PLATFORM | OPT_ALGO | OPT_SIZE | OPT_RANKS | OPT_DTYPE | OPT_FORMAT | OPT_CHECK | OPT_COLL,
-                  &o,
+    if (cli_parse(argc, argv,
+                  OPT_PLATFORM | OPT_ALGO | OPT_SIZE | OPT_RANKS | OPT_DTYPE | OPT_FORMAT | OPT_CHECK | OPT_COLL, &o,
                   "plan") != AR_OK)
         return AR_EINVAL;
     if (o.nplatforms != 1 || o.nalgos != 1 || o.nsizes > 1 || !strcmp(o.algos[0], "all")) {
@@ -149,14 +149,14 @@ int cmd_plan(int argc, char **argv) {
     if (st == AR_OK && o.check) {
         FILE *msg = o.format == FMT_JSON ? stderr : stdout;
         st = ar_schedule_validate(s, &e);
-        static const char *const ok[AR_COLL_COUNT] = {
-            "ok (every element of every rank holds every input exactly once)",
-            "ok (block i of rank i holds every input exactly once)", "ok (every rank holds every block)"};
+        static const char *const ok[AR_COLL_COUNT] = {"ok (every element of every rank holds every input exactly once)",
+                                                      "ok (block i of rank i holds every input exactly once)",
+                                                      "ok (every rank holds every block)"};
         fprintf(msg, "validator: %s\n", st == AR_OK ? ok[s->coll] : e.msg);
         if (st == AR_OK) {
             st = ar_schedule_execute_host(s, 0, &e);
             fprintf(msg, "host executor: %s\n",
-                    st == AR_OK ? (s->coll == AR_COLL_ALLGATHER ? "ok (every block on every rank)"
+                    st == AR_OK ? (s->coll == AR_COLL_ALLGATHER       ? "ok (every block on every rank)"
                                    : s->coll == AR_COLL_REDUCESCATTER ? "ok (exact sum of block i on rank i)"
                                                                       : "ok (exact sums on every rank)")
                                 : e.msg);

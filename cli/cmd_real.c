@@ -637,13 +637,13 @@ static int compare_main(int argc, char **argv, const char **mfiles, int nmf, con
     const char *algos[CLI_MAX_LIST * 4];
     int na = cli_algo_list(&o, algos, CLI_MAX_LIST * 4);
     size_t eb = ar_dtype_size(o.dtype);
-    static const char *const cols[] = {"algo",         "platform",      "ranks",          "bytes",       "model_s",
-                                       "sim_s",        "measured_s",    "sim_err",        "measured_err", "nccl_s",
-                                       "wrong",        "nccl_model_s",  "mpi_s",          "nccl_model_err",
-                                       "model_vs_nccl", "sim_vs_nccl",  "mpi_vs_nccl"};
+    static const char *const cols[] = {"algo",        "platform",     "ranks",   "bytes",          "model_s",
+                                       "sim_s",       "measured_s",   "sim_err", "measured_err",   "nccl_s",
+                                       "wrong",       "nccl_model_s", "mpi_s",   "nccl_model_err", "model_vs_nccl",
+                                       "sim_vs_nccl", "mpi_vs_nccl"};
     cli_table t;
     tbl_init(&t, nmf ? 17 : 11, cols); /* the NCCL-model/MPI columns with --measured only (stable header) */
-    lab_compare_row *prow = NULL; /* the first platform's rows, for --plot */
+    lab_compare_row *prow = NULL;      /* the first platform's rows, for --plot */
     int *palgo = NULL, np = 0;
     size_t pcap = 0;
     ar_status worst = AR_OK;
@@ -675,7 +675,8 @@ static int compare_main(int argc, char **argv, const char **mfiles, int nmf, con
             }
             qsort(msz, (size_t)nmsz, sizeof *msz, cmp_dbl);
             if (nmsz == 0) {
-                fprintf(stderr, "arlab compare: no measured all-reduce of %d ranks in the --measured files (%s has %d)\n",
+                fprintf(stderr,
+                        "arlab compare: no measured all-reduce of %d ranks in the --measured files (%s has %d)\n",
                         p->nranks, p->name, p->nranks);
                 free(msz);
                 ar_platform_free(p);

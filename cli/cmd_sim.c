@@ -128,28 +128,29 @@ static void print_links(const lab_sim_api *sim, const ar_platform *p, const ar_s
 }
 
 static void sim_help(const lab_sim_api *sim) {
-    printf("usage: arlab sim --platform P [--platform P2 ...] [--algo A|all ...] [--schedule F.json] [--size S[,S2...]]\n"
-           "                 [--ranks N] [--dtype T] [--check] [--trace FILE] [--network MODEL[,key:value...]]\n"
-           "                 [--gamma S_PER_BYTE] [--budget TIME] [--engine fast|naive] [--no-shortcuts]\n"
-           "                 [--format table|csv|json]\n"
-           "Simulates each algorithm's schedule on SimGrid and compares it with the cost walk (model_s) and\n"
-           "the closed form (closed_s). Defaults: --algo all --size 100MB. CSV/JSON rows are streamed, with\n"
-           "algbw/busbw, NCCL's choice, status and why (README: Simulator).\n"
-           "  --schedule F.json  also simulate a user-written schedule\n"
-           "  --ranks N       rank count for a generated family; --dtype T: f32 (default), f16, bf16, f64, i32\n"
-           "  --coll C        allreduce (default), reducescatter or allgather (--check: all-reduce only)\n"
-           "  --check         carry real data; every rank's buffer must be the exact sum\n"
-           "  --trace FILE    Chrome trace-event JSON of every transfer (Perfetto, chrome://tracing);\n"
-           "                  several runs write FILE-<algo>-<platform>-<size>.json\n"
-           "  --gamma G       reduction cost in seconds per byte on the receiving GPU (default 0)\n"
-           "  --budget T      wall-clock limit per simulation (e.g. 60s); the row says complete=0\n"
-           "  --engine naive  baseline: one SimGrid actor per GPU, one mailbox message per transfer\n"
-           "  --no-shortcuts  simulate every transfer in SimGrid (the exact shortcuts are off)\n"
-           "  --chunks N      what-if: pipeline every op of the planned schedule in N chunks (1..65536)\n"
-           "  --model-only    print the model's columns (model_s, closed_s) of every row without simulating\n"
-           "  --digits N      significant digits of sim_s, model_s and closed_s (1..17, default 12)\n"
-           "network models (--network):\n%s",
-           sim->network_help());
+    printf(
+        "usage: arlab sim --platform P [--platform P2 ...] [--algo A|all ...] [--schedule F.json] [--size S[,S2...]]\n"
+        "                 [--ranks N] [--dtype T] [--check] [--trace FILE] [--network MODEL[,key:value...]]\n"
+        "                 [--gamma S_PER_BYTE] [--budget TIME] [--engine fast|naive] [--no-shortcuts]\n"
+        "                 [--format table|csv|json]\n"
+        "Simulates each algorithm's schedule on SimGrid and compares it with the cost walk (model_s) and\n"
+        "the closed form (closed_s). Defaults: --algo all --size 100MB. CSV/JSON rows are streamed, with\n"
+        "algbw/busbw, NCCL's choice, status and why (README: Simulator).\n"
+        "  --schedule F.json  also simulate a user-written schedule\n"
+        "  --ranks N       rank count for a generated family; --dtype T: f32 (default), f16, bf16, f64, i32\n"
+        "  --coll C        allreduce (default), reducescatter or allgather (--check: all-reduce only)\n"
+        "  --check         carry real data; every rank's buffer must be the exact sum\n"
+        "  --trace FILE    Chrome trace-event JSON of every transfer (Perfetto, chrome://tracing);\n"
+        "                  several runs write FILE-<algo>-<platform>-<size>.json\n"
+        "  --gamma G       reduction cost in seconds per byte on the receiving GPU (default 0)\n"
+        "  --budget T      wall-clock limit per simulation (e.g. 60s); the row says complete=0\n"
+        "  --engine naive  baseline: one SimGrid actor per GPU, one mailbox message per transfer\n"
+        "  --no-shortcuts  simulate every transfer in SimGrid (the exact shortcuts are off)\n"
+        "  --chunks N      what-if: pipeline every op of the planned schedule in N chunks (1..65536)\n"
+        "  --model-only    print the model's columns (model_s, closed_s) of every row without simulating\n"
+        "  --digits N      significant digits of sim_s, model_s and closed_s (1..17, default 12)\n"
+        "network models (--network):\n%s",
+        sim->network_help());
 }
 
 int cmd_sim(int argc, char **argv) {
@@ -228,7 +229,8 @@ int cmd_sim(int argc, char **argv) {
         return AR_EINVAL;
     }
     if (o.check && o.coll != AR_COLL_ALLREDUCE) {
-        fprintf(stderr, "arlab sim: --check verifies all-reduce sums only (check --coll %s with 'arlab plan --check')\n",
+        fprintf(stderr,
+                "arlab sim: --check verifies all-reduce sums only (check --coll %s with 'arlab plan --check')\n",
                 ar_coll_name(o.coll));
         return AR_EUNSUPPORTED;
     }
@@ -276,8 +278,8 @@ int cmd_sim(int argc, char **argv) {
                 lab_eval ev;
                 lab_eval_opts eo = {.chunks = chunks, .coll = o.coll};
                 char szb[32];
-                cli_status("sim %d/%d: %s on %s, %s ...", (pi * o.nsizes + si) * na + ai + 1, nruns, algos[ai],
-                           p->name, ar_fmt_bytes(bytes, szb, sizeof szb)); /* a terminal only; erased below */
+                cli_status("sim %d/%d: %s on %s, %s ...", (pi * o.nsizes + si) * na + ai + 1, nruns, algos[ai], p->name,
+                           ar_fmt_bytes(bytes, szb, sizeof szb)); /* a terminal only; erased below */
                 ar_status st = lab_eval_model(p, algos[ai], counts[si], eb, &eo, &ev, &e);
                 if (st != AR_OK) cli_status(NULL);
                 if (st == AR_EUNSUPPORTED || st == AR_ELIMIT) { /* a row saying why, never a silent gap */
@@ -369,7 +371,11 @@ int cmd_sim(int argc, char **argv) {
                 tbl_num(&t, row, C_NCCL, tfmt, nccl_s);
                 tbl_str(&t, row, C_NCCL + 1, nalgo);
                 tbl_str(&t, row, C_NCCL + 2, nproto);
-                tbl_str(&t, row, C_STATUS, model_only ? "model-only" : st == AR_EFAIL ? "error" : r.complete ? "ok" : "budget");
+                tbl_str(&t, row, C_STATUS,
+                        model_only       ? "model-only"
+                        : st == AR_EFAIL ? "error"
+                        : r.complete     ? "ok"
+                                         : "budget");
                 tbl_str(&t, row, C_WHY, st == AR_EFAIL ? e.msg : r.complete ? "" : "stopped by --budget: partial");
                 if (stream) tbl_stream_row(&t, row, o.format, stdout);
                 if (o.format == FMT_TABLE) {

@@ -14,16 +14,16 @@ typedef struct help_entry {
     const char *text;
 } help_entry;
 
-#define COMMON_P                                                                                                       \
-    "  --platform P        a preset (arlab platforms), a JSON file, or a family spec (flat:ranks=8,\n"                  \
-    "                      tree:fanouts=4x2, dgx-h100:nodes=4, rail:...; platforms/README.md)\n"                         \
-    "  --ranks N           rank count for a generated family (flat, tree, fat-tree, torus)\n"                            \
+#define COMMON_P                                                                                       \
+    "  --platform P        a preset (arlab platforms), a JSON file, or a family spec (flat:ranks=8,\n" \
+    "                      tree:fanouts=4x2, dgx-h100:nodes=4, rail:...; platforms/README.md)\n"       \
+    "  --ranks N           rank count for a generated family (flat, tree, fat-tree, torus)\n"          \
     "  --dtype T           f32 (default), f16, bf16, f64, i32: the element type (sizes in elements use it)\n"
-#define COMMON_S                                                                                                       \
+#define COMMON_S                                                                                             \
     "  --size S[,S...]     message sizes: 100MB, 1GiB, 4096B (bytes), 120M, 4096 (elements); comma lists;\n" \
     "                      -b MIN -e MAX [-f F | -i N]: nccl-tests' range (bytes; K, M, G = 1024^k)\n"
-#define COMMON_C                                                                                                       \
-    "  --coll C            allreduce (default), reducescatter or allgather: the collective (an algorithm that does\n"  \
+#define COMMON_C                                                                                                      \
+    "  --coll C            allreduce (default), reducescatter or allgather: the collective (an algorithm that does\n" \
     "                      not serve it is refused; arlab algos lists what each serves)\n"
 #define COMMON_F "  --format F          table (default), csv or json (CSV/JSON: %.17g, missing values empty/null)\n"
 
@@ -103,21 +103,21 @@ static const help_entry entries[] = {
              "  --format F          table, csv, json, or nccl-tests (one document per algorithm)\n"
              "  --dry-run           no GPU: compile every rank's NCCL program and run it on the host fake\n"
              "example: mpirun -np 8 arlab real --platform dgx-h100 --size 1MB,64MB\n"},
-    {"calibrate", "usage: arlab calibrate --out FILE.json [--platform P] [--size S,...] [--iters N] [--warmup N]\n"
-                  "                       [--launch L] [--gpus N] [--fit rel|abs] [--name NAME] [--format F]\n"
-                  "       arlab calibrate --from NT.txt... --platform P --out CAL.json [--name NAME] [--seed N] [--boot B]\n"
-                  "Ping-pong sweeps per link class on GPUs (within a machine, across machines), least-squares\n"
-                  "alpha/beta (GSL), and a platform JSON that model, sim and best accept. With --from: no GPU, the\n"
-                  "fit of arlab fit on nccl-tests output, written as P with its links scaled (and what the data\n"
-                  "cannot identify said). On the emulated cluster use `arlab testbed run --calibrate FILE.json`.\n"
-                  "  --from FILE...      nccl-tests output files (text or -J JSON) instead of a GPU run\n"
-                  "  --out FILE.json     the calibrated platform\n" COMMON_P
-                  "  --size S[,S...]     ping-pong sizes\n"
-                  "  --iters N, --warmup N   repetitions per size\n"
-                  "  --launch L, --gpus N    as for arlab real\n"
-                  "  --fit F             rel (default: relative residuals) or abs\n"
-                  "  --name NAME         the calibrated platform's name\n" COMMON_F
-                  "example: mpirun -np 16 arlab calibrate --out cal.json\n"},
+    {"calibrate",
+     "usage: arlab calibrate --out FILE.json [--platform P] [--size S,...] [--iters N] [--warmup N]\n"
+     "                       [--launch L] [--gpus N] [--fit rel|abs] [--name NAME] [--format F]\n"
+     "       arlab calibrate --from NT.txt... --platform P --out CAL.json [--name NAME] [--seed N] [--boot B]\n"
+     "Ping-pong sweeps per link class on GPUs (within a machine, across machines), least-squares\n"
+     "alpha/beta (GSL), and a platform JSON that model, sim and best accept. With --from: no GPU, the\n"
+     "fit of arlab fit on nccl-tests output, written as P with its links scaled (and what the data\n"
+     "cannot identify said). On the emulated cluster use `arlab testbed run --calibrate FILE.json`.\n"
+     "  --from FILE...      nccl-tests output files (text or -J JSON) instead of a GPU run\n"
+     "  --out FILE.json     the calibrated platform\n" COMMON_P "  --size S[,S...]     ping-pong sizes\n"
+     "  --iters N, --warmup N   repetitions per size\n"
+     "  --launch L, --gpus N    as for arlab real\n"
+     "  --fit F             rel (default: relative residuals) or abs\n"
+     "  --name NAME         the calibrated platform's name\n" COMMON_F
+     "example: mpirun -np 16 arlab calibrate --out cal.json\n"},
     {"compare", "usage: arlab compare --platform P [--algo A ...] [--size S,...] [--dtype T] [--ranks N]\n"
                 "                     [--format F] [MEASURED.csv]\n"
                 "Model, simulated and measured times side by side (measured rows from a CSV written by arlab real\n"

@@ -57,9 +57,11 @@ static ar_status nt_size(const char *v, const char *flag, const char *verb, uint
     unsigned long long x = strtoull(v, &end, 10);
     int sh = 0;
     if (end != v && *end) {
-        sh = *end == 'K' || *end == 'k' ? 10 : *end == 'M' || *end == 'm' ? 20 : *end == 'G' || *end == 'g' ? 30
-             : *end == 'T' || *end == 't'                                     ? 40
-                                                                             : -1;
+        sh = *end == 'K' || *end == 'k'   ? 10
+             : *end == 'M' || *end == 'm' ? 20
+             : *end == 'G' || *end == 'g' ? 30
+             : *end == 'T' || *end == 't' ? 40
+                                          : -1;
         end++;
     }
     if (errno || end == v || *end || sh < 0 || v[0] == '-' || (sh && x > (UINT64_MAX >> sh)))
@@ -107,11 +109,12 @@ ar_status cli_parse(int argc, char **argv, unsigned allowed, cli_opts *o, const 
         unsigned bit;
         int has_arg;
     } flags[] = {
-        {"--platform", OPT_PLATFORM, 1}, {"--algo", OPT_ALGO, 1},    {"--size", OPT_SIZE, 1}, {"--schedule", OPT_ALGO, 1},
-        {"--ranks", OPT_RANKS, 1},       {"--dtype", OPT_DTYPE, 1},  {"--format", OPT_FORMAT, 1},
-        {"--check", OPT_CHECK, 0},       {"--trace", OPT_TRACE, 1},  {"--out", OPT_OUT, 1},
-        {"--network", OPT_NETWORK, 1},   {"--gamma", OPT_GAMMA, 1},  {"--budget", OPT_BUDGET, 1},
-        {"--iters", OPT_ITERS, 1},       {"--warmup", OPT_ITERS, 1}, {"--coll", OPT_COLL, 1},
+        {"--platform", OPT_PLATFORM, 1}, {"--algo", OPT_ALGO, 1},       {"--size", OPT_SIZE, 1},
+        {"--schedule", OPT_ALGO, 1},     {"--ranks", OPT_RANKS, 1},     {"--dtype", OPT_DTYPE, 1},
+        {"--format", OPT_FORMAT, 1},     {"--check", OPT_CHECK, 0},     {"--trace", OPT_TRACE, 1},
+        {"--out", OPT_OUT, 1},           {"--network", OPT_NETWORK, 1}, {"--gamma", OPT_GAMMA, 1},
+        {"--budget", OPT_BUDGET, 1},     {"--iters", OPT_ITERS, 1},     {"--warmup", OPT_ITERS, 1},
+        {"--coll", OPT_COLL, 1},
     };
     const char *nt[4] = {NULL, NULL, NULL, NULL}; /* -b -e -f -i */
     for (int i = 0; i < argc; i++) {
@@ -166,8 +169,7 @@ ar_status cli_parse(int argc, char **argv, unsigned allowed, cli_opts *o, const 
             int w = snprintf(sp, sizeof o->schedule_specs[0], "schedule:file=%s", val);
             if (w < 0 || (size_t)w >= sizeof o->schedule_specs[0]) return bad(verb, "--schedule: file name too long");
             st = push(o->algos, &o->nalgos, sp, verb, name);
-        }
-        else if (!strcmp(name, "--size")) {
+        } else if (!strcmp(name, "--size")) {
             /* comma lists: sizes contain no commas */
             char *dup = (char *)val;
             for (char *tok = dup;;) {

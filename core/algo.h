@@ -80,8 +80,8 @@ typedef struct ar_algo {
      * those names). */
     unsigned colls;
     /* Plans a collective other than all-reduce (schedule's coll set); NULL: as above. */
-    ar_status (*plan_coll)(const ar_platform *p, ar_coll coll, uint64_t count, size_t elem_bytes,
-                           const ar_param_val *v, ar_schedule **out, ar_err *e);
+    ar_status (*plan_coll)(const ar_platform *p, ar_coll coll, uint64_t count, size_t elem_bytes, const ar_param_val *v,
+                           ar_schedule **out, ar_err *e);
 } ar_algo;
 
 /* The collectives algorithm a serves (colls, with 0 read as all-reduce only). */

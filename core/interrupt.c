@@ -24,8 +24,9 @@ static void on_signal(int sig) {
     for (int i = 0; i < AR_INT_MAX_CHILDREN; i++)
         if (children[i] > 0) kill(children[i], SIGKILL);
     if (getpid() == installer) {
-        put(sig == SIGINT ? "\narlab: interrupted (SIGINT)" : sig == SIGTERM ? "\narlab: interrupted (SIGTERM)"
-                                                                            : "\narlab: interrupted (SIGHUP)");
+        put(sig == SIGINT    ? "\narlab: interrupted (SIGINT)"
+            : sig == SIGTERM ? "\narlab: interrupted (SIGTERM)"
+                             : "\narlab: interrupted (SIGHUP)");
         if (hint_text) {
             put("; ");
             put(hint_text);
@@ -72,7 +73,7 @@ void ar_interrupt_child_remove(pid_t pid) {
 void ar_interrupt_child_setup(int own_group, int reset) {
     pid_t parent = getppid();
     prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != parent) _exit(128 + SIGKILL); /* the parent died before prctl */
+    if (getppid() != parent) _exit(128 + SIGKILL);                 /* the parent died before prctl */
     for (int i = 0; i < AR_INT_MAX_CHILDREN; i++) children[i] = 0; /* the parent's children are not ours */
     if (own_group) setpgid(0, 0);
     if (reset) {

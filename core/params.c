@@ -158,8 +158,9 @@ static ar_status bind_one(const char *name, const ar_param_def *d, const char *v
         break;
     }
     case AR_PARAM_STR:
-        if (!*val) return ar_fail(e, AR_EINVAL, "%s: %s=: give a value (e.g. %s=%s)", name, d->key, d->key,
-                                  d->example ? d->example : "...");
+        if (!*val)
+            return ar_fail(e, AR_EINVAL, "%s: %s=: give a value (e.g. %s=%s)", name, d->key, d->key,
+                           d->example ? d->example : "...");
         break;
     }
     if (strlen(val) >= sizeof v->s)

@@ -39,8 +39,7 @@ ar_status ar_coll_parse(const char *s, ar_coll *out, ar_err *e) {
             *out = (ar_coll)i;
             return AR_OK;
         }
-    return ar_fail(e, AR_EINVAL, "\"%s\" is not a collective (use allreduce, reducescatter or allgather)",
-                   s ? s : "");
+    return ar_fail(e, AR_EINVAL, "\"%s\" is not a collective (use allreduce, reducescatter or allgather)", s ? s : "");
 }
 
 void ar_coll_block(int nranks, uint64_t count, int i, uint64_t *off, uint64_t *len) {

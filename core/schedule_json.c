@@ -135,7 +135,8 @@ ar_status ar_schedule_from_json(const char *text, const char *where, ar_schedule
     cJSON *doc = root; /* the schedule object: the document, or its "schedule" (`arlab plan --format json`) */
     const char *P = "$";
     if (!cJSON_IsObject(root)) st = ar_fail(e, AR_EINVAL, "%s: expected a JSON object", where);
-    else if (!cJSON_HasObjectItem(root, "phases") && cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(root, "schedule"))) {
+    else if (!cJSON_HasObjectItem(root, "phases") &&
+             cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(root, "schedule"))) {
         root = cJSON_GetObjectItemCaseSensitive(doc, "schedule");
         P = "$.schedule";
     }
@@ -159,8 +160,7 @@ ar_status ar_schedule_from_json(const char *text, const char *where, ar_schedule
             ar_err_prefix(e, "%s: $.collective", where);
     }
     const cJSON *phases = cJSON_GetObjectItemCaseSensitive(root, "phases");
-    if (st == AR_OK && !cJSON_IsArray(phases))
-        st = ar_fail(e, AR_EINVAL, "%s: %s.phases: expected an array", where, P);
+    if (st == AR_OK && !cJSON_IsArray(phases)) st = ar_fail(e, AR_EINVAL, "%s: %s.phases: expected an array", where, P);
     long total_ops = 0;
     int pi = 0;
     const cJSON *ph;

@@ -68,7 +68,8 @@ static void simulate(const lab_point_in *in, lab_point_out *out) {
             snprintf(out->message, sizeof out->message, "sim: stopped by sim.budget after %.3g s of simulated time",
                      res.time_s);
         else
-            snprintf(out->message, sizeof out->message, "sim: stopped by sim.budget inside SimGrid (no simulated time)");
+            snprintf(out->message, sizeof out->message,
+                     "sim: stopped by sim.budget inside SimGrid (no simulated time)");
     } else {
         out->status = "error";
         snprintf(out->message, sizeof out->message, "sim: %s", e.msg);

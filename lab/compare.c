@@ -64,14 +64,17 @@ ar_status lab_compare_point(const ar_platform *p, const char *algo, uint64_t cou
 
 /* One data block of the script: x and y where both are finite. */
 static int block(FILE *f, const char *name, const lab_compare_row *rows, const int *algo_of, int n, int a, int field,
-                  int busbw, int nranks) {
+                 int busbw, int nranks) {
     fprintf(f, "$%s << EOD\n", name);
     int c = 0;
     for (int i = 0; i < n; i++) {
         if (a >= 0 && algo_of[i] != a) continue;
         const lab_compare_row *r = &rows[i];
-        double t = field == 0 ? r->model_s : field == 1 ? r->sim_s : field == 2 ? r->nccl_model_s
-                   : field == 3 ? r->nccl_s : r->mpi_s;
+        double t = field == 0   ? r->model_s
+                   : field == 1 ? r->sim_s
+                   : field == 2 ? r->nccl_model_s
+                   : field == 3 ? r->nccl_s
+                                : r->mpi_s;
         if (!(t > 0) || !isfinite(t)) continue;
         double y = busbw ? lab_busbw_GBps(AR_NCCL_ALLREDUCE, nranks, r->bytes, t) : t * 1e6;
         fprintf(f, "%.17g %.17g\n", r->bytes, y);
@@ -87,8 +90,8 @@ static void entry(FILE *f, int *first, const char *style, const char *name, cons
     *first = 0;
 }
 
-ar_status lab_compare_plot(const lab_compare_row *rows, const int *algo_of, int n, const char *const *algos,
-                           int nalgos, int nranks, const char *title, const char *path, ar_err *e) {
+ar_status lab_compare_plot(const lab_compare_row *rows, const int *algo_of, int n, const char *const *algos, int nalgos,
+                           int nranks, const char *title, const char *path, ar_err *e) {
     size_t len = strlen(path);
     const char *term;
     if (len > 4 && !strcmp(path + len - 4, ".png")) term = "pngcairo size 1200,500 noenhanced";

@@ -22,12 +22,12 @@ typedef struct lab_compare_row {
     long long wrong;               /* #wrong of the measured row, -1 when unknown */
     char sim_msg[AR_ERR_LEN + 64]; /* why sim_s is missing ("" when it is there or sim is not built) */
     /* issue 14: NCCL's cost model and the baselines; errors relative to the measured NCCL time nccl_s */
-    double nccl_model_s;         /* NCCL's model (its tuner's choice), NAN where it does not apply */
-    double mpi_s;                /* measured "mpi-allreduce" row, NAN when none */
-    double nccl_model_err;       /* (nccl_model_s - nccl_s) / nccl_s */
-    double model_vs_nccl;        /* (model_s - nccl_s) / nccl_s */
-    double sim_vs_nccl;          /* (sim_s - nccl_s) / nccl_s */
-    double mpi_vs_nccl;          /* (mpi_s - nccl_s) / nccl_s */
+    double nccl_model_s;   /* NCCL's model (its tuner's choice), NAN where it does not apply */
+    double mpi_s;          /* measured "mpi-allreduce" row, NAN when none */
+    double nccl_model_err; /* (nccl_model_s - nccl_s) / nccl_s */
+    double model_vs_nccl;  /* (model_s - nccl_s) / nccl_s */
+    double sim_vs_nccl;    /* (sim_s - nccl_s) / nccl_s */
+    double mpi_vs_nccl;    /* (mpi_s - nccl_s) / nccl_s */
 } lab_compare_row;
 
 /* Returns the planner's status (AR_EUNSUPPORTED with its message where the
@@ -41,7 +41,7 @@ ar_status lab_compare_point(const ar_platform *p, const char *algo, uint64_t cou
  * algos[algo_of[i]]). Writes FILE.gp (the gnuplot script, data inline) and runs
  * gnuplot on it; AR_EUNSUPPORTED when gnuplot cannot be run (the script stays),
  * AR_EINVAL for another extension, AR_EIO when a file cannot be written. */
-ar_status lab_compare_plot(const lab_compare_row *rows, const int *algo_of, int n, const char *const *algos,
-                           int nalgos, int nranks, const char *title, const char *path, ar_err *e);
+ar_status lab_compare_plot(const lab_compare_row *rows, const int *algo_of, int n, const char *const *algos, int nalgos,
+                           int nranks, const char *title, const char *path, ar_err *e);
 
 #endif

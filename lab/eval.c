@@ -122,7 +122,8 @@ void lab_eval_schedule(const ar_platform *p, const char *spec, uint64_t count, s
     if (chunks == 0) {
         ar_err ce = {{0}};
         out->closed.note[0] = 0;
-        if (ar_algo_closed_coll(spec, s->coll, p, count, elem_bytes, &out->closed, &ce) == AR_OK && isfinite(out->closed.time_s)) {
+        if (ar_algo_closed_coll(spec, s->coll, p, count, elem_bytes, &out->closed, &ce) == AR_OK &&
+            isfinite(out->closed.time_s)) {
             out->have_closed = 1;
             out->closed_s = out->closed.time_s;
         }

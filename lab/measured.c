@@ -80,8 +80,8 @@ static ar_status add(lab_measures *ms, char **f, int nf, const int *col, ar_err 
     if (!(t > 0) || !isfinite(t) || !(ranks >= 1) || ranks > AR_MAX_RANKS || !(bytes > 0)) return AR_OK;
     double d;
     int inplace = col[M_INPLACE] >= 0 && col[M_INPLACE] < nf && num(f[col[M_INPLACE]], &d) ? d != 0 : 1;
-    long long wrong =
-        col[M_WRONG] >= 0 && col[M_WRONG] < nf && num(f[col[M_WRONG]], &d) && isfinite(d) ? (long long)d : -1;
+    long long wrong = col[M_WRONG] >= 0 && col[M_WRONG] < nf && num(f[col[M_WRONG]], &d) && isfinite(d) ? (long long)d
+                                                                                                        : -1;
     return push(ms, f[col[M_ALGO]], col[M_PLATFORM] >= 0 ? f[col[M_PLATFORM]] : "", (int)ranks, bytes, t, inplace,
                 wrong, e);
 }

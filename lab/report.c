@@ -339,11 +339,13 @@ static ar_status reference_section(doc *d, const char *dir, ar_err *e) {
     snprintf(path, sizeof path, "%s/reference.csv", dir);
     FILE *f = fopen(path, "rb");
     if (!f) return AR_OK;
-    static const char *const want[] = {"preset", "ranks", "bytes", "algorithm", "nccl_algo", "published_busbw_GBps",
-                                       "predicted_busbw_GBps", "rel_err", "loo_pooled"};
+    static const char *const want[] = {
+        "preset",  "ranks",     "bytes", "algorithm", "nccl_algo", "published_busbw_GBps", "predicted_busbw_GBps",
+        "rel_err", "loo_pooled"};
     enum { NW = sizeof want / sizeof want[0] };
-    static const char *const head[] = {"system", "GPUs", "size", "algorithm", "NCCL's choice", "published busbw (GB/s)",
-                                       "predicted", "error", "leave-one-out"};
+    static const char *const head[] = {"system",    "GPUs",          "size",
+                                       "algorithm", "NCCL's choice", "published busbw (GB/s)",
+                                       "predicted", "error",         "leave-one-out"};
     int idx[NW], oom = 0, nrow = 0, cap = 0, bad = 0;
     char **cells = NULL, *line = ar_read_line(f, &oom), **fl = NULL;
     int nf = line ? ar_csv_split(line, &fl, 64) : -1;
@@ -527,7 +529,8 @@ static void winners_table(doc *d, const sweep_rows *rows) {
         const sweep_row *r = &rows->r[i];
         int seen = 0; /* one line per (platform, bytes), in the order they first appear */
         for (int k = 0; k < i && !seen; k++)
-            seen = !strcmp(rows->r[k].f[SC_PLATFORM], r->f[SC_PLATFORM]) && !strcmp(rows->r[k].f[SC_BYTES], r->f[SC_BYTES]);
+            seen = !strcmp(rows->r[k].f[SC_PLATFORM], r->f[SC_PLATFORM]) &&
+                   !strcmp(rows->r[k].f[SC_BYTES], r->f[SC_BYTES]);
         if (seen) continue;
         int best = -1, next = -1;
         for (int k = i; k < rows->n; k++) {
@@ -658,11 +661,12 @@ ar_status report_build(const char *dir, ar_err *e) {
     } else {
         heading(&d, 1, own ? "arlab: sweeps and the papers' figures" : "arlab: the papers' figures, reproduced", NULL);
     }
-    if (own < names.n) para(&d, "Each section is one sweep (experiments/NAME.json, run by `arlab sweep`), its figure (plots/NAME.gp), "
-             "the paper's headline claims next to arlab's numbers with the reason where they differ, and the rows "
-             "behind the figure. Times are for one all-reduce unless a training column says otherwise. The backend "
-             "column says where a time comes from: the SimGrid simulator (sim), the cost walk of the planned "
-             "schedule (model) or GPU measurements (real).");
+    if (own < names.n)
+        para(&d, "Each section is one sweep (experiments/NAME.json, run by `arlab sweep`), its figure (plots/NAME.gp), "
+                 "the paper's headline claims next to arlab's numbers with the reason where they differ, and the rows "
+                 "behind the figure. Times are for one all-reduce unless a training column says otherwise. The backend "
+                 "column says where a time comes from: the SimGrid simulator (sim), the cost walk of the planned "
+                 "schedule (model) or GPU measurements (real).");
 
     /* contents */
     fputs("<p class=\"meta\">Contents: ", d.html);
@@ -684,7 +688,9 @@ ar_status report_build(const char *dir, ar_err *e) {
         ar_err re = {{0}};
         if (!root || !cJSON_IsObject(root) || sweep_read_csv(cp, &rows, &re) != AR_OK) { /* an error, not a gap */
             st = ar_fail(e, unreadable ? AR_EIO : AR_EINVAL, "%s: not a readable sweep result (%s)", jp,
-                         re.msg[0] ? re.msg : unreadable ? fe.msg : "malformed JSON");
+                         re.msg[0]    ? re.msg
+                         : unreadable ? fe.msg
+                                      : "malformed JSON");
             cJSON_Delete(root);
             break;
         }

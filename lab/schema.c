@@ -59,7 +59,8 @@ const lab_col lab_cols[SW_NCOLS] = {
     [SC_KEY] = {"key", T, "row identity for resume: backend|platform|ranks|algo|elems|dtype|train"},
     [SC_ALGBW] = {"algbw_GBps", S9, "nccl-tests' algbw of time_s: bytes / time_s, in 1e9 B/s"},
     [SC_BUSBW] = {"busbw_GBps", S9, "nccl-tests' busbw of time_s: algbw x 2(n-1)/n (all-reduce)"},
-    [SC_NCCL_MODEL] = {"nccl_model_s", S9, "what NCCL's own tuner would take (models/nccl_model.h); empty: not modelled"},
+    [SC_NCCL_MODEL] = {"nccl_model_s", S9,
+                       "what NCCL's own tuner would take (models/nccl_model.h); empty: not modelled"},
     [SC_NCCL_ALGO] = {"nccl_algo", T, "the algorithm NCCL's tuner would choose"},
     [SC_NCCL_PROTO] = {"nccl_proto", T, "the protocol NCCL's tuner would choose"},
 };

@@ -321,8 +321,9 @@ ar_status sweep_lock(const char *dir, const char *name, int *fd_out, ar_err *e) 
         pid[n > 0 ? n : 0] = 0;
         pid[strcspn(pid, "\n")] = 0;
         close(fd);
-        return ar_fail(e, AR_EINVAL, "%s: sweep \"%s\" is already running there (pid %s); wait for it or use another --out",
-                       dir, name, pid[0] ? pid : "?");
+        return ar_fail(e, AR_EINVAL,
+                       "%s: sweep \"%s\" is already running there (pid %s); wait for it or use another --out", dir,
+                       name, pid[0] ? pid : "?");
     }
     char pid[32];
     int n = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());

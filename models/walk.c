@@ -101,8 +101,9 @@ static void proto_effect(const ar_platform *p, const ar_phase *ph, double *bw_fa
         const ar_op *op = &ph->ops[i];
         if (op->proto == AR_PROTO_NONE) continue;
         ar_nccl_algo a = op->impl == AR_IMPL_TREE ? AR_NCCL_TREE : AR_NCCL_RING;
-        ar_nccl_proto pr = op->proto == AR_PROTO_LL ? AR_NCCL_LL : op->proto == AR_PROTO_LL128 ? AR_NCCL_LL128
-                                                                                                : AR_NCCL_SIMPLE;
+        ar_nccl_proto pr = op->proto == AR_PROTO_LL      ? AR_NCCL_LL
+                           : op->proto == AR_PROTO_LL128 ? AR_NCCL_LL128
+                                                         : AR_NCCL_SIMPLE;
         int cross = 0, nedge = 0; /* hops (ring: member order; tree: parent edges) crossing machines */
         for (int m = 0; p->machine_of_rank && m < op->n; m++) {
             int q = op->parent ? op->parent[m] : (m + 1) % op->n;

@@ -54,8 +54,7 @@ ar_status ar_ntcal_platform_json(const ar_platform *p, const ar_ntcal_in *in, ch
     if (!strncmp(src, "preset:", 7)) {
         if (!ar_platform_preset_path(src + 7, strlen(src + 7), path, sizeof path))
             return ar_fail(e, AR_EIO, "calibration: the file of preset %s is gone", src + 7);
-    }
-    else if (strchr(src, ':') && !strchr(src, '/'))
+    } else if (strchr(src, ':') && !strchr(src, '/'))
         return ar_fail(e, AR_EUNSUPPORTED,
                        "calibration: %s is generated (%s); calibrate a preset or a platform JSON file", p->name, src);
     else snprintf(path, sizeof path, "%s", src);
@@ -80,8 +79,7 @@ ar_status ar_ntcal_platform_json(const ar_platform *p, const ar_ntcal_in *in, ch
         if (!notes) st = ar_fail(e, AR_ENOMEM, "out of memory");
     }
     for (int i = 0; !st && i < in->nnotes; i++)
-        if (!cJSON_AddItemToArray(notes, cJSON_CreateString(in->notes[i])))
-            st = ar_fail(e, AR_ENOMEM, "out of memory");
+        if (!cJSON_AddItemToArray(notes, cJSON_CreateString(in->notes[i]))) st = ar_fail(e, AR_ENOMEM, "out of memory");
     char *out = st ? NULL : cJSON_Print(doc);
     cJSON_Delete(doc);
     if (!st && !out) st = ar_fail(e, AR_ENOMEM, "out of memory");

@@ -17,10 +17,10 @@
 #include "core/status.h"
 
 typedef struct ar_ntcal_in {
-    const char *name;     /* "name" of the calibrated platform */
-    double lat_scale;     /* 1 = unchanged */
-    double bw_scale;      /* 1 = unchanged */
-    int nnotes;           /* extra notes (the fit, what is not identified) */
+    const char *name; /* "name" of the calibrated platform */
+    double lat_scale; /* 1 = unchanged */
+    double bw_scale;  /* 1 = unchanged */
+    int nnotes;       /* extra notes (the fit, what is not identified) */
     const char *const *notes;
 } ar_ntcal_in;
 

@@ -78,8 +78,8 @@ static double pct(double *v, int n, double q) {
 static int bucket_of(uint64_t b) { return b < (1u << 20) ? 0 : b < (64u << 20) ? 1 : b < (512u << 20) ? 2 : 3; }
 
 /* Two-scale fit on the records with sel[i] (scratch idx of m ints), bootstrap within them. */
-static void fit_class(const double *L, const double *X, const double *t, const int *sel, int m, int *idx,
-                      unsigned seed, int nboot, double *ba, int k, ar_ntfit_res *res) {
+static void fit_class(const double *L, const double *X, const double *t, const int *sel, int m, int *idx, unsigned seed,
+                      int nboot, double *ba, int k, ar_ntfit_res *res) {
     int n = 0;
     for (int i = 0; i < m; i++)
         if (sel[i]) idx[n++] = i;
@@ -114,8 +114,8 @@ static void fit_class(const double *L, const double *X, const double *t, const i
 }
 
 /* The per-(algorithm, protocol) fit (ntfit.h group[]). idx: scratch of m ints. */
-static ar_status fit_groups(ar_ntfit_res *res, const double *L, const double *X, const double *t, const int *grp,
-                            int m, int *idx, unsigned seed, int nboot, ar_err *e) {
+static ar_status fit_groups(ar_ntfit_res *res, const double *L, const double *X, const double *t, const int *grp, int m,
+                            int *idx, unsigned seed, int nboot, ar_err *e) {
     int ng = res->ngroups;
     double x[AR_NTFIT_MAX_GROUPS + 1];
     /* identifiability per group: its records' bandwidth share of the time */

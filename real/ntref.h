@@ -28,17 +28,17 @@
 typedef struct ar_ntref_pred {
     int ok;
     char why[AR_ERR_LEN + 64];
-    char platform[96];     /* the spec predicted on */
-    char algo[16], proto[16]; /* NCCL's spelling, of the prediction */
-    double bytes;          /* the size used */
-    int size_assumed;      /* 1 when the row gives no size */
+    char platform[96];                                       /* the spec predicted on */
+    char algo[16], proto[16];                                /* NCCL's spelling, of the prediction */
+    double bytes;                                            /* the size used */
+    int size_assumed;                                        /* 1 when the row gives no size */
     double pred_s, pred_busbw_GBps, pub_busbw_GBps, rel_err; /* rel_err = (pred - pub) / pub, of busbw */
-    double L, X, t;        /* latency part, bandwidth part, measured time (s) */
+    double L, X, t;                                          /* latency part, bandwidth part, measured time (s) */
     double loo_pooled, loo_algo; /* leave-one-out |rel err| of the time; NAN when not computable */
 } ar_ntref_pred;
 
 typedef struct ar_ntref_fit {
-    double eff_pooled;      /* pooled efficiency; NAN when no row */
+    double eff_pooled; /* pooled efficiency; NAN when no row */
     int nalgo;
     char algo[8][16];
     double eff_algo[8];

@@ -206,8 +206,8 @@ static ar_status run_here(const ar_platform *p, const ar_schedule *s, const ar_s
                           int *ready_fd, ar_sim_result *out, ar_err *e) {
     const char *set[MAX_SETTINGS];
     for (int i = 0; i < ns->n; i++) set[i] = ns->set[i];
-    sim_job j = {.p = p, .s = s, .o = o, .settings = set, .nsettings = ns->n, .net_flags = ns->flags,
-                 .ready_fd = ready_fd};
+    sim_job j =
+        {.p = p, .s = s, .o = o, .settings = set, .nsettings = ns->n, .net_flags = ns->flags, .ready_fd = ready_fd};
     snprintf(out->network, sizeof out->network, "%s", ns->desc);
     return o->engine == AR_SIM_NAIVE ? ar_engine_naive(&j, out, e) : ar_engine_fast(&j, out, e);
 }

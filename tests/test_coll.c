@@ -127,8 +127,7 @@ static void json(void) {
     t = NULL;
     const char *bad = "{\"algo\":\"x\",\"collective\":\"gather\",\"ranks\":2,\"count\":2,\"elem_bytes\":4,"
                       "\"phases\":[]}";
-    T_CHECK(ar_schedule_from_json(bad, "bad", &t, &e) == AR_EINVAL && strstr(e.msg, "$.collective"), "bad: %s",
-            e.msg);
+    T_CHECK(ar_schedule_from_json(bad, "bad", &t, &e) == AR_EINVAL && strstr(e.msg, "$.collective"), "bad: %s", e.msg);
     ar_schedule_free(t);
     free(j);
     free(j2);

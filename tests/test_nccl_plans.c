@@ -66,7 +66,8 @@ static void check_dtree(int M) {
         over += kids0[x] > 2 || kids1[x] > 2;
     }
     /* odd M: the shifted tree makes node 0 (tree 0's root, one child) inner in tree 1 too */
-    T_CHECK(both <= M % 2 && over == 0, "dtree M=%d: %d nodes inner in both trees, %d with > 2 children", M, both, over);
+    T_CHECK(both <= M % 2 && over == 0, "dtree M=%d: %d nodes inner in both trees, %d with > 2 children", M, both,
+            over);
     T_CHECK(ar_nccl_dtree_parent(M, 0, 0) == -1, "tree 0 root is node 0");
     free(kids0);
     free(kids1);
@@ -105,7 +106,8 @@ static void check_protocols(void) {
         ar_schedule *s = NULL, *t = NULL;
         T_OK(ar_algo_plan(spec, p, 8000000, 4, &s, &e), e);
         if (!s) continue;
-        T_CHECK(s->phases[0].ops[0].proto == (ar_proto)(k + 1), "%s: op proto %d", spec, (int)s->phases[0].ops[0].proto);
+        T_CHECK(s->phases[0].ops[0].proto == (ar_proto)(k + 1), "%s: op proto %d", spec,
+                (int)s->phases[0].ops[0].proto);
         char *j = to_json(s), *j2 = NULL;
         T_OK(ar_schedule_from_json(j, spec, &t, &e), e);
         if (t) j2 = to_json(t);
@@ -127,9 +129,9 @@ static void check_protocols(void) {
 
 int main(void) {
     check_protocols();
-    static const char *const presets[] = {"dgx-a100", "dgx-h100", "dgx-b200", "gb200-nvl72", "aws-p4d", "aws-p5",
-                                          "dgx-a100:nodes=2", "dgx-h100:nodes=3", "dgx-b200:nodes=4",
-                                          "aws-p4d:nodes=5", "aws-p5:nodes=2"};
+    static const char *const presets[] = {"dgx-a100",         "dgx-h100",        "dgx-b200",         "gb200-nvl72",
+                                          "aws-p4d",          "aws-p5",          "dgx-a100:nodes=2", "dgx-h100:nodes=3",
+                                          "dgx-b200:nodes=4", "aws-p4d:nodes=5", "aws-p5:nodes=2"};
     for (size_t i = 0; i < sizeof presets / sizeof presets[0]; i++) check_plans(presets[i]);
     unsigned seed = 12345;
     for (int k = 0; k < 20; k++) {

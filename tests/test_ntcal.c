@@ -24,10 +24,10 @@ static void one(const char *preset, double ls, double bs) {
     int ok = q != NULL;
     for (int i = 0; ok && i < p->nlinks; i++) {
         const ar_link *a = &p->links[i], *b = &q->links[i];
-        ok = fabs(b->bw_Bps - a->bw_Bps * bs) <= 1e-9 * a->bw_Bps * bs && fabs(b->lat_s - a->lat_s * ls) <= 1e-9 * (a->lat_s * ls + 1e-18) &&
-             b->lanes == a->lanes;
-        T_CHECK(ok, "%s: link %d: bw %g -> %g (x %g), lat %g -> %g (x %g)", preset, i, a->bw_Bps, b->bw_Bps, bs, a->lat_s,
-                b->lat_s, ls);
+        ok = fabs(b->bw_Bps - a->bw_Bps * bs) <= 1e-9 * a->bw_Bps * bs &&
+             fabs(b->lat_s - a->lat_s * ls) <= 1e-9 * (a->lat_s * ls + 1e-18) && b->lanes == a->lanes;
+        T_CHECK(ok, "%s: link %d: bw %g -> %g (x %g), lat %g -> %g (x %g)", preset, i, a->bw_Bps, b->bw_Bps, bs,
+                a->lat_s, b->lat_s, ls);
     }
     T_CHECK(q && q->nnotes >= 2 && !strcmp(q->notes[q->nnotes - 2], "fit note one") &&
                 !strcmp(q->notes[q->nnotes - 1], "fit note two"),
@@ -38,10 +38,10 @@ static void one(const char *preset, double ls, double bs) {
 }
 
 int main(void) {
-    one("dgx-h100", 0.8, 0.85);   /* tree with levels */
-    one("p3.8xlarge", 2.0, 0.5);  /* graph: explicit links */
-    one("torus-4x4", 1.5, 1.25);  /* torus */
-    one("bc-ibm-2x4", 1.0, 0.7);  /* two-level tree */
+    one("dgx-h100", 0.8, 0.85);  /* tree with levels */
+    one("p3.8xlarge", 2.0, 0.5); /* graph: explicit links */
+    one("torus-4x4", 1.5, 1.25); /* torus */
+    one("bc-ibm-2x4", 1.0, 0.7); /* two-level tree */
     ar_err e = {{0}};
     ar_platform *p = NULL;
     T_OK(ar_platform_load("tree:fanouts=4", 0, &p, &e), e);

@@ -76,8 +76,9 @@ int main(int argc, char **argv) {
         int nstale[3];
         if (!(todo = sweep_todo(&ctx, &old, &ntodo, nstale, &e))) return fail(rank, &e);
         if (!quiet)
-            fprintf(stderr, "%s: %d points, %d to run on %d MPI ranks (%d of them stale: version %d, platform %d, "
-                            "network %d)\n",
+            fprintf(stderr,
+                    "%s: %d points, %d to run on %d MPI ranks (%d of them stale: version %d, platform %d, "
+                    "network %d)\n",
                     ctx.spec->name, ctx.npoints, ntodo, size, nstale[0] + nstale[1] + nstale[2], nstale[0], nstale[1],
                     nstale[2]);
     }

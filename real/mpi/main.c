@@ -341,8 +341,13 @@ static void print_nccltests(const ar_real_row *rows, int n, const ar_platform *p
             const ar_real_row *r = &rows[k];
             if (strcmp(r->algo, rows[i].algo)) continue;
             size_t eb = ar_dtype_size(o->dtype);
-            ar_nt_row nr = {(long)r->bytes, (long)(r->bytes / (double)eb), ar_nt_type_name(o->dtype), "sum", -1,
-                            {NAN, 0, 0, 0}, {r->measured_s, r->algbw_GBps, r->busbw_GBps, (long)r->wrong}};
+            ar_nt_row nr = {(long)r->bytes,
+                            (long)(r->bytes / (double)eb),
+                            ar_nt_type_name(o->dtype),
+                            "sum",
+                            -1,
+                            {NAN, 0, 0, 0},
+                            {r->measured_s, r->algbw_GBps, r->busbw_GBps, (long)r->wrong}};
             ar_nt_row_print(stdout, &nr);
             bw += r->busbw_GBps;
             nbw++;
@@ -444,7 +449,8 @@ int main(int argc, char **argv) {
                 ar_err pe = {{0}};
                 ar_status ps = ar_algo_plan(names[ai], p, count, eb, &s, &pe);
                 if (ps == AR_EUNSUPPORTED) {
-                    if (rank == 0 && !o.csv && !o.nt) printf("# %s: not applicable on %s: %s\n", names[ai], p->name, pe.msg);
+                    if (rank == 0 && !o.csv && !o.nt)
+                        printf("# %s: not applicable on %s: %s\n", names[ai], p->name, pe.msg);
                     continue;
                 }
                 if (ps != AR_OK) {
