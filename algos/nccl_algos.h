@@ -29,4 +29,7 @@ ar_proto ar_nccl_proto_of(const ar_platform *p, int nccl_algo, const char *word,
 /* ar_nccl_proto (models/nccl_model.h) to ar_proto. */
 ar_proto ar_nccl_proto_to_op(int nccl_proto);
 
+/* The words of the proto= parameter of nccl-ring and nccl-tree (none = not modelled, auto = the tuner's). */
+#define AR_NCCL_PROTO_WORDS "none|ll|ll128|simple|auto"
+
 #endif

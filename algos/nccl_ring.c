@@ -67,8 +67,6 @@ ar_proto ar_nccl_proto_of(const ar_platform *p, int nccl_algo, const char *word,
     return ar_nccl_proto_to_op(pr);
 }
 
-#define AR_NCCL_PROTO_WORDS "none|ll|ll128|simple|auto"
-
 static const ar_param_def nring_params[] = {
     {.key = "channels",
      .type = AR_PARAM_INT,

@@ -58,7 +58,7 @@ static const ar_param_def ntree_params[] = {
     {.key = "chunks", .type = AR_PARAM_INT, .min = 1, .max = 4096, .def = 8, .help = "pipeline chunks per tree"},
     {.key = "proto",
      .type = AR_PARAM_ENUM,
-     .choices = "none|ll|ll128|simple|auto",
+     .choices = AR_NCCL_PROTO_WORDS,
      .def = 0,
      .help = "NCCL protocol priced by the walk (auto = NCCL's choice for the size; none = not modelled)"},
     {NULL},
