@@ -99,6 +99,20 @@ grep -q '^# arlab-mpi: algo two-level, 4 ranks on 2 machines of tb-test-2x2, low
     && ok "nccl-tests format: arlab comment names algorithm, ranks, machines" || bad "nccl-tests comment line"
 [ "$(nsleft)" = 0 ] && ok "no namespace left after the nccl-tests run" || bad "$(nsleft) namespaces left"
 
+# --- 1c. calibrate on the testbed, then compare on the calibrated platform: model, simulated and measured
+# side by side, MPI_Allreduce as the baseline (nccl_s holds the library's own all-reduce)
+$ARLAB testbed run --platform $T/p.json --id $ID --algo ring --size 1MB --iters 2 --warmup 1 --calibrate $T/cal.json \
+    --out $T/m.csv --timeout 150 >$T/cal.out 2>&1
+rc=$?
+[ $rc = 0 ] && grep -q '"bw"' $T/cal.json && ok "testbed run --calibrate writes the calibrated platform" \
+    || { bad "calibrate: rc $rc"; tail -5 $T/cal.out; }
+$ARLAB compare --platform $T/cal.json --algo ring --size 1MB --format csv $T/m.csv >$T/cmp.csv 2>$T/cmp.err
+row=$(awk -F, 'NR > 1 && $1 == "ring" && $4 == 1000000' $T/cmp.csv)
+awk -F, -v r="$row" 'BEGIN { n = split(r, f, ","); exit !(f[5] > 0 && f[6] > 0 && f[7] > 0 && f[10] > 0) }' \
+    && ok "compare on the calibrated platform: model, sim, measured and the MPI_Allreduce baseline ($row)" \
+    || { bad "compare row: '$row' $(cat $T/cmp.err)"; head -3 $T/cmp.csv; }
+[ "$(nsleft)" = 0 ] && ok "no namespace left after the calibration run" || bad "$(nsleft) namespaces left"
+
 # --- 2. up / status / already up / down
 expect "up" 0 "up: 2 machines" -- $ARLAB testbed up --platform $T/p.json --id $ID --out $T/shaped.json
 [ "$(nsleft)" = 4 ] && ok "up made 4 namespaces (2 machines, 1 switch, head)" || bad "up: $(nsleft) namespaces"
