@@ -48,7 +48,8 @@ static ar_status push(lab_measures *ms, const char *algo, const char *plat, int 
 }
 
 #ifdef AR_HAVE_REAL_HOST
-/* An nccl-tests file (text or JSON): its all_reduce rows as "nccl-allreduce", platform "" (any platform of
+/* An nccl-tests file (text or JSON): its all_reduce rows as "nccl-allreduce" (or, in a document arlab wrote, as
+ * the algorithm it names: ring, mpi-allreduce, ...), platform "" (any platform of
  * the same rank count), both halves (out-of-place: inplace 0). The reader's errors name file and line. */
 static ar_status read_nccltests(const char *path, lab_measures *ms, ar_err *e) {
     ar_nt_set *s = NULL;
@@ -63,7 +64,9 @@ static ar_status read_nccltests(const char *path, lab_measures *ms, ar_err *e) {
         for (int k = 0; k < 2 && !*st; k++) {
             double t = h[k]->time_us * 1e-6;
             if (!h[k]->present || !(t > 0) || !isfinite(t)) continue;
-            *st = push(ms, "nccl-allreduce", "", run->nranks, (double)r->size_bytes, t, k,
+            /* nccl-tests' own rows are NCCL's all-reduce; arlab's documents name the algorithm that ran */
+            *st = push(ms, run->arlab_algo[0] ? run->arlab_algo : "nccl-allreduce", "", run->nranks,
+                       (double)r->size_bytes, t, k,
                        h[k]->nwrong >= 0 ? (long long)h[k]->nwrong : -1, e);
         }
     }

@@ -151,6 +151,9 @@ typedef struct ar_nt_run {
     char tests_version[32]; /* nccl-tests' own version, "" unknown */
     char algo[64];          /* forced by NCCL_ALGO, as given ("Ring", "allreduce:tree"); "" when not */
     char proto[64];         /* forced by NCCL_PROTO; "" when not */
+    char arlab_algo[96];    /* written by arlab (`arlab real`/arlab-mpi --format nccl-tests: a "# arlab real: algo
+                               NAME" or "# arlab-mpi: algo NAME" line before the run): the algorithm that ran, e.g.
+                               "ring", "nccl-allreduce", "mpi-allreduce"; "" in nccl-tests' own files */
     int cputime;            /* the time columns are "cputime" (nccl-tests -C 1) */
     int format_json;        /* read from a JSON report */
     int ndevices;

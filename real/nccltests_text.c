@@ -35,7 +35,16 @@ typedef struct tparse {
     char time_name[8];
     int nnodes_log, nranks_log;
     long lib_code;
+    char pending_arlab[96]; /* "# arlab real|arlab-mpi: algo NAME", read before its run starts */
 } tparse;
+
+/* Gives the run that starts (or continues before its table) the arlab algorithm named just before it. */
+static void take_arlab(tparse *t) {
+    if (!t->pending_arlab[0] || t->run < 0) return;
+    ar_nt_run *r = &t->s->runs[t->run];
+    snprintf(r->arlab_algo, sizeof r->arlab_algo, "%s", t->pending_arlab);
+    t->pending_arlab[0] = 0;
+}
 
 const char *nt_half_name(int h) { return h ? " (in-place)" : " (out-of-place)"; }
 
@@ -71,6 +80,7 @@ static ar_status finish_run(tparse *t, int line, int at_eof, ar_err *e) {
 static ar_status start_run(tparse *t, int line, ar_err *e) {
     if (t->run >= 0 && t->table == 0) {
         t->has_header = 1;
+        take_arlab(t);
         return AR_OK;
     }
     ar_status st = finish_run(t, line, 0, e);
@@ -82,6 +92,7 @@ static ar_status start_run(tparse *t, int line, ar_err *e) {
     t->dev_cap = 0;
     t->nnodes_log = t->nranks_log = 0;
     t->lib_code = 0;
+    take_arlab(t);
     return AR_OK;
 }
 
@@ -390,6 +401,15 @@ static ar_status comment_line(tparse *t, char *body, int line, ar_err *e) {
             nt_env_value(p + 13, num, sizeof num);
             if (nt_tok_long(num, 1, 1L << 30, &v)) t->lib_code = v;
         }
+        return AR_OK;
+    }
+    if (!strncmp(body, "arlab real: algo ", 17) || !strncmp(body, "arlab-mpi: algo ", 16)) {
+        /* arlab's own documents (real/nccltests_out.h): the algorithm that ran, for the next run */
+        const char *a = body + (body[5] == ' ' ? 17 : 16);
+        size_t n = strcspn(a, ", \t");
+        if (n >= sizeof t->pending_arlab) n = sizeof t->pending_arlab - 1;
+        memcpy(t->pending_arlab, a, n);
+        t->pending_arlab[n] = 0;
         return AR_OK;
     }
     if (!strncmp(body, "Collective test starting:", 25)) {

@@ -93,6 +93,8 @@ int main(void) {
     if (st == AR_OK) {
         T_CHECK(set->nruns == 1 && set->nrecs == 1, "one run, one row (%d, %d)", set->nruns, set->nrecs);
         T_CHECK(set->runs[0].coll == AR_NT_ALL_REDUCE, "collective all_reduce from the starting line");
+        T_CHECK(!strcmp(set->runs[0].arlab_algo, "ring"), "the algorithm from \"# arlab real: algo ring\" ('%s')",
+                set->runs[0].arlab_algo);
         const ar_nt_record *r = &set->recs[0];
         T_CHECK(r->size_bytes == 1048576 && !r->oop.present && r->ip.present, "size, halves (oop %d ip %d)",
                 r->oop.present, r->ip.present);

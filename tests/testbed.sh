@@ -98,6 +98,11 @@ n=$(grep -Ec '^ +(64000|1000000) +(16000|250000) +float +sum +-1 +[0-9.]+ +[0-9.
 grep -q '^# arlab-mpi: algo two-level, 4 ranks on 2 machines of tb-test-2x2, lowering p2p' $T/nt.out \
     && ok "nccl-tests format: arlab comment names algorithm, ranks, machines" || bad "nccl-tests comment line"
 [ "$(nsleft)" = 0 ] && ok "no namespace left after the nccl-tests run" || bad "$(nsleft) namespaces left"
+# the same documents read back by the nccl-tests reader: each under the algorithm its "# arlab-mpi: algo" line names
+$ARLAB compare --measured $T/nt.out --platform $T/p.json --algo ring,two-level --size 1MB --format csv >$T/ntc.csv 2>$T/ntc.err
+n=$(awk -F, 'NR > 1 && ($1 == "ring" || $1 == "two-level") && $7 > 0 && $13 > 0' $T/ntc.csv | wc -l)
+[ "$n" = 2 ] && ok "compare --measured on arlab-mpi's nccl-tests output: ring and two-level measured, MPI baseline" \
+    || { bad "compare --measured: $n rows with measured_s and mpi_s: $(cat $T/ntc.err)"; cat $T/ntc.csv; }
 
 # --- 1c. calibrate on the testbed, then compare on the calibrated platform: model, simulated and measured
 # side by side, MPI_Allreduce as the baseline (nccl_s holds the library's own all-reduce)
