@@ -66,8 +66,7 @@ static ar_status read_nccltests(const char *path, lab_measures *ms, ar_err *e) {
             if (!h[k]->present || !(t > 0) || !isfinite(t)) continue;
             /* nccl-tests' own rows are NCCL's all-reduce; arlab's documents name the algorithm that ran */
             *st = push(ms, run->arlab_algo[0] ? run->arlab_algo : "nccl-allreduce", "", run->nranks,
-                       (double)r->size_bytes, t, k,
-                       h[k]->nwrong >= 0 ? (long long)h[k]->nwrong : -1, e);
+                       (double)r->size_bytes, t, k, h[k]->nwrong >= 0 ? (long long)h[k]->nwrong : -1, e);
         }
     }
     ar_nt_free(s);
