@@ -11,7 +11,13 @@ if [ $? -eq 3 ] && grep -q "no SimGrid backend" "$T_TMP/probe"; then
   echo "SimGrid backend not built: skipped"
   exit 77
 fi
-strays() { sleep 0.5; pgrep -fc "^$ARLAB $1" || true; }
+# processes of the command still there: a SIGKILLed process may take a moment to go (an ASan build unmaps a
+# large shadow), so wait up to 5 s for the count to reach 0; a real stray (SimGrid running on) stays
+strays() {
+  local n
+  for _ in $(seq 50); do n=$(pgrep -fc "^$ARLAB $1"); [ "${n:-0}" = 0 ] && break; sleep 0.1; done
+  echo "${n:-0}"
+}
 PTY="python3 $ARLAB_SRC/tests/lib_pty.py"
 SIM=(sim --platform tree:ranks=256 --algo ring --algo ps --size 100MB --format csv)
 
