@@ -58,7 +58,7 @@ ar_status ar_rank_eval(const ar_platform *p, uint64_t count, size_t eb, const ch
     if (added) *added = NULL;
     snprintf(spec, sizeof spec, "%s%s%s", algo, params[0] ? ":" : "", params);
     ar_schedule *s = NULL;
-    ar_status st = ar_algo_plan(spec, p, count, eb, &s, e);
+    ar_status st = ar_algo_plan_coll(spec, r->coll, p, count, eb, &s, e);
     if (st != AR_OK) return st;
     ar_rank_cand *x = new_cand(r);
     if (!x) {
@@ -102,7 +102,7 @@ ar_status ar_rank_eval(const ar_platform *p, uint64_t count, size_t eb, const ch
     }
     x->closed_s = NAN;
     ar_err e2 = {{0}};
-    if (ar_algo_closed(spec, p, count, eb, &closed, &e2) == AR_OK) x->closed_s = closed.time_s;
+    if (ar_algo_closed_coll(spec, r->coll, p, count, eb, &closed, &e2) == AR_OK) x->closed_s = closed.time_s;
     x->key_s = x->walk_s;
     return AR_OK;
 }
@@ -114,8 +114,10 @@ static int cmp_cand(const void *a, const void *b) {
     return (x->index > y->index) - (x->index < y->index);
 }
 
-ar_status ar_algo_rank(const ar_platform *p, uint64_t count, size_t elem_bytes, ar_ranking *out, ar_err *e) {
+ar_status ar_algo_rank(const ar_platform *p, ar_coll coll, uint64_t count, size_t elem_bytes, ar_ranking *out,
+                       ar_err *e) {
     memset(out, 0, sizeof *out);
+    out->coll = coll;
     int na;
     const ar_algo *const *all = ar_algos(&na);
     int *searched = ar_calloc((size_t)na, sizeof *searched);
@@ -123,8 +125,8 @@ ar_status ar_algo_rank(const ar_platform *p, uint64_t count, size_t elem_bytes, 
     ar_status st = searched && later ? AR_OK : ar_fail(e, AR_ENOMEM, "out of memory");
     for (int i = 0; i < na && st == AR_OK; i++) {
         ar_err e1 = {{0}};
-        if (!(ar_algo_colls(all[i]) & AR_COLL_BIT(AR_COLL_ALLREDUCE))) continue; /* RS/AG-only (pat) */
-        if (all[i]->search) {
+        if (!(ar_algo_colls(all[i]) & AR_COLL_BIT(coll))) continue; /* e.g. pat: RS/AG only */
+        if (all[i]->search && coll == AR_COLL_ALLREDUCE) {          /* the searches plan all-reduce variants */
             if (all[i]->search(p, count, elem_bytes, NULL, &e1) == AR_OK) {
                 searched[i] = 1; /* its default is one of the variants, searched below */
                 continue;
@@ -147,7 +149,8 @@ ar_status ar_algo_rank(const ar_platform *p, uint64_t count, size_t elem_bytes, 
     for (int i = 0; later && i < na; i++) free(later[i]);
     free(later);
     free(searched);
-    if (st == AR_OK && out->n == 0) st = ar_fail(e, AR_EUNSUPPORTED, "no algorithm can serve platform '%s'", p->name);
+    if (st == AR_OK && out->n == 0)
+        st = ar_fail(e, AR_EUNSUPPORTED, "no algorithm can serve %s on platform '%s'", ar_coll_name(coll), p->name);
     if (st != AR_OK) return st;
     qsort(out->v, (size_t)out->n, sizeof *out->v, cmp_cand);
     return AR_OK;

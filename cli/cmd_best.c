@@ -1,4 +1,4 @@
-/* arlab best --platform P --size S [--dtype T] [--ranks N] [--format table|csv|json]
+/* arlab best --platform P --size S [--coll C] [--dtype T] [--ranks N] [--format table|csv|json]
  *
  * Ranks every registry algorithm (default parameters) and every BlueConnect
  * variant by predicted time on one platform and size, and says which is best
@@ -37,6 +37,7 @@
  * there is one (its labels name the level and the share, e.g. "w2/6"), else
  * the walk's per-phase times. */
 static void explain(const ar_platform *p, uint64_t count, size_t eb, const ar_ranking *c) {
+    ar_coll coll = c->coll;
     const ar_rank_cand *b = &c->v[0];
     char t1[32], t2[32], r1[32], d1[32], spec[256];
     snprintf(spec, sizeof spec, "%s%s%s", b->algo, b->params[0] ? ":" : "", b->params);
@@ -56,11 +57,11 @@ static void explain(const ar_platform *p, uint64_t count, size_t eb, const ar_ra
     ar_err e = {{0}};
     ar_model_result m;
     ar_schedule *s = NULL;
-    ar_status st = ar_algo_closed(spec, p, count, eb, &m, &e);
+    ar_status st = ar_algo_closed_coll(spec, coll, p, count, eb, &m, &e);
     if (st == AR_OK) {
         printf("why (closed form; %s):\n", m.note);
     } else {
-        if (ar_algo_plan(spec, p, count, eb, &s, &e) != AR_OK || ar_model_walk(p, s, &m, &e) != AR_OK) {
+        if (ar_algo_plan_coll(spec, coll, p, count, eb, &s, &e) != AR_OK || ar_model_walk(p, s, &m, &e) != AR_OK) {
             ar_schedule_free(s);
             return;
         }
@@ -115,7 +116,8 @@ int cmd_best(int argc, char **argv) {
     argc = nrest;
     argv = rest;
     cli_opts o;
-    if (cli_parse(argc, argv, OPT_PLATFORM | OPT_SIZE | OPT_RANKS | OPT_DTYPE | OPT_FORMAT, &o, "best") != AR_OK)
+    if (cli_parse(argc, argv, OPT_PLATFORM | OPT_SIZE | OPT_RANKS | OPT_DTYPE | OPT_FORMAT | OPT_COLL, &o, "best") !=
+        AR_OK)
         return AR_EINVAL;
     if (o.nplatforms != 1 || o.nsizes != 1) {
         fprintf(stderr, "arlab best: give one --platform P and one --size S\n");
@@ -129,13 +131,14 @@ int cmd_best(int argc, char **argv) {
     size_t eb = ar_dtype_size(o.dtype);
     if (o.format == FMT_TABLE) {
         char b[32];
-        printf("== best all-reduce on %s (%d ranks), %s ==\n", p->name, p->nranks,
+        printf("== best %s on %s (%d ranks), %s ==\n",
+               o.coll == AR_COLL_ALLREDUCE ? "all-reduce" : ar_coll_name(o.coll), p->name, p->nranks,
                ar_fmt_bytes((double)count * (double)eb, b, sizeof b));
     }
     ar_ranking c;
     ar_err e = {{0}};
     cli_status("best: planning and walking every algorithm and BlueConnect variant on %s ...", p->name);
-    st = ar_algo_rank(p, count, eb, &c, &e);
+    st = ar_algo_rank(p, o.coll, count, eb, &c, &e);
     cli_status(NULL);
     for (int i = 0; o.format == FMT_TABLE && i < c.nnotes; i++) printf("  %s\n", c.notes[i]);
     if (st != AR_OK) {
@@ -147,7 +150,7 @@ int cmd_best(int argc, char **argv) {
     double bytes = (double)count * (double)eb, nccl_s;
     const char *nalgo, *nproto;
     ar_err ne = {{0}};
-    (void)lab_nccl_choice(p, 0 /* all-reduce */, bytes, &nccl_s, &nalgo, &nproto, &ne);
+    (void)lab_nccl_choice(p, (int)o.coll, bytes, &nccl_s, &nalgo, &nproto, &ne);
     static const char *const cols[] = {"rank",         "algo",      "params",     "walk_s",     "closed_s",
                                        "rel_diff",     "slowest",   "algbw_GBps", "busbw_GBps", "vs_nccl",
                                        "nccl_model_s", "nccl_algo", "nccl_proto"};
@@ -178,7 +181,7 @@ int cmd_best(int argc, char **argv) {
         tbl_num(&t, r, 5, "%.2g", isnan(x->closed_s) ? NAN : (x->walk_s - x->closed_s) / x->closed_s);
         tbl_str(&t, r, 6, x->slowest);
         tbl_num(&t, r, 7, "%.6g", lab_algbw_GBps(bytes, x->walk_s));
-        tbl_num(&t, r, 8, "%.6g", lab_busbw_GBps(0, p->nranks, bytes, x->walk_s));
+        tbl_num(&t, r, 8, "%.6g", lab_busbw_GBps((int)o.coll, p->nranks, bytes, x->walk_s));
         tbl_num(&t, r, 9, "%.4g", isfinite(nccl_s) && x->walk_s > 0 ? nccl_s / x->walk_s : NAN);
         tbl_num(&t, r, 10, "%.6g", nccl_s);
         tbl_str(&t, r, 11, nalgo);

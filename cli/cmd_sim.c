@@ -273,7 +273,7 @@ int cmd_sim(int argc, char **argv) {
             double nccl_s; /* what NCCL's tuner would do here */
             const char *nalgo, *nproto;
             ar_err ne = {{0}};
-            (void)lab_nccl_choice(p, 0 /* all-reduce */, bytes, &nccl_s, &nalgo, &nproto, &ne);
+            (void)lab_nccl_choice(p, (int)o.coll, bytes, &nccl_s, &nalgo, &nproto, &ne);
             for (int ai = 0; ai < na; ai++) {
                 lab_eval ev;
                 lab_eval_opts eo = {.chunks = chunks, .coll = o.coll};
@@ -367,7 +367,7 @@ int cmd_sim(int argc, char **argv) {
                 tbl_str(&t, row, 23, r.engine);
                 tbl_str(&t, row, 24, r.network);
                 tbl_num(&t, row, C_ALGBW, "%.6g", lab_algbw_GBps(bytes, r.time_s));
-                tbl_num(&t, row, C_ALGBW + 1, "%.6g", lab_busbw_GBps(0, p->nranks, bytes, r.time_s));
+                tbl_num(&t, row, C_ALGBW + 1, "%.6g", lab_busbw_GBps((int)o.coll, p->nranks, bytes, r.time_s));
                 tbl_num(&t, row, C_NCCL, tfmt, nccl_s);
                 tbl_str(&t, row, C_NCCL + 1, nalgo);
                 tbl_str(&t, row, C_NCCL + 2, nproto);

@@ -60,11 +60,14 @@ static const help_entry entries[] = {
               "  --detail            stage breakdown of the closed form and of the walk\n"
               "  --digits N          significant digits of the --detail times (1..17, default 9)\n" COMMON_C COMMON_F
               "example: arlab model --platform blueconnect-192 --size 100MB\n"},
-    {"best", "usage: arlab best --platform P --size S [--top N] [--per-algo] [--ranks N] [--dtype T] [--format F]\n"
+    {"best", "usage: arlab best --platform P --size S [--coll C] [--top N] [--per-algo] [--ranks N] [--dtype T]\n"
+             "                  [--format F]\n"
              "       arlab best --emit nccl-tuner FILE --platform P [--ranks N] [--max-bytes S]\n"
              "Ranks every algorithm (default parameters) and every BlueConnect variant (decompositions, stage\n"
              "orders, ring/hd per stage) by the cost walk, and says why the best wins.\n" COMMON_P
-             "  --size S            one message size\n" COMMON_F
+             "  --size S            one message size\n"
+             "  --coll C            allreduce (default), reducescatter or allgather: ranks the algorithms\n"
+             "                      serving it (BlueConnect's variant search is all-reduce only)\n" COMMON_F
              "  --top N             show the N best rows (default: 30 in the table, every row in csv/json)\n"
              "  --per-algo          only the best variant of each algorithm\n"
              "Equal times (within 1e-12, relative) get equal ranks (1 2 2 4). Columns add algbw/busbw of walk_s\n"

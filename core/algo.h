@@ -151,19 +151,21 @@ typedef struct ar_ranking {
     char **notes; /* lines about what was not ranked or how a search went (owned) */
     int nnotes;
     size_t notes_cap;
+    ar_coll coll; /* the collective ranked (ar_algo_rank sets it; ar_rank_eval plans it) */
 } ar_ranking;
 
 /* A schedule whose walk would price more transfers is not walked. */
 #define AR_RANK_WALK_XFERS 1e7
 
-/* Ranks every registry algorithm (default parameters) and every variant of
- * the algorithms with a search, on p for count elements of elem_bytes; out is
- * sorted best first. AR_EUNSUPPORTED when no algorithm serves p. On any
- * return out holds what was gathered (notes included): ar_ranking_free it. */
-ar_status ar_algo_rank(const ar_platform *p, uint64_t count, size_t elem_bytes, ar_ranking *out, ar_err *e);
+/* Ranks every registry algorithm serving collective coll (default parameters)
+ * and every variant of the algorithms with a search, on p for count elements of
+ * elem_bytes; out is sorted best first. AR_EUNSUPPORTED when no algorithm serves
+ * p. On any return out holds what was gathered (notes included): ar_ranking_free it. */
+ar_status ar_algo_rank(const ar_platform *p, ar_coll coll, uint64_t count, size_t elem_bytes, ar_ranking *out,
+                       ar_err *e);
 void ar_ranking_free(ar_ranking *r);
 
-/* Plans algo:params, walks it (within AR_RANK_WALK_XFERS) and tries its closed
+/* Plans algo:params for r->coll, walks it (within AR_RANK_WALK_XFERS) and tries its closed
  * form, appending a candidate to r. AR_EUNSUPPORTED: the algorithm cannot
  * serve p (message says why; nothing appended). */
 ar_status ar_rank_eval(const ar_platform *p, uint64_t count, size_t elem_bytes, const char *algo, const char *params,

@@ -1,14 +1,17 @@
-/* The naive baseline engine, on SimGrid's C API: one actor per GPU, one
- * mailbox per GPU, one mailbox message per transfer.
+/* The naive baseline engine, on SimGrid's C API: one actor per GPU and op,
+ * one mailbox per op member, one mailbox message per transfer.
  *
- * Each actor walks the phases; in each phase, the ops it belongs to in op
- * order (a GPU in two ops of one phase runs them one after the other, which
- * the fast engine does not: compare the two only where every GPU is in at
- * most one op per phase). Per round of an op, the first member to arrive
- * lowers the round (ar_lower_round) and indexes it by member; every member
- * posts its receives and sends asynchronously, waits for them, then meets the
- * other members at the op's SimGrid barrier. A global barrier separates
- * phases. Actors get a 64 KiB stack (SimGrid's default is 8 MiB).
+ * Each GPU's actor walks the phases. The ops of a phase are concurrent (the
+ * schedule's semantics, as in the fast engine): a GPU in k ops of one phase
+ * runs the first itself and starts k-1 helper actors on its host for the
+ * others, then waits for them at a barrier. Each op member has its own
+ * mailbox, so the transfers of two concurrent ops never mix. Per round of an
+ * op, the first member to arrive lowers the round (ar_lower_round) and
+ * indexes it by member; every member posts its receives and sends
+ * asynchronously, waits for them, then meets the other members at the op's
+ * SimGrid barrier. A global barrier separates phases. Actors get a 64 KiB
+ * stack (SimGrid's default is 8 MiB). A run SimGrid ends with an actor still
+ * waiting (a deadlock: a bug, never a result) is an error.
  *
  * Budget: the member that lowers a round checks the wall clock; once over,
  * that op and every op after it stop at their next round, and every actor
@@ -47,12 +50,12 @@ typedef struct nv_op {
     int *in_cnt;      /* member m receives in_cnt[m] messages */
     int *hkey, *hval; /* rank -> member index, open addressing (2^k >= 2n slots, key -1 = empty) */
     int hmask;
+    sg_mailbox_t *mbox; /* one per member */
 } nv_op;
 
 typedef struct nv {
     const sim_job *j;
     ar_sg *sg;
-    sg_mailbox_t *mbox;
     nv_op **ops; /* ops[phase][i] */
     int **rops;  /* per phase, the ops of rank r: rops[ph][roff[ph][r] .. roff[ph][r+1]) */
     int **roff;
@@ -62,14 +65,23 @@ typedef struct nv {
     uint64_t transfers;
     double bytes;
     double *phase_end;
-    int oom; /* an allocation failed */
-    int bad; /* a transfer outside its op (a bug) */
+    int oom;      /* an allocation failed */
+    int bad;      /* a transfer outside its op (a bug) */
+    int finished; /* GPU actors that reached the end (fewer after the run: a deadlock) */
 } nv;
 
 typedef struct nv_arg {
     nv *v;
     int rank;
 } nv_arg;
+
+/* A helper actor's work: rank's part in op o, then the barrier its GPU actor waits at. */
+typedef struct nv_sub {
+    nv *v;
+    nv_op *o;
+    int rank;
+    sg_bar_t done;
+} nv_sub;
 
 static int member_of(const nv_op *o, int rank) {
     for (int h = (int)((unsigned)rank * 2654435761u) & o->hmask;; h = (h + 1) & o->hmask) {
@@ -116,11 +128,11 @@ static void run_op(nv *v, nv_op *o, int rank) {
         if (o->stop || v->oom || v->bad) break;
         size_t nc = 0;
         void *got;
-        for (int k = 0; k < o->in_cnt[me]; k++) c[nc++] = sg_mailbox_get_async(v->mbox[rank], &got);
+        for (int k = 0; k < o->in_cnt[me]; k++) c[nc++] = sg_mailbox_get_async(o->mbox[me], &got);
         for (int k = o->out_off[me]; k < o->out_off[me + 1]; k++) {
             const ar_xfer *x = &o->xf[o->out_idx[k]];
             double bytes = (double)ar_xfer_elems(x) * (double)v->j->s->elem_bytes;
-            c[nc++] = sg_mailbox_put_async(v->mbox[x->dst], v, (long)bytes);
+            c[nc++] = sg_mailbox_put_async(o->mbox[member_of(o, x->dst)], v, (long)bytes);
             v->transfers++;
             v->bytes += bytes;
         }
@@ -130,6 +142,42 @@ static void run_op(nv *v, nv_op *o, int rank) {
     free(c);
 }
 
+static void sub_main(int argc, char **argv) {
+    (void)argc;
+    (void)argv;
+    nv_sub *a = sg_actor_self_get_data();
+    run_op(a->v, a->o, a->rank);
+    sg_barrier_wait(a->done);
+}
+
+/* Rank's ops of phase ph, concurrently: helper actors for all but the first. */
+static void run_phase(nv *v, int ph, int rank) {
+    int k0 = v->roff[ph][rank], k = v->roff[ph][rank + 1] - k0;
+    if (k == 0) return;
+    nv_sub *subs = k > 1 ? ar_calloc((size_t)k, sizeof *subs) : NULL;
+    sg_bar_t done = k > 1 ? sg_barrier_init((unsigned)k) : NULL;
+    if (k > 1 && (!subs || !done)) {
+        v->oom = 1;
+        free(subs);
+        return;
+    }
+    char name[48];
+    for (int i = 1; i < k; i++) {
+        subs[i] = (nv_sub){.v = v, .o = &v->ops[ph][v->rops[ph][k0 + i]], .rank = rank, .done = done};
+        snprintf(name, sizeof name, "gpu%d.op%d", rank, v->rops[ph][k0 + i]);
+        sg_actor_t act = sg_actor_init(name, (sg_host_t)ar_sg_host(v->sg, rank));
+        sg_actor_set_stacksize(act, NAIVE_STACK_BYTES);
+        sg_actor_set_data(act, &subs[i]);
+        sg_actor_start(act, sub_main, 0, NULL);
+    }
+    run_op(v, &v->ops[ph][v->rops[ph][k0]], rank);
+    if (k > 1) {
+        sg_barrier_wait(done);
+        sg_barrier_destroy(done);
+    }
+    free(subs);
+}
+
 static void actor_main(int argc, char **argv) {
     (void)argc;
     (void)argv;
@@ -137,12 +185,11 @@ static void actor_main(int argc, char **argv) {
     nv *v = a->v;
     const ar_schedule *s = v->j->s;
     for (int ph = 0; ph < s->nphases; ph++) {
-        if (!v->stop)
-            for (int k = v->roff[ph][a->rank]; k < v->roff[ph][a->rank + 1]; k++)
-                run_op(v, &v->ops[ph][v->rops[ph][k]], a->rank);
+        if (!v->stop) run_phase(v, ph, a->rank);
         sg_barrier_wait(v->all);
         if (a->rank == 0) v->phase_end[ph] = simgrid_get_clock();
     }
+    v->finished++;
 }
 
 static void free_ops(nv *v) {
@@ -156,6 +203,7 @@ static void free_ops(nv *v) {
             free(o->in_cnt);
             free(o->hkey);
             free(o->hval);
+            free(o->mbox);
         }
         free(v->ops[ph]);
         if (v->rops) free(v->rops[ph]);
@@ -196,7 +244,8 @@ static ar_status build(nv *v, ar_err *e) {
             o->in_cnt = ar_calloc((size_t)op->n + 1, sizeof *o->in_cnt);
             o->hkey = malloc((size_t)hs * sizeof *o->hkey);
             o->hval = malloc((size_t)hs * sizeof *o->hval);
-            if (!o->xf || !o->out_idx || !o->out_off || !o->in_cnt || !o->hkey || !o->hval)
+            o->mbox = ar_calloc((size_t)op->n, sizeof *o->mbox);
+            if (!o->xf || !o->out_idx || !o->out_off || !o->in_cnt || !o->hkey || !o->hval || !o->mbox)
                 return ar_fail(e, AR_ENOMEM, "sim naive: out of memory");
             memset(o->hkey, 0xff, (size_t)hs * sizeof *o->hkey);
             for (int m = 0; m < op->n; m++) {
@@ -205,6 +254,9 @@ static ar_status build(nv *v, ar_err *e) {
                 o->hkey[h] = op->members[m];
                 o->hval[h] = m;
                 v->roff[ph][op->members[m] + 1]++;
+                char name[48];
+                snprintf(name, sizeof name, "p%d.o%d.m%d", ph, i, m);
+                o->mbox[m] = sg_mailbox_by_name(name);
             }
             o->bar = sg_barrier_init((unsigned)op->n);
             tot += (size_t)op->n;
@@ -242,17 +294,12 @@ ar_status ar_engine_naive(const sim_job *j, ar_sim_result *r, ar_err *e) {
     int P = j->p->nranks;
     nv_arg *args = NULL;
     if (st == AR_OK) {
-        v->mbox = ar_calloc((size_t)P, sizeof *v->mbox);
         args = ar_calloc((size_t)P, sizeof *args);
-        if (!v->mbox || !args) st = ar_fail(e, AR_ENOMEM, "sim naive: out of memory");
+        if (!args) st = ar_fail(e, AR_ENOMEM, "sim naive: out of memory");
     }
     if (st == AR_OK) {
         v->all = sg_barrier_init((unsigned)P);
         char name[32];
-        for (int k = 0; k < P; k++) {
-            snprintf(name, sizeof name, "m%d", k);
-            v->mbox[k] = sg_mailbox_by_name(name);
-        }
         for (int k = 0; k < P; k++) {
             args[k] = (nv_arg){.v = v, .rank = k};
             snprintf(name, sizeof name, "gpu%d", k);
@@ -266,6 +313,9 @@ ar_status ar_engine_naive(const sim_job *j, ar_sim_result *r, ar_err *e) {
         ar_sg_run(v->sg);
         if (v->oom) st = ar_fail(e, AR_ENOMEM, "sim naive: out of memory");
         else if (v->bad) st = ar_fail(e, AR_EINTERNAL, "sim naive: a transfer outside its op");
+        else if (v->finished < P)
+            st = ar_fail(e, AR_EINTERNAL, "sim naive: SimGrid found a deadlock: %d of %d GPUs never finished %s",
+                         P - v->finished, P, j->s->algo);
     }
     if (st == AR_OK) {
         r->complete = !v->stop;
@@ -275,7 +325,6 @@ ar_status ar_engine_naive(const sim_job *j, ar_sim_result *r, ar_err *e) {
         r->bytes = v->bytes;
     }
     free_ops(v);
-    free(v->mbox);
     free(args);
     ar_sg_close(v->sg);
     r->wall_s = ar_now_s() - w0;
