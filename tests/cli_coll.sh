@@ -35,4 +35,26 @@ for P in dgx-a100 aws-p5; do
     t_check "$P $c busbw = algbw (n-1)/n" python3 -c "import sys; sys.exit(abs($bus-$alg*($ranks-1)/$ranks)>1e-5*$bus)"
   done
 done
+
+# best --coll: only the algorithms serving the collective, busbw with (n-1)/n, NCCL's choice for it
+expect_ok "best --coll reducescatter" -- best --platform dgx-a100 --size 100MB --coll reducescatter --format csv
+t_check "best RS: pat ranked" grep -q '^[0-9]*,pat,' "$T_TMP/out"
+t_check "best RS: ring ranked" grep -q '^[0-9]*,ring,' "$T_TMP/out"
+t_check "best RS: no all-reduce-only algorithm (binomial, blueconnect)" bash -c "! grep -qE '^[0-9-]*,(binomial|blueconnect|two-level|treepack),' '$T_TMP/out'"
+cp "$T_TMP/out" "$T_TMP/best.csv"
+"$ARLAB" model --platform dgx-a100 --algo ring --size 100MB --coll reducescatter --format csv >"$T_TMP/m.csv" ||
+  t_bad "model ring RS"
+python3 - "$T_TMP/best.csv" "$T_TMP/m.csv" <<'PY' || t_bad "best --coll: rows"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+m = next(csv.DictReader(open(sys.argv[2])))
+ring = next(r for r in rows if r["algo"] == "ring")
+walk, alg, bus = float(ring["walk_s"]), float(ring["algbw_GBps"]), float(ring["busbw_GBps"])
+assert abs(walk - float(m["walk_s"])) <= 1e-9 * walk, (walk, m["walk_s"])         # the RS ring's walk, not the AR's
+assert abs(bus - alg * 7 / 8) <= 1e-5 * bus, (alg, bus)                             # 8 ranks: busbw = algbw 7/8
+assert abs(float(ring["nccl_model_s"]) - float(m["nccl_model_s"])) <= 1e-9 * float(m["nccl_model_s"])
+print("best --coll reducescatter: ring walk %.6g s = model's, busbw %.4g = algbw x 7/8" % (walk, bus))
+PY
+expect_ok "best --coll allgather" -- best --platform dgx-a100 --size 1MB --coll allgather
+t_check "best AG: title names the collective" grep -q "== best allgather on dgx-a100" "$T_TMP/out"
 t_done
