@@ -60,6 +60,12 @@ void ar_model_add_stage(ar_model_result *r, const char *label, const char *impl,
 #define AR_WALK_MAX_TRANSFERS 2000000000.0
 ar_status ar_model_walk(const ar_platform *p, const ar_schedule *s, ar_model_result *out, ar_err *e);
 
+/* NCCL protocols of a phase's ops (ar_op.proto, models/walk.c), as the walk and the simulator
+ * price them: every transfer of the phase carries its bytes / *bw_factor (the smallest factor
+ * of its ops; 1 without a protocol), every round takes *step_s more (the largest per-step
+ * latency), and the phase *base_s more once (the largest base latency). */
+void ar_phase_proto_effect(const ar_platform *p, const ar_phase *ph, double *bw_factor, double *step_s, double *base_s);
+
 /* Platform quantities the closed forms use. */
 double ar_plat_min_bw(const ar_platform *p); /* min link capacity on any rank-to-rank route */
 double ar_plat_alpha(const ar_platform *p);  /* max route latency between two ranks */

@@ -94,7 +94,8 @@ static ar_status price_round(walk *w, double elem_bytes, double *t_out, double *
  * for the phase's ops with a protocol: every round's bytes are divided by the
  * smallest factor and the largest step latency is added to every round; the
  * base latency once per phase. No protocol: factor 1, no latency. */
-static void proto_effect(const ar_platform *p, const ar_phase *ph, double *bw_factor, double *step_s, double *base_s) {
+void ar_phase_proto_effect(const ar_platform *p, const ar_phase *ph, double *bw_factor, double *step_s,
+                           double *base_s) {
     *bw_factor = 1.0;
     *step_s = *base_s = 0;
     for (int i = 0; i < ph->nops; i++) {
@@ -156,7 +157,7 @@ ar_status ar_model_walk(const ar_platform *p, const ar_schedule *s, ar_model_res
             break;
         }
         double tphase = 0, bw_min = 0, lat_max = 0, pf, pstep, pbase;
-        proto_effect(p, phase, &pf, &pstep, &pbase);
+        ar_phase_proto_effect(p, phase, &pf, &pstep, &pbase);
         for (int r = 0; r < maxr && st == AR_OK; r++) {
             w.nxf = 0;
             for (int i = 0; i < phase->nops; i++)

@@ -72,12 +72,8 @@ struct ar_sg {
     bool step_pending = false;
 };
 
-static void on_completion(ar_sg *s, const sg4::Activity &a) {
-    auto *rec = a.get_data<ArRec>();
-    if (!rec) return; // not ours (mailbox comms of an actor engine)
-    uint64_t token = rec->token;
-    s->graveyard.push_back(std::move(rec->self)); // released after every callback of this instant
-    delete rec;
+// Reports token done now, and schedules the step hook once per instant.
+static void deliver(ar_sg *s, uint64_t token) {
     if (!s->step_pending) {
         s->step_pending = true;
         simgrid::kernel::timer::Timer::set(sg4::Engine::get_clock(), [s]() {
@@ -87,6 +83,15 @@ static void on_completion(ar_sg *s, const sg4::Activity &a) {
         });
     }
     s->hooks.done(s->hooks.ctx, token);
+}
+
+static void on_completion(ar_sg *s, const sg4::Activity &a) {
+    auto *rec = a.get_data<ArRec>();
+    if (!rec) return; // not ours (mailbox comms of an actor engine)
+    uint64_t token = rec->token;
+    s->graveyard.push_back(std::move(rec->self)); // released after every callback of this instant
+    delete rec;
+    deliver(s, token);
 }
 
 extern "C" ar_status ar_sg_open(const ar_platform *p, const char *const *settings, int nsettings,
@@ -156,6 +161,10 @@ extern "C" void ar_sg_exec(ar_sg *s, int rank, double seconds, uint64_t token) {
     auto *rec = new ArRec{token, x};
     x->set_data(rec);
     x->start();
+}
+
+extern "C" void ar_sg_timer(ar_sg *s, double seconds, uint64_t token) {
+    simgrid::kernel::timer::Timer::set(sg4::Engine::get_clock() + seconds, [s, token]() { deliver(s, token); });
 }
 
 extern "C" void ar_sg_run(ar_sg *s) { s->engine->run(); }

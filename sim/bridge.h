@@ -53,6 +53,8 @@ ar_status ar_sg_open(const ar_platform *p, const char *const *settings, int nset
                      ar_sg **out, ar_err *e);
 void ar_sg_comm(ar_sg *s, int src, int dst, uint64_t bytes, uint64_t token);
 void ar_sg_exec(ar_sg *s, int rank, double seconds, uint64_t token);
+/* A pure delay: hooks.done(token) `seconds` from now (no resource; a protocol's per-step latency). */
+void ar_sg_timer(ar_sg *s, double seconds, uint64_t token);
 void ar_sg_run(ar_sg *s);
 double ar_sg_now(void);
 /* SimGrid host of rank r, as the C API's sg_host_t. */

@@ -56,6 +56,7 @@
 #include <sys/resource.h>
 
 #include "core/data.h"
+#include "models/model.h"
 #include "engine_int.h"
 
 static int budget_over(eng *g) {
@@ -73,6 +74,14 @@ static ar_status phase_begin(eng *g) {
         g->ph.ops[i] = (opst){.op = &ph->ops[i], .nrounds = ar_lower_nrounds(&ph->ops[i])};
     ar_status st = eng_make_groups(g, ph);
     if (st != AR_OK) return st;
+    /* the ops' NCCL protocol, priced as the walk prices it: wire bytes, a latency after every transfer
+     * (so every round of an op takes it once more), and the base latency before the phase */
+    double f, step, base;
+    ar_phase_proto_effect(g->p, ph, &f, &step, &base);
+    if (g->eb0 / f != g->eb || step != g->ph.step) g->rep.valid = 0, g->c.an_valid = 0;
+    g->eb = g->eb0 / f;
+    g->ph.step = step;
+    g->off += base;
     g->ph.group = 0;
     g->ph.t0 = eng_now(g);
     g->ph.tmax = g->ph.t0;
@@ -178,7 +187,8 @@ static void hook_done(void *ctx, uint64_t tok) {
         if (!(tok & TOK_EXEC)) {
             g->pr.net[i] = d;
             if (g->gamma > 0 && g->pr.red[i]) {
-                ar_sg_exec(g->sg, g->pr.dst[i], g->gamma * (double)g->pr.bytes[i], TOK_PROBE | TOK_EXEC | i);
+                ar_sg_exec(g->sg, g->pr.dst[i], g->gamma * (double)g->pr.bytes[i] * (g->eb0 / g->eb),
+                           TOK_PROBE | TOK_EXEC | i);
                 return;
             }
         }
@@ -186,7 +196,8 @@ static void hook_done(void *ctx, uint64_t tok) {
         g->pr.pending--;
         return;
     }
-    if (tok & TOK_EXEC) eng_full_finish(g, (int)i);
+    if (tok & TOK_DELAY) eng_full_finish(g, (int)i);
+    else if (tok & TOK_EXEC) eng_full_after(g, (int)i);
     else eng_full_net_done(g, (int)i);
 }
 
@@ -279,7 +290,7 @@ ar_status ar_engine_fast(const sim_job *j, ar_sim_result *r, ar_err *e) {
     g->shortcuts = !j->o->full && !(j->net_flags & SIM_NET_NOT_LOCAL);
     g->crosstraffic = (j->net_flags & SIM_NET_CROSSTRAFFIC) != 0;
     g->gamma = j->o->gamma_s_per_B;
-    g->eb = (double)j->s->elem_bytes;
+    g->eb0 = g->eb = (double)j->s->elem_bytes;
     g->ndl = 2 * j->p->nlinks;
     g->nres = g->ndl + j->p->nranks;
     snprintf(r->engine, sizeof r->engine, "fast");

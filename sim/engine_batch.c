@@ -208,7 +208,7 @@ static ar_status batch_links(eng *g, const double *dnet) {
     uint32_t st = next_stamp(g);
     g->busy.ntouched = 0;
     for (size_t t = 0; t < g->b.n; t++) {
-        double bytes = (double)ar_xfer_elems(&g->b.x[t]) * g->eb;
+        double bytes = ENG_WIRE(g, ar_xfer_elems(&g->b.x[t]));
         for (int q = g->b.roff[t]; q < g->b.roff[t] + g->b.nfwd[t]; q++) {
             int d = g->sc.res[q];
             if (g->busy.stamp[d] != st) {
@@ -267,7 +267,7 @@ ar_status eng_apply_batch(eng *g, const double *dnet, const double *dtot, double
             int opi = g->b.slot_op[g->b.slot[t]];
             eng_trace_event(g, &g->b.x[t], opi, g->ph.ops[opi].round, T0, dtot[t]);
         }
-    for (size_t t = 0; t < g->b.n; t++) r->bytes += (double)ar_xfer_elems(&g->b.x[t]) * g->eb;
+    for (size_t t = 0; t < g->b.n; t++) r->bytes += ENG_WIRE(g, ar_xfer_elems(&g->b.x[t]));
     r->transfers += g->b.n;
     for (int k = 0; k < g->b.nslots; k++) g->ph.ops[g->b.slot_op[k]].round++;
     g->off += tend;
@@ -302,7 +302,7 @@ ar_status eng_repeat_save(eng *g, double tend) {
         g->sc.own[d] = (int)k; /* position of each touched link (own[] is free scratch here) */
     }
     for (size_t t = 0; t < n; t++) {
-        double bytes = (double)ar_xfer_elems(&g->b.x[t]) * g->eb;
+        double bytes = ENG_WIRE(g, ar_xfer_elems(&g->b.x[t]));
         for (int q = g->b.roff[t]; q < g->b.roff[t] + g->b.nfwd[t]; q++) g->rep.bytes[g->sc.own[g->sc.res[q]]] += bytes;
     }
     g->rep.nd = nd;
@@ -377,7 +377,7 @@ ar_status eng_analyse(eng *g) {
     for (size_t c = 0; c < nc; c++) {
         uint32_t ls = next_stamp(g);
         int m = g->c.cstart[c + 1] - g->c.cstart[c];
-        size_t start = g->c.nkeys, need = g->c.nkeys + 1;
+        size_t start = g->c.nkeys, need = g->c.nkeys + 2;
         for (int k = g->c.cstart[c]; k < g->c.cstart[c + 1]; k++) {
             int t = g->c.corder[k];
             need += 2 + 3 * (size_t)(g->b.roff[t + 1] - g->b.roff[t]);
@@ -386,6 +386,7 @@ ar_status eng_analyse(eng *g) {
         uint64_t *K = g->c.keys;
         size_t w = start;
         K[w++] = (uint64_t)m;
+        K[w++] = eng_dbits(g->eb); /* wire bytes per element (the phase's protocol) */
         int nloc = 0;
         for (int k = g->c.cstart[c]; k < g->c.cstart[c + 1]; k++) {
             int t = g->c.corder[k];
@@ -465,7 +466,7 @@ ar_status eng_outcome(eng *g, double *tend) {
         for (int k = g->c.cstart[c]; k < g->c.cstart[c + 1]; k++) {
             int t = g->c.corder[k], j = k - g->c.cstart[c], sl = g->b.slot[t];
             g->c.dnet[t] = v[2 * j];
-            g->c.dtot[t] = v[2 * j + 1];
+            g->c.dtot[t] = v[2 * j + 1] + g->ph.step;
             if (g->c.dtot[t] > g->c.opend[sl]) g->c.opend[sl] = g->c.dtot[t];
             if (g->c.dtot[t] > te) te = g->c.dtot[t];
         }

@@ -33,7 +33,7 @@ void eng_trace_event(eng *g, const ar_xfer *x, int opi, int round, double t0, do
             "%s{\"name\":\"%d->%d\",\"cat\":\"%s\",\"ph\":\"X\",\"ts\":%.6f,\"dur\":%.6f,\"pid\":0,\"tid\":%d,"
             "\"args\":{\"dst\":%d,\"bytes\":%.0f,\"phase\":%d,\"op\":%d,\"round\":%d}}",
             g->io.trace_first ? "\n" : ",\n", x->src, x->dst, x->reduce ? "reduce" : "copy", t0 * 1e6, dur * 1e6,
-            x->src, x->dst, (double)ar_xfer_elems(x) * g->eb, g->ph.phase, opi, round);
+            x->src, x->dst, ENG_WIRE(g, ar_xfer_elems(x)), g->ph.phase, opi, round);
     g->io.trace_first = 0;
 }
 
@@ -108,11 +108,11 @@ void eng_full_start_xfer(eng *g, const ar_xfer *x, int opi, int round) {
         int d = g->sc.res[q];
         if (g->full.active[d]++ == 0) g->full.since[d] = f->t0;
         if (g->full.active[d] > g->r->link_max_flows[d]) g->r->link_max_flows[d] = g->full.active[d];
-        g->r->link_bytes[d] += (double)elems * g->eb;
+        g->r->link_bytes[d] += ENG_WIRE(g, elems);
     }
     g->full.inflight++;
     g->r->transfers_simgrid++;
-    ar_sg_comm(g->sg, x->src, x->dst, elems * (uint64_t)g->eb, TOK_FULL | (uint64_t)id);
+    ar_sg_comm(g->sg, x->src, x->dst, ENG_WIRE_U64(g, elems), TOK_FULL | (uint64_t)id);
 }
 
 /* Starts op i's next non-empty round now; returns 1 if one was started. */
@@ -143,7 +143,7 @@ void eng_full_finish(eng *g, int id) {
     f->payload = NULL;
     eng_trace_event(g, &f->x, f->opi, f->round, f->t0, T - f->t0);
     g->r->transfers++;
-    g->r->bytes += (double)ar_xfer_elems(&f->x) * g->eb;
+    g->r->bytes += ENG_WIRE(g, ar_xfer_elems(&f->x));
     g->full.inflight--;
     opst *os = &g->ph.ops[f->opi];
     if (--os->pending == 0) {
@@ -176,11 +176,16 @@ void eng_full_net_done(eng *g, int id) {
         if (--g->full.active[d] == 0) g->r->link_busy_s[d] += T - g->full.since[d];
     }
     if (g->gamma > 0 && f->x.reduce) {
-        ar_sg_exec(g->sg, f->x.dst, g->gamma * (double)ar_xfer_elems(&f->x) * g->eb,
+        ar_sg_exec(g->sg, f->x.dst, g->gamma * (double)ar_xfer_elems(&f->x) * g->eb0,
                    TOK_FULL | TOK_EXEC | (uint64_t)id);
         return;
     }
-    eng_full_finish(g, id);
+    eng_full_after(g, id);
+}
+
+void eng_full_after(eng *g, int id) {
+    if (g->ph.step > 0) ar_sg_timer(g->sg, g->ph.step, TOK_FULL | TOK_DELAY | (uint64_t)id);
+    else eng_full_finish(g, id);
 }
 
 /* ---- probes ---- */
@@ -200,7 +205,7 @@ ar_status eng_probe_start(eng *g) {
             g->pr.src[g->pr.n] = x->src;
             g->pr.dst[g->pr.n] = x->dst;
             g->pr.red[g->pr.n] = x->reduce;
-            g->pr.bytes[g->pr.n] = ar_xfer_elems(x) * (uint64_t)g->eb;
+            g->pr.bytes[g->pr.n] = ENG_WIRE_U64(g, ar_xfer_elems(x));
             g->pr.n++;
         }
     }

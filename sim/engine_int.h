@@ -10,6 +10,7 @@
 #ifndef AR_SIM_ENGINE_INT_H
 #define AR_SIM_ENGINE_INT_H
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -21,7 +22,8 @@
 #define TOK_FULL (UINT64_C(1) << 60)
 #define TOK_PROBE (UINT64_C(2) << 60)
 #define TOK_EXEC (UINT64_C(1) << 59)
-#define TOK_INDEX(t) ((t) & ((UINT64_C(1) << 59) - 1))
+#define TOK_DELAY (UINT64_C(1) << 58) /* a protocol's per-step latency after a transfer (ar_sg_timer) */
+#define TOK_INDEX(t) ((t) & ((UINT64_C(1) << 58) - 1))
 #define MEMO_LIMIT_BYTES ((size_t)256 << 20)
 
 /* A growable array: the pointer and its capacity (GROW below). */
@@ -96,6 +98,7 @@ enum mode { M_IDLE, M_PROBE, M_FULL, M_DONE };
 typedef struct eng_phase {
     int phase;
     double t0, tmax;
+    double step; /* the ops' protocol: latency after every transfer (ar_phase_proto_effect) */
     ARR(opst, ops);
     int ngroups, group;
     ARR(int, gops);
@@ -213,6 +216,10 @@ typedef struct eng_io {
     int trace_first;
 } eng_io;
 
+/* Wire bytes of a transfer of elems elements in the current phase (SimGrid takes whole bytes). */
+#define ENG_WIRE(g, elems) ((double)(elems) * (g)->eb)
+#define ENG_WIRE_U64(g, elems) ((uint64_t)llround(ENG_WIRE(g, elems)))
+
 typedef struct eng {
     const ar_platform *p;
     const ar_schedule *s;
@@ -222,7 +229,8 @@ typedef struct eng {
     ar_err *e;
     ar_status st;
     int shortcuts, crosstraffic;
-    double gamma, eb;
+    double gamma;
+    double eb0, eb;        /* bytes per element: payload; on the wire in this phase (eb0 / the protocol's factor) */
     int ndl, nres;         /* directed links; resources = directed links + one CPU per rank */
     double wall0, budget0; /* start; start of the simulation proper (after the platform) */
     int stopped;
@@ -271,6 +279,7 @@ void eng_full_start_xfer(eng *g, const ar_xfer *x, int opi, int round);
 int eng_full_start_round(eng *g, int i);
 void eng_full_finish(eng *g, int id);
 void eng_full_net_done(eng *g, int id);
+void eng_full_after(eng *g, int id); /* after the network (and gamma): the protocol delay, then finish */
 void eng_full_free(eng_full *f);
 ar_status eng_probe_start(eng *g);
 ar_status eng_probe_finish(eng *g);

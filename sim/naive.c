@@ -9,7 +9,9 @@
  * op, the first member to arrive lowers the round (ar_lower_round) and
  * indexes it by member; every member posts its receives and sends
  * asynchronously, waits for them, then meets the other members at the op's
- * SimGrid barrier. A global barrier separates phases. Actors get a 64 KiB
+ * SimGrid barrier. A global barrier separates phases. An NCCL protocol is priced
+ * as the walk prices it (ar_phase_proto_effect): wire bytes, a sleep after
+ * every round, the base latency before the phase. Actors get a 64 KiB
  * stack (SimGrid's default is 8 MiB). A run SimGrid ends with an actor still
  * waiting (a deadlock: a bug, never a result) is an error.
  *
@@ -26,6 +28,7 @@
 #include <simgrid/engine.h>
 #include <simgrid/mailbox.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +37,7 @@
 #include "core/lower.h"
 #include "core/util.h"
 #include "engine.h"
+#include "models/model.h"
 
 #define NAIVE_STACK_BYTES (64 * 1024)
 
@@ -51,6 +55,7 @@ typedef struct nv_op {
     int *hkey, *hval; /* rank -> member index, open addressing (2^k >= 2n slots, key -1 = empty) */
     int hmask;
     sg_mailbox_t *mbox; /* one per member */
+    double eb, step;    /* the phase's protocol (ar_phase_proto_effect): wire bytes per element, latency per round */
 } nv_op;
 
 typedef struct nv {
@@ -65,6 +70,7 @@ typedef struct nv {
     uint64_t transfers;
     double bytes;
     double *phase_end;
+    double *base; /* per phase: the protocol's base latency, waited by every GPU before the phase */
     int oom;      /* an allocation failed */
     int bad;      /* a transfer outside its op (a bug) */
     int finished; /* GPU actors that reached the end (fewer after the run: a deadlock) */
@@ -131,12 +137,13 @@ static void run_op(nv *v, nv_op *o, int rank) {
         for (int k = 0; k < o->in_cnt[me]; k++) c[nc++] = sg_mailbox_get_async(o->mbox[me], &got);
         for (int k = o->out_off[me]; k < o->out_off[me + 1]; k++) {
             const ar_xfer *x = &o->xf[o->out_idx[k]];
-            double bytes = (double)ar_xfer_elems(x) * (double)v->j->s->elem_bytes;
-            c[nc++] = sg_mailbox_put_async(o->mbox[member_of(o, x->dst)], v, (long)bytes);
+            double bytes = (double)ar_xfer_elems(x) * o->eb;
+            c[nc++] = sg_mailbox_put_async(o->mbox[member_of(o, x->dst)], v, (long)llround(bytes));
             v->transfers++;
             v->bytes += bytes;
         }
         sg_comm_wait_all(c, nc);
+        if (o->step > 0) sg_actor_sleep_for(o->step);
         sg_barrier_wait(o->bar);
     }
     free(c);
@@ -185,6 +192,7 @@ static void actor_main(int argc, char **argv) {
     nv *v = a->v;
     const ar_schedule *s = v->j->s;
     for (int ph = 0; ph < s->nphases; ph++) {
+        if (!v->stop && v->base[ph] > 0) sg_actor_sleep_for(v->base[ph]);
         if (!v->stop) run_phase(v, ph, a->rank);
         sg_barrier_wait(v->all);
         if (a->rank == 0) v->phase_end[ph] = simgrid_get_clock();
@@ -212,6 +220,7 @@ static void free_ops(nv *v) {
     free(v->ops);
     free(v->rops);
     free(v->roff);
+    free(v->base);
 }
 
 /* Per phase: op tables and, per rank, the ops it is a member of. */
@@ -221,9 +230,12 @@ static ar_status build(nv *v, ar_err *e) {
     v->ops = ar_calloc((size_t)s->nphases + 1, sizeof *v->ops);
     v->rops = ar_calloc((size_t)s->nphases + 1, sizeof *v->rops);
     v->roff = ar_calloc((size_t)s->nphases + 1, sizeof *v->roff);
-    if (!v->ops || !v->rops || !v->roff) return ar_fail(e, AR_ENOMEM, "sim naive: out of memory");
+    v->base = ar_calloc((size_t)s->nphases + 1, sizeof *v->base);
+    if (!v->ops || !v->rops || !v->roff || !v->base) return ar_fail(e, AR_ENOMEM, "sim naive: out of memory");
     for (int ph = 0; ph < s->nphases; ph++) {
         const ar_phase *phase = &s->phases[ph];
+        double f, step;
+        ar_phase_proto_effect(v->j->p, phase, &f, &step, &v->base[ph]);
         v->ops[ph] = ar_calloc((size_t)phase->nops + 1, sizeof **v->ops);
         v->roff[ph] = ar_calloc((size_t)P + 1, sizeof **v->roff);
         if (!v->ops[ph] || !v->roff[ph]) return ar_fail(e, AR_ENOMEM, "sim naive: out of memory");
@@ -232,6 +244,8 @@ static ar_status build(nv *v, ar_err *e) {
             const ar_op *op = &phase->ops[i];
             nv_op *o = &v->ops[ph][i];
             o->op = op;
+            o->eb = (double)s->elem_bytes / f;
+            o->step = step;
             o->nrounds = ar_lower_nrounds(op);
             o->gen_round = -1;
             size_t mx = ar_lower_max_xfers(op) + 1;
