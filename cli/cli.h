@@ -78,7 +78,7 @@ ar_status cli_size(const cli_opts *o, int i, uint64_t *elems);
 ar_status cli_error(ar_status st, const ar_err *e);
 
 /* --- output tables ------------------------------------------------------ */
-#define TBL_MAX_COLS 32
+#define TBL_MAX_COLS 64
 typedef struct cli_cell {
     char *s;     /* text (owned); "" in a numeric cell = missing (CSV empty, JSON null, table "-") */
     int numeric; /* emitted unquoted in JSON */

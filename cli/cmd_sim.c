@@ -65,8 +65,9 @@ static const char *const cols[] = {"algo",
                                    "nccl_algo",
                                    "nccl_proto",
                                    "status",
-                                   "why"};
-enum { NCOLS = sizeof cols / sizeof cols[0], C_ALGBW = 25, C_NCCL = 27, C_STATUS = 30, C_WHY = 31 };
+                                   "why",
+                                   "sync"};
+enum { NCOLS = sizeof cols / sizeof cols[0], C_ALGBW = 25, C_NCCL = 27, C_STATUS = 30, C_WHY = 31, C_SYNC = 32 };
 
 /* A row for an algorithm that was not simulated: status (unsupported, limit,
  * error) and why; every number empty. */
@@ -131,8 +132,8 @@ static void sim_help(const lab_sim_api *sim) {
     printf(
         "usage: arlab sim --platform P [--platform P2 ...] [--algo A|all ...] [--schedule F.json] [--size S[,S2...]]\n"
         "                 [--ranks N] [--dtype T] [--check] [--trace FILE] [--network MODEL[,key:value...]]\n"
-        "                 [--gamma S_PER_BYTE] [--budget TIME] [--engine fast|naive] [--no-shortcuts]\n"
-        "                 [--format table|csv|json]\n"
+        "                 [--gamma S_PER_BYTE] [--budget TIME] [--engine fast|naive] [--sync round|dataflow]\n"
+        "                 [--no-shortcuts] [--format table|csv|json]\n"
         "Simulates each algorithm's schedule on SimGrid and compares it with the cost walk (model_s) and\n"
         "the closed form (closed_s). Defaults: --algo all --size 100MB. CSV/JSON rows are streamed, with\n"
         "algbw/busbw, NCCL's choice, status and why (README: Simulator).\n"
@@ -144,7 +145,12 @@ static void sim_help(const lab_sim_api *sim) {
         "                  several runs write FILE-<algo>-<platform>-<size>.json\n"
         "  --gamma G       reduction cost in seconds per byte on the receiving GPU (default 0)\n"
         "  --budget T      wall-clock limit per simulation (e.g. 60s); the row says complete=0\n"
-        "  --engine naive  baseline: one SimGrid actor per GPU, one mailbox message per transfer\n"
+        "  --engine naive  baseline: one SimGrid actor per GPU and op, one mailbox message per transfer\n"
+        "  --sync S        round (default): lockstep, an op's round starts when all of its previous round\n"
+        "                  is done, a phase when the previous phase is done everywhere (the closed forms'\n"
+        "                  semantics); dataflow: every rank does its next round once its own transfers of\n"
+        "                  the previous one are done and a transfer starts when both ends are at its round,\n"
+        "                  no phase barrier (as MPI and NCCL ranks); every transfer in SimGrid (no shortcuts)\n"
         "  --no-shortcuts  simulate every transfer in SimGrid (the exact shortcuts are off)\n"
         "  --chunks N      what-if: pipeline every op of the planned schedule in N chunks (1..65536)\n"
         "  --model-only    print the model's columns (model_s, closed_s) of every row without simulating\n"
@@ -169,6 +175,7 @@ int cmd_sim(int argc, char **argv) {
     char *rest[SIM_MAX_ARGS];
     int nrest = 0;
     ar_sim_engine engine = AR_SIM_FAST;
+    ar_sim_sync sync = AR_SYNC_ROUND;
     int full = 0, chunks = 0, digits = 12, model_only = 0;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
@@ -201,6 +208,14 @@ int cmd_sim(int argc, char **argv) {
                 return AR_EINVAL;
             }
             engine = strcmp(v, "naive") ? AR_SIM_FAST : AR_SIM_NAIVE;
+        } else if (!strcmp(a, "--sync") || !strncmp(a, "--sync=", 7)) {
+            const char *v = a[6] == '=' ? a + 7 : (i + 1 < argc ? argv[++i] : NULL);
+            if (!v || (strcmp(v, "round") && strcmp(v, "dataflow"))) {
+                fprintf(stderr, "arlab sim: --sync: give round (lockstep rounds and phases, the closed forms' "
+                                "semantics) or dataflow (every rank on its own data)\n");
+                return AR_EINVAL;
+            }
+            sync = strcmp(v, "dataflow") ? AR_SYNC_ROUND : AR_SYNC_DATAFLOW;
         } else {
             if (nrest >= SIM_MAX_ARGS) {
                 fprintf(stderr, "arlab sim: too many arguments\n");
@@ -308,6 +323,7 @@ int cmd_sim(int argc, char **argv) {
                                   .trace_path = o.trace ? tr : NULL,
                                   .budget_s = o.budget_s,
                                   .engine = engine,
+                                  .sync = sync,
                                   .full = full};
                 ar_sim_result r;
                 if (model_only) { /* the rows with the model's columns, nothing simulated */
@@ -366,6 +382,7 @@ int cmd_sim(int argc, char **argv) {
                 tbl_int(&t, row, 22, r.complete);
                 tbl_str(&t, row, 23, r.engine);
                 tbl_str(&t, row, 24, r.network);
+                tbl_str(&t, row, C_SYNC, model_only ? "-" : r.sync);
                 tbl_num(&t, row, C_ALGBW, "%.6g", lab_algbw_GBps(bytes, r.time_s));
                 tbl_num(&t, row, C_ALGBW + 1, "%.6g", lab_busbw_GBps((int)o.coll, p->nranks, bytes, r.time_s));
                 tbl_num(&t, row, C_NCCL, tfmt, nccl_s);
@@ -420,7 +437,10 @@ int cmd_sim(int argc, char **argv) {
     }
     for (int pi = 0; pi < o.nplatforms; pi++) ar_platform_free(plats[pi]);
     if (o.format == FMT_TABLE) {
-        printf("\nnetwork: %s\n\n", netdesc);
+        printf("\nnetwork: %s\nsemantics: %s\n\n", netdesc,
+               sync == AR_SYNC_DATAFLOW ? "dataflow (every rank advances on its own data; every transfer in SimGrid)"
+                                        : "round (lockstep: an op's round after all of the previous, a phase after "
+                                          "all of the previous; --sync dataflow for per-rank progress)");
         static const int keep[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, C_ALGBW + 1, 9, 15, 21, C_STATUS};
         enum { NK = sizeof keep / sizeof keep[0] };
         const char *kc[NK];

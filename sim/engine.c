@@ -258,7 +258,7 @@ static void eng_free(eng *g) {
 /* 1 if a > b beyond rounding (sums taken in another order may differ in the last bits). */
 static int clearly_more(double a, double b) { return a > b + 1e-9 * fabs(b); }
 
-static void pick_bottleneck(const ar_platform *p, ar_sim_result *r) {
+void sim_pick_bottleneck(const ar_platform *p, ar_sim_result *r) {
     r->bottleneck = -1;
     double bl = 0;
     for (int d = 0; d < r->ndlinks; d++) {
@@ -362,7 +362,7 @@ ar_status ar_engine_fast(const sim_job *j, ar_sim_result *r, ar_err *e) {
                 st = ar_fail(e, AR_EFAIL, "sim --check: %s: rank %d element %llu holds %.17g, exact sum is %.17g",
                              j->s->algo, rk, (unsigned long long)x, b[x], ar_data_expected(j->s->nranks, x));
         }
-        pick_bottleneck(j->p, r);
+        sim_pick_bottleneck(j->p, r);
     }
     if (g->io.trace) {
         fprintf(g->io.trace, "\n]}\n");

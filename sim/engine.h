@@ -32,6 +32,10 @@ void sim_job_ready(const sim_job *j);
 
 ar_status ar_engine_fast(const sim_job *j, ar_sim_result *r, ar_err *e);
 ar_status ar_engine_naive(const sim_job *j, ar_sim_result *r, ar_err *e);
+ar_status ar_engine_dataflow(const sim_job *j, ar_sim_result *r, ar_err *e); /* fast engine, --sync dataflow */
+
+/* Sets r->bottleneck: the directed link with the most bytes per capacity (engine.c). */
+void sim_pick_bottleneck(const ar_platform *p, ar_sim_result *r);
 
 /* Peak resident memory of this process in KiB (getrusage), -1 if unknown (engine.c). */
 long sim_peak_rss_kb(void);

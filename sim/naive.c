@@ -15,6 +15,11 @@
  * stack (SimGrid's default is 8 MiB). A run SimGrid ends with an actor still
  * waiting (a deadlock: a bug, never a result) is an error.
  *
+ * --sync dataflow (see dataflow.c for the semantics): no op or phase barrier;
+ * each actor lowers its rounds itself and uses one mailbox per (op, receiver,
+ * sender), so a sender's messages arrive in its order whatever round the
+ * receiver is in.
+ *
  * Budget: the member that lowers a round checks the wall clock; once over,
  * that op and every op after it stop at their next round, and every actor
  * skips the remaining phases (decided before the phase barrier, so all agree).
@@ -54,7 +59,8 @@ typedef struct nv_op {
     int *in_cnt;      /* member m receives in_cnt[m] messages */
     int *hkey, *hval; /* rank -> member index, open addressing (2^k >= 2n slots, key -1 = empty) */
     int hmask;
-    sg_mailbox_t *mbox; /* one per member */
+    sg_mailbox_t *mbox; /* one per member (--sync round) */
+    int ph, idx;        /* its phase and index there (mailbox names under --sync dataflow) */
     double eb, step;    /* the phase's protocol (ar_phase_proto_effect): wire bytes per element, latency per round */
 } nv_op;
 
@@ -143,17 +149,68 @@ static void run_op(nv *v, nv_op *o, int rank) {
             v->bytes += bytes;
         }
         sg_comm_wait_all(c, nc);
-        if (o->step > 0) sg_actor_sleep_for(o->step);
+        if (o->step > 0 && nc > 0) sg_actor_sleep_for(o->step);
         sg_barrier_wait(o->bar);
     }
     free(c);
+}
+
+/* The mailbox of transfers from rank src to rank dst in op o (--sync dataflow): one per pair, so
+ * that the messages of one sender arrive in its order (FIFO) whatever round the receiver is in. */
+static sg_mailbox_t pair_mbox(const nv_op *o, int dst, int src) {
+    char name[64];
+    snprintf(name, sizeof name, "p%d.o%d.%d<%d", o->ph, o->idx, dst, src);
+    return sg_mailbox_by_name(name);
+}
+
+/* --sync dataflow: rank does each round of o once its own transfers of the previous one have
+ * completed; a transfer starts when sender and receiver are both at its round (SimGrid's
+ * rendezvous); no barrier. Each actor lowers the rounds itself (members can be rounds apart). */
+static void run_op_df(nv *v, nv_op *o, int rank) {
+    size_t maxc = ar_lower_max_xfers(o->op) + 1;
+    sg_comm_t *c = malloc(maxc * 2 * sizeof *c);
+    ar_xfer *xf = malloc(maxc * sizeof *xf);
+    if (!c || !xf) {
+        v->oom = 1;
+        free(c);
+        free(xf);
+        return;
+    }
+    for (int r = 0; r < o->nrounds && !v->stop; r++) {
+        if (v->j->o->budget_s > 0 && ar_now_s() - v->wall0 > v->j->o->budget_s) {
+            v->stop = 1;
+            break;
+        }
+        size_t n = ar_lower_round(o->op, r, xf), nc = 0;
+        void *got;
+        for (size_t t = 0; t < n; t++) {
+            const ar_xfer *x = &xf[t];
+            if (x->dst == rank) c[nc++] = sg_mailbox_get_async(pair_mbox(o, rank, x->src), &got);
+            if (x->src == rank) {
+                double bytes = (double)ar_xfer_elems(x) * o->eb;
+                c[nc++] = sg_mailbox_put_async(pair_mbox(o, x->dst, rank), v, (long)llround(bytes));
+                v->transfers++;
+                v->bytes += bytes;
+            }
+        }
+        if (nc == 0) continue;
+        sg_comm_wait_all(c, nc);
+        if (o->step > 0) sg_actor_sleep_for(o->step);
+    }
+    free(c);
+    free(xf);
+}
+
+static void run_op_any(nv *v, nv_op *o, int rank) {
+    if (v->j->o->sync == AR_SYNC_DATAFLOW) run_op_df(v, o, rank);
+    else run_op(v, o, rank);
 }
 
 static void sub_main(int argc, char **argv) {
     (void)argc;
     (void)argv;
     nv_sub *a = sg_actor_self_get_data();
-    run_op(a->v, a->o, a->rank);
+    run_op_any(a->v, a->o, a->rank);
     sg_barrier_wait(a->done);
 }
 
@@ -177,7 +234,7 @@ static void run_phase(nv *v, int ph, int rank) {
         sg_actor_set_data(act, &subs[i]);
         sg_actor_start(act, sub_main, 0, NULL);
     }
-    run_op(v, &v->ops[ph][v->rops[ph][k0]], rank);
+    run_op_any(v, &v->ops[ph][v->rops[ph][k0]], rank);
     if (k > 1) {
         sg_barrier_wait(done);
         sg_barrier_destroy(done);
@@ -191,9 +248,15 @@ static void actor_main(int argc, char **argv) {
     const nv_arg *a = sg_actor_self_get_data();
     nv *v = a->v;
     const ar_schedule *s = v->j->s;
+    int df = v->j->o->sync == AR_SYNC_DATAFLOW;
     for (int ph = 0; ph < s->nphases; ph++) {
-        if (!v->stop && v->base[ph] > 0) sg_actor_sleep_for(v->base[ph]);
+        int mine = v->roff[ph][a->rank + 1] > v->roff[ph][a->rank]; /* under dataflow only its own phases wait */
+        if (!v->stop && v->base[ph] > 0 && (!df || mine)) sg_actor_sleep_for(v->base[ph]);
         if (!v->stop) run_phase(v, ph, a->rank);
+        if (df) { /* no barrier: the phase ends when its last rank is done with it */
+            if (mine && simgrid_get_clock() > v->phase_end[ph]) v->phase_end[ph] = simgrid_get_clock();
+            continue;
+        }
         sg_barrier_wait(v->all);
         if (a->rank == 0) v->phase_end[ph] = simgrid_get_clock();
     }
@@ -244,6 +307,8 @@ static ar_status build(nv *v, ar_err *e) {
             const ar_op *op = &phase->ops[i];
             nv_op *o = &v->ops[ph][i];
             o->op = op;
+            o->ph = ph;
+            o->idx = i;
             o->eb = (double)s->elem_bytes / f;
             o->step = step;
             o->nrounds = ar_lower_nrounds(op);
@@ -333,6 +398,8 @@ ar_status ar_engine_naive(const sim_job *j, ar_sim_result *r, ar_err *e) {
     }
     if (st == AR_OK) {
         r->complete = !v->stop;
+        for (int ph = 1; ph < j->s->nphases; ph++) /* dataflow: a phase ends no earlier than the one before */
+            if (r->phase_end_s[ph] < r->phase_end_s[ph - 1]) r->phase_end_s[ph] = r->phase_end_s[ph - 1];
         r->time_s = simgrid_get_clock();
         r->transfers = v->transfers;
         r->transfers_simgrid = v->transfers;

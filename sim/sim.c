@@ -191,8 +191,11 @@ static ar_status validate(const ar_platform *p, const ar_schedule *s, const ar_s
     if (o->engine == AR_SIM_NAIVE && (o->check || o->trace_path || o->gamma_s_per_B > 0))
         return ar_fail(e, AR_EUNSUPPORTED, "sim: the naive engine measures time only (no --check, --trace or --gamma)");
     if (o->engine != AR_SIM_FAST && o->engine != AR_SIM_NAIVE) return ar_fail(e, AR_EINVAL, "sim: unknown engine");
+    if (o->sync != AR_SYNC_ROUND && o->sync != AR_SYNC_DATAFLOW) return ar_fail(e, AR_EINVAL, "sim: unknown --sync");
     return ar_schedule_check_structure(s, e);
 }
+
+const char *ar_sim_sync_name(ar_sim_sync s) { return s == AR_SYNC_DATAFLOW ? "dataflow" : "round"; }
 
 void sim_job_ready(const sim_job *j) {
     if (!j->ready_fd || *j->ready_fd < 0) return;
@@ -209,7 +212,9 @@ static ar_status run_here(const ar_platform *p, const ar_schedule *s, const ar_s
     sim_job j =
         {.p = p, .s = s, .o = o, .settings = set, .nsettings = ns->n, .net_flags = ns->flags, .ready_fd = ready_fd};
     snprintf(out->network, sizeof out->network, "%s", ns->desc);
-    return o->engine == AR_SIM_NAIVE ? ar_engine_naive(&j, out, e) : ar_engine_fast(&j, out, e);
+    snprintf(out->sync, sizeof out->sync, "%s", ar_sim_sync_name(o->sync));
+    if (o->engine == AR_SIM_NAIVE) return ar_engine_naive(&j, out, e);
+    return o->sync == AR_SYNC_DATAFLOW ? ar_engine_dataflow(&j, out, e) : ar_engine_fast(&j, out, e);
 }
 
 /* ---- the pipe protocol ---- */

@@ -4,9 +4,11 @@
  * bw*lanes per direction, latencies and routes as ar_platform_route), lowers
  * every op while it runs with ar_lower_round (the same transfers the cost walk,
  * the host executor and the NCCL backend use), and runs it:
- *   - rounds of one op are sequential (round r+1 starts when every transfer of
- *     round r has completed), ops of one phase run concurrently, phase k+1
- *     starts when phase k has finished everywhere;
+ *   - under opts.sync = AR_SYNC_ROUND (lockstep, the default): rounds of one op
+ *     are sequential (round r+1 starts when every transfer of round r has
+ *     completed), ops of one phase run concurrently, phase k+1 starts when
+ *     phase k has finished everywhere; under AR_SYNC_DATAFLOW every rank
+ *     advances on its own (sim/dataflow.c);
  *   - a reduce transfer optionally costs gamma seconds per byte of compute on
  *     the receiving GPU after its data arrived (SimGrid execution, shared
  *     between reductions on the same GPU); off by default, as in the papers.
@@ -67,6 +69,13 @@
 
 typedef enum ar_sim_engine { AR_SIM_FAST = 0, AR_SIM_NAIVE = 1 } ar_sim_engine;
 
+/* Semantics (issue 15). ROUND (lockstep): round r+1 of an op starts when every transfer of its
+ * round r has completed, phase k+1 when phase k has finished everywhere; the closed forms assume
+ * it. DATAFLOW: every rank advances on its own data (sim/dataflow.c); the fast engine then runs
+ * every transfer in SimGrid (no shortcuts yet). */
+typedef enum ar_sim_sync { AR_SYNC_ROUND = 0, AR_SYNC_DATAFLOW = 1 } ar_sim_sync;
+const char *ar_sim_sync_name(ar_sim_sync s); /* "round", "dataflow" */
+
 typedef struct ar_sim_opts {
     const char *network;      /* "CM02" (default when NULL), "LV08", "SMPI", "IB", [",key:value"...] */
     double gamma_s_per_B;     /* reduction cost per byte at the receiver; 0 = off */
@@ -75,8 +84,9 @@ typedef struct ar_sim_opts {
     const char *trace_path;   /* Chrome trace-event JSON of every transfer, NULL = none */
     double budget_s;          /* wall-clock limit; the run stops early (result.complete = 0); 0 = none */
     ar_sim_engine engine;
-    int full;       /* 1: no shortcuts, SimGrid simulates every transfer */
-    int in_process; /* 1: run in this process instead of a forked child */
+    ar_sim_sync sync; /* AR_SYNC_ROUND (default) or AR_SYNC_DATAFLOW */
+    int full;         /* 1: no shortcuts, SimGrid simulates every transfer */
+    int in_process;   /* 1: run in this process instead of a forked child */
 } ar_sim_opts;
 
 typedef struct ar_sim_result {
@@ -108,6 +118,7 @@ typedef struct ar_sim_result {
 
     char network[512]; /* model and every setting used */
     char engine[16];   /* "fast" or "naive" */
+    char sync[16];     /* "round" or "dataflow": the semantics that ran */
     double wall_s;     /* wall-clock time of the simulation */
     double setup_s;    /* of which building the SimGrid platform */
     long peak_rss_kb;  /* peak resident memory of the simulating process */

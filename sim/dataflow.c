@@ -1,0 +1,599 @@
+/* The fast engine under per-rank dataflow (--sync dataflow, issue 15): every
+ * transfer simulated by SimGrid, no shortcuts.
+ *
+ * Semantics (the same in the naive engine). Each rank advances on its own:
+ *   - in an op it takes part in, a member does round r once its own transfers
+ *     of rounds < r (sends and receives, the receive's reduction and the
+ *     protocol's step latency included) have completed; rounds in which it has
+ *     no transfer are passed at once;
+ *   - a transfer of round r starts when both its sender and its receiver are
+ *     at round r of that op (the sender holds the data, the receiver has
+ *     posted the receive), as MPI ranks posting non-blocking sends and
+ *     receives per round and waiting for their own;
+ *   - the ops of one phase run concurrently; a rank enters its next phase
+ *     when its own ops of this phase are done (no barrier with other ranks:
+ *     the schedule's phase barriers are data dependencies, kept per rank), and
+ *     waits the phase's protocol base latency first.
+ * The lockstep semantics (--sync round, engine.c) adds a barrier over all
+ * members after every round of an op and over all ranks after every phase;
+ * with those barriers removed a rank can only start earlier, never later.
+ * A run that ends with a rank short of its last phase is a deadlock: an
+ * error, never a row.
+ *
+ * phase_end_s[k]: when the last rank finished phase k (at least the previous
+ * phase's end); the time of the schedule is the last of those.
+ *
+ * Rounds are lowered (ar_lower_round) when the first member reaches them and
+ * freed when their last transfer completes; members of an op can be several
+ * rounds apart, so each op keeps the window of rounds in use.
+ *
+ * Ownership: everything is freed before ar_engine_dataflow returns, except
+ * the result's arrays (ar_sim_result_free).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bridge.h"
+#include "core/data.h"
+#include "core/lower.h"
+#include "core/util.h"
+#include "engine.h"
+#include "models/model.h"
+
+#define DF_NET 0   /* token kinds (bits 60-61): the transfer's network part ended */
+#define DF_EXEC 1  /* its reduction (gamma) ended */
+#define DF_DELAY 2 /* its protocol step latency ended */
+#define DF_ENTER 3 /* a rank's phase base latency ended (index = rank) */
+#define DF_TOK(kind, i) ((uint64_t)(kind) << 60 | (uint64_t)(i))
+
+typedef struct df_round { /* one lowered round of an op */
+    int r;                /* round index; -1 = free slot */
+    ar_xfer *x;
+    size_t n, left;  /* transfers, not yet complete */
+    int *started;    /* per transfer */
+    int *moff, *mix; /* member m's transfers (as sender or receiver): mix[moff[m] .. moff[m+1]) */
+} df_round;
+
+typedef struct df_op {
+    const ar_op *op;
+    int ph, nrounds;
+    int *hkey, *hval, hmask; /* rank -> member index */
+    int *at;                 /* per member: the round it is at (-1 before the op, nrounds when done) */
+    int *pending;            /* per member: its transfers of that round not yet complete */
+    df_round *win;           /* the rounds in use */
+    int nwin;
+    size_t capwin;
+} df_op;
+
+typedef struct df_xf { /* a transfer in flight */
+    int op, slot;      /* df_op index, index in its round's window slot */
+    size_t t;          /* index in that round */
+    double t0;
+    double *payload;
+} df_xf;
+
+typedef struct df {
+    const sim_job *j;
+    const ar_platform *p;
+    const ar_schedule *s;
+    ar_sim_result *r;
+    ar_err *e;
+    ar_status st;
+    ar_sg *sg;
+    df_op *ops;  /* all ops of all phases, phase by phase */
+    int *opoff;  /* ops of phase k: ops[opoff[k] .. opoff[k+1]) */
+    int *rops;   /* per phase, the op indices of each rank: rops[roff[k][rank] .. roff[k][rank+1]) */
+    int **roff;  /* (roff[k] indexes into rops_k[k]) */
+    int **rops_k;
+    int *phase;  /* per rank: the phase it is in (nphases: finished) */
+    int *left;   /* per rank: its ops of that phase not yet done */
+    double *eb, *step, *base; /* per phase: wire bytes per element, step and base latency (protocol) */
+    df_xf *xf;
+    size_t nxf, capxf;
+    int *freexf;
+    size_t nfree, capfree;
+    double *data; /* --check: nranks x count */
+    FILE *trace;
+    int trace_first;
+    double wall0;
+    int stopped, finished;
+    ar_dlink *route;
+    size_t caproute;
+    int *active; /* per directed link: transfers in flight */
+    double *since;
+    uint64_t *done; /* tokens reported at this instant, handled in hook_step (as the round engine does) */
+    size_t ndone, capdone;
+} df;
+
+static void df_fail(df *d, ar_status st, const char *msg) {
+    if (d->st == AR_OK) d->st = ar_fail(d->e, st, "%s", msg);
+}
+
+static int member_of(const df_op *o, int rank) {
+    for (int h = (int)((unsigned)rank * 2654435761u) & o->hmask;; h = (h + 1) & o->hmask) {
+        if (o->hkey[h] == rank) return o->hval[h];
+        if (o->hkey[h] < 0) return -1;
+    }
+}
+
+/* ---- rounds ---- */
+
+static df_round *find_round(df_op *o, int r, int *slot) {
+    for (int k = 0; k < o->nwin; k++)
+        if (o->win[k].r == r) {
+            *slot = k;
+            return &o->win[k];
+        }
+    return NULL;
+}
+
+/* The lowered round r of op o (lowering it on first use); NULL when out of memory. */
+static df_round *get_round(df *d, df_op *o, int r, int *slot) {
+    df_round *w = find_round(o, r, slot);
+    if (w) return w;
+    int k = 0;
+    while (k < o->nwin && o->win[k].r >= 0) k++;
+    if (k == o->nwin) {
+        if (ar_grow(&o->win, &o->capwin, (size_t)o->nwin + 1, sizeof *o->win) < 0) return NULL;
+        memset(&o->win[o->nwin], 0, sizeof *o->win);
+        o->win[o->nwin++].r = -1;
+    }
+    w = &o->win[k];
+    size_t mx = ar_lower_max_xfers(o->op) + 1;
+    free(w->x);
+    free(w->started);
+    free(w->moff);
+    free(w->mix);
+    w->x = ar_calloc(mx, sizeof *w->x);
+    w->started = ar_calloc(mx, sizeof *w->started);
+    w->moff = ar_calloc((size_t)o->op->n + 1, sizeof *w->moff);
+    w->mix = ar_calloc(2 * mx, sizeof *w->mix);
+    if (!w->x || !w->started || !w->moff || !w->mix) return NULL;
+    w->n = w->left = ar_lower_round(o->op, r, w->x);
+    for (size_t t = 0; t < w->n; t++) {
+        int ms = member_of(o, w->x[t].src), md = member_of(o, w->x[t].dst);
+        if (ms < 0 || md < 0) {
+            df_fail(d, AR_EINTERNAL, "sim dataflow: a transfer outside its op");
+            return NULL;
+        }
+        w->moff[ms + 1]++;
+        w->moff[md + 1]++;
+    }
+    for (int m = 0; m < o->op->n; m++) w->moff[m + 1] += w->moff[m];
+    for (size_t t = 0; t < w->n; t++) { /* fill with a moving cursor, then restore */
+        w->mix[w->moff[member_of(o, w->x[t].src)]++] = (int)t;
+        w->mix[w->moff[member_of(o, w->x[t].dst)]++] = (int)t;
+    }
+    for (int m = o->op->n; m > 0; m--) w->moff[m] = w->moff[m - 1];
+    w->moff[0] = 0;
+    w->r = r;
+    *slot = k;
+    return w;
+}
+
+/* ---- transfers ---- */
+
+static void trace_event(df *d, const df_xf *f, const ar_xfer *x, double end) {
+    if (!d->trace) return;
+    const df_op *o = &d->ops[f->op];
+    fprintf(d->trace,
+            "%s{\"name\":\"%d->%d\",\"cat\":\"%s\",\"ph\":\"X\",\"ts\":%.6f,\"dur\":%.6f,\"pid\":0,\"tid\":%d,"
+            "\"args\":{\"dst\":%d,\"bytes\":%.0f,\"phase\":%d,\"op\":%d,\"round\":%d}}",
+            d->trace_first ? "\n" : ",\n", x->src, x->dst, x->reduce ? "reduce" : "copy", f->t0 * 1e6,
+            (end - f->t0) * 1e6, x->src, x->dst, (double)ar_xfer_elems(x) * d->eb[o->ph], o->ph,
+            f->op - d->opoff[o->ph], o->win[f->slot].r);
+    d->trace_first = 0;
+}
+
+/* Counts the transfer on the links of its route (start: +1, end: -1; busy time per link). */
+static void links_update(df *d, const ar_xfer *x, double bytes, int start) {
+    int n;
+    if (ar_platform_route_append(d->p, x->src, x->dst, &d->route, &d->caproute, 0, &n, d->e) != AR_OK) {
+        d->st = AR_EINVAL;
+        return;
+    }
+    double now = ar_sg_now();
+    for (int q = 0; q < n; q++) {
+        int l = d->route[q];
+        if (start) {
+            if (d->active[l]++ == 0) d->since[l] = now;
+            if (d->active[l] > d->r->link_max_flows[l]) d->r->link_max_flows[l] = d->active[l];
+            d->r->link_bytes[l] += bytes;
+        } else if (--d->active[l] == 0) {
+            d->r->link_busy_s[l] += now - d->since[l];
+        }
+    }
+}
+
+static void start_xfer(df *d, int oi, int slot, size_t t) {
+    df_op *o = &d->ops[oi];
+    df_round *w = &o->win[slot];
+    const ar_xfer *x = &w->x[t];
+    w->started[t] = 1;
+    size_t id;
+    if (d->nfree) {
+        id = (size_t)d->freexf[--d->nfree];
+    } else {
+        if (ar_grow(&d->xf, &d->capxf, d->nxf + 1, sizeof *d->xf) < 0 ||
+            ar_grow(&d->freexf, &d->capfree, d->nxf + 1, sizeof *d->freexf) < 0) {
+            df_fail(d, AR_ENOMEM, "sim: out of memory");
+            return;
+        }
+        id = d->nxf++;
+    }
+    df_xf *f = &d->xf[id];
+    *f = (df_xf){.op = oi, .slot = slot, .t = t, .t0 = ar_sg_now()};
+    if (d->data) { /* the sender's data as it is now */
+        f->payload = malloc((ar_xfer_elems(x) + 1) * sizeof *f->payload);
+        if (!f->payload) {
+            df_fail(d, AR_ENOMEM, "sim --check: out of memory for payloads");
+            return;
+        }
+        const double *b = d->data + (size_t)x->src * d->s->count;
+        double *q = f->payload;
+        for (int k = 0; k < x->nseg; k++) {
+            memcpy(q, b + x->off[k], x->len[k] * sizeof *q);
+            q += x->len[k];
+        }
+    }
+    double bytes = (double)ar_xfer_elems(x) * d->eb[o->ph];
+    links_update(d, x, bytes, 1);
+    d->r->transfers_simgrid++;
+    ar_sg_comm(d->sg, x->src, x->dst, (uint64_t)llround(bytes), DF_TOK(DF_NET, id));
+}
+
+static void reach(df *d, int oi, int m, int r);
+
+/* Member m of op oi has completed its round: on to the next. */
+static void member_round_done(df *d, int oi, int m) {
+    df_op *o = &d->ops[oi];
+    reach(d, oi, m, o->at[m] + 1);
+}
+
+static void enter_phase(df *d, int rank, int ph);
+
+static void xfer_done(df *d, size_t id) {
+    df_xf *f = &d->xf[id];
+    int oi = f->op, slot = f->slot;
+    df_op *o = &d->ops[oi];
+    df_round *w = &o->win[slot];
+    const ar_xfer *x = &w->x[f->t];
+    double now = ar_sg_now();
+    if (f->payload) {
+        double *b = d->data + (size_t)x->dst * d->s->count;
+        const double *q = f->payload;
+        for (int k = 0; k < x->nseg; k++) {
+            if (x->reduce)
+                for (uint64_t i = 0; i < x->len[k]; i++) b[x->off[k] + i] += q[i];
+            else memcpy(b + x->off[k], q, x->len[k] * sizeof *q);
+            q += x->len[k];
+        }
+        free(f->payload);
+        f->payload = NULL;
+    }
+    trace_event(d, f, x, now);
+    d->r->transfers++;
+    d->r->bytes += (double)ar_xfer_elems(x) * d->eb[o->ph];
+    int ms = member_of(o, x->src), md = member_of(o, x->dst);
+    d->freexf[d->nfree++] = (int)id;
+    int last = --w->left == 0;
+    if (last) w->r = -1; /* the slot is free (its arrays are reused) */
+    if (--o->pending[ms] == 0) member_round_done(d, oi, ms);
+    if (--o->pending[md] == 0) member_round_done(d, oi, md);
+}
+
+/* Member m of op oi reaches round r: starts its transfers whose other end is there too. */
+static void reach(df *d, int oi, int m, int r) {
+    df_op *o = &d->ops[oi];
+    while (d->st == AR_OK) {
+        o->at[m] = r;
+        if (r >= o->nrounds) { /* done with this op */
+            int rank = o->op->members[m];
+            if (--d->left[rank] == 0) {
+                int ph = o->ph;
+                double now = ar_sg_now();
+                if (now > d->r->phase_end_s[ph]) d->r->phase_end_s[ph] = now;
+                enter_phase(d, rank, ph + 1);
+            }
+            return;
+        }
+        int slot;
+        df_round *w = get_round(d, o, r, &slot);
+        if (!w) {
+            df_fail(d, AR_ENOMEM, "sim: out of memory");
+            return;
+        }
+        int cnt = w->moff[m + 1] - w->moff[m];
+        if (cnt == 0) { /* nothing for this member in round r */
+            if (w->left == 0) w->r = -1;
+            r++;
+            continue;
+        }
+        o->pending[m] = cnt;
+        if (d->stopped) return;
+        for (int k = w->moff[m]; k < w->moff[m + 1]; k++) {
+            size_t t = (size_t)w->mix[k];
+            if (w->started[t]) continue;
+            const ar_xfer *x = &w->x[t];
+            int other = member_of(o, x->src) == m ? member_of(o, x->dst) : member_of(o, x->src);
+            if (o->at[other] == r) start_xfer(d, oi, slot, t);
+            w = &o->win[slot]; /* start_xfer does not move the window, but keep it honest */
+        }
+        return;
+    }
+}
+
+/* Rank enters phase ph (after its base latency), skipping phases without its ops. */
+static void enter_now(df *d, int rank, int ph) {
+    int nph = d->s->nphases;
+    while (ph < nph && d->roff[ph][rank + 1] == d->roff[ph][rank]) ph++;
+    d->phase[rank] = ph;
+    if (ph >= nph) {
+        d->finished++;
+        return;
+    }
+    int k0 = d->roff[ph][rank], k1 = d->roff[ph][rank + 1];
+    d->left[rank] = k1 - k0;
+    for (int k = k0; k < k1 && d->st == AR_OK; k++) {
+        int oi = d->rops_k[ph][k];
+        reach(d, oi, member_of(&d->ops[oi], rank), 0);
+    }
+}
+
+static void enter_phase(df *d, int rank, int ph) {
+    int nph = d->s->nphases;
+    while (ph < nph && d->roff[ph][rank + 1] == d->roff[ph][rank]) ph++;
+    if (ph < nph && d->base[ph] > 0 && !d->stopped) {
+        d->phase[rank] = ph;
+        ar_sg_timer(d->sg, d->base[ph], DF_TOK(DF_ENTER, rank));
+        return;
+    }
+    enter_now(d, rank, ph);
+}
+
+/* ---- SimGrid callbacks ---- */
+
+/* One completion (kind in the token's top bits), once every completion of this instant is known. */
+static void handle(df *d, uint64_t tok) {
+    int kind = (int)(tok >> 60);
+    size_t i = (size_t)(tok & ((UINT64_C(1) << 60) - 1));
+    if (!d->stopped && d->j->o->budget_s > 0 && ar_now_s() - d->wall0 > d->j->o->budget_s) d->stopped = 1;
+    if (kind == DF_ENTER) {
+        enter_now(d, (int)i, d->phase[i]);
+        return;
+    }
+    df_xf *f = &d->xf[i];
+    df_op *o = &d->ops[f->op];
+    const ar_xfer *x = &o->win[f->slot].x[f->t];
+    if (kind == DF_NET) {
+        links_update(d, x, 0, 0);
+        if (d->j->o->gamma_s_per_B > 0 && x->reduce) {
+            ar_sg_exec(d->sg, x->dst, d->j->o->gamma_s_per_B * (double)ar_xfer_elems(x) * (double)d->s->elem_bytes,
+                       DF_TOK(DF_EXEC, i));
+            return;
+        }
+        kind = DF_EXEC;
+    }
+    if (kind == DF_EXEC && d->step[o->ph] > 0) {
+        ar_sg_timer(d->sg, d->step[o->ph], DF_TOK(DF_DELAY, i));
+        return;
+    }
+    xfer_done(d, i);
+}
+
+static void hook_done(void *ctx, uint64_t tok) {
+    df *d = ctx;
+    if (d->st != AR_OK) return;
+    if (ar_grow(&d->done, &d->capdone, d->ndone + 1, sizeof *d->done) < 0) {
+        df_fail(d, AR_ENOMEM, "sim: out of memory");
+        return;
+    }
+    d->done[d->ndone++] = tok;
+}
+
+static void hook_step(void *ctx) {
+    df *d = ctx;
+    for (size_t k = 0; k < d->ndone && d->st == AR_OK; k++) handle(d, d->done[k]);
+    d->ndone = 0;
+}
+
+/* ---- setup ---- */
+
+static ar_status build(df *d) {
+    const ar_schedule *s = d->s;
+    int P = s->nranks, nph = s->nphases;
+    d->opoff = ar_calloc((size_t)nph + 1, sizeof *d->opoff);
+    d->roff = ar_calloc((size_t)nph + 1, sizeof *d->roff);
+    d->rops_k = ar_calloc((size_t)nph + 1, sizeof *d->rops_k);
+    d->eb = ar_calloc((size_t)nph + 1, sizeof *d->eb);
+    d->step = ar_calloc((size_t)nph + 1, sizeof *d->step);
+    d->base = ar_calloc((size_t)nph + 1, sizeof *d->base);
+    d->phase = ar_calloc((size_t)P, sizeof *d->phase);
+    d->left = ar_calloc((size_t)P, sizeof *d->left);
+    if (!d->opoff || !d->roff || !d->rops_k || !d->eb || !d->step || !d->base || !d->phase || !d->left)
+        return ar_fail(d->e, AR_ENOMEM, "sim: out of memory");
+    int nops = 0;
+    for (int ph = 0; ph < nph; ph++) {
+        d->opoff[ph] = nops;
+        nops += s->phases[ph].nops;
+    }
+    d->opoff[nph] = nops;
+    d->ops = ar_calloc((size_t)nops + 1, sizeof *d->ops);
+    if (!d->ops) return ar_fail(d->e, AR_ENOMEM, "sim: out of memory");
+    for (int ph = 0; ph < nph; ph++) {
+        const ar_phase *phase = &s->phases[ph];
+        double f;
+        ar_phase_proto_effect(d->p, phase, &f, &d->step[ph], &d->base[ph]);
+        d->eb[ph] = (double)s->elem_bytes / f;
+        d->roff[ph] = ar_calloc((size_t)P + 1, sizeof **d->roff);
+        if (!d->roff[ph]) return ar_fail(d->e, AR_ENOMEM, "sim: out of memory");
+        size_t tot = 0;
+        for (int i = 0; i < phase->nops; i++) {
+            const ar_op *op = &phase->ops[i];
+            df_op *o = &d->ops[d->opoff[ph] + i];
+            o->op = op;
+            o->ph = ph;
+            o->nrounds = ar_lower_nrounds(op);
+            int hs = 16;
+            while (hs < 2 * op->n) hs *= 2;
+            o->hmask = hs - 1;
+            o->hkey = malloc((size_t)hs * sizeof *o->hkey);
+            o->hval = malloc((size_t)hs * sizeof *o->hval);
+            o->at = malloc((size_t)op->n * sizeof *o->at);
+            o->pending = ar_calloc((size_t)op->n, sizeof *o->pending);
+            if (!o->hkey || !o->hval || !o->at || !o->pending) return ar_fail(d->e, AR_ENOMEM, "sim: out of memory");
+            memset(o->hkey, 0xff, (size_t)hs * sizeof *o->hkey);
+            for (int m = 0; m < op->n; m++) {
+                int h = (int)((unsigned)op->members[m] * 2654435761u) & o->hmask;
+                while (o->hkey[h] >= 0) h = (h + 1) & o->hmask;
+                o->hkey[h] = op->members[m];
+                o->hval[h] = m;
+                o->at[m] = -1;
+                d->roff[ph][op->members[m] + 1]++;
+            }
+            tot += (size_t)op->n;
+        }
+        for (int rk = 0; rk < P; rk++) d->roff[ph][rk + 1] += d->roff[ph][rk];
+        d->rops_k[ph] = ar_calloc(tot + 1, sizeof **d->rops_k);
+        int *fill = ar_calloc((size_t)P + 1, sizeof *fill);
+        if (!d->rops_k[ph] || !fill) {
+            free(fill);
+            return ar_fail(d->e, AR_ENOMEM, "sim: out of memory");
+        }
+        memcpy(fill, d->roff[ph], ((size_t)P + 1) * sizeof *fill);
+        for (int i = 0; i < phase->nops; i++)
+            for (int m = 0; m < phase->ops[i].n; m++)
+                d->rops_k[ph][fill[phase->ops[i].members[m]]++] = d->opoff[ph] + i;
+        free(fill);
+    }
+    return AR_OK;
+}
+
+static void df_free(df *d) {
+    int nph = d->s->nphases;
+    for (int k = 0; d->ops && k < (d->opoff ? d->opoff[nph] : 0); k++) {
+        df_op *o = &d->ops[k];
+        for (int w = 0; w < o->nwin; w++) {
+            free(o->win[w].x);
+            free(o->win[w].started);
+            free(o->win[w].moff);
+            free(o->win[w].mix);
+        }
+        free(o->win);
+        free(o->hkey);
+        free(o->hval);
+        free(o->at);
+        free(o->pending);
+    }
+    for (int ph = 0; ph < nph; ph++) {
+        if (d->roff) free(d->roff[ph]);
+        if (d->rops_k) free(d->rops_k[ph]);
+    }
+    for (size_t i = 0; i < d->nxf; i++) free(d->xf[i].payload);
+    void *arrs[] = {d->ops, d->opoff, d->roff, d->rops_k, d->eb, d->step, d->base, d->phase, d->left,
+                    d->xf, d->freexf, d->data, d->route, d->active, d->since, d->done};
+    for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++) free(arrs[i]);
+}
+
+/* The rank and op a deadlocked rank waits in (for the message). */
+static void describe_wait(const df *d, char *buf, size_t n) {
+    for (int rk = 0; rk < d->s->nranks; rk++) {
+        int ph = d->phase[rk];
+        if (ph >= d->s->nphases) continue;
+        for (int k = d->roff[ph][rk]; k < d->roff[ph][rk + 1]; k++) {
+            const df_op *o = &d->ops[d->rops_k[ph][k]];
+            int m = member_of(o, rk);
+            if (o->at[m] < o->nrounds) {
+                snprintf(buf, n, "rank %d waits in phase %d, op %d, round %d of %d", rk, ph,
+                         d->rops_k[ph][k] - d->opoff[ph], o->at[m], o->nrounds);
+                return;
+            }
+        }
+    }
+    snprintf(buf, n, "no rank found waiting");
+}
+
+ar_status ar_engine_dataflow(const sim_job *j, ar_sim_result *r, ar_err *e) {
+    df D, *d = &D;
+    memset(d, 0, sizeof *d);
+    d->j = j;
+    d->p = j->p;
+    d->s = j->s;
+    d->r = r;
+    d->e = e;
+    double w0 = ar_now_s();
+    snprintf(r->engine, sizeof r->engine, "fast");
+    r->nphases = j->s->nphases;
+    r->ndlinks = 2 * j->p->nlinks;
+    r->bottleneck = -1;
+    r->phase_end_s = ar_calloc((size_t)j->s->nphases + 1, sizeof *r->phase_end_s);
+    r->link_bytes = ar_calloc((size_t)r->ndlinks + 1, sizeof *r->link_bytes);
+    r->link_busy_s = ar_calloc((size_t)r->ndlinks + 1, sizeof *r->link_busy_s);
+    r->link_max_flows = ar_calloc((size_t)r->ndlinks + 1, sizeof *r->link_max_flows);
+    d->active = ar_calloc((size_t)r->ndlinks + 1, sizeof *d->active);
+    d->since = ar_calloc((size_t)r->ndlinks + 1, sizeof *d->since);
+    ar_status st = AR_OK;
+    if (!r->phase_end_s || !r->link_bytes || !r->link_busy_s || !r->link_max_flows || !d->active || !d->since)
+        st = ar_fail(e, AR_ENOMEM, "sim: out of memory");
+    if (st == AR_OK) st = build(d);
+    if (st == AR_OK && j->o->check) {
+        uint64_t lim = j->o->check_max_bytes ? j->o->check_max_bytes : UINT64_C(1) << 30;
+        if ((uint64_t)j->s->nranks > lim / 8 / j->s->count)
+            st = ar_fail(e, AR_ELIMIT, "sim --check: %d ranks x %llu elements need more than the %llu-byte limit",
+                         j->s->nranks, (unsigned long long)j->s->count, (unsigned long long)lim);
+        else if (!(d->data = ar_reallocarray(NULL, (size_t)j->s->nranks * (size_t)j->s->count, sizeof *d->data)))
+            st = ar_fail(e, AR_ENOMEM, "sim --check: out of memory");
+        for (int rk = 0; st == AR_OK && rk < j->s->nranks; rk++)
+            ar_data_fill(d->data + (size_t)rk * j->s->count, rk, j->s->count);
+    }
+    if (st == AR_OK && j->o->trace_path) {
+        d->trace = fopen(j->o->trace_path, "w");
+        if (!d->trace) st = ar_fail(e, AR_EIO, "sim --trace: cannot write \"%s\"", j->o->trace_path);
+        else {
+            fprintf(d->trace, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
+            d->trace_first = 1;
+        }
+    }
+    double t0 = ar_now_s();
+    ar_sg_hooks hooks = {.ctx = d, .done = hook_done, .step = hook_step};
+    if (st == AR_OK) st = ar_sg_open(j->p, j->settings, j->nsettings, &hooks, &d->sg, e);
+    r->setup_s = ar_now_s() - t0;
+    d->wall0 = ar_now_s();
+    sim_job_ready(j);
+    if (st == AR_OK) {
+        for (int rk = 0; rk < j->s->nranks && d->st == AR_OK; rk++) enter_phase(d, rk, 0);
+        if (d->st == AR_OK) ar_sg_run(d->sg);
+        st = d->st;
+        if (st == AR_OK && d->finished < j->s->nranks && !d->stopped) {
+            char why[160];
+            describe_wait(d, why, sizeof why);
+            st = ar_fail(e, AR_EINTERNAL, "sim dataflow: deadlock in %s: %d of %d ranks never finished (%s)",
+                         j->s->algo, j->s->nranks - d->finished, j->s->nranks, why);
+        }
+    }
+    if (st == AR_OK) {
+        r->complete = !d->stopped;
+        for (int ph = 1; ph < j->s->nphases; ph++)
+            if (r->phase_end_s[ph] < r->phase_end_s[ph - 1]) r->phase_end_s[ph] = r->phase_end_s[ph - 1];
+        r->time_s = d->stopped ? ar_sg_now() : (j->s->nphases ? r->phase_end_s[j->s->nphases - 1] : 0);
+        for (int rk = 0; d->data && r->complete && rk < j->s->nranks && st == AR_OK; rk++) {
+            const double *b = d->data + (size_t)rk * j->s->count;
+            uint64_t x = ar_data_first_wrong(b, j->s->nranks, j->s->count);
+            if (x < j->s->count)
+                st = ar_fail(e, AR_EFAIL, "sim --check: %s: rank %d element %llu holds %.17g, exact sum is %.17g",
+                             j->s->algo, rk, (unsigned long long)x, b[x], ar_data_expected(j->s->nranks, x));
+        }
+        sim_pick_bottleneck(j->p, r);
+    }
+    if (d->trace) {
+        fprintf(d->trace, "\n]}\n");
+        if (fclose(d->trace) != 0 && (st == AR_OK || st == AR_EFAIL))
+            st = ar_fail(e, AR_EIO, "sim --trace: error writing \"%s\"", j->o->trace_path);
+    }
+    ar_sg_close(d->sg);
+    df_free(d);
+    r->wall_s = ar_now_s() - w0;
+    r->peak_rss_kb = sim_peak_rss_kb();
+    return st;
+}
