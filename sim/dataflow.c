@@ -81,13 +81,13 @@ typedef struct df {
     ar_err *e;
     ar_status st;
     ar_sg *sg;
-    df_op *ops;  /* all ops of all phases, phase by phase */
-    int *opoff;  /* ops of phase k: ops[opoff[k] .. opoff[k+1]) */
-    int *rops;   /* per phase, the op indices of each rank: rops[roff[k][rank] .. roff[k][rank+1]) */
-    int **roff;  /* (roff[k] indexes into rops_k[k]) */
+    df_op *ops; /* all ops of all phases, phase by phase */
+    int *opoff; /* ops of phase k: ops[opoff[k] .. opoff[k+1]) */
+    int *rops;  /* per phase, the op indices of each rank: rops[roff[k][rank] .. roff[k][rank+1]) */
+    int **roff; /* (roff[k] indexes into rops_k[k]) */
     int **rops_k;
-    int *phase;  /* per rank: the phase it is in (nphases: finished) */
-    int *left;   /* per rank: its ops of that phase not yet done */
+    int *phase;               /* per rank: the phase it is in (nphases: finished) */
+    int *left;                /* per rank: its ops of that phase not yet done */
     double *eb, *step, *base; /* per phase: wire bytes per element, step and base latency (protocol) */
     df_xf *xf;
     size_t nxf, capxf;
@@ -491,8 +491,8 @@ static void df_free(df *d) {
         if (d->rops_k) free(d->rops_k[ph]);
     }
     for (size_t i = 0; i < d->nxf; i++) free(d->xf[i].payload);
-    void *arrs[] = {d->ops, d->opoff, d->roff, d->rops_k, d->eb, d->step, d->base, d->phase, d->left,
-                    d->xf, d->freexf, d->data, d->route, d->active, d->since, d->done};
+    void *arrs[] = {d->ops,  d->opoff, d->roff,   d->rops_k, d->eb,    d->step,   d->base,  d->phase,
+                    d->left, d->xf,    d->freexf, d->data,   d->route, d->active, d->since, d->done};
     for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++) free(arrs[i]);
 }
 

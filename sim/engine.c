@@ -82,6 +82,7 @@ static ar_status phase_begin(eng *g) {
     g->eb = g->eb0 / f;
     g->ph.step = step;
     g->off += base;
+    if ((st = eng_cert_phase(g, base)) != AR_OK) return st;
     g->ph.group = 0;
     g->ph.t0 = eng_now(g);
     g->ph.tmax = g->ph.t0;
@@ -253,6 +254,7 @@ static void eng_free(eng *g) {
     for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++) free(arrs[i]);
     eng_memo_free(&g->memo);
     eng_full_free(&g->full);
+    eng_cert_free(&g->cert);
 }
 
 /* 1 if a > b beyond rounding (sums taken in another order may differ in the last bits). */
@@ -334,6 +336,10 @@ ar_status ar_engine_fast(const sim_job *j, ar_sim_result *r, ar_err *e) {
         for (int rk = 0; rk < j->s->nranks; rk++) ar_data_fill(g->io.data + (size_t)rk * j->s->count, rk, j->s->count);
     }
     ar_status st = AR_OK;
+    if (j->o->sync == AR_SYNC_DATAFLOW && (st = eng_cert_init(g)) != AR_OK) {
+        eng_free(g);
+        return st;
+    }
     if (j->o->trace_path && (st = eng_open_trace(g, j->o->trace_path, e)) != AR_OK) {
         eng_free(g);
         return st;
@@ -352,6 +358,7 @@ ar_status ar_engine_fast(const sim_job *j, ar_sim_result *r, ar_err *e) {
         if (st == AR_OK && g->mode != M_DONE && !g->stopped)
             st = ar_fail(e, AR_EINTERNAL, "sim: SimGrid stopped before the schedule finished (phase %d)", g->ph.phase);
     }
+    r->dataflow_differs = g->cert.differs;
     if (st == AR_OK) {
         r->complete = !g->stopped;
         r->time_s = g->stopped ? eng_now(g) : (j->s->nphases ? r->phase_end_s[j->s->nphases - 1] : 0);

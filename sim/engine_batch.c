@@ -236,6 +236,10 @@ static ar_status batch_links(eng *g, const double *dnet) {
 ar_status eng_apply_batch(eng *g, const double *dnet, const double *dtot, double tend, int repeat) {
     double T0 = eng_now(g);
     ar_sim_result *r = g->r;
+    if (g->cert.on) { /* every start is checked before any end counts (they start together) */
+        for (size_t t = 0; t < g->b.n; t++) eng_cert_start(g, &g->b.x[t], g->b.slot_op[g->b.slot[t]], T0);
+        for (size_t t = 0; t < g->b.n; t++) eng_cert_end(g, &g->b.x[t], g->b.slot_op[g->b.slot[t]], T0 + dtot[t]);
+    }
     if (repeat) {
         for (size_t k = 0; k < g->rep.nd; k++) {
             int d = g->rep.dl[k];

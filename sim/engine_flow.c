@@ -88,6 +88,7 @@ void eng_full_start_xfer(eng *g, const ar_xfer *x, int opi, int round) {
     f->round = round;
     f->t0 = eng_now(g);
     f->payload = NULL;
+    eng_cert_start(g, x, opi, f->t0);
     uint64_t elems = ar_xfer_elems(x);
     if (g->io.data) {
         f->payload = ar_reallocarray(NULL, elems, sizeof *f->payload);
@@ -138,6 +139,7 @@ int eng_full_start_round(eng *g, int i) {
 void eng_full_finish(eng *g, int id) {
     frec *f = &g->full.fr[id];
     double T = eng_now(g);
+    eng_cert_end(g, &f->x, f->opi, T);
     if (f->payload) eng_data_write(g, &f->x, f->payload);
     free(f->payload);
     f->payload = NULL;

@@ -214,7 +214,10 @@ static ar_status run_here(const ar_platform *p, const ar_schedule *s, const ar_s
     snprintf(out->network, sizeof out->network, "%s", ns->desc);
     snprintf(out->sync, sizeof out->sync, "%s", ar_sim_sync_name(o->sync));
     if (o->engine == AR_SIM_NAIVE) return ar_engine_naive(&j, out, e);
-    return o->sync == AR_SYNC_DATAFLOW ? ar_engine_dataflow(&j, out, e) : ar_engine_fast(&j, out, e);
+    /* dataflow: the lockstep run with its certificate (engine_cert.c) unless shortcuts are off, or this
+     * is the rerun after a certificate failed, or the run is in process (no second SimGrid) */
+    if (o->sync == AR_SYNC_DATAFLOW && (o->full || o->in_process)) return ar_engine_dataflow(&j, out, e);
+    return ar_engine_fast(&j, out, e);
 }
 
 /* ---- the pipe protocol ---- */
@@ -276,18 +279,11 @@ static void child(int fd, const ar_platform *p, const ar_schedule *s, const ar_s
     _exit(bad ? 3 : 0); /* skip SimGrid's exit-time cleanup */
 }
 
-ar_status ar_sim_run(const ar_platform *p, const ar_schedule *s, const ar_sim_opts *opts, ar_sim_result *out,
-                     ar_err *e) {
-    memset(out, 0, sizeof *out);
-    out->bottleneck = -1;
-    ar_sim_opts defaults;
-    memset(&defaults, 0, sizeof defaults);
-    const ar_sim_opts *o = opts ? opts : &defaults;
-    ar_status st = validate(p, s, o, e);
-    if (st != AR_OK) return st;
-    netspec ns;
-    if ((st = parse_net(o->network, &ns, e)) != AR_OK) return st;
-    if (o->in_process) return run_here(p, s, o, &ns, NULL, out, e);
+/* One simulation in a forked child (the result comes back through a pipe). */
+static ar_status run_forked(const ar_platform *p, const ar_schedule *s, const ar_sim_opts *o, const netspec *nsp,
+                            ar_sim_result *out, ar_err *e) {
+    netspec ns = *nsp;
+    ar_status st;
 
     int fd[2];
     if (pipe(fd) != 0) return ar_fail(e, AR_EIO, "sim: pipe: %s", strerror(errno));
@@ -331,6 +327,7 @@ ar_status ar_sim_run(const ar_platform *p, const ar_schedule *s, const ar_sim_op
             out->complete = 0;
             out->bottleneck = -1;
             snprintf(out->engine, sizeof out->engine, "%s", o->engine == AR_SIM_NAIVE ? "naive" : "fast");
+            snprintf(out->sync, sizeof out->sync, "%s", ar_sim_sync_name(o->sync));
             snprintf(out->network, sizeof out->network, "stopped by --budget %g s inside SimGrid (no time)",
                      o->budget_s);
             return AR_OK;
@@ -381,4 +378,30 @@ ar_status ar_sim_run(const ar_platform *p, const ar_schedule *s, const ar_sim_op
         ar_sim_result_free(&r);
     }
     return st;
+}
+
+ar_status ar_sim_run(const ar_platform *p, const ar_schedule *s, const ar_sim_opts *opts, ar_sim_result *out,
+                     ar_err *e) {
+    memset(out, 0, sizeof *out);
+    out->bottleneck = -1;
+    ar_sim_opts defaults;
+    memset(&defaults, 0, sizeof defaults);
+    const ar_sim_opts *o = opts ? opts : &defaults;
+    ar_status st = validate(p, s, o, e);
+    if (st != AR_OK) return st;
+    netspec ns;
+    if ((st = parse_net(o->network, &ns, e)) != AR_OK) return st;
+    if (o->in_process) return run_here(p, s, o, &ns, NULL, out, e);
+    double t0 = ar_now_s();
+    st = run_forked(p, s, o, &ns, out, e);
+    if (st != AR_OK || !out->dataflow_differs) return st;
+    /* dataflow would have started a transfer earlier than the lockstep run did: run the dataflow
+     * engine (every transfer in SimGrid), within what is left of the budget */
+    ar_sim_result_free(out);
+    memset(out, 0, sizeof *out);
+    out->bottleneck = -1;
+    ar_sim_opts o2 = *o;
+    o2.full = 1;
+    if (o2.budget_s > 0) o2.budget_s = fmax(o2.budget_s - (ar_now_s() - t0), 1e-3);
+    return run_forked(p, s, &o2, &ns, out, e);
 }
