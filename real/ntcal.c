@@ -44,6 +44,47 @@ static ar_status scale(cJSON *node, double fl, double fb, const char *file, ar_e
     return AR_OK;
 }
 
+/* obj[key] *= f (a number; absent = 1), as a plain number. */
+static int mul_num(cJSON *obj, const char *key, double f) {
+    cJSON *j = cJSON_GetObjectItemCaseSensitive(obj, key);
+    double v = cJSON_IsNumber(j) ? j->valuedouble * f : f;
+    if (j) cJSON_DeleteItemFromObjectCaseSensitive(obj, key);
+    return cJSON_AddNumberToObject(obj, key, v) != NULL;
+}
+
+static cJSON *object_in(cJSON *obj, const char *key) {
+    cJSON *j = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (cJSON_IsObject(j)) return j;
+    if (j) cJSON_DeleteItemFromObjectCaseSensitive(obj, key);
+    return cJSON_AddObjectToObject(obj, key);
+}
+
+static ar_status add_calibration(cJSON *doc, const ar_ntcal_in *in, ar_err *e) {
+    for (int c = 0; c < 2; c++)
+        if (!(in->cal_lat[c] > 0) || !(in->cal_bw[c] > 0) || !isfinite(in->cal_lat[c]) || !isfinite(in->cal_bw[c]))
+            return ar_fail(e, AR_EINVAL, "calibration: %s factors must be finite and > 0 (latency %g, bandwidth %g)",
+                           c ? "inter-node" : "intra-node", in->cal_lat[c], in->cal_bw[c]);
+    cJSON *cal = object_in(doc, "calibration");
+    int ok = cal != NULL;
+    for (int c = 0; ok && c < 2; c++) {
+        cJSON *o = object_in(cal, c ? "inter" : "intra");
+        ok = o && mul_num(o, "lat", in->cal_lat[c]) && mul_num(o, "bw", in->cal_bw[c]);
+    }
+    if (ok && in->base && !cJSON_GetObjectItemCaseSensitive(cal, "base"))
+        ok = cJSON_AddStringToObject(cal, "base", in->base) != NULL;
+    if (ok && in->neff > 0) {
+        cJSON *n = object_in(doc, "nccl"), *eff = n ? object_in(n, "efficiency") : NULL;
+        ok = eff != NULL;
+        for (int i = 0; ok && i < in->neff; i++) {
+            if (!(in->eff[i] > 0) || !isfinite(in->eff[i]))
+                return ar_fail(e, AR_EINVAL, "calibration: efficiency %s must be finite and > 0 (got %g)",
+                               in->eff_key[i], in->eff[i]);
+            ok = mul_num(eff, in->eff_key[i], in->eff[i]);
+        }
+    }
+    return ok ? AR_OK : ar_fail(e, AR_ENOMEM, "out of memory");
+}
+
 ar_status ar_ntcal_platform_json(const ar_platform *p, const ar_ntcal_in *in, char **json, ar_err *e) {
     *json = NULL;
     if (!(in->lat_scale >= 0) || !isfinite(in->lat_scale) || !(in->bw_scale > 0) || !isfinite(in->bw_scale))
@@ -68,6 +109,7 @@ ar_status ar_ntcal_platform_json(const ar_platform *p, const ar_ntcal_in *in, ch
         return ar_fail(e, AR_EINVAL, "%s: not a JSON object", path);
     }
     st = scale(doc, in->lat_scale, in->bw_scale, path, e);
+    if (!st && in->calibrated) st = add_calibration(doc, in, e);
     cJSON *name = cJSON_CreateString(in->name ? in->name : "calibrated");
     if (!st && (!name || !cJSON_ReplaceItemInObject(doc, "name", name))) {
         cJSON_Delete(name);

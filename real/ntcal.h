@@ -22,6 +22,16 @@ typedef struct ar_ntcal_in {
     double bw_scale;  /* 1 = unchanged */
     int nnotes;       /* extra notes (the fit, what is not identified) */
     const char *const *notes;
+    /* calibrated = 1 (issue 14, the per-class fit): lat_scale/bw_scale must be 1; the document gets
+     * "calibration": {"intra": {"lat", "bw"}, "inter": {...}, "base"} and "nccl": {"efficiency":
+     * {"ALGO/PROTO": eff}} (platforms/README.md), multiplied into the file's own when it has them; the
+     * loader applies them (intra-node links, inter-node links, NCCL's model). */
+    int calibrated;
+    double cal_lat[2], cal_bw[2]; /* [0] intra-node, [1] inter-node */
+    const char *base;             /* the preset calibrated (NAME:nodes=N defaults, NCCL's GPU); may be NULL */
+    int neff;
+    const char *const *eff_key; /* "RING/SIMPLE" */
+    const double *eff;
 } ar_ntcal_in;
 
 /* p: the platform the fit used (its source names the preset or file). */
