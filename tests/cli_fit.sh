@@ -87,6 +87,35 @@ print("nccl_model_err: median %.4f max %.4f" % (v[len(v) // 2], v[-1]), file=sys
 sys.exit(not (len(v) == 14 and v[len(v) // 2] < 0.01 and v[-1] < 0.03))
 PY
 done
+# compare --plot with two platforms (1 node, 2 nodes): one figure, every platform's lines and measured points
+FIG="$T_TMP/two.svg"
+if command -v gnuplot >/dev/null; then
+  expect_ok "compare --plot, two platforms" -- compare --measured "$T_TMP/syn/cal_1node_auto.txt" \
+      "$T_TMP/syn/cal_2node_auto.txt" --platform "$T_TMP/syn.json" --platform "$T_TMP/syn.json:nodes=2" --plot "$FIG"
+  t_check "svg written" grep -q '<svg' "$FIG"
+else
+  expect_error "compare --plot without gnuplot" 'cannot run gnuplot' -- compare --measured \
+      "$T_TMP/syn/cal_1node_auto.txt" "$T_TMP/syn/cal_2node_auto.txt" --platform "$T_TMP/syn.json" \
+      --platform "$T_TMP/syn.json:nodes=2" --plot "$FIG"
+fi
+rows() { awk -v b="\$$1 <<" 'index($0, b) == 1 { f = 1; next } /^EOD/ { f = 0 } f' "$FIG.gp" | wc -l; }
+t_check "measured points of platform 0 (8 ranks): 14" test "$(rows nccl_p0_0_0)" -eq 14
+t_check "measured points of platform 1 (16 ranks): 14" test "$(rows nccl_p1_0_0)" -eq 14
+t_check "model line of each platform: 14 sizes" test "$(rows model_p0_0_0)" -eq 14 -a "$(rows model_p1_0_0)" -eq 14
+t_check "platform 0 solid, titled" grep -q 'model_p0_0_0 with lines lw 2 dt 1 title "model ring \[dgx-h100-calibrated, 8 ranks\]"' "$FIG.gp"
+t_check "platform 1 dashed, titled" grep -q 'model_p1_0_0 with lines lw 2 dt 2 title "model ring \[.*syn.json:nodes=2, 16 ranks\]"' "$FIG.gp"
+t_check "measured: a marker per platform" grep -q 'nccl_p1_0_0 with points pt 5 .*measured NCCL \[.*nodes=2, 16 ranks\]' "$FIG.gp"
+t_check "busbw of platform 1 = bytes / time x 2 x 15 / 16 (16 ranks)" python3 - "$FIG.gp" <<'PY'
+import sys
+blocks, cur = {}, None
+for line in open(sys.argv[1]):
+    if line.startswith("$") and "<<" in line: cur = line.split()[0][1:]; blocks[cur] = []
+    elif line.startswith("EOD"): cur = None
+    elif cur: blocks[cur].append([float(x) for x in line.split()])
+t, b = blocks["nccl_p1_0_0"], blocks["nccl_p1_0_1"]
+ok = len(t) == len(b) == 14 and all(abs(bb[1] - tt[0] / (tt[1] * 1e-6) * 30 / 16 / 1e9) <= 1e-9 * bb[1] for tt, bb in zip(t, b))
+sys.exit(not ok)
+PY
 # the preset itself (no calibration) is off by the factors: the same check fails there
 expect_ok "compare on the preset" -- compare --measured "$T_TMP/syn/cal_2node_auto.txt" --platform dgx-h100:nodes=2 \
     --format csv
