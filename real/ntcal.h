@@ -1,5 +1,8 @@
 /* The calibrated platform of `arlab calibrate --from FILE...` (issue 14): the
- * preset's own JSON with its link parameters scaled by a fit (real/ntfit.h).
+ * preset's own JSON with its link parameters scaled by a fit (real/ntfit.h), or,
+ * with in->calibrated (what the verb writes since h14g), the preset's JSON as it is
+ * plus the "calibration" and "nccl" blocks the loader applies (see below and
+ * platforms/README.md).
  *
  * Every "bw"/"child_bw" value of the preset file (levels, tree switches, graph
  * and torus links) is multiplied by bw_scale and every "lat"/"child_lat" by

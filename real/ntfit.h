@@ -55,7 +55,8 @@ typedef struct ar_ntfit_res {
     double lonco_med[AR_NTFIT_MAX_NODECOUNTS], lonco_max[AR_NTFIT_MAX_NODECOUNTS];
     /* Per node class (when the records hold one-node and multi-node runs; else have_classes = 0): the
      * two-scale fit on the one-node runs (intra-node: NVLink-bound) and on the multi-node runs (network-
-     * bound under NCCL's model), each with percentile 95 % intervals. Printed, not applied to the links. */
+     * bound under NCCL's model), each with percentile 95 % intervals. Printed; what the calibrated platform
+     * carries is the joint fit below (ar_ntfit_calibrate). */
     int have_classes;
     struct {
         int n;
