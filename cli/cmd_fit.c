@@ -131,8 +131,6 @@ static ar_status identify_and_write(const ar_nt_set *s, const ar_platform *p, co
     if (!out) return AR_OK;
     const char *np[8];
     for (int i = 0; i < nn; i++) np[i] = notes[i];
-    char nm[256];
-    snprintf(nm, sizeof nm, "%s-calibrated", p->name);
     char keys[AR_NTFIT_MAX_GROUPS][40];
     const char *kp[AR_NTFIT_MAX_GROUPS];
     double ev[AR_NTFIT_MAX_GROUPS];
@@ -141,6 +139,10 @@ static ar_status identify_and_write(const ar_nt_set *s, const ar_platform *p, co
         kp[g] = keys[g], ev[g] = cal->group[g].eff;
     }
     const char *src = p->source ? p->source : "";
+    char rbase[256];
+    int rnodes = 0, is_rail = ar_ntcal_rail_base(p, rbase, sizeof rbase, &rnodes);
+    char nm[300];
+    snprintf(nm, sizeof nm, "%s-calibrated", is_rail ? rbase : p->name);
     ar_ntcal_in in = {.name = name ? name : nm,
                       .lat_scale = 1,
                       .bw_scale = 1,
@@ -149,7 +151,9 @@ static ar_status identify_and_write(const ar_nt_set *s, const ar_platform *p, co
                       .calibrated = 1,
                       .cal_lat = {cal->cls[0].lat, cal->cls[1].lat},
                       .cal_bw = {cal->cls[0].bw, cal->cls[1].bw},
-                      .base = !strncmp(src, "preset:", 7) ? src + 7 : p->cal_base,
+                      .base = !strncmp(src, "preset:", 7) ? src + 7
+                              : is_rail                   ? rbase
+                                                          : p->cal_base,
                       .neff = cal->ngroups,
                       .eff_key = kp,
                       .eff = ev};
@@ -161,9 +165,15 @@ static ar_status identify_and_write(const ar_nt_set *s, const ar_platform *p, co
     if (fo && fclose(fo) != 0 && !st) st = ar_fail(e, AR_EIO, "cannot write %s", out);
     free(json);
     if (!st) {
-        printf("\nwrote %s (arlab model/sim/best --platform %s", out, out);
-        if (hi > 1 && p->nmachines == 1) printf("; %d nodes: --platform %s:nodes=%d", hi, out, hi);
-        printf(")\n");
+        if (is_rail)
+            printf("\nwrote %s (the fabric of the runs: arlab model/sim/best --platform %s:nodes=%d; one node of it: "
+                   "--platform %s)\n",
+                   out, out, rnodes, out);
+        else {
+            printf("\nwrote %s (arlab model/sim/best --platform %s", out, out);
+            if (hi > 1 && p->nmachines == 1) printf("; %d nodes: --platform %s:nodes=%d", hi, out, hi);
+            printf(")\n");
+        }
     }
     return st;
 }

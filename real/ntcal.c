@@ -44,6 +44,22 @@ static ar_status scale(cJSON *node, double fl, double fb, const char *file, ar_e
     return AR_OK;
 }
 
+int ar_ntcal_rail_base(const ar_platform *p, char *name, size_t n, int *nodes) {
+    const char *src = p && p->source ? p->source : "";
+    if (strncmp(src, "generated:", 10)) return 0;
+    src += 10;
+    const char *colon = strchr(src, ':');
+    if (!colon || colon == src || (size_t)(colon - src) >= n || strncmp(colon, ":nodes=", 7)) return 0;
+    char *end;
+    long v = strtol(colon + 7, &end, 10);
+    if (*end || v < 1 || end == colon + 7) return 0;
+    char path[4096];
+    if (!ar_platform_preset_path(src, (size_t)(colon - src), path, sizeof path)) return 0;
+    snprintf(name, n, "%.*s", (int)(colon - src), src);
+    if (nodes) *nodes = (int)v;
+    return 1;
+}
+
 /* obj[key] *= f (a number; absent = 1), as a plain number. */
 static int mul_num(cJSON *obj, const char *key, double f) {
     cJSON *j = cJSON_GetObjectItemCaseSensitive(obj, key);
@@ -92,9 +108,14 @@ ar_status ar_ntcal_platform_json(const ar_platform *p, const ar_ntcal_in *in, ch
                        in->lat_scale, in->bw_scale);
     const char *src = p->source ? p->source : "";
     char path[4096];
+    char base[256];
     if (!strncmp(src, "preset:", 7)) {
         if (!ar_platform_preset_path(src + 7, strlen(src + 7), path, sizeof path))
             return ar_fail(e, AR_EIO, "calibration: the file of preset %s is gone", src + 7);
+    } else if (in->calibrated && ar_ntcal_rail_base(p, base, sizeof base, NULL)) {
+        /* PRESET:nodes=N (h14g): the preset's file with the block; CAL.json:nodes=N rebuilds the fabric */
+        if (!ar_platform_preset_path(base, strlen(base), path, sizeof path))
+            return ar_fail(e, AR_EIO, "calibration: the file of preset %s is gone", base);
     } else if (strchr(src, ':') && !strchr(src, '/'))
         return ar_fail(e, AR_EUNSUPPORTED,
                        "calibration: %s is generated (%s); calibrate a preset or a platform JSON file", p->name, src);

@@ -37,6 +37,11 @@ typedef struct ar_ntcal_in {
     const double *eff;
 } ar_ntcal_in;
 
+/* 1 when p is the generated fabric PRESET:nodes=N of a preset (nothing else in the spec): name gets PRESET,
+ * *nodes N (nodes may be NULL). With in->calibrated, ar_ntcal_platform_json writes such a p as PRESET's file
+ * plus the block; CAL.json:nodes=N loads the calibrated fabric. */
+int ar_ntcal_rail_base(const ar_platform *p, char *name, size_t n, int *nodes);
+
 /* p: the platform the fit used (its source names the preset or file). */
 ar_status ar_ntcal_platform_json(const ar_platform *p, const ar_ntcal_in *in, char **json, ar_err *e);
 

@@ -205,8 +205,13 @@ static ar_status model_of(plat_cache *pc, const ar_platform *p, const ar_nt_set 
                            "%s: run has %d ranks on %d nodes, platform %s %d (a one-node preset fits runs of N "
                            "whole nodes through NAME:nodes=N)",
                            ar_nt_where(s, r, where, sizeof where), nr, nodes, p->name, p->nranks);
-        char spec[300];
-        snprintf(spec, sizeof spec, "%s:nodes=%d", p->name, nodes);
+        /* NAME:nodes=N of the preset, or FILE.json:nodes=N of a (calibrated) one-node file */
+        const char *src = p->source ? p->source : "";
+        char spec[4400];
+        if (!strncmp(src, "preset:", 7)) snprintf(spec, sizeof spec, "%s:nodes=%d", src + 7, nodes);
+        else if (strchr(src, '/') || (strlen(src) > 5 && !strcmp(src + strlen(src) - 5, ".json")))
+            snprintf(spec, sizeof spec, "%s:nodes=%d", src, nodes);
+        else snprintf(spec, sizeof spec, "%s:nodes=%d", p->name, nodes);
         ar_err e2 = {{0}};
         if (ar_platform_load(spec, 0, &own, &e2))
             return ar_fail(e, AR_EINVAL, "%s: %d nodes: %s", ar_nt_where(s, r, where, sizeof where), nodes, e2.msg);

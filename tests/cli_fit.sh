@@ -87,6 +87,25 @@ print("nccl_model_err: median %.4f max %.4f" % (v[len(v) // 2], v[-1]), file=sys
 sys.exit(not (len(v) == 14 and v[len(v) // 2] < 0.01 and v[-1] < 0.03))
 PY
 done
+# a multi-node fit on the fabric itself (--platform dgx-h100:nodes=2, the 2-node runs only): the intra-node class
+# has no data (factor 1, said so); the file is dgx-h100's document with the block; FILE:nodes=2 is the fabric
+expect_ok "calibrate on dgx-h100:nodes=2" -- calibrate --from "$T_TMP/syn"/cal_2node_*.txt \
+    --platform dgx-h100:nodes=2 --boot 100 --out "$T_TMP/syn2.json"
+t_check "intra-node not identified, said so" grep -Eq '^intra-node +0 +1\.0000 .*NOT identified: no one-node runs' "$T_TMP/out"
+t_check "inter-node factors near 1.3 / 0.7" awk '$1 == "inter-node" { ok = $3 > 1.27 && $3 < 1.33 && $7 > 0.67 && $7 < 0.72 } END { exit !ok }' "$T_TMP/out"
+t_check "points to FILE:nodes=2" grep -q "the fabric of the runs: arlab model/sim/best --platform $T_TMP/syn2.json:nodes=2" "$T_TMP/out"
+python3 - "$T_TMP/syn2.json" <<'PY' || t_bad "syn2.json: dgx-h100-calibrated, intra 1, base dgx-h100"
+import json, sys
+d = json.load(open(sys.argv[1])); c = d["calibration"]
+assert d["name"] == "dgx-h100-calibrated" and c["intra"] == {"lat": 1, "bw": 1} and c["base"] == "dgx-h100"
+assert d["levels"][0]["fanout"] == 8
+PY
+expect_ok "compare on the fabric" -- compare --measured "$T_TMP/syn/cal_2node_auto.txt" \
+    --platform "$T_TMP/syn2.json:nodes=2" --format csv
+t_check "fabric: |nccl_model_err| < 3 % at every size" python3 -c '
+import sys; v = [abs(float(x)) for x in sys.stdin.read().split()]; sys.exit(not (len(v) == 14 and max(v) < 0.03))' \
+    < <(csv_col "$T_TMP/out" nccl_model_err)
+
 # compare --plot with two platforms (1 node, 2 nodes): one figure, every platform's lines and measured points
 FIG="$T_TMP/two.svg"
 if command -v gnuplot >/dev/null; then
