@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/platform.h"
+#include "core/platform_rail.h"
 #include "models/nccl_model.h"
 #include "real/nccltests_in.h"
 #include "real/ntcal.h"
@@ -271,6 +272,15 @@ static void cal_round_trip(void) {
         if (ar_platform_link_class(q[1], l) == 1) nic = &q[1]->links[l];
     T_CHECK(nic != NULL, "a NIC link");
     T_NEAR(nic->bw_Bps, 48e9 * c.cls[1].bw, 1e-9, "NIC link x inter bandwidth");
+    /* the same fabric built as a JSON graph document (the table-routed loader) carries the same calibration */
+    ar_platform *tb = NULL;
+    T_OK(ar_platform_rail_load_table(spec, 0, &tb, &e), e);
+    int same = tb->nlinks == q[1]->nlinks && tb->calibrated;
+    for (int l = 0; same && l < tb->nlinks; l++)
+        same = fabs(tb->links[l].bw_Bps - q[1]->links[l].bw_Bps) <= 1e-9 * q[1]->links[l].bw_Bps &&
+               fabs(tb->links[l].lat_s - q[1]->links[l].lat_s) <= 1e-9 * q[1]->links[l].lat_s;
+    T_CHECK(same, "table-built calibrated fabric: the same links");
+    ar_platform_free(tb);
     for (int k = 0; k < 2; k++) ar_platform_free(q[k]), ar_platform_free(truth[k]);
     for (int i = 0; i < NCAL; i++) remove(path[i]), free(txt[i]);
     remove(cal);

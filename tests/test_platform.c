@@ -547,6 +547,9 @@ static void test_load_paths(void) {
 #define HEAD_TREE "{\"name\":\"x\",\"kind\":\"tree\","
 #define HEAD_GRAPH "{\"name\":\"x\",\"kind\":\"graph\","
 #define LV(f, bw) "{\"fanout\":" #f ",\"bw\":\"" bw "\",\"lat\":\"1us\"}"
+#define CAL_TREE                                                                                               \
+    HEAD_TREE "\"levels\":[{\"fanout\":2,\"bw\":\"10GBps\",\"lat\":\"1us\"},{\"fanout\":2,\"bw\":\"100GBps\"," \
+              "\"lat\":\"5us\"}],"
 
 static void test_malformed(void) {
     ar_platform *p = NULL;
@@ -696,6 +699,35 @@ static void test_malformed(void) {
     }
 }
 
+/* Truncations and mutations of one document (test_fuzz). */
+static void fuzz_text(const char *text, size_t len, uint64_t *seedp, int *casesp, int *crashesp, int *truncp) {
+    uint64_t seed = *seedp;
+    int cases = 0, crashes = 0, truncated_ok = 0;
+    char *buf = malloc(len + 1);
+    size_t last = len;
+    while (last > 0 && text[last - 1] != '}') last--;
+    for (size_t n = 0; n < len; n++) {
+        memcpy(buf, text, n);
+        buf[n] = '\0';
+        cases++;
+        if (!survives(buf)) crashes++;
+        ar_platform *p = NULL;
+        if (n < last && ar_platform_from_json(buf, "t.json", &p, NULL) == AR_OK) truncated_ok++;
+        ar_platform_free(p);
+    }
+    /* mutations: overwrite 1-3 bytes with JSON-significant characters */
+    static const char alphabet[] = "{}[]\":,0123456789-.eE tfn\\a\x01\xff";
+    for (int k = 0; k < 3000; k++) {
+        memcpy(buf, text, len + 1);
+        int nm = 1 + (int)(rnd(&seed) % 3);
+        for (int j = 0; j < nm; j++) buf[rnd(&seed) % len] = alphabet[rnd(&seed) % (sizeof alphabet - 1)];
+        cases++;
+        if (!survives(buf)) crashes++;
+    }
+    free(buf);
+    *seedp = seed, *casesp += cases, *crashesp += crashes, *truncp += truncated_ok;
+}
+
 static void test_fuzz(void) {
     static const char *const files[] = {"blueconnect-12", "flexreduce-2m-5", "p3.16xlarge", "torus-4x4", "fat-tree-64"};
     uint64_t seed = 0x9e3779b97f4a7c15ull;
@@ -708,30 +740,15 @@ static void test_fuzz(void) {
         if (ar_read_file(path, (size_t)1 << 24, &text, &len, NULL) != AR_OK) text = NULL;
         T_CHECK(text != NULL, "read %s", path);
         if (!text) continue;
-        char *buf = malloc(len + 1);
-        size_t last = len;
-        while (last > 0 && text[last - 1] != '}') last--;
-        for (size_t n = 0; n < len; n++) {
-            memcpy(buf, text, n);
-            buf[n] = '\0';
-            cases++;
-            if (!survives(buf)) crashes++;
-            ar_platform *p = NULL;
-            if (n < last && ar_platform_from_json(buf, "t.json", &p, NULL) == AR_OK) truncated_ok++;
-            ar_platform_free(p);
-        }
-        /* mutations: overwrite 1-3 bytes with JSON-significant characters */
-        static const char alphabet[] = "{}[]\":,0123456789-.eE tfn\\a\x01\xff";
-        for (int k = 0; k < 3000; k++) {
-            memcpy(buf, text, len + 1);
-            int nm = 1 + (int)(rnd(&seed) % 3);
-            for (int j = 0; j < nm; j++) buf[rnd(&seed) % len] = alphabet[rnd(&seed) % (sizeof alphabet - 1)];
-            cases++;
-            if (!survives(buf)) crashes++;
-        }
-        free(buf);
+        fuzz_text(text, len, &seed, &cases, &crashes, &truncated_ok);
         free(text);
     }
+    /* a calibrated document (h14g): the "calibration" and "nccl" blocks */
+    static const char cal[] = CAL_TREE
+        "\"calibration\":{\"intra\":{\"lat\":2,\"bw\":0.5},\"inter\":{\"lat\":3,"
+        "\"bw\":0.25},\"base\":\"dgx-h100\"},\"nccl\":{\"efficiency\":{\"RING/SIMPLE\":0.93,"
+        "\"tree\":0.8}}}";
+    fuzz_text(cal, strlen(cal), &seed, &cases, &crashes, &truncated_ok);
     /* random documents */
     char doc[256];
     static const char alphabet[] = "{}[]\":,0123456789-.eE \"name\"kind\"tree\"levels\"fanout\"gpus\"graph";
@@ -814,9 +831,6 @@ static void test_route_append(void) {
 
 /* "calibration" and "nccl" (issue 14, h14g): the loader applies the per-class factors to the links and levels,
  * keeps the NCCL efficiencies, and refuses a bad block with one line naming the field. */
-#define CAL_TREE                                                                                               \
-    HEAD_TREE "\"levels\":[{\"fanout\":2,\"bw\":\"10GBps\",\"lat\":\"1us\"},{\"fanout\":2,\"bw\":\"100GBps\"," \
-              "\"lat\":\"5us\"}],"
 static void test_calibration(void) {
     ar_platform *p = accept(CAL_TREE
                             "\"calibration\":{\"intra\":{\"lat\":2,\"bw\":0.5},\"inter\":{\"lat\":3,"
