@@ -580,8 +580,11 @@ static ar_status cal_fit(const cal_rec *R, int m, unsigned seed, int nboot, ar_n
     int *idx = calloc((size_t)m, sizeof *idx);
     int nb0 = nboot > 0 ? nboot : 1;
     double *bs = calloc((size_t)nb0 * (size_t)(4 + ng), sizeof *bs);
-    if (!idx || !bs) {
-        free(idx), free(bs);
+    double *pred = calloc((size_t)m * 3, sizeof *pred), *res = pred ? pred + m : NULL,
+           *err = pred ? pred + 2 * m : NULL;
+    cal_rec *R2 = calloc((size_t)m, sizeof *R2);
+    if (!idx || !bs || !pred || !R2) {
+        free(idx), free(bs), free(pred), free(R2);
         return ar_fail(e, AR_ENOMEM, "ntfit: out of memory");
     }
     double lat[2], u[2], v[AR_NTFIT_MAX_GROUPS];
@@ -590,21 +593,35 @@ static ar_status cal_fit(const cal_rec *R, int m, unsigned seed, int nboot, ar_n
         lat[0] = lat[1] = u[0] = u[1] = 1;
         for (int g = 0; g < ng; g++) v[g] = 1;
         if (joint(R, idx, m, ng, fix_lat, fix_u, vfix, lat, u, v) != 0) {
-            free(idx), free(bs);
+            free(idx), free(bs), free(pred), free(R2);
             return ar_fail(e, AR_EINVAL,
                            "ntfit: the per-class fit has no solution (a class's sizes cannot separate latency "
                            "from bandwidth, or a factor came out <= 0)");
         }
+        /* residual bootstrap (the sizes are a design, not a sample): t*_i = pred_i (1 + c e_j), e_j a relative
+         * residual drawn with replacement, c = sqrt(m / (m - k)) for the k fitted parameters */
+        int k = 0;
+        for (int c = 0; c < 2; c++) k += !fix_lat[c] + !fix_u[c];
+        for (int g = 0; g < ng; g++) k += !vfix[g];
+        double cf = m > k ? sqrt((double)m / (double)(m - k)) : 1;
+        for (int i = 0; i < m; i++) {
+            const cal_rec *r = &R[i];
+            pred[i] = lat[r->cls] * r->L + r->X * u[r->cls] * v[r->grp];
+            res[i] = pred[i] > 0 ? r->t / pred[i] - 1 : 0;
+        }
+        for (int i = 0; i < m; i++) idx[i] = i;
         unsigned long long rng = seed * 2654435761ull + 99;
         int nb = 0;
         for (int b = 0; b < nboot; b++) {
-            for (int k = 0; k < m; k++) {
+            for (int i = 0; i < m; i++) {
                 rng = rng * 6364136223846793005ull + 1442695040888963407ull;
-                idx[k] = (int)((rng >> 33) % (unsigned long long)m);
+                R2[i] = R[i];
+                R2[i].t = pred[i] * (1 + cf * res[(rng >> 33) % (unsigned long long)m]);
+                if (!(R2[i].t > 0)) R2[i].t = pred[i];
             }
             double la[2] = {lat[0], lat[1]}, uu[2] = {u[0], u[1]}, vv[AR_NTFIT_MAX_GROUPS];
             memcpy(vv, v, sizeof vv);
-            if (joint(R, idx, m, ng, fix_lat, fix_u, vfix, la, uu, vv) != 0) continue;
+            if (joint(R2, idx, m, ng, fix_lat, fix_u, vfix, la, uu, vv) != 0) continue;
             bs[nb] = la[0], bs[(size_t)nb0 + nb] = la[1], bs[2 * (size_t)nb0 + nb] = 1 / uu[0],
             bs[3 * (size_t)nb0 + nb] = 1 / uu[1];
             for (int g = 0; g < ng; g++) bs[(size_t)(4 + g) * (size_t)nb0 + nb] = 1 / vv[g];
@@ -653,19 +670,13 @@ static ar_status cal_fit(const cal_rec *R, int m, unsigned seed, int nboot, ar_n
     for (int g = 0; g < ng; g++)
         if (!out->group[g].ident) out->group[g].eff = out->group[g].lo = out->group[g].hi = 1;
     /* the calibrated prediction's error */
-    double *err = bs; /* nb0 * (4 + ng) >= m? not necessarily: own buffer */
-    err = calloc((size_t)m, sizeof *err);
-    if (!err) {
-        free(idx), free(bs);
-        return ar_fail(e, AR_ENOMEM, "ntfit: out of memory");
-    }
     for (int i = 0; i < m; i++) {
         const cal_rec *r = &R[i];
         double pr = out->cls[r->cls].lat * r->L + r->X / (out->cls[r->cls].bw * out->group[r->grp].eff);
         err[i] = fabs(pr - r->t) / r->t;
     }
     out->rel_med = pct(err, m, 0.5), out->rel_max = err[m - 1];
-    free(err), free(idx), free(bs);
+    free(idx), free(bs), free(pred), free(R2);
     return AR_OK;
 }
 

@@ -73,7 +73,9 @@ typedef struct ar_ntfit_res {
  * a group that ran only in a class without the reference is not separable from that class's bandwidth
  * factor and keeps 1. The choice of (algorithm, protocol) per record is re-made on the calibrated model
  * and the fit repeated until no choice changes (at most 4 passes), so that the calibrated platform's
- * NCCL model predicts with the choice it makes itself. Percentile 95 % bootstrap intervals (fixed seed);
+ * NCCL model predicts with the choice it makes itself. Percentile 95 % intervals of a residual bootstrap
+ * (the sizes are a design: every resample keeps every record, its time the fitted one x (1 + a relative
+ * residual drawn with replacement, inflated by sqrt(n / (n - parameters))); fixed seed);
  * a factor whose interval is wider than its value, or a class without >= 2 records, is NOT identified and
  * kept at 1 (the fit is redone with it fixed). rel_med/rel_max: |rel err| of the calibrated prediction. */
 typedef struct ar_ntfit_cal {
