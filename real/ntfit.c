@@ -592,7 +592,15 @@ static ar_status cal_fit(const cal_rec *R, int m, unsigned seed, int nboot, ar_n
         for (int i = 0; i < m; i++) idx[i] = i;
         lat[0] = lat[1] = u[0] = u[1] = 1;
         for (int g = 0; g < ng; g++) v[g] = 1;
-        if (joint(R, idx, m, ng, fix_lat, fix_u, vfix, lat, u, v) != 0) {
+        int bad = joint(R, idx, m, ng, fix_lat, fix_u, vfix, lat, u, v) != 0;
+        if (bad) { /* e.g. one size per class: latency and bandwidth not separable; keep the latency at 1 */
+            for (int c = 0; c < 2; c++)
+                if (!fix_lat[c]) fix_lat[c] = 1, out->cls[c].lat_ident = 0;
+            lat[0] = lat[1] = u[0] = u[1] = 1;
+            for (int g = 0; g < ng; g++) v[g] = 1;
+            bad = joint(R, idx, m, ng, fix_lat, fix_u, vfix, lat, u, v) != 0;
+        }
+        if (bad) {
             free(idx), free(bs), free(pred), free(R2);
             return ar_fail(e, AR_EINVAL,
                            "ntfit: the per-class fit has no solution (a class's sizes cannot separate latency "

@@ -363,6 +363,17 @@ int main(int argc, char **argv) {
            r.lat_ident, r.bw_scale, r.bw_lo, r.bw_hi, r.bw_ident);
     T_CHECK(!r.lat_ident && r.lat_scale == 1.0, "latency must be reported unidentified and kept at 1");
     ar_ntfit_free(&r);
+    /* the per-class calibration says the same: intra-node latency kept at 1, the bandwidth fitted (these files
+     * have 0.8 on every group), the inter-node class without data kept at 1 */
+    ar_ntfit_cal cb;
+    T_OK(ar_ntfit_calibrate(s, p, 1, 200, &cb, &e), e);
+    printf("big only, calibration: intra lat %.4f ident %d, bw %.4f [%.4f, %.4f] ident %d; inter n %d\n", cb.cls[0].lat,
+           cb.cls[0].lat_ident, cb.cls[0].bw, cb.cls[0].bw_lo, cb.cls[0].bw_hi, cb.cls[0].bw_ident, cb.cls[1].n);
+    T_CHECK(!cb.cls[0].lat_ident && cb.cls[0].lat == 1 && cb.cls[0].lat_lo == 1 && cb.cls[0].lat_hi == 1,
+            "intra latency unidentified, kept at 1");
+    T_CHECK(cb.cls[0].bw_ident && cb.cls[0].bw > 0.5, "intra bandwidth identified");
+    T_CHECK(cb.cls[1].n == 0 && !cb.cls[1].lat_ident && !cb.cls[1].bw_ident && cb.cls[1].lat == 1 && cb.cls[1].bw == 1,
+            "inter-node: no data, kept at 1");
     ar_nt_free(s);
     free(txt);
 
