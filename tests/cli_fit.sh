@@ -76,6 +76,15 @@ expect_ok "calibrate on the synthesised runs" -- calibrate --from "$T_TMP/syn"/c
 t_check "intra-node factors near 1.5 / 0.85" awk '$1 == "intra-node" { ok = $3 > 1.47 && $3 < 1.53 && $7 > 0.83 && $7 < 0.87 } END { exit !ok }' "$T_TMP/out"
 t_check "inter-node factors near 1.3 / 0.7" awk '$1 == "inter-node" { ok = $3 > 1.27 && $3 < 1.33 && $7 > 0.68 && $7 < 0.72 } END { exit !ok }' "$T_TMP/out"
 t_check "multi-node use printed" grep -q "2 nodes: --platform $T_TMP/syn.json:nodes=2" "$T_TMP/out"
+expect_ok "platform show the calibrated file" -- platform show "$T_TMP/syn.json:nodes=2" --format json
+python3 - "$T_TMP/out" <<'PY' || t_bad "platform show: the calibration applied, the efficiencies"
+import json, sys
+d = json.load(open(sys.argv[1])); c = d["calibration"]
+assert c["applied_to_links"] is True and c["base"] == "dgx-h100" and 0.68 < c["inter"]["bw"] < 0.72, c
+assert 0.85 < d["nccl"]["efficiency"]["NVLS/SIMPLE"] < 0.95, d["nccl"]
+nic = [l for l in d["links"] if l["a"].startswith("n0.g0") and l["b"] == "rail0"][0]
+assert abs(nic["bw_Bps"] - 48e9 * c["inter"]["bw"]) < 1, nic
+PY
 for pair in "1node:$T_TMP/syn.json" "2node:$T_TMP/syn.json:nodes=2"; do
   expect_ok "compare on the calibrated ${pair%%:*}" -- compare --measured "$T_TMP/syn/cal_${pair%%:*}_auto.txt" \
       --platform "${pair#*:}" --format csv
