@@ -115,6 +115,19 @@ t_check "fabric: |nccl_model_err| < 3 % at every size" python3 -c '
 import sys; v = [abs(float(x)) for x in sys.stdin.read().split()]; sys.exit(not (len(v) == 14 and max(v) < 0.03))' \
     < <(csv_col "$T_TMP/out" nccl_model_err)
 
+# the loader refuses a bad block with one line (model, and FILE:nodes=N)
+python3 - "$T_TMP/syn.json" "$T_TMP/bad.json" "$T_TMP/bad2.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); d["nccl"]["efficiency"]["RING/SIMPLE"] = 0
+json.dump(d, open(sys.argv[2], "w"))
+d["nccl"]["efficiency"] = {"WARP/SIMPLE": 0.9}
+json.dump(d, open(sys.argv[3], "w"))
+PY
+expect_error "efficiency 0 refused" 'bad.json: nccl.efficiency.RING/SIMPLE: must be a factor in (0, 100] (got 0)' -- \
+    model --platform "$T_TMP/bad.json" --size 1MB --algo ring
+expect_error "unknown algorithm refused" 'nccl.efficiency: unknown algorithm in "WARP/SIMPLE"' -- \
+    model --platform "$T_TMP/bad2.json:nodes=2" --size 1MB --algo ring
+
 # compare --plot with two platforms (1 node, 2 nodes): one figure, every platform's lines and measured points
 FIG="$T_TMP/two.svg"
 if command -v gnuplot >/dev/null; then
