@@ -286,6 +286,31 @@ ar_status ar_platform_print_json(const ar_platform *p, FILE *f, ar_err *e) {
         fputs("\n  ]", f);
     }
     fprintf(f, ",\n  \"ranks\": %d,\n  \"machines\": %d", p->nranks, p->nmachines);
+    if (p->calibrated) { /* issue 14: the factors, already applied to the links and levels below */
+        fputs(",\n  \"calibration\": {\"intra\": {\"lat\": ", f);
+        json_num(f, p->cal_lat[0]);
+        fputs(", \"bw\": ", f);
+        json_num(f, p->cal_bw[0]);
+        fputs("}, \"inter\": {\"lat\": ", f);
+        json_num(f, p->cal_lat[1]);
+        fputs(", \"bw\": ", f);
+        json_num(f, p->cal_bw[1]);
+        fputs("}, \"applied_to_links\": true", f);
+        if (p->cal_base) {
+            fputs(", \"base\": ", f);
+            ar_json_string(f, p->cal_base);
+        }
+        fputc('}', f);
+    }
+    int neff = 0;
+    for (int a = 0; a < AR_CAL_NALGOS; a++)
+        for (int q = 0; q < AR_CAL_NPROTOS; q++)
+            if (p->nccl_eff[a][q] > 0) {
+                fprintf(f, "%s\"%s/%s\": ", neff++ ? ", " : ",\n  \"nccl\": {\"efficiency\": {", ar_cal_algo_names[a],
+                        ar_cal_proto_names[q]);
+                json_num(f, p->nccl_eff[a][q]);
+            }
+    if (neff) fputs("}}", f);
     if (p->kind == AR_PLAT_TREE || p->kind == AR_PLAT_FAT_TREE) {
         fputs(",\n  \"root\": ", f);
         ar_json_string(f, p->root >= 0 ? p->nodes[p->root].name : "");

@@ -31,7 +31,9 @@
 #define AR_MAX_DIMS 8
 #define AR_MAX_RANKS (1 << 20) /* refused beyond, with a message */
 #define AR_MAX_NODES (1 << 22)
-#define AR_NAME_MAX 200 /* bytes in a node, link or preset name */
+#define AR_NAME_MAX 200  /* bytes in a node, link or preset name */
+#define AR_CAL_NALGOS 7  /* models/nccl_model.h AR_NCCL_NALGOS */
+#define AR_CAL_NPROTOS 3 /* AR_NCCL_NPROTOS */
 
 typedef enum ar_node_kind { AR_NODE_GPU = 0, AR_NODE_SWITCH = 1 } ar_node_kind;
 
@@ -114,7 +116,26 @@ typedef struct ar_platform {
     /* the file's "notes" (sources and assumptions of its numbers), may be 0/NULL */
     int nnotes;
     char **notes;
+
+    /* Calibration (issue 14, platforms/README.md "calibration" and "nccl"): the file's factors, ALREADY
+     * applied by the loader to the links (and levels): class 0 = links with both ends in one machine
+     * (NVLink/NVSwitch), class 1 = every other link (NIC, rail, spine). 1 = none. nccl_eff[a][p]: the
+     * efficiency NCCL's cost model multiplies the bandwidth of algorithm a, protocol p by (indices in the
+     * order of models/nccl_model.h's ar_nccl_algo / ar_nccl_proto), 0 = not given (1). cal_base: the
+     * preset the file was calibrated from (NAME:nodes=N's NIC defaults), may be NULL. */
+    int calibrated;
+    double cal_lat[2], cal_bw[2];
+    double nccl_eff[AR_CAL_NALGOS][AR_CAL_NPROTOS];
+    char *cal_base;
 } ar_platform;
+
+/* The class of link l for the calibration factors: 0 both ends in one machine, 1 otherwise. */
+int ar_platform_link_class(const ar_platform *p, int l);
+/* Multiplies p's links (and levels) by its calibration factors (cal_lat, cal_bw); the loaders call it once. */
+void ar_platform_apply_calibration(ar_platform *p);
+/* NCCL's algorithm and protocol names in the order of nccl_eff (NCCL's spelling, "RING", "SIMPLE"). */
+extern const char *const ar_cal_algo_names[AR_CAL_NALGOS];
+extern const char *const ar_cal_proto_names[AR_CAL_NPROTOS];
 
 /* A directed use of a link: link index * 2 + (0 if a->b, 1 if b->a). */
 typedef int ar_dlink;

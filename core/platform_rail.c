@@ -36,7 +36,23 @@ static const struct {
 typedef struct rail_cfg {
     int nodes, gpus, lanes, nics;
     double nvl_Bps, nvl_lat_s, nic_Bps, lat_s, spine;
+    /* FILE.json:nodes=N of a calibrated one-node file (issue 14): its calibration, carried to the fabric */
+    int calibrated;
+    double cal_lat[2], cal_bw[2], eff[AR_CAL_NALGOS][AR_CAL_NPROTOS];
+    char base[AR_NAME_MAX + 1];
 } rail_cfg;
+
+/* Carries c's calibration to p and applies it (ar_platform_apply_calibration). */
+static ar_status rail_calibrate(ar_platform *p, const rail_cfg *c, ar_err *e) {
+    if (!c->calibrated) return AR_OK;
+    p->calibrated = 1;
+    memcpy(p->cal_lat, c->cal_lat, sizeof p->cal_lat);
+    memcpy(p->cal_bw, c->cal_bw, sizeof p->cal_bw);
+    memcpy(p->nccl_eff, c->eff, sizeof p->nccl_eff);
+    if (c->base[0] && !(p->cal_base = ar_strdup(c->base))) return ar_fail(e, AR_ENOMEM, "out of memory");
+    ar_platform_apply_calibration(p);
+    return AR_OK;
+}
 
 int ar_platform_rail_match(const char *spec) {
     if (!spec) return 0;
@@ -44,8 +60,16 @@ int ar_platform_rail_match(const char *spec) {
     const char *colon = strchr(spec, ':');
     if (!colon || colon == spec) return 0;
     size_t n = (size_t)(colon - spec);
-    if (memchr(spec, '/', n)) return 0;
-    if (n >= 5 && !strncmp(colon - 5, ".json", 5)) return 0;
+    if (memchr(spec, '/', n) || (n >= 5 && !strncmp(colon - 5, ".json", 5))) {
+        /* FILE.json:nodes=N (a calibrated one-node file, issue 14) when the file is there */
+        char path[4608];
+        if (n >= sizeof path) return 0;
+        memcpy(path, spec, n);
+        path[n] = 0;
+        FILE *f = fopen(path, "r");
+        if (f) fclose(f);
+        return f != NULL;
+    }
     if (ar_platform_is_family(spec, n) || n > 200) return 0;
     /* only an existing preset: anything else keeps the loader's "unknown platform family" message */
     char path[4608];
@@ -134,13 +158,20 @@ static ar_status from_preset(const char *spec, const char *name, rail_cfg *c, in
     }
     const ar_link *l = &p->links[p->nodes[p->rank_node[0]].uplink];
     c->gpus = p->nranks;
-    c->nvl_Bps = l->bw_Bps;
+    /* a calibrated file: the GPU link as the preset had it (the fabric's loader applies the factors again) */
+    c->nvl_Bps = l->bw_Bps / p->cal_bw[0];
     c->lanes = l->lanes;
-    c->nvl_lat_s = l->lat_s;
+    c->nvl_lat_s = l->lat_s / p->cal_lat[0];
+    c->calibrated = p->calibrated;
+    memcpy(c->cal_lat, p->cal_lat, sizeof c->cal_lat);
+    memcpy(c->cal_bw, p->cal_bw, sizeof c->cal_bw);
+    memcpy(c->eff, p->nccl_eff, sizeof c->eff);
+    snprintf(c->base, sizeof c->base, "%s", p->cal_base ? p->cal_base : "");
     ar_platform_free(p);
+    const char *nic_of = c->base[0] ? c->base : name;
     if (!have_nic) {
         for (size_t i = 0; i < sizeof k_scaleout / sizeof k_scaleout[0]; i++)
-            if (!strcmp(k_scaleout[i].preset, name)) {
+            if (!strcmp(k_scaleout[i].preset, nic_of)) {
                 c->nic_Bps = k_scaleout[i].nic_Bps;
                 if (c->nics == 0) c->nics = k_scaleout[i].nics;
                 return AR_OK;
@@ -223,7 +254,7 @@ static ar_status rail_config(const char *spec, int ranks, rail_cfg *out, ar_err 
     if (!spec || strlen(spec) > 1000) return ar_fail(e, AR_EINVAL, "platform spec is missing or too long");
     const char *colon = strchr(spec, ':');
     int family = !strncmp(spec, "rail", 4) && (spec[4] == 0 || spec[4] == ':');
-    rail_cfg c = {2, 8, 18, 0, 20.6e9, 1e-6, 48e9, 1e-6, 0};
+    rail_cfg c = {2, 8, 18, 0, 20.6e9, 1e-6, 48e9, 1e-6, 0, 0, {1, 1}, {1, 1}, {{0}}, ""};
     if (!family) c.nodes = 0;
     int have_nic = 0;
     ar_status st = parse_args(spec, colon ? colon + 1 : "", family, &c, &have_nic, e);
@@ -276,6 +307,11 @@ ar_status ar_platform_rail_load_table(const char *spec, int ranks, ar_platform *
     snprintf(where, sizeof where, "generated:%s", spec);
     st = ar_platform_from_json(text, where, out, e);
     free(text);
+    if (!st) st = rail_calibrate(*out, &c, e);
+    if (st) {
+        ar_platform_free(*out);
+        *out = NULL;
+    }
     return st;
 }
 
@@ -342,6 +378,7 @@ ar_status ar_platform_rail_load(const char *spec, int ranks, ar_platform **out, 
         p->levels[0] = (ar_level){c.gpus, c.nvl_Bps * c.lanes, c.nvl_lat_s};
         p->levels[1] = (ar_level){c.nodes, c.nic_Bps * c.nics * c.gpus, c.lat_s};
     }
+    if (!st) st = rail_calibrate(p, &c, e);
     if (st) {
         ar_err_prefix(e, "%s", spec);
         ar_platform_free(p);
