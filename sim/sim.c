@@ -138,7 +138,7 @@ ar_status ar_sim_network_parse(const char *spec, char *buf, size_t n, ar_err *e)
 }
 
 char *ar_sim_dlink_name(const ar_platform *p, int d, char *buf, size_t n) {
-    if (!p || d < 0 || d >= 2 * p->nlinks) {
+    if (!p || d < 0 || d >= 2 * (p->nlinks + p->nvlinks)) { /* + the reducing switches' virtual links */
         snprintf(buf, n, "-");
         return buf;
     }
@@ -191,7 +191,18 @@ static ar_status validate(const ar_platform *p, const ar_schedule *s, const ar_s
     if (o->engine == AR_SIM_NAIVE && (o->check || o->trace_path || o->gamma_s_per_B > 0))
         return ar_fail(e, AR_EUNSUPPORTED, "sim: the naive engine measures time only (no --check, --trace or --gamma)");
     if (o->engine != AR_SIM_FAST && o->engine != AR_SIM_NAIVE) return ar_fail(e, AR_EINVAL, "sim: unknown engine");
-    return ar_schedule_check_structure(s, e);
+    ar_status cs = ar_schedule_check_structure(s, e);
+    if (cs != AR_OK) return cs;
+    if (ar_schedule_uses_switch(s)) {
+        if (o->engine == AR_SIM_NAIVE)
+            return ar_fail(e, AR_EUNSUPPORTED,
+                           "sim: the naive engine cannot run %s's ops with impl switch (transfers to a reducing "
+                           "switch); use the fast engine",
+                           s->algo);
+        cs = ar_platform_check_switch_ops(p, s, e);
+        if (cs != AR_OK) ar_err_prefix(e, "sim");
+    }
+    return cs;
 }
 
 void sim_job_ready(const sim_job *j) {
@@ -339,7 +350,8 @@ ar_status ar_sim_run(const ar_platform *p, const ar_schedule *s, const ar_sim_op
         r = h.r;
         r.phase_end_s = r.link_bytes = r.link_busy_s = NULL;
         r.link_max_flows = NULL;
-        if (r.nphases < 0 || r.nphases > s->nphases || r.ndlinks < 0 || r.ndlinks > 2 * p->nlinks) bad = 1;
+        if (r.nphases < 0 || r.nphases > s->nphases || r.ndlinks < 0 || r.ndlinks > 2 * (p->nlinks + p->nvlinks))
+            bad = 1;
     }
     if (!bad && r.nphases > 0) {
         r.phase_end_s = ar_calloc((size_t)r.nphases, sizeof(double));
