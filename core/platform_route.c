@@ -129,17 +129,37 @@ static void walk_graph(const ar_platform *p, int src, int dst, route_visit *v) {
 /* The other end of link l from node x. */
 static int other_end(const ar_platform *p, int l, int x) { return p->links[l].a == x ? p->links[l].b : p->links[l].a; }
 
-/* Rail fabric: GPU rank r to switch node sw (its NVSwitch, its rail, or
- * another rail through the node's GPU of that rail). 0, or -1 without a route. */
+/* Rail fabric: GPU rank r to switch node sw (its NVSwitch, its rail, another
+ * node's NVSwitch through its rail and that node's GPU of its index, or another
+ * rail through the node's GPU of that rail: the routes of the table rule).
+ * 0, or -1 without a route (the spine). */
 static int rail_to_switch(const ar_platform *p, const ar_route_state *rs, int r, int sw, int up, route_visit *v) {
     int g = rs->rail_gpus, gn = p->rank_node[r];
-    int nvl = rs->rail_nvl[r], nic = rs->rail_nic[r];
+    int nvl = rs->rail_nvl ? rs->rail_nvl[r] : -1, nic = rs->rail_nic ? rs->rail_nic[r] : -1;
     if ((nvl >= 0 && other_end(p, nvl, gn) == sw) || (nic >= 0 && other_end(p, nic, gn) == sw)) {
         int l = nvl >= 0 && other_end(p, nvl, gn) == sw ? nvl : nic;
         visit(p, v, dlink_from(p, l, up ? gn : sw));
         return 0;
     }
-    if (nvl < 0) return -1;
+    if (nic >= 0 && nvl >= 0 && sw >= p->nranks && sw - p->nranks < p->nranks / g) {
+        /* another node's NVSwitch (nodes are listed after the GPUs, in node order):
+         * own rail to that node's GPU of the same index, then its NVLink */
+        int via = (sw - p->nranks) * g + r % g, vn = p->rank_node[via];
+        if (rs->rail_nvl[via] >= 0 && other_end(p, rs->rail_nvl[via], vn) == sw) {
+            int rail = other_end(p, nic, gn);
+            if (up) {
+                visit(p, v, dlink_from(p, nic, gn));
+                visit(p, v, dlink_from(p, rs->rail_nic[via], rail));
+                visit(p, v, dlink_from(p, rs->rail_nvl[via], vn));
+            } else {
+                visit(p, v, dlink_from(p, rs->rail_nvl[via], sw));
+                visit(p, v, dlink_from(p, rs->rail_nic[via], vn));
+                visit(p, v, dlink_from(p, nic, rail));
+            }
+            return 0;
+        }
+    }
+    if (nvl < 0 || nic < 0) return -1;
     int nvs = other_end(p, nvl, gn), m0 = (r / g) * g;
     for (int j = 0; j < g; j++) {
         int via = m0 + j, vn = p->rank_node[via];
