@@ -98,9 +98,6 @@ static ar_status sw_plan_any(enum variant var, const ar_platform *p, ar_coll col
     if (coll != AR_COLL_ALLREDUCE && (var != V_NVLS || M > 1))
         return ar_fail(e, AR_EUNSUPPORTED, "%s: %s is served on one node by nvls only (%s has %d nodes)", name,
                        ar_coll_name(coll), p->name, M);
-    if (var != V_COLLNET && M > 1 && (uint64_t)g > count)
-        return ar_fail(e, AR_EINVAL, "%s: %llu elements cannot be split over %d GPUs per node", name,
-                       (unsigned long long)count, g);
     int *tmp = ar_calloc((size_t)P + 1, sizeof *tmp), *nvs = ar_calloc((size_t)M, sizeof *nvs),
         *rail = ar_calloc((size_t)g, sizeof *rail), *par = ar_calloc((size_t)M, sizeof *par);
     ar_schedule *s = NULL;
@@ -134,6 +131,11 @@ static ar_status sw_plan_any(enum variant var, const ar_platform *p, ar_coll col
                 goto fail;
             }
         }
+    }
+    if (M > 1 && (uint64_t)g > count) {
+        st = ar_fail(e, AR_EUNSUPPORTED, "%s: %llu elements cannot be split over the %d GPUs of a node", name,
+                     (unsigned long long)count, g);
+        goto fail;
     }
     s = ar_schedule_new(name, P, count, elem_bytes);
     if (!s) goto nomem;

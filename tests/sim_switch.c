@@ -39,8 +39,9 @@ static const char *star_json(char *buf, size_t n) {
 /* A one-op schedule: kind over ranks 0..n-1 through switch node sw. */
 static ar_schedule *one_op(ar_op_kind k, int n, uint64_t count, int sw, int chunks) {
     ar_schedule *s = ar_schedule_new("switch-test", n, count, 4);
-    s->coll = k == AR_OP_ALL_REDUCE ? AR_COLL_ALLREDUCE : k == AR_OP_REDUCE_SCATTER ? AR_COLL_REDUCESCATTER
-                                                                                     : AR_COLL_ALLGATHER;
+    s->coll = k == AR_OP_ALL_REDUCE       ? AR_COLL_ALLREDUCE
+              : k == AR_OP_REDUCE_SCATTER ? AR_COLL_REDUCESCATTER
+                                          : AR_COLL_ALLGATHER;
     int m[64];
     for (int i = 0; i < n; i++) m[i] = i;
     ar_sched_phase(s, "switch op");
@@ -93,12 +94,13 @@ static void closed_forms(void) {
 }
 
 static void graph_routes(void) {
-    const char *js = "{\"name\": \"g\", \"kind\": \"graph\", \"gpus\": 4, \"nodes\": [{\"name\": \"sw\", \"type\": "
-                     "\"switch\", \"reduce_bw\": \"100GBps\"}, {\"name\": \"plx\", \"type\": \"switch\"}], \"links\": "
-                     "[{\"a\": \"gpu0\", \"b\": \"sw\", \"bw\": \"10GBps\", \"lat\": \"1us\"}, {\"a\": \"gpu1\", \"b\": "
-                     "\"sw\", \"bw\": \"10GBps\", \"lat\": \"1us\"}, {\"a\": \"gpu2\", \"b\": \"sw\", \"bw\": "
-                     "\"10GBps\", \"lat\": \"1us\"}, {\"a\": \"gpu3\", \"b\": \"plx\", \"bw\": \"10GBps\", \"lat\": "
-                     "\"1us\"}, {\"a\": \"plx\", \"b\": \"sw\", \"bw\": \"10GBps\", \"lat\": \"1us\"}]}";
+    const char *js =
+        "{\"name\": \"g\", \"kind\": \"graph\", \"gpus\": 4, \"nodes\": [{\"name\": \"sw\", \"type\": "
+        "\"switch\", \"reduce_bw\": \"100GBps\"}, {\"name\": \"plx\", \"type\": \"switch\"}], \"links\": "
+        "[{\"a\": \"gpu0\", \"b\": \"sw\", \"bw\": \"10GBps\", \"lat\": \"1us\"}, {\"a\": \"gpu1\", \"b\": "
+        "\"sw\", \"bw\": \"10GBps\", \"lat\": \"1us\"}, {\"a\": \"gpu2\", \"b\": \"sw\", \"bw\": "
+        "\"10GBps\", \"lat\": \"1us\"}, {\"a\": \"gpu3\", \"b\": \"plx\", \"bw\": \"10GBps\", \"lat\": "
+        "\"1us\"}, {\"a\": \"plx\", \"b\": \"sw\", \"bw\": \"10GBps\", \"lat\": \"1us\"}]}";
     ar_platform *p = sim_platform(js);
     T_CHECK(p != NULL, "graph platform");
     if (!p) return;
@@ -106,8 +108,7 @@ static void graph_routes(void) {
     T_CHECK(!strcmp(p->nodes[sw].name, "sw"), "node 4 is sw (%s)", p->nodes[sw].name);
     ar_dlink rt[8];
     int n = ar_platform_route_x(p, 3, AR_EP_NODE(sw), 1, rt, 8);
-    T_CHECK(n == 3 && AR_DLINK_LINK(rt[2]) == p->nodes[sw].vlink, "gpu3 -> sw reducing: 2 hops + virtual link (%d)",
-            n);
+    T_CHECK(n == 3 && AR_DLINK_LINK(rt[2]) == p->nodes[sw].vlink, "gpu3 -> sw reducing: 2 hops + virtual link (%d)", n);
     n = ar_platform_route_x(p, AR_EP_NODE(sw), 3, 0, rt, 8);
     T_CHECK(n == 2 && p->links[AR_DLINK_LINK(rt[0])].a != 3 && p->links[AR_DLINK_LINK(rt[1])].a == 3,
             "sw -> gpu3: 2 hops, plx-sw then gpu3-plx (%d)", n);
@@ -201,7 +202,8 @@ static void rail_routes(void) {
                 checked++;
                 if (n1 != n2 || (n1 > 0 && memcmp(x, y, (size_t)n1 * sizeof *x))) {
                     if (bad++ < 3) {
-                        fprintf(stderr, "rank %d %s switch %s: %d vs %d:", r, up ? "to" : "from", a->nodes[v].name, n1, n2);
+                        fprintf(stderr, "rank %d %s switch %s: %d vs %d:", r, up ? "to" : "from", a->nodes[v].name, n1,
+                                n2);
                         for (int k = 0; k < n1; k++) fprintf(stderr, " %d", x[k]);
                         fprintf(stderr, " |");
                         for (int k = 0; k < n2; k++) fprintf(stderr, " %d", y[k]);
@@ -289,16 +291,18 @@ static void bad_input(void) {
     }
     /* the schedule JSON: impl switch needs "switch"; others may not name one */
     ar_schedule *s = NULL;
-    st = ar_schedule_from_json("{\"ranks\": 2, \"count\": 4, \"elem_bytes\": 4, \"phases\": [{\"ops\": [{\"kind\": "
-                               "\"all-reduce\", \"impl\": \"switch\", \"members\": [0, 1], \"offset\": 0, \"count\": 4}]}]}",
-                               "s.json", &s, &e);
+    st = ar_schedule_from_json(
+        "{\"ranks\": 2, \"count\": 4, \"elem_bytes\": 4, \"phases\": [{\"ops\": [{\"kind\": "
+        "\"all-reduce\", \"impl\": \"switch\", \"members\": [0, 1], \"offset\": 0, \"count\": 4}]}]}",
+        "s.json", &s, &e);
     expect_err(st, &e, "needs \"switch\"", "switch op without switch");
     ar_schedule_free(s);
     s = NULL;
-    T_OK(ar_schedule_from_json("{\"ranks\": 2, \"count\": 4, \"elem_bytes\": 4, \"phases\": [{\"ops\": [{\"kind\": "
-                               "\"all-reduce\", \"impl\": \"switch\", \"members\": [0, 1], \"offset\": 0, \"count\": 4, \"switch\": "
-                               "2}]}]}",
-                               "s.json", &s, &e),
+    T_OK(ar_schedule_from_json(
+             "{\"ranks\": 2, \"count\": 4, \"elem_bytes\": 4, \"phases\": [{\"ops\": [{\"kind\": "
+             "\"all-reduce\", \"impl\": \"switch\", \"members\": [0, 1], \"offset\": 0, \"count\": 4, \"switch\": "
+             "2}]}]}",
+             "s.json", &s, &e),
          e);
     T_CHECK(s && s->phases[0].ops[0].sw == 2, "switch read");
     ar_schedule_free(s);
