@@ -49,6 +49,9 @@ static ar_status run_op(xstate *x, const ar_op *op, int phase, int opi, ar_err *
     size_t maxx = ar_lower_max_xfers(op);
     if (ar_grow(&x->xf, &x->capxf, maxx, sizeof *x->xf) < 0)
         return ar_fail(e, AR_ENOMEM, "host executor: out of memory");
+    if (op->impl == AR_IMPL_SWITCH && op->sw < 0)
+        return ar_fail(e, AR_EINVAL, "host executor: phase %d op %d: switch \"%.80s\" not resolved on a platform",
+                       phase, opi, op->sw_name ? op->sw_name : "?");
     int swep = op->impl == AR_IMPL_SWITCH ? -2 - op->sw : -1; /* the switch endpoint (platform.h AR_EP_NODE) */
     if (op->impl == AR_IMPL_SWITCH) { /* a fresh buffer in the switch: zero to reduce into, NaN to copy into */
         if (!x->swbuf && !(x->swbuf = ar_reallocarray(NULL, (size_t)x->s->count, sizeof(double))))

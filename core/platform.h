@@ -220,9 +220,14 @@ static inline int ar_platform_ep_index(const ar_platform *p, int ep) {
     return vl >= 0 ? p->nranks + (vl - p->nlinks) : -1;
 }
 
+struct ar_schedule;
+/* Sets the node index (op->sw) of every switch op that names its switch
+ * (op->sw_name, from a schedule file); AR_EINVAL, one line, for a name that is
+ * no node of p or names a GPU. */
+ar_status ar_schedule_resolve_switches(struct ar_schedule *s, const ar_platform *p, ar_err *e);
+
 /* Checks every AR_IMPL_SWITCH op of a schedule against p: its switch is a node
  * of p, a switch, able to reduce, and every member reaches it (a route). */
-struct ar_schedule;
 ar_status ar_platform_check_switch_ops(const ar_platform *p, const struct ar_schedule *s, ar_err *e);
 
 /* Latency of the route (sum of lat_s) and its narrowest capacity (bw*lanes).

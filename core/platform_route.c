@@ -4,6 +4,7 @@
  * latency and bandwidth share the code and need no allocation. */
 #include <limits.h>
 #include <math.h>
+#include <string.h>
 
 #include "platform_build.h"
 #include "schedule.h"
@@ -326,11 +327,32 @@ ar_status ar_platform_route_append_slow(const ar_platform *p, int src, int dst, 
     return AR_OK;
 }
 
+ar_status ar_schedule_resolve_switches(ar_schedule *s, const ar_platform *p, ar_err *e) {
+    for (int ph = 0; ph < s->nphases; ph++)
+        for (int i = 0; i < s->phases[ph].nops; i++) {
+            ar_op *op = &s->phases[ph].ops[i];
+            if (op->impl != AR_IMPL_SWITCH || !op->sw_name) continue;
+            int v = 0;
+            while (v < p->nnodes && strcmp(p->nodes[v].name, op->sw_name)) v++;
+            if (v == p->nnodes)
+                return ar_fail(e, AR_EINVAL, "phase %d op %d: switch \"%.80s\" is no node of platform %s", ph, i,
+                               op->sw_name, p->name);
+            if (p->nodes[v].kind != AR_NODE_SWITCH)
+                return ar_fail(e, AR_EINVAL, "phase %d op %d: \"%.80s\" is a GPU of platform %s, not a switch", ph, i,
+                               op->sw_name, p->name);
+            op->sw = v;
+        }
+    return AR_OK;
+}
+
 ar_status ar_platform_check_switch_ops(const ar_platform *p, const ar_schedule *s, ar_err *e) {
     for (int ph = 0; ph < s->nphases; ph++)
         for (int i = 0; i < s->phases[ph].nops; i++) {
             const ar_op *op = &s->phases[ph].ops[i];
             if (op->impl != AR_IMPL_SWITCH) continue;
+            if (op->sw < 0 && op->sw_name)
+                return ar_fail(e, AR_EINVAL, "phase %d op %d: switch \"%.80s\" is not resolved on platform %s", ph, i,
+                               op->sw_name, p->name);
             if (op->sw < 0 || op->sw >= p->nnodes)
                 return ar_fail(e, AR_EINVAL, "phase %d op %d: switch node %d is not a node of platform %s (0..%d)", ph,
                                i, op->sw, p->name, p->nnodes - 1);

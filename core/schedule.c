@@ -64,6 +64,7 @@ ar_schedule *ar_schedule_new(const char *algo, int nranks, uint64_t count, size_
 }
 
 static void op_free(ar_op *op) {
+    free(op->sw_name);
     free(op->members);
     free(op->counts);
     free(op->parent);
@@ -294,7 +295,7 @@ ar_status ar_schedule_check_structure(const ar_schedule *s, ar_err *e) {
                 BAD("halving/doubling over %d members (not a power of two)", s->algo, p, i, kn, op->n);
             else if ((op->kind == AR_OP_REDUCE || op->kind == AR_OP_BROADCAST) && (op->root < 0 || op->root >= op->n))
                 BAD("root %d out of range", s->algo, p, i, kn, op->root);
-            else if (op->impl == AR_IMPL_SWITCH && op->sw < 0)
+            else if (op->impl == AR_IMPL_SWITCH && op->sw < 0 && !op->sw_name) /* a name: resolved later */
                 BAD("switch implementation without a switch", s->algo, p, i, kn);
             else if (op->impl == AR_IMPL_TREE && !op->parent)
                 BAD("tree implementation without a parent array", s->algo, p, i, kn);

@@ -101,7 +101,9 @@ typedef struct ar_op {
     int tag;          /* planner's label (e.g. stage index), for reports; not semantic */
     ar_proto proto;   /* NCCL protocol (cost only; JSON "proto", absent = none) */
     int sw;           /* AR_IMPL_SWITCH: the platform's node index of the reducing switch
-                         (JSON "switch": its node name or index); -1 otherwise */
+                         (JSON "switch": its node index, or its name, see sw_name); -1 otherwise */
+    char *sw_name;    /* the switch's name as a schedule file gave it, until
+                         ar_schedule_resolve_switches (platform.h) sets sw; NULL otherwise (owned) */
 } ar_op;
 
 typedef struct ar_phase {

@@ -34,5 +34,15 @@ expect_error "nvls without a reducing NVSwitch" "no reducing NVSwitch" -- plan -
 expect_error "collnet without sharp" "sharp=RATE" -- plan --platform dgx-h100:nodes=2 --algo collnet --size 1MB
 # a schedule whose switch op names a GPU: dgx-h100's nodes are s0.0 (the NVSwitch), then g0 (node 1)
 printf '{"ranks": 8, "count": 8, "elem_bytes": 4, "phases": [{"ops": [{"kind": "all-reduce", "impl": "switch", "offset": 0, "count": 8, "members": [0,1,2,3,4,5,6,7], "switch": 1}]}]}' >"$T_TMP/gpu.json"
-expect_error "switch op naming a GPU" "is a GPU, not a switch" -- model --platform dgx-h100 --schedule "$T_TMP/gpu.json" --size 32
+expect_error "switch op naming a GPU by index" "is a GPU, not a switch" -- model --platform dgx-h100 --schedule "$T_TMP/gpu.json" --size 32
+sed 's/"switch": 1/"switch": "g0"/' "$T_TMP/gpu.json" >"$T_TMP/gpuname.json"
+expect_error "switch op naming a GPU" '"g0" is a GPU of platform dgx-h100, not a switch' -- model --platform dgx-h100 --schedule "$T_TMP/gpuname.json" --size 32
+sed 's/"switch": 1/"switch": "nope"/' "$T_TMP/gpu.json" >"$T_TMP/noname.json"
+expect_error "switch op naming no node" 'switch "nope" is no node of platform dgx-h100' -- model --platform dgx-h100 --schedule "$T_TMP/noname.json" --size 32
+sed 's/"switch": 1/"switch": "s0.0"/' "$T_TMP/gpu.json" >"$T_TMP/ok.json"
+if expect_ok "sim --check a schedule file naming its switch" -- sim --platform dgx-h100 --schedule "$T_TMP/ok.json" --size 32 --check --format csv; then
+  read -r chk simt walkt < <(csv_col "$T_TMP/out" check sim_s model_s | tr '\t' ' ')
+  t_check "exact ($chk), sim $simt = walk $walkt" test "$chk" = exact -a "$simt" = "$walkt"
+fi
+expect_error "switch op on a platform whose switch cannot reduce" "cannot reduce" -- model --platform dgx-a100 --schedule "$T_TMP/ok.json" --size 32
 t_done
