@@ -56,7 +56,8 @@ static ar_status run_op(xstate *x, const ar_op *op, int phase, int opi, ar_err *
     if (op->impl == AR_IMPL_SWITCH) { /* a fresh buffer in the switch: zero to reduce into, NaN to copy into */
         if (!x->swbuf && !(x->swbuf = ar_reallocarray(NULL, (size_t)x->s->count, sizeof(double))))
             return ar_fail(e, AR_ENOMEM, "host executor: out of memory");
-        for (uint64_t i = 0; i < x->s->count; i++) x->swbuf[i] = op->kind == AR_OP_ALL_GATHER ? NAN : 0.0;
+        for (uint64_t i = 0; i < x->s->count; i++)
+            x->swbuf[i] = op->kind == AR_OP_ALL_GATHER || op->kind == AR_OP_BROADCAST ? NAN : 0.0;
     }
     for (int r = 0; r < nr; r++) {
         size_t n = ar_lower_round(op, r, x->xf);

@@ -371,7 +371,9 @@ static size_t gen_switch(const ar_op *op, int r, ar_xfer *buf) {
     if (r < c) { /* up */
         piece(op->offset, op->count, r, c, &po, &pl);
         for (int m = 0; m < n; m++) {
-            if (op->kind == AR_OP_ALL_GATHER) {
+            if (op->kind == AR_OP_BROADCAST) {
+                if (m == op->root) put_x(buf, &k, op->members[m], sw, po, pl, 0);
+            } else if (op->kind == AR_OP_ALL_GATHER) {
                 ar_op_block(op, m, &bo, &bl);
                 isect(po, pl, bo, bl, &o, &l);
                 put_x(buf, &k, op->members[m], sw, o, l, 0);
@@ -383,7 +385,9 @@ static size_t gen_switch(const ar_op *op, int r, ar_xfer *buf) {
     if (r >= 1) { /* down */
         piece(op->offset, op->count, r - 1, c, &po, &pl);
         for (int m = 0; m < n; m++) {
-            if (op->kind == AR_OP_REDUCE_SCATTER) {
+            if ((op->kind == AR_OP_REDUCE && m != op->root) || (op->kind == AR_OP_BROADCAST && m == op->root)) {
+                continue; /* REDUCE: down to the root only; BROADCAST: to the others */
+            } else if (op->kind == AR_OP_REDUCE_SCATTER) {
                 ar_op_block(op, m, &bo, &bl);
                 isect(po, pl, bo, bl, &o, &l);
                 put_x(buf, &k, sw, op->members[m], o, l, 0);

@@ -43,7 +43,8 @@
  *             over all its concurrent reducing inputs; with n members each
  *             sending S bytes it takes n*S/reduce_Bps beside S/link. The
  *             multicast costs each receiver's downlink only (the switch
- *             replicates). REDUCE/BROADCAST: not served (impl check).
+ *             replicates). REDUCE: up as AR, down to the root only.
+ *             BROADCAST: up the root's piece (copy), down to every other member.
  *   SEND      one step.
  * For RING, HD, BINOMIAL, DIRECT and SEND, c > 1 splits every step into c
  * consecutive rounds each carrying 1/c of every segment (sub-chunks).

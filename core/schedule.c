@@ -254,7 +254,7 @@ static int impl_supports(ar_op_kind k, ar_impl i) {
     case AR_IMPL_BINOMIAL:
     case AR_IMPL_CHAIN:
     case AR_IMPL_TREE: return k == AR_OP_REDUCE || k == AR_OP_BROADCAST || k == AR_OP_ALL_REDUCE;
-    case AR_IMPL_SWITCH: return k == AR_OP_REDUCE_SCATTER || k == AR_OP_ALL_GATHER || k == AR_OP_ALL_REDUCE;
+    case AR_IMPL_SWITCH: return k != AR_OP_SEND;
     }
     return 0;
 }

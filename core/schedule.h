@@ -56,7 +56,7 @@ typedef enum ar_impl {
     AR_IMPL_TREE,     /* along `parent`, pipelined in chunks (spanning-tree packing) */
     AR_IMPL_NATIVE,   /* the backend library's own implementation (NCCL); costed as RING */
     AR_IMPL_SWITCH    /* through a reducing switch (op->sw): members send up, the switch reduces and
-                         multicasts (NVLink SHARP / InfiniBand SHARP); RS, AG, AR */
+                         multicasts (NVLink SHARP / InfiniBand SHARP); RS, AG, AR, REDUCE, BCAST */
 } ar_impl;
 #define AR_IMPL_COUNT 8
 

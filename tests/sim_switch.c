@@ -12,6 +12,8 @@
  *           (rounds 0..c-1 are led by the up chunk, max(S/cB, 8S/cR) = 8S/(cR))
  *       RS: c = 1: T = 2L + max(S/B, 8S/R) + S/(8B) (down: block i only)
  *       AG: c = 1: T = 2L + S/(8B) + S/B            (up: block i, no reduction)
+ *       REDUCE to rank 3 then BROADCAST from it, c = 1 (an all-reduce):
+ *           T = [L + max(S/B, 8S/R) + L + S/B] + [L + S/B + L + S/B]
  *     walk and simulation must both give these to 1e-9.
  *  2. A graph (next-hop table routes) with one GPU two hops from the switch:
  *     gpu0..2 on sw, gpu3 on plx on sw, links 10 GB/s, 1 us, R = 100 GB/s,
@@ -89,6 +91,16 @@ static void closed_forms(void) {
     ar_schedule_free(s);
     s = one_op(AR_OP_ALL_GATHER, 8, count, sw, 1);
     walk_and_sim(p, s, 2 * L + S / (8 * B) + S / B, "star AG");
+    ar_schedule_free(s);
+    s = one_op(AR_OP_REDUCE, 8, count, sw, 1);
+    s->coll = AR_COLL_ALLREDUCE;
+    s->phases[0].ops[0].root = 3;
+    ar_sched_phase(s, "broadcast");
+    int m[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+    ar_op *op = ar_sched_op(s, AR_OP_BROADCAST, AR_IMPL_SWITCH, m, 8, 0, count);
+    op->sw = sw;
+    op->root = 3;
+    walk_and_sim(p, s, 4 * L + fmax(S / B, 8 * S / R) + 3 * S / B, "star REDUCE + BROADCAST");
     ar_schedule_free(s);
     ar_platform_free(p);
 }
