@@ -27,6 +27,14 @@ fi
 if expect_ok "nccl on dgx-h100" -- model --platform dgx-h100 --algo nccl --size 8GB --format csv; then
   t_check "nccl plans NVLS with nvls" grep -q "NVLS/SIMPLE -> nvls" "$T_TMP/out"
 fi
+if expect_ok "nccl on dgx-h100:nodes=4" -- model --platform dgx-h100:nodes=4 --algo nccl --size 1GB --format csv; then
+  t_check "nccl plans NVLS_TREE with nvlstree" grep -q "NVLS_TREE/SIMPLE -> nvlstree" "$T_TMP/out"
+fi
+# dgx-h100 without its reduce_bw: NCCL's tuner still picks NVLS, nvls refuses, nccl falls back and says why
+sed 's/, "reduce_bw": "[0-9]*GBps"//' "$ARLAB_SRC/platforms/dgx-h100.json" >"$T_TMP/h100.json"
+if expect_ok "nccl on dgx-h100 without reduce_bw" -- model --platform "$T_TMP/h100.json" --algo nccl --size 8GB --format csv; then
+  t_check "falls back to ring/tree, saying nvls refused" grep -q "no reducing NVSwitch.*best of ring/tree" "$T_TMP/out"
+fi
 printf '{"name": "x", "kind": "tree", "levels": [{"fanout": 2, "bw": "1GBps", "lat": "1us", "reduce_bw": 0}]}' >"$T_TMP/zero.json"
 expect_error "reduce_bw 0" 'levels[0].reduce_bw' -- model --platform "$T_TMP/zero.json" --algo ring --size 1MB
 expect_error "sharp=0" "sharp" -- model --platform dgx-h100:nodes=2,sharp=0 --algo ring --size 1MB
