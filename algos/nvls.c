@@ -8,7 +8,15 @@
  *             nodes (g GPUs each): REDUCE_SCATTER through every node's
  *             NVSwitch (GPU j ends with the node's sum of block j of g), then
  *             per rail j an ALL_REDUCE (ring) of block j over GPU j of every
- *             node, then ALL_GATHER by every NVSwitch's multicast (NCCL's NVLS).
+ *             node, then ALL_GATHER by every NVSwitch's multicast (NCCL's NVLS);
+ *             with slices=K > 1 the three stages are software-pipelined over K
+ *             slices of the buffer (phase t: stage 0 on slice t, 1 on t-1, 2 on
+ *             t-2), as NCCL overlaps them. Default 1: a phase then holds ops of one
+ *             shape, so the walk's lockstep rounds are what the simulator does
+ *             (walk = sim to 1e-9); with K > 1 a phase mixes ops of different
+ *             round counts, which the simulator runs each at its own pace and the
+ *             walk in lockstep: the walk is then an upper bound (dgx-h100:nodes=4
+ *             at 1 GB, slices=15: walk 8.2 ms, simulation 6.2 ms, slices=1 10.4 ms).
  *   nvlstree  the same with NCCL's double binary tree across nodes (two TREE
  *             all-reduces per rail, half of block j each; nccl_tree.c) (NCCL's
  *             NVLS_TREE).
@@ -20,8 +28,9 @@
  * and to no GPU of another node (the root of a one-node preset, n<m>.nvs of a
  * rail fabric); rail switch j: the reducing switch adjacent to GPU j of every
  * node. A platform without them is refused in one line.
- * Parameter: chunks (pipeline chunks of every SWITCH op; 0 = auto: one per
- * 4 MiB of the op's range, 1..64). Serves all-reduce (nvls also
+ * Parameters: chunks (pipeline chunks of every SWITCH op; 0 = auto: one per
+ * 4 MiB of the op's range, 1..64), slices (several nodes, default 1, at most
+ * count/g; see nvls). Serves all-reduce (nvls also
  * reduce-scatter and all-gather on one node). Ownership: *out belongs to the caller.
  */
 #include <stdlib.h>
@@ -76,6 +85,12 @@ static const ar_param_def sw_params[] = {
      .max = 4096,
      .def = 0,
      .help = "pipeline chunks of every switch op (0 = one per 4 MiB, 1..64)"},
+    {.key = "slices",
+     .type = AR_PARAM_INT,
+     .min = 1,
+     .max = 256,
+     .def = 1,
+     .help = "several nodes: slices the three stages are software-pipelined over (1 = none; see algos/nvls.c)"},
     {NULL},
 };
 
@@ -154,60 +169,77 @@ static ar_status sw_plan_any(enum variant var, const ar_platform *p, ar_coll col
         op->chunks = auto_chunks(c0, count, elem_bytes);
         goto done;
     }
-    /* 1. reduce-scatter inside every node */
-    if (ar_sched_phase(s, "reduce-scatter in node (%s)", have_nvs ? "NVSwitch" : "ring") < 0) goto nomem;
-    for (int m = 0; m < M; m++) {
-        for (int j = 0; j < g; j++) tmp[j] = first[m] + j;
-        ar_op *op = ar_sched_op(s, AR_OP_REDUCE_SCATTER, have_nvs ? AR_IMPL_SWITCH : AR_IMPL_RING, tmp, g, 0, count);
-        if (!op) goto nomem;
-        op->sw = have_nvs ? nvs[m] : -1;
-        op->chunks = have_nvs ? auto_chunks(c0, count, elem_bytes) : 1;
-        op->tag = m;
-    }
-    /* 2. across nodes, per rail j on block j (of g) */
-    if (ar_sched_phase(s, "all-reduce across nodes (%s)",
-                       var == V_NVLS       ? "ring per rail"
-                       : var == V_NVLSTREE ? "double binary tree per rail"
-                                           : "rail switches") < 0)
+    /* Several nodes: three stages, software-pipelined over K slices of the buffer
+     * (NCCL pipelines them too): pipeline step t runs stage 0 on slice t, stage 1
+     * on slice t-1, stage 2 on slice t-2, on disjoint ranges, K+2 phases.
+     *   stage 0: reduce-scatter inside every node (the slice's block j to GPU j)
+     *   stage 1: across nodes, per rail j on block j of the slice
+     *   stage 2: all-gather inside every node */
+    int K = (int)v[1].i;
+    if ((uint64_t)K * (uint64_t)g > count) K = (int)(count / (uint64_t)g);
+    if (K < 1) K = 1;
+    char *det = s->detail;
+    s->detail = NULL;
+    if (ar_schedule_set_detail(s, "%s slices=%d", det ? det : "", K) != AR_OK) {
+        free(det);
         goto nomem;
-    for (int j = 0; j < g; j++) {
-        uint64_t off, len;
-        ar_coll_block(g, count, j, &off, &len);
-        for (int m = 0; m < M; m++) tmp[m] = first[m] + j;
-        if (var == V_NVLS || var == V_COLLNET) {
-            ar_op *op = ar_sched_op(s, AR_OP_ALL_REDUCE, var == V_NVLS ? AR_IMPL_RING : AR_IMPL_SWITCH, tmp, M, off,
-                                    len);
-            if (!op) goto nomem;
-            if (var == V_COLLNET) {
-                op->sw = rail[j];
-                op->chunks = auto_chunks(c0, len, elem_bytes);
-            }
-            op->tag = j;
-            continue;
-        }
-        for (int t = 0; t < 2; t++) { /* two trees, half of the block each */
-            uint64_t o2, l2;
-            ar_coll_block(2, len, t, &o2, &l2);
-            if (!l2) continue;
-            int root = 0;
-            for (int x = 0; x < M; x++)
-                if ((par[x] = ar_nccl_dtree_parent(M, t, x)) < 0) root = x;
-            ar_op *op = ar_sched_op(s, AR_OP_ALL_REDUCE, AR_IMPL_TREE, tmp, M, off + o2, l2);
-            if (!op || ar_op_set_parent(op, par) != AR_OK) goto nomem;
-            op->root = root;
-            op->chunks = l2 < 8 ? (int)l2 : 8;
-            op->tag = j;
-        }
     }
-    /* 3. all-gather inside every node */
-    if (ar_sched_phase(s, "all-gather in node (%s)", have_nvs ? "NVSwitch multicast" : "ring") < 0) goto nomem;
-    for (int m = 0; m < M; m++) {
-        for (int j = 0; j < g; j++) tmp[j] = first[m] + j;
-        ar_op *op = ar_sched_op(s, AR_OP_ALL_GATHER, have_nvs ? AR_IMPL_SWITCH : AR_IMPL_RING, tmp, g, 0, count);
-        if (!op) goto nomem;
-        op->sw = have_nvs ? nvs[m] : -1;
-        op->chunks = have_nvs ? auto_chunks(c0, count, elem_bytes) : 1;
-        op->tag = m;
+    free(det);
+    static const char *const cross_name[] = {"ring per rail", "double binary tree per rail", "rail switches"};
+    for (int t = 0; t < K + 2; t++) {
+        if (ar_sched_phase(s, "step %d: RS in node (%s) slice %d, AR across nodes (%s) slice %d, AG in node slice %d",
+                           t, have_nvs ? "NVSwitch" : "ring", t < K ? t : -1, cross_name[var],
+                           t - 1 >= 0 && t - 1 < K ? t - 1 : -1, t - 2 >= 0 && t - 2 < K ? t - 2 : -1) < 0)
+            goto nomem;
+        for (int stage = 0; stage < 3; stage++) {
+            int sl = t - stage;
+            if (sl < 0 || sl >= K) continue;
+            uint64_t so, sn;
+            ar_coll_block(K, count, sl, &so, &sn);
+            if (stage != 1) { /* inside every node */
+                for (int m = 0; m < M; m++) {
+                    for (int j = 0; j < g; j++) tmp[j] = first[m] + j;
+                    ar_op *op = ar_sched_op(s, stage == 0 ? AR_OP_REDUCE_SCATTER : AR_OP_ALL_GATHER,
+                                            have_nvs ? AR_IMPL_SWITCH : AR_IMPL_RING, tmp, g, so, sn);
+                    if (!op) goto nomem;
+                    op->sw = have_nvs ? nvs[m] : -1;
+                    op->chunks = have_nvs ? auto_chunks(c0, sn, elem_bytes) : 1;
+                    op->tag = sl;
+                }
+                continue;
+            }
+            for (int j = 0; j < g; j++) { /* across nodes, per rail j on block j of the slice */
+                uint64_t off, len;
+                ar_coll_block(g, sn, j, &off, &len);
+                off += so;
+                if (!len) continue;
+                for (int m = 0; m < M; m++) tmp[m] = first[m] + j;
+                if (var == V_NVLS || var == V_COLLNET) {
+                    ar_op *op = ar_sched_op(s, AR_OP_ALL_REDUCE, var == V_NVLS ? AR_IMPL_RING : AR_IMPL_SWITCH, tmp, M,
+                                            off, len);
+                    if (!op) goto nomem;
+                    if (var == V_COLLNET) {
+                        op->sw = rail[j];
+                        op->chunks = auto_chunks(c0, len, elem_bytes);
+                    }
+                    op->tag = sl;
+                    continue;
+                }
+                for (int tr = 0; tr < 2; tr++) { /* two trees, half of the block each */
+                    uint64_t o2, l2;
+                    ar_coll_block(2, len, tr, &o2, &l2);
+                    if (!l2) continue;
+                    int root = 0;
+                    for (int x = 0; x < M; x++)
+                        if ((par[x] = ar_nccl_dtree_parent(M, tr, x)) < 0) root = x;
+                    ar_op *op = ar_sched_op(s, AR_OP_ALL_REDUCE, AR_IMPL_TREE, tmp, M, off + o2, l2);
+                    if (!op || ar_op_set_parent(op, par) != AR_OK) goto nomem;
+                    op->root = root;
+                    op->chunks = l2 < 8 ? (int)l2 : 8;
+                    op->tag = sl;
+                }
+            }
+        }
     }
 done:
     free(tmp);

@@ -141,7 +141,7 @@ static void planners(void) {
                                         "dgx-b200:nodes=2,sharp=100GBps,spine=2",
                                         "rail:nodes=3,gpus=4,nvls=300GBps,sharp=40GBps",
                                         "rail:nodes=5,gpus=2,nvls=300GBps,sharp=40GBps,nic=10GBps"};
-    static const char *const algos[] = {"nvls", "nvlstree", "collnet", "nvls:chunks=3"};
+    static const char *const algos[] = {"nvls", "nvlstree", "collnet", "nvls:chunks=3", "collnet:slices=3"};
     int ran = 0, unsup = 0;
     for (size_t i = 0; i < sizeof plats / sizeof plats[0]; i++)
         for (size_t a = 0; a < sizeof algos / sizeof algos[0]; a++) {
@@ -150,7 +150,7 @@ static void planners(void) {
             memset(&o, 0, sizeof o);
             o.check = 1;
             /* collnet needs several nodes: refused on the one-node presets */
-            int may = !strcmp(algos[a], "collnet") && !strchr(plats[i], ':');
+            int may = !strncmp(algos[a], "collnet", 7) && !strchr(plats[i], ':');
             int rc = sim_run_case_ex(&x, plats[i], algos[a], 60000, &o, may);
             if (rc == 1) unsup++;
             if (rc == 0) {
@@ -163,11 +163,16 @@ static void planners(void) {
                 snprintf(what, sizeof what, "walk = sim: %s on %s", algos[a], plats[i]);
                 /* nvlstree: two pipelined trees of different depths per rail: the walk runs their
                  * rounds in lockstep, the simulator does not (as nccl-tree): 1e-4 */
-                T_NEAR(x.r.time_s, x.walk, strcmp(algos[a], "nvlstree") ? 1e-9 : 1e-4, what);
+                /* slices > 1 mixes ops of different round counts in a phase: the walk's lockstep
+                 * is an upper bound of the simulation there (algos/nvls.c) */
+                if (strstr(algos[a], "slices"))
+                    T_CHECK(x.r.time_s <= x.walk * (1 + 1e-12), "%s: sim %.9g above the walk %.9g", what, x.r.time_s,
+                            x.walk);
+                else T_NEAR(x.r.time_s, x.walk, strcmp(algos[a], "nvlstree") ? 1e-9 : 1e-4, what);
             }
             sim_run_free(&x);
         }
-    sim_floor("planners", ran, unsup, 36);
+    sim_floor("planners", ran, unsup, 42);
     /* nvls's reduce-scatter and all-gather on one node */
     for (int c = 1; c <= 2; c++) {
         ar_platform *p = sim_platform("dgx-h100");
