@@ -325,6 +325,33 @@ static void bad_input(void) {
     ar_schedule_free(s);
 }
 
+/* A planned switch schedule printed as JSON reads back with the same switches. */
+static void json_round_trip(void) {
+    ar_platform *p = sim_platform("dgx-h100:nodes=2,sharp=10GBps");
+    ar_schedule *s = NULL, *t = NULL;
+    ar_err e = {{0}};
+    if (!p) return;
+    T_OK(ar_algo_plan("collnet", p, 1000, 4, &s, &e), e);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (s && f) T_OK(ar_schedule_print_json(s, f, &e), e);
+    if (f) fclose(f);
+    if (buf) T_OK(ar_schedule_from_json(buf, "mem", &t, &e), e);
+    int same = s && t && s->nphases == t->nphases, nsw = 0;
+    for (int ph = 0; same && ph < s->nphases; ph++)
+        for (int i = 0; same && i < s->phases[ph].nops; i++) {
+            same = s->phases[ph].ops[i].impl == t->phases[ph].ops[i].impl &&
+                   s->phases[ph].ops[i].sw == t->phases[ph].ops[i].sw;
+            nsw += s->phases[ph].ops[i].impl == AR_IMPL_SWITCH;
+        }
+    T_CHECK(same && nsw == 2 + 8 + 2, "JSON round trip keeps %d switch ops (2 NVSwitch RS, 8 rails, 2 AG)", nsw);
+    free(buf);
+    ar_schedule_free(s);
+    ar_schedule_free(t);
+    ar_platform_free(p);
+}
+
 static void published(void) {
     ar_platform *p = sim_platform("dgx-h100");
     if (!p) return;
@@ -348,6 +375,7 @@ int main(void) {
     planners();
     rail_routes();
     bad_input();
+    json_round_trip();
     published();
     return t_done("sim_switch");
 }
