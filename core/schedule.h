@@ -157,7 +157,7 @@ ar_status ar_schedule_call_stats(const ar_schedule *s, ar_call_stats *out, ar_er
 void ar_call_stats_free(ar_call_stats *c);
 
 /* 1 if some op of s runs through a switch (AR_IMPL_SWITCH); backends that
- * cannot (the NCCL point-to-point executor, MPI, the naive simulator) refuse it. */
+ * cannot (the NCCL point-to-point executor, MPI) refuse it. */
 int ar_schedule_uses_switch(const ar_schedule *s);
 
 /* --- checking ------------------------------------------------------------ */

@@ -194,11 +194,6 @@ static ar_status validate(const ar_platform *p, const ar_schedule *s, const ar_s
     ar_status cs = ar_schedule_check_structure(s, e);
     if (cs != AR_OK) return cs;
     if (ar_schedule_uses_switch(s)) {
-        if (o->engine == AR_SIM_NAIVE)
-            return ar_fail(e, AR_EUNSUPPORTED,
-                           "sim: the naive engine cannot run %s's ops with impl switch (transfers to a reducing "
-                           "switch); use the fast engine",
-                           s->algo);
         cs = ar_platform_check_switch_ops(p, s, e);
         if (cs != AR_OK) ar_err_prefix(e, "sim");
     }
