@@ -257,7 +257,14 @@ static int walk_x(const ar_platform *p, int src, int dst, int reduce, route_visi
     return 0;
 }
 
-static int walk(const ar_platform *p, int src, int dst, route_visit *v) { return walk_x(p, src, dst, 0, v); }
+/* Rank to rank only (ar_platform_route and its kin): a negative id is no rank. */
+static int walk(const ar_platform *p, int src, int dst, route_visit *v) {
+    if (src < 0 || dst < 0) {
+        v->len = 0;
+        return -1;
+    }
+    return walk_x(p, src, dst, 0, v);
+}
 
 int ar_platform_route_x(const ar_platform *p, int src, int dst, int reduce, ar_dlink *out, int max) {
     route_visit v = {out, max < 0 ? 0 : max, 0, 0, 0};
