@@ -3,7 +3,7 @@
  * tables); the schedule is then planned by the matching planner:
  *   RING -> nccl-ring (all-reduce) / ring (reduce-scatter, all-gather),
  *   TREE -> nccl-tree, PAT -> pat,
- *   NVLS, NVLS_TREE, COLLNET_* -> nvls / nvlstree / collnet (algos/nvls.c);
+ *   NVLS, NVLS_TREE, COLLNET_* -> nvls / nvlstree / collnet (algos/nvls.c, nvlstree.c, collnet.c);
  *   where that planner refuses the platform (no reducing switch declared, a
  *   collective it does not serve there) or the NCCL model cannot read it, the
  *   faster by the cost walk of the ring and tree planners (all-reduce: nccl-ring,

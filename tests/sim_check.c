@@ -22,7 +22,7 @@ static const char *const unsupported[][3] = {
     {"torus-4x4", "flexreduce", "a torus, not a tree of switches"},
 };
 
-/* The switch planners (algos/nvls.c) refuse platforms without the reducing
+/* The switch planners (algos/switch_common.c) refuse platforms without the reducing
  * switch they need: nvls/nvlstree every preset but the four whose NVSwitch
  * declares reduce_bw; collnet every preset (none has reducing rail switches). */
 static const char *const nvls_presets[] = {"dgx-h100", "aws-p5", "dgx-b200", "gb200-nvl72"};

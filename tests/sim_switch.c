@@ -166,7 +166,7 @@ static void planners(void) {
                 /* nvlstree: two pipelined trees of different depths per rail: the walk runs their
                  * rounds in lockstep, the simulator does not (as nccl-tree): 1e-4 */
                 /* slices > 1 mixes ops of different round counts in a phase: the walk's lockstep
-                 * is an upper bound of the simulation there (algos/nvls.c) */
+                 * is an upper bound of the simulation there (algos/switch_common.c) */
                 if (strstr(algos[a], "slices"))
                     T_CHECK(x.r.time_s <= x.walk * (1 + 1e-12), "%s: sim %.9g above the walk %.9g", what, x.r.time_s,
                             x.walk);
