@@ -337,6 +337,10 @@ ar_status ar_platform_print_json(const ar_platform *p, FILE *f, ar_err *e) {
         fprintf(f, ", \"type\": \"%s\"", n->kind == AR_NODE_GPU ? "gpu" : "switch");
         if (n->kind == AR_NODE_GPU) fprintf(f, ", \"rank\": %d", n->rank);
         if (n->machine >= 0) fprintf(f, ", \"machine\": %d", n->machine);
+        if (n->reduce_Bps > 0) {
+            fputs(", \"reduce_Bps\": ", f);
+            json_num(f, n->reduce_Bps);
+        }
         if (n->parent >= 0) {
             fputs(", \"parent\": ", f);
             ar_json_string(f, p->nodes[n->parent].name);
@@ -393,6 +397,12 @@ void ar_platform_print_summary(const ar_platform *p, FILE *f) {
         fprintf(f, "  no symmetric levels; link capacities %s .. %s\n", ar_fmt_rate(lo, b1, sizeof b1),
                 ar_fmt_rate(hi, b2, sizeof b2));
     }
+    for (int v = 0; v < p->nnodes; v++)
+        if (p->nodes[v].reduce_Bps > 0) { /* the first; the others counted */
+            fprintf(f, "  reducing switches: %d (%s reduces at %s)\n", p->nvlinks, p->nodes[v].name,
+                    ar_fmt_rate(p->nodes[v].reduce_Bps, b1, sizeof b1));
+            break;
+        }
 }
 
 /* "unknown platform", naming the closest preset or family when there is one. */

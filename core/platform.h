@@ -49,6 +49,12 @@ typedef struct ar_node {
     int nchildren;
     int *children;        /* node indices, file order (owned) */
     int rank_lo, rank_hi; /* GPUs under this node are ranks [rank_lo, rank_hi) */
+    /* a switch that reduces (NVLink SHARP, InfiniBand SHARP; JSON "reduce_bw"): the
+     * bytes per second it absorbs into reductions, summed over every transfer
+     * that ends in it with reduce=1; 0 = cannot reduce. Such a switch can be the
+     * end or start of a transfer (lower.h, AR_IMPL_SWITCH). */
+    double reduce_Bps;
+    int vlink; /* its virtual reduction link (index >= nlinks, see ar_platform.nvlinks), or -1 */
 } ar_node;
 
 typedef struct ar_link {
@@ -80,6 +86,13 @@ typedef struct ar_platform {
     ar_node *nodes;
     int nlinks;
     ar_link *links;
+    /* Virtual links: links[nlinks .. nlinks + nvlinks) stand for the reduction
+     * capacity of the reducing switches (one each, a = b = the switch, bw =
+     * reduce_Bps, lat 0). They are not in the adjacency and join no route
+     * between ranks; a transfer that ends in a reducing switch with reduce=1
+     * crosses its virtual link in direction 0 (ar_platform_route_x). Consumers
+     * that size per-link state by links use nlinks + nvlinks. */
+    int nvlinks;
 
     int nranks;
     int *rank_node; /* node index of each rank */
@@ -201,6 +214,42 @@ static inline ar_status ar_platform_route_append(const ar_platform *p, int src, 
     }
     return ar_platform_route_append_slow(p, src, dst, buf, cap, at, len, e);
 }
+
+/* Transfer endpoints (lower.h ar_xfer.src/dst): a rank (>= 0), or a switch
+ * node v encoded as AR_EP_NODE(v) = -2 - v. */
+#define AR_EP_NODE(v) (-2 - (v))
+#define AR_EP_IS_NODE(ep) ((ep) <= -2)
+#define AR_EP_NODE_OF(ep) (-2 - (ep))
+
+/* Route of a transfer between endpoints (ranks or switch nodes; one end at
+ * most a switch); with reduce and a switch at the destination the route ends
+ * with the switch's virtual reduction link. Routes to or from a switch:
+ * trees up/down the parents; rail fabrics from the structure (a GPU to its
+ * NVSwitch; to rail j directly or by NVLink to the node's GPU j first); other
+ * graphs by the next-hop table (switch -> rank; rank -> switch is its
+ * reverse). Returns the length or -1 (max too small, a bad endpoint, a switch
+ * that does not reduce as the reducing destination, no structural route). */
+int ar_platform_route_x(const ar_platform *p, int src, int dst, int reduce, ar_dlink *out, int max);
+ar_status ar_platform_route_x_append(const ar_platform *p, int src, int dst, int reduce, ar_dlink **buf, size_t *cap,
+                                     size_t at, int *len, ar_err *e);
+/* Dense index of an endpoint for per-endpoint state: a rank r -> r, a reducing
+ * switch -> nranks + (its vlink - nlinks); -1 for anything else. */
+static inline int ar_platform_ep_index(const ar_platform *p, int ep) {
+    if (ep >= 0) return ep < p->nranks ? ep : -1;
+    if (!AR_EP_IS_NODE(ep) || AR_EP_NODE_OF(ep) >= p->nnodes) return -1;
+    int vl = p->nodes[AR_EP_NODE_OF(ep)].vlink;
+    return vl >= 0 ? p->nranks + (vl - p->nlinks) : -1;
+}
+
+struct ar_schedule;
+/* Sets the node index (op->sw) of every switch op that names its switch
+ * (op->sw_name, from a schedule file); AR_EINVAL, one line, for a name that is
+ * no node of p or names a GPU. */
+ar_status ar_schedule_resolve_switches(struct ar_schedule *s, const ar_platform *p, ar_err *e);
+
+/* Checks every AR_IMPL_SWITCH op of a schedule against p: its switch is a node
+ * of p, a switch, able to reduce, and every member reaches it (a route). */
+ar_status ar_platform_check_switch_ops(const ar_platform *p, const struct ar_schedule *s, ar_err *e);
 
 /* Latency of the route (sum of lat_s) and its narrowest capacity (bw*lanes).
  * src == dst: latency 0, capacity INFINITY; an invalid rank: NAN. */

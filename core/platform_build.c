@@ -170,7 +170,7 @@ void ar_platform_free(ar_platform *p) {
         free(p->nodes[v].children);
     }
     free(p->nodes);
-    for (int l = 0; l < p->nlinks; l++) free(p->links[l].name);
+    for (int l = 0; l < p->nlinks + p->nvlinks; l++) free(p->links[l].name);
     free(p->links);
     free(p->rank_node);
     free(p->machine_of_rank);
@@ -208,6 +208,7 @@ typedef struct sym_ctx {
 static ar_status sym_build(sym_ctx *c, int level, int sw, ar_err *e) {
     const ar_level_spec *l = &c->lv[level];
     char name[48];
+    c->b->p->nodes[sw].reduce_Bps = l->reduce_Bps;
     for (long long k = 0; k < l->fanout; k++) {
         int child = -1;
         ar_status st;

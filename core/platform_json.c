@@ -116,6 +116,20 @@ static ar_status read_unit(jctx *c, const cJSON *obj, const char *key, int is_ra
     return st;
 }
 
+/* "reduce_bw" (a reducing switch's rate): absent = 0; present must be a rate > 0. */
+static ar_status read_reduce_bw(jctx *c, const cJSON *obj, double *out) {
+    int present = 0;
+    *out = 0;
+    ar_status st = read_unit(c, obj, "reduce_bw", 1, &present, out);
+    if (!st && present && !(*out > 0 && isfinite(*out))) {
+        size_t old = ar_jpath_key(&c->jp, "reduce_bw");
+        st = ar_jpath_fail(&c->jp, AR_EINVAL,
+                           "a reducing switch's rate must be > 0 (omit it for a switch that cannot reduce)");
+        ar_jpath_pop(&c->jp, old);
+    }
+    return st;
+}
+
 static ar_status read_required_unit(jctx *c, const cJSON *obj, const char *key, int is_rate, double *out) {
     int present = 0;
     ar_status st = read_unit(c, obj, key, is_rate, &present, out);
@@ -162,7 +176,7 @@ static ar_status read_array(jctx *c, const cJSON *obj, const char *key, int requ
 /* ---- kind "tree"/"fat-tree", symmetric form ---- */
 
 static ar_status parse_levels(jctx *c, const cJSON *arr, int full_bisection) {
-    static const char *const keys[] = {"fanout", "bw", "lat", "lanes", "name", NULL};
+    static const char *const keys[] = {"fanout", "bw", "lat", "lanes", "name", "reduce_bw", NULL};
     ar_level_spec lv[AR_MAX_LEVELS];
     int n = cJSON_GetArraySize(arr);
     size_t old = ar_jpath_key(&c->jp, "levels");
@@ -184,6 +198,7 @@ static ar_status parse_levels(jctx *c, const cJSON *arr, int full_bisection) {
         if (!st) st = read_required_unit(c, l, "lat", 0, &lv[i].lat_s);
         if (!st) st = read_int(c, l, "lanes", 1, AR_MAX_LANES, 1, 0, &lv[i].lanes);
         if (!st) st = read_name(c, l, "name", 0, &name);
+        if (!st) st = read_reduce_bw(c, l, &lv[i].reduce_Bps);
         if (!st) {
             gpus *= lv[i].fanout;
             if (gpus > AR_MAX_RANKS)
@@ -261,9 +276,10 @@ static ar_status parse_entry(jctx *c, const cJSON *obj, int parent, const link_d
 }
 
 static ar_status parse_switch(jctx *c, const cJSON *obj, int parent, const link_defaults *up, int index) {
-    static const char *const root_keys[] = {"name", "children", "gpus", "child_bw", "child_lat", "child_lanes", NULL};
-    static const char *const sw_keys[] = {"name", "bw",       "lat",       "lanes",       "children",
-                                          "gpus", "child_bw", "child_lat", "child_lanes", NULL};
+    static const char *const root_keys[] = {"name",      "children",    "gpus",      "child_bw",
+                                            "child_lat", "child_lanes", "reduce_bw", NULL};
+    static const char *const sw_keys[] = {"name",     "bw",        "lat",         "lanes",     "children", "gpus",
+                                          "child_bw", "child_lat", "child_lanes", "reduce_bw", NULL};
     ar_pbuild *b = c->b;
     const char *name;
     double bw = 0, lat = 0;
@@ -289,8 +305,12 @@ static ar_status parse_switch(jctx *c, const cJSON *obj, int parent, const link_
     if (!kids && !gpus)
         return ar_jpath_fail(&c->jp, AR_EINVAL, "missing \"children\" (an array) or \"gpus\" (a count)");
     int sw = -1;
-    st = ar_jpath_wrap(&c->jp, ar_pb_child(b, parent, name, AR_NODE_SWITCH, bw, lat, (int)lanes, &sw, c->jp.e));
+    double red = 0;
+    st = read_reduce_bw(c, obj, &red);
+    if (!st)
+        st = ar_jpath_wrap(&c->jp, ar_pb_child(b, parent, name, AR_NODE_SWITCH, bw, lat, (int)lanes, &sw, c->jp.e));
     if (st) return st;
+    b->p->nodes[sw].reduce_Bps = red;
     if (gpus) {
         long long n = 0;
         st = read_int(c, obj, "gpus", 1, AR_MAX_RANKS, 0, 1, &n);
@@ -384,7 +404,7 @@ static int pair_cmp(const void *x, const void *y) {
 }
 
 static ar_status parse_graph(jctx *c, const cJSON *root) {
-    static const char *const node_keys[] = {"name", "type", "machine", NULL};
+    static const char *const node_keys[] = {"name", "type", "machine", "reduce_bw", NULL};
     static const char *const link_keys[] = {"a", "b", "bw", "lat", "lanes", "name", NULL};
     ar_pbuild *b = c->b;
     char q1[96], q2[96];
@@ -423,9 +443,18 @@ static ar_status parse_graph(jctx *c, const cJSON *root) {
         }
         int is_gpu = !st && !strcmp(type, "gpu");
         if (!st) st = read_int(c, n, "machine", 0, AR_MAX_RANKS, is_gpu ? 0 : -1, 0, &machine);
+        double red = 0;
+        if (!st) st = read_reduce_bw(c, n, &red);
+        if (!st && is_gpu && red > 0) {
+            size_t o3 = ar_jpath_key(&c->jp, "reduce_bw");
+            st = ar_jpath_fail(&c->jp, AR_EINVAL, "only a switch can reduce (this node is a GPU)");
+            ar_jpath_pop(&c->jp, o3);
+        }
+        int vi = -1;
         if (!st)
             st = ar_jpath_wrap(&c->jp,
-                               ar_pb_node(b, name, is_gpu ? AR_NODE_GPU : AR_NODE_SWITCH, (int)machine, NULL, c->jp.e));
+                               ar_pb_node(b, name, is_gpu ? AR_NODE_GPU : AR_NODE_SWITCH, (int)machine, &vi, c->jp.e));
+        if (!st) b->p->nodes[vi].reduce_Bps = red;
         ar_jpath_pop(&c->jp, o2);
     }
     ar_jpath_pop(&c->jp, old);

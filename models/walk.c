@@ -7,7 +7,9 @@
  * equal transfers this is the papers' equal share (BlueConnect's w2/6 for six
  * streams on one uplink); with unequal ones (FlexReduce's uneven calls, tree
  * packing's shares) it is the time a work-conserving link needs, which is what
- * a flow-level simulator computes at a single bottleneck.
+ * a flow-level simulator computes at a single bottleneck. A transfer into a
+ * reducing switch (AR_IMPL_SWITCH) also loads the switch's virtual reduction
+ * link (platform.h), priced like any link.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -66,8 +68,8 @@ static ar_status price_round(walk *w, double elem_bytes, double *t_out, double *
     w->route_off[0] = 0;
     for (size_t i = 0; i < w->nxf; i++) {
         int len;
-        ar_status st = ar_platform_route_append(p, w->xf[i].src, w->xf[i].dst, &w->routes, &w->caproutes, used, &len,
-                                                e);
+        ar_status st = ar_platform_route_x_append(p, w->xf[i].src, w->xf[i].dst, w->xf[i].reduce, &w->routes,
+                                                  &w->caproutes, used, &len, e);
         if (st != AR_OK) {
             ar_err_prefix(e, "cost walk");
             return st;
@@ -161,8 +163,13 @@ ar_status ar_model_walk(const ar_platform *p, const ar_schedule *s, ar_model_res
     if (work > AR_WALK_MAX_TRANSFERS)
         return ar_fail(e, AR_ELIMIT, "cost walk: %s lowers to about %.3g transfers, beyond the walk's limit of %.3g",
                        s->algo, work, AR_WALK_MAX_TRANSFERS);
+    ar_status cs = ar_platform_check_switch_ops(p, s, e);
+    if (cs != AR_OK) {
+        ar_err_prefix(e, "cost walk");
+        return cs;
+    }
     walk w = {.p = p};
-    w.load = ar_calloc((size_t)p->nlinks * 2 + 1, sizeof *w.load);
+    w.load = ar_calloc(((size_t)p->nlinks + (size_t)p->nvlinks) * 2 + 1, sizeof *w.load); /* + virtual links */
     if (!w.load) return ar_fail(e, AR_ENOMEM, "cost walk: out of memory");
     ar_status st = AR_OK;
     for (int ph = 0; ph < s->nphases && st == AR_OK; ph++) {

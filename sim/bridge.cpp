@@ -33,10 +33,11 @@ class ArZone final : public skr::NetZoneImpl {
   protected:
     void get_local_route(const skr::NetPoint *src, const skr::NetPoint *dst, skr::Route *into,
                          double *latency) override {
-        int s = (int)src->id(), d = (int)dst->id();
-        int n = 0; // the buffer grows to the longest route asked for (ar_platform_route_append)
+        int red = 0, s = endpoint((int)src->id(), nullptr), d = endpoint((int)dst->id(), &red);
+        int n = 0; // the buffer grows to the longest route asked for (ar_platform_route_x_append)
         ar_err e;
-        if (ar_platform_route_append(p_, s, d, &buf_, &cap_, 0, &n, &e) != AR_OK) throw std::runtime_error(e.msg);
+        if (ar_platform_route_x_append(p_, s, d, red, &buf_, &cap_, 0, &n, &e) != AR_OK)
+            throw std::runtime_error(e.msg);
         for (int k = 0; k < n; k++) {
             ar_dlink dk = buf_[(size_t)k];
             into->link_list_.push_back(dl[(size_t)dk]);
@@ -45,6 +46,14 @@ class ArZone final : public skr::NetZoneImpl {
     }
 
   private:
+    // Host ids: ranks 0..nranks-1, then two per reducing switch k (virtual link
+    // nlinks+k): nranks+2k as a copy endpoint, nranks+2k+1 as a reducing destination.
+    int endpoint(int id, int *reduce) const {
+        if (id < p_->nranks) return id;
+        int k = (id - p_->nranks) / 2;
+        if (reduce) *reduce = (id - p_->nranks) % 2;
+        return AR_EP_NODE(p_->links[p_->nlinks + k].a);
+    }
     const ar_platform *p_;
     ar_dlink *buf_ = nullptr;
     size_t cap_ = 0;
@@ -115,10 +124,12 @@ extern "C" ar_status ar_sg_open(const ar_platform *p, const char *const *setting
         for (int i = 0; i < nsettings; i++) sg4::Engine::set_config(settings[i]);
         s->zone = new ArZone("arlab", p);
         sg4::NetZone *nz = s->zone->get_iface();
-        s->hosts.reserve((size_t)p->nranks);
+        int nhosts = p->nranks + 2 * p->nvlinks; // ranks, then the reducing switches (ArZone::endpoint)
+        s->hosts.reserve((size_t)nhosts);
         char name[32];
-        for (int r = 0; r < p->nranks; r++) {
-            snprintf(name, sizeof name, "r%d", r);
+        for (int r = 0; r < nhosts; r++) {
+            if (r < p->nranks) snprintf(name, sizeof name, "r%d", r);
+            else snprintf(name, sizeof name, "sw%d.%s", (r - p->nranks) / 2, (r - p->nranks) % 2 ? "red" : "copy");
             sg4::Host *h = nz->create_host(name, AR_SG_HOST_SPEED);
             h->seal();
             if (h->get_netpoint()->id() != (unsigned long)r) {
@@ -127,8 +138,8 @@ extern "C" ar_status ar_sg_open(const ar_platform *p, const char *const *setting
             }
             s->hosts.push_back(h);
         }
-        s->zone->dl.resize((size_t)p->nlinks * 2);
-        for (int l = 0; l < p->nlinks; l++) {
+        s->zone->dl.resize(((size_t)p->nlinks + (size_t)p->nvlinks) * 2);
+        for (int l = 0; l < p->nlinks + p->nvlinks; l++) { // + the virtual reduction links
             const ar_link *lk = &p->links[l];
             snprintf(name, sizeof name, "l%d", l);
             sg4::SplitDuplexLink *sd = nz->create_split_duplex_link(name, ar_link_capacity(lk));
@@ -150,8 +161,14 @@ extern "C" ar_status ar_sg_open(const ar_platform *p, const char *const *setting
     return AR_OK;
 }
 
-extern "C" void ar_sg_comm(ar_sg *s, int src, int dst, uint64_t bytes, uint64_t token) {
-    sg4::CommPtr c = sg4::Comm::sendto_init(s->hosts[(size_t)src], s->hosts[(size_t)dst]);
+static size_t host_of(const ar_platform *p, int ep, int reduce) {
+    if (ep >= 0) return (size_t)ep;
+    int k = p->nodes[AR_EP_NODE_OF(ep)].vlink - p->nlinks;
+    return (size_t)(p->nranks + 2 * k + (reduce ? 1 : 0));
+}
+
+extern "C" void ar_sg_comm(ar_sg *s, int src, int dst, int reduce, uint64_t bytes, uint64_t token) {
+    sg4::CommPtr c = sg4::Comm::sendto_init(s->hosts[host_of(s->p, src, 0)], s->hosts[host_of(s->p, dst, reduce)]);
     c->set_payload_size(bytes);
     auto *rec = new ArRec{token, c};
     c->set_data(rec);

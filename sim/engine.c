@@ -72,6 +72,11 @@ static ar_status phase_begin(eng *g) {
     if (GROW(ph.ops, (size_t)ph->nops + 1) < 0) return OOM();
     for (int i = 0; i < ph->nops; i++)
         g->ph.ops[i] = (opst){.op = &ph->ops[i], .nrounds = ar_lower_nrounds(&ph->ops[i])};
+    for (int i = 0; g->io.data && i < ph->nops; i++) { /* a switch op reduces into a zeroed range of its switch */
+        const ar_op *op = &ph->ops[i];
+        int k = op->impl == AR_IMPL_SWITCH ? ar_platform_ep_index(g->p, AR_EP_NODE(op->sw)) : -1;
+        if (k >= 0) memset(g->io.data + (size_t)k * g->s->count + op->offset, 0, op->count * sizeof *g->io.data);
+    }
     ar_status st = eng_make_groups(g, ph);
     if (st != AR_OK) return st;
     /* the ops' NCCL protocol, priced as the walk prices it: wire bytes, a latency after every transfer
@@ -187,7 +192,7 @@ static void hook_done(void *ctx, uint64_t tok) {
         double d = ar_sg_now() - g->pr.t0;
         if (!(tok & TOK_EXEC)) {
             g->pr.net[i] = d;
-            if (g->gamma > 0 && g->pr.red[i]) {
+            if (g->gamma > 0 && g->pr.red[i] && g->pr.dst[i] >= 0) {
                 ar_sg_exec(g->sg, g->pr.dst[i], g->gamma * (double)g->pr.bytes[i] * (g->eb0 / g->eb),
                            TOK_PROBE | TOK_EXEC | i);
                 return;
@@ -293,7 +298,7 @@ ar_status ar_engine_fast(const sim_job *j, ar_sim_result *r, ar_err *e) {
     g->crosstraffic = (j->net_flags & SIM_NET_CROSSTRAFFIC) != 0;
     g->gamma = j->o->gamma_s_per_B;
     g->eb0 = g->eb = (double)j->s->elem_bytes;
-    g->ndl = 2 * j->p->nlinks;
+    g->ndl = 2 * (j->p->nlinks + j->p->nvlinks); /* + the reducing switches' virtual links */
     g->nres = g->ndl + j->p->nranks;
     snprintf(r->engine, sizeof r->engine, "fast");
     r->nphases = j->s->nphases;
@@ -328,7 +333,9 @@ ar_status ar_engine_fast(const sim_job *j, ar_sim_result *r, ar_err *e) {
                            "smaller size)",
                            j->s->nranks, (unsigned long long)j->s->count, (unsigned long long)lim);
         }
-        g->io.data = ar_reallocarray(NULL, (size_t)j->s->nranks * (size_t)j->s->count, sizeof *g->io.data);
+        /* one buffer per rank, then one per reducing switch (ar_platform_ep_index) */
+        g->io.data = ar_reallocarray(NULL, ((size_t)j->s->nranks + (size_t)j->p->nvlinks) * (size_t)j->s->count,
+                                     sizeof *g->io.data);
         if (!g->io.data) {
             eng_free(g);
             return ar_fail(e, AR_ENOMEM, "sim --check: out of memory");

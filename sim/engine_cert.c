@@ -65,8 +65,8 @@ static double ready_of(const eng_cert *c, int k, int rank) { return c->ready[k] 
 void eng_cert_start(eng *g, const ar_xfer *x, int opi, double t) {
     eng_cert *c = &g->cert;
     if (!c->on || c->differs) return;
-    int ks = slot_of(c, x->src, opi), kd = slot_of(c, x->dst, opi);
-    if (ks < 0 || kd < 0) {
+    int ks = x->src >= 0 ? slot_of(c, x->src, opi) : -1, kd = x->dst >= 0 ? slot_of(c, x->dst, opi) : -1;
+    if (ks < 0 || kd < 0) { /* (switch ends never come here: sim.c runs switch schedules lockstep) */
         eng_fail(g, AR_EINTERNAL, "sim: certificate: a transfer outside its op");
         return;
     }
@@ -80,7 +80,7 @@ void eng_cert_start(eng *g, const ar_xfer *x, int opi, double t) {
 void eng_cert_end(eng *g, const ar_xfer *x, int opi, double t) {
     eng_cert *c = &g->cert;
     if (!c->on || c->differs) return;
-    int ks = slot_of(c, x->src, opi), kd = slot_of(c, x->dst, opi);
+    int ks = x->src >= 0 ? slot_of(c, x->src, opi) : -1, kd = x->dst >= 0 ? slot_of(c, x->dst, opi) : -1;
     if (ks < 0 || kd < 0) return;
     if (t > c->ready[ks]) c->ready[ks] = t;
     if (t > c->ready[kd]) c->ready[kd] = t;

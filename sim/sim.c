@@ -138,7 +138,7 @@ ar_status ar_sim_network_parse(const char *spec, char *buf, size_t n, ar_err *e)
 }
 
 char *ar_sim_dlink_name(const ar_platform *p, int d, char *buf, size_t n) {
-    if (!p || d < 0 || d >= 2 * p->nlinks) {
+    if (!p || d < 0 || d >= 2 * (p->nlinks + p->nvlinks)) { /* + the reducing switches' virtual links */
         snprintf(buf, n, "-");
         return buf;
     }
@@ -192,7 +192,13 @@ static ar_status validate(const ar_platform *p, const ar_schedule *s, const ar_s
         return ar_fail(e, AR_EUNSUPPORTED, "sim: the naive engine measures time only (no --check, --trace or --gamma)");
     if (o->engine != AR_SIM_FAST && o->engine != AR_SIM_NAIVE) return ar_fail(e, AR_EINVAL, "sim: unknown engine");
     if (o->sync != AR_SYNC_ROUND && o->sync != AR_SYNC_DATAFLOW) return ar_fail(e, AR_EINVAL, "sim: unknown --sync");
-    return ar_schedule_check_structure(s, e);
+    ar_status cs = ar_schedule_check_structure(s, e);
+    if (cs != AR_OK) return cs;
+    if (ar_schedule_uses_switch(s)) {
+        cs = ar_platform_check_switch_ops(p, s, e);
+        if (cs != AR_OK) ar_err_prefix(e, "sim");
+    }
+    return cs;
 }
 
 const char *ar_sim_sync_name(ar_sim_sync s) { return s == AR_SYNC_DATAFLOW ? "dataflow" : "round"; }
@@ -341,7 +347,8 @@ static ar_status run_forked(const ar_platform *p, const ar_schedule *s, const ar
         r = h.r;
         r.phase_end_s = r.link_bytes = r.link_busy_s = NULL;
         r.link_max_flows = NULL;
-        if (r.nphases < 0 || r.nphases > s->nphases || r.ndlinks < 0 || r.ndlinks > 2 * p->nlinks) bad = 1;
+        if (r.nphases < 0 || r.nphases > s->nphases || r.ndlinks < 0 || r.ndlinks > 2 * (p->nlinks + p->nvlinks))
+            bad = 1;
     }
     if (!bad && r.nphases > 0) {
         r.phase_end_s = ar_calloc((size_t)r.nphases, sizeof(double));
@@ -391,6 +398,13 @@ ar_status ar_sim_run(const ar_platform *p, const ar_schedule *s, const ar_sim_op
     if (st != AR_OK) return st;
     netspec ns;
     if ((st = parse_net(o->network, &ns, e)) != AR_OK) return st;
+    ar_sim_opts lock;
+    if (o->sync == AR_SYNC_DATAFLOW && ar_schedule_uses_switch(s)) {
+        /* switch ops (a switch as a transfer's end) run lockstep only for now: the row says sync=round */
+        lock = *o;
+        lock.sync = AR_SYNC_ROUND;
+        o = &lock;
+    }
     if (o->in_process) return run_here(p, s, o, &ns, NULL, out, e);
     double t0 = ar_now_s();
     st = run_forked(p, s, o, &ns, out, e);
