@@ -37,13 +37,14 @@ typedef struct walk {
 } walk;
 
 /* Prices the round in w->xf, reusing the last priced round's outcome when it moves the same
- * sizes between the same ranks in the same order (an idle network each round: the price is
- * a function of (src, dst, bytes) alone). Exact; a ring's 2(n-1) rounds are priced once. */
+ * sizes between the same ends in the same order (an idle network each round: the price is
+ * a function of (src, dst, reduce, bytes) alone). Exact; a ring's 2(n-1) rounds are priced once. */
 static ar_status price_round(walk *w, double elem_bytes, double *t_out, double *bw_out, double *lat_out, ar_err *e);
 static ar_status price_round_reuse(walk *w, double elem_bytes, double *t, double *bw, double *lat, ar_err *e) {
     int same = w->prev && w->nprev == w->nxf && w->prev_eb == elem_bytes;
     for (size_t i = 0; same && i < w->nxf; i++)
         same = w->prev[i].src == w->xf[i].src && w->prev[i].dst == w->xf[i].dst &&
+               w->prev[i].reduce == w->xf[i].reduce && /* a reduction into a switch crosses its virtual link */
                ar_xfer_elems(&w->prev[i]) == ar_xfer_elems(&w->xf[i]);
     if (same) {
         *t = w->prev_t, *bw = w->prev_bw, *lat = w->prev_lat;
