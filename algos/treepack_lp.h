@@ -81,6 +81,7 @@ typedef struct ar_tp_cg {
     double *val, *w, *ylink;
     ar_tp_wi *sort;
     int *uf, *mst;
+    int *pidx, *best; /* complete graph: pair index of (u, v) (n x n) and Prim's scratch (built on first use) */
 } ar_tp_cg;
 
 void ar_tp_cg_free(ar_tp_cg *c);
