@@ -189,10 +189,20 @@ ar_status ar_switch_plan(ar_switch_variant var, const ar_platform *p, ar_coll co
     free(det);
     static const char *const cross_name[] = {"ring per rail", "double binary tree per rail", "rail switches"};
     for (int t = 0; t < K + 2; t++) {
-        if (ar_sched_phase(s, "step %d: RS in node (%s) slice %d, AR across nodes (%s) slice %d, AG in node slice %d",
-                           t, have_nvs ? "NVSwitch" : "ring", t < K ? t : -1, cross_name[var],
-                           t - 1 >= 0 && t - 1 < K ? t - 1 : -1, t - 2 >= 0 && t - 2 < K ? t - 2 : -1) < 0)
-            goto nomem;
+        char lab[3][96], both[300]; /* the stages that run in this step, with their slice */
+        snprintf(lab[0], sizeof lab[0], "RS in node (%s)", have_nvs ? "NVSwitch" : "ring");
+        snprintf(lab[1], sizeof lab[1], "AR across nodes (%s)", cross_name[var]);
+        snprintf(lab[2], sizeof lab[2], "AG in node (%s)", have_nvs ? "NVSwitch" : "ring");
+        size_t at = 0;
+        both[0] = 0;
+        for (int stage = 0; stage < 3; stage++) {
+            int sl = t - stage;
+            if (sl < 0 || sl >= K) continue;
+            int w = K > 1 ? snprintf(both + at, sizeof both - at, "%s%s slice %d", at ? "; " : "", lab[stage], sl)
+                          : snprintf(both + at, sizeof both - at, "%s%s", at ? "; " : "", lab[stage]);
+            if (w > 0 && (size_t)w < sizeof both - at) at += (size_t)w;
+        }
+        if (ar_sched_phase(s, "step %d: %s", t, both) < 0) goto nomem;
         for (int stage = 0; stage < 3; stage++) {
             int sl = t - stage;
             if (sl < 0 || sl >= K) continue;
