@@ -66,8 +66,17 @@ static const char *const cols[] = {"algo",
                                    "nccl_proto",
                                    "status",
                                    "why",
-                                   "sync"};
-enum { NCOLS = sizeof cols / sizeof cols[0], C_ALGBW = 25, C_NCCL = 27, C_STATUS = 30, C_WHY = 31, C_SYNC = 32 };
+                                   "sync",
+                                   "scenario"};
+enum {
+    NCOLS = sizeof cols / sizeof cols[0],
+    C_ALGBW = 25,
+    C_NCCL = 27,
+    C_STATUS = 30,
+    C_WHY = 31,
+    C_SYNC = 32,
+    C_SCEN = 33
+};
 
 /* A row for an algorithm that was not simulated: status (unsupported, limit,
  * error) and why; every number empty. */
@@ -80,7 +89,8 @@ static int why_row(cli_table *t, const char *algo, const ar_platform *p, double 
     tbl_int(t, row, 2, p->nranks);
     tbl_num(t, row, 3, "%.0f", bytes);
     for (int c = 4; c < NCOLS; c++)
-        if (c != 17 && c != 21 && c != 23 && c != 24 && c != C_NCCL + 1 && c != C_NCCL + 2 && c < C_STATUS)
+        if (c != 17 && c != 21 && c != 23 && c != 24 && c != C_NCCL + 1 && c != C_NCCL + 2 && c < C_STATUS &&
+            c != C_SCEN)
             tbl_num(t, row, c, "%g", NAN);
     tbl_str(t, row, C_STATUS, status);
     tbl_str(t, row, C_WHY, why);
@@ -176,7 +186,7 @@ int cmd_sim(int argc, char **argv) {
     int nrest = 0;
     ar_sim_engine engine = AR_SIM_FAST;
     ar_sim_sync sync = AR_SYNC_ROUND;
-    int full = 0, chunks = 0, digits = 12, model_only = 0;
+    int full = 0, chunks = 0, digits = 12, model_only = 0, sync_given = 0;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--no-shortcuts")) {
@@ -216,6 +226,7 @@ int cmd_sim(int argc, char **argv) {
                 return AR_EINVAL;
             }
             sync = strcmp(v, "dataflow") ? AR_SYNC_ROUND : AR_SYNC_DATAFLOW;
+            sync_given = 1;
         } else {
             if (nrest >= SIM_MAX_ARGS) {
                 fprintf(stderr, "arlab sim: too many arguments\n");
@@ -229,16 +240,48 @@ int cmd_sim(int argc, char **argv) {
     cli_opts o;
     if (cli_parse(nrest, rest,
                   OPT_PLATFORM | OPT_ALGO | OPT_SIZE | OPT_RANKS | OPT_DTYPE | OPT_FORMAT | OPT_CHECK | OPT_TRACE |
-                      OPT_NETWORK | OPT_GAMMA | OPT_BUDGET | OPT_COLL,
+                      OPT_NETWORK | OPT_GAMMA | OPT_BUDGET | OPT_COLL | OPT_SCENARIO,
                   &o, "sim") != AR_OK)
         return AR_EINVAL;
+    ar_scenario *scen = NULL; /* --scenario: its platform changes come with cli_load_platform */
+    if (cli_load_scenario(&o, &scen) != AR_OK) return AR_EINVAL;
+    char scen_desc[400] = "-";
+    ar_scenario_describe(scen, scen_desc, sizeof scen_desc);
+    if (scen && scen->njobs) {
+        fprintf(stderr,
+                "arlab sim: %s: jobs: several jobs sharing the fabric are not simulated yet (give the "
+                "other jobs' traffic as flows)\n",
+                scen->source);
+        ar_scenario_free(scen);
+        return AR_EUNSUPPORTED;
+    }
+    if (ar_scenario_has_timing(scen)) { /* delays and flows: only the per-rank engine sees them */
+        if (sync_given && sync != AR_SYNC_DATAFLOW) {
+            fprintf(stderr,
+                    "arlab sim: --scenario %s has delays or flows: they run under --sync dataflow only (the "
+                    "lockstep shortcuts assume every rank starts together on an idle network)\n",
+                    scen->source);
+            ar_scenario_free(scen);
+            return AR_EUNSUPPORTED;
+        }
+        sync = AR_SYNC_DATAFLOW;
+        if (engine == AR_SIM_NAIVE) {
+            fprintf(stderr, "arlab sim: --scenario with delays or flows runs on the fast engine only\n");
+            ar_scenario_free(scen);
+            return AR_EUNSUPPORTED;
+        }
+    }
+    double scen_delay = ar_scenario_max_delay(scen);
     if (o.nplatforms == 0) {
         fprintf(stderr, "arlab sim: give --platform P (see 'arlab platforms')\n");
         return AR_EINVAL;
     }
     ar_err e = {{0}};
     char netdesc[512];
-    if (sim->network_parse(o.network, netdesc, sizeof netdesc, &e) != AR_OK) return cli_error(AR_EINVAL, &e);
+    if (sim->network_parse(o.network, netdesc, sizeof netdesc, &e) != AR_OK) {
+        ar_scenario_free(scen);
+        return cli_error(AR_EINVAL, &e);
+    }
     if (model_only && (o.check || o.trace)) {
         fprintf(stderr, "arlab sim: --model-only simulates nothing (no --check or --trace)\n");
         return AR_EINVAL;
@@ -264,10 +307,14 @@ int cmd_sim(int argc, char **argv) {
     uint64_t counts[CLI_MAX_LIST];
     ar_status worst = AR_OK;
     for (int si = 0; si < o.nsizes; si++)
-        if (cli_size(&o, si, &counts[si]) != AR_OK) return AR_EINVAL;
+        if (cli_size(&o, si, &counts[si]) != AR_OK) {
+            ar_scenario_free(scen);
+            return AR_EINVAL;
+        }
     for (int pi = 0; pi < o.nplatforms; pi++) {
         if (cli_load_platform(&o, pi, &plats[pi]) != AR_OK) {
             for (int k = 0; k < pi; k++) ar_platform_free(plats[k]);
+            ar_scenario_free(scen);
             return AR_EINVAL;
         }
     }
@@ -279,6 +326,16 @@ int cmd_sim(int argc, char **argv) {
     if (stream) tbl_stream_begin(&t, o.format, stdout);
     for (int pi = 0; pi < o.nplatforms && worst != AR_EINVAL; pi++) {
         ar_platform *p = plats[pi];
+        double *delays = NULL; /* the scenario's start delay per rank of this platform */
+        if (scen && scen->nstragglers) {
+            delays = calloc((size_t)p->nranks, sizeof *delays);
+            if (!delays) {
+                worst = AR_ENOMEM;
+                fprintf(stderr, "arlab sim: out of memory\n");
+                break;
+            }
+            ar_scenario_delays(scen, p->nranks, delays);
+        }
         for (int si = 0; si < o.nsizes; si++) {
             double bytes = (double)counts[si] * (double)eb;
             if (o.format == FMT_TABLE) {
@@ -324,7 +381,15 @@ int cmd_sim(int argc, char **argv) {
                                   .budget_s = o.budget_s,
                                   .engine = engine,
                                   .sync = sync,
-                                  .full = full};
+                                  .full = full,
+                                  .rank_delay_s = delays,
+                                  .flows = scen ? scen->flows : NULL,
+                                  .nflows = scen ? scen->nflows : 0};
+                if (scen_delay > 0) { /* a rank late by d: the walk and the closed form start d later */
+                    ev.model_s += scen_delay;
+                    ev.walk_s += scen_delay;
+                    ev.closed_s += scen_delay;
+                }
                 ar_sim_result r;
                 if (model_only) { /* the rows with the model's columns, nothing simulated */
                     memset(&r, 0, sizeof r);
@@ -383,6 +448,7 @@ int cmd_sim(int argc, char **argv) {
                 tbl_str(&t, row, 23, r.engine);
                 tbl_str(&t, row, 24, r.network);
                 tbl_str(&t, row, C_SYNC, model_only ? "-" : r.sync);
+                tbl_str(&t, row, C_SCEN, scen ? scen->name : "-");
                 tbl_num(&t, row, C_ALGBW, "%.6g", lab_algbw_GBps(bytes, r.time_s));
                 tbl_num(&t, row, C_ALGBW + 1, "%.6g", lab_busbw_GBps((int)o.coll, p->nranks, bytes, r.time_s));
                 tbl_num(&t, row, C_NCCL, tfmt, nccl_s);
@@ -434,6 +500,7 @@ int cmd_sim(int argc, char **argv) {
             }
             if (worst == AR_EINVAL) break;
         }
+        free(delays);
     }
     for (int pi = 0; pi < o.nplatforms; pi++) ar_platform_free(plats[pi]);
     if (o.format == FMT_TABLE) {
@@ -441,6 +508,10 @@ int cmd_sim(int argc, char **argv) {
                sync == AR_SYNC_DATAFLOW ? "dataflow (every rank advances on its own data; every transfer in SimGrid)"
                                         : "round (lockstep: an op's round after all of the previous, a phase after "
                                           "all of the previous; --sync dataflow for per-rank progress)");
+        if (scen)
+            printf("scenario: %s from %s; model_s, closed_s and the walk add the largest start delay (%g s); "
+                   "background flows are not in the walk, only in the simulation\n\n",
+                   scen_desc, scen->source, scen_delay);
         static const int keep[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, C_ALGBW + 1, 9, 15, 21, C_STATUS};
         enum { NK = sizeof keep / sizeof keep[0] };
         const char *kc[NK];
@@ -461,6 +532,7 @@ int cmd_sim(int argc, char **argv) {
         tbl_stream_end(&t, o.format, stdout);
     }
     tbl_free(&t);
+    ar_scenario_free(scen);
     if (napplied == 0 && worst == AR_OK) {
         fprintf(stderr, "arlab sim: no algorithm applies to the platform(s) asked (see the rows' why)\n");
         worst = AR_EUNSUPPORTED;

@@ -192,6 +192,21 @@ static ar_status validate(const ar_platform *p, const ar_schedule *s, const ar_s
         return ar_fail(e, AR_EUNSUPPORTED, "sim: the naive engine measures time only (no --check, --trace or --gamma)");
     if (o->engine != AR_SIM_FAST && o->engine != AR_SIM_NAIVE) return ar_fail(e, AR_EINVAL, "sim: unknown engine");
     if (o->sync != AR_SYNC_ROUND && o->sync != AR_SYNC_DATAFLOW) return ar_fail(e, AR_EINVAL, "sim: unknown --sync");
+    if ((o->rank_delay_s || o->nflows) && (o->sync != AR_SYNC_DATAFLOW || o->engine != AR_SIM_FAST))
+        return ar_fail(e, AR_EUNSUPPORTED,
+                       "sim: scenario delays and background flows run under --sync dataflow with the fast engine "
+                       "(the lockstep shortcuts assume every rank starts together on an otherwise idle network)");
+    for (int r = 0; o->rank_delay_s && r < p->nranks; r++)
+        if (!(o->rank_delay_s[r] >= 0) || !isfinite(o->rank_delay_s[r]))
+            return ar_fail(e, AR_EINVAL, "sim: rank %d's start delay must be finite and >= 0", r);
+    for (int i = 0; i < o->nflows; i++) {
+        const ar_bgflow *f = &o->flows[i];
+        if (f->src < 0 || f->src >= p->nranks || f->dst < 0 || f->dst >= p->nranks || f->src == f->dst)
+            return ar_fail(e, AR_EINVAL, "sim: background flow %d: ranks %d -> %d on %d ranks", i, f->src, f->dst,
+                           p->nranks);
+        if (!(f->start_s >= 0) || !(f->stop_s > f->start_s) || !(f->rate_Bps >= 0) || !(f->bytes >= 0))
+            return ar_fail(e, AR_EINVAL, "sim: background flow %d: bad start, stop, rate or bytes", i);
+    }
     return ar_schedule_check_structure(s, e);
 }
 
