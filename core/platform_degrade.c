@@ -76,8 +76,8 @@ static ar_status rebuild_graph(const ar_platform *p, const char *link_failed, co
     return st;
 }
 
-ar_status ar_platform_degrade(const ar_platform *p, const char *link_failed, const char *rank_failed,
-                              ar_platform **out, ar_err *e) {
+ar_status ar_platform_degrade(const ar_platform *p, const char *link_failed, const char *rank_failed, ar_platform **out,
+                              ar_err *e) {
     *out = NULL;
     char q[96];
     int nfl = 0, nfr = 0, fl = -1;

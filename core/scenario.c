@@ -20,8 +20,7 @@ static const cJSON *field(const cJSON *o, const char *k) { return cJSON_GetObjec
 
 /* kind: 0 time (>= 0), 1 rate (> 0), 2 bytes (> 0), 3 plain number (> 0). */
 static ar_status read_num(ar_jpath *c, const cJSON *obj, const char *key, int kind, int required, double *out) {
-    static const char *const what[] = {"time like \"5us\"", "rate like \"12.5GBps\"", "size like \"1GB\"",
-                                       "number"};
+    static const char *const what[] = {"time like \"5us\"", "rate like \"12.5GBps\"", "size like \"1GB\"", "number"};
     const cJSON *j = field(obj, key);
     if (!j) {
         if (!required) return AR_OK;
@@ -104,13 +103,14 @@ static ar_status item(ar_jpath *c, const char *key, const cJSON *arr, int i, con
     ar_jpath_idx(c, i);
     *out = cJSON_GetArrayItem(arr, i);
     if (!allowed) return AR_OK;
-    if (!cJSON_IsObject(*out)) return ar_jpath_fail(c, AR_EINVAL, "must be an object (got %s)", ar_json_type_name(*out));
+    if (!cJSON_IsObject(*out))
+        return ar_jpath_fail(c, AR_EINVAL, "must be an object (got %s)", ar_json_type_name(*out));
     return ar_jpath_check_keys(c, *out, allowed);
 }
 
 static ar_status parse(ar_jpath *c, const cJSON *root, ar_scenario *s) {
-    static const char *const k_top[] = {"name", "description", "stragglers", "links", "failed_links", "failed_ranks",
-                                        "flows", "jobs", NULL};
+    static const char *const k_top[] = {"name",         "description", "stragglers", "links", "failed_links",
+                                        "failed_ranks", "flows",       "jobs",       NULL};
     static const char *const k_str[] = {"rank", "delay", "rate", NULL};
     static const char *const k_link[] = {"link", "match", "factor", NULL};
     static const char *const k_flow[] = {"src", "dst", "rate", "bytes", "start", "stop", NULL};
@@ -133,8 +133,9 @@ static ar_status parse(ar_jpath *c, const cJSON *root, ar_scenario *s) {
         if (!st) st = read_num(c, it, "rate", 3, 0, &g->rate);
         if (!st && g->rate > 1) st = ar_jpath_fail(c, AR_EINVAL, "rate: a fraction of the normal rate in (0, 1]");
         if (!st && g->rate != 1)
-            st = ar_jpath_fail(c, AR_EUNSUPPORTED, "rate: a slower reduction needs a reduction rate, which this "
-                                                   "build's platforms do not have (give a delay only)");
+            st = ar_jpath_fail(c, AR_EUNSUPPORTED,
+                               "rate: a slower reduction needs a reduction rate, which this "
+                               "build's platforms do not have (give a delay only)");
         if (!st && g->delay_s == 0 && !field(it, "delay")) st = ar_jpath_fail(c, AR_EINVAL, "give a delay");
         if (!st) ar_jpath_pop(c, old);
     }
@@ -182,11 +183,13 @@ static ar_status parse(ar_jpath *c, const cJSON *root, ar_scenario *s) {
         if (!st && f->stop_s <= f->start_s)
             st = ar_jpath_fail(c, AR_EINVAL, "stop (%g s) must be after start (%g s)", f->stop_s, f->start_s);
         if (!st && isfinite(f->stop_s) && f->rate_Bps == 0)
-            st = ar_jpath_fail(c, AR_EINVAL, "a \"stop\" needs a \"rate\" (the flow then carries rate x (stop - "
-                                             "start) bytes: SimGrid cannot cancel a transfer)");
+            st = ar_jpath_fail(c, AR_EINVAL,
+                               "a \"stop\" needs a \"rate\" (the flow then carries rate x (stop - "
+                               "start) bytes: SimGrid cannot cancel a transfer)");
         if (!st && f->bytes == 0 && f->rate_Bps == 0)
-            st = ar_jpath_fail(c, AR_EINVAL, "give \"bytes\" or a \"rate\" (else the flow takes every link it "
-                                             "crosses for ever)");
+            st = ar_jpath_fail(c, AR_EINVAL,
+                               "give \"bytes\" or a \"rate\" (else the flow takes every link it "
+                               "crosses for ever)");
         if (!st) ar_jpath_pop(c, old);
     }
     if (!st) st = read_list(c, root, "jobs", sizeof *s->jobs, &a, &s->njobs, (void **)&s->jobs);
@@ -200,8 +203,7 @@ static ar_status parse(ar_jpath *c, const cJSON *root, ar_scenario *s) {
             size_t o2 = ar_jpath_key(c, "ranks");
             if (!cJSON_IsArray(rk) || cJSON_GetArraySize(rk) < 2 || cJSON_GetArraySize(rk) > AR_MAX_RANKS)
                 st = ar_jpath_fail(c, AR_EINVAL, "must be an array of at least 2 ranks");
-            else if (!(jb->ranks = ar_calloc((size_t)cJSON_GetArraySize(rk), sizeof *jb->ranks)))
-                st = AR_ENOMEM;
+            else if (!(jb->ranks = ar_calloc((size_t)cJSON_GetArraySize(rk), sizeof *jb->ranks))) st = AR_ENOMEM;
             else jb->nranks = cJSON_GetArraySize(rk);
             for (int k = 0; !st && k < jb->nranks; k++) {
                 size_t o3 = ar_jpath_idx(c, k);
@@ -376,7 +378,8 @@ void ar_scenario_describe(const ar_scenario *sc, char *buf, size_t n) {
         snprintf(buf, n, "-");
         return;
     }
-    snprintf(buf, n, "%s (%d straggler%s, %d slow-link rule%s, %d failed link%s, %d failed rank%s, %d flow%s, %d job%s)",
+    snprintf(buf, n,
+             "%s (%d straggler%s, %d slow-link rule%s, %d failed link%s, %d failed rank%s, %d flow%s, %d job%s)",
              sc->name, sc->nstragglers, sc->nstragglers == 1 ? "" : "s", sc->nlinks, sc->nlinks == 1 ? "" : "s",
              sc->nfailed_links, sc->nfailed_links == 1 ? "" : "s", sc->nfailed_ranks, sc->nfailed_ranks == 1 ? "" : "s",
              sc->nflows, sc->nflows == 1 ? "" : "s", sc->njobs, sc->njobs == 1 ? "" : "s");

@@ -103,8 +103,8 @@ void ar_scenario_describe(const ar_scenario *sc, char *buf, size_t n);
  * link_failed[l] and the GPUs with rank_failed[r] (either may be NULL). Graph kinds
  * reroute; tree kinds drop switches left with nothing below; a failed link on a
  * tree or any failure on a torus is refused with a message. */
-ar_status ar_platform_degrade(const ar_platform *p, const char *link_failed, const char *rank_failed,
-                              ar_platform **out, ar_err *e);
+ar_status ar_platform_degrade(const ar_platform *p, const char *link_failed, const char *rank_failed, ar_platform **out,
+                              ar_err *e);
 /* Recomputes the derived symmetric levels after link bandwidths changed in place. */
 void ar_platform_refresh_levels(ar_platform *p);
 
