@@ -143,7 +143,7 @@ static void sim_help(const lab_sim_api *sim) {
         "usage: arlab sim --platform P [--platform P2 ...] [--algo A|all ...] [--schedule F.json] [--size S[,S2...]]\n"
         "                 [--ranks N] [--dtype T] [--check] [--trace FILE] [--network MODEL[,key:value...]]\n"
         "                 [--gamma S_PER_BYTE] [--budget TIME] [--engine fast|naive] [--sync round|dataflow]\n"
-        "                 [--no-shortcuts] [--format table|csv|json]\n"
+        "                 [--no-shortcuts] [--scenario F.json] [--format table|csv|json]\n"
         "Simulates each algorithm's schedule on SimGrid and compares it with the cost walk (model_s) and\n"
         "the closed form (closed_s). Defaults: --algo all --size 100MB. CSV/JSON rows are streamed, with\n"
         "algbw/busbw, NCCL's choice, status and why (README: Simulator).\n"
@@ -163,6 +163,8 @@ static void sim_help(const lab_sim_api *sim) {
         "                  no phase barrier (as MPI and NCCL ranks); every transfer in SimGrid (no shortcuts)\n"
         "  --no-shortcuts  simulate every transfer in SimGrid (the exact shortcuts are off)\n"
         "  --chunks N      what-if: pipeline every op of the planned schedule in N chunks (1..65536)\n"
+        "  --scenario F    what-if scenario (scenarios/README.md): late ranks, slow/failed links and ranks,\n"
+        "                  background flows; delays and flows run under --sync dataflow\n"
         "  --model-only    print the model's columns (model_s, closed_s) of every row without simulating\n"
         "  --digits N      significant digits of sim_s, model_s and closed_s (1..17, default 12)\n"
         "network models (--network):\n%s",

@@ -45,8 +45,8 @@ static ar_scenario *scen(const char *json) {
 }
 
 /* Plans algo on plat (changed by sc), simulates it under sync with sc's delays and flows. */
-static double run(const char *plat, const char *sc_json, const char *algo, uint64_t bytes, ar_sim_sync sync,
-                  int check, double *walk, char *bn, size_t nbn) {
+static double run(const char *plat, const char *sc_json, const char *algo, uint64_t bytes, ar_sim_sync sync, int check,
+                  double *walk, char *bn, size_t nbn) {
     ar_platform *p = sim_platform(plat);
     ar_scenario *sc = sc_json ? scen(sc_json) : NULL;
     ar_err e = {{0}};
@@ -61,8 +61,11 @@ static double run(const char *plat, const char *sc_json, const char *algo, uint6
     if (walk && ar_model_walk(p, s, &m, &e) == AR_OK) *walk = m.time_s + ar_scenario_max_delay(sc);
     double *dl = calloc((size_t)p->nranks, sizeof *dl);
     if (sc) ar_scenario_delays(sc, p->nranks, dl);
-    ar_sim_opts o = {.sync = sync, .check = check, .rank_delay_s = sc && sc->nstragglers ? dl : NULL,
-                     .flows = sc ? sc->flows : NULL, .nflows = sc ? sc->nflows : 0};
+    ar_sim_opts o = {.sync = sync,
+                     .check = check,
+                     .rank_delay_s = sc && sc->nstragglers ? dl : NULL,
+                     .flows = sc ? sc->flows : NULL,
+                     .nflows = sc ? sc->nflows : 0};
     ar_sim_result r;
     ar_status st = ar_sim_run(p, s, &o, &r, &e);
     T_CHECK(st == AR_OK, "%s on %s: %s", algo, plat, e.msg);

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# --scenario FILE.json on model, sim and best (issue 15; scenarios/README.md): every output names
+# the scenario, sim runs delays and flows under dataflow, model adds the delay and says flows are
+# not in the walk, best ranks by simulation under delays; refusals in one line.
+# Ring on flat:ranks=4, 100 MB: T0 = 6 (2 us + 25 MB / 12.5 GB/s) = 0.012012 s (tests/sim_scenario.c).
+. "$(dirname "$0")/lib_cli.sh"
+. "$(dirname "$0")/lib_csv.sh"
+S=$ARLAB_SRC/scenarios
+near() { python3 -c "import sys; g,w=float(sys.argv[1]),float(sys.argv[2]); sys.exit(0 if abs(g-w)<=1e-9*w else 1)" "$1" "$2"; }
+
+if expect_ok "sim late rank" -- sim --platform flat:ranks=4 --algo ring --size 100MB --scenario "$S/late-rank.json" --format csv; then
+  read -r t m sy sc < <(csv_col "$T_TMP/out" sim_s model_s sync scenario)
+  t_check "sim: T0 + 1 ms = 0.013012 (got $t)" near "$t" 0.013012
+  t_check "sim: model_s adds the delay (got $m)" near "$m" 0.013012
+  t_check "sim: ran under dataflow ($sy)" test "$sy" = dataflow
+  t_check "sim: scenario column ($sc)" test "$sc" = late-rank-2
+fi
+if expect_ok "sim flow" -- sim --platform flat:ranks=4 --algo ring --size 100MB --scenario "$S/background-flow.json"; then
+  t_check "sim table names the scenario" grep -q "^scenario: bg-0-1-quarter" "$T_TMP/out"
+  t_check "sim table: 16.012 ms (bandwidth term x 4/3)" grep -q "sim 16.0 ms" "$T_TMP/out"
+fi
+if expect_ok "model flow" -- model --platform flat:ranks=4 --algo ring --size 100MB --scenario "$S/background-flow.json" --format csv; then
+  read -r m why sc < <(csv_col "$T_TMP/out" model_s why scenario | tr '\t' '|' | awk -F'|' '{print $1, ($2 ~ /not in the walk/ ? "noted" : "missing"), $3}')
+  t_check "model: flows not in the walk (0.012012, got $m)" near "$m" 0.012012
+  t_check "model: the note says flows are not in the walk" test "$why" = noted
+  t_check "model: scenario column" test "$sc" = bg-0-1-quarter
+fi
+if expect_ok "sim failed NVLink" -- sim --platform p3.8xlarge --algo ring --size 100MB --scenario "$S/p3-nvlink-down.json" --format csv; then
+  read -r t b < <(csv_col "$T_TMP/out" sim_s bottleneck | tr '\t' '|' | awk -F'|' '{print $1, $2}')
+  t_check "p3.8xlarge without gpu0-gpu1: 0.006012 (got $t)" near "$t" 0.006012
+  t_check "the new bottleneck is gpu0-gpu2 ($b)" test "$b" = "gpu0-gpu2 (gpu0->gpu2)"
+fi
+if expect_ok "best late rank" -- best --platform flat:ranks=4 --size 100MB --scenario "$S/late-rank.json" --format csv; then
+  t_check "best: sim_s and scenario columns" csv_col "$T_TMP/out" sim_s scenario
+  t_check "best: ranked by sim_s (ascending)" python3 - "$T_TMP/out" <<'PY'
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["sim_s"] not in ("", "nan")]
+t = [float(r["sim_s"]) for r in rows]
+sys.exit(0 if len(t) >= 5 and t == sorted(t) and all(r["scenario"] == "late-rank-2" for r in rows) else 1)
+PY
+fi
+expect_ok "fr-10 degraded" -- sim --platform fr-10 --algo flexreduce --size 4MB --check --scenario "$S/fr10-slow-m1.json" --format csv &&
+  t_check "flexreduce on the survivors: exact" test "$(csv_col "$T_TMP/out" ranks check | tr '\t' ' ')" = "9 exact"
+
+echo '{"name":"x","stragglers":[{"rank":1,"delay":"5 parsecs"}]}' >"$T_TMP/bad.json"
+expect_error "bad delay" 'stragglers[0].delay: "5 parsecs" is not a time' -- model --platform flat:ranks=4 --scenario "$T_TMP/bad.json"
+expect_error "missing file" "nope.json" -- sim --platform flat:ranks=4 --scenario "$T_TMP/nope.json"
+expect_error "lockstep refused" "--sync dataflow only" -- sim --platform flat:ranks=4 --algo ring --sync round --scenario "$S/late-rank.json"
+expect_error "naive refused" "fast engine only" -- sim --platform flat:ranks=4 --algo ring --engine naive --scenario "$S/late-rank.json"
+echo '{"name":"t","failed_links":["s0.0-g1"]}' >"$T_TMP/tree.json"
+expect_error "tree cannot reroute" "cannot reroute" -- model --platform flat:ranks=4 --scenario "$T_TMP/tree.json"
+expect_error "unknown link" "names no link" -- model --platform flat:ranks=4 --scenario "$S/p3-nvlink-down.json"
+echo '{"name":"j","jobs":[{"ranks":[0,1],"algo":"ring"}]}' >"$T_TMP/jobs.json"
+expect_error "jobs not simulated yet" "not simulated yet" -- sim --platform flat:ranks=4 --scenario "$T_TMP/jobs.json"
+t_done
