@@ -249,6 +249,66 @@ ar_status ar_scenario_load(const char *path, ar_scenario **out, ar_err *e) {
     return st;
 }
 
+/* The item at a path "a.b[0].c" below root (NULL when absent); parent, key and idx say where it hangs. */
+static cJSON *find_path(cJSON *root, const char *path, cJSON **parent, char *key, size_t nkey, int *idx) {
+    cJSON *cur = root;
+    const char *q = path;
+    *parent = NULL;
+    while (*q && cur) {
+        *parent = cur;
+        if (*q == '[') {
+            char *end;
+            long i = strtol(q + 1, &end, 10);
+            if (*end != ']' || i < 0 || !cJSON_IsArray(cur)) return NULL;
+            *idx = (int)i;
+            key[0] = 0;
+            cur = cJSON_GetArrayItem(cur, (int)i);
+            q = end + 1;
+        } else {
+            if (*q == '.') q++;
+            size_t n = strcspn(q, ".[");
+            if (!n || n >= nkey || !cJSON_IsObject(cur)) return NULL;
+            memcpy(key, q, n);
+            key[n] = 0;
+            *idx = -1;
+            cur = cJSON_GetObjectItemCaseSensitive(cur, key);
+            q += n;
+        }
+    }
+    return *q ? NULL : cur;
+}
+
+ar_status ar_scenario_load_set(const char *path, const char *set_path, const char *value, ar_scenario **out,
+                               ar_err *e) {
+    if (!set_path) return ar_scenario_load(path, out, e);
+    *out = NULL;
+    char *text = NULL;
+    ar_status st = ar_read_file(path, SC_MAX_FILE, &text, NULL, e);
+    if (st) return st;
+    cJSON *root = cJSON_Parse(text), *val = cJSON_Parse(value);
+    free(text);
+    char key[256], where[600], q[96];
+    int idx = -1;
+    cJSON *parent = NULL, *cur = root && val ? find_path(root, set_path, &parent, key, sizeof key, &idx) : NULL;
+    if (!root) st = ar_fail(e, AR_EINVAL, "%s: not valid JSON", path);
+    else if (!val) st = ar_fail(e, AR_EINVAL, "%s: %s: the value %s is not JSON", path, set_path, value);
+    else if (!cur || !parent)
+        st = ar_fail(e, AR_EINVAL, "%s: %s: no such key or index in the scenario (vary changes an existing value)",
+                     path, ar_quote(set_path, q, sizeof q));
+    else {
+        if (idx >= 0) cJSON_ReplaceItemInArray(parent, idx, val);
+        else cJSON_ReplaceItemInObjectCaseSensitive(parent, key, val);
+        val = NULL;
+        char *t2 = cJSON_PrintUnformatted(root);
+        snprintf(where, sizeof where, "%s (%s=%s)", path, set_path, value);
+        st = t2 ? ar_scenario_from_json(t2, where, out, e) : ar_fail(e, AR_ENOMEM, "out of memory");
+        free(t2);
+    }
+    cJSON_Delete(root);
+    cJSON_Delete(val);
+    return st;
+}
+
 void ar_scenario_free(ar_scenario *s) {
     if (!s) return;
     for (int i = 0; i < s->nlinks; i++) {

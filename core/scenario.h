@@ -76,6 +76,10 @@ ar_status ar_scenario_load(const char *path, ar_scenario **out, ar_err *e);
 /* text: the JSON document; where names it in messages and becomes source. */
 ar_status ar_scenario_from_json(const char *text, const char *where, ar_scenario **out, ar_err *e);
 void ar_scenario_free(ar_scenario *s);
+/* A sweep axis over a scenario parameter: loads path, replaces the value at set_path (e.g.
+ * "stragglers[0].delay"; the key or index must exist) by the JSON text value, then parses it.
+ * set_path NULL: ar_scenario_load. Errors name the file and the path. */
+ar_status ar_scenario_load_set(const char *path, const char *set_path, const char *value, ar_scenario **out, ar_err *e);
 
 /* Applies slow links, failed links and failed ranks to *p: bandwidths are
  * scaled in place; failures rebuild the platform (graph kind: routes are

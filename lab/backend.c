@@ -56,12 +56,19 @@ static void simulate(const lab_point_in *in, lab_point_out *out) {
     so.network = in->sim_network; /* NULL = CM02 configured as the alpha-beta models assume */
     so.gamma_s_per_B = in->sim_gamma_s_per_B;
     so.budget_s = in->sim_budget_s;
+    if (in->rank_delay_s || in->nflows) { /* scenario delays and flows: per-rank dataflow only */
+        so.sync = AR_SYNC_DATAFLOW;
+        so.rank_delay_s = in->rank_delay_s;
+        so.flows = in->flows;
+        so.nflows = in->nflows;
+    }
     ar_sim_result res;
     memset(&res, 0, sizeof res);
     ar_status st = sim->run(in->p, in->sch, &so, &res, &e);
     if (st == AR_OK && res.complete) {
         out->sim_s = res.time_s;
-        snprintf(out->network, sizeof out->network, "sim (%s engine): %s", res.engine, res.network);
+        snprintf(out->network, sizeof out->network, "sim (%s engine%s): %s", res.engine,
+                 so.sync == AR_SYNC_DATAFLOW ? ", dataflow" : "", res.network);
     } else if (st == AR_OK) { /* a point of its own status: not an error, not retried on resume */
         out->status = "budget";
         if (isfinite(res.time_s))

@@ -67,6 +67,10 @@ typedef struct lab_point_in {
     double sim_gamma_s_per_B, sim_budget_s;
     const lab_measure *measures;
     int nmeasures;
+    /* what-if scenario events (core/scenario.h), NULL/0 = none: simulated under --sync dataflow */
+    const double *rank_delay_s;
+    const ar_bgflow *flows;
+    int nflows;
 } lab_point_in;
 
 /* What it gives back (filled on top of the caller's NAN/"ok" defaults). */

@@ -52,4 +52,31 @@ expect_error "tree cannot reroute" "cannot reroute" -- model --platform flat:ran
 expect_error "unknown link" "names no link" -- model --platform flat:ranks=4 --scenario "$S/p3-nvlink-down.json"
 echo '{"name":"j","jobs":[{"ranks":[0,1],"algo":"ring"}]}' >"$T_TMP/jobs.json"
 expect_error "jobs not simulated yet" "not simulated yet" -- sim --platform flat:ranks=4 --scenario "$T_TMP/jobs.json"
+
+# sweeps: a platform entry with a scenario and a vary axis over stragglers[0].delay (0, 1, 2 ms):
+# sim and model both give T0 + d = 0.012012, 0.013012, 0.014012; the key names the variant (resume)
+cp "$S/late-rank.json" "$T_TMP/late.json"
+cat >"$T_TMP/sw.json" <<'JSON'
+{"name": "late-sweep", "backend": ["sim", "model"],
+ "platforms": [{"spec": "flat:ranks=4", "scenario": "late.json", "vary": {"stragglers[0].delay": ["0ms", "1ms", "2ms"]}}],
+ "algos": ["ring"], "sizes": ["100MB"]}
+JSON
+if expect_ok "sweep over a scenario parameter" -- sweep "$T_TMP/sw.json" --out "$T_TMP/swo" --quiet; then
+  t_check "sweep: 6 rows, T0 + d" python3 - "$T_TMP/swo/late-sweep.csv" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+want = {"0ms": 0.012012, "1ms": 0.013012, "2ms": 0.014012}
+ok = len(rows) == 6
+for r in rows:
+    d = r["platform"].rsplit("=", 1)[-1]
+    ok = ok and d in want and abs(float(r["time_s"]) - want[d]) <= 1e-9 * want[d]
+    ok = ok and "+scenario=late.json@stragglers[0].delay=" in r["key"]
+    ok = ok and (r["backend"] != "sim" or d == "0ms" or "dataflow" in r["network"])
+sys.exit(0 if ok else 1)
+PY
+  expect_ok "sweep resumes" -- sweep "$T_TMP/sw.json" --out "$T_TMP/swo"
+  t_check "sweep: every row resumed" grep -q "6 rows (0 points run, 6 resumed)" "$T_TMP/err"
+fi
+sed 's/stragglers\[0\]/stragglers[1]/' "$T_TMP/sw.json" >"$T_TMP/sw2.json"
+expect_error "sweep: vary path must exist" "platforms[0].scenario" -- sweep "$T_TMP/sw2.json" --out "$T_TMP/swo2"
 t_done
