@@ -114,6 +114,12 @@ int cmd_model(int argc, char **argv) {
      * (every rank's result needs every rank's data); background flows are not in the walk (the note says so) */
     ar_scenario *scen = NULL;
     if (cli_load_scenario(&o, &scen) != AR_OK) return AR_EINVAL;
+    if (scen && scen->njobs) {
+        fprintf(stderr, "arlab model: %s: jobs share the fabric only in a simulation (arlab sim --scenario %s)\n",
+                scen->source, scen->source);
+        ar_scenario_free(scen);
+        return AR_EUNSUPPORTED;
+    }
     double scen_delay = ar_scenario_max_delay(scen);
     char scen_note[200] = "";
     if (scen && scen->nflows)

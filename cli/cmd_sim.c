@@ -30,6 +30,7 @@
 
 #include "lab/backend.h"
 #include "lab/eval.h"
+#include "lab/jobs.h"
 #include "sim/sim.h" /* types only; the functions come from the backend table */
 
 #define SIM_MAX_ARGS 256
@@ -164,11 +165,104 @@ static void sim_help(const lab_sim_api *sim) {
         "  --no-shortcuts  simulate every transfer in SimGrid (the exact shortcuts are off)\n"
         "  --chunks N      what-if: pipeline every op of the planned schedule in N chunks (1..65536)\n"
         "  --scenario F    what-if scenario (scenarios/README.md): late ranks, slow/failed links and ranks,\n"
-        "                  background flows; delays and flows run under --sync dataflow\n"
+        "                  background flows; delays and flows run under --sync dataflow; with jobs, one\n"
+        "                  simulation of every job (each its ranks, algorithm, start) and a row per job\n"
         "  --model-only    print the model's columns (model_s, closed_s) of every row without simulating\n"
         "  --digits N      significant digits of sim_s, model_s and closed_s (1..17, default 12)\n"
         "network models (--network):\n%s",
         sim->network_help());
+}
+
+/* --scenario with jobs: for each platform and size, every job planned on its own ranks, all in one
+ * simulation under dataflow (lab/jobs.h); a row per job: its time from its start, its walk alone on
+ * its ranks, and the slowdown sharing the fabric costs it. */
+static ar_status sim_jobs(const lab_sim_api *sim, const cli_opts *o, const ar_scenario *sc, ar_sim_engine engine,
+                          ar_sim_sync sync) {
+    static const char *const jc[] = {"job",     "algo",     "platform", "ranks",    "bytes",  "start_s", "sim_s",
+                                     "alone_s", "slowdown", "sync",     "scenario", "status", "why"};
+    if (sync != AR_SYNC_DATAFLOW || engine != AR_SIM_FAST) {
+        fprintf(stderr,
+                "arlab sim: --scenario %s has jobs: they run in one simulation under --sync dataflow with "
+                "the fast engine only\n",
+                sc->source);
+        return AR_EUNSUPPORTED;
+    }
+    if (o->nalgos) {
+        fprintf(stderr, "arlab sim: --scenario %s has jobs: each job names its algorithm (no --algo)\n", sc->source);
+        return AR_EINVAL;
+    }
+    cli_table t;
+    tbl_init(&t, (int)(sizeof jc / sizeof jc[0]), jc);
+    ar_status worst = AR_OK;
+    const char *sizes[CLI_MAX_LIST];
+    int nsizes = o->nsizes;
+    for (int i = 0; i < nsizes; i++) sizes[i] = o->sizes[i];
+    if (!nsizes) sizes[nsizes++] = "100MB";
+    size_t eb = ar_dtype_size(o->dtype);
+    for (int pi = 0; pi < o->nplatforms && worst == AR_OK; pi++) {
+        ar_platform *p = NULL;
+        if (cli_load_platform(o, pi, &p) != AR_OK) {
+            worst = AR_EINVAL;
+            break;
+        }
+        for (int si = 0; si < nsizes && worst == AR_OK; si++) {
+            uint64_t count;
+            ar_err e = {{0}};
+            if (ar_parse_size(sizes[si], eb, &count, &e) != AR_OK) {
+                fprintf(stderr, "arlab: --size: %s\n", e.msg);
+                worst = AR_EINVAL;
+                break;
+            }
+            lab_jobs J;
+            ar_status st = lab_jobs_plan(p, sc, count, eb, o->coll, &J, &e);
+            if (st != AR_OK) {
+                worst = cli_error(st, &e);
+                break;
+            }
+            ar_sim_opts so = {.network = o->network,
+                              .budget_s = o->budget_s,
+                              .engine = AR_SIM_FAST,
+                              .sync = AR_SYNC_DATAFLOW,
+                              .rank_delay_s = J.delays,
+                              .flows = sc->flows,
+                              .nflows = sc->nflows,
+                              .independent_phases = 1};
+            ar_sim_result r;
+            st = sim->run(p, J.sch, &so, &r, &e);
+            for (int j = 0; j < J.njobs; j++) {
+                const ar_job *jb = &sc->jobs[j];
+                int row = tbl_row(&t);
+                tbl_int(&t, row, 0, j);
+                tbl_str(&t, row, 1, jb->algo);
+                tbl_str(&t, row, 2, p->name);
+                tbl_int(&t, row, 3, jb->nranks);
+                tbl_num(&t, row, 4, "%.0f", (double)count * (double)eb);
+                tbl_num(&t, row, 5, "%.9g", jb->start_s);
+                double tj = st == AR_OK && r.complete ? lab_jobs_time(&J, sc, r.phase_end_s, j) : NAN;
+                tbl_num(&t, row, 6, "%.12g", tj);
+                tbl_num(&t, row, 7, "%.12g", J.alone_s[j]);
+                tbl_num(&t, row, 8, "%.6g", tj / J.alone_s[j]);
+                tbl_str(&t, row, 9, "dataflow");
+                tbl_str(&t, row, 10, sc->name);
+                tbl_str(&t, row, 11, st != AR_OK ? "error" : r.complete ? "ok" : "budget");
+                tbl_str(&t, row, 12, st != AR_OK ? e.msg : "");
+            }
+            if (st == AR_OK) sim->result_free(&r);
+            else worst = cli_error(st, &e);
+            lab_jobs_free(&J);
+        }
+        ar_platform_free(p);
+    }
+    if (t.nrows) tbl_print(&t, o->format, stdout);
+    if (o->format == FMT_TABLE && t.nrows) {
+        char sd[400];
+        ar_scenario_describe(sc, sd, sizeof sd);
+        printf("scenario: %s from %s; the jobs run in one simulation under --sync dataflow; sim_s: a job's time "
+               "from its start, alone_s: its cost walk alone on its ranks, slowdown = sim_s / alone_s\n",
+               sd, sc->source);
+    }
+    tbl_free(&t);
+    return worst;
 }
 
 int cmd_sim(int argc, char **argv) {
@@ -249,13 +343,10 @@ int cmd_sim(int argc, char **argv) {
     if (cli_load_scenario(&o, &scen) != AR_OK) return AR_EINVAL;
     char scen_desc[400] = "-";
     ar_scenario_describe(scen, scen_desc, sizeof scen_desc);
-    if (scen && scen->njobs) {
-        fprintf(stderr,
-                "arlab sim: %s: jobs: several jobs sharing the fabric are not simulated yet (give the "
-                "other jobs' traffic as flows)\n",
-                scen->source);
+    if (scen && scen->njobs) { /* several jobs sharing the fabric: one simulation, a row per job */
+        ar_status js = sim_jobs(sim, &o, scen, engine, sync_given ? sync : AR_SYNC_DATAFLOW);
         ar_scenario_free(scen);
-        return AR_EUNSUPPORTED;
+        return js;
     }
     if (ar_scenario_has_timing(scen)) { /* delays and flows: only the per-rank engine sees them */
         if (sync_given && sync != AR_SYNC_DATAFLOW) {

@@ -627,9 +627,11 @@ ar_status ar_engine_dataflow(const sim_job *j, ar_sim_result *r, ar_err *e) {
     }
     if (st == AR_OK) {
         r->complete = !d->stopped;
-        for (int ph = 1; ph < j->s->nphases; ph++)
+        for (int ph = 1; ph < j->s->nphases && !j->o->independent_phases; ph++)
             if (r->phase_end_s[ph] < r->phase_end_s[ph - 1]) r->phase_end_s[ph] = r->phase_end_s[ph - 1];
         r->time_s = d->stopped ? ar_sg_now() : (j->s->nphases ? r->phase_end_s[j->s->nphases - 1] : 0);
+        for (int ph = 0; ph < j->s->nphases && j->o->independent_phases && !d->stopped; ph++) /* scenario jobs */
+            if (r->phase_end_s[ph] > r->time_s) r->time_s = r->phase_end_s[ph];
         for (int rk = 0; d->data && r->complete && rk < j->s->nranks && st == AR_OK; rk++) {
             const double *b = d->data + (size_t)rk * j->s->count;
             uint64_t x = ar_data_first_wrong(b, j->s->nranks, j->s->count);

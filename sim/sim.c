@@ -192,7 +192,8 @@ static ar_status validate(const ar_platform *p, const ar_schedule *s, const ar_s
         return ar_fail(e, AR_EUNSUPPORTED, "sim: the naive engine measures time only (no --check, --trace or --gamma)");
     if (o->engine != AR_SIM_FAST && o->engine != AR_SIM_NAIVE) return ar_fail(e, AR_EINVAL, "sim: unknown engine");
     if (o->sync != AR_SYNC_ROUND && o->sync != AR_SYNC_DATAFLOW) return ar_fail(e, AR_EINVAL, "sim: unknown --sync");
-    if ((o->rank_delay_s || o->nflows) && (o->sync != AR_SYNC_DATAFLOW || o->engine != AR_SIM_FAST))
+    if ((o->rank_delay_s || o->nflows || o->independent_phases) &&
+        (o->sync != AR_SYNC_DATAFLOW || o->engine != AR_SIM_FAST))
         return ar_fail(e, AR_EUNSUPPORTED,
                        "sim: scenario delays and background flows run under --sync dataflow with the fast engine "
                        "(the lockstep shortcuts assume every rank starts together on an otherwise idle network)");

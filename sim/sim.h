@@ -94,6 +94,9 @@ typedef struct ar_sim_opts {
     const double *rank_delay_s;
     const ar_bgflow *flows;
     int nflows;
+    /* scenario jobs (lab/jobs.h): phase_end_s[k] is the raw end of phase k (not raised to the
+     * previous phase's end), since each job has phases of its own; time_s the latest. Dataflow only. */
+    int independent_phases;
 } ar_sim_opts;
 
 typedef struct ar_sim_result {

@@ -50,8 +50,37 @@ expect_error "naive refused" "fast engine only" -- sim --platform flat:ranks=4 -
 echo '{"name":"t","failed_links":["s0.0-g1"]}' >"$T_TMP/tree.json"
 expect_error "tree cannot reroute" "cannot reroute" -- model --platform flat:ranks=4 --scenario "$T_TMP/tree.json"
 expect_error "unknown link" "names no link" -- model --platform flat:ranks=4 --scenario "$S/p3-nvlink-down.json"
-echo '{"name":"j","jobs":[{"ranks":[0,1],"algo":"ring"}]}' >"$T_TMP/jobs.json"
-expect_error "jobs not simulated yet" "not simulated yet" -- sim --platform flat:ranks=4 --scenario "$T_TMP/jobs.json"
+
+# jobs sharing the fabric, one simulation (lab/jobs.h). tree:fanouts=4x2: 2 machines of 4 GPUs, GPU links
+# 32 GB/s, machine uplinks 12.5 GB/s, 1 us each. Job A = ring over 0,1,4,5, job B = ring over 2,3,6,7, 100 MB:
+# s = 25 MB per step, 6 steps; the steps 1->4 and 5->0 (A), 3->6 and 7->2 (B) cross both uplinks (4 links,
+# 4 us). Alone: 6 (4e-6 + 25e6/12.5e9) = 0.012024. Together each uplink direction carries one flow of each
+# job, 6.25 GB/s each: 6 (4e-6 + 25e6/6.25e9) = 0.024024 for both (slowdown 1.998).
+# Disjoint halves of flat:ranks=8 share nothing: each job = the 4-rank ring alone, 0.012012, job 1 from
+# its start at 1 ms.
+cat >"$T_TMP/jobs.json" <<'JSON'
+{"name": "shared-uplinks", "jobs": [{"ranks": [0, 1, 4, 5], "algo": "ring"}, {"ranks": [2, 3, 6, 7], "algo": "ring"}]}
+JSON
+if expect_ok "two jobs on shared uplinks" -- sim --platform tree:fanouts=4x2 --size 100MB --scenario "$T_TMP/jobs.json" --format csv; then
+  csv_col "$T_TMP/out" job sim_s alone_s scenario >"$T_TMP/j.tsv"
+  t_check "two rows" test "$(wc -l <"$T_TMP/j.tsv")" -eq 2
+  while read -r j t a sc; do
+    t_check "job $j: 0.024024 together (got $t)" near "$t" 0.024024
+    t_check "job $j: 0.012024 alone (got $a)" near "$a" 0.012024
+    t_check "job $j: scenario column" test "$sc" = shared-uplinks
+  done <"$T_TMP/j.tsv"
+fi
+cat >"$T_TMP/jobs2.json" <<'JSON'
+{"name": "halves", "jobs": [{"ranks": [0, 1, 2, 3], "algo": "ring"}, {"ranks": [4, 5, 6, 7], "algo": "ring", "start": "1ms"}]}
+JSON
+if expect_ok "two jobs on disjoint halves" -- sim --platform flat:ranks=8 --size 100MB --scenario "$T_TMP/jobs2.json" --format csv; then
+  while read -r j st t; do
+    t_check "job $j (start $st): 0.012012 from its start (got $t)" near "$t" 0.012012
+  done < <(csv_col "$T_TMP/out" job start_s sim_s)
+fi
+echo '{"name":"j","jobs":[{"ranks":[0,1],"algo":"ring"},{"ranks":[1,2],"algo":"ring"}]}' >"$T_TMP/jobs3.json"
+expect_error "jobs share ranks" "already in jobs[0]" -- sim --platform flat:ranks=4 --scenario "$T_TMP/jobs3.json"
+expect_error "model refuses jobs" "only in a simulation" -- model --platform flat:ranks=4 --scenario "$T_TMP/jobs.json"
 
 # sweeps: a platform entry with a scenario and a vary axis over stragglers[0].delay (0, 1, 2 ms):
 # sim and model both give T0 + d = 0.012012, 0.013012, 0.014012; the key names the variant (resume)
