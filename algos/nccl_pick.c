@@ -3,8 +3,9 @@
  * tables); the schedule is then planned by the matching planner:
  *   RING -> nccl-ring (all-reduce) / ring (reduce-scatter, all-gather),
  *   TREE -> nccl-tree, PAT -> pat,
- *   NVLS, NVLS_TREE, COLLNET_* -> the registry's nvls / nvlstree / collnet where
- *   present; otherwise (and where the NCCL model cannot read the platform) the
+ *   NVLS, NVLS_TREE, COLLNET_* -> nvls / nvlstree / collnet (algos/nvls.c, nvlstree.c, collnet.c);
+ *   where that planner refuses the platform (no reducing switch declared, a
+ *   collective it does not serve there) or the NCCL model cannot read it, the
  *   faster by the cost walk of the ring and tree planners (all-reduce: nccl-ring,
  *   nccl-tree, else ring; RS/AG: ring, pat), and the
  *   detail says so in one line.
@@ -53,11 +54,19 @@ static ar_status pick(const ar_platform *p, ar_coll coll, uint64_t count, size_t
     const char *name = ms == AR_OK ? planner_of(a, coll) : NULL;
     char why[300] = "";
     ar_schedule *s = NULL;
+    ar_err pe = {{0}};
+    ar_status ps = AR_EUNSUPPORTED;
     if (name && ar_algo_find(name)) {
-        st = ar_algo_plan_coll(name, coll, p, count, eb, &s, e);
-        if (st != AR_OK) return st;
-    } else { /* fall back: the faster of the ring and tree planners by the walk */
-        if (ms == AR_OK)
+        ps = ar_algo_plan_coll(name, coll, p, count, eb, &s, &pe);
+        if (ps != AR_OK && ps != AR_EUNSUPPORTED) {
+            *e = pe;
+            return ps;
+        }
+    }
+    if (ps != AR_OK) { /* fall back: the faster of the ring and tree planners by the walk */
+        if (ms == AR_OK && ar_algo_find(name))
+            snprintf(why, sizeof why, "; %.200s: best of ring/tree by the walk", pe.msg);
+        else if (ms == AR_OK)
             snprintf(why, sizeof why, "; planner %s does not exist yet: best of ring/tree by the walk", name);
         else snprintf(why, sizeof why, "; NCCL model: %.200s: best of ring/tree by the walk", me.msg);
         const char *ring = coll == AR_COLL_ALLREDUCE ? "nccl-ring" : "ring";

@@ -23,6 +23,9 @@
     X(nccl_ring)        \
     X(nccl_tree)        \
     X(pat)              \
+    X(nvls)             \
+    X(nvlstree)         \
+    X(collnet)          \
     X(nccl)
 
 #define AR_ALGO_DECLARE(id) extern const ar_algo ar_algo_##id;

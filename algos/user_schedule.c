@@ -73,6 +73,16 @@ static ar_status plan(const ar_platform *p, uint64_t count, size_t elem_bytes, c
     if (st == AR_OK && s->nranks != p->nranks)
         st = ar_fail(e, AR_EINVAL, "%s: the schedule has %d ranks, platform %s has %d", path, s->nranks, p->name,
                      p->nranks);
+    if (st == AR_OK && (st = ar_schedule_resolve_switches(s, p, e)) != AR_OK) { /* "switch": NAME */
+        char m[sizeof e->msg];
+        snprintf(m, sizeof m, "%s", e->msg);
+        ar_fail(e, st, "%s: %s", path, m);
+    }
+    if (st == AR_OK && (st = ar_platform_check_switch_ops(p, s, e)) != AR_OK) {
+        char m[sizeof e->msg];
+        snprintf(m, sizeof m, "%s", e->msg);
+        ar_fail(e, st, "%s: %s", path, m);
+    }
     if (st == AR_OK && (st = ar_schedule_check_structure(s, e)) != AR_OK) {
         char m[sizeof e->msg];
         snprintf(m, sizeof m, "%s", e->msg);

@@ -46,9 +46,37 @@ static int rail_spec(const ar_platform *p, const ar_ntfit_res *r, char *buf, siz
     return rc;
 }
 
+/* Prints the joint per-class calibration (real/ntfit.h ar_ntfit_cal). */
+static void print_cal(const ar_ntfit_cal *c) {
+    printf("\ncalibration (written with --out): per link class, jointly with the per algorithm/protocol "
+           "efficiencies (t ~ lat_c L + X / (bw_c eff_g); %d pass%s, %d bootstrap resamples)\n",
+           c->passes, c->passes == 1 ? "" : "es", c->nboot);
+    printf("%-11s %4s %9s %22s %9s %22s\n", "class", "n", "latency", "95% interval", "bandwidth", "95% interval");
+    static const char *const cn[2] = {"intra-node", "inter-node"};
+    for (int k = 0; k < 2; k++) {
+        printf("%-11s %4d %9.4f [%9.4f, %9.4f] %9.4f [%9.4f, %9.4f]", cn[k], c->cls[k].n, c->cls[k].lat,
+               c->cls[k].lat_lo, c->cls[k].lat_hi, c->cls[k].bw, c->cls[k].bw_lo, c->cls[k].bw_hi);
+        if (c->cls[k].n < 2)
+            printf("  NOT identified: no %s runs (factors kept at 1)\n", k ? "multi-node" : "one-node");
+        else if (!c->cls[k].lat_ident || !c->cls[k].bw_ident)
+            printf("  %s%s%sNOT identified (kept at 1)\n", c->cls[k].lat_ident ? "" : "latency ",
+                   !c->cls[k].lat_ident && !c->cls[k].bw_ident ? "and " : "", c->cls[k].bw_ident ? "" : "bandwidth ");
+        else printf("\n");
+    }
+    printf("%-8s %-7s %4s %10s %22s  %s\n", "algo", "proto", "n", "efficiency", "95% interval", "identified");
+    for (int g = 0; g < c->ngroups; g++)
+        printf("%-8s %-7s %4d %10.4f [%9.4f, %9.4f]  %s\n", c->group[g].algo, c->group[g].proto, c->group[g].n,
+               c->group[g].eff, c->group[g].lo, c->group[g].hi,
+               g == c->ref         ? "reference (1 by definition)"
+               : c->group[g].ident ? "yes"
+                                   : "NO (kept at 1: no bandwidth term, too wide, or not separable from a class)");
+    printf("calibrated prediction |rel err|: median %.4f max %.4f\n", c->rel_med, c->rel_max);
+}
+
 /* Says what the data cannot identify and, with out, writes the calibrated platform (real/ntcal.h). */
-static ar_status identify_and_write(const ar_nt_set *s, const ar_platform *p, const ar_ntfit_res *r, const char *plat,
-                                    const char *out, const char *name, ar_err *e) {
+static ar_status identify_and_write(const ar_nt_set *s, const ar_platform *p, const ar_ntfit_res *r,
+                                    const ar_ntfit_cal *cal, const char *plat, const char *out, const char *name,
+                                    ar_err *e) {
     int lo = 0, hi = 0, unknown = 0;
     for (int i = 0; i < s->nruns; i++) {
         if (s->runs[i].coll != AR_NT_ALL_REDUCE) continue;
@@ -56,64 +84,79 @@ static ar_status identify_and_write(const ar_nt_set *s, const ar_platform *p, co
         if (nn <= 0) unknown = 1;
         else lo = lo && lo < nn ? lo : nn, hi = hi > nn ? hi : nn;
     }
-    char notes[8][640];
+    char notes[8][1024];
     int nn = 0;
     snprintf(notes[nn++], sizeof notes[0],
-             "calibrated by 'arlab calibrate --from' on %d nccl-tests all_reduce records: NCCL model latency x %.6g "
-             "[%.6g, %.6g]%s, bandwidth x %.6g [%.6g, %.6g]%s (95%% bootstrap intervals, %d resamples); every link "
-             "'bw' of %s is multiplied by the bandwidth factor and every 'lat' by the latency factor",
-             r->n, r->lat_scale, r->lat_lo, r->lat_hi, r->lat_ident ? "" : " (NOT identified: kept at 1)", r->bw_scale,
-             r->bw_lo, r->bw_hi, r->bw_ident ? "" : " (NOT identified: kept at 1)", r->nboot, plat);
+             "calibrated by 'arlab calibrate --from' on %d nccl-tests all_reduce records of %s: \"calibration\" "
+             "holds the per link class factors (intra-node: latency x %.6g [%.6g, %.6g], bandwidth x %.6g [%.6g, "
+             "%.6g]; inter-node: latency x %.6g [%.6g, %.6g], bandwidth x %.6g [%.6g, %.6g]; 95%% bootstrap "
+             "intervals, %d resamples), which the loader applies to the links (and NCCL's model to its table), "
+             "\"nccl\".\"efficiency\" the per algorithm/protocol efficiencies of NCCL's model",
+             cal->n, plat, cal->cls[0].lat, cal->cls[0].lat_lo, cal->cls[0].lat_hi, cal->cls[0].bw, cal->cls[0].bw_lo,
+             cal->cls[0].bw_hi, cal->cls[1].lat, cal->cls[1].lat_lo, cal->cls[1].lat_hi, cal->cls[1].bw,
+             cal->cls[1].bw_lo, cal->cls[1].bw_hi, cal->nboot);
     if ((hi <= 1 && !unknown) || (unknown && hi == 0 && p->nmachines <= 1))
         snprintf(notes[nn++], sizeof notes[0],
-                 "inter-node latency and bandwidth: NOT identifiable (every run is on one node); the inter-node "
-                 "links, if any, are scaled like the intra-node ones");
-    else if (lo == hi || unknown)
+                 "inter-node latency and bandwidth: NOT identifiable (every run is on one node): kept at 1");
+    else if (cal->cls[0].n < 2)
         snprintf(notes[nn++], sizeof notes[0],
-                 "intra- vs inter-node: NOT separable (the runs span %s node count): one latency and one bandwidth "
-                 "factor for every link class",
-                 unknown ? "an unknown" : "a single");
+                 "intra-node latency and bandwidth: NOT identifiable (no one-node runs): kept at 1");
     else
         snprintf(notes[nn++], sizeof notes[0],
-                 "the runs span %d..%d nodes (multi-node runs predicted on %s:nodes=N); the global fit and the "
-                 "calibrated JSON (the one-node preset) use one factor per kind for every link; intra- and "
-                 "inter-node links are separated only by the per node class fit (the rail spec)",
+                 "the runs span %d..%d nodes: one-node runs fit the intra-node class, multi-node runs (predicted on "
+                 "%s:nodes=N) the inter-node class; for N nodes load FILE.json:nodes=N",
                  lo, hi, p->name);
-    snprintf(notes[nn++], sizeof notes[0],
-             "NCCL's model takes its latencies from its tuning tables, not from the links: the fitted latency "
-             "factor is carried to the links' 'lat' so that the alpha-beta models and the simulator see it");
     {
-        int at = snprintf(notes[nn], sizeof notes[0],
-                          "per NCCL algorithm/protocol bandwidth efficiency (not applied to the links; the platform "
-                          "format has no place for it):");
-        for (int g = 0; g < r->ngroups && at > 0 && (size_t)at < sizeof notes[0]; g++)
+        int at = snprintf(notes[nn], sizeof notes[0], "per NCCL algorithm/protocol bandwidth efficiency:");
+        for (int g = 0; g < cal->ngroups && at > 0 && (size_t)at < sizeof notes[0]; g++)
             at += snprintf(notes[nn] + at, sizeof notes[0] - (size_t)at, " %s/%s %.4g [%.4g, %.4g]%s;",
-                           r->group[g].algo, r->group[g].proto, r->group[g].eff, r->group[g].lo, r->group[g].hi,
-                           r->group[g].ident ? "" : " not identified");
+                           cal->group[g].algo, cal->group[g].proto, cal->group[g].eff, cal->group[g].lo,
+                           cal->group[g].hi,
+                           g == cal->ref         ? " reference"
+                           : cal->group[g].ident ? ""
+                                                 : " not identified");
         nn++;
     }
     char rail[256] = "";
-    if (r->have_classes && rail_spec(p, r, rail, sizeof rail) == 0) {
-        snprintf(notes[nn++], sizeof notes[0],
-                 "multi-node, with the per node class fit (NVLink x intra bandwidth, NIC x inter bandwidth, "
-                 "lat x intra latency): --platform '%s' (N = the node count)",
-                 rail);
+    if (r->have_classes && rail_spec(p, r, rail, sizeof rail) == 0)
         printf("\nmulti-node platform with the per node class fit: --platform '%s' (N: node count)\n", rail);
-    }
     printf("\nidentifiability:\n");
-    for (int i = 1; i < nn - 1 - (rail[0] != 0); i++) printf("  %s\n", notes[i]);
-    if (!r->lat_ident) printf("  latency_scale: NOT identified by these sizes (kept at 1)\n");
-    if (!r->bw_ident) printf("  bandwidth_scale: NOT identified by these sizes (kept at 1)\n");
+    for (int i = 1; i < nn - 1; i++) printf("  %s\n", notes[i]);
+    for (int k = 0; k < 2; k++)
+        if (cal->cls[k].n >= 2 && (!cal->cls[k].lat_ident || !cal->cls[k].bw_ident))
+            printf("  %s %s: NOT identified by these sizes (kept at 1)\n", k ? "inter-node" : "intra-node",
+                   !cal->cls[k].lat_ident && !cal->cls[k].bw_ident ? "latency and bandwidth"
+                   : !cal->cls[k].lat_ident                        ? "latency"
+                                                                   : "bandwidth");
     if (!out) return AR_OK;
     const char *np[8];
     for (int i = 0; i < nn; i++) np[i] = notes[i];
-    char nm[256];
-    snprintf(nm, sizeof nm, "%s-calibrated", p->name);
+    char keys[AR_NTFIT_MAX_GROUPS][40];
+    const char *kp[AR_NTFIT_MAX_GROUPS];
+    double ev[AR_NTFIT_MAX_GROUPS];
+    for (int g = 0; g < cal->ngroups; g++) {
+        snprintf(keys[g], sizeof keys[g], "%s/%s", cal->group[g].algo, cal->group[g].proto);
+        kp[g] = keys[g], ev[g] = cal->group[g].eff;
+    }
+    const char *src = p->source ? p->source : "";
+    char rbase[256];
+    int rnodes = 0, is_rail = ar_ntcal_rail_base(p, rbase, sizeof rbase, &rnodes);
+    char nm[300];
+    snprintf(nm, sizeof nm, "%s-calibrated", is_rail ? rbase : p->name);
     ar_ntcal_in in = {.name = name ? name : nm,
-                      .lat_scale = r->lat_scale,
-                      .bw_scale = r->bw_scale,
+                      .lat_scale = 1,
+                      .bw_scale = 1,
                       .nnotes = nn,
-                      .notes = np};
+                      .notes = np,
+                      .calibrated = 1,
+                      .cal_lat = {cal->cls[0].lat, cal->cls[1].lat},
+                      .cal_bw = {cal->cls[0].bw, cal->cls[1].bw},
+                      .base = !strncmp(src, "preset:", 7) ? src + 7
+                              : is_rail                   ? rbase
+                                                          : p->cal_base,
+                      .neff = cal->ngroups,
+                      .eff_key = kp,
+                      .eff = ev};
     char *json = NULL;
     ar_status st = ar_ntcal_platform_json(p, &in, &json, e);
     if (st) return st;
@@ -121,7 +164,17 @@ static ar_status identify_and_write(const ar_nt_set *s, const ar_platform *p, co
     if (!fo || fputs(json, fo) < 0 || fputc('\n', fo) == EOF) st = ar_fail(e, AR_EIO, "cannot write %s", out);
     if (fo && fclose(fo) != 0 && !st) st = ar_fail(e, AR_EIO, "cannot write %s", out);
     free(json);
-    if (!st) printf("\nwrote %s (arlab model/sim/best --platform %s)\n", out, out);
+    if (!st) {
+        if (is_rail)
+            printf("\nwrote %s (the fabric of the runs: arlab model/sim/best --platform %s:nodes=%d; one node of it: "
+                   "--platform %s)\n",
+                   out, out, rnodes, out);
+        else {
+            printf("\nwrote %s (arlab model/sim/best --platform %s", out, out);
+            if (hi > 1 && p->nmachines == 1) printf("; %d nodes: --platform %s:nodes=%d", hi, out, hi);
+            printf(")\n");
+        }
+    }
     return st;
 }
 #endif
@@ -251,9 +304,14 @@ int cmd_fit(int argc, char **argv) {
     ar_nt_set *s = NULL;
     ar_platform *p = NULL;
     ar_ntfit_res r;
+    ar_ntfit_cal cal;
     ar_status st = ar_nt_read_files(files, nf, NULL, &s, &e);
     if (!st) st = ar_platform_load(plat, 0, &p, &e);
     if (!st) st = ar_ntfit_fit(s, p, seed, boot, &r, &e);
+    if (!st) {
+        st = ar_ntfit_calibrate(s, p, seed, boot, &cal, &e);
+        if (st) ar_ntfit_free(&r);
+    }
     if (st) {
         fprintf(stderr, "arlab fit: %s\n", e.msg);
     } else {
@@ -295,14 +353,15 @@ int cmd_fit(int argc, char **argv) {
             printf("leave-one-node-count-out: not run (the records are all on one node count)\n");
         }
         if (r.have_classes) {
-            printf("\nper node class (printed, not applied to the calibrated links):\n");
+            printf("\nper node class (separate fits, no efficiencies; the calibration below is the joint fit):\n");
             static const char *const cn[2] = {"intra-node (1-node runs)", "inter-node (multi-node runs)"};
             for (int c = 0; c < 2; c++)
                 printf("  %-28s n %3d  latency %.4f [%.4f, %.4f]%s  bandwidth %.4f [%.4f, %.4f]%s\n", cn[c], r.cls[c].n,
                        r.cls[c].lat, r.cls[c].lat_lo, r.cls[c].lat_hi, r.cls[c].lat_ident ? "" : " NOT identified",
                        r.cls[c].bw, r.cls[c].bw_lo, r.cls[c].bw_hi, r.cls[c].bw_ident ? "" : " NOT identified");
         }
-        st = identify_and_write(s, p, &r, plat, out, name, &e);
+        print_cal(&cal);
+        st = identify_and_write(s, p, &r, &cal, plat, out, name, &e);
         if (st) fprintf(stderr, "arlab calibrate: %s\n", e.msg);
         ar_ntfit_free(&r);
     }

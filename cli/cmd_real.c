@@ -643,8 +643,10 @@ static int compare_main(int argc, char **argv, const char **mfiles, int nmf, con
                                        "sim_vs_nccl", "mpi_vs_nccl"};
     cli_table t;
     tbl_init(&t, nmf ? 17 : 11, cols); /* the NCCL-model/MPI columns with --measured only (stable header) */
-    lab_compare_row *prow = NULL;      /* the first platform's rows, for --plot */
-    int *palgo = NULL, np = 0;
+    lab_compare_row *prow = NULL;      /* every platform's rows, for --plot */
+    int *palgo = NULL, *pplat = NULL, np = 0;
+    char *pname[CLI_MAX_LIST];
+    int pranks[CLI_MAX_LIST], npl = 0;
     size_t pcap = 0;
     ar_status worst = AR_OK;
     for (int pi = 0; pi < o.nplatforms && worst == AR_OK; pi++) {
@@ -726,28 +728,37 @@ static int compare_main(int argc, char **argv, const char **mfiles, int nmf, con
                     tbl_num(&t, r, 15, "%.3g", cr.sim_vs_nccl);
                     tbl_num(&t, r, 16, "%.3g", cr.mpi_vs_nccl);
                 }
-                if (plot && pi == 0) {
-                    size_t c1 = pcap, c2 = pcap;
+                if (plot) {
+                    size_t c1 = pcap, c2 = pcap, c3 = pcap;
                     if (ar_grow(&prow, &c1, (size_t)np + 1, sizeof *prow) < 0 ||
-                        ar_grow(&palgo, &c2, (size_t)np + 1, sizeof *palgo) < 0) {
+                        ar_grow(&palgo, &c2, (size_t)np + 1, sizeof *palgo) < 0 ||
+                        ar_grow(&pplat, &c3, (size_t)np + 1, sizeof *pplat) < 0) {
                         worst = AR_ENOMEM;
                         break;
                     }
                     pcap = c1 < c2 ? c1 : c2;
-                    prow[np] = cr, palgo[np++] = ai;
+                    pcap = pcap < c3 ? pcap : c3;
+                    prow[np] = cr, palgo[np] = ai, pplat[np++] = npl;
                 }
             }
         }
-        if (plot && pi == 0 && worst == AR_OK) {
-            ar_err e = {{0}};
-            char title[300];
-            snprintf(title, sizeof title, "all-reduce on %s (%d ranks)", p->name, p->nranks);
-            ar_status pst = lab_compare_plot(prow, palgo, np, algos, na, p->nranks, title, plot, &e);
-            if (pst != AR_OK) worst = cli_error(pst, &e);
+        if (plot && worst == AR_OK && npl < CLI_MAX_LIST) {
+            pranks[npl] = p->nranks;
+            if (!(pname[npl++] = ar_strdup(p->name))) worst = AR_ENOMEM;
         }
         free(msz);
         ar_platform_free(p);
     }
+    if (plot && worst == AR_OK) { /* one figure, every platform (h14g) */
+        ar_err e = {{0}};
+        char title[600];
+        if (npl == 1) snprintf(title, sizeof title, "all-reduce on %s (%d ranks)", pname[0], pranks[0]);
+        else snprintf(title, sizeof title, "all-reduce on %d platforms", npl);
+        ar_status pst = lab_compare_plot_multi(prow, palgo, pplat, np, algos, na, (const char *const *)pname, pranks,
+                                               npl, title, plot, &e);
+        if (pst != AR_OK) worst = cli_error(pst, &e);
+    }
+    for (int i = 0; i < npl; i++) free(pname[i]);
     if (worst == AR_OK) {
         tbl_print(&t, o.format, stdout);
         if (o.format == FMT_TABLE) {
@@ -768,7 +779,7 @@ static int compare_main(int argc, char **argv, const char **mfiles, int nmf, con
         }
     }
     tbl_free(&t);
-    free(prow), free(palgo);
+    free(prow), free(palgo), free(pplat);
     lab_measures_free(&meas);
     return worst;
 }

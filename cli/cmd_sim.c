@@ -157,11 +157,11 @@ static void sim_help(const lab_sim_api *sim) {
         "  --gamma G       reduction cost in seconds per byte on the receiving GPU (default 0)\n"
         "  --budget T      wall-clock limit per simulation (e.g. 60s); the row says complete=0\n"
         "  --engine naive  baseline: one SimGrid actor per GPU and op, one mailbox message per transfer\n"
-        "  --sync S        round (default): lockstep, an op's round starts when all of its previous round\n"
-        "                  is done, a phase when the previous phase is done everywhere (the closed forms'\n"
-        "                  semantics); dataflow: every rank does its next round once its own transfers of\n"
-        "                  the previous one are done and a transfer starts when both ends are at its round,\n"
-        "                  no phase barrier (as MPI and NCCL ranks); every transfer in SimGrid (no shortcuts)\n"
+        "  --sync S        dataflow (default): every rank does its next round once its own transfers of the\n"
+        "                  previous one are done, a transfer starts when both ends are at its round, no\n"
+        "                  phase barrier (as MPI and NCCL ranks); round: lockstep, an op's round starts\n"
+        "                  when all of its previous round is done, a phase when the previous phase is done\n"
+        "                  everywhere (the closed forms' semantics)\n"
         "  --no-shortcuts  simulate every transfer in SimGrid (the exact shortcuts are off)\n"
         "  --chunks N      what-if: pipeline every op of the planned schedule in N chunks (1..65536)\n"
         "  --scenario F    what-if scenario (scenarios/README.md): late ranks, slow/failed links and ranks,\n"
@@ -281,7 +281,7 @@ int cmd_sim(int argc, char **argv) {
     char *rest[SIM_MAX_ARGS];
     int nrest = 0;
     ar_sim_engine engine = AR_SIM_FAST;
-    ar_sim_sync sync = AR_SYNC_ROUND;
+    ar_sim_sync sync = AR_SYNC_DATAFLOW;
     int full = 0, chunks = 0, digits = 12, model_only = 0, sync_given = 0;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
@@ -598,9 +598,9 @@ int cmd_sim(int argc, char **argv) {
     for (int pi = 0; pi < o.nplatforms; pi++) ar_platform_free(plats[pi]);
     if (o.format == FMT_TABLE) {
         printf("\nnetwork: %s\nsemantics: %s\n\n", netdesc,
-               sync == AR_SYNC_DATAFLOW ? "dataflow (every rank advances on its own data; every transfer in SimGrid)"
+               sync == AR_SYNC_DATAFLOW ? "dataflow (every rank advances on its own data; --sync round for lockstep)"
                                         : "round (lockstep: an op's round after all of the previous, a phase after "
-                                          "all of the previous; --sync dataflow for per-rank progress)");
+                                          "all of the previous)");
         if (scen)
             printf("scenario: %s from %s; model_s, closed_s and the walk add the largest start delay (%g s); "
                    "background flows are not in the walk, only in the simulation\n\n",

@@ -21,6 +21,7 @@ typedef struct xstate {
     size_t capxf;
     double *stage; /* payloads of one round */
     size_t capstage;
+    double *swbuf; /* the switch's buffer during a SWITCH op (s->count doubles) */
 } xstate;
 
 static void poison(double *b, uint64_t off, uint64_t len) {
@@ -48,6 +49,16 @@ static ar_status run_op(xstate *x, const ar_op *op, int phase, int opi, ar_err *
     size_t maxx = ar_lower_max_xfers(op);
     if (ar_grow(&x->xf, &x->capxf, maxx, sizeof *x->xf) < 0)
         return ar_fail(e, AR_ENOMEM, "host executor: out of memory");
+    if (op->impl == AR_IMPL_SWITCH && op->sw < 0)
+        return ar_fail(e, AR_EINVAL, "host executor: phase %d op %d: switch \"%.80s\" not resolved on a platform",
+                       phase, opi, op->sw_name ? op->sw_name : "?");
+    int swep = op->impl == AR_IMPL_SWITCH ? -2 - op->sw : -1; /* the switch endpoint (platform.h AR_EP_NODE) */
+    if (op->impl == AR_IMPL_SWITCH) { /* a fresh buffer in the switch: zero to reduce into, NaN to copy into */
+        if (!x->swbuf && !(x->swbuf = ar_reallocarray(NULL, (size_t)x->s->count, sizeof(double))))
+            return ar_fail(e, AR_ENOMEM, "host executor: out of memory");
+        for (uint64_t i = 0; i < x->s->count; i++)
+            x->swbuf[i] = op->kind == AR_OP_ALL_GATHER || op->kind == AR_OP_BROADCAST ? NAN : 0.0;
+    }
     for (int r = 0; r < nr; r++) {
         size_t n = ar_lower_round(op, r, x->xf);
         if (n > maxx) return ar_fail(e, AR_EINTERNAL, "lowering overflow in phase %d op %d", phase, opi);
@@ -58,20 +69,23 @@ static ar_status run_op(xstate *x, const ar_op *op, int phase, int opi, ar_err *
         size_t k = 0;
         for (size_t i = 0; i < n; i++) {
             const ar_xfer *t = &x->xf[i];
-            if (t->src < 0 || t->src >= x->s->nranks || t->dst < 0 || t->dst >= x->s->nranks || t->src == t->dst)
+            int oks = (t->src >= 0 && t->src < x->s->nranks) || (swep != -1 && t->src == swep);
+            int okd = (t->dst >= 0 && t->dst < x->s->nranks) || (swep != -1 && t->dst == swep);
+            if (!oks || !okd || t->src == t->dst)
                 return ar_fail(e, AR_EINTERNAL, "lowering of phase %d op %d: bad transfer %d->%d", phase, opi, t->src,
                                t->dst);
+            const double *from = t->src == swep ? x->swbuf : x->buf[t->src];
             for (int g = 0; g < t->nseg; g++) {
                 if (t->off[g] > x->s->count || t->len[g] > x->s->count - t->off[g])
                     return ar_fail(e, AR_EINTERNAL, "lowering of phase %d op %d: range out of buffer", phase, opi);
-                memcpy(x->stage + k, x->buf[t->src] + t->off[g], t->len[g] * sizeof(double));
+                memcpy(x->stage + k, from + t->off[g], t->len[g] * sizeof(double));
                 k += t->len[g];
             }
         }
         k = 0;
         for (size_t i = 0; i < n; i++) {
             const ar_xfer *t = &x->xf[i];
-            double *d = x->buf[t->dst];
+            double *d = t->dst == swep ? x->swbuf : x->buf[t->dst];
             for (int g = 0; g < t->nseg; g++) {
                 const double *src = x->stage + k;
                 if (t->reduce)
@@ -131,5 +145,6 @@ ar_status ar_schedule_execute_host(const ar_schedule *s, uint64_t max_bytes, ar_
     free(x.buf);
     free(x.xf);
     free(x.stage);
+    free(x.swbuf);
     return st;
 }

@@ -7,6 +7,7 @@
  * in its part and generated from scratch: no state, no allocation.
  */
 #include "lower.h"
+#include "platform.h"
 #include "util.h"
 
 enum part {
@@ -150,6 +151,7 @@ static int part_rounds(const ar_op *op, enum part p) {
 }
 
 int ar_lower_nrounds(const ar_op *op) {
+    if (op->impl == AR_IMPL_SWITCH && op->kind != AR_OP_SEND) return op->n > 1 ? op->chunks + 1 : 0;
     enum part parts[2];
     int np = op_parts(op, parts), total = 0;
     for (int i = 0; i < np; i++) total += part_rounds(op, parts[i]);
@@ -159,6 +161,7 @@ int ar_lower_nrounds(const ar_op *op) {
 size_t ar_lower_max_xfers(const ar_op *op) {
     size_t n = (size_t)op->n;
     if (op->impl == AR_IMPL_DIRECT) return n * (n > 0 ? n - 1 : 0) + 1;
+    if (op->impl == AR_IMPL_SWITCH) return 2 * n + 1;
     return n + 1;
 }
 
@@ -348,7 +351,56 @@ static void gen_pipelined(const ar_op *op, enum part p, int t, ar_xfer *buf, siz
     }
 }
 
+/* Intersection of [a, a+al) and [b, b+bl) into *o, *l (l = 0 if empty). */
+static void isect(uint64_t a, uint64_t al, uint64_t b, uint64_t bl, uint64_t *o, uint64_t *l) {
+    uint64_t lo = a > b ? a : b, hi = a + al < b + bl ? a + al : b + bl;
+    *o = lo;
+    *l = hi > lo ? hi - lo : 0;
+}
+
+static void put_x(ar_xfer *buf, size_t *n, int src, int dst, uint64_t off, uint64_t len, int reduce) {
+    if (!len) return;
+    buf[(*n)++] = (ar_xfer){.src = src, .dst = dst, .nseg = 1, .off = {off, 0}, .len = {len, 0}, .reduce = reduce};
+}
+
+/* SWITCH: round r carries chunk r up (r < c) and chunk r-1 down (r >= 1). */
+static size_t gen_switch(const ar_op *op, int r, ar_xfer *buf) {
+    int n = op->n, c = op->chunks, sw = AR_EP_NODE(op->sw);
+    size_t k = 0;
+    uint64_t po, pl, bo, bl, o, l;
+    if (r < c) { /* up */
+        piece(op->offset, op->count, r, c, &po, &pl);
+        for (int m = 0; m < n; m++) {
+            if (op->kind == AR_OP_BROADCAST) {
+                if (m == op->root) put_x(buf, &k, op->members[m], sw, po, pl, 0);
+            } else if (op->kind == AR_OP_ALL_GATHER) {
+                ar_op_block(op, m, &bo, &bl);
+                isect(po, pl, bo, bl, &o, &l);
+                put_x(buf, &k, op->members[m], sw, o, l, 0);
+            } else {
+                put_x(buf, &k, op->members[m], sw, po, pl, 1);
+            }
+        }
+    }
+    if (r >= 1) { /* down */
+        piece(op->offset, op->count, r - 1, c, &po, &pl);
+        for (int m = 0; m < n; m++) {
+            if ((op->kind == AR_OP_REDUCE && m != op->root) || (op->kind == AR_OP_BROADCAST && m == op->root)) {
+                continue; /* REDUCE: down to the root only; BROADCAST: to the others */
+            } else if (op->kind == AR_OP_REDUCE_SCATTER) {
+                ar_op_block(op, m, &bo, &bl);
+                isect(po, pl, bo, bl, &o, &l);
+                put_x(buf, &k, sw, op->members[m], o, l, 0);
+            } else {
+                put_x(buf, &k, sw, op->members[m], po, pl, 0);
+            }
+        }
+    }
+    return k;
+}
+
 size_t ar_lower_round(const ar_op *op, int r, ar_xfer *buf) {
+    if (op->impl == AR_IMPL_SWITCH && op->kind != AR_OP_SEND) return op->n > 1 ? gen_switch(op, r, buf) : 0;
     enum part parts[2];
     int np = op_parts(op, parts);
     for (int i = 0; i < np; i++) {

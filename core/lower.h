@@ -28,6 +28,23 @@
  *             h+j when reducing; depth d sends chunk j in round d+j when
  *             broadcasting).
  *   NATIVE    lowered as RING (the cost model of a library's ring).
+ *   SWITCH    through the reducing switch op->sw (NVLink SHARP, InfiniBand SHARP):
+ *             c+1 rounds; round r sends piece r of the range up (r < c) and
+ *             piece r-1 down (r >= 1), pieces being the range split in c.
+ *             AR: up every member's piece (reduce=1: the switch adds them),
+ *             down the sum to every member (copy, the switch's multicast).
+ *             RS: up as AR; down member i gets the part of the piece in its
+ *             block i. AG: up member i sends the part of the piece in its
+ *             block i (copy); down the piece to every member.
+ *             A switch endpoint is AR_EP_NODE(sw) (platform.h) in src/dst.
+ *             Cost: a transfer into the switch with reduce=1 also crosses
+ *             the switch's virtual reduction link (platform.h), of capacity
+ *             reduce_Bps = the bytes the switch absorbs into sums per second,
+ *             over all its concurrent reducing inputs; with n members each
+ *             sending S bytes it takes n*S/reduce_Bps beside S/link. The
+ *             multicast costs each receiver's downlink only (the switch
+ *             replicates). REDUCE: up as AR, down to the root only.
+ *             BROADCAST: up the root's piece (copy), down to every other member.
  *   SEND      one step.
  * For RING, HD, BINOMIAL, DIRECT and SEND, c > 1 splits every step into c
  * consecutive rounds each carrying 1/c of every segment (sub-chunks).
@@ -40,7 +57,7 @@
 #include "schedule.h"
 
 typedef struct ar_xfer {
-    int src, dst; /* ranks */
+    int src, dst; /* ranks, or a switch as AR_EP_NODE(node) (< -1; SWITCH ops only) */
     int nseg;     /* 1 or 2 element ranges (a wrap-around block set) */
     uint64_t off[2], len[2];
     int reduce; /* 1: dst adds the data; 0: dst overwrites */

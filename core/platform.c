@@ -286,6 +286,31 @@ ar_status ar_platform_print_json(const ar_platform *p, FILE *f, ar_err *e) {
         fputs("\n  ]", f);
     }
     fprintf(f, ",\n  \"ranks\": %d,\n  \"machines\": %d", p->nranks, p->nmachines);
+    if (p->calibrated) { /* issue 14: the factors, already applied to the links and levels below */
+        fputs(",\n  \"calibration\": {\"intra\": {\"lat\": ", f);
+        json_num(f, p->cal_lat[0]);
+        fputs(", \"bw\": ", f);
+        json_num(f, p->cal_bw[0]);
+        fputs("}, \"inter\": {\"lat\": ", f);
+        json_num(f, p->cal_lat[1]);
+        fputs(", \"bw\": ", f);
+        json_num(f, p->cal_bw[1]);
+        fputs("}, \"applied_to_links\": true", f);
+        if (p->cal_base) {
+            fputs(", \"base\": ", f);
+            ar_json_string(f, p->cal_base);
+        }
+        fputc('}', f);
+    }
+    int neff = 0;
+    for (int a = 0; a < AR_CAL_NALGOS; a++)
+        for (int q = 0; q < AR_CAL_NPROTOS; q++)
+            if (p->nccl_eff[a][q] > 0) {
+                fprintf(f, "%s\"%s/%s\": ", neff++ ? ", " : ",\n  \"nccl\": {\"efficiency\": {", ar_cal_algo_names[a],
+                        ar_cal_proto_names[q]);
+                json_num(f, p->nccl_eff[a][q]);
+            }
+    if (neff) fputs("}}", f);
     if (p->kind == AR_PLAT_TREE || p->kind == AR_PLAT_FAT_TREE) {
         fputs(",\n  \"root\": ", f);
         ar_json_string(f, p->root >= 0 ? p->nodes[p->root].name : "");
@@ -312,6 +337,10 @@ ar_status ar_platform_print_json(const ar_platform *p, FILE *f, ar_err *e) {
         fprintf(f, ", \"type\": \"%s\"", n->kind == AR_NODE_GPU ? "gpu" : "switch");
         if (n->kind == AR_NODE_GPU) fprintf(f, ", \"rank\": %d", n->rank);
         if (n->machine >= 0) fprintf(f, ", \"machine\": %d", n->machine);
+        if (n->reduce_Bps > 0) {
+            fputs(", \"reduce_Bps\": ", f);
+            json_num(f, n->reduce_Bps);
+        }
         if (n->parent >= 0) {
             fputs(", \"parent\": ", f);
             ar_json_string(f, p->nodes[n->parent].name);
@@ -368,6 +397,12 @@ void ar_platform_print_summary(const ar_platform *p, FILE *f) {
         fprintf(f, "  no symmetric levels; link capacities %s .. %s\n", ar_fmt_rate(lo, b1, sizeof b1),
                 ar_fmt_rate(hi, b2, sizeof b2));
     }
+    for (int v = 0; v < p->nnodes; v++)
+        if (p->nodes[v].reduce_Bps > 0) { /* the first; the others counted */
+            fprintf(f, "  reducing switches: %d (%s reduces at %s)\n", p->nvlinks, p->nodes[v].name,
+                    ar_fmt_rate(p->nodes[v].reduce_Bps, b1, sizeof b1));
+            break;
+        }
 }
 
 /* "unknown platform", naming the closest preset or family when there is one. */

@@ -31,7 +31,9 @@
 #define AR_MAX_DIMS 8
 #define AR_MAX_RANKS (1 << 20) /* refused beyond, with a message */
 #define AR_MAX_NODES (1 << 22)
-#define AR_NAME_MAX 200 /* bytes in a node, link or preset name */
+#define AR_NAME_MAX 200  /* bytes in a node, link or preset name */
+#define AR_CAL_NALGOS 7  /* models/nccl_model.h AR_NCCL_NALGOS */
+#define AR_CAL_NPROTOS 3 /* AR_NCCL_NPROTOS */
 
 typedef enum ar_node_kind { AR_NODE_GPU = 0, AR_NODE_SWITCH = 1 } ar_node_kind;
 
@@ -47,6 +49,12 @@ typedef struct ar_node {
     int nchildren;
     int *children;        /* node indices, file order (owned) */
     int rank_lo, rank_hi; /* GPUs under this node are ranks [rank_lo, rank_hi) */
+    /* a switch that reduces (NVLink SHARP, InfiniBand SHARP; JSON "reduce_bw"): the
+     * bytes per second it absorbs into reductions, summed over every transfer
+     * that ends in it with reduce=1; 0 = cannot reduce. Such a switch can be the
+     * end or start of a transfer (lower.h, AR_IMPL_SWITCH). */
+    double reduce_Bps;
+    int vlink; /* its virtual reduction link (index >= nlinks, see ar_platform.nvlinks), or -1 */
 } ar_node;
 
 typedef struct ar_link {
@@ -78,6 +86,13 @@ typedef struct ar_platform {
     ar_node *nodes;
     int nlinks;
     ar_link *links;
+    /* Virtual links: links[nlinks .. nlinks + nvlinks) stand for the reduction
+     * capacity of the reducing switches (one each, a = b = the switch, bw =
+     * reduce_Bps, lat 0). They are not in the adjacency and join no route
+     * between ranks; a transfer that ends in a reducing switch with reduce=1
+     * crosses its virtual link in direction 0 (ar_platform_route_x). Consumers
+     * that size per-link state by links use nlinks + nvlinks. */
+    int nvlinks;
 
     int nranks;
     int *rank_node; /* node index of each rank */
@@ -114,7 +129,26 @@ typedef struct ar_platform {
     /* the file's "notes" (sources and assumptions of its numbers), may be 0/NULL */
     int nnotes;
     char **notes;
+
+    /* Calibration (issue 14, platforms/README.md "calibration" and "nccl"): the file's factors, ALREADY
+     * applied by the loader to the links (and levels): class 0 = links with both ends in one machine
+     * (NVLink/NVSwitch), class 1 = every other link (NIC, rail, spine). 1 = none. nccl_eff[a][p]: the
+     * efficiency NCCL's cost model multiplies the bandwidth of algorithm a, protocol p by (indices in the
+     * order of models/nccl_model.h's ar_nccl_algo / ar_nccl_proto), 0 = not given (1). cal_base: the
+     * preset the file was calibrated from (NAME:nodes=N's NIC defaults), may be NULL. */
+    int calibrated;
+    double cal_lat[2], cal_bw[2];
+    double nccl_eff[AR_CAL_NALGOS][AR_CAL_NPROTOS];
+    char *cal_base;
 } ar_platform;
+
+/* The class of link l for the calibration factors: 0 both ends in one machine, 1 otherwise. */
+int ar_platform_link_class(const ar_platform *p, int l);
+/* Multiplies p's links (and levels) by its calibration factors (cal_lat, cal_bw); the loaders call it once. */
+void ar_platform_apply_calibration(ar_platform *p);
+/* NCCL's algorithm and protocol names in the order of nccl_eff (NCCL's spelling, "RING", "SIMPLE"). */
+extern const char *const ar_cal_algo_names[AR_CAL_NALGOS];
+extern const char *const ar_cal_proto_names[AR_CAL_NPROTOS];
 
 /* A directed use of a link: link index * 2 + (0 if a->b, 1 if b->a). */
 typedef int ar_dlink;
@@ -180,6 +214,42 @@ static inline ar_status ar_platform_route_append(const ar_platform *p, int src, 
     }
     return ar_platform_route_append_slow(p, src, dst, buf, cap, at, len, e);
 }
+
+/* Transfer endpoints (lower.h ar_xfer.src/dst): a rank (>= 0), or a switch
+ * node v encoded as AR_EP_NODE(v) = -2 - v. */
+#define AR_EP_NODE(v) (-2 - (v))
+#define AR_EP_IS_NODE(ep) ((ep) <= -2)
+#define AR_EP_NODE_OF(ep) (-2 - (ep))
+
+/* Route of a transfer between endpoints (ranks or switch nodes; one end at
+ * most a switch); with reduce and a switch at the destination the route ends
+ * with the switch's virtual reduction link. Routes to or from a switch:
+ * trees up/down the parents; rail fabrics from the structure (a GPU to its
+ * NVSwitch; to rail j directly or by NVLink to the node's GPU j first); other
+ * graphs by the next-hop table (switch -> rank; rank -> switch is its
+ * reverse). Returns the length or -1 (max too small, a bad endpoint, a switch
+ * that does not reduce as the reducing destination, no structural route). */
+int ar_platform_route_x(const ar_platform *p, int src, int dst, int reduce, ar_dlink *out, int max);
+ar_status ar_platform_route_x_append(const ar_platform *p, int src, int dst, int reduce, ar_dlink **buf, size_t *cap,
+                                     size_t at, int *len, ar_err *e);
+/* Dense index of an endpoint for per-endpoint state: a rank r -> r, a reducing
+ * switch -> nranks + (its vlink - nlinks); -1 for anything else. */
+static inline int ar_platform_ep_index(const ar_platform *p, int ep) {
+    if (ep >= 0) return ep < p->nranks ? ep : -1;
+    if (!AR_EP_IS_NODE(ep) || AR_EP_NODE_OF(ep) >= p->nnodes) return -1;
+    int vl = p->nodes[AR_EP_NODE_OF(ep)].vlink;
+    return vl >= 0 ? p->nranks + (vl - p->nlinks) : -1;
+}
+
+struct ar_schedule;
+/* Sets the node index (op->sw) of every switch op that names its switch
+ * (op->sw_name, from a schedule file); AR_EINVAL, one line, for a name that is
+ * no node of p or names a GPU. */
+ar_status ar_schedule_resolve_switches(struct ar_schedule *s, const ar_platform *p, ar_err *e);
+
+/* Checks every AR_IMPL_SWITCH op of a schedule against p: its switch is a node
+ * of p, a switch, able to reduce, and every member reaches it (a route). */
+ar_status ar_platform_check_switch_ops(const ar_platform *p, const struct ar_schedule *s, ar_err *e);
 
 /* Latency of the route (sum of lat_s) and its narrowest capacity (bw*lanes).
  * src == dst: latency 0, capacity INFINITY; an invalid rank: NAN. */

@@ -21,6 +21,7 @@ ar_status ar_pb_begin(ar_pbuild *b, const char *name, const char *source, ar_pla
     b->p = p;
     p->kind = kind;
     p->root = -1;
+    p->cal_lat[0] = p->cal_lat[1] = p->cal_bw[0] = p->cal_bw[1] = 1;
     p->name = ar_strdup(name ? name : "");
     p->source = ar_strdup(source ? source : "");
     if (!p->name || !p->source) return ar_fail(e, AR_ENOMEM, "out of memory");
@@ -169,7 +170,7 @@ void ar_platform_free(ar_platform *p) {
         free(p->nodes[v].children);
     }
     free(p->nodes);
-    for (int l = 0; l < p->nlinks; l++) free(p->links[l].name);
+    for (int l = 0; l < p->nlinks + p->nvlinks; l++) free(p->links[l].name);
     free(p->links);
     free(p->rank_node);
     free(p->machine_of_rank);
@@ -187,6 +188,7 @@ void ar_platform_free(ar_platform *p) {
     }
     for (int i = 0; i < p->nnotes; i++) free(p->notes[i]);
     free(p->notes);
+    free(p->cal_base);
     free(p->name);
     free(p->source);
     free(p->description);
@@ -206,6 +208,7 @@ typedef struct sym_ctx {
 static ar_status sym_build(sym_ctx *c, int level, int sw, ar_err *e) {
     const ar_level_spec *l = &c->lv[level];
     char name[48];
+    c->b->p->nodes[sw].reduce_Bps = l->reduce_Bps;
     for (long long k = 0; k < l->fanout; k++) {
         int child = -1;
         ar_status st;
@@ -350,4 +353,29 @@ ar_status ar_pb_torus(ar_pbuild *b, const int *dims, int ndims, int gpus_per_mac
         p->levels[1 + d].lat_s = link_lat;
     }
     return AR_OK;
+}
+
+const char *const ar_cal_algo_names[AR_CAL_NALGOS] = {"TREE",      "RING", "COLLNET_DIRECT", "COLLNET_CHAIN", "NVLS",
+                                                      "NVLS_TREE", "PAT"};
+const char *const ar_cal_proto_names[AR_CAL_NPROTOS] = {"LL", "LL128", "SIMPLE"};
+
+int ar_platform_link_class(const ar_platform *p, int l) {
+    int ma = p->nodes[p->links[l].a].machine, mb = p->nodes[p->links[l].b].machine;
+    return ma >= 0 && ma == mb ? 0 : 1;
+}
+
+void ar_platform_apply_calibration(ar_platform *p) {
+    if (!p->calibrated) return;
+    for (int l = 0; l < p->nlinks; l++) {
+        int c = ar_platform_link_class(p, l);
+        p->links[l].bw_Bps *= p->cal_bw[c];
+        p->links[l].lat_s *= p->cal_lat[c];
+    }
+    /* levels: level 0 joins GPUs inside their machine (tree: to the machine switch; torus: the machine
+     * level), the levels above cross machines */
+    for (int i = 0; i < p->nlevels; i++) {
+        int c = i == 0 && p->nmachines >= 1 ? 0 : 1;
+        p->levels[i].bw_Bps *= p->cal_bw[c];
+        p->levels[i].lat_s *= p->cal_lat[c];
+    }
 }

@@ -70,6 +70,7 @@ typedef struct ar_level_spec {
     long long fanout;
     double bw_Bps, lat_s;
     long long lanes;
+    double reduce_Bps; /* the level's switches reduce at this rate (0: they cannot) */
 } ar_level_spec;
 /* Builds the tree into b (already begun). Errors name "levels[i]..." paths. */
 ar_status ar_pb_sym_tree(ar_pbuild *b, const ar_level_spec *lv, int nlev, int full_bisection, ar_err *e);

@@ -34,6 +34,7 @@ static ar_status rebuild_tree(const ar_platform *p, const char *rank_failed, ar_
         if (n->parent >= 0 && par < 0) continue; /* below a dropped switch (cannot happen: it has GPUs) */
         const ar_link *l = n->uplink >= 0 ? &p->links[n->uplink] : NULL;
         st = ar_pb_child(b, par, n->name, n->kind, l ? l->bw_Bps : 0, l ? l->lat_s : 0, l ? l->lanes : 1, &map[v], e);
+        if (!st) b->p->nodes[map[v]].reduce_Bps = n->reduce_Bps; /* a switch that reduces keeps doing so */
         if (!st && l) st = copy_link_name(b->p, b->p->nodes[map[v]].uplink, l, e);
     }
     if (!st && alive[p->nranks] == 0) st = ar_fail(e, AR_EINVAL, "every rank failed");
@@ -63,6 +64,7 @@ static ar_status rebuild_graph(const ar_platform *p, const char *link_failed, co
         if (n->kind == AR_NODE_GPU && rank_failed && rank_failed[n->rank]) continue;
         int m = n->machine >= 0 && n->machine < p->nmachines ? mmap[n->machine] : -1;
         st = ar_pb_node(b, n->name, n->kind, m, &map[v], e);
+        if (!st) b->p->nodes[map[v]].reduce_Bps = n->reduce_Bps; /* a switch that reduces keeps doing so */
         ngpu += n->kind == AR_NODE_GPU;
     }
     if (!st && ngpu == 0) st = ar_fail(e, AR_EINVAL, "every rank failed");

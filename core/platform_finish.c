@@ -281,7 +281,7 @@ out:
     return st;
 }
 
-ar_status ar_pb_finish(ar_pbuild *b, ar_err *e) {
+static ar_status finish_kind(ar_pbuild *b, ar_err *e) {
     ar_platform *p = b->p;
     char q[96];
     if (b->ngpus == 0) return ar_fail(e, AR_EINVAL, "the platform has no GPUs");
@@ -320,6 +320,42 @@ ar_status ar_pb_finish(ar_pbuild *b, ar_err *e) {
         }
     }
     return AR_OK;
+}
+
+/* One virtual link per reducing switch, after the real links (platform.h). */
+static ar_status add_reduce_links(ar_pbuild *b, ar_err *e) {
+    ar_platform *p = b->p;
+    int nv = 0;
+    for (int v = 0; v < p->nnodes; v++) {
+        p->nodes[v].vlink = -1;
+        if (p->nodes[v].reduce_Bps > 0) {
+            if (p->nodes[v].kind != AR_NODE_SWITCH)
+                return ar_fail(e, AR_EINVAL, "node %s: only a switch can reduce (reduce_bw)", p->nodes[v].name);
+            nv++;
+        }
+    }
+    p->nvlinks = 0;
+    if (!nv) return AR_OK;
+    ar_link *nl = ar_reallocarray(p->links, (size_t)p->nlinks + (size_t)nv, sizeof *nl);
+    if (!nl) return ar_fail(e, AR_ENOMEM, "out of memory");
+    p->links = nl;
+    b->link_cap = p->nlinks + nv;
+    for (int v = 0; v < p->nnodes; v++) {
+        if (!(p->nodes[v].reduce_Bps > 0)) continue;
+        ar_link *l = &p->links[p->nlinks + p->nvlinks];
+        size_t len = strlen(p->nodes[v].name) + 8;
+        *l = (ar_link){.a = v, .b = v, .bw_Bps = p->nodes[v].reduce_Bps, .lat_s = 0, .lanes = 1, .name = malloc(len)};
+        if (!l->name) return ar_fail(e, AR_ENOMEM, "out of memory");
+        snprintf(l->name, len, "%s/reduce", p->nodes[v].name);
+        p->nodes[v].vlink = p->nlinks + p->nvlinks++;
+    }
+    return AR_OK;
+}
+
+ar_status ar_pb_finish(ar_pbuild *b, ar_err *e) {
+    ar_status st = finish_kind(b, e);
+    if (st) return st;
+    return add_reduce_links(b, e);
 }
 
 /* Declared in core/scenario.h: after a scenario scaled link bandwidths in place. A tree's levels

@@ -230,6 +230,7 @@ static ar_status gen_tree(ar_pbuild *b, const spec_kv *kv, long long ranks, int 
         lv[i].bw_Bps = bw[i];
         lv[i].lat_s = lat[i];
         lv[i].lanes = 1;
+        lv[i].reduce_Bps = 0;
     }
     st = ar_pb_sym_tree(b, lv, nlev, fat, e);
     if (st) ar_err_prefix(e, "%s", fam);
@@ -287,7 +288,7 @@ ar_status ar_platform_generate(const char *spec, int ranks_arg, ar_platform **ou
     st = ar_pb_begin(&b, name, source, kind, e);
     if (!st) {
         if (!strcmp(fam, "flat")) {
-            ar_level_spec lv = {ranks > 0 ? ranks : 8, 0, 0, 1};
+            ar_level_spec lv = {ranks > 0 ? ranks : 8, 0, 0, 1, 0};
             st = kv_rate(&kv, "bw", "100Gbps", &lv.bw_Bps, fam, e);
             if (!st) st = kv_time(&kv, "lat", "1us", &lv.lat_s, fam, e);
             if (!st) st = ar_pb_sym_tree(&b, &lv, 1, 0, e);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <cjson/cJSON.h>
 
@@ -115,6 +116,20 @@ static ar_status read_unit(jctx *c, const cJSON *obj, const char *key, int is_ra
     return st;
 }
 
+/* "reduce_bw" (a reducing switch's rate): absent = 0; present must be a rate > 0. */
+static ar_status read_reduce_bw(jctx *c, const cJSON *obj, double *out) {
+    int present = 0;
+    *out = 0;
+    ar_status st = read_unit(c, obj, "reduce_bw", 1, &present, out);
+    if (!st && present && !(*out > 0 && isfinite(*out))) {
+        size_t old = ar_jpath_key(&c->jp, "reduce_bw");
+        st = ar_jpath_fail(&c->jp, AR_EINVAL,
+                           "a reducing switch's rate must be > 0 (omit it for a switch that cannot reduce)");
+        ar_jpath_pop(&c->jp, old);
+    }
+    return st;
+}
+
 static ar_status read_required_unit(jctx *c, const cJSON *obj, const char *key, int is_rate, double *out) {
     int present = 0;
     ar_status st = read_unit(c, obj, key, is_rate, &present, out);
@@ -161,7 +176,7 @@ static ar_status read_array(jctx *c, const cJSON *obj, const char *key, int requ
 /* ---- kind "tree"/"fat-tree", symmetric form ---- */
 
 static ar_status parse_levels(jctx *c, const cJSON *arr, int full_bisection) {
-    static const char *const keys[] = {"fanout", "bw", "lat", "lanes", "name", NULL};
+    static const char *const keys[] = {"fanout", "bw", "lat", "lanes", "name", "reduce_bw", NULL};
     ar_level_spec lv[AR_MAX_LEVELS];
     int n = cJSON_GetArraySize(arr);
     size_t old = ar_jpath_key(&c->jp, "levels");
@@ -183,6 +198,7 @@ static ar_status parse_levels(jctx *c, const cJSON *arr, int full_bisection) {
         if (!st) st = read_required_unit(c, l, "lat", 0, &lv[i].lat_s);
         if (!st) st = read_int(c, l, "lanes", 1, AR_MAX_LANES, 1, 0, &lv[i].lanes);
         if (!st) st = read_name(c, l, "name", 0, &name);
+        if (!st) st = read_reduce_bw(c, l, &lv[i].reduce_Bps);
         if (!st) {
             gpus *= lv[i].fanout;
             if (gpus > AR_MAX_RANKS)
@@ -260,9 +276,10 @@ static ar_status parse_entry(jctx *c, const cJSON *obj, int parent, const link_d
 }
 
 static ar_status parse_switch(jctx *c, const cJSON *obj, int parent, const link_defaults *up, int index) {
-    static const char *const root_keys[] = {"name", "children", "gpus", "child_bw", "child_lat", "child_lanes", NULL};
-    static const char *const sw_keys[] = {"name", "bw",       "lat",       "lanes",       "children",
-                                          "gpus", "child_bw", "child_lat", "child_lanes", NULL};
+    static const char *const root_keys[] = {"name",      "children",    "gpus",      "child_bw",
+                                            "child_lat", "child_lanes", "reduce_bw", NULL};
+    static const char *const sw_keys[] = {"name",     "bw",        "lat",         "lanes",     "children", "gpus",
+                                          "child_bw", "child_lat", "child_lanes", "reduce_bw", NULL};
     ar_pbuild *b = c->b;
     const char *name;
     double bw = 0, lat = 0;
@@ -288,8 +305,12 @@ static ar_status parse_switch(jctx *c, const cJSON *obj, int parent, const link_
     if (!kids && !gpus)
         return ar_jpath_fail(&c->jp, AR_EINVAL, "missing \"children\" (an array) or \"gpus\" (a count)");
     int sw = -1;
-    st = ar_jpath_wrap(&c->jp, ar_pb_child(b, parent, name, AR_NODE_SWITCH, bw, lat, (int)lanes, &sw, c->jp.e));
+    double red = 0;
+    st = read_reduce_bw(c, obj, &red);
+    if (!st)
+        st = ar_jpath_wrap(&c->jp, ar_pb_child(b, parent, name, AR_NODE_SWITCH, bw, lat, (int)lanes, &sw, c->jp.e));
     if (st) return st;
+    b->p->nodes[sw].reduce_Bps = red;
     if (gpus) {
         long long n = 0;
         st = read_int(c, obj, "gpus", 1, AR_MAX_RANKS, 0, 1, &n);
@@ -383,7 +404,7 @@ static int pair_cmp(const void *x, const void *y) {
 }
 
 static ar_status parse_graph(jctx *c, const cJSON *root) {
-    static const char *const node_keys[] = {"name", "type", "machine", NULL};
+    static const char *const node_keys[] = {"name", "type", "machine", "reduce_bw", NULL};
     static const char *const link_keys[] = {"a", "b", "bw", "lat", "lanes", "name", NULL};
     ar_pbuild *b = c->b;
     char q1[96], q2[96];
@@ -422,9 +443,18 @@ static ar_status parse_graph(jctx *c, const cJSON *root) {
         }
         int is_gpu = !st && !strcmp(type, "gpu");
         if (!st) st = read_int(c, n, "machine", 0, AR_MAX_RANKS, is_gpu ? 0 : -1, 0, &machine);
+        double red = 0;
+        if (!st) st = read_reduce_bw(c, n, &red);
+        if (!st && is_gpu && red > 0) {
+            size_t o3 = ar_jpath_key(&c->jp, "reduce_bw");
+            st = ar_jpath_fail(&c->jp, AR_EINVAL, "only a switch can reduce (this node is a GPU)");
+            ar_jpath_pop(&c->jp, o3);
+        }
+        int vi = -1;
         if (!st)
             st = ar_jpath_wrap(&c->jp,
-                               ar_pb_node(b, name, is_gpu ? AR_NODE_GPU : AR_NODE_SWITCH, (int)machine, NULL, c->jp.e));
+                               ar_pb_node(b, name, is_gpu ? AR_NODE_GPU : AR_NODE_SWITCH, (int)machine, &vi, c->jp.e));
+        if (!st) b->p->nodes[vi].reduce_Bps = red;
         ar_jpath_pop(&c->jp, o2);
     }
     ar_jpath_pop(&c->jp, old);
@@ -512,16 +542,98 @@ static ar_status parse_graph(jctx *c, const cJSON *root) {
     return st;
 }
 
+/* ---- "calibration" and "nccl" (issue 14): factors, validated here, applied after ar_pb_finish ---- */
+
+/* A factor: a finite number in (0, 100]. */
+static ar_status read_factor(jctx *c, const cJSON *obj, const char *key, double *out) {
+    const cJSON *j = field(obj, key);
+    if (!j) return AR_OK;
+    size_t old = ar_jpath_key(&c->jp, key);
+    ar_status st = AR_OK;
+    if (!cJSON_IsNumber(j)) st = ar_jpath_fail(&c->jp, AR_EINVAL, "must be a number (got %s)", ar_json_type_name(j));
+    else if (!isfinite(j->valuedouble) || !(j->valuedouble > 0) || j->valuedouble > 100)
+        st = ar_jpath_fail(&c->jp, AR_EINVAL, "must be a factor in (0, 100] (got %g)", j->valuedouble);
+    else *out = j->valuedouble;
+    ar_jpath_pop(&c->jp, old);
+    return st;
+}
+
+static ar_status parse_calibration(jctx *c, const cJSON *root, ar_platform *p) {
+    static const char *const k_cal[] = {"intra", "inter", "base", NULL};
+    static const char *const k_cls[] = {"lat", "bw", NULL};
+    static const char *const k_nccl[] = {"efficiency", NULL};
+    const cJSON *cal = field(root, "calibration"), *nccl = field(root, "nccl");
+    ar_status st = AR_OK;
+    if (cal) {
+        size_t old = ar_jpath_key(&c->jp, "calibration");
+        st = need_object(c, cal);
+        if (!st) st = ar_jpath_check_keys(&c->jp, cal, k_cal);
+        for (int k = 0; k < 2 && !st; k++) {
+            const char *key = k ? "inter" : "intra";
+            const cJSON *o = field(cal, key);
+            if (!o) continue;
+            size_t o2 = ar_jpath_key(&c->jp, key);
+            st = need_object(c, o);
+            if (!st) st = ar_jpath_check_keys(&c->jp, o, k_cls);
+            if (!st) st = read_factor(c, o, "lat", &p->cal_lat[k]);
+            if (!st) st = read_factor(c, o, "bw", &p->cal_bw[k]);
+            ar_jpath_pop(&c->jp, o2);
+        }
+        const char *base = NULL;
+        if (!st) st = read_name(c, cal, "base", 0, &base);
+        if (!st && base && !(p->cal_base = ar_strdup(base))) st = ar_jpath_fail(&c->jp, AR_ENOMEM, "out of memory");
+        ar_jpath_pop(&c->jp, old);
+        p->calibrated = 1;
+    }
+    if (!st && nccl) {
+        size_t old = ar_jpath_key(&c->jp, "nccl");
+        st = need_object(c, nccl);
+        if (!st) st = ar_jpath_check_keys(&c->jp, nccl, k_nccl);
+        const cJSON *eff = st ? NULL : field(nccl, "efficiency");
+        if (eff) {
+            size_t o2 = ar_jpath_key(&c->jp, "efficiency");
+            st = need_object(c, eff);
+            for (const cJSON *j = st ? NULL : eff->child; j && !st; j = j->next) {
+                char q[96], name[64];
+                const char *k = j->string ? j->string : "";
+                snprintf(name, sizeof name, "%s", k);
+                char *slash = strchr(name, '/');
+                if (slash) *slash = 0;
+                int a = -1, pr = -1;
+                for (int i = 0; i < AR_CAL_NALGOS; i++)
+                    if (!strcasecmp(name, ar_cal_algo_names[i])) a = i;
+                for (int i = 0; slash && i < AR_CAL_NPROTOS; i++)
+                    if (!strcasecmp(slash + 1, ar_cal_proto_names[i])) pr = i;
+                if (a < 0 || (slash && pr < 0) || strlen(k) >= sizeof name) {
+                    st = ar_jpath_fail(&c->jp, AR_EINVAL,
+                                       "unknown %s in %s (expected ALGO or ALGO/PROTO: TREE, RING, COLLNET_DIRECT, "
+                                       "COLLNET_CHAIN, NVLS, NVLS_TREE, PAT / LL, LL128, SIMPLE)",
+                                       a < 0 ? "algorithm" : "protocol", ar_quote(k, q, sizeof q));
+                    break;
+                }
+                double v = 0;
+                st = read_factor(c, eff, k, &v);
+                for (int i = 0; !st && i < AR_CAL_NPROTOS; i++)
+                    if (!slash || i == pr) p->nccl_eff[a][i] = v;
+            }
+            ar_jpath_pop(&c->jp, o2);
+        }
+        ar_jpath_pop(&c->jp, old);
+    }
+    return st;
+}
+
 /* ---- the document ---- */
 
 static ar_status parse_doc(jctx *c, const cJSON *root) {
-    static const char *const k_tree[] = {"name", "kind", "description", "notes", "levels", "root", "reference", NULL};
-    static const char *const k_fat[] = {"name",   "kind",           "description", "notes",
-                                        "levels", "full_bisection", "reference",   NULL};
-    static const char *const k_torus[] = {"name",  "kind", "description", "notes", "dims", "gpus_per_machine",
-                                          "intra", "link", "reference",   NULL};
-    static const char *const k_graph[] = {"name",  "kind",  "description", "notes", "gpus",
-                                          "nodes", "links", "reference",   NULL};
+    static const char *const k_tree[] = {"name", "kind",      "description", "notes", "levels",
+                                         "root", "reference", "calibration", "nccl",  NULL};
+    static const char *const k_fat[] = {"name",           "kind",      "description", "notes", "levels",
+                                        "full_bisection", "reference", "calibration", "nccl",  NULL};
+    static const char *const k_torus[] = {"name",  "kind", "description", "notes",       "dims", "gpus_per_machine",
+                                          "intra", "link", "reference",   "calibration", "nccl", NULL};
+    static const char *const k_graph[] = {"name",  "kind",      "description", "notes", "gpus", "nodes",
+                                          "links", "reference", "calibration", "nccl",  NULL};
     char q[96];
     if (!cJSON_IsObject(root))
         return ar_jpath_fail(&c->jp, AR_EINVAL, "the document must be a JSON object (got %s)", ar_json_type_name(root));
@@ -562,6 +674,8 @@ static ar_status parse_doc(jctx *c, const cJSON *root) {
     if (st) return st;
     ar_platform *p = c->b->p;
     if (desc && !(p->description = ar_strdup(desc))) return ar_jpath_fail(&c->jp, AR_ENOMEM, "out of memory");
+    st = parse_calibration(c, root, p);
+    if (st) return st;
     if (notes) {
         int n = cJSON_GetArraySize(notes), i = 0;
         p->notes = ar_calloc((size_t)n, sizeof *p->notes);
@@ -643,6 +757,7 @@ ar_status ar_platform_from_json(const char *text, const char *where, ar_platform
         c.jp.len = 0;
         c.jp.path[0] = '\0';
         st = ar_jpath_wrap(&c.jp, ar_pb_finish(&b, e));
+        if (!st) ar_platform_apply_calibration(b.p);
     }
     if (st) {
         ar_platform_free(b.p);

@@ -36,7 +36,24 @@ static const struct {
 typedef struct rail_cfg {
     int nodes, gpus, lanes, nics;
     double nvl_Bps, nvl_lat_s, nic_Bps, lat_s, spine;
+    double nvs_reduce_Bps, sharp_Bps; /* reducing NVSwitches (the preset's, or nvls=) and rails (sharp=); 0: none */
+    /* FILE.json:nodes=N of a calibrated one-node file (issue 14): its calibration, carried to the fabric */
+    int calibrated;
+    double cal_lat[2], cal_bw[2], eff[AR_CAL_NALGOS][AR_CAL_NPROTOS];
+    char base[AR_NAME_MAX + 1];
 } rail_cfg;
+
+/* Carries c's calibration to p and applies it (ar_platform_apply_calibration). */
+static ar_status rail_calibrate(ar_platform *p, const rail_cfg *c, ar_err *e) {
+    if (!c->calibrated) return AR_OK;
+    p->calibrated = 1;
+    memcpy(p->cal_lat, c->cal_lat, sizeof p->cal_lat);
+    memcpy(p->cal_bw, c->cal_bw, sizeof p->cal_bw);
+    memcpy(p->nccl_eff, c->eff, sizeof p->nccl_eff);
+    if (c->base[0] && !(p->cal_base = ar_strdup(c->base))) return ar_fail(e, AR_ENOMEM, "out of memory");
+    ar_platform_apply_calibration(p);
+    return AR_OK;
+}
 
 int ar_platform_rail_match(const char *spec) {
     if (!spec) return 0;
@@ -44,8 +61,16 @@ int ar_platform_rail_match(const char *spec) {
     const char *colon = strchr(spec, ':');
     if (!colon || colon == spec) return 0;
     size_t n = (size_t)(colon - spec);
-    if (memchr(spec, '/', n)) return 0;
-    if (n >= 5 && !strncmp(colon - 5, ".json", 5)) return 0;
+    if (memchr(spec, '/', n) || (n >= 5 && !strncmp(colon - 5, ".json", 5))) {
+        /* FILE.json:nodes=N (a calibrated one-node file, issue 14) when the file is there */
+        char path[4608];
+        if (n >= sizeof path) return 0;
+        memcpy(path, spec, n);
+        path[n] = 0;
+        FILE *f = fopen(path, "r");
+        if (f) fclose(f);
+        return f != NULL;
+    }
     if (ar_platform_is_family(spec, n) || n > 200) return 0;
     /* only an existing preset: anything else keeps the loader's "unknown platform family" message */
     char path[4608];
@@ -95,6 +120,12 @@ static ar_status parse_args(const char *spec, const char *args, int family, rail
                                "%s: spine: the oversubscription ratio must be 0 (no spine) or 1..1e6 "
                                "(got %s)",
                                spec, ar_quote(v, q, sizeof q));
+        } else if (!strcmp(k, "sharp") || (family && !strcmp(k, "nvls"))) {
+            double *dst = !strcmp(k, "sharp") ? &c->sharp_Bps : &c->nvs_reduce_Bps;
+            st = ar_parse_rate(v, dst, e);
+            if (!st && !(*dst > 0))
+                return ar_fail(e, AR_EINVAL, "%s: %s: a reducing switch's rate must be > 0 (got %s)", spec, k,
+                               ar_quote(v, q, sizeof q));
         } else if (family && !strcmp(k, "gpus")) {
             st = parse_int(spec, k, v, 1, 4096, &c->gpus, e);
         } else if (family && !strcmp(k, "lanes")) {
@@ -103,8 +134,8 @@ static ar_status parse_args(const char *spec, const char *args, int family, rail
             st = ar_parse_rate(v, &c->nvl_Bps, e);
         } else {
             return ar_fail(e, AR_EINVAL, "%s: unknown key %s (%s)", spec, ar_quote(k, q, sizeof q),
-                           family ? "rail: nodes, gpus, nvlink, lanes, nic, nics, spine, lat"
-                                  : "PRESET:nodes=N, nic, nics, spine, lat");
+                           family ? "rail: nodes, gpus, nvlink, lanes, nvls, nic, nics, sharp, spine, lat"
+                                  : "PRESET:nodes=N, nic, nics, sharp, spine, lat");
         }
         if (st) {
             ar_err_prefix(e, "%s: %s", spec, k);
@@ -134,13 +165,21 @@ static ar_status from_preset(const char *spec, const char *name, rail_cfg *c, in
     }
     const ar_link *l = &p->links[p->nodes[p->rank_node[0]].uplink];
     c->gpus = p->nranks;
-    c->nvl_Bps = l->bw_Bps;
+    /* a calibrated file: the GPU link as the preset had it (the fabric's loader applies the factors again) */
+    c->nvl_Bps = l->bw_Bps / p->cal_bw[0];
     c->lanes = l->lanes;
-    c->nvl_lat_s = l->lat_s;
+    c->nvl_lat_s = l->lat_s / p->cal_lat[0];
+    c->calibrated = p->calibrated;
+    memcpy(c->cal_lat, p->cal_lat, sizeof c->cal_lat);
+    memcpy(c->cal_bw, p->cal_bw, sizeof c->cal_bw);
+    memcpy(c->eff, p->nccl_eff, sizeof c->eff);
+    snprintf(c->base, sizeof c->base, "%s", p->cal_base ? p->cal_base : "");
+    c->nvs_reduce_Bps = p->nodes[p->root].reduce_Bps; /* the preset's NVSwitch (NVLink SHARP), 0 if none */
     ar_platform_free(p);
+    const char *nic_of = c->base[0] ? c->base : name;
     if (!have_nic) {
         for (size_t i = 0; i < sizeof k_scaleout / sizeof k_scaleout[0]; i++)
-            if (!strcmp(k_scaleout[i].preset, name)) {
+            if (!strcmp(k_scaleout[i].preset, nic_of)) {
                 c->nic_Bps = k_scaleout[i].nic_Bps;
                 if (c->nics == 0) c->nics = k_scaleout[i].nics;
                 return AR_OK;
@@ -187,11 +226,13 @@ static cJSON *build_doc(const char *spec, const rail_cfg *c) {
         }
     for (int m = 0; ok && c->gpus > 1 && m < c->nodes; m++) {
         snprintf(a, sizeof a, "n%d.nvs", m);
-        ok = add_node(nodes, a, "switch", m) != NULL;
+        cJSON *n = add_node(nodes, a, "switch", m);
+        ok = n && (!(c->nvs_reduce_Bps > 0) || cJSON_AddNumberToObject(n, "reduce_bw", c->nvs_reduce_Bps));
     }
     for (int j = 0; ok && c->nodes > 1 && j < c->gpus; j++) {
         snprintf(a, sizeof a, "rail%d", j);
-        ok = add_node(nodes, a, "switch", -1) != NULL;
+        cJSON *n = add_node(nodes, a, "switch", -1);
+        ok = n && (!(c->sharp_Bps > 0) || cJSON_AddNumberToObject(n, "reduce_bw", c->sharp_Bps));
     }
     if (ok && c->nodes > 1 && c->spine > 0) ok = add_node(nodes, "spine", "switch", -1) != NULL;
     for (int m = 0; ok && m < c->nodes; m++)
@@ -223,7 +264,7 @@ static ar_status rail_config(const char *spec, int ranks, rail_cfg *out, ar_err 
     if (!spec || strlen(spec) > 1000) return ar_fail(e, AR_EINVAL, "platform spec is missing or too long");
     const char *colon = strchr(spec, ':');
     int family = !strncmp(spec, "rail", 4) && (spec[4] == 0 || spec[4] == ':');
-    rail_cfg c = {2, 8, 18, 0, 20.6e9, 1e-6, 48e9, 1e-6, 0};
+    rail_cfg c = {2, 8, 18, 0, 20.6e9, 1e-6, 48e9, 1e-6, 0, 0, 0, 0, {1, 1}, {1, 1}, {{0}}, ""};
     if (!family) c.nodes = 0;
     int have_nic = 0;
     ar_status st = parse_args(spec, colon ? colon + 1 : "", family, &c, &have_nic, e);
@@ -276,6 +317,11 @@ ar_status ar_platform_rail_load_table(const char *spec, int ranks, ar_platform *
     snprintf(where, sizeof where, "generated:%s", spec);
     st = ar_platform_from_json(text, where, out, e);
     free(text);
+    if (!st) st = rail_calibrate(*out, &c, e);
+    if (st) {
+        ar_platform_free(*out);
+        *out = NULL;
+    }
     return st;
 }
 
@@ -312,12 +358,16 @@ ar_status ar_platform_rail_load(const char *spec, int ranks, ar_platform **out, 
         }
     int nvs0 = G, rail0 = G + (c.gpus > 1 ? c.nodes : 0), spine = -1;
     for (int m = 0; !st && c.gpus > 1 && m < c.nodes; m++) {
+        int vi = -1;
         snprintf(a, sizeof a, "n%d.nvs", m);
-        st = ar_pb_node(&b, a, AR_NODE_SWITCH, m, NULL, e);
+        st = ar_pb_node(&b, a, AR_NODE_SWITCH, m, &vi, e);
+        if (!st) p->nodes[vi].reduce_Bps = c.nvs_reduce_Bps;
     }
     for (int j = 0; !st && c.nodes > 1 && j < c.gpus; j++) {
+        int vi = -1;
         snprintf(a, sizeof a, "rail%d", j);
-        st = ar_pb_node(&b, a, AR_NODE_SWITCH, -1, NULL, e);
+        st = ar_pb_node(&b, a, AR_NODE_SWITCH, -1, &vi, e);
+        if (!st) p->nodes[vi].reduce_Bps = c.sharp_Bps;
     }
     if (!st && c.nodes > 1 && c.spine > 0) st = ar_pb_node(&b, "spine", AR_NODE_SWITCH, -1, &spine, e);
     for (int r = 0; !st && r < G; r++) {
@@ -342,6 +392,7 @@ ar_status ar_platform_rail_load(const char *spec, int ranks, ar_platform **out, 
         p->levels[0] = (ar_level){c.gpus, c.nvl_Bps * c.lanes, c.nvl_lat_s};
         p->levels[1] = (ar_level){c.nodes, c.nic_Bps * c.nics * c.gpus, c.lat_s};
     }
+    if (!st) st = rail_calibrate(p, &c, e);
     if (st) {
         ar_err_prefix(e, "%s", spec);
         ar_platform_free(p);

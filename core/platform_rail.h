@@ -2,12 +2,14 @@
  * document and loaded through ar_platform_from_json, so they obey every rule of
  * the loader (limits, routing, machines).
  *
- *   PRESET:nodes=N[,nic=RATE][,nics=K][,spine=R][,lat=TIME]
+ *   PRESET:nodes=N[,nic=RATE][,nics=K][,sharp=RATE][,spine=R][,lat=TIME]
  *       N copies of a one-node NVSwitch preset (a "tree" with one machine and one
  *       level: dgx-a100, dgx-h100, ...) joined by rails; nic/nics default to the
  *       preset's scale-out (table in platform_rail.c, with sources);
- *   rail[:nodes=2,gpus=8,nvlink=20.6GBps,lanes=18,nic=48GBps,nics=1,spine=0,lat=1us]
+ *   rail[:nodes=2,gpus=8,nvlink=20.6GBps,lanes=18,nvls=RATE,nic=48GBps,nics=1,sharp=RATE,spine=0,lat=1us]
  *       the same shape from numbers.
+ * Reducing switches (platform.h reduce_Bps): every NVSwitch at the preset's
+ * level reduce_bw (rail: nvls=), every rail switch at sharp= (0/absent: none).
  *
  * Shape: node m has GPUs "n<m>.g<j>" (machine m, ranks machine-major) on an
  * NVSwitch "n<m>.nvs" (the preset's GPU link: bw, lanes, lat); GPU j of every node

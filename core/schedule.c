@@ -9,7 +9,8 @@
 
 static const char *const op_names[AR_OP_KIND_COUNT] = {"reduce-scatter", "all-gather", "reduce",
                                                        "broadcast",      "all-reduce", "send"};
-static const char *const impl_names[AR_IMPL_COUNT] = {"ring", "hd", "binomial", "chain", "direct", "tree", "native"};
+static const char *const impl_names[AR_IMPL_COUNT] = {"ring",   "hd",   "binomial", "chain",
+                                                      "direct", "tree", "native",   "switch"};
 
 const char *ar_op_kind_name(ar_op_kind k) { return (unsigned)k < AR_OP_KIND_COUNT ? op_names[k] : "?"; }
 
@@ -63,6 +64,7 @@ ar_schedule *ar_schedule_new(const char *algo, int nranks, uint64_t count, size_
 }
 
 static void op_free(ar_op *op) {
+    free(op->sw_name);
     free(op->members);
     free(op->counts);
     free(op->parent);
@@ -79,6 +81,13 @@ void ar_schedule_free(ar_schedule *s) {
     free(s->algo);
     free(s->detail);
     free(s);
+}
+
+int ar_schedule_uses_switch(const ar_schedule *s) {
+    for (int p = 0; p < s->nphases; p++)
+        for (int i = 0; i < s->phases[p].nops; i++)
+            if (s->phases[p].ops[i].impl == AR_IMPL_SWITCH) return 1;
+    return 0;
 }
 
 void ar_schedule_keep_phases(ar_schedule *s, ar_op_kind kind) {
@@ -165,6 +174,7 @@ ar_op *ar_sched_op(ar_schedule *s, ar_op_kind kind, ar_impl impl, const int *mem
     op->count = count;
     op->chunks = 1;
     op->reduce = 1;
+    op->sw = -1;
     return op;
 }
 
@@ -244,6 +254,7 @@ static int impl_supports(ar_op_kind k, ar_impl i) {
     case AR_IMPL_BINOMIAL:
     case AR_IMPL_CHAIN:
     case AR_IMPL_TREE: return k == AR_OP_REDUCE || k == AR_OP_BROADCAST || k == AR_OP_ALL_REDUCE;
+    case AR_IMPL_SWITCH: return k != AR_OP_SEND;
     }
     return 0;
 }
@@ -284,6 +295,8 @@ ar_status ar_schedule_check_structure(const ar_schedule *s, ar_err *e) {
                 BAD("halving/doubling over %d members (not a power of two)", s->algo, p, i, kn, op->n);
             else if ((op->kind == AR_OP_REDUCE || op->kind == AR_OP_BROADCAST) && (op->root < 0 || op->root >= op->n))
                 BAD("root %d out of range", s->algo, p, i, kn, op->root);
+            else if (op->impl == AR_IMPL_SWITCH && op->sw < 0 && !op->sw_name) /* a name: resolved later */
+                BAD("switch implementation without a switch", s->algo, p, i, kn);
             else if (op->impl == AR_IMPL_TREE && !op->parent)
                 BAD("tree implementation without a parent array", s->algo, p, i, kn);
             if (st != AR_OK) break;
@@ -364,6 +377,7 @@ void ar_schedule_print_table(const ar_schedule *s, FILE *f) {
             fprintf(f, "  %-14s %-8s n=%-4d [%llu,+%llu)", ar_op_kind_name(op->kind), ar_impl_name(op->impl), op->n,
                     (unsigned long long)op->offset, (unsigned long long)op->count);
             if (op->chunks > 1) fprintf(f, " chunks=%d", op->chunks);
+            if (op->impl == AR_IMPL_SWITCH) fprintf(f, " switch=node%d", op->sw);
             if (op->kind == AR_OP_REDUCE || op->kind == AR_OP_BROADCAST) fprintf(f, " root=%d", op->members[op->root]);
             if (op->counts) fprintf(f, " uneven");
             fprintf(f, " ranks=");
@@ -395,6 +409,7 @@ ar_status ar_schedule_print_json(const ar_schedule *s, FILE *f, ar_err *e) {
             if (op->kind == AR_OP_REDUCE || op->kind == AR_OP_BROADCAST) fprintf(f, ",\"root\":%d", op->root);
             if (op->kind == AR_OP_SEND) fprintf(f, ",\"reduce\":%d", op->reduce);
             if (op->proto != AR_PROTO_NONE) fprintf(f, ",\"proto\":\"%s\"", ar_proto_name(op->proto));
+            if (op->impl == AR_IMPL_SWITCH) fprintf(f, ",\"switch\":%d", op->sw);
             fprintf(f, ",\"members\":[");
             for (int m = 0; m < op->n; m++) fprintf(f, "%s%d", m ? "," : "", op->members[m]);
             fprintf(f, "]");

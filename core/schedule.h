@@ -54,9 +54,11 @@ typedef enum ar_impl {
     AR_IMPL_CHAIN,    /* pipelined chain through members in order, ending/starting at root */
     AR_IMPL_DIRECT,   /* every member exchanges directly with the owner (parameter-server style) */
     AR_IMPL_TREE,     /* along `parent`, pipelined in chunks (spanning-tree packing) */
-    AR_IMPL_NATIVE    /* the backend library's own implementation (NCCL); costed as RING */
+    AR_IMPL_NATIVE,   /* the backend library's own implementation (NCCL); costed as RING */
+    AR_IMPL_SWITCH    /* through a reducing switch (op->sw): members send up, the switch reduces and
+                         multicasts (NVLink SHARP / InfiniBand SHARP); RS, AG, AR, REDUCE, BCAST */
 } ar_impl;
-#define AR_IMPL_COUNT 7
+#define AR_IMPL_COUNT 8
 
 /* The collective a schedule performs (its end state; the validator and the
  * host executor check it). Blocks of the collective: the buffer split evenly
@@ -98,6 +100,10 @@ typedef struct ar_op {
     int reduce;       /* SEND: 1 = add on arrival, 0 = copy */
     int tag;          /* planner's label (e.g. stage index), for reports; not semantic */
     ar_proto proto;   /* NCCL protocol (cost only; JSON "proto", absent = none) */
+    int sw;           /* AR_IMPL_SWITCH: the platform's node index of the reducing switch
+                         (JSON "switch": its node index, or its name, see sw_name); -1 otherwise */
+    char *sw_name;    /* the switch's name as a schedule file gave it, until
+                         ar_schedule_resolve_switches (platform.h) sets sw; NULL otherwise (owned) */
 } ar_op;
 
 typedef struct ar_phase {
@@ -149,6 +155,10 @@ typedef struct ar_call_stats {
 } ar_call_stats;
 ar_status ar_schedule_call_stats(const ar_schedule *s, ar_call_stats *out, ar_err *e);
 void ar_call_stats_free(ar_call_stats *c);
+
+/* 1 if some op of s runs through a switch (AR_IMPL_SWITCH); backends that
+ * cannot (the NCCL point-to-point executor, MPI) refuse it. */
+int ar_schedule_uses_switch(const ar_schedule *s);
 
 /* --- checking ------------------------------------------------------------ */
 /* Structural checks: ranks in range and distinct within an op, ranges in

@@ -4,7 +4,12 @@
  *          "ranks": P, "count": N, "elem_bytes": B,
  *          "phases": [{"label": "...", "ops": [{"kind": "reduce-scatter", "impl": "ring",
  *          "offset": 0, "count": N, "chunks": 1, "root": 0, "reduce": 1, "proto": "ll" (absent = none),
- *          "members": [...], "counts": [...], "parent": [...]}]}]}
+ *          "members": [...], "counts": [...], "parent": [...], "switch": NODE}]}]}
+ *   "switch" (impl "switch" only, required there): the reducing switch, by its node
+ *   name on the platform (resolved by ar_schedule_resolve_switches when the schedule
+ *   meets its platform: `--schedule`) or its node index; whether it is a switch that
+ *   can reduce is checked against the platform by the consumers
+ *   (ar_platform_check_switch_ops).
  * Every error names the document and the JSON path. The loaded schedule is
  * checked with ar_schedule_check_structure before it is returned.
  */
@@ -78,7 +83,15 @@ static ar_status load_op(ar_schedule *s, const cJSON *jo, const char *where, con
     if (cJSON_GetObjectItemCaseSensitive(jo, "proto") &&
         (st = get_enum(jo, "proto", proto_name, AR_PROTO_COUNT, &proto, where, path, e)) != AR_OK)
         return st;
-    uint64_t off = 0, cnt = 0, chunks = 1, root = 0, reduce = 1;
+    uint64_t off = 0, cnt = 0, chunks = 1, root = 0, reduce = 1, sw = 0;
+    const cJSON *jsw = cJSON_GetObjectItemCaseSensitive(jo, "switch");
+    if (impl == AR_IMPL_SWITCH && !jsw)
+        return ar_fail(e, AR_EINVAL, "%s: %s: impl \"switch\" needs \"switch\" (the switch's node index)", where, path);
+    if (impl != AR_IMPL_SWITCH && jsw)
+        return ar_fail(e, AR_EINVAL, "%s: %s.switch: only an op with impl \"switch\" names a switch", where, path);
+    const char *swname = cJSON_IsString(jsw) ? jsw->valuestring : NULL;
+    if (jsw && !swname && (st = get_u64(jo, "switch", 1, (uint64_t)((1 << 22) - 1), &sw, where, path, e)) != AR_OK)
+        return st;
     if ((st = get_u64(jo, "offset", 1, s->count, &off, where, path, e)) != AR_OK) return st;
     if ((st = get_u64(jo, "count", 1, s->count, &cnt, where, path, e)) != AR_OK) return st;
     if ((st = get_u64(jo, "chunks", 0, AR_MAX_CHUNKS, &chunks, where, path, e)) != AR_OK) return st;
@@ -111,6 +124,8 @@ static ar_status load_op(ar_schedule *s, const cJSON *jo, const char *where, con
             op->root = (int)root;
             op->reduce = (int)reduce;
             op->proto = (ar_proto)proto;
+            if (impl == AR_IMPL_SWITCH) op->sw = swname ? -1 : (int)sw;
+            if (swname && !(op->sw_name = ar_strdup(swname))) st = ar_fail(e, AR_ENOMEM, "%s: out of memory", where);
             if (counts && ar_op_set_counts(op, counts) != AR_OK) st = ar_fail(e, AR_ENOMEM, "%s: out of memory", where);
             if (parent && ar_op_set_parent(op, parent) != AR_OK) st = ar_fail(e, AR_ENOMEM, "%s: out of memory", where);
         }

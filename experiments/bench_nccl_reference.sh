@@ -13,6 +13,7 @@
 # model's choice on each preset (what NCCL would pick, and its busbw), so the
 # size ramp can be read beside the large-size points, and the same on multi-node
 # rail fabrics (ring ceiling = the NICs' effective sum). Runs in about a second.
+# Last, arlab's own nvls schedule by the walk against the published NVLS points.
 set -u
 BUILD=build
 if [ $# -gt 0 ] && [ -d "$1" ]; then BUILD=$1; shift; fi
@@ -34,3 +35,14 @@ echo
 echo "# several nodes on rail fabrics (core/platform_rail.c): the forced ring's busbw tends to the"
 echo "# node's effective NIC sum (8 x 24 = 192 GB/s A100/HDR, 8 x 48 = 384 GB/s H100/B200/NDR)"
 "$DRIVER" --sweep dgx-a100:nodes=2 dgx-h100:nodes=2 dgx-h100:nodes=16 dgx-b200:nodes=4
+if [ -x "$BUILD/arlab" ]; then
+  echo
+  echo "# arlab's own nvls schedule (NVSwitch reduction, presets' reduce_bw) by the cost walk vs published NVLS busbw"
+  printf '%-12s %8s %14s %14s %8s\n' preset size published_GBps walk_busbw err
+  for pp in dgx-h100:480 aws-p5:480; do
+    pre=${pp%%:*} pub=${pp##*:}
+    bus=$("$BUILD/arlab" model --platform "$pre" --algo nvls --size 8GB --format csv 2>/dev/null |
+      awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "busbw_GBps") c = i } NR == 2 { print $c }')
+    awk -v p="$pre" -v b="$bus" -v q="$pub" 'BEGIN { printf "%-12s %8s %14.1f %14.1f %+7.1f%%\n", p, "8GB", q, b, 100 * (b - q) / q }'
+  done
+fi

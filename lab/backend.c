@@ -56,6 +56,7 @@ static void simulate(const lab_point_in *in, lab_point_out *out) {
     so.network = in->sim_network; /* NULL = CM02 configured as the alpha-beta models assume */
     so.gamma_s_per_B = in->sim_gamma_s_per_B;
     so.budget_s = in->sim_budget_s;
+    so.sync = in->sim_sync_round ? AR_SYNC_ROUND : AR_SYNC_DATAFLOW;
     if (in->rank_delay_s || in->nflows) { /* scenario delays and flows: per-rank dataflow only */
         so.sync = AR_SYNC_DATAFLOW;
         so.rank_delay_s = in->rank_delay_s;
@@ -67,8 +68,7 @@ static void simulate(const lab_point_in *in, lab_point_out *out) {
     ar_status st = sim->run(in->p, in->sch, &so, &res, &e);
     if (st == AR_OK && res.complete) {
         out->sim_s = res.time_s;
-        snprintf(out->network, sizeof out->network, "sim (%s engine%s): %s", res.engine,
-                 so.sync == AR_SYNC_DATAFLOW ? ", dataflow" : "", res.network);
+        snprintf(out->network, sizeof out->network, "sim (%s engine, %s): %s", res.engine, res.sync, res.network);
     } else if (st == AR_OK) { /* a point of its own status: not an error, not retried on resume */
         out->status = "budget";
         if (isfinite(res.time_s))

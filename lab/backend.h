@@ -65,6 +65,7 @@ typedef struct lab_point_in {
     double walk_s;           /* the cost walk (lab/eval.h) */
     const char *sim_network; /* NULL = the alpha-beta-exact default */
     double sim_gamma_s_per_B, sim_budget_s;
+    int sim_sync_round; /* 1: lockstep (--sync round); 0: dataflow */
     const lab_measure *measures;
     int nmeasures;
     /* what-if scenario events (core/scenario.h), NULL/0 = none: simulated under --sync dataflow */

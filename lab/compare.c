@@ -65,13 +65,14 @@ ar_status lab_compare_point(const ar_platform *p, const char *algo, uint64_t cou
     return AR_OK;
 }
 
-/* One data block of the script: x and y where both are finite. */
-static int block(FILE *f, const char *name, const lab_compare_row *rows, const int *algo_of, int n, int a, int field,
-                 int busbw, int nranks) {
+/* One data block of the script: x and y where both are finite, rows of platform pl (and algorithm a >= 0). */
+static int block(FILE *f, const char *name, const lab_compare_row *rows, const int *algo_of, const int *plat_of, int n,
+                 int pl, int a, int field, int busbw, int nranks) {
     fprintf(f, "$%s << EOD\n", name);
     int c = 0;
     for (int i = 0; i < n; i++) {
         if (a >= 0 && algo_of[i] != a) continue;
+        if (plat_of && plat_of[i] != pl) continue;
         const lab_compare_row *r = &rows[i];
         double t = field == 0   ? r->model_s
                    : field == 1 ? r->sim_s
@@ -95,6 +96,19 @@ static void entry(FILE *f, int *first, const char *style, const char *name, cons
 
 ar_status lab_compare_plot(const lab_compare_row *rows, const int *algo_of, int n, const char *const *algos, int nalgos,
                            int nranks, const char *title, const char *path, ar_err *e) {
+    const char *one[1] = {""};
+    return lab_compare_plot_multi(rows, algo_of, NULL, n, algos, nalgos, one, &nranks, 1, title, path, e);
+}
+
+/* A title safe inside gnuplot's double quotes. */
+static void clean(char *s) {
+    for (; *s; s++)
+        if (*s == '"' || *s == '\\' || (unsigned char)*s < 0x20) *s = '_';
+}
+
+ar_status lab_compare_plot_multi(const lab_compare_row *rows, const int *algo_of, const int *plat_of, int n,
+                                 const char *const *algos, int nalgos, const char *const *plats, const int *plat_ranks,
+                                 int nplats, const char *title, const char *path, ar_err *e) {
     size_t len = strlen(path);
     const char *term;
     if (len > 4 && !strcmp(path + len - 4, ".png")) term = "pngcairo size 1200,500 noenhanced";
@@ -102,6 +116,7 @@ ar_status lab_compare_plot(const lab_compare_row *rows, const int *algo_of, int 
     else return ar_fail(e, AR_EINVAL, "--plot %s: give a .png or .svg file", path);
     if (strchr(path, '"') || strchr(path, '\\'))
         return ar_fail(e, AR_EINVAL, "--plot %s: the name may not contain quotes or backslashes", path);
+    if (nplats < 1) return ar_fail(e, AR_EINVAL, "--plot: no platform");
     char *gp = malloc(len + 4);
     if (!gp) return ar_fail(e, AR_ENOMEM, "out of memory");
     snprintf(gp, len + 4, "%s.gp", path);
@@ -112,20 +127,23 @@ ar_status lab_compare_plot(const lab_compare_row *rows, const int *algo_of, int 
         return st;
     }
     static const char *const what[5] = {"model", "sim", "nccl_model", "nccl", "mpi"};
-    int *has = calloc((size_t)(2 * (nalgos * 2 + 3)), sizeof *has); /* [busbw][slot] */
+    int nslot = nalgos * 2 + 3;
+    int *has = calloc((size_t)(2 * nslot * nplats), sizeof *has); /* [busbw][platform][slot] */
     if (!has) {
         fclose(f), free(gp);
         return ar_fail(e, AR_ENOMEM, "out of memory");
     }
-    int nslot = nalgos * 2 + 3;
-    char name[64], ttl[256];
+    char name[64], ttl[512], pn[256];
+    /* one series per platform: the data blocks are named WHAT_pPLATFORM_ALGO_BUSBW */
     for (int busbw = 0; busbw < 2; busbw++)
-        for (int w = 0; w < 5; w++)
-            for (int a = 0; a < (w <= 1 ? nalgos : 1); a++) {
-                int slot = w <= 1 ? w * nalgos + a : 2 * nalgos + (w - 2);
-                snprintf(name, sizeof name, "%s_%d_%d", what[w], w <= 1 ? a : 0, busbw);
-                has[busbw * nslot + slot] = block(f, name, rows, algo_of, n, w <= 1 ? a : -1, w, busbw, nranks);
-            }
+        for (int pl = 0; pl < nplats; pl++)
+            for (int w = 0; w < 5; w++)
+                for (int a = 0; a < (w <= 1 ? nalgos : 1); a++) {
+                    int slot = w <= 1 ? w * nalgos + a : 2 * nalgos + (w - 2);
+                    snprintf(name, sizeof name, "%s_p%d_%d_%d", what[w], pl, w <= 1 ? a : 0, busbw);
+                    has[(busbw * nplats + pl) * nslot + slot] = block(f, name, rows, algo_of, plat_of, n, pl,
+                                                                      w <= 1 ? a : -1, w, busbw, plat_ranks[pl]);
+                }
     fprintf(f, "set terminal %s\nset output \"%s\"\nset multiplot layout 1,2 title \"%s\"\n", term, path,
             title ? title : "");
     fprintf(f, "set logscale x 2\nset format x \"%%.0b%%B\"\nset xlabel \"size (bytes)\"\nset key left top\n"
@@ -134,20 +152,35 @@ ar_status lab_compare_plot(const lab_compare_row *rows, const int *algo_of, int 
         fprintf(f, busbw ? "unset logscale y\nset ylabel \"busbw (GB/s)\"\n"
                          : "set logscale y\nset ylabel \"time (us)\"\n");
         int first = 1;
-        for (int w = 0; w < 5; w++)
-            for (int a = 0; a < (w <= 1 ? nalgos : 1); a++) {
-                int slot = w <= 1 ? w * nalgos + a : 2 * nalgos + (w - 2);
-                if (!has[busbw * nslot + slot]) continue;
-                snprintf(name, sizeof name, "%s_%d_%d", what[w], w <= 1 ? a : 0, busbw);
-                const char *style = w == 3   ? "points pt 7 ps 1.5"
-                                    : w == 4 ? "points pt 5 ps 1.5"
-                                    : w == 1 ? "lines dt 2"
-                                             : "lines lw 2";
-                if (w == 0) snprintf(ttl, sizeof ttl, "model %s", algos[a]);
-                else if (w == 1) snprintf(ttl, sizeof ttl, "sim %s", algos[a]);
-                else snprintf(ttl, sizeof ttl, "%s", w == 2 ? "NCCL model" : w == 3 ? "measured NCCL" : "measured MPI");
-                entry(f, &first, style, name, ttl);
-            }
+        for (int pl = 0; pl < nplats; pl++) {
+            /* line style per platform: solid, dashed, dotted, ...; measured points: a marker per platform */
+            int dt = 1 + pl % 5, pt = (int[]){7, 5, 9, 11, 13}[pl % 5];
+            snprintf(pn, sizeof pn, "%s", plats[pl] ? plats[pl] : "");
+            clean(pn);
+            for (int w = 0; w < 5; w++)
+                for (int a = 0; a < (w <= 1 ? nalgos : 1); a++) {
+                    int slot = w <= 1 ? w * nalgos + a : 2 * nalgos + (w - 2);
+                    if (!has[(busbw * nplats + pl) * nslot + slot]) continue;
+                    snprintf(name, sizeof name, "%s_p%d_%d_%d", what[w], pl, w <= 1 ? a : 0, busbw);
+                    char style[64];
+                    if (w == 3) snprintf(style, sizeof style, "points pt %d ps 1.5", pt);
+                    else if (w == 4) snprintf(style, sizeof style, "points pt %d ps 1.0", pt + 1);
+                    else if (nplats > 1) snprintf(style, sizeof style, "lines lw %d dt %d", w == 1 ? 1 : 2, dt);
+                    else snprintf(style, sizeof style, "%s", w == 1 ? "lines dt 2" : "lines lw 2");
+                    if (w == 0) snprintf(ttl, sizeof ttl, "model %s", algos[a]);
+                    else if (w == 1) snprintf(ttl, sizeof ttl, "sim %s", algos[a]);
+                    else
+                        snprintf(ttl, sizeof ttl, "%s",
+                                 w == 2   ? "NCCL model"
+                                 : w == 3 ? "measured NCCL"
+                                          : "measured MPI");
+                    if (nplats > 1) {
+                        size_t tl = strlen(ttl);
+                        snprintf(ttl + tl, sizeof ttl - tl, " [%s, %d ranks]", pn, plat_ranks[pl]);
+                    }
+                    entry(f, &first, style, name, ttl);
+                }
+        }
         fprintf(f, first ? "plot 0 notitle\n" : "\n");
     }
     free(has);

@@ -43,5 +43,12 @@ ar_status lab_compare_point(const ar_platform *p, const char *algo, uint64_t cou
  * AR_EINVAL for another extension, AR_EIO when a file cannot be written. */
 ar_status lab_compare_plot(const lab_compare_row *rows, const int *algo_of, int n, const char *const *algos, int nalgos,
                            int nranks, const char *title, const char *path, ar_err *e);
+/* The same figure for several platforms (h14g): rows[i] belongs to platform plats[plat_of[i]] of plat_ranks[...]
+ * ranks (busbw uses it); every platform's predictions are lines of their own dash type (solid, dashed, dotted,
+ * ...), its measured rows points of their own marker, titled "WHAT [PLATFORM, N ranks]" when nplats > 1.
+ * plat_of NULL: every row on platform 0. */
+ar_status lab_compare_plot_multi(const lab_compare_row *rows, const int *algo_of, const int *plat_of, int n,
+                                 const char *const *algos, int nalgos, const char *const *plats, const int *plat_ranks,
+                                 int nplats, const char *title, const char *path, ar_err *e);
 
 #endif

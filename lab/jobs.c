@@ -68,9 +68,11 @@ ar_status lab_jobs_plan(const ar_platform *p, const ar_scenario *sc, uint64_t co
     for (int j = 0; !st && j < sc->njobs; j++)
         for (int k = 0; !st && k < sc->jobs[j].nranks; k++) {
             int r = sc->jobs[j].ranks[k];
-            if (r >= p->nranks) st = ar_fail(e, AR_EINVAL, "%s: jobs[%d]: rank %d, the platform has %d", sc->source, j, r, p->nranks);
+            if (r >= p->nranks)
+                st = ar_fail(e, AR_EINVAL, "%s: jobs[%d]: rank %d, the platform has %d", sc->source, j, r, p->nranks);
             else if (owner[r] >= 0)
-                st = ar_fail(e, AR_EINVAL, "%s: jobs[%d]: rank %d is already in jobs[%d] (jobs share the fabric, not ranks)",
+                st = ar_fail(e, AR_EINVAL,
+                             "%s: jobs[%d]: rank %d is already in jobs[%d] (jobs share the fabric, not ranks)",
                              sc->source, j, r, owner[r]);
             else owner[r] = j;
         }

@@ -17,10 +17,10 @@
 #include "core/units.h"
 
 typedef struct lab_jobs {
-    ar_schedule *sch;  /* every job's phases, job by job, over p's ranks */
-    int *phase_first;  /* job j's phases: [phase_first[j], phase_first[j+1]) (njobs + 1 entries) */
-    double *alone_s;   /* job j's cost walk on its own ranks, alone on the fabric (NaN if none) */
-    double *delays;    /* per rank of p: its job's start + its straggler delay */
+    ar_schedule *sch; /* every job's phases, job by job, over p's ranks */
+    int *phase_first; /* job j's phases: [phase_first[j], phase_first[j+1]) (njobs + 1 entries) */
+    double *alone_s;  /* job j's cost walk on its own ranks, alone on the fabric (NaN if none) */
+    double *delays;   /* per rank of p: its job's start + its straggler delay */
     int njobs;
 } lab_jobs;
 

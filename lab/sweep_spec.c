@@ -520,7 +520,7 @@ static ar_status parse_train(sctx *c, const cJSON *root, ar_sweep *s) {
 }
 
 static ar_status parse_sim(sctx *c, const cJSON *root, ar_sweep *s) {
-    static const char *const keys[] = {"network", "gamma", "budget", NULL};
+    static const char *const keys[] = {"network", "gamma", "budget", "sync", NULL};
     const cJSON *j = sw_field(root, "sim");
     if (!j) return AR_OK;
     size_t old = ar_jpath_key(c, "sim");
@@ -536,6 +536,14 @@ static ar_status parse_sim(sctx *c, const cJSON *root, ar_sweep *s) {
         ar_jpath_pop(c, o2);
     }
     if (!st) st = sw_read_time(c, j, "budget", &s->sim_budget_s);
+    const cJSON *y = sw_field(j, "sync");
+    if (!st && y) {
+        size_t o2 = ar_jpath_key(c, "sync");
+        if (!cJSON_IsString(y) || (strcmp(y->valuestring, "round") && strcmp(y->valuestring, "dataflow")))
+            st = ar_jpath_fail(c, AR_EINVAL, "must be \"dataflow\" (default) or \"round\"");
+        else s->sim_sync_round = !strcmp(y->valuestring, "round");
+        ar_jpath_pop(c, o2);
+    }
     ar_jpath_pop(c, old);
     return st;
 }

@@ -278,9 +278,10 @@ ar_status ar_nccl_model_tune(const ar_nccl_in *in, ar_nccl_table *t, ar_err *e) 
             for (int p = 0; p < AR_NCCL_NPROTOS; p++) {
                 double bus = 0, bw = 0, lat = 0;
                 if (!tune_one(in, c, a, p, &bus, &bw, &lat)) continue;
-                t->busbw_GBps[c][a][p] = bus;
-                t->bw_GBps[c][a][p] = bw;
-                t->lat_us[c][a][p] = lat;
+                double f = (in->cal_bw > 0 ? in->cal_bw : 1) * (in->eff[a][p] > 0 ? in->eff[a][p] : 1);
+                t->busbw_GBps[c][a][p] = bus * f;
+                t->bw_GBps[c][a][p] = bw * f;
+                t->lat_us[c][a][p] = lat * (in->cal_lat > 0 ? in->cal_lat : 1);
                 t->enabled[c][a][p] = bw > 0 && enabled(in, c, a, p);
             }
     return AR_OK;
@@ -539,20 +540,27 @@ static void nvls_search(const topo *t, int cc, ar_nccl_graph *g) {
     }
 }
 
-int ar_nccl_cc_of_platform(const ar_platform *p) {
+static int cc_of_name(const char *name) {
     static const struct {
         const char *key;
         int cc;
     } k[] = {{"gb200", 100}, {"b200", 100}, {"h100", 90}, {"h200", 90}, {"p5", 90}, {"a100", 80}, {"p4d", 80}};
-    if (!p || !p->name) return 0;
+    if (!name) return 0;
     char low[256];
-    size_t n = strlen(p->name);
+    size_t n = strlen(name);
     if (n >= sizeof low) n = sizeof low - 1;
-    for (size_t i = 0; i < n; i++) low[i] = (char)tolower((unsigned char)p->name[i]);
+    for (size_t i = 0; i < n; i++) low[i] = (char)tolower((unsigned char)name[i]);
     low[n] = 0;
     for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
         if (strstr(low, k[i].key)) return k[i].cc;
     return 0;
+}
+
+/* a calibrated file (issue 14): by the preset it was calibrated from; else by name */
+int ar_nccl_cc_of_platform(const ar_platform *p) {
+    if (!p) return 0;
+    int cc = p->cal_base ? cc_of_name(p->cal_base) : 0;
+    return cc ? cc : cc_of_name(p->name);
 }
 
 ar_status ar_nccl_in_from_platform(const ar_platform *p, int cc, ar_nccl_in *out, ar_err *e) {
@@ -586,9 +594,10 @@ ar_status ar_nccl_in_from_platform(const ar_platform *p, int cc, ar_nccl_in *out
             const ar_link *l = &p->links[p->adj[k]];
             int u = l->a == v ? l->b : l->a;
             if (p->nodes[u].machine != m) continue;
-            sum += l->bw_Bps * l->lanes / 1e9;
+            sum += l->bw_Bps * l->lanes / 1e9 / p->cal_bw[0]; /* NCCL sees the nominal NVLink (calibration aside) */
             if (p->nodes[u].kind == AR_NODE_SWITCH && ppn >= 2) nvswitch = 1;
         }
+        if (p->calibrated) sum = round(sum * 1e6) / 1e6; /* the division's rounding must not move a speed step */
         if (sum > t.nv) t.nv = sum;
     }
     /* a NIC: the machine's cut capacity (links with one end inside it) over its GPUs; the smallest machine */
@@ -598,11 +607,12 @@ ar_status ar_nccl_in_from_platform(const ar_platform *p, int cc, ar_nccl_in *out
             double cut = 0;
             for (int l = 0; l < p->nlinks; l++) {
                 int ia = p->nodes[p->links[l].a].machine == m, ib = p->nodes[p->links[l].b].machine == m;
-                if (ia != ib) cut += p->links[l].bw_Bps * p->links[l].lanes / 1e9;
+                if (ia != ib) cut += p->links[l].bw_Bps * p->links[l].lanes / 1e9 / p->cal_bw[1];
             }
             if (cut < nic) nic = cut;
         }
         t.nic = nic / ppn;
+        if (p->calibrated) t.nic = round(t.nic * 1e6) / 1e6;
         if (!(t.nic > 0))
             return ar_fail(e, AR_EUNSUPPORTED, "nccl model: %s: a machine has no link out of it", p->name);
     }
@@ -611,6 +621,14 @@ ar_status ar_nccl_in_from_platform(const ar_platform *p, int cc, ar_nccl_in *out
 
     ar_nccl_in_defaults(out, cc, nr, nm);
     out->nvswitch = nvswitch;
+    /* a calibrated platform (issue 14): the topology search above saw the nominal links; the fit's factors
+     * go on the table (one node: the intra-node class, several: the inter-node class) */
+    _Static_assert(AR_CAL_NALGOS == AR_NCCL_NALGOS && AR_CAL_NPROTOS == AR_NCCL_NPROTOS, "nccl_eff's shape");
+    if (p->calibrated) {
+        out->cal_lat = p->cal_lat[nm > 1];
+        out->cal_bw = p->cal_bw[nm > 1];
+    }
+    memcpy(out->eff, p->nccl_eff, sizeof out->eff);
     if (nr == 1) return AR_OK;
     ring_search(&t, cc, &out->ring);
     out->ring.intra_nvlink = ppn >= 2;

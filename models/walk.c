@@ -7,7 +7,9 @@
  * equal transfers this is the papers' equal share (BlueConnect's w2/6 for six
  * streams on one uplink); with unequal ones (FlexReduce's uneven calls, tree
  * packing's shares) it is the time a work-conserving link needs, which is what
- * a flow-level simulator computes at a single bottleneck.
+ * a flow-level simulator computes at a single bottleneck. A transfer into a
+ * reducing switch (AR_IMPL_SWITCH) also loads the switch's virtual reduction
+ * link (platform.h), priced like any link.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +31,34 @@ typedef struct walk {
     size_t caproutes, capoff;
     int *nrounds; /* rounds of each op of the current phase */
     size_t capnr;
+    ar_xfer *prev; /* the last priced round (same transfers and sizes: same price, not routed again) */
+    size_t nprev, capprev;
+    double prev_t, prev_bw, prev_lat, prev_eb;
 } walk;
+
+/* Prices the round in w->xf, reusing the last priced round's outcome when it moves the same
+ * sizes between the same ends in the same order (an idle network each round: the price is
+ * a function of (src, dst, reduce, bytes) alone). Exact; a ring's 2(n-1) rounds are priced once. */
+static ar_status price_round(walk *w, double elem_bytes, double *t_out, double *bw_out, double *lat_out, ar_err *e);
+static ar_status price_round_reuse(walk *w, double elem_bytes, double *t, double *bw, double *lat, ar_err *e) {
+    int same = w->prev && w->nprev == w->nxf && w->prev_eb == elem_bytes;
+    for (size_t i = 0; same && i < w->nxf; i++)
+        same = w->prev[i].src == w->xf[i].src && w->prev[i].dst == w->xf[i].dst &&
+               w->prev[i].reduce == w->xf[i].reduce && /* a reduction into a switch crosses its virtual link */
+               ar_xfer_elems(&w->prev[i]) == ar_xfer_elems(&w->xf[i]);
+    if (same) {
+        *t = w->prev_t, *bw = w->prev_bw, *lat = w->prev_lat;
+        return AR_OK;
+    }
+    ar_status st = price_round(w, elem_bytes, t, bw, lat, e);
+    if (st != AR_OK) return st;
+    if (ar_grow(&w->prev, &w->capprev, w->nxf + 1, sizeof *w->prev) < 0)
+        return ar_fail(e, AR_ENOMEM, "cost walk: out of memory");
+    memcpy(w->prev, w->xf, w->nxf * sizeof *w->prev);
+    w->nprev = w->nxf;
+    w->prev_t = *t, w->prev_bw = *bw, w->prev_lat = *lat, w->prev_eb = elem_bytes;
+    return AR_OK;
+}
 
 /* Prices the transfers in w->xf; returns the round time and the bottleneck. */
 static ar_status price_round(walk *w, double elem_bytes, double *t_out, double *bw_out, double *lat_out, ar_err *e) {
@@ -40,8 +69,8 @@ static ar_status price_round(walk *w, double elem_bytes, double *t_out, double *
     w->route_off[0] = 0;
     for (size_t i = 0; i < w->nxf; i++) {
         int len;
-        ar_status st = ar_platform_route_append(p, w->xf[i].src, w->xf[i].dst, &w->routes, &w->caproutes, used, &len,
-                                                e);
+        ar_status st = ar_platform_route_x_append(p, w->xf[i].src, w->xf[i].dst, w->xf[i].reduce, &w->routes,
+                                                  &w->caproutes, used, &len, e);
         if (st != AR_OK) {
             ar_err_prefix(e, "cost walk");
             return st;
@@ -135,8 +164,13 @@ ar_status ar_model_walk(const ar_platform *p, const ar_schedule *s, ar_model_res
     if (work > AR_WALK_MAX_TRANSFERS)
         return ar_fail(e, AR_ELIMIT, "cost walk: %s lowers to about %.3g transfers, beyond the walk's limit of %.3g",
                        s->algo, work, AR_WALK_MAX_TRANSFERS);
+    ar_status cs = ar_platform_check_switch_ops(p, s, e);
+    if (cs != AR_OK) {
+        ar_err_prefix(e, "cost walk");
+        return cs;
+    }
     walk w = {.p = p};
-    w.load = ar_calloc((size_t)p->nlinks * 2 + 1, sizeof *w.load);
+    w.load = ar_calloc(((size_t)p->nlinks + (size_t)p->nvlinks) * 2 + 1, sizeof *w.load); /* + virtual links */
     if (!w.load) return ar_fail(e, AR_ENOMEM, "cost walk: out of memory");
     ar_status st = AR_OK;
     for (int ph = 0; ph < s->nphases && st == AR_OK; ph++) {
@@ -163,7 +197,7 @@ ar_status ar_model_walk(const ar_platform *p, const ar_schedule *s, ar_model_res
             for (int i = 0; i < phase->nops; i++)
                 if (r < w.nrounds[i]) w.nxf += ar_lower_round(&phase->ops[i], r, w.xf + w.nxf);
             double t = 0, bw = 0, lat = 0;
-            st = price_round(&w, (double)s->elem_bytes / pf, &t, &bw, &lat, e);
+            st = price_round_reuse(&w, (double)s->elem_bytes / pf, &t, &bw, &lat, e);
             tphase += t + pstep;
             if (bw > 0 && (bw_min == 0 || bw < bw_min)) bw_min = bw;
             if (lat > lat_max) lat_max = lat;
@@ -189,6 +223,7 @@ ar_status ar_model_walk(const ar_platform *p, const ar_schedule *s, ar_model_res
     free(w.route_off);
     free(w.routes);
     free(w.nrounds);
+    free(w.prev);
     snprintf(out->note, sizeof out->note,
              "generic walk: lockstep rounds, equal share of each directed link per round, alpha = route latency");
     return st;

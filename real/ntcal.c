@@ -44,6 +44,63 @@ static ar_status scale(cJSON *node, double fl, double fb, const char *file, ar_e
     return AR_OK;
 }
 
+int ar_ntcal_rail_base(const ar_platform *p, char *name, size_t n, int *nodes) {
+    const char *src = p && p->source ? p->source : "";
+    if (strncmp(src, "generated:", 10)) return 0;
+    src += 10;
+    const char *colon = strchr(src, ':');
+    if (!colon || colon == src || (size_t)(colon - src) >= n || strncmp(colon, ":nodes=", 7)) return 0;
+    char *end;
+    long v = strtol(colon + 7, &end, 10);
+    if (*end || v < 1 || end == colon + 7) return 0;
+    char path[4096];
+    if (!ar_platform_preset_path(src, (size_t)(colon - src), path, sizeof path)) return 0;
+    snprintf(name, n, "%.*s", (int)(colon - src), src);
+    if (nodes) *nodes = (int)v;
+    return 1;
+}
+
+/* obj[key] *= f (a number; absent = 1), as a plain number. */
+static int mul_num(cJSON *obj, const char *key, double f) {
+    cJSON *j = cJSON_GetObjectItemCaseSensitive(obj, key);
+    double v = cJSON_IsNumber(j) ? j->valuedouble * f : f;
+    if (j) cJSON_DeleteItemFromObjectCaseSensitive(obj, key);
+    return cJSON_AddNumberToObject(obj, key, v) != NULL;
+}
+
+static cJSON *object_in(cJSON *obj, const char *key) {
+    cJSON *j = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (cJSON_IsObject(j)) return j;
+    if (j) cJSON_DeleteItemFromObjectCaseSensitive(obj, key);
+    return cJSON_AddObjectToObject(obj, key);
+}
+
+static ar_status add_calibration(cJSON *doc, const ar_ntcal_in *in, ar_err *e) {
+    for (int c = 0; c < 2; c++)
+        if (!(in->cal_lat[c] > 0) || !(in->cal_bw[c] > 0) || !isfinite(in->cal_lat[c]) || !isfinite(in->cal_bw[c]))
+            return ar_fail(e, AR_EINVAL, "calibration: %s factors must be finite and > 0 (latency %g, bandwidth %g)",
+                           c ? "inter-node" : "intra-node", in->cal_lat[c], in->cal_bw[c]);
+    cJSON *cal = object_in(doc, "calibration");
+    int ok = cal != NULL;
+    for (int c = 0; ok && c < 2; c++) {
+        cJSON *o = object_in(cal, c ? "inter" : "intra");
+        ok = o && mul_num(o, "lat", in->cal_lat[c]) && mul_num(o, "bw", in->cal_bw[c]);
+    }
+    if (ok && in->base && !cJSON_GetObjectItemCaseSensitive(cal, "base"))
+        ok = cJSON_AddStringToObject(cal, "base", in->base) != NULL;
+    if (ok && in->neff > 0) {
+        cJSON *n = object_in(doc, "nccl"), *eff = n ? object_in(n, "efficiency") : NULL;
+        ok = eff != NULL;
+        for (int i = 0; ok && i < in->neff; i++) {
+            if (!(in->eff[i] > 0) || !isfinite(in->eff[i]))
+                return ar_fail(e, AR_EINVAL, "calibration: efficiency %s must be finite and > 0 (got %g)",
+                               in->eff_key[i], in->eff[i]);
+            ok = mul_num(eff, in->eff_key[i], in->eff[i]);
+        }
+    }
+    return ok ? AR_OK : ar_fail(e, AR_ENOMEM, "out of memory");
+}
+
 ar_status ar_ntcal_platform_json(const ar_platform *p, const ar_ntcal_in *in, char **json, ar_err *e) {
     *json = NULL;
     if (!(in->lat_scale >= 0) || !isfinite(in->lat_scale) || !(in->bw_scale > 0) || !isfinite(in->bw_scale))
@@ -51,9 +108,14 @@ ar_status ar_ntcal_platform_json(const ar_platform *p, const ar_ntcal_in *in, ch
                        in->lat_scale, in->bw_scale);
     const char *src = p->source ? p->source : "";
     char path[4096];
+    char base[256];
     if (!strncmp(src, "preset:", 7)) {
         if (!ar_platform_preset_path(src + 7, strlen(src + 7), path, sizeof path))
             return ar_fail(e, AR_EIO, "calibration: the file of preset %s is gone", src + 7);
+    } else if (in->calibrated && ar_ntcal_rail_base(p, base, sizeof base, NULL)) {
+        /* PRESET:nodes=N (h14g): the preset's file with the block; CAL.json:nodes=N rebuilds the fabric */
+        if (!ar_platform_preset_path(base, strlen(base), path, sizeof path))
+            return ar_fail(e, AR_EIO, "calibration: the file of preset %s is gone", base);
     } else if (strchr(src, ':') && !strchr(src, '/'))
         return ar_fail(e, AR_EUNSUPPORTED,
                        "calibration: %s is generated (%s); calibrate a preset or a platform JSON file", p->name, src);
@@ -68,6 +130,7 @@ ar_status ar_ntcal_platform_json(const ar_platform *p, const ar_ntcal_in *in, ch
         return ar_fail(e, AR_EINVAL, "%s: not a JSON object", path);
     }
     st = scale(doc, in->lat_scale, in->bw_scale, path, e);
+    if (!st && in->calibrated) st = add_calibration(doc, in, e);
     cJSON *name = cJSON_CreateString(in->name ? in->name : "calibrated");
     if (!st && (!name || !cJSON_ReplaceItemInObject(doc, "name", name))) {
         cJSON_Delete(name);

@@ -1,5 +1,8 @@
 /* The calibrated platform of `arlab calibrate --from FILE...` (issue 14): the
- * preset's own JSON with its link parameters scaled by a fit (real/ntfit.h).
+ * preset's own JSON with its link parameters scaled by a fit (real/ntfit.h), or,
+ * with in->calibrated (what the verb writes since h14g), the preset's JSON as it is
+ * plus the "calibration" and "nccl" blocks the loader applies (see below and
+ * platforms/README.md).
  *
  * Every "bw"/"child_bw" value of the preset file (levels, tree switches, graph
  * and torus links) is multiplied by bw_scale and every "lat"/"child_lat" by
@@ -22,7 +25,22 @@ typedef struct ar_ntcal_in {
     double bw_scale;  /* 1 = unchanged */
     int nnotes;       /* extra notes (the fit, what is not identified) */
     const char *const *notes;
+    /* calibrated = 1 (issue 14, the per-class fit): lat_scale/bw_scale must be 1; the document gets
+     * "calibration": {"intra": {"lat", "bw"}, "inter": {...}, "base"} and "nccl": {"efficiency":
+     * {"ALGO/PROTO": eff}} (platforms/README.md), multiplied into the file's own when it has them; the
+     * loader applies them (intra-node links, inter-node links, NCCL's model). */
+    int calibrated;
+    double cal_lat[2], cal_bw[2]; /* [0] intra-node, [1] inter-node */
+    const char *base;             /* the preset calibrated (NAME:nodes=N defaults, NCCL's GPU); may be NULL */
+    int neff;
+    const char *const *eff_key; /* "RING/SIMPLE" */
+    const double *eff;
 } ar_ntcal_in;
+
+/* 1 when p is the generated fabric PRESET:nodes=N of a preset (nothing else in the spec): name gets PRESET,
+ * *nodes N (nodes may be NULL). With in->calibrated, ar_ntcal_platform_json writes such a p as PRESET's file
+ * plus the block; CAL.json:nodes=N loads the calibrated fabric. */
+int ar_ntcal_rail_base(const ar_platform *p, char *name, size_t n, int *nodes);
 
 /* p: the platform the fit used (its source names the preset or file). */
 ar_status ar_ntcal_platform_json(const ar_platform *p, const ar_ntcal_in *in, char **json, ar_err *e);

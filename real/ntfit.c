@@ -205,8 +205,13 @@ static ar_status model_of(plat_cache *pc, const ar_platform *p, const ar_nt_set 
                            "%s: run has %d ranks on %d nodes, platform %s %d (a one-node preset fits runs of N "
                            "whole nodes through NAME:nodes=N)",
                            ar_nt_where(s, r, where, sizeof where), nr, nodes, p->name, p->nranks);
-        char spec[300];
-        snprintf(spec, sizeof spec, "%s:nodes=%d", p->name, nodes);
+        /* NAME:nodes=N of the preset, or FILE.json:nodes=N of a (calibrated) one-node file */
+        const char *src = p->source ? p->source : "";
+        char spec[4400];
+        if (!strncmp(src, "preset:", 7)) snprintf(spec, sizeof spec, "%s:nodes=%d", src + 7, nodes);
+        else if (strchr(src, '/') || (strlen(src) > 5 && !strcmp(src + strlen(src) - 5, ".json")))
+            snprintf(spec, sizeof spec, "%s:nodes=%d", src, nodes);
+        else snprintf(spec, sizeof spec, "%s:nodes=%d", p->name, nodes);
         ar_err e2 = {{0}};
         if (ar_platform_load(spec, 0, &own, &e2))
             return ar_fail(e, AR_EINVAL, "%s: %d nodes: %s", ar_nt_where(s, r, where, sizeof where), nodes, e2.msg);
@@ -420,4 +425,299 @@ void ar_ntfit_free(ar_ntfit_res *res) {
     if (!res) return;
     free(res->rel_err);
     res->rel_err = NULL;
+}
+
+/* ======================================================================== */
+/* The joint calibration (ntfit.h ar_ntfit_calibrate)                        */
+/* ======================================================================== */
+
+typedef struct cal_rec {
+    double L, X, t;
+    int cls, grp, key;
+} cal_rec;
+
+/* Alternating weighted LS over idx[0..m): lat[c], u[c] (1/bw) per class, v[g] (1/eff) per group. fix_*: kept as
+ * given. vfix[g]: v[g] kept. 0 ok, -1 when a class's 2x2 system is singular or a factor is not positive. */
+static int joint(const cal_rec *R, const int *idx, int m, int ng, const int fix_lat[2], const int fix_u[2],
+                 const int *vfix, double lat[2], double u[2], double *v) {
+    for (int it = 0; it < 300; it++) {
+        double change = 0;
+        for (int c = 0; c < 2; c++) {
+            double s11 = 0, s12 = 0, s22 = 0, b1 = 0, b2 = 0;
+            int cnt = 0;
+            for (int k = 0; k < m; k++) {
+                const cal_rec *r = &R[idx[k]];
+                if (r->cls != c) continue;
+                double l = r->L / r->t, x = r->X * v[r->grp] / r->t;
+                s11 += l * l, s12 += l * x, s22 += x * x, b1 += l, b2 += x, cnt++;
+            }
+            if (!cnt || (fix_lat[c] && fix_u[c])) continue;
+            double a = lat[c], uu = u[c];
+            if (fix_lat[c]) uu = s22 > 0 ? (b2 - a * s12) / s22 : uu;
+            else if (fix_u[c]) a = s11 > 0 ? (b1 - uu * s12) / s11 : a;
+            else {
+                double det = s11 * s22 - s12 * s12;
+                if (!(fabs(det) > 1e-12 * (s11 * s22))) return -1;
+                a = (b1 * s22 - b2 * s12) / det, uu = (s11 * b2 - s12 * b1) / det;
+            }
+            change = fmax(change, fabs(a - lat[c]) / fmax(fabs(a), 1e-30) + fabs(uu - u[c]) / fmax(fabs(uu), 1e-30));
+            lat[c] = a, u[c] = uu;
+        }
+        for (int g = 0; g < ng; g++) {
+            if (vfix[g]) continue;
+            double num = 0, den = 0;
+            for (int k = 0; k < m; k++) {
+                const cal_rec *r = &R[idx[k]];
+                if (r->grp != g) continue;
+                double x = r->X * u[r->cls] / r->t;
+                num += x * (r->t - lat[r->cls] * r->L) / r->t, den += x * x;
+            }
+            if (den > 0) {
+                double nv = num / den;
+                change = fmax(change, fabs(nv - v[g]) / fmax(fabs(nv), 1e-30));
+                v[g] = nv;
+            }
+        }
+        if (change < 1e-13) break;
+    }
+    for (int c = 0; c < 2; c++)
+        if (!(u[c] > 0) || !isfinite(lat[c])) return -1;
+    for (int g = 0; g < ng; g++)
+        if (!(v[g] > 0)) return -1;
+    return 0;
+}
+
+/* The records of s with the choice made on the calibrated model cur (NULL: the preset), L and X from the
+ * preset's table; groups appended to out. *changed: a record's (algorithm, protocol) differs from R's before. */
+static ar_status cal_records(const ar_nt_set *s, const ar_platform *p, plat_cache *pc, const ar_ntfit_cal *cur,
+                             cal_rec *R, int *m_out, ar_ntfit_cal *out, int *changed, ar_err *e) {
+    int m = 0;
+    *changed = 0;
+    for (int i = 0; i < s->nrecs; i++) {
+        const ar_nt_record *r = &s->recs[i];
+        const ar_nt_run *run = &s->runs[r->run];
+        if (run->coll != AR_NT_ALL_REDUCE) continue;
+        int k = 0;
+        ar_status st = model_of(pc, p, s, r, &k, e);
+        if (st) return st;
+        int cls = pc->c[k].p->nmachines > 1;
+        ar_nccl_in in = pc->c[k].in;
+        if (cur) {
+            in.cal_lat = (in.cal_lat > 0 ? in.cal_lat : 1) * cur->cls[cls].lat;
+            in.cal_bw = (in.cal_bw > 0 ? in.cal_bw : 1) * cur->cls[cls].bw;
+            for (int g = 0; g < cur->ngroups; g++) {
+                double *f = &in.eff[cur->group[g].algo_i][cur->group[g].proto_i];
+                *f = (*f > 0 ? *f : 1) * cur->group[g].eff;
+            }
+        }
+        const ar_nt_timing *tm = r->oop.present ? &r->oop : &r->ip;
+        int algo = run->algo[0] ? ar_nccl_algo_parse(run->algo) : -1;
+        ar_nccl_algo a;
+        ar_nccl_proto pr;
+        double tf = 0, tb = 0;
+        st = ar_nccl_model_choose(&in, AR_NCCL_ALLREDUCE, algo, (double)r->size_bytes, &a, &pr, NULL, e);
+        ar_nccl_table t0 = pc->c[k].tab;
+        if (!st) st = ar_nccl_table_time(&pc->c[k].in, &t0, AR_NCCL_ALLREDUCE, a, pr, (double)r->size_bytes, &tf, e);
+        t0.lat_us[AR_NCCL_ALLREDUCE][a][pr] = 0;
+        if (!st) st = ar_nccl_table_time(&pc->c[k].in, &t0, AR_NCCL_ALLREDUCE, a, pr, (double)r->size_bytes, &tb, e);
+        if (st) return st;
+        int key = (int)a * AR_NCCL_NPROTOS + (int)pr, g = 0;
+        if (cur && R[m].key != key) *changed = 1;
+        while (g < out->ngroups && (out->group[g].algo_i != (int)a || out->group[g].proto_i != (int)pr)) g++;
+        if (g == out->ngroups) {
+            if (g == AR_NTFIT_MAX_GROUPS) return ar_fail(e, AR_ELIMIT, "ntfit: more than %d groups", g);
+            snprintf(out->group[g].algo, sizeof out->group[g].algo, "%s", ar_nccl_algo_name(a));
+            snprintf(out->group[g].proto, sizeof out->group[g].proto, "%s", ar_nccl_proto_name(pr));
+            out->group[g].algo_i = (int)a, out->group[g].proto_i = (int)pr;
+            out->group[g].eff = 1;
+            out->ngroups++;
+        }
+        R[m] = (cal_rec){tf - tb, tb, tm->time_us * 1e-6, cls, g, key};
+        m++;
+    }
+    *m_out = m;
+    return AR_OK;
+}
+
+/* One pass: the joint fit with bootstrap on R[0..m) into out (its groups already listed). */
+static ar_status cal_fit(const cal_rec *R, int m, unsigned seed, int nboot, ar_ntfit_cal *out, ar_err *e) {
+    int ng = out->ngroups;
+    int incls[AR_NTFIT_MAX_GROUPS][2];
+    memset(incls, 0, sizeof incls);
+    int ccount[2] = {0, 0};
+    for (int i = 0; i < m; i++) incls[R[i].grp][R[i].cls]++, ccount[R[i].cls]++;
+    for (int g = 0; g < ng; g++) out->group[g].n = incls[g][0] + incls[g][1];
+    /* the reference: RING/SIMPLE if it ran in every class with records, else the most records among those */
+    int ref = -1;
+    for (int g = 0; g < ng; g++) {
+        int all = (!ccount[0] || incls[g][0]) && (!ccount[1] || incls[g][1]);
+        if (!all) continue;
+        int ring_simple = out->group[g].algo_i == AR_NCCL_RING && out->group[g].proto_i == AR_NCCL_SIMPLE;
+        if (ref < 0 || ring_simple ||
+            (out->group[g].n > out->group[ref].n &&
+             !(out->group[ref].algo_i == AR_NCCL_RING && out->group[ref].proto_i == AR_NCCL_SIMPLE)))
+            ref = g;
+    }
+    out->ref = ref;
+    int vfix[AR_NTFIT_MAX_GROUPS];
+    for (int g = 0; g < ng; g++) {
+        /* separable from the class factors: a reference exists and ran in every class this group ran in */
+        int sep = ref >= 0 && g != ref && (!incls[g][0] || incls[ref][0]) && (!incls[g][1] || incls[ref][1]);
+        vfix[g] = !sep;
+        /* a bandwidth term under 1e-3 of the time: nothing to fit */
+        double xs = 0;
+        for (int i = 0; i < m; i++)
+            if (R[i].grp == g) xs += R[i].X / R[i].t;
+        if (!(xs / (out->group[g].n ? out->group[g].n : 1) > 1e-3)) vfix[g] = 1;
+        out->group[g].ident = g == ref || !vfix[g];
+    }
+    int fix_lat[2], fix_u[2];
+    for (int c = 0; c < 2; c++) {
+        out->cls[c].n = ccount[c];
+        fix_lat[c] = fix_u[c] = ccount[c] < 2;
+        out->cls[c].lat_ident = out->cls[c].bw_ident = !fix_lat[c];
+    }
+    int *idx = calloc((size_t)m, sizeof *idx);
+    int nb0 = nboot > 0 ? nboot : 1;
+    double *bs = calloc((size_t)nb0 * (size_t)(4 + ng), sizeof *bs);
+    double *pred = calloc((size_t)m * 3, sizeof *pred), *res = pred ? pred + m : NULL,
+           *err = pred ? pred + 2 * m : NULL;
+    cal_rec *R2 = calloc((size_t)m, sizeof *R2);
+    if (!idx || !bs || !pred || !R2) {
+        free(idx), free(bs), free(pred), free(R2);
+        return ar_fail(e, AR_ENOMEM, "ntfit: out of memory");
+    }
+    double lat[2], u[2], v[AR_NTFIT_MAX_GROUPS];
+    for (int round = 0; round < 2; round++) { /* round 1: refit with the unidentified factors fixed at 1 */
+        for (int i = 0; i < m; i++) idx[i] = i;
+        lat[0] = lat[1] = u[0] = u[1] = 1;
+        for (int g = 0; g < ng; g++) v[g] = 1;
+        int bad = joint(R, idx, m, ng, fix_lat, fix_u, vfix, lat, u, v) != 0;
+        if (bad) { /* e.g. one size per class: latency and bandwidth not separable; keep the latency at 1 */
+            for (int c = 0; c < 2; c++)
+                if (!fix_lat[c]) fix_lat[c] = 1, out->cls[c].lat_ident = 0;
+            lat[0] = lat[1] = u[0] = u[1] = 1;
+            for (int g = 0; g < ng; g++) v[g] = 1;
+            bad = joint(R, idx, m, ng, fix_lat, fix_u, vfix, lat, u, v) != 0;
+        }
+        if (bad) {
+            free(idx), free(bs), free(pred), free(R2);
+            return ar_fail(e, AR_EINVAL,
+                           "ntfit: the per-class fit has no solution (a class's sizes cannot separate latency "
+                           "from bandwidth, or a factor came out <= 0)");
+        }
+        /* residual bootstrap (the sizes are a design, not a sample): t*_i = pred_i (1 + c e_j), e_j a relative
+         * residual drawn with replacement, c = sqrt(m / (m - k)) for the k fitted parameters */
+        int k = 0;
+        for (int c = 0; c < 2; c++) k += !fix_lat[c] + !fix_u[c];
+        for (int g = 0; g < ng; g++) k += !vfix[g];
+        double cf = m > k ? sqrt((double)m / (double)(m - k)) : 1;
+        for (int i = 0; i < m; i++) {
+            const cal_rec *r = &R[i];
+            pred[i] = lat[r->cls] * r->L + r->X * u[r->cls] * v[r->grp];
+            res[i] = pred[i] > 0 ? r->t / pred[i] - 1 : 0;
+        }
+        for (int i = 0; i < m; i++) idx[i] = i;
+        unsigned long long rng = seed * 2654435761ull + 99;
+        int nb = 0;
+        for (int b = 0; b < nboot; b++) {
+            for (int i = 0; i < m; i++) {
+                rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+                R2[i] = R[i];
+                R2[i].t = pred[i] * (1 + cf * res[(rng >> 33) % (unsigned long long)m]);
+                if (!(R2[i].t > 0)) R2[i].t = pred[i];
+            }
+            double la[2] = {lat[0], lat[1]}, uu[2] = {u[0], u[1]}, vv[AR_NTFIT_MAX_GROUPS];
+            memcpy(vv, v, sizeof vv);
+            if (joint(R2, idx, m, ng, fix_lat, fix_u, vfix, la, uu, vv) != 0) continue;
+            bs[nb] = la[0], bs[(size_t)nb0 + nb] = la[1], bs[2 * (size_t)nb0 + nb] = 1 / uu[0],
+            bs[3 * (size_t)nb0 + nb] = 1 / uu[1];
+            for (int g = 0; g < ng; g++) bs[(size_t)(4 + g) * (size_t)nb0 + nb] = 1 / vv[g];
+            nb++;
+        }
+        out->nboot = nb;
+        int refit = 0;
+        for (int c = 0; c < 2; c++) {
+            out->cls[c].lat = lat[c], out->cls[c].bw = 1 / u[c];
+            out->cls[c].lat_lo = out->cls[c].lat_hi = lat[c];
+            out->cls[c].bw_lo = out->cls[c].bw_hi = 1 / u[c];
+            if (nb >= 10) {
+                if (!fix_lat[c])
+                    out->cls[c].lat_lo = pct(bs + (size_t)c * nb0, nb, 0.025),
+                    out->cls[c].lat_hi = pct(bs + (size_t)c * nb0, nb, 0.975);
+                if (!fix_u[c])
+                    out->cls[c].bw_lo = pct(bs + (size_t)(2 + c) * nb0, nb, 0.025),
+                    out->cls[c].bw_hi = pct(bs + (size_t)(2 + c) * nb0, nb, 0.975);
+            }
+            if (!fix_lat[c] && (nb < 10 || out->cls[c].lat_hi - out->cls[c].lat_lo > fabs(lat[c])))
+                fix_lat[c] = 1, out->cls[c].lat_ident = 0, refit = 1;
+            if (!fix_u[c] && (nb < 10 || out->cls[c].bw_hi - out->cls[c].bw_lo > 1 / u[c]))
+                fix_u[c] = 1, out->cls[c].bw_ident = 0, refit = 1;
+        }
+        for (int g = 0; g < ng; g++) {
+            out->group[g].eff = 1 / v[g];
+            out->group[g].lo = out->group[g].hi = 1 / v[g];
+            if (nb >= 10 && !vfix[g])
+                out->group[g].lo = pct(bs + (size_t)(4 + g) * nb0, nb, 0.025),
+                out->group[g].hi = pct(bs + (size_t)(4 + g) * nb0, nb, 0.975);
+            if (!vfix[g] && (nb < 10 || out->group[g].hi - out->group[g].lo > out->group[g].eff))
+                vfix[g] = 1, out->group[g].ident = 0, refit = 1;
+        }
+        if (!refit) break;
+        /* the unidentified are fixed at 1 */
+        for (int c = 0; c < 2; c++) {
+            if (!out->cls[c].lat_ident) out->cls[c].lat = out->cls[c].lat_lo = out->cls[c].lat_hi = 1;
+            if (!out->cls[c].bw_ident) out->cls[c].bw = out->cls[c].bw_lo = out->cls[c].bw_hi = 1;
+        }
+        if (round == 1) break;
+    }
+    for (int c = 0; c < 2; c++) {
+        if (!out->cls[c].lat_ident) out->cls[c].lat = out->cls[c].lat_lo = out->cls[c].lat_hi = 1;
+        if (!out->cls[c].bw_ident) out->cls[c].bw = out->cls[c].bw_lo = out->cls[c].bw_hi = 1;
+    }
+    for (int g = 0; g < ng; g++)
+        if (!out->group[g].ident) out->group[g].eff = out->group[g].lo = out->group[g].hi = 1;
+    /* the calibrated prediction's error */
+    for (int i = 0; i < m; i++) {
+        const cal_rec *r = &R[i];
+        double pr = out->cls[r->cls].lat * r->L + r->X / (out->cls[r->cls].bw * out->group[r->grp].eff);
+        err[i] = fabs(pr - r->t) / r->t;
+    }
+    out->rel_med = pct(err, m, 0.5), out->rel_max = err[m - 1];
+    free(idx), free(bs), free(pred), free(R2);
+    return AR_OK;
+}
+
+ar_status ar_ntfit_calibrate(const ar_nt_set *s, const ar_platform *p, unsigned seed, int nboot, ar_ntfit_cal *out,
+                             ar_err *e) {
+    memset(out, 0, sizeof *out);
+    ar_status st = ar_nt_check_fit(s, AR_NT_HALF_BOTH, e);
+    if (st) return st;
+    plat_cache *pc = calloc(1, sizeof *pc);
+    cal_rec *R = calloc((size_t)s->nrecs + 1, sizeof *R);
+    ar_ntfit_cal *cur = calloc(1, sizeof *cur);
+    if (!pc || !R || !cur) {
+        free(pc), free(R), free(cur);
+        return ar_fail(e, AR_ENOMEM, "ntfit: out of memory");
+    }
+    int m = 0, changed = 0;
+    for (int pass = 0; pass < 4 && !st; pass++) {
+        ar_ntfit_cal next;
+        memset(&next, 0, sizeof next);
+        st = cal_records(s, p, pc, pass ? cur : NULL, R, &m, &next, &changed, e);
+        if (st) break;
+        if (pass && !changed) break; /* the calibrated model chooses as the fit assumed: cur stands */
+        if (m < 2) {
+            st = ar_fail(e, AR_EINVAL, "ntfit: %d all_reduce records, need at least 2", m);
+            break;
+        }
+        st = cal_fit(R, m, seed, nboot, &next, e);
+        if (st) break;
+        next.n = m, next.passes = pass + 1;
+        *cur = next;
+    }
+    if (!st) *out = *cur;
+    for (int i = 0; i < pc->n; i++) ar_platform_free(pc->c[i].own);
+    free(pc), free(R), free(cur);
+    return st;
 }

@@ -55,7 +55,8 @@ typedef struct ar_ntfit_res {
     double lonco_med[AR_NTFIT_MAX_NODECOUNTS], lonco_max[AR_NTFIT_MAX_NODECOUNTS];
     /* Per node class (when the records hold one-node and multi-node runs; else have_classes = 0): the
      * two-scale fit on the one-node runs (intra-node: NVLink-bound) and on the multi-node runs (network-
-     * bound under NCCL's model), each with percentile 95 % intervals. Printed, not applied to the links. */
+     * bound under NCCL's model), each with percentile 95 % intervals. Printed; what the calibrated platform
+     * carries is the joint fit below (ar_ntfit_calibrate). */
     int have_classes;
     struct {
         int n;
@@ -63,6 +64,39 @@ typedef struct ar_ntfit_res {
         int lat_ident, bw_ident;
     } cls[2];
 } ar_ntfit_res;
+
+/* The calibration a platform JSON carries (real/ntcal.h, platforms/README.md "calibration", "nccl"), fitted
+ * jointly: t_i ~ lat_c L_i + X_i / (bw_c eff_g), c = the record's link class (0 intra-node: one-node runs,
+ * 1 inter-node: multi-node runs), g its (algorithm, protocol); weights 1/t_i, alternating least squares
+ * (exact in each block). The efficiencies are relative to a reference group (eff 1 by definition: RING/
+ * SIMPLE when it ran in every class, else the group with the most records among those in every class);
+ * a group that ran only in a class without the reference is not separable from that class's bandwidth
+ * factor and keeps 1. The choice of (algorithm, protocol) per record is re-made on the calibrated model
+ * and the fit repeated until no choice changes (at most 4 passes), so that the calibrated platform's
+ * NCCL model predicts with the choice it makes itself. Percentile 95 % intervals of a residual bootstrap
+ * (the sizes are a design: every resample keeps every record, its time the fitted one x (1 + a relative
+ * residual drawn with replacement, inflated by sqrt(n / (n - parameters))); fixed seed);
+ * a factor whose interval is wider than its value, or a class without >= 2 records, is NOT identified and
+ * kept at 1 (the fit is redone with it fixed). rel_med/rel_max: |rel err| of the calibrated prediction. */
+typedef struct ar_ntfit_cal {
+    int n, passes, nboot;
+    struct {
+        int n;
+        double lat, lat_lo, lat_hi, bw, bw_lo, bw_hi;
+        int lat_ident, bw_ident;
+    } cls[2];
+    int ngroups, ref; /* ref: the reference group's index, -1 when none (no group ran in every class) */
+    struct {
+        char algo[16], proto[16];
+        int algo_i, proto_i, n;
+        double eff, lo, hi;
+        int ident; /* 0: not identified (eff 1); the reference has ident 1, eff 1 */
+    } group[AR_NTFIT_MAX_GROUPS];
+    double rel_med, rel_max;
+} ar_ntfit_cal;
+
+ar_status ar_ntfit_calibrate(const ar_nt_set *s, const ar_platform *p, unsigned seed, int nboot, ar_ntfit_cal *out,
+                             ar_err *e);
 
 /* Fits platform p to the all_reduce records of s. A run has p's rank count, or, when p is one
  * node, N x p's ranks on N nodes: it is predicted on "NAME:nodes=N" (core/platform_rail.h). The

@@ -64,7 +64,7 @@ ar_real_call ar_real_map_op(const ar_op *op, ar_real_lowering mode) {
     default:
         /* what NCCL itself implements, without explicit pipelining: its ring
          * (RS, AG, AR, and ring reduce/broadcast) and its chain reduce/broadcast */
-        coll = op->impl == AR_IMPL_NATIVE ||
+        coll = op->impl == AR_IMPL_NATIVE || op->impl == AR_IMPL_SWITCH || /* NCCL runs it (NVLS where it can) */
                (op->chunks <= 1 &&
                 (op->impl == AR_IMPL_RING ||
                  (op->impl == AR_IMPL_CHAIN && (op->kind == AR_OP_REDUCE || op->kind == AR_OP_BROADCAST))));
@@ -212,6 +212,13 @@ ar_status ar_real_plan_build(const ar_schedule *s, ar_real_lowering mode, ar_rea
     if (!s) return ar_fail(e, AR_EINTERNAL, "ar_real_plan_build: no schedule");
     ar_status st = ar_schedule_check_structure(s, e);
     if (st != AR_OK) return st;
+    for (int ph = 0; mode == AR_REAL_LOWER_P2P && ph < s->nphases; ph++)
+        for (int i = 0; i < s->phases[ph].nops; i++)
+            if (s->phases[ph].ops[i].impl == AR_IMPL_SWITCH)
+                return ar_fail(e, AR_EUNSUPPORTED,
+                               "real: phase %d op %d (%s, impl switch) moves data to and from a switch, which "
+                               "point-to-point sends cannot do (use --lowering auto: NCCL's own collective)",
+                               ph, i, ar_op_kind_name(s->phases[ph].ops[i].kind));
     ar_real_plan *p = ar_calloc(1, sizeof *p);
     if (!p) return ar_fail(e, AR_ENOMEM, "real plan: out of memory");
     p->s = s;

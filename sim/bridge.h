@@ -51,7 +51,9 @@ typedef struct ar_sg_hooks {
  * builds p. hooks may be NULL (actor-based engines). */
 ar_status ar_sg_open(const ar_platform *p, const char *const *settings, int nsettings, const ar_sg_hooks *hooks,
                      ar_sg **out, ar_err *e);
-void ar_sg_comm(ar_sg *s, int src, int dst, uint64_t bytes, uint64_t token);
+/* src, dst: transfer endpoints (a rank, or a reducing switch as AR_EP_NODE(v));
+ * reduce: a transfer into a switch that adds (it crosses the switch's virtual link). */
+void ar_sg_comm(ar_sg *s, int src, int dst, int reduce, uint64_t bytes, uint64_t token);
 void ar_sg_exec(ar_sg *s, int rank, double seconds, uint64_t token);
 /* A pure delay: hooks.done(token) `seconds` from now (no resource; a protocol's per-step latency). */
 void ar_sg_timer(ar_sg *s, double seconds, uint64_t token);

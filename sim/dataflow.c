@@ -18,7 +18,8 @@
  * members after every round of an op and over all ranks after every phase;
  * with those barriers removed a rank can only start earlier, never later.
  * A run that ends with a rank short of its last phase is a deadlock: an
- * error, never a row.
+ * error, never a row. Switch ops (a reducing switch as a transfer's end) are
+ * not run here: sim.c runs such schedules lockstep and the row says so.
  *
  * phase_end_s[k]: when the last rank finished phase k (at least the previous
  * phase's end); the time of the schedule is the last of those.
@@ -244,7 +245,7 @@ static void start_xfer(df *d, int oi, int slot, size_t t) {
     double bytes = (double)ar_xfer_elems(x) * d->eb[o->ph];
     links_update(d, x, bytes, 1);
     d->r->transfers_simgrid++;
-    ar_sg_comm(d->sg, x->src, x->dst, (uint64_t)llround(bytes), DF_TOK(DF_NET, id));
+    ar_sg_comm(d->sg, x->src, x->dst, x->reduce, (uint64_t)llround(bytes), DF_TOK(DF_NET, id));
 }
 
 static void reach(df *d, int oi, int m, int r);
@@ -576,7 +577,7 @@ ar_status ar_engine_dataflow(const sim_job *j, ar_sim_result *r, ar_err *e) {
     double w0 = ar_now_s();
     snprintf(r->engine, sizeof r->engine, "fast");
     r->nphases = j->s->nphases;
-    r->ndlinks = 2 * j->p->nlinks;
+    r->ndlinks = 2 * (j->p->nlinks + j->p->nvlinks); /* (sim.c sends switch schedules to the lockstep engine) */
     r->bottleneck = -1;
     r->phase_end_s = ar_calloc((size_t)j->s->nphases + 1, sizeof *r->phase_end_s);
     r->link_bytes = ar_calloc((size_t)r->ndlinks + 1, sizeof *r->link_bytes);

@@ -72,6 +72,11 @@ static ar_status phase_begin(eng *g) {
     if (GROW(ph.ops, (size_t)ph->nops + 1) < 0) return OOM();
     for (int i = 0; i < ph->nops; i++)
         g->ph.ops[i] = (opst){.op = &ph->ops[i], .nrounds = ar_lower_nrounds(&ph->ops[i])};
+    for (int i = 0; g->io.data && i < ph->nops; i++) { /* a switch op reduces into a zeroed range of its switch */
+        const ar_op *op = &ph->ops[i];
+        int k = op->impl == AR_IMPL_SWITCH ? ar_platform_ep_index(g->p, AR_EP_NODE(op->sw)) : -1;
+        if (k >= 0) memset(g->io.data + (size_t)k * g->s->count + op->offset, 0, op->count * sizeof *g->io.data);
+    }
     ar_status st = eng_make_groups(g, ph);
     if (st != AR_OK) return st;
     /* the ops' NCCL protocol, priced as the walk prices it: wire bytes, a latency after every transfer
@@ -82,6 +87,7 @@ static ar_status phase_begin(eng *g) {
     g->eb = g->eb0 / f;
     g->ph.step = step;
     g->off += base;
+    if ((st = eng_cert_phase(g, base)) != AR_OK) return st;
     g->ph.group = 0;
     g->ph.t0 = eng_now(g);
     g->ph.tmax = g->ph.t0;
@@ -186,7 +192,7 @@ static void hook_done(void *ctx, uint64_t tok) {
         double d = ar_sg_now() - g->pr.t0;
         if (!(tok & TOK_EXEC)) {
             g->pr.net[i] = d;
-            if (g->gamma > 0 && g->pr.red[i]) {
+            if (g->gamma > 0 && g->pr.red[i] && g->pr.dst[i] >= 0) {
                 ar_sg_exec(g->sg, g->pr.dst[i], g->gamma * (double)g->pr.bytes[i] * (g->eb0 / g->eb),
                            TOK_PROBE | TOK_EXEC | i);
                 return;
@@ -253,6 +259,7 @@ static void eng_free(eng *g) {
     for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++) free(arrs[i]);
     eng_memo_free(&g->memo);
     eng_full_free(&g->full);
+    eng_cert_free(&g->cert);
 }
 
 /* 1 if a > b beyond rounding (sums taken in another order may differ in the last bits). */
@@ -291,7 +298,7 @@ ar_status ar_engine_fast(const sim_job *j, ar_sim_result *r, ar_err *e) {
     g->crosstraffic = (j->net_flags & SIM_NET_CROSSTRAFFIC) != 0;
     g->gamma = j->o->gamma_s_per_B;
     g->eb0 = g->eb = (double)j->s->elem_bytes;
-    g->ndl = 2 * j->p->nlinks;
+    g->ndl = 2 * (j->p->nlinks + j->p->nvlinks); /* + the reducing switches' virtual links */
     g->nres = g->ndl + j->p->nranks;
     snprintf(r->engine, sizeof r->engine, "fast");
     r->nphases = j->s->nphases;
@@ -326,7 +333,9 @@ ar_status ar_engine_fast(const sim_job *j, ar_sim_result *r, ar_err *e) {
                            "smaller size)",
                            j->s->nranks, (unsigned long long)j->s->count, (unsigned long long)lim);
         }
-        g->io.data = ar_reallocarray(NULL, (size_t)j->s->nranks * (size_t)j->s->count, sizeof *g->io.data);
+        /* one buffer per rank, then one per reducing switch (ar_platform_ep_index) */
+        g->io.data = ar_reallocarray(NULL, ((size_t)j->s->nranks + (size_t)j->p->nvlinks) * (size_t)j->s->count,
+                                     sizeof *g->io.data);
         if (!g->io.data) {
             eng_free(g);
             return ar_fail(e, AR_ENOMEM, "sim --check: out of memory");
@@ -334,6 +343,10 @@ ar_status ar_engine_fast(const sim_job *j, ar_sim_result *r, ar_err *e) {
         for (int rk = 0; rk < j->s->nranks; rk++) ar_data_fill(g->io.data + (size_t)rk * j->s->count, rk, j->s->count);
     }
     ar_status st = AR_OK;
+    if (j->o->sync == AR_SYNC_DATAFLOW && (st = eng_cert_init(g)) != AR_OK) {
+        eng_free(g);
+        return st;
+    }
     if (j->o->trace_path && (st = eng_open_trace(g, j->o->trace_path, e)) != AR_OK) {
         eng_free(g);
         return st;
@@ -352,6 +365,7 @@ ar_status ar_engine_fast(const sim_job *j, ar_sim_result *r, ar_err *e) {
         if (st == AR_OK && g->mode != M_DONE && !g->stopped)
             st = ar_fail(e, AR_EINTERNAL, "sim: SimGrid stopped before the schedule finished (phase %d)", g->ph.phase);
     }
+    r->dataflow_differs = g->cert.differs;
     if (st == AR_OK) {
         r->complete = !g->stopped;
         r->time_s = g->stopped ? eng_now(g) : (j->s->nphases ? r->phase_end_s[j->s->nphases - 1] : 0);

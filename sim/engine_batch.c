@@ -10,7 +10,7 @@
  * `at` (the buffer grows to fit): *nres of them, the first *nfwd the route's links. */
 ar_status eng_flow_resources(eng *g, int src, int dst, int reduce, size_t at, int *nres, int *nfwd) {
     int n, m;
-    ar_status st = ar_platform_route_append(g->p, src, dst, &g->sc.res, &g->sc.res_cap, at, &n, g->e);
+    ar_status st = ar_platform_route_x_append(g->p, src, dst, reduce, &g->sc.res, &g->sc.res_cap, at, &n, g->e);
     if (st != AR_OK) return st;
     *nfwd = n;
     if (g->crosstraffic) {
@@ -18,7 +18,7 @@ ar_status eng_flow_resources(eng *g, int src, int dst, int reduce, size_t at, in
         if (st != AR_OK) return st;
         n += m;
     }
-    if (g->gamma > 0 && reduce) {
+    if (g->gamma > 0 && reduce && dst >= 0) { /* into a switch: its virtual link is the reduction */
         if (GROW(sc.res, at + (size_t)n + 1) < 0) return OOM();
         g->sc.res[at + (size_t)n++] = g->ndl + dst;
     }
@@ -236,6 +236,10 @@ static ar_status batch_links(eng *g, const double *dnet) {
 ar_status eng_apply_batch(eng *g, const double *dnet, const double *dtot, double tend, int repeat) {
     double T0 = eng_now(g);
     ar_sim_result *r = g->r;
+    if (g->cert.on) { /* every start is checked before any end counts (they start together) */
+        for (size_t t = 0; t < g->b.n; t++) eng_cert_start(g, &g->b.x[t], g->b.slot_op[g->b.slot[t]], T0);
+        for (size_t t = 0; t < g->b.n; t++) eng_cert_end(g, &g->b.x[t], g->b.slot_op[g->b.slot[t]], T0 + dtot[t]);
+    }
     if (repeat) {
         for (size_t k = 0; k < g->rep.nd; k++) {
             int d = g->rep.dl[k];

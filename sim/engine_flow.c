@@ -10,7 +10,7 @@
 /* ---- data and trace ---- */
 
 void eng_data_read(const eng *g, const ar_xfer *x, double *dst) {
-    const double *b = g->io.data + (size_t)x->src * g->s->count;
+    const double *b = g->io.data + (size_t)ar_platform_ep_index(g->p, x->src) * g->s->count;
     for (int k = 0; k < x->nseg; k++) {
         memcpy(dst, b + x->off[k], x->len[k] * sizeof *dst);
         dst += x->len[k];
@@ -18,7 +18,7 @@ void eng_data_read(const eng *g, const ar_xfer *x, double *dst) {
 }
 
 void eng_data_write(const eng *g, const ar_xfer *x, const double *src) {
-    double *b = g->io.data + (size_t)x->dst * g->s->count;
+    double *b = g->io.data + (size_t)ar_platform_ep_index(g->p, x->dst) * g->s->count;
     for (int k = 0; k < x->nseg; k++) {
         if (x->reduce)
             for (uint64_t i = 0; i < x->len[k]; i++) b[x->off[k] + i] += src[i];
@@ -88,6 +88,7 @@ void eng_full_start_xfer(eng *g, const ar_xfer *x, int opi, int round) {
     f->round = round;
     f->t0 = eng_now(g);
     f->payload = NULL;
+    eng_cert_start(g, x, opi, f->t0);
     uint64_t elems = ar_xfer_elems(x);
     if (g->io.data) {
         f->payload = ar_reallocarray(NULL, elems, sizeof *f->payload);
@@ -99,7 +100,7 @@ void eng_full_start_xfer(eng *g, const ar_xfer *x, int opi, int round) {
     }
     int nf, nres;
     g->c.an_valid = 0; /* g->sc.res is reused */
-    ar_status st = eng_flow_resources(g, x->src, x->dst, 0, 0, &nres, &nf);
+    ar_status st = eng_flow_resources(g, x->src, x->dst, x->reduce, 0, &nres, &nf);
     if (st != AR_OK) {
         if (g->st == AR_OK) g->st = st, g->mode = M_DONE;
         return;
@@ -112,7 +113,7 @@ void eng_full_start_xfer(eng *g, const ar_xfer *x, int opi, int round) {
     }
     g->full.inflight++;
     g->r->transfers_simgrid++;
-    ar_sg_comm(g->sg, x->src, x->dst, ENG_WIRE_U64(g, elems), TOK_FULL | (uint64_t)id);
+    ar_sg_comm(g->sg, x->src, x->dst, x->reduce, ENG_WIRE_U64(g, elems), TOK_FULL | (uint64_t)id);
 }
 
 /* Starts op i's next non-empty round now; returns 1 if one was started. */
@@ -138,6 +139,7 @@ int eng_full_start_round(eng *g, int i) {
 void eng_full_finish(eng *g, int id) {
     frec *f = &g->full.fr[id];
     double T = eng_now(g);
+    eng_cert_end(g, &f->x, f->opi, T);
     if (f->payload) eng_data_write(g, &f->x, f->payload);
     free(f->payload);
     f->payload = NULL;
@@ -166,7 +168,7 @@ void eng_full_net_done(eng *g, int id) {
     f->tnet = T;
     int nf, nres;
     g->c.an_valid = 0; /* g->sc.res is reused */
-    ar_status st = eng_flow_resources(g, f->x.src, f->x.dst, 0, 0, &nres, &nf);
+    ar_status st = eng_flow_resources(g, f->x.src, f->x.dst, f->x.reduce, 0, &nres, &nf);
     if (st != AR_OK) {
         if (g->st == AR_OK) g->st = st, g->mode = M_DONE;
         return;
@@ -175,7 +177,7 @@ void eng_full_net_done(eng *g, int id) {
         int d = g->sc.res[q];
         if (--g->full.active[d] == 0) g->r->link_busy_s[d] += T - g->full.since[d];
     }
-    if (g->gamma > 0 && f->x.reduce) {
+    if (g->gamma > 0 && f->x.reduce && f->x.dst >= 0) { /* a switch's reduction is its virtual link */
         ar_sg_exec(g->sg, f->x.dst, g->gamma * (double)ar_xfer_elems(&f->x) * g->eb0,
                    TOK_FULL | TOK_EXEC | (uint64_t)id);
         return;
@@ -215,7 +217,8 @@ ar_status eng_probe_start(eng *g) {
     g->r->probes += g->pr.nmiss;
     g->r->probe_transfers += g->pr.n;
     g->mode = M_PROBE;
-    for (size_t i = 0; i < g->pr.n; i++) ar_sg_comm(g->sg, g->pr.src[i], g->pr.dst[i], g->pr.bytes[i], TOK_PROBE | i);
+    for (size_t i = 0; i < g->pr.n; i++)
+        ar_sg_comm(g->sg, g->pr.src[i], g->pr.dst[i], g->pr.red[i], g->pr.bytes[i], TOK_PROBE | i);
     return AR_OK;
 }
 

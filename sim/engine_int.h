@@ -216,6 +216,17 @@ typedef struct eng_io {
     int trace_first;
 } eng_io;
 
+/* The dataflow certificate (engine_cert.c). */
+typedef struct eng_cert {
+    int on, differs;
+    int *roff, *fill; /* CSR over ranks of the current phase's (op, member) pairs */
+    int *rop;         /* op index of each pair */
+    size_t caprop;
+    double *ready; /* per pair: end of the member's transfers in the op so far (-1: none yet) */
+    size_t capready;
+    double *entry, *done; /* per rank: phase entry; end of its last transfer */
+} eng_cert;
+
 /* Wire bytes of a transfer of elems elements in the current phase (SimGrid takes whole bytes). */
 #define ENG_WIRE(g, elems) ((double)(elems) * (g)->eb)
 #define ENG_WIRE_U64(g, elems) ((uint64_t)llround(ENG_WIRE(g, elems)))
@@ -246,6 +257,7 @@ typedef struct eng {
     eng_busy busy;
     eng_full full;
     eng_probe pr;
+    eng_cert cert;
     eng_io io;
 } eng;
 
@@ -279,7 +291,15 @@ void eng_full_start_xfer(eng *g, const ar_xfer *x, int opi, int round);
 int eng_full_start_round(eng *g, int i);
 void eng_full_finish(eng *g, int id);
 void eng_full_net_done(eng *g, int id);
-void eng_full_after(eng *g, int id); /* after the network (and gamma): the protocol delay, then finish */
+void eng_full_after(eng *g, int id);
+
+/* engine_cert.c: the dataflow certificate of a lockstep run */
+ar_status eng_cert_init(eng *g);
+void eng_cert_free(eng_cert *c);
+ar_status eng_cert_phase(eng *g, double base);
+void eng_cert_start(eng *g, const ar_xfer *x, int opi, double t);
+void eng_cert_end(eng *g, const ar_xfer *x, int opi, double t);
+/* after the network (and gamma): the protocol delay, then finish */
 void eng_full_free(eng_full *f);
 ar_status eng_probe_start(eng *g);
 ar_status eng_probe_finish(eng *g);

@@ -20,6 +20,13 @@
  * sender), so a sender's messages arrive in its order whatever round the
  * receiver is in.
  *
+ * Switches that reduce (ops with impl switch, core/lower.h): two more actors per
+ * reducing switch k, on the bridge's two hosts of the switch (bridge.cpp): actor
+ * P+2k sends the switch's transfers and receives its copies, actor P+2k+1
+ * receives the transfers that reduce into it (their route ends with the
+ * switch's virtual link). Both take part in the switch's ops as members n and
+ * n+1 (the op's barrier counts n+2).
+ *
  * Budget: the member that lowers a round checks the wall clock; once over,
  * that op and every op after it stop at their next round, and every actor
  * skips the remaining phases (decided before the phase barrier, so all agree).
@@ -48,6 +55,7 @@
 
 typedef struct nv_op {
     const ar_op *op;
+    int swa; /* switch ops: the switch's first actor (P+2k), else -1 */
     int nrounds;
     int gen_round; /* round currently lowered, -1 before the first */
     int stop;
@@ -66,6 +74,7 @@ typedef struct nv_op {
 
 typedef struct nv {
     const sim_job *j;
+    int nact; /* actors: the P ranks, then two per reducing switch */
     ar_sg *sg;
     nv_op **ops; /* ops[phase][i] */
     int **rops;  /* per phase, the ops of rank r: rops[ph][roff[ph][r] .. roff[ph][r+1]) */
@@ -96,28 +105,37 @@ typedef struct nv_sub {
 } nv_sub;
 
 static int member_of(const nv_op *o, int rank) {
+    if (o->swa >= 0 && (rank == o->swa || rank == o->swa + 1)) return o->op->n + (rank - o->swa);
     for (int h = (int)((unsigned)rank * 2654435761u) & o->hmask;; h = (h + 1) & o->hmask) {
         if (o->hkey[h] == rank) return o->hval[h];
         if (o->hkey[h] < 0) return -1;
     }
 }
 
+/* The actor of a transfer's end (a rank, or a switch's send/copy or reduce actor). */
+static int actor_of(const nv *v, int ep, int reduce_dst) {
+    if (ep >= 0) return ep;
+    return v->j->p->nranks + 2 * (v->j->p->nodes[AR_EP_NODE_OF(ep)].vlink - v->j->p->nlinks) + (reduce_dst ? 1 : 0);
+}
+
 /* Lowers round r of o and indexes it by member. */
 static int lower_round(nv *v, nv_op *o, int r) {
     const ar_op *op = o->op;
     o->nx = ar_lower_round(op, r, o->xf);
-    memset(o->out_off, 0, ((size_t)op->n + 1) * sizeof *o->out_off);
-    memset(o->in_cnt, 0, (size_t)op->n * sizeof *o->in_cnt);
+    int nm = op->n + (o->swa >= 0 ? 2 : 0); /* members, with a switch's two actors */
+    memset(o->out_off, 0, ((size_t)nm + 1) * sizeof *o->out_off);
+    memset(o->in_cnt, 0, (size_t)nm * sizeof *o->in_cnt);
     for (size_t t = 0; t < o->nx; t++) {
-        int ms = member_of(o, o->xf[t].src), md = member_of(o, o->xf[t].dst);
+        const ar_xfer *x = &o->xf[t];
+        int ms = member_of(o, actor_of(v, x->src, 0)), md = member_of(o, actor_of(v, x->dst, x->reduce));
         if (ms < 0 || md < 0) return -1;
         o->out_off[ms + 1]++;
         o->in_cnt[md]++;
     }
-    for (int m = 0; m < op->n; m++) o->out_off[m + 1] += o->out_off[m];
+    for (int m = 0; m < nm; m++) o->out_off[m + 1] += o->out_off[m];
     int *fill = o->out_off; /* second pass with a moving cursor, then restore */
-    for (size_t t = 0; t < o->nx; t++) o->out_idx[fill[member_of(o, o->xf[t].src)]++] = (int)t;
-    for (int m = op->n; m > 0; m--) o->out_off[m] = o->out_off[m - 1];
+    for (size_t t = 0; t < o->nx; t++) o->out_idx[fill[member_of(o, actor_of(v, o->xf[t].src, 0))]++] = (int)t;
+    for (int m = nm; m > 0; m--) o->out_off[m] = o->out_off[m - 1];
     o->out_off[0] = 0;
     o->gen_round = r;
     if (v->j->o->budget_s > 0 && ar_now_s() - v->wall0 > v->j->o->budget_s) v->stop = 1;
@@ -144,7 +162,8 @@ static void run_op(nv *v, nv_op *o, int rank) {
         for (int k = o->out_off[me]; k < o->out_off[me + 1]; k++) {
             const ar_xfer *x = &o->xf[o->out_idx[k]];
             double bytes = (double)ar_xfer_elems(x) * o->eb;
-            c[nc++] = sg_mailbox_put_async(o->mbox[member_of(o, x->dst)], v, (long)llround(bytes));
+            c[nc++] = sg_mailbox_put_async(o->mbox[member_of(o, actor_of(v, x->dst, x->reduce))], v,
+                                           (long)llround(bytes));
             v->transfers++;
             v->bytes += bytes;
         }
@@ -185,10 +204,11 @@ static void run_op_df(nv *v, nv_op *o, int rank) {
         void *got;
         for (size_t t = 0; t < n; t++) {
             const ar_xfer *x = &xf[t];
-            if (x->dst == rank) c[nc++] = sg_mailbox_get_async(pair_mbox(o, rank, x->src), &got);
-            if (x->src == rank) {
+            int as = actor_of(v, x->src, 0), ad = actor_of(v, x->dst, x->reduce); /* ranks or switch actors */
+            if (ad == rank) c[nc++] = sg_mailbox_get_async(pair_mbox(o, rank, as), &got);
+            if (as == rank) {
                 double bytes = (double)ar_xfer_elems(x) * o->eb;
-                c[nc++] = sg_mailbox_put_async(pair_mbox(o, x->dst, rank), v, (long)llround(bytes));
+                c[nc++] = sg_mailbox_put_async(pair_mbox(o, ad, rank), v, (long)llround(bytes));
                 v->transfers++;
                 v->bytes += bytes;
             }
@@ -289,7 +309,7 @@ static void free_ops(nv *v) {
 /* Per phase: op tables and, per rank, the ops it is a member of. */
 static ar_status build(nv *v, ar_err *e) {
     const ar_schedule *s = v->j->s;
-    int P = s->nranks;
+    int P = v->nact; /* ranks, then the switches' actors */
     v->ops = ar_calloc((size_t)s->nphases + 1, sizeof *v->ops);
     v->rops = ar_calloc((size_t)s->nphases + 1, sizeof *v->rops);
     v->roff = ar_calloc((size_t)s->nphases + 1, sizeof *v->roff);
@@ -311,6 +331,7 @@ static ar_status build(nv *v, ar_err *e) {
             o->idx = i;
             o->eb = (double)s->elem_bytes / f;
             o->step = step;
+            o->swa = op->impl == AR_IMPL_SWITCH ? actor_of(v, AR_EP_NODE(op->sw), 0) : -1;
             o->nrounds = ar_lower_nrounds(op);
             o->gen_round = -1;
             size_t mx = ar_lower_max_xfers(op) + 1;
@@ -319,11 +340,11 @@ static ar_status build(nv *v, ar_err *e) {
             o->hmask = hs - 1;
             o->xf = ar_calloc(mx, sizeof *o->xf);
             o->out_idx = ar_calloc(mx, sizeof *o->out_idx);
-            o->out_off = ar_calloc((size_t)op->n + 1, sizeof *o->out_off);
-            o->in_cnt = ar_calloc((size_t)op->n + 1, sizeof *o->in_cnt);
+            o->out_off = ar_calloc((size_t)op->n + 3, sizeof *o->out_off);
+            o->in_cnt = ar_calloc((size_t)op->n + 3, sizeof *o->in_cnt);
             o->hkey = malloc((size_t)hs * sizeof *o->hkey);
             o->hval = malloc((size_t)hs * sizeof *o->hval);
-            o->mbox = ar_calloc((size_t)op->n, sizeof *o->mbox);
+            o->mbox = ar_calloc((size_t)op->n + 2, sizeof *o->mbox); /* + a switch's two actors */
             if (!o->xf || !o->out_idx || !o->out_off || !o->in_cnt || !o->hkey || !o->hval || !o->mbox)
                 return ar_fail(e, AR_ENOMEM, "sim naive: out of memory");
             memset(o->hkey, 0xff, (size_t)hs * sizeof *o->hkey);
@@ -337,8 +358,17 @@ static ar_status build(nv *v, ar_err *e) {
                 snprintf(name, sizeof name, "p%d.o%d.m%d", ph, i, m);
                 o->mbox[m] = sg_mailbox_by_name(name);
             }
-            o->bar = sg_barrier_init((unsigned)op->n);
-            tot += (size_t)op->n;
+            if (o->swa >= 0) { /* the switch's two actors take part, as members n and n+1 */
+                v->roff[ph][o->swa + 1]++;
+                v->roff[ph][o->swa + 2]++;
+                for (int m = op->n; m < op->n + 2; m++) {
+                    char name[48];
+                    snprintf(name, sizeof name, "p%d.o%d.m%d", ph, i, m);
+                    o->mbox[m] = sg_mailbox_by_name(name);
+                }
+            }
+            o->bar = sg_barrier_init((unsigned)op->n + (o->swa >= 0 ? 2u : 0u));
+            tot += (size_t)op->n + (o->swa >= 0 ? 2 : 0);
         }
         for (int r = 0; r < P; r++) v->roff[ph][r + 1] += v->roff[ph][r];
         v->rops[ph] = ar_calloc(tot + 1, sizeof **v->rops);
@@ -348,8 +378,14 @@ static ar_status build(nv *v, ar_err *e) {
             return ar_fail(e, AR_ENOMEM, "sim naive: out of memory");
         }
         memcpy(fill, v->roff[ph], ((size_t)P + 1) * sizeof *fill);
-        for (int i = 0; i < phase->nops; i++)
+        for (int i = 0; i < phase->nops; i++) {
             for (int m = 0; m < phase->ops[i].n; m++) v->rops[ph][fill[phase->ops[i].members[m]]++] = i;
+            int a = v->ops[ph][i].swa;
+            if (a >= 0) {
+                v->rops[ph][fill[a]++] = i;
+                v->rops[ph][fill[a + 1]++] = i;
+            }
+        }
         free(fill);
     }
     return AR_OK;
@@ -369,8 +405,9 @@ ar_status ar_engine_naive(const sim_job *j, ar_sim_result *r, ar_err *e) {
     double t0 = ar_now_s();
     ar_status st = ar_sg_open(j->p, j->settings, j->nsettings, NULL, &v->sg, e);
     r->setup_s = ar_now_s() - t0;
+    v->nact = j->p->nranks + 2 * j->p->nvlinks;
     if (st == AR_OK) st = build(v, e);
-    int P = j->p->nranks;
+    int P = v->nact;
     nv_arg *args = NULL;
     if (st == AR_OK) {
         args = ar_calloc((size_t)P, sizeof *args);
@@ -381,7 +418,10 @@ ar_status ar_engine_naive(const sim_job *j, ar_sim_result *r, ar_err *e) {
         char name[32];
         for (int k = 0; k < P; k++) {
             args[k] = (nv_arg){.v = v, .rank = k};
-            snprintf(name, sizeof name, "gpu%d", k);
+            if (k < j->p->nranks) snprintf(name, sizeof name, "gpu%d", k);
+            else
+                snprintf(name, sizeof name, "switch%d.%s", (k - j->p->nranks) / 2,
+                         (k - j->p->nranks) % 2 ? "red" : "copy");
             sg_actor_t act = sg_actor_init(name, (sg_host_t)ar_sg_host(v->sg, k));
             sg_actor_set_stacksize(act, NAIVE_STACK_BYTES);
             sg_actor_set_data(act, &args[k]);
@@ -392,7 +432,7 @@ ar_status ar_engine_naive(const sim_job *j, ar_sim_result *r, ar_err *e) {
         ar_sg_run(v->sg);
         if (v->oom) st = ar_fail(e, AR_ENOMEM, "sim naive: out of memory");
         else if (v->bad) st = ar_fail(e, AR_EINTERNAL, "sim naive: a transfer outside its op");
-        else if (v->finished < P)
+        else if (v->finished < P && !v->stop) /* (a budget stop under dataflow leaves partners waiting) */
             st = ar_fail(e, AR_EINTERNAL, "sim naive: SimGrid found a deadlock: %d of %d GPUs never finished %s",
                          P - v->finished, P, j->s->algo);
     }

@@ -138,7 +138,7 @@ ar_status ar_sim_network_parse(const char *spec, char *buf, size_t n, ar_err *e)
 }
 
 char *ar_sim_dlink_name(const ar_platform *p, int d, char *buf, size_t n) {
-    if (!p || d < 0 || d >= 2 * p->nlinks) {
+    if (!p || d < 0 || d >= 2 * (p->nlinks + p->nvlinks)) { /* + the reducing switches' virtual links */
         snprintf(buf, n, "-");
         return buf;
     }
@@ -208,7 +208,13 @@ static ar_status validate(const ar_platform *p, const ar_schedule *s, const ar_s
         if (!(f->start_s >= 0) || !(f->stop_s > f->start_s) || !(f->rate_Bps >= 0) || !(f->bytes >= 0))
             return ar_fail(e, AR_EINVAL, "sim: background flow %d: bad start, stop, rate or bytes", i);
     }
-    return ar_schedule_check_structure(s, e);
+    ar_status cs = ar_schedule_check_structure(s, e);
+    if (cs != AR_OK) return cs;
+    if (ar_schedule_uses_switch(s)) {
+        cs = ar_platform_check_switch_ops(p, s, e);
+        if (cs != AR_OK) ar_err_prefix(e, "sim");
+    }
+    return cs;
 }
 
 const char *ar_sim_sync_name(ar_sim_sync s) { return s == AR_SYNC_DATAFLOW ? "dataflow" : "round"; }
@@ -230,7 +236,14 @@ static ar_status run_here(const ar_platform *p, const ar_schedule *s, const ar_s
     snprintf(out->network, sizeof out->network, "%s", ns->desc);
     snprintf(out->sync, sizeof out->sync, "%s", ar_sim_sync_name(o->sync));
     if (o->engine == AR_SIM_NAIVE) return ar_engine_naive(&j, out, e);
-    return o->sync == AR_SYNC_DATAFLOW ? ar_engine_dataflow(&j, out, e) : ar_engine_fast(&j, out, e);
+    /* dataflow: the lockstep run with its certificate (engine_cert.c) unless shortcuts are off, or this
+     * is the rerun after a certificate failed, or the run is in process (no second SimGrid) */
+    if (o->sync == AR_SYNC_DATAFLOW && (o->full || o->in_process)) return ar_engine_dataflow(&j, out, e);
+    /* scenario events (late ranks, background flows, jobs) exist only in the per-rank engine: the lockstep
+     * run's certificate assumes every rank starts together on an otherwise idle network */
+    if (o->sync == AR_SYNC_DATAFLOW && (o->rank_delay_s || o->nflows || o->independent_phases))
+        return ar_engine_dataflow(&j, out, e);
+    return ar_engine_fast(&j, out, e);
 }
 
 /* ---- the pipe protocol ---- */
@@ -292,18 +305,11 @@ static void child(int fd, const ar_platform *p, const ar_schedule *s, const ar_s
     _exit(bad ? 3 : 0); /* skip SimGrid's exit-time cleanup */
 }
 
-ar_status ar_sim_run(const ar_platform *p, const ar_schedule *s, const ar_sim_opts *opts, ar_sim_result *out,
-                     ar_err *e) {
-    memset(out, 0, sizeof *out);
-    out->bottleneck = -1;
-    ar_sim_opts defaults;
-    memset(&defaults, 0, sizeof defaults);
-    const ar_sim_opts *o = opts ? opts : &defaults;
-    ar_status st = validate(p, s, o, e);
-    if (st != AR_OK) return st;
-    netspec ns;
-    if ((st = parse_net(o->network, &ns, e)) != AR_OK) return st;
-    if (o->in_process) return run_here(p, s, o, &ns, NULL, out, e);
+/* One simulation in a forked child (the result comes back through a pipe). */
+static ar_status run_forked(const ar_platform *p, const ar_schedule *s, const ar_sim_opts *o, const netspec *nsp,
+                            ar_sim_result *out, ar_err *e) {
+    netspec ns = *nsp;
+    ar_status st;
 
     int fd[2];
     if (pipe(fd) != 0) return ar_fail(e, AR_EIO, "sim: pipe: %s", strerror(errno));
@@ -347,6 +353,7 @@ ar_status ar_sim_run(const ar_platform *p, const ar_schedule *s, const ar_sim_op
             out->complete = 0;
             out->bottleneck = -1;
             snprintf(out->engine, sizeof out->engine, "%s", o->engine == AR_SIM_NAIVE ? "naive" : "fast");
+            snprintf(out->sync, sizeof out->sync, "%s", ar_sim_sync_name(o->sync));
             snprintf(out->network, sizeof out->network, "stopped by --budget %g s inside SimGrid (no time)",
                      o->budget_s);
             return AR_OK;
@@ -360,7 +367,8 @@ ar_status ar_sim_run(const ar_platform *p, const ar_schedule *s, const ar_sim_op
         r = h.r;
         r.phase_end_s = r.link_bytes = r.link_busy_s = NULL;
         r.link_max_flows = NULL;
-        if (r.nphases < 0 || r.nphases > s->nphases || r.ndlinks < 0 || r.ndlinks > 2 * p->nlinks) bad = 1;
+        if (r.nphases < 0 || r.nphases > s->nphases || r.ndlinks < 0 || r.ndlinks > 2 * (p->nlinks + p->nvlinks))
+            bad = 1;
     }
     if (!bad && r.nphases > 0) {
         r.phase_end_s = ar_calloc((size_t)r.nphases, sizeof(double));
@@ -397,4 +405,43 @@ ar_status ar_sim_run(const ar_platform *p, const ar_schedule *s, const ar_sim_op
         ar_sim_result_free(&r);
     }
     return st;
+}
+
+ar_status ar_sim_run(const ar_platform *p, const ar_schedule *s, const ar_sim_opts *opts, ar_sim_result *out,
+                     ar_err *e) {
+    memset(out, 0, sizeof *out);
+    out->bottleneck = -1;
+    ar_sim_opts defaults;
+    memset(&defaults, 0, sizeof defaults);
+    const ar_sim_opts *o = opts ? opts : &defaults;
+    ar_status st = validate(p, s, o, e);
+    if (st != AR_OK) return st;
+    netspec ns;
+    if ((st = parse_net(o->network, &ns, e)) != AR_OK) return st;
+    ar_sim_opts lock;
+    if (o->sync == AR_SYNC_DATAFLOW && ar_schedule_uses_switch(s) &&
+        (o->rank_delay_s || o->nflows || o->independent_phases))
+        return ar_fail(e, AR_EUNSUPPORTED,
+                       "sim: %s uses switch ops, which run lockstep only: scenario delays, flows "
+                       "and jobs need the per-rank engine",
+                       s->algo);
+    if (o->sync == AR_SYNC_DATAFLOW && ar_schedule_uses_switch(s)) {
+        /* switch ops (a switch as a transfer's end) run lockstep only for now: the row says sync=round */
+        lock = *o;
+        lock.sync = AR_SYNC_ROUND;
+        o = &lock;
+    }
+    if (o->in_process) return run_here(p, s, o, &ns, NULL, out, e);
+    double t0 = ar_now_s();
+    st = run_forked(p, s, o, &ns, out, e);
+    if (st != AR_OK || !out->dataflow_differs) return st;
+    /* dataflow would have started a transfer earlier than the lockstep run did: run the dataflow
+     * engine (every transfer in SimGrid), within what is left of the budget */
+    ar_sim_result_free(out);
+    memset(out, 0, sizeof *out);
+    out->bottleneck = -1;
+    ar_sim_opts o2 = *o;
+    o2.full = 1;
+    if (o2.budget_s > 0) o2.budget_s = fmax(o2.budget_s - (ar_now_s() - t0), 1e-3);
+    return run_forked(p, s, &o2, &ns, out, e);
 }

@@ -72,8 +72,10 @@ typedef enum ar_sim_engine { AR_SIM_FAST = 0, AR_SIM_NAIVE = 1 } ar_sim_engine;
 
 /* Semantics (issue 15). ROUND (lockstep): round r+1 of an op starts when every transfer of its
  * round r has completed, phase k+1 when phase k has finished everywhere; the closed forms assume
- * it. DATAFLOW: every rank advances on its own data (sim/dataflow.c); the fast engine then runs
- * every transfer in SimGrid (no shortcuts yet). */
+ * it. DATAFLOW (the CLI's and sweeps' default): every rank advances on its own data
+ * (sim/dataflow.c); the fast engine runs the lockstep simulation with a certificate that it is
+ * also the dataflow run (sim/engine_cert.c) and otherwise the dataflow engine (every transfer
+ * in SimGrid; also with opts.full or in process). The zero value of ar_sim_opts is ROUND. */
 typedef enum ar_sim_sync { AR_SYNC_ROUND = 0, AR_SYNC_DATAFLOW = 1 } ar_sim_sync;
 const char *ar_sim_sync_name(ar_sim_sync s); /* "round", "dataflow" */
 
@@ -126,12 +128,13 @@ typedef struct ar_sim_result {
     int bottleneck; /* directed link with the most bytes per capacity, i.e. the longest
                                    time at full rate (ties: busy time, then flows); -1 if none */
 
-    char network[512]; /* model and every setting used */
-    char engine[16];   /* "fast" or "naive" */
-    char sync[16];     /* "round" or "dataflow": the semantics that ran */
-    double wall_s;     /* wall-clock time of the simulation */
-    double setup_s;    /* of which building the SimGrid platform */
-    long peak_rss_kb;  /* peak resident memory of the simulating process */
+    char network[512];    /* model and every setting used */
+    char engine[16];      /* "fast" or "naive" */
+    char sync[16];        /* "round" or "dataflow": the semantics that ran */
+    int dataflow_differs; /* internal: the fast engine's lockstep run is not the dataflow run (sim.c reruns) */
+    double wall_s;        /* wall-clock time of the simulation */
+    double setup_s;       /* of which building the SimGrid platform */
+    long peak_rss_kb;     /* peak resident memory of the simulating process */
 } ar_sim_result;
 
 /* Runs schedule s on platform p. On AR_OK the result is filled; on AR_EFAIL

@@ -19,7 +19,7 @@ strays() {
   echo "${n:-0}"
 }
 PTY="python3 $ARLAB_SRC/tests/lib_pty.py"
-SIM=(sim --platform tree:ranks=256 --algo ring --algo ps --size 100MB --format csv)
+SIM=(sim --platform tree:ranks=256 --algo ring --algo ps --size 100MB --sync round --format csv)
 
 # 1. Ctrl-C in a terminal once the ring row is out
 $PTY --ready "ring,tree" --timeout 60 -- "$ARLAB" "${SIM[@]}" >"$T_TMP/p1" 2>&1
@@ -54,7 +54,7 @@ pkill -KILL -f "^$ARLAB sim" 2>/dev/null
 # 4. a sweep with 2 workers: Ctrl-C while ps runs, then the same command resumes
 cat >"$T_TMP/sw.json" <<JSON
 {"name": "intr", "backend": "sim", "platforms": ["tree:ranks=256"], "algos": ["ring", "ps"],
- "sizes": ["1MB", "100MB"], "sim": {"budget": "10s"}}
+ "sizes": ["1MB", "100MB"], "sim": {"budget": "10s", "sync": "round"}}
 JSON
 cd "$T_TMP" || exit 1
 $PTY --ready "intr [" --delay 3 --timeout 60 -- "$ARLAB" sweep sw.json -j 2 --out o >"$T_TMP/p4" 2>&1

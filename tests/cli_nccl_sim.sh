@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# nccl-ring and nccl-tree: the cost walk equals the SimGrid simulation to 1e-9
+# nccl-ring and nccl-tree: the cost walk equals the (lockstep, --sync round) SimGrid simulation to 1e-9
 # where no link carries unequal flows (a size every channel, tree chunk and ring
 # block divides evenly) on the new presets, multi-node rail versions and a rail
 # fabric. Skipped (77) without the SimGrid backend.
@@ -13,7 +13,7 @@ fi
 for P in dgx-a100 dgx-h100 dgx-b200 aws-p4d gb200-nvl72 dgx-h100:nodes=2 aws-p5:nodes=3 dgx-b200:nodes=4 \
          rail:nodes=3,gpus=4; do
   if expect_ok "sim on $P" -- sim --platform $P --algo nccl-ring:channels=4 --algo nccl-tree:channels=2,chunks=4 \
-       --size 4608000 --format csv; then
+       --size 4608000 --sync round --format csv; then
     n=$(csv_col "$T_TMP/out" algo | wc -l)
     t_check "$P: two rows" [ "$n" -eq 2 ]
     while IFS=$'\t' read -r a rel; do
@@ -30,7 +30,7 @@ for pr in ll ll128 simple; do
   tol=1e-9
   [ $pr = ll128 ] && tol=1e-6
   for en in fast naive; do
-    if expect_ok "sim nccl-tree proto=$pr ($en)" -- sim --platform dgx-h100:nodes=2 --engine $en \
+    if expect_ok "sim nccl-tree proto=$pr ($en)" -- sim --platform dgx-h100:nodes=2 --engine $en --sync round \
          --algo nccl-tree:channels=2,chunks=4,proto=$pr --algo nccl-tree:channels=2,chunks=4 --size 4608000 --format csv; then
       read -r rel1 sim1 < <(csv_col "$T_TMP/out" rel_err sim_s | head -1)
       read -r rel0 sim0 < <(csv_col "$T_TMP/out" rel_err sim_s | tail -1)

@@ -11,7 +11,7 @@ PTY="python3 $ARLAB_SRC/tests/lib_pty.py"
 cd "$T_TMP" || exit 1
 cat >p.json <<'JSON'
 {"name": "prog", "backend": "sim", "platforms": ["tree:ranks=256"], "algos": ["ring", "ps"], "sizes": ["1MB"],
- "sim": {"budget": "3s"}}
+ "sim": {"budget": "3s", "sync": "round"}}
 JSON
 $PTY --no-int --cols 40 --timeout 60 -- "$ARLAB" sweep p.json --out o >tty.out 2>&1
 t_check "sweep on a 40-column terminal exits 0" grep -qx "exit 0" tty.out

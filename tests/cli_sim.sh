@@ -70,7 +70,7 @@ t_check "budget: complete = 0" test "$(csv_col "$T_TMP/out" complete | head -1)"
 # --sync: every row names the semantics; dataflow with --check, --trace and a budget
 expect_error "bad --sync" "--sync: give round" -- sim --platform flat:ranks=4 --algo ring --sync barrier
 expect_ok "sync default" -- sim --platform fr-7 --algo binomial --size 10MB --format csv
-t_check "default sync is round" test "$(csv_col "$T_TMP/out" sync)" = round
+t_check "default sync is dataflow" test "$(csv_col "$T_TMP/out" sync)" = dataflow
 expect_ok "sync dataflow" -- sim --platform blueconnect-12 --algo binomial --size 10MB --sync dataflow --check \
   --trace "$T_TMP/df.json" --format csv
 read -r s sync chk < <(csv_col "$T_TMP/out" sim_s sync check)
@@ -80,6 +80,7 @@ n=$(grep -c '"ph":"X"' "$T_TMP/df.json")
 t_check "dataflow trace: 22 transfers (got $n)" test "$n" -eq 22
 expect_ok "sync table" -- sim --platform fr-7 --algo ring --size 1MB --sync dataflow
 t_check "table names the semantics" grep -q "^semantics: dataflow" "$T_TMP/out"
-expect_ok "dataflow budget" -- sim --platform flat:ranks=256 --algo ring --size 1MiB --sync dataflow --budget 20ms --format csv
+expect_ok "dataflow budget" -- sim --platform flat:ranks=256 --algo ring --size 1MiB --sync dataflow --no-shortcuts \
+  --budget 20ms --format csv
 t_check "dataflow budget: complete = 0" test "$(csv_col "$T_TMP/out" complete | head -1)" = 0
 t_done

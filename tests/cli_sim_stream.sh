@@ -12,7 +12,7 @@ if [ $? -eq 3 ] && grep -q "no SimGrid backend" "$T_TMP/probe"; then
 fi
 
 # 1. streaming: the ring row is there while ps is still simulating
-setsid "$ARLAB" sim --platform tree:ranks=256 --algo ring --algo ps --size 100MB --format csv >"$T_TMP/s.csv" 2>"$T_TMP/s.err" &
+setsid "$ARLAB" sim --platform tree:ranks=256 --algo ring --algo ps --size 100MB --sync round --format csv >"$T_TMP/s.csv" 2>"$T_TMP/s.err" &
 pid=$!
 seen=0
 for _ in $(seq 600); do
@@ -51,7 +51,7 @@ sys.exit(not (len(d) == 2 and d[1]["status"] == "unsupported" and d[1]["sim_s"] 
 fi
 # 3. --budget holds inside a long SimGrid probe (ps's all-to-all round: ~20 s before): status budget, no time
 t0=$(date +%s.%N)
-if expect_ok "sim ps on tree:ranks=256 with --budget 1s" -- sim --platform tree:ranks=256 --algo ps --size 100MB --budget 1s --format csv; then
+if expect_ok "sim ps on tree:ranks=256 with --budget 1s" -- sim --platform tree:ranks=256 --algo ps --size 100MB --budget 1s --sync round --format csv; then
   t1=$(date +%s.%N)
   IFS='|' read -r st sim complete < <(csv_col "$T_TMP/out" status sim_s complete | tr '\t' '|')
   echo "budget 1s: status=$st sim_s='$sim' complete=$complete wall $(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }') s"

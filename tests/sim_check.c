@@ -22,7 +22,18 @@ static const char *const unsupported[][3] = {
     {"torus-4x4", "flexreduce", "a torus, not a tree of switches"},
 };
 
+/* The switch planners (algos/switch_common.c) refuse platforms without the reducing
+ * switch they need: nvls/nvlstree every preset but the four whose NVSwitch
+ * declares reduce_bw; collnet every preset (none has reducing rail switches). */
+static const char *const nvls_presets[] = {"dgx-h100", "aws-p5", "dgx-b200", "gb200-nvl72"};
+
 static int expected_unsupported(const char *plat, const char *algo) {
+    if (!strcmp(algo, "collnet")) return 1;
+    if (!strcmp(algo, "nvls") || !strcmp(algo, "nvlstree")) {
+        for (size_t i = 0; i < sizeof nvls_presets / sizeof nvls_presets[0]; i++)
+            if (!strcmp(plat, nvls_presets[i])) return 0;
+        return 1;
+    }
     for (size_t i = 0; i < sizeof unsupported / sizeof unsupported[0]; i++)
         if (!strcmp(plat, unsupported[i][0]) && !strcmp(algo, unsupported[i][1])) return 1;
     return 0;

@@ -446,7 +446,56 @@ static void test_errors(void) {
     T_CHECK(a == AR_NCCL_RING && s == 0.0, "one rank: %d %g", (int)a, s);
 }
 
+/* Calibration (issue 14, h14g): cal_lat multiplies every latency, cal_bw x eff[a][p] the bandwidth of (a, p);
+ * a calibrated platform gives the nominal topology search and its class's factors. */
+static void test_calibration(void) {
+    ar_err e = {{0}};
+    ar_platform *p = NULL;
+    T_OK(ar_platform_load("dgx-h100", 0, &p, &e), e);
+    ar_nccl_in in, c;
+    ar_nccl_table t0, t1;
+    T_OK(ar_nccl_in_from_platform(p, 0, &in, &e), e);
+    T_CHECK(in.cal_lat == 0 && in.cal_bw == 0 && in.eff[AR_NCCL_RING][AR_NCCL_SIMPLE] == 0, "no calibration");
+    c = in;
+    c.cal_lat = 2, c.cal_bw = 0.8, c.eff[AR_NCCL_RING][AR_NCCL_SIMPLE] = 0.5;
+    T_OK(ar_nccl_model_tune(&in, &t0, &e), e);
+    T_OK(ar_nccl_model_tune(&c, &t1, &e), e);
+    for (int a = 0; a < AR_NCCL_NALGOS; a++)
+        for (int q = 0; q < AR_NCCL_NPROTOS; q++) {
+            double f = a == AR_NCCL_RING && q == AR_NCCL_SIMPLE ? 0.4 : 0.8;
+            T_NEAR(t1.bw_GBps[0][a][q], t0.bw_GBps[0][a][q] * f, 1e-12, "bw x cal_bw x eff");
+            T_NEAR(t1.lat_us[0][a][q], t0.lat_us[0][a][q] * 2, 1e-12, "lat x cal_lat");
+        }
+    /* ring/Simple at 1 GiB: 2 L + X / 0.4 */
+    double tf0 = 0, tf1 = 0, x0 = 0;
+    T_OK(ar_nccl_table_time(&in, &t0, AR_NCCL_ALLREDUCE, AR_NCCL_RING, AR_NCCL_SIMPLE, 1073741824.0, &tf0, &e), e);
+    T_OK(ar_nccl_table_time(&c, &t1, AR_NCCL_ALLREDUCE, AR_NCCL_RING, AR_NCCL_SIMPLE, 1073741824.0, &tf1, &e), e);
+    x0 = 1073741824.0 / (1000.0 * t0.bw_GBps[0][AR_NCCL_RING][AR_NCCL_SIMPLE]) * 1e-6;
+    T_NEAR(tf1, 2 * (tf0 - x0) + x0 / 0.4, 1e-12, "time = 2 L + X / 0.4");
+    /* a calibrated platform document: the search sees the nominal links (same channels and speeds) */
+    const char *doc = "{\"name\":\"dgx-h100-cal\",\"kind\":\"tree\",\"levels\":[{\"fanout\":8,\"bw\":\"20.6GBps\","
+                      "\"lanes\":18,\"lat\":\"1us\"}],\"calibration\":{\"intra\":{\"lat\":1.7,\"bw\":0.77},"
+                      "\"inter\":{\"lat\":3,\"bw\":0.5}},\"nccl\":{\"efficiency\":{\"NVLS/SIMPLE\":0.9}}}";
+    ar_platform *q = NULL;
+    T_OK(ar_platform_from_json(doc, "cal.json", &q, &e), e);
+    ar_nccl_in ci;
+    T_OK(ar_nccl_in_from_platform(q, 0, &ci, &e), e);
+    T_CHECK(ci.ring.nchannels == in.ring.nchannels && ci.ring.bw_intra_GBps == in.ring.bw_intra_GBps &&
+                ci.nvls.nchannels == in.nvls.nchannels,
+            "nominal search: ring %d ch x %g, nvls %d ch", ci.ring.nchannels, ci.ring.bw_intra_GBps, ci.nvls.nchannels);
+    T_CHECK(ci.cal_lat == 1.7 && ci.cal_bw == 0.77 && ci.eff[AR_NCCL_NVLS][AR_NCCL_SIMPLE] == 0.9 &&
+                ci.eff[AR_NCCL_RING][AR_NCCL_SIMPLE] == 0,
+            "one node: the intra-node factors and the efficiency");
+    double tn = 0, tc = 0;
+    T_OK(ar_nccl_model_platform(p, 0, AR_NCCL_ALLREDUCE, AR_NCCL_NVLS, 1073741824.0, NULL, NULL, &tn, &e), e);
+    T_OK(ar_nccl_model_platform(q, 0, AR_NCCL_ALLREDUCE, AR_NCCL_NVLS, 1073741824.0, NULL, NULL, &tc, &e), e);
+    T_CHECK(tc > tn / (0.77 * 0.9) * 0.99 && tc < tn / (0.77 * 0.9) * 1.01, "NVLS at 1 GiB slower by 1/(0.77 x 0.9)");
+    ar_platform_free(q);
+    ar_platform_free(p);
+}
+
 int main(void) {
+    test_calibration();
     test_h100_one_node();
     test_a100_one_node();
     test_two_nodes();

@@ -9,8 +9,10 @@
 #include <string.h>
 
 #include "core/platform.h"
+#include "core/platform_rail.h"
 #include "models/nccl_model.h"
 #include "real/nccltests_in.h"
+#include "real/ntcal.h"
 #include "real/ntfit.h"
 #include "t.h"
 
@@ -62,8 +64,247 @@ static char *synth(const ar_platform *p, uint64_t lo, uint64_t hi, unsigned seed
     return buf;
 }
 
-int main(void) {
+/* ---- 4. the per-class calibration round trip (issue 14, h14g) ----
+ * Truth: intra-node latency x1.5, bandwidth x0.85; inter-node latency x1.3, bandwidth x0.7; efficiencies
+ * NVLS 0.9, TREE 0.8, RING 1 (every protocol) (RING/SIMPLE is the reference). Files: 1 node forced RING and NVLS,
+ * 2 nodes forced RING and TREE, and NCCL's own choice on 1 and 2 nodes, 8 B .. 1 GiB (x4), 1 % Gaussian-like
+ * noise (fixed seed). */
+static int cmp_dbl(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static const double k_tlat[2] = {1.5, 1.3}, k_tbw[2] = {0.85, 0.7};
+static double true_eff(int a) { return a == AR_NCCL_NVLS ? 0.9 : a == AR_NCCL_TREE ? 0.8 : 1.0; }
+
+/* The calibrated truth: NCCL's model on p (1 or 2 nodes) with the true factors, algorithm forced. */
+static double cal_true_time(const ar_platform *p, int algo, double bytes) {
     ar_err e = {{0}};
+    ar_nccl_in in;
+    T_OK(ar_nccl_in_from_platform(p, 0, &in, &e), e);
+    int c = p->nmachines > 1;
+    in.cal_lat = k_tlat[c], in.cal_bw = k_tbw[c];
+    for (int a = 0; a < AR_NCCL_NALGOS; a++)
+        for (int q = 0; q < AR_NCCL_NPROTOS; q++) in.eff[a][q] = true_eff(a);
+    double t = 0;
+    T_OK(ar_nccl_model_choose(&in, AR_NCCL_ALLREDUCE, algo, bytes, NULL, NULL, &t, &e), e);
+    return t;
+}
+
+static char *synth_cal(const ar_platform *p, int algo, unsigned seed) {
+    size_t cap = 1 << 16, len = 0;
+    char *buf = malloc(cap);
+    T_CHECK(buf != NULL, "malloc");
+    len += (size_t)snprintf(buf + len, cap - len, "# Collective test starting: all_reduce_perf\n# Using devices\n");
+    for (int r = 0; r < p->nranks; r++)
+        len += (size_t)snprintf(buf + len, cap - len,
+                                "#  Rank %2d Group  0 Pid  100 on   node-%c device %2d [0000:%02d:00] NVIDIA H100 80GB "
+                                "HBM3\n",
+                                r, 'a' + p->machine_of_rank[r], r % 8, r % 8);
+    if (algo >= 0)
+        len += (size_t)snprintf(buf + len, cap - len, "node-a:1:1 [0] NCCL INFO NCCL_ALGO set by environment to %s\n",
+                                ar_nccl_algo_name((ar_nccl_algo)algo));
+    len += (size_t)snprintf(buf + len, cap - len,
+                            "#       size         count      type   redop    root     time   algbw   busbw #wrong     "
+                            "time   algbw   busbw #wrong\n");
+    unsigned long long rng = seed;
+    for (uint64_t b = 8; b <= (1ull << 30); b *= 4) {
+        double sum = 0;
+        for (int k = 0; k < 12; k++) {
+            rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+            sum += (double)(rng >> 11) / 9007199254740992.0;
+        }
+        double t = cal_true_time(p, algo, (double)b) * (1 + 0.01 * (sum - 6)) * 1e6;
+        double alg = (double)b / t / 1e3;
+        len += (size_t)snprintf(buf + len, cap - len,
+                                "%12llu %12llu float sum -1 %10.3f %7.2f %7.2f 0 %10.3f %7.2f %7.2f 0\n",
+                                (unsigned long long)b, (unsigned long long)(b / 4), t, alg, alg, t, alg, alg);
+    }
+    len += (size_t)snprintf(buf + len, cap - len, "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 1.0\n");
+    T_CHECK(len < cap, "buffer");
+    return buf;
+}
+
+#define NCAL 6
+static const char *const k_cal_files[NCAL] = {"cal_1node_ring.txt", "cal_1node_nvls.txt", "cal_2node_ring.txt",
+                                              "cal_2node_tree.txt", "cal_1node_auto.txt", "cal_2node_auto.txt"};
+
+/* The files' text (caller frees each). */
+static void synth_cal_all(char *txt[NCAL]) {
+    ar_err e = {{0}};
+    ar_platform *p1 = NULL, *p2 = NULL;
+    T_OK(ar_platform_load("dgx-h100", 0, &p1, &e), e);
+    T_OK(ar_platform_load("dgx-h100:nodes=2", 0, &p2, &e), e);
+    txt[0] = synth_cal(p1, AR_NCCL_RING, 21);
+    txt[1] = synth_cal(p1, AR_NCCL_NVLS, 22);
+    txt[2] = synth_cal(p2, AR_NCCL_RING, 23);
+    txt[3] = synth_cal(p2, AR_NCCL_TREE, 24);
+    txt[4] = synth_cal(p1, -1, 25); /* NCCL's own choice (no NCCL_ALGO) */
+    txt[5] = synth_cal(p2, -1, 26);
+    ar_platform_free(p1);
+    ar_platform_free(p2);
+}
+
+static void cal_round_trip(void) {
+    ar_err e = {{0}};
+    char *txt[NCAL];
+    synth_cal_all(txt);
+    ar_nt_set *s = NULL;
+    /* one set from the four files (the reader takes files: write them) */
+    char dir[] = "/tmp/test_ntfit_XXXXXX", path[NCAL][256];
+    T_CHECK(mkdtemp(dir) != NULL, "mkdtemp");
+    const char *paths[NCAL];
+    for (int i = 0; i < NCAL; i++) {
+        snprintf(path[i], sizeof path[i], "%s/%s", dir, k_cal_files[i]);
+        FILE *f = fopen(path[i], "w");
+        T_CHECK(f && fputs(txt[i], f) >= 0 && fclose(f) == 0, "write %s", path[i]);
+        paths[i] = path[i];
+    }
+    T_OK(ar_nt_read_files(paths, NCAL, NULL, &s, &e), e);
+    ar_platform *p = NULL;
+    T_OK(ar_platform_load("dgx-h100", 0, &p, &e), e);
+    ar_ntfit_cal c;
+    T_OK(ar_ntfit_calibrate(s, p, 1, 200, &c, &e), e);
+    static const char *const cn[2] = {"intra", "inter"};
+    T_CHECK(c.n == 84, "84 records (got %d)", c.n);
+    for (int k = 0; k < 2; k++) {
+        printf("cal %s: n %d lat true %.2f fitted %.4f [%.4f, %.4f]; bw true %.2f fitted %.4f [%.4f, %.4f]\n", cn[k],
+               c.cls[k].n, k_tlat[k], c.cls[k].lat, c.cls[k].lat_lo, c.cls[k].lat_hi, k_tbw[k], c.cls[k].bw,
+               c.cls[k].bw_lo, c.cls[k].bw_hi);
+        T_CHECK(c.cls[k].n == 42 && c.cls[k].lat_ident && c.cls[k].bw_ident, "%s identified", cn[k]);
+        /* inside the 95 % intervals at this seed. Over 40 other noise seeds, 31 of the ~440 intervals (classes and
+         * groups) missed their true value: 7 %, against 5 % nominal (percentile intervals run a little narrow), so
+         * at a seed drawn at random all of them hold about half the time. The intervals are informative:
+         * narrower than 2 % (latency) and 6 % (bandwidth) */
+        T_CHECK(c.cls[k].lat_lo <= k_tlat[k] && k_tlat[k] <= c.cls[k].lat_hi, "%s latency in its interval", cn[k]);
+        T_CHECK(c.cls[k].bw_lo <= k_tbw[k] && k_tbw[k] <= c.cls[k].bw_hi, "%s bandwidth in its interval", cn[k]);
+        T_CHECK(c.cls[k].lat_hi - c.cls[k].lat_lo < 0.02 * k_tlat[k] &&
+                    c.cls[k].bw_hi - c.cls[k].bw_lo < 0.06 * k_tbw[k],
+                "%s intervals narrow", cn[k]);
+    }
+    int seen_ref = 0, seen_tree = 0, seen_nvls = 0;
+    for (int g = 0; g < c.ngroups; g++) {
+        double want = true_eff(c.group[g].algo_i);
+        printf("cal group %s/%s n %d eff true %.2f fitted %.4f [%.4f, %.4f] ident %d%s\n", c.group[g].algo,
+               c.group[g].proto, c.group[g].n, want, c.group[g].eff, c.group[g].lo, c.group[g].hi, c.group[g].ident,
+               g == c.ref ? " (reference)" : "");
+        if (g == c.ref) {
+            seen_ref = !strcmp(c.group[g].algo, "RING") && !strcmp(c.group[g].proto, "SIMPLE") && c.group[g].eff == 1;
+            continue;
+        }
+        if (!c.group[g].ident) continue;
+        T_CHECK(c.group[g].lo <= want && want <= c.group[g].hi, "%s/%s: %g in [%g, %g]", c.group[g].algo,
+                c.group[g].proto, want, c.group[g].lo, c.group[g].hi);
+        T_CHECK(c.group[g].hi - c.group[g].lo < 0.15, "%s/%s interval narrower than 0.15", c.group[g].algo,
+                c.group[g].proto);
+        if (c.group[g].algo_i == AR_NCCL_TREE) seen_tree = 1;
+        if (c.group[g].algo_i == AR_NCCL_NVLS) seen_nvls = 1;
+    }
+    T_CHECK(seen_ref && seen_tree && seen_nvls, "reference RING/SIMPLE, TREE and NVLS identified (%d %d %d)", seen_ref,
+            seen_tree, seen_nvls);
+    printf("cal: %d passes, calibrated |rel err| median %.4f max %.4f\n", c.passes, c.rel_med, c.rel_max);
+    T_CHECK(c.rel_med < 0.01 && c.rel_max < 0.03, "calibrated error %g %g (noise 1 %%)", c.rel_med, c.rel_max);
+
+    /* the calibrated platform JSON: NCCL's model on it (1 node) and on FILE:nodes=2 predicts the noise-free
+     * truth within 1 % at every size (the noise is 1 %) */
+    char keys[AR_NTFIT_MAX_GROUPS][40];
+    const char *kp[AR_NTFIT_MAX_GROUPS];
+    double ev[AR_NTFIT_MAX_GROUPS];
+    for (int g = 0; g < c.ngroups; g++) {
+        snprintf(keys[g], sizeof keys[g], "%s/%s", c.group[g].algo, c.group[g].proto);
+        kp[g] = keys[g], ev[g] = c.group[g].eff;
+    }
+    ar_ntcal_in in = {.name = "dgx-h100-calibrated",
+                      .lat_scale = 1,
+                      .bw_scale = 1,
+                      .calibrated = 1,
+                      .cal_lat = {c.cls[0].lat, c.cls[1].lat},
+                      .cal_bw = {c.cls[0].bw, c.cls[1].bw},
+                      .base = "dgx-h100",
+                      .neff = c.ngroups,
+                      .eff_key = kp,
+                      .eff = ev};
+    char *json = NULL;
+    T_OK(ar_ntcal_platform_json(p, &in, &json, &e), e);
+    char cal[300], spec[320];
+    snprintf(cal, sizeof cal, "%s/cal.json", dir);
+    FILE *f = fopen(cal, "w");
+    T_CHECK(f && fputs(json, f) >= 0 && fclose(f) == 0, "write %s", cal);
+    free(json);
+    snprintf(spec, sizeof spec, "%s:nodes=2", cal);
+    ar_platform *q[2] = {NULL, NULL}, *truth[2] = {NULL, NULL};
+    T_OK(ar_platform_load(cal, 0, &q[0], &e), e);
+    T_OK(ar_platform_load(spec, 0, &q[1], &e), e);
+    T_OK(ar_platform_load("dgx-h100", 0, &truth[0], &e), e);
+    T_OK(ar_platform_load("dgx-h100:nodes=2", 0, &truth[1], &e), e);
+    static const int algos[2][3] = {{AR_NCCL_RING, AR_NCCL_NVLS, -1}, {AR_NCCL_RING, AR_NCCL_TREE, -1}};
+    double worst = 0, errs[128];
+    int nerr = 0;
+    for (int k = 0; k < 2; k++) {
+        T_CHECK(q[k]->calibrated && q[k]->nmachines == k + 1, "calibrated platform %d", k);
+        /* the loader applied the factors to the links: the NVLink link is 20.6 GB/s x intra bw */
+        const ar_link *l =
+            &q[k]->links[q[k]->nodes[q[k]->rank_node[0]].uplink >= 0 ? q[k]->nodes[q[k]->rank_node[0]].uplink
+                                                                     : q[k]->adj[q[k]->adj_off[q[k]->rank_node[0]]]];
+        T_NEAR(l->bw_Bps, 20.6e9 * c.cls[0].bw, 1e-9, "NVLink link x intra bandwidth");
+        T_NEAR(l->lat_s, 1e-6 * c.cls[0].lat, 1e-9, "NVLink link x intra latency");
+        for (int j = 0; j < 3; j++)
+            for (uint64_t b = 8; b <= (1ull << 30); b *= 4) {
+                double t = 0, want = cal_true_time(truth[k], algos[k][j], (double)b);
+                T_OK(ar_nccl_model_platform(q[k], 0, AR_NCCL_ALLREDUCE, algos[k][j], (double)b, NULL, NULL, &t, &e), e);
+                if (fabs(t - want) / want > 0.01)
+                    printf("  %d nodes %s %llu B: calibrated %.6g s, truth %.6g s\n", k + 1,
+                           algos[k][j] < 0 ? "auto" : ar_nccl_algo_name((ar_nccl_algo)algos[k][j]),
+                           (unsigned long long)b, t, want);
+                worst = fmax(worst, fabs(t - want) / want);
+                if (nerr < 128) errs[nerr++] = fabs(t - want) / want;
+            }
+    }
+    qsort(errs, (size_t)nerr, sizeof *errs, cmp_dbl);
+    double med = errs[nerr / 2];
+    printf("cal: NCCL model on the calibrated JSON vs the noise-free truth (%d points): median |rel err| %.4f max "
+           "%.4f\n",
+           nerr, med, worst);
+    /* the noise is 1 % (sigma): the median inside half of it, every point inside 3 sigma */
+    T_CHECK(nerr == 84 && med < 0.005 && worst < 0.03, "calibrated JSON vs truth: median %g max %g", med, worst);
+    /* the 2-node fabric's NIC links carry the inter-node bandwidth factor (48 GB/s x inter bw) */
+    const ar_link *nic = NULL;
+    for (int l = 0; l < q[1]->nlinks; l++)
+        if (ar_platform_link_class(q[1], l) == 1) nic = &q[1]->links[l];
+    T_CHECK(nic != NULL, "a NIC link");
+    T_NEAR(nic->bw_Bps, 48e9 * c.cls[1].bw, 1e-9, "NIC link x inter bandwidth");
+    /* the same fabric built as a JSON graph document (the table-routed loader) carries the same calibration */
+    ar_platform *tb = NULL;
+    T_OK(ar_platform_rail_load_table(spec, 0, &tb, &e), e);
+    int same = tb->nlinks == q[1]->nlinks && tb->calibrated;
+    for (int l = 0; same && l < tb->nlinks; l++)
+        same = fabs(tb->links[l].bw_Bps - q[1]->links[l].bw_Bps) <= 1e-9 * q[1]->links[l].bw_Bps &&
+               fabs(tb->links[l].lat_s - q[1]->links[l].lat_s) <= 1e-9 * q[1]->links[l].lat_s;
+    T_CHECK(same, "table-built calibrated fabric: the same links");
+    ar_platform_free(tb);
+    for (int k = 0; k < 2; k++) ar_platform_free(q[k]), ar_platform_free(truth[k]);
+    for (int i = 0; i < NCAL; i++) remove(path[i]), free(txt[i]);
+    remove(cal);
+    remove(dir);
+    ar_nt_free(s);
+    ar_platform_free(p);
+}
+
+int main(int argc, char **argv) {
+    ar_err e = {{0}};
+    if (argc == 3 && !strcmp(argv[1], "--synth")) { /* the files of section 4 into a directory (cli_fit.sh) */
+        char *txt[NCAL];
+        synth_cal_all(txt);
+        for (int i = 0; i < NCAL; i++) {
+            char path[4096];
+            snprintf(path, sizeof path, "%s/%s", argv[2], k_cal_files[i]);
+            FILE *f = fopen(path, "w");
+            T_CHECK(f && fputs(txt[i], f) >= 0 && fclose(f) == 0, "write %s", path);
+            free(txt[i]);
+        }
+        return 0;
+    }
+    cal_round_trip();
     ar_platform *p = NULL;
     T_OK(ar_platform_load("dgx-h100", 0, &p, &e), e);
 
@@ -122,6 +363,17 @@ int main(void) {
            r.lat_ident, r.bw_scale, r.bw_lo, r.bw_hi, r.bw_ident);
     T_CHECK(!r.lat_ident && r.lat_scale == 1.0, "latency must be reported unidentified and kept at 1");
     ar_ntfit_free(&r);
+    /* the per-class calibration says the same: intra-node latency kept at 1, the bandwidth fitted (these files
+     * have 0.8 on every group), the inter-node class without data kept at 1 */
+    ar_ntfit_cal cb;
+    T_OK(ar_ntfit_calibrate(s, p, 1, 200, &cb, &e), e);
+    printf("big only, calibration: intra lat %.4f ident %d, bw %.4f [%.4f, %.4f] ident %d; inter n %d\n", cb.cls[0].lat,
+           cb.cls[0].lat_ident, cb.cls[0].bw, cb.cls[0].bw_lo, cb.cls[0].bw_hi, cb.cls[0].bw_ident, cb.cls[1].n);
+    T_CHECK(!cb.cls[0].lat_ident && cb.cls[0].lat == 1 && cb.cls[0].lat_lo == 1 && cb.cls[0].lat_hi == 1,
+            "intra latency unidentified, kept at 1");
+    T_CHECK(cb.cls[0].bw_ident && cb.cls[0].bw > 0.5, "intra bandwidth identified");
+    T_CHECK(cb.cls[1].n == 0 && !cb.cls[1].lat_ident && !cb.cls[1].bw_ident && cb.cls[1].lat == 1 && cb.cls[1].bw == 1,
+            "inter-node: no data, kept at 1");
     ar_nt_free(s);
     free(txt);
 

@@ -547,6 +547,9 @@ static void test_load_paths(void) {
 #define HEAD_TREE "{\"name\":\"x\",\"kind\":\"tree\","
 #define HEAD_GRAPH "{\"name\":\"x\",\"kind\":\"graph\","
 #define LV(f, bw) "{\"fanout\":" #f ",\"bw\":\"" bw "\",\"lat\":\"1us\"}"
+#define CAL_TREE                                                                                               \
+    HEAD_TREE "\"levels\":[{\"fanout\":2,\"bw\":\"10GBps\",\"lat\":\"1us\"},{\"fanout\":2,\"bw\":\"100GBps\"," \
+              "\"lat\":\"5us\"}],"
 
 static void test_malformed(void) {
     ar_platform *p = NULL;
@@ -696,6 +699,35 @@ static void test_malformed(void) {
     }
 }
 
+/* Truncations and mutations of one document (test_fuzz). */
+static void fuzz_text(const char *text, size_t len, uint64_t *seedp, int *casesp, int *crashesp, int *truncp) {
+    uint64_t seed = *seedp;
+    int cases = 0, crashes = 0, truncated_ok = 0;
+    char *buf = malloc(len + 1);
+    size_t last = len;
+    while (last > 0 && text[last - 1] != '}') last--;
+    for (size_t n = 0; n < len; n++) {
+        memcpy(buf, text, n);
+        buf[n] = '\0';
+        cases++;
+        if (!survives(buf)) crashes++;
+        ar_platform *p = NULL;
+        if (n < last && ar_platform_from_json(buf, "t.json", &p, NULL) == AR_OK) truncated_ok++;
+        ar_platform_free(p);
+    }
+    /* mutations: overwrite 1-3 bytes with JSON-significant characters */
+    static const char alphabet[] = "{}[]\":,0123456789-.eE tfn\\a\x01\xff";
+    for (int k = 0; k < 3000; k++) {
+        memcpy(buf, text, len + 1);
+        int nm = 1 + (int)(rnd(&seed) % 3);
+        for (int j = 0; j < nm; j++) buf[rnd(&seed) % len] = alphabet[rnd(&seed) % (sizeof alphabet - 1)];
+        cases++;
+        if (!survives(buf)) crashes++;
+    }
+    free(buf);
+    *seedp = seed, *casesp += cases, *crashesp += crashes, *truncp += truncated_ok;
+}
+
 static void test_fuzz(void) {
     static const char *const files[] = {"blueconnect-12", "flexreduce-2m-5", "p3.16xlarge", "torus-4x4", "fat-tree-64"};
     uint64_t seed = 0x9e3779b97f4a7c15ull;
@@ -708,30 +740,15 @@ static void test_fuzz(void) {
         if (ar_read_file(path, (size_t)1 << 24, &text, &len, NULL) != AR_OK) text = NULL;
         T_CHECK(text != NULL, "read %s", path);
         if (!text) continue;
-        char *buf = malloc(len + 1);
-        size_t last = len;
-        while (last > 0 && text[last - 1] != '}') last--;
-        for (size_t n = 0; n < len; n++) {
-            memcpy(buf, text, n);
-            buf[n] = '\0';
-            cases++;
-            if (!survives(buf)) crashes++;
-            ar_platform *p = NULL;
-            if (n < last && ar_platform_from_json(buf, "t.json", &p, NULL) == AR_OK) truncated_ok++;
-            ar_platform_free(p);
-        }
-        /* mutations: overwrite 1-3 bytes with JSON-significant characters */
-        static const char alphabet[] = "{}[]\":,0123456789-.eE tfn\\a\x01\xff";
-        for (int k = 0; k < 3000; k++) {
-            memcpy(buf, text, len + 1);
-            int nm = 1 + (int)(rnd(&seed) % 3);
-            for (int j = 0; j < nm; j++) buf[rnd(&seed) % len] = alphabet[rnd(&seed) % (sizeof alphabet - 1)];
-            cases++;
-            if (!survives(buf)) crashes++;
-        }
-        free(buf);
+        fuzz_text(text, len, &seed, &cases, &crashes, &truncated_ok);
         free(text);
     }
+    /* a calibrated document (h14g): the "calibration" and "nccl" blocks */
+    static const char cal[] = CAL_TREE
+        "\"calibration\":{\"intra\":{\"lat\":2,\"bw\":0.5},\"inter\":{\"lat\":3,"
+        "\"bw\":0.25},\"base\":\"dgx-h100\"},\"nccl\":{\"efficiency\":{\"RING/SIMPLE\":0.93,"
+        "\"tree\":0.8}}}";
+    fuzz_text(cal, strlen(cal), &seed, &cases, &crashes, &truncated_ok);
     /* random documents */
     char doc[256];
     static const char alphabet[] = "{}[]\":,0123456789-.eE \"name\"kind\"tree\"levels\"fanout\"gpus\"graph";
@@ -812,7 +829,57 @@ static void test_route_append(void) {
     ar_platform_free(p);
 }
 
+/* "calibration" and "nccl" (issue 14, h14g): the loader applies the per-class factors to the links and levels,
+ * keeps the NCCL efficiencies, and refuses a bad block with one line naming the field. */
+static void test_calibration(void) {
+    ar_platform *p = accept(CAL_TREE
+                            "\"calibration\":{\"intra\":{\"lat\":2,\"bw\":0.5},\"inter\":{\"lat\":3,"
+                            "\"bw\":0.25},\"base\":\"dgx-h100\"},\"nccl\":{\"efficiency\":{\"RING/SIMPLE\":0.93,"
+                            "\"tree\":0.8}}}");
+    if (p) {
+        T_CHECK(p->calibrated && p->nmachines == 2 && p->cal_base && !strcmp(p->cal_base, "dgx-h100"), "calibrated");
+        /* GPU -> machine switch (intra): 10 GB/s x 0.5, 1 us x 2; machine switch -> root (inter): 100 GB/s x 0.25,
+         * 5 us x 3 */
+        const ar_link *g = &p->links[p->nodes[p->rank_node[0]].uplink];
+        T_NEAR(g->bw_Bps, 5e9, 1e-12, "intra link bw");
+        T_NEAR(g->lat_s, 2e-6, 1e-12, "intra link lat");
+        const ar_link *m = &p->links[p->nodes[p->nodes[p->rank_node[0]].parent].uplink];
+        T_NEAR(m->bw_Bps, 25e9, 1e-12, "inter link bw");
+        T_NEAR(m->lat_s, 15e-6, 1e-12, "inter link lat");
+        T_NEAR(p->levels[0].bw_Bps, 5e9, 1e-12, "level 0");
+        T_NEAR(p->levels[1].bw_Bps, 25e9, 1e-12, "level 1");
+        T_NEAR(p->levels[1].lat_s, 15e-6, 1e-12, "level 1 lat");
+        /* rank 0 -> rank 2: up two links and down two: 2 x (2 + 15) us */
+        T_NEAR(ar_platform_route_lat(p, 0, 2), 34e-6, 1e-12, "route latency");
+        T_NEAR(ar_platform_route_bw(p, 0, 2), 5e9, 1e-12, "route bottleneck");
+        T_CHECK(p->nccl_eff[1][2] == 0.93 && p->nccl_eff[1][0] == 0 && p->nccl_eff[0][0] == 0.8 &&
+                    p->nccl_eff[0][1] == 0.8 && p->nccl_eff[0][2] == 0.8 && p->nccl_eff[4][2] == 0,
+                "efficiencies RING/SIMPLE 0.93, TREE/* 0.8, the rest 0 (none)");
+        ar_platform_free(p);
+    }
+    p = accept(CAL_TREE "\"calibration\":{}}");
+    if (p) {
+        T_NEAR(p->links[p->nodes[p->rank_node[0]].uplink].bw_Bps, 10e9, 1e-12, "an empty block changes nothing");
+        ar_platform_free(p);
+    }
+    reject(CAL_TREE "\"nccl\":{\"efficiency\":{\"RING/SIMPLE\":0}}}",
+           "nccl.efficiency.RING/SIMPLE: must be a factor in (0, 100] (got 0)");
+    reject(CAL_TREE "\"nccl\":{\"efficiency\":{\"RING\":-0.5}}}", "nccl.efficiency.RING: must be a factor in (0, 100]");
+    reject(CAL_TREE "\"nccl\":{\"efficiency\":{\"FOO/SIMPLE\":0.9}}}",
+           "nccl.efficiency: unknown algorithm in \"FOO/SIMPLE\"");
+    reject(CAL_TREE "\"nccl\":{\"efficiency\":{\"RING/LL64\":0.9}}}",
+           "nccl.efficiency: unknown protocol in \"RING/LL64\"");
+    reject(CAL_TREE "\"nccl\":{\"efficiency\":{\"RING\":\"0.9\"}}}", "nccl.efficiency.RING: must be a number");
+    reject(CAL_TREE "\"nccl\":{\"eff\":{}}}", "nccl: unknown key \"eff\"");
+    reject(CAL_TREE "\"nccl\":{\"efficiency\":[]}}", "nccl.efficiency: must be an object");
+    reject(CAL_TREE "\"calibration\":{\"intra\":{\"bw\":0}}}", "calibration.intra.bw: must be a factor in (0, 100]");
+    reject(CAL_TREE "\"calibration\":{\"inter\":{\"latency\":2}}}", "calibration.inter: unknown key \"latency\"");
+    reject(CAL_TREE "\"calibration\":{\"intra\":{\"lat\":1e999}}}", "calibration.intra.lat: must be a factor");
+    reject(CAL_TREE "\"calibration\":3}", "calibration: must be an object");
+}
+
 int main(void) {
+    test_calibration();
     test_presets();
     test_levels();
     test_tree_routes();

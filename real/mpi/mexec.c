@@ -259,6 +259,11 @@ ar_status ar_mx_bench(ar_mx *x, const ar_schedule *s, uint64_t count, ar_dtype t
     out->med_s = out->min_s = out->max_s = NAN;
     out->wrong = -1;
     ar_status st = AR_OK;
+    if (ar_schedule_uses_switch(s))
+        return ar_fail(e, AR_EUNSUPPORTED,
+                       "MPI backend: %s has ops with impl switch (transfers to a reducing switch), which MPI "
+                       "point-to-point cannot run",
+                       s->algo);
     if (t != AR_DTYPE_F32 && t != AR_DTYPE_F64 && t != AR_DTYPE_I32)
         return ar_fail(e, AR_EUNSUPPORTED, "the MPI backend reduces f32, f64 and i32 only (not %s)", ar_dtype_name(t));
     if (s && (s->nranks != x->nranks || s->count != count || s->elem_bytes != ar_dtype_size(t)))

@@ -1,0 +1,266 @@
+/* The planner behind nvls, nvlstree, collnet (algos/nvls.c, nvlstree.c,
+ * collnet.c; switch_common.h): all-reduce through switches that reduce (issue 13).
+ *
+ * A switch that reduces (platform.h reduce_Bps: NVLink SHARP in an NVSwitch,
+ * InfiniBand SHARP in a rail switch) runs an op with impl SWITCH (lower.h):
+ * the members send up, the switch adds, it multicasts the result down.
+ *
+ *   nvls      one node: one ALL_REDUCE through the node's NVSwitch. Several
+ *             nodes (g GPUs each): REDUCE_SCATTER through every node's
+ *             NVSwitch (GPU j ends with the node's sum of block j of g), then
+ *             per rail j an ALL_REDUCE (ring) of block j over GPU j of every
+ *             node, then ALL_GATHER by every NVSwitch's multicast (NCCL's NVLS);
+ *             with slices=K > 1 the three stages are software-pipelined over K
+ *             slices of the buffer (phase t: stage 0 on slice t, 1 on t-1, 2 on
+ *             t-2), as NCCL overlaps them. Default 1: a phase then holds ops of one
+ *             shape, so the walk's lockstep rounds are what the simulator does
+ *             (walk = sim to 1e-9); with K > 1 a phase mixes ops of different
+ *             round counts, which the simulator runs each at its own pace and the
+ *             walk in lockstep: the walk is then an upper bound (dgx-h100:nodes=4
+ *             at 1 GB, slices=15: walk 8.2 ms, simulation 6.2 ms, slices=1 10.4 ms).
+ *   nvlstree  the same with NCCL's double binary tree across nodes (two TREE
+ *             all-reduces per rail, half of block j each; nccl_tree.c) (NCCL's
+ *             NVLS_TREE).
+ *   collnet   reduce-scatter inside the node (through the NVSwitch when it
+ *             reduces, else a ring), then per rail j an ALL_REDUCE of block j
+ *             through rail switch j (needs sharp= on the rail fabric), then
+ *             the all-gather inside the node (NCCL's COLLNET_DIRECT idea).
+ * The node's NVSwitch: the reducing switch adjacent to every GPU of the node
+ * and to no GPU of another node (the root of a one-node preset, n<m>.nvs of a
+ * rail fabric); rail switch j: the reducing switch adjacent to GPU j of every
+ * node. A platform without them is refused in one line.
+ * Parameters: chunks (pipeline chunks of every SWITCH op; 0 = auto: one per
+ * 4 MiB of the op's range, 1..64), slices (several nodes, default 1, at most
+ * count/g; see nvls). Serves all-reduce (nvls also
+ * reduce-scatter and all-gather on one node). Ownership: *out belongs to the caller.
+ */
+#include <stdlib.h>
+
+#include "classic_common.h"
+#include "nccl_algos.h"
+#include "switch_common.h"
+
+static int adjacent(const ar_platform *p, int a, int b) {
+    for (int k = p->adj_off[a]; k < p->adj_off[a + 1]; k++) {
+        const ar_link *l = &p->links[p->adj[k]];
+        if (l->a == b || l->b == b) return 1;
+    }
+    return 0;
+}
+
+/* The reducing switch next to GPU rank r that every rank of `ranks` (n) is
+ * adjacent to and rank `not` (-1: none) is not; -1 if none. */
+static int reducer_near(const ar_platform *p, int r, const int *ranks, int n, int not ) {
+    int g = p->rank_node[r];
+    for (int k = p->adj_off[g]; k < p->adj_off[g + 1]; k++) {
+        const ar_link *l = &p->links[p->adj[k]];
+        int s = l->a == g ? l->b : l->a;
+        if (p->nodes[s].kind != AR_NODE_SWITCH || !(p->nodes[s].reduce_Bps > 0)) continue;
+        int ok = not < 0 || !adjacent(p, p->rank_node[not ], s);
+        for (int i = 0; ok && i < n; i++) ok = adjacent(p, p->rank_node[ranks[i]], s);
+        if (ok) return s;
+    }
+    return -1;
+}
+
+/* One-node trees: the root, when it reduces and every GPU hangs below it. */
+static int node_switch(const ar_platform *p, const int *first, int M, int m, int *tmp) {
+    int f = first[m], g = first[m + 1] - f;
+    if (M == 1 && p->root >= 0 && p->nodes[p->root].reduce_Bps > 0) return p->root;
+    for (int j = 0; j < g; j++) tmp[j] = f + j;
+    return reducer_near(p, f, tmp, g, M > 1 ? first[(m + 1) % M] : -1);
+}
+
+static int auto_chunks(int want, uint64_t len, size_t elem_bytes) {
+    if (want > 0) return (uint64_t)want < len ? want : (int)len;
+    double b = (double)len * (double)elem_bytes;
+    int c = (int)(b / (4.0 * 1024 * 1024)) + 1;
+    if (c > 64) c = 64;
+    if ((uint64_t)c > len) c = (int)len;
+    return c < 1 ? 1 : c;
+}
+
+const ar_param_def ar_switch_params[] = {
+    {.key = "chunks",
+     .type = AR_PARAM_INT,
+     .min = 0,
+     .max = 4096,
+     .def = 0,
+     .help = "pipeline chunks of every switch op (0 = one per 4 MiB, 1..64)"},
+    {.key = "slices",
+     .type = AR_PARAM_INT,
+     .min = 1,
+     .max = 256,
+     .def = 1,
+     .help =
+         "several nodes: slices the three stages are software-pipelined over (1 = none; see algos/switch_common.c)"},
+    {NULL},
+};
+
+static const char *const vname[] = {"nvls", "nvlstree", "collnet"};
+
+ar_status ar_switch_plan(ar_switch_variant var, const ar_platform *p, ar_coll coll, uint64_t count, size_t elem_bytes,
+                         const ar_param_val *v, ar_schedule **out, ar_err *e) {
+    const char *name = vname[var];
+    ar_status st = ar_classic_check(name, p, count, elem_bytes, out, e);
+    if (st != AR_OK) return st;
+    int M, one[2];
+    const int *first;
+    ar_nccl_nodes(p, &M, &first, one);
+    int P = p->nranks, g = first[1] - first[0];
+    for (int m = 0; m < M; m++)
+        if (first[m + 1] - first[m] != g)
+            return ar_fail(e, AR_EUNSUPPORTED, "%s: nodes of different sizes on %s (node %d has %d GPUs, node 0 %d)",
+                           name, p->name, m, first[m + 1] - first[m], g);
+    if (coll != AR_COLL_ALLREDUCE && (var != AR_SW_NVLS || M > 1))
+        return ar_fail(e, AR_EUNSUPPORTED, "%s: %s is served on one node by nvls only (%s has %d nodes)", name,
+                       ar_coll_name(coll), p->name, M);
+    int *tmp = ar_calloc((size_t)P + 1, sizeof *tmp), *nvs = ar_calloc((size_t)M, sizeof *nvs),
+        *rail = ar_calloc((size_t)g, sizeof *rail), *par = ar_calloc((size_t)M, sizeof *par);
+    ar_schedule *s = NULL;
+    if (!tmp || !nvs || !rail || !par) goto nomem;
+    int have_nvs = 1;
+    for (int m = 0; m < M; m++) {
+        nvs[m] = g > 1 ? node_switch(p, first, M, m, tmp) : -1;
+        if (nvs[m] < 0) have_nvs = 0;
+    }
+    if (var != AR_SW_COLLNET && !have_nvs) {
+        st = ar_fail(e, AR_EUNSUPPORTED,
+                     "%s: platform %s has no reducing NVSwitch in every node (declare \"reduce_bw\" on it; presets "
+                     "dgx-h100, dgx-b200, gb200-nvl72, aws-p5 do)",
+                     name, p->name);
+        goto fail;
+    }
+    if (var == AR_SW_COLLNET) {
+        if (M < 2) {
+            st = ar_fail(e, AR_EUNSUPPORTED, "%s: platform %s is one node (collnet reduces across nodes)", name,
+                         p->name);
+            goto fail;
+        }
+        for (int j = 0; j < g; j++) {
+            for (int m = 0; m < M; m++) tmp[m] = first[m] + j;
+            rail[j] = reducer_near(p, first[0] + j, tmp, M, -1);
+            if (rail[j] < 0 || rail[j] == nvs[0]) {
+                st = ar_fail(e, AR_EUNSUPPORTED,
+                             "%s: platform %s has no reducing rail switch for GPU %d of every node (a rail fabric "
+                             "with sharp=RATE has)",
+                             name, p->name, j);
+                goto fail;
+            }
+        }
+    }
+    if (M > 1 && (uint64_t)g > count) {
+        st = ar_fail(e, AR_EUNSUPPORTED, "%s: %llu elements cannot be split over the %d GPUs of a node", name,
+                     (unsigned long long)count, g);
+        goto fail;
+    }
+    s = ar_schedule_new(name, P, count, elem_bytes);
+    if (!s) goto nomem;
+    s->coll = coll;
+    int c0 = (int)v[0].i;
+    if (ar_schedule_set_detail(s, "nodes=%d gpus=%d chunks=%s", M, g, c0 ? "given" : "auto") != AR_OK) goto nomem;
+    if (M == 1 && var != AR_SW_COLLNET) { /* one switch op over every rank */
+        ar_op_kind k = coll == AR_COLL_ALLREDUCE       ? AR_OP_ALL_REDUCE
+                       : coll == AR_COLL_REDUCESCATTER ? AR_OP_REDUCE_SCATTER
+                                                       : AR_OP_ALL_GATHER;
+        if (ar_sched_phase(s, "%s through %s", ar_op_kind_name(k), p->nodes[nvs[0]].name) < 0) goto nomem;
+        for (int j = 0; j < P; j++) tmp[j] = j;
+        ar_op *op = ar_sched_op(s, k, AR_IMPL_SWITCH, tmp, P, 0, count);
+        if (!op) goto nomem;
+        op->sw = nvs[0];
+        op->chunks = auto_chunks(c0, count, elem_bytes);
+        goto done;
+    }
+    /* Several nodes: three stages, software-pipelined over K slices of the buffer
+     * (NCCL pipelines them too): pipeline step t runs stage 0 on slice t, stage 1
+     * on slice t-1, stage 2 on slice t-2, on disjoint ranges, K+2 phases.
+     *   stage 0: reduce-scatter inside every node (the slice's block j to GPU j)
+     *   stage 1: across nodes, per rail j on block j of the slice
+     *   stage 2: all-gather inside every node */
+    int K = (int)v[1].i;
+    if ((uint64_t)K * (uint64_t)g > count) K = (int)(count / (uint64_t)g);
+    if (K < 1) K = 1;
+    char *det = s->detail;
+    s->detail = NULL;
+    if (ar_schedule_set_detail(s, "%s slices=%d", det ? det : "", K) != AR_OK) {
+        free(det);
+        goto nomem;
+    }
+    free(det);
+    static const char *const cross_name[] = {"ring per rail", "double binary tree per rail", "rail switches"};
+    for (int t = 0; t < K + 2; t++) {
+        if (ar_sched_phase(s, "step %d: RS in node (%s) slice %d, AR across nodes (%s) slice %d, AG in node slice %d",
+                           t, have_nvs ? "NVSwitch" : "ring", t < K ? t : -1, cross_name[var],
+                           t - 1 >= 0 && t - 1 < K ? t - 1 : -1, t - 2 >= 0 && t - 2 < K ? t - 2 : -1) < 0)
+            goto nomem;
+        for (int stage = 0; stage < 3; stage++) {
+            int sl = t - stage;
+            if (sl < 0 || sl >= K) continue;
+            uint64_t so, sn;
+            ar_coll_block(K, count, sl, &so, &sn);
+            if (stage != 1) { /* inside every node */
+                for (int m = 0; m < M; m++) {
+                    for (int j = 0; j < g; j++) tmp[j] = first[m] + j;
+                    ar_op *op = ar_sched_op(s, stage == 0 ? AR_OP_REDUCE_SCATTER : AR_OP_ALL_GATHER,
+                                            have_nvs ? AR_IMPL_SWITCH : AR_IMPL_RING, tmp, g, so, sn);
+                    if (!op) goto nomem;
+                    op->sw = have_nvs ? nvs[m] : -1;
+                    op->chunks = have_nvs ? auto_chunks(c0, sn, elem_bytes) : 1;
+                    op->tag = sl;
+                }
+                continue;
+            }
+            for (int j = 0; j < g; j++) { /* across nodes, per rail j on block j of the slice */
+                uint64_t off, len;
+                ar_coll_block(g, sn, j, &off, &len);
+                off += so;
+                if (!len) continue;
+                for (int m = 0; m < M; m++) tmp[m] = first[m] + j;
+                if (var == AR_SW_NVLS || var == AR_SW_COLLNET) {
+                    ar_op *op = ar_sched_op(s, AR_OP_ALL_REDUCE, var == AR_SW_NVLS ? AR_IMPL_RING : AR_IMPL_SWITCH, tmp,
+                                            M, off, len);
+                    if (!op) goto nomem;
+                    if (var == AR_SW_COLLNET) {
+                        op->sw = rail[j];
+                        op->chunks = auto_chunks(c0, len, elem_bytes);
+                    }
+                    op->tag = sl;
+                    continue;
+                }
+                for (int tr = 0; tr < 2; tr++) { /* two trees, half of the block each */
+                    uint64_t o2, l2;
+                    ar_coll_block(2, len, tr, &o2, &l2);
+                    if (!l2) continue;
+                    int root = 0;
+                    for (int x = 0; x < M; x++)
+                        if ((par[x] = ar_nccl_dtree_parent(M, tr, x)) < 0) root = x;
+                    ar_op *op = ar_sched_op(s, AR_OP_ALL_REDUCE, AR_IMPL_TREE, tmp, M, off + o2, l2);
+                    if (!op || ar_op_set_parent(op, par) != AR_OK) goto nomem;
+                    op->root = root;
+                    op->chunks = l2 < 8 ? (int)l2 : 8;
+                    op->tag = sl;
+                }
+            }
+        }
+    }
+done:
+    free(tmp);
+    free(nvs);
+    free(rail);
+    free(par);
+    *out = s;
+    return AR_OK;
+nomem:
+    free(tmp);
+    free(nvs);
+    free(rail);
+    free(par);
+    return ar_classic_nomem(name, s, e);
+fail:
+    free(tmp);
+    free(nvs);
+    free(rail);
+    free(par);
+    ar_schedule_free(s);
+    return st;
+}
