@@ -108,4 +108,8 @@ PY
 fi
 sed 's/stragglers\[0\]/stragglers[1]/' "$T_TMP/sw.json" >"$T_TMP/sw2.json"
 expect_error "sweep: vary path must exist" "platforms[0].scenario" -- sweep "$T_TMP/sw2.json" --out "$T_TMP/swo2"
+echo '{"name":"v","platforms":[{"spec":"flat:ranks=4","scenario":"late.json","vary":{"a":[1],"b":[2]}}],"algos":["ring"],"sizes":["1MB"]}' >"$T_TMP/sw3.json"
+expect_error "sweep: one vary path" "platforms[0].vary: must be an object with one scenario path" -- sweep "$T_TMP/sw3.json" --out "$T_TMP/swo3"
+echo '{"name":"v","platforms":[{"spec":"flat:ranks=4","vary":{"a":[1]}}],"algos":["ring"],"sizes":["1MB"]}' >"$T_TMP/sw4.json"
+expect_error "sweep: vary needs a scenario" "needs \"scenario\"" -- sweep "$T_TMP/sw4.json" --out "$T_TMP/swo4"
 t_done
