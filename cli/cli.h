@@ -8,6 +8,7 @@
 
 #include "core/algo.h"
 #include "core/platform.h"
+#include "core/scenario.h"
 #include "core/status.h"
 #include "core/units.h"
 
@@ -35,6 +36,7 @@ typedef struct cli_opts {
     const char *network;  /* --network MODEL (sim) */
     double gamma_s_per_B; /* --gamma (sim) */
     double budget_s;      /* --budget (sim wall-clock limit) */
+    const char *scenario; /* --scenario FILE.json (core/scenario.h; model, sim, best) */
     int iters, warmup;    /* real */
     const char *positional[CLI_MAX_LIST];
     int npositional;
@@ -59,7 +61,8 @@ enum {
     OPT_BUDGET = 1 << 11,
     OPT_ITERS = 1 << 12,
     OPT_POSITIONAL = 1 << 13,
-    OPT_COLL = 1 << 14
+    OPT_COLL = 1 << 14,
+    OPT_SCENARIO = 1 << 15
 };
 
 /* Parses argv (after the verb). Prints one line to stderr and returns non-OK on error. */
@@ -68,8 +71,11 @@ ar_status cli_parse(int argc, char **argv, unsigned allowed, cli_opts *o, const 
 /* Fills names with the algorithms to run (expanding "all"); returns count. */
 int cli_algo_list(const cli_opts *o, const char **names, int max);
 
-/* Loads platform i of the options, or prints the error. */
+/* Loads platform i of the options, or prints the error. With --scenario, the scenario's slow,
+ * failed links and failed ranks are applied to it (ar_scenario_apply). */
 ar_status cli_load_platform(const cli_opts *o, int i, ar_platform **out);
+/* The --scenario file (NULL without one), or prints the error. Free with ar_scenario_free. */
+ar_status cli_load_scenario(const cli_opts *o, ar_scenario **out);
 
 /* Parses size i into elements; prints the error. */
 ar_status cli_size(const cli_opts *o, int i, uint64_t *elems);

@@ -26,8 +26,10 @@
 
 #include "cli.h"
 #include "progress.h"
+#include "lab/backend.h"
 #include "lab/eval.h"
 #include "models/model.h"
+#include "sim/sim.h" /* types only; the functions come from the backend table */
 
 #define BEST_TABLE_ROWS 30 /* rows of the human table; csv/json list all */
 
@@ -88,6 +90,53 @@ int cmd_best_emit(int argc, char **argv); /* issue 14: --emit nccl-tuner FILE (c
  * previous one's by at most this relative amount share its rank. */
 #define BEST_TIE_REL 1e-12
 
+/* --scenario with delays or flows: candidates simulated (walk order), the rest listed unsimulated */
+#define BEST_SIM_MAX 24
+
+/* Simulates candidate x under the scenario (--sync dataflow, its delays and flows); NaN on failure
+ * (the reason into why). */
+static double sim_cand(const ar_platform *p, const ar_scenario *sc, const double *delays, ar_coll coll, uint64_t count,
+                       size_t eb, const ar_rank_cand *x, char *why, size_t nwhy) {
+    const lab_sim_api *sim = lab_sim();
+    char spec[300];
+    snprintf(spec, sizeof spec, "%s%s%s", x->algo, x->params[0] ? ":" : "", x->params);
+    ar_err e = {{0}};
+    ar_schedule *s = NULL;
+    double t = NAN;
+    if (!sim) {
+        snprintf(why, nwhy, "no SimGrid backend in this build");
+        return NAN;
+    }
+    if (ar_algo_plan_coll(spec, coll, p, count, eb, &s, &e) == AR_OK) {
+        ar_sim_opts so = {.sync = AR_SYNC_DATAFLOW,
+                          .rank_delay_s = delays,
+                          .flows = sc->flows,
+                          .nflows = sc->nflows,
+                          .budget_s = 120};
+        ar_sim_result r;
+        if (sim->run(p, s, &so, &r, &e) == AR_OK) {
+            t = r.complete ? r.time_s : NAN;
+            if (!r.complete) snprintf(why, nwhy, "simulation stopped after 120 s of wall time");
+            sim->result_free(&r);
+        } else {
+            snprintf(why, nwhy, "%s", e.msg);
+        }
+    } else {
+        snprintf(why, nwhy, "%s", e.msg);
+    }
+    ar_schedule_free(s);
+    return t;
+}
+
+static const double *g_sim_key; /* qsort has no context: the keys of the candidates being sorted */
+static int by_sim(const void *a, const void *b) {
+    double x = g_sim_key[*(const int *)a], y = g_sim_key[*(const int *)b];
+    if (isnan(x) != isnan(y)) return isnan(x) ? 1 : -1;
+    if (x < y) return -1;
+    if (x > y) return 1;
+    return *(const int *)a - *(const int *)b; /* stable: walk order */
+}
+
 int cmd_best(int argc, char **argv) {
     for (int i = 0; i < argc; i++)
         if (!strcmp(argv[i], "--emit")) return cmd_best_emit(argc, argv);
@@ -116,8 +165,8 @@ int cmd_best(int argc, char **argv) {
     argc = nrest;
     argv = rest;
     cli_opts o;
-    if (cli_parse(argc, argv, OPT_PLATFORM | OPT_SIZE | OPT_RANKS | OPT_DTYPE | OPT_FORMAT | OPT_COLL, &o, "best") !=
-        AR_OK)
+    if (cli_parse(argc, argv, OPT_PLATFORM | OPT_SIZE | OPT_RANKS | OPT_DTYPE | OPT_FORMAT | OPT_COLL | OPT_SCENARIO,
+                  &o, "best") != AR_OK)
         return AR_EINVAL;
     if (o.nplatforms != 1 || o.nsizes != 1) {
         fprintf(stderr, "arlab best: give one --platform P and one --size S\n");
@@ -128,6 +177,18 @@ int cmd_best(int argc, char **argv) {
     ar_platform *p;
     ar_status st = cli_load_platform(&o, 0, &p);
     if (st != AR_OK) return st;
+    ar_scenario *sc = NULL; /* --scenario: the platform above already has its slow and failed links */
+    if (cli_load_scenario(&o, &sc) != AR_OK) {
+        ar_platform_free(p);
+        return AR_EINVAL;
+    }
+    if (sc && sc->njobs) {
+        fprintf(stderr, "arlab best: %s: jobs: several jobs sharing the fabric are not ranked yet\n", sc->source);
+        ar_scenario_free(sc);
+        ar_platform_free(p);
+        return AR_EUNSUPPORTED;
+    }
+    int by_simulation = ar_scenario_has_timing(sc); /* delays, flows: the walk cannot see them */
     size_t eb = ar_dtype_size(o.dtype);
     if (o.format == FMT_TABLE) {
         char b[32];
@@ -144,7 +205,42 @@ int cmd_best(int argc, char **argv) {
     if (st != AR_OK) {
         ar_ranking_free(&c);
         ar_platform_free(p);
+        ar_scenario_free(sc);
         return cli_error(st, &e);
+    }
+    /* the order rows are listed in: walk order, or by simulated time under a scenario with timing */
+    int *order = calloc((size_t)c.n + 1, sizeof *order);
+    double *simt = calloc((size_t)c.n + 1, sizeof *simt), *delays = calloc((size_t)p->nranks, sizeof *delays);
+    if (!order || !simt || !delays) {
+        free(order);
+        free(simt);
+        free(delays);
+        ar_ranking_free(&c);
+        ar_platform_free(p);
+        ar_scenario_free(sc);
+        fprintf(stderr, "arlab best: out of memory\n");
+        return AR_ENOMEM;
+    }
+    for (int i = 0; i < c.n; i++) {
+        order[i] = i;
+        simt[i] = NAN;
+    }
+    char simwhy[AR_ERR_LEN] = "";
+    if (by_simulation) {
+        ar_scenario_delays(sc, p->nranks, delays);
+        int nsim = 0;
+        for (int i = 0; i < c.n && nsim < BEST_SIM_MAX; i++) {
+            int dup = 0;
+            for (int k = 0; per_algo && k < i && !dup; k++) dup = !strcmp(c.v[k].algo, c.v[i].algo);
+            if (dup || isnan(c.v[i].key_s)) continue;
+            cli_status("best: simulating %s under scenario %s (%d/%d) ...", c.v[i].algo, sc->name, nsim + 1,
+                       BEST_SIM_MAX);
+            simt[i] = sim_cand(p, sc, delays, o.coll, count, eb, &c.v[i], simwhy, sizeof simwhy);
+            nsim++;
+        }
+        cli_status(NULL);
+        g_sim_key = simt;
+        qsort(order, (size_t)c.n, sizeof *order, by_sim);
     }
     /* what NCCL's own tuner would run here (models/nccl_model.h), the yardstick of vs_nccl */
     double bytes = (double)count * (double)eb, nccl_s;
@@ -153,31 +249,36 @@ int cmd_best(int argc, char **argv) {
     (void)lab_nccl_choice(p, (int)o.coll, bytes, &nccl_s, &nalgo, &nproto, &ne);
     static const char *const cols[] = {"rank",         "algo",      "params",     "walk_s",     "closed_s",
                                        "rel_diff",     "slowest",   "algbw_GBps", "busbw_GBps", "vs_nccl",
-                                       "nccl_model_s", "nccl_algo", "nccl_proto"};
+                                       "nccl_model_s", "nccl_algo", "nccl_proto", "sim_s",      "scenario"};
     cli_table t;
-    tbl_init(&t, 13, cols);
+    tbl_init(&t, 15, cols);
+    double dmax = ar_scenario_max_delay(sc); /* the walk starts after the latest rank */
     int limit = top ? top : o.format == FMT_TABLE ? BEST_TABLE_ROWS : c.n, shown = 0, listed = 0, rank = 0;
     double prev = NAN;
-    for (int i = 0; i < c.n; i++) {
+    for (int oi = 0; oi < c.n; oi++) {
+        int i = order[oi];
         const ar_rank_cand *x = &c.v[i];
         int dup = 0; /* --per-algo: only the first (best) variant of each algorithm */
         for (int k = 0; per_algo && k < i && !dup; k++) dup = !strcmp(c.v[k].algo, x->algo);
         if (dup) continue;
         listed++;
+        double key = by_simulation ? simt[i] : x->key_s;
         /* competition ranking over the rows listed: a tie (BEST_TIE_REL) keeps the previous row's rank */
-        if (!(isfinite(prev) && isfinite(x->key_s) && fabs(x->key_s - prev) <= BEST_TIE_REL * prev)) rank = listed;
-        prev = x->key_s;
+        if (!(isfinite(prev) && isfinite(key) && fabs(key - prev) <= BEST_TIE_REL * prev)) rank = listed;
+        prev = key;
         if (shown >= limit) continue;
         shown++;
         int r = tbl_row(&t);
         char params[220];
         snprintf(params, sizeof params, "%s%s", x->params, x->is_default ? " (default)" : "");
-        if (isnan(x->key_s)) tbl_str(&t, r, 0, "-");
+        if (isnan(key)) tbl_str(&t, r, 0, "-");
         else tbl_int(&t, r, 0, rank);
         tbl_str(&t, r, 1, x->algo);
         tbl_str(&t, r, 2, params);
-        tbl_num(&t, r, 3, "%.6g", x->walk_s);
-        tbl_num(&t, r, 4, "%.6g", x->closed_s);
+        tbl_num(&t, r, 3, "%.6g", x->walk_s + dmax);
+        tbl_num(&t, r, 4, "%.6g", x->closed_s + dmax);
+        tbl_num(&t, r, 13, "%.9g", simt[i]);
+        tbl_str(&t, r, 14, sc ? sc->name : "-");
         tbl_num(&t, r, 5, "%.2g", isnan(x->closed_s) ? NAN : (x->walk_s - x->closed_s) / x->closed_s);
         tbl_str(&t, r, 6, x->slowest);
         tbl_num(&t, r, 7, "%.6g", lab_algbw_GBps(bytes, x->walk_s));
@@ -190,7 +291,16 @@ int cmd_best(int argc, char **argv) {
     tbl_print(&t, o.format, stdout);
     if (shown < listed && o.format == FMT_TABLE)
         printf("... %d more (--top N shows N rows; csv/json list every row without --top)\n", listed - shown);
-    if (o.format == FMT_TABLE) {
+    if (o.format == FMT_TABLE && sc) {
+        char sd[400];
+        ar_scenario_describe(sc, sd, sizeof sd);
+        printf("scenario: %s from %s; %s\n", sd, sc->source,
+               by_simulation ? "ranked by sim_s, simulated under --sync dataflow with its delays and flows (the walk "
+                               "cannot see flows; walk_s and closed_s add the largest delay)"
+                             : "ranked by the walk on the platform as the scenario leaves it");
+        if (simwhy[0]) printf("note: a simulation failed: %s\n", simwhy);
+    }
+    if (o.format == FMT_TABLE && !by_simulation) {
         char t1[32], t2[32];
         const ar_rank_cand *b = &c.v[0];
         if (!isfinite(nccl_s))
@@ -216,9 +326,19 @@ int cmd_best(int argc, char **argv) {
             "the bottleneck link stays busy\n",
             pess, pess == 1 ? "" : "s", c.v[worst].algo, c.v[worst].params[0] ? ":" : "", c.v[worst].params,
             100.0 * (c.v[worst].walk_s / c.v[worst].closed_s - 1));
-    if (o.format == FMT_TABLE) explain(p, count, eb, &c);
+    if (o.format == FMT_TABLE && !by_simulation) explain(p, count, eb, &c);
+    if (o.format == FMT_TABLE && by_simulation && isfinite(simt[order[0]])) {
+        char t1[32];
+        const ar_rank_cand *b = &c.v[order[0]];
+        printf("\nbest under scenario %s: %s%s%s  %s (simulated)\n", sc->name, b->algo, b->params[0] ? ":" : "",
+               b->params, ar_fmt_time(simt[order[0]], t1, sizeof t1));
+    }
     tbl_free(&t);
     ar_ranking_free(&c);
     ar_platform_free(p);
+    ar_scenario_free(sc);
+    free(order);
+    free(simt);
+    free(delays);
     return AR_OK;
 }

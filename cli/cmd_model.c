@@ -39,8 +39,8 @@ static void print_stages(const char *algo, const char *what, const ar_model_resu
 
 static const char *const cols[] = {"algo",         "platform",  "ranks",      "bytes",  "model_s",    "closed_s",
                                    "walk_s",       "rel_diff",  "detail",     "stages", "algbw_GBps", "busbw_GBps",
-                                   "nccl_model_s", "nccl_algo", "nccl_proto", "status", "why"};
-enum { NCOLS = sizeof cols / sizeof cols[0], C_MODEL = 4, C_ALGBW = 10, C_STATUS = 15, C_WHY = 16 };
+                                   "nccl_model_s", "nccl_algo", "nccl_proto", "status", "why",        "scenario"};
+enum { NCOLS = sizeof cols / sizeof cols[0], C_MODEL = 4, C_ALGBW = 10, C_STATUS = 15, C_WHY = 16, C_SCEN = 17 };
 
 /* The summary of one platform and size: one line per algorithm, the fastest marked. */
 static void print_summary(const cli_table *t, int from, int to, double nccl_s, const char *nalgo, const char *nproto) {
@@ -106,9 +106,26 @@ int cmd_model(int argc, char **argv) {
     argc = nrest;
     argv = rest;
     cli_opts o;
-    if (cli_parse(argc, argv, OPT_PLATFORM | OPT_ALGO | OPT_SIZE | OPT_RANKS | OPT_DTYPE | OPT_FORMAT | OPT_COLL, &o,
+    if (cli_parse(argc, argv,
+                  OPT_PLATFORM | OPT_ALGO | OPT_SIZE | OPT_RANKS | OPT_DTYPE | OPT_FORMAT | OPT_COLL | OPT_SCENARIO, &o,
                   "model") != AR_OK)
         return AR_EINVAL;
+    /* --scenario: slow and failed links come with the platform (cli_load_platform); a late rank adds its delay
+     * (every rank's result needs every rank's data); background flows are not in the walk (the note says so) */
+    ar_scenario *scen = NULL;
+    if (cli_load_scenario(&o, &scen) != AR_OK) return AR_EINVAL;
+    if (scen && scen->njobs) {
+        fprintf(stderr, "arlab model: %s: jobs share the fabric only in a simulation (arlab sim --scenario %s)\n",
+                scen->source, scen->source);
+        ar_scenario_free(scen);
+        return AR_EUNSUPPORTED;
+    }
+    double scen_delay = ar_scenario_max_delay(scen);
+    char scen_note[200] = "";
+    if (scen && scen->nflows)
+        snprintf(scen_note, sizeof scen_note,
+                 "scenario %s: background flows (%d) are not in the walk (arlab sim runs them)", scen->name,
+                 scen->nflows);
     if (o.nplatforms == 0) {
         fprintf(stderr, "arlab model: give --platform P (see 'arlab platforms')\n");
         return AR_EINVAL;
@@ -128,12 +145,14 @@ int cmd_model(int argc, char **argv) {
         if (st != AR_OK) {
             if (stream) tbl_stream_end(&t, o.format, stdout);
             tbl_free(&t);
+            ar_scenario_free(scen);
             return st;
         }
         for (int si = 0; si < o.nsizes; si++) {
             uint64_t count;
             if (cli_size(&o, si, &count) != AR_OK) {
                 ar_platform_free(p);
+                ar_scenario_free(scen);
                 if (stream) tbl_stream_end(&t, o.format, stdout);
                 tbl_free(&t);
                 return AR_EINVAL;
@@ -164,6 +183,12 @@ int cmd_model(int argc, char **argv) {
                 tbl_num(&t, r, 12, tfmt, nccl_s);
                 tbl_str(&t, r, 13, nalgo);
                 tbl_str(&t, r, 14, nproto);
+                tbl_str(&t, r, C_SCEN, scen ? scen->name : "-");
+                if (st == AR_OK && scen_delay > 0) {
+                    ev.model_s += scen_delay;
+                    ev.closed_s += scen_delay;
+                    ev.walk_s += scen_delay;
+                }
                 if (st == AR_EUNSUPPORTED || st == AR_ELIMIT) { /* a row saying why, never a silent gap */
                     for (int c = 4; c < 12; c++)
                         if (c != 8 && c != 9) tbl_num(&t, r, c, "%g", NAN);
@@ -175,12 +200,13 @@ int cmd_model(int argc, char **argv) {
                 }
                 if (st != AR_OK) {
                     ar_platform_free(p);
+                    ar_scenario_free(scen);
                     if (stream) tbl_stream_end(&t, o.format, stdout);
                     tbl_free(&t);
                     return cli_error(st, &e);
                 }
                 napplied++;
-                const char *why = "";
+                const char *why = scen_note;
                 if (ev.have_walk) {
                 } else if (ev.walk_status == AR_ENOMEM || ev.walk_status == AR_ELIMIT) {
                     fprintf(stderr, "arlab: note: %s\n", ev.walk_err.msg); /* a documented limit */
@@ -239,6 +265,13 @@ int cmd_model(int argc, char **argv) {
     }
     if (stream) tbl_stream_end(&t, o.format, stdout);
     tbl_free(&t);
+    if (scen && o.format == FMT_TABLE) {
+        char sd[400];
+        ar_scenario_describe(scen, sd, sizeof sd);
+        printf("scenario: %s from %s; times add the largest start delay (%g s)%s\n", sd, scen->source, scen_delay,
+               scen->nflows ? "; background flows are not in the walk (arlab sim runs them)" : "");
+    }
+    ar_scenario_free(scen);
     if (napplied == 0 && worst == AR_OK) {
         fprintf(stderr, "arlab model: no algorithm applies to the platform(s) asked (see the rows' why)\n");
         worst = AR_EUNSUPPORTED;

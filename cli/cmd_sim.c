@@ -30,6 +30,7 @@
 
 #include "lab/backend.h"
 #include "lab/eval.h"
+#include "lab/jobs.h"
 #include "sim/sim.h" /* types only; the functions come from the backend table */
 
 #define SIM_MAX_ARGS 256
@@ -66,8 +67,17 @@ static const char *const cols[] = {"algo",
                                    "nccl_proto",
                                    "status",
                                    "why",
-                                   "sync"};
-enum { NCOLS = sizeof cols / sizeof cols[0], C_ALGBW = 25, C_NCCL = 27, C_STATUS = 30, C_WHY = 31, C_SYNC = 32 };
+                                   "sync",
+                                   "scenario"};
+enum {
+    NCOLS = sizeof cols / sizeof cols[0],
+    C_ALGBW = 25,
+    C_NCCL = 27,
+    C_STATUS = 30,
+    C_WHY = 31,
+    C_SYNC = 32,
+    C_SCEN = 33
+};
 
 /* A row for an algorithm that was not simulated: status (unsupported, limit,
  * error) and why; every number empty. */
@@ -80,7 +90,8 @@ static int why_row(cli_table *t, const char *algo, const ar_platform *p, double 
     tbl_int(t, row, 2, p->nranks);
     tbl_num(t, row, 3, "%.0f", bytes);
     for (int c = 4; c < NCOLS; c++)
-        if (c != 17 && c != 21 && c != 23 && c != 24 && c != C_NCCL + 1 && c != C_NCCL + 2 && c < C_STATUS)
+        if (c != 17 && c != 21 && c != 23 && c != 24 && c != C_NCCL + 1 && c != C_NCCL + 2 && c < C_STATUS &&
+            c != C_SCEN)
             tbl_num(t, row, c, "%g", NAN);
     tbl_str(t, row, C_STATUS, status);
     tbl_str(t, row, C_WHY, why);
@@ -133,7 +144,7 @@ static void sim_help(const lab_sim_api *sim) {
         "usage: arlab sim --platform P [--platform P2 ...] [--algo A|all ...] [--schedule F.json] [--size S[,S2...]]\n"
         "                 [--ranks N] [--dtype T] [--check] [--trace FILE] [--network MODEL[,key:value...]]\n"
         "                 [--gamma S_PER_BYTE] [--budget TIME] [--engine fast|naive] [--sync round|dataflow]\n"
-        "                 [--no-shortcuts] [--format table|csv|json]\n"
+        "                 [--no-shortcuts] [--scenario F.json] [--format table|csv|json]\n"
         "Simulates each algorithm's schedule on SimGrid and compares it with the cost walk (model_s) and\n"
         "the closed form (closed_s). Defaults: --algo all --size 100MB. CSV/JSON rows are streamed, with\n"
         "algbw/busbw, NCCL's choice, status and why (README: Simulator).\n"
@@ -153,10 +164,105 @@ static void sim_help(const lab_sim_api *sim) {
         "                  everywhere (the closed forms' semantics)\n"
         "  --no-shortcuts  simulate every transfer in SimGrid (the exact shortcuts are off)\n"
         "  --chunks N      what-if: pipeline every op of the planned schedule in N chunks (1..65536)\n"
+        "  --scenario F    what-if scenario (scenarios/README.md): late ranks, slow/failed links and ranks,\n"
+        "                  background flows; delays and flows run under --sync dataflow; with jobs, one\n"
+        "                  simulation of every job (each its ranks, algorithm, start) and a row per job\n"
         "  --model-only    print the model's columns (model_s, closed_s) of every row without simulating\n"
         "  --digits N      significant digits of sim_s, model_s and closed_s (1..17, default 12)\n"
         "network models (--network):\n%s",
         sim->network_help());
+}
+
+/* --scenario with jobs: for each platform and size, every job planned on its own ranks, all in one
+ * simulation under dataflow (lab/jobs.h); a row per job: its time from its start, its walk alone on
+ * its ranks, and the slowdown sharing the fabric costs it. */
+static ar_status sim_jobs(const lab_sim_api *sim, const cli_opts *o, const ar_scenario *sc, ar_sim_engine engine,
+                          ar_sim_sync sync) {
+    static const char *const jc[] = {"job",     "algo",     "platform", "ranks",    "bytes",  "start_s", "sim_s",
+                                     "alone_s", "slowdown", "sync",     "scenario", "status", "why"};
+    if (sync != AR_SYNC_DATAFLOW || engine != AR_SIM_FAST) {
+        fprintf(stderr,
+                "arlab sim: --scenario %s has jobs: they run in one simulation under --sync dataflow with "
+                "the fast engine only\n",
+                sc->source);
+        return AR_EUNSUPPORTED;
+    }
+    if (o->nalgos) {
+        fprintf(stderr, "arlab sim: --scenario %s has jobs: each job names its algorithm (no --algo)\n", sc->source);
+        return AR_EINVAL;
+    }
+    cli_table t;
+    tbl_init(&t, (int)(sizeof jc / sizeof jc[0]), jc);
+    ar_status worst = AR_OK;
+    const char *sizes[CLI_MAX_LIST];
+    int nsizes = o->nsizes;
+    for (int i = 0; i < nsizes; i++) sizes[i] = o->sizes[i];
+    if (!nsizes) sizes[nsizes++] = "100MB";
+    size_t eb = ar_dtype_size(o->dtype);
+    for (int pi = 0; pi < o->nplatforms && worst == AR_OK; pi++) {
+        ar_platform *p = NULL;
+        if (cli_load_platform(o, pi, &p) != AR_OK) {
+            worst = AR_EINVAL;
+            break;
+        }
+        for (int si = 0; si < nsizes && worst == AR_OK; si++) {
+            uint64_t count;
+            ar_err e = {{0}};
+            if (ar_parse_size(sizes[si], eb, &count, &e) != AR_OK) {
+                fprintf(stderr, "arlab: --size: %s\n", e.msg);
+                worst = AR_EINVAL;
+                break;
+            }
+            lab_jobs J;
+            ar_status st = lab_jobs_plan(p, sc, count, eb, o->coll, &J, &e);
+            if (st != AR_OK) {
+                worst = cli_error(st, &e);
+                break;
+            }
+            ar_sim_opts so = {.network = o->network,
+                              .budget_s = o->budget_s,
+                              .engine = AR_SIM_FAST,
+                              .sync = AR_SYNC_DATAFLOW,
+                              .rank_delay_s = J.delays,
+                              .flows = sc->flows,
+                              .nflows = sc->nflows,
+                              .independent_phases = 1};
+            ar_sim_result r;
+            st = sim->run(p, J.sch, &so, &r, &e);
+            for (int j = 0; j < J.njobs; j++) {
+                const ar_job *jb = &sc->jobs[j];
+                int row = tbl_row(&t);
+                tbl_int(&t, row, 0, j);
+                tbl_str(&t, row, 1, jb->algo);
+                tbl_str(&t, row, 2, p->name);
+                tbl_int(&t, row, 3, jb->nranks);
+                tbl_num(&t, row, 4, "%.0f", (double)count * (double)eb);
+                tbl_num(&t, row, 5, "%.9g", jb->start_s);
+                double tj = st == AR_OK && r.complete ? lab_jobs_time(&J, sc, r.phase_end_s, j) : NAN;
+                tbl_num(&t, row, 6, "%.12g", tj);
+                tbl_num(&t, row, 7, "%.12g", J.alone_s[j]);
+                tbl_num(&t, row, 8, "%.6g", tj / J.alone_s[j]);
+                tbl_str(&t, row, 9, "dataflow");
+                tbl_str(&t, row, 10, sc->name);
+                tbl_str(&t, row, 11, st != AR_OK ? "error" : r.complete ? "ok" : "budget");
+                tbl_str(&t, row, 12, st != AR_OK ? e.msg : "");
+            }
+            if (st == AR_OK) sim->result_free(&r);
+            else worst = cli_error(st, &e);
+            lab_jobs_free(&J);
+        }
+        ar_platform_free(p);
+    }
+    if (t.nrows) tbl_print(&t, o->format, stdout);
+    if (o->format == FMT_TABLE && t.nrows) {
+        char sd[400];
+        ar_scenario_describe(sc, sd, sizeof sd);
+        printf("scenario: %s from %s; the jobs run in one simulation under --sync dataflow; sim_s: a job's time "
+               "from its start, alone_s: its cost walk alone on its ranks, slowdown = sim_s / alone_s\n",
+               sd, sc->source);
+    }
+    tbl_free(&t);
+    return worst;
 }
 
 int cmd_sim(int argc, char **argv) {
@@ -176,7 +282,7 @@ int cmd_sim(int argc, char **argv) {
     int nrest = 0;
     ar_sim_engine engine = AR_SIM_FAST;
     ar_sim_sync sync = AR_SYNC_DATAFLOW;
-    int full = 0, chunks = 0, digits = 12, model_only = 0;
+    int full = 0, chunks = 0, digits = 12, model_only = 0, sync_given = 0;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--no-shortcuts")) {
@@ -216,6 +322,7 @@ int cmd_sim(int argc, char **argv) {
                 return AR_EINVAL;
             }
             sync = strcmp(v, "dataflow") ? AR_SYNC_ROUND : AR_SYNC_DATAFLOW;
+            sync_given = 1;
         } else {
             if (nrest >= SIM_MAX_ARGS) {
                 fprintf(stderr, "arlab sim: too many arguments\n");
@@ -229,16 +336,45 @@ int cmd_sim(int argc, char **argv) {
     cli_opts o;
     if (cli_parse(nrest, rest,
                   OPT_PLATFORM | OPT_ALGO | OPT_SIZE | OPT_RANKS | OPT_DTYPE | OPT_FORMAT | OPT_CHECK | OPT_TRACE |
-                      OPT_NETWORK | OPT_GAMMA | OPT_BUDGET | OPT_COLL,
+                      OPT_NETWORK | OPT_GAMMA | OPT_BUDGET | OPT_COLL | OPT_SCENARIO,
                   &o, "sim") != AR_OK)
         return AR_EINVAL;
+    ar_scenario *scen = NULL; /* --scenario: its platform changes come with cli_load_platform */
+    if (cli_load_scenario(&o, &scen) != AR_OK) return AR_EINVAL;
+    char scen_desc[400] = "-";
+    ar_scenario_describe(scen, scen_desc, sizeof scen_desc);
+    if (scen && scen->njobs) { /* several jobs sharing the fabric: one simulation, a row per job */
+        ar_status js = sim_jobs(sim, &o, scen, engine, sync_given ? sync : AR_SYNC_DATAFLOW);
+        ar_scenario_free(scen);
+        return js;
+    }
+    if (ar_scenario_has_timing(scen)) { /* delays and flows: only the per-rank engine sees them */
+        if (sync_given && sync != AR_SYNC_DATAFLOW) {
+            fprintf(stderr,
+                    "arlab sim: --scenario %s has delays or flows: they run under --sync dataflow only (the "
+                    "lockstep shortcuts assume every rank starts together on an idle network)\n",
+                    scen->source);
+            ar_scenario_free(scen);
+            return AR_EUNSUPPORTED;
+        }
+        sync = AR_SYNC_DATAFLOW;
+        if (engine == AR_SIM_NAIVE) {
+            fprintf(stderr, "arlab sim: --scenario with delays or flows runs on the fast engine only\n");
+            ar_scenario_free(scen);
+            return AR_EUNSUPPORTED;
+        }
+    }
+    double scen_delay = ar_scenario_max_delay(scen);
     if (o.nplatforms == 0) {
         fprintf(stderr, "arlab sim: give --platform P (see 'arlab platforms')\n");
         return AR_EINVAL;
     }
     ar_err e = {{0}};
     char netdesc[512];
-    if (sim->network_parse(o.network, netdesc, sizeof netdesc, &e) != AR_OK) return cli_error(AR_EINVAL, &e);
+    if (sim->network_parse(o.network, netdesc, sizeof netdesc, &e) != AR_OK) {
+        ar_scenario_free(scen);
+        return cli_error(AR_EINVAL, &e);
+    }
     if (model_only && (o.check || o.trace)) {
         fprintf(stderr, "arlab sim: --model-only simulates nothing (no --check or --trace)\n");
         return AR_EINVAL;
@@ -264,10 +400,14 @@ int cmd_sim(int argc, char **argv) {
     uint64_t counts[CLI_MAX_LIST];
     ar_status worst = AR_OK;
     for (int si = 0; si < o.nsizes; si++)
-        if (cli_size(&o, si, &counts[si]) != AR_OK) return AR_EINVAL;
+        if (cli_size(&o, si, &counts[si]) != AR_OK) {
+            ar_scenario_free(scen);
+            return AR_EINVAL;
+        }
     for (int pi = 0; pi < o.nplatforms; pi++) {
         if (cli_load_platform(&o, pi, &plats[pi]) != AR_OK) {
             for (int k = 0; k < pi; k++) ar_platform_free(plats[k]);
+            ar_scenario_free(scen);
             return AR_EINVAL;
         }
     }
@@ -279,6 +419,16 @@ int cmd_sim(int argc, char **argv) {
     if (stream) tbl_stream_begin(&t, o.format, stdout);
     for (int pi = 0; pi < o.nplatforms && worst != AR_EINVAL; pi++) {
         ar_platform *p = plats[pi];
+        double *delays = NULL; /* the scenario's start delay per rank of this platform */
+        if (scen && scen->nstragglers) {
+            delays = calloc((size_t)p->nranks, sizeof *delays);
+            if (!delays) {
+                worst = AR_ENOMEM;
+                fprintf(stderr, "arlab sim: out of memory\n");
+                break;
+            }
+            ar_scenario_delays(scen, p->nranks, delays);
+        }
         for (int si = 0; si < o.nsizes; si++) {
             double bytes = (double)counts[si] * (double)eb;
             if (o.format == FMT_TABLE) {
@@ -324,7 +474,15 @@ int cmd_sim(int argc, char **argv) {
                                   .budget_s = o.budget_s,
                                   .engine = engine,
                                   .sync = sync,
-                                  .full = full};
+                                  .full = full,
+                                  .rank_delay_s = delays,
+                                  .flows = scen ? scen->flows : NULL,
+                                  .nflows = scen ? scen->nflows : 0};
+                if (scen_delay > 0) { /* a rank late by d: the walk and the closed form start d later */
+                    ev.model_s += scen_delay;
+                    ev.walk_s += scen_delay;
+                    ev.closed_s += scen_delay;
+                }
                 ar_sim_result r;
                 if (model_only) { /* the rows with the model's columns, nothing simulated */
                     memset(&r, 0, sizeof r);
@@ -383,6 +541,7 @@ int cmd_sim(int argc, char **argv) {
                 tbl_str(&t, row, 23, r.engine);
                 tbl_str(&t, row, 24, r.network);
                 tbl_str(&t, row, C_SYNC, model_only ? "-" : r.sync);
+                tbl_str(&t, row, C_SCEN, scen ? scen->name : "-");
                 tbl_num(&t, row, C_ALGBW, "%.6g", lab_algbw_GBps(bytes, r.time_s));
                 tbl_num(&t, row, C_ALGBW + 1, "%.6g", lab_busbw_GBps((int)o.coll, p->nranks, bytes, r.time_s));
                 tbl_num(&t, row, C_NCCL, tfmt, nccl_s);
@@ -434,6 +593,7 @@ int cmd_sim(int argc, char **argv) {
             }
             if (worst == AR_EINVAL) break;
         }
+        free(delays);
     }
     for (int pi = 0; pi < o.nplatforms; pi++) ar_platform_free(plats[pi]);
     if (o.format == FMT_TABLE) {
@@ -441,6 +601,10 @@ int cmd_sim(int argc, char **argv) {
                sync == AR_SYNC_DATAFLOW ? "dataflow (every rank advances on its own data; --sync round for lockstep)"
                                         : "round (lockstep: an op's round after all of the previous, a phase after "
                                           "all of the previous)");
+        if (scen)
+            printf("scenario: %s from %s; model_s, closed_s and the walk add the largest start delay (%g s); "
+                   "background flows are not in the walk, only in the simulation\n\n",
+                   scen_desc, scen->source, scen_delay);
         static const int keep[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, C_ALGBW + 1, 9, 15, 21, C_STATUS};
         enum { NK = sizeof keep / sizeof keep[0] };
         const char *kc[NK];
@@ -461,6 +625,7 @@ int cmd_sim(int argc, char **argv) {
         tbl_stream_end(&t, o.format, stdout);
     }
     tbl_free(&t);
+    ar_scenario_free(scen);
     if (napplied == 0 && worst == AR_OK) {
         fprintf(stderr, "arlab sim: no algorithm applies to the platform(s) asked (see the rows' why)\n");
         worst = AR_EUNSUPPORTED;

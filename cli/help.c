@@ -48,18 +48,21 @@ static const help_entry entries[] = {
              "  --check             run the symbolic validator and the host executor (exact integer sums)\n" COMMON_C
              "  --format F          table (default) or json (the JSON reads back with --schedule)\n"
              "example: arlab plan --algo flexreduce --platform fr-5 --size 120 --check\n"},
-    {"model", "usage: arlab model --platform P [--size S,...] [--algo A|all ...] [--schedule F.json] [--detail]\n"
-              "                   [--digits N] [--format F]\n"
-              "Prices every algorithm: closed_s (the paper's closed form), walk_s (cost walk of the planned\n"
-              "schedule), model_s (closed form where one exists, else the walk), algbw/busbw (nccl-tests'\n"
-              "definitions) and what NCCL's own tuner would choose (nccl_model_s, nccl_algo, nccl_proto).\n"
-              "The table is a summary, the fastest marked; --detail adds the per-stage breakdown.\n" COMMON_P
-              "" COMMON_S "                      (default 100MB)\n"
-              "  --algo A            an algorithm (repeatable; default all; see arlab algos)\n"
-              "  --schedule F.json   also price a user-written schedule\n"
-              "  --detail            stage breakdown of the closed form and of the walk\n"
-              "  --digits N          significant digits of the --detail times (1..17, default 9)\n" COMMON_C COMMON_F
-              "example: arlab model --platform blueconnect-192 --size 100MB\n"},
+    {"model",
+     "usage: arlab model --platform P [--size S,...] [--algo A|all ...] [--schedule F.json] [--detail]\n"
+     "                   [--digits N] [--format F]\n"
+     "Prices every algorithm: closed_s (the paper's closed form), walk_s (cost walk of the planned\n"
+     "schedule), model_s (closed form where one exists, else the walk), algbw/busbw (nccl-tests'\n"
+     "definitions) and what NCCL's own tuner would choose (nccl_model_s, nccl_algo, nccl_proto).\n"
+     "The table is a summary, the fastest marked; --detail adds the per-stage breakdown.\n" COMMON_P "" COMMON_S
+     "                      (default 100MB)\n"
+     "  --algo A            an algorithm (repeatable; default all; see arlab algos)\n"
+     "  --schedule F.json   also price a user-written schedule\n"
+     "  --detail            stage breakdown of the closed form and of the walk\n"
+     "  --digits N          significant digits of the --detail times (1..17, default 9)\n"
+     "  --scenario F.json   what-if (scenarios/README.md): slow/failed links and ranks change the\n"
+     "                      platform; the largest start delay is added; flows are not in the walk\n" COMMON_C COMMON_F
+     "example: arlab model --platform blueconnect-192 --size 100MB\n"},
     {"best", "usage: arlab best --platform P --size S [--coll C] [--top N] [--per-algo] [--ranks N] [--dtype T]\n"
              "                  [--format F]\n"
              "       arlab best --emit nccl-tuner FILE --platform P [--ranks N] [--max-bytes S]\n"
@@ -70,6 +73,8 @@ static const help_entry entries[] = {
              "                      serving it (BlueConnect's variant search is all-reduce only)\n" COMMON_F
              "  --top N             show the N best rows (default: 30 in the table, every row in csv/json)\n"
              "  --per-algo          only the best variant of each algorithm\n"
+             "  --scenario F.json   what-if (scenarios/README.md): rank on the changed platform; with delays or\n"
+             "                      flows, simulate the first 24 candidates under it and rank by sim_s\n"
              "Equal times (within 1e-12, relative) get equal ranks (1 2 2 4). Columns add algbw/busbw of walk_s\n"
              "and NCCL's own choice (nccl_model_s, vs_nccl = nccl_model_s / walk_s, > 1: arlab's is faster).\n"
              "  --emit nccl-tuner FILE   NCCL's own choice per size range (models/nccl_model.h) in the CSV of\n"

@@ -109,12 +109,12 @@ ar_status cli_parse(int argc, char **argv, unsigned allowed, cli_opts *o, const 
         unsigned bit;
         int has_arg;
     } flags[] = {
-        {"--platform", OPT_PLATFORM, 1}, {"--algo", OPT_ALGO, 1},       {"--size", OPT_SIZE, 1},
-        {"--schedule", OPT_ALGO, 1},     {"--ranks", OPT_RANKS, 1},     {"--dtype", OPT_DTYPE, 1},
-        {"--format", OPT_FORMAT, 1},     {"--check", OPT_CHECK, 0},     {"--trace", OPT_TRACE, 1},
-        {"--out", OPT_OUT, 1},           {"--network", OPT_NETWORK, 1}, {"--gamma", OPT_GAMMA, 1},
-        {"--budget", OPT_BUDGET, 1},     {"--iters", OPT_ITERS, 1},     {"--warmup", OPT_ITERS, 1},
-        {"--coll", OPT_COLL, 1},
+        {"--platform", OPT_PLATFORM, 1}, {"--algo", OPT_ALGO, 1},         {"--size", OPT_SIZE, 1},
+        {"--schedule", OPT_ALGO, 1},     {"--ranks", OPT_RANKS, 1},       {"--dtype", OPT_DTYPE, 1},
+        {"--format", OPT_FORMAT, 1},     {"--check", OPT_CHECK, 0},       {"--trace", OPT_TRACE, 1},
+        {"--out", OPT_OUT, 1},           {"--network", OPT_NETWORK, 1},   {"--gamma", OPT_GAMMA, 1},
+        {"--budget", OPT_BUDGET, 1},     {"--iters", OPT_ITERS, 1},       {"--warmup", OPT_ITERS, 1},
+        {"--coll", OPT_COLL, 1},         {"--scenario", OPT_SCENARIO, 1},
     };
     const char *nt[4] = {NULL, NULL, NULL, NULL}; /* -b -e -f -i */
     for (int i = 0; i < argc; i++) {
@@ -199,6 +199,7 @@ ar_status cli_parse(int argc, char **argv, unsigned allowed, cli_opts *o, const 
         else if (!strcmp(name, "--trace")) o->trace = val;
         else if (!strcmp(name, "--out")) o->out = val;
         else if (!strcmp(name, "--network")) o->network = val;
+        else if (!strcmp(name, "--scenario")) o->scenario = val;
         else if (!strcmp(name, "--gamma")) {
             char *end;
             errno = 0;
@@ -239,6 +240,25 @@ int cli_algo_list(const cli_opts *o, const char **names, int max) {
 ar_status cli_load_platform(const cli_opts *o, int i, ar_platform **out) {
     ar_err e = {{0}};
     ar_status st = ar_platform_load(o->platforms[i], o->ranks, out, &e);
+    if (st == AR_OK && o->scenario) { /* what-if: slow, failed links and ranks before anything is planned */
+        ar_scenario *sc = NULL;
+        st = ar_scenario_load(o->scenario, &sc, &e);
+        if (st == AR_OK) st = ar_scenario_apply(sc, out, &e);
+        ar_scenario_free(sc);
+        if (st != AR_OK) {
+            ar_platform_free(*out);
+            *out = NULL;
+        }
+    }
+    if (st != AR_OK) cli_error(st, &e);
+    return st;
+}
+
+ar_status cli_load_scenario(const cli_opts *o, ar_scenario **out) {
+    *out = NULL;
+    if (!o->scenario) return AR_OK;
+    ar_err e = {{0}};
+    ar_status st = ar_scenario_load(o->scenario, out, &e);
     if (st != AR_OK) cli_error(st, &e);
     return st;
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "platform_build.h"
+#include "scenario.h"
 
 /* ---- finishing ---- */
 
@@ -355,4 +356,13 @@ ar_status ar_pb_finish(ar_pbuild *b, ar_err *e) {
     ar_status st = finish_kind(b, e);
     if (st) return st;
     return add_reduce_links(b, e);
+}
+
+/* Declared in core/scenario.h: after a scenario scaled link bandwidths in place. A tree's levels
+ * are derived again (they vanish when the tree is no longer symmetric); on other kinds the
+ * symmetric description no longer holds once any link differs, so it is dropped (closed forms
+ * that need it give way to the walk). */
+void ar_platform_refresh_levels(ar_platform *p) {
+    if (p->kind == AR_PLAT_TREE || p->kind == AR_PLAT_FAT_TREE) tree_levels(p);
+    else p->nlevels = 0;
 }

@@ -57,6 +57,12 @@ static void simulate(const lab_point_in *in, lab_point_out *out) {
     so.gamma_s_per_B = in->sim_gamma_s_per_B;
     so.budget_s = in->sim_budget_s;
     so.sync = in->sim_sync_round ? AR_SYNC_ROUND : AR_SYNC_DATAFLOW;
+    if (in->rank_delay_s || in->nflows) { /* scenario delays and flows: per-rank dataflow only */
+        so.sync = AR_SYNC_DATAFLOW;
+        so.rank_delay_s = in->rank_delay_s;
+        so.flows = in->flows;
+        so.nflows = in->nflows;
+    }
     ar_sim_result res;
     memset(&res, 0, sizeof res);
     ar_status st = sim->run(in->p, in->sch, &so, &res, &e);

@@ -68,6 +68,10 @@ typedef struct lab_point_in {
     int sim_sync_round; /* 1: lockstep (--sync round); 0: dataflow */
     const lab_measure *measures;
     int nmeasures;
+    /* what-if scenario events (core/scenario.h), NULL/0 = none: simulated under --sync dataflow */
+    const double *rank_delay_s;
+    const ar_bgflow *flows;
+    int nflows;
 } lab_point_in;
 
 /* What it gives back (filled on top of the caller's NAN/"ok" defaults). */

@@ -141,6 +141,24 @@ ar_status sweep_open(const char *file, sweep_ctx *ctx, ar_err *e) {
     }
     for (int i = 0; i < npresets; i++) free(presets[i]);
     free(presets);
+    /* scenario files, relative to the sweep's directory; each entry's scenario is loaded once to check it */
+    if (!st && !(ctx->scen_file = ar_calloc((size_t)s->nplatforms, sizeof *ctx->scen_file)))
+        st = ar_fail(e, AR_ENOMEM, "out of memory");
+    for (int i = 0; !st && i < s->nplatforms; i++) {
+        const ar_sweep_platform *sp = &s->platforms[i];
+        if (!sp->scenario) continue;
+        ctx->scen_file[i] = sp->scenario[0] == '/' ? ar_strdup(sp->scenario) : join_path(ctx->dir, sp->scenario);
+        if (!ctx->scen_file[i]) {
+            st = ar_fail(e, AR_ENOMEM, "out of memory");
+            break;
+        }
+        ar_scenario *sc = NULL;
+        ar_err se = {{0}};
+        ar_status ss = ar_scenario_load_set(ctx->scen_file[i], sp->scen_set, sp->scen_value, &sc, &se);
+        if (!ss && sc->njobs) ss = ar_fail(&se, AR_EUNSUPPORTED, "%s: jobs: not run by sweeps yet", sc->source);
+        ar_scenario_free(sc);
+        if (ss) st = ar_fail(e, ss, "%s: platforms[%d].scenario: %s", file, i, se.msg);
+    }
 
     /* the grid */
     const lab_backend *bk[4];
@@ -211,10 +229,13 @@ ar_status sweep_open(const char *file, sweep_ctx *ctx, ar_err *e) {
 
 void sweep_close(sweep_ctx *ctx) {
     if (ctx->spec) {
-        for (int i = 0; i < ctx->spec->nplatforms; i++)
+        for (int i = 0; i < ctx->spec->nplatforms; i++) {
             if (ctx->plat_spec) free(ctx->plat_spec[i]);
+            if (ctx->scen_file) free(ctx->scen_file[i]);
+        }
         ar_sweep_free(ctx->spec);
     }
+    free(ctx->scen_file);
     free(ctx->plat_spec);
     free(ctx->plat_is_family);
     free(ctx->points);
@@ -222,15 +243,23 @@ void sweep_close(sweep_ctx *ctx) {
     free(ctx->dir);
     lab_measures_free(&ctx->measures);
     ar_platform_free(ctx->cache);
+    ar_scenario_free(ctx->cache_scen);
     memset(ctx, 0, sizeof *ctx);
 }
+
+#define SW_KEY_PLAT 1600
 
 void sweep_key(const sweep_ctx *ctx, int i, int k, char *buf, size_t n) {
     const sweep_point *pt = &ctx->points[i];
     const ar_sweep *s = ctx->spec;
-    snprintf(buf, n, "%s|%s|%d|%s|%llu|%s|%s", pt->backend->name, s->platforms[pt->plat].spec, pt->ranks,
-             s->algos[pt->algo].spec, (unsigned long long)s->sizes[pt->size].elems, ar_dtype_name(s->dtype),
-             s->ntrain ? s->train[k].label : "");
+    const ar_sweep_platform *sp = &s->platforms[pt->plat];
+    char plat[SW_KEY_PLAT];
+    if (sp->scenario)
+        snprintf(plat, sizeof plat, "%s+scenario=%s%s%s%s%s", sp->spec, sp->scenario, sp->scen_set ? "@" : "",
+                 sp->scen_set ? sp->scen_set : "", sp->scen_set ? "=" : "", sp->scen_value ? sp->scen_value : "");
+    else snprintf(plat, sizeof plat, "%s", sp->spec);
+    snprintf(buf, n, "%s|%s|%d|%s|%llu|%s|%s", pt->backend->name, plat, pt->ranks, s->algos[pt->algo].spec,
+             (unsigned long long)s->sizes[pt->size].elems, ar_dtype_name(s->dtype), s->ntrain ? s->train[k].label : "");
 }
 
 /* FNV-1a of the platform's file (presets, files) or of its spec (families). */
@@ -265,10 +294,24 @@ ar_status sweep_platform(sweep_ctx *ctx, const sweep_point *pt, ar_platform **ou
         return AR_OK;
     }
     ar_platform_free(ctx->cache);
+    ar_scenario_free(ctx->cache_scen);
     ctx->cache = NULL;
+    ctx->cache_scen = NULL;
     ctx->cache_plat = -1;
     ar_status st = ar_platform_load(ctx->plat_spec[pt->plat], pt->ranks, &ctx->cache, e);
     if (st) return st;
+    const ar_sweep_platform *sp = &ctx->spec->platforms[pt->plat];
+    if (ctx->scen_file && ctx->scen_file[pt->plat]) { /* what-if: the platform as the scenario leaves it */
+        st = ar_scenario_load_set(ctx->scen_file[pt->plat], sp->scen_set, sp->scen_value, &ctx->cache_scen, e);
+        if (!st) st = ar_scenario_apply(ctx->cache_scen, &ctx->cache, e);
+        if (st) {
+            ar_platform_free(ctx->cache);
+            ar_scenario_free(ctx->cache_scen);
+            ctx->cache = NULL;
+            ctx->cache_scen = NULL;
+            return st;
+        }
+    }
     ctx->cache_plat = pt->plat;
     ctx->cache_ranks = pt->ranks;
     platform_hash(ctx->cache, ctx->spec->platforms[pt->plat].spec, pt->ranks, ctx->cache_hash, sizeof ctx->cache_hash);

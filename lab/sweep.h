@@ -28,6 +28,7 @@
 #include "backend.h"
 #include "measured.h"
 #include "schema.h"
+#include "core/scenario.h"
 #include "sweep_spec.h"
 
 /* One grid point: indices into the sweep's arrays. */
@@ -54,6 +55,8 @@ typedef struct sweep_ctx {
     int cache_plat, cache_ranks;
     ar_platform *cache;
     char cache_hash[24];
+    char **scen_file;        /* per platform entry: its scenario file resolved, or NULL (owned) */
+    ar_scenario *cache_scen; /* the scenario applied to the cached platform, or NULL (owned) */
 } sweep_ctx;
 
 /* Reads and checks the sweep file, resolves relative paths against its
@@ -64,7 +67,8 @@ ar_status sweep_open(const char *file, sweep_ctx *ctx, ar_err *e);
 void sweep_close(sweep_ctx *ctx);
 
 /* Key of the k-th row of point i (caller-owned buffer). Keys identify rows
- * across runs for resume: backend|platform|ranks|algo|elems|dtype|train. */
+ * across runs for resume: backend|platform|ranks|algo|elems|dtype|train; a platform entry with a
+ * scenario appends "+scenario=FILE[@PATH=VALUE]" to its platform. */
 void sweep_key(const sweep_ctx *ctx, int i, int k, char *buf, size_t n);
 
 /* The platform of a point, loaded once and cached in ctx (with its hash in

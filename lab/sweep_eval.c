@@ -89,8 +89,20 @@ ar_status sweep_eval(sweep_ctx *ctx, int i, sweep_rows *out, ar_err *e) {
             po.status = "error";
             snprintf(po.message, sizeof po.message, "model walk: %s", ev.walk_err.msg);
         }
+        const ar_scenario *sc = ctx->cache_scen; /* what-if: the walk starts after the latest rank */
+        double *delays = NULL;
+        if (sc && ar_scenario_max_delay(sc) > 0) {
+            double d = ar_scenario_max_delay(sc);
+            ev.model_s += d;
+            ev.closed_s += d;
+            ev.walk_s += d;
+            if ((delays = calloc((size_t)p->nranks, sizeof *delays))) ar_scenario_delays(sc, p->nranks, delays);
+        }
         if (!strcmp(po.status, "ok")) {
             lab_point_in in = {.p = p,
+                               .rank_delay_s = delays,
+                               .flows = sc ? sc->flows : NULL,
+                               .nflows = sc ? sc->nflows : 0,
                                .sch = ev.sch,
                                .algo = sa->spec,
                                .plat_label = plabel,
@@ -104,6 +116,7 @@ ar_status sweep_eval(sweep_ctx *ctx, int i, sweep_rows *out, ar_err *e) {
                                .nmeasures = ctx->measures.n};
             pt->backend->run(&in, &po);
         }
+        free(delays);
         if (!strcmp(po.status, "ok"))
             cause = cause_of(pt->backend, po.time_s, ev.model_s, ev.closed_s, ev.walk_s, ev.uneven);
         if (ev.have_closed && ev.closed.note[0] && !po.message[0])

@@ -93,18 +93,89 @@ static ar_status parse_ranks(sctx *c, const cJSON *j, int **out, int *n) {
 
 static ar_status check_algo_spec(sctx *c, const char *spec);
 
+static char *dup_or_null(const char *x) { return x ? ar_strdup(x) : NULL; }
+
+/* "vary": {"PATH": [values]} of platforms[i] (needs "scenario"): entry i takes the first value and
+ * copies of it, inserted right after it, the others (the loop over entries skips them: *skip). */
+static ar_status parse_vary(sctx *c, const cJSON *j, ar_sweep *s, int i, int *skip) {
+    const cJSON *v = sw_field(j, "vary");
+    if (!v) return AR_OK;
+    size_t o = ar_jpath_key(c, "vary");
+    ar_status st = AR_OK;
+    const cJSON *vals = v->child;
+    int n = 0;
+    if (!s->platforms[i].scenario) st = ar_jpath_fail(c, AR_EINVAL, "needs \"scenario\" (the file it varies)");
+    else if (!cJSON_IsObject(v) || !vals || vals->next)
+        st = ar_jpath_fail(c, AR_EINVAL,
+                           "must be an object with one scenario path, e.g. "
+                           "{\"stragglers[0].delay\": [\"0ms\", \"1ms\"]}");
+    else if (!vals->string || !*vals->string || strlen(vals->string) > 200)
+        st = ar_jpath_fail(c, AR_EINVAL, "the key must be a scenario path such as stragglers[0].delay");
+    else if ((st = sw_need_array(c, vals, &n)) == AR_OK && (n < 1 || n > AR_SWEEP_MAX_AXIS))
+        st = ar_jpath_fail(c, AR_EINVAL, "give 1 to %d values", AR_SWEEP_MAX_AXIS);
+    if (!st) {
+        ar_sweep_platform *np = ar_reallocarray(s->platforms, (size_t)s->nplatforms + (size_t)n - 1, sizeof *np);
+        if (!np) st = ar_jpath_fail(c, AR_ENOMEM, "out of memory");
+        else {
+            s->platforms = np;
+            memmove(&np[i + n], &np[i + 1], (size_t)(s->nplatforms - i - 1) * sizeof *np);
+            memset(&np[i + 1], 0, (size_t)(n - 1) * sizeof *np);
+            s->nplatforms += n - 1;
+        }
+    }
+    char base[300]; /* the entry's label before the values are appended */
+    if (!st) snprintf(base, sizeof base, "%s", s->platforms[i].label ? s->platforms[i].label : s->platforms[i].spec);
+    for (int k = 0; !st && k < n; k++) {
+        ar_sweep_platform *b = &s->platforms[i], *p = &s->platforms[i + k];
+        const cJSON *x = cJSON_GetArrayItem(vals, k);
+        char *txt = cJSON_PrintUnformatted(x);
+        if (!txt || !(cJSON_IsString(x) || cJSON_IsNumber(x))) {
+            free(txt);
+            size_t o2 = ar_jpath_key(c, vals->string);
+            ar_jpath_idx(c, k);
+            st = ar_jpath_fail(c, AR_EINVAL, "a value must be a string or a number");
+            ar_jpath_pop(c, o2);
+            break;
+        }
+        if (k > 0) { /* a copy of the entry */
+            p->spec = ar_strdup(b->spec);
+            p->label = dup_or_null(b->label);
+            p->scenario = ar_strdup(b->scenario);
+            if (b->nranks && (p->ranks = ar_calloc((size_t)b->nranks, sizeof *p->ranks))) {
+                memcpy(p->ranks, b->ranks, (size_t)b->nranks * sizeof *p->ranks);
+                p->nranks = b->nranks;
+            }
+            if (b->nexclude && (p->exclude = ar_calloc((size_t)b->nexclude, sizeof *p->exclude)))
+                for (int q = 0; q < b->nexclude; q++)
+                    if ((p->exclude[q] = ar_strdup(b->exclude[q]))) p->nexclude++;
+        }
+        p->scen_set = ar_strdup(vals->string);
+        p->scen_value = txt;
+        char lab[400];
+        snprintf(lab, sizeof lab, "%s %s=%s", base, vals->string, cJSON_IsString(x) ? x->valuestring : txt);
+        free(p->label);
+        p->label = ar_strdup(lab);
+        if (!p->spec || !p->scenario || !p->scen_set || !p->label) st = ar_jpath_fail(c, AR_ENOMEM, "out of memory");
+    }
+    *skip = n - 1;
+    ar_jpath_pop(c, o);
+    return st;
+}
+
 static ar_status parse_platforms(sctx *c, const cJSON *root, ar_sweep *s) {
-    static const char *const keys[] = {"spec", "label", "ranks", "exclude", NULL};
+    static const char *const keys[] = {"spec", "label", "ranks", "exclude", "scenario", "vary", NULL};
     const cJSON *arr = sw_field(root, "platforms");
     size_t old = ar_jpath_key(c, "platforms");
     ar_status st = arr ? sw_need_array(c, arr, &s->nplatforms)
                        : ar_jpath_fail(c, AR_EINVAL, "missing (give at least one platform)");
     if (!st && !(s->platforms = ar_calloc((size_t)s->nplatforms, sizeof *s->platforms)))
         st = ar_jpath_fail(c, AR_ENOMEM, "out of memory");
-    for (int i = 0; !st && i < s->nplatforms; i++) {
-        const cJSON *j = cJSON_GetArrayItem(arr, i);
+    int njson = s->nplatforms;
+    for (int ji = 0, i = 0; !st && ji < njson; ji++, i++) { /* i: the entry (vary adds entries), ji: the JSON item */
+        const cJSON *j = cJSON_GetArrayItem(arr, ji);
         ar_sweep_platform *p = &s->platforms[i];
-        size_t o2 = ar_jpath_idx(c, i);
+        size_t o2 = ar_jpath_idx(c, ji);
+        int skip = 0;
         if (cJSON_IsString(j)) {
             st = sw_check_text(c, j, SW_SPEC_MAX);
             if (!st && !(p->spec = ar_strdup(j->valuestring))) st = ar_jpath_fail(c, AR_ENOMEM, "out of memory");
@@ -144,12 +215,15 @@ static ar_status parse_platforms(sctx *c, const cJSON *root, ar_sweep *s) {
                 }
                 ar_jpath_pop(c, o3);
             }
+            if (!st) st = sw_read_text(c, j, "scenario", SW_SPEC_MAX, &p->scenario);
+            if (!st) st = parse_vary(c, j, s, i, &skip);
         } else {
             st = ar_jpath_fail(c, AR_EINVAL,
                                "must be a platform name, file or family spec, or an object with \"spec\" (got %s)",
                                ar_json_type_name(j));
         }
         ar_jpath_pop(c, o2);
+        i += skip;
     }
     ar_jpath_pop(c, old);
     return st;
@@ -660,6 +734,9 @@ void ar_sweep_free(ar_sweep *s) {
         free(s->platforms[i].ranks);
         for (int k = 0; k < s->platforms[i].nexclude; k++) free(s->platforms[i].exclude[k]);
         free(s->platforms[i].exclude);
+        free(s->platforms[i].scenario);
+        free(s->platforms[i].scen_set);
+        free(s->platforms[i].scen_value);
     }
     free(s->platforms);
     free(s->ranks);

@@ -10,7 +10,9 @@
  *     "backend": "auto" | "model" | "sim" | "real" | [several],  default "auto"
  *                                         (auto = sim when built in, else model)
  *     "platforms": ["bc-intel-2x4", "tree:fanouts=4x2", "file.json",
- *                   {"spec": "fat-tree", "ranks": [64, 128], "label": "FT", "exclude": ["treepack"]}],
+ *                   {"spec": "fat-tree", "ranks": [64, 128], "label": "FT", "exclude": ["treepack"]},
+ *                   {"spec": "flat:ranks=4", "scenario": "late.json",
+ *                    "vary": {"stragglers[0].delay": ["0ms", "1ms"]}}],   (one entry per value)
  *     "ranks": [8, 16],                   rank counts for generated families
  *     "algos": ["ring", "blueconnect:decomp=4x2",
  *               {"algo": "flexreduce", "params": {"k": "v"}, "label": "FR"}],
@@ -58,6 +60,12 @@ typedef struct ar_sweep_platform {
     int *ranks;
     int nexclude; /* algorithm names (before ':') not run on this platform */
     char **exclude;
+    /* what-if (issue 15): "scenario": FILE.json (relative to the sweep file), applied to the platform
+     * and run by the backend; "vary": {"stragglers[0].delay": [v1, v2, ...]} expands the entry into
+     * one entry per value, with scen_set/scen_value set (the value as JSON text) */
+    char *scenario;
+    char *scen_set;
+    char *scen_value;
 } ar_sweep_platform;
 
 typedef struct ar_sweep_algo {

@@ -29,11 +29,22 @@ class ArZone final : public skr::NetZoneImpl {
     ArZone &operator=(const ArZone &) = delete;
 
     std::vector<simgrid::kernel::resource::StandardLinkImpl *> dl; // 2 per arlab link: UP (a->b), DOWN
+    // background flow i (scenario): host nranks+2*nvlinks+i, whose route is its cap link, then flow_src's route
+    std::vector<simgrid::kernel::resource::StandardLinkImpl *> flow_cap;
+    std::vector<int> flow_src, flow_dst;
 
   protected:
     void get_local_route(const skr::NetPoint *src, const skr::NetPoint *dst, skr::Route *into,
                          double *latency) override {
-        int red = 0, s = endpoint((int)src->id(), nullptr), d = endpoint((int)dst->id(), &red);
+        int fb = p_->nranks + 2 * p_->nvlinks; // background flow hosts come after the reducing switches'
+        int sid = (int)src->id(), red = 0, s, d = endpoint((int)dst->id(), &red);
+        if (sid >= fb) { // a background flow's host: its cap link (no latency), then its source's route
+            size_t i = (size_t)(sid - fb);
+            into->link_list_.push_back(flow_cap[i]);
+            s = flow_src[i];
+        } else {
+            s = endpoint(sid, nullptr);
+        }
         int n = 0; // the buffer grows to the longest route asked for (ar_platform_route_x_append)
         ar_err e;
         if (ar_platform_route_x_append(p_, s, d, red, &buf_, &cap_, 0, &n, &e) != AR_OK)
@@ -105,6 +116,12 @@ static void on_completion(ar_sg *s, const sg4::Activity &a) {
 
 extern "C" ar_status ar_sg_open(const ar_platform *p, const char *const *settings, int nsettings,
                                 const ar_sg_hooks *hooks, ar_sg **out, ar_err *e) {
+    return ar_sg_open_flows(p, settings, nsettings, hooks, NULL, 0, out, e);
+}
+
+extern "C" ar_status ar_sg_open_flows(const ar_platform *p, const char *const *settings, int nsettings,
+                                      const ar_sg_hooks *hooks, const ar_bgflow *flows, int nflows, ar_sg **out,
+                                      ar_err *e) {
     *out = nullptr;
     if (sg4::Engine::has_instance())
         return ar_fail(e, AR_EUNSUPPORTED, "SimGrid can run one simulation per process (use the forked mode)");
@@ -148,6 +165,24 @@ extern "C" ar_status ar_sg_open(const ar_platform *p, const char *const *setting
             s->zone->dl[(size_t)AR_DLINK(l, 0)] = sd->get_link_up()->get_impl();
             s->zone->dl[(size_t)AR_DLINK(l, 1)] = sd->get_link_down()->get_impl();
         }
+        for (int i = 0; i < nflows; i++) { // scenario flows: a host and a cap link each
+            snprintf(name, sizeof name, "f%d", i);
+            sg4::Host *h = nz->create_host(name, AR_SG_HOST_SPEED);
+            h->seal();
+            if (h->get_netpoint()->id() != (unsigned long)(nhosts + i)) {
+                delete s;
+                return ar_fail(e, AR_EBACKEND, "sim: SimGrid numbered flow host %d as %lu", i, h->get_netpoint()->id());
+            }
+            s->hosts.push_back(h);
+            snprintf(name, sizeof name, "fcap%d", i);
+            // no rate: a cap far above any link (the flow takes what max-min sharing gives it)
+            sg4::Link *cap = nz->create_link(name, flows[i].rate_Bps > 0 ? flows[i].rate_Bps : 1e30);
+            cap->set_sharing_policy(sg4::Link::SharingPolicy::FATPIPE);
+            cap->seal();
+            s->zone->flow_cap.push_back(cap->get_impl());
+            s->zone->flow_src.push_back(flows[i].src);
+            s->zone->flow_dst.push_back(flows[i].dst);
+        }
         nz->seal();
         if (hooks) {
             s->hooks = *hooks;
@@ -169,6 +204,16 @@ static size_t host_of(const ar_platform *p, int ep, int reduce) {
 
 extern "C" void ar_sg_comm(ar_sg *s, int src, int dst, int reduce, uint64_t bytes, uint64_t token) {
     sg4::CommPtr c = sg4::Comm::sendto_init(s->hosts[host_of(s->p, src, 0)], s->hosts[host_of(s->p, dst, reduce)]);
+    c->set_payload_size(bytes);
+    auto *rec = new ArRec{token, c};
+    c->set_data(rec);
+    c->start();
+}
+
+extern "C" void ar_sg_flow(ar_sg *s, int i, uint64_t bytes, uint64_t token) {
+    // from flow i's own host: its route starts with its private cap link (ArZone::get_local_route)
+    sg4::CommPtr c = sg4::Comm::sendto_init(s->hosts[(size_t)s->p->nranks + 2 * (size_t)s->p->nvlinks + (size_t)i],
+                                            s->hosts[(size_t)s->zone->flow_dst[(size_t)i]]);
     c->set_payload_size(bytes);
     auto *rec = new ArRec{token, c};
     c->set_data(rec);

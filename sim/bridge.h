@@ -57,6 +57,16 @@ void ar_sg_comm(ar_sg *s, int src, int dst, int reduce, uint64_t bytes, uint64_t
 void ar_sg_exec(ar_sg *s, int rank, double seconds, uint64_t token);
 /* A pure delay: hooks.done(token) `seconds` from now (no resource; a protocol's per-step latency). */
 void ar_sg_timer(ar_sg *s, double seconds, uint64_t token);
+/* Scenario background flows: ar_sg_open_flows also builds, for flow i, a SimGrid host (netpoint
+ * nranks+i) and a private FATPIPE link of capacity flows[i].rate_Bps (1e30 when 0) that starts
+ * the route from that host, followed by the route from flows[i].src. A flow started with
+ * ar_sg_flow(i) is therefore capped at its rate by max-min sharing itself (SimGrid 3.32's
+ * Comm::set_rate refuses host-to-host comms, and cancelling one crashes: a flow ends when its
+ * bytes are through). */
+#include "core/scenario.h"
+ar_status ar_sg_open_flows(const ar_platform *p, const char *const *settings, int nsettings, const ar_sg_hooks *hooks,
+                           const ar_bgflow *flows, int nflows, ar_sg **out, ar_err *e);
+void ar_sg_flow(ar_sg *s, int i, uint64_t bytes, uint64_t token);
 void ar_sg_run(ar_sg *s);
 double ar_sg_now(void);
 /* SimGrid host of rank r, as the C API's sg_host_t. */

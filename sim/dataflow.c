@@ -42,10 +42,13 @@
 #include "engine.h"
 #include "models/model.h"
 
-#define DF_NET 0   /* token kinds (bits 60-61): the transfer's network part ended */
-#define DF_EXEC 1  /* its reduction (gamma) ended */
-#define DF_DELAY 2 /* its protocol step latency ended */
-#define DF_ENTER 3 /* a rank's phase base latency ended (index = rank) */
+#define DF_NET 0       /* token kinds (bits 60-61): the transfer's network part ended */
+#define DF_EXEC 1      /* its reduction (gamma) ended */
+#define DF_DELAY 2     /* its protocol step latency ended */
+#define DF_ENTER 3     /* a rank's phase base latency ended (index = rank) */
+#define DF_START 4     /* scenario: a late rank's start delay ended (index = rank) */
+#define DF_FLOW_GO 5   /* scenario: background flow i starts */
+#define DF_FLOW_DONE 6 /* scenario: background flow i ended (its bytes are through) */
 #define DF_TOK(kind, i) ((uint64_t)(kind) << 60 | (uint64_t)(i))
 
 typedef struct df_round { /* one lowered round of an op */
@@ -105,6 +108,7 @@ typedef struct df {
     double *since;
     uint64_t *done; /* tokens reported at this instant, handled in hook_step (as the round engine does) */
     size_t ndone, capdone;
+    char *flow_over; /* scenario: flow i is done or never to start */
 } df;
 
 static void df_fail(df *d, ar_status st, const char *msg) {
@@ -325,13 +329,56 @@ static void reach(df *d, int oi, int m, int r) {
     }
 }
 
+/* ---- scenario: late starts and background flows (issue 15; nothing else in this file knows them) ---- */
+
+/* Rank rk's start: phase 0 now, or after its scenario delay (a SimGrid timer). */
+static void start_rank(df *d, int rk) {
+    const double *dl = d->j->o->rank_delay_s;
+    if (dl && dl[rk] > 0) ar_sg_timer(d->sg, dl[rk], DF_TOK(DF_START, rk));
+    else enter_phase(d, rk, 0);
+}
+
+/* A timer for every flow's start. */
+static void flows_begin(df *d) {
+    const ar_sim_opts *o = d->j->o;
+    if (!o->nflows) return;
+    d->flow_over = ar_calloc((size_t)o->nflows, 1);
+    if (!d->flow_over) {
+        df_fail(d, AR_ENOMEM, "sim: out of memory");
+        return;
+    }
+    for (int i = 0; i < o->nflows; i++) ar_sg_timer(d->sg, o->flows[i].start_s, DF_TOK(DF_FLOW_GO, i));
+}
+
+/* The collective is over: flows not started yet never start (running ones finish in SimGrid after
+ * the collective's end, which they no longer affect: SimGrid 3.32 cannot cancel them). */
+static void flows_end(df *d) {
+    for (int i = 0; d->flow_over && i < d->j->o->nflows; i++) d->flow_over[i] = 1;
+}
+
+static void scenario_event(df *d, int kind, size_t i) {
+    if (kind == DF_START) {
+        enter_phase(d, (int)i, 0);
+        return;
+    }
+    if (!d->flow_over || d->flow_over[i]) return;
+    const ar_bgflow *f = &d->j->o->flows[i];
+    if (kind == DF_FLOW_GO) { /* a stop carries rate*(stop-start) bytes; neither: 2^62 bytes, for ever here */
+        double b = f->bytes > 0 ? f->bytes : 0x1p62;
+        if (isfinite(f->stop_s) && f->rate_Bps > 0) b = fmin(b, f->rate_Bps * (f->stop_s - f->start_s));
+        ar_sg_flow(d->sg, (int)i, (uint64_t)fmax(1, llround(b)), DF_TOK(DF_FLOW_DONE, i));
+        return;
+    }
+    d->flow_over[i] = 1; /* its bytes are through */
+}
+
 /* Rank enters phase ph (after its base latency), skipping phases without its ops. */
 static void enter_now(df *d, int rank, int ph) {
     int nph = d->s->nphases;
     while (ph < nph && d->roff[ph][rank + 1] == d->roff[ph][rank]) ph++;
     d->phase[rank] = ph;
     if (ph >= nph) {
-        d->finished++;
+        if (++d->finished == d->s->nranks) flows_end(d);
         return;
     }
     int k0 = d->roff[ph][rank], k1 = d->roff[ph][rank + 1];
@@ -360,6 +407,10 @@ static void handle(df *d, uint64_t tok) {
     int kind = (int)(tok >> 60);
     size_t i = (size_t)(tok & ((UINT64_C(1) << 60) - 1));
     if (!d->stopped && d->j->o->budget_s > 0 && ar_now_s() - d->wall0 > d->j->o->budget_s) d->stopped = 1;
+    if (kind >= DF_START) {
+        scenario_event(d, kind, i);
+        return;
+    }
     if (kind == DF_ENTER) {
         enter_now(d, (int)i, d->phase[i]);
         return;
@@ -492,8 +543,8 @@ static void df_free(df *d) {
         if (d->rops_k) free(d->rops_k[ph]);
     }
     for (size_t i = 0; i < d->nxf; i++) free(d->xf[i].payload);
-    void *arrs[] = {d->ops,  d->opoff, d->roff,   d->rops_k, d->eb,    d->step,   d->base,  d->phase,
-                    d->left, d->xf,    d->freexf, d->data,   d->route, d->active, d->since, d->done};
+    void *arrs[] = {d->ops, d->opoff,  d->roff, d->rops_k, d->eb,     d->step,  d->base, d->phase,    d->left,
+                    d->xf,  d->freexf, d->data, d->route,  d->active, d->since, d->done, d->flow_over};
     for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++) free(arrs[i]);
 }
 
@@ -558,12 +609,14 @@ ar_status ar_engine_dataflow(const sim_job *j, ar_sim_result *r, ar_err *e) {
     }
     double t0 = ar_now_s();
     ar_sg_hooks hooks = {.ctx = d, .done = hook_done, .step = hook_step};
-    if (st == AR_OK) st = ar_sg_open(j->p, j->settings, j->nsettings, &hooks, &d->sg, e);
+    if (st == AR_OK)
+        st = ar_sg_open_flows(j->p, j->settings, j->nsettings, &hooks, j->o->flows, j->o->nflows, &d->sg, e);
     r->setup_s = ar_now_s() - t0;
     d->wall0 = ar_now_s();
     sim_job_ready(j);
     if (st == AR_OK) {
-        for (int rk = 0; rk < j->s->nranks && d->st == AR_OK; rk++) enter_phase(d, rk, 0);
+        flows_begin(d);
+        for (int rk = 0; rk < j->s->nranks && d->st == AR_OK; rk++) start_rank(d, rk);
         if (d->st == AR_OK) ar_sg_run(d->sg);
         st = d->st;
         if (st == AR_OK && d->finished < j->s->nranks && !d->stopped) {
@@ -575,9 +628,11 @@ ar_status ar_engine_dataflow(const sim_job *j, ar_sim_result *r, ar_err *e) {
     }
     if (st == AR_OK) {
         r->complete = !d->stopped;
-        for (int ph = 1; ph < j->s->nphases; ph++)
+        for (int ph = 1; ph < j->s->nphases && !j->o->independent_phases; ph++)
             if (r->phase_end_s[ph] < r->phase_end_s[ph - 1]) r->phase_end_s[ph] = r->phase_end_s[ph - 1];
         r->time_s = d->stopped ? ar_sg_now() : (j->s->nphases ? r->phase_end_s[j->s->nphases - 1] : 0);
+        for (int ph = 0; ph < j->s->nphases && j->o->independent_phases && !d->stopped; ph++) /* scenario jobs */
+            if (r->phase_end_s[ph] > r->time_s) r->time_s = r->phase_end_s[ph];
         for (int rk = 0; d->data && r->complete && rk < j->s->nranks && st == AR_OK; rk++) {
             const double *b = d->data + (size_t)rk * j->s->count;
             uint64_t x = ar_data_first_wrong(b, j->s->nranks, j->s->count);

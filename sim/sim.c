@@ -192,6 +192,22 @@ static ar_status validate(const ar_platform *p, const ar_schedule *s, const ar_s
         return ar_fail(e, AR_EUNSUPPORTED, "sim: the naive engine measures time only (no --check, --trace or --gamma)");
     if (o->engine != AR_SIM_FAST && o->engine != AR_SIM_NAIVE) return ar_fail(e, AR_EINVAL, "sim: unknown engine");
     if (o->sync != AR_SYNC_ROUND && o->sync != AR_SYNC_DATAFLOW) return ar_fail(e, AR_EINVAL, "sim: unknown --sync");
+    if ((o->rank_delay_s || o->nflows || o->independent_phases) &&
+        (o->sync != AR_SYNC_DATAFLOW || o->engine != AR_SIM_FAST))
+        return ar_fail(e, AR_EUNSUPPORTED,
+                       "sim: scenario delays and background flows run under --sync dataflow with the fast engine "
+                       "(the lockstep shortcuts assume every rank starts together on an otherwise idle network)");
+    for (int r = 0; o->rank_delay_s && r < p->nranks; r++)
+        if (!(o->rank_delay_s[r] >= 0) || !isfinite(o->rank_delay_s[r]))
+            return ar_fail(e, AR_EINVAL, "sim: rank %d's start delay must be finite and >= 0", r);
+    for (int i = 0; i < o->nflows; i++) {
+        const ar_bgflow *f = &o->flows[i];
+        if (f->src < 0 || f->src >= p->nranks || f->dst < 0 || f->dst >= p->nranks || f->src == f->dst)
+            return ar_fail(e, AR_EINVAL, "sim: background flow %d: ranks %d -> %d on %d ranks", i, f->src, f->dst,
+                           p->nranks);
+        if (!(f->start_s >= 0) || !(f->stop_s > f->start_s) || !(f->rate_Bps >= 0) || !(f->bytes >= 0))
+            return ar_fail(e, AR_EINVAL, "sim: background flow %d: bad start, stop, rate or bytes", i);
+    }
     ar_status cs = ar_schedule_check_structure(s, e);
     if (cs != AR_OK) return cs;
     if (ar_schedule_uses_switch(s)) {
@@ -223,6 +239,10 @@ static ar_status run_here(const ar_platform *p, const ar_schedule *s, const ar_s
     /* dataflow: the lockstep run with its certificate (engine_cert.c) unless shortcuts are off, or this
      * is the rerun after a certificate failed, or the run is in process (no second SimGrid) */
     if (o->sync == AR_SYNC_DATAFLOW && (o->full || o->in_process)) return ar_engine_dataflow(&j, out, e);
+    /* scenario events (late ranks, background flows, jobs) exist only in the per-rank engine: the lockstep
+     * run's certificate assumes every rank starts together on an otherwise idle network */
+    if (o->sync == AR_SYNC_DATAFLOW && (o->rank_delay_s || o->nflows || o->independent_phases))
+        return ar_engine_dataflow(&j, out, e);
     return ar_engine_fast(&j, out, e);
 }
 
@@ -399,6 +419,12 @@ ar_status ar_sim_run(const ar_platform *p, const ar_schedule *s, const ar_sim_op
     netspec ns;
     if ((st = parse_net(o->network, &ns, e)) != AR_OK) return st;
     ar_sim_opts lock;
+    if (o->sync == AR_SYNC_DATAFLOW && ar_schedule_uses_switch(s) &&
+        (o->rank_delay_s || o->nflows || o->independent_phases))
+        return ar_fail(e, AR_EUNSUPPORTED,
+                       "sim: %s uses switch ops, which run lockstep only: scenario delays, flows "
+                       "and jobs need the per-rank engine",
+                       s->algo);
     if (o->sync == AR_SYNC_DATAFLOW && ar_schedule_uses_switch(s)) {
         /* switch ops (a switch as a transfer's end) run lockstep only for now: the row says sync=round */
         lock = *o;

@@ -64,6 +64,7 @@
 #include <stdio.h>
 
 #include "core/platform.h"
+#include "core/scenario.h"
 #include "core/schedule.h"
 #include "core/status.h"
 
@@ -89,6 +90,15 @@ typedef struct ar_sim_opts {
     ar_sim_sync sync; /* AR_SYNC_ROUND (default) or AR_SYNC_DATAFLOW */
     int full;         /* 1: no shortcuts, SimGrid simulates every transfer */
     int in_process;   /* 1: run in this process instead of a forked child */
+    /* what-if scenario events (core/scenario.h), --sync dataflow only: rank r enters phase 0
+     * rank_delay_s[r] seconds late (NULL = none; nranks entries); background flows share the
+     * links with the schedule (not counted in the link statistics) */
+    const double *rank_delay_s;
+    const ar_bgflow *flows;
+    int nflows;
+    /* scenario jobs (lab/jobs.h): phase_end_s[k] is the raw end of phase k (not raised to the
+     * previous phase's end), since each job has phases of its own; time_s the latest. Dataflow only. */
+    int independent_phases;
 } ar_sim_opts;
 
 typedef struct ar_sim_result {

@@ -12,7 +12,7 @@ check() { # check DESCRIPTION COMMAND...
     if ! "$@"; then echo "FAIL: $what"; fail=1; else echo "ok: $what"; fi
 }
 csv=$("$ARLAB" best --platform blueconnect-12 --size 100MB --format csv 2>/dev/null)
-check "best csv has a header" grep -q '^rank,algo,params,walk_s,closed_s,rel_diff,slowest,algbw_GBps,busbw_GBps,vs_nccl,nccl_model_s,nccl_algo,nccl_proto$' <<<"$csv"
+check "best csv has a header" grep -q '^rank,algo,params,walk_s,closed_s,rel_diff,slowest,algbw_GBps,busbw_GBps,vs_nccl,nccl_model_s,nccl_algo,nccl_proto,sim_s,scenario$' <<<"$csv"
 row=$(grep 'decomp=3x2x2,order=0.1.2,impl=ring+hd+hd (default)' <<<"$csv")
 walk=$(sed 's/.*(default)",//' <<<"$row" | cut -d, -f1 | head -1)
 check "default BlueConnect row present" test -n "$row"

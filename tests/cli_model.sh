@@ -3,7 +3,7 @@
 . "$(dirname "$0")/lib_cli.sh"
 expect_ok "main job csv" -- model --platform blueconnect-12 --platform blueconnect-192 --size 100MB --algo all --format csv
 head -1 "$T_TMP/out" >"$T_TMP/hdr"
-t_check "csv header" grep -q '^algo,platform,ranks,bytes,model_s,closed_s,walk_s,rel_diff,detail,stages,algbw_GBps,busbw_GBps,nccl_model_s,nccl_algo,nccl_proto,status,why$' "$T_TMP/hdr"
+t_check "csv header" grep -q '^algo,platform,ranks,bytes,model_s,closed_s,walk_s,rel_diff,detail,stages,algbw_GBps,busbw_GBps,nccl_model_s,nccl_algo,nccl_proto,status,why,scenario$' "$T_TMP/hdr"
 t_check "ring row on 12 GPUs" grep -q '^ring,blueconnect-12,12,100000000,' "$T_TMP/out"
 t_check "two-level row on 192 GPUs" grep -q '^two-level,blueconnect-192,192,100000000,' "$T_TMP/out"
 # Eq. 6 on blueconnect-12: 2 (P-1) (a + N/(P minW)); read the model_s value and check it against the walk to 1e-6

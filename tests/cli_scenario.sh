@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# --scenario FILE.json on model, sim and best (issue 15; scenarios/README.md): every output names
+# the scenario, sim runs delays and flows under dataflow, model adds the delay and says flows are
+# not in the walk, best ranks by simulation under delays; refusals in one line.
+# Ring on flat:ranks=4, 100 MB: T0 = 6 (2 us + 25 MB / 12.5 GB/s) = 0.012012 s (tests/sim_scenario.c).
+. "$(dirname "$0")/lib_cli.sh"
+. "$(dirname "$0")/lib_csv.sh"
+S=$ARLAB_SRC/scenarios
+near() { python3 -c "import sys; g,w=float(sys.argv[1]),float(sys.argv[2]); sys.exit(0 if abs(g-w)<=1e-9*w else 1)" "$1" "$2"; }
+
+if expect_ok "sim late rank" -- sim --platform flat:ranks=4 --algo ring --size 100MB --scenario "$S/late-rank.json" --format csv; then
+  read -r t m sy sc < <(csv_col "$T_TMP/out" sim_s model_s sync scenario)
+  t_check "sim: T0 + 1 ms = 0.013012 (got $t)" near "$t" 0.013012
+  t_check "sim: model_s adds the delay (got $m)" near "$m" 0.013012
+  t_check "sim: ran under dataflow ($sy)" test "$sy" = dataflow
+  t_check "sim: scenario column ($sc)" test "$sc" = late-rank-2
+fi
+if expect_ok "sim flow" -- sim --platform flat:ranks=4 --algo ring --size 100MB --scenario "$S/background-flow.json"; then
+  t_check "sim table names the scenario" grep -q "^scenario: bg-0-1-quarter" "$T_TMP/out"
+  t_check "sim table: 16.012 ms (bandwidth term x 4/3)" grep -q "sim 16.0 ms" "$T_TMP/out"
+fi
+if expect_ok "model flow" -- model --platform flat:ranks=4 --algo ring --size 100MB --scenario "$S/background-flow.json" --format csv; then
+  read -r m why sc < <(csv_col "$T_TMP/out" model_s why scenario | tr '\t' '|' | awk -F'|' '{print $1, ($2 ~ /not in the walk/ ? "noted" : "missing"), $3}')
+  t_check "model: flows not in the walk (0.012012, got $m)" near "$m" 0.012012
+  t_check "model: the note says flows are not in the walk" test "$why" = noted
+  t_check "model: scenario column" test "$sc" = bg-0-1-quarter
+fi
+if expect_ok "sim failed NVLink" -- sim --platform p3.8xlarge --algo ring --size 100MB --scenario "$S/p3-nvlink-down.json" --format csv; then
+  read -r t b < <(csv_col "$T_TMP/out" sim_s bottleneck | tr '\t' '|' | awk -F'|' '{print $1, $2}')
+  t_check "p3.8xlarge without gpu0-gpu1: 0.006012 (got $t)" near "$t" 0.006012
+  t_check "the new bottleneck is gpu0-gpu2 ($b)" test "$b" = "gpu0-gpu2 (gpu0->gpu2)"
+fi
+if expect_ok "best late rank" -- best --platform flat:ranks=4 --size 100MB --scenario "$S/late-rank.json" --format csv; then
+  t_check "best: sim_s and scenario columns" csv_col "$T_TMP/out" sim_s scenario
+  t_check "best: ranked by sim_s (ascending)" python3 - "$T_TMP/out" <<'PY'
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["sim_s"] not in ("", "nan")]
+t = [float(r["sim_s"]) for r in rows]
+sys.exit(0 if len(t) >= 5 and t == sorted(t) and all(r["scenario"] == "late-rank-2" for r in rows) else 1)
+PY
+fi
+expect_ok "fr-10 degraded" -- sim --platform fr-10 --algo flexreduce --size 4MB --check --scenario "$S/fr10-slow-m1.json" --format csv &&
+  t_check "flexreduce on the survivors: exact" test "$(csv_col "$T_TMP/out" ranks check | tr '\t' ' ')" = "9 exact"
+
+echo '{"name":"x","stragglers":[{"rank":1,"delay":"5 parsecs"}]}' >"$T_TMP/bad.json"
+expect_error "bad delay" 'stragglers[0].delay: "5 parsecs" is not a time' -- model --platform flat:ranks=4 --scenario "$T_TMP/bad.json"
+expect_error "missing file" "nope.json" -- sim --platform flat:ranks=4 --scenario "$T_TMP/nope.json"
+expect_error "lockstep refused" "--sync dataflow only" -- sim --platform flat:ranks=4 --algo ring --sync round --scenario "$S/late-rank.json"
+expect_error "naive refused" "fast engine only" -- sim --platform flat:ranks=4 --algo ring --engine naive --scenario "$S/late-rank.json"
+echo '{"name":"t","failed_links":["s0.0-g1"]}' >"$T_TMP/tree.json"
+expect_error "tree cannot reroute" "cannot reroute" -- model --platform flat:ranks=4 --scenario "$T_TMP/tree.json"
+expect_error "unknown link" "names no link" -- model --platform flat:ranks=4 --scenario "$S/p3-nvlink-down.json"
+
+# jobs sharing the fabric, one simulation (lab/jobs.h). tree:fanouts=4x2: 2 machines of 4 GPUs, GPU links
+# 32 GB/s, machine uplinks 12.5 GB/s, 1 us each. Job A = ring over 0,1,4,5, job B = ring over 2,3,6,7, 100 MB:
+# s = 25 MB per step, 6 steps; the steps 1->4 and 5->0 (A), 3->6 and 7->2 (B) cross both uplinks (4 links,
+# 4 us). Alone: 6 (4e-6 + 25e6/12.5e9) = 0.012024. Together each uplink direction carries one flow of each
+# job, 6.25 GB/s each: 6 (4e-6 + 25e6/6.25e9) = 0.024024 for both (slowdown 1.998).
+# Disjoint halves of flat:ranks=8 share nothing: each job = the 4-rank ring alone, 0.012012, job 1 from
+# its start at 1 ms.
+cat >"$T_TMP/jobs.json" <<'JSON'
+{"name": "shared-uplinks", "jobs": [{"ranks": [0, 1, 4, 5], "algo": "ring"}, {"ranks": [2, 3, 6, 7], "algo": "ring"}]}
+JSON
+if expect_ok "two jobs on shared uplinks" -- sim --platform tree:fanouts=4x2 --size 100MB --scenario "$T_TMP/jobs.json" --format csv; then
+  csv_col "$T_TMP/out" job sim_s alone_s scenario >"$T_TMP/j.tsv"
+  t_check "two rows" test "$(wc -l <"$T_TMP/j.tsv")" -eq 2
+  while read -r j t a sc; do
+    t_check "job $j: 0.024024 together (got $t)" near "$t" 0.024024
+    t_check "job $j: 0.012024 alone (got $a)" near "$a" 0.012024
+    t_check "job $j: scenario column" test "$sc" = shared-uplinks
+  done <"$T_TMP/j.tsv"
+fi
+cat >"$T_TMP/jobs2.json" <<'JSON'
+{"name": "halves", "jobs": [{"ranks": [0, 1, 2, 3], "algo": "ring"}, {"ranks": [4, 5, 6, 7], "algo": "ring", "start": "1ms"}]}
+JSON
+if expect_ok "two jobs on disjoint halves" -- sim --platform flat:ranks=8 --size 100MB --scenario "$T_TMP/jobs2.json" --format csv; then
+  while read -r j st t; do
+    t_check "job $j (start $st): 0.012012 from its start (got $t)" near "$t" 0.012012
+  done < <(csv_col "$T_TMP/out" job start_s sim_s)
+fi
+echo '{"name":"j","jobs":[{"ranks":[0,1],"algo":"ring"},{"ranks":[1,2],"algo":"ring"}]}' >"$T_TMP/jobs3.json"
+expect_error "jobs share ranks" "already in jobs[0]" -- sim --platform flat:ranks=4 --scenario "$T_TMP/jobs3.json"
+expect_error "model refuses jobs" "only in a simulation" -- model --platform flat:ranks=4 --scenario "$T_TMP/jobs.json"
+
+# sweeps: a platform entry with a scenario and a vary axis over stragglers[0].delay (0, 1, 2 ms):
+# sim and model both give T0 + d = 0.012012, 0.013012, 0.014012; the key names the variant (resume)
+cp "$S/late-rank.json" "$T_TMP/late.json"
+cat >"$T_TMP/sw.json" <<'JSON'
+{"name": "late-sweep", "backend": ["sim", "model"],
+ "platforms": [{"spec": "flat:ranks=4", "scenario": "late.json", "vary": {"stragglers[0].delay": ["0ms", "1ms", "2ms"]}}],
+ "algos": ["ring"], "sizes": ["100MB"]}
+JSON
+if expect_ok "sweep over a scenario parameter" -- sweep "$T_TMP/sw.json" --out "$T_TMP/swo" --quiet; then
+  t_check "sweep: 6 rows, T0 + d" python3 - "$T_TMP/swo/late-sweep.csv" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+want = {"0ms": 0.012012, "1ms": 0.013012, "2ms": 0.014012}
+ok = len(rows) == 6
+for r in rows:
+    d = r["platform"].rsplit("=", 1)[-1]
+    ok = ok and d in want and abs(float(r["time_s"]) - want[d]) <= 1e-9 * want[d]
+    ok = ok and "+scenario=late.json@stragglers[0].delay=" in r["key"]
+    ok = ok and (r["backend"] != "sim" or d == "0ms" or "dataflow" in r["network"])
+sys.exit(0 if ok else 1)
+PY
+  expect_ok "sweep resumes" -- sweep "$T_TMP/sw.json" --out "$T_TMP/swo"
+  t_check "sweep: every row resumed" grep -q "6 rows (0 points run, 6 resumed)" "$T_TMP/err"
+fi
+sed 's/stragglers\[0\]/stragglers[1]/' "$T_TMP/sw.json" >"$T_TMP/sw2.json"
+expect_error "sweep: vary path must exist" "platforms[0].scenario" -- sweep "$T_TMP/sw2.json" --out "$T_TMP/swo2"
+echo '{"name":"v","platforms":[{"spec":"flat:ranks=4","scenario":"late.json","vary":{"a":[1],"b":[2]}}],"algos":["ring"],"sizes":["1MB"]}' >"$T_TMP/sw3.json"
+expect_error "sweep: one vary path" "platforms[0].vary: must be an object with one scenario path" -- sweep "$T_TMP/sw3.json" --out "$T_TMP/swo3"
+echo '{"name":"v","platforms":[{"spec":"flat:ranks=4","vary":{"a":[1]}}],"algos":["ring"],"sizes":["1MB"]}' >"$T_TMP/sw4.json"
+expect_error "sweep: vary needs a scenario" "needs \"scenario\"" -- sweep "$T_TMP/sw4.json" --out "$T_TMP/swo4"
+t_done

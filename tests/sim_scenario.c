@@ -1,0 +1,196 @@
+/* What-if scenarios (issue 15, items 3 and 4): core/scenario.c and the
+ * simulator's late starts and background flows (sim/dataflow.c), each
+ * against a hand derivation.
+ *
+ * Ring on flat:ranks=4 (4 GPUs on one switch, links 12.5 GB/s and 1 us per
+ * direction, a GPU-to-GPU route is 2 links: latency 2 us), 100 MB = 25e6 f32:
+ * 2(n-1) = 6 steps of s = 25 MB, each step every rank sends s to the next:
+ *     T0 = 6 (2e-6 + 25e6 / 12.5e9) = 6 x 2.002e-3 = 0.012012 s.
+ * 1. A delay d = 1 ms on rank 2: the ring cannot move past rank 2 before it
+ *    starts, and afterwards nothing else waits: T = T0 + d = 0.013012 (1e-12);
+ *    the walk adds the largest delay, so walk + d = T as well.
+ * 2. A background flow 0 -> 1 capped at f B (f = 0.25, B = 12.5 GB/s), for the
+ *    whole run: it shares g0's uplink and g1's downlink with the ring's 0 -> 1
+ *    transfer, which max-min sharing gives (1 - f) B; every other transfer is
+ *    alone on its links, and under dataflow every rank's round waits for the
+ *    slow one (rank 1 receives it, rank 0 sends it), so every step takes
+ *    2e-6 + s / ((1 - f) B):  T = 6 (2e-6 + 25e6 / 9.375e9) = 0.016012 s;
+ *    the bandwidth term is stretched by exactly 1/(1 - f) = 4/3.
+ * 3. Link s0.0-g1 at half bandwidth (factor 0.5): transfers 0 -> 1 (down
+ *    s0.0->g1) and 1 -> 2 (up g1->s0.0) run at 6.25 GB/s, so every step takes
+ *    2e-6 + 25e6 / 6.25e9:  T = 0.024012 s, the bandwidth term doubled
+ *    (0.024 = 2 x 0.012); the walk and the closed form see the same platform.
+ * 4. A failed link on a graph: p3.8xlarge (4 V100, NVLink quad; gpu0-gpu1 is
+ *    one 25 GB/s lane, gpu0-gpu3, gpu1-gpu2, gpu2-gpu3 two lanes = 50 GB/s,
+ *    gpu0-gpu2, gpu1-gpu3 one lane; 1 us). Ring 0->1->2->3->0, s = 25 MB:
+ *    bottleneck gpu0->gpu1 (25 GB/s): T = 6 (1e-6 + 1e-3) = 0.006006.
+ *    Without gpu0-gpu1, 0 -> 1 is rerouted gpu0 -> gpu2 -> gpu1 (2 hops, the
+ *    tie gpu2/gpu3 goes to the lower index): 25 GB/s then 50 GB/s, latency
+ *    2 us; gpu2->gpu1 is the reverse direction of the ring's 1 -> 2, so nothing
+ *    shares: T = 6 (2e-6 + 1e-3) = 0.006012, and the bottleneck is named
+ *    "gpu0-gpu2 (gpu0->gpu2)".
+ * 5. Failed rank on a tree (fr-10 without rank 3): 9 ranks, --check exact
+ *    for ring and FlexReduce (planned on the survivors).
+ * 6. Bad scenario files: one line each, naming the file and the JSON path. */
+#include "sim_util.h"
+
+#include "core/scenario.h"
+
+static ar_scenario *scen(const char *json) {
+    ar_scenario *s = NULL;
+    ar_err e = {{0}};
+    ar_status st = ar_scenario_from_json(json, "t.json", &s, &e);
+    T_CHECK(st == AR_OK, "scenario %s: %s", json, e.msg);
+    return s;
+}
+
+/* Plans algo on plat (changed by sc), simulates it under sync with sc's delays and flows. */
+static double run(const char *plat, const char *sc_json, const char *algo, uint64_t bytes, ar_sim_sync sync, int check,
+                  double *walk, char *bn, size_t nbn) {
+    ar_platform *p = sim_platform(plat);
+    ar_scenario *sc = sc_json ? scen(sc_json) : NULL;
+    ar_err e = {{0}};
+    double t = NAN;
+    if (walk) *walk = NAN;
+    if (!p || (sc_json && !sc)) goto out;
+    if (sc) T_OK(ar_scenario_apply(sc, &p, &e), e);
+    ar_schedule *s = NULL;
+    T_OK(ar_algo_plan(algo, p, bytes / 4, 4, &s, &e), e);
+    if (!s) goto out;
+    ar_model_result m;
+    if (walk && ar_model_walk(p, s, &m, &e) == AR_OK) *walk = m.time_s + ar_scenario_max_delay(sc);
+    double *dl = calloc((size_t)p->nranks, sizeof *dl);
+    if (sc) ar_scenario_delays(sc, p->nranks, dl);
+    ar_sim_opts o = {.sync = sync,
+                     .check = check,
+                     .rank_delay_s = sc && sc->nstragglers ? dl : NULL,
+                     .flows = sc ? sc->flows : NULL,
+                     .nflows = sc ? sc->nflows : 0};
+    ar_sim_result r;
+    ar_status st = ar_sim_run(p, s, &o, &r, &e);
+    T_CHECK(st == AR_OK, "%s on %s: %s", algo, plat, e.msg);
+    if (st == AR_OK) {
+        t = r.time_s;
+        if (bn) {
+            bn[0] = 0;
+            if (r.bottleneck >= 0) ar_sim_dlink_name(p, r.bottleneck, bn, nbn);
+        }
+        printf("%-10s %-12s %-40.40s %.17g\n", algo, plat, sc_json ? sc_json : "-", t);
+        ar_sim_result_free(&r);
+    }
+    free(dl);
+    ar_schedule_free(s);
+out:
+    ar_scenario_free(sc);
+    ar_platform_free(p);
+    return t;
+}
+
+static void test_timing(void) {
+    const uint64_t B100 = 100000000;
+    double w;
+    double t0 = run("flat:ranks=4", NULL, "ring", B100, AR_SYNC_DATAFLOW, 0, &w, NULL, 0);
+    T_NEAR(t0, 6 * (2e-6 + 25e6 / 12.5e9), 1e-12, "clean ring");
+    /* 1. a delay adds exactly d */
+    const char *late = "{\"name\":\"late\",\"stragglers\":[{\"rank\":2,\"delay\":\"1ms\"}]}";
+    double t1 = run("flat:ranks=4", late, "ring", B100, AR_SYNC_DATAFLOW, 0, &w, NULL, 0);
+    T_NEAR(t1, t0 + 1e-3, 1e-12, "ring with rank 2 late by 1 ms = T0 + 1 ms");
+    T_NEAR(w, t1, 1e-12, "the walk adds the delay");
+    /* 2. a background flow at f B on the bottleneck: bandwidth term x 1/(1-f) */
+    const double f = 0.25;
+    const char *bg = "{\"name\":\"bg\",\"flows\":[{\"src\":0,\"dst\":1,\"rate\":3.125e9}]}";
+    double t2 = run("flat:ranks=4", bg, "ring", B100, AR_SYNC_DATAFLOW, 0, &w, NULL, 0);
+    T_NEAR(t2, 6 * (2e-6 + 25e6 / ((1 - f) * 12.5e9)), 1e-12, "ring beside a flow at f B = 6 (lat + s/((1-f)B))");
+    T_NEAR((t2 - 6 * 2e-6) / (t0 - 6 * 2e-6), 1 / (1 - f), 1e-12, "bandwidth term stretched by 1/(1-f)");
+    T_NEAR(w, t0, 1e-12, "the walk does not see flows");
+    /* a flow of 10 MB at the same cap, started at 1 ms: it ends at 1 ms + 10e6/3.125e9 = 4.2 ms */
+    const char *bg2 = "{\"name\":\"bg2\",\"flows\":[{\"src\":0,\"dst\":1,\"rate\":\"3.125GBps\",\"bytes\":\"10MB\","
+                      "\"start\":\"1ms\"}]}";
+    double t2b = run("flat:ranks=4", bg2, "ring", B100, AR_SYNC_DATAFLOW, 0, NULL, NULL, 0);
+    T_CHECK(t2b > t0 && t2b < t2, "a 10 MB flow slows the ring less than a flow for the whole run (%g)", t2b);
+    /* the same flow stopped at 4.2 ms via a rate and a stop: rate x (stop - start) = the same 10 MB */
+    const char *bg3 = "{\"name\":\"bg3\",\"flows\":[{\"src\":0,\"dst\":1,\"rate\":\"3.125GBps\",\"start\":\"1ms\","
+                      "\"stop\":\"4.2ms\"}]}";
+    double t2c = run("flat:ranks=4", bg3, "ring", B100, AR_SYNC_DATAFLOW, 0, NULL, NULL, 0);
+    T_NEAR(t2c, t2b, 1e-12, "rate + stop carries rate x (stop - start) bytes");
+    /* 3. half bandwidth on the ring's path doubles that link's share */
+    const char *half = "{\"name\":\"half\",\"links\":[{\"link\":\"s0.0-g1\",\"factor\":0.5}]}";
+    double t3 = run("flat:ranks=4", half, "ring", B100, AR_SYNC_ROUND, 0, &w, NULL, 0);
+    T_NEAR(t3, 6 * (2e-6 + 25e6 / 6.25e9), 1e-12, "ring with one link at half bandwidth");
+    T_NEAR(t3 - 6 * 2e-6, 2 * (t0 - 6 * 2e-6), 1e-12, "the bandwidth term doubles");
+    T_NEAR(w, t3, 1e-12, "the walk sees the slow link");
+    const char *cls = "{\"name\":\"cls\",\"links\":[{\"match\":\"s0.0-g*\",\"factor\":0.5}]}";
+    double t3b = run("flat:ranks=4", cls, "ring", B100, AR_SYNC_ROUND, 0, &w, NULL, 0);
+    T_NEAR(t3b, t3, 1e-12, "a link class (glob) at half bandwidth: the same ring time");
+    /* 4. a failed link on a graph reroutes and names the new bottleneck */
+    char bn[160];
+    double t4a = run("p3.8xlarge", NULL, "ring", B100, AR_SYNC_ROUND, 0, NULL, bn, sizeof bn);
+    T_NEAR(t4a, 6 * (1e-6 + 25e6 / 25e9), 1e-12, "p3.8xlarge ring");
+    T_CHECK(!strcmp(bn, "gpu0-gpu1 (gpu0->gpu1)"), "bottleneck before: %s", bn);
+    const char *fl = "{\"name\":\"fl\",\"failed_links\":[\"gpu0-gpu1\"]}";
+    double t4 = run("p3.8xlarge", fl, "ring", B100, AR_SYNC_ROUND, 0, &w, bn, sizeof bn);
+    T_NEAR(t4, 6 * (2e-6 + 25e6 / 25e9), 1e-12, "p3.8xlarge ring without gpu0-gpu1 (rerouted via gpu2)");
+    T_NEAR(w, t4, 1e-12, "the walk follows the new route");
+    T_CHECK(!strcmp(bn, "gpu0-gpu2 (gpu0->gpu2)"), "the new bottleneck is named: %s", bn);
+    /* 5. failed rank on a tree: planned on the survivors, exact sums */
+    const char *lose = "{\"name\":\"lose\",\"failed_ranks\":[3]}";
+    double t5 = run("fr-10", lose, "flexreduce", 4000000, AR_SYNC_ROUND, 1, NULL, NULL, 0);
+    double t5r = run("fr-10", lose, "ring", 4000000, AR_SYNC_ROUND, 1, NULL, NULL, 0);
+    T_CHECK(t5 > 0 && t5r > 0, "fr-10 without rank 3: flexreduce %g, ring %g (check exact)", t5, t5r);
+    ar_platform *p = sim_platform("fr-10");
+    ar_scenario *sc = scen(lose);
+    ar_err e = {{0}};
+    if (p && sc) {
+        T_OK(ar_scenario_apply(sc, &p, &e), e);
+        T_CHECK(p->nranks == 9 && p->nmachines == 3, "fr-10 - rank 3: %d ranks on %d machines", p->nranks,
+                p->nmachines);
+    }
+    ar_scenario_free(sc);
+    ar_platform_free(p);
+}
+
+/* Bad files: the error names the file and the path, and says what is wrong. */
+static void bad(const char *plat, const char *json, const char *want) {
+    ar_scenario *s = NULL;
+    ar_err e = {{0}};
+    ar_status st = ar_scenario_from_json(json, "bad.json", &s, &e);
+    if (st == AR_OK && plat) {
+        ar_platform *p = sim_platform(plat);
+        st = p ? ar_scenario_apply(s, &p, &e) : AR_EINVAL;
+        ar_platform_free(p);
+    }
+    T_CHECK(st != AR_OK, "%s: accepted", json);
+    T_CHECK(strstr(e.msg, want) != NULL && strstr(e.msg, "bad.json") != NULL && !strchr(e.msg, '\n'),
+            "%s: message \"%s\" lacks \"%s\"", json, e.msg, want);
+    printf("bad: %s\n", e.msg);
+    ar_scenario_free(s);
+}
+
+static void test_bad(void) {
+    bad(NULL, "[1]", "must be a JSON object");
+    bad(NULL, "{\"nme\":1}", "nme");
+    bad(NULL, "{\"stragglers\":[{\"rank\":1.5,\"delay\":1}]}", "stragglers[0].rank");
+    bad(NULL, "{\"stragglers\":[{\"rank\":1,\"delay\":-1}]}", "stragglers[0].delay");
+    bad(NULL, "{\"stragglers\":[{\"rank\":1,\"delay\":\"5 parsecs\"}]}", "stragglers[0].delay");
+    bad(NULL, "{\"stragglers\":[{\"rank\":1,\"rate\":0.5}]}", "needs a reduction rate");
+    bad(NULL, "{\"links\":[{\"link\":\"a\",\"match\":\"b*\",\"factor\":0.5}]}", "links[0]");
+    bad(NULL, "{\"links\":[{\"link\":\"a\",\"factor\":0}]}", "links[0].factor");
+    bad(NULL, "{\"flows\":[{\"src\":0,\"dst\":0,\"bytes\":10}]}", "flows[0]");
+    bad(NULL, "{\"flows\":[{\"src\":0,\"dst\":1,\"stop\":\"1ms\"}]}", "needs a \"rate\"");
+    bad(NULL, "{\"flows\":[{\"src\":0,\"dst\":1}]}", "flows[0]");
+    bad(NULL, "{\"flows\":[{\"src\":0,\"dst\":1,\"rate\":1e9,\"start\":\"2ms\",\"stop\":\"1ms\"}]}", "must be after");
+    bad(NULL, "{\"jobs\":[{\"ranks\":[0],\"algo\":\"ring\"}]}", "jobs[0].ranks");
+    bad("flat:ranks=4", "{\"links\":[{\"link\":\"nope\",\"factor\":0.5}]}", "names no link");
+    bad("flat:ranks=4", "{\"failed_links\":[\"s0.0-g1\"]}", "cannot reroute");
+    bad("flat:ranks=4", "{\"stragglers\":[{\"rank\":4,\"delay\":1}]}", "stragglers[0].rank");
+    bad("flat:ranks=4", "{\"failed_ranks\":[0,1,2,3]}", "every rank failed");
+    bad("torus-4x4", "{\"failed_ranks\":[0]}", "torus");
+    /* p3.8xlarge without gpu0's three links: gpu0 is cut off */
+    bad("p3.8xlarge", "{\"failed_links\":[\"gpu0-gpu1\",\"gpu0-gpu2\",\"gpu0-gpu3\"]}", "no route");
+}
+
+int main(void) {
+    test_timing();
+    test_bad();
+    return t_done("sim_scenario");
+}
