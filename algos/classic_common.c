@@ -86,3 +86,19 @@ void ar_classic_pair_scan(const ar_platform *p, const int *r, int n, double *lat
     *lat = l;
     *bw = w;
 }
+
+int ar_classic_ring_costs(const ar_platform *p, double N, long long c, ar_model_result *out) {
+    if (!(p->reduce_Bps > 0) && !(p->launch_s > 0)) return 0;
+    int P = p->nranks;
+    double a = ar_plat_alpha(p), W = ar_plat_min_bw(p);
+    double sub = P > 0 ? N / P / (double)c : 0; /* bytes of one sub-chunk */
+    double T = a + sub / W, g = p->reduce_Bps > 0 ? sub / p->reduce_Bps : 0, L = p->launch_s;
+    ar_model_add_stage(out, "all-reduce (ring, reduction overlapped)", "ring", P, N, W, a,
+                       ar_eq_ring_pipe(P, c, T, g, L));
+    ar_classic_note(
+        out,
+        "dataflow with overlap (models/eqs.c ar_eq_ring_pipe), c=%lld sub-chunks: T = a + N/(P c minW) = "
+        "%.6g s per transfer, g = N/(P c reduce) = %.6g s per reduction (FIFO per GPU), launch %.6g s per op",
+        c, T, g, L);
+    return 1;
+}

@@ -45,6 +45,7 @@ static ar_status pring_plan(const ar_platform *p, uint64_t count, size_t elem_by
 static ar_status pring_closed(const ar_platform *p, double N, const ar_param_val *v, ar_model_result *out, ar_err *e) {
     (void)e;
     long long c = v[PRING_CHUNKS].i;
+    if (ar_classic_ring_costs(p, N, c, out)) return AR_OK; /* compute costs: overlap (models/eqs.c) */
     int P = p->nranks;
     double a = ar_plat_alpha(p), W = ar_plat_min_bw(p);
     double t = P > 1 ? (P - 1) * ((double)c * a + N / P / W) : 0.0;

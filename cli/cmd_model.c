@@ -106,7 +106,8 @@ int cmd_model(int argc, char **argv) {
     argc = nrest;
     argv = rest;
     cli_opts o;
-    if (cli_parse(argc, argv, OPT_PLATFORM | OPT_ALGO | OPT_SIZE | OPT_RANKS | OPT_DTYPE | OPT_FORMAT | OPT_COLL, &o,
+    if (cli_parse(argc, argv,
+                  OPT_PLATFORM | OPT_ALGO | OPT_SIZE | OPT_RANKS | OPT_DTYPE | OPT_FORMAT | OPT_COLL | OPT_GAMMA, &o,
                   "model") != AR_OK)
         return AR_EINVAL;
     if (o.nplatforms == 0) {

@@ -285,6 +285,12 @@ ar_status ar_platform_print_json(const ar_platform *p, FILE *f, ar_err *e) {
         }
         fputs("\n  ]", f);
     }
+    if (p->reduce_Bps > 0 || p->launch_s > 0) { /* issue 15: compute costs, as the file gives them */
+        fputs(",\n  \"compute\": {", f);
+        if (p->reduce_Bps > 0) fprintf(f, "\"reduce\": %.17g%s", p->reduce_Bps, p->launch_s > 0 ? ", " : "");
+        if (p->launch_s > 0) fprintf(f, "\"launch\": %.17g", p->launch_s);
+        fputs("}", f);
+    }
     fprintf(f, ",\n  \"ranks\": %d,\n  \"machines\": %d", p->nranks, p->nmachines);
     if (p->kind == AR_PLAT_TREE || p->kind == AR_PLAT_FAT_TREE) {
         fputs(",\n  \"root\": ", f);

@@ -111,6 +111,13 @@ typedef struct ar_platform {
     /* private routing state (graph kind: next-hop table), opaque */
     void *route_state;
 
+    /* compute costs (issue 15; the file's "compute" object, platforms/README.md):
+     * reduce_Bps: every GPU's reduction rate in bytes of received data per
+     * second (0 = free); launch_s: per-op launch overhead, paid once per op per
+     * rank before its first round (0 = none). `--gamma G` sets reduce_Bps = 1/G. */
+    double reduce_Bps;
+    double launch_s;
+
     /* the file's "notes" (sources and assumptions of its numbers), may be 0/NULL */
     int nnotes;
     char **notes;

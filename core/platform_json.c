@@ -514,14 +514,32 @@ static ar_status parse_graph(jctx *c, const cJSON *root) {
 
 /* ---- the document ---- */
 
+/* "compute": {"reduce": RATE, "launch": TIME} (issue 15): every GPU's reduction rate and the
+ * per-op launch overhead; both optional, absent = free. */
+static ar_status parse_compute(jctx *c, const cJSON *root, double *reduce_Bps, double *launch_s) {
+    static const char *const keys[] = {"reduce", "launch", NULL};
+    const cJSON *j = field(root, "compute");
+    *reduce_Bps = *launch_s = 0;
+    if (!j) return AR_OK;
+    size_t old = ar_jpath_key(&c->jp, "compute");
+    int present = 0;
+    ar_status st = need_object(c, j);
+    if (!st) st = ar_jpath_check_keys(&c->jp, j, keys);
+    if (!st) st = read_unit(c, j, "reduce", 1, &present, reduce_Bps);
+    if (!st) st = read_unit(c, j, "launch", 0, &present, launch_s);
+    ar_jpath_pop(&c->jp, old);
+    return st;
+}
+
 static ar_status parse_doc(jctx *c, const cJSON *root) {
-    static const char *const k_tree[] = {"name", "kind", "description", "notes", "levels", "root", "reference", NULL};
-    static const char *const k_fat[] = {"name",   "kind",           "description", "notes",
-                                        "levels", "full_bisection", "reference",   NULL};
-    static const char *const k_torus[] = {"name",  "kind", "description", "notes", "dims", "gpus_per_machine",
-                                          "intra", "link", "reference",   NULL};
-    static const char *const k_graph[] = {"name",  "kind",  "description", "notes", "gpus",
-                                          "nodes", "links", "reference",   NULL};
+    static const char *const k_tree[] = {"name", "kind",      "description", "notes", "levels",
+                                         "root", "reference", "compute",     NULL};
+    static const char *const k_fat[] = {"name",           "kind",      "description", "notes", "levels",
+                                        "full_bisection", "reference", "compute",     NULL};
+    static const char *const k_torus[] = {"name",  "kind", "description", "notes",   "dims", "gpus_per_machine",
+                                          "intra", "link", "reference",   "compute", NULL};
+    static const char *const k_graph[] = {"name",  "kind",  "description", "notes",   "gpus",
+                                          "nodes", "links", "reference",   "compute", NULL};
     char q[96];
     if (!cJSON_IsObject(root))
         return ar_jpath_fail(&c->jp, AR_EINVAL, "the document must be a JSON object (got %s)", ar_json_type_name(root));
@@ -557,10 +575,14 @@ static ar_status parse_doc(jctx *c, const cJSON *root) {
     st = read_array(c, root, "notes", 0, 0, &notes);
     /* "reference": published measurements for the bench scripts (platforms/README.md); checked, not kept */
     if (!st) st = read_array(c, root, "reference", 0, 0, &refs);
+    double reduce_Bps = 0, launch_s = 0;
+    if (!st) st = parse_compute(c, root, &reduce_Bps, &launch_s);
     if (st) return st;
     st = ar_jpath_wrap(&c->jp, ar_pb_begin(c->b, name, c->jp.where, k, c->jp.e));
     if (st) return st;
     ar_platform *p = c->b->p;
+    p->reduce_Bps = reduce_Bps;
+    p->launch_s = launch_s;
     if (desc && !(p->description = ar_strdup(desc))) return ar_jpath_fail(&c->jp, AR_ENOMEM, "out of memory");
     if (notes) {
         int n = cJSON_GetArraySize(notes), i = 0;

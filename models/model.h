@@ -22,7 +22,11 @@
 #include "../core/schedule.h"
 
 /* BlueConnect Eqs. 1-7 (EQUATIONS.md). */
-double ar_eq1_tr(int p, double n, double a, double w);           /* ring RS or AG */
+double ar_eq1_tr(int p, double n, double a, double w); /* ring RS or AG */
+/* Ring all-reduce, c sub-chunks per step, T = a + N/(P c W) per sub-chunk transfer,
+ * g = gamma N/(P c) its reduction (FIFO on the receiver's GPU), L launch per op, with
+ * dataflow overlap (derivation in eqs.c); c = 1 is the plain ring. */
+double ar_eq_ring_pipe(int P, long long c, double T, double g, double L);
 double ar_eq2_tc(int p, double n, double a, double w);           /* recursive halving/doubling */
 double ar_eq3_trc(int p, double n, double a, double w);          /* Tc if p = 2^q else Tr */
 double ar_eq4_treduce(int p, double n, double a, double w);      /* = Tbcast = Tc + Tr */

@@ -41,10 +41,11 @@
 #include "engine.h"
 #include "models/model.h"
 
-#define DF_NET 0   /* token kinds (bits 60-61): the transfer's network part ended */
-#define DF_EXEC 1  /* its reduction (gamma) ended */
-#define DF_DELAY 2 /* its protocol step latency ended */
-#define DF_ENTER 3 /* a rank's phase base latency ended (index = rank) */
+#define DF_NET 0    /* token kinds (bits 60-61): the transfer's network part ended */
+#define DF_EXEC 1   /* its reduction (gamma) ended */
+#define DF_DELAY 2  /* its protocol step latency ended */
+#define DF_ENTER 3  /* a rank's phase base latency ended (index = rank) */
+#define DF_LAUNCH 4 /* a rank's op launch overhead ended (index = rank) */
 #define DF_TOK(kind, i) ((uint64_t)(kind) << 60 | (uint64_t)(i))
 
 typedef struct df_round { /* one lowered round of an op */
@@ -71,7 +72,24 @@ typedef struct df_xf { /* a transfer in flight */
     size_t t;          /* index in that round */
     double t0;
     double *payload;
+    ar_xfer x; /* a copy: an overlapped reduction outlives its round's window slot */
+    int refs;  /* overlapped reduction: 2 until both its network part and its reduction are done */
 } df_xf;
+
+typedef struct df_ids { /* a growable list of transfer ids (pending reductions, the GPU's FIFO) */
+    int *v;
+    size_t n, head, cap;
+} df_ids;
+
+typedef struct df_blk { /* a transfer whose ends are at its round, waiting for a reduction to end */
+    int op, slot;
+    size_t t;
+} df_blk;
+
+typedef struct df_blks {
+    df_blk *v;
+    size_t n, cap;
+} df_blks;
 
 typedef struct df {
     const sim_job *j;
@@ -81,13 +99,13 @@ typedef struct df {
     ar_err *e;
     ar_status st;
     ar_sg *sg;
-    df_op *ops;  /* all ops of all phases, phase by phase */
-    int *opoff;  /* ops of phase k: ops[opoff[k] .. opoff[k+1]) */
-    int *rops;   /* per phase, the op indices of each rank: rops[roff[k][rank] .. roff[k][rank+1]) */
-    int **roff;  /* (roff[k] indexes into rops_k[k]) */
+    df_op *ops; /* all ops of all phases, phase by phase */
+    int *opoff; /* ops of phase k: ops[opoff[k] .. opoff[k+1]) */
+    int *rops;  /* per phase, the op indices of each rank: rops[roff[k][rank] .. roff[k][rank+1]) */
+    int **roff; /* (roff[k] indexes into rops_k[k]) */
     int **rops_k;
-    int *phase;  /* per rank: the phase it is in (nphases: finished) */
-    int *left;   /* per rank: its ops of that phase not yet done */
+    int *phase;               /* per rank: the phase it is in (nphases: finished) */
+    int *left;                /* per rank: its ops of that phase not yet done */
     double *eb, *step, *base; /* per phase: wire bytes per element, step and base latency (protocol) */
     df_xf *xf;
     size_t nxf, capxf;
@@ -104,6 +122,12 @@ typedef struct df {
     double *since;
     uint64_t *done; /* tokens reported at this instant, handled in hook_step (as the round engine does) */
     size_t ndone, capdone;
+    /* compute costs (issue 15): gamma > 0 overlaps reductions with the next transfers */
+    double gamma, launch;
+    df_ids *pend; /* per rank: reductions into it whose network part is done, not yet reduced */
+    df_ids *gq;   /* per rank: its GPU's FIFO of reductions (v[head] runs while busy) */
+    int *gbusy;   /* per rank: a reduction runs */
+    df_blks *blk; /* per rank: transfers waiting for one of its pending reductions */
 } df;
 
 static void df_fail(df *d, ar_status st, const char *msg) {
@@ -206,10 +230,43 @@ static void links_update(df *d, const ar_xfer *x, double bytes, int start) {
     }
 }
 
+static int xf_overlap(const ar_xfer *a, const ar_xfer *b) {
+    for (int i = 0; i < a->nseg; i++)
+        for (int k = 0; k < b->nseg; k++)
+            if (a->len[i] && b->len[k] && a->off[i] < b->off[k] + b->len[k] && b->off[k] < a->off[i] + a->len[i])
+                return 1;
+    return 0;
+}
+
+/* The rank whose pending reduction x must wait for: the sender's data that x sends (and, for a
+ * copy, the receiver's range it overwrites) must not still be being reduced into; -1 if none. */
+static int blocked_by(const df *d, const ar_xfer *x) {
+    for (int side = 0; side < (x->reduce ? 1 : 2); side++) {
+        int k = side ? x->dst : x->src;
+        const df_ids *l = &d->pend[k];
+        for (size_t i = 0; i < l->n; i++)
+            if (xf_overlap(x, &d->xf[l->v[i]].x)) return k;
+    }
+    return -1;
+}
+
 static void start_xfer(df *d, int oi, int slot, size_t t) {
     df_op *o = &d->ops[oi];
     df_round *w = &o->win[slot];
     const ar_xfer *x = &w->x[t];
+    if (d->pend) {
+        int k = blocked_by(d, x);
+        if (k >= 0) { /* waits for that reduction; retried when one of k's reductions ends */
+            df_blks *b = &d->blk[k];
+            if (ar_grow(&b->v, &b->cap, b->n + 1, sizeof *b->v) < 0) {
+                df_fail(d, AR_ENOMEM, "sim: out of memory");
+                return;
+            }
+            b->v[b->n++] = (df_blk){oi, slot, t};
+            w->started[t] = 2;
+            return;
+        }
+    }
     w->started[t] = 1;
     size_t id;
     if (d->nfree) {
@@ -223,7 +280,7 @@ static void start_xfer(df *d, int oi, int slot, size_t t) {
         id = d->nxf++;
     }
     df_xf *f = &d->xf[id];
-    *f = (df_xf){.op = oi, .slot = slot, .t = t, .t0 = ar_sg_now()};
+    *f = (df_xf){.op = oi, .slot = slot, .t = t, .t0 = ar_sg_now(), .x = *x};
     if (d->data) { /* the sender's data as it is now */
         f->payload = malloc((ar_xfer_elems(x) + 1) * sizeof *f->payload);
         if (!f->payload) {
@@ -253,13 +310,9 @@ static void member_round_done(df *d, int oi, int m) {
 
 static void enter_phase(df *d, int rank, int ph);
 
-static void xfer_done(df *d, size_t id) {
-    df_xf *f = &d->xf[id];
-    int oi = f->op, slot = f->slot;
-    df_op *o = &d->ops[oi];
-    df_round *w = &o->win[slot];
-    const ar_xfer *x = &w->x[f->t];
-    double now = ar_sg_now();
+/* Writes the transfer's payload into its receiver (adds or copies). */
+static void apply_payload(df *d, df_xf *f) {
+    const ar_xfer *x = &f->x;
     if (f->payload) {
         double *b = d->data + (size_t)x->dst * d->s->count;
         const double *q = f->payload;
@@ -272,6 +325,77 @@ static void xfer_done(df *d, size_t id) {
         free(f->payload);
         f->payload = NULL;
     }
+}
+
+/* The network part (and step latency) of an overlapped reduction is done: its members move on. */
+static void net_progress(df *d, size_t id) {
+    df_xf *f = &d->xf[id];
+    int oi = f->op, slot = f->slot;
+    df_op *o = &d->ops[oi];
+    df_round *w = &o->win[slot];
+    ar_xfer x = f->x;
+    trace_event(d, f, &x, ar_sg_now());
+    d->r->transfers++;
+    d->r->bytes += (double)ar_xfer_elems(&x) * d->eb[o->ph];
+    int ms = member_of(o, x.src), md = member_of(o, x.dst);
+    if (--f->refs == 0) d->freexf[d->nfree++] = (int)id;
+    if (--w->left == 0) w->r = -1;
+    if (--o->pending[ms] == 0) member_round_done(d, oi, ms);
+    if (--o->pending[md] == 0) member_round_done(d, oi, md);
+}
+
+static void gpu_next(df *d, int k) {
+    df_ids *q = &d->gq[k];
+    if (q->head == q->n) {
+        d->gbusy[k] = 0;
+        q->head = q->n = 0;
+        return;
+    }
+    d->gbusy[k] = 1;
+    const df_xf *f = &d->xf[q->v[q->head]];
+    ar_sg_exec(d->sg, k, d->gamma * (double)ar_xfer_elems(&f->x) * (double)d->s->elem_bytes,
+               DF_TOK(DF_EXEC, q->v[q->head]));
+}
+
+/* An overlapped reduction has ended on its receiver's GPU: the data is there; the GPU takes the
+ * next; transfers waiting for it are tried again. */
+static void red_done(df *d, size_t id) {
+    df_xf *f = &d->xf[id];
+    int k = f->x.dst, ph = d->ops[f->op].ph;
+    apply_payload(d, f);
+    double now = ar_sg_now();
+    if (now > d->r->phase_end_s[ph]) d->r->phase_end_s[ph] = now;
+    df_ids *l = &d->pend[k];
+    for (size_t i = 0; i < l->n; i++)
+        if (l->v[i] == (int)id) {
+            l->v[i] = l->v[--l->n];
+            break;
+        }
+    if (--f->refs == 0) d->freexf[d->nfree++] = (int)id;
+    d->gq[k].head++;
+    gpu_next(d, k);
+    df_blks *b = &d->blk[k];
+    if (!b->n) return;
+    size_t n = b->n;
+    df_blk *v = b->v;
+    b->v = NULL;
+    b->n = b->cap = 0;
+    for (size_t i = 0; i < n && d->st == AR_OK; i++) {
+        df_round *w = &d->ops[v[i].op].win[v[i].slot];
+        w->started[v[i].t] = 0;
+        start_xfer(d, v[i].op, v[i].slot, v[i].t);
+    }
+    free(v);
+}
+
+static void xfer_done(df *d, size_t id) {
+    df_xf *f = &d->xf[id];
+    int oi = f->op, slot = f->slot;
+    df_op *o = &d->ops[oi];
+    df_round *w = &o->win[slot];
+    const ar_xfer *x = &w->x[f->t];
+    double now = ar_sg_now();
+    apply_payload(d, f);
     trace_event(d, f, x, now);
     d->r->transfers++;
     d->r->bytes += (double)ar_xfer_elems(x) * d->eb[o->ph];
@@ -335,6 +459,10 @@ static void enter_now(df *d, int rank, int ph) {
     }
     int k0 = d->roff[ph][rank], k1 = d->roff[ph][rank + 1];
     d->left[rank] = k1 - k0;
+    if (d->launch > 0 && !d->stopped) { /* its ops launch (concurrently), then start */
+        ar_sg_timer(d->sg, d->launch, DF_TOK(DF_LAUNCH, rank));
+        return;
+    }
     for (int k = k0; k < k1 && d->st == AR_OK; k++) {
         int oi = d->rops_k[ph][k];
         reach(d, oi, member_of(&d->ops[oi], rank), 0);
@@ -363,9 +491,41 @@ static void handle(df *d, uint64_t tok) {
         enter_now(d, (int)i, d->phase[i]);
         return;
     }
+    if (kind == DF_LAUNCH) {
+        int ph = d->phase[i];
+        for (int k = d->roff[ph][i]; k < d->roff[ph][i + 1] && d->st == AR_OK; k++) {
+            int oi = d->rops_k[ph][k];
+            reach(d, oi, member_of(&d->ops[oi], (int)i), 0);
+        }
+        return;
+    }
     df_xf *f = &d->xf[i];
     df_op *o = &d->ops[f->op];
     const ar_xfer *x = &o->win[f->slot].x[f->t];
+    if (d->pend && kind == DF_EXEC && f->refs > 0) { /* an overlapped reduction ended */
+        red_done(d, i);
+        return;
+    }
+    if (d->pend && kind == DF_DELAY && f->refs > 0) {
+        net_progress(d, i);
+        return;
+    }
+    if (kind == DF_NET && d->pend && x->reduce) { /* overlap: reduce on the GPU's FIFO, move on now */
+        links_update(d, x, 0, 0);
+        df_ids *l = &d->pend[x->dst], *q = &d->gq[x->dst];
+        if (ar_grow(&l->v, &l->cap, l->n + 1, sizeof *l->v) < 0 ||
+            ar_grow(&q->v, &q->cap, q->n + 1, sizeof *q->v) < 0) {
+            df_fail(d, AR_ENOMEM, "sim: out of memory");
+            return;
+        }
+        f->refs = 2;
+        l->v[l->n++] = (int)i;
+        q->v[q->n++] = (int)i;
+        if (!d->gbusy[x->dst]) gpu_next(d, x->dst);
+        if (d->step[o->ph] > 0) ar_sg_timer(d->sg, d->step[o->ph], DF_TOK(DF_DELAY, i));
+        else net_progress(d, i);
+        return;
+    }
     if (kind == DF_NET) {
         links_update(d, x, 0, 0);
         if (d->j->o->gamma_s_per_B > 0 && x->reduce) {
@@ -491,8 +651,17 @@ static void df_free(df *d) {
         if (d->rops_k) free(d->rops_k[ph]);
     }
     for (size_t i = 0; i < d->nxf; i++) free(d->xf[i].payload);
-    void *arrs[] = {d->ops, d->opoff, d->roff, d->rops_k, d->eb, d->step, d->base, d->phase, d->left,
-                    d->xf, d->freexf, d->data, d->route, d->active, d->since, d->done};
+    for (int k = 0; k < d->s->nranks; k++) {
+        if (d->pend) free(d->pend[k].v);
+        if (d->gq) free(d->gq[k].v);
+        if (d->blk) free(d->blk[k].v);
+    }
+    free(d->pend);
+    free(d->gq);
+    free(d->gbusy);
+    free(d->blk);
+    void *arrs[] = {d->ops,  d->opoff, d->roff,   d->rops_k, d->eb,    d->step,   d->base,  d->phase,
+                    d->left, d->xf,    d->freexf, d->data,   d->route, d->active, d->since, d->done};
     for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++) free(arrs[i]);
 }
 
@@ -537,6 +706,17 @@ ar_status ar_engine_dataflow(const sim_job *j, ar_sim_result *r, ar_err *e) {
     if (!r->phase_end_s || !r->link_bytes || !r->link_busy_s || !r->link_max_flows || !d->active || !d->since)
         st = ar_fail(e, AR_ENOMEM, "sim: out of memory");
     if (st == AR_OK) st = build(d);
+    /* compute costs (issue 15): --gamma, else the platform's reduction rate; its launch overhead */
+    d->gamma = j->o->gamma_s_per_B > 0 ? j->o->gamma_s_per_B : j->p->reduce_Bps > 0 ? 1.0 / j->p->reduce_Bps : 0;
+    d->launch = j->p->launch_s;
+    if (st == AR_OK && d->gamma > 0) {
+        int P = j->s->nranks;
+        d->pend = ar_calloc((size_t)P + 1, sizeof *d->pend);
+        d->gq = ar_calloc((size_t)P + 1, sizeof *d->gq);
+        d->gbusy = ar_calloc((size_t)P + 1, sizeof *d->gbusy);
+        d->blk = ar_calloc((size_t)P + 1, sizeof *d->blk);
+        if (!d->pend || !d->gq || !d->gbusy || !d->blk) st = ar_fail(e, AR_ENOMEM, "sim: out of memory");
+    }
     if (st == AR_OK && j->o->check) {
         uint64_t lim = j->o->check_max_bytes ? j->o->check_max_bytes : UINT64_C(1) << 30;
         if ((uint64_t)j->s->nranks > lim / 8 / j->s->count)

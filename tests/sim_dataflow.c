@@ -24,8 +24,7 @@
 #include "randtopo.h"
 #include "sim_util.h"
 
-static int run_pair(const char *plat, const char *algo, uint64_t bytes, ar_sim_sync sync, ar_sim_engine en,
-                    double *t) {
+static int run_pair(const char *plat, const char *algo, uint64_t bytes, ar_sim_sync sync, ar_sim_engine en, double *t) {
     ar_sim_opts o;
     memset(&o, 0, sizeof o);
     o.sync = sync;
@@ -57,12 +56,13 @@ static void test_symmetric(void) {
                 !run_pair(plats[i], algos[a], bytes, AR_SYNC_DATAFLOW, AR_SIM_NAIVE, &tfn))
                 continue;
             ran++;
-            printf("%-12s %-16s round %.15g  dataflow %.15g  (naive %.15g / %.15g)\n", algos[a], plats[i], tr, tf,
-                   trn, tfn);
+            printf("%-12s %-16s round %.15g  dataflow %.15g  (naive %.15g / %.15g)\n", algos[a], plats[i], tr, tf, trn,
+                   tfn);
             T_CHECK(sim_rel(tf, tr) <= 1e-12, "%s on %s: dataflow %.17g != round %.17g", algos[a], plats[i], tf, tr);
             T_CHECK(sim_rel(tfn, tf) <= 1e-12, "%s on %s: naive dataflow %.17g != fast %.17g", algos[a], plats[i], tfn,
                     tf);
-            T_CHECK(sim_rel(trn, tr) <= 1e-12, "%s on %s: naive round %.17g != fast %.17g", algos[a], plats[i], trn, tr);
+            T_CHECK(sim_rel(trn, tr) <= 1e-12, "%s on %s: naive round %.17g != fast %.17g", algos[a], plats[i], trn,
+                    tr);
         }
     sim_floor("dataflow = round on symmetric platforms", ran, 0, 12);
 }
@@ -134,8 +134,8 @@ static void test_fixed(void) {
 }
 
 static void test_check(void) {
-    static const char *const algos[] = {"ring", "halving-doubling", "binomial", "two-level", "blueconnect",
-                                        "flexreduce", "treepack", "ps", "pipelined-ring"};
+    static const char *const algos[] = {"ring",       "halving-doubling", "binomial", "two-level",     "blueconnect",
+                                        "flexreduce", "treepack",         "ps",       "pipelined-ring"};
     static const char *const plats[] = {"fr-7", "bc-ibm-2x4"};
     int ran = 0;
     for (size_t i = 0; i < 2; i++)
