@@ -189,7 +189,9 @@ static ar_status validate(const ar_platform *p, const ar_schedule *s, const ar_s
     if (!(o->budget_s >= 0)) return ar_fail(e, AR_EINVAL, "sim: budget must be >= 0");
     if (s->elem_bytes < 1 || s->elem_bytes > 64) return ar_fail(e, AR_EINVAL, "sim: element size %zu", s->elem_bytes);
     if (o->engine == AR_SIM_NAIVE && (o->check || o->trace_path || o->gamma_s_per_B > 0))
-        return ar_fail(e, AR_EUNSUPPORTED, "sim: the naive engine measures time only (no --check, --trace or --gamma)");
+        return ar_fail(e, AR_EUNSUPPORTED,
+                       "sim: the naive engine measures time only (no --check, --trace, --gamma or platform reduction "
+                       "rate)");
     if (o->engine != AR_SIM_FAST && o->engine != AR_SIM_NAIVE) return ar_fail(e, AR_EINVAL, "sim: unknown engine");
     if (o->sync != AR_SYNC_ROUND && o->sync != AR_SYNC_DATAFLOW) return ar_fail(e, AR_EINVAL, "sim: unknown --sync");
     return ar_schedule_check_structure(s, e);
@@ -283,6 +285,12 @@ ar_status ar_sim_run(const ar_platform *p, const ar_schedule *s, const ar_sim_op
     ar_sim_opts defaults;
     memset(&defaults, 0, sizeof defaults);
     const ar_sim_opts *o = opts ? opts : &defaults;
+    ar_sim_opts eff; /* issue 15: the platform's reduction rate, unless --gamma overrides it */
+    if (!(o->gamma_s_per_B > 0) && p && p->reduce_Bps > 0) {
+        eff = *o;
+        eff.gamma_s_per_B = 1.0 / p->reduce_Bps;
+        o = &eff;
+    }
     ar_status st = validate(p, s, o, e);
     if (st != AR_OK) return st;
     netspec ns;
