@@ -228,7 +228,7 @@ double ar_plat_alpha(const ar_platform *p) {
  * Checks: g = 0, L = 0: 2 (P-1) c T = 2 (P-1)(c a + N/(P W)) (Eq. 6 for c = 1);
  * c = 1: (P-1)(2T + g) (each RS step waits for the previous reduction);
  * c >= 2, g <= (c-1) T: 2 (P-1) c T (the reduction is hidden);
- * g > T: bound by the GPU: about (P-1) c g + (P-1) c T... (see tests/test_pipeline.c). */
+ * g > T, c >= 2: the GPU bounds the reduce-scatter: R(K-1) = T + K g (tests/sim_pipeline.c). */
 static double ring_pipe_R(long long q, long long c, double T, double g) {
     double M = T > g ? T : g;
     long long m1 = 1, m2 = 1 + q / c;

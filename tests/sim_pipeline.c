@@ -73,7 +73,8 @@ static void test_closed_vs_recurrence(void) {
     /* the special cases of the derivation */
     T_NEAR(ar_eq_ring_pipe(8, 1, 2.562e-3, 3.2e-3, 0), 7 * (2 * 2.562e-3 + 3.2e-3), 1e-12, "c=1: (P-1)(2T+g)");
     T_NEAR(ar_eq_ring_pipe(8, 4, 0.642e-3, 0.08e-3, 0), 2 * 28 * 0.642e-3, 1e-12, "g <= (c-1)T: 2KT");
-    T_NEAR(ar_eq_ring_pipe(8, 4, 0.642e-3, 0, 0), 2 * 7 * (4 * 2e-6 + 32e6 / 12.5e9), 1e-12, "g = 0: 2(P-1)(ca+N/(PW))");
+    T_NEAR(ar_eq_ring_pipe(8, 4, 0.642e-3, 0, 0), 2 * 7 * (4 * 2e-6 + 32e6 / 12.5e9), 1e-12,
+           "g = 0: 2(P-1)(ca+N/(PW))");
 }
 
 static double run_one(const char *plat, const char *algo, double gamma, double *walk, double *closed) {
@@ -133,8 +134,8 @@ static void test_by_hand(void) {
 }
 
 static void test_check(void) {
-    static const char *const algos[] = {"ring", "pipelined-ring:chunks=3", "halving-doubling", "binomial",
-                                        "two-level", "blueconnect", "flexreduce"};
+    static const char *const algos[] = {
+        "ring", "pipelined-ring:chunks=3", "halving-doubling", "binomial", "two-level", "blueconnect", "flexreduce"};
     int ran = 0;
     for (size_t i = 0; i < sizeof algos / sizeof algos[0]; i++) {
         ar_sim_opts o;
@@ -183,8 +184,7 @@ static void test_errors(void) {
         o.engine = AR_SIM_NAIVE;
         o.gamma_s_per_B = 1e-10;
         ar_sim_result r;
-        T_CHECK(ar_sim_run(p, s, &o, &r, &e) == AR_EUNSUPPORTED && strstr(e.msg, "naive"), "naive + gamma: %s",
-                e.msg);
+        T_CHECK(ar_sim_run(p, s, &o, &r, &e) == AR_EUNSUPPORTED && strstr(e.msg, "naive"), "naive + gamma: %s", e.msg);
     }
     ar_schedule_free(s);
     ar_platform_free(p);
