@@ -251,8 +251,9 @@ int cmd_sim(int argc, char **argv) {
                 ar_coll_name(o.coll));
         return AR_EUNSUPPORTED;
     }
-    if (engine == AR_SIM_NAIVE && (o.check || o.trace || o.gamma_s_per_B > 0)) {
-        fprintf(stderr, "arlab sim: --engine naive measures time only (no --check, --trace or --gamma)\n");
+    if (engine == AR_SIM_NAIVE && (o.check || o.trace || (o.gamma_s_per_B > 0 && sync != AR_SYNC_DATAFLOW))) {
+        fprintf(stderr, "arlab sim: --engine naive measures time only (no --check or --trace; --gamma only with "
+                        "--sync dataflow)\n");
         return AR_EUNSUPPORTED;
     }
     if (o.nsizes == 0) o.sizes[o.nsizes++] = "100MB";

@@ -20,6 +20,15 @@
  * sender), so a sender's messages arrive in its order whatever round the
  * receiver is in.
  *
+ * Compute costs under --sync dataflow (issue 15, the semantics of dataflow.c): every GPU has
+ * a reducer actor (a daemon) that runs the reductions of the transfers it received, one at a
+ * time in the order their network parts ended (a FIFO of jobs, a semaphore counting them); a
+ * GPU actor hands a reduce transfer to it as soon as the network part completes
+ * (sg_comm_wait_any) and goes on; before it posts a send (or a copy's receive) it waits, on its
+ * GPU's condition variable, until no pending reduction into it overlaps the range; at its end
+ * it waits for its GPU's queue to drain. Launch overhead: a sleep before the rank's ops of each
+ * phase.
+ *
  * Budget: the member that lowers a round checks the wall clock; once over,
  * that op and every op after it stop at their next round, and every actor
  * skips the remaining phases (decided before the phase barrier, so all agree).
@@ -30,8 +39,11 @@
 #include <simgrid/actor.h>
 #include <simgrid/barrier.h>
 #include <simgrid/comm.h>
+#include <simgrid/cond.h>
 #include <simgrid/engine.h>
 #include <simgrid/mailbox.h>
+#include <simgrid/mutex.h>
+#include <simgrid/semaphore.h>
 
 #include <math.h>
 #include <stdio.h>
@@ -64,8 +76,24 @@ typedef struct nv_op {
     double eb, step;    /* the phase's protocol (ar_phase_proto_effect): wire bytes per element, latency per round */
 } nv_op;
 
+typedef struct nv_job { /* a reduction queued on a GPU */
+    int nseg;
+    uint64_t off[2], len[2];
+    double seconds;
+} nv_job;
+
+typedef struct nv_gpu { /* the reducer of one GPU: jobs[head .. n) pending, jobs[head] running */
+    nv_job *jobs;
+    size_t head, n, cap;
+    sg_sem_t sem;
+    sg_mutex_t mu;
+    sg_cond_t cond;
+} nv_gpu;
+
 typedef struct nv {
     const sim_job *j;
+    double gamma, launch; /* compute costs (dataflow only); gamma > 0: gpus[] exist */
+    nv_gpu *gpus;
     ar_sg *sg;
     nv_op **ops; /* ops[phase][i] */
     int **rops;  /* per phase, the ops of rank r: rops[ph][roff[ph][r] .. roff[ph][r+1]) */
@@ -163,6 +191,116 @@ static sg_mailbox_t pair_mbox(const nv_op *o, int dst, int src) {
     return sg_mailbox_by_name(name);
 }
 
+/* 1 if a pending reduction into GPU g overlaps x's ranges. */
+static int gpu_hazard(const nv_gpu *g, const ar_xfer *x) {
+    for (size_t i = g->head; i < g->n; i++)
+        for (int a = 0; a < x->nseg; a++)
+            for (int b = 0; b < g->jobs[i].nseg; b++)
+                if (x->len[a] && g->jobs[i].len[b] && x->off[a] < g->jobs[i].off[b] + g->jobs[i].len[b] &&
+                    g->jobs[i].off[b] < x->off[a] + x->len[a])
+                    return 1;
+    return 0;
+}
+
+static void gpu_wait_clear(nv *v, int rank, const ar_xfer *x) {
+    nv_gpu *g = &v->gpus[rank];
+    sg_mutex_lock(g->mu);
+    while (gpu_hazard(g, x)) sg_cond_wait(g->cond, g->mu);
+    sg_mutex_unlock(g->mu);
+}
+
+static void gpu_push(nv *v, int rank, const ar_xfer *x) {
+    nv_gpu *g = &v->gpus[rank];
+    if (ar_grow(&g->jobs, &g->cap, g->n + 1, sizeof *g->jobs) < 0) {
+        v->oom = 1;
+        return;
+    }
+    g->jobs[g->n++] = (nv_job){.nseg = x->nseg,
+                               .off = {x->off[0], x->off[1]},
+                               .len = {x->len[0], x->len[1]},
+                               .seconds = v->gamma * (double)ar_xfer_elems(x) * (double)v->j->s->elem_bytes};
+    sg_sem_release(g->sem);
+}
+
+static void reducer_main(int argc, char **argv) {
+    (void)argc;
+    (void)argv;
+    const nv_arg *a = sg_actor_self_get_data();
+    nv_gpu *g = &a->v->gpus[a->rank];
+    for (;;) {
+        sg_sem_acquire(g->sem);
+        sg_actor_execute(g->jobs[g->head].seconds * AR_SG_HOST_SPEED);
+        sg_mutex_lock(g->mu);
+        if (++g->head == g->n) g->head = g->n = 0;
+        sg_cond_notify_all(g->cond);
+        sg_mutex_unlock(g->mu);
+    }
+}
+
+/* --sync dataflow with a reduction cost: as run_op_df, but a reduce transfer's reduction is
+ * queued on the receiver's GPU when its network part completes, and a send (or a copy's
+ * receive) waits until its range is no longer being reduced into. */
+static void run_op_df_costs(nv *v, nv_op *o, int rank) {
+    size_t maxc = ar_lower_max_xfers(o->op) + 1;
+    sg_comm_t *c = malloc(maxc * 2 * sizeof *c);
+    int *ci = malloc(maxc * 2 * sizeof *ci); /* transfer of each comm; -1 - t for a send */
+    ar_xfer *xf = malloc(maxc * sizeof *xf);
+    int *later = malloc(maxc * 2 * sizeof *later);
+    if (!c || !ci || !xf || !later) {
+        v->oom = 1;
+        free(c);
+        free(ci);
+        free(xf);
+        free(later);
+        return;
+    }
+    for (int r = 0; r < o->nrounds && !v->stop && !v->oom; r++) {
+        if (v->j->o->budget_s > 0 && ar_now_s() - v->wall0 > v->j->o->budget_s) {
+            v->stop = 1;
+            break;
+        }
+        size_t n = ar_lower_round(o->op, r, xf), nc = 0, nl = 0;
+        void *got;
+        for (int pass = 0; pass < 2; pass++) /* pass 0: what can start now; pass 1: the rest, in order */
+            for (size_t k = 0; k < (pass ? nl : 2 * n); k++) {
+                int code = pass ? later[k] : (int)k; /* 2t: the receive of t, 2t+1: its send */
+                const ar_xfer *x = &xf[code / 2];
+                int send = code & 1;
+                if (send ? x->src != rank : x->dst != rank) continue;
+                int hz = send || !x->reduce;
+                if (!pass && hz && gpu_hazard(&v->gpus[rank], x)) {
+                    later[nl++] = code;
+                    continue;
+                }
+                if (pass) gpu_wait_clear(v, rank, x);
+                if (send) {
+                    double bytes = (double)ar_xfer_elems(x) * o->eb;
+                    ci[nc] = -1 - code / 2;
+                    c[nc++] = sg_mailbox_put_async(pair_mbox(o, x->dst, rank), v, (long)llround(bytes));
+                    v->transfers++;
+                    v->bytes += bytes;
+                } else {
+                    ci[nc] = code / 2;
+                    c[nc++] = sg_mailbox_get_async(pair_mbox(o, rank, x->src), &got);
+                }
+            }
+        if (nc == 0) continue;
+        while (nc > 0) {
+            ssize_t i = sg_comm_wait_any(c, nc);
+            if (i < 0) break;
+            if (ci[i] >= 0 && xf[ci[i]].reduce) gpu_push(v, rank, &xf[ci[i]]);
+            c[i] = c[nc - 1];
+            ci[i] = ci[nc - 1];
+            nc--;
+        }
+        if (o->step > 0) sg_actor_sleep_for(o->step);
+    }
+    free(c);
+    free(ci);
+    free(xf);
+    free(later);
+}
+
 /* --sync dataflow: rank does each round of o once its own transfers of the previous one have
  * completed; a transfer starts when sender and receiver are both at its round (SimGrid's
  * rendezvous); no barrier. Each actor lowers the rounds itself (members can be rounds apart). */
@@ -202,7 +340,8 @@ static void run_op_df(nv *v, nv_op *o, int rank) {
 }
 
 static void run_op_any(nv *v, nv_op *o, int rank) {
-    if (v->j->o->sync == AR_SYNC_DATAFLOW) run_op_df(v, o, rank);
+    if (v->j->o->sync == AR_SYNC_DATAFLOW && v->gpus) run_op_df_costs(v, o, rank);
+    else if (v->j->o->sync == AR_SYNC_DATAFLOW) run_op_df(v, o, rank);
     else run_op(v, o, rank);
 }
 
@@ -252,6 +391,7 @@ static void actor_main(int argc, char **argv) {
     for (int ph = 0; ph < s->nphases; ph++) {
         int mine = v->roff[ph][a->rank + 1] > v->roff[ph][a->rank]; /* under dataflow only its own phases wait */
         if (!v->stop && v->base[ph] > 0 && (!df || mine)) sg_actor_sleep_for(v->base[ph]);
+        if (!v->stop && df && mine && v->launch > 0) sg_actor_sleep_for(v->launch); /* its ops launch */
         if (!v->stop) run_phase(v, ph, a->rank);
         if (df) { /* no barrier: the phase ends when its last rank is done with it */
             if (mine && simgrid_get_clock() > v->phase_end[ph]) v->phase_end[ph] = simgrid_get_clock();
@@ -259,6 +399,14 @@ static void actor_main(int argc, char **argv) {
         }
         sg_barrier_wait(v->all);
         if (a->rank == 0) v->phase_end[ph] = simgrid_get_clock();
+    }
+    if (v->gpus) { /* its GPU's last reductions */
+        nv_gpu *g = &v->gpus[a->rank];
+        sg_mutex_lock(g->mu);
+        while (g->head < g->n) sg_cond_wait(g->cond, g->mu);
+        sg_mutex_unlock(g->mu);
+        int last = s->nphases - 1;
+        if (last >= 0 && simgrid_get_clock() > v->phase_end[last]) v->phase_end[last] = simgrid_get_clock();
     }
     v->finished++;
 }
@@ -376,6 +524,27 @@ ar_status ar_engine_naive(const sim_job *j, ar_sim_result *r, ar_err *e) {
         args = ar_calloc((size_t)P, sizeof *args);
         if (!args) st = ar_fail(e, AR_ENOMEM, "sim naive: out of memory");
     }
+    if (st == AR_OK && j->o->sync == AR_SYNC_DATAFLOW) { /* compute costs (issue 15) */
+        v->gamma = j->o->gamma_s_per_B;
+        v->launch = j->p->launch_s;
+        if (v->gamma > 0) {
+            v->gpus = ar_calloc((size_t)P, sizeof *v->gpus);
+            if (!v->gpus) st = ar_fail(e, AR_ENOMEM, "sim naive: out of memory");
+            for (int k = 0; st == AR_OK && k < P; k++) {
+                v->gpus[k].sem = sg_sem_init(0);
+                v->gpus[k].mu = sg_mutex_init();
+                v->gpus[k].cond = sg_cond_init();
+                args[k] = (nv_arg){.v = v, .rank = k};
+                char name[32];
+                snprintf(name, sizeof name, "gpu%d.reduce", k);
+                sg_actor_t act = sg_actor_init(name, (sg_host_t)ar_sg_host(v->sg, k));
+                sg_actor_set_stacksize(act, NAIVE_STACK_BYTES);
+                sg_actor_set_data(act, &args[k]);
+                sg_actor_daemonize(act);
+                sg_actor_start(act, reducer_main, 0, NULL);
+            }
+        }
+    }
     if (st == AR_OK) {
         v->all = sg_barrier_init((unsigned)P);
         char name[32];
@@ -406,6 +575,8 @@ ar_status ar_engine_naive(const sim_job *j, ar_sim_result *r, ar_err *e) {
         r->bytes = v->bytes;
     }
     free_ops(v);
+    for (int k = 0; v->gpus && k < P; k++) free(v->gpus[k].jobs);
+    free(v->gpus);
     free(args);
     ar_sg_close(v->sg);
     r->wall_s = ar_now_s() - w0;

@@ -188,10 +188,11 @@ static ar_status validate(const ar_platform *p, const ar_schedule *s, const ar_s
         return ar_fail(e, AR_EINVAL, "sim: gamma must be >= 0 seconds per byte");
     if (!(o->budget_s >= 0)) return ar_fail(e, AR_EINVAL, "sim: budget must be >= 0");
     if (s->elem_bytes < 1 || s->elem_bytes > 64) return ar_fail(e, AR_EINVAL, "sim: element size %zu", s->elem_bytes);
-    if (o->engine == AR_SIM_NAIVE && (o->check || o->trace_path || o->gamma_s_per_B > 0))
+    if (o->engine == AR_SIM_NAIVE &&
+        (o->check || o->trace_path || (o->gamma_s_per_B > 0 && o->sync != AR_SYNC_DATAFLOW)))
         return ar_fail(e, AR_EUNSUPPORTED,
-                       "sim: the naive engine measures time only (no --check, --trace, --gamma or platform reduction "
-                       "rate)");
+                       "sim: the naive engine measures time only (no --check or --trace; a reduction cost (--gamma, "
+                       "platform compute.reduce) only under --sync dataflow)");
     if (o->engine != AR_SIM_FAST && o->engine != AR_SIM_NAIVE) return ar_fail(e, AR_EINVAL, "sim: unknown engine");
     if (o->sync != AR_SYNC_ROUND && o->sync != AR_SYNC_DATAFLOW) return ar_fail(e, AR_EINVAL, "sim: unknown --sync");
     return ar_schedule_check_structure(s, e);

@@ -22,7 +22,8 @@
  * 4. --check under dataflow with a reduction rate: the data a rank sends has been reduced
  *    (every algorithm on blueconnect-12).
  * 5. Bad "compute" objects: one-line errors naming the JSON path.
- * 6. The naive engine refuses a reduction cost with a clear message (it measures time only). */
+ * 6. The naive engine (a reducer actor per GPU) = the fast one under dataflow with a reduction
+ *    cost (1e-9); under --sync round it refuses one with a clear message. */
 #include "sim_util.h"
 
 /* The recurrences of eqs.c, round by round (c sub-chunks, P ranks, all alike). */
@@ -184,10 +185,39 @@ static void test_errors(void) {
         o.engine = AR_SIM_NAIVE;
         o.gamma_s_per_B = 1e-10;
         ar_sim_result r;
-        T_CHECK(ar_sim_run(p, s, &o, &r, &e) == AR_EUNSUPPORTED && strstr(e.msg, "naive"), "naive + gamma: %s", e.msg);
+        T_CHECK(ar_sim_run(p, s, &o, &r, &e) == AR_EUNSUPPORTED && strstr(e.msg, "naive") && strstr(e.msg, "dataflow"),
+                "naive + gamma under --sync round: %s", e.msg);
     }
     ar_schedule_free(s);
     ar_platform_free(p);
+}
+
+/* 6. The naive engine under dataflow with a reduction cost (a reducer actor per GPU) = the fast one. */
+static void test_naive(void) {
+    static const char *const plats[] = {"flat:ranks=8", "blueconnect-12", "bc-ibm-2x4", "fr-7"};
+    static const char *const algos[] = {
+        "ring", "pipelined-ring:chunks=4", "halving-doubling", "binomial", "two-level", "blueconnect", "flexreduce"};
+    int ran = 0;
+    for (size_t i = 0; i < sizeof plats / sizeof plats[0]; i++)
+        for (size_t a = 0; a < sizeof algos / sizeof algos[0]; a++) {
+            double t[2] = {NAN, NAN};
+            for (int en = 0; en < 2; en++) {
+                ar_sim_opts o;
+                memset(&o, 0, sizeof o);
+                o.sync = AR_SYNC_DATAFLOW;
+                o.engine = en ? AR_SIM_NAIVE : AR_SIM_FAST;
+                o.gamma_s_per_B = 3e-10;
+                sim_run x;
+                if (sim_run_case_ex(&x, plats[i], algos[a], 4 * 322560, &o, 1) == 0 && x.st == AR_OK && x.r.complete)
+                    t[en] = x.r.time_s;
+                sim_run_free(&x);
+            }
+            if (isnan(t[0]) || isnan(t[1])) continue;
+            ran++;
+            T_CHECK(sim_rel(t[1], t[0]) <= 1e-9, "%s on %s, gamma 3e-10: naive %.17g, fast %.17g", algos[a], plats[i],
+                    t[1], t[0]);
+        }
+    sim_floor("naive = fast under dataflow with a reduction cost", ran, 0, 28);
 }
 
 int main(void) {
@@ -195,5 +225,6 @@ int main(void) {
     test_by_hand();
     test_check();
     test_errors();
+    test_naive();
     return t_done("sim_pipeline");
 }
