@@ -14,6 +14,14 @@
  *     when its own ops of this phase are done (no barrier with other ranks:
  *     the schedule's phase barriers are data dependencies, kept per rank), and
  *     waits the phase's protocol base latency first.
+ * Compute costs (issue 15; sim/README.md "Compute costs"): with a reduction cost (--gamma,
+ * else the platform's compute.reduce) a reduce transfer's round is done for its members when
+ * its network part (and step latency) is; its reduction then runs on the receiver's GPU, one
+ * at a time in arrival order (gq, gbusy), and until it ends the transfer is pending into the
+ * receiver (pend): a transfer whose sender's range (or, for a copy, receiver's range) overlaps
+ * a pending reduction waits (blk) and is retried when a reduction of that rank ends. A phase
+ * ends with its last reduction. compute.launch: a rank's ops start launch_s after it enters
+ * a phase (DF_LAUNCH). Without a reduction cost nothing of this runs.
  * The lockstep semantics (--sync round, engine.c) adds a barrier over all
  * members after every round of an op and over all ranks after every phase;
  * with those barriers removed a rank can only start earlier, never later.
