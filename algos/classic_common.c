@@ -95,6 +95,7 @@ int ar_classic_ring_costs(const ar_platform *p, double N, long long c, ar_model_
     double T = a + sub / W, g = p->reduce_Bps > 0 ? sub / p->reduce_Bps : 0, L = p->launch_s;
     ar_model_add_stage(out, "all-reduce (ring, reduction overlapped)", "ring", P, N, W, a,
                        ar_eq_ring_pipe(P, c, T, g, L));
+    out->costs = 1;
     ar_classic_note(
         out,
         "dataflow with overlap (models/eqs.c ar_eq_ring_pipe), c=%lld sub-chunks: T = a + N/(P c minW) = "

@@ -21,7 +21,8 @@
  *    = 23.072 < R(27) + T = 23.684 ms), so only the first counts: 39.112 ms; ring 58.288 ms.
  * 4. --check under dataflow with a reduction rate: the data a rank sends has been reduced
  *    (every algorithm on blueconnect-12).
- * 5. Bad "compute" objects: one-line errors naming the JSON path.
+ * 5. Bad "compute" objects: one-line errors naming the JSON path; a closed form without a
+ *    compute-cost term (halving-doubling) is refused on a platform with a reduction rate.
  * 6. The naive engine (a reducer actor per GPU) = the fast one under dataflow with a reduction
  *    cost (1e-9); under --sync round it refuses one with a clear message. */
 #include "sim_util.h"
@@ -178,6 +179,16 @@ static void test_errors(void) {
     ar_platform *p = sim_platform("flat:ranks=4");
     ar_schedule *s = NULL;
     ar_err e = {{0}};
+    if (p) { /* a closed form without a compute-cost term does not stand for a platform with one */
+        ar_model_result m;
+        p->reduce_Bps = 1e10;
+        T_CHECK(ar_algo_closed("halving-doubling", p, 1000, 4, &m, &e) == AR_EUNSUPPORTED &&
+                    strstr(e.msg, "no reduction or launch term"),
+                "halving-doubling closed form with a reduction rate: %s", e.msg);
+        T_OK(ar_algo_closed("ring", p, 1000, 4, &m, &e), e);
+        T_CHECK(m.costs == 1, "the ring's closed form prices the reduction");
+        p->reduce_Bps = 0;
+    }
     if (p) T_OK(ar_algo_plan("ring", p, 1000, 4, &s, &e), e);
     if (s) {
         ar_sim_opts o;
