@@ -229,6 +229,51 @@ double ar_plat_alpha(const ar_platform *p) {
  * c = 1: (P-1)(2T + g) (each RS step waits for the previous reduction);
  * c >= 2, g <= (c-1) T: 2 (P-1) c T (the reduction is hidden);
  * g > T, c >= 2: the GPU bounds the reduce-scatter: R(K-1) = T + K g (tests/sim_pipeline.c). */
+/* With host staging copies (compute.stage): d = the sub-chunk's device-to-host copy at the
+ * sender (before the network part; the copy engine is free again by the time the next round
+ * starts, so the network chain just takes T' = d + T per round) and h = its host-to-device copy
+ * at the receiver, a FIFO like the reduction:
+ *   H(q) = max(E(q), H(q-1)) + h,   R(q) = max(H(q), R(q-1)) + g,   data = R (RS), H (AG copies).
+ * The same longest-path argument with A = T' + h + g per vertical (S -> E -> H -> R -> S(q+c))
+ * and M = max(T', h, g) per round of any chain:
+ *   R(q) = max over m in {1, 1 + floor(q/c)} of m A + (q - c(m-1)) M
+ *   H(q) = max(T' + h + q max(T',h),  max over m = 1 .. floor(q/c) of T' + h + m A + (q - cm) M)
+ *   E_rs = max(K T',  max over m = 1 .. floor((K-1)/c) of T' + m A + (K-1-cm) M)
+ * The all-gather lands copies: its chains are E' (T') and H' (h), a vertical H'(q'-c) -> S'(q')
+ * costs A2 = T' + h, M2 = max(T', h); its sources are S'(0) >= E_rs + L, S'(j) >= R(K-c+j) for
+ * j < c, and H'(0) >= H_rs(K-1) + h (the receiver's copy engine is still busy with the RS):
+ *   from S'(j) = X:   H'(K-1) >= X + max over m in {1, 1 + floor((K-1-j)/c)} of m A2 + (K-1-j-c(m-1)) M2
+ *   from H'(0) = Y:   H'(K-1) >= Y + max((K-1) h, max over m = 1 .. floor((K-1)/c) of m A2 + (K-1-cm) M2)
+ *   total = L + H'(K-1). With d = h = 0 this is the form above. */
+static double lin_max(long long m1, long long m2, double base, double per_m, double rest, long long c, double M) {
+    /* max over m in [m1, m2] of base + m per_m + (rest - c m) M: linear in m, so its ends */
+    if (m2 < m1) return -INFINITY;
+    double a = base + (double)m1 * per_m + (double)(rest - c * m1) * M;
+    double b = base + (double)m2 * per_m + (double)(rest - c * m2) * M;
+    return a > b ? a : b;
+}
+
+double ar_eq_ring_pipe_staged(int P, long long c, double T, double d, double h, double g, double L) {
+    if (P <= 1 || c < 1) return 0.0;
+    long long K = (long long)(P - 1) * c;
+    double Tp = d + T, A = Tp + h + g, M = fmax(Tp, fmax(h, g)), A2 = Tp + h, M2 = fmax(Tp, h);
+    /* R(q) = m A + (q - c(m-1)) M = 0 + m A + ((q + c) - c m) M */
+#define RQ(q) lin_max(1, 1 + (q) / c, 0, A, (q) + c, c, M)
+    double ers = fmax((double)K * Tp, lin_max(1, (K - 1) / c, Tp, A, K - 1, c, M));
+    double hrs = fmax(Tp + h + (double)(K - 1) * M2, lin_max(1, (K - 1) / c, Tp + h, A, K - 1, c, M));
+    double end = -INFINITY;
+    for (long long j = 0; j < c; j++) {
+        double X = RQ(K - c + j);
+        if (j == 0) X = fmax(X, ers + L);
+        double v = X + lin_max(1, 1 + (K - 1 - j) / c, 0, A2, K - 1 - j + c, c, M2);
+        end = fmax(end, v);
+    }
+    double Y = hrs + h;
+    end = fmax(end, Y + fmax((double)(K - 1) * h, lin_max(1, (K - 1) / c, 0, A2, K - 1, c, M2)));
+#undef RQ
+    return L + end;
+}
+
 static double ring_pipe_R(long long q, long long c, double T, double g) {
     double M = T > g ? T : g;
     long long m1 = 1, m2 = 1 + q / c;

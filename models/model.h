@@ -27,6 +27,9 @@ double ar_eq1_tr(int p, double n, double a, double w); /* ring RS or AG */
  * g = gamma N/(P c) its reduction (FIFO on the receiver's GPU), L launch per op, with
  * dataflow overlap (derivation in eqs.c); c = 1 is the plain ring. */
 double ar_eq_ring_pipe(int P, long long c, double T, double g, double L);
+/* The same with host staging copies: d device-to-host at the sender per sub-chunk, h
+ * host-to-device at the receiver (FIFO per GPU); d = h = 0 gives ar_eq_ring_pipe. */
+double ar_eq_ring_pipe_staged(int P, long long c, double T, double d, double h, double g, double L);
 double ar_eq2_tc(int p, double n, double a, double w);           /* recursive halving/doubling */
 double ar_eq3_trc(int p, double n, double a, double w);          /* Tc if p = 2^q else Tr */
 double ar_eq4_treduce(int p, double n, double a, double w);      /* = Tbcast = Tc + Tr */

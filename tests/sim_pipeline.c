@@ -27,31 +27,38 @@
  *    cost (1e-9); under --sync round it refuses one with a clear message. */
 #include "sim_util.h"
 
-/* The recurrences of eqs.c, round by round (c sub-chunks, P ranks, all alike). */
-static double direct(int P, int c, double T, double g, double L) {
+/* The recurrences of eqs.c, round by round (c sub-chunks, P ranks, all alike; d, h: staging copies). */
+static double direct(int P, int c, double T, double d, double h, double g, double L) {
     int K = (P - 1) * c;
     double *S = calloc((size_t)K + 1, sizeof *S), *E = calloc((size_t)K + 1, sizeof *E),
-           *R = calloc((size_t)K + 1, sizeof *R);
+           *H = calloc((size_t)K + 1, sizeof *H), *R = calloc((size_t)K + 1, sizeof *R),
+           *Ha = calloc((size_t)K + 1, sizeof *Ha);
+    double D = 0;
     for (int q = 0; q < K; q++) {
         S[q] = q ? E[q - 1] : 0;
         if (q >= c && R[q - c] > S[q]) S[q] = R[q - c];
-        E[q] = S[q] + T;
-        R[q] = (q && R[q - 1] > E[q] ? R[q - 1] : E[q]) + g;
+        D = (S[q] > D ? S[q] : D) + d; /* the sender's device-to-host copy (FIFO) */
+        E[q] = D + T;
+        H[q] = (q && H[q - 1] > E[q] ? H[q - 1] : E[q]) + h; /* the receiver's host-to-device copy */
+        R[q] = (q && R[q - 1] > H[q] ? R[q - 1] : H[q]) + g;
     }
-    double prev = E[K - 1] + L, end = 0; /* all-gather: copies; sub-chunk j of step 0 needs R[K-c+j] */
-    double *Ea = calloc((size_t)K + 1, sizeof *Ea);
+    /* all-gather: copies land after their host-to-device copy; sub-chunk j of step 0 needs R[K-c+j] */
+    double prev = E[K - 1] + L, hprev = H[K - 1];
     for (int q = 0; q < K; q++) {
         double s = prev;
         if (q < c && R[K - c + q] > s) s = R[K - c + q];
-        if (q >= c && Ea[q - c] > s) s = Ea[q - c];
-        Ea[q] = s + T;
-        prev = Ea[q];
-        end = Ea[q];
+        if (q >= c && Ha[q - c] > s) s = Ha[q - c];
+        D = (s > D ? s : D) + d;
+        prev = D + T;
+        Ha[q] = (hprev > prev ? hprev : prev) + h;
+        hprev = Ha[q];
     }
+    double end = Ha[K - 1];
     free(S);
     free(E);
+    free(H);
     free(R);
-    free(Ea);
+    free(Ha);
     return L + end;
 }
 
@@ -66,9 +73,17 @@ static void test_closed_vs_recurrence(void) {
                 x = x * 1103515245u + 12345u;
                 double g = k == 0 ? 0 : 1e-4 * ((x >> 16) % 300);
                 double L = k % 3 == 2 ? 3e-4 : 0;
-                double want = direct(P, c, T, g, L), got = ar_eq_ring_pipe(P, c, T, g, L);
+                double want = direct(P, c, T, 0, 0, g, L), got = ar_eq_ring_pipe(P, c, T, g, L);
                 T_CHECK(sim_rel(got, want) <= 1e-12, "P=%d c=%d T=%g g=%g L=%g: closed %.17g, recurrence %.17g", P, c,
                         T, g, L, got, want);
+                x = x * 1103515245u + 12345u;
+                double dd = k < 2 ? 0 : 1e-4 * ((x >> 16) % 200);
+                x = x * 1103515245u + 12345u;
+                double hh = k < 2 ? 0 : 1e-4 * ((x >> 16) % 200);
+                want = direct(P, c, T, dd, hh, g, L);
+                got = ar_eq_ring_pipe_staged(P, c, T, dd, hh, g, L);
+                T_CHECK(sim_rel(got, want) <= 1e-12, "staged P=%d c=%d T=%g d=%g h=%g g=%g L=%g: closed %.17g, recurrence %.17g",
+                        P, c, T, dd, hh, g, L, got, want);
                 n++;
             }
     T_CHECK(n == 8 * 6 * 6, "recurrence cases %d", n);
