@@ -125,11 +125,12 @@ static ar_status closed_of(const ar_params *params, const ar_platform *p, uint64
     st = a->closed(p, (double)count * (double)elem_bytes, v, out, e);
     /* issue 15: a closed form without a reduction/launch term must not stand for a platform with them
      * (model_s then falls back to the walk, which prices them) */
-    if (st == AR_OK && (p->reduce_Bps > 0 || p->launch_s > 0) && !out->costs)
-        return ar_fail(e, AR_EUNSUPPORTED,
-                       "%s: its closed form has no reduction or launch term (platform compute costs); the walk "
-                       "prices them",
-                       params->name);
+    if (st == AR_OK && ar_platform_has_costs(p) && !out->costs)
+        return ar_fail(
+            e, AR_EUNSUPPORTED,
+            "%s: its closed form has no reduction, launch or staging term (platform compute costs); the walk "
+            "prices them",
+            params->name);
     return st;
 }
 

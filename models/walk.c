@@ -187,14 +187,16 @@ static ar_status walk_dataflow(walk *w, const ar_schedule *s, ar_model_result *o
     double *entry = ar_calloc((size_t)P + 1, sizeof *entry);   /* when the rank entered (or may enter) the phase */
     double *floor_ = ar_calloc((size_t)P + 1, sizeof *floor_); /* a lower bound on the rank's next start */
     double *gpu = ar_calloc((size_t)P + 1, sizeof *gpu);       /* when its GPU is free */
-    double *exitt = ar_calloc((size_t)P + 1, sizeof *exitt);   /* when its ops of this phase are done */
+    double *d2h = ar_calloc((size_t)P + 1, sizeof *d2h),
+           *h2d = ar_calloc((size_t)P + 1, sizeof *h2d);     /* copy engines */
+    double *exitt = ar_calloc((size_t)P + 1, sizeof *exitt); /* when its ops of this phase are done */
     int *nops = ar_calloc((size_t)P + 1, sizeof *nops), *memb = ar_calloc((size_t)P + 1, sizeof *memb);
     wd_list *red = ar_calloc((size_t)P + 1, sizeof *red);
     double *ready = NULL, *next = NULL, *dur = NULL;
     int *mo = NULL, *xop = NULL; /* members of op i: ready[mo[i] .. mo[i+1]); op of each transfer */
     size_t capr = 0, capn = 0, capd = 0, capm = 0, capx = 0;
     ar_status st = AR_OK;
-    if (!entry || !floor_ || !gpu || !exitt || !nops || !memb || !red)
+    if (!entry || !floor_ || !gpu || !d2h || !h2d || !exitt || !nops || !memb || !red)
         st = ar_fail(e, AR_ENOMEM, "cost walk: out of memory");
     double prev_end = 0, t_end = 0;
     for (int ph = 0; ph < s->nphases && st == AR_OK; ph++) {
@@ -263,13 +265,25 @@ static ar_status walk_dataflow(walk *w, const ar_schedule *s, ar_model_result *o
                     double ddst = wd_data(&red[x->dst], x, floor_[x->dst]);
                     if (ddst > start) start = ddst;
                 }
-                double net = start + dur[t], prog = net + pstep;
+                double bytes = (double)ar_xfer_elems(x) * (double)s->elem_bytes;
+                int staged = ar_platform_staged(p, x->src, x->dst);
+                if (staged) { /* the sender's device-to-host copy before the network part */
+                    start = (start > d2h[x->src] ? start : d2h[x->src]) + bytes / p->stage_d2h_Bps;
+                    d2h[x->src] = start;
+                }
+                double net = start + dur[t], prog = net + pstep, land = net;
                 if (prog > next[ms]) next[ms] = prog;
                 if (prog > next[md]) next[md] = prog;
-                if (x->reduce && gamma > 0) {
-                    double bytes = (double)ar_xfer_elems(x) * (double)s->elem_bytes;
-                    double rend = (net > gpu[x->dst] ? net : gpu[x->dst]) + gamma * bytes;
-                    gpu[x->dst] = rend;
+                if (staged) { /* the receiver's host-to-device copy */
+                    land = (net > h2d[x->dst] ? net : h2d[x->dst]) + bytes / p->stage_h2d_Bps;
+                    h2d[x->dst] = land;
+                }
+                if (staged || (x->reduce && gamma > 0)) {
+                    double rend = land;
+                    if (x->reduce && gamma > 0) {
+                        rend = (land > gpu[x->dst] ? land : gpu[x->dst]) + gamma * bytes;
+                        gpu[x->dst] = rend;
+                    }
                     if (rend > tphase_red) tphase_red = rend;
                     wd_list *l = &red[x->dst];
                     if (ar_grow(&l->v, &l->cap, l->n + 1, sizeof *l->v) < 0) {
@@ -318,12 +332,12 @@ static ar_status walk_dataflow(walk *w, const ar_schedule *s, ar_model_result *o
         prev_end = pend;
     }
     for (int k = 0; red && k < P; k++) free(red[k].v);
-    void *arrs[] = {entry, floor_, gpu, exitt, nops, memb, red, ready, next, dur, mo, xop};
+    void *arrs[] = {entry, floor_, gpu, d2h, h2d, exitt, nops, memb, red, ready, next, dur, mo, xop};
     for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++) free(arrs[i]);
     snprintf(out->note, sizeof out->note,
              "generic walk with compute costs: per-rank dataflow (sim --sync dataflow), reduction %.6g s/B FIFO per "
-             "GPU overlapped with the next transfers, launch %.6g s per op",
-             gamma, L);
+             "GPU overlapped with the next transfers, launch %.6g s per op%s",
+             gamma, L, p->stage_d2h_Bps > 0 ? ", staging copies (FIFO copy engines)" : "");
     (void)t_end;
     return st;
 }
@@ -343,7 +357,7 @@ ar_status ar_model_walk(const ar_platform *p, const ar_schedule *s, ar_model_res
     w.load = ar_calloc((size_t)p->nlinks * 2 + 1, sizeof *w.load);
     if (!w.load) return ar_fail(e, AR_ENOMEM, "cost walk: out of memory");
     ar_status st = AR_OK;
-    if (p->reduce_Bps > 0 || p->launch_s > 0) { /* compute costs: the dataflow walk */
+    if (ar_platform_has_costs(p)) { /* compute costs: the dataflow walk */
         st = walk_dataflow(&w, s, out, e);
         s = NULL;
     }

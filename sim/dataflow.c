@@ -49,11 +49,14 @@
 #include "engine.h"
 #include "models/model.h"
 
-#define DF_NET 0    /* token kinds (bits 60-61): the transfer's network part ended */
-#define DF_EXEC 1   /* its reduction (gamma) ended */
-#define DF_DELAY 2  /* its protocol step latency ended */
-#define DF_ENTER 3  /* a rank's phase base latency ended (index = rank) */
-#define DF_LAUNCH 4 /* a rank's op launch overhead ended (index = rank) */
+#define DF_NET 0                           /* token kinds (bits 60-61): the transfer's network part ended */
+#define DF_EXEC 1                          /* its reduction (gamma) ended */
+#define DF_DELAY 2                         /* its protocol step latency ended */
+#define DF_ENTER 3                         /* a rank's phase base latency ended (index = rank) */
+#define DF_LAUNCH 4                        /* a rank's op launch overhead ended (index = rank) */
+#define DF_D2H 5                           /* a staged transfer's device-to-host copy at its sender ended */
+#define DF_H2D 6                           /* its host-to-device copy at its receiver ended */
+enum { ENG_D2H, ENG_H2D, ENG_GPU, ENG_N }; /* per GPU: copy engines and the reduction stream (FIFOs) */
 #define DF_TOK(kind, i) ((uint64_t)(kind) << 60 | (uint64_t)(i))
 
 typedef struct df_round { /* one lowered round of an op */
@@ -80,8 +83,9 @@ typedef struct df_xf { /* a transfer in flight */
     size_t t;          /* index in that round */
     double t0;
     double *payload;
-    ar_xfer x; /* a copy: an overlapped reduction outlives its round's window slot */
-    int refs;  /* overlapped reduction: 2 until both its network part and its reduction are done */
+    ar_xfer x;  /* a copy: an overlapped reduction outlives its round's window slot */
+    int refs;   /* overlapped reduction: 2 until both its network part and its reduction are done */
+    int staged; /* copies through host memory (compute.stage) */
 } df_xf;
 
 typedef struct df_ids { /* a growable list of transfer ids (pending reductions, the GPU's FIFO) */
@@ -132,9 +136,9 @@ typedef struct df {
     size_t ndone, capdone;
     /* compute costs (issue 15): gamma > 0 overlaps reductions with the next transfers */
     double gamma, launch;
-    df_ids *pend; /* per rank: reductions into it whose network part is done, not yet reduced */
-    df_ids *gq;   /* per rank: its GPU's FIFO of reductions (v[head] runs while busy) */
-    int *gbusy;   /* per rank: a reduction runs */
+    df_ids *pend;      /* per rank: transfers into it whose network part is done, data not yet landed */
+    df_ids *eq[ENG_N]; /* per engine and rank: its FIFO (v[head] runs while busy) */
+    int *ebusy[ENG_N];
     df_blks *blk; /* per rank: transfers waiting for one of its pending reductions */
 } df;
 
@@ -258,6 +262,47 @@ static int blocked_by(const df *d, const ar_xfer *x) {
     return -1;
 }
 
+/* The network part of transfer id (its round's window slot is live until that ends). */
+static void issue_comm(df *d, size_t id) {
+    const df_xf *f = &d->xf[id];
+    const df_op *o = &d->ops[f->op];
+    const ar_xfer *x = &f->x;
+    double bytes = (double)ar_xfer_elems(x) * d->eb[o->ph];
+    links_update(d, x, bytes, 1);
+    d->r->transfers_simgrid++;
+    ar_sg_comm(d->sg, x->src, x->dst, (uint64_t)llround(bytes), DF_TOK(DF_NET, id));
+}
+
+static void engine_start(df *d, int en, int k) {
+    df_ids *q = &d->eq[en][k];
+    if (q->head == q->n) {
+        d->ebusy[en][k] = 0;
+        q->head = q->n = 0;
+        return;
+    }
+    d->ebusy[en][k] = 1;
+    int id = q->v[q->head];
+    double bytes = (double)ar_xfer_elems(&d->xf[id].x) * (double)d->s->elem_bytes;
+    double t = en == ENG_GPU ? d->gamma * bytes : bytes / (en == ENG_D2H ? d->p->stage_d2h_Bps : d->p->stage_h2d_Bps);
+    ar_sg_timer(d->sg, t, DF_TOK(en == ENG_GPU ? DF_EXEC : en == ENG_D2H ? DF_D2H : DF_H2D, (size_t)id));
+}
+
+/* Queues transfer id on engine en of GPU k (one job at a time, in order). */
+static void engine_push(df *d, int en, int k, size_t id) {
+    df_ids *q = &d->eq[en][k];
+    if (ar_grow(&q->v, &q->cap, q->n + 1, sizeof *q->v) < 0) {
+        df_fail(d, AR_ENOMEM, "sim: out of memory");
+        return;
+    }
+    q->v[q->n++] = (int)id;
+    if (!d->ebusy[en][k]) engine_start(d, en, k);
+}
+
+static void engine_done(df *d, int en, int k) {
+    d->eq[en][k].head++;
+    engine_start(d, en, k);
+}
+
 static void start_xfer(df *d, int oi, int slot, size_t t) {
     df_op *o = &d->ops[oi];
     df_round *w = &o->win[slot];
@@ -302,10 +347,12 @@ static void start_xfer(df *d, int oi, int slot, size_t t) {
             q += x->len[k];
         }
     }
-    double bytes = (double)ar_xfer_elems(x) * d->eb[o->ph];
-    links_update(d, x, bytes, 1);
-    d->r->transfers_simgrid++;
-    ar_sg_comm(d->sg, x->src, x->dst, (uint64_t)llround(bytes), DF_TOK(DF_NET, id));
+    if (d->pend && ar_platform_staged(d->p, x->src, x->dst)) { /* its device-to-host copy first */
+        f->staged = 1;
+        engine_push(d, ENG_D2H, x->src, id);
+        return;
+    }
+    issue_comm(d, id);
 }
 
 static void reach(df *d, int oi, int m, int r);
@@ -352,22 +399,9 @@ static void net_progress(df *d, size_t id) {
     if (--o->pending[md] == 0) member_round_done(d, oi, md);
 }
 
-static void gpu_next(df *d, int k) {
-    df_ids *q = &d->gq[k];
-    if (q->head == q->n) {
-        d->gbusy[k] = 0;
-        q->head = q->n = 0;
-        return;
-    }
-    d->gbusy[k] = 1;
-    const df_xf *f = &d->xf[q->v[q->head]];
-    ar_sg_exec(d->sg, k, d->gamma * (double)ar_xfer_elems(&f->x) * (double)d->s->elem_bytes,
-               DF_TOK(DF_EXEC, q->v[q->head]));
-}
-
-/* An overlapped reduction has ended on its receiver's GPU: the data is there; the GPU takes the
- * next; transfers waiting for it are tried again. */
-static void red_done(df *d, size_t id) {
+/* A transfer's data has landed in its receiver (after its host-to-device copy and/or its
+ * reduction): transfers waiting for it are tried again. */
+static void landed(df *d, size_t id) {
     df_xf *f = &d->xf[id];
     int k = f->x.dst, ph = d->ops[f->op].ph;
     apply_payload(d, f);
@@ -380,8 +414,6 @@ static void red_done(df *d, size_t id) {
             break;
         }
     if (--f->refs == 0) d->freexf[d->nfree++] = (int)id;
-    d->gq[k].head++;
-    gpu_next(d, k);
     df_blks *b = &d->blk[k];
     if (!b->n) return;
     size_t n = b->n;
@@ -509,31 +541,44 @@ static void handle(df *d, uint64_t tok) {
     }
     df_xf *f = &d->xf[i];
     df_op *o = &d->ops[f->op];
-    const ar_xfer *x = &o->win[f->slot].x[f->t];
+    const ar_xfer *x = &f->x;
+    if (kind == DF_D2H) { /* staged: the copy to host memory is done; the network part now */
+        engine_done(d, ENG_D2H, x->src);
+        issue_comm(d, i);
+        return;
+    }
+    if (kind == DF_H2D) { /* staged: in the receiver's GPU memory; then its reduction, if any */
+        int k = x->dst, red = x->reduce && d->gamma > 0;
+        engine_done(d, ENG_H2D, k);
+        if (red) engine_push(d, ENG_GPU, k, i);
+        else landed(d, i);
+        return;
+    }
     if (d->pend && kind == DF_EXEC && f->refs > 0) { /* an overlapped reduction ended */
-        red_done(d, i);
+        engine_done(d, ENG_GPU, x->dst);
+        landed(d, i);
         return;
     }
     if (d->pend && kind == DF_DELAY && f->refs > 0) {
         net_progress(d, i);
         return;
     }
-    if (kind == DF_NET && d->pend && x->reduce) { /* overlap: reduce on the GPU's FIFO, move on now */
+    if (kind == DF_NET && d->pend && (f->staged || (x->reduce && d->gamma > 0))) {
+        /* overlap: the copy to GPU memory and/or the reduction on the receiver's FIFOs; move on now */
         links_update(d, x, 0, 0);
-        df_ids *l = &d->pend[x->dst], *q = &d->gq[x->dst];
-        if (ar_grow(&l->v, &l->cap, l->n + 1, sizeof *l->v) < 0 ||
-            ar_grow(&q->v, &q->cap, q->n + 1, sizeof *q->v) < 0) {
+        df_ids *l = &d->pend[x->dst];
+        if (ar_grow(&l->v, &l->cap, l->n + 1, sizeof *l->v) < 0) {
             df_fail(d, AR_ENOMEM, "sim: out of memory");
             return;
         }
         f->refs = 2;
         l->v[l->n++] = (int)i;
-        q->v[q->n++] = (int)i;
-        if (!d->gbusy[x->dst]) gpu_next(d, x->dst);
+        engine_push(d, f->staged ? ENG_H2D : ENG_GPU, x->dst, i);
         if (d->step[o->ph] > 0) ar_sg_timer(d->sg, d->step[o->ph], DF_TOK(DF_DELAY, i));
         else net_progress(d, i);
         return;
     }
+    x = &o->win[f->slot].x[f->t];
     if (kind == DF_NET) {
         links_update(d, x, 0, 0);
         if (d->j->o->gamma_s_per_B > 0 && x->reduce) {
@@ -661,12 +706,15 @@ static void df_free(df *d) {
     for (size_t i = 0; i < d->nxf; i++) free(d->xf[i].payload);
     for (int k = 0; k < d->s->nranks; k++) {
         if (d->pend) free(d->pend[k].v);
-        if (d->gq) free(d->gq[k].v);
+        for (int en = 0; en < ENG_N; en++)
+            if (d->eq[en]) free(d->eq[en][k].v);
         if (d->blk) free(d->blk[k].v);
     }
     free(d->pend);
-    free(d->gq);
-    free(d->gbusy);
+    for (int en = 0; en < ENG_N; en++) {
+        free(d->eq[en]);
+        free(d->ebusy[en]);
+    }
     free(d->blk);
     void *arrs[] = {d->ops,  d->opoff, d->roff,   d->rops_k, d->eb,    d->step,   d->base,  d->phase,
                     d->left, d->xf,    d->freexf, d->data,   d->route, d->active, d->since, d->done};
@@ -717,13 +765,17 @@ ar_status ar_engine_dataflow(const sim_job *j, ar_sim_result *r, ar_err *e) {
     /* compute costs (issue 15): --gamma, else the platform's reduction rate; its launch overhead */
     d->gamma = j->o->gamma_s_per_B > 0 ? j->o->gamma_s_per_B : j->p->reduce_Bps > 0 ? 1.0 / j->p->reduce_Bps : 0;
     d->launch = j->p->launch_s;
-    if (st == AR_OK && d->gamma > 0) {
+    if (st == AR_OK && (d->gamma > 0 || j->p->stage_d2h_Bps > 0)) {
         int P = j->s->nranks;
         d->pend = ar_calloc((size_t)P + 1, sizeof *d->pend);
-        d->gq = ar_calloc((size_t)P + 1, sizeof *d->gq);
-        d->gbusy = ar_calloc((size_t)P + 1, sizeof *d->gbusy);
         d->blk = ar_calloc((size_t)P + 1, sizeof *d->blk);
-        if (!d->pend || !d->gq || !d->gbusy || !d->blk) st = ar_fail(e, AR_ENOMEM, "sim: out of memory");
+        int ok = d->pend && d->blk;
+        for (int en = 0; en < ENG_N; en++) {
+            d->eq[en] = ar_calloc((size_t)P + 1, sizeof *d->eq[en]);
+            d->ebusy[en] = ar_calloc((size_t)P + 1, sizeof *d->ebusy[en]);
+            ok = ok && d->eq[en] && d->ebusy[en];
+        }
+        if (!ok) st = ar_fail(e, AR_ENOMEM, "sim: out of memory");
     }
     if (st == AR_OK && j->o->check) {
         uint64_t lim = j->o->check_max_bytes ? j->o->check_max_bytes : UINT64_C(1) << 30;

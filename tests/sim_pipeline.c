@@ -19,6 +19,8 @@
  * 3. Launch overhead 20 us (platform "compute"): each op pays it once per rank before its first
  *    round; the all-gather's launch overlaps the last reduce-scatter reduction here (E_rs + L + cT
  *    = 23.072 < R(27) + T = 23.684 ms), so only the first counts: 39.112 ms; ring 58.288 ms.
+ * 3b. Host staging copies (test_staging, arithmetic there): ring 7 (2(d+T) + 2h + g), pipelined
+ *    2 K (d+T) + h; refused under --sync round.
  * 4. --check under dataflow with a reduction rate: the data a rank sends has been reduced
  *    (every algorithm on blueconnect-12).
  * 5. Bad "compute" objects: one-line errors naming the JSON path; a closed form without a
@@ -82,8 +84,9 @@ static void test_closed_vs_recurrence(void) {
                 double hh = k < 2 ? 0 : 1e-4 * ((x >> 16) % 200);
                 want = direct(P, c, T, dd, hh, g, L);
                 got = ar_eq_ring_pipe_staged(P, c, T, dd, hh, g, L);
-                T_CHECK(sim_rel(got, want) <= 1e-12, "staged P=%d c=%d T=%g d=%g h=%g g=%g L=%g: closed %.17g, recurrence %.17g",
-                        P, c, T, dd, hh, g, L, got, want);
+                T_CHECK(sim_rel(got, want) <= 1e-12,
+                        "staged P=%d c=%d T=%g d=%g h=%g g=%g L=%g: closed %.17g, recurrence %.17g", P, c, T, dd, hh, g,
+                        L, got, want);
                 n++;
             }
     T_CHECK(n == 8 * 6 * 6, "recurrence cases %d", n);
@@ -150,6 +153,44 @@ static void test_by_hand(void) {
     check3("pipelined c=4, platform 10GBps + 20us", pipe, w, c, 39.112e-3);
 }
 
+/* Host staging copies (compute.stage), by hand: st8 = flat:ranks=8 with each GPU behind its own
+ * machine switch (a 100 GB/s, 0 us hop: every transfer crosses machines and stages), reduce
+ * 20 GB/s, d2h 12 GB/s, h2d 10 GB/s, 256 MB:
+ *   ring, sub = 32e6 B: T = 2e-6 + 32e6/12.5e9, d = 32e6/12e9, h = 32e6/10e9, g = 32e6/20e9; every
+ *     RS step is D2H, network, H2D, reduction in series and every AG step D2H, network, H2D:
+ *     7 (2(d+T) + 2h + g) = 129.2013 ms;
+ *   pipelined c = 4, sub = 8e6 B: T' = d + T = 1.30867 ms is the largest stage (h = 0.8, g = 0.4):
+ *     the sender's chain of D2H + network runs back to back through both phases, then the last
+ *     copy's H2D: 2 K T' + h = 56 x 1.30867 + 0.8 = 74.0853 ms. */
+static void test_staging(void) {
+    static const char *const st8 =
+        "{\"name\":\"st8\",\"kind\":\"tree\",\"levels\":[{\"fanout\":1,\"bw\":\"100GBps\",\"lat\":\"0us\"},"
+        "{\"fanout\":8,\"bw\":\"100Gbps\",\"lat\":\"1us\"}],"
+        "\"compute\":{\"reduce\":\"20GBps\",\"stage\":{\"d2h\":\"12GBps\",\"h2d\":\"10GBps\"}}}";
+    double w, c, sub = 32e6;
+    double T = 2e-6 + sub / 12.5e9, d = sub / 12e9, h = sub / 10e9, g = sub / 20e9;
+    double ring = run_one(st8, "ring", 0, &w, &c);
+    check3("ring, staging copies", ring, w, c, 7 * (2 * (d + T) + 2 * h + g));
+    sub = 8e6;
+    T = 2e-6 + sub / 12.5e9, d = sub / 12e9, h = sub / 10e9;
+    double pipe = run_one(st8, "pipelined-ring:chunks=4", 0, &w, &c);
+    check3("pipelined c=4, staging copies", pipe, w, c, 2 * 28 * (d + T) + h);
+    ar_sim_opts o;
+    memset(&o, 0, sizeof o);
+    o.sync = AR_SYNC_DATAFLOW;
+    o.check = 1;
+    sim_run x;
+    if (sim_run_case(&x, st8, "halving-doubling", 4 * 322560, &o) == 0)
+        T_CHECK(x.st == AR_OK && x.r.complete, "--check with staging copies: %s", x.e.msg);
+    sim_run_free(&x);
+    o.check = 0;
+    o.sync = AR_SYNC_ROUND;
+    if (sim_run_case(&x, st8, "ring", 4 * 322560, &o) == 0)
+        T_CHECK(x.st == AR_EUNSUPPORTED && strstr(x.e.msg, "compute.stage") && strstr(x.e.msg, "--sync dataflow"),
+                "staging under --sync round is refused: %s", x.e.msg);
+    sim_run_free(&x);
+}
+
 static void test_check(void) {
     static const char *const algos[] = {
         "ring", "pipelined-ring:chunks=3", "halving-doubling", "binomial", "two-level", "blueconnect", "flexreduce"};
@@ -179,6 +220,9 @@ static void test_errors(void) {
         {"\"compute\":{\"launch\":-1}", "test: compute.launch: a time must not be negative"},
         {"\"compute\":{\"reduce\":0}", "test: compute.reduce: a rate must be > 0"},
         {"\"compute\":[1]", "test: compute: must be an object"},
+        {"\"compute\":{\"stage\":{\"d2h\":\"1GBps\"}}", "test: compute.stage.h2d: missing"},
+        {"\"compute\":{\"stage\":{\"d2h\":\"1GBps\",\"h2d\":\"1GBps\",\"transfers\":\"some\"}}",
+         "test: compute.stage.transfers: must be \"inter-machine\" or \"all\""},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char doc[512];
@@ -198,7 +242,7 @@ static void test_errors(void) {
         ar_model_result m;
         p->reduce_Bps = 1e10;
         T_CHECK(ar_algo_closed("halving-doubling", p, 1000, 4, &m, &e) == AR_EUNSUPPORTED &&
-                    strstr(e.msg, "no reduction or launch term"),
+                    strstr(e.msg, "no reduction, launch or staging term"),
                 "halving-doubling closed form with a reduction rate: %s", e.msg);
         T_OK(ar_algo_closed("ring", p, 1000, 4, &m, &e), e);
         T_CHECK(m.costs == 1, "the ring's closed form prices the reduction");
@@ -252,5 +296,6 @@ int main(void) {
     test_check();
     test_errors();
     test_naive();
+    test_staging();
     return t_done("sim_pipeline");
 }
