@@ -29,6 +29,11 @@ t_check "pfn_pipeline.sh: ring = (P-1)(2T+g) = 71.140 ms" awk '$1 == "ring" {
   T = 2e-6 + 32e6 / (2 * 6.818e9); g = 32e6 / 5.855e9; w = 7 * (2 * T + g) * 1e3; found = 1; exit !(($4 - w)^2 < 1e-6) }
   END { if (!found) exit 1 }' "$T_TMP/exp"
 t_check "pfn_pipeline.sh: best pipelined ring 1.347x" grep -q '^best: pipelined-ring:chunks=16, 1.347x' "$T_TMP/exp"
+# staged: the plain ring is (P-1)(2(d+T) + 2h + g), d = h = 32e6/12e9, g = 32e6/244e9
+t_check "pfn_pipeline.sh, staged: ring = (P-1)(2(d+T)+2h+g) = 108.467 ms" awk '$1 == "pfn-mn1-staged," { on = 1 } on && $1 == "ring" {
+  T = 2e-6 + 32e6 / (2 * 6.818e9); d = 32e6 / 12e9; g = 32e6 / 244e9; w = 7 * (2 * (d + T) + 2 * d + g) * 1e3; found = 1
+  exit !(($4 - w)^2 < 1e-6) } END { if (!found) exit 1 }' "$T_TMP/exp"
+t_check "pfn_pipeline.sh, staged: best 1.533x" grep -q '^best: pipelined-ring:chunks=8, 1.533x' "$T_TMP/exp"
 printf '{"name":"x","kind":"tree","levels":[{"fanout":2,"bw":"1GBps","lat":"1us"}],"compute":{"reduce":"fast"}}' >"$T_TMP/bad.json"
 expect_error "bad compute.reduce" 'compute.reduce: "fast" is not a rate' -- model --platform "$T_TMP/bad.json" --size 1MB
 printf '{"name":"x","kind":"tree","levels":[{"fanout":2,"bw":"1GBps","lat":"1us"}],"compute":{"launch":"1us","x":1}}' >"$T_TMP/bad.json"
