@@ -21,12 +21,14 @@
  * receiver is in.
  *
  * Compute costs under --sync dataflow (issue 15, the semantics of dataflow.c): every GPU has
- * a reducer actor (a daemon) that runs the reductions of the transfers it received, one at a
- * time in the order their network parts ended (a FIFO of jobs, a semaphore counting them); a
- * GPU actor hands a reduce transfer to it as soon as the network part completes
- * (sg_comm_wait_any) and goes on; before it posts a send (or a copy's receive) it waits, on its
- * GPU's condition variable, until no pending reduction into it overlaps the range; at its end
- * it waits for its GPU's queue to drain. Launch overhead: a sleep before the rank's ops of each
+ * three engine actors (daemons): device-to-host copies, host-to-device copies and reductions,
+ * each one job at a time in arrival order (a FIFO, a semaphore counting its jobs). A GPU actor
+ * hands a received transfer to its host-to-device engine (staged) or reducer as soon as the
+ * network part completes (sg_comm_wait_any) and goes on; the data lands when the last of them
+ * is done (a staged reduce goes from the copy engine to the reducer). A staged send waits for
+ * its device-to-host copy before it is posted. Before it posts a send (or a copy's receive) a
+ * GPU actor waits, on its GPU's condition variable, until no pending transfer into it overlaps
+ * the range; at its end it waits until nothing is pending. Launch overhead: a sleep before the rank's ops of each
  * phase.
  *
  * Budget: the member that lowers a round checks the wall clock; once over,
@@ -76,23 +78,37 @@ typedef struct nv_op {
     double eb, step;    /* the phase's protocol (ar_phase_proto_effect): wire bytes per element, latency per round */
 } nv_op;
 
-typedef struct nv_job { /* a reduction queued on a GPU */
+typedef struct nv_job { /* a staging copy or a reduction of one transfer */
     int nseg;
     uint64_t off[2], len[2];
-    double seconds;
+    double bytes;
+    int reduce, done;
 } nv_job;
 
-typedef struct nv_gpu { /* the reducer of one GPU: jobs[head .. n) pending, jobs[head] running */
-    nv_job *jobs;
+enum { NV_D2H, NV_H2D, NV_GPU, NV_ENG };
+
+typedef struct nv_eng { /* a FIFO served by one daemon actor: q[head] runs */
+    nv_job **q;
     size_t head, n, cap;
     sg_sem_t sem;
+} nv_eng;
+
+typedef struct nv_gpu {
+    nv_eng eng[NV_ENG]; /* device-to-host copies, host-to-device copies, reductions */
+    nv_job **pend;      /* transfers into this GPU whose data has not landed (copy or reduction pending) */
+    size_t npend, cappend;
     sg_mutex_t mu;
     sg_cond_t cond;
 } nv_gpu;
 
+typedef struct nv_eng_arg {
+    struct nv *v;
+    int rank, en;
+} nv_eng_arg;
+
 typedef struct nv {
     const sim_job *j;
-    double gamma, launch; /* compute costs (dataflow only); gamma > 0: gpus[] exist */
+    double gamma, launch; /* compute costs (dataflow only); gpus[] exist with a reduction cost or staging */
     nv_gpu *gpus;
     ar_sg *sg;
     nv_op **ops; /* ops[phase][i] */
@@ -191,14 +207,15 @@ static sg_mailbox_t pair_mbox(const nv_op *o, int dst, int src) {
     return sg_mailbox_by_name(name);
 }
 
-/* 1 if a pending reduction into GPU g overlaps x's ranges. */
+/* 1 if a pending transfer into GPU g overlaps x's ranges. */
 static int gpu_hazard(const nv_gpu *g, const ar_xfer *x) {
-    for (size_t i = g->head; i < g->n; i++)
+    for (size_t i = 0; i < g->npend; i++) {
+        const nv_job *j = g->pend[i];
         for (int a = 0; a < x->nseg; a++)
-            for (int b = 0; b < g->jobs[i].nseg; b++)
-                if (x->len[a] && g->jobs[i].len[b] && x->off[a] < g->jobs[i].off[b] + g->jobs[i].len[b] &&
-                    g->jobs[i].off[b] < x->off[a] + x->len[a])
+            for (int b = 0; b < j->nseg; b++)
+                if (x->len[a] && j->len[b] && x->off[a] < j->off[b] + j->len[b] && j->off[b] < x->off[a] + x->len[a])
                     return 1;
+    }
     return 0;
 }
 
@@ -209,32 +226,91 @@ static void gpu_wait_clear(nv *v, int rank, const ar_xfer *x) {
     sg_mutex_unlock(g->mu);
 }
 
-static void gpu_push(nv *v, int rank, const ar_xfer *x) {
-    nv_gpu *g = &v->gpus[rank];
-    if (ar_grow(&g->jobs, &g->cap, g->n + 1, sizeof *g->jobs) < 0) {
+static nv_job *job_new(nv *v, const ar_xfer *x) {
+    nv_job *j = ar_calloc(1, sizeof *j);
+    if (!j) {
+        v->oom = 1;
+        return NULL;
+    }
+    *j = (nv_job){.nseg = x->nseg,
+                  .off = {x->off[0], x->off[1]},
+                  .len = {x->len[0], x->len[1]},
+                  .bytes = (double)ar_xfer_elems(x) * (double)v->j->s->elem_bytes,
+                  .reduce = x->reduce};
+    return j;
+}
+
+static void eng_push(nv *v, int rank, int en, nv_job *j) {
+    nv_eng *q = &v->gpus[rank].eng[en];
+    if (ar_grow(&q->q, &q->cap, q->n + 1, sizeof *q->q) < 0) {
         v->oom = 1;
         return;
     }
-    g->jobs[g->n++] = (nv_job){.nseg = x->nseg,
-                               .off = {x->off[0], x->off[1]},
-                               .len = {x->len[0], x->len[1]},
-                               .seconds = v->gamma * (double)ar_xfer_elems(x) * (double)v->j->s->elem_bytes};
-    sg_sem_release(g->sem);
+    q->q[q->n++] = j;
+    sg_sem_release(q->sem);
 }
 
-static void reducer_main(int argc, char **argv) {
+/* A transfer's data has landed in GPU rank: no longer pending (the caller holds the mutex). */
+static void landed(nv *v, int rank, nv_job *j) {
+    nv_gpu *g = &v->gpus[rank];
+    for (size_t i = 0; i < g->npend; i++)
+        if (g->pend[i] == j) {
+            g->pend[i] = g->pend[--g->npend];
+            break;
+        }
+    free(j);
+}
+
+static void engine_main(int argc, char **argv) {
     (void)argc;
     (void)argv;
-    const nv_arg *a = sg_actor_self_get_data();
-    nv_gpu *g = &a->v->gpus[a->rank];
+    const nv_eng_arg *a = sg_actor_self_get_data();
+    nv *v = a->v;
+    nv_gpu *g = &v->gpus[a->rank];
+    nv_eng *q = &g->eng[a->en];
     for (;;) {
-        sg_sem_acquire(g->sem);
-        sg_actor_execute(g->jobs[g->head].seconds * AR_SG_HOST_SPEED);
+        sg_sem_acquire(q->sem);
+        nv_job *j = q->q[q->head];
+        const ar_platform *p = v->j->p;
+        double t = a->en == NV_GPU   ? v->gamma * j->bytes
+                   : a->en == NV_D2H ? j->bytes / p->stage_d2h_Bps
+                                     : j->bytes / p->stage_h2d_Bps;
+        sg_actor_sleep_for(t);
         sg_mutex_lock(g->mu);
-        if (++g->head == g->n) g->head = g->n = 0;
+        if (++q->head == q->n) q->head = q->n = 0;
+        if (a->en == NV_D2H) j->done = 1; /* the sender posts its send now (and frees the job) */
+        else if (a->en == NV_H2D && j->reduce && v->gamma > 0) eng_push(v, a->rank, NV_GPU, j);
+        else landed(v, a->rank, j);
         sg_cond_notify_all(g->cond);
         sg_mutex_unlock(g->mu);
     }
+}
+
+/* Transfer x has arrived in GPU rank (network part done): its staging copy and/or reduction. */
+static void arrived(nv *v, int rank, const ar_xfer *x) {
+    int staged = ar_platform_staged(v->j->p, x->src, x->dst);
+    if (!staged && !(x->reduce && v->gamma > 0)) return;
+    nv_gpu *g = &v->gpus[rank];
+    nv_job *j = job_new(v, x);
+    if (!j || ar_grow(&g->pend, &g->cappend, g->npend + 1, sizeof *g->pend) < 0) {
+        v->oom = 1;
+        free(j);
+        return;
+    }
+    g->pend[g->npend++] = j;
+    eng_push(v, rank, staged ? NV_H2D : NV_GPU, j);
+}
+
+/* A staged send: its device-to-host copy on the sender's engine first. */
+static void d2h_wait(nv *v, int rank, const ar_xfer *x) {
+    nv_job *j = job_new(v, x);
+    if (!j) return;
+    nv_gpu *g = &v->gpus[rank];
+    eng_push(v, rank, NV_D2H, j);
+    sg_mutex_lock(g->mu);
+    while (!j->done) sg_cond_wait(g->cond, g->mu);
+    sg_mutex_unlock(g->mu);
+    free(j);
 }
 
 /* --sync dataflow with a reduction cost: as run_op_df, but a reduce transfer's reduction is
@@ -274,6 +350,7 @@ static void run_op_df_costs(nv *v, nv_op *o, int rank) {
                 }
                 if (pass) gpu_wait_clear(v, rank, x);
                 if (send) {
+                    if (ar_platform_staged(v->j->p, x->src, x->dst)) d2h_wait(v, rank, x);
                     double bytes = (double)ar_xfer_elems(x) * o->eb;
                     ci[nc] = -1 - code / 2;
                     c[nc++] = sg_mailbox_put_async(pair_mbox(o, x->dst, rank), v, (long)llround(bytes));
@@ -288,7 +365,7 @@ static void run_op_df_costs(nv *v, nv_op *o, int rank) {
         while (nc > 0) {
             ssize_t i = sg_comm_wait_any(c, nc);
             if (i < 0) break;
-            if (ci[i] >= 0 && xf[ci[i]].reduce) gpu_push(v, rank, &xf[ci[i]]);
+            if (ci[i] >= 0) arrived(v, rank, &xf[ci[i]]);
             c[i] = c[nc - 1];
             ci[i] = ci[nc - 1];
             nc--;
@@ -400,10 +477,10 @@ static void actor_main(int argc, char **argv) {
         sg_barrier_wait(v->all);
         if (a->rank == 0) v->phase_end[ph] = simgrid_get_clock();
     }
-    if (v->gpus) { /* its GPU's last reductions */
+    if (v->gpus) { /* its GPU's last copies and reductions */
         nv_gpu *g = &v->gpus[a->rank];
         sg_mutex_lock(g->mu);
-        while (g->head < g->n) sg_cond_wait(g->cond, g->mu);
+        while (g->npend > 0) sg_cond_wait(g->cond, g->mu);
         sg_mutex_unlock(g->mu);
         int last = s->nphases - 1;
         if (last >= 0 && simgrid_get_clock() > v->phase_end[last]) v->phase_end[last] = simgrid_get_clock();
@@ -520,6 +597,7 @@ ar_status ar_engine_naive(const sim_job *j, ar_sim_result *r, ar_err *e) {
     if (st == AR_OK) st = build(v, e);
     int P = j->p->nranks;
     nv_arg *args = NULL;
+    nv_eng_arg *eargs = NULL;
     if (st == AR_OK) {
         args = ar_calloc((size_t)P, sizeof *args);
         if (!args) st = ar_fail(e, AR_ENOMEM, "sim naive: out of memory");
@@ -527,21 +605,25 @@ ar_status ar_engine_naive(const sim_job *j, ar_sim_result *r, ar_err *e) {
     if (st == AR_OK && j->o->sync == AR_SYNC_DATAFLOW) { /* compute costs (issue 15) */
         v->gamma = j->o->gamma_s_per_B;
         v->launch = j->p->launch_s;
-        if (v->gamma > 0) {
+        if (v->gamma > 0 || j->p->stage_d2h_Bps > 0) {
             v->gpus = ar_calloc((size_t)P, sizeof *v->gpus);
-            if (!v->gpus) st = ar_fail(e, AR_ENOMEM, "sim naive: out of memory");
+            eargs = ar_calloc((size_t)P * NV_ENG, sizeof *eargs);
+            if (!v->gpus || !eargs) st = ar_fail(e, AR_ENOMEM, "sim naive: out of memory");
             for (int k = 0; st == AR_OK && k < P; k++) {
-                v->gpus[k].sem = sg_sem_init(0);
                 v->gpus[k].mu = sg_mutex_init();
                 v->gpus[k].cond = sg_cond_init();
-                args[k] = (nv_arg){.v = v, .rank = k};
-                char name[32];
-                snprintf(name, sizeof name, "gpu%d.reduce", k);
-                sg_actor_t act = sg_actor_init(name, (sg_host_t)ar_sg_host(v->sg, k));
-                sg_actor_set_stacksize(act, NAIVE_STACK_BYTES);
-                sg_actor_set_data(act, &args[k]);
-                sg_actor_daemonize(act);
-                sg_actor_start(act, reducer_main, 0, NULL);
+                for (int en = 0; en < NV_ENG; en++) {
+                    static const char *const nm[NV_ENG] = {"d2h", "h2d", "reduce"};
+                    v->gpus[k].eng[en].sem = sg_sem_init(0);
+                    eargs[k * NV_ENG + en] = (nv_eng_arg){.v = v, .rank = k, .en = en};
+                    char name[32];
+                    snprintf(name, sizeof name, "gpu%d.%s", k, nm[en]);
+                    sg_actor_t act = sg_actor_init(name, (sg_host_t)ar_sg_host(v->sg, k));
+                    sg_actor_set_stacksize(act, NAIVE_STACK_BYTES);
+                    sg_actor_set_data(act, &eargs[k * NV_ENG + en]);
+                    sg_actor_daemonize(act);
+                    sg_actor_start(act, engine_main, 0, NULL);
+                }
             }
         }
     }
@@ -575,8 +657,13 @@ ar_status ar_engine_naive(const sim_job *j, ar_sim_result *r, ar_err *e) {
         r->bytes = v->bytes;
     }
     free_ops(v);
-    for (int k = 0; v->gpus && k < P; k++) free(v->gpus[k].jobs);
+    for (int k = 0; v->gpus && k < P; k++) {
+        for (size_t i = 0; i < v->gpus[k].npend; i++) free(v->gpus[k].pend[i]);
+        free(v->gpus[k].pend);
+        for (int en = 0; en < NV_ENG; en++) free(v->gpus[k].eng[en].q);
+    }
     free(v->gpus);
+    free(eargs);
     free(args);
     ar_sg_close(v->sg);
     r->wall_s = ar_now_s() - w0;

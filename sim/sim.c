@@ -188,10 +188,9 @@ static ar_status validate(const ar_platform *p, const ar_schedule *s, const ar_s
         return ar_fail(e, AR_EINVAL, "sim: gamma must be >= 0 seconds per byte");
     if (!(o->budget_s >= 0)) return ar_fail(e, AR_EINVAL, "sim: budget must be >= 0");
     if (s->elem_bytes < 1 || s->elem_bytes > 64) return ar_fail(e, AR_EINVAL, "sim: element size %zu", s->elem_bytes);
-    if (p->stage_d2h_Bps > 0 && (o->engine == AR_SIM_NAIVE || o->sync != AR_SYNC_DATAFLOW))
+    if (p->stage_d2h_Bps > 0 && o->sync != AR_SYNC_DATAFLOW)
         return ar_fail(e, AR_EUNSUPPORTED,
-                       "sim: host staging copies (platform %s compute.stage) are simulated by the fast engine under "
-                       "--sync dataflow only",
+                       "sim: host staging copies (platform %s compute.stage) are simulated under --sync dataflow only",
                        p->name);
     if (o->engine == AR_SIM_NAIVE &&
         (o->check || o->trace_path || (o->gamma_s_per_B > 0 && o->sync != AR_SYNC_DATAFLOW)))

@@ -184,6 +184,18 @@ static void test_staging(void) {
         T_CHECK(x.st == AR_OK && x.r.complete, "--check with staging copies: %s", x.e.msg);
     sim_run_free(&x);
     o.check = 0;
+    static const char *const algos[] = {"ring", "pipelined-ring:chunks=4", "halving-doubling", "binomial", "two-level"};
+    for (size_t i = 0; i < sizeof algos / sizeof algos[0]; i++) { /* naive = fast with staging */
+        double t[2] = {NAN, NAN};
+        for (int en = 0; en < 2; en++) {
+            o.engine = en ? AR_SIM_NAIVE : AR_SIM_FAST;
+            if (sim_run_case(&x, st8, algos[i], 4 * 322560, &o) == 0 && x.st == AR_OK && x.r.complete)
+                t[en] = x.r.time_s;
+            sim_run_free(&x);
+        }
+        T_CHECK(sim_rel(t[1], t[0]) <= 1e-9, "%s with staging: naive %.17g, fast %.17g", algos[i], t[1], t[0]);
+    }
+    o.engine = AR_SIM_FAST;
     o.sync = AR_SYNC_ROUND;
     if (sim_run_case(&x, st8, "ring", 4 * 322560, &o) == 0)
         T_CHECK(x.st == AR_EUNSUPPORTED && strstr(x.e.msg, "compute.stage") && strstr(x.e.msg, "--sync dataflow"),
