@@ -28,7 +28,12 @@
  * is done (a staged reduce goes from the copy engine to the reducer). A staged send waits for
  * its device-to-host copy before it is posted. Before it posts a send (or a copy's receive) a
  * GPU actor waits, on its GPU's condition variable, until no pending transfer into it overlaps
- * the range; at its end it waits until nothing is pending. Launch overhead: a sleep before the rank's ops of each
+ * the range; at its end it waits until nothing is pending. One difference from dataflow.c: a
+ * staged send's device-to-host copy starts when the SENDER is at its round (the receiver's
+ * readiness is only known at the rendezvous), where the fast engine also waits for the
+ * receiver; with ranks in step (rings, halving-doubling, binomial, two-level on symmetric
+ * platforms) the two agree (tests/sim_pipeline.c), with several staged sends per rank and
+ * round from ranks out of step (ps, tree packing, NCCL's tree) they do not. Launch overhead: a sleep before the rank's ops of each
  * phase.
  *
  * Budget: the member that lowers a round checks the wall clock; once over,
@@ -339,7 +344,12 @@ static void run_op_df_costs(nv *v, nv_op *o, int rank) {
         void *got;
         for (int pass = 0; pass < 2; pass++) /* pass 0: what can start now; pass 1: the rest, in order */
             for (size_t k = 0; k < (pass ? nl : 2 * n); k++) {
-                int code = pass ? later[k] : (int)k; /* 2t: the receive of t, 2t+1: its send */
+                int code =
+                    pass ? later[k]
+                    : k < n
+                        ? 2 * (int)k
+                        : 2 * (int)(k - n) +
+                              1; /* 2t: receive t, 2t+1: send t; pass 0: receives first (a staged send blocks for its copy) */
                 const ar_xfer *x = &xf[code / 2];
                 int send = code & 1;
                 if (send ? x->src != rank : x->dst != rank) continue;
