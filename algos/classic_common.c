@@ -86,3 +86,24 @@ void ar_classic_pair_scan(const ar_platform *p, const int *r, int n, double *lat
     *lat = l;
     *bw = w;
 }
+
+int ar_classic_ring_costs(const ar_platform *p, double N, long long c, ar_model_result *out) {
+    if (!ar_platform_has_costs(p)) return 0;
+    int P = p->nranks, staged = 0;
+    for (int r = 0; r < P && P > 1; r++) staged += ar_platform_staged(p, r, (r + 1) % P);
+    if (staged && staged != P) return 0; /* some ring hops stage, others not: no closed form */
+    double a = ar_plat_alpha(p), W = ar_plat_min_bw(p);
+    double sub = P > 0 ? N / P / (double)c : 0; /* bytes of one sub-chunk */
+    double T = a + sub / W, g = p->reduce_Bps > 0 ? sub / p->reduce_Bps : 0, L = p->launch_s;
+    double dd = staged ? sub / p->stage_d2h_Bps : 0, hh = staged ? sub / p->stage_h2d_Bps : 0;
+    ar_model_add_stage(out, "all-reduce (ring, reduction overlapped)", "ring", P, N, W, a,
+                       staged ? ar_eq_ring_pipe_staged(P, c, T, dd, hh, g, L) : ar_eq_ring_pipe(P, c, T, g, L));
+    out->costs = 1;
+    ar_classic_note(
+        out,
+        "dataflow with overlap (models/eqs.c ar_eq_ring_pipe), c=%lld sub-chunks: T = a + N/(P c minW) = "
+        "%.6g s per transfer, g = N/(P c reduce) = %.6g s per reduction (FIFO per GPU), launch %.6g s per op, "
+        "staging copies %.6g + %.6g s",
+        c, T, g, L, dd, hh);
+    return 1;
+}

@@ -42,6 +42,11 @@ ar_status ar_classic_rs_ag(ar_schedule *s, const char *label, const int *members
 /* Appends printf text to r->note (truncated at its size). */
 void ar_classic_note(struct ar_model_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Ring all-reduce with c sub-chunks when the platform has compute costs (reduce_Bps or
+ * launch_s, issue 15): one stage of ar_eq_ring_pipe (models/eqs.c: dataflow with overlap);
+ * 0 (nothing added) when the platform has none. */
+int ar_classic_ring_costs(const struct ar_platform *p, double N, long long c, struct ar_model_result *out);
+
 /* Largest route latency and narrowest route capacity among the ranks r[0..n):
  * every ordered pair up to AR_CLASSIC_EXACT_PAIRS members, above that a ring
  * and a star of routes. */

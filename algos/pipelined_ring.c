@@ -5,8 +5,10 @@
  * whole buffer), with op->chunks = c on both ops: each of the 2(P-1) ring steps
  * becomes c consecutive rounds carrying 1/c of the step's block (lower.h). In an
  * alpha-beta model without reduction/copy cost this only adds latency
- * (2(P-1) c alpha); its benefit, overlapping transfer with reduction, shows in a
- * model with a gamma term or on real hardware.
+ * (2(P-1) c alpha); its benefit, overlapping transfer with reduction, shows when the
+ * platform has a reduction rate (compute.reduce or --gamma): the closed form is then
+ * ar_eq_ring_pipe (models/eqs.c, dataflow with overlap), which sim --sync dataflow and the
+ * walk reproduce on a flat star (tests/sim_pipeline.c).
  *
  * Parameters: chunks=N (1..4096, default 4). Sub-chunks of an empty or short
  * block may carry nothing (the lowering skips empty transfers).
@@ -45,6 +47,7 @@ static ar_status pring_plan(const ar_platform *p, uint64_t count, size_t elem_by
 static ar_status pring_closed(const ar_platform *p, double N, const ar_param_val *v, ar_model_result *out, ar_err *e) {
     (void)e;
     long long c = v[PRING_CHUNKS].i;
+    if (ar_classic_ring_costs(p, N, c, out)) return AR_OK; /* compute costs: overlap (models/eqs.c) */
     int P = p->nranks;
     double a = ar_plat_alpha(p), W = ar_plat_min_bw(p);
     double t = P > 1 ? (P - 1) * ((double)c * a + N / P / W) : 0.0;
@@ -52,7 +55,7 @@ static ar_status pring_closed(const ar_platform *p, double N, const ar_param_val
     ar_model_add_stage(out, "all-gather (ring, sub-chunks)", "ring", P, N, W, a, t);
     ar_classic_note(out,
                     "2(P-1)(c a + N/(P minW)), c=%lld: alpha per sub-chunk; no reduction cost (gamma=0), "
-                    "so pipelining only adds latency here; its overlap benefit is not modelled",
+                    "so pipelining only adds latency here (give the platform a reduction rate for the overlap form)",
                     c);
     return AR_OK;
 }

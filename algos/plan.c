@@ -122,7 +122,16 @@ static ar_status closed_of(const ar_params *params, const ar_platform *p, uint64
     ar_status st = ar_params_bind(params, a->params, p->nranks, v, e);
     if (st != AR_OK) return st;
     if (!a->closed) return ar_fail(e, AR_EUNSUPPORTED, "no closed-form model for algorithm %s", params->name);
-    return a->closed(p, (double)count * (double)elem_bytes, v, out, e);
+    st = a->closed(p, (double)count * (double)elem_bytes, v, out, e);
+    /* issue 15: a closed form without a reduction/launch term must not stand for a platform with them
+     * (model_s then falls back to the walk, which prices them) */
+    if (st == AR_OK && ar_platform_has_costs(p) && !out->costs)
+        return ar_fail(
+            e, AR_EUNSUPPORTED,
+            "%s: its closed form has no reduction, launch or staging term (platform compute costs); the walk "
+            "prices them",
+            params->name);
+    return st;
 }
 
 ar_status ar_algo_closed(const char *spec, const ar_platform *p, uint64_t count, size_t elem_bytes,

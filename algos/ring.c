@@ -38,6 +38,7 @@ static ar_status ring_plan(const ar_platform *p, uint64_t count, size_t elem_byt
 static ar_status ring_closed(const ar_platform *p, double N, const ar_param_val *v, ar_model_result *out, ar_err *e) {
     (void)v;
     (void)e;
+    if (ar_classic_ring_costs(p, N, 1, out)) return AR_OK; /* compute costs: c = 1 of the pipelined form */
     int P = p->nranks;
     double a = ar_plat_alpha(p), W = ar_plat_min_bw(p), t = ar_eq1_tr(P, N, a, W);
     ar_model_add_stage(out, "reduce-scatter (ring)", "ring", P, N, W, a, t);

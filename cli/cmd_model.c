@@ -107,8 +107,9 @@ int cmd_model(int argc, char **argv) {
     argv = rest;
     cli_opts o;
     if (cli_parse(argc, argv,
-                  OPT_PLATFORM | OPT_ALGO | OPT_SIZE | OPT_RANKS | OPT_DTYPE | OPT_FORMAT | OPT_COLL | OPT_SCENARIO, &o,
-                  "model") != AR_OK)
+                  OPT_PLATFORM | OPT_ALGO | OPT_SIZE | OPT_RANKS | OPT_DTYPE | OPT_FORMAT | OPT_COLL | OPT_SCENARIO |
+                      OPT_GAMMA,
+                  &o, "model") != AR_OK)
         return AR_EINVAL;
     /* --scenario: slow and failed links come with the platform (cli_load_platform); a late rank adds its delay
      * (every rank's result needs every rank's data); background flows are not in the walk (the note says so) */

@@ -154,7 +154,9 @@ static void sim_help(const lab_sim_api *sim) {
         "  --check         carry real data; every rank's buffer must be the exact sum\n"
         "  --trace FILE    Chrome trace-event JSON of every transfer (Perfetto, chrome://tracing);\n"
         "                  several runs write FILE-<algo>-<platform>-<size>.json\n"
-        "  --gamma G       reduction cost in seconds per byte on the receiving GPU (default 0)\n"
+        "  --gamma G       reduction cost in seconds per byte on the receiving GPU (default: the platform's\n"
+        "                  compute.reduce rate, else 0); --sync round: inside its round; --sync dataflow:\n"
+        "                  overlapped with the next transfers, one reduction at a time per GPU\n"
         "  --budget T      wall-clock limit per simulation (e.g. 60s); the row says complete=0\n"
         "  --engine naive  baseline: one SimGrid actor per GPU and op, one mailbox message per transfer\n"
         "  --sync S        dataflow (default): every rank does its next round once its own transfers of the\n"
@@ -385,8 +387,9 @@ int cmd_sim(int argc, char **argv) {
                 ar_coll_name(o.coll));
         return AR_EUNSUPPORTED;
     }
-    if (engine == AR_SIM_NAIVE && (o.check || o.trace || o.gamma_s_per_B > 0)) {
-        fprintf(stderr, "arlab sim: --engine naive measures time only (no --check, --trace or --gamma)\n");
+    if (engine == AR_SIM_NAIVE && (o.check || o.trace || (o.gamma_s_per_B > 0 && sync != AR_SYNC_DATAFLOW))) {
+        fprintf(stderr, "arlab sim: --engine naive measures time only (no --check or --trace; --gamma only with "
+                        "--sync dataflow)\n");
         return AR_EUNSUPPORTED;
     }
     if (o.nsizes == 0) o.sizes[o.nsizes++] = "100MB";

@@ -50,7 +50,7 @@ static const help_entry entries[] = {
              "example: arlab plan --algo flexreduce --platform fr-5 --size 120 --check\n"},
     {"model",
      "usage: arlab model --platform P [--size S,...] [--algo A|all ...] [--schedule F.json] [--detail]\n"
-     "                   [--digits N] [--format F]\n"
+     "                   [--gamma G] [--scenario F.json] [--digits N] [--format F]\n"
      "Prices every algorithm: closed_s (the paper's closed form), walk_s (cost walk of the planned\n"
      "schedule), model_s (closed form where one exists, else the walk), algbw/busbw (nccl-tests'\n"
      "definitions) and what NCCL's own tuner would choose (nccl_model_s, nccl_algo, nccl_proto).\n"
@@ -59,6 +59,9 @@ static const help_entry entries[] = {
      "  --algo A            an algorithm (repeatable; default all; see arlab algos)\n"
      "  --schedule F.json   also price a user-written schedule\n"
      "  --detail            stage breakdown of the closed form and of the walk\n"
+     "  --gamma G           reduction cost in s/B on every GPU: overrides the platform's compute.reduce\n"
+     "                      (1/G B/s); the walk and the ring closed forms then follow --sync dataflow\n"
+     "                      with reductions overlapped (sim/README.md: Compute costs)\n"
      "  --digits N          significant digits of the --detail times (1..17, default 9)\n"
      "  --scenario F.json   what-if (scenarios/README.md): slow/failed links and ranks change the\n"
      "                      platform; the largest start delay is added; flows are not in the walk\n" COMMON_C COMMON_F

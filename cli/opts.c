@@ -251,6 +251,7 @@ ar_status cli_load_platform(const cli_opts *o, int i, ar_platform **out) {
         }
     }
     if (st != AR_OK) cli_error(st, &e);
+    else if (o->gamma_s_per_B > 0) (*out)->reduce_Bps = 1.0 / o->gamma_s_per_B; /* --gamma overrides "compute" */
     return st;
 }
 

@@ -285,6 +285,16 @@ ar_status ar_platform_print_json(const ar_platform *p, FILE *f, ar_err *e) {
         }
         fputs("\n  ]", f);
     }
+    if (ar_platform_has_costs(p)) { /* issue 15: compute costs, as the file gives them */
+        fputs(",\n  \"compute\": {", f);
+        if (p->reduce_Bps > 0) fprintf(f, "\"reduce\": %.17g%s", p->reduce_Bps, p->launch_s > 0 ? ", " : "");
+        if (p->launch_s > 0) fprintf(f, "\"launch\": %.17g", p->launch_s);
+        if (p->stage_d2h_Bps > 0)
+            fprintf(f, "%s\"stage\": {\"d2h\": %.17g, \"h2d\": %.17g, \"transfers\": \"%s\"}",
+                    p->reduce_Bps > 0 || p->launch_s > 0 ? ", " : "", p->stage_d2h_Bps, p->stage_h2d_Bps,
+                    p->stage_all ? "all" : "inter-machine");
+        fputs("}", f);
+    }
     fprintf(f, ",\n  \"ranks\": %d,\n  \"machines\": %d", p->nranks, p->nmachines);
     if (p->calibrated) { /* issue 14: the factors, already applied to the links and levels below */
         fputs(",\n  \"calibration\": {\"intra\": {\"lat\": ", f);

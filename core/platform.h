@@ -126,6 +126,19 @@ typedef struct ar_platform {
     /* private routing state (graph kind: next-hop table), opaque */
     void *route_state;
 
+    /* compute costs (issue 15; the file's "compute" object, platforms/README.md):
+     * reduce_Bps: every GPU's reduction rate in bytes of received data per
+     * second (0 = free); launch_s: per-op launch overhead, paid once per op per
+     * rank before its first round (0 = none). `--gamma G` sets reduce_Bps = 1/G. */
+    double reduce_Bps;
+    double launch_s;
+    /* host staging copies (compute.stage): a staged transfer copies device-to-host at its sender
+     * (stage_d2h_Bps) before its network part and host-to-device at its receiver (stage_h2d_Bps)
+     * after it, each on that GPU's copy engine (one copy at a time). 0 = no staging. Staged:
+     * transfers between machines, or every transfer when stage_all. */
+    double stage_d2h_Bps, stage_h2d_Bps;
+    int stage_all;
+
     /* the file's "notes" (sources and assumptions of its numbers), may be 0/NULL */
     int nnotes;
     char **notes;
@@ -255,6 +268,17 @@ ar_status ar_platform_check_switch_ops(const ar_platform *p, const struct ar_sch
  * src == dst: latency 0, capacity INFINITY; an invalid rank: NAN. */
 double ar_platform_route_lat(const ar_platform *p, int src, int dst);
 double ar_platform_route_bw(const ar_platform *p, int src, int dst);
+
+/* 1 if a transfer from rank src to rank dst stages through host memory (compute.stage). */
+static inline int ar_platform_staged(const ar_platform *p, int src, int dst) {
+    if (!(p->stage_d2h_Bps > 0)) return 0;
+    return p->stage_all || !p->machine_of_rank || p->machine_of_rank[src] != p->machine_of_rank[dst];
+}
+
+/* 1 if p has compute costs (issue 15): a reduction rate, a launch overhead or staging copies. */
+static inline int ar_platform_has_costs(const ar_platform *p) {
+    return p->reduce_Bps > 0 || p->launch_s > 0 || p->stage_d2h_Bps > 0;
+}
 
 /* Capacity per direction of a link (bw_Bps * lanes). */
 static inline double ar_link_capacity(const ar_link *l) { return l->bw_Bps * l->lanes; }

@@ -625,15 +625,64 @@ static ar_status parse_calibration(jctx *c, const cJSON *root, ar_platform *p) {
 
 /* ---- the document ---- */
 
+/* "compute": {"reduce": RATE, "launch": TIME, "stage": {"d2h": RATE, "h2d": RATE, "transfers":
+ * "inter-machine"|"all"}} (issue 15): every GPU's reduction rate, the per-op launch overhead and
+ * host staging copies; all optional, absent = free. */
+typedef struct compute_in {
+    double reduce_Bps, launch_s, d2h_Bps, h2d_Bps;
+    int stage_all;
+} compute_in;
+
+static ar_status parse_stage(jctx *c, const cJSON *j, compute_in *out) {
+    static const char *const keys[] = {"d2h", "h2d", "transfers", NULL};
+    size_t old = ar_jpath_key(&c->jp, "stage");
+    ar_status st = need_object(c, j);
+    if (!st) st = ar_jpath_check_keys(&c->jp, j, keys);
+    if (!st) st = read_required_unit(c, j, "d2h", 1, &out->d2h_Bps);
+    if (!st) st = read_required_unit(c, j, "h2d", 1, &out->h2d_Bps);
+    const char *tr = NULL;
+    if (!st) st = read_name(c, j, "transfers", 0, &tr);
+    if (!st && tr) {
+        if (!strcmp(tr, "all")) out->stage_all = 1;
+        else if (strcmp(tr, "inter-machine")) {
+            size_t o2 = ar_jpath_key(&c->jp, "transfers");
+            char q[96];
+            st = ar_jpath_fail(&c->jp, AR_EINVAL, "must be \"inter-machine\" or \"all\" (got %s)",
+                               ar_quote(tr, q, sizeof q));
+            ar_jpath_pop(&c->jp, o2);
+        }
+    }
+    ar_jpath_pop(&c->jp, old);
+    return st;
+}
+
+static ar_status parse_compute(jctx *c, const cJSON *root, compute_in *out) {
+    static const char *const keys[] = {"reduce", "launch", "stage", NULL};
+    const cJSON *j = field(root, "compute");
+    memset(out, 0, sizeof *out);
+    if (!j) return AR_OK;
+    size_t old = ar_jpath_key(&c->jp, "compute");
+    int present = 0;
+    ar_status st = need_object(c, j);
+    if (!st) st = ar_jpath_check_keys(&c->jp, j, keys);
+    if (!st) st = read_unit(c, j, "reduce", 1, &present, &out->reduce_Bps);
+    if (!st) st = read_unit(c, j, "launch", 0, &present, &out->launch_s);
+    if (!st && field(j, "stage")) st = parse_stage(c, field(j, "stage"), out);
+    ar_jpath_pop(&c->jp, old);
+    return st;
+}
+
 static ar_status parse_doc(jctx *c, const cJSON *root) {
-    static const char *const k_tree[] = {"name", "kind",      "description", "notes", "levels",
-                                         "root", "reference", "calibration", "nccl",  NULL};
-    static const char *const k_fat[] = {"name",           "kind",      "description", "notes", "levels",
-                                        "full_bisection", "reference", "calibration", "nccl",  NULL};
+    static const char *const k_tree[] = {"name",      "kind",        "description", "notes",   "levels", "root",
+                                         "reference", "calibration", "nccl",        "compute", NULL};
+    static const char *const k_fat[] = {"name",   "kind",           "description", "notes",
+                                        "levels", "full_bisection", "reference",   "calibration",
+                                        "nccl",   "compute",        NULL};
     static const char *const k_torus[] = {"name",  "kind", "description", "notes",       "dims", "gpus_per_machine",
-                                          "intra", "link", "reference",   "calibration", "nccl", NULL};
-    static const char *const k_graph[] = {"name",  "kind",      "description", "notes", "gpus", "nodes",
-                                          "links", "reference", "calibration", "nccl",  NULL};
+                                          "intra", "link", "reference",   "calibration", "nccl", "compute",
+                                          NULL};
+    static const char *const k_graph[] = {"name",  "kind",      "description", "notes", "gpus",    "nodes",
+                                          "links", "reference", "calibration", "nccl",  "compute", NULL};
     char q[96];
     if (!cJSON_IsObject(root))
         return ar_jpath_fail(&c->jp, AR_EINVAL, "the document must be a JSON object (got %s)", ar_json_type_name(root));
@@ -669,10 +718,17 @@ static ar_status parse_doc(jctx *c, const cJSON *root) {
     st = read_array(c, root, "notes", 0, 0, &notes);
     /* "reference": published measurements for the bench scripts (platforms/README.md); checked, not kept */
     if (!st) st = read_array(c, root, "reference", 0, 0, &refs);
+    compute_in ci;
+    if (!st) st = parse_compute(c, root, &ci);
     if (st) return st;
     st = ar_jpath_wrap(&c->jp, ar_pb_begin(c->b, name, c->jp.where, k, c->jp.e));
     if (st) return st;
     ar_platform *p = c->b->p;
+    p->reduce_Bps = ci.reduce_Bps;
+    p->launch_s = ci.launch_s;
+    p->stage_d2h_Bps = ci.d2h_Bps;
+    p->stage_h2d_Bps = ci.h2d_Bps;
+    p->stage_all = ci.stage_all;
     if (desc && !(p->description = ar_strdup(desc))) return ar_jpath_fail(&c->jp, AR_ENOMEM, "out of memory");
     st = parse_calibration(c, root, p);
     if (st) return st;

@@ -195,3 +195,107 @@ double ar_plat_alpha(const ar_platform *p) {
     }
     return a;
 }
+
+/* Ring all-reduce with c sub-chunks per step, a reduction cost and a launch
+ * overhead, under per-rank dataflow with overlap (issue 15; sim/dataflow.c).
+ *
+ * Setting (the model's assumptions): P ranks, every step moves one sub-chunk
+ * of N/(P c) bytes between neighbours in T = a + N/(P c W) (flat star: the two
+ * links of a route carry one flow at a time), the receiver then reduces it in
+ * g = gamma N/(P c) on its GPU, one reduction at a time in arrival order (a
+ * FIFO stream); L = launch overhead per op (two ops: RS, AG). All ranks are
+ * alike, so one rank's times describe all. Rounds of the reduce-scatter are
+ * q = s c + j (step s = 0..P-2, sub-chunk j), K = (P-1) c of them:
+ *   S(q) = max(E(q-1), R(q-c))   start: the rank finished round q-1's network
+ *                                part; sub-chunk j of step s was reduced into
+ *                                the sender at step s-1 (only for q >= c)
+ *   E(q) = S(q) + T              network part ends
+ *   R(q) = max(E(q), R(q-1)) + g the reduction (FIFO on the receiver's GPU)
+ * A max-plus system: R(q) is its longest path. A path that visits m
+ * reductions "vertically" (S -> E -> R -> S(q+c): T + g, advancing c rounds)
+ * and spends its other advance on network rounds (T each) or GPU-queue steps
+ * (g each) costs
+ *   R(q) = max over m = 1 .. 1 + floor(q/c) of  m (T+g) + (q - c(m-1)) max(T,g),
+ * linear in m, so the maximum is at an end: m = 1 for c >= 2 (c max(T,g) >=
+ * T+g), m = q+1 for c = 1. Likewise the network end of the last RS round:
+ *   E_rs = max(K T, max over m = 1 .. floor((K-1)/c) of T + m (T+g) + (K-1-cm) max(T,g)).
+ * The all-gather copies (no reduction): its round q' starts after the rank's
+ * previous round, after E_rs + L for q' = 0, and sub-chunk q' < c of its first
+ * step needs R(K-c+q') at the sender; later steps only wait for copies that
+ * arrived one round before, so
+ *   E_ag(c-1) = max(E_rs + L + c T, max_j R(K-c+j) + (c-j) T),  j = 0..c-1,
+ *   total     = L + E_ag(c-1) + (K - c) T  (the first op's launch first).
+ * Checks: g = 0, L = 0: 2 (P-1) c T = 2 (P-1)(c a + N/(P W)) (Eq. 6 for c = 1);
+ * c = 1: (P-1)(2T + g) (each RS step waits for the previous reduction);
+ * c >= 2, g <= (c-1) T: 2 (P-1) c T (the reduction is hidden);
+ * g > T, c >= 2: the GPU bounds the reduce-scatter: R(K-1) = T + K g (tests/sim_pipeline.c). */
+/* With host staging copies (compute.stage): d = the sub-chunk's device-to-host copy at the
+ * sender (before the network part; the copy engine is free again by the time the next round
+ * starts, so the network chain just takes T' = d + T per round) and h = its host-to-device copy
+ * at the receiver, a FIFO like the reduction:
+ *   H(q) = max(E(q), H(q-1)) + h,   R(q) = max(H(q), R(q-1)) + g,   data = R (RS), H (AG copies).
+ * The same longest-path argument with A = T' + h + g per vertical (S -> E -> H -> R -> S(q+c))
+ * and M = max(T', h, g) per round of any chain:
+ *   R(q) = max over m in {1, 1 + floor(q/c)} of m A + (q - c(m-1)) M
+ *   H(q) = max(T' + h + q max(T',h),  max over m = 1 .. floor(q/c) of T' + h + m A + (q - cm) M)
+ *   E_rs = max(K T',  max over m = 1 .. floor((K-1)/c) of T' + m A + (K-1-cm) M)
+ * The all-gather lands copies: its chains are E' (T') and H' (h), a vertical H'(q'-c) -> S'(q')
+ * costs A2 = T' + h, M2 = max(T', h); its sources are S'(0) >= E_rs + L, S'(j) >= R(K-c+j) for
+ * j < c, and H'(0) >= H_rs(K-1) + h (the receiver's copy engine is still busy with the RS):
+ *   from S'(j) = X:   H'(K-1) >= X + max over m in {1, 1 + floor((K-1-j)/c)} of m A2 + (K-1-j-c(m-1)) M2
+ *   from H'(0) = Y:   H'(K-1) >= Y + max((K-1) h, max over m = 1 .. floor((K-1)/c) of m A2 + (K-1-cm) M2)
+ *   total = L + H'(K-1). With d = h = 0 this is the form above. */
+static double lin_max(long long m1, long long m2, double base, double per_m, double rest, long long c, double M) {
+    /* max over m in [m1, m2] of base + m per_m + (rest - c m) M: linear in m, so its ends */
+    if (m2 < m1) return -INFINITY;
+    double a = base + (double)m1 * per_m + (double)(rest - c * m1) * M;
+    double b = base + (double)m2 * per_m + (double)(rest - c * m2) * M;
+    return a > b ? a : b;
+}
+
+double ar_eq_ring_pipe_staged(int P, long long c, double T, double d, double h, double g, double L) {
+    if (P <= 1 || c < 1) return 0.0;
+    long long K = (long long)(P - 1) * c;
+    double Tp = d + T, A = Tp + h + g, M = fmax(Tp, fmax(h, g)), A2 = Tp + h, M2 = fmax(Tp, h);
+    /* R(q) = m A + (q - c(m-1)) M = 0 + m A + ((q + c) - c m) M */
+#define RQ(q) lin_max(1, 1 + (q) / c, 0, A, (q) + c, c, M)
+    double ers = fmax((double)K * Tp, lin_max(1, (K - 1) / c, Tp, A, K - 1, c, M));
+    double hrs = fmax(Tp + h + (double)(K - 1) * M2, lin_max(1, (K - 1) / c, Tp + h, A, K - 1, c, M));
+    double end = -INFINITY;
+    for (long long j = 0; j < c; j++) {
+        double X = RQ(K - c + j);
+        if (j == 0) X = fmax(X, ers + L);
+        double v = X + lin_max(1, 1 + (K - 1 - j) / c, 0, A2, K - 1 - j + c, c, M2);
+        end = fmax(end, v);
+    }
+    double Y = hrs + h;
+    end = fmax(end, Y + fmax((double)(K - 1) * h, lin_max(1, (K - 1) / c, 0, A2, K - 1, c, M2)));
+#undef RQ
+    return L + end;
+}
+
+static double ring_pipe_R(long long q, long long c, double T, double g) {
+    double M = T > g ? T : g;
+    long long m1 = 1, m2 = 1 + q / c;
+    double a = (double)m1 * (T + g) + (double)(q - c * (m1 - 1)) * M;
+    double b = (double)m2 * (T + g) + (double)(q - c * (m2 - 1)) * M;
+    return a > b ? a : b;
+}
+
+double ar_eq_ring_pipe(int P, long long c, double T, double g, double L) {
+    if (P <= 1 || c < 1) return 0.0;
+    long long K = (long long)(P - 1) * c;
+    double M = T > g ? T : g;
+    double ers = (double)K * T;
+    long long mmax = (K - 1) / c;
+    for (long long m = 1; m <= mmax; m += mmax > 1 ? mmax - 1 : 1) { /* linear in m: its two ends */
+        double v = T + (double)m * (T + g) + (double)(K - 1 - c * m) * M;
+        if (v > ers) ers = v;
+    }
+    double eag = ers + L + (double)c * T;
+    for (long long j = 0; j < c; j++) {
+        double v = ring_pipe_R(K - c + j, c, T, g) + (double)(c - j) * T;
+        if (v > eag) eag = v;
+    }
+    return L + eag + (double)(K - c) * T;
+}

@@ -22,7 +22,14 @@
 #include "../core/schedule.h"
 
 /* BlueConnect Eqs. 1-7 (EQUATIONS.md). */
-double ar_eq1_tr(int p, double n, double a, double w);           /* ring RS or AG */
+double ar_eq1_tr(int p, double n, double a, double w); /* ring RS or AG */
+/* Ring all-reduce, c sub-chunks per step, T = a + N/(P c W) per sub-chunk transfer,
+ * g = gamma N/(P c) its reduction (FIFO on the receiver's GPU), L launch per op, with
+ * dataflow overlap (derivation in eqs.c); c = 1 is the plain ring. */
+double ar_eq_ring_pipe(int P, long long c, double T, double g, double L);
+/* The same with host staging copies: d device-to-host at the sender per sub-chunk, h
+ * host-to-device at the receiver (FIFO per GPU); d = h = 0 gives ar_eq_ring_pipe. */
+double ar_eq_ring_pipe_staged(int P, long long c, double T, double d, double h, double g, double L);
 double ar_eq2_tc(int p, double n, double a, double w);           /* recursive halving/doubling */
 double ar_eq3_trc(int p, double n, double a, double w);          /* Tc if p = 2^q else Tr */
 double ar_eq4_treduce(int p, double n, double a, double w);      /* = Tbcast = Tc + Tr */
@@ -47,6 +54,7 @@ typedef struct ar_model_result {
     int nstages;
     ar_model_stage stages[AR_MODEL_MAX_STAGES];
     char note[256]; /* assumptions, e.g. "lg(3) taken as 2 (ceil)" */
+    int costs;      /* a closed form that prices the platform's compute costs (reduce, launch: issue 15) */
 } ar_model_result;
 
 /* Appends a stage (clamped at AR_MODEL_MAX_STAGES) and adds its time. */

@@ -39,7 +39,8 @@ typedef struct walk {
 /* Prices the round in w->xf, reusing the last priced round's outcome when it moves the same
  * sizes between the same ends in the same order (an idle network each round: the price is
  * a function of (src, dst, reduce, bytes) alone). Exact; a ring's 2(n-1) rounds are priced once. */
-static ar_status price_round(walk *w, double elem_bytes, double *t_out, double *bw_out, double *lat_out, ar_err *e);
+static ar_status price_round(walk *w, double elem_bytes, double *t_out, double *bw_out, double *lat_out, double *dur,
+                             ar_err *e);
 static ar_status price_round_reuse(walk *w, double elem_bytes, double *t, double *bw, double *lat, ar_err *e) {
     int same = w->prev && w->nprev == w->nxf && w->prev_eb == elem_bytes;
     for (size_t i = 0; same && i < w->nxf; i++)
@@ -50,7 +51,7 @@ static ar_status price_round_reuse(walk *w, double elem_bytes, double *t, double
         *t = w->prev_t, *bw = w->prev_bw, *lat = w->prev_lat;
         return AR_OK;
     }
-    ar_status st = price_round(w, elem_bytes, t, bw, lat, e);
+    ar_status st = price_round(w, elem_bytes, t, bw, lat, NULL, e);
     if (st != AR_OK) return st;
     if (ar_grow(&w->prev, &w->capprev, w->nxf + 1, sizeof *w->prev) < 0)
         return ar_fail(e, AR_ENOMEM, "cost walk: out of memory");
@@ -61,7 +62,8 @@ static ar_status price_round_reuse(walk *w, double elem_bytes, double *t, double
 }
 
 /* Prices the transfers in w->xf; returns the round time and the bottleneck. */
-static ar_status price_round(walk *w, double elem_bytes, double *t_out, double *bw_out, double *lat_out, ar_err *e) {
+static ar_status price_round(walk *w, double elem_bytes, double *t_out, double *bw_out, double *lat_out, double *dur,
+                             ar_err *e) {
     const ar_platform *p = w->p;
     if (ar_grow(&w->route_off, &w->capoff, w->nxf + 1, sizeof *w->route_off) < 0)
         return ar_fail(e, AR_ENOMEM, "cost walk: out of memory");
@@ -102,6 +104,7 @@ static ar_status price_round(walk *w, double elem_bytes, double *t_out, double *
         }
         double bytes = (double)ar_xfer_elems(&w->xf[i]) * elem_bytes;
         double t = lat + drain;
+        if (dur) dur[i] = t;
         if (t > tmax) {
             tmax = t;
             bw_at = drain > 0 ? bytes / drain : 0; /* the rate this transfer effectively got */
@@ -153,6 +156,222 @@ void ar_phase_proto_effect(const ar_platform *p, const ar_phase *ph, double *bw_
     }
 }
 
+/* ---- the walk with compute costs (issue 15) ----
+ *
+ * When the platform has a reduction rate or a launch overhead, the walk follows
+ * the simulator's --sync dataflow semantics (sim/dataflow.c) instead of lockstep:
+ *   - each op member has its own clock: it may start round r when the network
+ *     parts of its transfers of rounds < r are done (and, before round 0, when
+ *     it entered the phase: the rank's previous phase done, the protocol base
+ *     latency and the launch overhead paid);
+ *   - a transfer starts when both ends may start its round and its sender holds
+ *     the data: every reduction INTO the sender whose element range overlaps what
+ *     it sends has ended (a copy also waits for such reductions at its receiver);
+ *   - its network part takes the time the lockstep pricing gives that transfer
+ *     in its round (route latency + the most loaded link's bytes / capacity) plus
+ *     the protocol step latency; a reduce transfer then costs bytes / reduce_Bps
+ *     on the receiver's GPU, one reduction at a time in the order they arrive
+ *     (rounds in order, transfers in lowering order within a round).
+ * Assumptions where it equals the simulation: transfers that the lockstep
+ * pricing puts in one round are also the ones that overlap in time (a flat star
+ * with even blocks, where every rank is in step), and a GPU's reductions arrive
+ * in round order. Elsewhere it is an estimate of the dataflow run. */
+
+typedef struct wd_ent { /* a reduction into a rank: its range and when it ends */
+    double t;
+    int nseg;
+    uint64_t off[2], len[2];
+} wd_ent;
+
+typedef struct wd_list {
+    wd_ent *v;
+    size_t n, cap;
+} wd_list;
+
+static int xf_overlaps(const ar_xfer *x, const wd_ent *en) {
+    for (int a = 0; a < x->nseg; a++)
+        for (int b = 0; b < en->nseg; b++)
+            if (x->len[a] && en->len[b] && x->off[a] < en->off[b] + en->len[b] && en->off[b] < x->off[a] + x->len[a])
+                return 1;
+    return 0;
+}
+
+/* When rank k's range of x is no longer being reduced into (entries at or before floor are dropped). */
+static double wd_data(wd_list *l, const ar_xfer *x, double floor) {
+    double t = 0;
+    for (size_t i = 0; i < l->n;) {
+        if (l->v[i].t <= floor) {
+            l->v[i] = l->v[--l->n];
+            continue;
+        }
+        if (xf_overlaps(x, &l->v[i]) && l->v[i].t > t) t = l->v[i].t;
+        i++;
+    }
+    return t;
+}
+
+static ar_status walk_dataflow(walk *w, const ar_schedule *s, ar_model_result *out, ar_err *e) {
+    const ar_platform *p = w->p;
+    int P = s->nranks;
+    double gamma = p->reduce_Bps > 0 ? 1.0 / p->reduce_Bps : 0, L = p->launch_s;
+    double *entry = ar_calloc((size_t)P + 1, sizeof *entry);   /* when the rank entered (or may enter) the phase */
+    double *floor_ = ar_calloc((size_t)P + 1, sizeof *floor_); /* a lower bound on the rank's next start */
+    double *gpu = ar_calloc((size_t)P + 1, sizeof *gpu);       /* when its GPU is free */
+    double *d2h = ar_calloc((size_t)P + 1, sizeof *d2h),
+           *h2d = ar_calloc((size_t)P + 1, sizeof *h2d);     /* copy engines */
+    double *exitt = ar_calloc((size_t)P + 1, sizeof *exitt); /* when its ops of this phase are done */
+    int *nops = ar_calloc((size_t)P + 1, sizeof *nops), *memb = ar_calloc((size_t)P + 1, sizeof *memb);
+    wd_list *red = ar_calloc((size_t)P + 1, sizeof *red);
+    double *ready = NULL, *next = NULL, *dur = NULL;
+    int *mo = NULL, *xop = NULL; /* members of op i: ready[mo[i] .. mo[i+1]); op of each transfer */
+    size_t capr = 0, capn = 0, capd = 0, capm = 0, capx = 0;
+    ar_status st = AR_OK;
+    if (!entry || !floor_ || !gpu || !d2h || !h2d || !exitt || !nops || !memb || !red)
+        st = ar_fail(e, AR_ENOMEM, "cost walk: out of memory");
+    double prev_end = 0, t_end = 0;
+    for (int ph = 0; ph < s->nphases && st == AR_OK; ph++) {
+        const ar_phase *phase = &s->phases[ph];
+        double pf, pstep, pbase;
+        ar_phase_proto_effect(p, phase, &pf, &pstep, &pbase);
+        size_t tot = 0, maxx = 0;
+        int maxr = 0;
+        if (ar_grow(&mo, &capm, (size_t)phase->nops + 1, sizeof *mo) < 0 ||
+            ar_grow(&w->nrounds, &w->capnr, (size_t)phase->nops + 1, sizeof *w->nrounds) < 0) {
+            st = ar_fail(e, AR_ENOMEM, "cost walk: out of memory");
+            break;
+        }
+        for (int i = 0; i < phase->nops; i++) {
+            mo[i] = (int)tot;
+            tot += (size_t)phase->ops[i].n;
+            int r = w->nrounds[i] = ar_lower_nrounds(&phase->ops[i]);
+            if (r > maxr) maxr = r;
+            maxx += ar_lower_max_xfers(&phase->ops[i]);
+        }
+        mo[phase->nops] = (int)tot;
+        if (ar_grow(&ready, &capr, tot + 1, sizeof *ready) < 0 || ar_grow(&next, &capn, tot + 1, sizeof *next) < 0 ||
+            ar_grow(&w->xf, &w->capxf, maxx + 1, sizeof *w->xf) < 0 ||
+            ar_grow(&dur, &capd, maxx + 1, sizeof *dur) < 0 || ar_grow(&xop, &capx, maxx + 1, sizeof *xop) < 0) {
+            st = ar_fail(e, AR_ENOMEM, "cost walk: out of memory");
+            break;
+        }
+        for (int k = 0; k < P; k++) nops[k] = 0;
+        for (int i = 0; i < phase->nops; i++)
+            for (int m = 0; m < phase->ops[i].n; m++) nops[phase->ops[i].members[m]]++;
+        for (int k = 0; k < P; k++) {
+            if (nops[k]) entry[k] += pbase + L; /* the phase's base latency, then the op launches (concurrent) */
+            exitt[k] = entry[k];
+            floor_[k] = entry[k];
+        }
+        for (int i = 0; i < phase->nops; i++)
+            for (int m = 0; m < phase->ops[i].n; m++)
+                ready[mo[i] + m] = next[mo[i] + m] = entry[phase->ops[i].members[m]];
+        double tphase_red = 0, bw_min = 0, lat_max = 0;
+        for (int r = 0; r < maxr && st == AR_OK; r++) {
+            w->nxf = 0;
+            for (int i = 0; i < phase->nops; i++) {
+                if (r >= w->nrounds[i]) continue;
+                size_t n0 = w->nxf;
+                w->nxf += ar_lower_round(&phase->ops[i], r, w->xf + w->nxf);
+                for (size_t t = n0; t < w->nxf; t++) xop[t] = i;
+            }
+            double tr = 0, bw = 0, lat = 0;
+            st = price_round(w, (double)s->elem_bytes / pf, &tr, &bw, &lat, dur, e);
+            if (st != AR_OK) break;
+            if (bw > 0 && (bw_min == 0 || bw < bw_min)) bw_min = bw;
+            if (lat > lat_max) lat_max = lat;
+            int cur = -1;
+            for (size_t t = 0; t < w->nxf; t++) {
+                const ar_xfer *x = &w->xf[t];
+                int i = xop[t];
+                if (i != cur) { /* rank -> member of op i */
+                    cur = i;
+                    for (int m = 0; m < phase->ops[i].n; m++) memb[phase->ops[i].members[m]] = m;
+                }
+                int ms = mo[i] + memb[x->src], md = mo[i] + memb[x->dst];
+                double start = ready[ms] > ready[md] ? ready[ms] : ready[md];
+                double dsrc = wd_data(&red[x->src], x, floor_[x->src]);
+                if (dsrc > start) start = dsrc;
+                if (!x->reduce) {
+                    double ddst = wd_data(&red[x->dst], x, floor_[x->dst]);
+                    if (ddst > start) start = ddst;
+                }
+                double bytes = (double)ar_xfer_elems(x) * (double)s->elem_bytes;
+                int staged = ar_platform_staged(p, x->src, x->dst);
+                if (staged) { /* the sender's device-to-host copy before the network part */
+                    start = (start > d2h[x->src] ? start : d2h[x->src]) + bytes / p->stage_d2h_Bps;
+                    d2h[x->src] = start;
+                }
+                double net = start + dur[t], prog = net + pstep, land = net;
+                if (prog > next[ms]) next[ms] = prog;
+                if (prog > next[md]) next[md] = prog;
+                if (staged) { /* the receiver's host-to-device copy */
+                    land = (net > h2d[x->dst] ? net : h2d[x->dst]) + bytes / p->stage_h2d_Bps;
+                    h2d[x->dst] = land;
+                }
+                if (staged || (x->reduce && gamma > 0)) {
+                    double rend = land;
+                    if (x->reduce && gamma > 0) {
+                        rend = (land > gpu[x->dst] ? land : gpu[x->dst]) + gamma * bytes;
+                        gpu[x->dst] = rend;
+                    }
+                    if (rend > tphase_red) tphase_red = rend;
+                    wd_list *l = &red[x->dst];
+                    if (ar_grow(&l->v, &l->cap, l->n + 1, sizeof *l->v) < 0) {
+                        st = ar_fail(e, AR_ENOMEM, "cost walk: out of memory");
+                        break;
+                    }
+                    l->v[l->n++] = (wd_ent){.t = rend,
+                                            .nseg = x->nseg,
+                                            .off = {x->off[0], x->off[1]},
+                                            .len = {x->len[0], x->len[1]}};
+                }
+            }
+            for (int i = 0; i < phase->nops; i++)
+                for (int m = 0; m < phase->ops[i].n; m++) {
+                    int k = phase->ops[i].members[m];
+                    ready[mo[i] + m] = next[mo[i] + m];
+                    if (nops[k] == 1) floor_[k] = next[mo[i] + m];
+                }
+        }
+        if (st != AR_OK) break;
+        double pend = prev_end;
+        for (int i = 0; i < phase->nops; i++)
+            for (int m = 0; m < phase->ops[i].n; m++) {
+                int k = phase->ops[i].members[m];
+                if (ready[mo[i] + m] > exitt[k]) exitt[k] = ready[mo[i] + m];
+            }
+        for (int k = 0; k < P; k++) {
+            if (nops[k]) entry[k] = exitt[k];
+            if (entry[k] > pend) pend = entry[k];
+        }
+        if (tphase_red > pend) pend = tphase_red;
+        if (pend > t_end) t_end = pend;
+        const ar_op *op0 = phase->nops ? &phase->ops[0] : NULL;
+        int pmax = 0;
+        double bytes = 0;
+        for (int i = 0; i < phase->nops; i++) {
+            if (phase->ops[i].n > pmax) pmax = phase->ops[i].n;
+            double b = (double)phase->ops[i].count * (double)s->elem_bytes;
+            if (b > bytes) bytes = b;
+        }
+        char label[96];
+        snprintf(label, sizeof label, "%s", phase->label ? phase->label : "");
+        if (!phase->label) snprintf(label, sizeof label, "phase %d", ph);
+        ar_model_add_stage(out, label, op0 ? ar_impl_name(op0->impl) : "-", pmax, bytes, bw_min, lat_max,
+                           pend - prev_end);
+        prev_end = pend;
+    }
+    for (int k = 0; red && k < P; k++) free(red[k].v);
+    void *arrs[] = {entry, floor_, gpu, d2h, h2d, exitt, nops, memb, red, ready, next, dur, mo, xop};
+    for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++) free(arrs[i]);
+    snprintf(out->note, sizeof out->note,
+             "generic walk with compute costs: per-rank dataflow (sim --sync dataflow), reduction %.6g s/B FIFO per "
+             "GPU overlapped with the next transfers, launch %.6g s per op%s",
+             gamma, L, p->stage_d2h_Bps > 0 ? ", staging copies (FIFO copy engines)" : "");
+    (void)t_end;
+    return st;
+}
+
 ar_status ar_model_walk(const ar_platform *p, const ar_schedule *s, ar_model_result *out, ar_err *e) {
     memset(out, 0, sizeof *out);
     if (s->nranks != p->nranks)
@@ -173,7 +392,11 @@ ar_status ar_model_walk(const ar_platform *p, const ar_schedule *s, ar_model_res
     w.load = ar_calloc(((size_t)p->nlinks + (size_t)p->nvlinks) * 2 + 1, sizeof *w.load); /* + virtual links */
     if (!w.load) return ar_fail(e, AR_ENOMEM, "cost walk: out of memory");
     ar_status st = AR_OK;
-    for (int ph = 0; ph < s->nphases && st == AR_OK; ph++) {
+    if (ar_platform_has_costs(p)) { /* compute costs: the dataflow walk */
+        st = walk_dataflow(&w, s, out, e);
+        s = NULL;
+    }
+    for (int ph = 0; s && ph < s->nphases && st == AR_OK; ph++) {
         const ar_phase *phase = &s->phases[ph];
         int maxr = 0;
         size_t maxx = 0;
@@ -224,6 +447,7 @@ ar_status ar_model_walk(const ar_platform *p, const ar_schedule *s, ar_model_res
     free(w.routes);
     free(w.nrounds);
     free(w.prev);
+    if (!s) return st;
     snprintf(out->note, sizeof out->note,
              "generic walk: lockstep rounds, equal share of each directed link per round, alpha = route latency");
     return st;

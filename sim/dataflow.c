@@ -14,6 +14,14 @@
  *     when its own ops of this phase are done (no barrier with other ranks:
  *     the schedule's phase barriers are data dependencies, kept per rank), and
  *     waits the phase's protocol base latency first.
+ * Compute costs (issue 15; sim/README.md "Compute costs"): with a reduction cost (--gamma,
+ * else the platform's compute.reduce) a reduce transfer's round is done for its members when
+ * its network part (and step latency) is; its reduction then runs on the receiver's GPU, one
+ * at a time in arrival order (gq, gbusy), and until it ends the transfer is pending into the
+ * receiver (pend): a transfer whose sender's range (or, for a copy, receiver's range) overlaps
+ * a pending reduction waits (blk) and is retried when a reduction of that rank ends. A phase
+ * ends with its last reduction. compute.launch: a rank's ops start launch_s after it enters
+ * a phase (DF_LAUNCH). Without a reduction cost nothing of this runs.
  * The lockstep semantics (--sync round, engine.c) adds a barrier over all
  * members after every round of an op and over all ranks after every phase;
  * with those barriers removed a rank can only start earlier, never later.
@@ -42,13 +50,17 @@
 #include "engine.h"
 #include "models/model.h"
 
-#define DF_NET 0       /* token kinds (bits 60-61): the transfer's network part ended */
-#define DF_EXEC 1      /* its reduction (gamma) ended */
-#define DF_DELAY 2     /* its protocol step latency ended */
-#define DF_ENTER 3     /* a rank's phase base latency ended (index = rank) */
-#define DF_START 4     /* scenario: a late rank's start delay ended (index = rank) */
-#define DF_FLOW_GO 5   /* scenario: background flow i starts */
-#define DF_FLOW_DONE 6 /* scenario: background flow i ended (its bytes are through) */
+#define DF_NET 0                           /* token kinds (the token's top 4 bits): the transfer's network part ended */
+#define DF_EXEC 1                          /* its reduction (gamma) ended */
+#define DF_DELAY 2                         /* its protocol step latency ended */
+#define DF_ENTER 3                         /* a rank's phase base latency ended (index = rank) */
+#define DF_START 4                         /* scenario: a late rank's start delay ended (index = rank) */
+#define DF_FLOW_GO 5                       /* scenario: background flow i starts */
+#define DF_FLOW_DONE 6                     /* scenario: background flow i ended (its bytes are through) */
+#define DF_LAUNCH 7                        /* compute costs: a rank's op launch overhead ended (index = rank) */
+#define DF_D2H 8                           /* a staged transfer's device-to-host copy at its sender ended */
+#define DF_H2D 9                           /* its host-to-device copy at its receiver ended */
+enum { ENG_D2H, ENG_H2D, ENG_GPU, ENG_N }; /* per GPU: copy engines and the reduction stream (FIFOs) */
 #define DF_TOK(kind, i) ((uint64_t)(kind) << 60 | (uint64_t)(i))
 
 typedef struct df_round { /* one lowered round of an op */
@@ -75,7 +87,25 @@ typedef struct df_xf { /* a transfer in flight */
     size_t t;          /* index in that round */
     double t0;
     double *payload;
+    ar_xfer x;  /* a copy: an overlapped reduction outlives its round's window slot */
+    int refs;   /* overlapped reduction: 2 until both its network part and its reduction are done */
+    int staged; /* copies through host memory (compute.stage) */
 } df_xf;
+
+typedef struct df_ids { /* a growable list of transfer ids (pending reductions, the GPU's FIFO) */
+    int *v;
+    size_t n, head, cap;
+} df_ids;
+
+typedef struct df_blk { /* a transfer whose ends are at its round, waiting for a reduction to end */
+    int op, slot;
+    size_t t;
+} df_blk;
+
+typedef struct df_blks {
+    df_blk *v;
+    size_t n, cap;
+} df_blks;
 
 typedef struct df {
     const sim_job *j;
@@ -109,6 +139,12 @@ typedef struct df {
     uint64_t *done; /* tokens reported at this instant, handled in hook_step (as the round engine does) */
     size_t ndone, capdone;
     char *flow_over; /* scenario: flow i is done or never to start */
+    /* compute costs (issue 15): gamma > 0 overlaps reductions with the next transfers */
+    double gamma, launch;
+    df_ids *pend;      /* per rank: transfers into it whose network part is done, data not yet landed */
+    df_ids *eq[ENG_N]; /* per engine and rank: its FIFO (v[head] runs while busy) */
+    int *ebusy[ENG_N];
+    df_blks *blk; /* per rank: transfers waiting for one of its pending reductions */
 } df;
 
 static void df_fail(df *d, ar_status st, const char *msg) {
@@ -211,10 +247,84 @@ static void links_update(df *d, const ar_xfer *x, double bytes, int start) {
     }
 }
 
+static int xf_overlap(const ar_xfer *a, const ar_xfer *b) {
+    for (int i = 0; i < a->nseg; i++)
+        for (int k = 0; k < b->nseg; k++)
+            if (a->len[i] && b->len[k] && a->off[i] < b->off[k] + b->len[k] && b->off[k] < a->off[i] + a->len[i])
+                return 1;
+    return 0;
+}
+
+/* The rank whose pending reduction x must wait for: the sender's data that x sends (and, for a
+ * copy, the receiver's range it overwrites) must not still be being reduced into; -1 if none. */
+static int blocked_by(const df *d, const ar_xfer *x) {
+    for (int side = 0; side < (x->reduce ? 1 : 2); side++) {
+        int k = side ? x->dst : x->src;
+        const df_ids *l = &d->pend[k];
+        for (size_t i = 0; i < l->n; i++)
+            if (xf_overlap(x, &d->xf[l->v[i]].x)) return k;
+    }
+    return -1;
+}
+
+/* The network part of transfer id (its round's window slot is live until that ends). */
+static void issue_comm(df *d, size_t id) {
+    const df_xf *f = &d->xf[id];
+    const df_op *o = &d->ops[f->op];
+    const ar_xfer *x = &f->x;
+    double bytes = (double)ar_xfer_elems(x) * d->eb[o->ph];
+    links_update(d, x, bytes, 1);
+    d->r->transfers_simgrid++;
+    ar_sg_comm(d->sg, x->src, x->dst, x->reduce, (uint64_t)llround(bytes), DF_TOK(DF_NET, id));
+}
+
+static void engine_start(df *d, int en, int k) {
+    df_ids *q = &d->eq[en][k];
+    if (q->head == q->n) {
+        d->ebusy[en][k] = 0;
+        q->head = q->n = 0;
+        return;
+    }
+    d->ebusy[en][k] = 1;
+    int id = q->v[q->head];
+    double bytes = (double)ar_xfer_elems(&d->xf[id].x) * (double)d->s->elem_bytes;
+    double t = en == ENG_GPU ? d->gamma * bytes : bytes / (en == ENG_D2H ? d->p->stage_d2h_Bps : d->p->stage_h2d_Bps);
+    ar_sg_timer(d->sg, t, DF_TOK(en == ENG_GPU ? DF_EXEC : en == ENG_D2H ? DF_D2H : DF_H2D, (size_t)id));
+}
+
+/* Queues transfer id on engine en of GPU k (one job at a time, in order). */
+static void engine_push(df *d, int en, int k, size_t id) {
+    df_ids *q = &d->eq[en][k];
+    if (ar_grow(&q->v, &q->cap, q->n + 1, sizeof *q->v) < 0) {
+        df_fail(d, AR_ENOMEM, "sim: out of memory");
+        return;
+    }
+    q->v[q->n++] = (int)id;
+    if (!d->ebusy[en][k]) engine_start(d, en, k);
+}
+
+static void engine_done(df *d, int en, int k) {
+    d->eq[en][k].head++;
+    engine_start(d, en, k);
+}
+
 static void start_xfer(df *d, int oi, int slot, size_t t) {
     df_op *o = &d->ops[oi];
     df_round *w = &o->win[slot];
     const ar_xfer *x = &w->x[t];
+    if (d->pend) {
+        int k = blocked_by(d, x);
+        if (k >= 0) { /* waits for that reduction; retried when one of k's reductions ends */
+            df_blks *b = &d->blk[k];
+            if (ar_grow(&b->v, &b->cap, b->n + 1, sizeof *b->v) < 0) {
+                df_fail(d, AR_ENOMEM, "sim: out of memory");
+                return;
+            }
+            b->v[b->n++] = (df_blk){oi, slot, t};
+            w->started[t] = 2;
+            return;
+        }
+    }
     w->started[t] = 1;
     size_t id;
     if (d->nfree) {
@@ -228,7 +338,7 @@ static void start_xfer(df *d, int oi, int slot, size_t t) {
         id = d->nxf++;
     }
     df_xf *f = &d->xf[id];
-    *f = (df_xf){.op = oi, .slot = slot, .t = t, .t0 = ar_sg_now()};
+    *f = (df_xf){.op = oi, .slot = slot, .t = t, .t0 = ar_sg_now(), .x = *x};
     if (d->data) { /* the sender's data as it is now */
         f->payload = malloc((ar_xfer_elems(x) + 1) * sizeof *f->payload);
         if (!f->payload) {
@@ -242,10 +352,12 @@ static void start_xfer(df *d, int oi, int slot, size_t t) {
             q += x->len[k];
         }
     }
-    double bytes = (double)ar_xfer_elems(x) * d->eb[o->ph];
-    links_update(d, x, bytes, 1);
-    d->r->transfers_simgrid++;
-    ar_sg_comm(d->sg, x->src, x->dst, x->reduce, (uint64_t)llround(bytes), DF_TOK(DF_NET, id));
+    if (d->pend && ar_platform_staged(d->p, x->src, x->dst)) { /* its device-to-host copy first */
+        f->staged = 1;
+        engine_push(d, ENG_D2H, x->src, id);
+        return;
+    }
+    issue_comm(d, id);
 }
 
 static void reach(df *d, int oi, int m, int r);
@@ -258,13 +370,9 @@ static void member_round_done(df *d, int oi, int m) {
 
 static void enter_phase(df *d, int rank, int ph);
 
-static void xfer_done(df *d, size_t id) {
-    df_xf *f = &d->xf[id];
-    int oi = f->op, slot = f->slot;
-    df_op *o = &d->ops[oi];
-    df_round *w = &o->win[slot];
-    const ar_xfer *x = &w->x[f->t];
-    double now = ar_sg_now();
+/* Writes the transfer's payload into its receiver (adds or copies). */
+static void apply_payload(df *d, df_xf *f) {
+    const ar_xfer *x = &f->x;
     if (f->payload) {
         double *b = d->data + (size_t)x->dst * d->s->count;
         const double *q = f->payload;
@@ -277,6 +385,62 @@ static void xfer_done(df *d, size_t id) {
         free(f->payload);
         f->payload = NULL;
     }
+}
+
+/* The network part (and step latency) of an overlapped reduction is done: its members move on. */
+static void net_progress(df *d, size_t id) {
+    df_xf *f = &d->xf[id];
+    int oi = f->op, slot = f->slot;
+    df_op *o = &d->ops[oi];
+    df_round *w = &o->win[slot];
+    ar_xfer x = f->x;
+    trace_event(d, f, &x, ar_sg_now());
+    d->r->transfers++;
+    d->r->bytes += (double)ar_xfer_elems(&x) * d->eb[o->ph];
+    int ms = member_of(o, x.src), md = member_of(o, x.dst);
+    if (--f->refs == 0) d->freexf[d->nfree++] = (int)id;
+    if (--w->left == 0) w->r = -1;
+    if (--o->pending[ms] == 0) member_round_done(d, oi, ms);
+    if (--o->pending[md] == 0) member_round_done(d, oi, md);
+}
+
+/* A transfer's data has landed in its receiver (after its host-to-device copy and/or its
+ * reduction): transfers waiting for it are tried again. */
+static void landed(df *d, size_t id) {
+    df_xf *f = &d->xf[id];
+    int k = f->x.dst, ph = d->ops[f->op].ph;
+    apply_payload(d, f);
+    double now = ar_sg_now();
+    if (now > d->r->phase_end_s[ph]) d->r->phase_end_s[ph] = now;
+    df_ids *l = &d->pend[k];
+    for (size_t i = 0; i < l->n; i++)
+        if (l->v[i] == (int)id) {
+            l->v[i] = l->v[--l->n];
+            break;
+        }
+    if (--f->refs == 0) d->freexf[d->nfree++] = (int)id;
+    df_blks *b = &d->blk[k];
+    if (!b->n) return;
+    size_t n = b->n;
+    df_blk *v = b->v;
+    b->v = NULL;
+    b->n = b->cap = 0;
+    for (size_t i = 0; i < n && d->st == AR_OK; i++) {
+        df_round *w = &d->ops[v[i].op].win[v[i].slot];
+        w->started[v[i].t] = 0;
+        start_xfer(d, v[i].op, v[i].slot, v[i].t);
+    }
+    free(v);
+}
+
+static void xfer_done(df *d, size_t id) {
+    df_xf *f = &d->xf[id];
+    int oi = f->op, slot = f->slot;
+    df_op *o = &d->ops[oi];
+    df_round *w = &o->win[slot];
+    const ar_xfer *x = &w->x[f->t];
+    double now = ar_sg_now();
+    apply_payload(d, f);
     trace_event(d, f, x, now);
     d->r->transfers++;
     d->r->bytes += (double)ar_xfer_elems(x) * d->eb[o->ph];
@@ -383,6 +547,10 @@ static void enter_now(df *d, int rank, int ph) {
     }
     int k0 = d->roff[ph][rank], k1 = d->roff[ph][rank + 1];
     d->left[rank] = k1 - k0;
+    if (d->launch > 0 && !d->stopped) { /* its ops launch (concurrently), then start */
+        ar_sg_timer(d->sg, d->launch, DF_TOK(DF_LAUNCH, rank));
+        return;
+    }
     for (int k = k0; k < k1 && d->st == AR_OK; k++) {
         int oi = d->rops_k[ph][k];
         reach(d, oi, member_of(&d->ops[oi], rank), 0);
@@ -407,7 +575,7 @@ static void handle(df *d, uint64_t tok) {
     int kind = (int)(tok >> 60);
     size_t i = (size_t)(tok & ((UINT64_C(1) << 60) - 1));
     if (!d->stopped && d->j->o->budget_s > 0 && ar_now_s() - d->wall0 > d->j->o->budget_s) d->stopped = 1;
-    if (kind >= DF_START) {
+    if (kind == DF_START || kind == DF_FLOW_GO || kind == DF_FLOW_DONE) {
         scenario_event(d, kind, i);
         return;
     }
@@ -415,9 +583,54 @@ static void handle(df *d, uint64_t tok) {
         enter_now(d, (int)i, d->phase[i]);
         return;
     }
+    if (kind == DF_LAUNCH) {
+        int ph = d->phase[i];
+        for (int k = d->roff[ph][i]; k < d->roff[ph][i + 1] && d->st == AR_OK; k++) {
+            int oi = d->rops_k[ph][k];
+            reach(d, oi, member_of(&d->ops[oi], (int)i), 0);
+        }
+        return;
+    }
     df_xf *f = &d->xf[i];
     df_op *o = &d->ops[f->op];
-    const ar_xfer *x = &o->win[f->slot].x[f->t];
+    const ar_xfer *x = &f->x;
+    if (kind == DF_D2H) { /* staged: the copy to host memory is done; the network part now */
+        engine_done(d, ENG_D2H, x->src);
+        issue_comm(d, i);
+        return;
+    }
+    if (kind == DF_H2D) { /* staged: in the receiver's GPU memory; then its reduction, if any */
+        int k = x->dst, red = x->reduce && d->gamma > 0;
+        engine_done(d, ENG_H2D, k);
+        if (red) engine_push(d, ENG_GPU, k, i);
+        else landed(d, i);
+        return;
+    }
+    if (d->pend && kind == DF_EXEC && f->refs > 0) { /* an overlapped reduction ended */
+        engine_done(d, ENG_GPU, x->dst);
+        landed(d, i);
+        return;
+    }
+    if (d->pend && kind == DF_DELAY && f->refs > 0) {
+        net_progress(d, i);
+        return;
+    }
+    if (kind == DF_NET && d->pend && (f->staged || (x->reduce && d->gamma > 0))) {
+        /* overlap: the copy to GPU memory and/or the reduction on the receiver's FIFOs; move on now */
+        links_update(d, x, 0, 0);
+        df_ids *l = &d->pend[x->dst];
+        if (ar_grow(&l->v, &l->cap, l->n + 1, sizeof *l->v) < 0) {
+            df_fail(d, AR_ENOMEM, "sim: out of memory");
+            return;
+        }
+        f->refs = 2;
+        l->v[l->n++] = (int)i;
+        engine_push(d, f->staged ? ENG_H2D : ENG_GPU, x->dst, i);
+        if (d->step[o->ph] > 0) ar_sg_timer(d->sg, d->step[o->ph], DF_TOK(DF_DELAY, i));
+        else net_progress(d, i);
+        return;
+    }
+    x = &o->win[f->slot].x[f->t];
     if (kind == DF_NET) {
         links_update(d, x, 0, 0);
         if (d->j->o->gamma_s_per_B > 0 && x->reduce) {
@@ -543,6 +756,18 @@ static void df_free(df *d) {
         if (d->rops_k) free(d->rops_k[ph]);
     }
     for (size_t i = 0; i < d->nxf; i++) free(d->xf[i].payload);
+    for (int k = 0; k < d->s->nranks; k++) {
+        if (d->pend) free(d->pend[k].v);
+        for (int en = 0; en < ENG_N; en++)
+            if (d->eq[en]) free(d->eq[en][k].v);
+        if (d->blk) free(d->blk[k].v);
+    }
+    free(d->pend);
+    for (int en = 0; en < ENG_N; en++) {
+        free(d->eq[en]);
+        free(d->ebusy[en]);
+    }
+    free(d->blk);
     void *arrs[] = {d->ops, d->opoff,  d->roff, d->rops_k, d->eb,     d->step,  d->base, d->phase,    d->left,
                     d->xf,  d->freexf, d->data, d->route,  d->active, d->since, d->done, d->flow_over};
     for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++) free(arrs[i]);
@@ -589,6 +814,21 @@ ar_status ar_engine_dataflow(const sim_job *j, ar_sim_result *r, ar_err *e) {
     if (!r->phase_end_s || !r->link_bytes || !r->link_busy_s || !r->link_max_flows || !d->active || !d->since)
         st = ar_fail(e, AR_ENOMEM, "sim: out of memory");
     if (st == AR_OK) st = build(d);
+    /* compute costs (issue 15): --gamma, else the platform's reduction rate; its launch overhead */
+    d->gamma = j->o->gamma_s_per_B > 0 ? j->o->gamma_s_per_B : j->p->reduce_Bps > 0 ? 1.0 / j->p->reduce_Bps : 0;
+    d->launch = j->p->launch_s;
+    if (st == AR_OK && (d->gamma > 0 || j->p->stage_d2h_Bps > 0)) {
+        int P = j->s->nranks;
+        d->pend = ar_calloc((size_t)P + 1, sizeof *d->pend);
+        d->blk = ar_calloc((size_t)P + 1, sizeof *d->blk);
+        int ok = d->pend && d->blk;
+        for (int en = 0; en < ENG_N; en++) {
+            d->eq[en] = ar_calloc((size_t)P + 1, sizeof *d->eq[en]);
+            d->ebusy[en] = ar_calloc((size_t)P + 1, sizeof *d->ebusy[en]);
+            ok = ok && d->eq[en] && d->ebusy[en];
+        }
+        if (!ok) st = ar_fail(e, AR_ENOMEM, "sim: out of memory");
+    }
     if (st == AR_OK && j->o->check) {
         uint64_t lim = j->o->check_max_bytes ? j->o->check_max_bytes : UINT64_C(1) << 30;
         if ((uint64_t)j->s->nranks > lim / 8 / j->s->count)

@@ -27,6 +27,22 @@
  * switch's virtual link). Both take part in the switch's ops as members n and
  * n+1 (the op's barrier counts n+2).
  *
+ * Compute costs under --sync dataflow (issue 15, the semantics of dataflow.c): every GPU has
+ * three engine actors (daemons): device-to-host copies, host-to-device copies and reductions,
+ * each one job at a time in arrival order (a FIFO, a semaphore counting its jobs). A GPU actor
+ * hands a received transfer to its host-to-device engine (staged) or reducer as soon as the
+ * network part completes (sg_comm_wait_any) and goes on; the data lands when the last of them
+ * is done (a staged reduce goes from the copy engine to the reducer). A staged send waits for
+ * its device-to-host copy before it is posted. Before it posts a send (or a copy's receive) a
+ * GPU actor waits, on its GPU's condition variable, until no pending transfer into it overlaps
+ * the range; at its end it waits until nothing is pending. One difference from dataflow.c: a
+ * staged send's device-to-host copy starts when the SENDER is at its round (the receiver's
+ * readiness is only known at the rendezvous), where the fast engine also waits for the
+ * receiver; with ranks in step (rings, halving-doubling, binomial, two-level on symmetric
+ * platforms) the two agree (tests/sim_pipeline.c), with several staged sends per rank and
+ * round from ranks out of step (ps, tree packing, NCCL's tree) they do not. Launch overhead: a
+ * sleep before the rank's ops of each phase.
+ *
  * Budget: the member that lowers a round checks the wall clock; once over,
  * that op and every op after it stop at their next round, and every actor
  * skips the remaining phases (decided before the phase barrier, so all agree).
@@ -37,8 +53,11 @@
 #include <simgrid/actor.h>
 #include <simgrid/barrier.h>
 #include <simgrid/comm.h>
+#include <simgrid/cond.h>
 #include <simgrid/engine.h>
 #include <simgrid/mailbox.h>
+#include <simgrid/mutex.h>
+#include <simgrid/semaphore.h>
 
 #include <math.h>
 #include <stdio.h>
@@ -72,9 +91,39 @@ typedef struct nv_op {
     double eb, step;    /* the phase's protocol (ar_phase_proto_effect): wire bytes per element, latency per round */
 } nv_op;
 
+typedef struct nv_job { /* a staging copy or a reduction of one transfer */
+    int nseg;
+    uint64_t off[2], len[2];
+    double bytes;
+    int reduce, done;
+} nv_job;
+
+enum { NV_D2H, NV_H2D, NV_GPU, NV_ENG };
+
+typedef struct nv_eng { /* a FIFO served by one daemon actor: q[head] runs */
+    nv_job **q;
+    size_t head, n, cap;
+    sg_sem_t sem;
+} nv_eng;
+
+typedef struct nv_gpu {
+    nv_eng eng[NV_ENG]; /* device-to-host copies, host-to-device copies, reductions */
+    nv_job **pend;      /* transfers into this GPU whose data has not landed (copy or reduction pending) */
+    size_t npend, cappend;
+    sg_mutex_t mu;
+    sg_cond_t cond;
+} nv_gpu;
+
+typedef struct nv_eng_arg {
+    struct nv *v;
+    int rank, en;
+} nv_eng_arg;
+
 typedef struct nv {
     const sim_job *j;
-    int nact; /* actors: the P ranks, then two per reducing switch */
+    int nact;             /* actors: the P ranks, then two per reducing switch */
+    double gamma, launch; /* compute costs (dataflow only); gpus[] exist with a reduction cost or staging */
+    nv_gpu *gpus;
     ar_sg *sg;
     nv_op **ops; /* ops[phase][i] */
     int **rops;  /* per phase, the ops of rank r: rops[ph][roff[ph][r] .. roff[ph][r+1]) */
@@ -182,6 +231,182 @@ static sg_mailbox_t pair_mbox(const nv_op *o, int dst, int src) {
     return sg_mailbox_by_name(name);
 }
 
+/* 1 if a pending transfer into GPU g overlaps x's ranges. */
+static int gpu_hazard(const nv_gpu *g, const ar_xfer *x) {
+    for (size_t i = 0; i < g->npend; i++) {
+        const nv_job *j = g->pend[i];
+        for (int a = 0; a < x->nseg; a++)
+            for (int b = 0; b < j->nseg; b++)
+                if (x->len[a] && j->len[b] && x->off[a] < j->off[b] + j->len[b] && j->off[b] < x->off[a] + x->len[a])
+                    return 1;
+    }
+    return 0;
+}
+
+static void gpu_wait_clear(nv *v, int rank, const ar_xfer *x) {
+    nv_gpu *g = &v->gpus[rank];
+    sg_mutex_lock(g->mu);
+    while (gpu_hazard(g, x)) sg_cond_wait(g->cond, g->mu);
+    sg_mutex_unlock(g->mu);
+}
+
+static nv_job *job_new(nv *v, const ar_xfer *x) {
+    nv_job *j = ar_calloc(1, sizeof *j);
+    if (!j) {
+        v->oom = 1;
+        return NULL;
+    }
+    *j = (nv_job){.nseg = x->nseg,
+                  .off = {x->off[0], x->off[1]},
+                  .len = {x->len[0], x->len[1]},
+                  .bytes = (double)ar_xfer_elems(x) * (double)v->j->s->elem_bytes,
+                  .reduce = x->reduce};
+    return j;
+}
+
+static void eng_push(nv *v, int rank, int en, nv_job *j) {
+    nv_eng *q = &v->gpus[rank].eng[en];
+    if (ar_grow(&q->q, &q->cap, q->n + 1, sizeof *q->q) < 0) {
+        v->oom = 1;
+        return;
+    }
+    q->q[q->n++] = j;
+    sg_sem_release(q->sem);
+}
+
+/* A transfer's data has landed in GPU rank: no longer pending (the caller holds the mutex). */
+static void landed(nv *v, int rank, nv_job *j) {
+    nv_gpu *g = &v->gpus[rank];
+    for (size_t i = 0; i < g->npend; i++)
+        if (g->pend[i] == j) {
+            g->pend[i] = g->pend[--g->npend];
+            break;
+        }
+    free(j);
+}
+
+static void engine_main(int argc, char **argv) {
+    (void)argc;
+    (void)argv;
+    const nv_eng_arg *a = sg_actor_self_get_data();
+    nv *v = a->v;
+    nv_gpu *g = &v->gpus[a->rank];
+    nv_eng *q = &g->eng[a->en];
+    for (;;) {
+        sg_sem_acquire(q->sem);
+        nv_job *j = q->q[q->head];
+        const ar_platform *p = v->j->p;
+        double t = a->en == NV_GPU   ? v->gamma * j->bytes
+                   : a->en == NV_D2H ? j->bytes / p->stage_d2h_Bps
+                                     : j->bytes / p->stage_h2d_Bps;
+        sg_actor_sleep_for(t);
+        sg_mutex_lock(g->mu);
+        if (++q->head == q->n) q->head = q->n = 0;
+        if (a->en == NV_D2H) j->done = 1; /* the sender posts its send now (and frees the job) */
+        else if (a->en == NV_H2D && j->reduce && v->gamma > 0) eng_push(v, a->rank, NV_GPU, j);
+        else landed(v, a->rank, j);
+        sg_cond_notify_all(g->cond);
+        sg_mutex_unlock(g->mu);
+    }
+}
+
+/* Transfer x has arrived in GPU rank (network part done): its staging copy and/or reduction. */
+static void arrived(nv *v, int rank, const ar_xfer *x) {
+    int staged = ar_platform_staged(v->j->p, x->src, x->dst);
+    if (!staged && !(x->reduce && v->gamma > 0)) return;
+    nv_gpu *g = &v->gpus[rank];
+    nv_job *j = job_new(v, x);
+    if (!j || ar_grow(&g->pend, &g->cappend, g->npend + 1, sizeof *g->pend) < 0) {
+        v->oom = 1;
+        free(j);
+        return;
+    }
+    g->pend[g->npend++] = j;
+    eng_push(v, rank, staged ? NV_H2D : NV_GPU, j);
+}
+
+/* A staged send: its device-to-host copy on the sender's engine first. */
+static void d2h_wait(nv *v, int rank, const ar_xfer *x) {
+    nv_job *j = job_new(v, x);
+    if (!j) return;
+    nv_gpu *g = &v->gpus[rank];
+    eng_push(v, rank, NV_D2H, j);
+    sg_mutex_lock(g->mu);
+    while (!j->done) sg_cond_wait(g->cond, g->mu);
+    sg_mutex_unlock(g->mu);
+    free(j);
+}
+
+/* --sync dataflow with a reduction cost: as run_op_df, but a reduce transfer's reduction is
+ * queued on the receiver's GPU when its network part completes, and a send (or a copy's
+ * receive) waits until its range is no longer being reduced into. */
+static void run_op_df_costs(nv *v, nv_op *o, int rank) {
+    size_t maxc = ar_lower_max_xfers(o->op) + 1;
+    sg_comm_t *c = malloc(maxc * 2 * sizeof *c);
+    int *ci = malloc(maxc * 2 * sizeof *ci); /* transfer of each comm; -1 - t for a send */
+    ar_xfer *xf = malloc(maxc * sizeof *xf);
+    int *later = malloc(maxc * 2 * sizeof *later);
+    if (!c || !ci || !xf || !later) {
+        v->oom = 1;
+        free(c);
+        free(ci);
+        free(xf);
+        free(later);
+        return;
+    }
+    for (int r = 0; r < o->nrounds && !v->stop && !v->oom; r++) {
+        if (v->j->o->budget_s > 0 && ar_now_s() - v->wall0 > v->j->o->budget_s) {
+            v->stop = 1;
+            break;
+        }
+        size_t n = ar_lower_round(o->op, r, xf), nc = 0, nl = 0;
+        void *got;
+        for (int pass = 0; pass < 2; pass++) /* pass 0: what can start now; pass 1: the rest, in order */
+            for (size_t k = 0; k < (pass ? nl : 2 * n); k++) {
+                int code =
+                    pass ? later[k]
+                    : k < n
+                        ? 2 * (int)k
+                        : 2 * (int)(k - n) +
+                              1; /* 2t: receive t, 2t+1: send t; pass 0: receives first (a staged send blocks for its copy) */
+                const ar_xfer *x = &xf[code / 2];
+                int send = code & 1;
+                if (send ? x->src != rank : x->dst != rank) continue;
+                int hz = send || !x->reduce;
+                if (!pass && hz && gpu_hazard(&v->gpus[rank], x)) {
+                    later[nl++] = code;
+                    continue;
+                }
+                if (pass) gpu_wait_clear(v, rank, x);
+                if (send) {
+                    if (ar_platform_staged(v->j->p, x->src, x->dst)) d2h_wait(v, rank, x);
+                    double bytes = (double)ar_xfer_elems(x) * o->eb;
+                    ci[nc] = -1 - code / 2;
+                    c[nc++] = sg_mailbox_put_async(pair_mbox(o, x->dst, rank), v, (long)llround(bytes));
+                    v->transfers++;
+                    v->bytes += bytes;
+                } else {
+                    ci[nc] = code / 2;
+                    c[nc++] = sg_mailbox_get_async(pair_mbox(o, rank, x->src), &got);
+                }
+            }
+        if (nc == 0) continue;
+        while (nc > 0) {
+            ssize_t i = sg_comm_wait_any(c, nc);
+            if (i < 0) break;
+            if (ci[i] >= 0) arrived(v, rank, &xf[ci[i]]);
+            c[i] = c[nc - 1];
+            ci[i] = ci[nc - 1];
+            nc--;
+        }
+        if (o->step > 0) sg_actor_sleep_for(o->step);
+    }
+    free(c);
+    free(ci);
+    free(xf);
+    free(later);
+}
+
 /* --sync dataflow: rank does each round of o once its own transfers of the previous one have
  * completed; a transfer starts when sender and receiver are both at its round (SimGrid's
  * rendezvous); no barrier. Each actor lowers the rounds itself (members can be rounds apart). */
@@ -222,7 +447,8 @@ static void run_op_df(nv *v, nv_op *o, int rank) {
 }
 
 static void run_op_any(nv *v, nv_op *o, int rank) {
-    if (v->j->o->sync == AR_SYNC_DATAFLOW) run_op_df(v, o, rank);
+    if (v->j->o->sync == AR_SYNC_DATAFLOW && v->gpus) run_op_df_costs(v, o, rank);
+    else if (v->j->o->sync == AR_SYNC_DATAFLOW) run_op_df(v, o, rank);
     else run_op(v, o, rank);
 }
 
@@ -272,6 +498,7 @@ static void actor_main(int argc, char **argv) {
     for (int ph = 0; ph < s->nphases; ph++) {
         int mine = v->roff[ph][a->rank + 1] > v->roff[ph][a->rank]; /* under dataflow only its own phases wait */
         if (!v->stop && v->base[ph] > 0 && (!df || mine)) sg_actor_sleep_for(v->base[ph]);
+        if (!v->stop && df && mine && v->launch > 0) sg_actor_sleep_for(v->launch); /* its ops launch */
         if (!v->stop) run_phase(v, ph, a->rank);
         if (df) { /* no barrier: the phase ends when its last rank is done with it */
             if (mine && simgrid_get_clock() > v->phase_end[ph]) v->phase_end[ph] = simgrid_get_clock();
@@ -279,6 +506,14 @@ static void actor_main(int argc, char **argv) {
         }
         sg_barrier_wait(v->all);
         if (a->rank == 0) v->phase_end[ph] = simgrid_get_clock();
+    }
+    if (v->gpus) { /* its GPU's last copies and reductions */
+        nv_gpu *g = &v->gpus[a->rank];
+        sg_mutex_lock(g->mu);
+        while (g->npend > 0) sg_cond_wait(g->cond, g->mu);
+        sg_mutex_unlock(g->mu);
+        int last = s->nphases - 1;
+        if (last >= 0 && simgrid_get_clock() > v->phase_end[last]) v->phase_end[last] = simgrid_get_clock();
     }
     v->finished++;
 }
@@ -409,9 +644,35 @@ ar_status ar_engine_naive(const sim_job *j, ar_sim_result *r, ar_err *e) {
     if (st == AR_OK) st = build(v, e);
     int P = v->nact;
     nv_arg *args = NULL;
+    nv_eng_arg *eargs = NULL;
     if (st == AR_OK) {
         args = ar_calloc((size_t)P, sizeof *args);
         if (!args) st = ar_fail(e, AR_ENOMEM, "sim naive: out of memory");
+    }
+    if (st == AR_OK && j->o->sync == AR_SYNC_DATAFLOW) { /* compute costs (issue 15) */
+        v->gamma = j->o->gamma_s_per_B;
+        v->launch = j->p->launch_s;
+        if (v->gamma > 0 || j->p->stage_d2h_Bps > 0) {
+            v->gpus = ar_calloc((size_t)P, sizeof *v->gpus);
+            eargs = ar_calloc((size_t)P * NV_ENG, sizeof *eargs);
+            if (!v->gpus || !eargs) st = ar_fail(e, AR_ENOMEM, "sim naive: out of memory");
+            for (int k = 0; st == AR_OK && k < P; k++) {
+                v->gpus[k].mu = sg_mutex_init();
+                v->gpus[k].cond = sg_cond_init();
+                for (int en = 0; en < NV_ENG; en++) {
+                    static const char *const nm[NV_ENG] = {"d2h", "h2d", "reduce"};
+                    v->gpus[k].eng[en].sem = sg_sem_init(0);
+                    eargs[k * NV_ENG + en] = (nv_eng_arg){.v = v, .rank = k, .en = en};
+                    char name[32];
+                    snprintf(name, sizeof name, "gpu%d.%s", k, nm[en]);
+                    sg_actor_t act = sg_actor_init(name, (sg_host_t)ar_sg_host(v->sg, k));
+                    sg_actor_set_stacksize(act, NAIVE_STACK_BYTES);
+                    sg_actor_set_data(act, &eargs[k * NV_ENG + en]);
+                    sg_actor_daemonize(act);
+                    sg_actor_start(act, engine_main, 0, NULL);
+                }
+            }
+        }
     }
     if (st == AR_OK) {
         v->all = sg_barrier_init((unsigned)P);
@@ -446,6 +707,13 @@ ar_status ar_engine_naive(const sim_job *j, ar_sim_result *r, ar_err *e) {
         r->bytes = v->bytes;
     }
     free_ops(v);
+    for (int k = 0; v->gpus && k < P; k++) {
+        for (size_t i = 0; i < v->gpus[k].npend; i++) free(v->gpus[k].pend[i]);
+        free(v->gpus[k].pend);
+        for (int en = 0; en < NV_ENG; en++) free(v->gpus[k].eng[en].q);
+    }
+    free(v->gpus);
+    free(eargs);
     free(args);
     ar_sg_close(v->sg);
     r->wall_s = ar_now_s() - w0;

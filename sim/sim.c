@@ -188,8 +188,15 @@ static ar_status validate(const ar_platform *p, const ar_schedule *s, const ar_s
         return ar_fail(e, AR_EINVAL, "sim: gamma must be >= 0 seconds per byte");
     if (!(o->budget_s >= 0)) return ar_fail(e, AR_EINVAL, "sim: budget must be >= 0");
     if (s->elem_bytes < 1 || s->elem_bytes > 64) return ar_fail(e, AR_EINVAL, "sim: element size %zu", s->elem_bytes);
-    if (o->engine == AR_SIM_NAIVE && (o->check || o->trace_path || o->gamma_s_per_B > 0))
-        return ar_fail(e, AR_EUNSUPPORTED, "sim: the naive engine measures time only (no --check, --trace or --gamma)");
+    if (p->stage_d2h_Bps > 0 && o->sync != AR_SYNC_DATAFLOW)
+        return ar_fail(e, AR_EUNSUPPORTED,
+                       "sim: host staging copies (platform %s compute.stage) are simulated under --sync dataflow only",
+                       p->name);
+    if (o->engine == AR_SIM_NAIVE &&
+        (o->check || o->trace_path || (o->gamma_s_per_B > 0 && o->sync != AR_SYNC_DATAFLOW)))
+        return ar_fail(e, AR_EUNSUPPORTED,
+                       "sim: the naive engine measures time only (no --check or --trace; a reduction cost (--gamma, "
+                       "platform compute.reduce) only under --sync dataflow)");
     if (o->engine != AR_SIM_FAST && o->engine != AR_SIM_NAIVE) return ar_fail(e, AR_EINVAL, "sim: unknown engine");
     if (o->sync != AR_SYNC_ROUND && o->sync != AR_SYNC_DATAFLOW) return ar_fail(e, AR_EINVAL, "sim: unknown --sync");
     if ((o->rank_delay_s || o->nflows || o->independent_phases) &&
@@ -242,6 +249,10 @@ static ar_status run_here(const ar_platform *p, const ar_schedule *s, const ar_s
     /* scenario events (late ranks, background flows, jobs) exist only in the per-rank engine: the lockstep
      * run's certificate assumes every rank starts together on an otherwise idle network */
     if (o->sync == AR_SYNC_DATAFLOW && (o->rank_delay_s || o->nflows || o->independent_phases))
+        return ar_engine_dataflow(&j, out, e);
+    /* compute costs overlap a reduction with the next transfers under dataflow (a member moves on when the
+     * network part is done): the lockstep run, whose rounds include the reduction, is not that run */
+    if (o->sync == AR_SYNC_DATAFLOW && (o->gamma_s_per_B > 0 || ar_platform_has_costs(p)))
         return ar_engine_dataflow(&j, out, e);
     return ar_engine_fast(&j, out, e);
 }
@@ -414,6 +425,12 @@ ar_status ar_sim_run(const ar_platform *p, const ar_schedule *s, const ar_sim_op
     ar_sim_opts defaults;
     memset(&defaults, 0, sizeof defaults);
     const ar_sim_opts *o = opts ? opts : &defaults;
+    ar_sim_opts eff; /* issue 15: the platform's reduction rate, unless --gamma overrides it */
+    if (!(o->gamma_s_per_B > 0) && p && p->reduce_Bps > 0) {
+        eff = *o;
+        eff.gamma_s_per_B = 1.0 / p->reduce_Bps;
+        o = &eff;
+    }
     ar_status st = validate(p, s, o, e);
     if (st != AR_OK) return st;
     netspec ns;
