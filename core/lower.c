@@ -158,6 +158,25 @@ int ar_lower_nrounds(const ar_op *op) {
     return total;
 }
 
+int ar_lower_same_rounds(const ar_op *op, int r) {
+    /* ring parts (RS, AG) with even blocks and even pieces: every step sends one block of count/n
+     * elements (or its piece count/n/c) from member i to member i+1, in member order */
+    if (op->impl != AR_IMPL_RING && op->impl != AR_IMPL_NATIVE) return 1;
+    if (op->counts || op->n < 2 || op->count % (uint64_t)op->n) return 1;
+    if (op->chunks > 1 && (op->count / (uint64_t)op->n) % (uint64_t)op->chunks) return 1;
+    enum part parts[2];
+    int np = op_parts(op, parts);
+    for (int i = 0; i < np; i++) {
+        int pr = part_rounds(op, parts[i]);
+        if (r >= pr) {
+            r -= pr;
+            continue;
+        }
+        return parts[i] == P_RING_RS || parts[i] == P_RING_AG ? pr - r : 1;
+    }
+    return 1;
+}
+
 size_t ar_lower_max_xfers(const ar_op *op) {
     size_t n = (size_t)op->n;
     if (op->impl == AR_IMPL_DIRECT) return n * (n > 0 ? n - 1 : 0) + 1;

@@ -68,6 +68,13 @@ static inline uint64_t ar_xfer_elems(const ar_xfer *x) { return x->len[0] + (x->
 /* Number of rounds op lowers to (0 for a 1-member op). */
 int ar_lower_nrounds(const ar_op *op);
 
+/* How many consecutive rounds from round r (>= 1; 1 when unknown) lower to the same transfers as
+ * round r: the same src, dst, element count and reduce flag, in the same order (offsets aside).
+ * Known for ring parts with even blocks (count divisible by n, and by n*chunks with chunks > 1):
+ * every step of a ring reduce-scatter, every step of its all-gather. The walk and the fast engine
+ * price such rounds once (exact: an idle network each round, the same transfers). */
+int ar_lower_same_rounds(const ar_op *op, int r);
+
 /* Upper bound on the transfers in any round of op. */
 size_t ar_lower_max_xfers(const ar_op *op);
 

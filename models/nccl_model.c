@@ -6,6 +6,7 @@
 
 #include <ctype.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Architecture row of NCCL's per-architecture tables (NCCL_*_COMPCAP_IDX). */
@@ -602,15 +603,18 @@ ar_status ar_nccl_in_from_platform(const ar_platform *p, int cc, ar_nccl_in *out
     }
     /* a NIC: the machine's cut capacity (links with one end inside it) over its GPUs; the smallest machine */
     if (nm > 1) {
-        double nic = HUGE_VAL;
-        for (int m = 0; m < nm; m++) {
-            double cut = 0;
-            for (int l = 0; l < p->nlinks; l++) {
-                int ia = p->nodes[p->links[l].a].machine == m, ib = p->nodes[p->links[l].b].machine == m;
-                if (ia != ib) cut += p->links[l].bw_Bps * p->links[l].lanes / 1e9 / p->cal_bw[1];
-            }
-            if (cut < nic) nic = cut;
+        double nic = HUGE_VAL, *cut = ar_calloc((size_t)nm, sizeof *cut);
+        if (!cut) return ar_fail(e, AR_ENOMEM, "nccl model: out of memory");
+        for (int l = 0; l < p->nlinks; l++) { /* one pass, each machine's sum in link order (O(links), not O(machines x links)) */
+            int ma = p->nodes[p->links[l].a].machine, mb = p->nodes[p->links[l].b].machine;
+            if (ma == mb) continue;
+            double c = p->links[l].bw_Bps * p->links[l].lanes / 1e9 / p->cal_bw[1];
+            if (ma >= 0) cut[ma] += c;
+            if (mb >= 0) cut[mb] += c;
         }
+        for (int m = 0; m < nm; m++)
+            if (cut[m] < nic) nic = cut[m];
+        free(cut);
         t.nic = nic / ppn;
         if (p->calibrated) t.nic = round(t.nic * 1e6) / 1e6;
         if (!(t.nic > 0))

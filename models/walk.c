@@ -11,6 +11,7 @@
  * reducing switch (AR_IMPL_SWITCH) also loads the switch's virtual reduction
  * link (platform.h), priced like any link.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -376,10 +377,14 @@ ar_status ar_model_walk(const ar_platform *p, const ar_schedule *s, ar_model_res
     memset(out, 0, sizeof *out);
     if (s->nranks != p->nranks)
         return ar_fail(e, AR_EINVAL, "schedule has %d ranks, platform %s has %d", s->nranks, p->name, p->nranks);
-    double work = 0;
+    double work = 0; /* transfers the walk lowers: rounds equal to the one before are priced once */
     for (int ph = 0; ph < s->nphases; ph++)
-        for (int i = 0; i < s->phases[ph].nops; i++)
-            work += (double)ar_lower_nrounds(&s->phases[ph].ops[i]) * (double)ar_lower_max_xfers(&s->phases[ph].ops[i]);
+        for (int i = 0; i < s->phases[ph].nops; i++) {
+            const ar_op *op = &s->phases[ph].ops[i];
+            int nr = ar_lower_nrounds(op), distinct = 0;
+            for (int r = 0; r < nr; r += ar_lower_same_rounds(op, r)) distinct++;
+            work += (double)distinct * (double)ar_lower_max_xfers(op);
+        }
     if (work > AR_WALK_MAX_TRANSFERS)
         return ar_fail(e, AR_ELIMIT, "cost walk: %s lowers to about %.3g transfers, beyond the walk's limit of %.3g",
                        s->algo, work, AR_WALK_MAX_TRANSFERS);
@@ -422,6 +427,18 @@ ar_status ar_model_walk(const ar_platform *p, const ar_schedule *s, ar_model_res
             double t = 0, bw = 0, lat = 0;
             st = price_round_reuse(&w, (double)s->elem_bytes / pf, &t, &bw, &lat, e);
             tphase += t + pstep;
+            /* the next J rounds of every op still running lower to these same transfers
+             * (ar_lower_same_rounds): the same price, without lowering them */
+            int J = INT32_MAX;
+            for (int i = 0; i < phase->nops && J > 0; i++)
+                if (r < w.nrounds[i]) {
+                    int k = ar_lower_same_rounds(&phase->ops[i], r) - 1;
+                    if (k < J) J = k;
+                }
+            if (J > 0 && J < INT32_MAX) {
+                tphase += (double)J * (t + pstep);
+                r += J;
+            }
             if (bw > 0 && (bw_min == 0 || bw < bw_min)) bw_min = bw;
             if (lat > lat_max) lat_max = lat;
         }

@@ -161,6 +161,10 @@ static void drive(eng *g) {
                     break;
                 }
                 g->r->epochs_repeat++;
+                if ((st = eng_repeat_jump(g)) != AR_OK) {
+                    g->st = st;
+                    break;
+                }
                 continue;
             }
             if ((st = eng_analyse(g)) != AR_OK) {

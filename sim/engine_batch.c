@@ -314,6 +314,43 @@ ar_status eng_repeat_save(eng *g, double tend) {
     return AR_OK;
 }
 
+/* After a repeated batch: when the next J rounds of every op of the batch lower to the same
+ * transfers again (ar_lower_same_rounds: a ring's steps with even blocks), they would repeat it J
+ * times, each from an idle network: their outcome is applied J times at once, without lowering
+ * them (statistics, clock, rounds; under --sync dataflow the certificate's readiness moves to the
+ * last of them: every start there is checked by the same arithmetic as in the repeated batch,
+ * translated in time). Not with --check or --trace, which need every transfer. */
+ar_status eng_repeat_jump(eng *g) {
+    if (g->io.data || g->io.trace || !g->rep.valid || g->stopped) return AR_OK;
+    int J = INT32_MAX;
+    for (int k = 0; k < g->b.nslots && J > 0; k++) {
+        const opst *os = &g->ph.ops[g->b.slot_op[k]];
+        int j = ar_lower_same_rounds(os->op, os->round - 1) - 1; /* rounds after the one just applied */
+        if (j < J) J = j;
+    }
+    if (J <= 0 || J == INT32_MAX) return AR_OK;
+    ar_sim_result *r = g->r;
+    for (size_t k = 0; k < g->rep.nd; k++) {
+        int d = g->rep.dl[k];
+        r->link_bytes[d] += (double)J * g->rep.bytes[k];
+        r->link_busy_s[d] += (double)J * g->rep.busy[k];
+    }
+    double bytes = 0;
+    for (size_t t = 0; t < g->b.n; t++) bytes += ENG_WIRE(g, ar_xfer_elems(&g->b.x[t]));
+    r->bytes += (double)J * bytes;
+    r->transfers += (uint64_t)J * g->b.n;
+    r->epochs += (uint64_t)J;
+    r->epochs_repeat += (uint64_t)J;
+    for (int k = 0; k < g->b.nslots; k++) g->ph.ops[g->b.slot_op[k]].round += J;
+    g->off += (double)J * g->rep.tend;
+    if (g->cert.on) { /* the last jumped batch started at now - tend */
+        double T0 = eng_now(g) - g->rep.tend;
+        for (size_t t = 0; t < g->b.n; t++)
+            eng_cert_end(g, &g->b.x[t], g->b.slot_op[g->b.slot[t]], T0 + g->rep.dtot[t]);
+    }
+    return AR_OK;
+}
+
 /* Routes, components and keys of the batch; looks every key up and lists in
  * g->pr.miss one component per distinct unknown key. */
 static ar_status lookup_keys(eng *g);

@@ -292,6 +292,7 @@ int eng_full_start_round(eng *g, int i);
 void eng_full_finish(eng *g, int id);
 void eng_full_net_done(eng *g, int id);
 void eng_full_after(eng *g, int id);
+ar_status eng_repeat_jump(eng *g); /* engine_batch.c: identical rounds after a repeat, applied at once */
 
 /* engine_cert.c: the dataflow certificate of a lockstep run */
 ar_status eng_cert_init(eng *g);
