@@ -422,8 +422,8 @@ int cmd_sim(int argc, char **argv) {
     if (stream) tbl_stream_begin(&t, o.format, stdout);
     for (int pi = 0; pi < o.nplatforms && worst != AR_EINVAL; pi++) {
         ar_platform *p = plats[pi];
-        double *delays = NULL; /* the scenario's start delay per rank of this platform */
-        if (scen && scen->nstragglers) {
+        double *delays = NULL;                         /* the scenario's start delay per rank of this platform */
+        if (scen && ar_scenario_max_delay(scen) > 0) { /* late starts (a slow GPU alone is in the platform) */
             delays = calloc((size_t)p->nranks, sizeof *delays);
             if (!delays) {
                 worst = AR_ENOMEM;

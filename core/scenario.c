@@ -131,9 +131,11 @@ static ar_status parse(ar_jpath *c, const cJSON *root, ar_scenario *s) {
         if (!st) st = read_rank_key(c, it, "rank", &g->rank);
         if (!st) st = read_num(c, it, "delay", 0, 0, &g->delay_s);
         if (!st) st = read_num(c, it, "rate", 3, 0, &g->rate);
-        if (!st && g->rate > 1)
-            st = ar_jpath_fail(c, AR_EINVAL, "rate: a fraction of the rank's reduction rate in (0, 1] (got %g)",
-                               g->rate);
+        if (!st && g->rate > 1) {
+            size_t o2 = ar_jpath_key(c, "rate");
+            st = ar_jpath_fail(c, AR_EINVAL, "a fraction of the rank's reduction rate in (0, 1] (got %g)", g->rate);
+            ar_jpath_pop(c, o2);
+        }
         if (!st && !field(it, "delay") && !field(it, "rate"))
             st = ar_jpath_fail(c, AR_EINVAL, "give a delay or a rate (a fraction of its reduction rate)");
         if (!st) ar_jpath_pop(c, old);
