@@ -218,6 +218,11 @@ static void test_slow_compute(void) {
     slow_ring("{\"name\":\"slow3\",\"stragglers\":[{\"rank\":3,\"rate\":0.8}]}", T1 + g * (1 / 0.8 - 1),
               "rank 3 at f = 0.8");
     T_NEAR(T1 + g * (1 / 0.8 - 1), 0.014853, 1e-15, "T_0.8 by hand");
+    /* with failed ranks 4..7 the survivors keep the reduction rate (ar_platform_degrade): P = 4,
+     * s = 20 MB: T' = 2e-6 + 2e7 / 12.5e9 = 1.602e-3, g' = 1e-3 (g' <= T', d = g'):
+     * T' = 3 (T' + g') + 3 T' + g' = 7.806e-3 + 4.806e-3 + 1e-3 = 0.013612 s */
+    slow_ring("{\"name\":\"half\",\"failed_ranks\":[4,5,6,7],\"stragglers\":[{\"rank\":3,\"rate\":0.5}]}", 0.013612,
+              "ranks 4..7 failed, rank 3 at f = 0.5");
     /* the slow rank anywhere on the ring: rank 0 gives the same T_1 + g (1/f - 1) */
     slow_ring("{\"name\":\"slow0\",\"stragglers\":[{\"rank\":0,\"rate\":0.5}]}", T1 + g, "rank 0 at f = 0.5");
 }
