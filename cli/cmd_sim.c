@@ -166,9 +166,10 @@ static void sim_help(const lab_sim_api *sim) {
         "                  everywhere (the closed forms' semantics)\n"
         "  --no-shortcuts  simulate every transfer in SimGrid (the exact shortcuts are off)\n"
         "  --chunks N      what-if: pipeline every op of the planned schedule in N chunks (1..65536)\n"
-        "  --scenario F    what-if scenario (scenarios/README.md): late ranks, slow/failed links and ranks,\n"
-        "                  background flows; delays and flows run under --sync dataflow; with jobs, one\n"
-        "                  simulation of every job (each its ranks, algorithm, start) and a row per job\n"
+        "  --scenario F    what-if scenario (scenarios/README.md): late or slow-computing ranks, slow/failed\n"
+        "                  links and ranks, background flows; delays, flows and slow GPUs run under\n"
+        "                  --sync dataflow; with jobs, one simulation of every job (each its ranks,\n"
+        "                  algorithm, start) and a row per job\n"
         "  --model-only    print the model's columns (model_s, closed_s) of every row without simulating\n"
         "  --digits N      significant digits of sim_s, model_s and closed_s (1..17, default 12)\n"
         "network models (--network):\n%s",

@@ -62,8 +62,7 @@ expect_error "slow GPU lockstep refused" "--sync dataflow only" -- sim --platfor
 echo '{"name":"x","stragglers":[{"rank":1,"rate":1.5}]}' >"$T_TMP/bad.json"
 expect_error "bad fraction" 'stragglers[0].rate: a fraction of the rank'"'"'s reduction rate in (0, 1] (got 1.5)' -- model --platform flat:ranks=4 --scenario "$T_TMP/bad.json"
 # best: flat:ranks=8 with compute.reduce 20 GB/s (gamma 5e-11). Without the scenario the walk ranks ps
-# (0.014704) before ring (0.014728); with rank 3 slow the simulation ranks ring (0.015228) before ps (0.018204:
-# the server's reductions on the slow GPU)
+# (0.014704) before ring (0.014728); with rank 3 slow the simulation ranks ring (0.015228) before ps (0.018204)
 printf '{"name":"flat8c","kind":"tree","levels":[{"fanout":8,"bw":"12.5GBps","lat":"1us"}],"compute":{"reduce":"20GBps"}}' >"$T_TMP/flat8c.json"
 if expect_ok "best slow GPU" -- best --platform "$T_TMP/flat8c.json" --size 80MB --scenario "$S/slow-gpu.json" --format csv; then
   t_check "best slow GPU: ranked by sim_s, ring 0.015228 before ps" python3 - "$T_TMP/out" <<'PY'
