@@ -75,6 +75,20 @@ ok = len(t) >= 10 and t == sorted(t) and all(r["scenario"] == "slow-gpu-3" for r
 sys.exit(0 if ok and abs(ring - 0.015228) <= 1e-9 * ring and pos["ring"] < pos["ps"] else 1)
 PY
 fi
+# jobs with a slow GPU: two 4-rank rings on flat8c's halves, rank 3 (job 0) at f = 0.5. 4 ranks, s = 20 MB:
+# T = 2e-6 + 2e7 / 12.5e9 = 1.602e-3, g = 1e-3; job 1: 3 (T + g) + 3 T = 0.012612; job 0: + g = 0.013612,
+# the same alone (its sub-platform keeps the slow GPU)
+cat >"$T_TMP/jobs-slow.json" <<'JSON'
+{"name": "jobs-slow", "stragglers": [{"rank": 3, "rate": 0.5}],
+ "jobs": [{"ranks": [0, 1, 2, 3], "algo": "ring"}, {"ranks": [4, 5, 6, 7], "algo": "ring"}]}
+JSON
+if expect_ok "jobs with a slow GPU" -- sim --platform "$T_TMP/flat8c.json" --size 80MB --scenario "$T_TMP/jobs-slow.json" --format csv; then
+  while read -r j t a; do
+    w=$([ "$j" = 0 ] && echo 0.013612 || echo 0.012612)
+    t_check "job $j: $w together (got $t)" near "$t" "$w"
+    t_check "job $j: $w alone (got $a)" near "$a" "$w"
+  done < <(csv_col "$T_TMP/out" job sim_s alone_s)
+fi
 if expect_ok "best without the scenario" -- best --platform "$T_TMP/flat8c.json" --size 80MB --format csv; then
   t_check "best by the walk: ps before ring" python3 - "$T_TMP/out" <<'PY'
 import csv, sys
