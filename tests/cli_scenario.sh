@@ -116,6 +116,21 @@ for r in rows:
 sys.exit(0 if ok else 1)
 PY
 fi
+# the same sweep on flat:ranks=8 with only the simulator's gamma: the platform has no reduction rate, so every
+# row is an error saying so (it used to abort the sweep with "out of memory")
+sed "s|\"$T_TMP/flat8c.json\"|\"flat:ranks=8\"|; s|\"sizes\": \[\"80MB\"\]}|\"sizes\": [\"80MB\"], \"sim\": {\"gamma\": 5e-11}}|" \
+  "$T_TMP/swf.json" >"$T_TMP/swg.json"
+"$ARLAB" sweep "$T_TMP/swg.json" --out "$T_TMP/swg" --quiet >"$T_TMP/out" 2>"$T_TMP/err"
+rc=$?
+t_check "sweep without a reduction rate: non-zero exit ($rc)" test "$rc" -ge 1 -a "$rc" -lt 128
+t_check "sweep without a reduction rate: error rows that say why" python3 - "$T_TMP/swg/slow-sweep.csv" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+bad = [r for r in rows if r["platform"].endswith("=0.5") or r["platform"].endswith("=0.8")]
+ok = len(rows) == 6 and len(bad) == 4
+ok = ok and all(r["status"] == "error" and "needs a reduction rate" in r["message"] for r in bad)
+sys.exit(0 if ok else 1)
+PY
 
 echo '{"name":"x","stragglers":[{"rank":1,"delay":"5 parsecs"}]}' >"$T_TMP/bad.json"
 expect_error "bad delay" 'stragglers[0].delay: "5 parsecs" is not a time' -- model --platform flat:ranks=4 --scenario "$T_TMP/bad.json"
