@@ -89,6 +89,7 @@ void ar_classic_pair_scan(const ar_platform *p, const int *r, int n, double *lat
 
 int ar_classic_ring_costs(const ar_platform *p, double N, long long c, ar_model_result *out) {
     if (!ar_platform_has_costs(p)) return 0;
+    if (p->rank_compute) return 0; /* a slow-computing straggler: uneven g per rank, the walk prices it */
     int P = p->nranks, staged = 0;
     for (int r = 0; r < P && P > 1; r++) staged += ar_platform_staged(p, r, (r + 1) % P);
     if (staged && staged != P) return 0; /* some ring hops stage, others not: no closed form */

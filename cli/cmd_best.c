@@ -188,7 +188,9 @@ int cmd_best(int argc, char **argv) {
         ar_platform_free(p);
         return AR_EUNSUPPORTED;
     }
-    int by_simulation = ar_scenario_has_timing(sc); /* delays, flows: the walk cannot see them */
+    /* delays, flows: the walk cannot see them; a slow-computing straggler: the walk prices it, the simulation
+     * (per-rank dataflow, FIFO reductions) is the reference the ranking uses */
+    int by_simulation = ar_scenario_has_timing(sc) || ar_scenario_has_compute(sc);
     size_t eb = ar_dtype_size(o.dtype);
     if (o.format == FMT_TABLE) {
         char b[32];
@@ -295,8 +297,8 @@ int cmd_best(int argc, char **argv) {
         char sd[400];
         ar_scenario_describe(sc, sd, sizeof sd);
         printf("scenario: %s from %s; %s\n", sd, sc->source,
-               by_simulation ? "ranked by sim_s, simulated under --sync dataflow with its delays and flows (the walk "
-                               "cannot see flows; walk_s and closed_s add the largest delay)"
+               by_simulation ? "ranked by sim_s, simulated under --sync dataflow with its delays, flows and slow GPUs "
+                               "(the walk cannot see flows; walk_s and closed_s add the largest delay)"
                              : "ranked by the walk on the platform as the scenario leaves it");
         if (simwhy[0]) printf("note: a simulation failed: %s\n", simwhy);
     }

@@ -166,9 +166,10 @@ static void sim_help(const lab_sim_api *sim) {
         "                  everywhere (the closed forms' semantics)\n"
         "  --no-shortcuts  simulate every transfer in SimGrid (the exact shortcuts are off)\n"
         "  --chunks N      what-if: pipeline every op of the planned schedule in N chunks (1..65536)\n"
-        "  --scenario F    what-if scenario (scenarios/README.md): late ranks, slow/failed links and ranks,\n"
-        "                  background flows; delays and flows run under --sync dataflow; with jobs, one\n"
-        "                  simulation of every job (each its ranks, algorithm, start) and a row per job\n"
+        "  --scenario F    what-if scenario (scenarios/README.md): late or slow-computing ranks, slow/failed\n"
+        "                  links and ranks, background flows; delays, flows and slow GPUs run under\n"
+        "                  --sync dataflow; with jobs, one simulation of every job (each its ranks,\n"
+        "                  algorithm, start) and a row per job\n"
         "  --model-only    print the model's columns (model_s, closed_s) of every row without simulating\n"
         "  --digits N      significant digits of sim_s, model_s and closed_s (1..17, default 12)\n"
         "network models (--network):\n%s",
@@ -422,8 +423,8 @@ int cmd_sim(int argc, char **argv) {
     if (stream) tbl_stream_begin(&t, o.format, stdout);
     for (int pi = 0; pi < o.nplatforms && worst != AR_EINVAL; pi++) {
         ar_platform *p = plats[pi];
-        double *delays = NULL; /* the scenario's start delay per rank of this platform */
-        if (scen && scen->nstragglers) {
+        double *delays = NULL;                         /* the scenario's start delay per rank of this platform */
+        if (scen && ar_scenario_max_delay(scen) > 0) { /* late starts (a slow GPU alone is in the platform) */
             delays = calloc((size_t)p->nranks, sizeof *delays);
             if (!delays) {
                 worst = AR_ENOMEM;

@@ -240,6 +240,8 @@ int cli_algo_list(const cli_opts *o, const char **names, int max) {
 ar_status cli_load_platform(const cli_opts *o, int i, ar_platform **out) {
     ar_err e = {{0}};
     ar_status st = ar_platform_load(o->platforms[i], o->ranks, out, &e);
+    /* --gamma overrides "compute"; before the scenario, whose slow-computing stragglers need a rate */
+    if (st == AR_OK && o->gamma_s_per_B > 0) (*out)->reduce_Bps = 1.0 / o->gamma_s_per_B;
     if (st == AR_OK && o->scenario) { /* what-if: slow, failed links and ranks before anything is planned */
         ar_scenario *sc = NULL;
         st = ar_scenario_load(o->scenario, &sc, &e);
@@ -251,7 +253,6 @@ ar_status cli_load_platform(const cli_opts *o, int i, ar_platform **out) {
         }
     }
     if (st != AR_OK) cli_error(st, &e);
-    else if (o->gamma_s_per_B > 0) (*out)->reduce_Bps = 1.0 / o->gamma_s_per_B; /* --gamma overrides "compute" */
     return st;
 }
 

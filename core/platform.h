@@ -138,6 +138,10 @@ typedef struct ar_platform {
      * transfers between machines, or every transfer when stage_all. */
     double stage_d2h_Bps, stage_h2d_Bps;
     int stage_all;
+    /* slow-computing stragglers (a scenario's stragglers[].rate, core/scenario.c): rank r reduces at
+     * rank_compute[r] (in (0, 1]) times the reduction rate, i.e. its reductions take 1/rank_compute[r]
+     * as long; its staging copies and launch overhead are unchanged. NULL = every rank at full rate. */
+    double *rank_compute;
 
     /* the file's "notes" (sources and assumptions of its numbers), may be 0/NULL */
     int nnotes;
@@ -278,6 +282,11 @@ static inline int ar_platform_staged(const ar_platform *p, int src, int dst) {
 /* 1 if p has compute costs (issue 15): a reduction rate, a launch overhead or staging copies. */
 static inline int ar_platform_has_costs(const ar_platform *p) {
     return p->reduce_Bps > 0 || p->launch_s > 0 || p->stage_d2h_Bps > 0;
+}
+
+/* Seconds per byte of rank r's reductions when the platform's are gamma: gamma / rank_compute[r]. */
+static inline double ar_platform_rank_gamma(const ar_platform *p, double gamma, int r) {
+    return p->rank_compute && r >= 0 && r < p->nranks ? gamma / p->rank_compute[r] : gamma;
 }
 
 /* Capacity per direction of a link (bw_Bps * lanes). */

@@ -175,6 +175,7 @@ void ar_platform_free(ar_platform *p) {
     free(p->rank_node);
     free(p->machine_of_rank);
     free(p->machine_first_rank);
+    free(p->rank_compute);
     free(p->adj_off);
     free(p->adj);
     ar_route_state *rs = p->route_state;

@@ -110,6 +110,20 @@ ar_status ar_platform_degrade(const ar_platform *p, const char *link_failed, con
         ar_platform_free(b.p);
         return st;
     }
+    /* the compute costs (issue 15) are the GPUs' and the transports': the survivors keep them */
+    b.p->reduce_Bps = p->reduce_Bps;
+    b.p->launch_s = p->launch_s;
+    b.p->stage_d2h_Bps = p->stage_d2h_Bps;
+    b.p->stage_h2d_Bps = p->stage_h2d_Bps;
+    b.p->stage_all = p->stage_all;
+    if (p->rank_compute) { /* a slow GPU that survives stays slow (its new rank) */
+        if (!(b.p->rank_compute = ar_calloc((size_t)b.p->nranks + 1, sizeof *b.p->rank_compute))) {
+            ar_platform_free(b.p);
+            return ar_fail(e, AR_ENOMEM, "out of memory");
+        }
+        for (int r = 0, k = 0; r < p->nranks; r++)
+            if (!(rank_failed && rank_failed[r]) && k < b.p->nranks) b.p->rank_compute[k++] = p->rank_compute[r];
+    }
     *out = b.p;
     return AR_OK;
 }

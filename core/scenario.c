@@ -131,12 +131,13 @@ static ar_status parse(ar_jpath *c, const cJSON *root, ar_scenario *s) {
         if (!st) st = read_rank_key(c, it, "rank", &g->rank);
         if (!st) st = read_num(c, it, "delay", 0, 0, &g->delay_s);
         if (!st) st = read_num(c, it, "rate", 3, 0, &g->rate);
-        if (!st && g->rate > 1) st = ar_jpath_fail(c, AR_EINVAL, "rate: a fraction of the normal rate in (0, 1]");
-        if (!st && g->rate != 1)
-            st = ar_jpath_fail(c, AR_EUNSUPPORTED,
-                               "rate: a slower reduction needs a reduction rate, which this "
-                               "build's platforms do not have (give a delay only)");
-        if (!st && g->delay_s == 0 && !field(it, "delay")) st = ar_jpath_fail(c, AR_EINVAL, "give a delay");
+        if (!st && g->rate > 1) {
+            size_t o2 = ar_jpath_key(c, "rate");
+            st = ar_jpath_fail(c, AR_EINVAL, "a fraction of the rank's reduction rate in (0, 1] (got %g)", g->rate);
+            ar_jpath_pop(c, o2);
+        }
+        if (!st && !field(it, "delay") && !field(it, "rate"))
+            st = ar_jpath_fail(c, AR_EINVAL, "give a delay or a rate (a fraction of its reduction rate)");
         if (!st) ar_jpath_pop(c, old);
     }
     if (!st) st = read_list(c, root, "links", sizeof *s->links, &a, &s->nlinks, (void **)&s->links);
@@ -396,6 +397,22 @@ ar_status ar_scenario_apply(const ar_scenario *sc, ar_platform **pp, ar_err *e) 
         if (sc->stragglers[i].rank >= p->nranks)
             return ar_fail(e, AR_EINVAL, "%s: stragglers[%d].rank: rank %d, the platform has %d ranks", w, i,
                            sc->stragglers[i].rank, p->nranks);
+    /* slow-computing stragglers: a fraction of the platform's reduction rate on their GPU */
+    for (int i = 0; i < sc->nstragglers; i++) {
+        const ar_straggler *g = &sc->stragglers[i];
+        if (g->rate == 1) continue;
+        if (!(p->reduce_Bps > 0))
+            return ar_fail(e, AR_EUNSUPPORTED,
+                           "%s: stragglers[%d].rate: a slower reduction needs a reduction rate (platform %s has no "
+                           "compute.reduce; give one or --gamma)",
+                           w, i, p->name);
+        if (!p->rank_compute) {
+            if (!(p->rank_compute = ar_calloc((size_t)p->nranks, sizeof *p->rank_compute)))
+                return ar_fail(e, AR_ENOMEM, "out of memory");
+            for (int r = 0; r < p->nranks; r++) p->rank_compute[r] = 1;
+        }
+        if (g->rate < p->rank_compute[g->rank]) p->rank_compute[g->rank] = g->rate; /* the slowest given */
+    }
     for (int i = 0; i < sc->nflows; i++)
         if (sc->flows[i].src >= p->nranks || sc->flows[i].dst >= p->nranks)
             return ar_fail(e, AR_EINVAL, "%s: flows[%d]: rank %d, the platform has %d ranks", w, i,
@@ -406,6 +423,12 @@ ar_status ar_scenario_apply(const ar_scenario *sc, ar_platform **pp, ar_err *e) 
                 return ar_fail(e, AR_EINVAL, "%s: jobs[%d].ranks[%d]: rank %d, the platform has %d ranks", w, i, k,
                                sc->jobs[i].ranks[k], p->nranks);
     return AR_OK;
+}
+
+int ar_scenario_has_compute(const ar_scenario *sc) {
+    for (int i = 0; sc && i < sc->nstragglers; i++)
+        if (sc->stragglers[i].rate != 1) return 1;
+    return 0;
 }
 
 int ar_scenario_has_timing(const ar_scenario *sc) {

@@ -31,7 +31,8 @@
 typedef struct ar_straggler {
     int rank;
     double delay_s; /* the rank enters phase 0 this late */
-    double rate;    /* fraction of its reduction rate (1 = normal); refused until compute costs exist */
+    double rate;    /* fraction of its reduction rate, (0, 1] (1 = normal): ar_scenario_apply sets the
+                     * platform's rank_compute; needs a reduction rate (compute.reduce or --gamma) */
 } ar_straggler;
 
 typedef struct ar_link_change {
@@ -88,6 +89,9 @@ ar_status ar_scenario_load_set(const char *path, const char *set_path, const cha
  * torus: refused). Then checks every rank the scenario names against the
  * result. On error *p is unchanged or freed and NULL'd (the message says). */
 ar_status ar_scenario_apply(const ar_scenario *sc, ar_platform **p, ar_err *e);
+
+/* 1 when the scenario has a slow-computing straggler (a rate below 1). */
+int ar_scenario_has_compute(const ar_scenario *sc);
 
 /* 1 when the scenario has events only the simulator sees (delays, flows, jobs). */
 int ar_scenario_has_timing(const ar_scenario *sc);

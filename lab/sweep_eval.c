@@ -139,6 +139,9 @@ ar_status sweep_eval(sweep_ctx *ctx, int i, sweep_rows *out, ar_err *e) {
         if (p) {
             lab_set_int(r, SC_RANKS, p->nranks);
             lab_set_int(r, SC_MACHINES, p->nmachines);
+        } else { /* the platform (or its scenario) failed: the row says why, not "out of memory" */
+            lab_set(r, SC_RANKS, "");
+            lab_set(r, SC_MACHINES, "");
         }
         lab_set(r, SC_ALGO, sa->spec);
         lab_set(r, SC_LABEL, label);

@@ -312,7 +312,8 @@ static ar_status walk_dataflow(walk *w, const ar_schedule *s, ar_model_result *o
                 if (staged || (x->reduce && gamma > 0)) {
                     double rend = land;
                     if (x->reduce && gamma > 0) {
-                        rend = (land > gpu[x->dst] ? land : gpu[x->dst]) + gamma * bytes;
+                        rend = (land > gpu[x->dst] ? land : gpu[x->dst]) +
+                               ar_platform_rank_gamma(p, gamma, x->dst) * bytes; /* a slow GPU: 1/rate */
                         gpu[x->dst] = rend;
                     }
                     if (rend > tphase_red) tphase_red = rend;

@@ -288,7 +288,8 @@ static void engine_start(df *d, int en, int k) {
     d->ebusy[en][k] = 1;
     int id = q->v[q->head];
     double bytes = (double)ar_xfer_elems(&d->xf[id].x) * (double)d->s->elem_bytes;
-    double t = en == ENG_GPU ? d->gamma * bytes : bytes / (en == ENG_D2H ? d->p->stage_d2h_Bps : d->p->stage_h2d_Bps);
+    double t = en == ENG_GPU ? ar_platform_rank_gamma(d->p, d->gamma, k) * bytes /* a slow GPU: 1/rate */
+                             : bytes / (en == ENG_D2H ? d->p->stage_d2h_Bps : d->p->stage_h2d_Bps);
     ar_sg_timer(d->sg, t, DF_TOK(en == ENG_GPU ? DF_EXEC : en == ENG_D2H ? DF_D2H : DF_H2D, (size_t)id));
 }
 
@@ -634,7 +635,9 @@ static void handle(df *d, uint64_t tok) {
     if (kind == DF_NET) {
         links_update(d, x, 0, 0);
         if (d->j->o->gamma_s_per_B > 0 && x->reduce) {
-            ar_sg_exec(d->sg, x->dst, d->j->o->gamma_s_per_B * (double)ar_xfer_elems(x) * (double)d->s->elem_bytes,
+            ar_sg_exec(d->sg, x->dst,
+                       ar_platform_rank_gamma(d->p, d->j->o->gamma_s_per_B, x->dst) * (double)ar_xfer_elems(x) *
+                           (double)d->s->elem_bytes,
                        DF_TOK(DF_EXEC, i));
             return;
         }

@@ -296,7 +296,7 @@ static void engine_main(int argc, char **argv) {
         sg_sem_acquire(q->sem);
         nv_job *j = q->q[q->head];
         const ar_platform *p = v->j->p;
-        double t = a->en == NV_GPU   ? v->gamma * j->bytes
+        double t = a->en == NV_GPU   ? ar_platform_rank_gamma(p, v->gamma, a->rank) * j->bytes /* slow GPU */
                    : a->en == NV_D2H ? j->bytes / p->stage_d2h_Bps
                                      : j->bytes / p->stage_h2d_Bps;
         sg_actor_sleep_for(t);

@@ -192,6 +192,11 @@ static ar_status validate(const ar_platform *p, const ar_schedule *s, const ar_s
         return ar_fail(e, AR_EUNSUPPORTED,
                        "sim: host staging copies (platform %s compute.stage) are simulated under --sync dataflow only",
                        p->name);
+    if (p->rank_compute && o->sync != AR_SYNC_DATAFLOW)
+        return ar_fail(
+            e, AR_EUNSUPPORTED,
+            "sim: a slow-computing straggler (scenario stragglers[].rate) is simulated under --sync dataflow "
+            "only");
     if (o->engine == AR_SIM_NAIVE &&
         (o->check || o->trace_path || (o->gamma_s_per_B > 0 && o->sync != AR_SYNC_DATAFLOW)))
         return ar_fail(e, AR_EUNSUPPORTED,

@@ -42,6 +42,96 @@ fi
 expect_ok "fr-10 degraded" -- sim --platform fr-10 --algo flexreduce --size 4MB --check --scenario "$S/fr10-slow-m1.json" --format csv &&
   t_check "flexreduce on the survivors: exact" test "$(csv_col "$T_TMP/out" ranks check | tr '\t' ' ')" = "9 exact"
 
+# a slow-computing straggler (scenarios/slow-gpu.json: rank 3 reduces at half rate). Ring on flat:ranks=8,
+# 80 MB, gamma 5e-11 s/B (tests/sim_scenario.c has the derivation): T = 2 us + 10 MB / 12.5 GB/s = 8.02e-4,
+# g = 5e-4; all at full rate T_1 = 7 (T + g) + 7 T = 0.014728; rank 3 at f: T_1 + g (1/f - 1) = 0.015228.
+for en in fast naive; do
+  if expect_ok "sim slow GPU ($en)" -- sim --platform flat:ranks=8 --algo ring --size 80MB --gamma 5e-11 --engine $en --scenario "$S/slow-gpu.json" --format csv; then
+    read -r t m sy sc < <(csv_col "$T_TMP/out" sim_s model_s sync scenario)
+    t_check "slow GPU ($en): sim 0.015228 (got $t)" near "$t" 0.015228
+    t_check "slow GPU ($en): model_s (the walk) 0.015228 (got $m)" near "$m" 0.015228
+    t_check "slow GPU ($en): dataflow, scenario column ($sy $sc)" test "$sy $sc" = "dataflow slow-gpu-3"
+  fi
+done
+if expect_ok "model slow GPU" -- model --platform flat:ranks=8 --algo ring --size 80MB --gamma 5e-11 --scenario "$S/slow-gpu.json" --format csv; then
+  read -r m w < <(csv_col "$T_TMP/out" model_s walk_s)
+  t_check "model slow GPU: model_s = walk_s = 0.015228 (got $m $w)" near "$m" 0.015228
+fi
+expect_error "slow GPU needs a rate" "needs a reduction rate" -- sim --platform flat:ranks=8 --algo ring --scenario "$S/slow-gpu.json"
+expect_error "slow GPU lockstep refused" "--sync dataflow only" -- sim --platform flat:ranks=8 --algo ring --gamma 5e-11 --sync round --scenario "$S/slow-gpu.json"
+echo '{"name":"x","stragglers":[{"rank":1,"rate":1.5}]}' >"$T_TMP/bad.json"
+expect_error "bad fraction" 'stragglers[0].rate: a fraction of the rank'"'"'s reduction rate in (0, 1] (got 1.5)' -- model --platform flat:ranks=4 --scenario "$T_TMP/bad.json"
+# best: flat:ranks=8 with compute.reduce 20 GB/s (gamma 5e-11). Without the scenario the walk ranks ps
+# (0.014704) before ring (0.014728); with rank 3 slow the simulation ranks ring (0.015228) before ps (0.018204)
+printf '{"name":"flat8c","kind":"tree","levels":[{"fanout":8,"bw":"12.5GBps","lat":"1us"}],"compute":{"reduce":"20GBps"}}' >"$T_TMP/flat8c.json"
+if expect_ok "best slow GPU" -- best --platform "$T_TMP/flat8c.json" --size 80MB --scenario "$S/slow-gpu.json" --format csv; then
+  t_check "best slow GPU: ranked by sim_s, ring 0.015228 before ps" python3 - "$T_TMP/out" <<'PY'
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["sim_s"] not in ("", "nan")]
+t = [float(r["sim_s"]) for r in rows]
+pos = {r["algo"]: i for i, r in reversed(list(enumerate(rows)))}
+ring = float(rows[pos["ring"]]["sim_s"])
+ok = len(t) >= 10 and t == sorted(t) and all(r["scenario"] == "slow-gpu-3" for r in rows)
+sys.exit(0 if ok and abs(ring - 0.015228) <= 1e-9 * ring and pos["ring"] < pos["ps"] else 1)
+PY
+fi
+# jobs with a slow GPU: two 4-rank rings on flat8c's halves, rank 3 (job 0) at f = 0.5. 4 ranks, s = 20 MB:
+# T = 2e-6 + 2e7 / 12.5e9 = 1.602e-3, g = 1e-3; job 1: 3 (T + g) + 3 T = 0.012612; job 0: + g = 0.013612,
+# the same alone (its sub-platform keeps the slow GPU)
+cat >"$T_TMP/jobs-slow.json" <<'JSON'
+{"name": "jobs-slow", "stragglers": [{"rank": 3, "rate": 0.5}],
+ "jobs": [{"ranks": [0, 1, 2, 3], "algo": "ring"}, {"ranks": [4, 5, 6, 7], "algo": "ring"}]}
+JSON
+if expect_ok "jobs with a slow GPU" -- sim --platform "$T_TMP/flat8c.json" --size 80MB --scenario "$T_TMP/jobs-slow.json" --format csv; then
+  while read -r j t a; do
+    w=$([ "$j" = 0 ] && echo 0.013612 || echo 0.012612)
+    t_check "job $j: $w together (got $t)" near "$t" "$w"
+    t_check "job $j: $w alone (got $a)" near "$a" "$w"
+  done < <(csv_col "$T_TMP/out" job sim_s alone_s)
+fi
+if expect_ok "best without the scenario" -- best --platform "$T_TMP/flat8c.json" --size 80MB --format csv; then
+  t_check "best by the walk: ps before ring" python3 - "$T_TMP/out" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+pos = {r["algo"]: i for i, r in reversed(list(enumerate(rows)))}
+sys.exit(0 if pos["ps"] < pos["ring"] else 1)
+PY
+fi
+# a sweep over the slow GPU's fraction: f = 1, 0.5, 0.8 -> 0.014728, 0.015228, 0.014853 (sim and model)
+cp "$S/slow-gpu.json" "$T_TMP/slow.json"
+cat >"$T_TMP/swf.json" <<JSON
+{"name": "slow-sweep", "backend": ["sim", "model"],
+ "platforms": [{"spec": "$T_TMP/flat8c.json", "scenario": "slow.json", "vary": {"stragglers[0].rate": [1, 0.5, 0.8]}}],
+ "algos": ["ring"], "sizes": ["80MB"]}
+JSON
+if expect_ok "sweep over the slow GPU's fraction" -- sweep "$T_TMP/swf.json" --out "$T_TMP/swf" --quiet; then
+  t_check "sweep: 6 rows, T_1 + g (1/f - 1)" python3 - "$T_TMP/swf/slow-sweep.csv" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+want = {"1": 0.014728, "0.5": 0.015228, "0.8": 0.014853}
+ok = len(rows) == 6
+for r in rows:
+    f = r["platform"].rsplit("=", 1)[-1]
+    ok = ok and f in want and abs(float(r["time_s"]) - want[f]) <= 1e-9 * want[f]
+sys.exit(0 if ok else 1)
+PY
+fi
+# the same sweep on flat:ranks=8 with only the simulator's gamma: the platform has no reduction rate, so every
+# row is an error saying so (it used to abort the sweep with "out of memory")
+sed "s|\"$T_TMP/flat8c.json\"|\"flat:ranks=8\"|; s|\"sizes\": \[\"80MB\"\]}|\"sizes\": [\"80MB\"], \"sim\": {\"gamma\": 5e-11}}|" \
+  "$T_TMP/swf.json" >"$T_TMP/swg.json"
+"$ARLAB" sweep "$T_TMP/swg.json" --out "$T_TMP/swg" --quiet >"$T_TMP/out" 2>"$T_TMP/err"
+rc=$?
+t_check "sweep without a reduction rate: non-zero exit ($rc)" test "$rc" -ge 1 -a "$rc" -lt 128
+t_check "sweep without a reduction rate: error rows that say why" python3 - "$T_TMP/swg/slow-sweep.csv" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+bad = [r for r in rows if r["platform"].endswith("=0.5") or r["platform"].endswith("=0.8")]
+ok = len(rows) == 6 and len(bad) == 4
+ok = ok and all(r["status"] == "error" and "needs a reduction rate" in r["message"] for r in bad)
+sys.exit(0 if ok else 1)
+PY
+
 echo '{"name":"x","stragglers":[{"rank":1,"delay":"5 parsecs"}]}' >"$T_TMP/bad.json"
 expect_error "bad delay" 'stragglers[0].delay: "5 parsecs" is not a time' -- model --platform flat:ranks=4 --scenario "$T_TMP/bad.json"
 expect_error "missing file" "nope.json" -- sim --platform flat:ranks=4 --scenario "$T_TMP/nope.json"

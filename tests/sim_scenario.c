@@ -31,7 +31,25 @@
  *    "gpu0-gpu2 (gpu0->gpu2)".
  * 5. Failed rank on a tree (fr-10 without rank 3): 9 ranks, --check exact
  *    for ring and FlexReduce (planned on the survivors).
- * 6. Bad scenario files: one line each, naming the file and the JSON path. */
+ * 6. Bad scenario files: one line each, naming the file and the JSON path.
+ * 7. A slow-computing straggler (stragglers[].rate = f): its GPU's reductions take 1/f as long.
+ *    Ring on flat:ranks=8 (route 2 links: a = 2 us), N = 80 MB, s = N/8 = 10 MB, gamma = 5e-11 s/B:
+ *        T = 2e-6 + 1e7 / 12.5e9 = 8.02e-4 s per transfer, g = 5e-11 x 1e7 = 5e-4 s per reduction.
+ *    All ranks at full rate (ar_eq_ring_pipe with c = 1, g <= T): rank r's reduce-scatter send of
+ *    step t needs the chunk it received and reduced at step t-1, so step t starts at t (T + g) and
+ *    the last reduction ends at A = (P-1)(T + g); the all-gather's P-1 copies follow:
+ *        T_1 = (P-1)(T + g) + (P-1) T = 7 x 1.302e-3 + 7 x 8.02e-4 = 0.014728 s.
+ *    Rank k = 3 at f: its reductions take G = g/f, d = G - g = g (1/f - 1) longer. A chunk that has
+ *    passed rank 3 is late by d from then on (each chunk is reduced at 3 at most once); the others
+ *    are on time. It stays d, not more, while d <= g (a rank's round t-1 send, late by d, ends at
+ *    (t-1)(T+g) + d + T <= t (T+g), before its round t) and G - g <= T (a GPU's FIFO is free when
+ *    the next chunk lands). After the reduce-scatter every chunk but chunk 3 (which started at
+ *    rank 3 and is never reduced there) ends at A + d; the all-gather's round t' >= 1 of every
+ *    rank waits for a neighbour that is late by d, so all ends d late:
+ *        T_f = T_1 + g (1/f - 1):  f = 0.5: 0.014728 + 5e-4 = 0.015228 s;
+ *                                  f = 0.8: 0.014728 + 1.25e-4 = 0.014853 s.
+ *    The walk, the fast engine and the naive engine (--sync dataflow) give it to 1e-9; without a
+ *    reduction rate the scenario is refused (test_bad), and so is --sync round. */
 #include "sim_util.h"
 
 #include "core/scenario.h"
@@ -149,6 +167,66 @@ static void test_timing(void) {
     ar_platform_free(p);
 }
 
+/* Ring on flat:ranks=8 with gamma and sc_json (a slow GPU) applied: walk, fast and naive sims. */
+static void slow_ring(const char *sc_json, double want, const char *what) {
+    ar_platform *p = sim_platform("flat:ranks=8");
+    ar_scenario *sc = sc_json ? scen(sc_json) : NULL;
+    ar_err e = {{0}};
+    if (!p || (sc_json && !sc)) goto out;
+    p->reduce_Bps = 1 / 5e-11; /* what --gamma 5e-11 does */
+    if (sc) T_OK(ar_scenario_apply(sc, &p, &e), e);
+    T_CHECK(!sc || p->rank_compute, "%s: the platform has per-rank compute fractions", what);
+    ar_schedule *s = NULL;
+    T_OK(ar_algo_plan("ring", p, 80000000 / 4, 4, &s, &e), e);
+    if (!s) goto out;
+    ar_model_result m;
+    T_OK(ar_model_walk(p, s, &m, &e), e);
+    T_NEAR(m.time_s, want, 1e-9, what);
+    for (int en = 0; en < 2; en++) {
+        ar_sim_opts o = {.sync = AR_SYNC_DATAFLOW, .engine = en ? AR_SIM_NAIVE : AR_SIM_FAST};
+        ar_sim_result r;
+        ar_status st = ar_sim_run(p, s, &o, &r, &e);
+        T_CHECK(st == AR_OK, "%s (%s): %s", what, en ? "naive" : "fast", e.msg);
+        if (st != AR_OK) continue;
+        T_NEAR(r.time_s, want, 1e-9, what);
+        printf("slow ring %-28s walk %.12g sim(%s) %.12g want %.12g\n", what, m.time_s, en ? "naive" : "fast", r.time_s,
+               want);
+        ar_sim_result_free(&r);
+    }
+    if (sc) { /* the lockstep engine does not take a slow GPU: one line */
+        ar_sim_opts o = {.sync = AR_SYNC_ROUND};
+        ar_sim_result r;
+        ar_status st = ar_sim_run(p, s, &o, &r, &e);
+        T_CHECK(st != AR_OK && strstr(e.msg, "--sync dataflow") && !strchr(e.msg, '\n'), "%s: --sync round: %s", what,
+                st == AR_OK ? "accepted" : e.msg);
+        if (st == AR_OK) ar_sim_result_free(&r);
+    }
+    ar_schedule_free(s);
+out:
+    ar_scenario_free(sc);
+    ar_platform_free(p);
+}
+
+static void test_slow_compute(void) {
+    const double T = 2e-6 + 1e7 / 12.5e9, g = 5e-11 * 1e7, P = 8;
+    const double T1 = (P - 1) * (T + g) + (P - 1) * T;
+    T_NEAR(T1, 0.014728, 1e-15, "T_1 by hand");
+    slow_ring(NULL, T1, "all at full rate");
+    slow_ring("{\"name\":\"slow3\",\"stragglers\":[{\"rank\":3,\"rate\":0.5}]}", T1 + g * (1 / 0.5 - 1),
+              "rank 3 at f = 0.5");
+    T_NEAR(T1 + g * (1 / 0.5 - 1), 0.015228, 1e-15, "T_0.5 by hand");
+    slow_ring("{\"name\":\"slow3\",\"stragglers\":[{\"rank\":3,\"rate\":0.8}]}", T1 + g * (1 / 0.8 - 1),
+              "rank 3 at f = 0.8");
+    T_NEAR(T1 + g * (1 / 0.8 - 1), 0.014853, 1e-15, "T_0.8 by hand");
+    /* with failed ranks 4..7 the survivors keep the reduction rate (ar_platform_degrade): P = 4,
+     * s = 20 MB: T' = 2e-6 + 2e7 / 12.5e9 = 1.602e-3, g' = 1e-3 (g' <= T', d = g'):
+     * T' = 3 (T' + g') + 3 T' + g' = 7.806e-3 + 4.806e-3 + 1e-3 = 0.013612 s */
+    slow_ring("{\"name\":\"half\",\"failed_ranks\":[4,5,6,7],\"stragglers\":[{\"rank\":3,\"rate\":0.5}]}", 0.013612,
+              "ranks 4..7 failed, rank 3 at f = 0.5");
+    /* the slow rank anywhere on the ring: rank 0 gives the same T_1 + g (1/f - 1) */
+    slow_ring("{\"name\":\"slow0\",\"stragglers\":[{\"rank\":0,\"rate\":0.5}]}", T1 + g, "rank 0 at f = 0.5");
+}
+
 /* Bad files: the error names the file and the path, and says what is wrong. */
 static void bad(const char *plat, const char *json, const char *want) {
     ar_scenario *s = NULL;
@@ -172,7 +250,12 @@ static void test_bad(void) {
     bad(NULL, "{\"stragglers\":[{\"rank\":1.5,\"delay\":1}]}", "stragglers[0].rank");
     bad(NULL, "{\"stragglers\":[{\"rank\":1,\"delay\":-1}]}", "stragglers[0].delay");
     bad(NULL, "{\"stragglers\":[{\"rank\":1,\"delay\":\"5 parsecs\"}]}", "stragglers[0].delay");
-    bad(NULL, "{\"stragglers\":[{\"rank\":1,\"rate\":0.5}]}", "needs a reduction rate");
+    bad("flat:ranks=4", "{\"stragglers\":[{\"rank\":1,\"rate\":0.5}]}", "needs a reduction rate");
+    bad(NULL, "{\"stragglers\":[{\"rank\":1,\"rate\":0}]}", "stragglers[0].rate");
+    bad(NULL, "{\"stragglers\":[{\"rank\":1,\"rate\":-0.5}]}", "stragglers[0].rate");
+    bad(NULL, "{\"stragglers\":[{\"rank\":1,\"rate\":1.5}]}", "in (0, 1]");
+    bad(NULL, "{\"stragglers\":[{\"rank\":1,\"rate\":\"fast\"}]}", "stragglers[0].rate");
+    bad(NULL, "{\"stragglers\":[{\"rank\":1}]}", "give a delay or a rate");
     bad(NULL, "{\"links\":[{\"link\":\"a\",\"match\":\"b*\",\"factor\":0.5}]}", "links[0]");
     bad(NULL, "{\"links\":[{\"link\":\"a\",\"factor\":0}]}", "links[0].factor");
     bad(NULL, "{\"flows\":[{\"src\":0,\"dst\":0,\"bytes\":10}]}", "flows[0]");
@@ -191,6 +274,7 @@ static void test_bad(void) {
 
 int main(void) {
     test_timing();
+    test_slow_compute();
     test_bad();
     return t_done("sim_scenario");
 }
