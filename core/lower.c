@@ -158,23 +158,31 @@ int ar_lower_nrounds(const ar_op *op) {
     return total;
 }
 
+/* The part round r of op falls in: sets *pt and makes *r relative to the part; returns the part's
+ * rounds (0: r is past the op's end). */
+static int locate(const ar_op *op, int *r, enum part *pt) {
+    enum part parts[2];
+    int np = op_parts(op, parts);
+    for (int i = 0; i < np; i++) {
+        int pr = part_rounds(op, parts[i]);
+        if (*r < pr) {
+            *pt = parts[i];
+            return pr;
+        }
+        *r -= pr;
+    }
+    return 0;
+}
+
 int ar_lower_same_rounds(const ar_op *op, int r) {
     /* ring parts (RS, AG) with even blocks and even pieces: every step sends one block of count/n
      * elements (or its piece count/n/c) from member i to member i+1, in member order */
     if (op->impl != AR_IMPL_RING && op->impl != AR_IMPL_NATIVE) return 1;
     if (op->counts || op->n < 2 || op->count % (uint64_t)op->n) return 1;
     if (op->chunks > 1 && (op->count / (uint64_t)op->n) % (uint64_t)op->chunks) return 1;
-    enum part parts[2];
-    int np = op_parts(op, parts);
-    for (int i = 0; i < np; i++) {
-        int pr = part_rounds(op, parts[i]);
-        if (r >= pr) {
-            r -= pr;
-            continue;
-        }
-        return parts[i] == P_RING_RS || parts[i] == P_RING_AG ? pr - r : 1;
-    }
-    return 1;
+    enum part pt;
+    int pr = locate(op, &r, &pt);
+    return pr > 0 && (pt == P_RING_RS || pt == P_RING_AG) ? pr - r : 1;
 }
 
 size_t ar_lower_max_xfers(const ar_op *op) {
@@ -420,22 +428,14 @@ static size_t gen_switch(const ar_op *op, int r, ar_xfer *buf) {
 
 size_t ar_lower_round(const ar_op *op, int r, ar_xfer *buf) {
     if (op->impl == AR_IMPL_SWITCH && op->kind != AR_OP_SEND) return op->n > 1 ? gen_switch(op, r, buf) : 0;
-    enum part parts[2];
-    int np = op_parts(op, parts);
-    for (int i = 0; i < np; i++) {
-        int pr = part_rounds(op, parts[i]);
-        if (r >= pr) {
-            r -= pr;
-            continue;
-        }
-        if (is_pipelined(parts[i])) {
-            size_t n = 0;
-            gen_pipelined(op, parts[i], r, buf, &n);
-            return n;
-        }
-        emit em = {.buf = buf, .n = 0, .sub = r % op->chunks, .chunks = op->chunks};
-        gen_step(op, parts[i], r / op->chunks, &em);
-        return em.n;
+    enum part pt;
+    if (locate(op, &r, &pt) == 0) return 0;
+    if (is_pipelined(pt)) {
+        size_t n = 0;
+        gen_pipelined(op, pt, r, buf, &n);
+        return n;
     }
-    return 0;
+    emit em = {.buf = buf, .n = 0, .sub = r % op->chunks, .chunks = op->chunks};
+    gen_step(op, pt, r / op->chunks, &em);
+    return em.n;
 }

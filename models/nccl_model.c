@@ -605,7 +605,8 @@ ar_status ar_nccl_in_from_platform(const ar_platform *p, int cc, ar_nccl_in *out
     if (nm > 1) {
         double nic = HUGE_VAL, *cut = ar_calloc((size_t)nm, sizeof *cut);
         if (!cut) return ar_fail(e, AR_ENOMEM, "nccl model: out of memory");
-        for (int l = 0; l < p->nlinks; l++) { /* one pass, each machine's sum in link order (O(links), not O(machines x links)) */
+        for (int l = 0; l < p->nlinks;
+             l++) { /* one pass, each machine's sum in link order (O(links), not O(machines x links)) */
             int ma = p->nodes[p->links[l].a].machine, mb = p->nodes[p->links[l].b].machine;
             if (ma == mb) continue;
             double c = p->links[l].bw_Bps * p->links[l].lanes / 1e9 / p->cal_bw[1];

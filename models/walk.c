@@ -62,6 +62,23 @@ static ar_status price_round_reuse(walk *w, double elem_bytes, double *t, double
     return AR_OK;
 }
 
+/* The stage of phase ph in out: its label, first op's implementation, largest op and range. */
+static void phase_stage(ar_model_result *out, const ar_schedule *s, int ph, double bw_min, double lat_max, double t) {
+    const ar_phase *phase = &s->phases[ph];
+    const ar_op *op0 = phase->nops ? &phase->ops[0] : NULL;
+    int pmax = 0;
+    double bytes = 0;
+    for (int i = 0; i < phase->nops; i++) {
+        if (phase->ops[i].n > pmax) pmax = phase->ops[i].n;
+        double b = (double)phase->ops[i].count * (double)s->elem_bytes;
+        if (b > bytes) bytes = b;
+    }
+    char label[96];
+    snprintf(label, sizeof label, "%s", phase->label ? phase->label : "");
+    if (!phase->label) snprintf(label, sizeof label, "phase %d", ph);
+    ar_model_add_stage(out, label, op0 ? ar_impl_name(op0->impl) : "-", pmax, bytes, bw_min, lat_max, t);
+}
+
 /* Prices the transfers in w->xf; returns the round time and the bottleneck. */
 static ar_status price_round(walk *w, double elem_bytes, double *t_out, double *bw_out, double *lat_out, double *dur,
                              ar_err *e) {
@@ -348,19 +365,7 @@ static ar_status walk_dataflow(walk *w, const ar_schedule *s, ar_model_result *o
         }
         if (tphase_red > pend) pend = tphase_red;
         if (pend > t_end) t_end = pend;
-        const ar_op *op0 = phase->nops ? &phase->ops[0] : NULL;
-        int pmax = 0;
-        double bytes = 0;
-        for (int i = 0; i < phase->nops; i++) {
-            if (phase->ops[i].n > pmax) pmax = phase->ops[i].n;
-            double b = (double)phase->ops[i].count * (double)s->elem_bytes;
-            if (b > bytes) bytes = b;
-        }
-        char label[96];
-        snprintf(label, sizeof label, "%s", phase->label ? phase->label : "");
-        if (!phase->label) snprintf(label, sizeof label, "phase %d", ph);
-        ar_model_add_stage(out, label, op0 ? ar_impl_name(op0->impl) : "-", pmax, bytes, bw_min, lat_max,
-                           pend - prev_end);
+        phase_stage(out, s, ph, bw_min, lat_max, pend - prev_end);
         prev_end = pend;
     }
     for (int k = 0; red && k < P; k++) free(red[k].v);
@@ -445,18 +450,7 @@ ar_status ar_model_walk(const ar_platform *p, const ar_schedule *s, ar_model_res
         }
         if (st != AR_OK) break;
         tphase += pbase;
-        const ar_op *op0 = phase->nops ? &phase->ops[0] : NULL;
-        int pmax = 0;
-        double bytes = 0;
-        for (int i = 0; i < phase->nops; i++) {
-            if (phase->ops[i].n > pmax) pmax = phase->ops[i].n;
-            double b = (double)phase->ops[i].count * (double)s->elem_bytes;
-            if (b > bytes) bytes = b;
-        }
-        char label[96];
-        snprintf(label, sizeof label, "%s", phase->label ? phase->label : "");
-        if (!phase->label) snprintf(label, sizeof label, "phase %d", ph);
-        ar_model_add_stage(out, label, op0 ? ar_impl_name(op0->impl) : "-", pmax, bytes, bw_min, lat_max, tphase);
+        phase_stage(out, s, ph, bw_min, lat_max, tphase);
     }
     free(w.load);
     free(w.touched);

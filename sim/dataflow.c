@@ -48,6 +48,7 @@
 #include "core/lower.h"
 #include "core/util.h"
 #include "engine.h"
+#include "members.h"
 #include "models/model.h"
 
 #define DF_NET 0                           /* token kinds (the token's top 4 bits): the transfer's network part ended */
@@ -74,10 +75,10 @@ typedef struct df_round { /* one lowered round of an op */
 typedef struct df_op {
     const ar_op *op;
     int ph, nrounds;
-    int *hkey, *hval, hmask; /* rank -> member index */
-    int *at;                 /* per member: the round it is at (-1 before the op, nrounds when done) */
-    int *pending;            /* per member: its transfers of that round not yet complete */
-    df_round *win;           /* the rounds in use */
+    sim_members mem; /* rank -> member index */
+    int *at;         /* per member: the round it is at (-1 before the op, nrounds when done) */
+    int *pending;    /* per member: its transfers of that round not yet complete */
+    df_round *win;   /* the rounds in use */
     int nwin;
     size_t capwin;
 } df_op;
@@ -151,12 +152,7 @@ static void df_fail(df *d, ar_status st, const char *msg) {
     if (d->st == AR_OK) d->st = ar_fail(d->e, st, "%s", msg);
 }
 
-static int member_of(const df_op *o, int rank) {
-    for (int h = (int)((unsigned)rank * 2654435761u) & o->hmask;; h = (h + 1) & o->hmask) {
-        if (o->hkey[h] == rank) return o->hval[h];
-        if (o->hkey[h] < 0) return -1;
-    }
-}
+static int member_of(const df_op *o, int rank) { return sim_member_of(&o->mem, rank); }
 
 /* ---- rounds ---- */
 
@@ -703,20 +699,11 @@ static ar_status build(df *d) {
             o->op = op;
             o->ph = ph;
             o->nrounds = ar_lower_nrounds(op);
-            int hs = 16;
-            while (hs < 2 * op->n) hs *= 2;
-            o->hmask = hs - 1;
-            o->hkey = malloc((size_t)hs * sizeof *o->hkey);
-            o->hval = malloc((size_t)hs * sizeof *o->hval);
             o->at = malloc((size_t)op->n * sizeof *o->at);
             o->pending = ar_calloc((size_t)op->n, sizeof *o->pending);
-            if (!o->hkey || !o->hval || !o->at || !o->pending) return ar_fail(d->e, AR_ENOMEM, "sim: out of memory");
-            memset(o->hkey, 0xff, (size_t)hs * sizeof *o->hkey);
+            if (sim_members_init(&o->mem, op) < 0 || !o->at || !o->pending)
+                return ar_fail(d->e, AR_ENOMEM, "sim: out of memory");
             for (int m = 0; m < op->n; m++) {
-                int h = (int)((unsigned)op->members[m] * 2654435761u) & o->hmask;
-                while (o->hkey[h] >= 0) h = (h + 1) & o->hmask;
-                o->hkey[h] = op->members[m];
-                o->hval[h] = m;
                 o->at[m] = -1;
                 d->roff[ph][op->members[m] + 1]++;
             }
@@ -749,8 +736,7 @@ static void df_free(df *d) {
             free(o->win[w].mix);
         }
         free(o->win);
-        free(o->hkey);
-        free(o->hval);
+        sim_members_free(&o->mem);
         free(o->at);
         free(o->pending);
     }

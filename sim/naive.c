@@ -68,6 +68,7 @@
 #include "core/lower.h"
 #include "core/util.h"
 #include "engine.h"
+#include "members.h"
 #include "models/model.h"
 
 #define NAIVE_STACK_BYTES (64 * 1024)
@@ -83,9 +84,8 @@ typedef struct nv_op {
     size_t nx;
     int *out_off; /* member m sends xf[out_idx[out_off[m] .. out_off[m+1])] */
     int *out_idx;
-    int *in_cnt;      /* member m receives in_cnt[m] messages */
-    int *hkey, *hval; /* rank -> member index, open addressing (2^k >= 2n slots, key -1 = empty) */
-    int hmask;
+    int *in_cnt;        /* member m receives in_cnt[m] messages */
+    sim_members mem;    /* rank -> member index */
     sg_mailbox_t *mbox; /* one per member (--sync round) */
     int ph, idx;        /* its phase and index there (mailbox names under --sync dataflow) */
     double eb, step;    /* the phase's protocol (ar_phase_proto_effect): wire bytes per element, latency per round */
@@ -155,10 +155,7 @@ typedef struct nv_sub {
 
 static int member_of(const nv_op *o, int rank) {
     if (o->swa >= 0 && (rank == o->swa || rank == o->swa + 1)) return o->op->n + (rank - o->swa);
-    for (int h = (int)((unsigned)rank * 2654435761u) & o->hmask;; h = (h + 1) & o->hmask) {
-        if (o->hkey[h] == rank) return o->hval[h];
-        if (o->hkey[h] < 0) return -1;
-    }
+    return sim_member_of(&o->mem, rank);
 }
 
 /* The actor of a transfer's end (a rank, or a switch's send/copy or reduce actor). */
@@ -527,8 +524,7 @@ static void free_ops(nv *v) {
             free(o->out_off);
             free(o->out_idx);
             free(o->in_cnt);
-            free(o->hkey);
-            free(o->hval);
+            sim_members_free(&o->mem);
             free(o->mbox);
         }
         free(v->ops[ph]);
@@ -570,24 +566,14 @@ static ar_status build(nv *v, ar_err *e) {
             o->nrounds = ar_lower_nrounds(op);
             o->gen_round = -1;
             size_t mx = ar_lower_max_xfers(op) + 1;
-            int hs = 16;
-            while (hs < 2 * op->n) hs *= 2;
-            o->hmask = hs - 1;
             o->xf = ar_calloc(mx, sizeof *o->xf);
             o->out_idx = ar_calloc(mx, sizeof *o->out_idx);
             o->out_off = ar_calloc((size_t)op->n + 3, sizeof *o->out_off);
             o->in_cnt = ar_calloc((size_t)op->n + 3, sizeof *o->in_cnt);
-            o->hkey = malloc((size_t)hs * sizeof *o->hkey);
-            o->hval = malloc((size_t)hs * sizeof *o->hval);
             o->mbox = ar_calloc((size_t)op->n + 2, sizeof *o->mbox); /* + a switch's two actors */
-            if (!o->xf || !o->out_idx || !o->out_off || !o->in_cnt || !o->hkey || !o->hval || !o->mbox)
+            if (sim_members_init(&o->mem, op) < 0 || !o->xf || !o->out_idx || !o->out_off || !o->in_cnt || !o->mbox)
                 return ar_fail(e, AR_ENOMEM, "sim naive: out of memory");
-            memset(o->hkey, 0xff, (size_t)hs * sizeof *o->hkey);
             for (int m = 0; m < op->n; m++) {
-                int h = (int)((unsigned)op->members[m] * 2654435761u) & o->hmask;
-                while (o->hkey[h] >= 0) h = (h + 1) & o->hmask;
-                o->hkey[h] = op->members[m];
-                o->hval[h] = m;
                 v->roff[ph][op->members[m] + 1]++;
                 char name[48];
                 snprintf(name, sizeof name, "p%d.o%d.m%d", ph, i, m);
