@@ -84,7 +84,7 @@ void ar_schedule_free(ar_schedule *s) {
 }
 
 int ar_schedule_uses_switch(const ar_schedule *s) {
-    for (int p = 0; p < s->nphases; p++)
+    for (int p = 0; s && p < s->nphases; p++)
         for (int i = 0; i < s->phases[p].nops; i++)
             if (s->phases[p].ops[i].impl == AR_IMPL_SWITCH) return 1;
     return 0;

@@ -70,6 +70,13 @@ fi
 [ $rc = 0 ] && ok "testbed run (all algorithms) exits 0" || { bad "testbed run exited $rc"; cat $T/run.out; }
 algos=$($ARLAB algos --format csv | tail -n +2 | grep allreduce | cut -d, -f1) # those serving all-reduce
 for a in mpi-allreduce $algos; do
+    # an algorithm the platform cannot serve (nvls, nvlstree, collnet need a reducing switch) is a line
+    # "# A: not applicable on P: why" in the output, and it must not plan here either
+    if grep -q "^# $a: not applicable on " $T/run.out; then
+        if $ARLAB plan --platform $T/p.json --algo $a --size 64KB >/dev/null 2>&1; then bad "$a: said not applicable, but it plans"
+        else ok "$a: not applicable here, said so ($(grep -m1 "^# $a: not applicable" $T/run.out | cut -c1-100))"; fi
+        continue
+    fi
     for b in 64000 1000000; do
         row=$(awk -F, -v a="$a" -v b="$b" '$1 == a && $4 == b' $T/run.csv)
         if [ -z "$row" ]; then bad "$a $b B: no row in the CSV"; continue; fi

@@ -449,8 +449,9 @@ int main(int argc, char **argv) {
                 ar_err pe = {{0}};
                 ar_status ps = ar_algo_plan(names[ai], p, count, eb, &s, &pe);
                 if (ps == AR_EUNSUPPORTED) {
-                    if (rank == 0 && !o.csv && !o.nt)
-                        printf("# %s: not applicable on %s: %s\n", names[ai], p->name, pe.msg);
+                    if (rank == 0) /* the table's own line; beside a CSV or nccl-tests document, on stderr */
+                        fprintf(o.csv || o.nt ? stderr : stdout, "# %s: not applicable on %s: %s\n", names[ai], p->name,
+                                pe.msg);
                     continue;
                 }
                 if (ps != AR_OK) {

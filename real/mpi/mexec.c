@@ -259,7 +259,7 @@ ar_status ar_mx_bench(ar_mx *x, const ar_schedule *s, uint64_t count, ar_dtype t
     out->med_s = out->min_s = out->max_s = NAN;
     out->wrong = -1;
     ar_status st = AR_OK;
-    if (ar_schedule_uses_switch(s))
+    if (s && ar_schedule_uses_switch(s)) /* (s NULL: MPI_Allreduce, the baseline) */
         return ar_fail(e, AR_EUNSUPPORTED,
                        "MPI backend: %s has ops with impl switch (transfers to a reducing switch), which MPI "
                        "point-to-point cannot run",
