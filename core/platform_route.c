@@ -130,6 +130,20 @@ static void walk_graph(const ar_platform *p, int src, int dst, route_visit *v) {
 /* The other end of link l from node x. */
 static int other_end(const ar_platform *p, int l, int x) { return p->links[l].a == x ? p->links[l].b : p->links[l].a; }
 
+/* A three-link route: links l1, l2, l3 leaving nodes n1, n2, n3 in that order (up: from the GPU towards
+ * the switch), or (down) the same links backwards, each leaving its other end. */
+static void hops3(const ar_platform *p, route_visit *v, int up, int l1, int n1, int l2, int n2, int l3, int n3) {
+    if (up) {
+        visit(p, v, dlink_from(p, l1, n1));
+        visit(p, v, dlink_from(p, l2, n2));
+        visit(p, v, dlink_from(p, l3, n3));
+    } else {
+        visit(p, v, dlink_from(p, l3, other_end(p, l3, n3)));
+        visit(p, v, dlink_from(p, l2, other_end(p, l2, n2)));
+        visit(p, v, dlink_from(p, l1, other_end(p, l1, n1)));
+    }
+}
+
 /* Rail fabric: GPU rank r to switch node sw (its NVSwitch, its rail, another
  * node's NVSwitch through its rail and that node's GPU of its index, or another
  * rail through the node's GPU of that rail: the routes of the table rule).
@@ -147,16 +161,7 @@ static int rail_to_switch(const ar_platform *p, const ar_route_state *rs, int r,
          * own rail to that node's GPU of the same index, then its NVLink */
         int via = (sw - p->nranks) * g + r % g, vn = p->rank_node[via];
         if (rs->rail_nvl[via] >= 0 && other_end(p, rs->rail_nvl[via], vn) == sw) {
-            int rail = other_end(p, nic, gn);
-            if (up) {
-                visit(p, v, dlink_from(p, nic, gn));
-                visit(p, v, dlink_from(p, rs->rail_nic[via], rail));
-                visit(p, v, dlink_from(p, rs->rail_nvl[via], vn));
-            } else {
-                visit(p, v, dlink_from(p, rs->rail_nvl[via], sw));
-                visit(p, v, dlink_from(p, rs->rail_nic[via], vn));
-                visit(p, v, dlink_from(p, nic, rail));
-            }
+            hops3(p, v, up, nic, gn, rs->rail_nic[via], other_end(p, nic, gn), rs->rail_nvl[via], vn);
             return 0;
         }
     }
@@ -165,15 +170,7 @@ static int rail_to_switch(const ar_platform *p, const ar_route_state *rs, int r,
     for (int j = 0; j < g; j++) {
         int via = m0 + j, vn = p->rank_node[via];
         if (rs->rail_nic[via] < 0 || other_end(p, rs->rail_nic[via], vn) != sw) continue;
-        if (up) {
-            visit(p, v, dlink_from(p, nvl, gn));
-            visit(p, v, dlink_from(p, rs->rail_nvl[via], nvs));
-            visit(p, v, dlink_from(p, rs->rail_nic[via], vn));
-        } else {
-            visit(p, v, dlink_from(p, rs->rail_nic[via], sw));
-            visit(p, v, dlink_from(p, rs->rail_nvl[via], vn));
-            visit(p, v, dlink_from(p, nvl, nvs));
-        }
+        hops3(p, v, up, nvl, gn, rs->rail_nvl[via], nvs, rs->rail_nic[via], vn);
         return 0;
     }
     return -1;

@@ -165,6 +165,9 @@ void ar_sim_result_free(ar_sim_result *r) {
 
 /* ---- validation (before SimGrid starts) ---- */
 
+/* Scenario events: late ranks, background flows, jobs (independent phase ends). */
+static int has_events(const ar_sim_opts *o) { return o->rank_delay_s || o->nflows || o->independent_phases; }
+
 static ar_status validate(const ar_platform *p, const ar_schedule *s, const ar_sim_opts *o, ar_err *e) {
     if (!p || !s || !o) return ar_fail(e, AR_EINVAL, "sim: missing platform, schedule or options");
     if (p->nranks < 1) return ar_fail(e, AR_EINVAL, "sim: platform %s has no GPU", p->name);
@@ -204,8 +207,7 @@ static ar_status validate(const ar_platform *p, const ar_schedule *s, const ar_s
                        "platform compute.reduce) only under --sync dataflow)");
     if (o->engine != AR_SIM_FAST && o->engine != AR_SIM_NAIVE) return ar_fail(e, AR_EINVAL, "sim: unknown engine");
     if (o->sync != AR_SYNC_ROUND && o->sync != AR_SYNC_DATAFLOW) return ar_fail(e, AR_EINVAL, "sim: unknown --sync");
-    if ((o->rank_delay_s || o->nflows || o->independent_phases) &&
-        (o->sync != AR_SYNC_DATAFLOW || o->engine != AR_SIM_FAST))
+    if (has_events(o) && (o->sync != AR_SYNC_DATAFLOW || o->engine != AR_SIM_FAST))
         return ar_fail(e, AR_EUNSUPPORTED,
                        "sim: scenario delays and background flows run under --sync dataflow with the fast engine "
                        "(the lockstep shortcuts assume every rank starts together on an otherwise idle network)");
@@ -231,6 +233,16 @@ static ar_status validate(const ar_platform *p, const ar_schedule *s, const ar_s
 
 const char *ar_sim_sync_name(ar_sim_sync s) { return s == AR_SYNC_DATAFLOW ? "dataflow" : "round"; }
 
+/* Under --sync dataflow, whether the per-rank engine (dataflow.c) must run rather than the lockstep run with
+ * its certificate (engine_cert.c), which stands only for every rank starting together on an otherwise idle
+ * network whose transfers end when their network part does:
+ *   - shortcuts off, the rerun after a certificate failed (o->full), or in process (no second SimGrid);
+ *   - scenario events;
+ *   - compute costs: a member moves on when a network part is done, its reduction overlapped. */
+static int per_rank_engine(const ar_platform *p, const ar_sim_opts *o) {
+    return o->full || o->in_process || has_events(o) || o->gamma_s_per_B > 0 || ar_platform_has_costs(p);
+}
+
 void sim_job_ready(const sim_job *j) {
     if (!j->ready_fd || *j->ready_fd < 0) return;
     ssize_t w;
@@ -248,17 +260,7 @@ static ar_status run_here(const ar_platform *p, const ar_schedule *s, const ar_s
     snprintf(out->network, sizeof out->network, "%s", ns->desc);
     snprintf(out->sync, sizeof out->sync, "%s", ar_sim_sync_name(o->sync));
     if (o->engine == AR_SIM_NAIVE) return ar_engine_naive(&j, out, e);
-    /* dataflow: the lockstep run with its certificate (engine_cert.c) unless shortcuts are off, or this
-     * is the rerun after a certificate failed, or the run is in process (no second SimGrid) */
-    if (o->sync == AR_SYNC_DATAFLOW && (o->full || o->in_process)) return ar_engine_dataflow(&j, out, e);
-    /* scenario events (late ranks, background flows, jobs) exist only in the per-rank engine: the lockstep
-     * run's certificate assumes every rank starts together on an otherwise idle network */
-    if (o->sync == AR_SYNC_DATAFLOW && (o->rank_delay_s || o->nflows || o->independent_phases))
-        return ar_engine_dataflow(&j, out, e);
-    /* compute costs overlap a reduction with the next transfers under dataflow (a member moves on when the
-     * network part is done): the lockstep run, whose rounds include the reduction, is not that run */
-    if (o->sync == AR_SYNC_DATAFLOW && (o->gamma_s_per_B > 0 || ar_platform_has_costs(p)))
-        return ar_engine_dataflow(&j, out, e);
+    if (o->sync == AR_SYNC_DATAFLOW && per_rank_engine(p, o)) return ar_engine_dataflow(&j, out, e);
     return ar_engine_fast(&j, out, e);
 }
 
@@ -441,13 +443,12 @@ ar_status ar_sim_run(const ar_platform *p, const ar_schedule *s, const ar_sim_op
     netspec ns;
     if ((st = parse_net(o->network, &ns, e)) != AR_OK) return st;
     ar_sim_opts lock;
-    if (o->sync == AR_SYNC_DATAFLOW && ar_schedule_uses_switch(s) &&
-        (o->rank_delay_s || o->nflows || o->independent_phases))
-        return ar_fail(e, AR_EUNSUPPORTED,
-                       "sim: %s uses switch ops, which run lockstep only: scenario delays, flows "
-                       "and jobs need the per-rank engine",
-                       s->algo);
     if (o->sync == AR_SYNC_DATAFLOW && ar_schedule_uses_switch(s)) {
+        if (has_events(o))
+            return ar_fail(e, AR_EUNSUPPORTED,
+                           "sim: %s uses switch ops, which run lockstep only: scenario delays, flows "
+                           "and jobs need the per-rank engine",
+                           s->algo);
         /* switch ops (a switch as a transfer's end) run lockstep only for now: the row says sync=round */
         lock = *o;
         lock.sync = AR_SYNC_ROUND;
