@@ -403,11 +403,9 @@ ar_status ar_model_walk(const ar_platform *p, const ar_schedule *s, ar_model_res
     w.load = ar_calloc(((size_t)p->nlinks + (size_t)p->nvlinks) * 2 + 1, sizeof *w.load); /* + virtual links */
     if (!w.load) return ar_fail(e, AR_ENOMEM, "cost walk: out of memory");
     ar_status st = AR_OK;
-    if (ar_platform_has_costs(p)) { /* compute costs: the dataflow walk */
-        st = walk_dataflow(&w, s, out, e);
-        s = NULL;
-    }
-    for (int ph = 0; s && ph < s->nphases && st == AR_OK; ph++) {
+    int dataflow = ar_platform_has_costs(p); /* compute costs: the dataflow walk (it writes its own note) */
+    if (dataflow) st = walk_dataflow(&w, s, out, e);
+    for (int ph = 0; !dataflow && ph < s->nphases && st == AR_OK; ph++) {
         const ar_phase *phase = &s->phases[ph];
         int maxr = 0;
         size_t maxx = 0;
@@ -459,8 +457,8 @@ ar_status ar_model_walk(const ar_platform *p, const ar_schedule *s, ar_model_res
     free(w.routes);
     free(w.nrounds);
     free(w.prev);
-    if (!s) return st;
-    snprintf(out->note, sizeof out->note,
-             "generic walk: lockstep rounds, equal share of each directed link per round, alpha = route latency");
+    if (!dataflow)
+        snprintf(out->note, sizeof out->note,
+                 "generic walk: lockstep rounds, equal share of each directed link per round, alpha = route latency");
     return st;
 }
