@@ -23,7 +23,8 @@ namespace {
 // The one netzone: routes come from ar_platform_route on demand.
 class ArZone final : public skr::NetZoneImpl {
   public:
-    ArZone(const std::string &name, const ar_platform *p) : NetZoneImpl(name), p_(p) {}
+    ArZone(const std::string &name, const ar_platform *p, bool arlab_latency)
+        : NetZoneImpl(name), p_(p), arlab_latency_(arlab_latency) {}
     ~ArZone() override { std::free(buf_); }
     ArZone(const ArZone &) = delete;
     ArZone &operator=(const ArZone &) = delete;
@@ -33,14 +34,36 @@ class ArZone final : public skr::NetZoneImpl {
     std::vector<simgrid::kernel::resource::StandardLinkImpl *> flow_cap;
     std::vector<int> flow_src, flow_dst;
 
+    // The latency SimGrid would add up for the route between two hosts (AR_SG_ARLAB_LATENCY): the
+    // same links as get_local_route, summed in the same order from 0.
+    double route_latency(size_t from, size_t to) {
+        int n = route((int)from, (int)to, nullptr);
+        double lat = 0;
+        for (int k = 0; k < n; k++) lat += p_->links[AR_DLINK_LINK(buf_[(size_t)k])].lat_s;
+        return lat;
+    }
+
   protected:
     void get_local_route(const skr::NetPoint *src, const skr::NetPoint *dst, skr::Route *into,
                          double *latency) override {
+        int n = route((int)src->id(), (int)dst->id(), into);
+        for (int k = 0; k < n; k++) {
+            ar_dlink dk = buf_[(size_t)k];
+            into->link_list_.push_back(dl[(size_t)dk]);
+            // NULL for cross-traffic back routes; none with AR_SG_ARLAB_LATENCY (ar_sg_comm pays it)
+            if (latency && !arlab_latency_) *latency += p_->links[AR_DLINK_LINK(dk)].lat_s;
+        }
+    }
+
+  private:
+    // The arlab route between hosts sid and did into buf_ (its length returned); a background flow's
+    // host first puts its cap link (no latency) into `into` when given, then takes its source's route.
+    int route(int sid, int did, skr::Route *into) {
         int fb = p_->nranks + 2 * p_->nvlinks; // background flow hosts come after the reducing switches'
-        int sid = (int)src->id(), red = 0, s, d = endpoint((int)dst->id(), &red);
-        if (sid >= fb) { // a background flow's host: its cap link (no latency), then its source's route
+        int red = 0, s, d = endpoint(did, &red);
+        if (sid >= fb) {
             size_t i = (size_t)(sid - fb);
-            into->link_list_.push_back(flow_cap[i]);
+            if (into) into->link_list_.push_back(flow_cap[i]);
             s = flow_src[i];
         } else {
             s = endpoint(sid, nullptr);
@@ -49,14 +72,8 @@ class ArZone final : public skr::NetZoneImpl {
         ar_err e;
         if (ar_platform_route_x_append(p_, s, d, red, &buf_, &cap_, 0, &n, &e) != AR_OK)
             throw std::runtime_error(e.msg);
-        for (int k = 0; k < n; k++) {
-            ar_dlink dk = buf_[(size_t)k];
-            into->link_list_.push_back(dl[(size_t)dk]);
-            if (latency) *latency += p_->links[AR_DLINK_LINK(dk)].lat_s; // NULL for cross-traffic back routes
-        }
+        return n;
     }
-
-  private:
     // Host ids: ranks 0..nranks-1, then two per reducing switch k (virtual link
     // nlinks+k): nranks+2k as a copy endpoint, nranks+2k+1 as a reducing destination.
     int endpoint(int id, int *reduce) const {
@@ -66,6 +83,7 @@ class ArZone final : public skr::NetZoneImpl {
         return AR_EP_NODE(p_->links[p_->nlinks + k].a);
     }
     const ar_platform *p_;
+    bool arlab_latency_;
     ar_dlink *buf_ = nullptr;
     size_t cap_ = 0;
 };
@@ -90,6 +108,7 @@ struct ar_sg {
     std::vector<sg4::Host *> hosts;
     std::vector<sg4::ActivityPtr> graveyard; // finished activities, released at the next step
     bool step_pending = false;
+    bool arlab_latency = false; // AR_SG_ARLAB_LATENCY
 };
 
 // Reports token done now, and schedules the step hook once per instant.
@@ -114,12 +133,12 @@ static void on_completion(ar_sg *s, const sg4::Activity &a) {
     deliver(s, token);
 }
 
-extern "C" ar_status ar_sg_open(const ar_platform *p, const char *const *settings, int nsettings,
+extern "C" ar_status ar_sg_open(const ar_platform *p, const char *const *settings, int nsettings, unsigned flags,
                                 const ar_sg_hooks *hooks, ar_sg **out, ar_err *e) {
-    return ar_sg_open_flows(p, settings, nsettings, hooks, NULL, 0, out, e);
+    return ar_sg_open_flows(p, settings, nsettings, flags, hooks, NULL, 0, out, e);
 }
 
-extern "C" ar_status ar_sg_open_flows(const ar_platform *p, const char *const *settings, int nsettings,
+extern "C" ar_status ar_sg_open_flows(const ar_platform *p, const char *const *settings, int nsettings, unsigned flags,
                                       const ar_sg_hooks *hooks, const ar_bgflow *flows, int nflows, ar_sg **out,
                                       ar_err *e) {
     *out = nullptr;
@@ -128,6 +147,7 @@ extern "C" ar_status ar_sg_open_flows(const ar_platform *p, const char *const *s
     auto *s = new (std::nothrow) ar_sg();
     if (!s) return ar_fail(e, AR_ENOMEM, "sim: out of memory");
     s->p = p;
+    s->arlab_latency = (flags & AR_SG_ARLAB_LATENCY) != 0;
     // ker_engine's messages are not passed to the root appender (additivity 0): its "Deadlock detected" line
     // is not ours to print; the engines detect a run that ends short (naive: actors that never finished;
     // dataflow: ranks short of their last phase) and say so, or, after a --budget stop, report complete=0
@@ -139,7 +159,7 @@ extern "C" ar_status ar_sg_open_flows(const ar_platform *p, const char *const *s
     try {
         s->engine = new sg4::Engine(&s->argc, s->argv.data());
         for (int i = 0; i < nsettings; i++) sg4::Engine::set_config(settings[i]);
-        s->zone = new ArZone("arlab", p);
+        s->zone = new ArZone("arlab", p, s->arlab_latency);
         sg4::NetZone *nz = s->zone->get_iface();
         int nhosts = p->nranks + 2 * p->nvlinks; // ranks, then the reducing switches (ArZone::endpoint)
         s->hosts.reserve((size_t)nhosts);
@@ -160,7 +180,7 @@ extern "C" ar_status ar_sg_open_flows(const ar_platform *p, const char *const *s
             const ar_link *lk = &p->links[l];
             snprintf(name, sizeof name, "l%d", l);
             sg4::SplitDuplexLink *sd = nz->create_split_duplex_link(name, ar_link_capacity(lk));
-            sd->set_latency(lk->lat_s);
+            sd->set_latency(s->arlab_latency ? 0.0 : lk->lat_s);
             sd->seal();
             s->zone->dl[(size_t)AR_DLINK(l, 0)] = sd->get_link_up()->get_impl();
             s->zone->dl[(size_t)AR_DLINK(l, 1)] = sd->get_link_down()->get_impl();
@@ -202,22 +222,38 @@ static size_t host_of(const ar_platform *p, int ep, int reduce) {
     return (size_t)(p->nranks + 2 * k + (reduce ? 1 : 0));
 }
 
-extern "C" void ar_sg_comm(ar_sg *s, int src, int dst, int reduce, uint64_t bytes, uint64_t token) {
-    sg4::CommPtr c = sg4::Comm::sendto_init(s->hosts[host_of(s->p, src, 0)], s->hosts[host_of(s->p, dst, reduce)]);
+// Starts a host-to-host flow of `bytes` now; its completion reports token.
+static void start_comm(ar_sg *s, size_t from, size_t to, uint64_t bytes, uint64_t token) {
+    sg4::CommPtr c = sg4::Comm::sendto_init(s->hosts[from], s->hosts[to]);
     c->set_payload_size(bytes);
     auto *rec = new ArRec{token, c};
     c->set_data(rec);
     c->start();
 }
 
+// With AR_SG_ARLAB_LATENCY: the flow starts once the route's latency is paid; a zero-byte
+// transfer is its latency alone (done by a timer, never from inside the caller's call).
+static void start_after(ar_sg *s, double lat, size_t from, size_t to, uint64_t bytes, uint64_t token) {
+    double now = sg4::Engine::get_clock();
+    if (!bytes) simgrid::kernel::timer::Timer::set(now + lat, [s, token]() { deliver(s, token); });
+    else if (lat > 0)
+        simgrid::kernel::timer::Timer::set(now + lat,
+                                           [s, from, to, bytes, token]() { start_comm(s, from, to, bytes, token); });
+    else start_comm(s, from, to, bytes, token);
+}
+
+extern "C" void ar_sg_comm(ar_sg *s, int src, int dst, int reduce, uint64_t bytes, uint64_t token) {
+    size_t from = host_of(s->p, src, 0), to = host_of(s->p, dst, reduce);
+    if (!s->arlab_latency) return start_comm(s, from, to, bytes, token);
+    start_after(s, s->zone->route_latency(from, to), from, to, bytes, token);
+}
+
 extern "C" void ar_sg_flow(ar_sg *s, int i, uint64_t bytes, uint64_t token) {
     // from flow i's own host: its route starts with its private cap link (ArZone::get_local_route)
-    sg4::CommPtr c = sg4::Comm::sendto_init(s->hosts[(size_t)s->p->nranks + 2 * (size_t)s->p->nvlinks + (size_t)i],
-                                            s->hosts[(size_t)s->zone->flow_dst[(size_t)i]]);
-    c->set_payload_size(bytes);
-    auto *rec = new ArRec{token, c};
-    c->set_data(rec);
-    c->start();
+    size_t from = (size_t)s->p->nranks + 2 * (size_t)s->p->nvlinks + (size_t)i;
+    size_t to = (size_t)s->zone->flow_dst[(size_t)i];
+    if (!s->arlab_latency) return start_comm(s, from, to, bytes, token);
+    start_after(s, s->zone->route_latency(from, to), from, to, bytes, token);
 }
 
 extern "C" void ar_sg_exec(ar_sg *s, int rank, double seconds, uint64_t token) {

@@ -47,10 +47,21 @@ typedef struct ar_sg_hooks {
 /* Host speed in flop/s; an execution of t seconds is t * AR_SG_HOST_SPEED flops. */
 #define AR_SG_HOST_SPEED 1e9
 
+/* ar_sg_open's flags. AR_SG_ARLAB_LATENCY: SimGrid's links carry no latency; ar_sg_comm and
+ * ar_sg_flow pay a transfer's route latency (the sum over its links, as SimGrid sums it) with a
+ * timer and then start its flow. CM02 gives a flow no bandwidth until its latency is paid, so the
+ * flow runs over the same interval; what changes is the sharing weight: CM02 weights a flow by its
+ * route latency, a flow without latency weighs 1. With every weight 1 SimGrid's maxmin solver
+ * shares a saturated link equally (what the models assume, and what the fairbottleneck solver
+ * computes with latencies in SimGrid), and it re-solves only the links an event touches where
+ * fairbottleneck re-solves every live flow at every event (sim/README.md: Network model). */
+enum { AR_SG_ARLAB_LATENCY = 1 };
+
 /* Starts SimGrid with the given "key:value" settings (already validated),
- * builds p. hooks may be NULL (actor-based engines). */
-ar_status ar_sg_open(const ar_platform *p, const char *const *settings, int nsettings, const ar_sg_hooks *hooks,
-                     ar_sg **out, ar_err *e);
+ * builds p. hooks may be NULL (actor-based engines, which must not set AR_SG_ARLAB_LATENCY:
+ * their mailbox comms take their latency from SimGrid's links). */
+ar_status ar_sg_open(const ar_platform *p, const char *const *settings, int nsettings, unsigned flags,
+                     const ar_sg_hooks *hooks, ar_sg **out, ar_err *e);
 /* src, dst: transfer endpoints (a rank, or a reducing switch as AR_EP_NODE(v));
  * reduce: a transfer into a switch that adds (it crosses the switch's virtual link). */
 void ar_sg_comm(ar_sg *s, int src, int dst, int reduce, uint64_t bytes, uint64_t token);
@@ -64,8 +75,8 @@ void ar_sg_timer(ar_sg *s, double seconds, uint64_t token);
  * Comm::set_rate refuses host-to-host comms, and cancelling one crashes: a flow ends when its
  * bytes are through). */
 #include "core/scenario.h"
-ar_status ar_sg_open_flows(const ar_platform *p, const char *const *settings, int nsettings, const ar_sg_hooks *hooks,
-                           const ar_bgflow *flows, int nflows, ar_sg **out, ar_err *e);
+ar_status ar_sg_open_flows(const ar_platform *p, const char *const *settings, int nsettings, unsigned flags,
+                           const ar_sg_hooks *hooks, const ar_bgflow *flows, int nflows, ar_sg **out, ar_err *e);
 void ar_sg_flow(ar_sg *s, int i, uint64_t bytes, uint64_t token);
 void ar_sg_run(ar_sg *s);
 double ar_sg_now(void);

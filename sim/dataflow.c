@@ -839,7 +839,8 @@ ar_status ar_engine_dataflow(const sim_job *j, ar_sim_result *r, ar_err *e) {
     double t0 = ar_now_s();
     ar_sg_hooks hooks = {.ctx = d, .done = hook_done, .step = hook_step};
     if (st == AR_OK)
-        st = ar_sg_open_flows(j->p, j->settings, j->nsettings, &hooks, j->o->flows, j->o->nflows, &d->sg, e);
+        st = ar_sg_open_flows(j->p, j->settings, j->nsettings, sg_flags(j), &hooks, j->o->flows, j->o->nflows, &d->sg,
+                              e);
     r->setup_s = ar_now_s() - t0;
     d->wall0 = ar_now_s();
     sim_job_ready(j);

@@ -357,7 +357,7 @@ ar_status ar_engine_fast(const sim_job *j, ar_sim_result *r, ar_err *e) {
     }
     double t_setup = ar_now_s();
     ar_sg_hooks hooks = {.ctx = g, .done = hook_done, .step = hook_step};
-    st = ar_sg_open(j->p, j->settings, j->nsettings, &hooks, &g->sg, e);
+    st = ar_sg_open(j->p, j->settings, j->nsettings, sg_flags(j), &hooks, &g->sg, e);
     r->setup_s = ar_now_s() - t_setup;
     g->budget0 = ar_now_s();
     sim_job_ready(j);

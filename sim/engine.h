@@ -8,11 +8,13 @@
 #ifndef AR_SIM_ENGINE_H
 #define AR_SIM_ENGINE_H
 
+#include "bridge.h"
 #include "sim.h"
 
 enum {
     SIM_NET_CROSSTRAFFIC = 1, /* flows also load their reverse route (5 %) */
-    SIM_NET_NOT_LOCAL = 2     /* flows interact beyond shared links (IB): no shortcuts */
+    SIM_NET_NOT_LOCAL = 2,    /* flows interact beyond shared links (IB): no shortcuts */
+    SIM_NET_ARLAB_LATENCY = 4 /* CM02 with every flow weighing 1: the bridge pays latencies (AR_SG_ARLAB_LATENCY) */
 };
 
 typedef struct sim_job {
@@ -26,6 +28,11 @@ typedef struct sim_job {
                       simulation proper starts (after the platform setup: --budget counts from there); NULL in
                       process */
 } sim_job;
+
+/* The bridge's flags for a job's network (AR_SG_ARLAB_LATENCY). */
+static inline unsigned sg_flags(const sim_job *j) {
+    return (j->net_flags & SIM_NET_ARLAB_LATENCY) ? (unsigned)AR_SG_ARLAB_LATENCY : 0u;
+}
 
 /* Tells the parent that the setup is over (once; see ready_fd). */
 void sim_job_ready(const sim_job *j);

@@ -624,7 +624,7 @@ ar_status ar_engine_naive(const sim_job *j, ar_sim_result *r, ar_err *e) {
     v->phase_end = r->phase_end_s;
     if (!v->phase_end) return ar_fail(e, AR_ENOMEM, "sim naive: out of memory");
     double t0 = ar_now_s();
-    ar_status st = ar_sg_open(j->p, j->settings, j->nsettings, NULL, &v->sg, e);
+    ar_status st = ar_sg_open(j->p, j->settings, j->nsettings, 0, NULL, &v->sg, e);
     r->setup_s = ar_now_s() - t0;
     v->nact = j->p->nranks + 2 * j->p->nvlinks;
     if (st == AR_OK) st = build(v, e);

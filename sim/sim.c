@@ -29,7 +29,11 @@ typedef struct netspec {
 
 static const char *const help_text =
     "  CM02   alpha-beta exact (default): network/model:CM02 network/crosstraffic:0 network/TCP-gamma:0\n"
-    "         network/solver:fairbottleneck surf/precision:1e-15, SPLITDUPLEX links\n"
+    "         network/solver:maxmin maxmin/precision:1e-12 surf/precision:1e-15, SPLITDUPLEX links,\n"
+    "         latency:arlab (a flow's route latency paid before it joins the sharing, so every flow\n"
+    "         weighs the same: a saturated link is shared equally); with network/solver:fairbottleneck,\n"
+    "         or an override of network/weight-S, network/latency-factor or network/crosstraffic,\n"
+    "         latency:simgrid (SimGrid's links carry it; CM02's maxmin then weighs flows by latency)\n"
     "  LV08   SimGrid's default TCP model (latency x13.01, bandwidth x0.97, 5% cross-traffic, TCP window)\n"
     "  SMPI   SimGrid's MPI model (piecewise bandwidth/latency factors by message size)\n"
     "  IB     SimGrid's InfiniBand model (flows interact at each GPU: no shortcuts)\n"
@@ -73,11 +77,13 @@ static ar_status parse_net(const char *spec, netspec *ns, ar_err *e) {
     char *model = strtok_r(buf, ",", &save);
     if (!model) return ar_fail(e, AR_EINVAL, "--network: give a model (CM02, LV08, SMPI, IB)");
     char q[128];
-    if (!strcasecmp(model, "CM02")) {
+    int cm02 = !strcasecmp(model, "CM02"), solver_given = 0, simgrid_latency = 0;
+    if (cm02) {
         add_setting(ns, "network/model", "CM02");
         add_setting(ns, "network/crosstraffic", "0");
         add_setting(ns, "network/TCP-gamma", "0");
-        add_setting(ns, "network/solver", "fairbottleneck");
+        add_setting(ns, "network/solver", "maxmin");
+        add_setting(ns, "maxmin/precision", "1e-12");
         add_setting(ns, "surf/precision", "1e-15");
     } else if (!strcasecmp(model, "LV08")) {
         add_setting(ns, "network/model", "LV08");
@@ -102,17 +108,24 @@ static ar_status parse_net(const char *spec, netspec *ns, ar_err *e) {
         const char *key = kv, *val = colon + 1;
         double d;
         int ok = 0;
-        if (!strcmp(key, "network/solver"))
+        if (!strcmp(key, "network/solver")) {
             ok = !strcmp(val, "maxmin") || !strcmp(val, "fairbottleneck") || !strcmp(val, "bmf");
-        else if (!strcmp(key, "network/crosstraffic")) {
+            solver_given = 1;
+            simgrid_latency |= strcmp(val, "maxmin") != 0;
+        } else if (!strcmp(key, "network/crosstraffic")) {
             ok = !strcmp(val, "0") || !strcmp(val, "1");
+            simgrid_latency |= val[0] == '1';
             if (ok && val[0] == '1') ns->flags |= SIM_NET_CROSSTRAFFIC;
             else if (ok) ns->flags &= ~(unsigned)SIM_NET_CROSSTRAFFIC;
         } else if (!strcmp(key, "network/optim")) ok = !strcmp(val, "Lazy") || !strcmp(val, "Full");
-        else if (!strcmp(key, "network/TCP-gamma") || !strcmp(key, "network/weight-S"))
+        else if (!strcmp(key, "network/TCP-gamma") || !strcmp(key, "network/weight-S")) {
             ok = parse_double(val, &d) == 0 && d >= 0;
-        else if (!strcmp(key, "network/latency-factor") || !strcmp(key, "network/bandwidth-factor") ||
-                 !strcmp(key, "surf/precision") || !strcmp(key, "maxmin/precision"))
+            simgrid_latency |= !strcmp(key, "network/weight-S");
+        } else if (!strcmp(key, "network/latency-factor")) {
+            ok = parse_double(val, &d) == 0 && d > 0;
+            simgrid_latency = 1;
+        } else if (!strcmp(key, "network/bandwidth-factor") || !strcmp(key, "surf/precision") ||
+                   !strcmp(key, "maxmin/precision"))
             ok = parse_double(val, &d) == 0 && d > 0;
         else
             return ar_fail(e, AR_EINVAL, "--network: unknown setting %s (see 'arlab sim --help')",
@@ -120,12 +133,19 @@ static ar_status parse_net(const char *spec, netspec *ns, ar_err *e) {
         if (!ok) return ar_fail(e, AR_EINVAL, "--network: bad value %s for %s", ar_quote(val, q, sizeof q), key);
         if (add_setting(ns, key, val) < 0) return ar_fail(e, AR_EINVAL, "--network: too many settings");
     }
+    /* CM02's equal sharing: arlab pays the latency (every flow weighs 1) for the maxmin solver, which
+     * re-solves only what an event touches; where a setting makes the latency part of the sharing
+     * (weight-S, latency-factor, cross-traffic), SimGrid pays it and the default solver is the
+     * fairbottleneck one, which shares a saturated link equally whatever the flows' weights */
+    if (cm02 && !simgrid_latency) ns->flags |= SIM_NET_ARLAB_LATENCY;
+    else if (cm02 && !solver_given) add_setting(ns, "network/solver", "fairbottleneck");
     size_t l = 0;
     for (int i = 0; i < ns->n; i++)
         l += (size_t)snprintf(ns->desc + l, l < sizeof ns->desc ? sizeof ns->desc - l : 0, "%s%s", i ? " " : "",
                               ns->set[i]);
     if (l < sizeof ns->desc)
-        snprintf(ns->desc + l, sizeof ns->desc - l, " links:SPLITDUPLEX%s",
+        snprintf(ns->desc + l, sizeof ns->desc - l, " links:SPLITDUPLEX latency:%s%s",
+                 (ns->flags & SIM_NET_ARLAB_LATENCY) ? "arlab" : "simgrid",
                  (ns->flags & SIM_NET_NOT_LOCAL) ? " shortcuts:off" : "");
     return AR_OK;
 }
@@ -253,6 +273,17 @@ void sim_job_ready(const sim_job *j) {
 
 static ar_status run_here(const ar_platform *p, const ar_schedule *s, const ar_sim_opts *o, const netspec *ns,
                           int *ready_fd, ar_sim_result *out, ar_err *e) {
+    netspec naive_ns;
+    if (o->engine == AR_SIM_NAIVE && (ns->flags & SIM_NET_ARLAB_LATENCY)) {
+        /* the naive engine's mailbox comms take their latency from SimGrid's links: the same sharing
+         * with the fairbottleneck solver (an independent check of the fast engines' configuration) */
+        char spec[600];
+        snprintf(spec, sizeof spec, "%s,network/solver:fairbottleneck",
+                 o->network && *o->network ? o->network : "CM02");
+        ar_status st = parse_net(spec, &naive_ns, e);
+        if (st != AR_OK) return st;
+        ns = &naive_ns;
+    }
     const char *set[MAX_SETTINGS];
     for (int i = 0; i < ns->n; i++) set[i] = ns->set[i];
     sim_job j =

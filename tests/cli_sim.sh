@@ -36,7 +36,7 @@ r1=$(csv_col "$T_TMP/out" algo platform ranks bytes transfers | head -1 | tr '\t
 t_check "ring row: 8 ranks, 8388608 B, 112 transfers ($r1)" test "$r1" = 'ring,flat:ranks=8,8,8388608,112'
 vals=$(csv_col "$T_TMP/out" sim_s rel_err | head -1)
 t_check "sim = model = 1.20240512 ms ($row)" awk -v r="$vals" 'BEGIN { split(r, f, "\t"); d = f[1] - 0.00120240512; if (d < 0) d = -d; e = f[2]; if (e < 0) e = -e; exit !(d < 1e-15 && e < 1e-9) }'
-t_check "network in the csv" grep -q 'network/model:CM02 network/crosstraffic:0 network/TCP-gamma:0 network/solver:fairbottleneck' "$T_TMP/out"
+t_check "network in the csv" grep -q 'network/model:CM02 network/crosstraffic:0 network/TCP-gamma:0 network/solver:maxmin maxmin/precision:1e-12 surf/precision:1e-15 links:SPLITDUPLEX latency:arlab' "$T_TMP/out"
 
 # table: settings, bottleneck, link list, check
 expect_ok "table with --check" -- sim --platform bc-ibm-2x4 --algo halving-doubling --size 8MiB --check

@@ -5,7 +5,10 @@
  *    every transfer of a round then takes the same time, so every rank ends
  *    every round at the same instant and no rank can start earlier.
  * 2. Random trees (tests/randtopo.h, 40 trees x 5 algorithms): the fast and
- *    naive engines agree under dataflow (1e-9), and dataflow is never slower
+ *    naive engines agree under dataflow (1e-9, both on the naive engine's
+ *    fairbottleneck solver), the default max-min sharing equals fairbottleneck's
+ *    (1e-9) except for FlexReduce (range printed; tests/sim_maxmin.c shows
+ *    fairbottleneck is not max-min fair), and dataflow is never slower
  *    than lockstep for ring, binomial, halving-doubling and two-level: a
  *    rank's round r+1 starts at the latest when lockstep starts it (the
  *    barrier waits for the rank's own transfers too). FlexReduce is the
@@ -24,11 +27,18 @@
 #include "randtopo.h"
 #include "sim_util.h"
 
-static int run_pair(const char *plat, const char *algo, uint64_t bytes, ar_sim_sync sync, ar_sim_engine en, double *t) {
+/* The engines' default networks differ in their solver (the naive engine's mailbox comms keep
+ * SimGrid's latencies, so it runs fairbottleneck; tests/sim_maxmin.c): FB runs the fast engine
+ * with the naive engine's network, to compare the engines themselves. */
+#define FB "CM02,network/solver:fairbottleneck"
+
+static int run_net(const char *plat, const char *algo, uint64_t bytes, ar_sim_sync sync, ar_sim_engine en,
+                   const char *network, double *t) {
     ar_sim_opts o;
     memset(&o, 0, sizeof o);
     o.sync = sync;
     o.engine = en;
+    o.network = network;
     sim_run x;
     int rc = sim_run_case(&x, plat, algo, bytes, &o);
     int ok = rc == 0 && x.st == AR_OK && x.r.complete == 1;
@@ -40,6 +50,10 @@ static int run_pair(const char *plat, const char *algo, uint64_t bytes, ar_sim_s
     *t = ok ? x.r.time_s : NAN;
     sim_run_free(&x);
     return ok;
+}
+
+static int run_pair(const char *plat, const char *algo, uint64_t bytes, ar_sim_sync sync, ar_sim_engine en, double *t) {
+    return run_net(plat, algo, bytes, sync, en, NULL, t);
 }
 
 static void test_symmetric(void) {
@@ -70,6 +84,7 @@ static void test_symmetric(void) {
 static void test_random(void) {
     rt_rng g = rt_seed(15);
     int ran = 0, single = 0, faster = 0;
+    double fb_lo = 1, fb_hi = 1; /* FlexReduce: max-min / fairbottleneck */
     double worst[5] = {1, 1, 1, 1, 1}, best[5] = {1, 1, 1, 1, 1};
     for (int t = 0; t < 40; t++) {
         char desc[160];
@@ -86,13 +101,24 @@ static void test_random(void) {
             ar_platform_free(p);
             if ((a == 2 && !pow2) || (a == 4 && !uni) || np < 2) continue;
             uint64_t bytes = UINT64_C(4) * (uint64_t)rt_int(&g, 1000, 400000);
-            double tr, tf, tfn;
+            double tr, tf, tfb, tfn;
             if (!run_pair(json, algos[a], bytes, AR_SYNC_ROUND, AR_SIM_FAST, &tr) ||
                 !run_pair(json, algos[a], bytes, AR_SYNC_DATAFLOW, AR_SIM_FAST, &tf) ||
+                !run_net(json, algos[a], bytes, AR_SYNC_DATAFLOW, AR_SIM_FAST, FB, &tfb) ||
                 !run_pair(json, algos[a], bytes, AR_SYNC_DATAFLOW, AR_SIM_NAIVE, &tfn))
                 continue;
             ran++;
-            T_CHECK(sim_rel(tfn, tf) <= 1e-9, "%s on %s: naive dataflow %.17g != fast %.17g", algos[a], desc, tfn, tf);
+            T_CHECK(sim_rel(tfn, tfb) <= 1e-9, "%s on %s: naive dataflow %.17g != fast %.17g (both fairbottleneck)",
+                    algos[a], desc, tfn, tfb);
+            /* max-min against SimGrid's fairbottleneck heuristic: the same wherever no flow's first share
+             * differs from its max-min share (all but FlexReduce here); FlexReduce's range is printed */
+            if (a <= 3)
+                T_CHECK(sim_rel(tf, tfb) <= 1e-9, "%s on %s: max-min %.17g != fairbottleneck %.17g", algos[a], desc, tf,
+                        tfb);
+            else {
+                if (tf / tfb < fb_lo) fb_lo = tf / tfb;
+                if (tf / tfb > fb_hi) fb_hi = tf / tfb;
+            }
             if (a <= 3) { /* not FlexReduce: never slower */
                 single++;
                 T_CHECK(tf <= tr * (1 + 1e-12), "%s on %s: dataflow %.17g > round %.17g", algos[a], desc, tf, tr);
@@ -106,6 +132,7 @@ static void test_random(void) {
     printf("random trees: %d pairs (%d not FlexReduce), dataflow faster in %d\n", ran, single, faster);
     static const char *const names[] = {"ring", "binomial", "halving-doubling", "two-level", "flexreduce"};
     for (int a = 0; a < 5; a++) printf("  %-16s dataflow/round in [%.4f, %.4f]\n", names[a], best[a], worst[a]);
+    printf("  flexreduce max-min / fairbottleneck in [%.4f, %.4f]\n", fb_lo, fb_hi);
     sim_floor("dataflow on random trees", ran, 0, 100);
     T_CHECK(faster > 0, "dataflow never faster on %d random cases", ran);
 }

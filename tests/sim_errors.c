@@ -56,8 +56,8 @@ int main(void) {
     T_OK(ar_sim_network_parse("lv08,network/crosstraffic:0,network/TCP-gamma:0", desc, sizeof desc, &e), e);
     T_CHECK(strstr(desc, "network/model:LV08") && strstr(desc, "network/crosstraffic:0"), "%s", desc);
     T_OK(ar_sim_network_parse(NULL, desc, sizeof desc, &e), e);
-    T_CHECK(strstr(desc, "network/model:CM02") && strstr(desc, "network/solver:fairbottleneck") &&
-                strstr(desc, "network/TCP-gamma:0") && strstr(desc, "SPLITDUPLEX"),
+    T_CHECK(strstr(desc, "network/model:CM02") && strstr(desc, "network/solver:maxmin") &&
+                strstr(desc, "latency:arlab") && strstr(desc, "network/TCP-gamma:0") && strstr(desc, "SPLITDUPLEX"),
             "default settings: %s", desc);
     o.network = NULL;
 

@@ -1,0 +1,131 @@
+/* The simulator's sharing is max-min fair (issue 18: the default CM02 configuration
+ * moved from SimGrid's fairbottleneck solver to its maxmin solver, with the links'
+ * latencies paid by arlab so that every flow weighs the same).
+ *
+ * Four concurrent sends on a chain of switches s1 - s2 - s3 - s4 (access links
+ * 1000 GB/s, no latency):
+ *     h: A -> X  crosses H1 = s1->s2 (10 GB/s)                     1 GB
+ *     k: B -> Y  crosses H1 and K2 = s2->s3 (9 GB/s)               8 GB
+ *     m1: C -> Z, m2: D -> W  cross K2 and Mx = s3->s4 (2 GB/s)    1 GB each
+ * Max-min fair rates (progressive filling): Mx saturates first at 1 GB/s per m,
+ * then H1 at 5 GB/s for h and k (K2 keeps 2 GB/s spare). h ends at 0.2 s; k then
+ * gets K2's 7 GB/s until the m flows end at 1 s (8 - 1 - 5.6 = 1.4 GB left),
+ * then 9 GB/s: done at 1 + 1.4/9 = 52/45 s.
+ * SimGrid's fairbottleneck solver is not max-min fair here: in its first pass
+ * every flow takes its own smallest share (h 5, k 3, m 1) and, after Mx
+ * saturates, h and k split H1's rest equally, so h keeps its head start (6 vs 4
+ * GB/s). h ends at 1/6 s, k has 7 1/3 GB left, gets 7 GB/s to 1 s (1.5 GB left),
+ * then 9: done at 1 + 1.5/9 = 7/6 s. The naive engine (mailbox comms whose
+ * latency SimGrid's links carry) runs fairbottleneck and must say so.
+ *
+ * And a latency case: with 1 us per link the default run pays each flow's route
+ * latency before it joins the sharing, as CM02 does: one 1 GB send over three
+ * links (A -> s1 -> s2 -> X) takes 3 us + 1 GB / 10 GB/s exactly.
+ */
+#include "sim_util.h"
+
+static const char *const chain_json =
+    "{\"name\": \"maxmin-chain\", \"kind\": \"graph\","
+    " \"nodes\": [{\"name\": \"A\", \"type\": \"gpu\"}, {\"name\": \"B\", \"type\": \"gpu\"},"
+    "  {\"name\": \"C\", \"type\": \"gpu\"}, {\"name\": \"D\", \"type\": \"gpu\"},"
+    "  {\"name\": \"X\", \"type\": \"gpu\"}, {\"name\": \"Y\", \"type\": \"gpu\"},"
+    "  {\"name\": \"Z\", \"type\": \"gpu\"}, {\"name\": \"W\", \"type\": \"gpu\"},"
+    "  {\"name\": \"s1\", \"type\": \"switch\"}, {\"name\": \"s2\", \"type\": \"switch\"},"
+    "  {\"name\": \"s3\", \"type\": \"switch\"}, {\"name\": \"s4\", \"type\": \"switch\"}],"
+    " \"links\": ["
+    "  {\"a\": \"A\", \"b\": \"s1\", \"bw\": \"1000GBps\", \"lat\": \"%s\"},"
+    "  {\"a\": \"B\", \"b\": \"s1\", \"bw\": \"1000GBps\", \"lat\": \"%s\"},"
+    "  {\"a\": \"X\", \"b\": \"s2\", \"bw\": \"1000GBps\", \"lat\": \"%s\"},"
+    "  {\"a\": \"C\", \"b\": \"s2\", \"bw\": \"1000GBps\", \"lat\": \"%s\"},"
+    "  {\"a\": \"D\", \"b\": \"s2\", \"bw\": \"1000GBps\", \"lat\": \"%s\"},"
+    "  {\"a\": \"Y\", \"b\": \"s3\", \"bw\": \"1000GBps\", \"lat\": \"%s\"},"
+    "  {\"a\": \"Z\", \"b\": \"s4\", \"bw\": \"1000GBps\", \"lat\": \"%s\"},"
+    "  {\"a\": \"W\", \"b\": \"s4\", \"bw\": \"1000GBps\", \"lat\": \"%s\"},"
+    "  {\"a\": \"s1\", \"b\": \"s2\", \"bw\": \"10GBps\", \"lat\": \"%s\"},"
+    "  {\"a\": \"s2\", \"b\": \"s3\", \"bw\": \"9GBps\", \"lat\": \"%s\"},"
+    "  {\"a\": \"s3\", \"b\": \"s4\", \"bw\": \"2GBps\", \"lat\": \"%s\"}]}";
+
+enum { A, B, C, D, X, Y, Z, W };
+#define GB (UINT64_C(1000000000) / 4) /* elements of 4 bytes */
+
+static ar_platform *chain(const char *lat) {
+    char json[4096];
+    snprintf(json, sizeof json, chain_json, lat, lat, lat, lat, lat, lat, lat, lat, lat, lat, lat);
+    return sim_platform(json);
+}
+
+static void send(ar_schedule *s, int from, int to, uint64_t elems) {
+    int m[2] = {from, to};
+    T_CHECK(ar_sched_op(s, AR_OP_SEND, AR_IMPL_DIRECT, m, 2, 0, elems) != NULL, "send %d -> %d", from, to);
+}
+
+/* Simulates s on p; returns the time, NAN if it did not run (a failed check). */
+static double sim(const ar_platform *p, const ar_schedule *s, const char *network, ar_sim_engine engine,
+                  char *net_out, size_t n) {
+    ar_sim_opts o;
+    memset(&o, 0, sizeof o);
+    o.network = network;
+    o.engine = engine;
+    o.sync = AR_SYNC_DATAFLOW;
+    ar_sim_result r;
+    ar_err e = {{0}};
+    ar_status st = ar_sim_run(p, s, &o, &r, &e);
+    T_CHECK(st == AR_OK && r.complete, "%s (%s): %s", network ? network : "default",
+            engine == AR_SIM_NAIVE ? "naive" : "fast", e.msg);
+    double t = st == AR_OK && r.complete ? r.time_s : NAN;
+    if (st == AR_OK) {
+        snprintf(net_out, n, "%s", r.network);
+        ar_sim_result_free(&r);
+    }
+    return t;
+}
+
+int main(void) {
+    ar_platform *p = chain("0us");
+    T_CHECK(p != NULL, "chain platform");
+    if (!p) return t_done("sim_maxmin");
+    ar_schedule *s = ar_schedule_new("four-flows", p->nranks, 8 * GB, 4);
+    ar_sched_phase(s, "all at once");
+    send(s, A, X, GB);
+    send(s, B, Y, 8 * GB);
+    send(s, C, Z, GB);
+    send(s, D, W, GB);
+
+    char net[512];
+    double t = sim(p, s, NULL, AR_SIM_FAST, net, sizeof net);
+    printf("default (%s): %.17g s, max-min fair %.17g s\n", net, t, 52.0 / 45);
+    T_CHECK(sim_rel(t, 52.0 / 45) <= 1e-9, "default: %.17g s, max-min fair 52/45 = %.17g s", t, 52.0 / 45);
+    T_CHECK(strstr(net, "network/solver:maxmin") && strstr(net, "latency:arlab"), "default names its sharing: %s",
+            net);
+
+    double fb = sim(p, s, "CM02,network/solver:fairbottleneck", AR_SIM_FAST, net, sizeof net);
+    printf("fairbottleneck (%s): %.17g s, hand 7/6 = %.17g s\n", net, fb, 7.0 / 6);
+    T_CHECK(sim_rel(fb, 7.0 / 6) <= 1e-9, "fairbottleneck: %.17g s, hand 7/6 = %.17g s", fb, 7.0 / 6);
+    T_CHECK(strstr(net, "latency:simgrid"), "fairbottleneck keeps latency in SimGrid: %s", net);
+
+    double nv = sim(p, s, NULL, AR_SIM_NAIVE, net, sizeof net);
+    T_CHECK(sim_rel(nv, 7.0 / 6) <= 1e-9, "naive: %.17g s, fairbottleneck's 7/6 = %.17g s", nv, 7.0 / 6);
+    T_CHECK(strstr(net, "network/solver:fairbottleneck") && strstr(net, "latency:simgrid"),
+            "naive names its sharing: %s", net);
+    ar_schedule_free(s);
+    ar_platform_free(p);
+
+    /* latency paid before the flow joins the sharing: 3 links of 1 us, 1 GB at 10 GB/s */
+    p = chain("1us");
+    T_CHECK(p != NULL, "chain platform with latencies");
+    if (!p) return t_done("sim_maxmin");
+    s = ar_schedule_new("one-flow", p->nranks, GB, 4);
+    ar_sched_phase(s, "one send");
+    send(s, A, X, GB);
+    double want = 3e-6 + 0.1;
+    t = sim(p, s, NULL, AR_SIM_FAST, net, sizeof net);
+    fb = sim(p, s, "CM02,network/solver:fairbottleneck", AR_SIM_FAST, net, sizeof net);
+    nv = sim(p, s, NULL, AR_SIM_NAIVE, net, sizeof net);
+    printf("one send with latency: default %.17g s, fairbottleneck %.17g s, naive %.17g s, hand %.17g s\n", t, fb, nv,
+           want);
+    T_CHECK(sim_rel(t, want) <= 1e-12 && sim_rel(fb, want) <= 1e-12 && sim_rel(nv, want) <= 1e-12,
+            "one send: %.17g / %.17g / %.17g s, want %.17g", t, fb, nv, want);
+    ar_schedule_free(s);
+    ar_platform_free(p);
+    return t_done("sim_maxmin");
+}
