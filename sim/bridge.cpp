@@ -13,6 +13,7 @@
 #include <new>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace sg4 = simgrid::s4u;
@@ -33,6 +34,7 @@ class ArZone final : public skr::NetZoneImpl {
     // background flow i (scenario): host nranks+2*nvlinks+i, whose route is its cap link, then flow_src's route
     std::vector<simgrid::kernel::resource::StandardLinkImpl *> flow_cap;
     std::vector<int> flow_src, flow_dst;
+    int mult = 1; // every link of the next route repeated mult times (a merged flow: ar_sg_comm)
 
     // The latency SimGrid would add up for the route between two hosts (AR_SG_ARLAB_LATENCY): the
     // same links as get_local_route, summed in the same order from 0.
@@ -49,7 +51,7 @@ class ArZone final : public skr::NetZoneImpl {
         int n = route((int)src->id(), (int)dst->id(), into);
         for (int k = 0; k < n; k++) {
             ar_dlink dk = buf_[(size_t)k];
-            into->link_list_.push_back(dl[(size_t)dk]);
+            for (int m = 0; m < mult; m++) into->link_list_.push_back(dl[(size_t)dk]);
             // NULL for cross-traffic back routes; none with AR_SG_ARLAB_LATENCY (ar_sg_comm pays it)
             if (latency && !arlab_latency_) *latency += p_->links[AR_DLINK_LINK(dk)].lat_s;
         }
@@ -90,11 +92,29 @@ class ArZone final : public skr::NetZoneImpl {
 
 } // namespace
 
-// A started activity: keeps the s4u object alive until it completed.
+// A started activity: keeps the s4u object alive until it completed. A merged flow reports
+// more tokens.
 struct ArRec {
     uint64_t token;
     sg4::ActivityPtr self;
+    std::vector<uint64_t> more;
 };
+
+// Flows asked to start at this instant between the same hosts with the same bytes (AR_SG_ARLAB_LATENCY).
+struct ArMergeKey {
+    size_t from, to;
+    uint64_t bytes;
+    bool operator==(const ArMergeKey &o) const { return from == o.from && to == o.to && bytes == o.bytes; }
+};
+struct ArMergeHash {
+    size_t operator()(const ArMergeKey &k) const {
+        uint64_t h = k.from * UINT64_C(0x9e3779b97f4a7c15) ^ (k.to + UINT64_C(0x632be59bd9b4e019)) * UINT64_C(31);
+        h ^= k.bytes + (h << 6) + (h >> 2);
+        return (size_t)(h * UINT64_C(0xff51afd7ed558ccd));
+    }
+};
+// A merged flow has at most this many members: its route lists every link that many times.
+#define AR_MERGE_MAX 64
 
 struct ar_sg {
     const ar_platform *p = nullptr;
@@ -109,6 +129,11 @@ struct ar_sg {
     std::vector<sg4::ActivityPtr> graveyard; // finished activities, released at the next step
     bool step_pending = false;
     bool arlab_latency = false; // AR_SG_ARLAB_LATENCY
+    // flows waiting for the end of this instant to start, merged by (hosts, bytes); flush_pending: a
+    // timer at this instant starts them
+    std::unordered_map<ArMergeKey, size_t, ArMergeHash> merge_idx;
+    std::vector<std::pair<ArMergeKey, std::vector<uint64_t>>> merge;
+    bool flush_pending = false;
 };
 
 // Reports token done now, and schedules the step hook once per instant.
@@ -128,9 +153,11 @@ static void on_completion(ar_sg *s, const sg4::Activity &a) {
     auto *rec = a.get_data<ArRec>();
     if (!rec) return; // not ours (mailbox comms of an actor engine)
     uint64_t token = rec->token;
+    std::vector<uint64_t> more = std::move(rec->more);
     s->graveyard.push_back(std::move(rec->self)); // released after every callback of this instant
     delete rec;
     deliver(s, token);
+    for (uint64_t t : more) deliver(s, t);
 }
 
 extern "C" ar_status ar_sg_open(const ar_platform *p, const char *const *settings, int nsettings, unsigned flags,
@@ -222,13 +249,54 @@ static size_t host_of(const ar_platform *p, int ep, int reduce) {
     return (size_t)(p->nranks + 2 * k + (reduce ? 1 : 0));
 }
 
-// Starts a host-to-host flow of `bytes` now; its completion reports token.
-static void start_comm(ar_sg *s, size_t from, size_t to, uint64_t bytes, uint64_t token) {
+// Starts a host-to-host flow of `bytes` now; its completion reports token (and `more`: then the
+// flow stands for 1 + more.size() flows, every link of its route listed as many times).
+static void start_comm(ar_sg *s, size_t from, size_t to, uint64_t bytes, uint64_t token,
+                       std::vector<uint64_t> more = {}) {
     sg4::CommPtr c = sg4::Comm::sendto_init(s->hosts[from], s->hosts[to]);
     c->set_payload_size(bytes);
-    auto *rec = new ArRec{token, c};
+    int mult = 1 + (int)more.size();
+    auto *rec = new ArRec{token, c, std::move(more)};
     c->set_data(rec);
+    s->zone->mult = mult; // the route is computed inside start()
     c->start();
+    s->zone->mult = 1;
+}
+
+// Merged flows (issue 18, exact under max-min sharing with equal weights): k flows that start at
+// the same instant between the same hosts with the same bytes have the same route, so max-min gives
+// them the same rate at every instant and they end together. One SimGrid flow whose route lists
+// every link k times loads each link k times its rate (a constraint's consumption weight adds up
+// over repeats), which is what the k flows do: the same rates for every other flow, the same end.
+// Flows wait in `merge` until a timer at the same instant (after every start asked now) starts them.
+static void flush_merged(ar_sg *s) {
+    s->flush_pending = false;
+    auto groups = std::move(s->merge);
+    s->merge.clear();
+    s->merge_idx.clear();
+    for (auto &g : groups) {
+        std::vector<uint64_t> &t = g.second;
+        for (size_t i = 0; i < t.size(); i += AR_MERGE_MAX) {
+            size_t n = std::min(t.size() - i, (size_t)AR_MERGE_MAX);
+            start_comm(s, g.first.from, g.first.to, g.first.bytes, t[i],
+                       std::vector<uint64_t>(t.begin() + (long)i + 1, t.begin() + (long)(i + n)));
+        }
+    }
+}
+
+static void start_merged(ar_sg *s, size_t from, size_t to, uint64_t bytes, uint64_t token) {
+    ArMergeKey k{from, to, bytes};
+    auto it = s->merge_idx.find(k);
+    if (it != s->merge_idx.end()) {
+        s->merge[it->second].second.push_back(token);
+    } else {
+        s->merge_idx.emplace(k, s->merge.size());
+        s->merge.emplace_back(k, std::vector<uint64_t>{token});
+    }
+    if (!s->flush_pending) {
+        s->flush_pending = true;
+        simgrid::kernel::timer::Timer::set(sg4::Engine::get_clock(), [s]() { flush_merged(s); });
+    }
 }
 
 // With AR_SG_ARLAB_LATENCY: the flow starts once the route's latency is paid; a zero-byte
@@ -238,8 +306,8 @@ static void start_after(ar_sg *s, double lat, size_t from, size_t to, uint64_t b
     if (!bytes) simgrid::kernel::timer::Timer::set(now + lat, [s, token]() { deliver(s, token); });
     else if (lat > 0)
         simgrid::kernel::timer::Timer::set(now + lat,
-                                           [s, from, to, bytes, token]() { start_comm(s, from, to, bytes, token); });
-    else start_comm(s, from, to, bytes, token);
+                                           [s, from, to, bytes, token]() { start_merged(s, from, to, bytes, token); });
+    else start_merged(s, from, to, bytes, token);
 }
 
 extern "C" void ar_sg_comm(ar_sg *s, int src, int dst, int reduce, uint64_t bytes, uint64_t token) {
@@ -260,7 +328,7 @@ extern "C" void ar_sg_exec(ar_sg *s, int rank, double seconds, uint64_t token) {
     sg4::ExecPtr x = sg4::Exec::init();
     x->set_host(s->hosts[(size_t)rank]);
     x->set_flops_amount(seconds * AR_SG_HOST_SPEED);
-    auto *rec = new ArRec{token, x};
+    auto *rec = new ArRec{token, x, {}};
     x->set_data(rec);
     x->start();
 }
