@@ -218,7 +218,8 @@ static void piece(uint64_t off, uint64_t len, int j, int c, uint64_t *po, uint64
 typedef struct emit {
     ar_xfer *buf;
     size_t n;
-    int sub, chunks; /* sub-round of a step-based part (applied to every segment) */
+    int sub, chunks;    /* sub-round of a step-based part (applied to every segment) */
+    size_t idx, lo, hi; /* a window (ar_lower_round_window): transfers idx in [lo, hi) are written */
 } emit;
 
 static void put(emit *em, int src, int dst, int nseg, const uint64_t off[2], const uint64_t len[2], int reduce) {
@@ -231,8 +232,9 @@ static void put(emit *em, int src, int dst, int nseg, const uint64_t off[2], con
         x.len[x.nseg] = pl;
         x.nseg++;
     }
+    size_t i = em->idx++; /* a window counts candidates, empty ones included */
     if (x.nseg == 0) return;
-    em->buf[em->n++] = x;
+    if (i >= em->lo && i < em->hi) em->buf[em->n++] = x;
 }
 
 static void put1(emit *em, int src, int dst, uint64_t off, uint64_t len, int reduce) {
@@ -255,6 +257,13 @@ static void put_vblocks(emit *em, const ar_op *op, int root, int src, int dst, i
 }
 
 static int M(const ar_op *op, int i) { return op->members[((i % op->n) + op->n) % op->n]; }
+
+/* A direct part's first outer index for em's window (n - 1 candidates each); em->idx moves there. */
+static int direct_first(emit *em, int n) {
+    size_t per = n > 1 ? (size_t)(n - 1) : 1, first = em->lo / per;
+    em->idx = first * per;
+    return (int)first;
+}
 
 static void gen_step(const ar_op *op, enum part p, int step, emit *em) {
     int n = op->n, root = (op->kind == AR_OP_REDUCE || op->kind == AR_OP_BROADCAST) ? op->root : 0;
@@ -314,16 +323,16 @@ static void gen_step(const ar_op *op, enum part p, int step, emit *em) {
         }
         break;
     }
-    case P_DIRECT_RS:
-        for (int i = 0; i < n; i++)
+    case P_DIRECT_RS: /* n - 1 candidates per sender: a window starts at its first sender */
+        for (int i = direct_first(em, n); i < n && em->idx < em->hi; i++)
             for (int j = 0; j < n; j++)
                 if (i != j) {
                     ar_op_block(op, j, &off, &len);
                     put1(em, M(op, i), M(op, j), off, len, 1);
                 }
         break;
-    case P_DIRECT_AG:
-        for (int j = 0; j < n; j++) {
+    case P_DIRECT_AG: /* n - 1 candidates per block */
+        for (int j = direct_first(em, n); j < n && em->idx < em->hi; j++) {
             ar_op_block(op, j, &off, &len);
             for (int i = 0; i < n; i++)
                 if (i != j) put1(em, M(op, j), M(op, i), off, len, 0);
@@ -435,7 +444,24 @@ size_t ar_lower_round(const ar_op *op, int r, ar_xfer *buf) {
         gen_pipelined(op, pt, r, buf, &n);
         return n;
     }
-    emit em = {.buf = buf, .n = 0, .sub = r % op->chunks, .chunks = op->chunks};
+    emit em = {.buf = buf, .n = 0, .sub = r % op->chunks, .chunks = op->chunks, .lo = 0, .hi = SIZE_MAX};
     gen_step(op, pt, r / op->chunks, &em);
     return em.n;
+}
+
+size_t ar_lower_round_window(const ar_op *op, int r, size_t lo, size_t hi, ar_xfer *buf, size_t *total) {
+    *total = 0;
+    if (op->impl == AR_IMPL_SWITCH && op->kind != AR_OP_SEND) return 0;
+    enum part pt;
+    if (locate(op, &r, &pt) == 0 || is_pipelined(pt)) return 0;
+    emit em = {.buf = buf, .n = 0, .sub = r % op->chunks, .chunks = op->chunks, .lo = lo, .hi = hi};
+    gen_step(op, pt, r / op->chunks, &em);
+    /* a direct part stops at the window's end: its candidates are n (n - 1) */
+    *total = pt == P_DIRECT_RS || pt == P_DIRECT_AG ? (size_t)op->n * (size_t)(op->n - 1) : em.idx;
+    return em.n;
+}
+
+int ar_lower_windowed(const ar_op *op, int r) {
+    enum part pt;
+    return !(op->impl == AR_IMPL_SWITCH && op->kind != AR_OP_SEND) && locate(op, &r, &pt) != 0 && !is_pipelined(pt);
 }

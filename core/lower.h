@@ -82,4 +82,15 @@ size_t ar_lower_max_xfers(const ar_op *op);
  * must hold ar_lower_max_xfers(op) entries; returns how many were written. */
 size_t ar_lower_round(const ar_op *op, int r, ar_xfer *buf);
 
+/* A slice of round r, for rounds too large to hold (a direct all-to-all of 4096 members lowers to
+ * 16.8 M transfers): writes the transfers whose candidate index in ar_lower_round's order is in
+ * [lo, hi) (candidates: the transfers, and the empty ones ar_lower_round leaves out; buf holds
+ * hi - lo entries), sets *total to the round's candidate count, returns how many were written.
+ * A direct all-to-all part starts at the window (time O(window + n)); other parts generate
+ * the round from its start (at most n + 1 candidates).
+ * Only for rounds that ar_lower_windowed accepts (step-based parts: not pipelined chains, not
+ * switch ops, whose rounds hold at most n transfers); 0 with *total 0 otherwise. */
+size_t ar_lower_round_window(const ar_op *op, int r, size_t lo, size_t hi, ar_xfer *buf, size_t *total);
+int ar_lower_windowed(const ar_op *op, int r);
+
 #endif

@@ -79,9 +79,9 @@ static void phase_stage(ar_model_result *out, const ar_schedule *s, int ph, doub
     ar_model_add_stage(out, label, op0 ? ar_impl_name(op0->impl) : "-", pmax, bytes, bw_min, lat_max, t);
 }
 
-/* Prices the transfers in w->xf; returns the round time and the bottleneck. */
-static ar_status price_round(walk *w, double elem_bytes, double *t_out, double *bw_out, double *lat_out, double *dur,
-                             ar_err *e) {
+/* Routes the transfers in w->xf (w->routes, w->route_off) and, with add, adds their bytes to the
+ * loads of their links. */
+static ar_status route_xfers(walk *w, double elem_bytes, int add, ar_err *e) {
     const ar_platform *p = w->p;
     if (ar_grow(&w->route_off, &w->capoff, w->nxf + 1, sizeof *w->route_off) < 0)
         return ar_fail(e, AR_ENOMEM, "cost walk: out of memory");
@@ -96,7 +96,7 @@ static ar_status price_round(walk *w, double elem_bytes, double *t_out, double *
             return st;
         }
         double bytes = (double)ar_xfer_elems(&w->xf[i]) * elem_bytes;
-        for (int k = 0; k < len; k++) {
+        for (int k = 0; add && k < len; k++) {
             ar_dlink d = w->routes[used + (size_t)k];
             int fresh = w->load[d] == 0;
             w->load[d] += bytes;
@@ -110,7 +110,13 @@ static ar_status price_round(walk *w, double elem_bytes, double *t_out, double *
         used += (size_t)len;
         w->route_off[i + 1] = (int)used;
     }
-    double tmax = 0, bw_at = 0, lat_at = 0;
+    return AR_OK;
+}
+
+/* The slowest of the routed transfers in w->xf under the current loads, if slower than *t_out
+ * (then *bw_out, *lat_out: its rate and latency); dur[i]: each one's time, when given. */
+static void eval_xfers(const walk *w, double elem_bytes, double *t_out, double *bw_out, double *lat_out, double *dur) {
+    const ar_platform *p = w->p;
     for (size_t i = 0; i < w->nxf; i++) {
         double lat = 0, drain = 0; /* slowest link of the route to carry its round's bytes */
         for (int k = w->route_off[i]; k < w->route_off[i + 1]; k++) {
@@ -123,18 +129,55 @@ static ar_status price_round(walk *w, double elem_bytes, double *t_out, double *
         double bytes = (double)ar_xfer_elems(&w->xf[i]) * elem_bytes;
         double t = lat + drain;
         if (dur) dur[i] = t;
-        if (t > tmax) {
-            tmax = t;
-            bw_at = drain > 0 ? bytes / drain : 0; /* the rate this transfer effectively got */
-            lat_at = lat;
+        if (t > *t_out) {
+            *t_out = t;
+            *bw_out = drain > 0 ? bytes / drain : 0; /* the rate this transfer effectively got */
+            *lat_out = lat;
         }
     }
+}
+
+static void clear_loads(walk *w) {
     for (size_t i = 0; i < w->ntouched; i++) w->load[w->touched[i]] = 0;
     w->ntouched = 0;
-    *t_out = tmax;
-    *bw_out = bw_at;
-    *lat_out = lat_at;
-    return AR_OK;
+}
+
+/* Prices the transfers in w->xf; returns the round time and the bottleneck. */
+static ar_status price_round(walk *w, double elem_bytes, double *t_out, double *bw_out, double *lat_out, double *dur,
+                             ar_err *e) {
+    *t_out = *bw_out = *lat_out = 0;
+    ar_status st = route_xfers(w, elem_bytes, 1, e);
+    if (st == AR_OK) eval_xfers(w, elem_bytes, t_out, bw_out, lat_out, dur);
+    clear_loads(w);
+    return st;
+}
+
+/* Rounds of more than WALK_WINDOW transfers (a direct all-to-all: 16.8 M at 4096 ranks) are priced
+ * without holding them: the loads over windows of the round, then each window lowered and routed
+ * again and priced under the round's loads. The same price as price_round. */
+#define WALK_WINDOW ((size_t)1 << 16)
+
+static ar_status price_round_stream(walk *w, const ar_phase *phase, int r, double elem_bytes, double *t_out,
+                                    double *bw_out, double *lat_out, ar_err *e) {
+    ar_status st = AR_OK;
+    *t_out = *bw_out = *lat_out = 0;
+    for (int pass = 0; pass < 2 && st == AR_OK; pass++)
+        for (int i = 0; i < phase->nops && st == AR_OK; i++) {
+            const ar_op *op = &phase->ops[i];
+            if (r >= w->nrounds[i]) continue;
+            int win = ar_lower_windowed(op, r);
+            size_t total = 1;
+            for (size_t lo = 0; lo < total && st == AR_OK; lo += WALK_WINDOW) {
+                w->nxf = win ? ar_lower_round_window(op, r, lo, lo + WALK_WINDOW, w->xf, &total)
+                             : ar_lower_round(op, r, w->xf); /* (at most n + 1 transfers: one window) */
+                if (!win) total = 0;
+                st = route_xfers(w, elem_bytes, pass == 0, e);
+                if (st == AR_OK && pass == 1) eval_xfers(w, elem_bytes, t_out, bw_out, lat_out, NULL);
+            }
+        }
+    clear_loads(w);
+    w->nprev = 0; /* nothing to compare the next round with */
+    return st;
 }
 
 /* NCCL protocols (ar_op.proto, issue 13): NCCL's bandwidth factor and per-step
@@ -418,6 +461,13 @@ ar_status ar_model_walk(const ar_platform *p, const ar_schedule *s, ar_model_res
             if (r > maxr) maxr = r;
             maxx += ar_lower_max_xfers(&phase->ops[i]);
         }
+        int stream = maxx > WALK_WINDOW; /* price_round_stream: a window of transfers at a time */
+        if (stream) { /* a window, or an op whose rounds cannot be windowed (at most n + 1 transfers) */
+            maxx = WALK_WINDOW;
+            for (int i = 0; i < phase->nops; i++)
+                if (ar_lower_max_xfers(&phase->ops[i]) > maxx && !ar_lower_windowed(&phase->ops[i], 0))
+                    maxx = ar_lower_max_xfers(&phase->ops[i]);
+        }
         if (ar_grow(&w.xf, &w.capxf, maxx, sizeof *w.xf) < 0) {
             st = ar_fail(e, AR_ENOMEM, "cost walk: out of memory");
             break;
@@ -425,11 +475,15 @@ ar_status ar_model_walk(const ar_platform *p, const ar_schedule *s, ar_model_res
         double tphase = 0, bw_min = 0, lat_max = 0, pf, pstep, pbase;
         ar_phase_proto_effect(p, phase, &pf, &pstep, &pbase);
         for (int r = 0; r < maxr && st == AR_OK; r++) {
-            w.nxf = 0;
-            for (int i = 0; i < phase->nops; i++)
-                if (r < w.nrounds[i]) w.nxf += ar_lower_round(&phase->ops[i], r, w.xf + w.nxf);
             double t = 0, bw = 0, lat = 0;
-            st = price_round_reuse(&w, (double)s->elem_bytes / pf, &t, &bw, &lat, e);
+            if (stream) {
+                st = price_round_stream(&w, phase, r, (double)s->elem_bytes / pf, &t, &bw, &lat, e);
+            } else {
+                w.nxf = 0;
+                for (int i = 0; i < phase->nops; i++)
+                    if (r < w.nrounds[i]) w.nxf += ar_lower_round(&phase->ops[i], r, w.xf + w.nxf);
+                st = price_round_reuse(&w, (double)s->elem_bytes / pf, &t, &bw, &lat, e);
+            }
             tphase += t + pstep;
             /* the next J rounds of every op still running lower to these same transfers
              * (ar_lower_same_rounds): the same price, without lowering them */
