@@ -121,9 +121,12 @@ typedef struct ar_treepack_opts {
     int compact;   /* 1: also solve the extended (flow) formulation, as a check, on
                           direct platforms: fills C_compact and compact_s */
     int max_iter;  /* column-generation iteration limit, 0 = default (100000) */
+    int reference; /* 1: price with the plain route-by-route pair weights and O(n^2)-per-step
+                          Prim scan instead of the route trie and the shrinking scan (same
+                          trees, bit for bit; slower: for tests and benchmarks) */
 } ar_treepack_opts;
 
-/* Default options: secondary = -1, root_lp = 1, compact = 0, max_iter = 0. */
+/* Default options: secondary = -1, root_lp = 1, compact = 0, max_iter = 0, reference = 0. */
 ar_treepack_opts ar_treepack_defaults(void);
 
 typedef struct ar_treepack_result {

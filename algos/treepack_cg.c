@@ -107,6 +107,17 @@ void ar_tp_cg_free(ar_tp_cg *c) {
     free(c->mst);
     free(c->pidx);
     free(c->best);
+    free(c->tn_parent);
+    free(c->tn_link);
+    free(c->pair_node);
+    free(c->tn_val);
+    free(c->pbw);
+    free(c->pw);
+    free(c->pbp);
+    free(c->prem);
+    free(c->pk);
+    free(c->wm);
+    free(c->pbu);
     memset(c, 0, sizeof *c);
 }
 
@@ -217,7 +228,12 @@ static int wki_cmp(const void *x, const void *y) {
  * how many pairs. */
 static int key_less(const wki *s, int a, int b) { return wki_cmp(&s[a], &s[b]) < 0; }
 
-static int prim_complete(ar_tp_cg *c, wki *s, int *out, double *total) {
+/* Every pair of ranks a candidate (switched platforms), pairs in order of (u, v). */
+static int complete_graph(const ar_tp_cg *c) {
+    return !c->r->direct && c->n >= 2 && (long long)c->np == (long long)c->n * (c->n - 1) / 2;
+}
+
+static int prim_tables(ar_tp_cg *c) {
     int n = c->n;
     if (!c->pidx) { /* pair index of (u, v), both orders */
         c->pidx = ar_calloc((size_t)n * (size_t)n, sizeof *c->pidx);
@@ -228,6 +244,13 @@ static int prim_complete(ar_tp_cg *c, wki *s, int *out, double *total) {
             c->pidx[(size_t)u * (size_t)n + (size_t)v] = c->pidx[(size_t)v * (size_t)n + (size_t)u] = p;
         }
     }
+    return 0;
+}
+
+/* The reference scan (opts.reference): every step scans all n vertices twice. */
+static int prim_complete(ar_tp_cg *c, wki *s, int *out, double *total) {
+    int n = c->n;
+    if (prim_tables(c) != 0) return -1;
     int *best = c->best, k = 0; /* best[v]: the least pair joining v to the tree; -1 once v is in it */
     best[0] = -1;
     for (int v = 1; v < n; v++) best[v] = c->pidx[v];
@@ -256,13 +279,174 @@ static int prim_complete(ar_tp_cg *c, wki *s, int *out, double *total) {
     return k;
 }
 
+/* Key (w[a], k[a], a) < key (w[b], k[b], b), k NULL meaning all 0: the order of wki_cmp. */
+static inline int prim_less(double wa, double wb, const uint32_t *k, int a, int b) {
+    if (wa < wb) return 1;
+    if (wa > wb) return 0;
+    if (k && k[a] != k[b]) return k[a] < k[b];
+    return a < b;
+}
+
+/* Prim as prim_complete, the same tree bit for bit (its keys are a strict total
+ * order, so every step's minimum is unique), faster: the vertices still outside
+ * the tree are kept in a shrinking list, and one pass over them per step both
+ * lowers their best keys by the new vertex's row and finds the next minimum
+ * (n^2/2 key updates in all instead of 2 n^2 scans). w, k: the keys by pair. */
+static int prim_fast(ar_tp_cg *c, const double *w, const uint32_t *k, int *out, double *total) {
+    int n = c->n;
+    if (prim_tables(c) != 0) return -1;
+    if (!c->pbw) {
+        c->pbw = ar_calloc((size_t)n + 1, sizeof *c->pbw);
+        c->pbp = ar_calloc((size_t)n + 1, sizeof *c->pbp);
+        c->prem = ar_calloc((size_t)n + 1, sizeof *c->prem);
+        if (!c->pbw || !c->pbp || !c->prem) return -1;
+    }
+    double *bw = c->pbw; /* best key of a vertex outside the tree: weight bw[v], pair bp[v] */
+    int *bp = c->pbp, *rem = c->prem, nrem = 0, ip = 0, nk = 0;
+    for (int v = 1; v < n; v++) {
+        rem[nrem++] = v;
+        bp[v] = c->pidx[v];
+        bw[v] = w[bp[v]];
+    }
+    for (int i = 1; i < nrem; i++)
+        if (prim_less(bw[rem[i]], bw[rem[ip]], k, bp[rem[i]], bp[rem[ip]])) ip = i;
+    while (nrem > 0) {
+        int pick = rem[ip];
+        out[nk++] = bp[pick];
+        rem[ip] = rem[--nrem];
+        const int *row = c->pidx + (size_t)pick * (size_t)n;
+        int nb = 0, nbp = -1;
+        double nbw = 0;
+        for (int i = 0; i < nrem; i++) {
+            int v = rem[i], p = row[v], q = bp[v];
+            double x = w[p], y = bw[v];
+            if (prim_less(x, y, k, p, q)) {
+                bw[v] = y = x;
+                bp[v] = q = p;
+            }
+            if (nbp < 0 || prim_less(y, nbw, k, q, nbp)) {
+                nb = i;
+                nbw = y;
+                nbp = q;
+            }
+        }
+        ip = nb;
+    }
+    /* key order, as Kruskal adds them (and the same sum, to the last bit) */
+    wki *sel = ar_calloc((size_t)nk + 1, sizeof *sel);
+    if (!sel) return -1;
+    for (int q = 0; q < nk; q++) sel[q] = (wki){.w = w[out[q]], .k = k ? k[out[q]] : 0, .i = out[q]};
+    qsort(sel, (size_t)nk, sizeof *sel, wki_cmp);
+    double sum = 0;
+    for (int q = 0; q < nk; q++) {
+        out[q] = sel[q].i;
+        sum += sel[q].w;
+    }
+    free(sel);
+    *total = sum;
+    return nk;
+}
+
+/* prim_fast with weights from c->wm (ties by pair index, no tie keys): a step
+ * reads the new vertex's row, contiguous. The pair {a, b}, a < b, has the
+ * index order of a n + b, so ties need no pair index. */
+static int prim_matrix(ar_tp_cg *c, int *out, double *total) {
+    int n = c->n;
+    if (prim_tables(c) != 0) return -1;
+    if (!c->pbw) {
+        c->pbw = ar_calloc((size_t)n + 1, sizeof *c->pbw);
+        c->pbp = ar_calloc((size_t)n + 1, sizeof *c->pbp);
+        c->prem = ar_calloc((size_t)n + 1, sizeof *c->prem);
+        if (!c->pbw || !c->pbp || !c->prem) return -1;
+    }
+    if (!c->pbu && !(c->pbu = ar_calloc((size_t)n + 1, sizeof *c->pbu))) return -1;
+    const double *wm = c->wm;
+    double *bw = c->pbw;
+    int *bu = c->pbu, *rem = c->prem, nrem = 0, ip = 0, nk = 0;
+#define PM_CODE(a, v) ((a) < (v) ? (long long)(a)*n + (v) : (long long)(v)*n + (a))
+    for (int v = 1; v < n; v++) {
+        rem[nrem++] = v;
+        bu[v] = 0;
+        bw[v] = wm[v];
+    }
+    for (int i = 1; i < nrem; i++) {
+        int v = rem[i], b = rem[ip];
+        if (bw[v] < bw[b] || (bw[v] == bw[b] && PM_CODE(bu[v], v) < PM_CODE(bu[b], b))) ip = i;
+    }
+    while (nrem > 0) {
+        int pick = rem[ip];
+        out[nk++] = c->pidx[(size_t)pick * (size_t)n + (size_t)bu[pick]];
+        rem[ip] = rem[--nrem];
+        const double *row = wm + (size_t)pick * TP_WM_LD(n);
+        int nb = 0, nbv = -1;
+        double nbw = 0;
+        for (int i = 0; i < nrem; i++) {
+            int v = rem[i];
+            double x = row[v], y = bw[v];
+            if (x < y || (x == y && PM_CODE(pick, v) < PM_CODE(bu[v], v))) {
+                bw[v] = y = x;
+                bu[v] = pick;
+            }
+            if (nbv < 0 || y < nbw || (y == nbw && PM_CODE(bu[v], v) < PM_CODE(bu[nbv], nbv))) {
+                nb = i;
+                nbw = y;
+                nbv = v;
+            }
+        }
+        ip = nb;
+    }
+#undef PM_CODE
+    /* key order, as Kruskal adds them (and the same sum, to the last bit) */
+    wki *sel = ar_calloc((size_t)nk + 1, sizeof *sel);
+    if (!sel) return -1;
+    for (int q = 0; q < nk; q++) sel[q] = (wki){.w = c->wm_src[out[q]], .k = 0, .i = out[q]};
+    qsort(sel, (size_t)nk, sizeof *sel, wki_cmp);
+    double sum = 0;
+    for (int q = 0; q < nk; q++) {
+        out[q] = sel[q].i;
+        sum += sel[q].w;
+    }
+    free(sel);
+    *total = sum;
+    return nk;
+}
+
+static double noise(int i, int j) { return 1 + TP_NOISE * ((double)(tie_key(i, j + 1000) % 2001) / 1000.0 - 1); }
+
 static int kruskal_keyed(ar_tp_cg *c, const double *w, int j, wki *scratch, int *out, double *total) {
+    int complete = complete_graph(c);
+    if (complete && !c->reference && j < 0 && c->wm && c->wm_src == w) {
+        int k = prim_matrix(c, out, total);
+        if (k >= 0) return k;
+    }
+    if (complete && !c->reference) {
+        const double *kw = w;
+        const uint32_t *kk = NULL;
+        if (j >= 0) {
+            if (!c->pw) {
+                c->pw = ar_calloc((size_t)c->np + 1, sizeof *c->pw);
+                c->pk = ar_calloc((size_t)c->np + 1, sizeof *c->pk);
+            }
+            if (c->pw && c->pk) {
+                for (int i = 0; i < c->np; i++) {
+                    c->pw[i] = w[i] * noise(i, j);
+                    c->pk[i] = tie_key(i, j);
+                }
+                kw = c->pw;
+                kk = c->pk;
+            }
+        }
+        if (j < 0 || kk) {
+            int k = prim_fast(c, kw, kk, out, total);
+            if (k >= 0) return k; /* (out of memory: the reference path below) */
+        }
+    }
     for (int i = 0; i < c->np; i++) {
-        scratch[i].w = j < 0 ? w[i] : w[i] * (1 + TP_NOISE * ((double)(tie_key(i, j + 1000) % 2001) / 1000.0 - 1));
+        scratch[i].w = j < 0 ? w[i] : w[i] * noise(i, j);
         scratch[i].k = j < 0 ? 0 : tie_key(i, j);
         scratch[i].i = i;
     }
-    if (!c->r->direct && c->n >= 2 && (long long)c->np == (long long)c->n * (c->n - 1) / 2) {
+    if (complete) {
         int k = prim_complete(c, scratch, out, total);
         if (k >= 0) return k; /* (out of memory: Kruskal below) */
     }
@@ -281,8 +465,104 @@ static int kruskal_keyed(ar_tp_cg *c, const double *w, int j, wki *scratch, int 
     return k;
 }
 
-/* Pair weights w_p = sum over p's route of per-link weights ylink. */
-static void pair_weights(ar_tp_cg *c, const double *ylink, double *w) {
+/* The route trie (see ar_tp_cg). Routes of one source come in order of v, so
+ * each route first follows the previous one's trie path as far as they agree,
+ * then looks its remaining links up among the children (linked siblings).
+ * Returns 0, or -1 out of memory (the caller then sums route by route). */
+static int trie_build(ar_tp_cg *c) {
+    const ar_treepack_result *r = c->r;
+    int maxlen = 0;
+    for (int p = 0; p < c->np; p++)
+        if (r->route_off[2 * p + 1] - r->route_off[2 * p] > maxlen)
+            maxlen = r->route_off[2 * p + 1] - r->route_off[2 * p];
+    size_t cap = (size_t)c->n + (size_t)c->np + 16, nn = 0;
+    int *par = ar_calloc(cap, sizeof *par), *lk = ar_calloc(cap, sizeof *lk);
+    int *fc = ar_calloc(cap, sizeof *fc), *ns = ar_calloc(cap, sizeof *ns);
+    int *path = ar_calloc((size_t)maxlen + 1, sizeof *path);
+    c->pair_node = ar_calloc((size_t)c->np + 1, sizeof *c->pair_node);
+    int ok = par && lk && fc && ns && path && c->pair_node;
+    const ar_dlink *prev = NULL;
+    int prevlen = 0;
+    for (int p = 0; ok && p < c->np; p++) {
+        int len;
+        const ar_dlink *rt = ar_tp_route_of(r, p, 0, &len);
+        int fresh = p == 0 || r->pairs[p - 1].u != r->pairs[p].u, k = 0;
+        if (fresh) {
+            prevlen = 0;
+        } else {
+            while (k < len && k < prevlen && AR_DLINK_LINK(rt[k]) == AR_DLINK_LINK(prev[k])) k++;
+        }
+        for (int q = fresh ? -1 : k; ok && q < len; q++) {
+            int cur = q >= 0 ? path[q] : -1, l = q >= 0 ? AR_DLINK_LINK(rt[q]) : -1, ch = -1;
+            if (cur >= 0)
+                for (ch = fc[cur]; ch >= 0 && lk[ch] != l; ch = ns[ch]) {}
+            if (ch < 0) { /* a new node (a source's root when q = -1) */
+                if (nn == cap || nn >= (size_t)INT32_MAX) {
+                    size_t nc = cap * 2;
+                    int *a = ar_reallocarray(par, nc, sizeof *a);
+                    if (a) par = a;
+                    int *b = ar_reallocarray(lk, nc, sizeof *b);
+                    if (b) lk = b;
+                    int *f = ar_reallocarray(fc, nc, sizeof *f);
+                    if (f) fc = f;
+                    int *g = ar_reallocarray(ns, nc, sizeof *g);
+                    if (g) ns = g;
+                    if (!a || !b || !f || !g || nn >= (size_t)INT32_MAX) {
+                        ok = 0;
+                        break;
+                    }
+                    cap = nc;
+                }
+                ch = (int)nn++;
+                par[ch] = cur;
+                lk[ch] = l;
+                fc[ch] = -1;
+                ns[ch] = cur >= 0 ? fc[cur] : -1;
+                if (cur >= 0) fc[cur] = ch;
+            }
+            path[q + 1] = ch;
+        }
+        if (ok) c->pair_node[p] = path[len];
+        prev = rt;
+        prevlen = len;
+    }
+    free(fc);
+    free(ns);
+    free(path);
+    c->tn_val = ok ? ar_calloc(nn + 1, sizeof *c->tn_val) : NULL;
+    if (!ok || !c->tn_val) {
+        free(par);
+        free(lk);
+        free(c->pair_node);
+        c->pair_node = NULL;
+        return -1;
+    }
+    c->tn_parent = par;
+    c->tn_link = lk;
+    c->ntn = (int)nn;
+    return 0;
+}
+
+void ar_tp_pair_weights(ar_tp_cg *c, const double *ylink, double *w) {
+    if (!c->reference && !c->r->direct && c->ntn == 0 && trie_build(c) != 0) c->ntn = -1; /* (OOM: route by route) */
+    if (c->ntn > 0) {
+        const int *par = c->tn_parent, *lk = c->tn_link;
+        double *val = c->tn_val;
+        for (int i = 0; i < c->ntn; i++) val[i] = par[i] < 0 ? 0 : val[par[i]] + ylink[lk[i]];
+        c->wm_src = NULL;
+        if (!c->wm && complete_graph(c)) c->wm = ar_calloc((size_t)c->n * TP_WM_LD(c->n), sizeof *c->wm);
+        if (c->wm && complete_graph(c)) { /* pairs in order of (u, v) */
+            size_t n = (size_t)c->n, ld = TP_WM_LD(c->n);
+            int p = 0;
+            for (size_t u = 0; u < n; u++)
+                for (size_t v = u + 1; v < n; v++, p++)
+                    w[p] = c->wm[u * ld + v] = c->wm[v * ld + u] = val[c->pair_node[p]];
+            c->wm_src = w;
+        } else {
+            for (int p = 0; p < c->np; p++) w[p] = val[c->pair_node[p]];
+        }
+        return;
+    }
     for (int p = 0; p < c->np; p++) {
         int len;
         const ar_dlink *rt = ar_tp_route_of(c->r, p, 0, &len);
@@ -310,7 +590,7 @@ ar_status ar_tp_warm_pool(ar_tp_cg *c, int iters, double beta, ar_err *e) {
             if (load[l] * c->r->link_c[l] > mx) mx = load[l] * c->r->link_c[l];
         for (int l = 0; l < c->L; l++)
             yl[l] = c->r->link_c[l] * (mx > 0 ? exp(beta * (load[l] * c->r->link_c[l] / mx - 1)) : 1);
-        pair_weights(c, yl, c->w);
+        ar_tp_pair_weights(c, yl, c->w);
         double W;
         int k = kruskal_keyed(c, c->w, -1, scratch, c->mst, &W);
         if (k != c->n - 1) break;
@@ -357,7 +637,7 @@ ar_status ar_tp_cg_run(ar_tp_cg *c, double s, int max_iter, int *iters, ar_err *
         double yconv = glp_get_row_dual(c->lp, 1);
         for (int l = 0; l < c->L; l++)
             c->ylink[l] = c->row_of_link[l] ? c->r->link_c[l] * (s - glp_get_row_dual(c->lp, c->row_of_link[l])) : 0;
-        pair_weights(c, c->ylink, c->w);
+        ar_tp_pair_weights(c, c->ylink, c->w);
         double tol = 1e-9 * (fabs(yconv) > 1 ? fabs(yconv) : 1);
         int added_any = 0;
         for (int j = -1; j < TP_EXTRA_TREES && st == AR_OK; j++) {

@@ -14,7 +14,7 @@
 #include "treepack_lp.h"
 
 ar_treepack_opts ar_treepack_defaults(void) {
-    ar_treepack_opts o = {.secondary = -1, .root_lp = 1, .compact = 0, .max_iter = 0};
+    ar_treepack_opts o = {.secondary = -1, .root_lp = 1, .compact = 0, .max_iter = 0, .reference = 0};
     return o;
 }
 
@@ -248,6 +248,7 @@ ar_status ar_treepack_solve(const ar_platform *p, const ar_treepack_opts *opts, 
     /* master LP */
     ar_tp_cg c = {0};
     c.r = r;
+    c.reference = o.reference;
     c.n = n;
     c.np = r->npairs;
     c.L = L;
@@ -334,6 +335,7 @@ ar_status ar_treepack_solve(const ar_platform *p, const ar_treepack_opts *opts, 
         for (int k = 0; k < len; k++) w += pi[AR_DLINK_LINK(rt[k])] * r->link_c[AR_DLINK_LINK(rt[k])];
         c.w[q] = w;
     }
+    c.wm_src = NULL; /* c.w no longer the pair weights that c.wm mirrors */
     ar_tp_kruskal(n, r->pairs, c.np, c.w, c.sort, c.uf, c.mst, &r->dual_bound);
     int ncols1 = c.ncols;
     lam1 = ar_calloc((size_t)ncols1 + 1, sizeof *lam1);

@@ -64,6 +64,8 @@ int ar_tp_kruskal(int n, const ar_tp_pair *pairs, int np, const double *w, ar_tp
                   double *total);
 
 /* The restricted master LP and its columns (trees). */
+#define TP_WM_LD(n) ((size_t)(n) + 8)
+
 typedef struct ar_tp_cg {
     const ar_treepack_result *r;
     glp_prob *lp;
@@ -82,6 +84,28 @@ typedef struct ar_tp_cg {
     ar_tp_wi *sort;
     int *uf, *mst;
     int *pidx, *best; /* complete graph: pair index of (u, v) (n x n) and Prim's scratch (built on first use) */
+    /* fast pricing (treepack_cg.c, built on first use on switched platforms):
+     * the route trie: every source rank's routes u->v (v > u) merged on common
+     * prefixes; node i extends node tn_parent[i] (-1: a source) by link
+     * tn_link[i], parents before children, so one pass tn_val[i] =
+     * tn_val[parent] + y[link] gives every pair's route sum, added in route
+     * order (bit for bit the route-by-route sum); pair p ends at pair_node[p]. */
+    int ntn, *tn_parent, *tn_link, *pair_node;
+    double *tn_val;
+    /* Prim over the remaining vertices: best key per vertex (weight, pair), and
+     * the perturbed weights and tie keys of an extra tree */
+    double *pbw, *pw;
+    int *pbp, *prem;
+    uint32_t *pk;
+    /* complete graphs: the pair weights also as a dense symmetric n x n matrix
+     * (wm[u ld + v] = w of pair {u, v}, rows ld = TP_WM_LD(n) apart: padded, as
+     * a power-of-two stride makes the column writes collide in the caches' sets), mirroring the array wm_src that
+     * ar_tp_pair_weights last filled, so that Prim reads a vertex's row
+     * contiguously instead of gathering its pairs from all over w */
+    double *wm;
+    const double *wm_src;
+    int *pbu;      /* Prim on wm: the tree vertex of each outside vertex's best pair */
+    int reference; /* 1: the plain route-by-route weights and Prim scan (opts.reference) */
 } ar_tp_cg;
 
 void ar_tp_cg_free(ar_tp_cg *c);
@@ -89,6 +113,9 @@ void ar_tp_cg_free(ar_tp_cg *c);
  * coefficient factor (0 in stage 1, 1 in stage 2). Returns 1 added, 0
  * duplicate, -1 out of memory. */
 int ar_tp_cg_add(ar_tp_cg *c, const int *pairs, double objf);
+/* Pair weights w_p = sum over p's route (u->v) of per-link weights ylink, added
+ * in route order (through the route trie when built, else route by route). */
+void ar_tp_pair_weights(ar_tp_cg *c, const double *ylink, double *w);
 /* Frank-Wolfe warm start: up to `iters` distinct trees of a smoothed max-load run. */
 ar_status ar_tp_warm_pool(ar_tp_cg *c, int iters, double beta, ar_err *e);
 /* Column generation to optimality (stage 1: s = 0, minimise t; stage 2:
