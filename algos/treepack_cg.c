@@ -116,8 +116,7 @@ void ar_tp_cg_free(ar_tp_cg *c) {
     free(c->pbp);
     free(c->prem);
     free(c->pk);
-    free(c->wm);
-    free(c->pbu);
+    free(c->poff);
     memset(c, 0, sizeof *c);
 }
 
@@ -287,119 +286,63 @@ static inline int prim_less(double wa, double wb, const uint32_t *k, int a, int 
     return a < b;
 }
 
-/* Prim as prim_complete, the same tree bit for bit (its keys are a strict total
- * order, so every step's minimum is unique), faster: the vertices still outside
- * the tree are kept in a shrinking list, and one pass over them per step both
- * lowers their best keys by the new vertex's row and finds the next minimum
- * (n^2/2 key updates in all instead of 2 n^2 scans). w, k: the keys by pair. */
-static int prim_fast(ar_tp_cg *c, const double *w, const uint32_t *k, int *out, double *total) {
+/* Prim's step at vertex v (list position i) outside the tree: the new tree
+ * vertex's pair p may lower v's best key; the least best key so far into m. */
+typedef struct prim_min {
+    int i, p;
+    double w;
+} prim_min;
+
+static inline void prim_visit(const double *w, const uint32_t *k, double *bw, int *bp, int v, int p, int i,
+                              prim_min *m) {
+    double x = w[p], y = bw[v];
+    int q = bp[v];
+    if (prim_less(x, y, k, p, q)) {
+        bw[v] = y = x;
+        bp[v] = q = p;
+    }
+    if (m->p < 0 || prim_less(y, m->w, k, q, m->p)) *m = (prim_min){.i = i, .p = q, .w = y};
+}
+
+/* Prim on the pair weights as they are (pairs in order of (u, v): pair {a, b},
+ * a < b, is off[a] + b): the vertices outside the tree are kept in a sorted
+ * list, so a step reads the new vertex's pairs with smaller partners at
+ * increasing addresses and those with larger ones contiguously. */
+static int prim_packed(ar_tp_cg *c, const double *w, const uint32_t *k, int *out, double *total) {
     int n = c->n;
-    if (prim_tables(c) != 0) return -1;
     if (!c->pbw) {
         c->pbw = ar_calloc((size_t)n + 1, sizeof *c->pbw);
         c->pbp = ar_calloc((size_t)n + 1, sizeof *c->pbp);
         c->prem = ar_calloc((size_t)n + 1, sizeof *c->prem);
         if (!c->pbw || !c->pbp || !c->prem) return -1;
     }
-    double *bw = c->pbw; /* best key of a vertex outside the tree: weight bw[v], pair bp[v] */
+    if (!c->poff) {
+        if (!(c->poff = ar_calloc((size_t)n + 1, sizeof *c->poff))) return -1;
+        for (int u = 0; u < n; u++) c->poff[u] = u * (n - 1) - u * (u - 1) / 2 - u - 1;
+    }
+    const int *off = c->poff;
+    double *bw = c->pbw;
     int *bp = c->pbp, *rem = c->prem, nrem = 0, ip = 0, nk = 0;
     for (int v = 1; v < n; v++) {
         rem[nrem++] = v;
-        bp[v] = c->pidx[v];
-        bw[v] = w[bp[v]];
+        bp[v] = v - 1;
+        bw[v] = w[v - 1];
     }
     for (int i = 1; i < nrem; i++)
         if (prim_less(bw[rem[i]], bw[rem[ip]], k, bp[rem[i]], bp[rem[ip]])) ip = i;
     while (nrem > 0) {
         int pick = rem[ip];
         out[nk++] = bp[pick];
-        rem[ip] = rem[--nrem];
-        const int *row = c->pidx + (size_t)pick * (size_t)n;
-        int nb = 0, nbp = -1;
-        double nbw = 0;
-        for (int i = 0; i < nrem; i++) {
-            int v = rem[i], p = row[v], q = bp[v];
-            double x = w[p], y = bw[v];
-            if (prim_less(x, y, k, p, q)) {
-                bw[v] = y = x;
-                bp[v] = q = p;
-            }
-            if (nbp < 0 || prim_less(y, nbw, k, q, nbp)) {
-                nb = i;
-                nbw = y;
-                nbp = q;
-            }
-        }
-        ip = nb;
+        memmove(rem + ip, rem + ip + 1, (size_t)(nrem - ip - 1) * sizeof *rem);
+        nrem--;
+        prim_min m = {.i = 0, .p = -1, .w = 0};
+        for (int i = 0; i < ip; i++) prim_visit(w, k, bw, bp, rem[i], off[rem[i]] + pick, i, &m); /* v < pick */
+        for (int i = ip; i < nrem; i++) prim_visit(w, k, bw, bp, rem[i], off[pick] + rem[i], i, &m);
+        ip = m.i;
     }
-    /* key order, as Kruskal adds them (and the same sum, to the last bit) */
     wki *sel = ar_calloc((size_t)nk + 1, sizeof *sel);
     if (!sel) return -1;
     for (int q = 0; q < nk; q++) sel[q] = (wki){.w = w[out[q]], .k = k ? k[out[q]] : 0, .i = out[q]};
-    qsort(sel, (size_t)nk, sizeof *sel, wki_cmp);
-    double sum = 0;
-    for (int q = 0; q < nk; q++) {
-        out[q] = sel[q].i;
-        sum += sel[q].w;
-    }
-    free(sel);
-    *total = sum;
-    return nk;
-}
-
-/* prim_fast with weights from c->wm (ties by pair index, no tie keys): a step
- * reads the new vertex's row, contiguous. The pair {a, b}, a < b, has the
- * index order of a n + b, so ties need no pair index. */
-static int prim_matrix(ar_tp_cg *c, int *out, double *total) {
-    int n = c->n;
-    if (prim_tables(c) != 0) return -1;
-    if (!c->pbw) {
-        c->pbw = ar_calloc((size_t)n + 1, sizeof *c->pbw);
-        c->pbp = ar_calloc((size_t)n + 1, sizeof *c->pbp);
-        c->prem = ar_calloc((size_t)n + 1, sizeof *c->prem);
-        if (!c->pbw || !c->pbp || !c->prem) return -1;
-    }
-    if (!c->pbu && !(c->pbu = ar_calloc((size_t)n + 1, sizeof *c->pbu))) return -1;
-    const double *wm = c->wm;
-    double *bw = c->pbw;
-    int *bu = c->pbu, *rem = c->prem, nrem = 0, ip = 0, nk = 0;
-#define PM_CODE(a, v) ((a) < (v) ? (long long)(a)*n + (v) : (long long)(v)*n + (a))
-    for (int v = 1; v < n; v++) {
-        rem[nrem++] = v;
-        bu[v] = 0;
-        bw[v] = wm[v];
-    }
-    for (int i = 1; i < nrem; i++) {
-        int v = rem[i], b = rem[ip];
-        if (bw[v] < bw[b] || (bw[v] == bw[b] && PM_CODE(bu[v], v) < PM_CODE(bu[b], b))) ip = i;
-    }
-    while (nrem > 0) {
-        int pick = rem[ip];
-        out[nk++] = c->pidx[(size_t)pick * (size_t)n + (size_t)bu[pick]];
-        rem[ip] = rem[--nrem];
-        const double *row = wm + (size_t)pick * TP_WM_LD(n);
-        int nb = 0, nbv = -1;
-        double nbw = 0;
-        for (int i = 0; i < nrem; i++) {
-            int v = rem[i];
-            double x = row[v], y = bw[v];
-            if (x < y || (x == y && PM_CODE(pick, v) < PM_CODE(bu[v], v))) {
-                bw[v] = y = x;
-                bu[v] = pick;
-            }
-            if (nbv < 0 || y < nbw || (y == nbw && PM_CODE(bu[v], v) < PM_CODE(bu[nbv], nbv))) {
-                nb = i;
-                nbw = y;
-                nbv = v;
-            }
-        }
-        ip = nb;
-    }
-#undef PM_CODE
-    /* key order, as Kruskal adds them (and the same sum, to the last bit) */
-    wki *sel = ar_calloc((size_t)nk + 1, sizeof *sel);
-    if (!sel) return -1;
-    for (int q = 0; q < nk; q++) sel[q] = (wki){.w = c->wm_src[out[q]], .k = 0, .i = out[q]};
     qsort(sel, (size_t)nk, sizeof *sel, wki_cmp);
     double sum = 0;
     for (int q = 0; q < nk; q++) {
@@ -415,10 +358,6 @@ static double noise(int i, int j) { return 1 + TP_NOISE * ((double)(tie_key(i, j
 
 static int kruskal_keyed(ar_tp_cg *c, const double *w, int j, wki *scratch, int *out, double *total) {
     int complete = complete_graph(c);
-    if (complete && !c->reference && j < 0 && c->wm && c->wm_src == w) {
-        int k = prim_matrix(c, out, total);
-        if (k >= 0) return k;
-    }
     if (complete && !c->reference) {
         const double *kw = w;
         const uint32_t *kk = NULL;
@@ -437,7 +376,7 @@ static int kruskal_keyed(ar_tp_cg *c, const double *w, int j, wki *scratch, int 
             }
         }
         if (j < 0 || kk) {
-            int k = prim_fast(c, kw, kk, out, total);
+            int k = prim_packed(c, kw, kk, out, total);
             if (k >= 0) return k; /* (out of memory: the reference path below) */
         }
     }
@@ -549,18 +488,7 @@ void ar_tp_pair_weights(ar_tp_cg *c, const double *ylink, double *w) {
         const int *par = c->tn_parent, *lk = c->tn_link;
         double *val = c->tn_val;
         for (int i = 0; i < c->ntn; i++) val[i] = par[i] < 0 ? 0 : val[par[i]] + ylink[lk[i]];
-        c->wm_src = NULL;
-        if (!c->wm && complete_graph(c)) c->wm = ar_calloc((size_t)c->n * TP_WM_LD(c->n), sizeof *c->wm);
-        if (c->wm && complete_graph(c)) { /* pairs in order of (u, v) */
-            size_t n = (size_t)c->n, ld = TP_WM_LD(c->n);
-            int p = 0;
-            for (size_t u = 0; u < n; u++)
-                for (size_t v = u + 1; v < n; v++, p++)
-                    w[p] = c->wm[u * ld + v] = c->wm[v * ld + u] = val[c->pair_node[p]];
-            c->wm_src = w;
-        } else {
-            for (int p = 0; p < c->np; p++) w[p] = val[c->pair_node[p]];
-        }
+        for (int p = 0; p < c->np; p++) w[p] = val[c->pair_node[p]];
         return;
     }
     for (int p = 0; p < c->np; p++) {

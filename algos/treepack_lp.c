@@ -335,7 +335,6 @@ ar_status ar_treepack_solve(const ar_platform *p, const ar_treepack_opts *opts, 
         for (int k = 0; k < len; k++) w += pi[AR_DLINK_LINK(rt[k])] * r->link_c[AR_DLINK_LINK(rt[k])];
         c.w[q] = w;
     }
-    c.wm_src = NULL; /* c.w no longer the pair weights that c.wm mirrors */
     ar_tp_kruskal(n, r->pairs, c.np, c.w, c.sort, c.uf, c.mst, &r->dual_bound);
     int ncols1 = c.ncols;
     lam1 = ar_calloc((size_t)ncols1 + 1, sizeof *lam1);

@@ -64,8 +64,6 @@ int ar_tp_kruskal(int n, const ar_tp_pair *pairs, int np, const double *w, ar_tp
                   double *total);
 
 /* The restricted master LP and its columns (trees). */
-#define TP_WM_LD(n) ((size_t)(n) + 8)
-
 typedef struct ar_tp_cg {
     const ar_treepack_result *r;
     glp_prob *lp;
@@ -92,19 +90,13 @@ typedef struct ar_tp_cg {
      * order (bit for bit the route-by-route sum); pair p ends at pair_node[p]. */
     int ntn, *tn_parent, *tn_link, *pair_node;
     double *tn_val;
-    /* Prim over the remaining vertices: best key per vertex (weight, pair), and
-     * the perturbed weights and tie keys of an extra tree */
+    /* Prim over the remaining vertices: best key per vertex (weight, pair), the
+     * sorted list of those vertices, and the perturbed weights and tie keys of
+     * an extra tree */
     double *pbw, *pw;
     int *pbp, *prem;
     uint32_t *pk;
-    /* complete graphs: the pair weights also as a dense symmetric n x n matrix
-     * (wm[u ld + v] = w of pair {u, v}, rows ld = TP_WM_LD(n) apart: padded, as
-     * a power-of-two stride makes the column writes collide in the caches' sets), mirroring the array wm_src that
-     * ar_tp_pair_weights last filled, so that Prim reads a vertex's row
-     * contiguously instead of gathering its pairs from all over w */
-    double *wm;
-    const double *wm_src;
-    int *pbu;      /* Prim on wm: the tree vertex of each outside vertex's best pair */
+    int *poff;     /* complete graphs: pair {a, b}, a < b, is poff[a] + b */
     int reference; /* 1: the plain route-by-route weights and Prim scan (opts.reference) */
 } ar_tp_cg;
 
