@@ -32,7 +32,13 @@
  * max directed-link load, then least mean height); roots=first roots every
  * tree at its lowest rank.
  *
- * Parameters: chunks=N (1..4096, default 16), units=K (0..4096), roots=lp|first.
+ * Budget: budget_ms=N (default 0, none) gives the LP a wall budget
+ * (ar_treepack_opts.budget_s): past it the solver keeps the packing it has, and
+ * the detail string says so ("; LP stopped by budget after 2 s: C(G) <= U, >= L
+ * (gap x %)", or that the least-traffic stage stopped).
+ *
+ * Parameters: chunks=N (1..4096, default 16), units=K (0..4096), roots=lp|first,
+ * budget_ms=N (0..86400000, default 0).
  * Ownership: *out belongs to the caller (ar_schedule_free).
  * Owner of this file: spanning-tree packing (issue 5).
  */
@@ -58,6 +64,14 @@ const ar_param_def ar_tp_params[] = {
                        .choices = "lp|first",
                        .def = TP_ROOTS_LP,
                        .help = "lp: roots by the root LP; first: every tree rooted at its lowest rank"},
+    [AR_TP_P_BUDGET] = {.key = "budget_ms",
+                        .type = AR_PARAM_INT,
+                        .min = 0,
+                        .max = 86400000,
+                        .def = 0,
+                        .def_text = "none",
+                        .help = "wall budget of the LP in ms: stop there with the packing found (said in the "
+                                "detail: C(G) bounds and gap); 0: none"},
     {0},
 };
 
@@ -80,6 +94,7 @@ static ar_status tp_plan(const ar_platform *p, uint64_t count, size_t elem_bytes
     const char *roots = v[AR_TP_P_ROOTS].s;
     ar_treepack_opts o = ar_treepack_defaults();
     o.root_lp = v[AR_TP_P_ROOTS].i == TP_ROOTS_LP;
+    o.budget_s = (double)v[AR_TP_P_BUDGET].i / 1e3;
     ar_treepack_result r;
     if ((st = ar_treepack_solve(p, &o, &r, e)) != AR_OK) return st;
     int n = p->nranks, ns = r.nstreams, K = 0;
@@ -95,11 +110,12 @@ static ar_status tp_plan(const ar_platform *p, uint64_t count, size_t elem_bytes
         K = (int)units;
         cdir = ar_treepack_units(&r, K, per);
     }
-    char cbuf[64];
-    if (ar_schedule_set_detail(s,
-                               "C(G)=%s C_dir=%.6g (LP %.6g) trees=%d streams=%d units=%d chunks=%lld roots=%s Dmax=%d",
-                               ar_tp_fmt(r.C, (ar_tp_frac){r.C_num, r.C_den}, cbuf, sizeof cbuf), cdir, r.C_dir,
-                               r.ntrees, ns, K, chunks, roots, r.max_height) != AR_OK)
+    char cbuf[64], bbuf[200];
+    ar_tp_budget_note(&r, bbuf, sizeof bbuf);
+    if (ar_schedule_set_detail(
+            s, "C(G)=%s C_dir=%.6g (LP %.6g) trees=%d streams=%d units=%d chunks=%lld roots=%s Dmax=%d%s%s",
+            ar_tp_fmt(r.C, (ar_tp_frac){r.C_num, r.C_den}, cbuf, sizeof cbuf), cdir, r.C_dir, r.ntrees, ns, K, chunks,
+            roots, r.max_height, bbuf[0] ? "; " : "", bbuf) != AR_OK)
         goto nomem;
     static const ar_op_kind kinds[2] = {AR_OP_REDUCE, AR_OP_BROADCAST};
     static const char *const names[2] = {"reduce", "broadcast"};

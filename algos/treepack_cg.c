@@ -507,12 +507,13 @@ void ar_tp_pair_weights(ar_tp_cg *c, const double *ylink, double *w) {
  * g = 2/(t+2). The distinct trees become the first columns: a balanced pool
  * from which the simplex combines an optimum in few pricing rounds (on a
  * 16x16 torus: one round instead of hundreds). */
-ar_status ar_tp_warm_pool(ar_tp_cg *c, int iters, double beta, ar_err *e) {
+ar_status ar_tp_warm_pool(ar_tp_cg *c, int iters, double beta, double deadline, ar_err *e) {
     double *load = ar_calloc((size_t)c->L + 1, sizeof *load), *yl = ar_calloc((size_t)c->L + 1, sizeof *yl);
     wki *scratch = ar_calloc((size_t)c->np + 1, sizeof *scratch);
     ar_status st = AR_OK;
     if (!load || !yl || !scratch) st = ar_fail(e, AR_ENOMEM, "treepack: out of memory");
     for (int t = 0; t < iters && st == AR_OK; t++) {
+        if (deadline > 0 && ar_now_s() > deadline) break;
         double mx = 0;
         for (int l = 0; l < c->L; l++)
             if (load[l] * c->r->link_c[l] > mx) mx = load[l] * c->r->link_c[l];
@@ -547,7 +548,8 @@ ar_status ar_tp_warm_pool(ar_tp_cg *c, int iters, double beta, ar_err *e) {
  * hashes) and those with negative true reduced cost are added too: near-best
  * columns that cut the number of rounds (and of simplex pivots) several-fold
  * on degenerate masters such as tori, where every link is tight. */
-ar_status ar_tp_cg_run(ar_tp_cg *c, double s, int max_iter, int *iters, ar_err *e) {
+ar_status ar_tp_cg_run(ar_tp_cg *c, double s, int max_iter, double deadline, int *iters, int *stopped, double *lower,
+                       ar_err *e) {
     wki *scratch = ar_calloc((size_t)c->np + 1, sizeof *scratch);
     if (!scratch) return ar_fail(e, AR_ENOMEM, "treepack: out of memory");
     ar_status st = AR_OK;
@@ -580,14 +582,22 @@ ar_status ar_tp_cg_run(ar_tp_cg *c, double s, int max_iter, int *iters, ar_err *
                 for (int q = 0; q < k; q++) W += c->w[c->mst[q]];
                 if (W - yconv >= -tol) continue;
             }
-            if (W - yconv >= -tol) break; /* j = -1: LP optimal */
+            if (W - yconv >= -tol) break;                           /* j = -1: LP optimal */
+            if (j == -1 && deadline > 0 && ar_now_s() > deadline) { /* the budget: keep this packing */
+                double mu = 0;
+                for (int l = 0; l < c->L; l++)
+                    if (c->row_of_link[l]) mu -= glp_get_row_dual(c->lp, c->row_of_link[l]);
+                *lower = s > 0 ? W - glp_get_col_ub(c->lp, 1) * mu : W;
+                *stopped = 1;
+                break;
+            }
             qsort(c->mst, (size_t)k, sizeof *c->mst, ar_tp_int_cmp);
             int added = ar_tp_cg_add(c, c->mst, s);
             if (added < 0) st = ar_fail(e, AR_ENOMEM, "treepack: out of memory");
             if (j == -1 && added == 0) break; /* priced a column already present: optimal within tolerance */
             added_any |= added > 0;
         }
-        if (st != AR_OK || !added_any) break;
+        if (st != AR_OK || !added_any || *stopped) break;
     }
     free(scratch);
     return st;

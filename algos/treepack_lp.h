@@ -108,11 +108,16 @@ int ar_tp_cg_add(ar_tp_cg *c, const int *pairs, double objf);
 /* Pair weights w_p = sum over p's route (u->v) of per-link weights ylink, added
  * in route order (through the route trie when built, else route by route). */
 void ar_tp_pair_weights(ar_tp_cg *c, const double *ylink, double *w);
-/* Frank-Wolfe warm start: up to `iters` distinct trees of a smoothed max-load run. */
-ar_status ar_tp_warm_pool(ar_tp_cg *c, int iters, double beta, ar_err *e);
+/* Frank-Wolfe warm start: up to `iters` distinct trees of a smoothed max-load
+ * run, fewer once ar_now_s() passes deadline (0: none). */
+ar_status ar_tp_warm_pool(ar_tp_cg *c, int iters, double beta, double deadline, ar_err *e);
 /* Column generation to optimality (stage 1: s = 0, minimise t; stage 2:
- * s = 1, minimise traffic); *iters counts the master solves. */
-ar_status ar_tp_cg_run(ar_tp_cg *c, double s, int max_iter, int *iters, ar_err *e);
+ * s = 1, minimise traffic); *iters counts the master solves. deadline (0:
+ * none): when an LP solve ends after it and the pricing finds an improving
+ * tree, stop there: *stopped = 1 and *lower = the Lagrangian lower bound on
+ * the stage's optimum at those duals (stage 2: MST - t_max sum_l mu_l). */
+ar_status ar_tp_cg_run(ar_tp_cg *c, double s, int max_iter, double deadline, int *iters, int *stopped, double *lower,
+                       ar_err *e);
 /* Boruvka's best single tree and the Lemma 2.1 bounds into r. */
 ar_status ar_tp_bounds(const ar_platform *p, ar_treepack_result *r, ar_err *e);
 

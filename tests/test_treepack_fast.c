@@ -35,18 +35,20 @@ static ar_platform *random_switched(int id, int n, int ns, int extra, unsigned *
     size_t cap = 4096 + (size_t)(n + 2 * ns + extra) * 128, len = 0;
     char *js = malloc(cap);
     if (!js) return NULL;
-    len += (size_t)snprintf(js + len, cap - len, "{\"name\":\"rsw%d\",\"kind\":\"graph\",\"gpus\":%d,\"nodes\":[", id, n);
+    len += (size_t)snprintf(js + len, cap - len, "{\"name\":\"rsw%d\",\"kind\":\"graph\",\"gpus\":%d,\"nodes\":[", id,
+                            n);
     for (int s = 0; s < ns; s++)
         len += (size_t)snprintf(js + len, cap - len, "%s{\"name\":\"sw%d\",\"type\":\"switch\",\"machine\":0}",
                                 s ? "," : "", s);
     len += (size_t)snprintf(js + len, cap - len, "],\"links\":[");
     int first = 1;
-#define LINK(A, B)                                                                                                   \
-    do {                                                                                                             \
-        len += (size_t)snprintf(js + len, cap - len, "%s{\"a\":\"%s\",\"b\":\"%s\",\"bw\":\"%s\",\"lat\":\"1us\"," \
-                                                     "\"lanes\":%u}",                                                \
-                                first ? "" : ",", A, B, bws[rnd(seed) % 3], 1 + rnd(seed) % 2);                      \
-        first = 0;                                                                                                   \
+#define LINK(A, B)                                                                              \
+    do {                                                                                        \
+        len += (size_t)snprintf(js + len, cap - len,                                            \
+                                "%s{\"a\":\"%s\",\"b\":\"%s\",\"bw\":\"%s\",\"lat\":\"1us\","   \
+                                "\"lanes\":%u}",                                                \
+                                first ? "" : ",", A, B, bws[rnd(seed) % 3], 1 + rnd(seed) % 2); \
+        first = 0;                                                                              \
     } while (0)
     char a[32], b[32];
     unsigned char adj[16][16] = {{0}}; /* ns <= 16: one link per switch pair */
@@ -83,24 +85,23 @@ static ar_platform *random_switched(int id, int n, int ns, int extra, unsigned *
 
 static int same_result(const char *what, const ar_treepack_result *f, const ar_treepack_result *r) {
     int n = r->nranks, ok = 1;
-#define SAME(cond, ...)                                                                                              \
-    do {                                                                                                             \
-        if (!(cond)) {                                                                                               \
-            T_CHECK(0, __VA_ARGS__);                                                                                 \
-            ok = 0;                                                                                                  \
-        }                                                                                                            \
+#define SAME(cond, ...)              \
+    do {                             \
+        if (!(cond)) {               \
+            T_CHECK(0, __VA_ARGS__); \
+            ok = 0;                  \
+        }                            \
     } while (0)
     SAME(f->C == r->C, "%s: C(G) %.17g fast vs %.17g reference", what, f->C, r->C);
     SAME(f->exact == r->exact && f->C_num == r->C_num && f->C_den == r->C_den, "%s: exact %d %lld/%lld vs %d %lld/%lld",
-         what, f->exact, (long long)f->C_num, (long long)f->C_den, r->exact, (long long)r->C_num,
-         (long long)r->C_den);
+         what, f->exact, (long long)f->C_num, (long long)f->C_den, r->exact, (long long)r->C_num, (long long)r->C_den);
     SAME(f->dual_bound == r->dual_bound, "%s: dual bound %.17g vs %.17g", what, f->dual_bound, r->dual_bound);
     SAME(f->columns == r->columns && f->iterations == r->iterations, "%s: %d columns %d solves vs %d %d", what,
          f->columns, f->iterations, r->columns, r->iterations);
     SAME(f->ntrees == r->ntrees, "%s: %d trees vs %d", what, f->ntrees, r->ntrees);
     for (int i = 0; ok && i < r->ntrees; i++) {
-        SAME(f->trees[i].weight == r->trees[i].weight, "%s: tree %d weight %.17g vs %.17g", what, i,
-             f->trees[i].weight, r->trees[i].weight);
+        SAME(f->trees[i].weight == r->trees[i].weight, "%s: tree %d weight %.17g vs %.17g", what, i, f->trees[i].weight,
+             r->trees[i].weight);
         SAME(n < 2 || !memcmp(f->trees[i].pairs, r->trees[i].pairs, (size_t)(n - 1) * sizeof(int)),
              "%s: tree %d has other pairs", what, i);
     }
@@ -197,8 +198,7 @@ int main(void) {
         }
         ar_platform_free(p);
     }
-    printf("fast vs reference pricing: %d of %d platforms identical; trie sums checked on %d\n", same, total,
-           ntrie);
+    printf("fast vs reference pricing: %d of %d platforms identical; trie sums checked on %d\n", same, total, ntrie);
     T_CHECK(total == 35 && same == total, "%d of %d identical", same, total);
     T_CHECK(ntrie >= 30, "trie checked on only %d platforms", ntrie);
     return t_done("test_treepack_fast");
