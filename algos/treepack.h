@@ -227,6 +227,9 @@ char *ar_tp_fmt(double x, ar_tp_frac f, char *buf, size_t n);
  * `arlab trees`, which predicts the planner's schedule. */
 enum { AR_TP_P_CHUNKS, AR_TP_P_UNITS, AR_TP_P_ROOTS, AR_TP_P_BUDGET };
 extern const ar_param_def ar_tp_params[];
+/* The budget parameter (budget=2s) in seconds into *budget_s (0 when not given);
+ * AR_EINVAL with one line when it is not a positive time. */
+ar_status ar_tp_budget_param(const ar_param_val *v, double *budget_s, ar_err *e);
 
 /* --- closed form of the schedule's time (algos/treepack_model.c) -------------
  *

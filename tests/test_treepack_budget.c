@@ -1,12 +1,12 @@
 /* Spanning-tree packing: the LP's wall budget (opts.budget_s, the planner's
- * budget_ms) is honoured and reported (issue 18).
+ * budget=T) is honoured and reported (issue 18).
  *   - A budget already spent when the solver starts pricing (1 us): the warm
  *     start takes no tree and column generation stops after its first LP
  *     solve, so the packing is the one starting column (Boruvka's tree): 1
  *     column, 1 LP solve, budget_stop 1; C is that packing's max load, an
  *     upper bound on the unbudgeted C(G), and the dual bound a lower one; the
  *     exact certificate is not claimed (p2.16xlarge: C(G) = 15/8 unbudgeted).
- *   - The planner with budget_ms=1 on tree:ranks=512 (whose candidate routes
+ *   - The planner with budget=1ms on tree:ranks=512 (whose candidate routes
  *     alone take longer than 1 ms to set up) says so in the schedule's detail
  *     ("LP stopped by budget after ... s: C(G) <= U, >= L (gap x %)"), and
  *     its schedule still passes the validator and the host executor.
@@ -57,8 +57,7 @@ static void tiny_budget(const char *name) {
     T_CHECK(r.columns == 1 && r.iterations == 1, "%s: %d columns, %d LP solves after the budget; want 1 and 1", name,
             r.columns, r.iterations);
     T_CHECK(r.C >= full.C * (1 - 1e-9), "%s: budgeted C %.12g below C(G) %.12g", name, r.C, full.C);
-    T_CHECK(r.dual_bound <= full.C * (1 + 1e-9), "%s: dual bound %.12g above C(G) %.12g", name, r.dual_bound,
-            full.C);
+    T_CHECK(r.dual_bound <= full.C * (1 + 1e-9), "%s: dual bound %.12g above C(G) %.12g", name, r.dual_bound, full.C);
     T_NEAR(max_load(&r), r.C, 1e-9, "budgeted packing's max load = its C");
     T_CHECK(!r.exact, "%s: a budget-stopped LP claims an exact C(G)", name);
     T_CHECK(r.budget_stop_s >= 0 && r.budget_stop_s < 5, "%s: stopped after %g s", name, r.budget_stop_s);
@@ -68,8 +67,7 @@ static void tiny_budget(const char *name) {
             "%s: note \"%s\"", name, note);
     if (!strcmp(name, "p2.16xlarge"))
         T_CHECK(full.exact && full.C_num == 15 && full.C_den == 8 && r.C > 15.0 / 8 + 1e-9,
-                "p2.16xlarge: unbudgeted %lld/%lld, budgeted %.12g", (long long)full.C_num, (long long)full.C_den,
-                r.C);
+                "p2.16xlarge: unbudgeted %lld/%lld, budgeted %.12g", (long long)full.C_num, (long long)full.C_den, r.C);
     /* no budget: no note */
     T_CHECK(full.budget_stop == 0 && !ar_tp_budget_note(&full, note, sizeof note)[0], "%s: unbudgeted note", name);
     ar_treepack_result_free(&full);
@@ -82,7 +80,7 @@ static void planner_detail(void) {
     if (!p) return;
     ar_err e = {{0}};
     ar_schedule *s = NULL;
-    T_OK(ar_algo_plan("treepack:budget_ms=1", p, 4096, 4, &s, &e), e);
+    T_OK(ar_algo_plan("treepack:budget=1ms", p, 4096, 4, &s, &e), e);
     if (s) {
         const char *d = s->detail;
         T_CHECK(d && strstr(d, "; LP stopped by budget after ") && strstr(d, "gap"), "detail \"%s\"", d ? d : "");
@@ -122,12 +120,11 @@ static void stages(void) {
         }
         char note[200];
         ar_tp_budget_note(&r, note, sizeof note);
-        T_CHECK(r.budget_stop ? strstr(note, "by budget after ") != NULL : note[0] == 0, "budget %g: stop %d note \"%s\"",
-                budgets[b], r.budget_stop, note);
+        T_CHECK(r.budget_stop ? strstr(note, "by budget after ") != NULL : note[0] == 0,
+                "budget %g: stop %d note \"%s\"", budgets[b], r.budget_stop, note);
         ar_treepack_result_free(&r);
     }
-    printf("fat-tree-64 budgets 2/10/40 ms: %d none, %d stage 1, %d stage 2 stops\n", seen[0], seen[1],
-           seen[2]);
+    printf("fat-tree-64 budgets 2/10/40 ms: %d none, %d stage 1, %d stage 2 stops\n", seen[0], seen[1], seen[2]);
     T_CHECK(seen[1] + seen[2] >= 1, "no budget stop at 2..40 ms on a 0.2 s solve");
     ar_treepack_result_free(&full);
     ar_platform_free(p);
