@@ -37,7 +37,13 @@
  * weights whose true reduced cost is negative. On 256-GPU graphs this takes
  * the master from hundreds of rounds to one or a few (see
  * experiments/bench_treepack.sh); optimality is still decided by the exact
- * MST pricing step alone.
+ * MST pricing step alone. Behind switches (all n^2/2 GPU pairs candidates) a
+ * pricing step sums each pair's route through a trie of the routes (shared
+ * prefixes once, in route order) and runs Prim's algorithm on the pairs in
+ * place; both give the plain path's weights and trees bit for bit
+ * (opts.reference selects the plain path; tests/test_treepack_fast.c).
+ * opts.budget_s bounds the solver's wall time, reporting the bounds it has
+ * (budget_stop, ar_tp_budget_note).
  * A second, independent exact formulation (the multicommodity-flow extended
  * formulation of the spanning-tree polytope: arborescence in-degrees plus one
  * unit of flow from a root to every other vertex under arc capacities y) can
