@@ -32,7 +32,13 @@
  * max directed-link load, then least mean height); roots=first roots every
  * tree at its lowest rank.
  *
- * Parameters: chunks=N (1..4096, default 16), units=K (0..4096), roots=lp|first.
+ * Budget: budget=T (a time: 2s, 500ms; default none) gives the LP a wall budget
+ * (ar_treepack_opts.budget_s): past it the solver keeps the packing it has, and
+ * the detail string says so ("; LP stopped by budget after 2 s: C(G) <= U, >= L
+ * (gap x %)", or that the least-traffic stage stopped).
+ *
+ * Parameters: chunks=N (1..4096, default 16), units=K (0..4096), roots=lp|first,
+ * budget=T (a positive time, default none).
  * Ownership: *out belongs to the caller (ar_schedule_free).
  * Owner of this file: spanning-tree packing (issue 5).
  */
@@ -40,6 +46,7 @@
 #include <string.h>
 
 #include "classic_common.h"
+#include "core/units.h"
 #include "treepack.h"
 
 enum { TP_ROOTS_LP, TP_ROOTS_FIRST };
@@ -58,8 +65,24 @@ const ar_param_def ar_tp_params[] = {
                        .choices = "lp|first",
                        .def = TP_ROOTS_LP,
                        .help = "lp: roots by the root LP; first: every tree rooted at its lowest rank"},
+    [AR_TP_P_BUDGET] = {.key = "budget",
+                        .type = AR_PARAM_STR,
+                        .def_text = "none",
+                        .example = "2s",
+                        .help = "wall budget of the LP (e.g. 2s, 500ms): past it the packing found so far, the "
+                                "detail says so with the gap"},
     {0},
 };
+
+ar_status ar_tp_budget_param(const ar_param_val *v, double *budget_s, ar_err *e) {
+    *budget_s = 0;
+    if (!v[AR_TP_P_BUDGET].given) return AR_OK;
+    ar_err e2 = {{0}};
+    if (ar_parse_time(v[AR_TP_P_BUDGET].s, budget_s, &e2) != AR_OK || !(*budget_s > 0))
+        return ar_fail(e, AR_EINVAL, "treepack: budget=%s: expected a positive time such as 2s or 500ms",
+                       v[AR_TP_P_BUDGET].s);
+    return AR_OK;
+}
 
 static ar_status add_op(ar_schedule *s, ar_op_kind kind, const int *members, int n, uint64_t off, uint64_t len,
                         const ar_tp_stream *st, int chunks, int tag) {
@@ -80,6 +103,7 @@ static ar_status tp_plan(const ar_platform *p, uint64_t count, size_t elem_bytes
     const char *roots = v[AR_TP_P_ROOTS].s;
     ar_treepack_opts o = ar_treepack_defaults();
     o.root_lp = v[AR_TP_P_ROOTS].i == TP_ROOTS_LP;
+    if ((st = ar_tp_budget_param(v, &o.budget_s, e)) != AR_OK) return st;
     ar_treepack_result r;
     if ((st = ar_treepack_solve(p, &o, &r, e)) != AR_OK) return st;
     int n = p->nranks, ns = r.nstreams, K = 0;
@@ -95,11 +119,12 @@ static ar_status tp_plan(const ar_platform *p, uint64_t count, size_t elem_bytes
         K = (int)units;
         cdir = ar_treepack_units(&r, K, per);
     }
-    char cbuf[64];
-    if (ar_schedule_set_detail(s,
-                               "C(G)=%s C_dir=%.6g (LP %.6g) trees=%d streams=%d units=%d chunks=%lld roots=%s Dmax=%d",
-                               ar_tp_fmt(r.C, (ar_tp_frac){r.C_num, r.C_den}, cbuf, sizeof cbuf), cdir, r.C_dir,
-                               r.ntrees, ns, K, chunks, roots, r.max_height) != AR_OK)
+    char cbuf[64], bbuf[200];
+    ar_tp_budget_note(&r, bbuf, sizeof bbuf);
+    if (ar_schedule_set_detail(
+            s, "C(G)=%s C_dir=%.6g (LP %.6g) trees=%d streams=%d units=%d chunks=%lld roots=%s Dmax=%d%s%s",
+            ar_tp_fmt(r.C, (ar_tp_frac){r.C_num, r.C_den}, cbuf, sizeof cbuf), cdir, r.C_dir, r.ntrees, ns, K, chunks,
+            roots, r.max_height, bbuf[0] ? "; " : "", bbuf) != AR_OK)
         goto nomem;
     static const ar_op_kind kinds[2] = {AR_OP_REDUCE, AR_OP_BROADCAST};
     static const char *const names[2] = {"reduce", "broadcast"};

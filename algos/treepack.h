@@ -37,7 +37,13 @@
  * weights whose true reduced cost is negative. On 256-GPU graphs this takes
  * the master from hundreds of rounds to one or a few (see
  * experiments/bench_treepack.sh); optimality is still decided by the exact
- * MST pricing step alone.
+ * MST pricing step alone. Behind switches (all n^2/2 GPU pairs candidates) a
+ * pricing step sums each pair's route through a trie of the routes (shared
+ * prefixes once, in route order) and runs Prim's algorithm on the pairs in
+ * place; both give the plain path's weights and trees bit for bit
+ * (opts.reference selects the plain path; tests/test_treepack_fast.c).
+ * opts.budget_s bounds the solver's wall time, reporting the bounds it has
+ * (budget_stop, ar_tp_budget_note).
  * A second, independent exact formulation (the multicommodity-flow extended
  * formulation of the spanning-tree polytope: arborescence in-degrees plus one
  * unit of flow from a root to every other vertex under arc capacities y) can
@@ -113,17 +119,25 @@ typedef struct ar_tp_stream {
 } ar_tp_stream;
 
 typedef struct ar_treepack_opts {
-    int secondary; /* among optimal packings take one of least total traffic: 1 always,
+    int secondary;   /* among optimal packings take one of least total traffic: 1 always,
                           0 never, -1 (default) on switched platforms only (on direct ones
                           it rarely matters and costs a second column generation) */
-    int root_lp;   /* 1: roots by the root LP (default); 0: every tree rooted at its
+    int root_lp;     /* 1: roots by the root LP (default); 0: every tree rooted at its
                           lowest rank (for comparison) */
-    int compact;   /* 1: also solve the extended (flow) formulation, as a check, on
+    int compact;     /* 1: also solve the extended (flow) formulation, as a check, on
                           direct platforms: fills C_compact and compact_s */
-    int max_iter;  /* column-generation iteration limit, 0 = default (100000) */
+    int max_iter;    /* column-generation iteration limit, 0 = default (100000) */
+    double budget_s; /* wall budget of the solver in seconds, 0 = none (the default). Once it has
+                          passed (counted from the call), the warm start takes no more trees and
+                          column generation stops after its current LP solve, keeping that
+                          feasible packing: see budget_stop. With a budget the result depends on
+                          the machine's speed; without one it is deterministic */
+    int reference;   /* 1: price with the plain route-by-route pair weights and O(n^2)-per-step
+                          Prim scan instead of the route trie and the shrinking scan (same
+                          trees, bit for bit; slower: for tests and benchmarks) */
 } ar_treepack_opts;
 
-/* Default options: secondary = -1, root_lp = 1, compact = 0, max_iter = 0. */
+/* Default options: secondary = -1, root_lp = 1, compact = 0, max_iter = 0, budget_s = 0, reference = 0. */
 ar_treepack_opts ar_treepack_defaults(void);
 
 typedef struct ar_treepack_result {
@@ -166,6 +180,14 @@ typedef struct ar_treepack_result {
     double C_dir;          /* max_a c_a Q_a: per-phase cost of the schedule */
     int max_height;        /* largest stream height */
 
+    /* the budget (opts.budget_s) */
+    int budget_stop;               /* 0: solved to optimality; 1: the LP stopped by the budget: C is the
+                              packing's max load, an upper bound on C(G), and dual_bound a lower
+                              bound; 2: the least-traffic stage stopped: C(G) optimal, the
+                              packing's traffic (sum_l c_l P_l) not proven least */
+    double budget_stop_s;          /* when it stopped, seconds after the call */
+    double traffic, traffic_lower; /* budget_stop 2: the packing's traffic and a lower bound on the least */
+
     /* solver statistics (not deterministic: times) */
     int columns, iterations, root_columns;
     double solve_s, root_s;
@@ -200,13 +222,20 @@ int ar_treepack_pick_units(const ar_treepack_result *r, double tol, int kmax, in
  * |x - p/q| <= tol * max(1, |x|); returns 0 (and den 0) if none. */
 int ar_tp_rationalize(double x, int64_t maxden, double tol, ar_tp_frac *out);
 
+/* One line on a budget stop ("" when budget_stop is 0), e.g. "LP stopped by
+ * budget after 2.01 s: C(G) <= 5.12, >= 4.98 (gap 2.8 %)"; returns buf. */
+char *ar_tp_budget_note(const ar_treepack_result *r, char *buf, size_t n);
+
 /* Formats C as "7/24 (0.291667)" or "0.291667" into buf; returns buf. */
 char *ar_tp_fmt(double x, ar_tp_frac f, char *buf, size_t n);
 
 /* The planner's parameter table (the descriptor's) and its indices, for
  * `arlab trees`, which predicts the planner's schedule. */
-enum { AR_TP_P_CHUNKS, AR_TP_P_UNITS, AR_TP_P_ROOTS };
+enum { AR_TP_P_CHUNKS, AR_TP_P_UNITS, AR_TP_P_ROOTS, AR_TP_P_BUDGET };
 extern const ar_param_def ar_tp_params[];
+/* The budget parameter (budget=2s) in seconds into *budget_s (0 when not given);
+ * AR_EINVAL with one line when it is not a positive time. */
+ar_status ar_tp_budget_param(const ar_param_val *v, double *budget_s, ar_err *e);
 
 /* --- closed form of the schedule's time (algos/treepack_model.c) -------------
  *

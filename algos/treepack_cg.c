@@ -107,6 +107,16 @@ void ar_tp_cg_free(ar_tp_cg *c) {
     free(c->mst);
     free(c->pidx);
     free(c->best);
+    free(c->tn_parent);
+    free(c->tn_link);
+    free(c->pair_node);
+    free(c->tn_val);
+    free(c->pbw);
+    free(c->pw);
+    free(c->pbp);
+    free(c->prem);
+    free(c->pk);
+    free(c->poff);
     memset(c, 0, sizeof *c);
 }
 
@@ -217,7 +227,12 @@ static int wki_cmp(const void *x, const void *y) {
  * how many pairs. */
 static int key_less(const wki *s, int a, int b) { return wki_cmp(&s[a], &s[b]) < 0; }
 
-static int prim_complete(ar_tp_cg *c, wki *s, int *out, double *total) {
+/* Every pair of ranks a candidate (switched platforms), pairs in order of (u, v). */
+static int complete_graph(const ar_tp_cg *c) {
+    return !c->r->direct && c->n >= 2 && (long long)c->np == (long long)c->n * (c->n - 1) / 2;
+}
+
+static int prim_tables(ar_tp_cg *c) {
     int n = c->n;
     if (!c->pidx) { /* pair index of (u, v), both orders */
         c->pidx = ar_calloc((size_t)n * (size_t)n, sizeof *c->pidx);
@@ -228,6 +243,13 @@ static int prim_complete(ar_tp_cg *c, wki *s, int *out, double *total) {
             c->pidx[(size_t)u * (size_t)n + (size_t)v] = c->pidx[(size_t)v * (size_t)n + (size_t)u] = p;
         }
     }
+    return 0;
+}
+
+/* The reference scan (opts.reference): every step scans all n vertices twice. */
+static int prim_complete(ar_tp_cg *c, wki *s, int *out, double *total) {
+    int n = c->n;
+    if (prim_tables(c) != 0) return -1;
     int *best = c->best, k = 0; /* best[v]: the least pair joining v to the tree; -1 once v is in it */
     best[0] = -1;
     for (int v = 1; v < n; v++) best[v] = c->pidx[v];
@@ -256,13 +278,114 @@ static int prim_complete(ar_tp_cg *c, wki *s, int *out, double *total) {
     return k;
 }
 
+/* Key (w[a], k[a], a) < key (w[b], k[b], b), k NULL meaning all 0: the order of wki_cmp. */
+static inline int prim_less(double wa, double wb, const uint32_t *k, int a, int b) {
+    if (wa < wb) return 1;
+    if (wa > wb) return 0;
+    if (k && k[a] != k[b]) return k[a] < k[b];
+    return a < b;
+}
+
+/* Prim's step at vertex v (list position i) outside the tree: the new tree
+ * vertex's pair p may lower v's best key; the least best key so far into m. */
+typedef struct prim_min {
+    int i, p;
+    double w;
+} prim_min;
+
+static inline void prim_visit(const double *w, const uint32_t *k, double *bw, int *bp, int v, int p, int i,
+                              prim_min *m) {
+    double x = w[p], y = bw[v];
+    int q = bp[v];
+    if (prim_less(x, y, k, p, q)) {
+        bw[v] = y = x;
+        bp[v] = q = p;
+    }
+    if (m->p < 0 || prim_less(y, m->w, k, q, m->p)) *m = (prim_min){.i = i, .p = q, .w = y};
+}
+
+/* Prim on the pair weights as they are (pairs in order of (u, v): pair {a, b},
+ * a < b, is off[a] + b): the vertices outside the tree are kept in a sorted
+ * list, so a step reads the new vertex's pairs with smaller partners at
+ * increasing addresses and those with larger ones contiguously. */
+static int prim_packed(ar_tp_cg *c, const double *w, const uint32_t *k, int *out, double *total) {
+    int n = c->n;
+    if (!c->pbw) {
+        c->pbw = ar_calloc((size_t)n + 1, sizeof *c->pbw);
+        c->pbp = ar_calloc((size_t)n + 1, sizeof *c->pbp);
+        c->prem = ar_calloc((size_t)n + 1, sizeof *c->prem);
+        if (!c->pbw || !c->pbp || !c->prem) return -1;
+    }
+    if (!c->poff) {
+        if (!(c->poff = ar_calloc((size_t)n + 1, sizeof *c->poff))) return -1;
+        for (int u = 0; u < n; u++) c->poff[u] = u * (n - 1) - u * (u - 1) / 2 - u - 1;
+    }
+    const int *off = c->poff;
+    double *bw = c->pbw;
+    int *bp = c->pbp, *rem = c->prem, nrem = 0, ip = 0, nk = 0;
+    for (int v = 1; v < n; v++) {
+        rem[nrem++] = v;
+        bp[v] = v - 1;
+        bw[v] = w[v - 1];
+    }
+    for (int i = 1; i < nrem; i++)
+        if (prim_less(bw[rem[i]], bw[rem[ip]], k, bp[rem[i]], bp[rem[ip]])) ip = i;
+    while (nrem > 0) {
+        int pick = rem[ip];
+        out[nk++] = bp[pick];
+        memmove(rem + ip, rem + ip + 1, (size_t)(nrem - ip - 1) * sizeof *rem);
+        nrem--;
+        prim_min m = {.i = 0, .p = -1, .w = 0};
+        for (int i = 0; i < ip; i++) prim_visit(w, k, bw, bp, rem[i], off[rem[i]] + pick, i, &m); /* v < pick */
+        for (int i = ip; i < nrem; i++) prim_visit(w, k, bw, bp, rem[i], off[pick] + rem[i], i, &m);
+        ip = m.i;
+    }
+    wki *sel = ar_calloc((size_t)nk + 1, sizeof *sel);
+    if (!sel) return -1;
+    for (int q = 0; q < nk; q++) sel[q] = (wki){.w = w[out[q]], .k = k ? k[out[q]] : 0, .i = out[q]};
+    qsort(sel, (size_t)nk, sizeof *sel, wki_cmp);
+    double sum = 0;
+    for (int q = 0; q < nk; q++) {
+        out[q] = sel[q].i;
+        sum += sel[q].w;
+    }
+    free(sel);
+    *total = sum;
+    return nk;
+}
+
+static double noise(int i, int j) { return 1 + TP_NOISE * ((double)(tie_key(i, j + 1000) % 2001) / 1000.0 - 1); }
+
 static int kruskal_keyed(ar_tp_cg *c, const double *w, int j, wki *scratch, int *out, double *total) {
+    int complete = complete_graph(c);
+    if (complete && !c->reference) {
+        const double *kw = w;
+        const uint32_t *kk = NULL;
+        if (j >= 0) {
+            if (!c->pw) {
+                c->pw = ar_calloc((size_t)c->np + 1, sizeof *c->pw);
+                c->pk = ar_calloc((size_t)c->np + 1, sizeof *c->pk);
+            }
+            if (c->pw && c->pk) {
+                for (int i = 0; i < c->np; i++) {
+                    c->pw[i] = w[i] * noise(i, j);
+                    c->pk[i] = tie_key(i, j);
+                }
+                kw = c->pw;
+                kk = c->pk;
+            }
+        }
+        if (j < 0 || kk) {
+            int k = prim_packed(c, kw, kk, out, total);
+            if (k >= 0) return k; /* (out of memory: the reference path below) */
+        }
+    }
     for (int i = 0; i < c->np; i++) {
-        scratch[i].w = j < 0 ? w[i] : w[i] * (1 + TP_NOISE * ((double)(tie_key(i, j + 1000) % 2001) / 1000.0 - 1));
+        scratch[i].w = j < 0 ? w[i] : w[i] * noise(i, j);
         scratch[i].k = j < 0 ? 0 : tie_key(i, j);
         scratch[i].i = i;
     }
-    if (!c->r->direct && c->n >= 2 && (long long)c->np == (long long)c->n * (c->n - 1) / 2) {
+    if (complete) {
         int k = prim_complete(c, scratch, out, total);
         if (k >= 0) return k; /* (out of memory: Kruskal below) */
     }
@@ -281,8 +404,93 @@ static int kruskal_keyed(ar_tp_cg *c, const double *w, int j, wki *scratch, int 
     return k;
 }
 
-/* Pair weights w_p = sum over p's route of per-link weights ylink. */
-static void pair_weights(ar_tp_cg *c, const double *ylink, double *w) {
+/* The route trie (see ar_tp_cg). Routes of one source come in order of v, so
+ * each route first follows the previous one's trie path as far as they agree,
+ * then looks its remaining links up among the children (linked siblings).
+ * Returns 0, or -1 out of memory (the caller then sums route by route). */
+static int trie_build(ar_tp_cg *c) {
+    const ar_treepack_result *r = c->r;
+    int maxlen = 0;
+    for (int p = 0; p < c->np; p++)
+        if (r->route_off[2 * p + 1] - r->route_off[2 * p] > maxlen)
+            maxlen = r->route_off[2 * p + 1] - r->route_off[2 * p];
+    size_t cap = (size_t)c->n + (size_t)c->np + 16, nn = 0;
+    int *par = ar_calloc(cap, sizeof *par), *lk = ar_calloc(cap, sizeof *lk);
+    int *fc = ar_calloc(cap, sizeof *fc), *ns = ar_calloc(cap, sizeof *ns);
+    int *path = ar_calloc((size_t)maxlen + 1, sizeof *path);
+    c->pair_node = ar_calloc((size_t)c->np + 1, sizeof *c->pair_node);
+    int ok = par && lk && fc && ns && path && c->pair_node;
+    const ar_dlink *prev = NULL;
+    int prevlen = 0;
+    for (int p = 0; ok && p < c->np; p++) {
+        int len;
+        const ar_dlink *rt = ar_tp_route_of(r, p, 0, &len);
+        int fresh = p == 0 || r->pairs[p - 1].u != r->pairs[p].u, k = 0;
+        if (fresh) {
+            prevlen = 0;
+        } else {
+            while (k < len && k < prevlen && AR_DLINK_LINK(rt[k]) == AR_DLINK_LINK(prev[k])) k++;
+        }
+        for (int q = fresh ? -1 : k; ok && q < len; q++) {
+            int cur = q >= 0 ? path[q] : -1, l = q >= 0 ? AR_DLINK_LINK(rt[q]) : -1, ch = -1;
+            if (cur >= 0)
+                for (ch = fc[cur]; ch >= 0 && lk[ch] != l; ch = ns[ch]) {}
+            if (ch < 0) { /* a new node (a source's root when q = -1) */
+                if (nn == cap || nn >= (size_t)INT32_MAX) {
+                    size_t nc = cap * 2;
+                    int *a = ar_reallocarray(par, nc, sizeof *a);
+                    if (a) par = a;
+                    int *b = ar_reallocarray(lk, nc, sizeof *b);
+                    if (b) lk = b;
+                    int *f = ar_reallocarray(fc, nc, sizeof *f);
+                    if (f) fc = f;
+                    int *g = ar_reallocarray(ns, nc, sizeof *g);
+                    if (g) ns = g;
+                    if (!a || !b || !f || !g || nn >= (size_t)INT32_MAX) {
+                        ok = 0;
+                        break;
+                    }
+                    cap = nc;
+                }
+                ch = (int)nn++;
+                par[ch] = cur;
+                lk[ch] = l;
+                fc[ch] = -1;
+                ns[ch] = cur >= 0 ? fc[cur] : -1;
+                if (cur >= 0) fc[cur] = ch;
+            }
+            path[q + 1] = ch;
+        }
+        if (ok) c->pair_node[p] = path[len];
+        prev = rt;
+        prevlen = len;
+    }
+    free(fc);
+    free(ns);
+    free(path);
+    c->tn_val = ok ? ar_calloc(nn + 1, sizeof *c->tn_val) : NULL;
+    if (!ok || !c->tn_val) {
+        free(par);
+        free(lk);
+        free(c->pair_node);
+        c->pair_node = NULL;
+        return -1;
+    }
+    c->tn_parent = par;
+    c->tn_link = lk;
+    c->ntn = (int)nn;
+    return 0;
+}
+
+void ar_tp_pair_weights(ar_tp_cg *c, const double *ylink, double *w) {
+    if (!c->reference && !c->r->direct && c->ntn == 0 && trie_build(c) != 0) c->ntn = -1; /* (OOM: route by route) */
+    if (c->ntn > 0) {
+        const int *par = c->tn_parent, *lk = c->tn_link;
+        double *val = c->tn_val;
+        for (int i = 0; i < c->ntn; i++) val[i] = par[i] < 0 ? 0 : val[par[i]] + ylink[lk[i]];
+        for (int p = 0; p < c->np; p++) w[p] = val[c->pair_node[p]];
+        return;
+    }
     for (int p = 0; p < c->np; p++) {
         int len;
         const ar_dlink *rt = ar_tp_route_of(c->r, p, 0, &len);
@@ -299,18 +507,19 @@ static void pair_weights(ar_tp_cg *c, const double *ylink, double *w) {
  * g = 2/(t+2). The distinct trees become the first columns: a balanced pool
  * from which the simplex combines an optimum in few pricing rounds (on a
  * 16x16 torus: one round instead of hundreds). */
-ar_status ar_tp_warm_pool(ar_tp_cg *c, int iters, double beta, ar_err *e) {
+ar_status ar_tp_warm_pool(ar_tp_cg *c, int iters, double beta, double deadline, ar_err *e) {
     double *load = ar_calloc((size_t)c->L + 1, sizeof *load), *yl = ar_calloc((size_t)c->L + 1, sizeof *yl);
     wki *scratch = ar_calloc((size_t)c->np + 1, sizeof *scratch);
     ar_status st = AR_OK;
     if (!load || !yl || !scratch) st = ar_fail(e, AR_ENOMEM, "treepack: out of memory");
     for (int t = 0; t < iters && st == AR_OK; t++) {
+        if (deadline > 0 && ar_now_s() > deadline) break;
         double mx = 0;
         for (int l = 0; l < c->L; l++)
             if (load[l] * c->r->link_c[l] > mx) mx = load[l] * c->r->link_c[l];
         for (int l = 0; l < c->L; l++)
             yl[l] = c->r->link_c[l] * (mx > 0 ? exp(beta * (load[l] * c->r->link_c[l] / mx - 1)) : 1);
-        pair_weights(c, yl, c->w);
+        ar_tp_pair_weights(c, yl, c->w);
         double W;
         int k = kruskal_keyed(c, c->w, -1, scratch, c->mst, &W);
         if (k != c->n - 1) break;
@@ -339,7 +548,8 @@ ar_status ar_tp_warm_pool(ar_tp_cg *c, int iters, double beta, ar_err *e) {
  * hashes) and those with negative true reduced cost are added too: near-best
  * columns that cut the number of rounds (and of simplex pivots) several-fold
  * on degenerate masters such as tori, where every link is tight. */
-ar_status ar_tp_cg_run(ar_tp_cg *c, double s, int max_iter, int *iters, ar_err *e) {
+ar_status ar_tp_cg_run(ar_tp_cg *c, double s, int max_iter, double deadline, int *iters, int *stopped, double *lower,
+                       ar_err *e) {
     wki *scratch = ar_calloc((size_t)c->np + 1, sizeof *scratch);
     if (!scratch) return ar_fail(e, AR_ENOMEM, "treepack: out of memory");
     ar_status st = AR_OK;
@@ -357,7 +567,7 @@ ar_status ar_tp_cg_run(ar_tp_cg *c, double s, int max_iter, int *iters, ar_err *
         double yconv = glp_get_row_dual(c->lp, 1);
         for (int l = 0; l < c->L; l++)
             c->ylink[l] = c->row_of_link[l] ? c->r->link_c[l] * (s - glp_get_row_dual(c->lp, c->row_of_link[l])) : 0;
-        pair_weights(c, c->ylink, c->w);
+        ar_tp_pair_weights(c, c->ylink, c->w);
         double tol = 1e-9 * (fabs(yconv) > 1 ? fabs(yconv) : 1);
         int added_any = 0;
         for (int j = -1; j < TP_EXTRA_TREES && st == AR_OK; j++) {
@@ -372,14 +582,22 @@ ar_status ar_tp_cg_run(ar_tp_cg *c, double s, int max_iter, int *iters, ar_err *
                 for (int q = 0; q < k; q++) W += c->w[c->mst[q]];
                 if (W - yconv >= -tol) continue;
             }
-            if (W - yconv >= -tol) break; /* j = -1: LP optimal */
+            if (W - yconv >= -tol) break;                           /* j = -1: LP optimal */
+            if (j == -1 && deadline > 0 && ar_now_s() > deadline) { /* the budget: keep this packing */
+                double mu = 0;
+                for (int l = 0; l < c->L; l++)
+                    if (c->row_of_link[l]) mu -= glp_get_row_dual(c->lp, c->row_of_link[l]);
+                *lower = s > 0 ? W - glp_get_col_ub(c->lp, 1) * mu : W;
+                *stopped = 1;
+                break;
+            }
             qsort(c->mst, (size_t)k, sizeof *c->mst, ar_tp_int_cmp);
             int added = ar_tp_cg_add(c, c->mst, s);
             if (added < 0) st = ar_fail(e, AR_ENOMEM, "treepack: out of memory");
             if (j == -1 && added == 0) break; /* priced a column already present: optimal within tolerance */
             added_any |= added > 0;
         }
-        if (st != AR_OK || !added_any) break;
+        if (st != AR_OK || !added_any || *stopped) break;
     }
     free(scratch);
     return st;

@@ -14,7 +14,7 @@
 #include "treepack_lp.h"
 
 ar_treepack_opts ar_treepack_defaults(void) {
-    ar_treepack_opts o = {.secondary = -1, .root_lp = 1, .compact = 0, .max_iter = 0};
+    ar_treepack_opts o = {.secondary = -1, .root_lp = 1, .compact = 0, .max_iter = 0, .budget_s = 0, .reference = 0};
     return o;
 }
 
@@ -80,6 +80,23 @@ double ar_treepack_tree_cost(const ar_treepack_result *r, const int *pairs, int 
     free(uf);
     free(cnt);
     return worst;
+}
+
+char *ar_tp_budget_note(const ar_treepack_result *r, char *buf, size_t n) {
+    if (!n) return buf;
+    buf[0] = 0;
+    if (r->budget_stop == 1)
+        snprintf(buf, n, "LP stopped by budget after %.3g s: C(G) <= %.6g, >= %.6g (gap %.3g %%)", r->budget_stop_s,
+                 r->C, r->dual_bound, r->C > 0 ? 100 * (r->C - r->dual_bound) / r->C : 0);
+    else if (r->budget_stop == 2 && isnan(r->traffic_lower))
+        snprintf(buf, n, "least-traffic stage skipped by budget after %.3g s: C(G) optimal, traffic %.6g not minimised",
+                 r->budget_stop_s, r->traffic);
+    else if (r->budget_stop == 2)
+        snprintf(buf, n,
+                 "least-traffic stage stopped by budget after %.3g s: C(G) optimal, traffic %.6g >= %.6g (gap %.3g %%)",
+                 r->budget_stop_s, r->traffic, r->traffic_lower,
+                 r->traffic > 0 ? 100 * (r->traffic - r->traffic_lower) / r->traffic : 0);
+    return buf;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -248,6 +265,7 @@ ar_status ar_treepack_solve(const ar_platform *p, const ar_treepack_opts *opts, 
     /* master LP */
     ar_tp_cg c = {0};
     c.r = r;
+    c.reference = o.reference;
     c.n = n;
     c.np = r->npairs;
     c.L = L;
@@ -312,11 +330,17 @@ ar_status ar_treepack_solve(const ar_platform *p, const ar_treepack_opts *opts, 
         goto fail;
     }
     /* a balanced pool of first columns: 2 x (rows) Frank-Wolfe trees */
-    st = ar_tp_warm_pool(&c, 2 * c.nrows < TP_WARM_MAX ? 2 * c.nrows : TP_WARM_MAX, TP_WARM_BETA, e);
+    double deadline = o.budget_s > 0 ? t0 + o.budget_s : 0, lower = NAN;
+    int stopped = 0;
+    st = ar_tp_warm_pool(&c, 2 * c.nrows < TP_WARM_MAX ? 2 * c.nrows : TP_WARM_MAX, TP_WARM_BETA, deadline, e);
     if (st != AR_OK) goto fail;
     glp_std_basis(c.lp);
-    st = ar_tp_cg_run(&c, 0.0, max_iter, &r->iterations, e);
+    st = ar_tp_cg_run(&c, 0.0, max_iter, deadline, &r->iterations, &stopped, &lower, e);
     if (st != AR_OK) goto fail;
+    if (stopped) {
+        r->budget_stop = 1;
+        r->budget_stop_s = ar_now_s() - t0;
+    }
     r->C = glp_get_obj_val(c.lp);
     double pisum = 0;
     for (int l = 0; l < L; l++) {
@@ -351,12 +375,28 @@ ar_status ar_treepack_solve(const ar_platform *p, const ar_treepack_opts *opts, 
     const double *lam = lam1;
     const ar_tp_frac *lamx = exact1 ? lamx1 : NULL;
     int ncols_final = ncols1;
-    if (o.secondary > 0 || (o.secondary < 0 && !r->direct)) {
+    int second = !r->budget_stop && (o.secondary > 0 || (o.secondary < 0 && !r->direct));
+    if (second && deadline > 0 && ar_now_s() > deadline) { /* no time left for it */
+        r->budget_stop = 2;
+        r->budget_stop_s = ar_now_s() - t0;
+        r->traffic = 0;
+        for (int j = 0; j < c.ncols; j++) r->traffic += lam1[j] * c.tree_obj[j];
+        r->traffic_lower = NAN;
+        second = 0;
+    }
+    if (second) {
         glp_set_obj_coef(c.lp, 1, 0.0);
         glp_set_col_bnds(c.lp, 1, GLP_DB, 0.0, r->C * (1 + 1e-11));
         for (int j = 0; j < c.ncols; j++) glp_set_obj_coef(c.lp, j + 2, c.tree_obj[j]);
         ar_err e2 = {{0}};
-        if (ar_tp_cg_run(&c, 1.0, max_iter, &r->iterations, &e2) == AR_OK) {
+        stopped = 0;
+        if (ar_tp_cg_run(&c, 1.0, max_iter, deadline, &r->iterations, &stopped, &lower, &e2) == AR_OK) {
+            if (stopped) {
+                r->budget_stop = 2;
+                r->budget_stop_s = ar_now_s() - t0;
+                r->traffic = glp_get_obj_val(c.lp);
+                r->traffic_lower = lower;
+            }
             lam2 = ar_calloc((size_t)c.ncols + 1, sizeof *lam2);
             lamx2 = ar_calloc((size_t)c.ncols + 1, sizeof *lamx2);
             if (!lam2 || !lamx2) {

@@ -82,6 +82,22 @@ typedef struct ar_tp_cg {
     ar_tp_wi *sort;
     int *uf, *mst;
     int *pidx, *best; /* complete graph: pair index of (u, v) (n x n) and Prim's scratch (built on first use) */
+    /* fast pricing (treepack_cg.c, built on first use on switched platforms):
+     * the route trie: every source rank's routes u->v (v > u) merged on common
+     * prefixes; node i extends node tn_parent[i] (-1: a source) by link
+     * tn_link[i], parents before children, so one pass tn_val[i] =
+     * tn_val[parent] + y[link] gives every pair's route sum, added in route
+     * order (bit for bit the route-by-route sum); pair p ends at pair_node[p]. */
+    int ntn, *tn_parent, *tn_link, *pair_node;
+    double *tn_val;
+    /* Prim over the remaining vertices: best key per vertex (weight, pair), the
+     * sorted list of those vertices, and the perturbed weights and tie keys of
+     * an extra tree */
+    double *pbw, *pw;
+    int *pbp, *prem;
+    uint32_t *pk;
+    int *poff;     /* complete graphs: pair {a, b}, a < b, is poff[a] + b */
+    int reference; /* 1: the plain route-by-route weights and Prim scan (opts.reference) */
 } ar_tp_cg;
 
 void ar_tp_cg_free(ar_tp_cg *c);
@@ -89,11 +105,19 @@ void ar_tp_cg_free(ar_tp_cg *c);
  * coefficient factor (0 in stage 1, 1 in stage 2). Returns 1 added, 0
  * duplicate, -1 out of memory. */
 int ar_tp_cg_add(ar_tp_cg *c, const int *pairs, double objf);
-/* Frank-Wolfe warm start: up to `iters` distinct trees of a smoothed max-load run. */
-ar_status ar_tp_warm_pool(ar_tp_cg *c, int iters, double beta, ar_err *e);
+/* Pair weights w_p = sum over p's route (u->v) of per-link weights ylink, added
+ * in route order (through the route trie when built, else route by route). */
+void ar_tp_pair_weights(ar_tp_cg *c, const double *ylink, double *w);
+/* Frank-Wolfe warm start: up to `iters` distinct trees of a smoothed max-load
+ * run, fewer once ar_now_s() passes deadline (0: none). */
+ar_status ar_tp_warm_pool(ar_tp_cg *c, int iters, double beta, double deadline, ar_err *e);
 /* Column generation to optimality (stage 1: s = 0, minimise t; stage 2:
- * s = 1, minimise traffic); *iters counts the master solves. */
-ar_status ar_tp_cg_run(ar_tp_cg *c, double s, int max_iter, int *iters, ar_err *e);
+ * s = 1, minimise traffic); *iters counts the master solves. deadline (0:
+ * none): when an LP solve ends after it and the pricing finds an improving
+ * tree, stop there: *stopped = 1 and *lower = the Lagrangian lower bound on
+ * the stage's optimum at those duals (stage 2: MST - t_max sum_l mu_l). */
+ar_status ar_tp_cg_run(ar_tp_cg *c, double s, int max_iter, double deadline, int *iters, int *stopped, double *lower,
+                       ar_err *e);
 /* Boruvka's best single tree and the Lemma 2.1 bounds into r. */
 ar_status ar_tp_bounds(const ar_platform *p, ar_treepack_result *r, ar_err *e);
 

@@ -100,6 +100,7 @@ int cmd_trees(int argc, char **argv) {
     ar_treepack_opts opts = ar_treepack_defaults();
     opts.compact = o.check;
     opts.root_lp = strcmp(roots, "first") != 0;
+    if ((bst = ar_tp_budget_param(pv, &opts.budget_s, &e)) != AR_OK) return cli_error(bst, &e);
     int rc = AR_OK;
     if (o.format == FMT_CSV) printf("platform,section,item,key,value\n");
     if (o.format == FMT_JSON && o.nplatforms > 1) printf("[\n");
@@ -166,6 +167,9 @@ int cmd_trees(int argc, char **argv) {
         snprintf(b1, sizeof b1, "%d columns, %d LP solves, %.3f ms; roots %.3f ms (%d candidates)", r.columns,
                  r.iterations, r.solve_s * 1e3, r.root_s * 1e3, r.root_columns);
         kv(&sum, "solver", b1, "column generation with a minimum-spanning-tree pricing step (GLPK simplex)");
+        if (opts.budget_s > 0)
+            kv(&sum, "budget", r.budget_stop ? ar_tp_budget_note(&r, b3, sizeof b3) : "not reached",
+               "the LP's wall budget (treepack:budget=T)");
         if (o.check) {
             if (r.direct) {
                 snprintf(b1, sizeof b1, "%.12g (%d rows x %d columns, %.3f ms)", r.C_compact, r.compact_rows,

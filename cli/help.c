@@ -89,7 +89,7 @@ static const help_entry entries[] = {
               "Spanning-tree packing: C(G), the Lemma 2.1 bounds, the trees and weights, the streams, the load\n"
               "of every link; with --size the schedule's predicted time.\n" COMMON_P
               "  --size S            predict the packing's time for this size\n"
-              "  --algo A            treepack with parameters (chunks, units, roots)\n"
+              "  --algo A            treepack with parameters (chunks, units, roots, budget)\n"
               "  --check             also solve the extended formulation; both must agree\n" COMMON_F
               "example: arlab trees --platform p3.16xlarge --size 100MB\n"},
     {"real", "usage: arlab real [--platform P] [--algo A ...|all] [--size S,...] [--iters N] [--warmup N]\n"

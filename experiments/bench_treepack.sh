@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
-# Spanning-tree packing LP: solve time on GPU graphs of 64 to 256 GPUs (issue 5).
+# Spanning-tree packing LP: solve time on GPU graphs of 64 to 256 GPUs (issue 5)
+# and on switched trees of 256 to 1024 GPUs (issue 18).
 # A benchmark, not a test: it prints a table and writes nothing else.
 #
-#   experiments/bench_treepack.sh [--arlab PATH] [--compact] [--keep DIR]
-#     --arlab PATH  the arlab binary (default: build/arlab, else the newest build-*/arlab)
-#     --compact     also solve the extended (multicommodity-flow) formulation on
-#                   the 64-GPU graphs (arlab trees --check), for comparison; it
-#                   has O(n m) rows and columns and takes tens of seconds there
-#     --keep DIR    keep the generated platform files in DIR
+#   experiments/bench_treepack.sh [--arlab PATH] [--compact] [--keep DIR] [--no-switched]
+#     --arlab PATH   the arlab binary (default: build/arlab, else the newest build-*/arlab)
+#     --compact      also solve the extended (multicommodity-flow) formulation on
+#                    the 64-GPU graphs (arlab trees --check), for comparison; it
+#                    has O(n m) rows and columns and takes tens of seconds there
+#     --keep DIR     keep the generated platform files in DIR
+#     --no-switched  leave out the switched trees (tree:ranks=256/512/1024, about
+#                    10 s together)
 #
 # Graphs (every link joins two GPUs, NVLink-like 25 GB/s lanes, 1 us):
 #   torus-RxC     2-D torus of GPUs, lanes 1..3 by a fixed pattern: every link
@@ -16,7 +19,12 @@
 #   dgx-K         K DGX-1/P3.16xlarge boxes (the preset's hybrid cube-mesh),
 #                 GPU i of box b joined to GPU i of box b+1 (ring of boxes,
 #                 1 lane at 12.5 GB/s: c_e = 2);
-#   regular-N     ring plus two random perfect matchings (degree <= 5), lanes 1..3.
+#   regular-N     ring plus two random perfect matchings (degree <= 5), lanes 1..3;
+#   tree:ranks=N  the generated switch tree (`arlab platforms`): switches cannot
+#                 aggregate, so every GPU pair is a candidate tree edge (n^2/2 of
+#                 them) routed through the switches; the pricing is Prim's
+#                 algorithm on those pairs, the Frank-Wolfe warm start most of
+#                 the time.
 # For each: GPUs, links, C(G) (exact p/q when certified), trees, LP columns,
 # LP solves, and the solver's time (column generation incl. the exact
 # certificate where it applies; then the root LP), plus the wall time of the
@@ -27,12 +35,14 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 arlab=""
 compact=0
 keep=""
+switched=1
 while [ $# -gt 0 ]; do
     case "$1" in
     --arlab) arlab=$2; shift 2 ;;
     --compact) compact=1; shift ;;
     --keep) keep=$2; shift 2 ;;
-    -h | --help) sed -n '2,25p' "$0"; exit 0 ;;
+    --no-switched) switched=0; shift ;;
+    -h | --help) sed -n '2,31p' "$0"; exit 0 ;;
     *) echo "bench_treepack.sh: unknown option $1" >&2; exit 2 ;;
     esac
 done
@@ -99,9 +109,12 @@ regular 256 1 >"$dir/regular-256.json"
 # value of summary key $2 in CSV $1 (the value is the last field, possibly quoted)
 val() { grep -F ",summary,$2,value," "$1" | head -1 | sed -E 's/^([^,]*,){4}//; s/^"(.*)"$/\1/'; }
 
-printf '%-12s %5s %6s %-16s %6s %6s %6s %10s %9s %8s %s\n' graph gpus links "C(G)" exact trees cols solves "cg ms" "root ms" "wall s"
-for g in torus-8x8 regular-64 dgx-8 torus-16x16 regular-256 dgx-32; do
+printf '%-15s %5s %6s %-16s %6s %6s %6s %10s %9s %8s %s\n' graph gpus links "C(G)" exact trees cols solves "cg ms" "root ms" "wall s"
+graphs=(torus-8x8 regular-64 dgx-8 torus-16x16 regular-256 dgx-32)
+[ "$switched" = 1 ] && graphs+=(tree:ranks=256 tree:ranks=512 tree:ranks=1024)
+for g in "${graphs[@]}"; do
     f="$dir/$g.json"
+    [[ "$g" == *:* ]] && f=$g
     args=(trees --platform "$f" --format csv)
     if [ "$compact" = 1 ] && [[ "$g" == *-64 || "$g" == torus-8x8 || "$g" == dgx-8 ]]; then args+=(--check); fi
     t0=$(date +%s.%N)
@@ -114,7 +127,7 @@ for g in torus-8x8 regular-64 dgx-8 torus-16x16 regular-256 dgx-32; do
     roots=$(sed -E 's/.*roots ([0-9.]+) ms.*/\1/' <<<"$solver")
     cg_value=$(val "$dir/$g.csv" 'C(G)')
     exact=$([[ "$cg_value" == */* ]] && echo yes || echo no)   # p/q only when certified
-    printf '%-12s %5s %6s %-16s %6s %6s %6s %10s %9s %8s %.2f\n' "$g" "$(val "$dir/$g.csv" gpus)" \
+    printf '%-15s %5s %6s %-16s %6s %6s %6s %10s %9s %8s %.2f\n' "$g" "$(val "$dir/$g.csv" gpus)" \
         "$(grep -c ',links,.*,lanes,' "$dir/$g.csv")" "$cg_value" "$exact" \
         "$(val "$dir/$g.csv" trees)" "$cols" "$solves" "$cg" "$roots" "$(echo "$t1 - $t0" | bc -l)"
     if [ "$compact" = 1 ] && grep -q 'extended formulation' "$dir/$g.csv"; then

@@ -44,7 +44,7 @@ check "algos: blueconnect decomp row from the table" grep -qE "^blueconnect +dec
 check "algos: ps servers range 1..P default P" grep -qE '^ps +servers +int 1\.\.P +P ' <<<"$out"
 check "algos: treepack roots lp|first default lp" grep -qE '^treepack +roots +lp\|first +lp ' <<<"$out"
 err=$("$ARLAB" plan --platform blueconnect-12 --algo treepack:root=lp 2>&1 >/dev/null)
-check "unknown parameter names the closest key and lists the valid ones (got: $err)" grep -q 'unknown parameter "root": did you mean "roots"? (valid: chunks, units, roots)' <<<"$err"
+check "unknown parameter names the closest key and lists the valid ones (got: $err)" grep -q 'unknown parameter "root": did you mean "roots"? (valid: chunks, units, roots, budget)' <<<"$err"
 err=$("$ARLAB" plan --platform blueconnect-12 --algo flexreduce:impl=hd 2>&1 >/dev/null)
 check "enum value outside the table (got: $err)" grep -q 'impl=hd: expected chain, ring, binomial, direct or native' <<<"$err"
 err=$("$ARLAB" model --platform blueconnect-12 --algo blueconnect:decomp=3xax4 2>&1 >/dev/null)
