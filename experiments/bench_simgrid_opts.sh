@@ -66,7 +66,7 @@ run_case() { # run_case LABEL ARGS...
             printf '%-30s %-20s failed (exit %d): %s\n' "$label" "$name" $rc "$(head -1 "$TMP/err")"
             continue
         fi
-        local xf sx wall sim complete note
+        local xf sx wall sim complete
         xf=$(field transfers "$TMP/csv")
         sx=$(field simgrid_xfers "$TMP/csv")
         wall=$(field wall_s "$TMP/csv")
