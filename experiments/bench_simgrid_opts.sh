@@ -15,10 +15,12 @@
 #   maxmin Full                   CM02,network/solver:maxmin,network/optim:Full
 #   maxmin 1e-13                  CM02,network/solver:maxmin,maxmin/precision:1e-13
 #   bmf                           CM02,network/solver:bmf
-# Every row is compared with the default row of its case: wall_s (the CSV's wall_s: the simulation
-# only), speedup = default wall_s / wall_s, sim_s to 17 digits and |sim_s / default sim_s - 1|
-# ("exact" when <= 1e-12). A setting that fails prints its error line. Wall times depend on the
-# machine's load: run it on an otherwise idle machine (it uses one core).
+# Columns: transfers = the schedule's; in_sg = the transfers SimGrid simulated (simgrid_xfers +
+# probe_xfers: a shortcut's probe is a SimGrid run too; fewer than transfers where exact shortcuts
+# applied). Every row is compared with the default row of its case: wall_s (the CSV's wall_s: the
+# simulation only), speed = default wall_s / wall_s, sim_s to 17 digits and |rel| =
+# |sim_s / default sim_s - 1| ("exact" when <= 1e-12). A setting that fails prints its error line.
+# Wall times depend on the machine's load: run it on an otherwise idle machine (it uses one core).
 set -u
 ARLAB=${1:-build/arlab}
 CAP=${2:-120}
@@ -68,7 +70,7 @@ run_case() { # run_case LABEL ARGS...
         fi
         local xf sx wall sim complete
         xf=$(field transfers "$TMP/csv")
-        sx=$(field simgrid_xfers "$TMP/csv")
+        sx=$(($(field simgrid_xfers "$TMP/csv") + $(field probe_xfers "$TMP/csv")))
         wall=$(field wall_s "$TMP/csv")
         sim=$(field sim_s "$TMP/csv")
         complete=$(field complete "$TMP/csv")
