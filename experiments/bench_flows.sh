@@ -25,12 +25,20 @@
 # Columns: transfers = the schedule's (all simulated: simgrid_xfers); wall_s = the CSV's wall_s (the
 # simulation only: the child process that runs SimGrid, platform construction included);
 # transfers/s = transfers / wall_s; rss_MB = the simulating process's peak RSS (peak_rss_kb);
-# sim_s = simulated time. Figures depend on the machine's load: run it on an otherwise idle machine
+# sim_s = simulated time. Environment: NETWORK=MODEL,key:value,... runs every case under that
+# --network (e.g. CM02,network/solver:maxmin; default: arlab's default network, printed at the end);
+# CASES="round dataflow tree" picks the cases. Figures depend on the machine's load: run it on an otherwise idle machine
 # (it uses one core).
 set -u
 ARLAB=${1:-build/arlab}
 CAP=${2:-120}
 TRACE_MAX=${TRACE_MAX:-256}
+CASES=${CASES:-round dataflow tree}
+for c in $CASES; do
+    case $c in round | dataflow | tree) ;; *) echo "bench_flows.sh: unknown case '$c' in CASES (round, dataflow, tree)" >&2; exit 2 ;; esac
+done
+NET=()
+[ -n "${NETWORK:-}" ] && NET=(--network "$NETWORK")
 [ -x "$ARLAB" ] || { echo "bench_flows.sh: no arlab binary at $ARLAB (give its path)" >&2; exit 2; }
 case $CAP in '' | *[!0-9]*) echo "bench_flows.sh: CAP_S must be a whole number of seconds, not '$CAP'" >&2; exit 2 ;; esac
 TMP=$(mktemp -d)
@@ -57,7 +65,7 @@ capped=""
 bench() { # bench CASE L ARGS...  (prints one row; sets capped=CASE when the run was capped)
     local name=$1 L=$2
     shift 2
-    timeout $((CAP + 60)) "$ARLAB" sim --algo ring "$@" --no-shortcuts --budget "${CAP}s" --format csv >"$TMP/csv" 2>"$TMP/err"
+    timeout $((CAP + 60)) "$ARLAB" sim --algo ring "$@" "${NET[@]}" --no-shortcuts --budget "${CAP}s" --format csv >"$TMP/csv" 2>"$TMP/err"
     local rc=$?
     if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
         printf '%-9s %6d capped (killed %d s past the cap of %d s)\n' "$name" "$L" 60 "$CAP"
@@ -81,7 +89,7 @@ bench() { # bench CASE L ARGS...  (prints one row; sets capped=CASE when the run
         capped=$name
         xf=$sx
     elif [ "$L" -le "$TRACE_MAX" ]; then
-        if "$ARLAB" sim --algo ring "$@" --no-shortcuts --format csv --trace "$TMP/trace.json" >/dev/null 2>&1; then
+        if "$ARLAB" sim --algo ring "$@" "${NET[@]}" --no-shortcuts --format csv --trace "$TMP/trace.json" >/dev/null 2>&1; then
             read -r lmax lmean < <(live "$TMP/trace.json")
         fi
         rm -f "$TMP/trace.json"
@@ -92,7 +100,7 @@ bench() { # bench CASE L ARGS...  (prints one row; sets capped=CASE when the run
     last_wall=$wall
 }
 
-for c in round dataflow tree; do
+for c in $CASES; do
     capped=""
     last_wall=0
     for L in 16 32 64 128 256 512 1024 2048 4096; do
@@ -113,5 +121,5 @@ for c in round dataflow tree; do
     done
 done
 echo
-echo "network: $("$ARLAB" sim --platform flat:ranks=2 --algo ring --size 8 --format csv 2>/dev/null | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i } NR == 2 { print $(c["network"]) }')"
+echo "network: $("$ARLAB" sim --platform flat:ranks=2 --algo ring --size 8 "${NET[@]}" --format csv 2>/dev/null | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i } NR == 2 { print $(c["network"]) }')"
 echo "machine: $(nproc) cores, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), $(uname -sr), load average $(cut -d' ' -f1-3 /proc/loadavg) at the end"
