@@ -246,6 +246,20 @@ static int prim_tables(ar_tp_cg *c) {
     return 0;
 }
 
+/* The tree's edges sel[0..k) (freed here) in key order, as Kruskal adds them, into out, and their
+ * sum in that order (the same sum, to the last bit, whichever way the tree was found); returns k. */
+static int key_order(wki *sel, int k, int *out, double *total) {
+    qsort(sel, (size_t)k, sizeof *sel, wki_cmp);
+    double sum = 0;
+    for (int q = 0; q < k; q++) {
+        out[q] = sel[q].i;
+        sum += sel[q].w;
+    }
+    free(sel);
+    *total = sum;
+    return k;
+}
+
 /* The reference scan (opts.reference): every step scans all n vertices twice. */
 static int prim_complete(ar_tp_cg *c, wki *s, int *out, double *total) {
     int n = c->n;
@@ -263,19 +277,10 @@ static int prim_complete(ar_tp_cg *c, wki *s, int *out, double *total) {
         for (int v = 1; v < n; v++)
             if (best[v] >= 0 && key_less(s, row[v], best[v])) best[v] = row[v];
     }
-    /* key order, as Kruskal adds them (and the same sum, to the last bit) */
     wki *sel = ar_calloc((size_t)k + 1, sizeof *sel);
     if (!sel) return -1;
     for (int q = 0; q < k; q++) sel[q] = s[out[q]];
-    qsort(sel, (size_t)k, sizeof *sel, wki_cmp);
-    double sum = 0;
-    for (int q = 0; q < k; q++) {
-        out[q] = sel[q].i;
-        sum += sel[q].w;
-    }
-    free(sel);
-    *total = sum;
-    return k;
+    return key_order(sel, k, out, total);
 }
 
 /* Key (w[a], k[a], a) < key (w[b], k[b], b), k NULL meaning all 0: the order of wki_cmp. */
@@ -343,15 +348,7 @@ static int prim_packed(ar_tp_cg *c, const double *w, const uint32_t *k, int *out
     wki *sel = ar_calloc((size_t)nk + 1, sizeof *sel);
     if (!sel) return -1;
     for (int q = 0; q < nk; q++) sel[q] = (wki){.w = w[out[q]], .k = k ? k[out[q]] : 0, .i = out[q]};
-    qsort(sel, (size_t)nk, sizeof *sel, wki_cmp);
-    double sum = 0;
-    for (int q = 0; q < nk; q++) {
-        out[q] = sel[q].i;
-        sum += sel[q].w;
-    }
-    free(sel);
-    *total = sum;
-    return nk;
+    return key_order(sel, nk, out, total);
 }
 
 static double noise(int i, int j) { return 1 + TP_NOISE * ((double)(tie_key(i, j + 1000) % 2001) / 1000.0 - 1); }

@@ -43,7 +43,12 @@ run "sim ps, tree:ranks=256" 5 - sim --platform tree --ranks 256 --algo ps --siz
 run "sim treepack, tree:ranks=256" 5 - sim --platform tree --ranks 256 --algo treepack --size $S --format csv
 run "sim ps, tree:ranks=1024" 60 - sim --platform tree --ranks 1024 --algo ps --size $S --format csv
 run "sim treepack, tree:ranks=1024" 60 - sim --platform tree --ranks 1024 --algo treepack --size $S --format csv
-run "sim ring, flat:ranks=4096" 2 - sim --platform flat --ranks 4096 --algo ring --size $S --format csv
+# a ring with even blocks (1 GiB) is certified under dataflow (sim/README.md); with uneven blocks
+# (100 MB) ranks drift apart and the per-rank engine simulates all 33.5 M transfers (minutes):
+# lockstep (--sync round) is the original target
+run "sim ring, flat:ranks=4096, 1 GiB" 2 - sim --platform flat --ranks 4096 --algo ring --size 1GiB --format csv
+run "sim ring, flat:ranks=4096, --sync round" 2 - sim --platform flat --ranks 4096 --algo ring --size $S --sync round --format csv
+run "sim ring, flat:ranks=4096 (dataflow, uneven)" 2 - sim --platform flat --ranks 4096 --algo ring --size $S --format csv
 run "sim blueconnect, tree:ranks=16384" 30 4096 sim --platform tree --ranks 16384 --algo blueconnect --size $S --format csv
 run "model ring, dgx-h100:nodes=12500 (100 000 GPUs)" 60 8192 model --platform dgx-h100:nodes=12500 --algo ring --size $S --format csv
 run "model blueconnect, dgx-h100:nodes=12500" 60 8192 model --platform dgx-h100:nodes=12500 --algo blueconnect --size $S --format csv
