@@ -30,33 +30,33 @@
  */
 #include "sim_util.h"
 
-static const char *const chain_json =
-    "{\"name\": \"maxmin-chain\", \"kind\": \"graph\","
-    " \"nodes\": [{\"name\": \"A\", \"type\": \"gpu\"}, {\"name\": \"B\", \"type\": \"gpu\"},"
-    "  {\"name\": \"C\", \"type\": \"gpu\"}, {\"name\": \"D\", \"type\": \"gpu\"},"
-    "  {\"name\": \"X\", \"type\": \"gpu\"}, {\"name\": \"Y\", \"type\": \"gpu\"},"
-    "  {\"name\": \"Z\", \"type\": \"gpu\"}, {\"name\": \"W\", \"type\": \"gpu\"},"
-    "  {\"name\": \"s1\", \"type\": \"switch\"}, {\"name\": \"s2\", \"type\": \"switch\"},"
-    "  {\"name\": \"s3\", \"type\": \"switch\"}, {\"name\": \"s4\", \"type\": \"switch\"}],"
-    " \"links\": ["
-    "  {\"a\": \"A\", \"b\": \"s1\", \"bw\": \"1000GBps\", \"lat\": \"%s\"},"
-    "  {\"a\": \"B\", \"b\": \"s1\", \"bw\": \"1000GBps\", \"lat\": \"%s\"},"
-    "  {\"a\": \"X\", \"b\": \"s2\", \"bw\": \"1000GBps\", \"lat\": \"%s\"},"
-    "  {\"a\": \"C\", \"b\": \"s2\", \"bw\": \"1000GBps\", \"lat\": \"%s\"},"
-    "  {\"a\": \"D\", \"b\": \"s2\", \"bw\": \"1000GBps\", \"lat\": \"%s\"},"
-    "  {\"a\": \"Y\", \"b\": \"s3\", \"bw\": \"1000GBps\", \"lat\": \"%s\"},"
-    "  {\"a\": \"Z\", \"b\": \"s4\", \"bw\": \"1000GBps\", \"lat\": \"%s\"},"
-    "  {\"a\": \"W\", \"b\": \"s4\", \"bw\": \"1000GBps\", \"lat\": \"%s\"},"
-    "  {\"a\": \"s1\", \"b\": \"s2\", \"bw\": \"10GBps\", \"lat\": \"%s\"},"
-    "  {\"a\": \"s2\", \"b\": \"s3\", \"bw\": \"9GBps\", \"lat\": \"%s\"},"
-    "  {\"a\": \"s3\", \"b\": \"s4\", \"bw\": \"2GBps\", \"lat\": \"%s\"}]}";
+#define CHAIN_JSON                                                                             \
+    "{\"name\": \"maxmin-chain\", \"kind\": \"graph\","                                        \
+    " \"nodes\": [{\"name\": \"A\", \"type\": \"gpu\"}, {\"name\": \"B\", \"type\": \"gpu\"}," \
+    "  {\"name\": \"C\", \"type\": \"gpu\"}, {\"name\": \"D\", \"type\": \"gpu\"},"            \
+    "  {\"name\": \"X\", \"type\": \"gpu\"}, {\"name\": \"Y\", \"type\": \"gpu\"},"            \
+    "  {\"name\": \"Z\", \"type\": \"gpu\"}, {\"name\": \"W\", \"type\": \"gpu\"},"            \
+    "  {\"name\": \"s1\", \"type\": \"switch\"}, {\"name\": \"s2\", \"type\": \"switch\"},"    \
+    "  {\"name\": \"s3\", \"type\": \"switch\"}, {\"name\": \"s4\", \"type\": \"switch\"}],"   \
+    " \"links\": ["                                                                            \
+    "  {\"a\": \"A\", \"b\": \"s1\", \"bw\": \"1000GBps\", \"lat\": \"%s\"},"                  \
+    "  {\"a\": \"B\", \"b\": \"s1\", \"bw\": \"1000GBps\", \"lat\": \"%s\"},"                  \
+    "  {\"a\": \"X\", \"b\": \"s2\", \"bw\": \"1000GBps\", \"lat\": \"%s\"},"                  \
+    "  {\"a\": \"C\", \"b\": \"s2\", \"bw\": \"1000GBps\", \"lat\": \"%s\"},"                  \
+    "  {\"a\": \"D\", \"b\": \"s2\", \"bw\": \"1000GBps\", \"lat\": \"%s\"},"                  \
+    "  {\"a\": \"Y\", \"b\": \"s3\", \"bw\": \"1000GBps\", \"lat\": \"%s\"},"                  \
+    "  {\"a\": \"Z\", \"b\": \"s4\", \"bw\": \"1000GBps\", \"lat\": \"%s\"},"                  \
+    "  {\"a\": \"W\", \"b\": \"s4\", \"bw\": \"1000GBps\", \"lat\": \"%s\"},"                  \
+    "  {\"a\": \"s1\", \"b\": \"s2\", \"bw\": \"10GBps\", \"lat\": \"%s\"},"                   \
+    "  {\"a\": \"s2\", \"b\": \"s3\", \"bw\": \"9GBps\", \"lat\": \"%s\"},"                    \
+    "  {\"a\": \"s3\", \"b\": \"s4\", \"bw\": \"2GBps\", \"lat\": \"%s\"}]}"
 
 enum { A, B, C, D, X, Y, Z, W };
 #define GB (UINT64_C(1000000000) / 4) /* elements of 4 bytes */
 
 static ar_platform *chain(const char *lat) {
     char json[4096];
-    snprintf(json, sizeof json, chain_json, lat, lat, lat, lat, lat, lat, lat, lat, lat, lat, lat);
+    snprintf(json, sizeof json, CHAIN_JSON, lat, lat, lat, lat, lat, lat, lat, lat, lat, lat, lat);
     return sim_platform(json);
 }
 

@@ -29,7 +29,8 @@ static int same_xfer(const ar_xfer *a, const ar_xfer *b) {
 static int check_op(const ar_op *op, const char *what) {
     int nr = ar_lower_nrounds(op), checked = 0;
     size_t mx = ar_lower_max_xfers(op);
-    ar_xfer *full = calloc(mx + 1, sizeof *full), *win = calloc(mx + 1, sizeof *win), *cat = calloc(mx + 1, sizeof *cat);
+    ar_xfer *full = calloc(mx + 1, sizeof *full), *win = calloc(mx + 1, sizeof *win),
+            *cat = calloc(mx + 1, sizeof *cat);
     T_CHECK(full && win && cat, "memory");
     for (int r = 0; full && win && cat && r < nr; r++) {
         if (!ar_lower_windowed(op, r)) continue;
@@ -74,7 +75,7 @@ static void test_windows(void) {
             for (size_t c = 0; c < 3; c++) {
                 int n = sizes[z], m[8];
                 if (ops[o].impl == AR_IMPL_HD && (n & (n - 1))) continue; /* halving-doubling: powers of two */
-                for (int i = 0; i < n; i++) m[i] = (i * 3) % n;          /* members out of rank order */
+                for (int i = 0; i < n; i++) m[i] = (i * 3) % n;           /* members out of rank order */
                 ar_schedule *s = ar_schedule_new("w", n, counts[c], 4);
                 ar_sched_phase(s, "p");
                 ar_op *op = ar_sched_op(s, ops[o].kind, ops[o].impl, m, n, 0, counts[c]);
@@ -116,8 +117,8 @@ static void ps_flat(int P, int streamed) {
     T_CHECK(!isnan(t), "walk ps on %s: %s", spec, e.msg);
     const ar_link *l = &p->links[0];
     double want = 2 * (2 * l->lat_s + (double)(P - 1) * (double)block * 4 / ar_link_capacity(l));
-    printf("ps on %s (%s): walk %.17g s, hand %.17g s\n", spec, streamed ? "streamed: P (P - 1) > 65536" : "whole",
-           t, want);
+    printf("ps on %s (%s): walk %.17g s, hand %.17g s\n", spec, streamed ? "streamed: P (P - 1) > 65536" : "whole", t,
+           want);
     T_CHECK(fabs(t - want) <= 1e-12 * want, "ps on %s: walk %.17g, 2 (2 lat + (P - 1) blocks / bw) = %.17g", spec, t,
             want);
     ar_schedule_free(s);
