@@ -144,6 +144,9 @@ static int part_steps(const ar_op *op, enum part p) {
     }
 }
 
+/* A switch op other than a send: lowered by gen_switch (up to the switch, down from it). */
+static int switch_op(const ar_op *op) { return op->impl == AR_IMPL_SWITCH && op->kind != AR_OP_SEND; }
+
 static int part_rounds(const ar_op *op, enum part p) {
     int steps = part_steps(op, p);
     if (steps == 0) return 0;
@@ -151,7 +154,7 @@ static int part_rounds(const ar_op *op, enum part p) {
 }
 
 int ar_lower_nrounds(const ar_op *op) {
-    if (op->impl == AR_IMPL_SWITCH && op->kind != AR_OP_SEND) return op->n > 1 ? op->chunks + 1 : 0;
+    if (switch_op(op)) return op->n > 1 ? op->chunks + 1 : 0;
     enum part parts[2];
     int np = op_parts(op, parts), total = 0;
     for (int i = 0; i < np; i++) total += part_rounds(op, parts[i]);
@@ -435,33 +438,41 @@ static size_t gen_switch(const ar_op *op, int r, ar_xfer *buf) {
     return k;
 }
 
+/* Round r's step-based part in *pt (r becomes the round within it): 0 for a switch op, a pipelined
+ * part or a round past the op. */
+static int step_part(const ar_op *op, int *r, enum part *pt) {
+    return !switch_op(op) && locate(op, r, pt) != 0 && !is_pipelined(*pt);
+}
+
+/* The candidates [lo, hi) of a step-based part's round r into buf; *idx: the candidates generated. */
+static size_t gen_window(const ar_op *op, int r, enum part pt, size_t lo, size_t hi, ar_xfer *buf, size_t *idx) {
+    emit em = {.buf = buf, .n = 0, .sub = r % op->chunks, .chunks = op->chunks, .lo = lo, .hi = hi};
+    gen_step(op, pt, r / op->chunks, &em);
+    *idx = em.idx;
+    return em.n;
+}
+
 size_t ar_lower_round(const ar_op *op, int r, ar_xfer *buf) {
-    if (op->impl == AR_IMPL_SWITCH && op->kind != AR_OP_SEND) return op->n > 1 ? gen_switch(op, r, buf) : 0;
+    if (switch_op(op)) return op->n > 1 ? gen_switch(op, r, buf) : 0;
     enum part pt;
     if (locate(op, &r, &pt) == 0) return 0;
-    if (is_pipelined(pt)) {
-        size_t n = 0;
-        gen_pipelined(op, pt, r, buf, &n);
-        return n;
-    }
-    emit em = {.buf = buf, .n = 0, .sub = r % op->chunks, .chunks = op->chunks, .lo = 0, .hi = SIZE_MAX};
-    gen_step(op, pt, r / op->chunks, &em);
-    return em.n;
+    size_t n = 0;
+    if (is_pipelined(pt)) gen_pipelined(op, pt, r, buf, &n);
+    else n = gen_window(op, r, pt, 0, SIZE_MAX, buf, &(size_t){0});
+    return n;
 }
 
 size_t ar_lower_round_window(const ar_op *op, int r, size_t lo, size_t hi, ar_xfer *buf, size_t *total) {
     *total = 0;
-    if (op->impl == AR_IMPL_SWITCH && op->kind != AR_OP_SEND) return 0;
     enum part pt;
-    if (locate(op, &r, &pt) == 0 || is_pipelined(pt)) return 0;
-    emit em = {.buf = buf, .n = 0, .sub = r % op->chunks, .chunks = op->chunks, .lo = lo, .hi = hi};
-    gen_step(op, pt, r / op->chunks, &em);
+    if (!step_part(op, &r, &pt)) return 0;
+    size_t n = gen_window(op, r, pt, lo, hi, buf, total);
     /* a direct part stops at the window's end: its candidates are n (n - 1) */
-    *total = pt == P_DIRECT_RS || pt == P_DIRECT_AG ? (size_t)op->n * (size_t)(op->n - 1) : em.idx;
-    return em.n;
+    if (pt == P_DIRECT_RS || pt == P_DIRECT_AG) *total = (size_t)op->n * (size_t)(op->n - 1);
+    return n;
 }
 
 int ar_lower_windowed(const ar_op *op, int r) {
     enum part pt;
-    return !(op->impl == AR_IMPL_SWITCH && op->kind != AR_OP_SEND) && locate(op, &r, &pt) != 0 && !is_pipelined(pt);
+    return step_part(op, &r, &pt);
 }

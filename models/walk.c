@@ -176,7 +176,9 @@ static ar_status price_round_stream(walk *w, const ar_phase *phase, int r, doubl
             }
         }
     clear_loads(w);
-    w->nprev = 0; /* nothing to compare the next round with */
+    /* nothing to compare the next round with (an empty round then prices 0, as price_round would) */
+    w->nprev = 0;
+    w->prev_t = w->prev_bw = w->prev_lat = 0;
     return st;
 }
 
