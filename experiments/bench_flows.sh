@@ -44,8 +44,8 @@ case $CAP in '' | *[!0-9]*) echo "bench_flows.sh: CAP_S must be a whole number o
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
-# field NAME CSVFILE: the value of column NAME in the first data row
-field() { awk -F, -v n="$1" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i } NR == 2 { print $(c[n]); exit }' "$2"; }
+# shellcheck source=experiments/lib_bench.sh
+. "$(dirname "$0")/lib_bench.sh" # field
 
 # live TRACE: "MAX MEAN" live transfers of a Chrome trace (ts/dur in microseconds, printed to 1e-6;
 # an end is moved 2e-6 us earlier so that a transfer that starts as another ends is not counted twice)

@@ -20,8 +20,8 @@ BUDGET=${2:-60s}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
-# field NAME CSVFILE: the value of column NAME in the first data row
-field() { awk -F, -v n="$1" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i } NR == 2 { print $(c[n]); exit }' "$2"; }
+# shellcheck source=experiments/lib_bench.sh
+. "$(dirname "$0")/lib_bench.sh" # field
 
 printf '%-44s %-6s %10s %9s %8s %12s %9s %9s %14s %9s %s\n' case engine transfers wall_s cmd_s transfers/s rss_MB tree_MB sim_s rel_model note
 bench() { # bench LABEL ENGINE ARGS...

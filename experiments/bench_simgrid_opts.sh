@@ -29,8 +29,8 @@ case $CAP in '' | *[!0-9]*) echo "bench_simgrid_opts.sh: CAP_S must be a whole n
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
-# field NAME CSVFILE: the value of column NAME in the first data row
-field() { awk -F, -v n="$1" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i } NR == 2 { print $(c[n]); exit }' "$2"; }
+# shellcheck source=experiments/lib_bench.sh
+. "$(dirname "$0")/lib_bench.sh" # field
 
 "$ARLAB" sim --platform flat:ranks=2 --algo ring --size 8 --format csv >"$TMP/csv" 2>/dev/null
 echo "default network: $(field network "$TMP/csv")"
