@@ -141,11 +141,13 @@ static void drive(eng *g) {
         if (g->b.n == 0) { /* the group is finished */
             double T = eng_now(g);
             if (T > g->ph.tmax) g->ph.tmax = T;
+            eng_cert_group(g);
             if (++g->ph.group < g->ph.ngroups) {
                 g->off = g->ph.t0 - ar_sg_now();
                 continue;
             }
             g->r->phase_end_s[g->ph.phase] = g->ph.tmax;
+            eng_cert_phase_end(g, g->ph.phase);
             g->off = g->ph.tmax - ar_sg_now();
             if (++g->ph.phase < g->s->nphases && (st = phase_begin(g)) != AR_OK) {
                 g->st = st;
@@ -155,7 +157,9 @@ static void drive(eng *g) {
         }
         g->r->epochs++;
         if (g->shortcuts) {
-            if (eng_repeat_match(g) && eng_closed(g, g->rep.opend, g->rep.tend)) {
+            /* the certificate may need the batch's routes and components (once diverged): a
+             * repeat after other routes were computed (a new phase's groups) is analysed again */
+            if (eng_repeat_match(g) && eng_closed(g, g->rep.opend, g->rep.tend) && (g->c.an_valid || !g->cert.on)) {
                 if ((st = eng_apply_batch(g, g->rep.dnet, g->rep.dtot, g->rep.tend, 1)) != AR_OK) {
                     g->st = st;
                     break;
@@ -373,6 +377,7 @@ ar_status ar_engine_fast(const sim_job *j, ar_sim_result *r, ar_err *e) {
     if (st == AR_OK) {
         r->complete = !g->stopped;
         r->time_s = g->stopped ? eng_now(g) : (j->s->nphases ? r->phase_end_s[j->s->nphases - 1] : 0);
+        eng_cert_result(g, r);
         for (int rk = 0; g->io.data && r->complete && rk < j->s->nranks && st == AR_OK; rk++) {
             const double *b = g->io.data + (size_t)rk * j->s->count;
             uint64_t x = ar_data_first_wrong(b, j->s->nranks, j->s->count);

@@ -236,20 +236,20 @@ static ar_status batch_links(eng *g, const double *dnet) {
 ar_status eng_apply_batch(eng *g, const double *dnet, const double *dtot, double tend, int repeat) {
     double T0 = eng_now(g);
     ar_sim_result *r = g->r;
-    if (g->cert.on) { /* every start is checked before any end counts (they start together) */
-        for (size_t t = 0; t < g->b.n; t++) eng_cert_start(g, &g->b.x[t], g->b.slot_op[g->b.slot[t]], T0);
-        for (size_t t = 0; t < g->b.n; t++) eng_cert_end(g, &g->b.x[t], g->b.slot_op[g->b.slot[t]], T0 + dtot[t]);
-    }
+    eng_cert_batch(g, T0, dnet, dtot, repeat);
     if (repeat) {
         for (size_t k = 0; k < g->rep.nd; k++) {
             int d = g->rep.dl[k];
             r->link_bytes[d] += g->rep.bytes[k];
             r->link_busy_s[d] += g->rep.busy[k];
             if (g->rep.cnt[k] > r->link_max_flows[d]) r->link_max_flows[d] = g->rep.cnt[k];
+            eng_cert_link(g, d, T0 + g->rep.busy[k]);
         }
     } else {
         ar_status st = batch_links(g, dnet);
         if (st != AR_OK) return st;
+        for (size_t k = 0; k < g->busy.ntouched; k++)
+            eng_cert_link(g, g->busy.touched[k], T0 + g->busy.t[g->busy.touched[k]]);
     }
     if (g->io.data) { /* every transfer reads at the start, writes at its end */
         size_t tot = 0;
@@ -319,9 +319,10 @@ ar_status eng_repeat_save(eng *g, double tend) {
  * times, each from an idle network: their outcome is applied J times at once, without lowering
  * them (statistics, clock, rounds; under --sync dataflow the certificate's readiness moves to the
  * last of them: every start there is checked by the same arithmetic as in the repeated batch,
- * translated in time). Not with --check or --trace, which need every transfer. */
+ * translated in time; a diverged run jumps once its rounds only shift, eng_cert_jump). Not with
+ * --check or --trace, which need every transfer. */
 ar_status eng_repeat_jump(eng *g) {
-    if (g->io.data || g->io.trace || !g->rep.valid || g->stopped) return AR_OK;
+    if (g->io.data || g->io.trace || !g->rep.valid || g->stopped || !eng_cert_can_jump(g)) return AR_OK;
     int J = INT32_MAX;
     for (int k = 0; k < g->b.nslots && J > 0; k++) {
         const opst *os = &g->ph.ops[g->b.slot_op[k]];
@@ -341,13 +342,10 @@ ar_status eng_repeat_jump(eng *g) {
     r->transfers += (uint64_t)J * g->b.n;
     r->epochs += (uint64_t)J;
     r->epochs_repeat += (uint64_t)J;
+    r->epochs_jumped += (uint64_t)J;
     for (int k = 0; k < g->b.nslots; k++) g->ph.ops[g->b.slot_op[k]].round += J;
     g->off += (double)J * g->rep.tend;
-    if (g->cert.on) { /* the last jumped batch started at now - tend */
-        double T0 = eng_now(g) - g->rep.tend;
-        for (size_t t = 0; t < g->b.n; t++)
-            eng_cert_end(g, &g->b.x[t], g->b.slot_op[g->b.slot[t]], T0 + g->rep.dtot[t]);
-    }
+    eng_cert_jump(g, J, eng_now(g) - g->rep.tend); /* the last jumped batch started at now - tend */
     return AR_OK;
 }
 

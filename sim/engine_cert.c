@@ -17,6 +17,29 @@
  *
  * A member's readiness is kept per (rank, op) of the current phase in a CSR over
  * ranks (a rank is usually in one op per phase), its phase entry per rank.
+ *
+ * Diverged (issue 18: uneven blocks, or routes of different latency, let ranks
+ * drift apart). When a shortcut batch has a transfer that dataflow starts
+ * earlier, the engine does not stop at once: it derives the dataflow run from
+ * the lockstep one while every transfer provably has the same duration in
+ * both. It starts each transfer at max(ready(src), ready(dst)) and keeps
+ * going while
+ *   - the transfers of each component of the lockstep batch (the transfers
+ *     that share a link there) start together under dataflow too, and
+ *   - no link of a transfer is still busy, under dataflow, with a transfer of
+ *     an earlier batch when it starts (the network part's end, per link).
+ * Then at every instant of the dataflow run the flows that share a link are
+ * one lockstep component that started together, alone on its links, so under
+ * SimGrid's models (flows interact only through shared links; time
+ * translation invariance) each transfer takes what it took in the lockstep
+ * batch: the run derived is the dataflow run, readiness, phase ends and link
+ * statistics included (on a link one component at a time: the same busy time,
+ * bytes and most flows at once). A batch handed to SimGrid, crosstraffic or a
+ * trace (whose times are the lockstep run's) stop the derivation, and so does
+ * a failed condition: sim.c then runs the dataflow engine. Identical rounds
+ * are jumped over once diverged when one of them only shifted the previous
+ * one's ends (eng_cert_can_jump): a ring on a rail fabric settles into that
+ * after a few rounds.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -50,6 +73,7 @@ ar_status eng_cert_phase(eng *g, double base) {
         }
     for (int r = 0; r < P; r++)
         if (c->roff[r + 1] > c->roff[r]) c->entry[r] = c->done[r] + base;
+    eng_cert_group(g);
     return AR_OK;
 }
 
@@ -62,19 +86,24 @@ static int slot_of(const eng_cert *c, int rank, int opi) {
 
 static double ready_of(const eng_cert *c, int k, int rank) { return c->ready[k] >= 0 ? c->ready[k] : c->entry[rank]; }
 
+static void cert_fails(eng *g) {
+    g->cert.differs = 1;
+    g->stopped = 1; /* sim.c runs the dataflow engine instead */
+}
+
+/* A transfer in SimGrid's hands (engine_flow.c): its start must be the dataflow start. */
 void eng_cert_start(eng *g, const ar_xfer *x, int opi, double t) {
     eng_cert *c = &g->cert;
     if (!c->on || c->differs) return;
+    c->solo_bad = 1;
+    if (c->diverged) return cert_fails(g);
     int ks = x->src >= 0 ? slot_of(c, x->src, opi) : -1, kd = x->dst >= 0 ? slot_of(c, x->dst, opi) : -1;
     if (ks < 0 || kd < 0) { /* (switch ends never come here: sim.c runs switch schedules lockstep) */
         eng_fail(g, AR_EINTERNAL, "sim: certificate: a transfer outside its op");
         return;
     }
     double rs = ready_of(c, ks, x->src), rd = ready_of(c, kd, x->dst);
-    if (later(t, rs > rd ? rs : rd)) {
-        c->differs = 1;
-        g->stopped = 1; /* sim.c runs the dataflow engine instead */
-    }
+    if (later(t, rs > rd ? rs : rd)) cert_fails(g);
 }
 
 void eng_cert_end(eng *g, const ar_xfer *x, int opi, double t) {
@@ -88,6 +117,137 @@ void eng_cert_end(eng *g, const ar_xfer *x, int opi, double t) {
     if (t > c->done[x->dst]) c->done[x->dst] = t;
 }
 
+/* A shortcut batch: all its transfers start at T0 in the lockstep run, transfer t's network part
+ * takes dnet[t], the whole transfer dtot[t]; the routes and components are the batch's analysis
+ * (g->b.roff, g->sc.res, g->c.fpar). Every start is checked before any end counts. */
+void eng_cert_batch(eng *g, double T0, const double *dnet, const double *dtot, int repeat) {
+    eng_cert *c = &g->cert;
+    if (!c->on || c->differs) return;
+    size_t n = g->b.n;
+    if (GROW(cert.dstart, n + 1) < 0 || GROW(cert.lo, n + 1) < 0 || GROW(cert.hi, n + 1) < 0 ||
+        GROW(cert.prev_end, n + 1) < 0) {
+        eng_fail(g, AR_ENOMEM, "sim: out of memory");
+        return;
+    }
+    int earlier = 0;
+    for (size_t t = 0; t < n; t++) {
+        const ar_xfer *x = &g->b.x[t];
+        int opi = g->b.slot_op[g->b.slot[t]];
+        int ks = slot_of(c, x->src, opi), kd = slot_of(c, x->dst, opi);
+        if (ks < 0 || kd < 0) {
+            eng_fail(g, AR_EINTERNAL, "sim: certificate: a transfer outside its op");
+            return;
+        }
+        double rs = ready_of(c, ks, x->src), rd = ready_of(c, kd, x->dst), ready = rs > rd ? rs : rd;
+        c->dstart[t] = T0;
+        if (later(T0, ready)) c->dstart[t] = ready, earlier = 1;
+    }
+    if (earlier && !c->diverged) {
+        if (c->solo_bad || g->crosstraffic || g->io.trace) return cert_fails(g);
+        c->diverged = 1;
+    }
+    if (c->diverged && !g->c.an_valid) return cert_fails(g); /* (drive() analyses such batches first) */
+    if (c->diverged) {
+        const int *root = g->c.fpar;
+        for (size_t t = 0; t < n; t++) c->lo[t] = c->hi[t] = c->dstart[t];
+        for (size_t t = 0; t < n; t++) {
+            int k = root[t];
+            if (c->dstart[t] < c->lo[k]) c->lo[k] = c->dstart[t];
+            if (c->dstart[t] > c->hi[k]) c->hi[k] = c->dstart[t];
+        }
+        for (size_t t = 0; t < n; t++) {
+            int k = root[t];
+            if (later(c->hi[k], c->lo[k])) return cert_fails(g); /* a component starts apart */
+            for (int q = g->b.roff[t]; q < g->b.roff[t] + g->b.nfwd[t]; q++)
+                if (later(c->lend[g->sc.res[q]], c->dstart[t])) return cert_fails(g); /* its link is busy */
+        }
+        for (size_t t = 0; t < n; t++)
+            for (int q = g->b.roff[t]; q < g->b.roff[t] + g->b.nfwd[t]; q++) {
+                double end = c->dstart[t] + dnet[t];
+                if (end > c->lend[g->sc.res[q]]) c->lend[g->sc.res[q]] = end;
+            }
+    }
+    for (size_t t = 0; t < n; t++) eng_cert_end(g, &g->b.x[t], g->b.slot_op[g->b.slot[t]], c->dstart[t] + dtot[t]);
+    /* the chain of identical batches: shifted when every end moved by the same amount */
+    c->shifted = c->diverged && repeat && c->prev_n == n && n > 0;
+    if (c->shifted) c->shift = c->dstart[0] + dtot[0] - c->prev_end[0];
+    for (size_t t = 0; t < n; t++) {
+        double end = c->dstart[t] + dtot[t];
+        if (c->shifted && fabs(end - c->prev_end[t] - c->shift) > 1e-12 * fabs(end)) c->shifted = 0;
+        c->prev_end[t] = end;
+    }
+    c->prev_n = c->diverged ? n : 0;
+}
+
+/* A new op group or phase: no batch before is identical to the next in the certificate's sense. */
+void eng_cert_group(eng *g) { g->cert.prev_n = 0, g->cert.shifted = 0; }
+
+/* Whether identical rounds after the batch just applied may be jumped over (eng_repeat_jump):
+ * always while the lockstep run is the dataflow run; once diverged, when the batch's ends are the
+ * previous identical batch's shifted by one amount for every transfer. Every start of the next
+ * identical batch is then the max of ends shifted by that amount, so it is this batch's start
+ * shifted, and so on (the max commutes with a shift): each jumped batch is this one translated,
+ * its checks included (a component's starts stay together; a link's last end moves with them). */
+int eng_cert_can_jump(const eng *g) {
+    const eng_cert *c = &g->cert;
+    return !c->on || !c->diverged || c->shifted;
+}
+
+/* After J identical rounds were jumped: readiness and link ends move to the last of them, which
+ * started at T0 in the lockstep run (diverged: the batch just applied, shifted J times). */
+void eng_cert_jump(eng *g, int J, double T0) {
+    eng_cert *c = &g->cert;
+    if (!c->on || c->differs) return;
+    if (!c->diverged) {
+        for (size_t t = 0; t < g->b.n; t++)
+            eng_cert_end(g, &g->b.x[t], g->b.slot_op[g->b.slot[t]], T0 + g->rep.dtot[t]);
+        for (size_t k = 0; k < g->rep.nd; k++) eng_cert_link(g, g->rep.dl[k], T0 + g->rep.busy[k]);
+        return;
+    }
+    double sh = (double)J * c->shift;
+    for (size_t t = 0; t < g->b.n; t++) {
+        double d0 = c->dstart[t] + sh;
+        eng_cert_end(g, &g->b.x[t], g->b.slot_op[g->b.slot[t]], d0 + g->rep.dtot[t]);
+        for (int q = g->b.roff[t]; q < g->b.roff[t] + g->b.nfwd[t]; q++)
+            if (d0 + g->rep.dnet[t] > c->lend[g->sc.res[q]]) c->lend[g->sc.res[q]] = d0 + g->rep.dnet[t];
+    }
+    c->prev_n = 0; /* the next batch is another round */
+    c->shifted = 0;
+}
+
+/* Before divergence: directed link d is busy until `end` (the lockstep run's, which is the dataflow run's). */
+void eng_cert_link(eng *g, int d, double end) {
+    eng_cert *c = &g->cert;
+    if (c->on && !c->diverged && end > c->lend[d]) c->lend[d] = end;
+}
+
+/* Phase `phase` is over in the lockstep run: when its last rank finished it under dataflow (its last
+ * transfer's end, or its entry if it has none: its ops are passed at once). */
+void eng_cert_phase_end(eng *g, int phase) {
+    eng_cert *c = &g->cert;
+    if (!c->on) return;
+    double pe = 0;
+    for (int r = 0; r < g->s->nranks; r++) {
+        if (c->roff[r + 1] == c->roff[r]) continue;
+        double t = c->done[r] > c->entry[r] ? c->done[r] : c->entry[r];
+        if (t > pe) pe = t;
+    }
+    c->pend[phase] = pe;
+}
+
+/* A diverged run that went to the end: its phase ends and time are the dataflow run's. */
+void eng_cert_result(const eng *g, ar_sim_result *r) {
+    const eng_cert *c = &g->cert;
+    if (!c->on || !c->diverged || c->differs || g->stopped) return;
+    int nph = g->s->nphases;
+    for (int ph = 0; ph < nph; ph++) {
+        r->phase_end_s[ph] = c->pend[ph];
+        if (ph > 0 && r->phase_end_s[ph] < r->phase_end_s[ph - 1]) r->phase_end_s[ph] = r->phase_end_s[ph - 1];
+    }
+    r->time_s = nph ? r->phase_end_s[nph - 1] : 0;
+    r->dataflow_derived = 1;
+}
+
 ar_status eng_cert_init(eng *g) {
     eng_cert *c = &g->cert;
     int P = g->s->nranks;
@@ -95,7 +255,9 @@ ar_status eng_cert_init(eng *g) {
     c->fill = ar_calloc((size_t)P + 1, sizeof *c->fill);
     c->entry = ar_calloc((size_t)P + 1, sizeof *c->entry);
     c->done = ar_calloc((size_t)P + 1, sizeof *c->done);
-    if (!c->roff || !c->fill || !c->entry || !c->done) return OOM();
+    c->lend = ar_calloc((size_t)g->ndl + 1, sizeof *c->lend);
+    c->pend = ar_calloc((size_t)g->s->nphases + 1, sizeof *c->pend);
+    if (!c->roff || !c->fill || !c->entry || !c->done || !c->lend || !c->pend) return OOM();
     c->on = 1;
     return AR_OK;
 }
@@ -107,4 +269,10 @@ void eng_cert_free(eng_cert *c) {
     free(c->done);
     free(c->rop);
     free(c->ready);
+    free(c->lend);
+    free(c->pend);
+    free(c->dstart);
+    free(c->lo);
+    free(c->hi);
+    free(c->prev_end);
 }

@@ -225,6 +225,20 @@ typedef struct eng_cert {
     double *ready; /* per pair: end of the member's transfers in the op so far (-1: none yet) */
     size_t capready;
     double *entry, *done; /* per rank: phase entry; end of its last transfer */
+    /* the dataflow run itself once it leaves the lockstep run (engine_cert.c, "Diverged") */
+    int diverged;        /* a transfer starts earlier under dataflow: the times below are the result */
+    int solo_bad;        /* a transfer ran in SimGrid: no diverged run can be derived */
+    double *lend;        /* per directed link: when its last transfer's network part ends */
+    double *pend;        /* per phase: when its last rank finished it */
+    ARR(double, dstart); /* per transfer of the batch: its dataflow start */
+    ARR(double, lo);     /* per component (indexed by its root transfer): earliest and latest start */
+    ARR(double, hi);
+    /* a repeated batch, diverged: the ends of the previous identical batch, and whether this one's
+     * are those translated by one shift for every transfer (then the next ones are too) */
+    ARR(double, prev_end);
+    size_t prev_n; /* transfers in prev_end; 0: no previous identical batch */
+    int shifted;
+    double shift;
 } eng_cert;
 
 /* Wire bytes of a transfer of elems elements in the current phase (SimGrid takes whole bytes). */
@@ -300,6 +314,13 @@ void eng_cert_free(eng_cert *c);
 ar_status eng_cert_phase(eng *g, double base);
 void eng_cert_start(eng *g, const ar_xfer *x, int opi, double t);
 void eng_cert_end(eng *g, const ar_xfer *x, int opi, double t);
+void eng_cert_batch(eng *g, double T0, const double *dnet, const double *dtot, int repeat);
+void eng_cert_link(eng *g, int d, double end);
+int eng_cert_can_jump(const eng *g);
+void eng_cert_jump(eng *g, int J, double T0);
+void eng_cert_group(eng *g);
+void eng_cert_phase_end(eng *g, int phase);
+void eng_cert_result(const eng *g, ar_sim_result *r);
 /* after the network (and gamma): the protocol delay, then finish */
 void eng_full_free(eng_full *f);
 ar_status eng_probe_start(eng *g);

@@ -112,6 +112,7 @@ typedef struct ar_sim_result {
     uint64_t probe_transfers;   /* extra transfers simulated alone to learn a component */
     uint64_t epochs;            /* idle-start batches (fast engine) */
     uint64_t epochs_repeat;     /* ... reusing the previous batch's outcome */
+    uint64_t epochs_jumped;     /* ... of those, jumped over without being lowered (identical rounds) */
     uint64_t epochs_memo;       /* ... advanced from known components */
     uint64_t epochs_simgrid;    /* ... simulated by SimGrid */
     uint64_t probes;            /* component simulations */
@@ -132,6 +133,7 @@ typedef struct ar_sim_result {
     char engine[16];      /* "fast" or "naive" */
     char sync[16];        /* "round" or "dataflow": the semantics that ran */
     int dataflow_differs; /* internal: the fast engine's lockstep run is not the dataflow run (sim.c reruns) */
+    int dataflow_derived; /* the fast engine derived the dataflow run from its lockstep run (engine_cert.c) */
     double wall_s;        /* wall-clock time of the simulation */
     double setup_s;       /* of which building the SimGrid platform */
     long peak_rss_kb;     /* peak resident memory of the simulating process */
