@@ -35,25 +35,29 @@ typedef struct walk {
     ar_xfer *prev; /* the last priced round (same transfers and sizes: same price, not routed again) */
     size_t nprev, capprev;
     double prev_t, prev_bw, prev_lat, prev_eb;
+    int routed_prev; /* routes/route_off are prev's transfers' routes (same pairs: not routed again) */
 } walk;
 
 /* Prices the round in w->xf, reusing the last priced round's outcome when it moves the same
  * sizes between the same ends in the same order (an idle network each round: the price is
  * a function of (src, dst, reduce, bytes) alone). Exact; a ring's 2(n-1) rounds are priced once. */
 static ar_status price_round(walk *w, double elem_bytes, double *t_out, double *bw_out, double *lat_out, double *dur,
-                             ar_err *e);
+                             int rerouted, ar_err *e);
 static ar_status price_round_reuse(walk *w, double elem_bytes, double *t, double *bw, double *lat, ar_err *e) {
-    int same = w->prev && w->nprev == w->nxf && w->prev_eb == elem_bytes;
-    for (size_t i = 0; same && i < w->nxf; i++)
-        same = w->prev[i].src == w->xf[i].src && w->prev[i].dst == w->xf[i].dst &&
-               w->prev[i].reduce == w->xf[i].reduce && /* a reduction into a switch crosses its virtual link */
-               ar_xfer_elems(&w->prev[i]) == ar_xfer_elems(&w->xf[i]);
+    int pairs = w->prev && w->nprev == w->nxf, same = pairs && w->prev_eb == elem_bytes;
+    for (size_t i = 0; pairs && i < w->nxf; i++) {
+        pairs = w->prev[i].src == w->xf[i].src && w->prev[i].dst == w->xf[i].dst &&
+                w->prev[i].reduce == w->xf[i].reduce; /* a reduction into a switch crosses its virtual link */
+        same = same && pairs && ar_xfer_elems(&w->prev[i]) == ar_xfer_elems(&w->xf[i]);
+    }
     if (same) {
         *t = w->prev_t, *bw = w->prev_bw, *lat = w->prev_lat;
         return AR_OK;
     }
-    ar_status st = price_round(w, elem_bytes, t, bw, lat, NULL, e);
+    /* the same pairs, other sizes (a ring's steps with uneven blocks): their routes are known */
+    ar_status st = price_round(w, elem_bytes, t, bw, lat, NULL, pairs && w->routed_prev, e);
     if (st != AR_OK) return st;
+    w->routed_prev = 1;
     if (ar_grow(&w->prev, &w->capprev, w->nxf + 1, sizeof *w->prev) < 0)
         return ar_fail(e, AR_ENOMEM, "cost walk: out of memory");
     memcpy(w->prev, w->xf, w->nxf * sizeof *w->prev);
@@ -80,17 +84,19 @@ static void phase_stage(ar_model_result *out, const ar_schedule *s, int ph, doub
 }
 
 /* Routes the transfers in w->xf (w->routes, w->route_off) and, with add, adds their bytes to the
- * loads of their links. */
-static ar_status route_xfers(walk *w, double elem_bytes, int add, ar_err *e) {
+ * loads of their links; known: the routes there are already theirs (price_round_reuse). */
+static ar_status route_xfers(walk *w, double elem_bytes, int add, int known, ar_err *e) {
     const ar_platform *p = w->p;
-    if (ar_grow(&w->route_off, &w->capoff, w->nxf + 1, sizeof *w->route_off) < 0)
+    w->routed_prev = 0;
+    if (!known && ar_grow(&w->route_off, &w->capoff, w->nxf + 1, sizeof *w->route_off) < 0)
         return ar_fail(e, AR_ENOMEM, "cost walk: out of memory");
     size_t used = 0;
-    w->route_off[0] = 0;
+    if (!known) w->route_off[0] = 0;
     for (size_t i = 0; i < w->nxf; i++) {
-        int len;
-        ar_status st = ar_platform_route_x_append(p, w->xf[i].src, w->xf[i].dst, w->xf[i].reduce, &w->routes,
-                                                  &w->caproutes, used, &len, e);
+        int len = known ? w->route_off[i + 1] - w->route_off[i] : 0;
+        ar_status st = known ? AR_OK
+                             : ar_platform_route_x_append(p, w->xf[i].src, w->xf[i].dst, w->xf[i].reduce, &w->routes,
+                                                          &w->caproutes, used, &len, e);
         if (st != AR_OK) {
             ar_err_prefix(e, "cost walk");
             return st;
@@ -144,9 +150,9 @@ static void clear_loads(walk *w) {
 
 /* Prices the transfers in w->xf; returns the round time and the bottleneck. */
 static ar_status price_round(walk *w, double elem_bytes, double *t_out, double *bw_out, double *lat_out, double *dur,
-                             ar_err *e) {
+                             int known, ar_err *e) {
     *t_out = *bw_out = *lat_out = 0;
-    ar_status st = route_xfers(w, elem_bytes, 1, e);
+    ar_status st = route_xfers(w, elem_bytes, 1, known, e);
     if (st == AR_OK) eval_xfers(w, elem_bytes, t_out, bw_out, lat_out, dur);
     clear_loads(w);
     return st;
@@ -171,7 +177,7 @@ static ar_status price_round_stream(walk *w, const ar_phase *phase, int r, doubl
                 w->nxf = win ? ar_lower_round_window(op, r, lo, lo + WALK_WINDOW, w->xf, &total)
                              : ar_lower_round(op, r, w->xf); /* (at most n + 1 transfers: one window) */
                 if (!win) total = 0;
-                st = route_xfers(w, elem_bytes, pass == 0, e);
+                st = route_xfers(w, elem_bytes, pass == 0, 0, e);
                 if (st == AR_OK && pass == 1) eval_xfers(w, elem_bytes, t_out, bw_out, lat_out, NULL);
             }
         }
@@ -338,7 +344,7 @@ static ar_status walk_dataflow(walk *w, const ar_schedule *s, ar_model_result *o
                 for (size_t t = n0; t < w->nxf; t++) xop[t] = i;
             }
             double tr = 0, bw = 0, lat = 0;
-            st = price_round(w, (double)s->elem_bytes / pf, &tr, &bw, &lat, dur, e);
+            st = price_round(w, (double)s->elem_bytes / pf, &tr, &bw, &lat, dur, 0, e);
             if (st != AR_OK) break;
             if (bw > 0 && (bw_min == 0 || bw < bw_min)) bw_min = bw;
             if (lat > lat_max) lat_max = lat;

@@ -106,15 +106,19 @@ void eng_cert_start(eng *g, const ar_xfer *x, int opi, double t) {
     if (later(t, rs > rd ? rs : rd)) cert_fails(g);
 }
 
-void eng_cert_end(eng *g, const ar_xfer *x, int opi, double t) {
-    eng_cert *c = &g->cert;
-    if (!c->on || c->differs) return;
-    int ks = x->src >= 0 ? slot_of(c, x->src, opi) : -1, kd = x->dst >= 0 ? slot_of(c, x->dst, opi) : -1;
-    if (ks < 0 || kd < 0) return;
+/* Transfer x, its ends at pairs ks and kd, ended at t. */
+static void end_at(eng_cert *c, const ar_xfer *x, int ks, int kd, double t) {
     if (t > c->ready[ks]) c->ready[ks] = t;
     if (t > c->ready[kd]) c->ready[kd] = t;
     if (t > c->done[x->src]) c->done[x->src] = t;
     if (t > c->done[x->dst]) c->done[x->dst] = t;
+}
+
+void eng_cert_end(eng *g, const ar_xfer *x, int opi, double t) {
+    eng_cert *c = &g->cert;
+    if (!c->on || c->differs) return;
+    int ks = x->src >= 0 ? slot_of(c, x->src, opi) : -1, kd = x->dst >= 0 ? slot_of(c, x->dst, opi) : -1;
+    if (ks >= 0 && kd >= 0) end_at(c, x, ks, kd, t);
 }
 
 /* A shortcut batch: all its transfers start at T0 in the lockstep run, transfer t's network part
@@ -125,7 +129,7 @@ void eng_cert_batch(eng *g, double T0, const double *dnet, const double *dtot, i
     if (!c->on || c->differs) return;
     size_t n = g->b.n;
     if (GROW(cert.dstart, n + 1) < 0 || GROW(cert.lo, n + 1) < 0 || GROW(cert.hi, n + 1) < 0 ||
-        GROW(cert.prev_end, n + 1) < 0) {
+        GROW(cert.prev_end, n + 1) < 0 || GROW(cert.kslot, 2 * n + 2) < 0) {
         eng_fail(g, AR_ENOMEM, "sim: out of memory");
         return;
     }
@@ -138,6 +142,8 @@ void eng_cert_batch(eng *g, double T0, const double *dnet, const double *dtot, i
             eng_fail(g, AR_EINTERNAL, "sim: certificate: a transfer outside its op");
             return;
         }
+        c->kslot[2 * t] = ks;
+        c->kslot[2 * t + 1] = kd;
         double rs = ready_of(c, ks, x->src), rd = ready_of(c, kd, x->dst), ready = rs > rd ? rs : rd;
         c->dstart[t] = T0;
         if (later(T0, ready)) c->dstart[t] = ready, earlier = 1;
@@ -167,7 +173,7 @@ void eng_cert_batch(eng *g, double T0, const double *dnet, const double *dtot, i
                 if (end > c->lend[g->sc.res[q]]) c->lend[g->sc.res[q]] = end;
             }
     }
-    for (size_t t = 0; t < n; t++) eng_cert_end(g, &g->b.x[t], g->b.slot_op[g->b.slot[t]], c->dstart[t] + dtot[t]);
+    for (size_t t = 0; t < n; t++) end_at(c, &g->b.x[t], c->kslot[2 * t], c->kslot[2 * t + 1], c->dstart[t] + dtot[t]);
     /* the chain of identical batches: shifted when every end moved by the same amount */
     c->shifted = c->diverged && repeat && c->prev_n == n && n > 0;
     if (c->shifted) c->shift = c->dstart[0] + dtot[0] - c->prev_end[0];
@@ -207,7 +213,7 @@ void eng_cert_jump(eng *g, int J, double T0) {
     double sh = (double)J * c->shift;
     for (size_t t = 0; t < g->b.n; t++) {
         double d0 = c->dstart[t] + sh;
-        eng_cert_end(g, &g->b.x[t], g->b.slot_op[g->b.slot[t]], d0 + g->rep.dtot[t]);
+        end_at(c, &g->b.x[t], c->kslot[2 * t], c->kslot[2 * t + 1], d0 + g->rep.dtot[t]);
         for (int q = g->b.roff[t]; q < g->b.roff[t] + g->b.nfwd[t]; q++)
             if (d0 + g->rep.dnet[t] > c->lend[g->sc.res[q]]) c->lend[g->sc.res[q]] = d0 + g->rep.dnet[t];
     }
@@ -275,4 +281,5 @@ void eng_cert_free(eng_cert *c) {
     free(c->lo);
     free(c->hi);
     free(c->prev_end);
+    free(c->kslot);
 }

@@ -231,6 +231,7 @@ typedef struct eng_cert {
     double *lend;        /* per directed link: when its last transfer's network part ends */
     double *pend;        /* per phase: when its last rank finished it */
     ARR(double, dstart); /* per transfer of the batch: its dataflow start */
+    ARR(int, kslot);     /* per transfer of the batch: its sender's and receiver's (rank, op) pairs */
     ARR(double, lo);     /* per component (indexed by its root transfer): earliest and latest start */
     ARR(double, hi);
     /* a repeated batch, diverged: the ends of the previous identical batch, and whether this one's

@@ -37,10 +37,10 @@ static int compare(const char *plat, const char *desc, const char *algo, uint64_
     od.full = 1;
     sim_run f, d;
     memset(&d, 0, sizeof d);
-    int rf = sim_run_case_ex(&f, plat, algo, bytes, &of, 1), rd = rf == 0 ? sim_run_case_ex(&d, plat, algo, bytes, &od, 1) : -1;
+    int rf = sim_run_case_ex(&f, plat, algo, bytes, &of, 1),
+        rd = rf == 0 ? sim_run_case_ex(&d, plat, algo, bytes, &od, 1) : -1;
     int ok = rf == 0 && rd == 0 && f.st == AR_OK && d.st == AR_OK && f.r.complete && d.r.complete;
-    if (rf == 0 && rd == 0)
-        T_CHECK(f.st == AR_OK && d.st == AR_OK, "%s on %s: %s / %s", algo, desc, f.e.msg, d.e.msg);
+    if (rf == 0 && rd == 0) T_CHECK(f.st == AR_OK && d.st == AR_OK, "%s on %s: %s / %s", algo, desc, f.e.msg, d.e.msg);
     if (ok) {
         compared++;
         if (f.r.dataflow_derived) {
@@ -52,8 +52,8 @@ static int compare(const char *plat, const char *desc, const char *algo, uint64_
                 f.r.dataflow_derived ? "derived" : "certified or handed over", f.r.time_s, d.r.time_s);
         T_CHECK(f.r.nphases == d.r.nphases, "%s on %s: phases %d != %d", algo, desc, f.r.nphases, d.r.nphases);
         for (int k = 0; k < f.r.nphases && k < d.r.nphases; k++)
-            T_CHECK(same(f.r.phase_end_s[k], d.r.phase_end_s[k]), "%s on %s: phase %d ends %.17g != %.17g",
-                    algo, desc, k, f.r.phase_end_s[k], d.r.phase_end_s[k]);
+            T_CHECK(same(f.r.phase_end_s[k], d.r.phase_end_s[k]), "%s on %s: phase %d ends %.17g != %.17g", algo, desc,
+                    k, f.r.phase_end_s[k], d.r.phase_end_s[k]);
         T_CHECK(f.r.transfers == d.r.transfers, "%s on %s: transfers", algo, desc);
         int bad = 0;
         for (int l = 0; l < f.r.ndlinks && l < d.r.ndlinks && !bad; l++) {
@@ -65,8 +65,9 @@ static int compare(const char *plat, const char *desc, const char *algo, uint64_
             bad = !same(f.r.link_bytes[l], d.r.link_bytes[l]) ||
                   fabs(f.r.link_busy_s[l] - d.r.link_busy_s[l]) > 1e-9 * d.r.time_s || flows;
             T_CHECK(!bad, "%s on %s (%s): link %d: bytes %.17g / %.17g, busy %.17g / %.17g, flows %d / %d", algo, desc,
-                    f.r.dataflow_derived ? "derived" : "certified or handed over", l, f.r.link_bytes[l], d.r.link_bytes[l], f.r.link_busy_s[l], d.r.link_busy_s[l],
-                    f.r.link_max_flows[l], d.r.link_max_flows[l]);
+                    f.r.dataflow_derived ? "derived" : "certified or handed over", l, f.r.link_bytes[l],
+                    d.r.link_bytes[l], f.r.link_busy_s[l], d.r.link_busy_s[l], f.r.link_max_flows[l],
+                    d.r.link_max_flows[l]);
         }
     }
     sim_run_free(&f); /* (also after an unsupported plan: the platform was loaded) */
@@ -74,14 +75,17 @@ static int compare(const char *plat, const char *desc, const char *algo, uint64_
     return ok;
 }
 
-static const char *const algos[] = {"ring",        "pipelined-ring:chunks=3", "blueconnect", "blueconnect:impl=ring",
-                                    "two-level",   "halving-doubling",        "binomial",    "ps",
+static const char *const algos[] = {"ring",        "pipelined-ring:chunks=3",
+                                    "blueconnect", "blueconnect:impl=ring",
+                                    "two-level",   "halving-doubling",
+                                    "binomial",    "ps",
                                     "flexreduce",  "treepack"};
 
 static void test_presets(void) {
-    static const char *const plats[] = {"flat:ranks=12",    "tree:fanouts=3x4", "dgx-h100:nodes=2", "blueconnect-12",
-                                        "fr-7",             "bc-ibm-2x4",       "tree:fanouts=2x2x3"};
-    const uint64_t sizes[] = {4 * UINT64_C(10007), 100000001}; /* a prime count of elements; bytes not a multiple of 4 */
+    static const char *const plats[] = {"flat:ranks=12", "tree:fanouts=3x4", "dgx-h100:nodes=2",  "blueconnect-12",
+                                        "fr-7",          "bc-ibm-2x4",       "tree:fanouts=2x2x3"};
+    const uint64_t sizes[] = {4 * UINT64_C(10007),
+                              100000001}; /* a prime count of elements; bytes not a multiple of 4 */
     int ran = 0, d0 = derived;
     for (size_t i = 0; i < sizeof plats / sizeof plats[0]; i++)
         for (size_t a = 0; a < sizeof algos / sizeof algos[0]; a++)
@@ -130,9 +134,8 @@ static void test_rail_jump(void) {
             sim_run_free(&x);
             continue;
         }
-        printf("ring on %s, 100 MB, dataflow: %.17g s, derived %d, %llu of %llu rounds jumped\n", plats[i],
-               x.r.time_s, x.r.dataflow_derived, (unsigned long long)x.r.epochs_jumped,
-               (unsigned long long)x.r.epochs);
+        printf("ring on %s, 100 MB, dataflow: %.17g s, derived %d, %llu of %llu rounds jumped\n", plats[i], x.r.time_s,
+               x.r.dataflow_derived, (unsigned long long)x.r.epochs_jumped, (unsigned long long)x.r.epochs);
         T_CHECK(x.st == AR_OK && x.r.dataflow_derived && x.r.epochs_jumped * 2 > x.r.epochs,
                 "ring on %s: derived with most rounds jumped (%s)", plats[i], x.e.msg);
         sim_run_free(&x);
@@ -171,12 +174,19 @@ static void test_fixed(void) {
  * near 1.2 ms; the engine must hand over instead (not derived; the row = the per-rank engine's). */
 #define GPU(n, sw) "{\"name\": \"g" #n "\", \"type\": \"gpu\"}"
 #define UP(n, sw) "{\"a\": \"g" #n "\", \"b\": \"" sw "\", \"bw\": \"100GBps\", \"lat\": \"1us\"}"
-#define TRUNK_JSON                                                                                              \
-    "{\"name\": \"trunk\", \"kind\": \"graph\", \"nodes\": ["                                                   \
-    GPU(0, ) "," GPU(1, ) "," GPU(2, ) "," GPU(3, ) "," GPU(4, ) "," GPU(5, ) "," GPU(6, ) "," GPU(7, ) ","      \
-    "{\"name\": \"l1\", \"type\": \"switch\"}, {\"name\": \"l2\", \"type\": \"switch\"}], \"links\": ["          \
-    UP(0, "l2") "," UP(1, "l1") "," UP(2, "l2") "," UP(3, "l2") "," UP(4, "l2") "," UP(5, "l2") "," UP(6, "l1") \
-    "," UP(7, "l1") ", {\"a\": \"l1\", \"b\": \"l2\", \"bw\": \"10GBps\", \"lat\": \"2us\"}]}"
+#define TRUNK_JSON                                                                                                                               \
+    "{\"name\": \"trunk\", \"kind\": \"graph\", \"nodes\": [" GPU(0, ) "," GPU(1, ) "," GPU(2, ) "," GPU(3, ) "," GPU(4, ) "," GPU(5, ) "," GPU( \
+        6, ) "," GPU(7, ) ","                                                                                                                    \
+                          "{\"name\": \"l1\", \"type\": \"switch\"}, {\"name\": \"l2\", \"type\": \"switch\"}], \"links\": [" UP(                \
+                              0,                                                                                                                 \
+                              "l2") "," UP(1,                                                                                                    \
+                                           "l1") "," UP(2,                                                                                       \
+                                                        "l2") "," UP(3,                                                                          \
+                                                                     "l2") "," UP(4,                                                             \
+                                                                                  "l2") "," UP(5,                                                \
+                                                                                               "l2") "," UP(6,                                   \
+                                                                                                            "l1") "," UP(7,                      \
+                                                                                                                         "l1") ", {\"a\": \"l1\", \"b\": \"l2\", \"bw\": \"10GBps\", \"lat\": \"2us\"}]}"
 
 static void test_busy_link(void) {
     ar_platform *p = sim_platform(TRUNK_JSON);
@@ -218,7 +228,7 @@ int main(void) {
     test_fixed();
     test_presets();
     test_random();
-    printf("all: %d compared, %d derived; most flows at once apart on %d links of certified runs\n", compared,
-           derived, flows_apart);
+    printf("all: %d compared, %d derived; most flows at once apart on %d links of certified runs\n", compared, derived,
+           flows_apart);
     return t_done("sim_diverged");
 }
