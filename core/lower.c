@@ -188,6 +188,15 @@ int ar_lower_same_rounds(const ar_op *op, int r) {
     return pr > 0 && (pt == P_RING_RS || pt == P_RING_AG) ? pr - r : 1;
 }
 
+int ar_lower_same_pairs(const ar_op *op, int r) {
+    if (op->impl != AR_IMPL_RING && op->impl != AR_IMPL_NATIVE) return 1;
+    uint64_t c = op->chunks > 1 ? (uint64_t)op->chunks : 1; /* the smallest block, count / n, holds c pieces */
+    if (op->counts || op->n < 2 || op->count / (uint64_t)op->n < c) return 1;
+    enum part pt;
+    int pr = locate(op, &r, &pt);
+    return pr > 0 && (pt == P_RING_RS || pt == P_RING_AG) ? pr - r : 1;
+}
+
 size_t ar_lower_max_xfers(const ar_op *op) {
     size_t n = (size_t)op->n;
     if (op->impl == AR_IMPL_DIRECT) return n * (n > 0 ? n - 1 : 0) + 1;

@@ -75,6 +75,12 @@ int ar_lower_nrounds(const ar_op *op);
  * price such rounds once (exact: an idle network each round, the same transfers). */
 int ar_lower_same_rounds(const ar_op *op, int r);
 
+/* How many consecutive rounds from round r (>= 1; 1 when unknown) lower to the same pairs as
+ * round r: the same src, dst and reduce flag, in the same order (sizes and offsets aside). Known
+ * for ring parts whose every block (and piece) is non-empty, even or not: every step sends from
+ * member i to member i+1. Enough for what depends on routes alone (the fast engine's op groups). */
+int ar_lower_same_pairs(const ar_op *op, int r);
+
 /* Upper bound on the transfers in any round of op. */
 size_t ar_lower_max_xfers(const ar_op *op);
 

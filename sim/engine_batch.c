@@ -103,7 +103,7 @@ ar_status eng_make_groups(eng *g, const ar_phase *ph) {
                 free(seen.t);
                 return OOM();
             }
-            for (int r = 0; r < nr; r++) {
+            for (int r = 0; r < nr; r += ar_lower_same_pairs(op, r)) { /* (the same pairs: the same routes) */
                 size_t k = ar_lower_round(op, r, g->sc.xbuf);
                 for (size_t t = 0; t < k; t++) {
                     const ar_xfer *x = &g->sc.xbuf[t];

@@ -8,6 +8,8 @@
  *   2. ps (a direct all-to-all) on flat:ranks=264: 69 432 transfers a round, past the walk's
  *      window of 65 536, so the walk prices it in windows; it must equal the hand formula
  *      (1e-12), as the unwindowed walk does at 200 ranks.
+ *   3. ar_lower_same_pairs: every round it spans has its first round's pairs, on even, uneven
+ *      and empty-block rings, with and without pieces.
  */
 #include <string.h>
 
@@ -130,8 +132,48 @@ static void test_streamed_walk(void) {
     ps_flat(264, 1); /* 69 432: windows */
 }
 
+/* ar_lower_same_pairs: the rounds it spans lower to the same (src, dst, reduce) sequence as its
+ * first; it spans more than one round somewhere on uneven rings (what the fast engine's op groups
+ * skip), and one round where a block or piece is empty. */
+static void test_same_pairs(void) {
+    static const uint64_t counts[] = {56, 23, 7, 3}; /* even, uneven, one element per block at 7, empty blocks */
+    static const ar_op_kind kinds[] = {AR_OP_REDUCE_SCATTER, AR_OP_ALL_GATHER, AR_OP_ALL_REDUCE};
+    int spans = 0, checked = 0;
+    ar_xfer a[16], b[16];
+    for (size_t c = 0; c < 4; c++)
+        for (size_t k = 0; k < 3; k++)
+            for (int chunks = 1; chunks <= 3; chunks++) {
+                int n = 7, m[7];
+                for (int i = 0; i < n; i++) m[i] = (i * 3) % n;
+                ar_schedule *s = ar_schedule_new("p", n, counts[c], 4);
+                ar_sched_phase(s, "p");
+                ar_op *op = ar_sched_op(s, kinds[k], AR_IMPL_RING, m, n, 0, counts[c]);
+                T_CHECK(op != NULL, "ring op");
+                if (op) op->chunks = chunks;
+                for (int r = 0; op && r < ar_lower_nrounds(op); r++) {
+                    int J = ar_lower_same_pairs(op, r);
+                    T_CHECK(J >= 1 && r + J <= ar_lower_nrounds(op), "same pairs from round %d: %d", r, J);
+                    size_t na = ar_lower_round(op, r, a);
+                    for (int q = r + 1; q < r + J && q < ar_lower_nrounds(op); q++) {
+                        size_t nb = ar_lower_round(op, q, b);
+                        int same = na == nb;
+                        for (size_t i = 0; same && i < na; i++)
+                            same = a[i].src == b[i].src && a[i].dst == b[i].dst && a[i].reduce == b[i].reduce;
+                        T_CHECK(same, "%llu elements, kind %d, %d chunks: round %d pairs != round %d's (span %d)",
+                                (unsigned long long)counts[c], (int)kinds[k], chunks, q, r, J);
+                        checked++;
+                    }
+                    if (J > 1 && counts[c] == 23) spans++;
+                }
+                ar_schedule_free(s);
+            }
+    printf("same pairs: %d rounds checked against the first of their span, %d spans on uneven rings\n", checked, spans);
+    T_CHECK(checked >= 100 && spans > 0, "same pairs: %d rounds, %d uneven spans", checked, spans);
+}
+
 int main(void) {
     test_windows();
+    test_same_pairs();
     test_streamed_walk();
     return t_done("test_lower_window");
 }
