@@ -81,6 +81,24 @@ enum {
 
 /* A row for an algorithm that was not simulated: status (unsupported, limit,
  * error) and why; every number empty. */
+/* Prices a planned schedule (lab_eval_price) once: the meanwhile work of a simulation. */
+typedef struct price_job {
+    const ar_platform *p;
+    const char *spec;
+    uint64_t count;
+    size_t eb;
+    const lab_eval_opts *eo;
+    lab_eval *ev;
+    int done;
+} price_job;
+
+static void price_now(void *ctx) {
+    price_job *j = ctx;
+    if (j->done) return;
+    j->done = 1;
+    lab_eval_price(j->p, j->spec, j->count, j->eb, j->eo, j->ev);
+}
+
 static int why_row(cli_table *t, const char *algo, const ar_platform *p, double bytes, const char *status,
                    const char *why) {
     int row = tbl_row(t);
@@ -449,7 +467,7 @@ int cmd_sim(int argc, char **argv) {
                 char szb[32];
                 cli_status("sim %d/%d: %s on %s, %s ...", (pi * o.nsizes + si) * na + ai + 1, nruns, algos[ai], p->name,
                            ar_fmt_bytes(bytes, szb, sizeof szb)); /* a terminal only; erased below */
-                ar_status st = lab_eval_model(p, algos[ai], counts[si], eb, &eo, &ev, &e);
+                ar_status st = lab_eval_plan(p, algos[ai], counts[si], eb, &eo, &ev, &e); /* priced below */
                 if (st != AR_OK) cli_status(NULL);
                 if (st == AR_EUNSUPPORTED || st == AR_ELIMIT) { /* a row saying why, never a silent gap */
                     int row = why_row(&t, algos[ai], p, bytes, st == AR_ELIMIT ? "limit" : "unsupported", e.msg);
@@ -482,11 +500,10 @@ int cmd_sim(int argc, char **argv) {
                                   .rank_delay_s = delays,
                                   .flows = scen ? scen->flows : NULL,
                                   .nflows = scen ? scen->nflows : 0};
-                if (scen_delay > 0) { /* a rank late by d: the walk and the closed form start d later */
-                    ev.model_s += scen_delay;
-                    ev.walk_s += scen_delay;
-                    ev.closed_s += scen_delay;
-                }
+                /* the walk and the closed form, while the simulation runs (ar_sim_opts.meanwhile) */
+                price_job pj = {.p = p, .spec = algos[ai], .count = counts[si], .eb = eb, .eo = &eo, .ev = &ev};
+                so.meanwhile = price_now;
+                so.meanwhile_ctx = &pj;
                 ar_sim_result r;
                 if (model_only) { /* the rows with the model's columns, nothing simulated */
                     memset(&r, 0, sizeof r);
@@ -497,6 +514,12 @@ int cmd_sim(int argc, char **argv) {
                     st = AR_OK;
                 } else {
                     st = sim->run(p, ev.sch, &so, &r, &e);
+                }
+                if (!pj.done) price_now(&pj); /* (a backend that does not call it) */
+                if (scen_delay > 0) {         /* a rank late by d: the walk and the closed form start d later */
+                    ev.model_s += scen_delay;
+                    ev.walk_s += scen_delay;
+                    ev.closed_s += scen_delay;
                 }
                 cli_status(NULL);
                 if (st != AR_OK && st != AR_EFAIL) {

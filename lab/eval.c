@@ -86,6 +86,14 @@ static void stats_of(const ar_platform *p, const char *spec, uint64_t count, siz
     ar_call_stats_free(&cs);
 }
 
+/* What-if pipelining (opts->chunks > 0): the lowering splits every step into `chunks` rounds. */
+static void set_chunks(ar_schedule *s, const lab_eval_opts *opts) {
+    int chunks = opts ? opts->chunks : 0;
+    if (chunks > 0)
+        for (int ph = 0; ph < s->nphases; ph++)
+            for (int k = 0; k < s->phases[ph].nops; k++) s->phases[ph].ops[k].chunks = chunks;
+}
+
 static void init(lab_eval *out) {
     memset(out, 0, sizeof *out);
     out->closed_s = out->walk_s = out->model_s = out->rel_diff = NAN;
@@ -95,22 +103,34 @@ static void init(lab_eval *out) {
 
 ar_status lab_eval_model(const ar_platform *p, const char *spec, uint64_t count, size_t elem_bytes,
                          const lab_eval_opts *opts, lab_eval *out, ar_err *e) {
+    ar_status st = lab_eval_plan(p, spec, count, elem_bytes, opts, out, e);
+    if (st == AR_OK) lab_eval_price(p, spec, count, elem_bytes, opts, out);
+    return st;
+}
+
+ar_status lab_eval_plan(const ar_platform *p, const char *spec, uint64_t count, size_t elem_bytes,
+                        const lab_eval_opts *opts, lab_eval *out, ar_err *e) {
     init(out);
     ar_schedule *s = NULL;
     ar_status st = ar_algo_plan_coll(spec, opts ? opts->coll : AR_COLL_ALLREDUCE, p, count, elem_bytes, &s, e);
     if (st != AR_OK) return st;
-    lab_eval_schedule(p, spec, count, elem_bytes, s, opts, out);
+    set_chunks(s, opts);
     out->sch = s;
     return AR_OK;
+}
+
+void lab_eval_price(const ar_platform *p, const char *spec, uint64_t count, size_t elem_bytes,
+                    const lab_eval_opts *opts, lab_eval *out) {
+    ar_schedule *s = out->sch;
+    lab_eval_schedule(p, spec, count, elem_bytes, s, opts, out);
+    out->sch = s;
 }
 
 void lab_eval_schedule(const ar_platform *p, const char *spec, uint64_t count, size_t elem_bytes, ar_schedule *s,
                        const lab_eval_opts *opts, lab_eval *out) {
     init(out);
     int chunks = opts ? opts->chunks : 0;
-    if (chunks > 0) /* what-if pipelining: the lowering splits every step into `chunks` rounds */
-        for (int ph = 0; ph < s->nphases; ph++)
-            for (int k = 0; k < s->phases[ph].nops; k++) s->phases[ph].ops[k].chunks = chunks;
+    set_chunks(s, opts);
     if (s->detail) out->detail = s->detail;
     out->uneven = schedule_uneven(s);
 

@@ -53,6 +53,14 @@ ar_status lab_eval_model(const ar_platform *p, const char *spec, uint64_t count,
                          const lab_eval_opts *opts, lab_eval *out, ar_err *e);
 void lab_eval_free(lab_eval *ev);
 
+/* lab_eval_model in two steps, so that the pricing can overlap a simulation of out->sch (arlab
+ * sim): lab_eval_plan plans (and sets opts->chunks) into out->sch, the rest of *out empty;
+ * lab_eval_price then fills the prices of out->sch, as lab_eval_model does. */
+ar_status lab_eval_plan(const ar_platform *p, const char *spec, uint64_t count, size_t elem_bytes,
+                        const lab_eval_opts *opts, lab_eval *out, ar_err *e);
+void lab_eval_price(const ar_platform *p, const char *spec, uint64_t count, size_t elem_bytes,
+                    const lab_eval_opts *opts, lab_eval *out);
+
 /* The same for a schedule already planned from spec (count, elem_bytes): fills
  * *out without taking s (out->sch stays NULL; the caller keeps s). With
  * opts->chunks > 0 it sets every op's chunks of s first. */

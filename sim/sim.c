@@ -356,7 +356,7 @@ static void child(int fd, const ar_platform *p, const ar_schedule *s, const ar_s
 
 /* One simulation in a forked child (the result comes back through a pipe). */
 static ar_status run_forked(const ar_platform *p, const ar_schedule *s, const ar_sim_opts *o, const netspec *nsp,
-                            ar_sim_result *out, ar_err *e) {
+                            ar_sim_result *out, ar_err *e, int *meanwhile_ran) {
     netspec ns = *nsp;
     ar_status st;
 
@@ -385,13 +385,17 @@ static ar_status run_forked(const ar_platform *p, const ar_schedule *s, const ar
      * process is killed and the run reports complete = 0 without a time. */
     char mark = 0;
     int bad = read_all(fd[0], &mark, 1) || mark != 'r';
+    double deadline = ar_now_s() + o->budget_s + fmax(1.0, 0.1 * o->budget_s);
+    if (o->meanwhile && !*meanwhile_ran) { /* while the child simulates */
+        *meanwhile_ran = 1;
+        o->meanwhile(o->meanwhile_ctx);
+    }
     /* (the naive engine checks its budget at every transfer and stops by itself) */
     if (!bad && o->budget_s > 0 && o->engine != AR_SIM_NAIVE) {
-        double deadline = ar_now_s() + o->budget_s + fmax(1.0, 0.1 * o->budget_s);
-        for (;;) {
+        for (;;) { /* (a result already there after the meanwhile work is taken, late or not) */
             double left = deadline - ar_now_s();
             struct pollfd pf = {.fd = fd[0], .events = POLLIN};
-            int rc = left > 0 ? poll(&pf, 1, (int)(left * 1000) + 1) : 0;
+            int rc = poll(&pf, 1, left > 0 ? (int)(left * 1000) + 1 : 0);
             if (rc > 0) break;
             if (rc < 0 && errno == EINTR) continue;
             kill(pid, SIGKILL);
@@ -456,8 +460,19 @@ static ar_status run_forked(const ar_platform *p, const ar_schedule *s, const ar
     return st;
 }
 
+static ar_status sim_run(const ar_platform *p, const ar_schedule *s, const ar_sim_opts *opts, ar_sim_result *out,
+                         ar_err *e, int *meanwhile_ran);
+
 ar_status ar_sim_run(const ar_platform *p, const ar_schedule *s, const ar_sim_opts *opts, ar_sim_result *out,
                      ar_err *e) {
+    int ran = 0;
+    ar_status st = sim_run(p, s, opts, out, e, &ran);
+    if (opts && opts->meanwhile && !ran) opts->meanwhile(opts->meanwhile_ctx); /* no child ran it */
+    return st;
+}
+
+static ar_status sim_run(const ar_platform *p, const ar_schedule *s, const ar_sim_opts *opts, ar_sim_result *out,
+                         ar_err *e, int *meanwhile_ran) {
     memset(out, 0, sizeof *out);
     out->bottleneck = -1;
     ar_sim_opts defaults;
@@ -487,7 +502,7 @@ ar_status ar_sim_run(const ar_platform *p, const ar_schedule *s, const ar_sim_op
     }
     if (o->in_process) return run_here(p, s, o, &ns, NULL, out, e);
     double t0 = ar_now_s();
-    st = run_forked(p, s, o, &ns, out, e);
+    st = run_forked(p, s, o, &ns, out, e, meanwhile_ran);
     if (st != AR_OK || !out->dataflow_differs) return st;
     /* dataflow would have started a transfer earlier than the lockstep run did: run the dataflow
      * engine (every transfer in SimGrid), within what is left of the budget */
@@ -497,5 +512,5 @@ ar_status ar_sim_run(const ar_platform *p, const ar_schedule *s, const ar_sim_op
     ar_sim_opts o2 = *o;
     o2.full = 1;
     if (o2.budget_s > 0) o2.budget_s = fmax(o2.budget_s - (ar_now_s() - t0), 1e-3);
-    return run_forked(p, s, &o2, &ns, out, e);
+    return run_forked(p, s, &o2, &ns, out, e, meanwhile_ran);
 }

@@ -99,6 +99,12 @@ typedef struct ar_sim_opts {
     /* scenario jobs (lab/jobs.h): phase_end_s[k] is the raw end of phase k (not raised to the
      * previous phase's end), since each job has phases of its own; time_s the latest. Dataflow only. */
     int independent_phases;
+    /* Work to overlap with the simulation (arlab sim: the cost walk): ar_sim_run calls
+     * meanwhile(meanwhile_ctx) exactly once, in the calling process, while the forked child
+     * simulates (after its setup: --budget counts from there), or before it returns where no
+     * child runs. NULL: none. */
+    void (*meanwhile)(void *ctx);
+    void *meanwhile_ctx;
 } ar_sim_opts;
 
 typedef struct ar_sim_result {
