@@ -12,14 +12,17 @@ if [ $? -eq 3 ] && grep -q "no SimGrid backend" "$T_TMP/probe"; then
   exit 77
 fi
 # processes of the command still there: a SIGKILLed process may take a moment to go (an ASan build unmaps a
-# large shadow), so wait up to 5 s for the count to reach 0; a real stray (SimGrid running on) stays
+# large shadow), so wait up to 5 s for the count to reach 0; a real stray (SimGrid running on) stays.
+# Only this test's processes count: other tests run arlab sim and sweep at the same time (ctest -j),
+# so the commands here carry marks of their own (a budget no run reaches, a sweep file's name).
 strays() {
   local n
   for _ in $(seq 50); do n=$(pgrep -fc "^$ARLAB $1"); [ "${n:-0}" = 0 ] && break; sleep 0.1; done
   echo "${n:-0}"
 }
 PTY="python3 $ARLAB_SRC/tests/lib_pty.py"
-SIM=(sim --platform tree:ranks=256 --algo ring --algo ps --size 100MB --sync round --format csv)
+SIM=(sim --platform tree:ranks=256 --algo ring --algo ps --size 100MB --sync round --budget 987s --format csv)
+MINE="sim .*--budget 987s" # this test's sim processes
 
 # 1. Ctrl-C in a terminal once the ring row is out
 $PTY --ready "ring,tree" --timeout 60 -- "$ARLAB" "${SIM[@]}" >"$T_TMP/p1" 2>&1
@@ -29,7 +32,7 @@ t_check "Ctrl-C: sent once the ring row was written" grep -qx "sent 1" "$T_TMP/p
 t_check "Ctrl-C: one line saying what is kept" grep -q "^arlab: interrupted (SIGINT); the rows already written are complete" "$T_TMP/p1"
 t_check "Ctrl-C: the ring row kept (after the status line on the terminal)" grep -q "ring,tree:ranks=256,256,100000000," "$T_TMP/p1"
 t_check "Ctrl-C: no segmentation fault" bash -c "! grep -qi 'segmentation' '$T_TMP/p1'"
-n=$(strays sim); t_check "Ctrl-C: no process left ($n)" test "$n" = 0
+n=$(strays "$MINE"); t_check "Ctrl-C: no process left ($n)" test "$n" = 0
 
 # 2. SIGTERM to the parent alone (not its group), then 3. SIGKILL to the parent alone
 for sig in TERM KILL; do
@@ -42,28 +45,28 @@ for sig in TERM KILL; do
   kill -$sig $pid
   wait $pid
   rc=$?
-  n=$(strays sim)
+  n=$(strays "$MINE")
   echo "SIG$sig: exit $rc, children before $kids, left $n: $(cat "$T_TMP/s.err")"
   t_check "SIG$sig: the SimGrid child ran before ($kids)" test "$kids" -ge 1
   t_check "SIG$sig: no process left ($n)" test "$n" = 0
   [ $sig = TERM ] && t_check "SIGTERM: exit 143 ($rc)" test "$rc" = 143
   [ $sig = TERM ] && t_check "SIGTERM: one line" grep -q "^arlab: interrupted (SIGTERM)" "$T_TMP/s.err"
 done
-pkill -KILL -f "^$ARLAB sim" 2>/dev/null
+pkill -KILL -f "^$ARLAB $MINE" 2>/dev/null
 
 # 4. a sweep with 2 workers: Ctrl-C while ps runs, then the same command resumes
-cat >"$T_TMP/sw.json" <<JSON
+cat >"$T_TMP/intr-sweep.json" <<JSON
 {"name": "intr", "backend": "sim", "platforms": ["tree:ranks=256"], "algos": ["ring", "ps"],
  "sizes": ["1MB", "100MB"], "sim": {"budget": "10s", "sync": "round"}}
 JSON
 cd "$T_TMP" || exit 1
-$PTY --ready "intr [" --delay 3 --timeout 60 -- "$ARLAB" sweep sw.json -j 2 --out o >"$T_TMP/p4" 2>&1
+$PTY --ready "intr [" --delay 3 --timeout 60 -- "$ARLAB" sweep intr-sweep.json -j 2 --out o >"$T_TMP/p4" 2>&1
 tail -3 "$T_TMP/p4"
 t_check "sweep Ctrl-C: exit 130" grep -qx "exit 130" "$T_TMP/p4"
 t_check "sweep Ctrl-C: sent while ps was simulating" grep -qx "sent 1" "$T_TMP/p4"
 t_check "sweep Ctrl-C: says how to resume" grep -q "run the same command again to resume" "$T_TMP/p4"
-n=$(strays sweep); t_check "sweep Ctrl-C: no worker or SimGrid process left ($n)" test "$n" = 0
-"$ARLAB" sweep sw.json -j 2 --out o >"$T_TMP/r.out" 2>"$T_TMP/r.err"
+n=$(strays "sweep intr-sweep.json"); t_check "sweep Ctrl-C: no worker or SimGrid process left ($n)" test "$n" = 0
+"$ARLAB" sweep intr-sweep.json -j 2 --out o >"$T_TMP/r.out" 2>"$T_TMP/r.err"
 rc=$?
 tail -1 "$T_TMP/r.err"
 t_check "resumed sweep exits 0 ($rc)" test $rc = 0

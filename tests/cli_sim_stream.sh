@@ -12,7 +12,9 @@ if [ $? -eq 3 ] && grep -q "no SimGrid backend" "$T_TMP/probe"; then
 fi
 
 # 1. streaming: the ring row is there while ps is still simulating
-setsid "$ARLAB" sim --platform tree:ranks=256 --algo ring --algo ps --size 100MB --sync round --format csv >"$T_TMP/s.csv" 2>"$T_TMP/s.err" &
+# (a budget no run reaches marks this test's processes for the clean-up below: tests run at once)
+setsid "$ARLAB" sim --platform tree:ranks=256 --algo ring --algo ps --size 100MB --sync round --budget 986s \
+  --format csv >"$T_TMP/s.csv" 2>"$T_TMP/s.err" &
 pid=$!
 seen=0
 for _ in $(seq 600); do
@@ -24,7 +26,7 @@ alive=0
 kill -0 $pid 2>/dev/null && alive=1
 kill -TERM -- -$pid 2>/dev/null
 wait $pid 2>/dev/null
-pkill -f "sim --platform tree:ranks=256 --algo ring --algo ps" 2>/dev/null
+pkill -f "sim .*--budget 986s" 2>/dev/null
 t_check "the ring row was written (header + row: $(head -c 300 "$T_TMP/s.csv"))" test $seen = 1
 t_check "while ps was still simulating" test $alive = 1
 read -r st busbw < <(csv_col "$T_TMP/s.csv" status busbw_GBps | head -1 | tr '\t' ' ')
