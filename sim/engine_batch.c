@@ -243,13 +243,10 @@ ar_status eng_apply_batch(eng *g, const double *dnet, const double *dtot, double
             r->link_bytes[d] += g->rep.bytes[k];
             r->link_busy_s[d] += g->rep.busy[k];
             if (g->rep.cnt[k] > r->link_max_flows[d]) r->link_max_flows[d] = g->rep.cnt[k];
-            eng_cert_link(g, d, T0 + g->rep.busy[k]);
         }
     } else {
         ar_status st = batch_links(g, dnet);
         if (st != AR_OK) return st;
-        for (size_t k = 0; k < g->busy.ntouched; k++)
-            eng_cert_link(g, g->busy.touched[k], T0 + g->busy.t[g->busy.touched[k]]);
     }
     if (g->io.data) { /* every transfer reads at the start, writes at its end */
         size_t tot = 0;

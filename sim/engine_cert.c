@@ -91,19 +91,30 @@ static void cert_fails(eng *g) {
     g->stopped = 1; /* sim.c runs the dataflow engine instead */
 }
 
+/* When both ends of transfer x of op opi are ready; its (rank, op) pairs in *ks, *kd. -1 (g->st
+ * set) for a transfer outside its op, a bug (switch ends never come here: sim.c runs switch
+ * schedules lockstep). */
+static double ready_for(eng *g, const ar_xfer *x, int opi, int *ks, int *kd) {
+    const eng_cert *c = &g->cert;
+    *ks = x->src >= 0 ? slot_of(c, x->src, opi) : -1;
+    *kd = x->dst >= 0 ? slot_of(c, x->dst, opi) : -1;
+    if (*ks < 0 || *kd < 0) {
+        eng_fail(g, AR_EINTERNAL, "sim: certificate: a transfer outside its op");
+        return -1;
+    }
+    double rs = ready_of(c, *ks, x->src), rd = ready_of(c, *kd, x->dst);
+    return rs > rd ? rs : rd;
+}
+
 /* A transfer in SimGrid's hands (engine_flow.c): its start must be the dataflow start. */
 void eng_cert_start(eng *g, const ar_xfer *x, int opi, double t) {
     eng_cert *c = &g->cert;
     if (!c->on || c->differs) return;
     c->solo_bad = 1;
     if (c->diverged) return cert_fails(g);
-    int ks = x->src >= 0 ? slot_of(c, x->src, opi) : -1, kd = x->dst >= 0 ? slot_of(c, x->dst, opi) : -1;
-    if (ks < 0 || kd < 0) { /* (switch ends never come here: sim.c runs switch schedules lockstep) */
-        eng_fail(g, AR_EINTERNAL, "sim: certificate: a transfer outside its op");
-        return;
-    }
-    double rs = ready_of(c, ks, x->src), rd = ready_of(c, kd, x->dst);
-    if (later(t, rs > rd ? rs : rd)) cert_fails(g);
+    int ks, kd;
+    double ready = ready_for(g, x, opi, &ks, &kd);
+    if (g->st == AR_OK && later(t, ready)) cert_fails(g);
 }
 
 /* Transfer x, its ends at pairs ks and kd, ended at t. */
@@ -121,13 +132,24 @@ void eng_cert_end(eng *g, const ar_xfer *x, int opi, double t) {
     if (ks >= 0 && kd >= 0) end_at(c, x, ks, kd, t);
 }
 
+/* Batch transfer t holds its links until `end` (its network part's end, under dataflow). */
+static void hold_links(eng *g, size_t t, double end) {
+    for (int q = g->b.roff[t]; q < g->b.roff[t] + g->b.nfwd[t]; q++)
+        if (end > g->cert.lend[g->sc.res[q]]) g->cert.lend[g->sc.res[q]] = end;
+}
+
 /* A shortcut batch: all its transfers start at T0 in the lockstep run, transfer t's network part
  * takes dnet[t], the whole transfer dtot[t]; the routes and components are the batch's analysis
- * (g->b.roff, g->sc.res, g->c.fpar). Every start is checked before any end counts. */
+ * (g->b.roff, g->sc.res, g->c.fpar: drive() analyses a repeated batch again after other routes
+ * were computed). Every start is checked before any end counts. */
 void eng_cert_batch(eng *g, double T0, const double *dnet, const double *dtot, int repeat) {
     eng_cert *c = &g->cert;
     if (!c->on || c->differs) return;
     size_t n = g->b.n;
+    if (!g->c.an_valid) {
+        eng_fail(g, AR_EINTERNAL, "sim: certificate: a batch without its routes");
+        return;
+    }
     if (GROW(cert.dstart, n + 1) < 0 || GROW(cert.lo, n + 1) < 0 || GROW(cert.hi, n + 1) < 0 ||
         GROW(cert.prev_end, n + 1) < 0 || GROW(cert.kslot, 2 * n + 2) < 0) {
         eng_fail(g, AR_ENOMEM, "sim: out of memory");
@@ -135,16 +157,8 @@ void eng_cert_batch(eng *g, double T0, const double *dnet, const double *dtot, i
     }
     int earlier = 0;
     for (size_t t = 0; t < n; t++) {
-        const ar_xfer *x = &g->b.x[t];
-        int opi = g->b.slot_op[g->b.slot[t]];
-        int ks = slot_of(c, x->src, opi), kd = slot_of(c, x->dst, opi);
-        if (ks < 0 || kd < 0) {
-            eng_fail(g, AR_EINTERNAL, "sim: certificate: a transfer outside its op");
-            return;
-        }
-        c->kslot[2 * t] = ks;
-        c->kslot[2 * t + 1] = kd;
-        double rs = ready_of(c, ks, x->src), rd = ready_of(c, kd, x->dst), ready = rs > rd ? rs : rd;
+        double ready = ready_for(g, &g->b.x[t], g->b.slot_op[g->b.slot[t]], &c->kslot[2 * t], &c->kslot[2 * t + 1]);
+        if (g->st != AR_OK) return;
         c->dstart[t] = T0;
         if (later(T0, ready)) c->dstart[t] = ready, earlier = 1;
     }
@@ -152,7 +166,6 @@ void eng_cert_batch(eng *g, double T0, const double *dnet, const double *dtot, i
         if (c->solo_bad || g->crosstraffic || g->io.trace) return cert_fails(g);
         c->diverged = 1;
     }
-    if (c->diverged && !g->c.an_valid) return cert_fails(g); /* (drive() analyses such batches first) */
     if (c->diverged) {
         const int *root = g->c.fpar;
         for (size_t t = 0; t < n; t++) c->lo[t] = c->hi[t] = c->dstart[t];
@@ -167,12 +180,8 @@ void eng_cert_batch(eng *g, double T0, const double *dnet, const double *dtot, i
             for (int q = g->b.roff[t]; q < g->b.roff[t] + g->b.nfwd[t]; q++)
                 if (later(c->lend[g->sc.res[q]], c->dstart[t])) return cert_fails(g); /* its link is busy */
         }
-        for (size_t t = 0; t < n; t++)
-            for (int q = g->b.roff[t]; q < g->b.roff[t] + g->b.nfwd[t]; q++) {
-                double end = c->dstart[t] + dnet[t];
-                if (end > c->lend[g->sc.res[q]]) c->lend[g->sc.res[q]] = end;
-            }
     }
+    for (size_t t = 0; t < n; t++) hold_links(g, t, c->dstart[t] + dnet[t]);
     for (size_t t = 0; t < n; t++) end_at(c, &g->b.x[t], c->kslot[2 * t], c->kslot[2 * t + 1], c->dstart[t] + dtot[t]);
     /* the chain of identical batches: shifted when every end moved by the same amount */
     c->shifted = c->diverged && repeat && c->prev_n == n && n > 0;
@@ -200,31 +209,17 @@ int eng_cert_can_jump(const eng *g) {
 }
 
 /* After J identical rounds were jumped: readiness and link ends move to the last of them, which
- * started at T0 in the lockstep run (diverged: the batch just applied, shifted J times). */
+ * started at T0 in the lockstep run; diverged, it is the batch just applied shifted J times. */
 void eng_cert_jump(eng *g, int J, double T0) {
     eng_cert *c = &g->cert;
     if (!c->on || c->differs) return;
-    if (!c->diverged) {
-        for (size_t t = 0; t < g->b.n; t++)
-            eng_cert_end(g, &g->b.x[t], g->b.slot_op[g->b.slot[t]], T0 + g->rep.dtot[t]);
-        for (size_t k = 0; k < g->rep.nd; k++) eng_cert_link(g, g->rep.dl[k], T0 + g->rep.busy[k]);
-        return;
-    }
-    double sh = (double)J * c->shift;
     for (size_t t = 0; t < g->b.n; t++) {
-        double d0 = c->dstart[t] + sh;
+        double d0 = c->diverged ? c->dstart[t] + (double)J * c->shift : T0;
+        hold_links(g, t, d0 + g->rep.dnet[t]);
         end_at(c, &g->b.x[t], c->kslot[2 * t], c->kslot[2 * t + 1], d0 + g->rep.dtot[t]);
-        for (int q = g->b.roff[t]; q < g->b.roff[t] + g->b.nfwd[t]; q++)
-            if (d0 + g->rep.dnet[t] > c->lend[g->sc.res[q]]) c->lend[g->sc.res[q]] = d0 + g->rep.dnet[t];
     }
     c->prev_n = 0; /* the next batch is another round */
     c->shifted = 0;
-}
-
-/* Before divergence: directed link d is busy until `end` (the lockstep run's, which is the dataflow run's). */
-void eng_cert_link(eng *g, int d, double end) {
-    eng_cert *c = &g->cert;
-    if (c->on && !c->diverged && end > c->lend[d]) c->lend[d] = end;
 }
 
 /* Phase `phase` is over in the lockstep run: when its last rank finished it under dataflow (its last

@@ -316,7 +316,6 @@ ar_status eng_cert_phase(eng *g, double base);
 void eng_cert_start(eng *g, const ar_xfer *x, int opi, double t);
 void eng_cert_end(eng *g, const ar_xfer *x, int opi, double t);
 void eng_cert_batch(eng *g, double T0, const double *dnet, const double *dtot, int repeat);
-void eng_cert_link(eng *g, int d, double end);
 int eng_cert_can_jump(const eng *g);
 void eng_cert_jump(eng *g, int J, double T0);
 void eng_cert_group(eng *g);
