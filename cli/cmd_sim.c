@@ -515,8 +515,8 @@ int cmd_sim(int argc, char **argv) {
                 } else {
                     st = sim->run(p, ev.sch, &so, &r, &e);
                 }
-                if (!pj.done) price_now(&pj); /* (a backend that does not call it) */
-                if (scen_delay > 0) {         /* a rank late by d: the walk and the closed form start d later */
+                price_now(&pj);       /* (once: a no-op after ar_sim_run called it; a backend that does not) */
+                if (scen_delay > 0) { /* a rank late by d: the walk and the closed form start d later */
                     ev.model_s += scen_delay;
                     ev.walk_s += scen_delay;
                     ev.closed_s += scen_delay;

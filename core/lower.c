@@ -177,24 +177,27 @@ static int locate(const ar_op *op, int *r, enum part *pt) {
     return 0;
 }
 
-int ar_lower_same_rounds(const ar_op *op, int r) {
-    /* ring parts (RS, AG) with even blocks and even pieces: every step sends one block of count/n
-     * elements (or its piece count/n/c) from member i to member i+1, in member order */
+/* The rounds from round r to the end of its ring step part (RS or AG), 1 outside one: a ring
+ * step sends from member i to member i+1, in member order, every round of its part. */
+static int ring_part_left(const ar_op *op, int r) {
     if (op->impl != AR_IMPL_RING && op->impl != AR_IMPL_NATIVE) return 1;
-    if (op->counts || op->n < 2 || op->count % (uint64_t)op->n) return 1;
-    if (op->chunks > 1 && (op->count / (uint64_t)op->n) % (uint64_t)op->chunks) return 1;
     enum part pt;
     int pr = locate(op, &r, &pt);
     return pr > 0 && (pt == P_RING_RS || pt == P_RING_AG) ? pr - r : 1;
 }
 
+int ar_lower_same_rounds(const ar_op *op, int r) {
+    /* even blocks and even pieces: every step sends one block of count/n elements (or its piece
+     * count/n/c) */
+    if (op->counts || op->n < 2 || op->count % (uint64_t)op->n) return 1;
+    if (op->chunks > 1 && (op->count / (uint64_t)op->n) % (uint64_t)op->chunks) return 1;
+    return ring_part_left(op, r);
+}
+
 int ar_lower_same_pairs(const ar_op *op, int r) {
-    if (op->impl != AR_IMPL_RING && op->impl != AR_IMPL_NATIVE) return 1;
     uint64_t c = op->chunks > 1 ? (uint64_t)op->chunks : 1; /* the smallest block, count / n, holds c pieces */
     if (op->counts || op->n < 2 || op->count / (uint64_t)op->n < c) return 1;
-    enum part pt;
-    int pr = locate(op, &r, &pt);
-    return pr > 0 && (pt == P_RING_RS || pt == P_RING_AG) ? pr - r : 1;
+    return ring_part_left(op, r);
 }
 
 size_t ar_lower_max_xfers(const ar_op *op) {
