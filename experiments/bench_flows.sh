@@ -77,12 +77,7 @@ bench() { # bench CASE L ARGS...  (prints one row; sets capped=CASE when the run
         return
     fi
     local xf sx wall rss sim complete note lmax="-" lmean="-"
-    xf=$(field transfers "$TMP/csv")
-    sx=$(field simgrid_xfers "$TMP/csv")
-    wall=$(field wall_s "$TMP/csv")
-    rss=$(field peak_rss_kb "$TMP/csv")
-    sim=$(field sim_s "$TMP/csv")
-    complete=$(field complete "$TMP/csv")
+    IFS='|' read -r xf sx wall rss sim complete < <(fields "$TMP/csv" transfers simgrid_xfers wall_s peak_rss_kb sim_s complete)
     note=""
     if [ "$complete" = 0 ]; then
         note="capped at $CAP s: partial, $sx of $((2 * L * (L - 1))) transfers"

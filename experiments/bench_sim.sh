@@ -36,12 +36,7 @@ bench() { # bench LABEL ENGINE ARGS...
         return
     fi
     local xf wall rss sim rel complete cmd tree note
-    xf=$(field transfers "$TMP/csv")
-    wall=$(field wall_s "$TMP/csv")
-    rss=$(field peak_rss_kb "$TMP/csv")
-    sim=$(field sim_s "$TMP/csv")
-    rel=$(field rel_err "$TMP/csv")
-    complete=$(field complete "$TMP/csv")
+    IFS='|' read -r xf wall rss sim rel complete < <(fields "$TMP/csv" transfers wall_s peak_rss_kb sim_s rel_err complete)
     read -r cmd tree <"$TMP/time"
     note=""
     [ "$complete" = 0 ] && note="capped at $BUDGET: partial"

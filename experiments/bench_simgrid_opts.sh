@@ -68,12 +68,9 @@ run_case() { # run_case LABEL ARGS...
             printf '%-30s %-20s failed (exit %d): %s\n' "$label" "$name" $rc "$(head -1 "$TMP/err")"
             continue
         fi
-        local xf sx wall sim complete
-        xf=$(field transfers "$TMP/csv")
-        sx=$(($(field simgrid_xfers "$TMP/csv") + $(field probe_xfers "$TMP/csv")))
-        wall=$(field wall_s "$TMP/csv")
-        sim=$(field sim_s "$TMP/csv")
-        complete=$(field complete "$TMP/csv")
+        local xf sx px wall sim complete
+        IFS='|' read -r xf sx px wall sim complete < <(fields "$TMP/csv" transfers simgrid_xfers probe_xfers wall_s sim_s complete)
+        sx=$((sx + px))
         if [ "$complete" = 0 ]; then
             awk -v l="$label" -v n="$name" -v c="$CAP" -v g="$sx" -v w="$wall" 'BEGIN {
                 printf "%-30s %-20s capped at %d s: %d transfers simulated, %.0f/s\n", l, n, c, g, (w > 0 ? g / w : 0) }'
