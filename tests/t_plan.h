@@ -7,15 +7,26 @@
 #include "core/platform.h"
 #include "t.h"
 
-static ar_platform *load_json(const char *json) {
+static inline ar_platform *load_json(const char *json) {
     ar_platform *p = NULL;
     ar_err e = {{0}};
     if (ar_platform_from_json(json, "<test>", &p, &e) != AR_OK) fprintf(stderr, "platform: %s\n", e.msg);
     return p;
 }
 
+/* Loads the platform in js (malloc'd JSON text, freed here); a failed check naming `what` when
+ * it does not load. */
+static inline ar_platform *load_json_text(char *js, const char *what) {
+    ar_platform *p = NULL;
+    ar_err e = {{0}};
+    ar_status st = ar_platform_from_json(js, what, &p, &e);
+    T_CHECK(st == AR_OK, "%s: %s", what, e.msg);
+    free(js);
+    return st == AR_OK ? p : NULL;
+}
+
 /* Plans spec on p for count elements; validates and executes. 1 = ok. */
-static int check_plan(const ar_platform *p, const char *spec, uint64_t count, const char *what) {
+static inline int check_plan(const ar_platform *p, const char *spec, uint64_t count, const char *what) {
     ar_err e = {{0}};
     ar_schedule *s = NULL;
     ar_status st = ar_algo_plan(spec, p, count, 4, &s, &e);

@@ -25,7 +25,7 @@
 #include "core/algo.h"
 #include "core/util.h"
 #include "models/model.h"
-#include "t.h"
+#include "t_plan.h"
 
 #define MAXN 16
 #define MAXE (MAXN * (MAXN - 1) / 2)
@@ -85,12 +85,9 @@ static ar_platform *to_platform(const graph *g, int id) {
                                 "%s{\"a\":\"gpu%d\",\"b\":\"gpu%d\",\"bw\":\"%gGBps\",\"lat\":\"1us\",\"lanes\":%d}",
                                 k ? "," : "", g->a[k], g->b[k], g->bw[k], g->lanes[k]);
     snprintf(js + len, cap - len, "]}");
-    ar_platform *p = NULL;
-    ar_err e = {{0}};
-    ar_status st = ar_platform_from_json(js, "random graph", &p, &e);
-    T_CHECK(st == AR_OK, "graph %d: %s", id, e.msg);
-    free(js);
-    return st == AR_OK ? p : NULL;
+    char what[32];
+    snprintf(what, sizeof what, "graph %d", id);
+    return load_json_text(js, what);
 }
 
 /* capacity of link k in units of 12.5 GB/s (an integer); c_k = ref / capu(k) with
