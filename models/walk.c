@@ -292,7 +292,7 @@ static ar_status walk_dataflow(walk *w, const ar_schedule *s, ar_model_result *o
     int *nops = ar_calloc((size_t)P + 1, sizeof *nops), *memb = ar_calloc((size_t)P + 1, sizeof *memb);
     wd_list *red = ar_calloc((size_t)P + 1, sizeof *red);
     double *ready = NULL, *next = NULL, *dur = NULL;
-    int *mo = NULL, *xop = NULL; /* members of op i: ready[mo[i] .. mo[i+1]); op of each transfer */
+    int *mo = NULL, *xop = NULL; /* slots of op i: ready[mo[i] .. mo[i+1]); op of each transfer */
     size_t capr = 0, capn = 0, capd = 0, capm = 0, capx = 0;
     ar_status st = AR_OK;
     if (!entry || !floor_ || !gpu || !d2h || !h2d || !exitt || !nops || !memb || !red)
@@ -309,9 +309,9 @@ static ar_status walk_dataflow(walk *w, const ar_schedule *s, ar_model_result *o
             st = ar_fail(e, AR_ENOMEM, "cost walk: out of memory");
             break;
         }
-        for (int i = 0; i < phase->nops; i++) {
+        for (int i = 0; i < phase->nops; i++) { /* a slot per member, and one for a reducing switch */
             mo[i] = (int)tot;
-            tot += (size_t)phase->ops[i].n;
+            tot += (size_t)phase->ops[i].n + (size_t)(phase->ops[i].impl == AR_IMPL_SWITCH);
             int r = w->nrounds[i] = ar_lower_nrounds(&phase->ops[i]);
             if (r > maxr) maxr = r;
             maxx += ar_lower_max_xfers(&phase->ops[i]);
@@ -331,9 +331,11 @@ static ar_status walk_dataflow(walk *w, const ar_schedule *s, ar_model_result *o
             exitt[k] = entry[k];
             floor_[k] = entry[k];
         }
-        for (int i = 0; i < phase->nops; i++)
+        for (int i = 0; i < phase->nops; i++) {
             for (int m = 0; m < phase->ops[i].n; m++)
                 ready[mo[i] + m] = next[mo[i] + m] = entry[phase->ops[i].members[m]];
+            if (phase->ops[i].impl == AR_IMPL_SWITCH) ready[mo[i + 1] - 1] = next[mo[i + 1] - 1] = 0;
+        }
         double tphase_red = 0, bw_min = 0, lat_max = 0;
         for (int r = 0; r < maxr && st == AR_OK; r++) {
             w->nxf = 0;
@@ -356,16 +358,22 @@ static ar_status walk_dataflow(walk *w, const ar_schedule *s, ar_model_result *o
                     cur = i;
                     for (int m = 0; m < phase->ops[i].n; m++) memb[phase->ops[i].members[m]] = m;
                 }
-                int ms = mo[i] + memb[x->src], md = mo[i] + memb[x->dst];
+                /* a switch end is the op's last slot: it sends piece r down once every
+                 * member's piece r has arrived (the switch has no GPU, no reduction list) */
+                int sw_src = AR_EP_IS_NODE(x->src), sw_dst = AR_EP_IS_NODE(x->dst);
+                int ms = sw_src ? mo[i + 1] - 1 : mo[i] + memb[x->src];
+                int md = sw_dst ? mo[i + 1] - 1 : mo[i] + memb[x->dst];
                 double start = ready[ms] > ready[md] ? ready[ms] : ready[md];
-                double dsrc = wd_data(&red[x->src], x, floor_[x->src]);
-                if (dsrc > start) start = dsrc;
-                if (!x->reduce) {
+                if (!sw_src) {
+                    double dsrc = wd_data(&red[x->src], x, floor_[x->src]);
+                    if (dsrc > start) start = dsrc;
+                }
+                if (!x->reduce && !sw_dst) {
                     double ddst = wd_data(&red[x->dst], x, floor_[x->dst]);
                     if (ddst > start) start = ddst;
                 }
                 double bytes = (double)ar_xfer_elems(x) * (double)s->elem_bytes;
-                int staged = ar_platform_staged(p, x->src, x->dst);
+                int staged = !sw_src && !sw_dst && ar_platform_staged(p, x->src, x->dst);
                 if (staged) { /* the sender's device-to-host copy before the network part */
                     start = (start > d2h[x->src] ? start : d2h[x->src]) + bytes / p->stage_d2h_Bps;
                     d2h[x->src] = start;
@@ -377,9 +385,10 @@ static ar_status walk_dataflow(walk *w, const ar_schedule *s, ar_model_result *o
                     land = (net > h2d[x->dst] ? net : h2d[x->dst]) + bytes / p->stage_h2d_Bps;
                     h2d[x->dst] = land;
                 }
-                if (staged || (x->reduce && gamma > 0)) {
+                int gpu_reduce = x->reduce && gamma > 0 && !sw_dst; /* a switch reduces on its virtual link */
+                if (staged || gpu_reduce) {
                     double rend = land;
-                    if (x->reduce && gamma > 0) {
+                    if (gpu_reduce) {
                         rend = (land > gpu[x->dst] ? land : gpu[x->dst]) +
                                ar_platform_rank_gamma(p, gamma, x->dst) * bytes; /* a slow GPU: 1/rate */
                         gpu[x->dst] = rend;
@@ -396,12 +405,14 @@ static ar_status walk_dataflow(walk *w, const ar_schedule *s, ar_model_result *o
                                             .len = {x->len[0], x->len[1]}};
                 }
             }
-            for (int i = 0; i < phase->nops; i++)
+            for (int i = 0; i < phase->nops; i++) {
                 for (int m = 0; m < phase->ops[i].n; m++) {
                     int k = phase->ops[i].members[m];
                     ready[mo[i] + m] = next[mo[i] + m];
                     if (nops[k] == 1) floor_[k] = next[mo[i] + m];
                 }
+                if (phase->ops[i].impl == AR_IMPL_SWITCH) ready[mo[i + 1] - 1] = next[mo[i + 1] - 1];
+            }
         }
         if (st != AR_OK) break;
         double pend = prev_end;
