@@ -80,6 +80,13 @@ ar_status cli_load_scenario(const cli_opts *o, ar_scenario **out);
 /* Parses size i into elements; prints the error. */
 ar_status cli_size(const cli_opts *o, int i, uint64_t *elems);
 
+/* What a verb checks before it prints anything, so that bad input never leaves a header or
+ * half a table behind: every algorithm spec names a registered algorithm whose parameters bind
+ * on every platform, and every user schedule plans on every platform at every size. Prints
+ * the first problem as one line (cli_error) and returns its status. */
+ar_status cli_preflight(const cli_opts *o, const char *const *algos, int na, ar_platform *const *plats, int np,
+                        const uint64_t *counts, int nc);
+
 /* Prints "arlab: <msg>" to stderr and returns st. */
 ar_status cli_error(ar_status st, const ar_err *e);
 

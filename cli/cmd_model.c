@@ -135,29 +135,28 @@ int cmd_model(int argc, char **argv) {
     if (o.nalgos == 0) o.algos[o.nalgos++] = "all";
     const char *algos[CLI_MAX_LIST * 4];
     int na = cli_algo_list(&o, algos, CLI_MAX_LIST * 4);
+    /* every platform, size, algorithm and schedule checked before anything is printed */
+    ar_platform *plats[CLI_MAX_LIST] = {0};
+    uint64_t counts[CLI_MAX_LIST];
+    ar_status st = AR_OK;
+    for (int si = 0; si < o.nsizes && st == AR_OK; si++) st = cli_size(&o, si, &counts[si]);
+    for (int pi = 0; pi < o.nplatforms && st == AR_OK; pi++) st = cli_load_platform(&o, pi, &plats[pi]);
+    if (st == AR_OK) st = cli_preflight(&o, algos, na, plats, o.nplatforms, counts, o.nsizes);
+    if (st != AR_OK) {
+        for (int pi = 0; pi < o.nplatforms; pi++) ar_platform_free(plats[pi]);
+        ar_scenario_free(scen);
+        return st;
+    }
     cli_table t;
     tbl_init(&t, NCOLS, cols);
     int stream = o.format != FMT_TABLE, napplied = 0;
     if (stream) tbl_stream_begin(&t, o.format, stdout);
     ar_status worst = AR_OK;
     for (int pi = 0; pi < o.nplatforms; pi++) {
-        ar_platform *p;
-        ar_status st = cli_load_platform(&o, pi, &p);
-        if (st != AR_OK) {
-            if (stream) tbl_stream_end(&t, o.format, stdout);
-            tbl_free(&t);
-            ar_scenario_free(scen);
-            return st;
-        }
+        ar_platform *p = plats[pi];
+        plats[pi] = NULL;
         for (int si = 0; si < o.nsizes; si++) {
-            uint64_t count;
-            if (cli_size(&o, si, &count) != AR_OK) {
-                ar_platform_free(p);
-                ar_scenario_free(scen);
-                if (stream) tbl_stream_end(&t, o.format, stdout);
-                tbl_free(&t);
-                return AR_EINVAL;
-            }
+            uint64_t count = counts[si];
             size_t eb = ar_dtype_size(o.dtype);
             double bytes = (double)count * (double)eb;
             if (o.format == FMT_TABLE) {
@@ -200,6 +199,7 @@ int cmd_model(int argc, char **argv) {
                     continue;
                 }
                 if (st != AR_OK) {
+                    for (int k = 0; k < o.nplatforms; k++) ar_platform_free(plats[k]);
                     ar_platform_free(p);
                     ar_scenario_free(scen);
                     if (stream) tbl_stream_end(&t, o.format, stdout);

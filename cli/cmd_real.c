@@ -648,14 +648,29 @@ static int compare_main(int argc, char **argv, const char **mfiles, int nmf, con
     char *pname[CLI_MAX_LIST];
     int pranks[CLI_MAX_LIST], npl = 0;
     size_t pcap = 0;
+    /* every platform, size and algorithm checked before anything is printed */
+    ar_platform *plats[CLI_MAX_LIST] = {0};
+    uint64_t counts[CLI_MAX_LIST];
     ar_status worst = AR_OK;
-    for (int pi = 0; pi < o.nplatforms && worst == AR_OK; pi++) {
-        ar_platform *p;
-        ar_status st = cli_load_platform(&o, pi, &p);
-        if (st != AR_OK) {
-            worst = st;
-            break;
+    for (int si = 0; si < o.nsizes && !meas_sizes && worst == AR_OK; si++) worst = cli_size(&o, si, &counts[si]);
+    for (int pi = 0; pi < o.nplatforms && worst == AR_OK; pi++) worst = cli_load_platform(&o, pi, &plats[pi]);
+    if (worst == AR_OK)
+        worst = cli_preflight(&o, algos, na, plats, o.nplatforms, counts, meas_sizes ? 0 : o.nsizes);
+    for (int pi = 0; pi < o.nplatforms && worst == AR_OK && meas_sizes; pi++) {
+        int found = 0;
+        for (int i = 0; i < meas.n && !found; i++)
+            found = meas.m[i].ranks == plats[pi]->nranks && (!strcmp(meas.m[i].algo, "nccl-allreduce") ||
+                                                             !strcmp(meas.m[i].algo, "mpi-allreduce"));
+        if (!found) {
+            fprintf(stderr, "arlab compare: no measured all-reduce of %d ranks in the --measured files (%s has %d)\n",
+                    plats[pi]->nranks, plats[pi]->name, plats[pi]->nranks);
+            worst = AR_EINVAL;
         }
+    }
+    for (int pi = 0; pi < o.nplatforms && worst == AR_OK; pi++) {
+        ar_platform *p = plats[pi];
+        plats[pi] = NULL;
+        ar_status st;
         /* sizes: the measured ones (nccl-allreduce / mpi-allreduce rows of this rank count), else --size */
         double *msz = NULL;
         int nmsz = 0;
@@ -688,12 +703,7 @@ static int compare_main(int argc, char **argv, const char **mfiles, int nmf, con
         }
         int nsz = meas_sizes ? nmsz : o.nsizes;
         for (int si = 0; si < nsz && worst == AR_OK; si++) {
-            uint64_t count;
-            if (meas_sizes) count = (uint64_t)(msz[si] / (double)eb);
-            else if (cli_size(&o, si, &count) != AR_OK) {
-                worst = AR_EINVAL;
-                break;
-            }
+            uint64_t count = meas_sizes ? (uint64_t)(msz[si] / (double)eb) : counts[si];
             for (int ai = 0; ai < na; ai++) {
                 ar_err e = {{0}};
                 lab_compare_row cr; /* a one-point sweep: lab/compare.h */
@@ -749,6 +759,7 @@ static int compare_main(int argc, char **argv, const char **mfiles, int nmf, con
         free(msz);
         ar_platform_free(p);
     }
+    for (int pi = 0; pi < o.nplatforms; pi++) ar_platform_free(plats[pi]);
     if (plot && worst == AR_OK) { /* one figure, every platform (h14g) */
         ar_err e = {{0}};
         char title[600];

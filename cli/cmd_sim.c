@@ -433,6 +433,12 @@ int cmd_sim(int argc, char **argv) {
             return AR_EINVAL;
         }
     }
+    ar_status pre = cli_preflight(&o, algos, na, plats, o.nplatforms, counts, o.nsizes);
+    if (pre != AR_OK) {
+        for (int k = 0; k < o.nplatforms; k++) ar_platform_free(plats[k]);
+        ar_scenario_free(scen);
+        return pre;
+    }
     int nruns = o.nplatforms * o.nsizes * na;
 
     cli_table t;

@@ -101,12 +101,20 @@ int cmd_trees(int argc, char **argv) {
     opts.compact = o.check;
     opts.root_lp = strcmp(roots, "first") != 0;
     if ((bst = ar_tp_budget_param(pv, &opts.budget_s, &e)) != AR_OK) return cli_error(bst, &e);
-    int rc = AR_OK;
+    /* every platform and the size checked before anything is printed */
+    ar_platform *plats[CLI_MAX_LIST] = {0};
+    uint64_t count0;
+    int rc = o.nsizes ? cli_size(&o, 0, &count0) : AR_OK;
+    for (int pi = 0; pi < o.nplatforms && rc == AR_OK; pi++) rc = cli_load_platform(&o, pi, &plats[pi]);
+    if (rc != AR_OK) {
+        for (int pi = 0; pi < o.nplatforms; pi++) ar_platform_free(plats[pi]);
+        return rc;
+    }
     if (o.format == FMT_CSV) printf("platform,section,item,key,value\n");
     if (o.format == FMT_JSON && o.nplatforms > 1) printf("[\n");
     for (int pi = 0; pi < o.nplatforms && rc == AR_OK; pi++) {
-        ar_platform *p;
-        if ((rc = cli_load_platform(&o, pi, &p)) != AR_OK) break;
+        ar_platform *p = plats[pi];
+        plats[pi] = NULL;
         ar_treepack_result r;
         ar_status st = ar_treepack_solve(p, &opts, &r, &e);
         if (st != AR_OK) {
@@ -330,6 +338,7 @@ int cmd_trees(int argc, char **argv) {
         ar_treepack_result_free(&r);
         ar_platform_free(p);
     }
+    for (int pi = 0; pi < o.nplatforms; pi++) ar_platform_free(plats[pi]);
     if (o.format == FMT_JSON && o.nplatforms > 1) printf("]\n");
     if (rc == AR_EFAIL) fprintf(stderr, "arlab trees: the extended formulation disagrees with column generation\n");
     return rc;

@@ -273,3 +273,24 @@ ar_status cli_size(const cli_opts *o, int i, uint64_t *elems) {
     }
     return st;
 }
+
+ar_status cli_preflight(const cli_opts *o, const char *const *algos, int na, ar_platform *const *plats, int np,
+                        const uint64_t *counts, int nc) {
+    size_t eb = ar_dtype_size(o->dtype);
+    for (int ai = 0; ai < na; ai++)
+        for (int pi = 0; pi < np; pi++) {
+            ar_err e = {{0}};
+            const ar_algo *a = NULL;
+            ar_param_val v[AR_MAX_PARAMS];
+            ar_status st = ar_algo_bind(algos[ai], plats[pi]->nranks, &a, v, &e);
+            if (st != AR_OK) return cli_error(st, &e);
+            if (strcmp(a->name, "schedule")) continue;
+            for (int si = 0; si < nc; si++) { /* a user schedule: its file, ranks and size */
+                ar_schedule *s = NULL;
+                st = ar_algo_plan(algos[ai], plats[pi], counts[si], eb, &s, &e);
+                ar_schedule_free(s);
+                if (st != AR_OK && st != AR_EUNSUPPORTED && st != AR_ELIMIT) return cli_error(st, &e);
+            }
+        }
+    return AR_OK;
+}
