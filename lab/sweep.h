@@ -135,9 +135,16 @@ ar_status sweep_mkdirs(const char *dir, ar_err *e);
  * writes this pid into it: a second run of the same sweep on the same
  * directory is refused (AR_EINVAL, naming the holder's pid) instead of
  * deleting the first one's part files; a directory arlab cannot write in is
- * found here, before any point runs (AR_EIO). The lock ends with the process
- * (the descriptor is close-on-exec; workers inherit and keep it harmlessly). */
+ * found here, before any point runs (AR_EIO). A lock file whose holder is gone
+ * (killed, so no flock) is taken over. The lock lasts until sweep_unlock or
+ * the process ends (the descriptor is close-on-exec; workers inherit and keep
+ * it harmlessly). */
 ar_status sweep_lock(const char *dir, const char *name, int *fd, ar_err *e);
+
+/* Removes DIR/.NAME.lock and releases it (fd from sweep_lock; -1: nothing):
+ * every run that ends, with or without an error, leaves no lock file behind
+ * (on a signal the interrupt handler removes it: ar_interrupt_remove_file). */
+void sweep_unlock(const char *dir, const char *name, int fd);
 
 /* --- part files: rows of points as they finish (lab/sweep_parts.c) ------- */
 
