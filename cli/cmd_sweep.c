@@ -11,7 +11,8 @@
  * part files as points finish, so a run that is interrupted (Ctrl-C, a crash)
  * loses nothing: the next run salvages them (by key) before it resumes.
  * DIR/.NAME.lock is held while the run lasts and removed when it ends (also
- * on a signal).
+ * on a signal); DIR/.NAME.run notes how the run was started, for `arlab
+ * report` to name the command that resumes an interrupted run.
  *
  * -j and --quiet are this verb's own flags (taken out of argv before the
  * shared parser in opts.c sees the rest: FILE and --out). */
@@ -103,6 +104,8 @@ int cmd_sweep(int argc, char **argv) {
         char lockpath[4200];
         snprintf(lockpath, sizeof lockpath, "%s/.%s.lock", dir, ctx.spec->name);
         ar_interrupt_remove_file(lockpath);
+        /* how this run was started: an interrupted run's report says how to resume it */
+        sweep_note_run(dir, ctx.spec->name, argc, argv, ctx.npoints);
     }
     if (!st) {
         snprintf(csv, plen, "%s/%s.csv", dir, ctx.spec->name);

@@ -621,10 +621,23 @@ ar_status report_build(const char *dir, ar_err *e) {
     strset names = {0, 0, NULL}, srcs = {0, 0, NULL};
     ar_status st = list_sweeps(dir, &names, e);
     if (st) return st;
+    sweep_pending *pend = NULL;
+    int npend = sweep_pending_list(dir, &pend);
     if (!names.n) {
+        /* nothing to report: say why, and for an interrupted sweep how to resume it */
         strset_free(&names);
-        return ar_fail(e, AR_EINVAL, "%s: no sweep results (NAME.json + NAME.csv); run experiments/make_figures.sh",
-                       dir);
+        if (!npend) {
+            return ar_fail(e, AR_EINVAL,
+                           "%s: no sweep results (NAME.json + NAME.csv); run arlab sweep FILE.json --out %s first "
+                           "(experiments/make_figures.sh runs the papers' sweeps)",
+                           dir, dir);
+        }
+        char line[SW_CMD_MAX + 6000];
+        sweep_pending_text(&pend[0], dir, line, sizeof line);
+        st = ar_fail(e, AR_EINVAL, "%s%s", line,
+                     npend > 1 ? " (and more unfinished sweeps: see arlab report after)" : "");
+        free(pend);
+        return st;
     }
     char hp[4096], mp[4096], htmp[4096], mtmp[4096];
     snprintf(hp, sizeof hp, "%s/report.html", dir);
@@ -667,6 +680,13 @@ ar_status report_build(const char *dir, ar_err *e) {
                  "behind the figure. Times are for one all-reduce unless a training column says otherwise. The backend "
                  "column says where a time comes from: the SimGrid simulator (sim), the cost walk of the planned "
                  "schedule (model) or GPU measurements (real).");
+
+    for (int i = 0; i < npend; i++) { /* a sweep not finished: not in this report, and how to finish it */
+        char line[SW_CMD_MAX + 6000];
+        sweep_pending_text(&pend[i], dir, line, sizeof line);
+        both(&d, "<p class=\"meta\"><b>Unfinished:</b> ", "**Unfinished:** ", line, "</p>\n", "\n\n");
+    }
+    free(pend);
 
     /* contents */
     fputs("<p class=\"meta\">Contents: ", d.html);

@@ -3,7 +3,7 @@
 # with the first one's pid (before, each deleted the other's part files); a directory arlab cannot
 # write in is found before any point runs (exit 4), with or without -j. A different sweep may
 # share the directory (part files and the lock are per sweep name). No lock file outlives its run
-# (normal end, SIGTERM); one left by a killed run (dead pid) is taken over.
+# (normal end, SIGTERM); one left by a killed run (dead pid) is taken over or removed.
 . "$ARLAB_SRC/tests/lib_cli.sh"
 
 cd "$T_TMP" || exit 1
@@ -26,7 +26,7 @@ t_check "and leaves no lock file" test ! -e o/.slow.lock
 expect_ok "after it, the same sweep runs (resumes)" -- sweep slow.json --out o --quiet
 
 # lock files are never left behind: SIGTERM removes it; after SIGKILL (no handler runs) it stays with
-# a dead pid and no flock, and the next sweep takes it over
+# a dead pid and no flock, and the next sweep takes it over, or the next report removes it
 for sig in TERM KILL; do
   rm -rf o2
   "$ARLAB" sweep slow.json --out o2 --quiet &
@@ -46,6 +46,9 @@ done
 bash -c 'exit 0' &
 dead=$!
 wait $dead
+echo $dead >o/.fast.lock
+expect_ok "report on a directory with a stale lock" -- report o
+t_check "the report removes the stale lock" test ! -e o/.fast.lock
 echo $dead >o/.fast.lock
 expect_ok "a sweep with a stale lock runs" -- sweep fast.json --out o --quiet
 t_check "and removes it" test ! -e o/.fast.lock

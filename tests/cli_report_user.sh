@@ -1,0 +1,43 @@
+#!/bin/bash
+# `arlab report` on a user's own sweeps (no "figures" in the sweep file):
+# 1. on the directory of an interrupted sweep: one line naming its part files, the points done and
+#    the exact command that resumes it (exit 2), and that command does resume it.
+. "$ARLAB_SRC/tests/lib_cli.sh"
+cd "$T_TMP" || exit 1
+
+# 1. interrupted: SIGTERM once a point is in a part file (each point of tree:ranks=4096 takes ~1 s)
+cat >intr.json <<'JSON'
+{"name": "intr", "backend": "model", "platforms": ["tree:ranks=4096"], "algos": ["ring"],
+ "sizes": ["1MB", "10MB", "100MB", "1GB", "2GB", "4GB"]}
+JSON
+"$ARLAB" sweep intr.json -j 2 --out oi --quiet &
+pid=$!
+for _ in $(seq 600); do cat oi/.intr.part* 2>/dev/null | grep -q . && break; sleep 0.1; done
+kill -TERM $pid
+wait $pid
+t_check "the sweep was interrupted (exit $?)" test $? = 143
+ls -a oi >ls.txt
+t_check "part files left: $(tr '\n' ' ' <ls.txt)" grep -q '^\.intr\.part' ls.txt
+"$ARLAB" report oi >out.txt 2>err.txt
+rc=$?
+echo "report: exit $rc: $(cat err.txt)"
+t_check "interrupted sweep only: exit 2 ($rc)" test $rc = 2
+t_check "one line" test "$(wc -l <err.txt)" = 1
+t_check "it says the sweep was interrupted, with the points done" \
+  grep -Eq '^arlab: oi: sweep "intr" was interrupted: [1-5] of 6 points done, kept in oi/\.intr\.part' err.txt
+t_check "it gives the command that resumes it" \
+  grep -q '; resume it with: arlab sweep intr.json -j 2 --out oi --quiet$' err.txt
+t_check "no pointer to make_figures.sh" bash -c "! grep -q make_figures err.txt"
+t_check "no report written" test ! -e oi/report.md
+(cd / && "$ARLAB" report "$T_TMP/oi") 2>err2.txt
+t_check "from another directory: cd to where it ran ($(cat err2.txt))" \
+  grep -q "; resume it with: cd $T_TMP && arlab sweep intr.json -j 2 --out oi --quiet$" err2.txt
+cmd=$(sed 's/.*; resume it with: //' err.txt)
+arlab() { "$ARLAB" "$@"; }
+eval "$cmd" 2>resume.txt
+t_check "the command given resumes it (exit $?: $(cat resume.txt))" test "$(csv_col oi/intr.csv algo | wc -l)" = 6
+expect_ok "then the report is built" -- report oi
+t_check "and says nothing of an unfinished sweep" bash -c "! grep -q 'nfinished' oi/report.md '$T_TMP/err'"
+t_check "no part file, run note or lock left" test -z "$(ls -a oi | grep '^\.intr\.')"
+
+t_done
