@@ -398,12 +398,24 @@ static ar_status reference_section(doc *d, const char *dir, ar_err *e) {
     return bad ? ar_fail(e, AR_ENOMEM, "out of memory") : AR_OK;
 }
 
-static void platform_notes(doc *d, const strset *srcs) {
+/* papers: some sweep is a paper's figure; bc_fig6: BlueConnect Fig. 6 (the generated cluster sizes) is one. */
+static void platform_notes(doc *d, const strset *srcs, int papers, int bc_fig6) {
     heading(d, 2, "Platform assumptions", "platforms");
-    para(d, "Every number above is computed on these platforms. Their link bandwidths and latencies come from the "
-            "papers where the papers give them and are our assumptions elsewhere, as each platform's notes say "
-            "(platforms/*.json). Generated platforms (the BlueConnect Fig. 6 cluster sizes) carry their parameters "
-            "in their spec. A note already given for an earlier platform is not repeated.");
+    int any_generated = 0;
+    for (int i = 0; i < srcs->n; i++) any_generated |= !strncmp(srcs->s[i], "generated:", 10);
+    char intro[800];
+    /* only what applies: a report of the user's own sweeps has no papers to cite */
+    snprintf(intro, sizeof intro, "%s%s A note already given for an earlier platform is not repeated.",
+             papers ? "Every number above is computed on these platforms. Their link bandwidths and latencies come "
+                      "from the papers where the papers give them and are our assumptions elsewhere, as each "
+                      "platform's notes say (platforms/*.json)."
+                    : "Every number above is computed on these platforms, with the link bandwidths and latencies "
+                      "their descriptions and notes give.",
+             !any_generated ? ""
+             : bc_fig6      ? " Generated platforms (the BlueConnect Fig. 6 cluster sizes) carry their parameters in "
+                              "their spec."
+                            : " Generated platforms carry their parameters in their spec.");
+    para(d, intro);
     strset seen = {0, 0, NULL};   /* notes printed so far */
     strset origin = {0, 0, NULL}; /* the platform each was printed for (parallel, may repeat) */
     for (int i = 0; i < srcs->n; i++) {
@@ -519,6 +531,29 @@ static const char *css =
     "summary{cursor:pointer;color:#234}\n";
 
 /* ---- a user's own sweep: a default figure and the winner per platform x size ---- */
+
+/* What a user's own sweep ran: its platforms, algorithms and sizes, in the order of its rows. */
+static void grid_line(doc *d, const sweep_rows *rows) {
+    strset sets[3] = {{0, 0, NULL}, {0, 0, NULL}, {0, 0, NULL}};
+    for (int i = 0; i < rows->n; i++) {
+        char b[32];
+        strset_add(&sets[0], rows->r[i].f[SC_PLATFORM]);
+        strset_add(&sets[1], rows->r[i].f[SC_ALGO]);
+        strset_add(&sets[2], ar_fmt_bytes(atof(rows->r[i].f[SC_BYTES]), b, sizeof b));
+    }
+    static const char *const what[3] = {"Platforms", "Algorithms", "Sizes"};
+    char line[2000] = "";
+    size_t l = 0;
+    for (int k = 0; k < 3; k++) {
+        l += (size_t)snprintf(line + l, sizeof line - l, "%s%s: ", k ? " " : "", what[k]);
+        for (int i = 0; i < sets[k].n && l < sizeof line; i++)
+            l += (size_t)snprintf(line + l, sizeof line - l, "%s%s", i ? ", " : "", sets[k].s[i]);
+        if (l < sizeof line) l += (size_t)snprintf(line + l, sizeof line - l, ".");
+        if (l >= sizeof line) break; /* cut: a very long list */
+    }
+    for (int k = 0; k < 3; k++) strset_free(&sets[k]);
+    both(d, "<p class=\"meta\">", "", line, "</p>\n", "\n\n");
+}
 
 /* The fastest algorithm (status ok, time_s) of each (platform, bytes), with the runner-up. */
 static void winners_table(doc *d, const sweep_rows *rows) {
@@ -717,13 +752,14 @@ ar_status report_build(const char *dir, ar_err *e) {
         const char *title = jstr(root, "title");
         heading(&d, 2, title ? title : names.s[i], names.s[i]);
         const char *paper = jstr(root, "paper"), *desc = jstr(root, "description");
-        char meta[1200];
-        snprintf(meta, sizeof meta, "Source: %s. Sweep %s (%s), arlab %s, commit %s; %d rows.", paper ? paper : "-",
-                 names.s[i], jstr(root, "file") ? jstr(root, "file") : "?",
-                 jstr(root, "version") ? jstr(root, "version") : "?", jstr(root, "commit") ? jstr(root, "commit") : "?",
-                 rows.n);
+        char meta[1200], source[400] = "";
+        if (paper) snprintf(source, sizeof source, "Source: %s. ", paper); /* a user's sweep cites no paper */
+        snprintf(meta, sizeof meta, "%sSweep %s (%s), arlab %s, commit %s; %d rows.", source, names.s[i],
+                 jstr(root, "file") ? jstr(root, "file") : "?", jstr(root, "version") ? jstr(root, "version") : "?",
+                 jstr(root, "commit") ? jstr(root, "commit") : "?", rows.n);
         both(&d, "<p class=\"meta\">", "", meta, "</p>\n", "\n\n");
         if (desc) para(&d, desc);
+        if (!cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(root, "figures"))) grid_line(&d, &rows);
         /* backends and network models used */
         strset nets = {0, 0, NULL};
         for (int r = 0; r < rows.n; r++) {
@@ -786,7 +822,9 @@ ar_status report_build(const char *dir, ar_err *e) {
         cJSON_Delete(root);
     }
     if (!st) st = reference_section(&d, dir, e);
-    platform_notes(&d, &srcs);
+    int bc_fig6 = 0;
+    for (int i = 0; i < names.n; i++) bc_fig6 |= !strcmp(names.s[i], "bc-fig6");
+    platform_notes(&d, &srcs, own < names.n, bc_fig6);
     fputs("</body></html>\n", d.html);
     int bad = ferror(d.html) || ferror(d.md);
     bad |= fclose(d.html) != 0;

@@ -1,7 +1,9 @@
 #!/bin/bash
 # `arlab report` on a user's own sweeps (no "figures" in the sweep file):
 # 1. on the directory of an interrupted sweep: one line naming its part files, the points done and
-#    the exact command that resumes it (exit 2), and that command does resume it.
+#    the exact command that resumes it (exit 2), and that command does resume it;
+# 2. the report says only what applies to the sweep (file, platforms, algorithms, sizes, provenance):
+#    no "Source: -." and none of the papers' boilerplate.
 . "$ARLAB_SRC/tests/lib_cli.sh"
 cd "$T_TMP" || exit 1
 
@@ -39,5 +41,29 @@ t_check "the command given resumes it (exit $?: $(cat resume.txt))" test "$(csv_
 expect_ok "then the report is built" -- report oi
 t_check "and says nothing of an unfinished sweep" bash -c "! grep -q 'nfinished' oi/report.md '$T_TMP/err'"
 t_check "no part file, run note or lock left" test -z "$(ls -a oi | grep '^\.intr\.')"
+
+# 2. a user's own sweep: what applies to it, and nothing of the papers
+cat >mine.json <<'JSON'
+{"name": "mine", "backend": "model", "platforms": ["tree:ranks=16", "flat:ranks=4"],
+ "algos": ["ring", "halving-doubling"], "sizes": ["1KB", "1MB", "100MB"]}
+JSON
+expect_ok "own sweep runs" -- sweep mine.json --out om --quiet
+expect_ok "own sweep: report" -- report om
+md=om/report.md
+t_check "no \"Source: -.\"" bash -c "! grep -q 'Source:' $md"
+t_check "no BlueConnect boilerplate" bash -c "! grep -q 'BlueConnect' $md"
+t_check "no papers" bash -c "! grep -qi 'paper' $md"
+t_check "provenance: file, version, commit, rows" grep -Eq '^Sweep mine \(mine.json\), arlab [^ ]+, commit [^ ]+; 12 rows\.$' $md
+t_check "what it ran" grep -qx 'Platforms: tree:ranks=16, flat:ranks=4. Algorithms: ring, halving-doubling. Sizes: 1 KB, 1 MB, 100 MB.' $md
+t_check "generated platforms, neutrally" grep -q 'Generated platforms carry their parameters in their spec\.' $md
+
+# 2b. an unfinished sweep beside a finished one: the report is built, with a note and how to resume
+printf '0\t%s\n' "$(sed -n 2p oi/intr.csv)" >om/.intr.part1-0 # a row as a part file holds it
+"$ARLAB" report om >out.txt 2>err.txt
+t_check "beside a finished sweep: exit 0 ($?)" test $? = 0
+t_check "a note on stderr ($(cat err.txt))" \
+  grep -q '^arlab report: note: om: sweep "intr" was interrupted: 1 point done, kept in om/\.intr\.part1-0' err.txt
+t_check "and in the report" grep -q '^\*\*Unfinished:\*\* om: sweep "intr" was interrupted' $md
+rm -f om/.intr.part1-0
 
 t_done
