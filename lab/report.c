@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -608,50 +607,6 @@ static void winners_table(doc *d, const sweep_rows *rows) {
     free(cells);
 }
 
-/* Default figure of a sweep without "figures": time vs size per algorithm, one panel per platform
- * (log-log), drawn by gnuplot into DIR/fig/NAME-default.svg. Returns 1 when the figure exists. */
-static int default_figure(const char *dir, const char *name, const sweep_rows *rows) {
-    strset plats = {0, 0, NULL}, algos = {0, 0, NULL};
-    for (int i = 0; i < rows->n; i++) {
-        if (strcmp(rows->r[i].f[SC_STATUS], "ok")) continue;
-        strset_add(&plats, rows->r[i].f[SC_PLATFORM]);
-        strset_add(&algos, rows->r[i].f[SC_ALGO]);
-    }
-    int ok = 0;
-    char figdir[4200], out[4400];
-    snprintf(figdir, sizeof figdir, "%s/fig", dir);
-    mkdir(figdir, 0777);
-    snprintf(out, sizeof out, "%s/%s-default.svg", figdir, name);
-    unlink(out);
-    FILE *g = plats.n ? popen("gnuplot 2>/dev/null", "w") : NULL;
-    if (g) {
-        int cols = plats.n < 3 ? plats.n : 3, nrow = (plats.n + cols - 1) / cols;
-        fprintf(g, "set terminal svg enhanced font 'DejaVu Serif,10' size %d,%d dashed rounded\n", 400 * cols,
-                330 * nrow + 40);
-        fprintf(g, "set output '%s'\nset datafile separator ','\nset datafile missing NaN\n", out);
-        fprintf(g, "set logscale xy\nset grid\nset xlabel 'message size (bytes)'\nset ylabel 'time (s)'\n");
-        fprintf(g, "set key top left font ',8'\nset multiplot layout %d,%d title 'Sweep %s: time per all-reduce'\n",
-                nrow, cols, name);
-        for (int p = 0; p < plats.n; p++) {
-            fprintf(g, "set title '%s'\nplot ", plats.s[p]);
-            for (int a = 0; a < algos.n; a++)
-                fprintf(g,
-                        "%s'%s/%s.csv' using 'bytes':((strcol('platform') eq '%s' && strcol('algo') eq '%s' && "
-                        "strcol('status') eq 'ok') ? column('time_s') : NaN) with linespoints lw 1.4 title '%s'",
-                        a ? ", " : "", dir, name, plats.s[p], algos.s[a], algos.s[a]);
-            fputc('\n', g);
-        }
-        fputs("unset multiplot\nset output\n", g);
-        ok = pclose(g) == 0;
-    }
-    strset_free(&plats);
-    strset_free(&algos);
-    if (!ok) return 0;
-    FILE *f = fopen(out, "rb");
-    if (f) fclose(f);
-    return f != NULL;
-}
-
 ar_status report_build(const char *dir, ar_err *e) {
     strset names = {0, 0, NULL}, srcs = {0, 0, NULL};
     ar_status st = list_sweeps(dir, &names, e);
@@ -781,8 +736,10 @@ ar_status report_build(const char *dir, ar_err *e) {
             snprintf(id, sizeof id, "%s-default", names.s[i]);
             snprintf(cap, sizeof cap,
                      "Time per all-reduce against the message size, one line per algorithm, one panel per platform "
-                     "(log-log; rows with status ok). Drawn by arlab report for a sweep without figures of its own.");
-            if (default_figure(dir, names.s[i], &rows)) figure(&d, id, "Time vs size", cap);
+                     "(log-log; rows with status ok). Drawn by arlab report for a sweep without figures of its own "
+                     "(gnuplot script: fig/%s-default.gp).",
+                     names.s[i]);
+            if (report_default_figure(dir, names.s[i], &rows)) figure(&d, id, "Time vs size", cap);
             else para(&d, "[default figure not drawn: gnuplot is not installed or no row has status ok]");
             winners_table(&d, &rows);
         }

@@ -3,7 +3,9 @@
 # 1. on the directory of an interrupted sweep: one line naming its part files, the points done and
 #    the exact command that resumes it (exit 2), and that command does resume it;
 # 2. the report says only what applies to the sweep (file, platforms, algorithms, sizes, provenance):
-#    no "Source: -." and none of the papers' boilerplate.
+#    no "Source: -." and none of the papers' boilerplate;
+# 3. the default figure: 800 px wide, 14 px text, engineering tick labels (1 KB, 10 MB, 100 µs,
+#    10 ms) on both log axes, whose ranges bracket the data by less than a decade.
 . "$ARLAB_SRC/tests/lib_cli.sh"
 cd "$T_TMP" || exit 1
 
@@ -66,4 +68,31 @@ t_check "a note on stderr ($(cat err.txt))" \
 t_check "and in the report" grep -q '^\*\*Unfinished:\*\* om: sweep "intr" was interrupted' $md
 rm -f om/.intr.part1-0
 
+# 3. the default figure and its script
+if ! command -v gnuplot >/dev/null; then
+  t_done || exit 1
+  echo "SKIP: gnuplot not installed: the default figure was not checked"
+  exit 77
+fi
+svg=om/fig/mine-default.svg
+gp=om/fig/mine-default.gp
+t_check "the SVG is 800 px wide" grep -q 'width="800"' $svg
+sizes=$(grep -o 'font-size="[0-9.]*"' $svg | grep -o '[0-9.]*' | sort -n | uniq | tr '\n' ' ')
+t_check "text of 13 px and more, ticks 14 px (font sizes: $sizes)" \
+  awk -v s="$sizes" 'BEGIN { n = split(s, a, " "); exit !(n > 0 && a[1] >= 13 && index(" " s, " 14.00 ")) }'
+for lab in "1 KB" "10 KB" "100 KB" "1 MB" "10 MB" "100 MB" "10 µs" "100 µs" "1 ms" "10 ms" "100 ms"; do
+  t_check "tick label \"$lab\" in the SVG" grep -q ">$lab</tspan>" $svg
+done
+t_check "no tick label without a unit (100000, 1x10^6, 0.000010)" bash -c "! grep -Eq '> *([0-9.]+|1x10)</tspan>' $svg"
+t_check "the script is kept" grep -q "^set xtics ('1 KB' 1e3 0, '10 KB' 1e4 0" $gp
+# ranges: data 1 KB .. 100 MB; the axis ends less than a decade beyond the data on each side
+read -r x0 x1 < <(grep -m1 '^set xrange' $gp | tr -d '[]' | awk -F'[ :]' '{print $3, $4}')
+t_check "x range $x0..$x1 brackets 1e3..1e8 within a decade" \
+  awk -v a="$x0" -v b="$x1" 'BEGIN { exit !(a <= 1e3 && a > 1e2 && b >= 1e8 && b < 1e9) }'
+grep '^set yrange' $gp | tr -d '[]' | awk -F'[ :]' '{print $3, $4}' >yr.txt
+csv_col om/mine.csv platform time_s | awk -F'\t' '$1 == "tree:ranks=16" { print $2 }' | sort -g >t16.txt
+read -r y0 y1 < <(head -1 yr.txt)
+t_check "y range $y0..$y1 brackets tree:ranks=16's times within a decade" \
+  awk -v a="$y0" -v b="$y1" -v lo="$(head -1 t16.txt)" -v hi="$(tail -1 t16.txt)" \
+  'BEGIN { exit !(a <= lo && a > lo / 10 && b >= hi && b < hi * 10) }'
 t_done
