@@ -119,7 +119,7 @@ static void script(FILE *g, const char *dir, const char *name, const char *out, 
         fputs("set title ", g);
         gp_str(g, plats[p]);
         fputs(" noenhanced\n", g);
-        if (xhi > 0) {
+        if (xhi > 0) { /* always: only platforms with such a point have a panel */
             int k0, k1;
             double r0, r1;
             axis_range(xlo, xhi, &k0, &k1, &r0, &r1);
@@ -158,7 +158,9 @@ int report_default_figure(const char *dir, const char *name, const sweep_rows *r
     char **plats = NULL, **algos = NULL;
     int np = 0, na = 0, ok = 1;
     for (int i = 0; i < rows->n && ok; i++) {
-        if (strcmp(rows->r[i].f[SC_STATUS], "ok")) continue;
+        /* a panel for each platform with a point to draw on log axes (so each has a range) */
+        double x = atof(rows->r[i].f[SC_BYTES]), y = atof(rows->r[i].f[SC_TIME]);
+        if (strcmp(rows->r[i].f[SC_STATUS], "ok") || !(x > 0) || !(y > 0) || !isfinite(x) || !isfinite(y)) continue;
         ok = add_once(&plats, &np, rows->r[i].f[SC_PLATFORM]) && add_once(&algos, &na, rows->r[i].f[SC_ALGO]);
     }
     char figdir[4200], out[4400], gp[4400];
