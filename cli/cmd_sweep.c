@@ -10,6 +10,9 @@
  * plain line at most once a second otherwise. Rows are also appended to the
  * part files as points finish, so a run that is interrupted (Ctrl-C, a crash)
  * loses nothing: the next run salvages them (by key) before it resumes.
+ * DIR/.NAME.lock is held while the run lasts and removed when it ends (also
+ * on a signal); DIR/.NAME.run notes how the run was started, for `arlab
+ * report` to name the command that resumes an interrupted run.
  *
  * -j and --quiet are this verb's own flags (taken out of argv before the
  * shared parser in opts.c sees the rest: FILE and --out). */
@@ -93,9 +96,17 @@ int cmd_sweep(int argc, char **argv) {
     sweep_rows old = {0, 0, NULL}, fresh = {0, 0, NULL}, all = {0, 0, NULL};
     int *todo = NULL, ntodo = 0, *fresh_of_point = ar_calloc((size_t)ctx.npoints + 1, sizeof(int));
     if (!csv || !fresh_of_point) st = ar_fail(&e, AR_ENOMEM, "out of memory");
-    int lockfd = -1; /* held until exit: see sweep_lock */
+    int lockfd = -1; /* held until the run ends: see sweep_lock */
     if (!st) st = sweep_mkdirs(dir, &e);
     if (!st) st = sweep_lock(dir, ctx.spec->name, &lockfd, &e);
+    if (!st) {
+        /* on a signal the handler removes the lock file (it would stay, with a dead pid) */
+        char lockpath[4200];
+        snprintf(lockpath, sizeof lockpath, "%s/.%s.lock", dir, ctx.spec->name);
+        ar_interrupt_remove_file(lockpath);
+        /* how this run was started: an interrupted run's report says how to resume it */
+        sweep_note_run(dir, ctx.spec->name, argc, argv, ctx.npoints);
+    }
     if (!st) {
         snprintf(csv, plen, "%s/%s.csv", dir, ctx.spec->name);
         st = sweep_read_csv(csv, &old, &e);
@@ -153,8 +164,9 @@ int cmd_sweep(int argc, char **argv) {
     free(todo);
     free(fresh_of_point);
     free(csv);
+    ar_interrupt_remove_file(NULL);
+    sweep_unlock(dir, ctx.spec->name, lockfd); /* no lock file outlives the run */
     sweep_close(&ctx);
-    if (lockfd >= 0) close(lockfd);
     if (st) return cli_error(st, &e);
     return nerr ? AR_EFAIL : AR_OK;
 }

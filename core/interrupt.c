@@ -12,6 +12,8 @@
 static volatile pid_t children[AR_INT_MAX_CHILDREN]; /* 0 = free slot */
 static volatile pid_t installer;                     /* pid that installed the handler; 0 = none */
 static const char *volatile hint_text;
+static char remove_path[4096]; /* deleted by the handler while remove_set is 1 */
+static volatile sig_atomic_t remove_set;
 
 static void put(const char *s) {
     if (s) {
@@ -24,6 +26,7 @@ static void on_signal(int sig) {
     for (int i = 0; i < AR_INT_MAX_CHILDREN; i++)
         if (children[i] > 0) kill(children[i], SIGKILL);
     if (getpid() == installer) {
+        if (remove_set) unlink(remove_path);
         put(sig == SIGINT    ? "\narlab: interrupted (SIGINT)"
             : sig == SIGTERM ? "\narlab: interrupted (SIGTERM)"
                              : "\narlab: interrupted (SIGHUP)");
@@ -56,6 +59,13 @@ void ar_interrupt_install(const char *hint) {
 }
 
 void ar_interrupt_hint(const char *hint) { hint_text = hint; }
+
+void ar_interrupt_remove_file(const char *path) {
+    remove_set = 0; /* the handler never sees a half-copied path */
+    if (!path || strlen(path) >= sizeof remove_path) return;
+    memcpy(remove_path, path, strlen(path) + 1);
+    remove_set = 1;
+}
 
 void ar_interrupt_child_add(pid_t pid) {
     for (int i = 0; i < AR_INT_MAX_CHILDREN; i++)

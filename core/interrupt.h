@@ -17,6 +17,9 @@
  * only the parent (SimGrid's own SIGINT handler never runs: the parent kills
  * it). Handlers inherited from the parent stay (a sweep worker kills its own
  * SimGrid children); `reset` 1 restores the defaults instead.
+ * ar_interrupt_remove_file: a file the handler deletes (in the installing
+ * process only) before it ends the process: a sweep's lock file, which would
+ * otherwise outlive the run with a dead pid in it. NULL forgets it.
  * Every function is safe to call without ar_interrupt_install (no-op).
  */
 #ifndef AR_INTERRUPT_H
@@ -31,5 +34,6 @@ void ar_interrupt_hint(const char *hint);
 void ar_interrupt_child_add(pid_t pid);
 void ar_interrupt_child_remove(pid_t pid);
 void ar_interrupt_child_setup(int own_group, int reset);
+void ar_interrupt_remove_file(const char *path);
 
 #endif

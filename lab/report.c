@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -398,12 +397,24 @@ static ar_status reference_section(doc *d, const char *dir, ar_err *e) {
     return bad ? ar_fail(e, AR_ENOMEM, "out of memory") : AR_OK;
 }
 
-static void platform_notes(doc *d, const strset *srcs) {
+/* papers: some sweep is a paper's figure; bc_fig6: BlueConnect Fig. 6 (the generated cluster sizes) is one. */
+static void platform_notes(doc *d, const strset *srcs, int papers, int bc_fig6) {
     heading(d, 2, "Platform assumptions", "platforms");
-    para(d, "Every number above is computed on these platforms. Their link bandwidths and latencies come from the "
-            "papers where the papers give them and are our assumptions elsewhere, as each platform's notes say "
-            "(platforms/*.json). Generated platforms (the BlueConnect Fig. 6 cluster sizes) carry their parameters "
-            "in their spec. A note already given for an earlier platform is not repeated.");
+    int any_generated = 0;
+    for (int i = 0; i < srcs->n; i++) any_generated |= !strncmp(srcs->s[i], "generated:", 10);
+    char intro[800];
+    /* only what applies: a report of the user's own sweeps has no papers to cite */
+    snprintf(intro, sizeof intro, "%s%s A note already given for an earlier platform is not repeated.",
+             papers ? "Every number above is computed on these platforms. Their link bandwidths and latencies come "
+                      "from the papers where the papers give them and are our assumptions elsewhere, as each "
+                      "platform's notes say (platforms/*.json)."
+                    : "Every number above is computed on these platforms, with the link bandwidths and latencies "
+                      "their descriptions and notes give.",
+             !any_generated ? ""
+             : bc_fig6      ? " Generated platforms (the BlueConnect Fig. 6 cluster sizes) carry their parameters in "
+                              "their spec."
+                            : " Generated platforms carry their parameters in their spec.");
+    para(d, intro);
     strset seen = {0, 0, NULL};   /* notes printed so far */
     strset origin = {0, 0, NULL}; /* the platform each was printed for (parallel, may repeat) */
     for (int i = 0; i < srcs->n; i++) {
@@ -520,6 +531,29 @@ static const char *css =
 
 /* ---- a user's own sweep: a default figure and the winner per platform x size ---- */
 
+/* What a user's own sweep ran: its platforms, algorithms and sizes, in the order of its rows. */
+static void grid_line(doc *d, const sweep_rows *rows) {
+    strset sets[3] = {{0, 0, NULL}, {0, 0, NULL}, {0, 0, NULL}};
+    for (int i = 0; i < rows->n; i++) {
+        char b[32];
+        strset_add(&sets[0], rows->r[i].f[SC_PLATFORM]);
+        strset_add(&sets[1], rows->r[i].f[SC_ALGO]);
+        strset_add(&sets[2], ar_fmt_bytes(atof(rows->r[i].f[SC_BYTES]), b, sizeof b));
+    }
+    static const char *const what[3] = {"Platforms", "Algorithms", "Sizes"};
+    char line[2000] = "";
+    size_t l = 0;
+    for (int k = 0; k < 3; k++) {
+        l += (size_t)snprintf(line + l, sizeof line - l, "%s%s: ", k ? " " : "", what[k]);
+        for (int i = 0; i < sets[k].n && l < sizeof line; i++)
+            l += (size_t)snprintf(line + l, sizeof line - l, "%s%s", i ? ", " : "", sets[k].s[i]);
+        if (l < sizeof line) l += (size_t)snprintf(line + l, sizeof line - l, ".");
+        if (l >= sizeof line) break; /* cut: a very long list */
+    }
+    for (int k = 0; k < 3; k++) strset_free(&sets[k]);
+    both(d, "<p class=\"meta\">", "", line, "</p>\n", "\n\n");
+}
+
 /* The fastest algorithm (status ok, time_s) of each (platform, bytes), with the runner-up. */
 static void winners_table(doc *d, const sweep_rows *rows) {
     char **cells = ar_calloc((size_t)rows->n * 6 + 6, sizeof *cells);
@@ -573,58 +607,27 @@ static void winners_table(doc *d, const sweep_rows *rows) {
     free(cells);
 }
 
-/* Default figure of a sweep without "figures": time vs size per algorithm, one panel per platform
- * (log-log), drawn by gnuplot into DIR/fig/NAME-default.svg. Returns 1 when the figure exists. */
-static int default_figure(const char *dir, const char *name, const sweep_rows *rows) {
-    strset plats = {0, 0, NULL}, algos = {0, 0, NULL};
-    for (int i = 0; i < rows->n; i++) {
-        if (strcmp(rows->r[i].f[SC_STATUS], "ok")) continue;
-        strset_add(&plats, rows->r[i].f[SC_PLATFORM]);
-        strset_add(&algos, rows->r[i].f[SC_ALGO]);
-    }
-    int ok = 0;
-    char figdir[4200], out[4400];
-    snprintf(figdir, sizeof figdir, "%s/fig", dir);
-    mkdir(figdir, 0777);
-    snprintf(out, sizeof out, "%s/%s-default.svg", figdir, name);
-    unlink(out);
-    FILE *g = plats.n ? popen("gnuplot 2>/dev/null", "w") : NULL;
-    if (g) {
-        int cols = plats.n < 3 ? plats.n : 3, nrow = (plats.n + cols - 1) / cols;
-        fprintf(g, "set terminal svg enhanced font 'DejaVu Serif,10' size %d,%d dashed rounded\n", 400 * cols,
-                330 * nrow + 40);
-        fprintf(g, "set output '%s'\nset datafile separator ','\nset datafile missing NaN\n", out);
-        fprintf(g, "set logscale xy\nset grid\nset xlabel 'message size (bytes)'\nset ylabel 'time (s)'\n");
-        fprintf(g, "set key top left font ',8'\nset multiplot layout %d,%d title 'Sweep %s: time per all-reduce'\n",
-                nrow, cols, name);
-        for (int p = 0; p < plats.n; p++) {
-            fprintf(g, "set title '%s'\nplot ", plats.s[p]);
-            for (int a = 0; a < algos.n; a++)
-                fprintf(g,
-                        "%s'%s/%s.csv' using 'bytes':((strcol('platform') eq '%s' && strcol('algo') eq '%s' && "
-                        "strcol('status') eq 'ok') ? column('time_s') : NaN) with linespoints lw 1.4 title '%s'",
-                        a ? ", " : "", dir, name, plats.s[p], algos.s[a], algos.s[a]);
-            fputc('\n', g);
-        }
-        fputs("unset multiplot\nset output\n", g);
-        ok = pclose(g) == 0;
-    }
-    strset_free(&plats);
-    strset_free(&algos);
-    if (!ok) return 0;
-    FILE *f = fopen(out, "rb");
-    if (f) fclose(f);
-    return f != NULL;
-}
-
 ar_status report_build(const char *dir, ar_err *e) {
     strset names = {0, 0, NULL}, srcs = {0, 0, NULL};
     ar_status st = list_sweeps(dir, &names, e);
     if (st) return st;
+    sweep_pending *pend = NULL;
+    int npend = sweep_pending_list(dir, &pend);
     if (!names.n) {
+        /* nothing to report: say why, and for an interrupted sweep how to resume it */
         strset_free(&names);
-        return ar_fail(e, AR_EINVAL, "%s: no sweep results (NAME.json + NAME.csv); run experiments/make_figures.sh",
-                       dir);
+        if (!npend) {
+            return ar_fail(e, AR_EINVAL,
+                           "%s: no sweep results (NAME.json + NAME.csv); run arlab sweep FILE.json --out %s first "
+                           "(experiments/make_figures.sh runs the papers' sweeps)",
+                           dir, dir);
+        }
+        char line[SW_CMD_MAX + 6000];
+        sweep_pending_text(&pend[0], dir, line, sizeof line);
+        st = ar_fail(e, AR_EINVAL, "%s%s", line,
+                     npend > 1 ? " (and more unfinished sweeps: see arlab report after)" : "");
+        free(pend);
+        return st;
     }
     char hp[4096], mp[4096], htmp[4096], mtmp[4096];
     snprintf(hp, sizeof hp, "%s/report.html", dir);
@@ -668,6 +671,13 @@ ar_status report_build(const char *dir, ar_err *e) {
                  "column says where a time comes from: the SimGrid simulator (sim), the cost walk of the planned "
                  "schedule (model) or GPU measurements (real).");
 
+    for (int i = 0; i < npend; i++) { /* a sweep not finished: not in this report, and how to finish it */
+        char line[SW_CMD_MAX + 6000];
+        sweep_pending_text(&pend[i], dir, line, sizeof line);
+        both(&d, "<p class=\"meta\"><b>Unfinished:</b> ", "**Unfinished:** ", line, "</p>\n", "\n\n");
+    }
+    free(pend);
+
     /* contents */
     fputs("<p class=\"meta\">Contents: ", d.html);
     for (int i = 0; i < names.n; i++)
@@ -697,13 +707,14 @@ ar_status report_build(const char *dir, ar_err *e) {
         const char *title = jstr(root, "title");
         heading(&d, 2, title ? title : names.s[i], names.s[i]);
         const char *paper = jstr(root, "paper"), *desc = jstr(root, "description");
-        char meta[1200];
-        snprintf(meta, sizeof meta, "Source: %s. Sweep %s (%s), arlab %s, commit %s; %d rows.", paper ? paper : "-",
-                 names.s[i], jstr(root, "file") ? jstr(root, "file") : "?",
-                 jstr(root, "version") ? jstr(root, "version") : "?", jstr(root, "commit") ? jstr(root, "commit") : "?",
-                 rows.n);
+        char meta[1200], source[400] = "";
+        if (paper) snprintf(source, sizeof source, "Source: %s. ", paper); /* a user's sweep cites no paper */
+        snprintf(meta, sizeof meta, "%sSweep %s (%s), arlab %s, commit %s; %d rows.", source, names.s[i],
+                 jstr(root, "file") ? jstr(root, "file") : "?", jstr(root, "version") ? jstr(root, "version") : "?",
+                 jstr(root, "commit") ? jstr(root, "commit") : "?", rows.n);
         both(&d, "<p class=\"meta\">", "", meta, "</p>\n", "\n\n");
         if (desc) para(&d, desc);
+        if (!cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(root, "figures"))) grid_line(&d, &rows);
         /* backends and network models used */
         strset nets = {0, 0, NULL};
         for (int r = 0; r < rows.n; r++) {
@@ -725,8 +736,10 @@ ar_status report_build(const char *dir, ar_err *e) {
             snprintf(id, sizeof id, "%s-default", names.s[i]);
             snprintf(cap, sizeof cap,
                      "Time per all-reduce against the message size, one line per algorithm, one panel per platform "
-                     "(log-log; rows with status ok). Drawn by arlab report for a sweep without figures of its own.");
-            if (default_figure(dir, names.s[i], &rows)) figure(&d, id, "Time vs size", cap);
+                     "(log-log; rows with status ok). Drawn by arlab report for a sweep without figures of its own "
+                     "(gnuplot script: fig/%s-default.gp).",
+                     names.s[i]);
+            if (report_default_figure(dir, names.s[i], &rows)) figure(&d, id, "Time vs size", cap);
             else para(&d, "[default figure not drawn: gnuplot is not installed or no row has status ok]");
             winners_table(&d, &rows);
         }
@@ -766,7 +779,9 @@ ar_status report_build(const char *dir, ar_err *e) {
         cJSON_Delete(root);
     }
     if (!st) st = reference_section(&d, dir, e);
-    platform_notes(&d, &srcs);
+    int bc_fig6 = 0;
+    for (int i = 0; i < names.n; i++) bc_fig6 |= !strcmp(names.s[i], "bc-fig6");
+    platform_notes(&d, &srcs, own < names.n, bc_fig6);
     fputs("</body></html>\n", d.html);
     int bad = ferror(d.html) || ferror(d.md);
     bad |= fclose(d.html) != 0;

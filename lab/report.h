@@ -54,6 +54,17 @@ const sweep_row *report_find(const sweep_rows *rows, const char *algo, const cha
                              const char *train);
 double report_num(const sweep_row *r, int col); /* NAN when r is NULL or the field empty */
 
+/* The default figure of a sweep without figures of its own (lab/report_figure.c):
+ * time against message size per algorithm, one panel per platform, log-log
+ * with engineering tick labels over the data's decades, 800 px wide with
+ * 14 px text; gnuplot draws DIR/fig/NAME-default.svg from the script it
+ * writes to DIR/fig/NAME-default.gp. Returns 1 when the SVG exists. */
+int report_default_figure(const char *dir, const char *name, const sweep_rows *rows);
+
+/* The tick label of 10^k: bytes ("1 B", "10 KB", "1 GB", decimal units) or,
+ * bytes 0, seconds ("1 ns", "100 µs", "10 ms", "1 s"). */
+void report_eng_label(int k, int bytes, char *buf, size_t n);
+
 /* Builds DIR/report.html and DIR/report.md. */
 ar_status report_build(const char *dir, ar_err *e);
 

@@ -135,9 +135,16 @@ ar_status sweep_mkdirs(const char *dir, ar_err *e);
  * writes this pid into it: a second run of the same sweep on the same
  * directory is refused (AR_EINVAL, naming the holder's pid) instead of
  * deleting the first one's part files; a directory arlab cannot write in is
- * found here, before any point runs (AR_EIO). The lock ends with the process
- * (the descriptor is close-on-exec; workers inherit and keep it harmlessly). */
+ * found here, before any point runs (AR_EIO). A lock file whose holder is gone
+ * (killed, so no flock) is taken over. The lock lasts until sweep_unlock or
+ * the process ends (the descriptor is close-on-exec; workers inherit and keep
+ * it harmlessly). */
 ar_status sweep_lock(const char *dir, const char *name, int *fd, ar_err *e);
+
+/* Removes DIR/.NAME.lock and releases it (fd from sweep_lock; -1: nothing):
+ * every run that ends, with or without an error, leaves no lock file behind
+ * (on a signal the interrupt handler removes it: ar_interrupt_remove_file). */
+void sweep_unlock(const char *dir, const char *name, int fd);
 
 /* --- part files: rows of points as they finish (lab/sweep_parts.c) ------- */
 
@@ -172,7 +179,44 @@ ar_status sweep_read_part(const sweep_ctx *ctx, const char *path, sweep_rows *fr
  * of rows salvaged, or -1 with e set. */
 int sweep_salvage_parts(const sweep_ctx *ctx, const char *dir, sweep_rows *old, ar_err *e);
 
-/* Removes DIR/.NAME.part* (after the results are written). */
+/* Removes DIR/.NAME.part* and the run note DIR/.NAME.run (after the results
+ * are written). */
 void sweep_remove_parts(const sweep_ctx *ctx, const char *dir);
+
+/* --- a run's state in its directory (lab/sweep_state.c) ------------------ */
+
+#define SW_CMD_MAX 2048
+
+/* Writes DIR/.NAME.run, the run note: the working directory, the command
+ * ("arlab sweep" and the verb's arguments argv, shell-quoted) and the grid's
+ * number of points, so that `arlab report` can say how to resume an
+ * interrupted run. Best effort: a note that cannot be written is skipped. */
+void sweep_note_run(const char *dir, const char *name, int argc, char **argv, int npoints);
+
+/* 0 when no run holds DIR/.NAME.lock (a lock file left by a killed run, with
+ * a dead pid, is removed); else the holder's pid (1 when it is unreadable). */
+long sweep_lock_probe(const char *dir, const char *name);
+
+/* A sweep in a directory that has not finished: part files without the
+ * results that merge them, or a run holding the lock. */
+typedef struct sweep_pending {
+    char name[256];
+    int nparts;               /* DIR/.NAME.partPID-K files */
+    char parts[1200];         /* the first few of their paths, ", "-separated */
+    int done;                 /* finished points in them (kept on resume) */
+    int total;                /* the grid's points (run note); -1 unknown */
+    long pid;                 /* > 0: a run holds the lock now */
+    int has_results;          /* DIR/NAME.csv and NAME.json exist (an earlier run's) */
+    char cwd[4096];           /* where the run was started (run note); "" unknown */
+    char command[SW_CMD_MAX]; /* how (run note); "" unknown */
+} sweep_pending;
+
+/* The unfinished sweeps in DIR (*out allocated, the caller frees); removes
+ * stale lock files on the way (sweep_lock_probe). Returns how many. */
+int sweep_pending_list(const char *dir, sweep_pending **out);
+
+/* One line for p: what is left, and the command that resumes it (with a
+ * "cd DIR &&" when it was started elsewhere), or that it is still running. */
+void sweep_pending_text(const sweep_pending *p, const char *dir, char *buf, size_t n);
 
 #endif

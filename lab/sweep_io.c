@@ -313,18 +313,32 @@ ar_status sweep_lock(const char *dir, const char *name, int *fd_out, ar_err *e) 
     *fd_out = -1;
     char path[4200];
     snprintf(path, sizeof path, "%s/.%s.lock", dir, name);
-    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-    if (fd < 0) return ar_fail(e, AR_EIO, "%s: cannot write in this directory (%s)", dir, strerror(errno));
-    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-        char pid[32] = "";
-        ssize_t n = pread(fd, pid, sizeof pid - 1, 0);
-        pid[n > 0 ? n : 0] = 0;
-        pid[strcspn(pid, "\n")] = 0;
-        close(fd);
-        return ar_fail(e, AR_EINVAL,
-                       "%s: sweep \"%s\" is already running there (pid %s); wait for it or use another --out", dir,
-                       name, pid[0] ? pid : "?");
+    int fd = -1;
+    /* a run that ends unlinks the file while it holds the lock: a flock got on an
+     * inode that is no longer the path's (unlinked or replaced meanwhile) guards
+     * nothing, so open the path again */
+    for (int tries = 0; fd < 0 && tries < 100; tries++) {
+        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+        if (fd < 0) return ar_fail(e, AR_EIO, "%s: cannot write in this directory (%s)", dir, strerror(errno));
+        if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+            char pid[32] = "";
+            ssize_t n = pread(fd, pid, sizeof pid - 1, 0);
+            pid[n > 0 ? n : 0] = 0;
+            pid[strcspn(pid, "\n")] = 0;
+            close(fd);
+            return ar_fail(e, AR_EINVAL,
+                           "%s: sweep \"%s\" is already running there (pid %s); wait for it or use another --out", dir,
+                           name, pid[0] ? pid : "?");
+        }
+        struct stat held, now;
+        if (fstat(fd, &held) != 0 || stat(path, &now) != 0 || held.st_dev != now.st_dev || held.st_ino != now.st_ino) {
+            close(fd);
+            fd = -1;
+        }
     }
+    if (fd < 0) return ar_fail(e, AR_EIO, "%s: cannot take the lock %s", dir, path);
+    /* a lock file left by a run that was killed (SIGKILL) holds a dead pid and no
+     * flock: taken over here, and removed when this run ends */
     char pid[32];
     int n = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
     if (ftruncate(fd, 0) != 0 || pwrite(fd, pid, (size_t)n, 0) != n) {
@@ -333,6 +347,14 @@ ar_status sweep_lock(const char *dir, const char *name, int *fd_out, ar_err *e) 
     }
     *fd_out = fd;
     return AR_OK;
+}
+
+void sweep_unlock(const char *dir, const char *name, int fd) {
+    if (fd < 0) return;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/.%s.lock", dir, name);
+    unlink(path); /* while still holding it: see sweep_lock */
+    close(fd);
 }
 
 static void json_kv(FILE *f, const char *k, const char *v, int comma) {

@@ -101,4 +101,6 @@ void sweep_remove_parts(const sweep_ctx *ctx, const char *dir) {
     if (glob(pat, 0, NULL, &g) == 0)
         for (size_t k = 0; k < g.gl_pathc; k++) unlink(g.gl_pathv[k]);
     globfree(&g);
+    snprintf(pat, sizeof pat, "%s/.%s.run", dir, ctx->spec->name);
+    unlink(pat); /* the run note matters only while part files are left */
 }
