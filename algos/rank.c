@@ -80,7 +80,7 @@ ar_status ar_rank_eval(const ar_platform *p, uint64_t count, size_t eb, const ch
         }
     x->walk_s = NAN;
     if (xfers <= AR_RANK_WALK_XFERS) {
-        st = ar_model_walk(p, s, &walk, e);
+        st = ar_model_walk_from(p, s, r->start_s, &walk, e);
         ar_schedule_free(s);
         if (st != AR_OK) {
             r->n--; /* the candidate is dropped; the next one takes its index */
@@ -102,7 +102,10 @@ ar_status ar_rank_eval(const ar_platform *p, uint64_t count, size_t eb, const ch
     }
     x->closed_s = NAN;
     ar_err e2 = {{0}};
-    if (ar_algo_closed_coll(spec, r->coll, p, count, eb, &closed, &e2) == AR_OK) x->closed_s = closed.time_s;
+    double late = 0; /* the closed form cannot see late ranks: it adds the largest delay */
+    for (int k = 0; r->start_s && k < p->nranks; k++)
+        if (r->start_s[k] > late) late = r->start_s[k];
+    if (ar_algo_closed_coll(spec, r->coll, p, count, eb, &closed, &e2) == AR_OK) x->closed_s = closed.time_s + late;
     x->key_s = x->walk_s;
     return AR_OK;
 }
@@ -114,10 +117,11 @@ static int cmp_cand(const void *a, const void *b) {
     return (x->index > y->index) - (x->index < y->index);
 }
 
-ar_status ar_algo_rank(const ar_platform *p, ar_coll coll, uint64_t count, size_t elem_bytes, ar_ranking *out,
-                       ar_err *e) {
+ar_status ar_algo_rank(const ar_platform *p, ar_coll coll, uint64_t count, size_t elem_bytes, const double *start_s,
+                       ar_ranking *out, ar_err *e) {
     memset(out, 0, sizeof *out);
     out->coll = coll;
+    out->start_s = start_s;
     int na;
     const ar_algo *const *all = ar_algos(&na);
     int *searched = ar_calloc((size_t)na, sizeof *searched);

@@ -35,6 +35,16 @@
 
 /* --- why the best is best -------------------------------------------------------- */
 
+#define BEST_TIE_REL 1e-12 /* walk times this close (relative) share a rank */
+
+/* The rank candidate i of c (sorted best first) is listed with: equal times share the rank of
+ * the first of them (competition ranking, as the table's rank column). */
+static int rank_of(const ar_ranking *c, int i) {
+    int r = i;
+    while (r > 0 && fabs(c->v[r - 1].key_s - c->v[i].key_s) <= BEST_TIE_REL * c->v[r - 1].key_s) r--;
+    return r + 1;
+}
+
 /* Prints the per-stage breakdown of the best candidate: the closed form's when
  * there is one (its labels name the level and the share, e.g. "w2/6"), else
  * the walk's per-phase times. */
@@ -55,7 +65,7 @@ static void explain(const ar_platform *p, uint64_t count, size_t eb, const ar_ra
     for (int i = 1; i < c->n; i++)
         if (c->v[i].is_default && !isnan(c->v[i].key_s))
             printf("BlueConnect on the platform's own levels (%s) ranks %d: %s (walk), slowest stage %s\n",
-                   c->v[i].params, i + 1, ar_fmt_time(c->v[i].key_s, t1, sizeof t1), c->v[i].slowest);
+                   c->v[i].params, rank_of(c, i), ar_fmt_time(c->v[i].key_s, t1, sizeof t1), c->v[i].slowest);
     ar_err e = {{0}};
     ar_model_result m;
     ar_schedule *s = NULL;
@@ -88,7 +98,6 @@ int cmd_best_emit(int argc, char **argv); /* issue 14: --emit nccl-tuner FILE (c
 
 /* Equal times get equal ranks (competition ranking "1 2 2 4"): candidates whose walk differs from the
  * previous one's by at most this relative amount share its rank. */
-#define BEST_TIE_REL 1e-12
 
 /* --scenario with delays or flows: candidates simulated (walk order), the rest listed unsimulated */
 #define BEST_SIM_MAX 24
@@ -201,7 +210,12 @@ int cmd_best(int argc, char **argv) {
     ar_ranking c;
     ar_err e = {{0}};
     cli_status("best: planning and walking every algorithm and BlueConnect variant on %s ...", p->name);
-    st = ar_algo_rank(p, o.coll, count, eb, &c, &e);
+    double *late = NULL; /* the scenario's start delays: the walks start late ranks late */
+    if (ar_scenario_max_delay(sc) > 0 && (late = calloc((size_t)p->nranks, sizeof *late)))
+        ar_scenario_delays(sc, p->nranks, late);
+    st = ar_algo_rank(p, o.coll, count, eb, late, &c, &e);
+    free(late);
+    c.start_s = NULL;
     cli_status(NULL);
     for (int i = 0; o.format == FMT_TABLE && i < c.nnotes; i++) printf("  %s\n", c.notes[i]);
     if (st != AR_OK) {
@@ -254,7 +268,6 @@ int cmd_best(int argc, char **argv) {
                                        "nccl_model_s", "nccl_algo", "nccl_proto", "sim_s",      "scenario"};
     cli_table t;
     tbl_init(&t, 15, cols);
-    double dmax = ar_scenario_max_delay(sc); /* the walk starts after the latest rank */
     int limit = top ? top : o.format == FMT_TABLE ? BEST_TABLE_ROWS : c.n, shown = 0, listed = 0, rank = 0;
     double prev = NAN;
     for (int oi = 0; oi < c.n; oi++) {
@@ -277,8 +290,8 @@ int cmd_best(int argc, char **argv) {
         else tbl_int(&t, r, 0, rank);
         tbl_str(&t, r, 1, x->algo);
         tbl_str(&t, r, 2, params);
-        tbl_num(&t, r, 3, "%.6g", x->walk_s + dmax);
-        tbl_num(&t, r, 4, "%.6g", x->closed_s + dmax);
+        tbl_num(&t, r, 3, "%.6g", x->walk_s);
+        tbl_num(&t, r, 4, "%.6g", x->closed_s);
         tbl_num(&t, r, 13, "%.9g", simt[i]);
         tbl_str(&t, r, 14, sc ? sc->name : "-");
         tbl_num(&t, r, 5, "%.2g", isnan(x->closed_s) ? NAN : (x->walk_s - x->closed_s) / x->closed_s);

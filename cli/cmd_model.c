@@ -1,7 +1,7 @@
 /* arlab model --platform P [--platform P2 ...] --size S[,S2...] [--algo A|all ...] [--detail]
  * For each platform, size and algorithm: the paper's closed form (closed_s),
  * the generic cost walk over the planned schedule (walk_s), model_s (closed
- * form where one exists, else the walk), nccl-tests' algbw_GBps and busbw_GBps
+ * form where it agrees with the walk, else the walk: lab/eval.h), nccl-tests' algbw_GBps and busbw_GBps
  * of model_s, and what NCCL's own tuner would choose (nccl_model_s,
  * nccl_algo, nccl_proto: models/nccl_model.h; empty where it does not apply),
  * all from the one evaluation path (lab/eval.h).
@@ -12,6 +12,7 @@
  * (or hits a documented limit) gets a row with status and why. --digits N
  * (1..17, default 9): significant digits of the times in the --detail table. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -70,6 +71,11 @@ static void print_summary(const cli_table *t, int from, int to, double nccl_s, c
     }
     tbl_print(&s, FMT_TABLE, stdout);
     tbl_free(&s);
+    for (int r = from; r < to; r++) { /* where model_s is the walk although a closed form exists: why */
+        const cli_cell *row = &t->cells[(size_t)r * NCOLS];
+        if (!strcmp(row[C_STATUS].s, "ok") && !strncmp(row[C_WHY].s, "model_s is the walk", 19))
+            printf("%s: %s\n", row[0].s, row[C_WHY].s);
+    }
     char b[32];
     if (isfinite(nccl_s))
         printf("NCCL's tuner would run %s/%s: %s (nccl_model_s; vs_nccl = nccl_model_s / model_s, > 1: arlab's "
@@ -155,6 +161,8 @@ int cmd_model(int argc, char **argv) {
     for (int pi = 0; pi < o.nplatforms; pi++) {
         ar_platform *p = plats[pi];
         plats[pi] = NULL;
+        double *delays = scen_delay > 0 ? calloc((size_t)p->nranks, sizeof *delays) : NULL; /* late ranks */
+        if (delays) ar_scenario_delays(scen, p->nranks, delays);
         for (int si = 0; si < o.nsizes; si++) {
             uint64_t count = counts[si];
             size_t eb = ar_dtype_size(o.dtype);
@@ -173,7 +181,7 @@ int cmd_model(int argc, char **argv) {
             for (int ai = 0; ai < na; ai++) {
                 ar_err e = {{0}};
                 lab_eval ev;
-                lab_eval_opts eo = {.coll = o.coll};
+                lab_eval_opts eo = {.coll = o.coll, .start_s = delays};
                 st = lab_eval_model(p, algos[ai], count, eb, &eo, &ev, &e);
                 int r = tbl_row(&t);
                 tbl_str(&t, r, 0, algos[ai]);
@@ -184,11 +192,6 @@ int cmd_model(int argc, char **argv) {
                 tbl_str(&t, r, 13, nalgo);
                 tbl_str(&t, r, 14, nproto);
                 tbl_str(&t, r, C_SCEN, scen ? scen->name : "-");
-                if (st == AR_OK && scen_delay > 0) {
-                    ev.model_s += scen_delay;
-                    ev.closed_s += scen_delay;
-                    ev.walk_s += scen_delay;
-                }
                 if (st == AR_EUNSUPPORTED || st == AR_ELIMIT) { /* a row saying why, never a silent gap */
                     for (int c = 4; c < 12; c++)
                         if (c != 8 && c != 9) tbl_num(&t, r, c, "%g", NAN);
@@ -201,13 +204,17 @@ int cmd_model(int argc, char **argv) {
                 if (st != AR_OK) {
                     for (int k = 0; k < o.nplatforms; k++) ar_platform_free(plats[k]);
                     ar_platform_free(p);
+                    free(delays);
                     ar_scenario_free(scen);
                     if (stream) tbl_stream_end(&t, o.format, stdout);
                     tbl_free(&t);
                     return cli_error(st, &e);
                 }
                 napplied++;
-                const char *why = scen_note;
+                char whyb[sizeof scen_note + sizeof ev.model_why + 2];
+                snprintf(whyb, sizeof whyb, "%s%s%s", ev.model_why, ev.model_why[0] && scen_note[0] ? "; " : "",
+                         scen_note);
+                const char *why = whyb;
                 if (ev.have_walk) {
                 } else if (ev.walk_status == AR_ENOMEM || ev.walk_status == AR_ELIMIT) {
                     fprintf(stderr, "arlab: note: %s\n", ev.walk_err.msg); /* a documented limit */
@@ -242,6 +249,7 @@ int cmd_model(int argc, char **argv) {
             }
             if (o.format == FMT_TABLE && !detail) print_summary(&t, from, t.nrows, nccl_s, nalgo, nproto);
         }
+        free(delays);
         ar_platform_free(p);
     }
     if (o.format == FMT_TABLE && detail) {
@@ -269,7 +277,9 @@ int cmd_model(int argc, char **argv) {
     if (scen && o.format == FMT_TABLE) {
         char sd[400];
         ar_scenario_describe(scen, sd, sizeof sd);
-        printf("scenario: %s from %s; times add the largest start delay (%g s)%s\n", sd, scen->source, scen_delay,
+        printf("scenario: %s from %s; the walk starts each late rank late (dataflow), the closed form adds the "
+               "largest start delay (%g s)%s\n",
+               sd, scen->source, scen_delay,
                scen->nflows ? "; background flows are not in the walk (arlab sim runs them)" : "");
     }
     ar_scenario_free(scen);

@@ -773,7 +773,7 @@ static int compare_main(int argc, char **argv, const char **mfiles, int nmf, con
     if (worst == AR_OK) {
         tbl_print(&t, o.format, stdout);
         if (o.format == FMT_TABLE) {
-            printf("# model_s: closed form where one exists, else the schedule cost walk (as 'arlab model')\n");
+            printf("# model_s: as 'arlab model' (the closed form where it agrees with the schedule cost walk, else the walk)\n");
             const lab_backend *sim = lab_backend_find("sim");
             if (sim && sim->available) printf("# sim_s: SimGrid backend with its default settings (as 'arlab sim')\n");
             else printf("# sim_s: this build has no SimGrid backend\n");

@@ -469,7 +469,7 @@ int cmd_sim(int argc, char **argv) {
             (void)lab_nccl_choice(p, (int)o.coll, bytes, &nccl_s, &nalgo, &nproto, &ne);
             for (int ai = 0; ai < na; ai++) {
                 lab_eval ev;
-                lab_eval_opts eo = {.chunks = chunks, .coll = o.coll};
+                lab_eval_opts eo = {.chunks = chunks, .coll = o.coll, .start_s = delays};
                 char szb[32];
                 cli_status("sim %d/%d: %s on %s, %s ...", (pi * o.nsizes + si) * na + ai + 1, nruns, algos[ai], p->name,
                            ar_fmt_bytes(bytes, szb, sizeof szb)); /* a terminal only; erased below */
@@ -522,11 +522,6 @@ int cmd_sim(int argc, char **argv) {
                     st = sim->run(p, ev.sch, &so, &r, &e);
                 }
                 price_now(&pj);       /* (once: a no-op after ar_sim_run called it; a backend that does not) */
-                if (scen_delay > 0) { /* a rank late by d: the walk and the closed form start d later */
-                    ev.model_s += scen_delay;
-                    ev.walk_s += scen_delay;
-                    ev.closed_s += scen_delay;
-                }
                 cli_status(NULL);
                 if (st != AR_OK && st != AR_EFAIL) {
                     worst = cli_error(st, &e);
@@ -541,7 +536,7 @@ int cmd_sim(int argc, char **argv) {
                     cli_error(st, &e);
                     worst = AR_EFAIL;
                 }
-                /* model_s: the one definition (closed form, else walk); rel_err: against the walk of
+                /* model_s: the one definition (lab/eval.h); rel_err: against the walk of
                  * this very schedule, closed_rel_err: against the closed form */
                 double rel = ev.have_walk && ev.walk_s > 0 ? (r.time_s - ev.walk_s) / ev.walk_s : NAN;
                 char bn[160] = "-";
@@ -585,7 +580,7 @@ int cmd_sim(int argc, char **argv) {
                         : st == AR_EFAIL ? "error"
                         : r.complete     ? "ok"
                                          : "budget");
-                tbl_str(&t, row, C_WHY, st == AR_EFAIL ? e.msg : r.complete ? "" : "stopped by --budget: partial");
+                tbl_str(&t, row, C_WHY, st == AR_EFAIL ? e.msg : r.complete ? ev.model_why : "stopped by --budget: partial");
                 if (stream) tbl_stream_row(&t, row, o.format, stdout);
                 if (o.format == FMT_TABLE) {
                     char b1[32], b2[32], b3[32];
@@ -635,8 +630,8 @@ int cmd_sim(int argc, char **argv) {
                                         : "round (lockstep: an op's round after all of the previous, a phase after "
                                           "all of the previous)");
         if (scen)
-            printf("scenario: %s from %s; model_s, closed_s and the walk add the largest start delay (%g s); "
-                   "background flows are not in the walk, only in the simulation\n\n",
+            printf("scenario: %s from %s; the walk starts each late rank late (dataflow), the closed form adds "
+                   "the largest start delay (%g s); background flows are not in the walk, only in the simulation\n\n",
                    scen_desc, scen->source, scen_delay);
         static const int keep[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, C_ALGBW + 1, 9, 15, 21, C_STATUS};
         enum { NK = sizeof keep / sizeof keep[0] };

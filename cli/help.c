@@ -52,7 +52,7 @@ static const help_entry entries[] = {
      "usage: arlab model --platform P [--size S,...] [--algo A|all ...] [--schedule F.json] [--detail]\n"
      "                   [--gamma G] [--scenario F.json] [--digits N] [--format F]\n"
      "Prices every algorithm: closed_s (the paper's closed form), walk_s (cost walk of the planned\n"
-     "schedule), model_s (closed form where one exists, else the walk), algbw/busbw (nccl-tests'\n"
+     "schedule), model_s (the closed form where it agrees with the walk, else the walk; why says so), algbw/busbw (nccl-tests'\n"
      "definitions) and what NCCL's own tuner would choose (nccl_model_s, nccl_algo, nccl_proto).\n"
      "The table is a summary, the fastest marked; --detail adds the per-stage breakdown.\n" COMMON_P "" COMMON_S
      "                      (default 100MB)\n"

@@ -152,6 +152,9 @@ typedef struct ar_ranking {
     int nnotes;
     size_t notes_cap;
     ar_coll coll; /* the collective ranked (ar_algo_rank sets it; ar_rank_eval plans it) */
+    /* what-if late ranks (ar_algo_rank sets it; NULL: none): rank r enters phase 0 start_s[r]
+     * seconds late; walks start them late (ar_model_walk_from), closed forms add the largest delay */
+    const double *start_s;
 } ar_ranking;
 
 /* A schedule whose walk would price more transfers is not walked. */
@@ -161,8 +164,8 @@ typedef struct ar_ranking {
  * and every variant of the algorithms with a search, on p for count elements of
  * elem_bytes; out is sorted best first. AR_EUNSUPPORTED when no algorithm serves
  * p. On any return out holds what was gathered (notes included): ar_ranking_free it. */
-ar_status ar_algo_rank(const ar_platform *p, ar_coll coll, uint64_t count, size_t elem_bytes, ar_ranking *out,
-                       ar_err *e);
+ar_status ar_algo_rank(const ar_platform *p, ar_coll coll, uint64_t count, size_t elem_bytes, const double *start_s,
+                       ar_ranking *out, ar_err *e);
 void ar_ranking_free(ar_ranking *r);
 
 /* Plans algo:params for r->coll, walks it (within AR_RANK_WALK_XFERS) and tries its closed

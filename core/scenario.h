@@ -99,9 +99,8 @@ int ar_scenario_has_timing(const ar_scenario *sc);
 /* The start delay of each of nranks ranks into d (0 where none); returns the largest. */
 double ar_scenario_delays(const ar_scenario *sc, int nranks, double *d);
 
-/* The largest start delay (0 when none): the cost walk adds it (a rank late by d delays an
- * all-reduce, where every result needs every rank's data, by at least d; by exactly d for a ring
- * whose late rank is the only late one). */
+/* The largest start delay (0 when none): what closed forms add (a late start delays the whole
+ * collective by at most d; the dataflow walk, ar_model_walk_from, says by how much). */
 double ar_scenario_max_delay(const ar_scenario *sc);
 
 /* One line describing the scenario for outputs ("name: 1 straggler, 2 slow links, ..."). */

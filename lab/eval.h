@@ -30,7 +30,14 @@ typedef struct lab_eval_opts {
      * chunks; the closed form (which cannot see it) is then not used. */
     int chunks;
     ar_coll coll; /* the collective (0 = all-reduce); the schedule's coll */
+    /* what-if late ranks: rank r enters phase 0 start_s[r] seconds late (NULL: none). The walk
+     * is then the dataflow walk from those starts (ar_model_walk_from); the closed form, which
+     * cannot see them, adds the largest delay (the most a late start can cost). */
+    const double *start_s;
 } lab_eval_opts;
+
+/* closed form and walk agree (relative) below this: the closed form is model_s */
+#define LAB_EVAL_AGREE 1e-6
 
 typedef struct lab_eval {
     ar_schedule *sch; /* the plan (owned; lab_eval_free) */
@@ -42,6 +49,7 @@ typedef struct lab_eval {
     const ar_model_result *model;               /* the result model_s comes from (&closed or &walk), NULL if neither */
     const char *detail;                         /* the schedule's detail string ("" if none) */
     int uneven;                                 /* some phase runs concurrent pieces of clearly different sizes */
+    char model_why[240]; /* why model_s is the walk although a closed form exists ("" otherwise) */
     ar_algo_stats stats;                        /* calls_* NAN where not defined */
 } lab_eval;
 

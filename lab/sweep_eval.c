@@ -74,8 +74,14 @@ ar_status sweep_eval(sweep_ctx *ctx, int i, sweep_rows *out, ar_err *e) {
         p = NULL;
         po.status = "error";
         snprintf(po.message, sizeof po.message, "platform: %s", le.msg);
-    } else {
-        ar_status st = lab_eval_model(p, sa->spec, elems, eb, NULL, &ev, &le);
+    }
+    const ar_scenario *sc = ctx->cache_scen; /* what-if: late ranks start late in the walk and the simulation */
+    double *delays = NULL;
+    if (p && sc && ar_scenario_max_delay(sc) > 0 && (delays = calloc((size_t)p->nranks, sizeof *delays)))
+        ar_scenario_delays(sc, p->nranks, delays);
+    if (p) {
+        lab_eval_opts eo = {.start_s = delays};
+        ar_status st = lab_eval_model(p, sa->spec, elems, eb, &eo, &ev, &le);
         if (st == AR_EUNSUPPORTED || st == AR_ELIMIT) { /* a documented limit: not applicable here */
             po.status = "unsupported";
             snprintf(po.message, sizeof po.message, "%s", le.msg);
@@ -88,15 +94,6 @@ ar_status sweep_eval(sweep_ctx *ctx, int i, sweep_rows *out, ar_err *e) {
         if (!ev.have_walk) {
             po.status = "error";
             snprintf(po.message, sizeof po.message, "model walk: %s", ev.walk_err.msg);
-        }
-        const ar_scenario *sc = ctx->cache_scen; /* what-if: the walk starts after the latest rank */
-        double *delays = NULL;
-        if (sc && ar_scenario_max_delay(sc) > 0) {
-            double d = ar_scenario_max_delay(sc);
-            ev.model_s += d;
-            ev.closed_s += d;
-            ev.walk_s += d;
-            if ((delays = calloc((size_t)p->nranks, sizeof *delays))) ar_scenario_delays(sc, p->nranks, delays);
         }
         if (!strcmp(po.status, "ok")) {
             lab_point_in in = {.p = p,
@@ -116,12 +113,13 @@ ar_status sweep_eval(sweep_ctx *ctx, int i, sweep_rows *out, ar_err *e) {
                                .nmeasures = ctx->measures.n};
             pt->backend->run(&in, &po);
         }
-        free(delays);
         if (!strcmp(po.status, "ok"))
             cause = cause_of(pt->backend, po.time_s, ev.model_s, ev.closed_s, ev.walk_s, ev.uneven);
         if (ev.have_closed && ev.closed.note[0] && !po.message[0])
             snprintf(po.message, sizeof po.message, "closed form: %s", ev.closed.note);
     }
+
+    free(delays);
 
     double nccl_s = NAN; /* what NCCL's own tuner would do at this point (empty where not modelled) */
     const char *nalgo = "", *nproto = "";

@@ -68,6 +68,13 @@ void ar_model_add_stage(ar_model_result *r, const char *label, const char *impl,
 #define AR_WALK_MAX_TRANSFERS 2000000000.0
 ar_status ar_model_walk(const ar_platform *p, const ar_schedule *s, ar_model_result *out, ar_err *e);
 
+/* ar_model_walk where rank r enters phase 0 start_s[r] seconds late (a what-if straggler;
+ * NULL: every rank at 0). With any delay the walk is the per-rank dataflow walk (as with compute
+ * costs): a late rank holds back only the transfers that need it, so the whole collective is
+ * delayed by at most the largest delay, and by less where its neighbours have slack. */
+ar_status ar_model_walk_from(const ar_platform *p, const ar_schedule *s, const double *start_s, ar_model_result *out,
+                             ar_err *e);
+
 /* NCCL protocols of a phase's ops (ar_op.proto, models/walk.c), as the walk and the simulator
  * price them: every transfer of the phase carries its bytes / *bw_factor (the smallest factor
  * of its ops; 1 without a protocol), every round takes *step_s more (the largest per-step

@@ -279,7 +279,8 @@ static double wd_data(wd_list *l, const ar_xfer *x, double floor) {
     return t;
 }
 
-static ar_status walk_dataflow(walk *w, const ar_schedule *s, ar_model_result *out, ar_err *e) {
+static ar_status walk_dataflow(walk *w, const ar_schedule *s, const double *start_s, ar_model_result *out,
+                               ar_err *e) {
     const ar_platform *p = w->p;
     int P = s->nranks;
     double gamma = p->reduce_Bps > 0 ? 1.0 / p->reduce_Bps : 0, L = p->launch_s;
@@ -297,6 +298,7 @@ static ar_status walk_dataflow(walk *w, const ar_schedule *s, ar_model_result *o
     ar_status st = AR_OK;
     if (!entry || !floor_ || !gpu || !d2h || !h2d || !exitt || !nops || !memb || !red)
         st = ar_fail(e, AR_ENOMEM, "cost walk: out of memory");
+    for (int k = 0; start_s && st == AR_OK && k < P; k++) entry[k] = start_s[k];
     double prev_end = 0, t_end = 0;
     for (int ph = 0; ph < s->nphases && st == AR_OK; ph++) {
         const ar_phase *phase = &s->phases[ph];
@@ -434,15 +436,24 @@ static ar_status walk_dataflow(walk *w, const ar_schedule *s, ar_model_result *o
     void *arrs[] = {entry, floor_, gpu, d2h, h2d, exitt, nops, memb, red, ready, next, dur, mo, xop};
     for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++) free(arrs[i]);
     snprintf(out->note, sizeof out->note,
-             "generic walk with compute costs: per-rank dataflow (sim --sync dataflow), reduction %.6g s/B FIFO per "
+             "generic walk: per-rank dataflow (sim --sync dataflow)%s, reduction %.6g s/B FIFO per "
              "GPU overlapped with the next transfers, launch %.6g s per op%s",
-             gamma, L, p->stage_d2h_Bps > 0 ? ", staging copies (FIFO copy engines)" : "");
+             start_s ? ", late ranks start late" : "", gamma, L,
+             p->stage_d2h_Bps > 0 ? ", staging copies (FIFO copy engines)" : "");
     (void)t_end;
     return st;
 }
 
 ar_status ar_model_walk(const ar_platform *p, const ar_schedule *s, ar_model_result *out, ar_err *e) {
+    return ar_model_walk_from(p, s, NULL, out, e);
+}
+
+ar_status ar_model_walk_from(const ar_platform *p, const ar_schedule *s, const double *start_s, ar_model_result *out,
+                             ar_err *e) {
     memset(out, 0, sizeof *out);
+    int late = 0;
+    for (int k = 0; start_s && k < s->nranks && !late; k++) late = start_s[k] > 0;
+    if (!late) start_s = NULL;
     if (s->nranks != p->nranks)
         return ar_fail(e, AR_EINVAL, "schedule has %d ranks, platform %s has %d", s->nranks, p->name, p->nranks);
     double work = 0; /* transfers the walk lowers: rounds equal to the one before are priced once */
@@ -465,8 +476,8 @@ ar_status ar_model_walk(const ar_platform *p, const ar_schedule *s, ar_model_res
     w.load = ar_calloc(((size_t)p->nlinks + (size_t)p->nvlinks) * 2 + 1, sizeof *w.load); /* + virtual links */
     if (!w.load) return ar_fail(e, AR_ENOMEM, "cost walk: out of memory");
     ar_status st = AR_OK;
-    int dataflow = ar_platform_has_costs(p); /* compute costs: the dataflow walk (it writes its own note) */
-    if (dataflow) st = walk_dataflow(&w, s, out, e);
+    int dataflow = ar_platform_has_costs(p) || start_s; /* the dataflow walk (it writes its own note) */
+    if (dataflow) st = walk_dataflow(&w, s, start_s, out, e);
     for (int ph = 0; !dataflow && ph < s->nphases && st == AR_OK; ph++) {
         const ar_phase *phase = &s->phases[ph];
         int maxr = 0;

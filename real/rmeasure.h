@@ -98,7 +98,7 @@ ar_status ar_real_machines_from_keys(const char *const *keys, int nranks, int *m
  *   ranks       NCCL ranks
  *   bytes       buffer size per rank (S of nccl-tests' all-reduce)
  *   measured_s  median over iterations of the max over ranks
- *   model_s     closed form where one exists, else the cost walk (NaN for the baseline)
+ *   model_s     as `arlab model` (lab/eval.h: the closed form where it agrees with the walk, else the walk; NaN for the baseline)
  *   rel_err     (measured_s - model_s) / model_s
  *   min_s max_s min/max over iterations (of the max over ranks)
  *   algbw_GBps busbw_GBps  nccl-tests' all-reduce formulas on measured_s
