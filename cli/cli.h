@@ -87,6 +87,12 @@ ar_status cli_size(const cli_opts *o, int i, uint64_t *elems);
 ar_status cli_preflight(const cli_opts *o, const char *const *algos, int na, ar_platform *const *plats, int np,
                         const uint64_t *counts, int nc);
 
+/* One footer line under a human table for the algorithms that do not apply to platform plat:
+ * "not applicable on PLAT: a, b (reason); c (reason)", the reasons without the algorithm's and
+ * the platform's names or the closing hint, algorithms with the same reason together. n = 0:
+ * nothing. */
+void cli_print_na(FILE *out, const char *plat, const char *const *algos, const char *const *whys, int n);
+
 /* Prints "arlab: <msg>" to stderr and returns st. */
 ar_status cli_error(ar_status st, const ar_err *e);
 

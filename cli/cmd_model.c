@@ -53,8 +53,14 @@ static void print_summary(const cli_table *t, int from, int to, double nccl_s, c
         const cli_cell *m = &t->cells[(size_t)r * NCOLS + C_MODEL];
         if (m->has_v && (best < 0 || m->v < t->cells[(size_t)best * NCOLS + C_MODEL].v)) best = r;
     }
+    const char *na[CLI_MAX_LIST * 4], *naw[CLI_MAX_LIST * 4]; /* not applicable: one footer line */
+    int nna = 0;
     for (int r = from; r < to; r++) {
         const cli_cell *row = &t->cells[(size_t)r * NCOLS];
+        if (!strcmp(row[C_STATUS].s, "unsupported") && nna < CLI_MAX_LIST * 4) {
+            na[nna] = row[0].s, naw[nna++] = row[C_WHY].s;
+            continue;
+        }
         int nr = tbl_row(&s);
         tbl_str(&s, nr, 0, r == best ? "*" : "");
         tbl_str(&s, nr, 1, row[0].s);
@@ -71,6 +77,7 @@ static void print_summary(const cli_table *t, int from, int to, double nccl_s, c
     }
     tbl_print(&s, FMT_TABLE, stdout);
     tbl_free(&s);
+    if (nna) cli_print_na(stdout, t->cells[(size_t)from * NCOLS + 1].s, na, naw, nna);
     for (int r = from; r < to; r++) { /* where model_s is the walk although a closed form exists: why */
         const cli_cell *row = &t->cells[(size_t)r * NCOLS];
         if (!strcmp(row[C_STATUS].s, "ok") && !strncmp(row[C_WHY].s, "model_s is the walk", 19))

@@ -15,7 +15,7 @@
  * apply; error: the simulation failed) and why. CSV and JSON rows are
  * written and flushed as each simulation ends (%.17g; missing values empty /
  * null); an algorithm that does not apply is a row, never a gap.
- * --engine, --no-shortcuts, --chunks, --digits and --model-only are read here; the rest by the shared
+ * --engine, --no-shortcuts, --chunks, --digits, --model-only and --brief are read here; the rest by the shared
  * parser. --chunks N sets every op's pipeline chunks after planning (what-if;
  * the closed form ignores it, the walk and the simulation use it).
  * Without SimGrid (the table's sim entry is not available) the verb says so
@@ -81,6 +81,56 @@ enum {
 
 /* A row for an algorithm that was not simulated: status (unsupported, limit,
  * error) and why; every number empty. */
+/* --brief: one short row per run that applies (the fastest simulated on each platform and size
+ * marked), then per platform one line for the algorithms that do not apply. */
+#define BRIEF_NA_MAX 64
+static void print_brief(const cli_table *t) {
+    static const char *const bc[] = {"", "algo", "platform", "size", "sim_s", "model_s", "rel_err", "busbw_GBps"};
+    static const int src[] = {-1, 0, 1, 3, 4, 5, 6, C_ALGBW + 1};
+    enum { NB = sizeof src / sizeof src[0] };
+    cli_table s;
+    tbl_init(&s, NB, bc);
+    const char *na[BRIEF_NA_MAX], *naw[BRIEF_NA_MAX];
+    for (int from = 0, to; from < t->nrows; from = to) { /* one group per platform and size */
+        const cli_cell *f = &t->cells[(size_t)from * NCOLS];
+        for (to = from + 1; to < t->nrows; to++) {
+            const cli_cell *g = &t->cells[(size_t)to * NCOLS];
+            if (strcmp(g[1].s, f[1].s) || strcmp(g[3].s, f[3].s)) break;
+        }
+        int best = -1, nna = 0;
+        for (int r = from; r < to; r++) {
+            const cli_cell *c = &t->cells[(size_t)r * NCOLS];
+            if (!strcmp(c[C_STATUS].s, "ok") && c[4].has_v &&
+                (best < 0 || c[4].v < t->cells[(size_t)best * NCOLS + 4].v))
+                best = r;
+        }
+        for (int r = from; r < to; r++) {
+            const cli_cell *c = &t->cells[(size_t)r * NCOLS];
+            if (!strcmp(c[C_STATUS].s, "unsupported")) {
+                if (nna < BRIEF_NA_MAX) na[nna] = c[0].s, naw[nna++] = c[C_WHY].s;
+                continue;
+            }
+            int nr = tbl_row(&s);
+            tbl_str(&s, nr, 0, r == best ? "*" : "");
+            for (int k = 1; k < NB; k++) {
+                tbl_str(&s, nr, k, c[src[k]].s);
+                s.cells[(size_t)nr * NB + (size_t)k].numeric = c[src[k]].numeric;
+            }
+            char sz[32];
+            tbl_str(&s, nr, 3, c[3].has_v ? ar_fmt_bytes(c[3].v, sz, sizeof sz) : c[3].s);
+            if (strcmp(c[C_STATUS].s, "ok")) tbl_str(&s, nr, 7, c[C_STATUS].s);
+        }
+        if (nna) {
+            tbl_print(&s, FMT_TABLE, stdout);
+            tbl_free(&s);
+            tbl_init(&s, NB, bc);
+            cli_print_na(stdout, f[1].s, na, naw, nna);
+        }
+    }
+    if (s.nrows) tbl_print(&s, FMT_TABLE, stdout);
+    tbl_free(&s);
+}
+
 /* Prices a planned schedule (lab_eval_price) once: the meanwhile work of a simulation. */
 typedef struct price_job {
     const ar_platform *p;
@@ -189,6 +239,8 @@ static void sim_help(const lab_sim_api *sim) {
         "                  --sync dataflow; with jobs, one simulation of every job (each its ranks,\n"
         "                  algorithm, start) and a row per job\n"
         "  --model-only    print the model's columns (model_s, closed_s) of every row without simulating\n"
+        "  --brief         the table: one short row per algorithm and platform (sim_s, model_s, busbw),\n"
+        "                  one line for the algorithms that do not apply; no per-run breakdown\n"
         "  --digits N      significant digits of sim_s, model_s and closed_s (1..17, default 12)\n"
         "network models (--network):\n%s",
         sim->network_help());
@@ -303,13 +355,15 @@ int cmd_sim(int argc, char **argv) {
     int nrest = 0;
     ar_sim_engine engine = AR_SIM_FAST;
     ar_sim_sync sync = AR_SYNC_DATAFLOW;
-    int full = 0, chunks = 0, digits = 12, model_only = 0, sync_given = 0;
+    int full = 0, chunks = 0, digits = 12, model_only = 0, sync_given = 0, brief = 0;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--no-shortcuts")) {
             full = 1;
         } else if (!strcmp(a, "--model-only")) {
             model_only = 1;
+        } else if (!strcmp(a, "--brief")) {
+            brief = 1;
         } else if (!strcmp(a, "--chunks") || !strncmp(a, "--chunks=", 9)) {
             const char *v = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
             long long c;
@@ -459,7 +513,7 @@ int cmd_sim(int argc, char **argv) {
         }
         for (int si = 0; si < o.nsizes; si++) {
             double bytes = (double)counts[si] * (double)eb;
-            if (o.format == FMT_TABLE) {
+            if (o.format == FMT_TABLE && !brief) {
                 char b[32];
                 printf("== %s (%d ranks), %s ==\n", p->name, p->nranks, ar_fmt_bytes(bytes, b, sizeof b));
             }
@@ -478,7 +532,7 @@ int cmd_sim(int argc, char **argv) {
                 if (st == AR_EUNSUPPORTED || st == AR_ELIMIT) { /* a row saying why, never a silent gap */
                     int row = why_row(&t, algos[ai], p, bytes, st == AR_ELIMIT ? "limit" : "unsupported", e.msg);
                     if (stream && row >= 0) tbl_stream_row(&t, row, o.format, stdout);
-                    if (o.format == FMT_TABLE) printf("  %s: not applicable: %s\n", algos[ai], e.msg);
+                    if (o.format == FMT_TABLE && !brief) printf("  %s: not applicable: %s\n", algos[ai], e.msg);
                     continue;
                 }
                 if (st != AR_OK) {
@@ -582,7 +636,7 @@ int cmd_sim(int argc, char **argv) {
                                          : "budget");
                 tbl_str(&t, row, C_WHY, st == AR_EFAIL ? e.msg : r.complete ? ev.model_why : "stopped by --budget: partial");
                 if (stream) tbl_stream_row(&t, row, o.format, stdout);
-                if (o.format == FMT_TABLE) {
+                if (o.format == FMT_TABLE && !brief) {
                     char b1[32], b2[32], b3[32];
                     char b4[32];
                     printf("  %s: sim %s  model %s  walk %s  rel_err %.3g  closed form %s%s%s\n", algos[ai],
@@ -624,7 +678,9 @@ int cmd_sim(int argc, char **argv) {
         free(delays);
     }
     for (int pi = 0; pi < o.nplatforms; pi++) ar_platform_free(plats[pi]);
-    if (o.format == FMT_TABLE) {
+    if (o.format == FMT_TABLE && brief) {
+        print_brief(&t);
+    } else if (o.format == FMT_TABLE) {
         printf("\nnetwork: %s\nsemantics: %s\n\n", netdesc,
                sync == AR_SYNC_DATAFLOW ? "dataflow (every rank advances on its own data; --sync round for lockstep)"
                                         : "round (lockstep: an op's round after all of the previous, a phase after "

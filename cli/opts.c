@@ -294,3 +294,36 @@ ar_status cli_preflight(const cli_opts *o, const char *const *algos, int na, ar_
         }
     return AR_OK;
 }
+
+/* why without "ALGO: ", "platform PLAT " and a closing " (hint)" */
+static void na_reason(const char *algo, const char *plat, const char *why, char *buf, size_t n) {
+    size_t la = strlen(algo), lp = strlen(plat);
+    if (!strncmp(why, algo, la) && !strncmp(why + la, ": ", 2)) why += la + 2;
+    if (!strncmp(why, "platform ", 9) && !strncmp(why + 9, plat, lp) && why[9 + lp] == ' ') why += 10 + lp;
+    snprintf(buf, n, "%s", why);
+    size_t l = strlen(buf);
+    if (l && buf[l - 1] == ')') {
+        char *open = strrchr(buf, '(');
+        if (open && open > buf && open[-1] == ' ') open[-1] = 0;
+    }
+}
+
+void cli_print_na(FILE *out, const char *plat, const char *const *algos, const char *const *whys, int n) {
+    if (n <= 0) return;
+    char (*r)[AR_ERR_LEN] = calloc((size_t)n, sizeof *r);
+    if (!r) return;
+    for (int i = 0; i < n; i++) na_reason(algos[i], plat, whys[i], r[i], sizeof r[i]);
+    fprintf(out, "not applicable on %s:", plat);
+    int groups = 0;
+    for (int i = 0; i < n; i++) {
+        int seen = 0;
+        for (int k = 0; k < i && !seen; k++) seen = !strcmp(r[k], r[i]);
+        if (seen) continue;
+        fprintf(out, "%s %s", groups++ ? ";" : "", algos[i]);
+        for (int k = i + 1; k < n; k++)
+            if (!strcmp(r[k], r[i])) fprintf(out, ", %s", algos[k]);
+        fprintf(out, " (%s)", r[i]);
+    }
+    fputc('\n', out);
+    free(r);
+}

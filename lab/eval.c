@@ -162,7 +162,7 @@ void lab_eval_schedule(const ar_platform *p, const char *spec, uint64_t count, s
     int walk_first = out->have_closed && out->have_walk && !out->uneven && fabs(out->rel_diff) > LAB_EVAL_AGREE;
     if (walk_first)
         snprintf(out->model_why, sizeof out->model_why,
-                 "model_s is the walk: the closed form (closed_s) is %+.1f%% off it here (%s)",
+                 "model_s is the walk: the closed form (closed_s) is %+.3g%% off it here (%s)",
                  100 * (out->closed_s - out->walk_s) / out->walk_s,
                  late > 0 ? "it adds the largest start delay to the idle-start time; the walk starts only the late "
                                      "ranks late, and their neighbours use the slack"

@@ -36,8 +36,8 @@ typedef struct lab_eval_opts {
     const double *start_s;
 } lab_eval_opts;
 
-/* closed form and walk agree (relative) below this: the closed form is model_s */
-#define LAB_EVAL_AGREE 1e-6
+/* closed form and walk agree (relative) within this: the closed form is model_s (0.1 %: a paper equation that rounds differently still counts) */
+#define LAB_EVAL_AGREE 1e-3
 
 typedef struct lab_eval {
     ar_schedule *sch; /* the plan (owned; lab_eval_free) */
