@@ -32,6 +32,21 @@
  * 5. Failed rank on a tree (fr-10 without rank 3): 9 ranks, --check exact
  *    for ring and FlexReduce (planned on the survivors).
  * 6. Bad scenario files: one line each, naming the file and the JSON path.
+ * 8. The link statistics count background flows (test_flow_stats). Case 2's flow (0 -> 1 at
+ *    3.125 GB/s for the whole run, T = 0.016012 s) starts its bytes after its route latency 2 us and
+ *    keeps its cap throughout (the ring takes the rest), so it carries 3.125e9 (T - 2e-6) =
+ *    50.03125 MB on g0->s0.0 and s0.0->g1; the ring puts 6 x 25 MB = 150 MB on every directed link
+ *    it uses. s0.0-g0 (g0->s0.0): 200.03125 MB, 50.03125 MB of them background, busy for all of T
+ *    (the flow is in flight from 0), 2 at once, utilisation 200.03125e6 / (12.5e9 T) = 0.99941.
+ *    Bytes to 1 KB: a flow without an end is 2^62 bytes in SimGrid, whose remaining count (a double)
+ *    has that resolution there.
+ *    A flow on a link the schedule never crosses: ring on dgx-h100:nodes=2, 1 GB, crosses the
+ *    machines on rail 0 only (n0.g0, n1.g0; 2 x 15/16 GB per direction at 48 GB/s: 39.06 ms at full
+ *    rate); a flow rank 1 -> 9 (n0.g1 -> rail1 -> n1.g1, 2 us) of 10 GB without a cap takes all
+ *    48 GB/s of rail 1 and leaves the ring's time alone: it carries 48e9 (T - 2e-6) bytes by the end
+ *    T = 39.1825 ms, a load of T - 2 us > 39.06 ms, so the bottleneck is n0.g1-rail1 (n0.g1->rail1)
+ *    at utilisation (T - 2e-6) / T. Before, the statistics were the schedule's alone: 150 MB, and
+ *    n0.g0-rail0 at 50 %.
  * 7. A slow-computing straggler (stragglers[].rate = f): its GPU's reductions take 1/f as long.
  *    Ring on flat:ranks=8 (route 2 links: a = 2 us), N = 80 MB, s = N/8 = 10 MB, gamma = 5e-11 s/B:
  *        T = 2e-6 + 1e7 / 12.5e9 = 8.02e-4 s per transfer, g = 5e-11 x 1e7 = 5e-4 s per reduction.
@@ -272,9 +287,78 @@ static void test_bad(void) {
     bad("p3.8xlarge", "{\"failed_links\":[\"gpu0-gpu1\",\"gpu0-gpu2\",\"gpu0-gpu3\"]}", "no route");
 }
 
+/* Simulates algo on plat under sc_json (dataflow) into r; p is kept for the link names. */
+static int sim_result(const char *plat, const char *sc_json, const char *algo, uint64_t bytes, ar_platform **pp,
+                      ar_sim_result *r) {
+    ar_platform *p = sim_platform(plat);
+    ar_scenario *sc = scen(sc_json);
+    ar_err e = {{0}};
+    ar_schedule *s = NULL;
+    int ok = 0;
+    memset(r, 0, sizeof *r);
+    if (p && sc && ar_scenario_apply(sc, &p, &e) == AR_OK && ar_algo_plan(algo, p, bytes / 4, 4, &s, &e) == AR_OK) {
+        ar_sim_opts o = {.sync = AR_SYNC_DATAFLOW, .flows = sc->flows, .nflows = sc->nflows};
+        ok = ar_sim_run(p, s, &o, r, &e) == AR_OK;
+    }
+    T_CHECK(ok, "%s on %s under %s: %s", algo, plat, sc_json, e.msg);
+    ar_schedule_free(s);
+    ar_scenario_free(sc);
+    *pp = p;
+    return ok;
+}
+
+/* 8. (file comment) background flows in the link statistics and the bottleneck */
+static void test_flow_stats(void) {
+    ar_platform *p = NULL;
+    ar_sim_result r;
+    char bn[160] = "";
+    const char *bg = "{\"name\":\"bg\",\"flows\":[{\"src\":0,\"dst\":1,\"rate\":3.125e9}]}";
+    if (sim_result("flat:ranks=4", bg, "ring", 100000000, &p, &r)) {
+        double T = r.time_s, fb = 3.125e9 * (T - 2e-6);
+        T_NEAR(T, 0.016012, 1e-12, "ring beside the flow");
+        ar_sim_dlink_name(p, r.bottleneck, bn, sizeof bn);
+        T_CHECK(!strcmp(bn, "s0.0-g0 (g0->s0.0)"), "the flow's first link is the bottleneck: %s", bn);
+        int b = r.bottleneck;
+        if (b >= 0) {
+            T_CHECK(fabs(r.link_bytes[b] - (150e6 + fb)) <= 1024, "bottleneck bytes = the ring's 150 MB + 3.125e9 (T - 2 us) "
+                    "= %.17g: %.17g", 150e6 + fb, r.link_bytes[b]);
+            T_CHECK(r.link_bg_bytes && fabs(r.link_bg_bytes[b] - fb) <= 1024, "of which background: %.17g",
+                    r.link_bg_bytes ? r.link_bg_bytes[b] : NAN);
+            T_NEAR(r.link_busy_s[b], T, 1e-12, "busy for the whole run (the flow is in flight from 0)");
+            T_CHECK(r.link_max_flows[b] == 2, "the ring's transfer and the flow at once: %d", r.link_max_flows[b]);
+            T_NEAR(ar_sim_link_util(p, &r, b), (150e6 + fb) / (12.5e9 * T), 1e-5, "utilisation 0.99941 (to 1 KB)");
+        }
+        T_CHECK(fabs(r.bg_bytes - fb) <= 1024, "background bytes until the end: %.17g", r.bg_bytes);
+        for (int d = 0; d < r.ndlinks; d++) /* a link only the ring crosses: its 150 MB, no background */
+            if (r.link_bytes[d] > 0 && r.link_bg_bytes && r.link_bg_bytes[d] == 0)
+                T_NEAR(r.link_bytes[d], 150e6, 1e-12, "a link without the flow carries the ring's bytes");
+    }
+    ar_sim_result_free(&r);
+    ar_platform_free(p);
+    /* a saturating flow on a rail the ring never crosses */
+    const char *rail = "{\"name\":\"rail1\",\"flows\":[{\"src\":1,\"dst\":9,\"bytes\":\"10GB\"}]}";
+    if (sim_result("dgx-h100:nodes=2", rail, "ring", 1000000000, &p, &r)) {
+        double T = r.time_s;
+        T_NEAR(T, 0.0391825, 1e-4, "the ring is not slowed (its rail is rail 0)");
+        ar_sim_dlink_name(p, r.bottleneck, bn, sizeof bn);
+        T_CHECK(!strcmp(bn, "n0.g1-rail1 (n0.g1->rail1)"), "the saturated rail link is the bottleneck: %s", bn);
+        if (r.bottleneck >= 0) {
+            T_CHECK(fabs(r.link_bytes[r.bottleneck] - 48e9 * (T - 2e-6)) <= 1024, "48 GB/s from 2 us to the end: %.17g",
+                    r.link_bytes[r.bottleneck]);
+            T_NEAR(ar_sim_link_util(p, &r, r.bottleneck), (T - 2e-6) / T, 1e-9, "the rail link is saturated");
+        }
+        T_CHECK(fabs(r.bg_bytes - 48e9 * (T - 2e-6)) <= 1024, "background bytes until the end: %.17g", r.bg_bytes);
+        printf("flow stats: %s util %.6f, background %.6g B\n", bn,
+               r.bottleneck >= 0 ? ar_sim_link_util(p, &r, r.bottleneck) : NAN, r.bg_bytes);
+    }
+    ar_sim_result_free(&r);
+    ar_platform_free(p);
+}
+
 int main(void) {
     test_timing();
     test_slow_compute();
     test_bad();
+    test_flow_stats();
     return t_done("sim_scenario");
 }
