@@ -47,6 +47,20 @@
  *    T = 39.1825 ms, a load of T - 2 us > 39.06 ms, so the bottleneck is n0.g1-rail1 (n0.g1->rail1)
  *    at utilisation (T - 2e-6) / T. Before, the statistics were the schedule's alone: 150 MB, and
  *    n0.g0-rail0 at 50 %.
+ * 9. A failed NIC on a rail fabric (test_failed_nic): dgx-h100:nodes=2 (8 GPUs per node on an
+ *    NVSwitch, 18 lanes x 20.6 GB/s = 370.8 GB/s a GPU; GPU j of each node on rail j by one 48 GB/s
+ *    NIC, 1 us a link) without n0.g0-rail0. NCCL's search gives every channel a NIC that exists:
+ *    healthy 8 ring channels at 48 GB/s, now 7 at 48 (NCCL's model: RING/SIMPLE at 1 GB is
+ *    lat + 1e9 / busbw with the same lat = 2 t(1 GB) - t(2 GB) and 7/8 of the bandwidth, so its
+ *    bandwidth term grows by exactly 8/7). nccl-ring plans its 7 channels on rails 1..7, one each:
+ *    30 steps of 1e9 / (7 x 16) bytes over the PXN route (NVLink to the rail's GPU, its rail:
+ *    4 links, 4 us), the 48 GB/s rail the bottleneck:
+ *        T = 30 (4e-6 + 1e9 / (7 x 16 x 48e9)) = 5.7003571 ms,
+ *    whose rail term is 8/7 of the healthy one (30 x 1e9 / (8 x 16 x 48e9) = 4.8828 ms; healthy the
+ *    NVLink is the bottleneck: 5.1267 ms, so the whole run is 1.112 x). Before, channel 0 kept GPU 0,
+ *    rerouted through another channel's rail: 9.886 ms, 1.93 x. NCCL's pick (NVLS_TREE -> nvlstree)
+ *    puts 1/7 of each slice on each of 7 rails; its NVSwitch reduction stays the bottleneck:
+ *    9.3325 ms against 9.1187 ms (before 11.693 ms, its block 0 sharing rail 1).
  * 7. A slow-computing straggler (stragglers[].rate = f): its GPU's reductions take 1/f as long.
  *    Ring on flat:ranks=8 (route 2 links: a = 2 us), N = 80 MB, s = N/8 = 10 MB, gamma = 5e-11 s/B:
  *        T = 2e-6 + 1e7 / 12.5e9 = 8.02e-4 s per transfer, g = 5e-11 x 1e7 = 5e-4 s per reduction.
@@ -68,6 +82,7 @@
 #include "sim_util.h"
 
 #include "core/scenario.h"
+#include "models/nccl_model.h"
 
 static ar_scenario *scen(const char *json) {
     ar_scenario *s = NULL;
@@ -320,8 +335,10 @@ static void test_flow_stats(void) {
         T_CHECK(!strcmp(bn, "s0.0-g0 (g0->s0.0)"), "the flow's first link is the bottleneck: %s", bn);
         int b = r.bottleneck;
         if (b >= 0) {
-            T_CHECK(fabs(r.link_bytes[b] - (150e6 + fb)) <= 1024, "bottleneck bytes = the ring's 150 MB + 3.125e9 (T - 2 us) "
-                    "= %.17g: %.17g", 150e6 + fb, r.link_bytes[b]);
+            T_CHECK(fabs(r.link_bytes[b] - (150e6 + fb)) <= 1024,
+                    "bottleneck bytes = the ring's 150 MB + 3.125e9 (T - 2 us) "
+                    "= %.17g: %.17g",
+                    150e6 + fb, r.link_bytes[b]);
             T_CHECK(r.link_bg_bytes && fabs(r.link_bg_bytes[b] - fb) <= 1024, "of which background: %.17g",
                     r.link_bg_bytes ? r.link_bg_bytes[b] : NAN);
             T_NEAR(r.link_busy_s[b], T, 1e-12, "busy for the whole run (the flow is in flight from 0)");
@@ -355,10 +372,76 @@ static void test_flow_stats(void) {
     ar_platform_free(p);
 }
 
+/* 9. (file comment) a failed NIC: NCCL's algorithms planned on the NICs left */
+static void test_failed_nic(void) {
+    const char *nic = "{\"name\":\"nic0\",\"failed_links\":[\"n0.g0-rail0\"]}";
+    const char *plat = "dgx-h100:nodes=2";
+    /* NCCL's model: 7 channels at 48 GB/s, the bandwidth term x 8/7 */
+    double bw[2], ch[2];
+    for (int k = 0; k < 2; k++) {
+        ar_platform *p = sim_platform(plat);
+        ar_scenario *sc = k ? scen(nic) : NULL;
+        ar_err e = {{0}};
+        ar_nccl_in in;
+        double t1 = NAN, t2 = NAN;
+        if (p && (!k || sc) && (!k || ar_scenario_apply(sc, &p, &e) == AR_OK) &&
+            ar_nccl_in_from_platform(p, 0, &in, &e) == AR_OK) {
+            ch[k] = in.ring.nchannels;
+            T_OK(ar_nccl_model_time(&in, AR_NCCL_ALLREDUCE, AR_NCCL_RING, AR_NCCL_SIMPLE, 1e9, &t1, &e), e);
+            T_OK(ar_nccl_model_time(&in, AR_NCCL_ALLREDUCE, AR_NCCL_RING, AR_NCCL_SIMPLE, 2e9, &t2, &e), e);
+            T_NEAR(in.ring.bw_inter_GBps, 48.0, 1e-12, "a ring channel runs at one NIC's 48 GB/s");
+        } else {
+            T_CHECK(0, "nccl model on %s: %s", plat, e.msg);
+        }
+        bw[k] = t1 - (2 * t1 - t2); /* the bandwidth term: t(1 GB) less the latency */
+        ar_scenario_free(sc);
+        ar_platform_free(p);
+    }
+    T_CHECK(ch[0] == 8 && ch[1] == 7, "NCCL's ring channels: %g healthy, %g with 7 NICs (one per NIC)", ch[0], ch[1]);
+    T_NEAR(bw[1] / bw[0], 8.0 / 7.0, 1e-9, "NCCL's model: RING's bandwidth term x 8/7 with 7 of 8 NICs");
+    /* nccl-ring simulated: 7 channels on rails 1..7 */
+    double w, h = run(plat, NULL, "nccl-ring", 1000000000, AR_SYNC_DATAFLOW, 0, NULL, NULL, 0);
+    char bn[160] = "";
+    double t = run(plat, nic, "nccl-ring", 1000000000, AR_SYNC_DATAFLOW, 0, &w, bn, sizeof bn);
+    double rail7 = 30 * 1e9 / (7 * 16 * 48e9), rail8 = 30 * 1e9 / (8 * 16 * 48e9);
+    T_NEAR(t, 30 * 4e-6 + rail7, 1e-7, "nccl-ring without a NIC = 30 (4 us + 1e9 / (7 x 16 x 48e9))");
+    T_NEAR(t - 30 * 4e-6, rail8 * 8 / 7, 1e-7, "its rail term is 8/7 of the healthy one");
+    T_NEAR(w, t, 1e-7, "the walk plans and prices the same 7 channels");
+    T_CHECK(strstr(bn, "rail") != NULL, "a rail link is the bottleneck: %s", bn);
+    T_CHECK(t / h > 1.05 && t / h <= 8.0 / 7.0 + 1e-9,
+            "nccl-ring: %.6g ms / %.6g ms = %.4f x, not the 1.93 x of a "
+            "channel on a GPU without its NIC",
+            t * 1e3, h * 1e3, t / h);
+    /* the schedule: 7 channels, none entering a node at GPU 0 */
+    ar_platform *p = sim_platform(plat);
+    ar_scenario *sc = scen(nic);
+    ar_err e = {{0}};
+    ar_schedule *s = NULL;
+    if (p && sc && ar_scenario_apply(sc, &p, &e) == AR_OK && ar_algo_plan("nccl-ring", p, 1000, 4, &s, &e) == AR_OK &&
+        s) {
+        T_CHECK(s->nphases == 2 && s->phases[0].nops == 7, "nccl-ring plans 7 channels: %d",
+                s->nphases ? s->phases[0].nops : -1);
+        for (int c = 0; s->nphases && c < s->phases[0].nops; c++)
+            T_CHECK(s->phases[0].ops[c].members[0] == c + 1, "channel %d enters node 0 at GPU %d (its NIC's)", c,
+                    s->phases[0].ops[c].members[0]);
+    }
+    ar_schedule_free(s);
+    ar_scenario_free(sc);
+    ar_platform_free(p);
+    /* NCCL's pick (NVLS_TREE -> nvlstree): 1/7 of each slice per rail, under the NVSwitch reduction */
+    double nh = run(plat, NULL, "nccl", 1000000000, AR_SYNC_DATAFLOW, 0, NULL, NULL, 0);
+    double nt = run(plat, nic, "nccl", 1000000000, AR_SYNC_DATAFLOW, 0, NULL, NULL, 0);
+    T_CHECK(nt / nh > 1 && nt / nh < 8.0 / 7.0, "nccl (nvlstree): %.6g ms / %.6g ms = %.4f x (before 1.28 x)", nt * 1e3,
+            nh * 1e3, nt / nh);
+    printf("failed NIC: nccl-ring %.9g -> %.9g s (%.4f x), nccl %.9g -> %.9g s (%.4f x), NCCL model bw x %.6f\n", h, t,
+           t / h, nh, nt, nt / nh, bw[1] / bw[0]);
+}
+
 int main(void) {
     test_timing();
     test_slow_compute();
     test_bad();
     test_flow_stats();
+    test_failed_nic();
     return t_done("sim_scenario");
 }
