@@ -38,6 +38,7 @@
  *    50.03125 MB on g0->s0.0 and s0.0->g1; the ring puts 6 x 25 MB = 150 MB on every directed link
  *    it uses. s0.0-g0 (g0->s0.0): 200.03125 MB, 50.03125 MB of them background, busy for all of T
  *    (the flow is in flight from 0), 2 at once, utilisation 200.03125e6 / (12.5e9 T) = 0.99941.
+ *    A flow of 10 MB that ends before the collective (case 2's bg2) puts exactly 150 + 10 MB there.
  *    Bytes to 1 KB: a flow without an end is 2^62 bytes in SimGrid, whose remaining count (a double)
  *    has that resolution there.
  *    A flow on a link the schedule never crosses: ring on dgx-h100:nodes=2, 1 GB, crosses the
@@ -349,6 +350,18 @@ static void test_flow_stats(void) {
         for (int d = 0; d < r.ndlinks; d++) /* a link only the ring crosses: its 150 MB, no background */
             if (r.link_bytes[d] > 0 && r.link_bg_bytes && r.link_bg_bytes[d] == 0)
                 T_NEAR(r.link_bytes[d], 150e6, 1e-12, "a link without the flow carries the ring's bytes");
+    }
+    ar_sim_result_free(&r);
+    ar_platform_free(p);
+    /* a flow that ends before the collective (10 MB at 3.125 GB/s from 1 ms, case 2's bg2): all its bytes */
+    const char *bg2 = "{\"name\":\"bg2\",\"flows\":[{\"src\":0,\"dst\":1,\"rate\":\"3.125GBps\",\"bytes\":\"10MB\","
+                      "\"start\":\"1ms\"}]}";
+    if (sim_result("flat:ranks=4", bg2, "ring", 100000000, &p, &r) && r.bottleneck >= 0) {
+        ar_sim_dlink_name(p, r.bottleneck, bn, sizeof bn);
+        T_CHECK(!strcmp(bn, "s0.0-g0 (g0->s0.0)"), "a finished flow's link is the bottleneck: %s", bn);
+        T_NEAR(r.link_bytes[r.bottleneck], 160e6, 1e-12, "the ring's 150 MB + the flow's 10 MB");
+        T_NEAR(r.link_bg_bytes ? r.link_bg_bytes[r.bottleneck] : NAN, 10e6, 1e-12, "of which background: 10 MB");
+        T_NEAR(r.bg_bytes, 10e6, 1e-12, "the flow's bytes, all through");
     }
     ar_sim_result_free(&r);
     ar_platform_free(p);
