@@ -4,6 +4,8 @@
 #ifndef AR_NCCL_ALGOS_H
 #define AR_NCCL_ALGOS_H
 
+#include <stddef.h>
+
 #include "core/algo.h"
 
 /* Nodes (machines) of p and the first rank of each: node m holds ranks
@@ -16,6 +18,15 @@ void ar_nccl_nodes(const ar_platform *p, int *nodes, const int **first, int one[
  * where the model cannot derive it (a GPU it does not know) 1, and *why says so
  * (static text, "" otherwise). */
 int ar_nccl_ring_channels(const ar_platform *p, const char **why);
+
+/* Where NCCL's channels cross between nodes when a rail fabric lost NICs (a scenario's failed links):
+ * NCCL's search gives every channel a NIC that exists, so channel c enters and leaves each node at
+ * the GPU heads[c mod n] of the n local indices whose NIC is alive on every node (ar_nccl_nic_gpus),
+ * instead of GPU c mod g. Returns n and *heads (the caller frees) where some NICs are gone; 0 and
+ * NULL where every GPU has its NIC or the platform has none (c mod g then); -1 out of memory. */
+int ar_nccl_heads(const ar_platform *p, int **heads);
+/* "heads = {1,2,...} (the GPUs whose NIC is alive on every node)" into buf, for a detail line. */
+void ar_nccl_heads_text(const int *heads, int n, char *buf, size_t len);
 
 /* Parent of node x (0..M-1) in tree t (0 or 1) of NCCL's double binary tree
  * (nccl_tree.c); -1 at the tree's root. */

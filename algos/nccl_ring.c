@@ -8,6 +8,10 @@
  * channel c goes from GPU c-1 of node m to GPU c of node m+1: on a rail fabric
  * (core/platform_rail.h) its route is NVLink to GPU c then rail c (PXN), so the
  * traffic of channel c between nodes stays on rail c mod g.
+ * A rail fabric that lost NICs (a scenario's failed_links): NCCL's search builds its rings from the
+ * NICs that exist, so the channel count is the model's for the NICs left (7 of 8: 7 channels) and
+ * channel c enters each node at the c-th (mod n) GPU whose NIC is alive on every node
+ * (ar_nccl_heads), not at a GPU without one whose traffic would cross on another channel's rail.
  *
  * Plan: phase "reduce-scatter (nccl ring, C channels)" with C concurrent
  * REDUCE_SCATTER ops (impl RING), op c over channel c's ring and its slice of
@@ -18,6 +22,7 @@
  * rank owns one contiguous block of the buffer at the end of its reduce-scatter).
  * Ownership: *out belongs to the caller.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,6 +40,32 @@ void ar_nccl_nodes(const ar_platform *p, int *nodes, const int **first, int one[
     one[1] = p->nranks;
     *nodes = 1;
     *first = one;
+}
+
+int ar_nccl_heads(const ar_platform *p, int **heads) {
+    *heads = NULL;
+    int g = p->nmachines > 1 && p->machine_first_rank ? p->machine_first_rank[1] - p->machine_first_rank[0] : 0;
+    if (g < 2) return 0;
+    int *h = ar_calloc((size_t)g, sizeof *h);
+    if (!h) return -1;
+    int n = ar_nccl_nic_gpus(p, h);
+    if (n <= 0 || n >= g) {
+        free(h);
+        return 0;
+    }
+    *heads = h;
+    return n;
+}
+
+void ar_nccl_heads_text(const int *heads, int n, char *buf, size_t len) {
+    size_t at = 0;
+    int w = snprintf(buf, len, "heads = {");
+    at = w > 0 && (size_t)w < len ? (size_t)w : len;
+    for (int i = 0; i < n && at < len; i++) {
+        w = snprintf(buf + at, len - at, "%s%d", i ? "," : "", heads[i]);
+        at = w > 0 && (size_t)w < len - at ? at + (size_t)w : len;
+    }
+    if (at < len) snprintf(buf + at, len - at, "} (the GPUs whose NIC is alive on every node)");
 }
 
 int ar_nccl_ring_channels(const ar_platform *p, const char **why) {
@@ -96,13 +127,14 @@ static ar_status nring_plan(const ar_platform *p, uint64_t count, size_t elem_by
     ar_proto proto = ar_nccl_proto_of(p, AR_NCCL_RING, v[1].s, (double)count * (double)elem_bytes, &pwhy);
     int P = p->nranks;
     ar_schedule *s = ar_schedule_new("nccl-ring", P, count, elem_bytes);
-    int *ring = ar_calloc((size_t)P, sizeof *ring);
-    if (!s || !ring) goto nomem;
-    if (ar_schedule_set_detail(
-            s,
-            "channels=%d%s proto=%s%s nodes=%d, channel c enters each node at its GPU c mod (GPUs of "
-            "the node)",
-            C, why, ar_proto_name(proto), pwhy, M) != AR_OK)
+    int *ring = ar_calloc((size_t)P, sizeof *ring), *heads = NULL;
+    int nh = ar_nccl_heads(p, &heads);
+    char hw[160] = "";
+    if (!s || !ring || nh < 0) goto nomem;
+    if (nh > 0) ar_nccl_heads_text(heads, nh, hw, sizeof hw);
+    if (ar_schedule_set_detail(s, "channels=%d%s proto=%s%s nodes=%d, channel c enters each node at its GPU %s%s", C,
+                               why, ar_proto_name(proto), pwhy, M,
+                               nh > 0 ? "heads[c mod (their count)], " : "c mod (GPUs of the node)", hw) != AR_OK)
         goto nomem;
     static const ar_op_kind kinds[2] = {AR_OP_REDUCE_SCATTER, AR_OP_ALL_GATHER};
     static const char *const names[2] = {"reduce-scatter", "all-gather"};
@@ -111,7 +143,8 @@ static ar_status nring_plan(const ar_platform *p, uint64_t count, size_t elem_by
         for (int c = 0; c < C; c++) {
             for (int m = 0; m < M; m++) {
                 int f = first[m], g = first[m + 1] - first[m];
-                for (int j = 0; j < g; j++) ring[f + j] = f + (c + j) % g;
+                int h = nh > 0 ? heads[c % nh] : c;
+                for (int j = 0; j < g; j++) ring[f + j] = f + (h + j) % g;
             }
             uint64_t off, len;
             ar_coll_block(C, count, c, &off, &len);
@@ -122,10 +155,12 @@ static ar_status nring_plan(const ar_platform *p, uint64_t count, size_t elem_by
         }
     }
     free(ring);
+    free(heads);
     *out = s;
     return AR_OK;
 nomem:
     free(ring);
+    free(heads);
     return ar_classic_nomem("nccl-ring", s, e);
 }
 

@@ -12,7 +12,10 @@
  * inter-node edges of channel c are on rail c mod g (head-to-head routes).
  *
  * NCCL runs these trees on every channel (channel c: tree c mod 2, its own
- * intra-node chain and NIC); here channel c's chain starts at GPU c mod g.
+ * intra-node chain and NIC); here channel c's chain starts at GPU c mod g, or, on a
+ * rail fabric that lost NICs (a scenario's failed_links), at the c-th (mod n) GPU whose
+ * NIC is alive on every node (ar_nccl_heads, nccl_ring.c), with the model's channel
+ * count for the NICs left, as NCCL's search uses only NICs that exist.
  *
  * Plan: one phase "double binary tree" with C ALL_REDUCE ops (impl TREE,
  * `parent` = tree c mod 2, member 0 = the root node's head), op c over slice c
@@ -81,10 +84,14 @@ static ar_status ntree_plan(const ar_platform *p, uint64_t count, size_t elem_by
     ar_schedule *s = ar_schedule_new("nccl-tree", P, count, elem_bytes);
     int *members = ar_calloc((size_t)P, sizeof *members), *parent = ar_calloc((size_t)P, sizeof *parent);
     int *pos = ar_calloc((size_t)M, sizeof *pos); /* member index of node x's head */
-    if (!s || !members || !parent || !pos) goto nomem;
+    int *heads = NULL, nh = ar_nccl_heads(p, &heads);
+    char hw[160] = "";
+    if (!s || !members || !parent || !pos || nh < 0) goto nomem;
+    if (nh > 0) ar_nccl_heads_text(heads, nh, hw, sizeof hw);
     if (ar_schedule_set_detail(
-            s, "channels=%d%s proto=%s%s: double binary tree over %d nodes, chain inside each, %d chunks", T, why,
-            ar_proto_name(proto), pwhy, M, (int)v[1].i) != AR_OK ||
+            s, "channels=%d%s proto=%s%s: double binary tree over %d nodes, chain inside each, %d chunks%s%s", T, why,
+            ar_proto_name(proto), pwhy, M, (int)v[1].i,
+            nh > 0 ? ", channel c's head at GPU heads[c mod (their count)], " : "", hw) != AR_OK ||
         ar_sched_phase(s, "double binary tree (nccl tree)") < 0)
         goto nomem;
     for (int t = 0; t < T; t++) {
@@ -97,7 +104,8 @@ static ar_status ntree_plan(const ar_platform *p, uint64_t count, size_t elem_by
             int x = i == 0 ? root : (i <= root ? i - 1 : i);
             int f = first[x], g = first[x + 1] - first[x];
             pos[x] = k;
-            for (int j = 0; j < g; j++) members[k++] = f + (t + j) % g;
+            int h = nh > 0 ? heads[t % nh] : t;
+            for (int j = 0; j < g; j++) members[k++] = f + (h + j) % g;
         }
         for (int x = 0; x < M; x++) {
             int q = ar_nccl_dtree_parent(M, t % 2, x);
@@ -115,12 +123,14 @@ static ar_status ntree_plan(const ar_platform *p, uint64_t count, size_t elem_by
     free(members);
     free(parent);
     free(pos);
+    free(heads);
     *out = s;
     return AR_OK;
 nomem:
     free(members);
     free(parent);
     free(pos);
+    free(heads);
     return ar_classic_nomem("nccl-tree", s, e);
 }
 

@@ -29,6 +29,12 @@
  * and to no GPU of another node (the root of a one-node preset, n<m>.nvs of a
  * rail fabric); rail switch j: the reducing switch adjacent to GPU j of every
  * node. A platform without them is refused in one line.
+ * A rail fabric that lost NICs (a scenario's failed_links; ar_nccl_heads): NCCL's NVLS heads are
+ * the GPUs with a NIC, so with h of g left the slice is split in h blocks, not g: inside the node
+ * one REDUCE through the NVSwitch per head (every GPU sends its piece up, the sum comes down to the
+ * head: the reduce-scatter's traffic, scattered over the heads), across nodes block i over head i
+ * of every node on its own rail, then one BROADCAST per head (the head's block up, multicast down:
+ * the all-gather's). Without an NVSwitch (collnet) the in-node REDUCE/BROADCAST are rings.
  * Parameters: chunks (pipeline chunks of every SWITCH op; 0 = auto: one per
  * 4 MiB of the op's range, 1..64), slices (several nodes, default 1, at most
  * count/g; see nvls). Serves all-reduce (nvls also
@@ -118,7 +124,15 @@ ar_status ar_switch_plan(ar_switch_variant var, const ar_platform *p, ar_coll co
     int *tmp = ar_calloc((size_t)P + 1, sizeof *tmp), *nvs = ar_calloc((size_t)M, sizeof *nvs),
         *rail = ar_calloc((size_t)g, sizeof *rail), *par = ar_calloc((size_t)M, sizeof *par);
     ar_schedule *s = NULL;
-    if (!tmp || !nvs || !rail || !par) goto nomem;
+    /* the NVLS heads: GPU hd[i] of every node carries block i of H across nodes (every GPU, or the
+     * GPUs whose NIC is alive on every node once some failed) */
+    int *hd = NULL, H = M > 1 ? ar_nccl_heads(p, &hd) : 0, lost = H > 0;
+    if (!lost && H == 0 && g > 0) {
+        hd = ar_calloc((size_t)g, sizeof *hd);
+        for (int j = 0; hd && j < g; j++) hd[j] = j;
+        H = g;
+    }
+    if (!tmp || !nvs || !rail || !par || H < 0 || !hd) goto nomem;
     int have_nvs = 1;
     for (int m = 0; m < M; m++) {
         nvs[m] = g > 1 ? node_switch(p, first, M, m, tmp) : -1;
@@ -137,10 +151,11 @@ ar_status ar_switch_plan(ar_switch_variant var, const ar_platform *p, ar_coll co
                          p->name);
             goto fail;
         }
-        for (int j = 0; j < g; j++) {
+        for (int i = 0; i < H; i++) {
+            int j = hd[i];
             for (int m = 0; m < M; m++) tmp[m] = first[m] + j;
-            rail[j] = reducer_near(p, first[0] + j, tmp, M, -1);
-            if (rail[j] < 0 || rail[j] == nvs[0]) {
+            rail[i] = reducer_near(p, first[0] + j, tmp, M, -1);
+            if (rail[i] < 0 || rail[i] == nvs[0]) {
                 st = ar_fail(e, AR_EUNSUPPORTED,
                              "%s: platform %s has no reducing rail switch for GPU %d of every node (a rail fabric "
                              "with sharp=RATE has)",
@@ -158,7 +173,11 @@ ar_status ar_switch_plan(ar_switch_variant var, const ar_platform *p, ar_coll co
     if (!s) goto nomem;
     s->coll = coll;
     int c0 = (int)v[0].i;
-    if (ar_schedule_set_detail(s, "nodes=%d gpus=%d chunks=%s", M, g, c0 ? "given" : "auto") != AR_OK) goto nomem;
+    char hw[160] = "";
+    if (lost) ar_nccl_heads_text(hd, H, hw, sizeof hw);
+    if (ar_schedule_set_detail(s, "nodes=%d gpus=%d chunks=%s%s%s", M, g, c0 ? "given" : "auto",
+                               lost ? ", across nodes block i of the heads' count on GPU heads[i], " : "", hw) != AR_OK)
+        goto nomem;
     if (M == 1 && var != AR_SW_COLLNET) { /* one switch op over every rank */
         ar_op_kind k = coll == AR_COLL_ALLREDUCE       ? AR_OP_ALL_REDUCE
                        : coll == AR_COLL_REDUCESCATTER ? AR_OP_REDUCE_SCATTER
@@ -208,6 +227,23 @@ ar_status ar_switch_plan(ar_switch_variant var, const ar_platform *p, ar_coll co
             if (sl < 0 || sl >= K) continue;
             uint64_t so, sn;
             ar_coll_block(K, count, sl, &so, &sn);
+            if (stage != 1 && lost) { /* inside every node, one REDUCE / BROADCAST per head */
+                for (int m = 0; m < M; m++)
+                    for (int i = 0; i < H; i++) {
+                        uint64_t off, len;
+                        ar_coll_block(H, sn, i, &off, &len);
+                        if (!len) continue;
+                        for (int j = 0; j < g; j++) tmp[j] = first[m] + j;
+                        ar_op *op = ar_sched_op(s, stage == 0 ? AR_OP_REDUCE : AR_OP_BROADCAST,
+                                                have_nvs ? AR_IMPL_SWITCH : AR_IMPL_RING, tmp, g, so + off, len);
+                        if (!op) goto nomem;
+                        op->root = hd[i];
+                        op->sw = have_nvs ? nvs[m] : -1;
+                        op->chunks = have_nvs ? auto_chunks(c0, len, elem_bytes) : 1;
+                        op->tag = sl;
+                    }
+                continue;
+            }
             if (stage != 1) { /* inside every node */
                 for (int m = 0; m < M; m++) {
                     for (int j = 0; j < g; j++) tmp[j] = first[m] + j;
@@ -220,18 +256,18 @@ ar_status ar_switch_plan(ar_switch_variant var, const ar_platform *p, ar_coll co
                 }
                 continue;
             }
-            for (int j = 0; j < g; j++) { /* across nodes, per rail j on block j of the slice */
+            for (int i = 0; i < H; i++) { /* across nodes, per rail (head) i on block i of the slice */
                 uint64_t off, len;
-                ar_coll_block(g, sn, j, &off, &len);
+                ar_coll_block(H, sn, i, &off, &len);
                 off += so;
                 if (!len) continue;
-                for (int m = 0; m < M; m++) tmp[m] = first[m] + j;
+                for (int m = 0; m < M; m++) tmp[m] = first[m] + hd[i];
                 if (var == AR_SW_NVLS || var == AR_SW_COLLNET) {
                     ar_op *op = ar_sched_op(s, AR_OP_ALL_REDUCE, var == AR_SW_NVLS ? AR_IMPL_RING : AR_IMPL_SWITCH, tmp,
                                             M, off, len);
                     if (!op) goto nomem;
                     if (var == AR_SW_COLLNET) {
-                        op->sw = rail[j];
+                        op->sw = rail[i];
                         op->chunks = auto_chunks(c0, len, elem_bytes);
                     }
                     op->tag = sl;
@@ -257,6 +293,7 @@ done:
     free(tmp);
     free(nvs);
     free(rail);
+    free(hd);
     free(par);
     *out = s;
     return AR_OK;
@@ -264,12 +301,14 @@ nomem:
     free(tmp);
     free(nvs);
     free(rail);
+    free(hd);
     free(par);
     return ar_classic_nomem(name, s, e);
 fail:
     free(tmp);
     free(nvs);
     free(rail);
+    free(hd);
     free(par);
     ar_schedule_free(s);
     return st;

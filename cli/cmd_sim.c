@@ -183,6 +183,7 @@ static double load_s(const ar_platform *p, const ar_sim_result *r, int d) {
 /* The `top` most loaded links (bytes per capacity = time needed at full rate). */
 static void print_links(const lab_sim_api *sim, const ar_platform *p, const ar_sim_result *r, int top) {
     if (!r->link_bytes) return;
+    char nm_bytes_buf[32];
     int *pick = calloc((size_t)top, sizeof *pick);
     if (!pick) return;
     int np = 0;
@@ -195,15 +196,22 @@ static void print_links(const lab_sim_api *sim, const ar_platform *p, const ar_s
         }
         if (pos < top) pick[pos] = d;
     }
-    printf("    %-44s %10s %10s %10s %6s %6s\n", "link (most loaded first)", "bytes", "at full", "busy", "util",
-           "flows");
+    const double *bg = r->link_bg_bytes; /* the background flows' part of bytes (scenario flows) */
+    printf("    %-44s %10s %10s %10s %6s %6s%s\n", "link (most loaded first)", "bytes", "at full", "busy", "util",
+           "flows", bg ? "   of which background" : "");
     for (int i = 0; i < np; i++) {
-        char nm[160], b1[32], b2[32], b3[32];
+        char nm[160], b1[32], b2[32], b3[32], b4[32];
         int d = pick[i];
-        printf("    %-44s %10s %10s %10s %5.1f%% %6d\n", sim->dlink_name(p, d, nm, sizeof nm),
+        printf("    %-44s %10s %10s %10s %5.1f%% %6d", sim->dlink_name(p, d, nm, sizeof nm),
                ar_fmt_bytes(r->link_bytes[d], b1, sizeof b1), ar_fmt_time(load_s(p, r, d), b2, sizeof b2),
                ar_fmt_time(r->link_busy_s[d], b3, sizeof b3), 100 * sim->link_util(p, r, d), r->link_max_flows[d]);
+        if (bg) printf(" %22s", ar_fmt_bytes(bg[d], b4, sizeof b4));
+        printf("\n");
     }
+    if (bg)
+        printf("    (bytes, busy, util, flows and the bottleneck count the schedule's transfers and the background "
+               "flows together: %s of background traffic until the collective ended)\n",
+               ar_fmt_bytes(r->bg_bytes, nm_bytes_buf, sizeof nm_bytes_buf));
     free(pick);
 }
 
@@ -687,7 +695,8 @@ int cmd_sim(int argc, char **argv) {
                                           "all of the previous)");
         if (scen)
             printf("scenario: %s from %s; the walk starts each late rank late (dataflow), the closed form adds "
-                   "the largest start delay (%g s); background flows are not in the walk, only in the simulation\n\n",
+                   "the largest start delay (%g s); background flows are not in the walk, only in the simulation "
+                   "(and in its link statistics)\n\n",
                    scen_desc, scen->source, scen_delay);
         static const int keep[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, C_ALGBW + 1, 9, 15, 21, C_STATUS};
         enum { NK = sizeof keep / sizeof keep[0] };

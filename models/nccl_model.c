@@ -412,6 +412,39 @@ int ar_nccl_coll_parse(const char *s) {
 
 /* ---- from a platform: a simplified ncclTopoCompute ---- */
 
+/* Capacity (GB/s, nominal) of rank r's links that leave its machine: its NICs on a rail fabric. */
+static double gpu_out_GBps(const ar_platform *p, int r) {
+    int v = p->rank_node[r], m = p->machine_of_rank[r];
+    double c = 0;
+    for (int k = p->adj_off[v]; k < p->adj_off[v + 1]; k++) {
+        const ar_link *l = &p->links[p->adj[k]];
+        int u = l->a == v ? l->b : l->a;
+        if (p->nodes[u].machine != m) c += l->bw_Bps * l->lanes / 1e9;
+    }
+    return c;
+}
+
+int ar_nccl_nic_gpus(const ar_platform *p, int *nic_gpus) {
+    int nm = p->nmachines;
+    if (nm < 2 || !p->machine_first_rank || !p->machine_of_rank || !p->rank_node) return 0;
+    int ppn = p->machine_first_rank[1] - p->machine_first_rank[0], any = 0, n = 0;
+    for (int m = 1; m < nm; m++)
+        if (p->machine_first_rank[m + 1] - p->machine_first_rank[m] != ppn) return 0;
+    for (int j = 0; j < ppn; j++) {
+        int all = 1;
+        for (int m = 0; m < nm; m++) {
+            int has = gpu_out_GBps(p, p->machine_first_rank[m] + j) > 0;
+            any |= has;
+            all &= has;
+        }
+        if (all) {
+            if (nic_gpus) nic_gpus[n] = j;
+            n++;
+        }
+    }
+    return any ? n : 0;
+}
+
 static const double k_sp_intra70[] = {40.0, 30.0, 20.0, 18.0, 15.0, 12.0, 10.0, 9.0, 7.0, 6.0, 5.0, 4.0, 3.0};
 static const double k_sp_inter70[] = {48.0, 30.0, 28.0, 24.0, 20.0, 18.0, 15.0, 12.0, 10.0, 9.0,
                                       7.0,  6.0,  5.0,  4.0,  3.0,  2.4,  1.2,  0.24, 0.12};
@@ -439,8 +472,10 @@ static speeds speed_array(int cc, int inter) {
 
 typedef struct topo {
     int ppn, nnodes;
-    double nv;  /* a GPU's NVLink budget, GB/s */
-    double nic; /* one NIC, GB/s (nnodes > 1) */
+    double nv;   /* a GPU's NVLink budget, GB/s */
+    double nic;  /* the machine's cut over its GPUs, GB/s (nnodes > 1; NVLS) */
+    int nics;    /* NICs per node a ring channel can use (ppn, or fewer where some failed) */
+    double nic1; /* one of those NICs, GB/s (= nic while every GPU has its NIC) */
 } topo;
 
 /* Ring channels that fit at speed s (per-GPU NVLink and per-NIC budgets). */
@@ -450,7 +485,7 @@ static int ring_fit(const topo *t, double s) {
     if (t->nnodes == 1) {
         ch = (int)floor(t->nv / s + eps);
     } else {
-        ch = t->ppn * (int)floor(t->nic / s + eps);
+        ch = t->nics * (int)floor(t->nic1 / s + eps);
         if (t->ppn > 1)
             while (ch > 0 && ceil((double)ch * (t->ppn - 1) / t->ppn - eps) * s > t->nv + eps) ch--;
     }
@@ -461,8 +496,8 @@ static int ring_fit(const topo *t, double s) {
 static void ring_search(const topo *t, int cc, ar_nccl_graph *g) {
     const int maxch = NCCL_MAX_CHANNELS / 2;
     speeds sp = speed_array(cc, t->nnodes > 1);
-    double maxbw = t->nnodes > 1 ? t->nic : t->nv;
-    double total = t->nnodes > 1 && t->nic > t->nv ? t->nic : t->nv;
+    double maxbw = t->nnodes > 1 ? t->nic1 : t->nv;
+    double total = t->nnodes > 1 && t->nic1 > t->nv ? t->nic1 : t->nv;
     int i = 0;
     while ((sp.v[i] > maxbw || sp.v[i] > total) && i < sp.n - 1) i++;
     int best_ch = 0;
@@ -585,7 +620,7 @@ ar_status ar_nccl_in_from_platform(const ar_platform *p, int cc, ar_nccl_in *out
                            "nccl model: %s: machine %d has %d GPUs, not %d: NCCL's model needs "
                            "the same GPU count on every machine",
                            p->name, m, p->machine_first_rank[m + 1] - p->machine_first_rank[m], ppn);
-    topo t = {ppn, nm, 0, 0};
+    topo t = {ppn, nm, 0, 0, ppn, 0};
     int nvswitch = 0;
     /* a GPU's NVLink budget: its links inside its machine (the largest over GPUs, NCCL's totalBw) */
     for (int r = 0; r < nr; r++) {
@@ -615,10 +650,26 @@ ar_status ar_nccl_in_from_platform(const ar_platform *p, int cc, ar_nccl_in *out
         }
         for (int m = 0; m < nm; m++)
             if (cut[m] < nic) nic = cut[m];
+        t.nic = t.nic1 = nic / ppn;
+        /* a rail fabric that lost NICs (a scenario's failed links): NCCL's search puts every channel on a
+         * NIC that exists, so the ring sees the NICs left on every node at their own speed, not the
+         * machine's cut spread over all of its GPUs */
+        int *gj = ar_calloc((size_t)ppn, sizeof *gj);
+        int nn = gj ? ar_nccl_nic_gpus(p, gj) : 0;
+        if (nn > 0 && nn < ppn) {
+            double one = HUGE_VAL;
+            for (int m = 0; m < nm; m++) {
+                double c = 0;
+                for (int i = 0; i < nn; i++) c += gpu_out_GBps(p, p->machine_first_rank[m] + gj[i]) / p->cal_bw[1];
+                if (c < one) one = c;
+            }
+            t.nics = nn;
+            t.nic1 = one / nn;
+        }
+        free(gj);
         free(cut);
-        t.nic = nic / ppn;
-        if (p->calibrated) t.nic = round(t.nic * 1e6) / 1e6;
-        if (!(t.nic > 0))
+        if (p->calibrated) t.nic = round(t.nic * 1e6) / 1e6, t.nic1 = round(t.nic1 * 1e6) / 1e6;
+        if (!(t.nic > 0) || !(t.nic1 > 0))
             return ar_fail(e, AR_EUNSUPPORTED, "nccl model: %s: a machine has no link out of it", p->name);
     }
     if (ppn >= 2 && !(t.nv > 0))

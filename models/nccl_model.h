@@ -165,6 +165,11 @@ int ar_nccl_cc_of_platform(const ar_platform *p);
  *    the presets put as the per-lane bw, so the capacity is what NCCL's topology holds;
  *  - across machines: one NIC per GPU (rail-optimised), each NIC's bandwidth the
  *    machine's uplink capacity divided by its GPU count; PCIe never narrower;
+ *    where a rail fabric lost NICs (ar_nccl_nic_gpus < ppn: a scenario's failed links)
+ *    the ring and tree graph use only the NICs left on every node, each at its own
+ *    bandwidth (the smallest machine's): channels = that count x floor(NIC / speed),
+ *    as NCCL's search gives every channel a NIC that exists (7 of 8 NICs: 7 channels,
+ *    7/8 of the inter-node bandwidth); NVLS keeps the cut over the GPUs;
  *  - ring: speeds from NCCL's speed array (intra-node array on one node, inter-node
  *    array on several), channel count the largest the per-GPU NVLink budget and the
  *    NICs allow (a GPU's outgoing NVLink carries (ppn-1)/ppn of the channels on
@@ -181,6 +186,14 @@ int ar_nccl_cc_of_platform(const ar_platform *p);
  *    within a NIC (the NIC:head pairing is not searched: one NIC per GPU assumed);
  *  - no CollNet (no SHARP plugin), Intel x86 CPUs, balanced trees, latencyInter = 0. */
 ar_status ar_nccl_in_from_platform(const ar_platform *p, int cc, ar_nccl_in *out, ar_err *e);
+
+/* NCCL's NICs on a rail fabric (GPUs with their own links out of their machine): the local GPU
+ * indices j (0..ppn-1) whose GPU has such a link on every machine, in order, into nic_gpus (ppn
+ * entries; NULL: count only). Their count, ppn on a healthy rail fabric, fewer once a scenario failed
+ * NIC links (a channel of NCCL's rings and trees crosses between nodes on one rail, so it needs the
+ * same NIC index alive on every node); 0 where no GPU has a link out of its machine (machine switches'
+ * uplinks), on one machine, or where machines differ in size. */
+int ar_nccl_nic_gpus(const ar_platform *p, int *nic_gpus);
 
 /* One call for a column "nccl_model_s": derives the input from p (cc as in
  * ar_nccl_in_from_platform, 0 = by name) and returns NCCL's choice for coll at

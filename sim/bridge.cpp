@@ -143,6 +143,10 @@ struct ar_sg {
         uint64_t bytes, token;
     };
     std::unordered_map<uint64_t, std::vector<Waiting>> waiting;
+    // background flow i's SimGrid comm once started (after its latency) and its bytes: what it has
+    // carried so far is bytes minus what remains (ar_sg_flow_sent)
+    std::vector<sg4::CommPtr> flow_comm;
+    std::vector<uint64_t> flow_bytes;
 };
 
 // Reports token done now, and schedules the step hook once per instant.
@@ -239,6 +243,8 @@ extern "C" ar_status ar_sg_open_flows(const ar_platform *p, const char *const *s
             s->zone->flow_src.push_back(flows[i].src);
             s->zone->flow_dst.push_back(flows[i].dst);
         }
+        s->flow_comm.resize((size_t)nflows);
+        s->flow_bytes.resize((size_t)nflows);
         nz->seal();
         if (hooks) {
             s->hooks = *hooks;
@@ -270,6 +276,8 @@ static void start_comm(ar_sg *s, size_t from, size_t to, uint64_t bytes, uint64_
     s->zone->mult = mult; // the route is computed inside start()
     c->start();
     s->zone->mult = 1;
+    size_t fb = (size_t)s->p->nranks + 2 * (size_t)s->p->nvlinks; // a background flow's own host
+    if (from >= fb && from - fb < s->flow_comm.size()) s->flow_comm[from - fb] = c;
 }
 
 // Merged flows (issue 18, exact under max-min sharing with equal weights): k flows that start at
@@ -341,8 +349,15 @@ extern "C" void ar_sg_flow(ar_sg *s, int i, uint64_t bytes, uint64_t token) {
     // from flow i's own host: its route starts with its private cap link (ArZone::get_local_route)
     size_t from = (size_t)s->p->nranks + 2 * (size_t)s->p->nvlinks + (size_t)i;
     size_t to = (size_t)s->zone->flow_dst[(size_t)i];
+    s->flow_bytes[(size_t)i] = bytes;
     if (!s->arlab_latency) return start_comm(s, from, to, bytes, token);
     start_after(s, s->zone->route_latency(from, to), from, to, bytes, token);
+}
+
+extern "C" double ar_sg_flow_sent(const ar_sg *s, int i) {
+    if (i < 0 || (size_t)i >= s->flow_comm.size() || !s->flow_comm[(size_t)i]) return 0; // still paying its latency
+    double left = s->flow_comm[(size_t)i]->get_remaining();                              // 0 once it completed
+    return std::max(0.0, (double)s->flow_bytes[(size_t)i] - left);
 }
 
 extern "C" void ar_sg_exec(ar_sg *s, int rank, double seconds, uint64_t token) {

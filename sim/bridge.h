@@ -78,6 +78,10 @@ void ar_sg_timer(ar_sg *s, double seconds, uint64_t token);
 ar_status ar_sg_open_flows(const ar_platform *p, const char *const *settings, int nsettings, unsigned flags,
                            const ar_sg_hooks *hooks, const ar_bgflow *flows, int nflows, ar_sg **out, ar_err *e);
 void ar_sg_flow(ar_sg *s, int i, uint64_t bytes, uint64_t token);
+/* Bytes flow i has carried so far: 0 before ar_sg_flow or while it pays its route latency, all of
+ * them once it completed (the link statistics count a flow still running at the collective's end
+ * with this). */
+double ar_sg_flow_sent(const ar_sg *s, int i);
 void ar_sg_run(ar_sg *s);
 double ar_sg_now(void);
 /* SimGrid host of rank r, as the C API's sg_host_t. */

@@ -140,6 +140,7 @@ typedef struct df {
     uint64_t *done; /* tokens reported at this instant, handled in hook_step (as the round engine does) */
     size_t ndone, capdone;
     char *flow_over; /* scenario: flow i is done or never to start */
+    char *flow_on;   /* scenario: flow i runs and is counted on its links (links_count) */
     /* compute costs (issue 15): gamma > 0 overlaps reductions with the next transfers */
     double gamma, launch;
     df_ids *pend;      /* per rank: transfers into it whose network part is done, data not yet landed */
@@ -223,10 +224,11 @@ static void trace_event(df *d, const df_xf *f, const ar_xfer *x, double end) {
     d->trace_first = 0;
 }
 
-/* Counts the transfer on the links of its route (start: +1, end: -1; busy time per link). */
-static void links_update(df *d, const ar_xfer *x, double bytes, int start) {
+/* Counts a transfer src -> dst on the links of its route (start: +1, end: -1; busy time per link);
+ * bytes are added at its start (a background flow's at its end, bg: also into link_bg_bytes). */
+static void links_count(df *d, int src, int dst, double bytes, int start, int bg) {
     int n;
-    if (ar_platform_route_append(d->p, x->src, x->dst, &d->route, &d->caproute, 0, &n, d->e) != AR_OK) {
+    if (ar_platform_route_append(d->p, src, dst, &d->route, &d->caproute, 0, &n, d->e) != AR_OK) {
         d->st = AR_EINVAL;
         return;
     }
@@ -236,11 +238,16 @@ static void links_update(df *d, const ar_xfer *x, double bytes, int start) {
         if (start) {
             if (d->active[l]++ == 0) d->since[l] = now;
             if (d->active[l] > d->r->link_max_flows[l]) d->r->link_max_flows[l] = d->active[l];
-            d->r->link_bytes[l] += bytes;
         } else if (--d->active[l] == 0) {
             d->r->link_busy_s[l] += now - d->since[l];
         }
+        d->r->link_bytes[l] += bytes;
+        if (bg) d->r->link_bg_bytes[l] += bytes;
     }
+}
+
+static void links_update(df *d, const ar_xfer *x, double bytes, int start) {
+    links_count(d, x->src, x->dst, bytes, start, 0);
 }
 
 static int xf_overlap(const ar_xfer *a, const ar_xfer *b) {
@@ -504,17 +511,33 @@ static void flows_begin(df *d) {
     const ar_sim_opts *o = d->j->o;
     if (!o->nflows) return;
     d->flow_over = ar_calloc((size_t)o->nflows, 1);
-    if (!d->flow_over) {
+    d->flow_on = ar_calloc((size_t)o->nflows, 1);
+    if (!d->flow_over || !d->flow_on) {
         df_fail(d, AR_ENOMEM, "sim: out of memory");
         return;
     }
     for (int i = 0; i < o->nflows; i++) ar_sg_timer(d->sg, o->flows[i].start_s, DF_TOK(DF_FLOW_GO, i));
 }
 
+/* Flow i leaves the link statistics with `bytes` carried (its end, or the collective's). The link
+ * statistics are the network's, not only the schedule's: a flow that shares a link loads it, and the
+ * bottleneck is chosen on the total (link_bg_bytes keeps the flows' part apart). */
+static void flow_off(df *d, size_t i, double bytes) {
+    if (!d->flow_on[i]) return;
+    d->flow_on[i] = 0;
+    const ar_bgflow *f = &d->j->o->flows[i];
+    links_count(d, f->src, f->dst, bytes, 0, 1);
+    d->r->bg_bytes += bytes;
+}
+
 /* The collective is over: flows not started yet never start (running ones finish in SimGrid after
- * the collective's end, which they no longer affect: SimGrid 3.32 cannot cancel them). */
+ * the collective's end, which they no longer affect: SimGrid 3.32 cannot cancel them); running ones
+ * are counted with the bytes they carried until now. */
 static void flows_end(df *d) {
-    for (int i = 0; d->flow_over && i < d->j->o->nflows; i++) d->flow_over[i] = 1;
+    for (int i = 0; d->flow_over && i < d->j->o->nflows; i++) {
+        if (!d->flow_over[i]) flow_off(d, (size_t)i, ar_sg_flow_sent(d->sg, i));
+        d->flow_over[i] = 1;
+    }
 }
 
 static void scenario_event(df *d, int kind, size_t i) {
@@ -528,9 +551,12 @@ static void scenario_event(df *d, int kind, size_t i) {
         double b = f->bytes > 0 ? f->bytes : 0x1p62;
         if (isfinite(f->stop_s) && f->rate_Bps > 0) b = fmin(b, f->rate_Bps * (f->stop_s - f->start_s));
         ar_sg_flow(d->sg, (int)i, (uint64_t)fmax(1, llround(b)), DF_TOK(DF_FLOW_DONE, i));
+        d->flow_on[i] = 1; /* in flight from now, as a transfer is from its ar_sg_comm */
+        links_count(d, f->src, f->dst, 0, 1, 1);
         return;
     }
-    d->flow_over[i] = 1; /* its bytes are through */
+    flow_off(d, i, ar_sg_flow_sent(d->sg, (int)i)); /* its bytes are through */
+    d->flow_over[i] = 1;
 }
 
 /* Rank enters phase ph (after its base latency), skipping phases without its ops. */
@@ -757,8 +783,8 @@ static void df_free(df *d) {
         free(d->ebusy[en]);
     }
     free(d->blk);
-    void *arrs[] = {d->ops, d->opoff,  d->roff, d->rops_k, d->eb,     d->step,  d->base, d->phase,    d->left,
-                    d->xf,  d->freexf, d->data, d->route,  d->active, d->since, d->done, d->flow_over};
+    void *arrs[] = {d->ops, d->opoff,  d->roff, d->rops_k, d->eb,     d->step,  d->base, d->phase,     d->left,
+                    d->xf,  d->freexf, d->data, d->route,  d->active, d->since, d->done, d->flow_over, d->flow_on};
     for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++) free(arrs[i]);
 }
 
@@ -799,8 +825,10 @@ ar_status ar_engine_dataflow(const sim_job *j, ar_sim_result *r, ar_err *e) {
     r->link_max_flows = ar_calloc((size_t)r->ndlinks + 1, sizeof *r->link_max_flows);
     d->active = ar_calloc((size_t)r->ndlinks + 1, sizeof *d->active);
     d->since = ar_calloc((size_t)r->ndlinks + 1, sizeof *d->since);
+    if (j->o->nflows) r->link_bg_bytes = ar_calloc((size_t)r->ndlinks + 1, sizeof *r->link_bg_bytes);
     ar_status st = AR_OK;
-    if (!r->phase_end_s || !r->link_bytes || !r->link_busy_s || !r->link_max_flows || !d->active || !d->since)
+    if (!r->phase_end_s || !r->link_bytes || !r->link_busy_s || !r->link_max_flows || !d->active || !d->since ||
+        (j->o->nflows && !r->link_bg_bytes))
         st = ar_fail(e, AR_ENOMEM, "sim: out of memory");
     if (st == AR_OK) st = build(d);
     /* compute costs (issue 15): --gamma, else the platform's reduction rate; its launch overhead */

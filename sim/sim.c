@@ -179,7 +179,8 @@ void ar_sim_result_free(ar_sim_result *r) {
     free(r->link_bytes);
     free(r->link_busy_s);
     free(r->link_max_flows);
-    r->phase_end_s = r->link_bytes = r->link_busy_s = NULL;
+    free(r->link_bg_bytes);
+    r->phase_end_s = r->link_bytes = r->link_busy_s = r->link_bg_bytes = NULL;
     r->link_max_flows = NULL;
 }
 
@@ -302,6 +303,7 @@ typedef struct wire_head {
     char msg[AR_ERR_LEN];
     ar_sim_result r; /* pointers meaningless on the wire */
     int32_t has_links;
+    int32_t has_bg; /* link_bg_bytes follows the link arrays */
 } wire_head;
 
 static int write_all(int fd, const void *buf, size_t n) {
@@ -344,12 +346,14 @@ static void child(int fd, const ar_platform *p, const ar_schedule *s, const ar_s
     if (st != AR_OK && st != AR_EFAIL) h.r.nphases = h.r.ndlinks = 0; /* no arrays after an error */
     if (h.r.nphases > 0 && !r.phase_end_s) h.r.nphases = 0;
     h.has_links = h.r.ndlinks > 0 && r.link_bytes && r.link_busy_s && r.link_max_flows;
+    h.has_bg = h.has_links && r.link_bg_bytes;
     int bad = write_all(fd, &h, sizeof h);
     if (!bad && h.r.nphases > 0) bad = write_all(fd, r.phase_end_s, (size_t)h.r.nphases * sizeof(double));
     if (!bad && h.has_links)
         bad = write_all(fd, r.link_bytes, (size_t)r.ndlinks * sizeof(double)) ||
               write_all(fd, r.link_busy_s, (size_t)r.ndlinks * sizeof(double)) ||
               write_all(fd, r.link_max_flows, (size_t)r.ndlinks * sizeof(int));
+    if (!bad && h.has_bg) bad = write_all(fd, r.link_bg_bytes, (size_t)r.ndlinks * sizeof(double));
     close(fd);
     _exit(bad ? 3 : 0); /* skip SimGrid's exit-time cleanup */
 }
@@ -418,7 +422,7 @@ static ar_status run_forked(const ar_platform *p, const ar_schedule *s, const ar
     memset(&r, 0, sizeof r);
     if (!bad) {
         r = h.r;
-        r.phase_end_s = r.link_bytes = r.link_busy_s = NULL;
+        r.phase_end_s = r.link_bytes = r.link_busy_s = r.link_bg_bytes = NULL;
         r.link_max_flows = NULL;
         if (r.nphases < 0 || r.nphases > s->nphases || r.ndlinks < 0 || r.ndlinks > 2 * (p->nlinks + p->nvlinks))
             bad = 1;
@@ -435,6 +439,10 @@ static ar_status run_forked(const ar_platform *p, const ar_schedule *s, const ar
               read_all(fd[0], r.link_bytes, (size_t)r.ndlinks * sizeof(double)) ||
               read_all(fd[0], r.link_busy_s, (size_t)r.ndlinks * sizeof(double)) ||
               read_all(fd[0], r.link_max_flows, (size_t)r.ndlinks * sizeof(int));
+    }
+    if (!bad && h.has_links && h.has_bg) {
+        r.link_bg_bytes = ar_calloc((size_t)r.ndlinks + 1, sizeof(double));
+        bad = !r.link_bg_bytes || read_all(fd[0], r.link_bg_bytes, (size_t)r.ndlinks * sizeof(double));
     }
     close(fd[0]);
     int wst = 0;

@@ -127,13 +127,20 @@ typedef struct ar_sim_result {
 
     /* per directed link d = AR_DLINK(link, rev): payload bytes that crossed it,
      * the time at least one transfer crossing it was in flight, and the most
-     * transfers that crossed it at once (owned; NULL for the naive engine) */
+     * transfers that crossed it at once (owned; NULL for the naive engine).
+     * With scenario background flows (opts.flows) these are totals: the schedule's
+     * transfers and the flows' traffic until the collective ends, each flow counted
+     * as one transfer in flight from its start; link_bg_bytes[d] is the flows' part of
+     * link_bytes[d] (owned; NULL when the run had no background flows) */
     int ndlinks;
     double *link_bytes;
     double *link_busy_s;
     int *link_max_flows;
-    int bottleneck; /* directed link with the most bytes per capacity, i.e. the longest
-                                   time at full rate (ties: busy time, then flows); -1 if none */
+    double *link_bg_bytes;
+    double bg_bytes; /* bytes the background flows carried until the collective ended */
+    int bottleneck;  /* directed link with the most bytes per capacity, i.e. the longest
+                                   time at full rate (ties: busy time, then flows), background
+                                   traffic included; -1 if none */
 
     char network[512];    /* model and every setting used */
     char engine[16];      /* "fast" or "naive" */

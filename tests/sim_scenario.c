@@ -32,6 +32,36 @@
  * 5. Failed rank on a tree (fr-10 without rank 3): 9 ranks, --check exact
  *    for ring and FlexReduce (planned on the survivors).
  * 6. Bad scenario files: one line each, naming the file and the JSON path.
+ * 8. The link statistics count background flows (test_flow_stats). Case 2's flow (0 -> 1 at
+ *    3.125 GB/s for the whole run, T = 0.016012 s) starts its bytes after its route latency 2 us and
+ *    keeps its cap throughout (the ring takes the rest), so it carries 3.125e9 (T - 2e-6) =
+ *    50.03125 MB on g0->s0.0 and s0.0->g1; the ring puts 6 x 25 MB = 150 MB on every directed link
+ *    it uses. s0.0-g0 (g0->s0.0): 200.03125 MB, 50.03125 MB of them background, busy for all of T
+ *    (the flow is in flight from 0), 2 at once, utilisation 200.03125e6 / (12.5e9 T) = 0.99941.
+ *    A flow of 10 MB that ends before the collective (case 2's bg2) puts exactly 150 + 10 MB there.
+ *    Bytes to 1 KB: a flow without an end is 2^62 bytes in SimGrid, whose remaining count (a double)
+ *    has that resolution there.
+ *    A flow on a link the schedule never crosses: ring on dgx-h100:nodes=2, 1 GB, crosses the
+ *    machines on rail 0 only (n0.g0, n1.g0; 2 x 15/16 GB per direction at 48 GB/s: 39.06 ms at full
+ *    rate); a flow rank 1 -> 9 (n0.g1 -> rail1 -> n1.g1, 2 us) of 10 GB without a cap takes all
+ *    48 GB/s of rail 1 and leaves the ring's time alone: it carries 48e9 (T - 2e-6) bytes by the end
+ *    T = 39.1825 ms, a load of T - 2 us > 39.06 ms, so the bottleneck is n0.g1-rail1 (n0.g1->rail1)
+ *    at utilisation (T - 2e-6) / T. Before, the statistics were the schedule's alone: 150 MB, and
+ *    n0.g0-rail0 at 50 %.
+ * 9. A failed NIC on a rail fabric (test_failed_nic): dgx-h100:nodes=2 (8 GPUs per node on an
+ *    NVSwitch, 18 lanes x 20.6 GB/s = 370.8 GB/s a GPU; GPU j of each node on rail j by one 48 GB/s
+ *    NIC, 1 us a link) without n0.g0-rail0. NCCL's search gives every channel a NIC that exists:
+ *    healthy 8 ring channels at 48 GB/s, now 7 at 48 (NCCL's model: RING/SIMPLE at 1 GB is
+ *    lat + 1e9 / busbw with the same lat = 2 t(1 GB) - t(2 GB) and 7/8 of the bandwidth, so its
+ *    bandwidth term grows by exactly 8/7). nccl-ring plans its 7 channels on rails 1..7, one each:
+ *    30 steps of 1e9 / (7 x 16) bytes over the PXN route (NVLink to the rail's GPU, its rail:
+ *    4 links, 4 us), the 48 GB/s rail the bottleneck:
+ *        T = 30 (4e-6 + 1e9 / (7 x 16 x 48e9)) = 5.7003571 ms,
+ *    whose rail term is 8/7 of the healthy one (30 x 1e9 / (8 x 16 x 48e9) = 4.8828 ms; healthy the
+ *    NVLink is the bottleneck: 5.1267 ms, so the whole run is 1.112 x). Before, channel 0 kept GPU 0,
+ *    rerouted through another channel's rail: 9.886 ms, 1.93 x. NCCL's pick (NVLS_TREE -> nvlstree)
+ *    puts 1/7 of each slice on each of 7 rails; its NVSwitch reduction stays the bottleneck:
+ *    9.3325 ms against 9.1187 ms (before 11.693 ms, its block 0 sharing rail 1).
  * 7. A slow-computing straggler (stragglers[].rate = f): its GPU's reductions take 1/f as long.
  *    Ring on flat:ranks=8 (route 2 links: a = 2 us), N = 80 MB, s = N/8 = 10 MB, gamma = 5e-11 s/B:
  *        T = 2e-6 + 1e7 / 12.5e9 = 8.02e-4 s per transfer, g = 5e-11 x 1e7 = 5e-4 s per reduction.
@@ -53,6 +83,7 @@
 #include "sim_util.h"
 
 #include "core/scenario.h"
+#include "models/nccl_model.h"
 
 static ar_scenario *scen(const char *json) {
     ar_scenario *s = NULL;
@@ -272,9 +303,158 @@ static void test_bad(void) {
     bad("p3.8xlarge", "{\"failed_links\":[\"gpu0-gpu1\",\"gpu0-gpu2\",\"gpu0-gpu3\"]}", "no route");
 }
 
+/* Simulates algo on plat under sc_json (dataflow) into r; p is kept for the link names. */
+static int sim_result(const char *plat, const char *sc_json, const char *algo, uint64_t bytes, ar_platform **pp,
+                      ar_sim_result *r) {
+    ar_platform *p = sim_platform(plat);
+    ar_scenario *sc = scen(sc_json);
+    ar_err e = {{0}};
+    ar_schedule *s = NULL;
+    int ok = 0;
+    memset(r, 0, sizeof *r);
+    if (p && sc && ar_scenario_apply(sc, &p, &e) == AR_OK && ar_algo_plan(algo, p, bytes / 4, 4, &s, &e) == AR_OK) {
+        ar_sim_opts o = {.sync = AR_SYNC_DATAFLOW, .flows = sc->flows, .nflows = sc->nflows};
+        ok = ar_sim_run(p, s, &o, r, &e) == AR_OK;
+    }
+    T_CHECK(ok, "%s on %s under %s: %s", algo, plat, sc_json, e.msg);
+    ar_schedule_free(s);
+    ar_scenario_free(sc);
+    *pp = p;
+    return ok;
+}
+
+/* 8. (file comment) background flows in the link statistics and the bottleneck */
+static void test_flow_stats(void) {
+    ar_platform *p = NULL;
+    ar_sim_result r;
+    char bn[160] = "";
+    const char *bg = "{\"name\":\"bg\",\"flows\":[{\"src\":0,\"dst\":1,\"rate\":3.125e9}]}";
+    if (sim_result("flat:ranks=4", bg, "ring", 100000000, &p, &r)) {
+        double T = r.time_s, fb = 3.125e9 * (T - 2e-6);
+        T_NEAR(T, 0.016012, 1e-12, "ring beside the flow");
+        ar_sim_dlink_name(p, r.bottleneck, bn, sizeof bn);
+        T_CHECK(!strcmp(bn, "s0.0-g0 (g0->s0.0)"), "the flow's first link is the bottleneck: %s", bn);
+        int b = r.bottleneck;
+        if (b >= 0) {
+            T_CHECK(fabs(r.link_bytes[b] - (150e6 + fb)) <= 1024,
+                    "bottleneck bytes = the ring's 150 MB + 3.125e9 (T - 2 us) "
+                    "= %.17g: %.17g",
+                    150e6 + fb, r.link_bytes[b]);
+            T_CHECK(r.link_bg_bytes && fabs(r.link_bg_bytes[b] - fb) <= 1024, "of which background: %.17g",
+                    r.link_bg_bytes ? r.link_bg_bytes[b] : NAN);
+            T_NEAR(r.link_busy_s[b], T, 1e-12, "busy for the whole run (the flow is in flight from 0)");
+            T_CHECK(r.link_max_flows[b] == 2, "the ring's transfer and the flow at once: %d", r.link_max_flows[b]);
+            T_NEAR(ar_sim_link_util(p, &r, b), (150e6 + fb) / (12.5e9 * T), 1e-5, "utilisation 0.99941 (to 1 KB)");
+        }
+        T_CHECK(fabs(r.bg_bytes - fb) <= 1024, "background bytes until the end: %.17g", r.bg_bytes);
+        for (int d = 0; d < r.ndlinks; d++) /* a link only the ring crosses: its 150 MB, no background */
+            if (r.link_bytes[d] > 0 && r.link_bg_bytes && r.link_bg_bytes[d] == 0)
+                T_NEAR(r.link_bytes[d], 150e6, 1e-12, "a link without the flow carries the ring's bytes");
+    }
+    ar_sim_result_free(&r);
+    ar_platform_free(p);
+    /* a flow that ends before the collective (10 MB at 3.125 GB/s from 1 ms, case 2's bg2): all its bytes */
+    const char *bg2 = "{\"name\":\"bg2\",\"flows\":[{\"src\":0,\"dst\":1,\"rate\":\"3.125GBps\",\"bytes\":\"10MB\","
+                      "\"start\":\"1ms\"}]}";
+    if (sim_result("flat:ranks=4", bg2, "ring", 100000000, &p, &r) && r.bottleneck >= 0) {
+        ar_sim_dlink_name(p, r.bottleneck, bn, sizeof bn);
+        T_CHECK(!strcmp(bn, "s0.0-g0 (g0->s0.0)"), "a finished flow's link is the bottleneck: %s", bn);
+        T_NEAR(r.link_bytes[r.bottleneck], 160e6, 1e-12, "the ring's 150 MB + the flow's 10 MB");
+        T_NEAR(r.link_bg_bytes ? r.link_bg_bytes[r.bottleneck] : NAN, 10e6, 1e-12, "of which background: 10 MB");
+        T_NEAR(r.bg_bytes, 10e6, 1e-12, "the flow's bytes, all through");
+    }
+    ar_sim_result_free(&r);
+    ar_platform_free(p);
+    /* a saturating flow on a rail the ring never crosses */
+    const char *rail = "{\"name\":\"rail1\",\"flows\":[{\"src\":1,\"dst\":9,\"bytes\":\"10GB\"}]}";
+    if (sim_result("dgx-h100:nodes=2", rail, "ring", 1000000000, &p, &r)) {
+        double T = r.time_s;
+        T_NEAR(T, 0.0391825, 1e-4, "the ring is not slowed (its rail is rail 0)");
+        ar_sim_dlink_name(p, r.bottleneck, bn, sizeof bn);
+        T_CHECK(!strcmp(bn, "n0.g1-rail1 (n0.g1->rail1)"), "the saturated rail link is the bottleneck: %s", bn);
+        if (r.bottleneck >= 0) {
+            T_CHECK(fabs(r.link_bytes[r.bottleneck] - 48e9 * (T - 2e-6)) <= 1024, "48 GB/s from 2 us to the end: %.17g",
+                    r.link_bytes[r.bottleneck]);
+            T_NEAR(ar_sim_link_util(p, &r, r.bottleneck), (T - 2e-6) / T, 1e-9, "the rail link is saturated");
+        }
+        T_CHECK(fabs(r.bg_bytes - 48e9 * (T - 2e-6)) <= 1024, "background bytes until the end: %.17g", r.bg_bytes);
+        printf("flow stats: %s util %.6f, background %.6g B\n", bn,
+               r.bottleneck >= 0 ? ar_sim_link_util(p, &r, r.bottleneck) : NAN, r.bg_bytes);
+    }
+    ar_sim_result_free(&r);
+    ar_platform_free(p);
+}
+
+/* 9. (file comment) a failed NIC: NCCL's algorithms planned on the NICs left */
+static void test_failed_nic(void) {
+    const char *nic = "{\"name\":\"nic0\",\"failed_links\":[\"n0.g0-rail0\"]}";
+    const char *plat = "dgx-h100:nodes=2";
+    /* NCCL's model: 7 channels at 48 GB/s, the bandwidth term x 8/7 */
+    double bw[2], ch[2];
+    for (int k = 0; k < 2; k++) {
+        ar_platform *p = sim_platform(plat);
+        ar_scenario *sc = k ? scen(nic) : NULL;
+        ar_err e = {{0}};
+        ar_nccl_in in;
+        double t1 = NAN, t2 = NAN;
+        if (p && (!k || sc) && (!k || ar_scenario_apply(sc, &p, &e) == AR_OK) &&
+            ar_nccl_in_from_platform(p, 0, &in, &e) == AR_OK) {
+            ch[k] = in.ring.nchannels;
+            T_OK(ar_nccl_model_time(&in, AR_NCCL_ALLREDUCE, AR_NCCL_RING, AR_NCCL_SIMPLE, 1e9, &t1, &e), e);
+            T_OK(ar_nccl_model_time(&in, AR_NCCL_ALLREDUCE, AR_NCCL_RING, AR_NCCL_SIMPLE, 2e9, &t2, &e), e);
+            T_NEAR(in.ring.bw_inter_GBps, 48.0, 1e-12, "a ring channel runs at one NIC's 48 GB/s");
+        } else {
+            T_CHECK(0, "nccl model on %s: %s", plat, e.msg);
+        }
+        bw[k] = t1 - (2 * t1 - t2); /* the bandwidth term: t(1 GB) less the latency */
+        ar_scenario_free(sc);
+        ar_platform_free(p);
+    }
+    T_CHECK(ch[0] == 8 && ch[1] == 7, "NCCL's ring channels: %g healthy, %g with 7 NICs (one per NIC)", ch[0], ch[1]);
+    T_NEAR(bw[1] / bw[0], 8.0 / 7.0, 1e-9, "NCCL's model: RING's bandwidth term x 8/7 with 7 of 8 NICs");
+    /* nccl-ring simulated: 7 channels on rails 1..7 */
+    double w, h = run(plat, NULL, "nccl-ring", 1000000000, AR_SYNC_DATAFLOW, 0, NULL, NULL, 0);
+    char bn[160] = "";
+    double t = run(plat, nic, "nccl-ring", 1000000000, AR_SYNC_DATAFLOW, 0, &w, bn, sizeof bn);
+    double rail7 = 30 * 1e9 / (7 * 16 * 48e9), rail8 = 30 * 1e9 / (8 * 16 * 48e9);
+    T_NEAR(t, 30 * 4e-6 + rail7, 1e-7, "nccl-ring without a NIC = 30 (4 us + 1e9 / (7 x 16 x 48e9))");
+    T_NEAR(t - 30 * 4e-6, rail8 * 8 / 7, 1e-7, "its rail term is 8/7 of the healthy one");
+    T_NEAR(w, t, 1e-7, "the walk plans and prices the same 7 channels");
+    T_CHECK(strstr(bn, "rail") != NULL, "a rail link is the bottleneck: %s", bn);
+    T_CHECK(t / h > 1.05 && t / h <= 8.0 / 7.0 + 1e-9,
+            "nccl-ring: %.6g ms / %.6g ms = %.4f x, not the 1.93 x of a "
+            "channel on a GPU without its NIC",
+            t * 1e3, h * 1e3, t / h);
+    /* the schedule: 7 channels, none entering a node at GPU 0 */
+    ar_platform *p = sim_platform(plat);
+    ar_scenario *sc = scen(nic);
+    ar_err e = {{0}};
+    ar_schedule *s = NULL;
+    if (p && sc && ar_scenario_apply(sc, &p, &e) == AR_OK && ar_algo_plan("nccl-ring", p, 1000, 4, &s, &e) == AR_OK &&
+        s) {
+        T_CHECK(s->nphases == 2 && s->phases[0].nops == 7, "nccl-ring plans 7 channels: %d",
+                s->nphases ? s->phases[0].nops : -1);
+        for (int c = 0; s->nphases && c < s->phases[0].nops; c++)
+            T_CHECK(s->phases[0].ops[c].members[0] == c + 1, "channel %d enters node 0 at GPU %d (its NIC's)", c,
+                    s->phases[0].ops[c].members[0]);
+    }
+    ar_schedule_free(s);
+    ar_scenario_free(sc);
+    ar_platform_free(p);
+    /* NCCL's pick (NVLS_TREE -> nvlstree): 1/7 of each slice per rail, under the NVSwitch reduction */
+    double nh = run(plat, NULL, "nccl", 1000000000, AR_SYNC_DATAFLOW, 0, NULL, NULL, 0);
+    double nt = run(plat, nic, "nccl", 1000000000, AR_SYNC_DATAFLOW, 0, NULL, NULL, 0);
+    T_CHECK(nt / nh > 1 && nt / nh < 8.0 / 7.0, "nccl (nvlstree): %.6g ms / %.6g ms = %.4f x (before 1.28 x)", nt * 1e3,
+            nh * 1e3, nt / nh);
+    printf("failed NIC: nccl-ring %.9g -> %.9g s (%.4f x), nccl %.9g -> %.9g s (%.4f x), NCCL model bw x %.6f\n", h, t,
+           t / h, nh, nt, nt / nh, bw[1] / bw[0]);
+}
+
 int main(void) {
     test_timing();
     test_slow_compute();
     test_bad();
+    test_flow_stats();
+    test_failed_nic();
     return t_done("sim_scenario");
 }
