@@ -4,6 +4,7 @@
  * families platform_gen.c, routes platform_route.c. */
 #include "platform.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
@@ -277,6 +278,10 @@ ar_status ar_platform_print_json(const ar_platform *p, FILE *f, ar_err *e) {
         fputs(",\n  \"description\": ", f);
         ar_json_string(f, p->description);
     }
+    if (p->gpu[0]) {
+        fputs(",\n  \"gpu\": ", f);
+        ar_json_string(f, p->gpu);
+    }
     if (p->nnotes) {
         fputs(",\n  \"notes\": [", f);
         for (int i = 0; i < p->nnotes; i++) {
@@ -382,6 +387,7 @@ void ar_platform_print_summary(const ar_platform *p, FILE *f) {
     int nsw = p->nnodes - p->nranks;
     fprintf(f, "platform %s (%s, %s)\n", p->name, kind_name(p->kind), p->source);
     if (p->description) fprintf(f, "  %s\n", p->description);
+    if (p->gpu[0]) fprintf(f, "  GPU: %s (compute capability %d.%d)\n", p->gpu, p->gpu_cc / 10, p->gpu_cc % 10);
     fprintf(f, "  %d ranks on %d machine%s; %d switch%s, %d link%s", p->nranks, p->nmachines,
             p->nmachines == 1 ? "" : "s", nsw, nsw == 1 ? "" : "es", p->nlinks, p->nlinks == 1 ? "" : "s");
     if (p->kind == AR_PLAT_TREE || p->kind == AR_PLAT_FAT_TREE)
@@ -432,4 +438,34 @@ static ar_status unknown_preset(const char *spec, ar_err *e) {
     for (int i = 0; i < n; i++) free(names[i]);
     free(names);
     return st;
+}
+
+ar_status ar_gpu_cc(const char *gpu, int *cc, ar_err *e) {
+    static const struct {
+        const char *model;
+        int cc;
+    } k[] = {{"k80", 37},    {"p100", 60},    {"gtx1080ti", 61},    {"v100", 70},    {"t4", 75},      {"a100", 80},
+             {"a30", 80},    {"a10", 86},     {"a40", 86},     {"rtx3090", 86}, {"l4", 89},
+             {"l40", 89},    {"l40s", 89},    {"rtx4090", 89}, {"h100", 90},    {"h200", 90},
+             {"h800", 90},   {"gh200", 90},   {"b200", 100},   {"gb200", 100},  {"b300", 103},
+             {"rtx5090", 120}};
+    char low[32], q[64];
+    *cc = 0;
+    if (!gpu || strlen(gpu) >= sizeof low) return ar_fail(e, AR_EINVAL, "gpu: %s is not a GPU", ar_quote(gpu, q, sizeof q));
+    size_t n = 0;
+    for (const char *s = gpu; *s; s++)
+        if (*s != '-' && *s != ' ') low[n++] = (char)tolower((unsigned char)*s);
+    low[n] = 0;
+    const char *m = !strncmp(low, "nvidia", 6) ? low + 6 : low;
+    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
+        if (!strcmp(m, k[i].model)) return (*cc = k[i].cc), AR_OK;
+    const char *d = !strncmp(m, "sm_", 3) ? m + 3 : !strncmp(m, "sm", 2) ? m + 2 : m;
+    char *end;
+    long v = strtol(d, &end, 10);
+    if (*d && !*end && v >= 10 && v <= 199) return (*cc = (int)v), AR_OK;
+    char list[400] = "";
+    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", k[i].model);
+    return ar_fail(e, AR_EINVAL, "gpu: %s is not a known GPU (%s) nor a compute capability sm_NN",
+                   ar_quote(gpu, q, sizeof q), list);
 }

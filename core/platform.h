@@ -81,6 +81,10 @@ typedef struct ar_platform {
     char *source;      /* file path, "preset:NAME" or "generated:SPEC" */
     char *description; /* may be NULL */
     ar_platform_kind kind;
+    /* The GPU as the platform declares it ("gpu": a model such as "h100" or "sm_89"; "" = not
+     * declared) and its compute capability (ar_gpu_cc; 0 = not declared): NCCL's model needs it. */
+    char gpu[24];
+    int gpu_cc;
 
     int nnodes;
     ar_node *nodes;
@@ -291,6 +295,11 @@ static inline double ar_platform_rank_gamma(const ar_platform *p, double gamma, 
 
 /* Capacity per direction of a link (bw_Bps * lanes). */
 static inline double ar_link_capacity(const ar_link *l) { return l->bw_Bps * l->lanes; }
+
+/* The compute capability of a GPU named as a platform's "gpu" key: a model ("p100", "v100",
+ * "a100", "h100", "h200", "b200", "rtx4090", ...; case and a leading "nvidia " ignored) or
+ * "sm_NN" / "smNN" / "NN". AR_EINVAL with the known models where it is neither. */
+ar_status ar_gpu_cc(const char *gpu, int *cc, ar_err *e);
 
 /* Writes a JSON description of p (the normalized graph form) or a human summary. */
 ar_status ar_platform_print_json(const ar_platform *p, FILE *f, ar_err *e);

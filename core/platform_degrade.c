@@ -99,6 +99,10 @@ ar_status ar_platform_degrade(const ar_platform *p, const char *link_failed, con
     ar_status st = ar_pb_begin(&b, p->name, p->source, tree ? p->kind : AR_PLAT_GRAPH, e);
     if (!st && p->description && !(b.p->description = ar_strdup(p->description)))
         st = ar_fail(e, AR_ENOMEM, "out of memory");
+    if (!st) {
+        memcpy(b.p->gpu, p->gpu, sizeof b.p->gpu);
+        b.p->gpu_cc = p->gpu_cc;
+    }
     if (!st) st = tree ? rebuild_tree(p, rank_failed, &b, e) : rebuild_graph(p, link_failed, rank_failed, &b, e);
     if (!st) st = ar_pb_finish(&b, e);
     if (st) {

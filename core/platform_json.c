@@ -674,19 +674,19 @@ static ar_status parse_compute(jctx *c, const cJSON *root, compute_in *out) {
 
 static ar_status parse_doc(jctx *c, const cJSON *root) {
     static const char *const k_tree[] = {"name",      "kind",        "description", "notes",   "levels", "root",
-                                         "reference", "calibration", "nccl",        "compute", NULL};
+                                         "reference", "calibration", "nccl",        "compute", "gpu", NULL};
     static const char *const k_fat[] = {"name",   "kind",           "description", "notes",
                                         "levels", "full_bisection", "reference",   "calibration",
-                                        "nccl",   "compute",        NULL};
+                                        "nccl",   "compute",        "gpu", NULL};
     static const char *const k_torus[] = {"name",  "kind", "description", "notes",       "dims", "gpus_per_machine",
                                           "intra", "link", "reference",   "calibration", "nccl", "compute",
-                                          NULL};
+                                          "gpu",   NULL};
     static const char *const k_graph[] = {"name",  "kind",      "description", "notes", "gpus",    "nodes",
-                                          "links", "reference", "calibration", "nccl",  "compute", NULL};
+                                          "links", "reference", "calibration", "nccl",  "compute", "gpu", NULL};
     char q[96];
     if (!cJSON_IsObject(root))
         return ar_jpath_fail(&c->jp, AR_EINVAL, "the document must be a JSON object (got %s)", ar_json_type_name(root));
-    const char *name = NULL, *kind = NULL, *desc = NULL;
+    const char *name = NULL, *kind = NULL, *desc = NULL, *gpu = NULL;
     ar_status st = read_name(c, root, "name", 1, &name);
     if (!st) st = read_name(c, root, "kind", 1, &kind);
     if (st) return st;
@@ -713,6 +713,14 @@ static ar_status parse_doc(jctx *c, const cJSON *root) {
     }
     st = ar_jpath_check_keys(&c->jp, root, keys);
     if (!st) st = read_text_field(c, root, "description", &desc);
+    if (!st) st = read_text_field(c, root, "gpu", &gpu);
+    int gpu_cc = 0;
+    if (!st && gpu) {
+        size_t old = ar_jpath_key(&c->jp, "gpu");
+        ar_err ge = {{0}};
+        if (ar_gpu_cc(gpu, &gpu_cc, &ge) != AR_OK) st = ar_jpath_fail(&c->jp, AR_EINVAL, "%s", ge.msg + 5);
+        ar_jpath_pop(&c->jp, old);
+    }
     if (st) return st;
     const cJSON *notes, *refs;
     st = read_array(c, root, "notes", 0, 0, &notes);
@@ -730,6 +738,8 @@ static ar_status parse_doc(jctx *c, const cJSON *root) {
     p->stage_h2d_Bps = ci.h2d_Bps;
     p->stage_all = ci.stage_all;
     if (desc && !(p->description = ar_strdup(desc))) return ar_jpath_fail(&c->jp, AR_ENOMEM, "out of memory");
+    if (gpu) snprintf(p->gpu, sizeof p->gpu, "%s", gpu);
+    p->gpu_cc = gpu_cc;
     st = parse_calibration(c, root, p);
     if (st) return st;
     if (notes) {

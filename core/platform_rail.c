@@ -41,6 +41,7 @@ typedef struct rail_cfg {
     int calibrated;
     double cal_lat[2], cal_bw[2], eff[AR_CAL_NALGOS][AR_CAL_NPROTOS];
     char base[AR_NAME_MAX + 1];
+    char gpu[24]; /* the preset's "gpu" ("" = none) */
 } rail_cfg;
 
 /* Carries c's calibration to p and applies it (ar_platform_apply_calibration). */
@@ -174,6 +175,7 @@ static ar_status from_preset(const char *spec, const char *name, rail_cfg *c, in
     memcpy(c->cal_bw, p->cal_bw, sizeof c->cal_bw);
     memcpy(c->eff, p->nccl_eff, sizeof c->eff);
     snprintf(c->base, sizeof c->base, "%s", p->cal_base ? p->cal_base : "");
+    snprintf(c->gpu, sizeof c->gpu, "%s", p->gpu);
     c->nvs_reduce_Bps = p->nodes[p->root].reduce_Bps; /* the preset's NVSwitch (NVLink SHARP), 0 if none */
     ar_platform_free(p);
     const char *nic_of = c->base[0] ? c->base : name;
@@ -217,7 +219,8 @@ static cJSON *build_doc(const char *spec, const rail_cfg *c) {
     cJSON *nodes = NULL, *links = NULL;
     int ok = cJSON_AddStringToObject(doc, "name", spec) && cJSON_AddStringToObject(doc, "kind", "graph") &&
              cJSON_AddStringToObject(doc, "description", desc) && (nodes = cJSON_AddArrayToObject(doc, "nodes")) &&
-             (links = cJSON_AddArrayToObject(doc, "links"));
+             (links = cJSON_AddArrayToObject(doc, "links")) &&
+             (!c->gpu[0] || cJSON_AddStringToObject(doc, "gpu", c->gpu));
     /* GPUs, then NVSwitches, then rails, then the spine: the routes' tie-break prefers NVLink */
     for (int m = 0; ok && m < c->nodes; m++)
         for (int j = 0; ok && j < c->gpus; j++) {
@@ -264,7 +267,7 @@ static ar_status rail_config(const char *spec, int ranks, rail_cfg *out, ar_err 
     if (!spec || strlen(spec) > 1000) return ar_fail(e, AR_EINVAL, "platform spec is missing or too long");
     const char *colon = strchr(spec, ':');
     int family = !strncmp(spec, "rail", 4) && (spec[4] == 0 || spec[4] == ':');
-    rail_cfg c = {2, 8, 18, 0, 20.6e9, 1e-6, 48e9, 1e-6, 0, 0, 0, 0, {1, 1}, {1, 1}, {{0}}, ""};
+    rail_cfg c = {2, 8, 18, 0, 20.6e9, 1e-6, 48e9, 1e-6, 0, 0, 0, 0, {1, 1}, {1, 1}, {{0}}, "", ""};
     if (!family) c.nodes = 0;
     int have_nic = 0;
     ar_status st = parse_args(spec, colon ? colon + 1 : "", family, &c, &have_nic, e);

@@ -595,6 +595,7 @@ static int cc_of_name(const char *name) {
 /* a calibrated file (issue 14): by the preset it was calibrated from; else by name */
 int ar_nccl_cc_of_platform(const ar_platform *p) {
     if (!p) return 0;
+    if (p->gpu_cc) return p->gpu_cc; /* the platform's "gpu" */
     int cc = p->cal_base ? cc_of_name(p->cal_base) : 0;
     return cc ? cc : cc_of_name(p->name);
 }
@@ -604,8 +605,8 @@ ar_status ar_nccl_in_from_platform(const ar_platform *p, int cc, ar_nccl_in *out
     if (cc == 0) cc = ar_nccl_cc_of_platform(p);
     if (cc < 60)
         return ar_fail(e, AR_EINVAL,
-                       "nccl model: %s: the GPUs' compute capability is unknown (give it; e.g. 80 A100, 90 H100, "
-                       "100 B200)",
+                       "nccl model: %s: the GPUs' compute capability is unknown (declare the platform's \"gpu\", e.g. "
+                       "\"h100\" or \"sm_89\")",
                        p->name);
     int nm = p->nmachines, nr = p->nranks;
     if (nm < 1 || nr < 1 || nr % nm)
