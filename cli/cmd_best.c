@@ -254,6 +254,7 @@ int cmd_best(int argc, char **argv) {
                                        "nccl_model_s", "nccl_algo", "nccl_proto", "sim_s",      "scenario"};
     cli_table t;
     tbl_init(&t, 15, cols);
+    tbl_set_unit(&t, 9, TBL_UNIT_RATIO); /* vs_nccl */
     double dmax = ar_scenario_max_delay(sc); /* the walk starts after the latest rank */
     int limit = top ? top : o.format == FMT_TABLE ? BEST_TABLE_ROWS : c.n, shown = 0, listed = 0, rank = 0;
     double prev = NAN;

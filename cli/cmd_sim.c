@@ -189,7 +189,7 @@ static void sim_help(const lab_sim_api *sim) {
         "                  --sync dataflow; with jobs, one simulation of every job (each its ranks,\n"
         "                  algorithm, start) and a row per job\n"
         "  --model-only    print the model's columns (model_s, closed_s) of every row without simulating\n"
-        "  --digits N      significant digits of sim_s, model_s and closed_s (1..17, default 12)\n"
+        "  --digits N      significant digits of the times in the table (1..17, default 4)\n"
         "network models (--network):\n%s",
         sim->network_help());
 }
@@ -214,6 +214,7 @@ static ar_status sim_jobs(const lab_sim_api *sim, const cli_opts *o, const ar_sc
     }
     cli_table t;
     tbl_init(&t, (int)(sizeof jc / sizeof jc[0]), jc);
+    tbl_set_unit(&t, 8, TBL_UNIT_RATIO); /* slowdown */
     ar_status worst = AR_OK;
     const char *sizes[CLI_MAX_LIST];
     int nsizes = o->nsizes;
@@ -303,7 +304,7 @@ int cmd_sim(int argc, char **argv) {
     int nrest = 0;
     ar_sim_engine engine = AR_SIM_FAST;
     ar_sim_sync sync = AR_SYNC_DATAFLOW;
-    int full = 0, chunks = 0, digits = 12, model_only = 0, sync_given = 0;
+    int full = 0, chunks = 0, digits = 0, model_only = 0, sync_given = 0;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--no-shortcuts")) {
@@ -353,7 +354,7 @@ int cmd_sim(int argc, char **argv) {
         }
     }
     char tfmt[16];
-    snprintf(tfmt, sizeof tfmt, "%%.%dg", digits);
+    snprintf(tfmt, sizeof tfmt, "%%.%dg", digits ? digits : 12);
     cli_opts o;
     if (cli_parse(nrest, rest,
                   OPT_PLATFORM | OPT_ALGO | OPT_SIZE | OPT_RANKS | OPT_DTYPE | OPT_FORMAT | OPT_CHECK | OPT_TRACE |
@@ -437,6 +438,7 @@ int cmd_sim(int argc, char **argv) {
 
     cli_table t;
     tbl_init(&t, NCOLS, cols);
+    t.digits = digits;
     int stream = o.format != FMT_TABLE, napplied = 0;
     if (stream) tbl_stream_begin(&t, o.format, stdout);
     for (int pi = 0; pi < o.nplatforms && worst != AR_EINVAL; pi++) {
@@ -638,12 +640,12 @@ int cmd_sim(int argc, char **argv) {
         for (int c = 0; c < NK; c++) kc[c] = cols[keep[c]];
         cli_table s;
         tbl_init(&s, NK, kc);
+        s.digits = digits;
         for (int r = 0; r < t.nrows; r++) {
             int nr = tbl_row(&s);
             for (int c = 0; c < NK; c++) {
                 const cli_cell *cl = &t.cells[(size_t)r * NCOLS + (size_t)keep[c]];
-                tbl_str(&s, nr, c, cl->s);
-                s.cells[(size_t)nr * NK + (size_t)c].numeric = cl->numeric;
+                tbl_copy_cell(&s, nr, c, cl);
             }
         }
         tbl_print(&s, FMT_TABLE, stdout);
