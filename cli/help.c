@@ -31,9 +31,13 @@ static const help_entry entries[] = {
     {"platforms", "usage: arlab platforms [--format F]\n"
                   "Lists the preset platforms (name, kind, ranks, machines, levels, description) and the\n"
                   "generated families.\n" COMMON_F "example: arlab platforms --format csv\n"},
-    {"platform", "usage: arlab platform show NAME|FILE|SPEC [--ranks N] [--format F]\n"
-                 "Prints one platform: levels, links, switches (reducing ones), notes and reference measurements.\n"
-                 "  --ranks N           rank count for a generated family\n" COMMON_F
+    {"platform", "usage: arlab platform show NAME|FILE|SPEC [--ranks N] [--links N] [--format F]\n"
+                 "Prints one platform: its summary (levels, reducing switches), a table of every link (name, ends,\n"
+                 "lanes, bandwidth per lane and direction and per link, latency, intra- or inter-machine: the\n"
+                 "names a scenario's links and failed_links use), the reducing switches and the file's notes.\n"
+                 "  --ranks N           rank count for a generated family\n"
+                 "  --links N           at most N rows of the links table (default: every link)\n"
+                 "  --format F          table (default), csv (the links table) or json (the whole platform)\n"
                  "example: arlab platform show dgx-h100:nodes=2\n"},
     {"algos", "usage: arlab algos [--format F]\n"
               "Lists the algorithms (name, paper label, parameters, summary) and every parameter's type, range,\n"
