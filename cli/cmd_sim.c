@@ -159,10 +159,11 @@ static void print_links(const lab_sim_api *sim, const ar_platform *p, const ar_s
 
 static void sim_help(const lab_sim_api *sim) {
     printf(
-        "usage: arlab sim --platform P [--platform P2 ...] [--algo A|all ...] [--schedule F.json] [--size S[,S2...]]\n"
-        "                 [--ranks N] [--dtype T] [--check] [--trace FILE] [--network MODEL[,key:value...]]\n"
-        "                 [--gamma S_PER_BYTE] [--budget TIME] [--engine fast|naive] [--sync round|dataflow]\n"
-        "                 [--no-shortcuts] [--scenario F.json] [--format table|csv|json]\n"
+        "usage: arlab sim --platform P [--platform P2 ...] [--algo A|all ...] [--schedule F.json]\n"
+        "                 [--size S[,S2...]|-b MIN -e MAX [-f F|-i N]] [--ranks N] [--dtype T] [--coll C] [--check]\n"
+        "                 [--trace FILE] [--network MODEL[,key:value...]] [--gamma S_PER_BYTE] [--budget TIME]\n"
+        "                 [--engine fast|naive] [--sync round|dataflow] [--no-shortcuts] [--chunks N]\n"
+        "                 [--scenario F.json] [--model-only] [--digits N] [--format table|csv|json]\n"
         "Simulates each algorithm's schedule on SimGrid and compares it with the cost walk (model_s) and\n"
         "the closed form (closed_s). Defaults: --algo all --size 100MB. CSV/JSON rows are streamed, with\n"
         "algbw/busbw, NCCL's choice, status and why (README: Simulator).\n"
