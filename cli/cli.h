@@ -90,6 +90,7 @@ typedef struct cli_cell {
     int numeric; /* emitted unquoted in JSON */
     int has_v;   /* v holds the number of a tbl_num cell: CSV and JSON print it with %.17g */
     double v;
+    int unit; /* a tbl_unit for this cell only (a key/value table's value column), 0 = the column's */
 } cli_cell;
 
 /* How the human table prints a column's numbers (CSV and JSON always print %.17g). TBL_UNIT_AUTO:
@@ -123,6 +124,7 @@ void tbl_str(cli_table *t, int row, int col, const char *s);
 void tbl_num(cli_table *t, int row, int col, const char *fmt, double v);
 void tbl_int(cli_table *t, int row, int col, long long v);
 void tbl_set_unit(cli_table *t, int col, tbl_unit u);
+void tbl_set_cell_unit(cli_table *t, int row, int col, tbl_unit u); /* one cell's, over its column's */
 /* Copies a cell of another table (its text and number) into row, col. */
 void tbl_copy_cell(cli_table *t, int row, int col, const cli_cell *from);
 void tbl_print(const cli_table *t, cli_format f, FILE *out);

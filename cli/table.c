@@ -64,6 +64,7 @@ void tbl_copy_cell(cli_table *t, int row, int col, const cli_cell *from) {
     c->numeric = from->numeric;
     c->has_v = from->has_v;
     c->v = from->v;
+    c->unit = from->unit;
 }
 
 void tbl_int(cli_table *t, int row, int col, long long v) {
@@ -145,6 +146,11 @@ void tbl_set_unit(cli_table *t, int col, tbl_unit u) {
     if (col >= 0 && col < t->ncols) t->unit[col] = u;
 }
 
+void tbl_set_cell_unit(cli_table *t, int row, int col, tbl_unit u) {
+    cli_cell *c = row < t->nrows ? cell(t, row, col) : NULL;
+    if (c) c->unit = (int)u;
+}
+
 static int ends_with(const char *s, const char *tail) {
     size_t ls = strlen(s), lt = strlen(tail);
     return ls >= lt && !strcmp(s + ls - lt, tail);
@@ -208,7 +214,7 @@ static const char *human_num(const cli_table *t, int c, const cli_cell *cl, char
     static const char *const ru[] = {"B/s", "KB/s", "MB/s", "GB/s", "TB/s", "PB/s"};
     int digits = t->digits > 0 ? t->digits : 4;
     if (!cl->has_v) return cl->s && cl->s[0] ? cl->s : "-";
-    switch (unit_of(t, c)) {
+    switch (cl->unit ? (tbl_unit)cl->unit : unit_of(t, c)) {
     case TBL_UNIT_TIME: fmt_si(buf, n, cl->v, tu, 5, 4, digits); break;
     case TBL_UNIT_BYTES: fmt_bytes(buf, n, cl->v, digits); break;
     case TBL_UNIT_GBPS: fmt_si(buf, n, cl->v * 1e9, ru, 6, 0, digits); break;
