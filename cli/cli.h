@@ -112,7 +112,7 @@ typedef struct cli_table {
     int ncols;
     const char *cols[TBL_MAX_COLS];
     tbl_unit unit[TBL_MAX_COLS]; /* TBL_UNIT_AUTO after tbl_init; tbl_set_unit changes one */
-    int digits;                  /* significant digits of the SI cells (0: 4) */
+    int digits;                  /* significant digits of the times (0: 4; sizes, bandwidths: 4) */
     int nrows, cap;
     cli_cell *cells; /* nrows * ncols */
     int streamed;    /* rows written by tbl_stream_row so far */

@@ -68,7 +68,7 @@ static const help_entry entries[] = {
      "  --gamma G           reduction cost in s/B on every GPU: overrides the platform's compute.reduce\n"
      "                      (1/G B/s); the walk and the ring closed forms then follow --sync dataflow\n"
      "                      with reductions overlapped (sim/README.md: Compute costs)\n"
-     "  --digits N          significant digits of the --detail times (1..17, default 9)\n"
+     "  --digits N          significant digits of the times in the tables (1..17, default 4; CSV/JSON: 17)\n"
      "  --scenario F.json   what-if (scenarios/README.md): slow/failed links and ranks change the\n"
      "                      platform; the largest start delay is added; flows are not in the walk\n" COMMON_C COMMON_F
      "example: arlab model --platform blueconnect-192 --size 100MB\n"},

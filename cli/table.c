@@ -212,12 +212,12 @@ static void fmt_bytes(char *buf, size_t n, double v, int digits) {
 static const char *human_num(const cli_table *t, int c, const cli_cell *cl, char *buf, size_t n) {
     static const char *const tu[] = {"ps", "ns", "µs", "ms", "s"};
     static const char *const ru[] = {"B/s", "KB/s", "MB/s", "GB/s", "TB/s", "PB/s"};
-    int digits = t->digits > 0 ? t->digits : 4;
+    int digits = t->digits > 0 ? t->digits : 4; /* times; sizes and bandwidths: always 4 */
     if (!cl->has_v) return cl->s && cl->s[0] ? cl->s : "-";
     switch (cl->unit ? (tbl_unit)cl->unit : unit_of(t, c)) {
     case TBL_UNIT_TIME: fmt_si(buf, n, cl->v, tu, 5, 4, digits); break;
-    case TBL_UNIT_BYTES: fmt_bytes(buf, n, cl->v, digits); break;
-    case TBL_UNIT_GBPS: fmt_si(buf, n, cl->v * 1e9, ru, 6, 0, digits); break;
+    case TBL_UNIT_BYTES: fmt_bytes(buf, n, cl->v, 4); break;
+    case TBL_UNIT_GBPS: fmt_si(buf, n, cl->v * 1e9, ru, 6, 0, 4); break;
     case TBL_UNIT_REL: snprintf(buf, n, "%+.1f%%", 100 * cl->v); break;
     case TBL_UNIT_RATIO: snprintf(buf, n, "%.3f", cl->v); break;
     default: return cl->s ? cl->s : "";
