@@ -93,8 +93,7 @@ int cmd_platform(int argc, char **argv) {
         }
     }
     cli_opts o;
-    if (cli_parse(nrest, rest, OPT_FORMAT | OPT_RANKS | OPT_POSITIONAL, &o, "platform show") != AR_OK)
-        return AR_EINVAL;
+    if (cli_parse(nrest, rest, OPT_FORMAT | OPT_RANKS | OPT_POSITIONAL, &o, "platform show") != AR_OK) return AR_EINVAL;
     if (o.npositional != 1) {
         fprintf(stderr, "arlab platform show: give exactly one platform (name, file or family spec)\n");
         return AR_EINVAL;

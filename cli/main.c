@@ -15,7 +15,8 @@ typedef struct verb {
 
 static const verb verbs[] = {
     {"platforms", cmd_platforms, "platforms [--format F]                      list preset platforms"},
-    {"platform", cmd_platform, "platform show NAME|FILE|SPEC [--ranks N] [--links N]  print one platform and its links"},
+    {"platform", cmd_platform,
+     "platform show NAME|FILE|SPEC [--ranks N] [--links N]  print one platform and its links"},
     {"algos", cmd_algos, "algos [--format F]                          list algorithms"},
     {"plan", cmd_plan, "plan --algo A|--schedule F.json --platform P [--size S] [--check] [--format table|json]"},
     {"model", cmd_model,
