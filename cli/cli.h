@@ -103,11 +103,29 @@ typedef struct cli_cell {
     int numeric; /* emitted unquoted in JSON */
     int has_v;   /* v holds the number of a tbl_num cell: CSV and JSON print it with %.17g */
     double v;
+    int unit; /* a tbl_unit for this cell only (a key/value table's value column), 0 = the column's */
 } cli_cell;
+
+/* How the human table prints a column's numbers (CSV and JSON always print %.17g). TBL_UNIT_AUTO:
+ * from the column's name, the naming convention of every verb's columns: "*_s" a time in seconds,
+ * "bytes" / "*_bytes" a size in bytes, "*_GBps" a bandwidth in GB/s (1e9 B/s), each printed with an
+ * SI prefix ("290.3 µs", "100 MB", "128 MiB", "313.6 GB/s"); "rel_*", "*_err", "*_diff" a relative
+ * difference (TBL_UNIT_REL); any other name: the cell's own format. */
+typedef enum {
+    TBL_UNIT_AUTO,
+    TBL_UNIT_NONE,  /* the tbl_num format */
+    TBL_UNIT_TIME,  /* seconds: ps .. s */
+    TBL_UNIT_BYTES, /* bytes: exact KB/MB/GB or KiB/MiB/GiB when the size is a whole multiple, else B .. PB */
+    TBL_UNIT_GBPS,  /* GB/s: B/s .. PB/s */
+    TBL_UNIT_REL,   /* a relative difference: percent, one decimal, signed ("+22.0%") */
+    TBL_UNIT_RATIO  /* a ratio: three decimals ("0.791") */
+} tbl_unit;
 
 typedef struct cli_table {
     int ncols;
     const char *cols[TBL_MAX_COLS];
+    tbl_unit unit[TBL_MAX_COLS]; /* TBL_UNIT_AUTO after tbl_init; tbl_set_unit changes one */
+    int digits;                  /* significant digits of the times (0: 4; sizes, bandwidths: 4) */
     int nrows, cap;
     cli_cell *cells; /* nrows * ncols */
     int streamed;    /* rows written by tbl_stream_row so far */
@@ -118,6 +136,10 @@ int tbl_row(cli_table *t); /* appends an empty row, returns its index (-1 on OOM
 void tbl_str(cli_table *t, int row, int col, const char *s);
 void tbl_num(cli_table *t, int row, int col, const char *fmt, double v);
 void tbl_int(cli_table *t, int row, int col, long long v);
+void tbl_set_unit(cli_table *t, int col, tbl_unit u);
+void tbl_set_cell_unit(cli_table *t, int row, int col, tbl_unit u); /* one cell's, over its column's */
+/* Copies a cell of another table (its text and number) into row, col. */
+void tbl_copy_cell(cli_table *t, int row, int col, const cli_cell *from);
 void tbl_print(const cli_table *t, cli_format f, FILE *out);
 void tbl_free(cli_table *t);
 /* Streaming (csv, json): the header (CSV) or "[" (JSON), then each row as it is
@@ -125,7 +147,9 @@ void tbl_free(cli_table *t);
 void tbl_stream_begin(cli_table *t, cli_format f, FILE *out);
 void tbl_stream_row(cli_table *t, int row, cli_format f, FILE *out);
 void tbl_stream_end(cli_table *t, cli_format f, FILE *out);
-/* Columns of the terminal on stdout (TIOCGWINSZ), else $COLUMNS, else 100. */
+/* The human table fits a terminal only: when stdout is one, its columns (TIOCGWINSZ, else $COLUMNS,
+ * else 100); a pipe or a file gets every cell whole (0 = no limit). Cut cells end in "~", and a column
+ * is never cut so far that two of its different values would print the same. */
 int cli_term_width(void);
 
 /* Prints VERB's help (cli/help.c); 0 if VERB has no entry there (sim prints its own). */

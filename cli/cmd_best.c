@@ -268,6 +268,7 @@ int cmd_best(int argc, char **argv) {
                                        "nccl_model_s", "nccl_algo", "nccl_proto", "sim_s",      "scenario"};
     cli_table t;
     tbl_init(&t, 15, cols);
+    tbl_set_unit(&t, 9, TBL_UNIT_RATIO); /* vs_nccl */
     int limit = top ? top : o.format == FMT_TABLE ? BEST_TABLE_ROWS : c.n, shown = 0, listed = 0, rank = 0;
     double prev = NAN;
     for (int oi = 0; oi < c.n; oi++) {

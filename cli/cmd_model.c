@@ -10,7 +10,7 @@
  * full precision (%.17g; missing: empty in CSV, null in JSON), one row per
  * algorithm written as soon as it is priced; an algorithm that does not apply
  * (or hits a documented limit) gets a row with status and why. --digits N
- * (1..17, default 9): significant digits of the times in the --detail table. */
+ * (1..17, default 4): significant digits of the times in the tables (CSV/JSON: always 17). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +48,8 @@ static void print_summary(const cli_table *t, int from, int to, double nccl_s, c
     static const char *const sc[] = {"", "algo", "model_s", "algbw_GBps", "busbw_GBps", "vs_nccl", "note"};
     cli_table s;
     tbl_init(&s, 7, sc);
+    s.digits = t->digits;
+    tbl_set_unit(&s, 5, TBL_UNIT_RATIO);
     int best = -1;
     for (int r = from; r < to; r++) {
         const cli_cell *m = &t->cells[(size_t)r * NCOLS + C_MODEL];
@@ -91,9 +93,9 @@ static void print_summary(const cli_table *t, int from, int to, double nccl_s, c
 }
 
 int cmd_model(int argc, char **argv) {
-    /* this verb's own flags: --digits N (significant digits of the --detail times; default 9), --detail */
+    /* this verb's own flags: --digits N (significant digits of the times in the tables; default 4), --detail */
     char *rest[CLI_MAX_LIST * 4];
-    int nrest = 0, digits = 9, detail = 0;
+    int nrest = 0, digits = 0, detail = 0;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--detail")) {
@@ -115,7 +117,7 @@ int cmd_model(int argc, char **argv) {
         }
     }
     char tfmt[16];
-    snprintf(tfmt, sizeof tfmt, "%%.%dg", digits);
+    snprintf(tfmt, sizeof tfmt, "%%.%dg", digits ? digits : 9);
     argc = nrest;
     argv = rest;
     cli_opts o;
@@ -162,6 +164,7 @@ int cmd_model(int argc, char **argv) {
     }
     cli_table t;
     tbl_init(&t, NCOLS, cols);
+    t.digits = digits;
     int stream = o.format != FMT_TABLE, napplied = 0;
     if (stream) tbl_stream_begin(&t, o.format, stdout);
     ar_status worst = AR_OK;
@@ -267,13 +270,13 @@ int cmd_model(int argc, char **argv) {
         enum { NK = sizeof src / sizeof src[0] };
         cli_table s;
         tbl_init(&s, NK, keep);
+        s.digits = digits;
         for (int r = 0; r < t.nrows; r++) {
             if (strcmp(t.cells[(size_t)r * NCOLS + C_STATUS].s, "ok")) continue;
             int nr = tbl_row(&s);
             for (int c = 0; c < NK; c++) {
                 const cli_cell *cl = &t.cells[(size_t)r * NCOLS + (size_t)src[c]];
-                tbl_str(&s, nr, c, cl->s);
-                s.cells[(size_t)nr * NK + (size_t)c].numeric = cl->numeric;
+                tbl_copy_cell(&s, nr, c, cl);
             }
         }
         tbl_print(&s, FMT_TABLE, stdout);

@@ -643,6 +643,8 @@ static int compare_main(int argc, char **argv, const char **mfiles, int nmf, con
                                        "sim_vs_nccl", "mpi_vs_nccl"};
     cli_table t;
     tbl_init(&t, nmf ? 17 : 11, cols); /* the NCCL-model/MPI columns with --measured only (stable header) */
+    /* *_vs_nccl: relative to nccl_s */
+    for (int c = 14; c < 17; c++) tbl_set_unit(&t, c, TBL_UNIT_REL);
     lab_compare_row *prow = NULL;      /* every platform's rows, for --plot */
     int *palgo = NULL, *pplat = NULL, np = 0;
     char *pname[CLI_MAX_LIST];

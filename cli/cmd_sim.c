@@ -85,7 +85,7 @@ enum {
  * marked), then per platform one line for the algorithms that do not apply. */
 #define BRIEF_NA_MAX 64
 static void print_brief(const cli_table *t) {
-    static const char *const bc[] = {"", "algo", "platform", "size", "sim_s", "model_s", "rel_err", "busbw_GBps"};
+    static const char *const bc[] = {"", "algo", "platform", "bytes", "sim_s", "model_s", "rel_err", "busbw_GBps"};
     static const int src[] = {-1, 0, 1, 3, 4, 5, 6, C_ALGBW + 1};
     enum { NB = sizeof src / sizeof src[0] };
     cli_table s;
@@ -112,12 +112,7 @@ static void print_brief(const cli_table *t) {
             }
             int nr = tbl_row(&s);
             tbl_str(&s, nr, 0, r == best ? "*" : "");
-            for (int k = 1; k < NB; k++) {
-                tbl_str(&s, nr, k, c[src[k]].s);
-                s.cells[(size_t)nr * NB + (size_t)k].numeric = c[src[k]].numeric;
-            }
-            char sz[32];
-            tbl_str(&s, nr, 3, c[3].has_v ? ar_fmt_bytes(c[3].v, sz, sizeof sz) : c[3].s);
+            for (int k = 1; k < NB; k++) tbl_copy_cell(&s, nr, k, &c[src[k]]);
             if (strcmp(c[C_STATUS].s, "ok")) tbl_str(&s, nr, 7, c[C_STATUS].s);
         }
         if (nna) {
@@ -217,10 +212,11 @@ static void print_links(const lab_sim_api *sim, const ar_platform *p, const ar_s
 
 static void sim_help(const lab_sim_api *sim) {
     printf(
-        "usage: arlab sim --platform P [--platform P2 ...] [--algo A|all ...] [--schedule F.json] [--size S[,S2...]]\n"
-        "                 [--ranks N] [--dtype T] [--check] [--trace FILE] [--network MODEL[,key:value...]]\n"
-        "                 [--gamma S_PER_BYTE] [--budget TIME] [--engine fast|naive] [--sync round|dataflow]\n"
-        "                 [--no-shortcuts] [--scenario F.json] [--format table|csv|json]\n"
+        "usage: arlab sim --platform P [--platform P2 ...] [--algo A|all ...] [--schedule F.json]\n"
+        "                 [--size S[,S2...]|-b MIN -e MAX [-f F|-i N]] [--ranks N] [--dtype T] [--coll C] [--check]\n"
+        "                 [--trace FILE] [--network MODEL[,key:value...]] [--gamma S_PER_BYTE] [--budget TIME]\n"
+        "                 [--engine fast|naive] [--sync round|dataflow] [--no-shortcuts] [--chunks N]\n"
+        "                 [--scenario F.json] [--model-only] [--digits N] [--format table|csv|json]\n"
         "Simulates each algorithm's schedule on SimGrid and compares it with the cost walk (model_s) and\n"
         "the closed form (closed_s). Defaults: --algo all --size 100MB. CSV/JSON rows are streamed, with\n"
         "algbw/busbw, NCCL's choice, status and why (README: Simulator).\n"
@@ -249,7 +245,7 @@ static void sim_help(const lab_sim_api *sim) {
         "  --model-only    print the model's columns (model_s, closed_s) of every row without simulating\n"
         "  --brief         the table: one short row per algorithm and platform (sim_s, model_s, busbw),\n"
         "                  one line for the algorithms that do not apply; no per-run breakdown\n"
-        "  --digits N      significant digits of sim_s, model_s and closed_s (1..17, default 12)\n"
+        "  --digits N      significant digits of the times in the table (1..17, default 4)\n"
         "network models (--network):\n%s",
         sim->network_help());
 }
@@ -274,6 +270,7 @@ static ar_status sim_jobs(const lab_sim_api *sim, const cli_opts *o, const ar_sc
     }
     cli_table t;
     tbl_init(&t, (int)(sizeof jc / sizeof jc[0]), jc);
+    tbl_set_unit(&t, 8, TBL_UNIT_RATIO); /* slowdown */
     ar_status worst = AR_OK;
     const char *sizes[CLI_MAX_LIST];
     int nsizes = o->nsizes;
@@ -363,7 +360,7 @@ int cmd_sim(int argc, char **argv) {
     int nrest = 0;
     ar_sim_engine engine = AR_SIM_FAST;
     ar_sim_sync sync = AR_SYNC_DATAFLOW;
-    int full = 0, chunks = 0, digits = 12, model_only = 0, sync_given = 0, brief = 0;
+    int full = 0, chunks = 0, digits = 0, model_only = 0, sync_given = 0, brief = 0;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--no-shortcuts")) {
@@ -415,7 +412,7 @@ int cmd_sim(int argc, char **argv) {
         }
     }
     char tfmt[16];
-    snprintf(tfmt, sizeof tfmt, "%%.%dg", digits);
+    snprintf(tfmt, sizeof tfmt, "%%.%dg", digits ? digits : 12);
     cli_opts o;
     if (cli_parse(nrest, rest,
                   OPT_PLATFORM | OPT_ALGO | OPT_SIZE | OPT_RANKS | OPT_DTYPE | OPT_FORMAT | OPT_CHECK | OPT_TRACE |
@@ -505,6 +502,7 @@ int cmd_sim(int argc, char **argv) {
 
     cli_table t;
     tbl_init(&t, NCOLS, cols);
+    t.digits = digits;
     int stream = o.format != FMT_TABLE, napplied = 0;
     if (stream) tbl_stream_begin(&t, o.format, stdout);
     for (int pi = 0; pi < o.nplatforms && worst != AR_EINVAL; pi++) {
@@ -704,12 +702,12 @@ int cmd_sim(int argc, char **argv) {
         for (int c = 0; c < NK; c++) kc[c] = cols[keep[c]];
         cli_table s;
         tbl_init(&s, NK, kc);
+        s.digits = digits;
         for (int r = 0; r < t.nrows; r++) {
             int nr = tbl_row(&s);
             for (int c = 0; c < NK; c++) {
                 const cli_cell *cl = &t.cells[(size_t)r * NCOLS + (size_t)keep[c]];
-                tbl_str(&s, nr, c, cl->s);
-                s.cells[(size_t)nr * NK + (size_t)c].numeric = cl->numeric;
+                tbl_copy_cell(&s, nr, c, cl);
             }
         }
         tbl_print(&s, FMT_TABLE, stdout);

@@ -49,6 +49,12 @@ static void kvn(cli_table *t, const char *key, double v, const char *meaning) {
     tbl_str(t, r, 2, meaning);
 }
 
+/* a time in seconds: SI in the table, like every *_s column */
+static void kvt(cli_table *t, const char *key, double v, const char *meaning) {
+    kvn(t, key, v, meaning);
+    tbl_set_cell_unit(t, t->nrows - 1, 1, TBL_UNIT_TIME);
+}
+
 static char *frac_str(double x, ar_tp_frac f, char *buf, size_t n) {
     if (f.den > 0) snprintf(buf, n, "%lld/%lld", (long long)f.num, (long long)f.den);
     else snprintf(buf, n, "%.9g", x);
@@ -199,8 +205,8 @@ int cmd_trees(int argc, char **argv) {
                     kv(&sum, "size", ar_fmt_bytes(bytes, b2, sizeof b2), "");
                     snprintf(b1, sizeof b1, "%lld", chunks);
                     kv(&sum, "chunks", b1, "pipeline chunks per op");
-                    kvn(&sum, "C(G) seconds", pr.C_s, "C(G) x bytes / bw_ref");
-                    kvn(&sum, "predicted s", pr.model.time_s,
+                    kvt(&sum, "C(G) seconds", pr.C_s, "C(G) x bytes / bw_ref");
+                    kvt(&sum, "predicted s", pr.model.time_s,
                         "schedule time: sum over both phases and their Dmax+c-1 rounds of the slowest tree edge "
                         "(model_treepack.h)");
                     snprintf(b3, sizeof b3, "2 C_dir S = %.6g <= T <= 2 (Dmax+c-1)(alpha + C_dir S/c) = %.6g",

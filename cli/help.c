@@ -31,15 +31,20 @@ static const help_entry entries[] = {
     {"platforms", "usage: arlab platforms [--format F]\n"
                   "Lists the preset platforms (name, kind, ranks, machines, levels, description) and the\n"
                   "generated families.\n" COMMON_F "example: arlab platforms --format csv\n"},
-    {"platform", "usage: arlab platform show NAME|FILE|SPEC [--ranks N] [--format F]\n"
-                 "Prints one platform: levels, links, switches (reducing ones), notes and reference measurements.\n"
-                 "  --ranks N           rank count for a generated family\n" COMMON_F
+    {"platform", "usage: arlab platform show NAME|FILE|SPEC [--ranks N] [--links N] [--format F]\n"
+                 "Prints one platform: its summary (levels, reducing switches), a table of every link (name, ends,\n"
+                 "lanes, bandwidth per lane and direction and per link, latency, intra- or inter-machine: the\n"
+                 "names a scenario's links and failed_links use), the reducing switches and the file's notes.\n"
+                 "  --ranks N           rank count for a generated family\n"
+                 "  --links N           at most N rows of the links table (default: every link)\n"
+                 "  --format F          table (default), csv (the links table) or json (the whole platform)\n"
                  "example: arlab platform show dgx-h100:nodes=2\n"},
     {"algos", "usage: arlab algos [--format F]\n"
               "Lists the algorithms (name, paper label, parameters, summary) and every parameter's type, range,\n"
               "default and meaning. The table also lists `schedule` (a user-written schedule, not in --algo all).\n"
               "" COMMON_F "example: arlab algos\n"},
-    {"plan", "usage: arlab plan --algo A|--schedule F.json --platform P [--size S] [--check] [--format table|json]\n"
+    {"plan", "usage: arlab plan --algo A|--schedule F.json --platform P [--ranks N] [--dtype T] [--coll C]\n"
+             "                  [--size S|-b MIN -e MAX [-f F|-i N]] [--check] [--format table|json]\n"
              "Prints the schedule (phases, ops, members, ranges), the reduce/broadcast calls per rank (per phase;\n"
              "FlexReduce: per learner per level against the Eq. 12 bound).\n"
              "  --algo A            an algorithm with parameters, e.g. blueconnect:decomp=4x2,impl=ring+hd\n"
@@ -49,8 +54,9 @@ static const help_entry entries[] = {
              "  --format F          table (default) or json (the JSON reads back with --schedule)\n"
              "example: arlab plan --algo flexreduce --platform fr-5 --size 120 --check\n"},
     {"model",
-     "usage: arlab model --platform P [--size S,...] [--algo A|all ...] [--schedule F.json] [--detail]\n"
-     "                   [--gamma G] [--scenario F.json] [--digits N] [--format F]\n"
+     "usage: arlab model --platform P [--size S,...|-b MIN -e MAX [-f F|-i N]] [--algo A|all ...]\n"
+     "                   [--schedule F.json] [--ranks N] [--dtype T] [--coll C] [--detail] [--gamma G]\n"
+     "                   [--scenario F.json] [--digits N] [--format F]\n"
      "Prices every algorithm: closed_s (the paper's closed form), walk_s (cost walk of the planned\n"
      "schedule), model_s (the closed form where it agrees with the walk, else the walk; why says so), algbw/busbw (nccl-tests'\n"
      "definitions) and what NCCL's own tuner would choose (nccl_model_s, nccl_algo, nccl_proto).\n"
@@ -62,12 +68,13 @@ static const help_entry entries[] = {
      "  --gamma G           reduction cost in s/B on every GPU: overrides the platform's compute.reduce\n"
      "                      (1/G B/s); the walk and the ring closed forms then follow --sync dataflow\n"
      "                      with reductions overlapped (sim/README.md: Compute costs)\n"
-     "  --digits N          significant digits of the --detail times (1..17, default 9)\n"
+     "  --digits N          significant digits of the times in the tables (1..17, default 4; CSV/JSON: 17)\n"
      "  --scenario F.json   what-if (scenarios/README.md): slow/failed links and ranks change the\n"
      "                      platform; the largest start delay is added; flows are not in the walk\n" COMMON_C COMMON_F
      "example: arlab model --platform blueconnect-192 --size 100MB\n"},
-    {"best", "usage: arlab best --platform P --size S [--coll C] [--top N] [--per-algo] [--ranks N] [--dtype T]\n"
-             "                  [--format F]\n"
+    {"best", "usage: arlab best --platform P --size S|-b S [--coll C] [--top N] [--per-algo] [--ranks N]\n"
+             "                  [--dtype T] [--scenario F.json] [--format F]\n"
+             "                  (-e MAX [-f F|-i N] are read too, but best takes one size)\n"
              "       arlab best --emit nccl-tuner FILE --platform P [--ranks N] [--max-bytes S]\n"
              "Ranks every algorithm (default parameters) and every BlueConnect variant (decompositions, stage\n"
              "orders, ring/hd per stage) by the cost walk, and says why the best wins.\n" COMMON_P
@@ -85,14 +92,16 @@ static const help_entry entries[] = {
              "                      schedules cannot be expressed there)\n"
              "  --max-bytes S       the largest size of the ranges (default 16GiB)\n"
              "example: arlab best --platform blueconnect-192 --size 100MB\n"},
-    {"trees", "usage: arlab trees --platform P [--size S] [--algo treepack:chunks=N,...] [--check] [--format F]\n"
+    {"trees", "usage: arlab trees --platform P [--size S|-b MIN -e MAX [-f F|-i N]] [--ranks N] [--dtype T]\n"
+              "                   [--algo treepack:chunks=N,...] [--check] [--format F]\n"
               "Spanning-tree packing: C(G), the Lemma 2.1 bounds, the trees and weights, the streams, the load\n"
               "of every link; with --size the schedule's predicted time.\n" COMMON_P
               "  --size S            predict the packing's time for this size\n"
               "  --algo A            treepack with parameters (chunks, units, roots, budget)\n"
               "  --check             also solve the extended formulation; both must agree\n" COMMON_F
               "example: arlab trees --platform p3.16xlarge --size 100MB\n"},
-    {"real", "usage: arlab real [--platform P] [--algo A ...|all] [--size S,...] [--iters N] [--warmup N]\n"
+    {"real", "usage: arlab real [--platform P] [--ranks N] [--algo A ...|all] [--schedule F.json] [--dtype T]\n"
+             "                  [--size S,...|-b MIN -e MAX [-f F|-i N]] [--iters N] [--warmup N]\n"
              "                  [--launch auto|single|mpi|file:PATH] [--gpus N] [--lowering auto|p2p|native]\n"
              "                  [--placement both|in|out] [--timing arlab|nccl-tests] [--graph] [--fuse]\n"
              "                  [--check] [--out FILE.csv] [--format table|csv|json|nccl-tests] [--dry-run]\n"
@@ -115,8 +124,9 @@ static const help_entry entries[] = {
              "  --dry-run           no GPU: compile every rank's NCCL program and run it on the host fake\n"
              "example: mpirun -np 8 arlab real --platform dgx-h100 --size 1MB,64MB\n"},
     {"calibrate",
-     "usage: arlab calibrate --out FILE.json [--platform P] [--size S,...] [--iters N] [--warmup N]\n"
-     "                       [--launch L] [--gpus N] [--fit rel|abs] [--name NAME] [--format F]\n"
+     "usage: arlab calibrate --out FILE.json [--platform P] [--ranks N] [--iters N] [--warmup N]\n"
+     "                       [--size S,...|-b MIN -e MAX [-f F|-i N]] [--launch L] [--gpus N]\n"
+     "                       [--fit rel|abs] [--name NAME] [--format F]\n"
      "       arlab calibrate --from NT.txt... --platform P --out CAL.json [--name NAME] [--seed N] [--boot B]\n"
      "Ping-pong sweeps per link class on GPUs (within a machine, across machines), least-squares\n"
      "alpha/beta (GSL), and a platform JSON that model, sim and best accept. With --from: no GPU, the\n"
@@ -129,8 +139,9 @@ static const help_entry entries[] = {
      "  --fit F             rel (default: relative residuals) or abs\n"
      "  --name NAME         the calibrated platform's name\n" COMMON_F
      "example: mpirun -np 16 arlab calibrate --out cal.json\n"},
-    {"compare", "usage: arlab compare --platform P [--algo A ...] [--size S,...] [--dtype T] [--ranks N]\n"
-                "                     [--format F] [MEASURED.csv]\n"
+    {"compare", "usage: arlab compare --platform P [--algo A ...] [--schedule F.json] [--dtype T] [--ranks N]\n"
+                "                     [--size S,...|-b MIN -e MAX [-f F|-i N]] [--format F] [MEASURED.csv]\n"
+                "       arlab compare --measured FILE... --platform P [--algo A ...] [--plot F.png|F.svg] [--format F]\n"
                 "Model, simulated and measured times side by side (measured rows from a CSV written by arlab real\n"
                 "or arlab testbed run; matched on algo, ranks and bytes; MPI_Allreduce or ncclAllReduce rows are\n"
                 "the baseline). With --measured: nccl-tests files, their NCCL times beside the model, the\n"
@@ -154,7 +165,7 @@ static const help_entry entries[] = {
             "                      (experiments/reference/published.csv) from the presets, with the error\n"
             "  --csv               the --reference predictions as CSV\n"
             "example: arlab fit --from all_reduce_perf.txt --platform dgx-h100\n"},
-    {"sweep", "usage: arlab sweep FILE.json [-j N] [--out DIR] [--quiet]\n"
+    {"sweep", "usage: arlab sweep FILE.json [-j N|--jobs N] [--out DIR] [--quiet]\n"
               "Runs the grid of a sweep file (platforms x algorithms x sizes x training configurations) on one\n"
               "backend (model, sim, real, measured) and writes DIR/NAME.csv and .json. Points already there are\n"
               "skipped (resume); Ctrl-C keeps the finished points.\n"
@@ -166,7 +177,12 @@ static const help_entry entries[] = {
                "Builds DIR/report.html (one self-contained page, figures embedded) and DIR/report.md from the\n"
                "sweep results in DIR (default out).\n"
                "example: experiments/make_figures.sh && arlab report out\n"},
-    {"testbed", "usage: arlab testbed up|down|status|run --platform P [--scale F] [--id ID] [options]\n"
+    {"testbed", "usage: arlab testbed up --platform P [--scale F] [--id ID] [--out FILE.json]\n"
+                "       arlab testbed down|status [--id ID]\n"
+                "       arlab testbed run --platform P [--scale F] [--id ID] [--algo A,...|all] [--size S,...]\n"
+                "                         [--dtype f32|f64|i32] [--iters N] [--warmup N] [--format table|csv|nccl-tests]\n"
+                "                         [--out FILE.csv] [--platform-out FILE.json] [--calibrate FILE.json]\n"
+                "                         [--timeout SECONDS]\n"
                 "The emulated cluster (root): one network namespace per machine, bridges for switches, veths\n"
                 "shaped with tc; `run` executes arlab-mpi (one MPI process per rank) over it.\n"
                 "  up --platform P [--scale F] [--id ID] [--out FILE.json]   build it and leave it up\n"

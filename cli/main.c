@@ -15,7 +15,8 @@ typedef struct verb {
 
 static const verb verbs[] = {
     {"platforms", cmd_platforms, "platforms [--format F]                      list preset platforms"},
-    {"platform", cmd_platform, "platform show NAME|FILE|SPEC [--ranks N]      print one platform"},
+    {"platform", cmd_platform,
+     "platform show NAME|FILE|SPEC [--ranks N] [--links N]  print one platform and its links"},
     {"algos", cmd_algos, "algos [--format F]                          list algorithms"},
     {"plan", cmd_plan, "plan --algo A|--schedule F.json --platform P [--size S] [--check] [--format table|json]"},
     {"model", cmd_model,
@@ -41,7 +42,7 @@ static void usage(FILE *f) {
     fprintf(f, "arlab %s: an all-reduce workbench\nusage: arlab VERB [options]\n", AR_VERSION);
     for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++) fprintf(f, "  arlab %s\n", verbs[i].usage);
     fprintf(f, "  arlab --version                               version, git commit, backends built\n");
-    fprintf(f, "  arlab help VERB  (or arlab VERB --help)        every option of a verb, with an example\n");
+    fprintf(f, "  arlab help VERB (or arlab VERB --help)         every option of a verb, with an example\n");
     fprintf(
         f, "common: --dtype f32|f16|bf16|f64|i32, --ranks N (generated families), sizes like 100MB, 120M (elements)\n");
 }
@@ -73,12 +74,12 @@ int main(int argc, char **argv) {
      * testbed verb installs its own handlers (it must tear the namespaces down) */
     ar_interrupt_install("the rows already written are complete");
     enum { NVERBS = sizeof verbs / sizeof verbs[0] };
-    const char *names[NVERBS];
+    const char *names[NVERBS + 2] = {[NVERBS] = "help", [NVERBS + 1] = "version"}; /* main's own words too */
     for (size_t i = 0; i < NVERBS; i++) {
         if (!strcmp(argv[1], verbs[i].name)) return verbs[i].fn(argc - 2, argv + 2);
         names[i] = verbs[i].name;
     }
-    const char *near = ar_closest(argv[1], names, NVERBS);
+    const char *near = ar_closest(argv[1], names, NVERBS + 2);
     char q[96];
     if (near)
         fprintf(stderr, "arlab: unknown command %s: did you mean \"%s\"? (see 'arlab help')\n",

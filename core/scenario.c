@@ -338,9 +338,31 @@ static int find_link(const ar_platform *p, const char *name) {
     return -1;
 }
 
+/* "WHERE: NAME names no link of platform P", with the closest link name when one is near (a glob gets
+ * none) and the command that lists the links: `arlab platform show` of the preset, spec or file. */
+static ar_status no_link(const ar_platform *p, const char *where, const char *name, int glob, ar_err *e) {
+    const char *src = p->source ? p->source : "", *show = src;
+    if (!strncmp(src, "preset:", 7)) show = src + 7;
+    else if (!strncmp(src, "generated:", 10)) show = src + 10;
+    if (!show[0]) show = p->name;
+    const char *near = NULL;
+    const char **names = glob ? NULL : ar_calloc((size_t)p->nlinks + 1, sizeof *names);
+    if (names) {
+        for (int l = 0; l < p->nlinks; l++) names[l] = p->links[l].name;
+        near = ar_closest(name, names, p->nlinks);
+    }
+    char q[96];
+    ar_quote(name, q, sizeof q);
+    ar_status st = near ? ar_fail(e, AR_EINVAL, "%s: %s names no link of platform %s: did you mean \"%s\"? (every link: "
+                                  "'arlab platform show %.200s')", where, q, p->name, near, show)
+                        : ar_fail(e, AR_EINVAL, "%s: %s names no link of platform %s (every link: 'arlab platform show %.200s')",
+                                  where, q, p->name, show);
+    free(names);
+    return st;
+}
+
 ar_status ar_scenario_apply(const ar_scenario *sc, ar_platform **pp, ar_err *e) {
     ar_platform *p = *pp;
-    char q[96];
     const char *w = sc->source;
     /* slow links: in place, then the derived levels again */
     int changed = 0;
@@ -353,10 +375,11 @@ ar_status ar_scenario_apply(const ar_scenario *sc, ar_platform **pp, ar_err *e) 
             p->links[l].bw_Bps *= lc->factor;
             hits++;
         }
-        if (!hits)
-            return ar_fail(e, AR_EINVAL, "%s: links[%d].%s: %s names no link of platform %s (see 'arlab platform %s')",
-                           w, i, lc->link ? "link" : "match", ar_quote(lc->link ? lc->link : lc->match, q, sizeof q),
-                           p->name, p->name);
+        if (!hits) {
+            char where[400];
+            snprintf(where, sizeof where, "%s: links[%d].%s", w, i, lc->link ? "link" : "match");
+            return no_link(p, where, lc->link ? lc->link : lc->match, !lc->link, e);
+        }
         changed = 1;
     }
     if (changed) ar_platform_refresh_levels(p);
@@ -366,10 +389,13 @@ ar_status ar_scenario_apply(const ar_scenario *sc, ar_platform **pp, ar_err *e) 
         ar_status st = lf && rf ? AR_OK : ar_fail(e, AR_ENOMEM, "out of memory");
         for (int i = 0; !st && i < sc->nfailed_links; i++) {
             int l = find_link(p, sc->failed_links[i]);
-            if (l < 0)
-                st = ar_fail(e, AR_EINVAL, "%s: failed_links[%d]: %s names no link of platform %s", w, i,
-                             ar_quote(sc->failed_links[i], q, sizeof q), p->name);
-            else lf[l] = 1;
+            if (l < 0) {
+                char where[400];
+                snprintf(where, sizeof where, "%s: failed_links[%d]", w, i);
+                st = no_link(p, where, sc->failed_links[i], 0, e);
+            } else {
+                lf[l] = 1;
+            }
         }
         for (int i = 0; !st && i < sc->nfailed_ranks; i++) {
             if (sc->failed_ranks[i] >= p->nranks)

@@ -3,12 +3,13 @@
 # Idempotent and quiet when everything is there. Uses sudo when not root.
 #   scripts/setup.sh          build and run arlab
 #   scripts/setup.sh --test   also what the test suite and CI use: chromium (the report
-#                             check), valgrind (memcheck), clang + libFuzzer (fuzzing)
+#                             check), valgrind (memcheck), clang + libFuzzer (fuzzing),
+#                             man-db, groff-base and bsdextrautils (col: the man page check)
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config libcjson-dev libgsl-dev libglpk-dev libsimgrid-dev
       gnuplot-nox fonts-dejavu-core libopenmpi-dev openmpi-bin)
 if [ "${1:-}" = "--test" ]; then
-  pkgs+=(chromium valgrind clang libclang-rt-14-dev)
+  pkgs+=(chromium valgrind clang libclang-rt-14-dev man-db groff-base bsdextrautils)
 fi
 missing=()
 for p in "${pkgs[@]}"; do
