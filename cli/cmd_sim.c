@@ -216,7 +216,7 @@ static void sim_help(const lab_sim_api *sim) {
         "                 [--size S[,S2...]|-b MIN -e MAX [-f F|-i N]] [--ranks N] [--dtype T] [--coll C] [--check]\n"
         "                 [--trace FILE] [--network MODEL[,key:value...]] [--gamma S_PER_BYTE] [--budget TIME]\n"
         "                 [--engine fast|naive] [--sync round|dataflow] [--no-shortcuts] [--chunks N]\n"
-        "                 [--scenario F.json] [--model-only] [--digits N] [--format table|csv|json]\n"
+        "                 [--scenario F.json] [--model-only] [--brief] [--digits N] [--format table|csv|json]\n"
         "Simulates each algorithm's schedule on SimGrid and compares it with the cost walk (model_s) and\n"
         "the closed form (closed_s). Defaults: --algo all --size 100MB. CSV/JSON rows are streamed, with\n"
         "algbw/busbw, NCCL's choice, status and why (README: Simulator).\n"

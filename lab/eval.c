@@ -161,12 +161,9 @@ void lab_eval_schedule(const ar_platform *p, const char *spec, uint64_t count, s
      * paper's equation with one link class is off on a mixed fabric, and cannot see a late rank) */
     int walk_first = out->have_closed && out->have_walk && !out->uneven && fabs(out->rel_diff) > LAB_EVAL_AGREE;
     if (walk_first)
-        snprintf(out->model_why, sizeof out->model_why,
-                 "model_s is the walk: the closed form (closed_s) is %+.3g%% off it here (%s)",
+        snprintf(out->model_why, sizeof out->model_why, "model_s is the walk; the closed form is %+.3g%% (%s)",
                  100 * (out->closed_s - out->walk_s) / out->walk_s,
-                 late > 0 ? "it adds the largest start delay to the idle-start time; the walk starts only the late "
-                                     "ranks late, and their neighbours use the slack"
-                          : "its assumptions do not hold on this platform, e.g. one link class for every step");
+                 late > 0 ? "it adds the whole start delay" : "its assumptions, e.g. one link class, do not hold here");
     out->model = walk_first || !out->have_closed ? (out->have_walk ? &out->walk : NULL) : &out->closed;
     if (out->model) out->model_s = out->model->time_s;
     stats_of(p, spec, count, elem_bytes, s, &out->stats);
