@@ -30,6 +30,8 @@ while IFS=, read -r coll lo hi algo proto _; do
   t_check "allreduce [$lo, $hi]: $algo,$proto = model's choice at $b B ($got)" test "$got" = "$algo,$proto"
 done <"$T_TMP/rows"
 expect_error "unknown emit kind" 'nccl-tuner FILE' -- best --emit foo "$F" --platform dgx-h100
-expect_error "a platform NCCL's model cannot describe" 'compute capability' -- best --emit nccl-tuner "$F" \
-    --platform fr-5
+expect_error "a platform NCCL's model cannot describe" 'the same GPU count on every machine' -- best --emit \
+    nccl-tuner "$F" --platform fr-5
+expect_error "a platform without its GPU" 'compute capability is unknown' -- best --emit nccl-tuner "$F" \
+    --platform flat:ranks=8
 t_done

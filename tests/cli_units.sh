@@ -22,6 +22,8 @@ i = next(k for k, l in enumerate(lines) if l.startswith(head))
 at = [(m.start(), m.group()) for m in re.finditer(r"\S+", lines[i])]
 hdr = [name for _, name in at]
 ref = [r for r in csv.DictReader(l for l in open(csvf, encoding="utf-8") if not l.startswith("#"))]
+if "status" not in hdr:  # a summary table lists what does not apply in a footer line, not as rows
+    ref = [r for r in ref if r.get("status", "ok") != "unsupported"]
 rows = []
 for l in lines[i + 1:i + 1 + len(ref)]:
     rows.append([l[a:(at[k + 1][0] if k + 1 < len(at) else len(l))].strip() for k, (a, _) in enumerate(at)])
