@@ -19,7 +19,7 @@
  *
  * Size: k phases of P/p_i ops each, P members per phase: O(P k).
  * Ownership: *out belongs to the caller (ar_schedule_free). Owner of this
- * file: the BlueConnect/FlexReduce engineer (issue 3).
+ * file: the BlueConnect/FlexReduce engineer.
  */
 #include <stdio.h>
 

@@ -43,7 +43,7 @@ ar_status ar_classic_rs_ag(ar_schedule *s, const char *label, const int *members
 void ar_classic_note(struct ar_model_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Ring all-reduce with c sub-chunks when the platform has compute costs (reduce_Bps or
- * launch_s, issue 15): one stage of ar_eq_ring_pipe (models/eqs.c: dataflow with overlap);
+ * launch_s): one stage of ar_eq_ring_pipe (models/eqs.c: dataflow with overlap);
  * 0 (nothing added) when the platform has none. */
 int ar_classic_ring_costs(const struct ar_platform *p, double N, long long c, struct ar_model_result *out);
 

@@ -25,7 +25,7 @@
  *     (the all-gather starts at the top), so the top-level broadcast starts
  *     from via. The destination still ends with its range: a lower level's
  *     broadcast covers it (every level-0 broadcast reaches every rank of its
- *     machine). Removed in issue 17: 12 ms of 468 ms on machines 1+4.
+ *     machine). Removed: 12 ms of 468 ms on machines 1+4.
  * then the all-gather replays the levels top-down in reverse: SEND
  * destination -> via where needed ("level l return", below the top), then one
  * BROADCAST per entry from the destination (or via) to the holders ("level l
@@ -40,7 +40,7 @@
  * chunks=N pipeline chunks per reduce/broadcast (1..4096, default 1).
  * Serves trees whose GPUs are all at one depth; AR_EUNSUPPORTED otherwise.
  * Ownership: schedules and plans returned belong to the caller. Owner of this
- * file: the BlueConnect/FlexReduce engineer (issue 3).
+ * file: the BlueConnect/FlexReduce engineer.
  */
 #include <string.h>
 

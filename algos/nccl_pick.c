@@ -1,4 +1,4 @@
-/* nccl: what NCCL's tuner would run (issue 13). models/nccl_model chooses the
+/* nccl: what NCCL's tuner would run. models/nccl_model chooses the
  * algorithm and protocol for the platform, collective and size (NCCL 2.30.7's
  * tables); the schedule is then planned by the matching planner:
  *   RING -> nccl-ring (all-reduce) / ring (reduce-scatter, all-gather),

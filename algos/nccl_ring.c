@@ -1,4 +1,4 @@
-/* nccl-ring: NCCL's rings (issue 13).
+/* nccl-ring: NCCL's rings.
  *
  * NCCL runs an all-reduce over C channels, each a ring through every rank, the
  * buffer split evenly over the channels (src/graph: one ring graph per channel;

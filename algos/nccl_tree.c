@@ -1,4 +1,4 @@
-/* nccl-tree: NCCL's double binary tree (issue 13).
+/* nccl-tree: NCCL's double binary tree.
  *
  * Across nodes NCCL runs two binary trees, each carrying half of the data
  * (src/graph/trees.cc, read for the layout; this is an independent

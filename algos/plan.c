@@ -123,7 +123,7 @@ static ar_status closed_of(const ar_params *params, const ar_platform *p, uint64
     if (st != AR_OK) return st;
     if (!a->closed) return ar_fail(e, AR_EUNSUPPORTED, "no closed-form model for algorithm %s", params->name);
     st = a->closed(p, (double)count * (double)elem_bytes, v, out, e);
-    /* issue 15: a closed form without a reduction/launch term must not stand for a platform with them
+    /* a closed form without a reduction/launch term must not stand for a platform with them
      * (model_s then falls back to the walk, which prices them) */
     if (st == AR_OK && ar_platform_has_costs(p) && !out->costs)
         return ar_fail(

@@ -1,5 +1,5 @@
 /* The planner behind nvls, nvlstree, collnet (algos/nvls.c, nvlstree.c,
- * collnet.c; switch_common.h): all-reduce through switches that reduce (issue 13).
+ * collnet.c; switch_common.h): all-reduce through switches that reduce.
  *
  * A switch that reduces (platform.h reduce_Bps: NVLink SHARP in an NVSwitch,
  * InfiniBand SHARP in a rail switch) runs an op with impl SWITCH (lower.h):

@@ -40,7 +40,7 @@
  * Parameters: chunks=N (1..4096, default 16), units=K (0..4096), roots=lp|first,
  * budget=T (a positive time, default none).
  * Ownership: *out belongs to the caller (ar_schedule_free).
- * Owner of this file: spanning-tree packing (issue 5).
+ * Owner of this file: spanning-tree packing.
  */
 #include <math.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* Spanning-tree packing: exact fractions, rationalisation, and the exact
  * re-solve of GLPK's final basis with its primal and dual certificates
- * (treepack_lp.h). Owner: spanning-tree packing (issue 5).
+ * (treepack_lp.h). Owner: spanning-tree packing.
  */
 #include <math.h>
 #include <stdio.h>

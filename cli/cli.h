@@ -161,15 +161,15 @@ int cmd_platform(int argc, char **argv);
 int cmd_algos(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
 int cmd_model(int argc, char **argv);
-int cmd_best(int argc, char **argv);  /* issue 3: decomposition search (cli/cmd_best.c) */
-int cmd_sim(int argc, char **argv);   /* issue 4: SimGrid backend (cli/cmd_sim.c) */
-int cmd_trees(int argc, char **argv); /* issue 5: spanning-tree packing (cli/cmd_trees.c) */
-int cmd_real(int argc, char **argv);  /* issue 6: CUDA/NCCL backend (cli/cmd_real.c) */
+int cmd_best(int argc, char **argv);  /* decomposition search (cli/cmd_best.c) */
+int cmd_sim(int argc, char **argv);   /* SimGrid backend (cli/cmd_sim.c) */
+int cmd_trees(int argc, char **argv); /* spanning-tree packing (cli/cmd_trees.c) */
+int cmd_real(int argc, char **argv);  /* CUDA/NCCL backend (cli/cmd_real.c) */
 int cmd_calibrate(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
-int cmd_fit(int argc, char **argv);     /* issue 14: fit to nccl-tests output (cli/cmd_fit.c) */
-int cmd_sweep(int argc, char **argv);   /* issue 7: sweeps (cli/cmd_sweep.c) */
-int cmd_report(int argc, char **argv);  /* issue 7: report (cli/cmd_report.c) */
-int cmd_testbed(int argc, char **argv); /* issue 12: emulated cluster + MPI backend (cli/cmd_testbed.c) */
+int cmd_fit(int argc, char **argv);     /* fit to nccl-tests output (cli/cmd_fit.c) */
+int cmd_sweep(int argc, char **argv);   /* sweeps (cli/cmd_sweep.c) */
+int cmd_report(int argc, char **argv);  /* report (cli/cmd_report.c) */
+int cmd_testbed(int argc, char **argv); /* emulated cluster + MPI backend (cli/cmd_testbed.c) */
 
 #endif

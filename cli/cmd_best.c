@@ -18,7 +18,7 @@
  * transfers (a 4096-rank ring: 33M) is not walked: it is listed last,
  * unranked ("-"), with its closed form (closed forms of different algorithms
  * assume different things, so they are no common yardstick).
- * Owner: the BlueConnect/FlexReduce engineer (issue 3).
+ * Owner: the BlueConnect/FlexReduce engineer.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -94,7 +94,7 @@ static void explain(const ar_platform *p, uint64_t count, size_t eb, const ar_ra
 
 /* --- the verb ------------------------------------------------------------------- */
 
-int cmd_best_emit(int argc, char **argv); /* issue 14: --emit nccl-tuner FILE (cli/cmd_tuner.c) */
+int cmd_best_emit(int argc, char **argv); /* --emit nccl-tuner FILE (cli/cmd_tuner.c) */
 
 /* Equal times get equal ranks (competition ranking "1 2 2 4"): candidates whose walk differs from the
  * previous one's by at most this relative amount share its rank. */

@@ -1,4 +1,4 @@
-/* arlab calibrate (issues 6, 16): the verb. The measurement is
+/* arlab calibrate (16): the verb. The measurement is
  * real/rcalib_run.h (ar_real_calibrate), the fit and the platform JSON
  * real/rcalib.h; this file parses, calls, prints and writes.
  *
@@ -162,7 +162,7 @@ static int calibrate_run(cli_opts *o, const real_flags *f) {
 #endif
 
 int cmd_calibrate(int argc, char **argv) {
-    for (int i = 0; i < argc; i++) /* issue 14: from nccl-tests files (cmd_fit.c) */
+    for (int i = 0; i < argc; i++) /* from nccl-tests files (cmd_fit.c) */
         if (!strcmp(argv[i], "--from")) return cmd_fit(argc, argv);
     real_flags f;
     memset(&f, 0, sizeof f);

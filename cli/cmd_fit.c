@@ -1,4 +1,4 @@
-/* `arlab fit --from FILE... --platform P [--seed N] [--boot B]` (issue 14): fits the NCCL
+/* `arlab fit --from FILE... --platform P [--seed N] [--boot B]`: fits the NCCL
  * model's latency and bandwidth scales on P to nccl-tests output (real/ntfit.h) and prints
  * the fit, the 95 % bootstrap intervals, the residuals, the error by size bucket and the
  * leave-one-size-out error. Table output only for now. */

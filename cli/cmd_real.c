@@ -1,4 +1,4 @@
-/* arlab real | compare (issues 6, 16: the CUDA/NCCL backend); arlab calibrate is cmd_calibrate.c.
+/* arlab real | compare (16: the CUDA/NCCL backend); arlab calibrate is cmd_calibrate.c.
  *
  * arlab real [--platform P] [--ranks N] [--algo A ...|all] [--size S,...] [--dtype T]
  *            [--iters N] [--warmup N] [--format table|csv|json] [--out FILE.csv]
@@ -797,7 +797,7 @@ static int compare_main(int argc, char **argv, const char **mfiles, int nmf, con
     return worst;
 }
 
-/* issue 14: `--measured FILE...` (nccl-tests files or measured CSVs) and `--plot FILE` are taken out of argv
+/* `--measured FILE...` (nccl-tests files or measured CSVs) and `--plot FILE` are taken out of argv
  * before cli_parse; argv keeps the rest. */
 int cmd_compare(int argc, char **argv) {
     const char **mfiles = calloc((size_t)argc + 1, sizeof *mfiles);

@@ -1,4 +1,4 @@
-/* arlab testbed (issue 12): the emulated cluster and its MPI backend.
+/* arlab testbed: the emulated cluster and its MPI backend.
  *
  * arlab testbed up --platform P [--scale F] [--id ID] [--out FILE.json]
  *   Builds the testbed of tree platform P (real/testbed/testbed.h) and leaves

@@ -23,7 +23,7 @@
  * "trees": [...], "streams": [...], "links": [...], "classes": [...]}.
  *
  * Ownership: everything allocated here is freed before returning.
- * Owner: spanning-tree packing (issue 5).
+ * Owner: spanning-tree packing.
  */
 #include <math.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* `arlab best --emit nccl-tuner FILE --platform P [--ranks N] [--max-bytes S]` (issue 14): writes NCCL's
+/* `arlab best --emit nccl-tuner FILE --platform P [--ranks N] [--max-bytes S]`: writes NCCL's
  * choice per size range in the CSV format of NCCL's example tuner plugin (lab/tuner_emit.h). Reached from
  * cmd_best (cli/cmd_best.c) when its arguments name --emit. */
 #include <stdio.h>

@@ -290,7 +290,7 @@ ar_status ar_platform_print_json(const ar_platform *p, FILE *f, ar_err *e) {
         }
         fputs("\n  ]", f);
     }
-    if (ar_platform_has_costs(p)) { /* issue 15: compute costs, as the file gives them */
+    if (ar_platform_has_costs(p)) { /* compute costs, as the file gives them */
         fputs(",\n  \"compute\": {", f);
         if (p->reduce_Bps > 0) fprintf(f, "\"reduce\": %.17g%s", p->reduce_Bps, p->launch_s > 0 ? ", " : "");
         if (p->launch_s > 0) fprintf(f, "\"launch\": %.17g", p->launch_s);
@@ -301,7 +301,7 @@ ar_status ar_platform_print_json(const ar_platform *p, FILE *f, ar_err *e) {
         fputs("}", f);
     }
     fprintf(f, ",\n  \"ranks\": %d,\n  \"machines\": %d", p->nranks, p->nmachines);
-    if (p->calibrated) { /* issue 14: the factors, already applied to the links and levels below */
+    if (p->calibrated) { /* the factors, already applied to the links and levels below */
         fputs(",\n  \"calibration\": {\"intra\": {\"lat\": ", f);
         json_num(f, p->cal_lat[0]);
         fputs(", \"bw\": ", f);

@@ -130,7 +130,7 @@ typedef struct ar_platform {
     /* private routing state (graph kind: next-hop table), opaque */
     void *route_state;
 
-    /* compute costs (issue 15; the file's "compute" object, platforms/README.md):
+    /* compute costs (the file's "compute" object, platforms/README.md):
      * reduce_Bps: every GPU's reduction rate in bytes of received data per
      * second (0 = free); launch_s: per-op launch overhead, paid once per op per
      * rank before its first round (0 = none). `--gamma G` sets reduce_Bps = 1/G. */
@@ -151,7 +151,7 @@ typedef struct ar_platform {
     int nnotes;
     char **notes;
 
-    /* Calibration (issue 14, platforms/README.md "calibration" and "nccl"): the file's factors, ALREADY
+    /* Calibration (platforms/README.md "calibration" and "nccl"): the file's factors, ALREADY
      * applied by the loader to the links (and levels): class 0 = links with both ends in one machine
      * (NVLink/NVSwitch), class 1 = every other link (NIC, rail, spine). 1 = none. nccl_eff[a][p]: the
      * efficiency NCCL's cost model multiplies the bandwidth of algorithm a, protocol p by (indices in the
@@ -283,7 +283,7 @@ static inline int ar_platform_staged(const ar_platform *p, int src, int dst) {
     return p->stage_all || !p->machine_of_rank || p->machine_of_rank[src] != p->machine_of_rank[dst];
 }
 
-/* 1 if p has compute costs (issue 15): a reduction rate, a launch overhead or staging copies. */
+/* 1 if p has compute costs: a reduction rate, a launch overhead or staging copies. */
 static inline int ar_platform_has_costs(const ar_platform *p) {
     return p->reduce_Bps > 0 || p->launch_s > 0 || p->stage_d2h_Bps > 0;
 }

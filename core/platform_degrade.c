@@ -114,7 +114,7 @@ ar_status ar_platform_degrade(const ar_platform *p, const char *link_failed, con
         ar_platform_free(b.p);
         return st;
     }
-    /* the compute costs (issue 15) are the GPUs' and the transports': the survivors keep them */
+    /* the compute costs are the GPUs' and the transports': the survivors keep them */
     b.p->reduce_Bps = p->reduce_Bps;
     b.p->launch_s = p->launch_s;
     b.p->stage_d2h_Bps = p->stage_d2h_Bps;

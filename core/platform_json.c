@@ -542,7 +542,7 @@ static ar_status parse_graph(jctx *c, const cJSON *root) {
     return st;
 }
 
-/* ---- "calibration" and "nccl" (issue 14): factors, validated here, applied after ar_pb_finish ---- */
+/* ---- "calibration" and "nccl": factors, validated here, applied after ar_pb_finish ---- */
 
 /* A factor: a finite number in (0, 100]. */
 static ar_status read_factor(jctx *c, const cJSON *obj, const char *key, double *out) {
@@ -626,7 +626,7 @@ static ar_status parse_calibration(jctx *c, const cJSON *root, ar_platform *p) {
 /* ---- the document ---- */
 
 /* "compute": {"reduce": RATE, "launch": TIME, "stage": {"d2h": RATE, "h2d": RATE, "transfers":
- * "inter-machine"|"all"}} (issue 15): every GPU's reduction rate, the per-op launch overhead and
+ * "inter-machine"|"all"}}: every GPU's reduction rate, the per-op launch overhead and
  * host staging copies; all optional, absent = free. */
 typedef struct compute_in {
     double reduce_Bps, launch_s, d2h_Bps, h2d_Bps;

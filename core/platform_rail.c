@@ -37,7 +37,7 @@ typedef struct rail_cfg {
     int nodes, gpus, lanes, nics;
     double nvl_Bps, nvl_lat_s, nic_Bps, lat_s, spine;
     double nvs_reduce_Bps, sharp_Bps; /* reducing NVSwitches (the preset's, or nvls=) and rails (sharp=); 0: none */
-    /* FILE.json:nodes=N of a calibrated one-node file (issue 14): its calibration, carried to the fabric */
+    /* FILE.json:nodes=N of a calibrated one-node file: its calibration, carried to the fabric */
     int calibrated;
     double cal_lat[2], cal_bw[2], eff[AR_CAL_NALGOS][AR_CAL_NPROTOS];
     char base[AR_NAME_MAX + 1];
@@ -63,7 +63,7 @@ int ar_platform_rail_match(const char *spec) {
     if (!colon || colon == spec) return 0;
     size_t n = (size_t)(colon - spec);
     if (memchr(spec, '/', n) || (n >= 5 && !strncmp(colon - 5, ".json", 5))) {
-        /* FILE.json:nodes=N (a calibrated one-node file, issue 14) when the file is there */
+        /* FILE.json:nodes=N (a calibrated one-node file) when the file is there */
         char path[4608];
         if (n >= sizeof path) return 0;
         memcpy(path, spec, n);

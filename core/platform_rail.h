@@ -1,4 +1,4 @@
-/* Rail-optimised multi-node platforms (issue 13), generated as a "graph" JSON
+/* Rail-optimised multi-node platforms, generated as a "graph" JSON
  * document and loaded through ar_platform_from_json, so they obey every rule of
  * the loader (limits, routing, machines).
  *

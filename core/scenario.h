@@ -1,4 +1,4 @@
-/* What-if scenarios (issue 15, items 3 and 4): `--scenario FILE.json`.
+/* What-if scenarios (items 3 and 4): `--scenario FILE.json`.
  *
  * A scenario changes the platform before anything is planned (slow links,
  * failed links, failed ranks: ar_scenario_apply) and adds timing events the

@@ -113,7 +113,7 @@ static void run_real(const lab_point_in *in, lab_point_out *out) {
     }
 }
 
-/* issue 14: NCCL's own all-reduce as nccl-tests measured it (rows "nccl-allreduce" of lab/measured.h) */
+/* NCCL's own all-reduce as nccl-tests measured it (rows "nccl-allreduce" of lab/measured.h) */
 static void run_measured(const lab_point_in *in, lab_point_out *out) {
     snprintf(out->network, sizeof out->network, "measured: nccl-tests (NCCL's own all-reduce)");
     int nmeas = 0;

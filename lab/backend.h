@@ -13,7 +13,7 @@
  *   nccl   running the schedule on GPUs with NCCL (real/, `arlab real`);
  *          available when CUDA and NCCL were found; not run inside a sweep
  *          (its results come back through `real`).
- *   measured NCCL's own all-reduce as nccl-tests measured it (issue 14: nccl-tests
+ *   measured NCCL's own all-reduce as nccl-tests measured it (nccl-tests
  *          files listed in real.csv, rows "nccl-allreduce" of lab/measured.h):
  *          time_s = the median for the point's size and rank count.
  *

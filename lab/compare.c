@@ -45,7 +45,7 @@ ar_status lab_compare_point(const ar_platform *p, const char *algo, uint64_t cou
         int q = lab_measured_find(meas, "mpi-allreduce", p->nranks, out->bytes);
         if (q >= 0) out->mpi_s = meas->m[q].measured_s;
         /* the library's own all-reduce as the baseline: ncclAllReduce, else MPI_Allreduce (arlab-mpi's rows on the
-         * testbed, issue 12) */
+         * testbed) */
         if (k < 0 && q >= 0) out->nccl_s = out->mpi_s;
     }
     {

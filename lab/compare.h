@@ -6,7 +6,7 @@
  * with NCCL's own all-reduce ("nccl-allreduce" rows: `arlab real`, or nccl-tests
  * files read by measured.h) and the MPI baseline ("mpi-allreduce" rows of the
  * MPI backend) beside it, and NCCL's cost model (eval.h lab_nccl_choice) for the
- * same size (issue 14).
+ * same size.
  *
  * Ownership: plain values.
  */
@@ -21,7 +21,7 @@ typedef struct lab_compare_row {
     double sim_err, measured_err;  /* relative to model_s, NAN where missing */
     long long wrong;               /* #wrong of the measured row, -1 when unknown */
     char sim_msg[AR_ERR_LEN + 64]; /* why sim_s is missing ("" when it is there or sim is not built) */
-    /* issue 14: NCCL's cost model and the baselines; errors relative to the measured NCCL time nccl_s */
+    /* NCCL's cost model and the baselines; errors relative to the measured NCCL time nccl_s */
     double nccl_model_s;   /* NCCL's model (its tuner's choice), NAN where it does not apply */
     double mpi_s;          /* measured "mpi-allreduce" row, NAN when none */
     double nccl_model_err; /* (nccl_model_s - nccl_s) / nccl_s */

@@ -1,4 +1,4 @@
-/* Scenario jobs (issue 15; scenarios/README.md): several jobs sharing the fabric in one
+/* Scenario jobs (scenarios/README.md): several jobs sharing the fabric in one
  * simulation. Each job's algorithm is planned on a platform holding only its ranks
  * (ar_platform_degrade without the others: the same links and routes among them), its ranks
  * mapped back (the k-th rank of the sub-platform is the job's k-th smallest rank), and its phases

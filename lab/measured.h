@@ -4,7 +4,7 @@
  * output of `arlab real --out FILE.csv`. Columns are located by NAME; others
  * are ignored. Rows whose numbers do not parse, or with a time that is not
  * finite and positive, are skipped.
- * nccl-tests output (issue 14: text or JSON, recognised by a leading '{', an
+ * nccl-tests output (text or JSON, recognised by a leading '{', an
  * "out-of-place" table header or the "# Avg bus bandwidth" footer) is read by
  * real/nccltests_in.h instead: every all_reduce row becomes two rows (both
  * halves, inplace 0/1) with algo "nccl-allreduce", platform "" (matches any

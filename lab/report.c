@@ -330,7 +330,7 @@ static void strset_free(strset *ss) {
     memset(ss, 0, sizeof *ss);
 }
 
-/* The reference corpus (issue 14): DIR/reference.csv, written by `arlab fit --reference
+/* The reference corpus: DIR/reference.csv, written by `arlab fit --reference
  * experiments/reference/published.csv --csv` (experiments/make_figures.sh): every published
  * nccl-tests figure of hardware.md beside the presets' prediction and the error. Absent: nothing. */
 static ar_status reference_section(doc *d, const char *dir, ar_err *e) {

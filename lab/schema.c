@@ -11,7 +11,7 @@
 #define T LAB_TEXT, NULL
 #define P LAB_PLAIN, NULL
 #define I LAB_INT, "%lld"
-#define S9 LAB_NUM, "%.17g" /* times: full precision (issue 17) */
+#define S9 LAB_NUM, "%.17g" /* times: full precision */
 #define S6 LAB_NUM, "%.6g"
 #define S0 LAB_NUM, "%.0f"
 

@@ -61,7 +61,7 @@ enum sweep_col {
     SC_DETAIL,
     SC_MESSAGE,
     SC_KEY,
-    SC_ALGBW, /* issue 13/17: nccl-tests' bandwidths of time_s and NCCL's own choice; after the key, so that */
+    SC_ALGBW, /* nccl-tests' bandwidths of time_s and NCCL's own choice; after the key, so that */
     SC_BUSBW, /* readers of older results (which lack them) map every earlier column by name as before */
     SC_NCCL_MODEL,
     SC_NCCL_ALGO,

@@ -60,7 +60,7 @@ typedef struct ar_sweep_platform {
     int *ranks;
     int nexclude; /* algorithm names (before ':') not run on this platform */
     char **exclude;
-    /* what-if (issue 15): "scenario": FILE.json (relative to the sweep file), applied to the platform
+    /* what-if: "scenario": FILE.json (relative to the sweep file), applied to the platform
      * and run by the backend; "vary": {"stragglers[0].delay": [v1, v2, ...]} expands the entry into
      * one entry per value, with scen_set/scen_value set (the value as JSON text) */
     char *scenario;

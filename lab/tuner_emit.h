@@ -1,4 +1,4 @@
-/* `arlab best --emit nccl-tuner FILE` (issue 14): NCCL's own choice per size range as
+/* `arlab best --emit nccl-tuner FILE`: NCCL's own choice per size range as
  * the CSV configuration of NCCL's example tuner plugin (ext-tuner/example,
  * NCCL_TUNER_CONFIG_FILE), one line per range:
  *   collective_type,min_bytes,max_bytes,algorithm,protocol,channels,nNodes,nRanks,numPipeOps,regBuff

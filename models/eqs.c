@@ -197,7 +197,7 @@ double ar_plat_alpha(const ar_platform *p) {
 }
 
 /* Ring all-reduce with c sub-chunks per step, a reduction cost and a launch
- * overhead, under per-rank dataflow with overlap (issue 15; sim/dataflow.c).
+ * overhead, under per-rank dataflow with overlap (sim/dataflow.c).
  *
  * Setting (the model's assumptions): P ranks, every step moves one sub-chunk
  * of N/(P c) bytes between neighbours in T = a + N/(P c W) (flat star: the two

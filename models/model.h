@@ -54,7 +54,7 @@ typedef struct ar_model_result {
     int nstages;
     ar_model_stage stages[AR_MODEL_MAX_STAGES];
     char note[256]; /* assumptions, e.g. "lg(3) taken as 2 (ceil)" */
-    int costs;      /* a closed form that prices the platform's compute costs (reduce, launch: issue 15) */
+    int costs;      /* a closed form that prices the platform's compute costs (reduce, launch) */
 } ar_model_result;
 
 /* Appends a stage (clamped at AR_MODEL_MAX_STAGES) and adds its time. */

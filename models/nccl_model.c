@@ -592,7 +592,7 @@ static int cc_of_name(const char *name) {
     return 0;
 }
 
-/* a calibrated file (issue 14): by the preset it was calibrated from; else by name */
+/* a calibrated file: by the preset it was calibrated from; else by name */
 int ar_nccl_cc_of_platform(const ar_platform *p) {
     if (!p) return 0;
     if (p->gpu_cc) return p->gpu_cc; /* the platform's "gpu" */
@@ -678,7 +678,7 @@ ar_status ar_nccl_in_from_platform(const ar_platform *p, int cc, ar_nccl_in *out
 
     ar_nccl_in_defaults(out, cc, nr, nm);
     out->nvswitch = nvswitch;
-    /* a calibrated platform (issue 14): the topology search above saw the nominal links; the fit's factors
+    /* a calibrated platform: the topology search above saw the nominal links; the fit's factors
      * go on the table (one node: the intra-node class, several: the inter-node class) */
     _Static_assert(AR_CAL_NALGOS == AR_NCCL_NALGOS && AR_CAL_NPROTOS == AR_NCCL_NPROTOS, "nccl_eff's shape");
     if (p->calibrated) {

@@ -85,7 +85,7 @@ typedef struct ar_nccl_in {
     double net_overhead_us;     /* getNetOverhead; < 0 = NCCL's default (1 us, 2 us on AMD x86) */
     int cudart_11_8;            /* CUDART_VERSION == 11080 (an LL128 exclusion on Hopper, 2 ranks) */
     ar_nccl_graph tree, ring, nvls, collnet_direct, collnet_chain;
-    /* Calibration (issue 14; not NCCL's): ar_nccl_model_tune multiplies every latency by cal_lat and the
+    /* Calibration (not NCCL's): ar_nccl_model_tune multiplies every latency by cal_lat and the
      * bandwidth of (algo a, proto p) by cal_bw x eff[a][p]; 0 = 1 (none). ar_nccl_in_from_platform sets
      * them from a calibrated platform: its intra-node factors on one node, its inter-node ones on
      * several, and its "nccl" efficiencies. */

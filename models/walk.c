@@ -188,7 +188,7 @@ static ar_status price_round_stream(walk *w, const ar_phase *phase, int r, doubl
     return st;
 }
 
-/* NCCL protocols (ar_op.proto, issue 13): NCCL's bandwidth factor and per-step
+/* NCCL protocols (ar_op.proto): NCCL's bandwidth factor and per-step
  * latency (models/nccl_model.h ar_nccl_proto_effect; TREE ops take the tree's,
  * others the ring's; per step the NVLink and network latencies weighted by the
  * share of the op's hops that cross machines, as NCCL charges intra/inter steps)
@@ -225,7 +225,7 @@ void ar_phase_proto_effect(const ar_platform *p, const ar_phase *ph, double *bw_
     }
 }
 
-/* ---- the walk with compute costs (issue 15) ----
+/* ---- the walk with compute costs ----
  *
  * When the platform has a reduction rate or a launch overhead, the walk follows
  * the simulator's --sync dataflow semantics (sim/dataflow.c) instead of lockstep:

@@ -1,4 +1,4 @@
-/* Reading nccl-tests output (issue 14): the text table every *_perf binary of
+/* Reading nccl-tests output: the text table every *_perf binary of
  * NVIDIA/nccl-tests prints, and its JSON report (`-J file.json`, JSON_FILE_VERSION
  * 1-3). Host-only C, no CUDA. Several files (and several runs per file, e.g. a log
  * of all_reduce_perf followed by all_gather_perf) go into one ar_nt_set.

@@ -1,4 +1,4 @@
-/* The calibrated platform of `arlab calibrate --from FILE...` (issue 14): the
+/* The calibrated platform of `arlab calibrate --from FILE...`: the
  * preset's own JSON with its link parameters scaled by a fit (real/ntfit.h), or,
  * with in->calibrated (what the verb writes since h14g), the preset's JSON as it is
  * plus the "calibration" and "nccl" blocks the loader applies (see below and
@@ -25,7 +25,7 @@ typedef struct ar_ntcal_in {
     double bw_scale;  /* 1 = unchanged */
     int nnotes;       /* extra notes (the fit, what is not identified) */
     const char *const *notes;
-    /* calibrated = 1 (issue 14, the per-class fit): lat_scale/bw_scale must be 1; the document gets
+    /* calibrated = 1 (the per-class fit): lat_scale/bw_scale must be 1; the document gets
      * "calibration": {"intra": {"lat", "bw"}, "inter": {...}, "base"} and "nccl": {"efficiency":
      * {"ALGO/PROTO": eff}} (platforms/README.md), multiplied into the file's own when it has them; the
      * loader applies them (intra-node links, inter-node links, NCCL's model). */

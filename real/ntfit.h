@@ -1,4 +1,4 @@
-/* Fitting a platform to nccl-tests measurements (issue 14), first slice.
+/* Fitting a platform to nccl-tests measurements, first slice.
  *
  * Model: every record is predicted by NCCL's cost model (models/nccl_model.h) on the
  * preset platform: the (algorithm, protocol) NCCL would choose (or the one forced by the
@@ -34,7 +34,7 @@ typedef struct ar_ntfit_res {
     double bucket_med[4], bucket_max[4]; /* |rel err| by size: <1MB, 1-64MB, 64-512MB, >=512MB */
     int bucket_n[4];
     double loso_med, loso_max; /* leave-one-size-out: |rel err| on the held-out size */
-    /* Per (algorithm, protocol) efficiency (issue 14): t_i ~ a L_i + X_i / eff_g(i), one shared latency
+    /* Per (algorithm, protocol) efficiency: t_i ~ a L_i + X_i / eff_g(i), one shared latency
      * scale a and one bandwidth efficiency per group of records that ran (or, unforced, that NCCL's model
      * picks for) algorithm/protocol g; eff 1 = the preset's bandwidth as NCCL's model uses it. A group is
      * unidentified (eff kept 1) when its records carry < 1e-3 of its time in the bandwidth term, or its

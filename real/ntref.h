@@ -1,4 +1,4 @@
-/* The reference corpus against the presets (issue 14): every row of
+/* The reference corpus against the presets: every row of
  * experiments/reference/published.csv (real/nccltests_in.h ar_nt_ref) predicted by
  * NCCL's cost model on its preset, and a fit of the presets' bandwidth efficiency to it.
  *

@@ -210,7 +210,7 @@ void ar_real_row_derive(ar_real_row *r) {
     r->vs_nccl = r->nccl_s > 0 ? r->measured_s / r->nccl_s : NAN;
 }
 
-/* One missing-value convention (issue 17): a missing number is empty (the reader still takes an old "nan");
+/* One missing-value convention: a missing number is empty (the reader still takes an old "nan");
  * times at full precision (%.17g). */
 static int num(char *buf, size_t n, const char *fmt, double v) {
     if (!isfinite(v)) snprintf(buf, n, "%s", "");

@@ -109,7 +109,7 @@ ar_status ar_real_machines_from_keys(const char *const *keys, int nranks, int *m
  *   lowering    auto, p2p, native ("nccl" for the baseline)
  *   nccl_s      the ncclAllReduce baseline's measured_s, same size/placement
  *   vs_nccl     measured_s / nccl_s (> 1: slower than NCCL)
- * Then (added by issue 16; the reader skips them):
+ * Then (added later; the reader skips them):
  *   empty_s     launch overhead: the same NCCL groups, calls and kernels with every count 0
  *   timing      arlab (median of per-iteration max, barrier before each) or nccl-tests (mean
  *               of back-to-back iterations, averaged over ranks)

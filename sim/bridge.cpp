@@ -280,7 +280,7 @@ static void start_comm(ar_sg *s, size_t from, size_t to, uint64_t bytes, uint64_
     if (from >= fb && from - fb < s->flow_comm.size()) s->flow_comm[from - fb] = c;
 }
 
-// Merged flows (issue 18, exact under max-min sharing with equal weights): k flows that start at
+// Merged flows (exact under max-min sharing with equal weights): k flows that start at
 // the same instant between the same hosts with the same bytes have the same route, so max-min gives
 // them the same rate at every instant and they end together. One SimGrid flow whose route lists
 // every link k times loads each link k times its rate (a constraint's consumption weight adds up

@@ -1,4 +1,4 @@
-/* The fast engine under per-rank dataflow (--sync dataflow, issue 15): every
+/* The fast engine under per-rank dataflow (--sync dataflow): every
  * transfer simulated by SimGrid, no shortcuts.
  *
  * Semantics (the same in the naive engine). Each rank advances on its own:
@@ -14,7 +14,7 @@
  *     when its own ops of this phase are done (no barrier with other ranks:
  *     the schedule's phase barriers are data dependencies, kept per rank), and
  *     waits the phase's protocol base latency first.
- * Compute costs (issue 15; sim/README.md "Compute costs"): with a reduction cost (--gamma,
+ * Compute costs (sim/README.md "Compute costs"): with a reduction cost (--gamma,
  * else the platform's compute.reduce) a reduce transfer's round is done for its members when
  * its network part (and step latency) is; its reduction then runs on the receiver's GPU, one
  * at a time in arrival order (gq, gbusy), and until it ends the transfer is pending into the
@@ -141,7 +141,7 @@ typedef struct df {
     size_t ndone, capdone;
     char *flow_over; /* scenario: flow i is done or never to start */
     char *flow_on;   /* scenario: flow i runs and is counted on its links (links_count) */
-    /* compute costs (issue 15): gamma > 0 overlaps reductions with the next transfers */
+    /* compute costs: gamma > 0 overlaps reductions with the next transfers */
     double gamma, launch;
     df_ids *pend;      /* per rank: transfers into it whose network part is done, data not yet landed */
     df_ids *eq[ENG_N]; /* per engine and rank: its FIFO (v[head] runs while busy) */
@@ -497,7 +497,7 @@ static void reach(df *d, int oi, int m, int r) {
     }
 }
 
-/* ---- scenario: late starts and background flows (issue 15; nothing else in this file knows them) ---- */
+/* ---- scenario: late starts and background flows (nothing else in this file knows them) ---- */
 
 /* Rank rk's start: phase 0 now, or after its scenario delay (a SimGrid timer). */
 static void start_rank(df *d, int rk) {
@@ -831,7 +831,7 @@ ar_status ar_engine_dataflow(const sim_job *j, ar_sim_result *r, ar_err *e) {
         (j->o->nflows && !r->link_bg_bytes))
         st = ar_fail(e, AR_ENOMEM, "sim: out of memory");
     if (st == AR_OK) st = build(d);
-    /* compute costs (issue 15): --gamma, else the platform's reduction rate; its launch overhead */
+    /* compute costs: --gamma, else the platform's reduction rate; its launch overhead */
     d->gamma = j->o->gamma_s_per_B > 0 ? j->o->gamma_s_per_B : j->p->reduce_Bps > 0 ? 1.0 / j->p->reduce_Bps : 0;
     d->launch = j->p->launch_s;
     if (st == AR_OK && (d->gamma > 0 || j->p->stage_d2h_Bps > 0)) {

@@ -18,7 +18,7 @@
  * A member's readiness is kept per (rank, op) of the current phase in a CSR over
  * ranks (a rank is usually in one op per phase), its phase entry per rank.
  *
- * Diverged (issue 18: uneven blocks, or routes of different latency, let ranks
+ * Diverged (uneven blocks, or routes of different latency, let ranks
  * drift apart). When a shortcut batch has a transfer that dataflow starts
  * earlier, the engine does not stop at once: it derives the dataflow run from
  * the lockstep one while every transfer provably has the same duration in

@@ -27,7 +27,7 @@
  * switch's virtual link). Both take part in the switch's ops as members n and
  * n+1 (the op's barrier counts n+2).
  *
- * Compute costs under --sync dataflow (issue 15, the semantics of dataflow.c): every GPU has
+ * Compute costs under --sync dataflow (the semantics of dataflow.c): every GPU has
  * three engine actors (daemons): device-to-host copies, host-to-device copies and reductions,
  * each one job at a time in arrival order (a FIFO, a semaphore counting its jobs). A GPU actor
  * hands a received transfer to its host-to-device engine (staged) or reducer as soon as the
@@ -635,7 +635,7 @@ ar_status ar_engine_naive(const sim_job *j, ar_sim_result *r, ar_err *e) {
         args = ar_calloc((size_t)P, sizeof *args);
         if (!args) st = ar_fail(e, AR_ENOMEM, "sim naive: out of memory");
     }
-    if (st == AR_OK && j->o->sync == AR_SYNC_DATAFLOW) { /* compute costs (issue 15) */
+    if (st == AR_OK && j->o->sync == AR_SYNC_DATAFLOW) { /* compute costs */
         v->gamma = j->o->gamma_s_per_B;
         v->launch = j->p->launch_s;
         if (v->gamma > 0 || j->p->stage_d2h_Bps > 0) {

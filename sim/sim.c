@@ -486,7 +486,7 @@ static ar_status sim_run(const ar_platform *p, const ar_schedule *s, const ar_si
     ar_sim_opts defaults;
     memset(&defaults, 0, sizeof defaults);
     const ar_sim_opts *o = opts ? opts : &defaults;
-    ar_sim_opts eff; /* issue 15: the platform's reduction rate, unless --gamma overrides it */
+    ar_sim_opts eff; /* the platform's reduction rate, unless --gamma overrides it */
     if (!(o->gamma_s_per_B > 0) && p && p->reduce_Bps > 0) {
         eff = *o;
         eff.gamma_s_per_B = 1.0 / p->reduce_Bps;

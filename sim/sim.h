@@ -70,7 +70,7 @@
 
 typedef enum ar_sim_engine { AR_SIM_FAST = 0, AR_SIM_NAIVE = 1 } ar_sim_engine;
 
-/* Semantics (issue 15). ROUND (lockstep): round r+1 of an op starts when every transfer of its
+/* Semantics. ROUND (lockstep): round r+1 of an op starts when every transfer of its
  * round r has completed, phase k+1 when phase k has finished everywhere; the closed forms assume
  * it. DATAFLOW (the CLI's and sweeps' default): every rank advances on its own data
  * (sim/dataflow.c); the fast engine runs the lockstep simulation with a certificate that it is

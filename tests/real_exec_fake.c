@@ -8,7 +8,7 @@
  * streams ordered by events (a race between two streams is an error), device
  * pointers checked against cudaMalloc blocks, bounded waits instead of hangs.
  *
- *  1. Device policy (issue 16): no driver / no device -> AR_EUNSUPPORTED (skip);
+ *  1. Device policy: no driver / no device -> AR_EUNSUPPORTED (skip);
  *     a driver too old, or any other CUDA error -> AR_EBACKEND (fail).
  *  2. Every registered algorithm on several platforms (4 and 5 ranks, flat
  *     and two-level), lowerings auto/p2p/native, f32/f16/bf16, in and out of

@@ -145,7 +145,7 @@ static void test_csv(void) {
     ar_real_csv_header(f);
     for (int i = 0; i < 3; i++) ar_real_csv_row(f, &rows[i]);
     fclose(f);
-    /* the header line is exactly the documented column list (the last five added by issue 16; the reader
+    /* the header line is exactly the documented column list (the last five added later; the reader
      * below ignores them) */
     f = fopen(path, "r");
     char line[1024] = {0};

@@ -1,4 +1,4 @@
-/* --sync dataflow (issue 15) against --sync round (lockstep), both engines.
+/* --sync dataflow against --sync round (lockstep), both engines.
  *
  * 1. Symmetric platforms, even blocks (a size every block count divides): ring,
  *    BlueConnect and two-level take the same time under both semantics (1e-12):

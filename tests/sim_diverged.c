@@ -1,4 +1,4 @@
-/* The fast engine's derived dataflow run (issue 18; sim/engine_cert.c, "Diverged") against
+/* The fast engine's derived dataflow run (sim/engine_cert.c, "Diverged") against
  * the per-rank dataflow engine (sim/dataflow.c, every transfer in SimGrid).
  *
  * With uneven blocks (sizes no block count divides) or routes of different

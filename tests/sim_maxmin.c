@@ -1,4 +1,4 @@
-/* The simulator's sharing is max-min fair (issue 18: the default CM02 configuration
+/* The simulator's sharing is max-min fair (the default CM02 configuration
  * moved from SimGrid's fairbottleneck solver to its maxmin solver, with the links'
  * latencies paid by arlab so that every flow weighs the same).
  *

@@ -1,4 +1,4 @@
-/* Compute costs with overlap (issue 15, item 2): a reduction rate on the platform (or --gamma),
+/* Compute costs with overlap: a reduction rate on the platform (or --gamma),
  * the pipelined ring of the PFN post against the plain ring, under --sync dataflow.
  *
  * 1. The closed form (models/eqs.c ar_eq_ring_pipe) against a direct evaluation of its

@@ -1,4 +1,4 @@
-/* What-if scenarios (issue 15, items 3 and 4): core/scenario.c and the
+/* What-if scenarios (items 3 and 4): core/scenario.c and the
  * simulator's late starts and background flows (sim/dataflow.c), each
  * against a hand derivation.
  *

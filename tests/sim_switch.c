@@ -1,4 +1,4 @@
-/* Switches that reduce (issue 13): reduce_bw on platforms, ops with impl
+/* Switches that reduce: reduce_bw on platforms, ops with impl
  * switch (core/lower.h), the planners nvls, nvlstree, collnet.
  *
  *  1. Closed forms on a star: 8 GPUs on one switch, every link B = 100 GB/s per

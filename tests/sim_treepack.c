@@ -1,4 +1,4 @@
-/* Spanning-tree packing in the simulator (issue 5 acceptance), on P3.16xlarge.
+/* Spanning-tree packing in the simulator, on P3.16xlarge.
  *
  * The prediction (algos/treepack_model.c), from the LP's streams as the
  * planner rounds them to K equal units: both phases run Dmax + c - 1 rounds

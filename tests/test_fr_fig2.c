@@ -41,7 +41,7 @@
  *     it, so REDUCE {a0, z} rooted at a0 (the holder under a1's machine),
  *     then a0 copies it to a1; z [2,5): [2,4) {a1,z}, [4,5) {a2,z};
  *     a2 [5,6): {a2,z}.  In items: [0,2) [2,4)+copy [4,8) [8,10) [10,12).
- * Owner: the BlueConnect/FlexReduce engineer (issue 3).
+ * Owner: the BlueConnect/FlexReduce engineer.
  */
 #include <string.h>
 
@@ -200,7 +200,7 @@ static void test_non_holder(void) {
     T_OK(ar_algo_plan("flexreduce", p, 12, 4, &s, &e));
     if (s) {
         /* reduce 0, reduce 1, broadcast 1, broadcast 0: a1's piece [2,4) is reduced at a0 and broadcast from a0
-         * (the copy a0 -> a1 and straight back a1 -> a0 of the top level are gone, issue 17); a1 still ends
+         * (the copy a0 -> a1 and straight back a1 -> a0 of the top level are gone); a1 still ends
          * with it (the validator and the host executor below) */
         T_CHECK(s->nphases == 4, "3+1: %d phases", s->nphases);
         int sends = 0;

@@ -1,5 +1,5 @@
 /* Windows of a round (core/lower.h ar_lower_round_window) and the walk's streamed pricing
- * (issue 18: the walk never holds a whole all-to-all round).
+ * (the walk never holds a whole all-to-all round).
  *   1. For direct all-to-all parts (reduce-scatter, all-gather, both halves of an
  *      all-reduce; even, uneven and empty blocks) and step-based parts (ring, halving-
  *      doubling, binomial), the windows of every size from 1 to past the round, put end to

@@ -6,7 +6,7 @@
  * Notation: bus = nChannels x per-channel bw (GB/s), then the protocol
  * refinements; bw = bus x ratio (ring/NVLS: nranks/nsteps; tree: 0.5);
  * time_us = lat_us + bytes / (1000 x bw). nsteps = 2(n-1) all-reduce, n-1 RS/AG.
- * Owner: NCCL-model tests (issue 13). */
+ * Owner: NCCL-model tests. */
 #include <string.h>
 
 #include "core/platform.h"
@@ -446,7 +446,7 @@ static void test_errors(void) {
     T_CHECK(a == AR_NCCL_RING && s == 0.0, "one rank: %d %g", (int)a, s);
 }
 
-/* Calibration (issue 14, h14g): cal_lat multiplies every latency, cal_bw x eff[a][p] the bandwidth of (a, p);
+/* Calibration: cal_lat multiplies every latency, cal_bw x eff[a][p] the bandwidth of (a, p);
  * a calibrated platform gives the nominal topology search and its class's factors. */
 static void test_calibration(void) {
     ar_err e = {{0}};

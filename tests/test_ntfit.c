@@ -64,7 +64,7 @@ static char *synth(const ar_platform *p, uint64_t lo, uint64_t hi, unsigned seed
     return buf;
 }
 
-/* ---- 4. the per-class calibration round trip (issue 14, h14g) ----
+/* ---- 4. the per-class calibration round trip ----
  * Truth: intra-node latency x1.5, bandwidth x0.85; inter-node latency x1.3, bandwidth x0.7; efficiencies
  * NVLS 0.9, TREE 0.8, RING 1 (every protocol) (RING/SIMPLE is the reference). Files: 1 node forced RING and NVLS,
  * 2 nodes forced RING and TREE, and NCCL's own choice on 1 and 2 nodes, 8 B .. 1 GiB (x4), 1 % Gaussian-like

@@ -528,7 +528,7 @@ static void test_load_paths(void) {
         ar_platform_free(p);
     }
     /* ARLAB_PLATFORM_DIR adds directories before the built-in presets; one that does not exist adds
-     * nothing and hides nothing (issue 17: it used to replace the presets) */
+     * nothing and hides nothing (it used to replace the presets) */
     setenv("ARLAB_PLATFORM_DIR", "/nonexistent-arlab-dir", 1);
     char **names = NULL;
     int count = -1;
@@ -830,7 +830,7 @@ static void test_route_append(void) {
     ar_platform_free(p);
 }
 
-/* "calibration" and "nccl" (issue 14, h14g): the loader applies the per-class factors to the links and levels,
+/* "calibration" and "nccl": the loader applies the per-class factors to the links and levels,
  * keeps the NCCL efficiencies, and refuses a bad block with one line naming the field. */
 static void test_calibration(void) {
     ar_platform *p = accept(CAL_TREE

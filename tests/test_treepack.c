@@ -1,4 +1,4 @@
-/* Spanning-tree packing on the paper's platforms (issue 5 acceptance):
+/* Spanning-tree packing on the paper's platforms:
  *   - P3.16xlarge: C(G) = 7/24 exactly (primal and dual certificates), P3.8xlarge: 1/3;
  *     the Lemma 2.1 chain; the extended formulation agrees; Boruvka's tree;
  *   - P2.16xlarge (PCIe switches that cannot aggregate): C(G) = 15/8 in units of one

@@ -1,5 +1,5 @@
 /* Spanning-tree packing: the LP's wall budget (opts.budget_s, the planner's
- * budget=T) is honoured and reported (issue 18).
+ * budget=T) is honoured and reported.
  *   - A budget already spent when the solver starts pricing (1 us): the warm
  *     start takes no tree and column generation stops after its first LP
  *     solve, so the packing is the one starting column (Boruvka's tree): 1

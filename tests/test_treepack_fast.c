@@ -1,7 +1,7 @@
 /* Spanning-tree packing: the fast pricing (route trie for the pair weights,
  * Prim on the pairs in place over a sorted list of outside vertices) gives the
  * same answer, bit for bit, as the reference path (opts.reference = 1: route by
- * route sums and the plain O(n^2)-per-step Prim scan) (issue 18).
+ * route sums and the plain O(n^2)-per-step Prim scan).
  *
  * Corpus: 24 random switch trees (4..40 GPUs on 1..9 switches, a random tree
  * of switches, GPUs on random switches, 12.5/25/50 GB/s links with 1..2

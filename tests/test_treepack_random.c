@@ -1,4 +1,4 @@
-/* Spanning-tree packing on random connected graphs (issue 5 acceptance).
+/* Spanning-tree packing on random connected graphs.
  *
  * 170 graphs: 110 with 2..8 GPUs, 60 with 9..16; random lane counts 1..3; one
  * graph in four mixes two bandwidths (25 and 12.5 GB/s, so c_e stays rational).

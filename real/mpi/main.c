@@ -1,4 +1,4 @@
-/* arlab-mpi: the MPI backend of arlab (issue 12). One MPI process per rank.
+/* arlab-mpi: the MPI backend of arlab. One MPI process per rank.
  *
  *   mpirun -np N arlab-mpi --platform P [--algo A,...|all] [--size S,...] [--dtype f32|f64|i32]
  *          [--iters N] [--warmup N] [--format table|csv|nccl-tests] [--out FILE.csv] [--traffic FILE]

@@ -1,4 +1,4 @@
-/* The MPI backend of arlab (issue 12): any schedule executed with MPI
+/* The MPI backend of arlab: any schedule executed with MPI
  * point-to-point calls on CPU buffers, one MPI process per rank.
  *
  * Execution (ar_mx_run): the same lowering as every backend (core/lower.h).

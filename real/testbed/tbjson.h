@@ -1,4 +1,4 @@
-/* Tree platforms written back as JSON (issue 12): the testbed's scaled
+/* Tree platforms written back as JSON: the testbed's scaled
  * platform and the MPI backend's calibrated one, in the explicit tree form of
  * platforms/README.md, so `arlab model|sim|compare` run on exactly what was
  * configured or measured. Pure C (cJSON), no MPI.

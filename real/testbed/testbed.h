@@ -1,4 +1,4 @@
-/* The emulated cluster (issue 12): a tree platform built from Linux network
+/* The emulated cluster: a tree platform built from Linux network
  * namespaces, bridges, veth pairs and tc, on this one machine.
  *
  * Layout, for testbed ID (prefix "arlab-ID-", ID = 1..12 of [a-z0-9]):
