@@ -222,7 +222,7 @@ void sweep_pending_text(const sweep_pending *p, const char *dir, char *buf, size
                  dir, p->name, p->pid, done);
         return;
     }
-    char resume[SW_CMD_MAX + 4200], here[4096];
+    char resume[SW_CMD_MAX + 4200 + 16], here[4096]; /* "with: ", the cd word, " && ", the command */
     if (!p->command[0]) {
         snprintf(resume, sizeof resume, "by running the same arlab sweep FILE.json --out %s again", dir);
     } else if (!p->cwd[0] || (getcwd(here, sizeof here) && !strcmp(here, p->cwd))) {
