@@ -253,7 +253,6 @@ static int fit_reference(const char *path, int csv) {
  * collective is unknown, keeps one collective (--coll, else all_reduce when there is one, else the only
  * one) that NCCL's model covers, and leaves out the rows with #wrong > 0, one line each. */
 static ar_status fit_select(ar_nt_set *s, const cli_nt_facts *f, const char *verb, ar_err *e) {
-    ar_nt_print_assumed(s, verb, stderr);
     ar_nt_coll want = (ar_nt_coll)f->coll;
     int have_ar = 0, single = 1;
     ar_nt_coll first = AR_NT_COLL_UNKNOWN;
@@ -283,6 +282,7 @@ static ar_status fit_select(ar_nt_set *s, const cli_nt_facts *f, const char *ver
                        "%s: arlab models NCCL's all_reduce, all_gather and reduce_scatter only; %s runs cannot be "
                        "fitted",
                        f->coll ? "--coll" : s->files[0], ar_nt_coll_name(want));
+    ar_nt_print_assumed(s, verb, stderr); /* what the reader took from elsewhere than the file */
     int left = 0;
     ar_nt_coll other = AR_NT_COLL_UNKNOWN;
     for (int i = 0; i < s->nruns; i++)

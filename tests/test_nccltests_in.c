@@ -625,6 +625,132 @@ static void test_names(void) {
             "factors");
 }
 
+/* The formats people paste (tests/data/nccltests/fmt_*.txt, written from nccl-tests' formats): the
+ * collective, rank count and numbers read, and where each fact came from. */
+static void test_formats(void) {
+    ar_err e = {{0}};
+    ar_nt_set *s = read_ok("fmt_old_error.txt", NULL); /* <= 2.10: no Group, no root, "error" column */
+    if (s) {
+        const ar_nt_run *r = &s->runs[0];
+        T_CHECK(s->nruns == 1 && s->nrecs == 6 && r->coll == AR_NT_ALL_REDUCE && r->coll_from == AR_NT_FROM_COLUMNS &&
+                    r->nranks == 4 && r->nranks_from == AR_NT_FROM_FILE && r->footer && r->devices[0].group == -1,
+                "old: %d runs %d recs %s/%d %d ranks", s->nruns, s->nrecs, ar_nt_coll_name(r->coll), r->coll_from,
+                r->nranks);
+        const ar_nt_record *x = &s->recs[1];
+        T_CHECK(x->size_bytes == 65536 && x->oop.time_us == 20.55 && x->oop.busbw_GBps == 4.78 &&
+                    x->oop.maxerr == 5e-07 && x->oop.nwrong == -1 && x->ip.maxerr == 0 && x->flags == 0,
+                "old row: %g %g %g", x->oop.time_us, x->oop.maxerr, x->oop.nwrong);
+        T_CHECK(ar_nt_check_fit(s, AR_NT_HALF_BOTH, &e) == AR_OK, "old: a 5e-07 error is not wrong: %s", e.msg);
+        ar_nt_free(s);
+    }
+    /* a markdown copy: '#' stripped, indented, fenced, no footer; the command line names all_gather */
+    read_fails("fmt_markdown.txt", NULL, AR_EINVAL,
+               "fmt_markdown.txt:26: truncated: the table ends at this line without the footer \"# Avg bus "
+               "bandwidth\"");
+    ar_nt_opts nf = {.allow_nofooter = 1};
+    s = read_ok("fmt_markdown.txt", &nf);
+    if (s) {
+        const ar_nt_run *r = &s->runs[0];
+        T_CHECK(s->nruns == 1 && s->nrecs == 6 && r->coll == AR_NT_ALL_GATHER && r->coll_from == AR_NT_FROM_COMMAND &&
+                    r->nranks == 8 && r->nnodes == 1 && !r->footer && r->complete && r->ngpus == 8,
+                "markdown: %d recs %s/%d %d ranks footer %d", s->nrecs, ar_nt_coll_name(r->coll), r->coll_from,
+                r->nranks, r->footer);
+        half_is(&s->recs[0].oop, 12.01, 0.09, 0.07, 0, "markdown row 0 oop");
+        T_CHECK(s->recs[5].size_bytes == 1073741824 && s->recs[5].count == 33554432 && !strcmp(s->recs[5].redop, "none"),
+                "markdown last row");
+        ar_nt_free(s);
+    }
+    s = read_ok("fmt_tag_output.txt", NULL); /* mpirun --tag-output, all_reduce_perf_mpi on 2 nodes */
+    if (s) {
+        const ar_nt_run *r = &s->runs[0];
+        T_CHECK(s->nruns == 1 && s->nrecs == 6 && r->coll == AR_NT_ALL_REDUCE && r->coll_from == AR_NT_FROM_COMMAND &&
+                    r->nranks == 16 && r->nnodes == 2 && !strcmp(r->nccl_version, "2.21.5") && r->footer,
+                "tag-output: %d recs %s/%d %d ranks %d nodes %s", s->nrecs, ar_nt_coll_name(r->coll), r->coll_from,
+                r->nranks, r->nnodes, r->nccl_version);
+        half_is(&s->recs[2].oop, 51.65, 20.30, 38.06, 0, "tag-output row 2 oop");
+        ar_nt_free(s);
+    }
+    s = read_ok("fmt_ray.txt", NULL); /* Ray/SkyPilot prefixes, the newer header */
+    if (s) {
+        const ar_nt_run *r = &s->runs[0];
+        T_CHECK(s->nruns == 1 && s->nrecs == 6 && r->coll == AR_NT_REDUCE_SCATTER && r->coll_from == AR_NT_FROM_FILE &&
+                    r->nranks == 8 && r->nnodes == 1 && !strcmp(r->tests_version, "2.16.4"),
+                "ray: %d recs %s %d ranks %d nodes", s->nrecs, ar_nt_coll_name(r->coll), r->nranks, r->nnodes);
+        half_is(&s->recs[0].oop, 30.01, 0.03, 0.03, 0, "ray row 0 oop");
+        ar_nt_free(s);
+    }
+    s = read_ok("fmt_dev_cut.txt", NULL); /* srun --label, a device list cut short: 128 ranks from busbw/algbw */
+    if (s) {
+        const ar_nt_run *r = &s->runs[0];
+        T_CHECK(r->coll == AR_NT_ALL_REDUCE && r->nranks == 128 && r->nranks_from == AR_NT_FROM_COLUMNS &&
+                    r->dev_cut && r->ndev_shown == 4 && r->nnodes == 16 && s->nrecs == 6,
+                "cut: %d ranks from %d, shown %d, %d nodes", r->nranks, r->nranks_from, r->ndev_shown, r->nnodes);
+        half_is(&s->recs[1].oop, 60.36, 1.09, 2.15, 0, "cut row 1 oop");
+        ar_nt_free(s);
+    }
+    s = read_ok("fmt_table_only.txt", NULL); /* the table alone; one in-place half with #wrong 17 */
+    if (s) {
+        const ar_nt_run *r = &s->runs[0];
+        T_CHECK(r->coll == AR_NT_ALL_REDUCE && r->coll_from == AR_NT_FROM_COLUMNS && r->nranks == 8 &&
+                    r->nranks_from == AR_NT_FROM_COLUMNS && r->nnodes == 0 && s->nrecs == 6,
+                "table only: %s %d ranks", ar_nt_coll_name(r->coll), r->nranks);
+        T_CHECK(s->recs[2].ip.nwrong == 17 && s->recs[2].flags == AR_NT_WRONG_IP, "wrong ip");
+        FILE *f = tmpfile();
+        int lines = f ? ar_nt_print_assumed(s, "fit", f) : -1;
+        char buf[400] = "";
+        if (f) rewind(f), fgets(buf, sizeof buf, f), fclose(f);
+        T_CHECK(lines == 2 && strstr(buf, "arlab fit: ") && strstr(buf, "fmt_table_only.txt:1: collective all_reduce "
+                                                                        "assumed from the table"),
+                "%d lines: %s", lines, buf);
+        T_CHECK(ar_nt_drop_wrong(s) == 1 && s->nrecs == 6 && !s->recs[2].ip.present && s->recs[2].oop.present &&
+                    s->recs[2].flags == 0 && ar_nt_check_fit(s, AR_NT_HALF_BOTH, &e) == AR_OK,
+                "drop wrong: %s", e.msg);
+        ar_nt_free(s);
+    }
+    s = read_ok("fmt_no_coll.txt", NULL); /* redop none, no root: all_gather or alltoall */
+    if (s) {
+        T_CHECK(s->runs[0].coll == AR_NT_COLL_UNKNOWN && s->runs[0].nranks == 0, "no coll: unknown");
+        ar_nt_free(s);
+    }
+    ar_nt_opts hint = {.coll = AR_NT_ALL_GATHER, .coll_soft = 1, .ranks = 99, .algo = "Ring", .proto = "Simple"};
+    s = read_ok("fmt_no_coll.txt", &hint); /* --coll fills it in; the ranks then come from busbw/algbw, not --ranks */
+    if (s) {
+        const ar_nt_run *r = &s->runs[0];
+        T_CHECK(r->coll == AR_NT_ALL_GATHER && r->coll_from == AR_NT_FROM_OPTION && r->nranks == 8 &&
+                    r->nranks_from == AR_NT_FROM_COLUMNS && !strcmp(r->algo, "Ring") && r->algo_hint &&
+                    !strcmp(r->proto, "Simple") && r->proto_hint,
+                "hinted: %s/%d %d ranks/%d %s", ar_nt_coll_name(r->coll), r->coll_from, r->nranks, r->nranks_from,
+                r->algo);
+        ar_nt_free(s);
+    }
+    /* a soft hint does not fight a file that names another collective */
+    s = read_ok("two_runs.txt", &hint);
+    if (s) {
+        T_CHECK(s->nruns == 2 && s->runs[0].coll == AR_NT_REDUCE_SCATTER && s->runs[1].coll == AR_NT_ALL_GATHER &&
+                    ar_nt_keep_coll(s, AR_NT_ALL_GATHER) == 1 && s->nruns == 1 &&
+                    s->runs[0].coll == AR_NT_ALL_GATHER && s->recs[0].run == 0 && s->nrecs == s->runs[0].nrecs,
+                "keep_coll");
+        ar_nt_free(s);
+    }
+    /* broadcast (a root, redop none): factor 1 says nothing of the ranks; --ranks does */
+    const char *bc = "#  size count type redop root time algbw busbw #wrong time algbw busbw #wrong\n"
+                     "1048576 262144 float none 0 50.0 20.97 20.97 0 50.0 20.97 20.97 0\n# Avg bus bandwidth : 20.97\n";
+    T_CHECK(ar_nt_read_mem("bc.txt", bc, strlen(bc), NULL, &s, &e) == AR_OK && s && s->runs[0].coll == AR_NT_BROADCAST &&
+                s->runs[0].nranks == 0,
+            "broadcast: %s", e.msg);
+    ar_nt_free(s);
+    T_CHECK(ar_nt_read_mem("bc.txt", bc, strlen(bc), &(ar_nt_opts){.ranks = 4}, &s, &e) == AR_OK && s &&
+                s->runs[0].nranks == 4 && s->runs[0].nranks_from == AR_NT_FROM_OPTION,
+            "broadcast --ranks: %s", e.msg);
+    ar_nt_free(s);
+    /* a row after the line that ended the table is not dropped silently */
+    const char *split = "#  size count type redop root time algbw busbw #wrong\n8 2 float sum -1 1.0 0.5 0 0\n```\n"
+                        "16 4 float sum -1 1.0 0.5 0 0\n";
+    T_CHECK(ar_nt_read_mem("split.txt", split, strlen(split), &nf, &s, &e) == AR_EINVAL &&
+                !strcmp(e.msg, "split.txt:3: not a row of the table: \"```\""),
+            "%s", e.msg);
+}
+
 int main(void) {
     test_names();
     test_one_node();
@@ -632,6 +758,7 @@ int main(void) {
     test_validation_off_old_format();
     test_wrong();
     test_truncated_and_bad();
+    test_formats();
     test_two_runs_periter();
     test_json();
     test_multi_file();
