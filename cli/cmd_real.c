@@ -735,7 +735,7 @@ static int compare_main(int argc, char **argv, const char **mfiles, int nmf, con
                 const lab_measure *m = &meas.m[i];
                 if (m->ranks != p->nranks) continue;
                 if (strcmp(m->algo, "nccl-allreduce") && strcmp(m->algo, "mpi-allreduce")) continue;
-                if (fmod(m->bytes, (double)eb) != 0) continue;
+                if (fmod(m->bytes, (double)eb) != 0 || !(m->bytes > 0)) continue; /* 0 B rows: nothing to model */
                 int dup = 0;
                 for (int k = 0; k < nmsz && !dup; k++) dup = msz[k] == m->bytes;
                 if (!dup) msz[nmsz++] = m->bytes;

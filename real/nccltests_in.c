@@ -185,8 +185,9 @@ static int any_root(const ar_nt_set *s, const ar_nt_run *r) {
  * unknown. */
 static ar_nt_coll coll_from_columns(const ar_nt_set *s, const ar_nt_run *r, int n, double ratio, double alg,
                                     double bus) {
-    if (r->nrecs == 0 || !s->recs[r->first_rec].redop[0]) return AR_NT_COLL_UNKNOWN;
-    int none = all_redop(s, r, "none");
+    if (r->nrecs == 0) return AR_NT_COLL_UNKNOWN;
+    /* no redop printed (old broadcast, alltoall): not a reduction */
+    int none = all_redop(s, r, "none") || all_redop(s, r, "");
     if (any_root(s, r)) return none ? AR_NT_BROADCAST : AR_NT_REDUCE;
     if (none || ratio <= 0) return AR_NT_COLL_UNKNOWN;
     if (n >= 2) {
@@ -194,10 +195,12 @@ static ar_nt_coll coll_from_columns(const ar_nt_set *s, const ar_nt_run *r, int 
         int one = fabs(alg - bus) <= 0.0102;
         if (ar && !rs && !one) return AR_NT_ALL_REDUCE;
         if (rs && !ar && !one) return AR_NT_REDUCE_SCATTER;
-        return AR_NT_COLL_UNKNOWN;
+        if (ar || rs || one) return AR_NT_COLL_UNKNOWN;
+        /* neither fits the ranks shown (a list from another run): the numbers alone */
     }
-    if (ratio > 1.02 && ranks_from_ratio(AR_NT_ALL_REDUCE, alg, bus)) return AR_NT_ALL_REDUCE;
-    if (ratio < 0.98 && ranks_from_ratio(AR_NT_REDUCE_SCATTER, alg, bus)) return AR_NT_REDUCE_SCATTER;
+    /* rank count unknown: above 1 only all_reduce's factor, below 1 only reduce_scatter's (reducing, no root) */
+    if (ratio > 1.02 && ratio < 2) return AR_NT_ALL_REDUCE;
+    if (ratio < 0.98 && ratio > 0.45) return AR_NT_REDUCE_SCATTER;
     return AR_NT_COLL_UNKNOWN;
 }
 
@@ -213,12 +216,21 @@ static int devices_whole(const ar_nt_run *r) {
     return 1;
 }
 
+static int max_rank(const ar_nt_run *r) {
+    int m = -1;
+    for (int i = 0; i < r->ndevices; i++) m = r->devices[i].rank > m ? r->devices[i].rank : m;
+    return m;
+}
+
 void nt_resolve_run(ar_nt_set *s, int run, const ar_nt_opts *o, int nranks_log, ar_nt_coll cmd_coll) {
     ar_nt_run *r = &s->runs[run];
     double alg = 0, bus = 0;
     r->busbw_ratio = run_ratio(s, r, &alg, &bus);
     r->ndev_shown = r->ndevices;
-    int n0 = devices_whole(r) ? r->ndevices : nranks_log;
+    /* the ranks the file shows, for telling the collective: whole device lines, NCCL's log, else the
+     * highest rank of a list cut short */
+    int n0 = devices_whole(r) ? r->ndevices : nranks_log > 0 ? nranks_log : r->ndevices ? max_rank(r) + 1 : 0;
+    if (r->ndevices && !devices_whole(r)) r->dev_cut = 1;
     if (r->coll != AR_NT_COLL_UNKNOWN) r->coll_from = AR_NT_FROM_FILE;
     else if (cmd_coll != AR_NT_COLL_UNKNOWN) r->coll = cmd_coll, r->coll_from = AR_NT_FROM_COMMAND;
     else if (o && o->coll) r->coll = o->coll, r->coll_from = AR_NT_FROM_OPTION;
@@ -234,6 +246,10 @@ void nt_resolve_run(ar_nt_set *s, int run, const ar_nt_opts *o, int nranks_log, 
         }
     } else if (nranks_log > 0) {
         r->nranks = nranks_log, r->nranks_from = AR_NT_FROM_NCCL_LOG;
+    } else if (r->ndevices > 0 && (!nr || nr == max_rank(r) + 1) &&
+               (r->busbw_ratio <= 0 || ratio_fits(r->coll, max_rank(r) + 1, alg, bus))) {
+        /* a list cut to its last lines: the highest rank it shows, where the numbers agree */
+        r->nranks = max_rank(r) + 1, r->nranks_from = AR_NT_FROM_FILE, r->dev_cut = 1;
     } else if (nr) {
         r->nranks = nr, r->nranks_from = AR_NT_FROM_COLUMNS;
     } else if (o && o->ranks > 0) {

@@ -292,7 +292,7 @@ static ar_status columns_line(tparse *t, char *body, int line, ar_err *e) {
             nt_copy_str(t->time_name, sizeof t->time_name, k, strlen(k));
         } else if (!strcmp(k, "algbw")) kind = C_ALG;
         else if (!strcmp(k, "busbw")) kind = C_BUS;
-        else if (!strcmp(k, "#wrong")) kind = C_WRONG;
+        else if (!strcmp(k, "#wrong") || !strcmp(k, "wrong")) kind = C_WRONG; /* "wrong": its '#' stripped */
         else if (!strcmp(k, "error")) kind = C_ERR; /* nccl-tests <= 2.10: max relative error, not a count */
         else if (!strcmp(k, "timestamp")) kind = C_TS, t->has_ts = 1;
         if ((kind >= C_TIME && kind <= C_WRONG) || kind == C_ERR) {
@@ -320,13 +320,23 @@ static ar_status bad_field(tparse *t, int line, const char *field, int h, int us
                    ar_quote(tok, q, sizeof q), what);
 }
 
+/* The index of the first column of kind k, -1 when none. */
+static int col_of(const tparse *t, int k) {
+    for (int c = 0; c < t->ncols; c++)
+        if (t->kind[c] == k) return c;
+    return -1;
+}
+
 /* One result row; last_cut: the file ends inside this line (no newline). */
 static ar_status row_line(tparse *t, char *l, int line, int last_cut, ar_err *e) {
     char *tok[MAX_COLS + 4];
     int n = nt_split_ws(l, tok, MAX_COLS + 3);
     int want = t->ncols + (t->has_ts ? 1 : 0); /* the timestamp is "YYYY-MM-DD HH:MM:SS" */
-    int oop_blank = 0;
+    int oop_blank = 0, redop_blank = 0;
     if (n == want) {
+    } else if (n == want - 1 && col_of(t, C_REDOP) >= 0 && col_of(t, C_REDOP) < n &&
+               nt_tok_double(tok[col_of(t, C_REDOP)], &(double){0})) {
+        redop_blank = 1; /* old alltoall: the redop column printed blank */
     } else if (t->has_ts && n == want - 2) {
     } else if (t->half0_cols && t->kind[t->ncols - 1] != C_TS && n == t->ncols - t->half0_cols) {
         oop_blank = 1;
@@ -354,6 +364,7 @@ static ar_status row_line(tparse *t, char *l, int line, int last_cut, ar_err *e)
         int h = t->half[c];
         unsigned char kind = t->kind[c];
         if (oop_blank && t->inh[c] && h == 0) continue;
+        if (redop_blank && kind == C_REDOP) continue;
         const char *x = tok[k++];
         ar_nt_timing *hf = h ? &r->ip : &r->oop;
         double d;
@@ -650,6 +661,7 @@ static ar_status parse_text(tparse *t, const char *text, size_t len, ar_err *e) 
             note_command(t, l);
             continue;
         }
+        if (is_dots(l)) continue; /* rows left out of a copy ("...") */
         if (isdigit((unsigned char)*l)) {
             st = row_line(t, l, line, last_cut, e);
         } else if (*l != '[') {

@@ -751,6 +751,63 @@ static void test_formats(void) {
             "%s", e.msg);
 }
 
+/* The public corpus (experiments/reference/logs, MANIFEST.tsv): every log read as published, with the
+ * collective, rank count, node count and row count the manifest says, and every row's busbw = algbw x
+ * nccl-tests' bus factor of that collective and rank count (to the printed digits): what was read is what
+ * nccl-tests computed with, not a silent misread. */
+#define AR_NT_CORPUS AR_NT_DATA "/../../../experiments/reference/logs"
+static void test_corpus(void) {
+    FILE *m = fopen(AR_NT_CORPUS "/MANIFEST.tsv", "r");
+    T_CHECK(m != NULL, "open %s", AR_NT_CORPUS "/MANIFEST.tsv");
+    if (!m) return;
+    char line[1024];
+    int nfiles = 0;
+    while (fgets(line, sizeof line, m)) {
+        if (line[0] == '#' || line[0] == '\n') continue;
+        char *f[9] = {0};
+        int nf = 0;
+        for (char *save = NULL, *tok = strtok_r(line, "\t\n", &save); tok && nf < 9; tok = strtok_r(NULL, "\t\n", &save))
+            f[nf++] = tok;
+        T_CHECK(nf == 9, "manifest line with %d fields", nf);
+        if (nf != 9) continue;
+        nfiles++;
+        ar_nt_opts o = {.coll_soft = 1, .allow_nofooter = 1};
+        if (!strncmp(f[5], "--coll ", 7)) o.coll = ar_nt_coll_parse(f[5] + 7);
+        if (!strncmp(f[5], "--ranks ", 8)) o.ranks = atoi(f[5] + 8);
+        char path[600];
+        snprintf(path, sizeof path, "%s/%s", AR_NT_CORPUS, f[0]);
+        ar_nt_set *s = NULL;
+        ar_err e = {{0}};
+        ar_status st = ar_nt_read_file(path, &o, &s, &e);
+        T_CHECK(st == AR_OK && s, "%s: %s", f[0], e.msg);
+        if (!s) continue;
+        int runs = 0, ri = -1;
+        for (int i = 0; i < s->nruns; i++)
+            if (s->runs[i].nrecs) runs++, ri = i;
+        T_CHECK(runs == 1, "%s: %d runs with rows", f[0], runs);
+        if (ri >= 0) {
+            const ar_nt_run *r = &s->runs[ri];
+            T_CHECK(!strcmp(ar_nt_coll_name(r->coll), f[1]) && r->nranks == atoi(f[2]) && r->nnodes == atoi(f[3]) &&
+                        r->nrecs == atoi(f[4]),
+                    "%s: read %s, %d ranks, %d nodes, %d rows; the manifest says %s %s %s %s", f[0],
+                    ar_nt_coll_name(r->coll), r->nranks, r->nnodes, r->nrecs, f[1], f[2], f[3], f[4]);
+            double fac = ar_nt_busbw_factor(r->coll, r->nranks);
+            int bad = 0;
+            for (int i = r->first_rec; i < r->first_rec + r->nrecs && fac > 0; i++) {
+                const ar_nt_timing *h[2] = {&s->recs[i].oop, &s->recs[i].ip};
+                for (int k = 0; k < 2; k++)
+                    if (h[k]->present && h[k]->algbw_GBps >= 1 &&
+                        fabs(h[k]->algbw_GBps * fac - h[k]->busbw_GBps) > 0.0051 * (1 + fac) + 1e-9)
+                        bad++;
+            }
+            T_CHECK(bad == 0, "%s: %d halves whose busbw is not algbw x %g", f[0], bad, fac);
+        }
+        ar_nt_free(s);
+    }
+    fclose(m);
+    T_CHECK(nfiles >= 20, "corpus: %d files", nfiles);
+}
+
 int main(void) {
     test_names();
     test_one_node();
@@ -759,6 +816,7 @@ int main(void) {
     test_wrong();
     test_truncated_and_bad();
     test_formats();
+    test_corpus();
     test_two_runs_periter();
     test_json();
     test_multi_file();
