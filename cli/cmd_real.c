@@ -611,11 +611,27 @@ static int compare_main(int argc, char **argv, const char **mfiles, int nmf, con
         return AR_EINVAL;
     }
     const char *mfile = o.npositional ? o.positional[0] : NULL;
-    if (facts->coll_arg && strcmp(facts->coll_arg, "allreduce") && strcmp(facts->coll_arg, "all_reduce")) {
-        fprintf(stderr,
-                "arlab compare: --coll %s: compare compares all-reduce algorithms only; 'arlab fit --coll %s' fits "
-                "NCCL's model to such runs\n",
-                facts->coll_arg, facts->coll_arg);
+#ifdef AR_HAVE_REAL_HOST
+    int other_coll = facts->coll_arg && facts->coll != AR_NT_ALL_REDUCE;
+#else
+    int other_coll = facts->coll_arg && strcmp(facts->coll_arg, "allreduce");
+#endif
+    if (other_coll) {
+#ifdef AR_HAVE_REAL_HOST
+        int fits = facts->coll == AR_NT_ALL_GATHER || facts->coll == AR_NT_REDUCE_SCATTER;
+#else
+        int fits = 0;
+#endif
+        if (fits)
+            fprintf(stderr,
+                    "arlab compare: --coll %s: compare compares all-reduce algorithms only; 'arlab fit --coll %s' fits "
+                    "NCCL's model to such runs\n",
+                    facts->coll_arg, facts->coll_arg);
+        else
+            fprintf(stderr,
+                    "arlab compare: --coll %s: compare compares all-reduce algorithms only (arlab models all-reduce, "
+                    "all-gather and reduce-scatter)\n",
+                    facts->coll_arg);
         return AR_EINVAL;
     }
     lab_measures meas;

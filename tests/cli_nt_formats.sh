@@ -41,6 +41,8 @@ expect_error "compare: a reduce_scatter file" "fmt_ray.txt: no all_reduce run (i
     -- compare --measured "$D/fmt_ray.txt" --platform dgx-h100
 expect_error "compare: --coll allgather refused" "--coll allgather: compare compares all-reduce algorithms only" \
     -- compare --measured "$D/fmt_markdown.txt" --platform dgx-a100 --coll allgather
+expect_error "compare: --coll reduce refused without pointing to fit" "--coll reduce: compare compares all-reduce algorithms only (arlab models all-reduce, all-gather and reduce-scatter)" \
+    -- compare --measured "$D/fmt_tag_output.txt" --platform dgx-h100:nodes=2 --coll reduce
 expect_error "compare: a collective nothing tells" 'fmt_no_coll.txt:1: the collective is not named in the file (no "# Collective test starting" line, no *_perf command) and its table does not tell it; give --coll allreduce|allgather|reducescatter|broadcast|reduce|alltoall' \
     -- compare --measured "$D/fmt_no_coll.txt" --platform dgx-a100
 expect_error "compare: a bad --coll" '--coll: "allsum" is not one of allreduce|allgather|reducescatter|broadcast|reduce|alltoall' \
