@@ -507,8 +507,8 @@ ar_status ar_nt_check_fit(const ar_nt_set *s, int halves, ar_err *e) {
         const ar_nt_run *r = &s->runs[i];
         if (r->coll == AR_NT_COLL_UNKNOWN && r->nrecs)
             return ar_fail(e, AR_EINVAL,
-                           "%s:%d: the collective is unknown (no \"# Collective test starting\" line); "
-                           "name it (e.g. all_reduce)",
+                           "%s:%d: the collective is unknown (the file does not name it and its table does "
+                           "not tell it); give it (arlab: --coll allreduce|allgather|reducescatter|...)",
                            s->files[r->file], r->first_line);
         if (r->nerrors)
             return ar_fail(e, AR_EFAIL, "%s: the run reported %d error(s); it cannot be used for fitting",

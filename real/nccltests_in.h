@@ -24,6 +24,9 @@
  *   # Out of bounds values : 0 OK
  *   # Avg bus bandwidth    : 12.3456
  *   # Collective test concluded: all_reduce_perf                         (newer)
+ * Versions (NVIDIA/nccl-tests history of src/common.cu, now src/util.cu): "#wrong" replaced "error"
+ * in v2.13.0, "Group" entered the device lines in v2.13.4, "# Collective test starting:" came with
+ * v2.17 and "# nccl-tests version" with v2.18; most published logs have none of the last two.
  * Copies are read as they are pasted: lines with their '#' stripped or indented
  * (documentation, issues, markdown code blocks: a header or footer line is known by
  * its first words), and line prefixes of launchers removed first: mpirun
@@ -32,7 +35,7 @@
  * ends the table; without opts->allow_nofooter a table without its footer is
  * refused as truncated.
  * The table is read by its column header: "time" or "cputime"; "#wrong", or the
- * older "error" (nccl-tests <= 2.10: the largest relative error, read into maxerr,
+ * older "error" (nccl-tests before 2.13: the largest relative error, read into maxerr,
  * not a count: nwrong is -1); the per-iteration columns (i_min i_max i_p99 i_cv%) and a
  * trailing "timestamp" (two tokens) are accepted and skipped; "N/A" in #wrong
  * (validation off) reads as -1. A row whose out-of-place half is blank (trace
@@ -118,7 +121,7 @@ typedef struct ar_nt_timing {
     double algbw_GBps; /* 1e9 B/s */
     double busbw_GBps;
     double nwrong; /* wrong elements; -1 when "N/A" / null (validation off) or not printed */
-    double maxerr; /* the old "error" column (nccl-tests <= 2.10): the largest relative numerical
+    double maxerr; /* the old "error" column (nccl-tests before 2.13): the largest relative numerical
                       error of the results, not a count of wrong elements; NaN when not printed */
 } ar_nt_timing;
 

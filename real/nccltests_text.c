@@ -293,7 +293,7 @@ static ar_status columns_line(tparse *t, char *body, int line, ar_err *e) {
         } else if (!strcmp(k, "algbw")) kind = C_ALG;
         else if (!strcmp(k, "busbw")) kind = C_BUS;
         else if (!strcmp(k, "#wrong") || !strcmp(k, "wrong")) kind = C_WRONG; /* "wrong": its '#' stripped */
-        else if (!strcmp(k, "error")) kind = C_ERR; /* nccl-tests <= 2.10: max relative error, not a count */
+        else if (!strcmp(k, "error")) kind = C_ERR; /* nccl-tests before 2.13: max relative error, not a count */
         else if (!strcmp(k, "timestamp")) kind = C_TS, t->has_ts = 1;
         if ((kind >= C_TIME && kind <= C_WRONG) || kind == C_ERR) {
             if (h < 0) return ar_fail(e, AR_EINVAL, "%s:%d: table header: \"%s\" before \"time\"", t->name, line, k);

@@ -629,7 +629,7 @@ static void test_names(void) {
  * collective, rank count and numbers read, and where each fact came from. */
 static void test_formats(void) {
     ar_err e = {{0}};
-    ar_nt_set *s = read_ok("fmt_old_error.txt", NULL); /* <= 2.10: no Group, no root, "error" column */
+    ar_nt_set *s = read_ok("fmt_old_error.txt", NULL); /* before 2.13: no Group, no root, "error" column */
     if (s) {
         const ar_nt_run *r = &s->runs[0];
         T_CHECK(s->nruns == 1 && s->nrecs == 6 && r->coll == AR_NT_ALL_REDUCE && r->coll_from == AR_NT_FROM_COLUMNS &&
