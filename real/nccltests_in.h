@@ -26,7 +26,7 @@
  *   # Collective test concluded: all_reduce_perf                         (newer)
  * Versions (NVIDIA/nccl-tests history of src/common.cu, now src/util.cu): "#wrong" replaced "error"
  * in v2.13.0, "Group" entered the device lines in v2.13.4, "# Collective test starting:" came with
- * v2.17 and "# nccl-tests version" with v2.18; most published logs have none of the last two.
+ * v2.16.7 and "# nccl-tests version" with 2.17/2.18 builds; most published logs have neither.
  * Copies are read as they are pasted: lines with their '#' stripped or indented
  * (documentation, issues, markdown code blocks: a header or footer line is known by
  * its first words), and line prefixes of launchers removed first: mpirun
