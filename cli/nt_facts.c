@@ -41,8 +41,9 @@ ar_status cli_nt_take(int *argc, char **argv, cli_nt_facts *f, const char *verb,
         } else if (is_algo) {
 #ifdef AR_HAVE_REAL_HOST
             if (ar_nccl_algo_parse(v) < 0) {
-                fprintf(stderr, "arlab %s: --nccl-algo: \"%s\" is not an NCCL algorithm (ring, tree, collnet_direct, "
-                                "collnet_chain, nvls, nvls_tree, pat)\n",
+                fprintf(stderr,
+                        "arlab %s: --nccl-algo: \"%s\" is not an NCCL algorithm (ring, tree, collnet_direct, "
+                        "collnet_chain, nvls, nvls_tree, pat)\n",
                         verb, v);
                 return AR_EINVAL;
             }
@@ -51,7 +52,8 @@ ar_status cli_nt_take(int *argc, char **argv, cli_nt_facts *f, const char *verb,
         } else if (is_proto) {
 #ifdef AR_HAVE_REAL_HOST
             if (ar_nccl_proto_parse(v) < 0) {
-                fprintf(stderr, "arlab %s: --nccl-proto: \"%s\" is not an NCCL protocol (ll, ll128, simple)\n", verb, v);
+                fprintf(stderr, "arlab %s: --nccl-proto: \"%s\" is not an NCCL protocol (ll, ll128, simple)\n", verb,
+                        v);
                 return AR_EINVAL;
             }
 #endif
