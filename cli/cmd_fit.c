@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "nt_facts.h"
 #ifdef AR_HAVE_REAL_HOST
 #include "real/nccltests_in.h"
 #include "real/ntfit.h"
@@ -79,7 +80,6 @@ static ar_status identify_and_write(const ar_nt_set *s, const ar_platform *p, co
                                     ar_err *e) {
     int lo = 0, hi = 0, unknown = 0;
     for (int i = 0; i < s->nruns; i++) {
-        if (s->runs[i].coll != AR_NT_ALL_REDUCE) continue;
         int nn = s->runs[i].nnodes;
         if (nn <= 0) unknown = 1;
         else lo = lo && lo < nn ? lo : nn, hi = hi > nn ? hi : nn;
@@ -87,12 +87,12 @@ static ar_status identify_and_write(const ar_nt_set *s, const ar_platform *p, co
     char notes[8][1024];
     int nn = 0;
     snprintf(notes[nn++], sizeof notes[0],
-             "calibrated by 'arlab calibrate --from' on %d nccl-tests all_reduce records of %s: \"calibration\" "
+             "calibrated by 'arlab calibrate --from' on %d nccl-tests %s records of %s: \"calibration\" "
              "holds the per link class factors (intra-node: latency x %.6g [%.6g, %.6g], bandwidth x %.6g [%.6g, "
              "%.6g]; inter-node: latency x %.6g [%.6g, %.6g], bandwidth x %.6g [%.6g, %.6g]; 95%% bootstrap "
              "intervals, %d resamples), which the loader applies to the links (and NCCL's model to its table), "
              "\"nccl\".\"efficiency\" the per algorithm/protocol efficiencies of NCCL's model",
-             cal->n, plat, cal->cls[0].lat, cal->cls[0].lat_lo, cal->cls[0].lat_hi, cal->cls[0].bw, cal->cls[0].bw_lo,
+             cal->n, s->nruns ? ar_nt_coll_name(s->runs[0].coll) : "all_reduce", plat, cal->cls[0].lat, cal->cls[0].lat_lo, cal->cls[0].lat_hi, cal->cls[0].bw, cal->cls[0].bw_lo,
              cal->cls[0].bw_hi, cal->cls[1].lat, cal->cls[1].lat_lo, cal->cls[1].lat_hi, cal->cls[1].bw,
              cal->cls[1].bw_lo, cal->cls[1].bw_hi, cal->nboot);
     if ((hi <= 1 && !unknown) || (unknown && hi == 0 && p->nmachines <= 1))
@@ -249,6 +249,72 @@ static int fit_reference(const char *path, int csv) {
     free(refs);
     return 0;
 }
+/* The runs to fit (the reader's hints applied): says what the reader assumed, refuses runs whose
+ * collective is unknown, keeps one collective (--coll, else all_reduce when there is one, else the only
+ * one) that NCCL's model covers, and leaves out the rows with #wrong > 0, one line each. */
+static ar_status fit_select(ar_nt_set *s, const cli_nt_facts *f, const char *verb, ar_err *e) {
+    ar_nt_coll want = (ar_nt_coll)f->coll;
+    int have_ar = 0, single = 1;
+    ar_nt_coll first = AR_NT_COLL_UNKNOWN;
+    for (int i = 0; i < s->nruns; i++) {
+        const ar_nt_run *r = &s->runs[i];
+        if (!r->nrecs) continue;
+        if (r->coll == AR_NT_COLL_UNKNOWN)
+            return ar_fail(e, AR_EINVAL,
+                           "%s:%d: the collective is not named in the file (no \"# Collective test starting\" line, "
+                           "no *_perf command) and its table does not tell it; give --coll "
+                           "allreduce|allgather|reducescatter|broadcast|reduce|alltoall",
+                           s->files[r->file], r->first_line);
+        have_ar |= r->coll == AR_NT_ALL_REDUCE;
+        if (first == AR_NT_COLL_UNKNOWN) first = r->coll;
+        else single &= r->coll == first;
+    }
+    if (first == AR_NT_COLL_UNKNOWN) return ar_fail(e, AR_EINVAL, "no nccl-tests rows to fit");
+    if (!want) {
+        if (have_ar) want = AR_NT_ALL_REDUCE;
+        else if (single) want = first;
+        else
+            return ar_fail(e, AR_EINVAL, "the files hold runs of several collectives and none is all_reduce; --coll "
+                                         "picks the one to fit");
+    }
+    if (want != AR_NT_ALL_REDUCE && want != AR_NT_ALL_GATHER && want != AR_NT_REDUCE_SCATTER)
+        return ar_fail(e, AR_EUNSUPPORTED,
+                       "%s: arlab models NCCL's all_reduce, all_gather and reduce_scatter only; %s runs cannot be "
+                       "fitted",
+                       f->coll ? "--coll" : s->files[0], ar_nt_coll_name(want));
+    ar_nt_print_assumed(s, verb, stderr); /* what the reader took from elsewhere than the file */
+    int left = 0;
+    ar_nt_coll other = AR_NT_COLL_UNKNOWN;
+    for (int i = 0; i < s->nruns; i++)
+        if (s->runs[i].nrecs && s->runs[i].coll != want) left++, other = s->runs[i].coll;
+    if (ar_nt_keep_coll(s, want) == 0 || s->nrecs == 0)
+        return ar_fail(e, AR_EINVAL, "no %s run in the files (they hold %s)", ar_nt_coll_name(want),
+                       ar_nt_coll_name(other));
+    if (left)
+        fprintf(stderr, "arlab %s: %d run%s of other collectives left out (e.g. %s; --coll picks one)\n", verb, left,
+                left == 1 ? "" : "s", ar_nt_coll_name(other));
+    int bad = ar_nt_drop_wrong(s);
+    if (bad)
+        fprintf(stderr, "arlab %s: %d row%s with #wrong > 0 (wrong results) left out of the fit\n", verb, bad,
+                bad == 1 ? "" : "s");
+    return AR_OK;
+}
+
+/* Runs without a rank count are fitted on the platform's (ntfit's rule): one line says so. */
+static void note_platform_ranks(const ar_nt_set *s, const ar_platform *p, const char *verb) {
+    for (int i = 0; i < s->nruns; i++) {
+        const ar_nt_run *r = &s->runs[i];
+        if (r->nrecs && r->nranks < 1)
+            fprintf(stderr,
+                    "arlab %s: %s:%d: the rank count is not in the file (no whole device list, no NCCL log, busbw/algbw "
+                    "does not tell it); %s's %d assumed (--ranks sets it)\n",
+                    verb, s->files[r->file], r->first_line, p->name, p->nranks);
+        else if (r->nrecs && r->nnodes < 1 && p->nmachines == 1 && r->nranks > p->nranks && r->nranks % p->nranks == 0)
+            fprintf(stderr,
+                    "arlab %s: %s:%d: the node count is not in the file; %d nodes of %s's %d ranks assumed\n", verb,
+                    s->files[r->file], r->first_line, r->nranks / p->nranks, p->name, p->nranks);
+    }
+}
 #endif
 
 int cmd_fit(int argc, char **argv) {
@@ -257,6 +323,9 @@ int cmd_fit(int argc, char **argv) {
     fprintf(stderr, "arlab fit: built without real/ (the nccl-tests reader)\n");
     return AR_EUNSUPPORTED;
 #else
+    const char *verb = argc > 0 && !strcmp(argv[0], "calibrate") ? "calibrate" : "fit";
+    cli_nt_facts facts;
+    if (cli_nt_take(&argc, argv, &facts, verb, 1) != AR_OK) return AR_EINVAL;
     const char **files = calloc((size_t)argc + 1, sizeof *files);
     const char *plat = NULL, *out = NULL, *name = NULL, *reference = NULL;
     int csv = 0;
@@ -288,15 +357,17 @@ int cmd_fit(int argc, char **argv) {
     }
     if (reference || csv) {
         free(files);
-        if (!reference || plat || nf || out) {
-            fprintf(stderr, "arlab fit: --reference CORPUS.csv [--csv] takes no --from, --platform or --out\n");
+        if (!reference || plat || nf || out || facts.coll_arg || facts.ranks || facts.algo || facts.proto) {
+            fprintf(stderr, "arlab fit: --reference CORPUS.csv [--csv] takes no --from, --platform, --out, --coll, "
+                            "--ranks, --nccl-algo or --nccl-proto\n");
             return AR_EINVAL;
         }
         return fit_reference(reference, csv);
     }
     if (!plat || nf == 0 || boot < 0 || boot > 100000) {
-        fprintf(stderr, "arlab fit: usage: fit|calibrate --from FILE... --platform P [--seed N] [--boot B] "
-                        "[--out CAL.json [--name NAME]] | fit --reference CORPUS.csv [--csv]\n");
+        fprintf(stderr, "arlab fit: usage: fit|calibrate --from FILE... --platform P [--coll C] [--ranks N] "
+                        "[--nccl-algo A] [--nccl-proto P] [--seed N] [--boot B] [--out CAL.json [--name NAME]] | fit "
+                        "--reference CORPUS.csv [--csv]\n");
         free(files);
         return AR_EINVAL;
     }
@@ -305,8 +376,12 @@ int cmd_fit(int argc, char **argv) {
     ar_platform *p = NULL;
     ar_ntfit_res r;
     ar_ntfit_cal cal;
-    ar_status st = ar_nt_read_files(files, nf, NULL, &s, &e);
+    ar_nt_opts nto;
+    cli_nt_opts(&facts, &nto);
+    ar_status st = ar_nt_read_files(files, nf, &nto, &s, &e);
+    if (!st) st = fit_select(s, &facts, verb, &e);
     if (!st) st = ar_platform_load(plat, 0, &p, &e);
+    if (!st) note_platform_ranks(s, p, verb);
     if (!st) st = ar_ntfit_fit(s, p, seed, boot, &r, &e);
     if (!st) {
         st = ar_ntfit_calibrate(s, p, seed, boot, &cal, &e);
@@ -315,8 +390,8 @@ int cmd_fit(int argc, char **argv) {
     if (st) {
         fprintf(stderr, "arlab fit: %s\n", e.msg);
     } else {
-        printf("fit of %s to %d all_reduce records (NCCL model %s, weights 1/t, %d bootstrap resamples, seed %u)\n",
-               plat, r.n, "" AR_NCCL_MODEL_VERSION, r.nboot, seed);
+        printf("fit of %s to %d %s records (NCCL model %s, weights 1/t, %d bootstrap resamples, seed %u)\n",
+               plat, r.n, ar_nt_coll_name(s->runs[0].coll), "" AR_NCCL_MODEL_VERSION, r.nboot, seed);
         printf("%-16s %10s %22s  %s\n", "parameter", "value", "95% interval", "identified");
         printf("%-16s %10.4f [%9.4f, %9.4f]  %s\n", "latency_scale", r.lat_scale, r.lat_lo, r.lat_hi,
                r.lat_ident ? "yes" : "NO (kept at the preset's value 1)");
@@ -334,7 +409,6 @@ int cmd_fit(int argc, char **argv) {
         int k = 0;
         char where[300];
         for (int i = 0; i < s->nrecs; i++) {
-            if (s->runs[s->recs[i].run].coll != AR_NT_ALL_REDUCE) continue;
             printf("  %-40s %12llu B %+8.4f\n", ar_nt_where(s, &s->recs[i], where, sizeof where),
                    (unsigned long long)s->recs[i].size_bytes, r.rel_err[k++]);
         }

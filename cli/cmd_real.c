@@ -51,6 +51,7 @@
 #include "lab/eval.h"
 #include "lab/measured.h"
 #include "cmd_real.h"
+#include "nt_facts.h"
 #include "models/model.h"
 #ifdef AR_HAVE_REAL_HOST
 #include "real/rcalib.h"
@@ -596,7 +597,7 @@ static int cmp_dbl(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-static int compare_main(int argc, char **argv, const char **mfiles, int nmf, const char *plot) {
+static int compare_main(int argc, char **argv, const char **mfiles, int nmf, const char *plot, const cli_nt_facts *facts) {
     cli_opts o;
     if (cli_parse(argc, argv, OPT_PLATFORM | OPT_ALGO | OPT_SIZE | OPT_RANKS | OPT_DTYPE | OPT_FORMAT | OPT_POSITIONAL,
                   &o, "compare") != AR_OK)
@@ -610,8 +611,39 @@ static int compare_main(int argc, char **argv, const char **mfiles, int nmf, con
         return AR_EINVAL;
     }
     const char *mfile = o.npositional ? o.positional[0] : NULL;
+#ifdef AR_HAVE_REAL_HOST
+    int other_coll = facts->coll_arg && facts->coll != AR_NT_ALL_REDUCE;
+#else
+    int other_coll = facts->coll_arg && strcmp(facts->coll_arg, "allreduce");
+#endif
+    if (other_coll) {
+#ifdef AR_HAVE_REAL_HOST
+        int fits = facts->coll == AR_NT_ALL_GATHER || facts->coll == AR_NT_REDUCE_SCATTER;
+#else
+        int fits = 0;
+#endif
+        if (fits)
+            fprintf(stderr,
+                    "arlab compare: --coll %s: compare compares all-reduce algorithms only; 'arlab fit --coll %s' fits "
+                    "NCCL's model to such runs\n",
+                    facts->coll_arg, facts->coll_arg);
+        else
+            fprintf(stderr,
+                    "arlab compare: --coll %s: compare compares all-reduce algorithms only (arlab models all-reduce, "
+                    "all-gather and reduce-scatter)\n",
+                    facts->coll_arg);
+        return AR_EINVAL;
+    }
     lab_measures meas;
     memset(&meas, 0, sizeof meas);
+#ifdef AR_HAVE_REAL_HOST
+    cli_nt_facts fx = *facts;
+    if (!fx.ranks) fx.ranks = o.ranks; /* --ranks also gives the rank count a file lacks */
+    ar_nt_opts nto;
+    cli_nt_opts(&fx, &nto);
+    meas.nt_opts = &nto;
+    meas.verb = "compare";
+#endif
     if (mfile) {
         ar_err e = {{0}};
         ar_status st = lab_measured_read(mfile, 1, &meas, &e);
@@ -624,6 +656,28 @@ static int compare_main(int argc, char **argv, const char **mfiles, int nmf, con
             lab_measures_free(&meas);
             return cli_error(st, &e);
         }
+    }
+    if (meas.nt_noranks) { /* rows of a file without its rank count: the platform's, said so */
+        if (o.nplatforms != 1) {
+            fprintf(stderr,
+                    "arlab compare: %s: the rank count is not in the file (no whole device list, no NCCL log, "
+                    "busbw/algbw does not tell it); give --ranks N\n",
+                    meas.nt_noranks_file);
+            lab_measures_free(&meas);
+            return AR_EINVAL;
+        }
+        ar_platform *p0 = NULL;
+        if (cli_load_platform(&o, 0, &p0) != AR_OK) {
+            lab_measures_free(&meas);
+            return AR_EINVAL;
+        }
+        fprintf(stderr,
+                "arlab compare: %s: the rank count is not in the file (no whole device list, no NCCL log, busbw/algbw "
+                "does not tell it); %s's %d assumed (--ranks sets it)\n",
+                meas.nt_noranks_file, p0->name, p0->nranks);
+        for (int i = 0; i < meas.n; i++)
+            if (meas.m[i].ranks < 1) meas.m[i].ranks = p0->nranks;
+        ar_platform_free(p0);
     }
     int have_meas = mfile || nmf;
     int meas_sizes = nmf && o.nsizes == 0; /* the measured sizes of the platform's rank count */
@@ -664,8 +718,20 @@ static int compare_main(int argc, char **argv, const char **mfiles, int nmf, con
             found = meas.m[i].ranks == plats[pi]->nranks && (!strcmp(meas.m[i].algo, "nccl-allreduce") ||
                                                              !strcmp(meas.m[i].algo, "mpi-allreduce"));
         if (!found) {
-            fprintf(stderr, "arlab compare: no measured all-reduce of %d ranks in the --measured files (%s has %d)\n",
-                    plats[pi]->nranks, plats[pi]->name, plats[pi]->nranks);
+            /* the rank counts the files do hold, so that the user sees which platform fits */
+            char have[200] = "";
+            int at = 0, nh = 0, seen[8];
+            for (int i = 0; i < meas.n && nh < 8; i++) {
+                if (strcmp(meas.m[i].algo, "nccl-allreduce") && strcmp(meas.m[i].algo, "mpi-allreduce")) continue;
+                int dup = 0;
+                for (int k = 0; k < nh && !dup; k++) dup = seen[k] == meas.m[i].ranks;
+                if (dup) continue;
+                seen[nh++] = meas.m[i].ranks;
+                at += snprintf(have + at, sizeof have - (size_t)at, "%s%d", nh > 1 ? ", " : "", meas.m[i].ranks);
+            }
+            fprintf(stderr, "arlab compare: no measured all-reduce of %d ranks in the --measured files (%s has %d%s%s%s)\n",
+                    plats[pi]->nranks, plats[pi]->name, plats[pi]->nranks, nh ? "; the files hold " : "", have,
+                    nh ? " ranks" : "");
             worst = AR_EINVAL;
         }
     }
@@ -687,7 +753,7 @@ static int compare_main(int argc, char **argv, const char **mfiles, int nmf, con
                 const lab_measure *m = &meas.m[i];
                 if (m->ranks != p->nranks) continue;
                 if (strcmp(m->algo, "nccl-allreduce") && strcmp(m->algo, "mpi-allreduce")) continue;
-                if (fmod(m->bytes, (double)eb) != 0) continue;
+                if (fmod(m->bytes, (double)eb) != 0 || !(m->bytes > 0)) continue; /* 0 B rows: nothing to model */
                 int dup = 0;
                 for (int k = 0; k < nmsz && !dup; k++) dup = msz[k] == m->bytes;
                 if (!dup) msz[nmsz++] = m->bytes;
@@ -827,7 +893,12 @@ int cmd_compare(int argc, char **argv) {
             rest[nrest++] = argv[i];
         }
     }
-    int rc = compare_main(nrest, rest, mfiles, nm, plot);
+    cli_nt_facts facts;
+    if (cli_nt_take(&nrest, rest, &facts, "compare", 0) != AR_OK) {
+        free(mfiles), free(rest);
+        return AR_EINVAL;
+    }
+    int rc = compare_main(nrest, rest, mfiles, nm, plot, &facts);
     free(mfiles), free(rest);
     return rc;
 }

@@ -1,5 +1,6 @@
 /* The one reader of measured CSVs (measured.h). */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,13 +54,46 @@ static ar_status push(lab_measures *ms, const char *algo, const char *plat, int 
  * the same rank count), both halves (out-of-place: inplace 0). The reader's errors name file and line. */
 static ar_status read_nccltests(const char *path, lab_measures *ms, ar_err *e) {
     ar_nt_set *s = NULL;
-    ar_status rst = ar_nt_read_file(path, NULL, &s, e);
+    ar_status rst = ar_nt_read_file(path, (const ar_nt_opts *)ms->nt_opts, &s, e);
     if (rst != AR_OK) return rst;
     ar_status stv = AR_OK, *st = &stv;
+    if (ms->verb) {
+        ar_nt_print_assumed(s, ms->verb, stderr);
+        int nar = 0, other = -1;
+        for (int i = 0; i < s->nruns && !*st; i++) {
+            const ar_nt_run *run = &s->runs[i];
+            if (!run->nrecs) continue;
+            if (run->coll == AR_NT_COLL_UNKNOWN)
+                *st = ar_fail(e, AR_EINVAL,
+                              "%s:%d: the collective is not named in the file (no \"# Collective test starting\" "
+                              "line, no *_perf command) and its table does not tell it; give --coll "
+                              "allreduce|allgather|reducescatter|broadcast|reduce|alltoall",
+                              path, run->first_line);
+            else if (run->coll == AR_NT_ALL_REDUCE) nar++;
+            else other = i;
+        }
+        if (!*st && other >= 0) {
+            const char *cn = ar_nt_coll_name(s->runs[other].coll);
+            if (!nar)
+                *st = ar_fail(e, AR_EINVAL,
+                              "%s: no all_reduce run (it holds %s): compare compares all-reduce; 'arlab fit --coll "
+                              "%s' fits NCCL's model to it",
+                              path, cn, cn);
+            else
+                fprintf(stderr, "arlab %s: %s: its %s run(s) are left out (compare compares all-reduce)\n", ms->verb,
+                        path, cn);
+        }
+        int bad = *st ? 0 : ar_nt_drop_wrong(s);
+        if (bad)
+            fprintf(stderr, "arlab %s: %s: %d row%s with #wrong > 0 (wrong results) left out\n", ms->verb, path, bad,
+                    bad == 1 ? "" : "s");
+    }
     for (int i = 0; i < s->nrecs && !*st; i++) {
         const ar_nt_record *r = &s->recs[i];
         const ar_nt_run *run = &s->runs[r->run];
-        if (run->coll != AR_NT_ALL_REDUCE || run->nranks < 1) continue;
+        if (run->coll != AR_NT_ALL_REDUCE) continue;
+        if (run->nranks < 1 && !ms->verb) continue;
+        if (run->nranks < 1 && !ms->nt_noranks++) snprintf(ms->nt_noranks_file, sizeof ms->nt_noranks_file, "%s", path);
         const ar_nt_timing *h[2] = {&r->oop, &r->ip};
         for (int k = 0; k < 2 && !*st; k++) {
             double t = h[k]->time_us * 1e-6;
@@ -88,6 +122,25 @@ static ar_status add(lab_measures *ms, char **f, int nf, const int *col, ar_err 
                 wrong, e);
 }
 
+#ifdef AR_HAVE_REAL_HOST
+/* nccl-tests' column header (its '#' perhaps stripped): a line holding "size", "count" and "busbw" words
+ * and no comma (a CSV header names its columns with commas). */
+static int nt_header(const char *text) {
+    for (const char *l = text; l && *l;) {
+        const char *nl = strchr(l, '\n');
+        size_t n = nl ? (size_t)(nl - l) : strlen(l);
+        char buf[512];
+        if (n < sizeof buf) {
+            memcpy(buf, l, n);
+            buf[n] = 0;
+            if (!strchr(buf, ',') && strstr(buf, " size ") && strstr(buf, " count ") && strstr(buf, " busbw")) return 1;
+        }
+        l = nl ? nl + 1 : NULL;
+    }
+    return 0;
+}
+#endif
+
 ar_status lab_measured_read(const char *path, int strict, lab_measures *ms, ar_err *e) {
     char *text = NULL;
     ar_status st = ar_read_file(path, (size_t)1 << 30, &text, NULL, e);
@@ -96,7 +149,7 @@ ar_status lab_measured_read(const char *path, int strict, lab_measures *ms, ar_e
     { /* nccl-tests output (text or JSON) is recognised by its own reader first */
         const char *q = text;
         while (*q == ' ' || *q == '\t' || *q == '\r' || *q == '\n') q++;
-        if (*q == '{' || strstr(text, "# Avg bus bandwidth") || strstr(text, "out-of-place")) {
+        if (*q == '{' || strstr(text, "Avg bus bandwidth") || strstr(text, "out-of-place") || nt_header(text)) {
             free(text);
             return read_nccltests(path, ms, e);
         }

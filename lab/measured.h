@@ -5,11 +5,14 @@
  * are ignored. Rows whose numbers do not parse, or with a time that is not
  * finite and positive, are skipped.
  * nccl-tests output (text or JSON, recognised by a leading '{', an
- * "out-of-place" table header or the "# Avg bus bandwidth" footer) is read by
+ * "out-of-place" table header, the "Avg bus bandwidth" footer, or a column
+ * header line naming size, count and busbw without commas) is read by
  * real/nccltests_in.h instead: every all_reduce row becomes two rows (both
  * halves, inplace 0/1) with algo "nccl-allreduce", platform "" (matches any
- * platform of the same rank count), ranks from the file, #wrong per half; a
- * bad nccl-tests file is an error naming file and line, strict or not.
+ * platform of the same rank count), ranks from the file (0 when the file does
+ * not give them: the caller decides), #wrong per half; halves with #wrong > 0
+ * are left out; a bad nccl-tests file is an error naming file and line, strict
+ * or not.
  *
  * Ownership: lab_measured_read appends to *ms (grown with realloc); the caller
  * frees with lab_measures_free.
@@ -25,6 +28,14 @@ typedef struct lab_measures {
     lab_measure *m;
     int *inplace;     /* per row: 1 in-place (default when the column is absent), 0 out-of-place */
     long long *wrong; /* per row: #wrong elements, -1 when unknown */
+    /* nccl-tests files, set by the caller before reading (all optional): */
+    const void *nt_opts; /* an ar_nt_opts (real/nccltests_in.h) for the reader: hints, missing footer */
+    const char *verb;    /* non-NULL: the reader's assumptions and left-out rows are told on stderr as
+                          * "arlab VERB: FILE: ...", a run whose collective is unknown is an error, and a
+                          * file without all_reduce runs is refused (what compare compares) */
+    /* filled by the reader: rows of a file that does not give its rank count (ranks 0 in m[]) */
+    int nt_noranks;
+    char nt_noranks_file[256];
 } lab_measures;
 
 /* Reads path and appends its rows. strict = 1: a header without the needed

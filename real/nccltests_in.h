@@ -24,8 +24,19 @@
  *   # Out of bounds values : 0 OK
  *   # Avg bus bandwidth    : 12.3456
  *   # Collective test concluded: all_reduce_perf                         (newer)
- * The table is read by its column header: "time" or "cputime"; "#wrong" or the
- * older "error"; the per-iteration columns (i_min i_max i_p99 i_cv%) and a
+ * Versions (NVIDIA/nccl-tests history of src/common.cu, now src/util.cu): "#wrong" replaced "error"
+ * in v2.13.0, "Group" entered the device lines in v2.13.4, "# Collective test starting:" came with
+ * v2.16.7 and "# nccl-tests version" with 2.17/2.18 builds; most published logs have neither.
+ * Copies are read as they are pasted: lines with their '#' stripped or indented
+ * (documentation, issues, markdown code blocks: a header or footer line is known by
+ * its first words), and line prefixes of launchers removed first: mpirun
+ * --tag-output "[1,0]<stdout>:", Ray/SkyPilot "(head, rank=0, pid=3808)", srun
+ * --label "0: ". After the rows, a line that is not a row (a markdown fence, prose)
+ * ends the table; without opts->allow_nofooter a table without its footer is
+ * refused as truncated.
+ * The table is read by its column header: "time" or "cputime"; "#wrong", or the
+ * older "error" (nccl-tests before 2.13: the largest relative error, read into maxerr,
+ * not a count: nwrong is -1); the per-iteration columns (i_min i_max i_p99 i_cv%) and a
  * trailing "timestamp" (two tokens) are accepted and skipped; "N/A" in #wrong
  * (validation off) reads as -1. A row whose out-of-place half is blank (trace
  * replay) has oop.present = 0. Between the table's rows, NCCL log lines
@@ -48,7 +59,12 @@
  * "results[i]" in messages.
  *
  * Metadata per run: the collective (from "# Collective test starting:", the JSON
- * args, or the caller's hint), ranks (device lines, or NCCL's "nRanks N"), nodes
+ * args, a "*_perf" command line echoed before the run, the caller's hint, else the
+ * table: a root tells broadcast/reduce, busbw/algbw = 2(n-1)/n all_reduce and
+ * (n-1)/n reduce_scatter; run->coll_from says which), ranks (device lines that number
+ * 0..n-1, else NCCL's "nRanks N", else the n whose bus factor reproduces busbw from
+ * algbw, else the caller's hint; a device list cut short with "..." or showing fewer
+ * ranks than the numbers say is not taken; run->nranks_from says which), nodes
  * (NCCL's "nNodes N" when logged, else distinct host names of the device lines),
  * the NCCL version (NCCL's "NCCL version X" line, else the "nccl-library=" code of
  * the nccl-tests header / JSON "nccl_version"), algorithm and protocol when forced
@@ -59,7 +75,8 @@
  * A file that ends inside the table (no "# Avg bus bandwidth" footer, or a row cut
  * mid-line) is refused as truncated unless opts->allow_truncated, which keeps the
  * complete rows and marks the run complete = 0. Rows with #wrong > 0 are kept and
- * flagged; ar_nt_check_fit refuses them, naming the line.
+ * flagged; ar_nt_check_fit refuses them, naming the line; ar_nt_drop_wrong takes
+ * them out (compare and fit do, with one warning line).
  *
  * Ownership: ar_nt_read_* allocate the set; the caller frees it with ar_nt_free.
  * Records, runs and strings inside belong to the set. No global state.
@@ -69,6 +86,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "core/status.h"
 
@@ -102,7 +120,9 @@ typedef struct ar_nt_timing {
     double time_us;    /* "time" (or "cputime" when run->cputime) in us; NaN if printed "nan" */
     double algbw_GBps; /* 1e9 B/s */
     double busbw_GBps;
-    double nwrong; /* wrong elements; -1 when "N/A" / null (validation off) */
+    double nwrong; /* wrong elements; -1 when "N/A" / null (validation off) or not printed */
+    double maxerr; /* the old "error" column (nccl-tests before 2.13): the largest relative numerical
+                      error of the results, not a count of wrong elements; NaN when not printed */
 } ar_nt_timing;
 
 /* Record flags. */
@@ -155,6 +175,13 @@ typedef struct ar_nt_run {
                                NAME" or "# arlab-mpi: algo NAME" line before the run): the algorithm that ran, e.g.
                                "ring", "nccl-allreduce", "mpi-allreduce"; "" in nccl-tests' own files */
     int cputime;            /* the time columns are "cputime" (nccl-tests -C 1) */
+    int coll_from;          /* where coll came from: AR_NT_FROM_* */
+    int nranks_from;        /* where nranks came from: AR_NT_FROM_* */
+    int ndev_shown;         /* device lines printed (a list cut short with "..." shows fewer than nranks) */
+    int dev_cut;            /* the device list was cut short ("..." among the device lines) */
+    int footer;             /* the "# Avg bus bandwidth" footer was read */
+    double busbw_ratio;     /* busbw / algbw of the row with the largest algbw (0: none usable) */
+    int algo_hint, proto_hint; /* algo / proto came from the caller's opts (--nccl-algo, --nccl-proto) */
     int format_json;        /* read from a JSON report */
     int ndevices;
     ar_nt_device *devices;
@@ -164,6 +191,16 @@ typedef struct ar_nt_run {
     int complete;          /* 1 when the footer was read; 0 only with allow_truncated */
     int first_rec, nrecs;  /* its rows: set->recs[first_rec .. first_rec + nrecs) */
 } ar_nt_run;
+
+/* Where a run's collective and rank count came from. */
+enum {
+    AR_NT_FROM_NONE = 0, /* unknown */
+    AR_NT_FROM_FILE,     /* named by the file: "# Collective test starting", the JSON args, device lines */
+    AR_NT_FROM_COMMAND,  /* a *_perf command line echoed in the file (coll) */
+    AR_NT_FROM_NCCL_LOG, /* NCCL's "nRanks N" log line (nranks) */
+    AR_NT_FROM_COLUMNS,  /* the table itself: redop/root and busbw/algbw = nccl-tests' factor */
+    AR_NT_FROM_OPTION    /* the caller's hint (--coll, --ranks) */
+};
 
 typedef struct ar_nt_set {
     int nfiles;
@@ -179,6 +216,13 @@ typedef struct ar_nt_opts {
     ar_nt_coll coll;     /* hint for files that do not name their collective (0: none);
                           * a file naming a different one is an error */
     int allow_truncated; /* keep the complete rows of a truncated file instead of failing */
+    int coll_soft;       /* coll only fills in runs that do not name theirs (no error for a file that names
+                          * another; the caller keeps the runs it wants with ar_nt_keep_coll) */
+    int allow_nofooter;  /* accept a table whose rows are whole but whose footer is missing (a log pasted
+                          * without its last lines); run->footer = 0 says so */
+    int ranks;           /* rank count for runs whose file does not give it (0: none) */
+    const char *algo;    /* NCCL_ALGO for runs whose file does not name one (NULL: none) */
+    const char *proto;   /* NCCL_PROTO likewise */
 } ar_nt_opts;
 
 /* Files over this size are refused (AR_ELIMIT). */
@@ -198,6 +242,20 @@ ar_status ar_nt_read_mem(const char *name, const char *text, size_t len, const a
                          ar_err *e);
 
 void ar_nt_free(ar_nt_set *s);
+
+/* Removes the halves whose #wrong > 0 (wrong results) and the rows left with no half; runs keep their
+ * other rows. Returns the number of rows that had a wrong half. */
+int ar_nt_drop_wrong(ar_nt_set *s);
+
+/* Keeps only the runs of collective c (and their rows); returns the number of runs left. */
+int ar_nt_keep_coll(ar_nt_set *s, ar_nt_coll c);
+
+/* One line per run whose collective or rank count was not named by the file (taken from a command
+ * line, the table's columns, or an option), written to f prefixed with "arlab VERB: ", e.g.
+ *   arlab fit: x.txt:3: collective all_reduce assumed from the table (redop sum, no root, busbw/algbw
+ *   1.750 = 2(n-1)/n for 8 ranks); --coll sets it
+ * Returns the number of lines written. */
+int ar_nt_print_assumed(const ar_nt_set *s, const char *verb, FILE *f);
 
 /* Halves for ar_nt_check_fit. */
 enum { AR_NT_HALF_OOP = 1, AR_NT_HALF_IP = 2, AR_NT_HALF_BOTH = 3 };

@@ -11,6 +11,7 @@
 ar_status nt_add_run(ar_nt_set *s, int file, int line, const ar_nt_opts *o, int *idx, ar_err *e);
 ar_nt_record *nt_add_rec(ar_nt_set *s);
 ar_status nt_add_device(ar_nt_set *s, ar_nt_run *r, const ar_nt_device *d, size_t *cap, ar_err *e);
+void nt_resolve_run(ar_nt_set *s, int run, const ar_nt_opts *o, int nranks_log, ar_nt_coll cmd_coll);
 void nt_copy_str(char *dst, size_t cap, const char *src, size_t n);
 void nt_version_from_code(long code, char *buf, size_t n);
 int nt_count_hosts(const ar_nt_run *r);

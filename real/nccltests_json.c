@@ -141,7 +141,7 @@ ar_status nt_parse_json(ar_nt_set *s, int file, const char *name, const char *te
         nt_copy_str(r->program, sizeof r->program, base, strlen(base));
         ar_nt_coll c = ar_nt_coll_parse(base);
         if (c != AR_NT_COLL_UNKNOWN) {
-            if (o && o->coll && o->coll != c) {
+            if (o && o->coll && !o->coll_soft && o->coll != c) {
                 char q[96];
                 st = ar_fail(e, AR_EINVAL, "%s: args[0]: the file runs %s but %s was asked for", name,
                              ar_quote(base, q, sizeof q), ar_nt_coll_name(o->coll));
@@ -272,7 +272,10 @@ ar_status nt_parse_json(ar_nt_set *s, int file, const char *name, const char *te
                      "%s: truncated: no \"average_bus_bandwidth\" after the results (the run stopped early)", name);
         goto done;
     }
-    r->nranks = r->ndevices;
+    r->footer = r->complete;
+    r->nrecs = s->nrecs - r->first_rec;
+    nt_resolve_run(s, run, o, 0, AR_NT_COLL_UNKNOWN);
+    r = &s->runs[run];
     r->nnodes = nt_count_hosts(r);
 done:
     cJSON_Delete(doc);

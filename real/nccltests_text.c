@@ -16,7 +16,7 @@
 
 /* ------------------------------------------------------------------ text */
 
-enum col_kind { C_SKIP, C_SIZE, C_COUNT, C_TYPE, C_REDOP, C_ROOT, C_TIME, C_ALG, C_BUS, C_WRONG, C_TS };
+enum col_kind { C_SKIP, C_SIZE, C_COUNT, C_TYPE, C_REDOP, C_ROOT, C_TIME, C_ALG, C_BUS, C_WRONG, C_TS, C_ERR };
 
 #define MAX_COLS 48
 
@@ -26,7 +26,12 @@ typedef struct tparse {
     const char *name;
     int file;
     int run;        /* current run, -1 none */
-    int table;      /* 0: before the table, 1: in the table, 2: after the footer */
+    int table;      /* 0: before the table, 1: in the table, 2: after the footer, 3: ended by a line that is
+                       not a row (a markdown fence, prose) without the footer */
+    int end_line;   /* table 3: that line and its text, for the error when a row or footer follows */
+    char end_text[96];
+    ar_nt_coll pending_cmd; /* a *_perf command line seen before the next run starts */
+    ar_nt_coll run_cmd;     /* the current run's */
     int has_header; /* the current run has nccl-tests header lines */
     size_t dev_cap;
     int ncols;
@@ -60,16 +65,30 @@ static ar_status finish_run(tparse *t, int line, int at_eof, ar_err *e) {
         t->run = -1;
         return AR_OK;
     }
+    if (t->table == 3) line = t->end_line;
     if (t->table != 2) {
-        if (!t->o || !t->o->allow_truncated)
+        if (t->o && t->o->allow_nofooter && t->table && r->nrecs > 0) {
+            r->complete = 1; /* whole rows, no footer: run->footer = 0 says so */
+        } else if (!t->o || !t->o->allow_truncated) {
             return ar_fail(e, AR_EINVAL, "%s:%d: truncated: the %s ends %s without the footer \"# Avg bus bandwidth\"",
-                           t->name, line, t->table ? "table" : "run", at_eof ? "at the end of the file" : "here");
-        r->complete = 0;
+                           t->name, line, t->table ? "table" : "run",
+                           t->table == 3 ? "at this line" : at_eof ? "at the end of the file" : "here");
+        } else {
+            r->complete = 0;
+        }
     } else {
         r->complete = 1;
+        r->footer = 1;
     }
-    r->nranks = r->ndevices ? r->ndevices : t->nranks_log;
+    nt_resolve_run(t->s, t->run, t->o, t->nranks_log, t->run_cmd);
+    r = &t->s->runs[t->run];
     r->nnodes = t->nnodes_log ? t->nnodes_log : nt_count_hosts(r);
+    if (r->dev_cut && !t->nnodes_log) {
+        /* a list cut short: whole nodes of as many GPUs as the highest device index it shows */
+        int g = 0;
+        for (int i = 0; i < r->ndevices; i++) g = r->devices[i].device + 1 > g ? r->devices[i].device + 1 : g;
+        r->nnodes = g > 0 && r->nranks % g == 0 ? r->nranks / g : 0;
+    }
     if (!r->nccl_version[0]) nt_version_from_code(t->lib_code, r->nccl_version, sizeof r->nccl_version);
     t->run = -1;
     return AR_OK;
@@ -89,6 +108,8 @@ static ar_status start_run(tparse *t, int line, ar_err *e) {
     if (st) return st;
     t->table = 0;
     t->has_header = 1;
+    t->run_cmd = t->pending_cmd;
+    t->pending_cmd = AR_NT_COLL_UNKNOWN;
     t->dev_cap = 0;
     t->nnodes_log = t->nranks_log = 0;
     t->lib_code = 0;
@@ -98,13 +119,15 @@ static ar_status start_run(tparse *t, int line, ar_err *e) {
 
 /* The current run, made on first use (NCCL log lines before any header). */
 static ar_status cur_run(tparse *t, int line, ar_err *e) {
-    if (t->run >= 0 && t->table != 2) return AR_OK;
+    if (t->run >= 0 && t->table != 2 && t->table != 3) return AR_OK;
     ar_status st = finish_run(t, line, 0, e);
     if (st) return st;
     st = nt_add_run(t->s, t->file, line, t->o, &t->run, e);
     if (st) return st;
     t->table = 0;
     t->has_header = 0;
+    t->run_cmd = t->pending_cmd;
+    t->pending_cmd = AR_NT_COLL_UNKNOWN;
     t->dev_cap = 0;
     t->nnodes_log = t->nranks_log = 0;
     t->lib_code = 0;
@@ -120,7 +143,7 @@ static ar_status set_coll(tparse *t, const char *prog, int line, ar_err *e) {
         /* a binary nccl-tests does not have (yet): keep the hint, name it */
         return AR_OK;
     }
-    if (t->o && t->o->coll && t->o->coll != c)
+    if (t->o && t->o->coll && !t->o->coll_soft && t->o->coll != c)
         return ar_fail(e, AR_EINVAL, "%s:%d: the file runs %s but %s was asked for", t->name, line,
                        ar_quote(prog, q, sizeof q), ar_nt_coll_name(t->o->coll));
     r->coll = c;
@@ -269,11 +292,12 @@ static ar_status columns_line(tparse *t, char *body, int line, ar_err *e) {
             nt_copy_str(t->time_name, sizeof t->time_name, k, strlen(k));
         } else if (!strcmp(k, "algbw")) kind = C_ALG;
         else if (!strcmp(k, "busbw")) kind = C_BUS;
-        else if (!strcmp(k, "#wrong") || !strcmp(k, "error")) kind = C_WRONG;
+        else if (!strcmp(k, "#wrong") || !strcmp(k, "wrong")) kind = C_WRONG; /* "wrong": its '#' stripped */
+        else if (!strcmp(k, "error")) kind = C_ERR; /* nccl-tests before 2.13: max relative error, not a count */
         else if (!strcmp(k, "timestamp")) kind = C_TS, t->has_ts = 1;
-        if (kind >= C_TIME && kind <= C_WRONG) {
+        if ((kind >= C_TIME && kind <= C_WRONG) || kind == C_ERR) {
             if (h < 0) return ar_fail(e, AR_EINVAL, "%s:%d: table header: \"%s\" before \"time\"", t->name, line, k);
-            if (seen[h][kind - C_TIME]++)
+            if (seen[h][kind == C_ERR ? 3 : kind - C_TIME]++)
                 return ar_fail(e, AR_EINVAL, "%s:%d: table header: \"%s\" twice in one half", t->name, line, k);
         }
         t->kind[i] = kind;
@@ -296,13 +320,23 @@ static ar_status bad_field(tparse *t, int line, const char *field, int h, int us
                    ar_quote(tok, q, sizeof q), what);
 }
 
+/* The index of the first column of kind k, -1 when none. */
+static int col_of(const tparse *t, int k) {
+    for (int c = 0; c < t->ncols; c++)
+        if (t->kind[c] == k) return c;
+    return -1;
+}
+
 /* One result row; last_cut: the file ends inside this line (no newline). */
 static ar_status row_line(tparse *t, char *l, int line, int last_cut, ar_err *e) {
     char *tok[MAX_COLS + 4];
     int n = nt_split_ws(l, tok, MAX_COLS + 3);
     int want = t->ncols + (t->has_ts ? 1 : 0); /* the timestamp is "YYYY-MM-DD HH:MM:SS" */
-    int oop_blank = 0;
+    int oop_blank = 0, redop_blank = 0;
     if (n == want) {
+    } else if (n == want - 1 && col_of(t, C_REDOP) >= 0 && col_of(t, C_REDOP) < n &&
+               nt_tok_double(tok[col_of(t, C_REDOP)], &(double){0})) {
+        redop_blank = 1; /* old alltoall: the redop column printed blank */
     } else if (t->has_ts && n == want - 2) {
     } else if (t->half0_cols && t->kind[t->ncols - 1] != C_TS && n == t->ncols - t->half0_cols) {
         oop_blank = 1;
@@ -330,6 +364,7 @@ static ar_status row_line(tparse *t, char *l, int line, int last_cut, ar_err *e)
         int h = t->half[c];
         unsigned char kind = t->kind[c];
         if (oop_blank && t->inh[c] && h == 0) continue;
+        if (redop_blank && kind == C_REDOP) continue;
         const char *x = tok[k++];
         ar_nt_timing *hf = h ? &r->ip : &r->oop;
         double d;
@@ -369,6 +404,16 @@ static ar_status row_line(tparse *t, char *l, int line, int last_cut, ar_err *e)
                 if (d < 0) return bad_field(t, line, "#wrong", h, 1, x, "is negative", e);
                 hf->nwrong = d;
                 if (d > 0) r->flags |= h ? AR_NT_WRONG_IP : AR_NT_WRONG_OOP;
+            }
+            break;
+        case C_ERR:
+            if (!strcmp(x, "N/A")) {
+                hf->maxerr = NAN;
+            } else {
+                if (!nt_tok_double(x, &d) || isnan(d))
+                    return bad_field(t, line, "error", h, 1, x, "is not a number", e);
+                if (d < 0) return bad_field(t, line, "error", h, 1, x, "is negative", e);
+                hf->maxerr = d;
             }
             break;
         case C_TS:
@@ -435,6 +480,8 @@ static ar_status comment_line(tparse *t, char *body, int line, ar_err *e) {
         return columns_line(t, body, line, e);
     }
     if (!strncmp(body, "Out of bounds values", 20) || !strncmp(body, "Avg bus bandwidth", 17)) {
+        if (t->table == 3)
+            return ar_fail(e, AR_EINVAL, "%s:%d: not a row of the table: %s", t->name, t->end_line, t->end_text);
         if (t->table != 1) return ar_fail(e, AR_EINVAL, "%s:%d: footer line without a table before it", t->name, line);
         ar_nt_run *r = &t->s->runs[t->run];
         const char *colon = strchr(body, ':');
@@ -464,6 +511,104 @@ static ar_status comment_line(tparse *t, char *body, int line, ar_err *e) {
     return AR_OK;
 }
 
+/* Launchers' and copiers' line prefixes, removed before a line is read: mpirun --tag-output
+ * "[1,0]<stdout>:", Ray and SkyPilot "(head, rank=0, pid=3808)" / "(worker1, rank=1, pid=..., ip=...)",
+ * srun --label "0: ", then blanks. */
+static char *strip_prefix(char *l) {
+    for (;;) {
+        while (*l == ' ' || *l == '\t') l++;
+        char *p = l;
+        if (*p == '[') { /* [J,R]<stdout>: or [J,R]<stderr>: */
+            char *q = strchr(p, ']');
+            if (q && (!strncmp(q + 1, "<stdout>:", 9) || !strncmp(q + 1, "<stderr>:", 9))) {
+                l = q + 10;
+                continue;
+            }
+        }
+        if (*p == '(') { /* (name, rank=0, pid=123) */
+            char *q = strchr(p, ')');
+            if (q && q - p < 200) {
+                char save = *q;
+                *q = 0;
+                int ray = strstr(p, "pid=") || strstr(p, "rank=");
+                *q = save;
+                if (ray) {
+                    l = q + 1;
+                    continue;
+                }
+            }
+        }
+        if (isdigit((unsigned char)*p)) { /* srun --label: "12: " */
+            while (isdigit((unsigned char)*p)) p++;
+            if (p[0] == ':' && (p[1] == ' ' || p[1] == '\t' || !p[1])) {
+                l = p + 1;
+                continue;
+            }
+        }
+        return l;
+    }
+}
+
+/* A line of nccl-tests' header or footer printed without its '#' (stripped or indented in a copy). */
+static int header_word(const char *l) {
+    static const char *const w[] = {"nThread ",
+                                    "nccl-tests version",
+                                    "Collective test starting:",
+                                    "Collective test concluded:",
+                                    "Using devices",
+                                    "Out of bounds values",
+                                    "Avg bus bandwidth",
+                                    "out-of-place",
+                                    "(B) ",
+                                    "Blocking Enabled"};
+    for (size_t i = 0; i < sizeof w / sizeof *w; i++)
+        if (!strncmp(l, w[i], strlen(w[i]))) return 1;
+    if (!strncmp(l, "Rank ", 5)) {
+        const char *p = l + 5;
+        while (*p == ' ') p++;
+        return isdigit((unsigned char)*p) && strstr(l, " on ") != NULL;
+    }
+    if (!strncmp(l, "size ", 5)) return strstr(l, "count") && strstr(l, "time") && strstr(l, "busbw");
+    return 0;
+}
+
+/* "...", an ellipsis that stands for lines left out. */
+static int is_dots(const char *l) {
+    return !strncmp(l, "...", 3) || !strncmp(l, "\xe2\x80\xa6", 3) || !strncmp(l, "\xe2\x8b\xae", 3);
+}
+
+/* A line that starts with as many numbers-or-words as a row of the table has fields. */
+static int looks_like_row(const char *l, int ncols) {
+    int n = 0, in = 0;
+    for (const char *p = l; *p; p++) {
+        int sp = isspace((unsigned char)*p);
+        if (!sp && !in) n++;
+        in = !sp;
+    }
+    return ncols > 0 && n >= ncols - 2;
+}
+
+/* A command line echoed in the log ("./build/all_gather_perf -b 8 ...", "mpirun ... all_reduce_perf_mpi"):
+ * the collective of the run that follows. */
+static void note_command(tparse *t, const char *l) {
+    const char *p = strstr(l, "_perf");
+    if (!p || !strncmp(l, "Collective test", 15)) return;
+    const char *b = p;
+    while (b > l && !isspace((unsigned char)b[-1]) && b[-1] != '/' && b[-1] != '=' && b[-1] != '\'' &&
+           b[-1] != '"')
+        b--;
+    char tok[64];
+    size_t n = (size_t)(p - b) + 5;
+    if (n >= sizeof tok) return;
+    memcpy(tok, b, n);
+    tok[n] = 0;
+    ar_nt_coll c = ar_nt_coll_parse(tok);
+    if (c == AR_NT_COLL_UNKNOWN) return;
+    if (t->run >= 0 && t->table == 0 && t->s->nrecs == t->s->runs[t->run].first_rec && !t->run_cmd)
+        t->run_cmd = c; /* the run has begun (NCCL log lines, a header) but not its table */
+    else t->pending_cmd = c;
+}
+
 static ar_status parse_text(tparse *t, const char *text, size_t len, ar_err *e) {
     char *buf = NULL;
     size_t cap = 0;
@@ -487,12 +632,16 @@ static ar_status parse_text(tparse *t, const char *text, size_t len, ar_err *e) 
             break;
         }
         while (n && isspace((unsigned char)buf[n - 1])) buf[--n] = 0;
-        char *l = buf;
-        while (*l == ' ' || *l == '\t') l++;
+        char *l = strip_prefix(buf);
         if (!*l) continue;
-        if (*l == '#') {
-            char *body = l + 1;
+        if (*l == '#' || header_word(l)) {
+            char *body = *l == '#' ? l + 1 : l;
             while (*body == ' ' || *body == '\t') body++;
+            if (t->table == 0 && t->run >= 0 && t->s->runs[t->run].ndevices && is_dots(body)) {
+                t->s->runs[t->run].dev_cut = 1; /* a device list cut short */
+                continue;
+            }
+            if (t->table != 1) note_command(t, body);
             st = comment_line(t, body, line, e);
             continue;
         }
@@ -500,12 +649,27 @@ static ar_status parse_text(tparse *t, const char *text, size_t len, ar_err *e) 
             if ((st = cur_run(t, line, e)) == AR_OK) log_line(t, l);
             continue;
         }
-        if (t->table != 1) continue; /* text outside a table: launcher noise */
+        if (t->table == 0 && t->run >= 0 && t->s->runs[t->run].ndevices && is_dots(l)) {
+            t->s->runs[t->run].dev_cut = 1;
+            continue;
+        }
+        if (t->table == 3 && isdigit((unsigned char)*l) && looks_like_row(l, t->ncols)) {
+            st = ar_fail(e, AR_EINVAL, "%s:%d: not a row of the table: %s", t->name, t->end_line, t->end_text);
+            continue;
+        }
+        if (t->table != 1) { /* text outside a table: launcher noise, prose, a command line */
+            note_command(t, l);
+            continue;
+        }
+        if (is_dots(l)) continue; /* rows left out of a copy ("...") */
         if (isdigit((unsigned char)*l)) {
             st = row_line(t, l, line, last_cut, e);
         } else if (*l != '[') {
-            char q[96];
-            st = ar_fail(e, AR_EINVAL, "%s:%d: not a row of the table: %s", t->name, line, ar_quote(l, q, sizeof q));
+            if (t->s->nrecs == t->s->runs[t->run].first_rec) continue; /* before the rows: unit or title lines */
+            /* after the rows: a markdown fence or prose ends the table (a paste without its footer) */
+            t->table = 3;
+            t->end_line = line;
+            ar_quote(l, t->end_text, sizeof t->end_text);
         }
     }
     free(buf);

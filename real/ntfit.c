@@ -172,6 +172,24 @@ static ar_status fit_groups(ar_ntfit_res *res, const double *L, const double *X,
     return AR_OK;
 }
 
+/* NCCL's model of an nccl-tests collective: all_reduce, reduce_scatter, all_gather (the ones NCCL's
+ * tuner and arlab model); -1 for the others. */
+static int nccl_coll_of(ar_nt_coll c) {
+    return c == AR_NT_ALL_REDUCE       ? (int)AR_NCCL_ALLREDUCE
+           : c == AR_NT_REDUCE_SCATTER ? (int)AR_NCCL_REDUCESCATTER
+           : c == AR_NT_ALL_GATHER     ? (int)AR_NCCL_ALLGATHER
+                                       : -1;
+}
+
+/* NCCL_PROTO forced by the run (one protocol, as NCCL_PROTO=Simple): it replaces the model's choice
+ * where the model's table has that algorithm/protocol enabled; a list or an exclusion ("^LL") is left
+ * to the model. */
+static void forced_proto(const ar_nccl_table *tab, ar_nccl_coll nc, ar_nccl_algo a, const char *proto,
+                         ar_nccl_proto *pr) {
+    int q = proto[0] ? ar_nccl_proto_parse(proto) : -1;
+    if (q >= 0 && tab->enabled[nc][a][q]) *pr = (ar_nccl_proto)q;
+}
+
 /* The NCCL model of each rank count the files hold: p itself, or p's multi-node form "NAME:nodes=N"
  * (core/platform_rail.h) for runs of N nodes of p's size when p is one node. */
 #define NTFIT_MAX_PLATS 16
@@ -200,6 +218,8 @@ static ar_status model_of(plat_cache *pc, const ar_platform *p, const ar_nt_set 
     ar_platform *own = NULL;
     if (nr != p->nranks) {
         int nodes = run->nnodes;
+        /* a file without its node count (no device lines): whole nodes of p, as the caller says */
+        if (nodes <= 0 && p->nmachines == 1 && p->nranks > 0 && nr % p->nranks == 0) nodes = nr / p->nranks;
         if (p->nmachines != 1 || nodes < 2 || nr != nodes * p->nranks)
             return ar_fail(e, AR_EINVAL,
                            "%s: run has %d ranks on %d nodes, platform %s %d (a one-node preset fits runs of N "
@@ -268,7 +288,8 @@ static ar_status fit_impl(const ar_nt_set *s, const ar_platform *p, plat_cache *
     for (int i = 0; i < n; i++) {
         const ar_nt_record *r = &s->recs[i];
         const ar_nt_run *run = &s->runs[r->run];
-        if (run->coll != AR_NT_ALL_REDUCE) continue;
+        if (nccl_coll_of(run->coll) < 0) continue;
+        ar_nccl_coll nc = (ar_nccl_coll)nccl_coll_of(run->coll);
         int k = 0;
         st = model_of(pc, p, s, r, &k, e);
         if (st) {
@@ -282,11 +303,16 @@ static ar_status fit_impl(const ar_nt_set *s, const ar_platform *p, plat_cache *
         ar_nccl_algo a;
         ar_nccl_proto pr;
         double tf, tb;
-        st = ar_nccl_model_choose(inp, AR_NCCL_ALLREDUCE, algo, (double)r->size_bytes, &a, &pr, &tf, e);
+        st = ar_nccl_model_choose(inp, nc, algo, (double)r->size_bytes, &a, &pr, &tf, e);
+        if (!st && run->proto[0]) {
+            ar_nccl_proto p0 = pr;
+            forced_proto(&pc->c[k].tab, nc, a, run->proto, &pr);
+            if (pr != p0) st = ar_nccl_table_time(inp, &pc->c[k].tab, nc, a, pr, (double)r->size_bytes, &tf, e);
+        }
         if (!st) {
             ar_nccl_table t0 = pc->c[k].tab;
-            t0.lat_us[AR_NCCL_ALLREDUCE][a][pr] = 0;
-            st = ar_nccl_table_time(inp, &t0, AR_NCCL_ALLREDUCE, a, pr, (double)r->size_bytes, &tb, e);
+            t0.lat_us[nc][a][pr] = 0;
+            st = ar_nccl_table_time(inp, &t0, nc, a, pr, (double)r->size_bytes, &tb, e);
         }
         if (st) {
             free(L), free(idx), free(grp), ar_ntfit_free(res);
@@ -308,7 +334,7 @@ static ar_status fit_impl(const ar_nt_set *s, const ar_platform *p, plat_cache *
     }
     if (m < 2) {
         free(L), free(idx), free(grp), ar_ntfit_free(res);
-        return ar_fail(e, AR_EINVAL, "ntfit: %d all_reduce records, need at least 2", m);
+        return ar_fail(e, AR_EINVAL, "ntfit: %d records of a collective NCCL's model covers (all_reduce, all_gather, reduce_scatter), need at least 2", m);
     }
     res->n = m;
     for (int i = 0; i < m; i++) idx[i] = i;
@@ -496,7 +522,8 @@ static ar_status cal_records(const ar_nt_set *s, const ar_platform *p, plat_cach
     for (int i = 0; i < s->nrecs; i++) {
         const ar_nt_record *r = &s->recs[i];
         const ar_nt_run *run = &s->runs[r->run];
-        if (run->coll != AR_NT_ALL_REDUCE) continue;
+        if (nccl_coll_of(run->coll) < 0) continue;
+        ar_nccl_coll nc = (ar_nccl_coll)nccl_coll_of(run->coll);
         int k = 0;
         ar_status st = model_of(pc, p, s, r, &k, e);
         if (st) return st;
@@ -515,11 +542,12 @@ static ar_status cal_records(const ar_nt_set *s, const ar_platform *p, plat_cach
         ar_nccl_algo a;
         ar_nccl_proto pr;
         double tf = 0, tb = 0;
-        st = ar_nccl_model_choose(&in, AR_NCCL_ALLREDUCE, algo, (double)r->size_bytes, &a, &pr, NULL, e);
+        st = ar_nccl_model_choose(&in, nc, algo, (double)r->size_bytes, &a, &pr, NULL, e);
+        if (!st) forced_proto(&pc->c[k].tab, nc, a, run->proto, &pr);
         ar_nccl_table t0 = pc->c[k].tab;
-        if (!st) st = ar_nccl_table_time(&pc->c[k].in, &t0, AR_NCCL_ALLREDUCE, a, pr, (double)r->size_bytes, &tf, e);
-        t0.lat_us[AR_NCCL_ALLREDUCE][a][pr] = 0;
-        if (!st) st = ar_nccl_table_time(&pc->c[k].in, &t0, AR_NCCL_ALLREDUCE, a, pr, (double)r->size_bytes, &tb, e);
+        if (!st) st = ar_nccl_table_time(&pc->c[k].in, &t0, nc, a, pr, (double)r->size_bytes, &tf, e);
+        t0.lat_us[nc][a][pr] = 0;
+        if (!st) st = ar_nccl_table_time(&pc->c[k].in, &t0, nc, a, pr, (double)r->size_bytes, &tb, e);
         if (st) return st;
         int key = (int)a * AR_NCCL_NPROTOS + (int)pr, g = 0;
         if (cur && R[m].key != key) *changed = 1;
@@ -708,7 +736,7 @@ ar_status ar_ntfit_calibrate(const ar_nt_set *s, const ar_platform *p, unsigned 
         if (st) break;
         if (pass && !changed) break; /* the calibrated model chooses as the fit assumed: cur stands */
         if (m < 2) {
-            st = ar_fail(e, AR_EINVAL, "ntfit: %d all_reduce records, need at least 2", m);
+            st = ar_fail(e, AR_EINVAL, "ntfit: %d records of a collective NCCL's model covers (all_reduce, all_gather, reduce_scatter), need at least 2", m);
             break;
         }
         st = cal_fit(R, m, seed, nboot, &next, e);

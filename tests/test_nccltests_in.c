@@ -130,13 +130,14 @@ static void test_validation_off_old_format(void) {
     ar_err e = {{0}};
     T_CHECK(ar_nt_check_fit(s, AR_NT_HALF_OOP, &e) == AR_OK, "fit N/A: %s", e.msg);
     ar_nt_free(s);
-    /* without the hint, the collective is unknown and fitting says so */
+    /* without the hint, the table tells it: redop sum, no root, busbw/algbw 1.75 = 2(n-1)/n for its 8 ranks */
     s = read_ok("a100_validation_off.txt", NULL);
     if (!s) return;
-    T_CHECK(s->runs[0].coll == AR_NT_COLL_UNKNOWN, "no hint");
-    T_CHECK(ar_nt_check_fit(s, AR_NT_HALF_OOP, &e) == AR_EINVAL && strstr(e.msg, "a100_validation_off.txt:1: the "
-                                                                                 "collective is unknown"),
-            "%s", e.msg);
+    T_CHECK(s->runs[0].coll == AR_NT_ALL_REDUCE && s->runs[0].coll_from == AR_NT_FROM_COLUMNS &&
+                s->runs[0].nranks == 8 && s->runs[0].nranks_from == AR_NT_FROM_FILE,
+            "inferred: %s from %d, %d ranks", ar_nt_coll_name(s->runs[0].coll), s->runs[0].coll_from,
+            s->runs[0].nranks);
+    T_CHECK(ar_nt_check_fit(s, AR_NT_HALF_OOP, &e) == AR_OK, "%s", e.msg);
     ar_nt_free(s);
 }
 
@@ -317,9 +318,11 @@ static void test_mem(void) {
     ar_nt_set *s = NULL;
     T_CHECK(ar_nt_read_mem("old.txt", old, strlen(old), NULL, &s, &e) == AR_OK && s, "%s", e.msg);
     if (s) {
+        /* the old "error" column is the largest numerical error, not a count of wrong elements */
         T_CHECK(s->nrecs == 2 && s->recs[1].root == -1 && s->recs[1].oop.time_us == 1.2e5 &&
-                    s->recs[1].oop.nwrong == 2 && s->recs[1].flags == AR_NT_WRONG_OOP,
-                "old: %g %g", s->recs[1].oop.time_us, s->recs[1].oop.nwrong);
+                    s->recs[1].oop.nwrong == -1 && s->recs[1].oop.maxerr == 2 && s->recs[1].ip.maxerr == 0 &&
+                    s->recs[1].flags == 0,
+                "old: %g %g %g", s->recs[1].oop.time_us, s->recs[1].oop.nwrong, s->recs[1].oop.maxerr);
         ar_nt_free(s);
     }
     const char *blank = "#       size         count      type   redop    root     time   algbw   busbw #wrong     time "
@@ -622,6 +625,189 @@ static void test_names(void) {
             "factors");
 }
 
+/* The formats people paste (tests/data/nccltests/fmt_*.txt, written from nccl-tests' formats): the
+ * collective, rank count and numbers read, and where each fact came from. */
+static void test_formats(void) {
+    ar_err e = {{0}};
+    ar_nt_set *s = read_ok("fmt_old_error.txt", NULL); /* before 2.13: no Group, no root, "error" column */
+    if (s) {
+        const ar_nt_run *r = &s->runs[0];
+        T_CHECK(s->nruns == 1 && s->nrecs == 6 && r->coll == AR_NT_ALL_REDUCE && r->coll_from == AR_NT_FROM_COLUMNS &&
+                    r->nranks == 4 && r->nranks_from == AR_NT_FROM_FILE && r->footer && r->devices[0].group == -1,
+                "old: %d runs %d recs %s/%d %d ranks", s->nruns, s->nrecs, ar_nt_coll_name(r->coll), r->coll_from,
+                r->nranks);
+        const ar_nt_record *x = &s->recs[1];
+        T_CHECK(x->size_bytes == 65536 && x->oop.time_us == 20.55 && x->oop.busbw_GBps == 4.78 &&
+                    x->oop.maxerr == 5e-07 && x->oop.nwrong == -1 && x->ip.maxerr == 0 && x->flags == 0,
+                "old row: %g %g %g", x->oop.time_us, x->oop.maxerr, x->oop.nwrong);
+        T_CHECK(ar_nt_check_fit(s, AR_NT_HALF_BOTH, &e) == AR_OK, "old: a 5e-07 error is not wrong: %s", e.msg);
+        ar_nt_free(s);
+    }
+    /* a markdown copy: '#' stripped, indented, fenced, no footer; the command line names all_gather */
+    read_fails("fmt_markdown.txt", NULL, AR_EINVAL,
+               "fmt_markdown.txt:26: truncated: the table ends at this line without the footer \"# Avg bus "
+               "bandwidth\"");
+    ar_nt_opts nf = {.allow_nofooter = 1};
+    s = read_ok("fmt_markdown.txt", &nf);
+    if (s) {
+        const ar_nt_run *r = &s->runs[0];
+        T_CHECK(s->nruns == 1 && s->nrecs == 6 && r->coll == AR_NT_ALL_GATHER && r->coll_from == AR_NT_FROM_COMMAND &&
+                    r->nranks == 8 && r->nnodes == 1 && !r->footer && r->complete && r->ngpus == 8,
+                "markdown: %d recs %s/%d %d ranks footer %d", s->nrecs, ar_nt_coll_name(r->coll), r->coll_from,
+                r->nranks, r->footer);
+        half_is(&s->recs[0].oop, 12.01, 0.09, 0.07, 0, "markdown row 0 oop");
+        T_CHECK(s->recs[5].size_bytes == 1073741824 && s->recs[5].count == 33554432 && !strcmp(s->recs[5].redop, "none"),
+                "markdown last row");
+        ar_nt_free(s);
+    }
+    s = read_ok("fmt_tag_output.txt", NULL); /* mpirun --tag-output, all_reduce_perf_mpi on 2 nodes */
+    if (s) {
+        const ar_nt_run *r = &s->runs[0];
+        T_CHECK(s->nruns == 1 && s->nrecs == 6 && r->coll == AR_NT_ALL_REDUCE && r->coll_from == AR_NT_FROM_COMMAND &&
+                    r->nranks == 16 && r->nnodes == 2 && !strcmp(r->nccl_version, "2.21.5") && r->footer,
+                "tag-output: %d recs %s/%d %d ranks %d nodes %s", s->nrecs, ar_nt_coll_name(r->coll), r->coll_from,
+                r->nranks, r->nnodes, r->nccl_version);
+        half_is(&s->recs[2].oop, 51.65, 20.30, 38.06, 0, "tag-output row 2 oop");
+        ar_nt_free(s);
+    }
+    s = read_ok("fmt_ray.txt", NULL); /* Ray/SkyPilot prefixes, the newer header */
+    if (s) {
+        const ar_nt_run *r = &s->runs[0];
+        T_CHECK(s->nruns == 1 && s->nrecs == 6 && r->coll == AR_NT_REDUCE_SCATTER && r->coll_from == AR_NT_FROM_FILE &&
+                    r->nranks == 8 && r->nnodes == 1 && !strcmp(r->tests_version, "2.16.4"),
+                "ray: %d recs %s %d ranks %d nodes", s->nrecs, ar_nt_coll_name(r->coll), r->nranks, r->nnodes);
+        half_is(&s->recs[0].oop, 30.01, 0.03, 0.03, 0, "ray row 0 oop");
+        ar_nt_free(s);
+    }
+    s = read_ok("fmt_dev_cut.txt", NULL); /* srun --label, a device list cut short: 128 ranks from busbw/algbw */
+    if (s) {
+        const ar_nt_run *r = &s->runs[0];
+        T_CHECK(r->coll == AR_NT_ALL_REDUCE && r->nranks == 128 && r->nranks_from == AR_NT_FROM_COLUMNS &&
+                    r->dev_cut && r->ndev_shown == 4 && r->nnodes == 16 && s->nrecs == 6,
+                "cut: %d ranks from %d, shown %d, %d nodes", r->nranks, r->nranks_from, r->ndev_shown, r->nnodes);
+        half_is(&s->recs[1].oop, 60.36, 1.09, 2.15, 0, "cut row 1 oop");
+        ar_nt_free(s);
+    }
+    s = read_ok("fmt_table_only.txt", NULL); /* the table alone; one in-place half with #wrong 17 */
+    if (s) {
+        const ar_nt_run *r = &s->runs[0];
+        T_CHECK(r->coll == AR_NT_ALL_REDUCE && r->coll_from == AR_NT_FROM_COLUMNS && r->nranks == 8 &&
+                    r->nranks_from == AR_NT_FROM_COLUMNS && r->nnodes == 0 && s->nrecs == 6,
+                "table only: %s %d ranks", ar_nt_coll_name(r->coll), r->nranks);
+        T_CHECK(s->recs[2].ip.nwrong == 17 && s->recs[2].flags == AR_NT_WRONG_IP, "wrong ip");
+        FILE *f = tmpfile();
+        int lines = f ? ar_nt_print_assumed(s, "fit", f) : -1;
+        char buf[400] = "";
+        if (f) rewind(f), fgets(buf, sizeof buf, f), fclose(f);
+        T_CHECK(lines == 2 && strstr(buf, "arlab fit: ") && strstr(buf, "fmt_table_only.txt:1: collective all_reduce "
+                                                                        "assumed from the table"),
+                "%d lines: %s", lines, buf);
+        T_CHECK(ar_nt_drop_wrong(s) == 1 && s->nrecs == 6 && !s->recs[2].ip.present && s->recs[2].oop.present &&
+                    s->recs[2].flags == 0 && ar_nt_check_fit(s, AR_NT_HALF_BOTH, &e) == AR_OK,
+                "drop wrong: %s", e.msg);
+        ar_nt_free(s);
+    }
+    s = read_ok("fmt_no_coll.txt", NULL); /* redop none, no root: all_gather or alltoall */
+    if (s) {
+        T_CHECK(s->runs[0].coll == AR_NT_COLL_UNKNOWN && s->runs[0].nranks == 0, "no coll: unknown");
+        ar_nt_free(s);
+    }
+    ar_nt_opts hint = {.coll = AR_NT_ALL_GATHER, .coll_soft = 1, .ranks = 99, .algo = "Ring", .proto = "Simple"};
+    s = read_ok("fmt_no_coll.txt", &hint); /* --coll fills it in; the ranks then come from busbw/algbw, not --ranks */
+    if (s) {
+        const ar_nt_run *r = &s->runs[0];
+        T_CHECK(r->coll == AR_NT_ALL_GATHER && r->coll_from == AR_NT_FROM_OPTION && r->nranks == 8 &&
+                    r->nranks_from == AR_NT_FROM_COLUMNS && !strcmp(r->algo, "Ring") && r->algo_hint &&
+                    !strcmp(r->proto, "Simple") && r->proto_hint,
+                "hinted: %s/%d %d ranks/%d %s", ar_nt_coll_name(r->coll), r->coll_from, r->nranks, r->nranks_from,
+                r->algo);
+        ar_nt_free(s);
+    }
+    /* a soft hint does not fight a file that names another collective */
+    s = read_ok("two_runs.txt", &hint);
+    if (s) {
+        T_CHECK(s->nruns == 2 && s->runs[0].coll == AR_NT_REDUCE_SCATTER && s->runs[1].coll == AR_NT_ALL_GATHER &&
+                    ar_nt_keep_coll(s, AR_NT_ALL_GATHER) == 1 && s->nruns == 1 &&
+                    s->runs[0].coll == AR_NT_ALL_GATHER && s->recs[0].run == 0 && s->nrecs == s->runs[0].nrecs,
+                "keep_coll");
+        ar_nt_free(s);
+    }
+    /* broadcast (a root, redop none): factor 1 says nothing of the ranks; --ranks does */
+    const char *bc = "#  size count type redop root time algbw busbw #wrong time algbw busbw #wrong\n"
+                     "1048576 262144 float none 0 50.0 20.97 20.97 0 50.0 20.97 20.97 0\n# Avg bus bandwidth : 20.97\n";
+    T_CHECK(ar_nt_read_mem("bc.txt", bc, strlen(bc), NULL, &s, &e) == AR_OK && s && s->runs[0].coll == AR_NT_BROADCAST &&
+                s->runs[0].nranks == 0,
+            "broadcast: %s", e.msg);
+    ar_nt_free(s);
+    T_CHECK(ar_nt_read_mem("bc.txt", bc, strlen(bc), &(ar_nt_opts){.ranks = 4}, &s, &e) == AR_OK && s &&
+                s->runs[0].nranks == 4 && s->runs[0].nranks_from == AR_NT_FROM_OPTION,
+            "broadcast --ranks: %s", e.msg);
+    ar_nt_free(s);
+    /* a row after the line that ended the table is not dropped silently */
+    const char *split = "#  size count type redop root time algbw busbw #wrong\n8 2 float sum -1 1.0 0.5 0 0\n```\n"
+                        "16 4 float sum -1 1.0 0.5 0 0\n";
+    T_CHECK(ar_nt_read_mem("split.txt", split, strlen(split), &nf, &s, &e) == AR_EINVAL &&
+                !strcmp(e.msg, "split.txt:3: not a row of the table: \"```\""),
+            "%s", e.msg);
+}
+
+/* The public corpus (experiments/reference/logs, MANIFEST.tsv): every log read as published, with the
+ * collective, rank count, node count and row count the manifest says, and every row's busbw = algbw x
+ * nccl-tests' bus factor of that collective and rank count (to the printed digits): what was read is what
+ * nccl-tests computed with, not a silent misread. */
+#define AR_NT_CORPUS AR_NT_DATA "/../../../experiments/reference/logs"
+static void test_corpus(void) {
+    FILE *m = fopen(AR_NT_CORPUS "/MANIFEST.tsv", "r");
+    T_CHECK(m != NULL, "open %s", AR_NT_CORPUS "/MANIFEST.tsv");
+    if (!m) return;
+    char line[1024];
+    int nfiles = 0;
+    while (fgets(line, sizeof line, m)) {
+        if (line[0] == '#' || line[0] == '\n') continue;
+        char *f[9] = {0};
+        int nf = 0;
+        for (char *save = NULL, *tok = strtok_r(line, "\t\n", &save); tok && nf < 9; tok = strtok_r(NULL, "\t\n", &save))
+            f[nf++] = tok;
+        T_CHECK(nf == 9, "manifest line with %d fields", nf);
+        if (nf != 9) continue;
+        nfiles++;
+        ar_nt_opts o = {.coll_soft = 1, .allow_nofooter = 1};
+        if (!strncmp(f[5], "--coll ", 7)) o.coll = ar_nt_coll_parse(f[5] + 7);
+        if (!strncmp(f[5], "--ranks ", 8)) o.ranks = atoi(f[5] + 8);
+        char path[600];
+        snprintf(path, sizeof path, "%s/%s", AR_NT_CORPUS, f[0]);
+        ar_nt_set *s = NULL;
+        ar_err e = {{0}};
+        ar_status st = ar_nt_read_file(path, &o, &s, &e);
+        T_CHECK(st == AR_OK && s, "%s: %s", f[0], e.msg);
+        if (!s) continue;
+        int runs = 0, ri = -1;
+        for (int i = 0; i < s->nruns; i++)
+            if (s->runs[i].nrecs) runs++, ri = i;
+        T_CHECK(runs == 1, "%s: %d runs with rows", f[0], runs);
+        if (ri >= 0) {
+            const ar_nt_run *r = &s->runs[ri];
+            T_CHECK(!strcmp(ar_nt_coll_name(r->coll), f[1]) && r->nranks == atoi(f[2]) && r->nnodes == atoi(f[3]) &&
+                        r->nrecs == atoi(f[4]),
+                    "%s: read %s, %d ranks, %d nodes, %d rows; the manifest says %s %s %s %s", f[0],
+                    ar_nt_coll_name(r->coll), r->nranks, r->nnodes, r->nrecs, f[1], f[2], f[3], f[4]);
+            double fac = ar_nt_busbw_factor(r->coll, r->nranks);
+            int bad = 0;
+            for (int i = r->first_rec; i < r->first_rec + r->nrecs && fac > 0; i++) {
+                const ar_nt_timing *h[2] = {&s->recs[i].oop, &s->recs[i].ip};
+                for (int k = 0; k < 2; k++)
+                    if (h[k]->present && h[k]->algbw_GBps >= 1 &&
+                        fabs(h[k]->algbw_GBps * fac - h[k]->busbw_GBps) > 0.0051 * (1 + fac) + 1e-9)
+                        bad++;
+            }
+            T_CHECK(bad == 0, "%s: %d halves whose busbw is not algbw x %g", f[0], bad, fac);
+        }
+        ar_nt_free(s);
+    }
+    fclose(m);
+    T_CHECK(nfiles >= 20, "corpus: %d files", nfiles);
+}
+
 int main(void) {
     test_names();
     test_one_node();
@@ -629,6 +815,8 @@ int main(void) {
     test_validation_off_old_format();
     test_wrong();
     test_truncated_and_bad();
+    test_formats();
+    test_corpus();
     test_two_runs_periter();
     test_json();
     test_multi_file();
