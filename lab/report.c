@@ -517,7 +517,7 @@ static ar_status list_sweeps(const char *dir, strset *names, ar_err *e) {
         strset_add(names, name);
     }
     closedir(dd);
-    qsort(names->s, (size_t)names->n, sizeof *names->s, cmp_name);
+    if (names->n > 1) qsort(names->s, (size_t)names->n, sizeof *names->s, cmp_name); /* (s is NULL when empty) */
     return AR_OK;
 }
 
