@@ -111,31 +111,38 @@ class ArZone final : public skr::NetZoneImpl {
 // list is only walked to cancel activities when an actor is killed (never, here). Applied only
 // when the library at run time is 3.32.0 too (sg_version_get), and only to the list's last
 // element when it is this activity (it was pushed just now).
-bool sg_fix_on() {
 #if AR_SG_FIX
+bool sg_fix_on() {
     static const bool on = [] {
         int maj = 0, min = 0, patch = 0;
         sg_version_get(&maj, &min, &patch);
         return maj == 3 && min == 32 && patch == 0;
     }();
     return on;
-#else
-    return false;
-#endif
 }
+#endif
+
+size_t sg_unlisted = 0; // activities taken off a list (ar_sg_unlisted: tests)
 
 void sg_unlist(const sg4::Activity *a) {
 #if AR_SG_FIX
     if (!sg_fix_on()) return;
-    auto *self = simgrid::kernel::actor::ActorImpl::self(); // the maestro: the bridge runs in timers
-    if (self && !self->activities_.empty() && self->activities_.back().get() == a->get_impl())
+    // the maestro in the bridge (timers, completion callbacks); the calling actor in the naive engine
+    auto *self = simgrid::kernel::actor::ActorImpl::self();
+    if (self && !self->activities_.empty() && self->activities_.back().get() == a->get_impl()) {
         self->activities_.pop_back();
+        sg_unlisted++;
+    }
 #else
     (void)a;
 #endif
 }
 
 } // namespace
+
+extern "C" void ar_sg_unlist_comm(sg_comm_t c) { sg_unlist(c); }
+
+extern "C" size_t ar_sg_unlisted(void) { return sg_unlisted; }
 
 extern "C" const char *ar_sg_fix_info(void) {
 #if AR_SG_FIX
