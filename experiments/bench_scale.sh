@@ -4,25 +4,57 @@
 # and reported as such). Figures only: no case is a test.
 #
 #   experiments/bench_scale.sh [ARLAB] [CAP_SECONDS]
+#   OLD=path/to/old/arlab [REPS=3] experiments/bench_scale.sh [ARLAB] [CAP_SECONDS]
 #
 # ARLAB defaults to build/arlab; CAP_SECONDS (default 120) stops each case.
 # Run it on an otherwise idle machine (each case uses one core).
+# ONLY=REGEX runs the cases whose label matches (grep -E), e.g. ONLY='ps|treepack'.
+# Paired mode (issue 28), OLD set: each case runs REPS times on each binary, alternating old and
+# new, and the table gives the median wall time and peak memory of each, the speedup, the
+# verdict (of the new binary) and "same": whether the two binaries printed the same CSV apart
+# from wall_s and peak_rss_kb in every repetition ("-" when a run did not finish or the case
+# prints no CSV).
 set -u
 ARLAB=${1:-build/arlab}
 CAP=${2:-120}
+OLD=${OLD:-}
+REPS=${REPS:-3}
+ONLY=${ONLY:-}
 [ -x "$ARLAB" ] || { echo "bench_scale.sh: no arlab binary at $ARLAB (give its path)" >&2; exit 2; }
+[ -z "$OLD" ] || [ -x "$OLD" ] || { echo "bench_scale.sh: no old arlab binary at OLD=$OLD" >&2; exit 2; }
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
-printf '%-52s %10s %9s %12s  %s\n' case wall_s peak_MB target verdict
+# once BIN ARGS...: runs one case once; sets wall, mem and rc (124/130/137: stopped at the cap),
+# its stdout in $TMP/out, stderr in $TMP/err
+once() {
+    local bin=$1
+    shift
+    timeout -s INT "$CAP" /usr/bin/time -f '%e %M' -o "$TMP/time" "$bin" "$@" >"$TMP/out" 2>"$TMP/err"
+    rc=$?
+    wall="" mem=""
+    read -r wall mem < <(grep -v '^Command' "$TMP/time" | tail -1)
+}
+capped() { [ "$1" -eq 124 ] || [ "$1" -eq 130 ] || [ "$1" -eq 137 ]; }
+# nowall CSV: the CSV without its wall_s and peak_rss_kb columns (what two binaries must agree on)
+nowall() {
+    awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "wall_s" || $i == "peak_rss_kb") skip[i] = 1 }
+        { o = ""; n = 0; for (i = 1; i <= NF; i++) if (!skip[i]) o = o (n++ ? "," : "") $i; print o }' "$1"
+}
+median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+if [ -n "$OLD" ]; then
+    printf '%-52s %9s %9s %8s %7s %7s %12s  %-8s %s\n' case old_s new_s speedup old_MB new_MB target verdict same
+else
+    printf '%-52s %10s %9s %12s  %s\n' case wall_s peak_MB target verdict
+fi
 run() { # run LABEL TARGET_S TARGET_MB ARGS...
     local label=$1 ts=$2 tm=$3
     shift 3
-    timeout -s INT "$CAP" /usr/bin/time -f '%e %M' -o "$TMP/time" "$ARLAB" "$@" >"$TMP/out" 2>"$TMP/err"
-    local rc=$?
-    local wall mem
-    read -r wall mem < <(grep -v '^Command' "$TMP/time" | tail -1)
-    if [ $rc -eq 124 ] || [ $rc -eq 130 ] || [ $rc -eq 137 ]; then
+    if [ -n "$ONLY" ] && ! grep -qE -- "$ONLY" <<<"$label"; then return; fi
+    [ -n "$OLD" ] && { paired "$label" "$ts" "$tm" "$@"; return; }
+    once "$ARLAB" "$@"
+    if capped $rc; then
         printf '%-52s %10s %9s %12s  NOT met: stopped at the %d s cap\n' "$label" ">$CAP" "-" "<${ts}s" "$CAP"
         return
     fi
@@ -34,6 +66,40 @@ run() { # run LABEL TARGET_S TARGET_MB ARGS...
     awk -v l="$label" -v w="$wall" -v m="$mem" -v ts="$ts" -v tm="$tm" 'BEGIN {
         mb = m / 1024; ok = (w + 0 < ts + 0) && (tm == "-" || mb < tm + 0)
         printf "%-52s %10.2f %9.0f %12s  %s\n", l, w, mb, "<" ts "s" (tm == "-" ? "" : ",<" tm "MB"), ok ? "met" : "NOT met" }'
+}
+paired() { # paired LABEL TARGET_S TARGET_MB ARGS...: REPS runs of each binary, alternating
+    local label=$1 ts=$2 tm=$3
+    shift 3
+    local i same=yes ow=() om=() nw=() nm=() ocap=0 ncap=0 fail=""
+    for ((i = 0; i < REPS; i++)); do
+        once "$OLD" "$@"
+        if capped $rc; then ocap=1; same="-"; else
+            [ $rc -eq 0 ] || fail="old exit $rc: $(grep -v '^Command' "$TMP/err" | head -1)"
+            ow+=("$wall") om+=("$mem")
+            mv "$TMP/out" "$TMP/old"
+        fi
+        once "$ARLAB" "$@"
+        if capped $rc; then ncap=1; same="-"; else
+            [ $rc -eq 0 ] || fail="new exit $rc: $(grep -v '^Command' "$TMP/err" | head -1)"
+            nw+=("$wall") nm+=("$mem")
+            if [ "$same" != "-" ]; then
+                if [ "$(head -c 5 "$TMP/out")" != "algo," ]; then same="-"
+                elif ! cmp -s <(nowall "$TMP/old") <(nowall "$TMP/out"); then same=NO; fi
+            fi
+        fi
+    done
+    local o n oM nM
+    o=$(printf '%s\n' "${ow[@]}" | grep . | median) n=$(printf '%s\n' "${nw[@]}" | grep . | median)
+    oM=$(printf '%s\n' "${om[@]}" | grep . | median) nM=$(printf '%s\n' "${nm[@]}" | grep . | median)
+    [ $ocap = 1 ] && o=">$CAP" oM="-"
+    [ $ncap = 1 ] && n=">$CAP" nM="-"
+    awk -v l="$label" -v o="$o" -v n="$n" -v om="$oM" -v nm="$nM" -v ts="$ts" -v tm="$tm" -v s="$same" -v f="$fail" 'BEGIN {
+        capn = (n ~ /^>/); capo = (o ~ /^>/)
+        sp = (capn || n + 0 <= 0) ? "-" : (capo ? ">" sprintf("%.1f", substr(o, 2) / n) : sprintf("%.1f", o / n))
+        ok = !capn && (n + 0 < ts + 0) && (tm == "-" || nm / 1024 < tm + 0)
+        printf "%-52s %9s %9s %8s %7s %7s %12s  %-8s %s%s\n", l, (capo ? o : sprintf("%.2f", o)), (capn ? n : sprintf("%.2f", n)), sp,
+            (om == "-" ? "-" : sprintf("%.0f", om / 1024)), (nm == "-" ? "-" : sprintf("%.0f", nm / 1024)),
+            "<" ts "s" (tm == "-" ? "" : ",<" tm "MB"), ok ? "met" : "NOT met", s, (f == "" ? "" : "  " f) }'
 }
 
 S=100MB
@@ -50,6 +116,8 @@ run "sim ring, flat:ranks=4096, 1 GiB" 2 - sim --platform flat --ranks 4096 --al
 run "sim ring, flat:ranks=4096, --sync round" 2 - sim --platform flat --ranks 4096 --algo ring --size $S --sync round --format csv
 run "sim ring, flat:ranks=4096 (dataflow, uneven)" 2 - sim --platform flat --ranks 4096 --algo ring --size $S --format csv
 run "sim blueconnect, tree:ranks=16384" 30 4096 sim --platform tree --ranks 16384 --algo blueconnect --size $S --format csv
+# issue 28: NCCL's ring, uneven blocks, under dataflow (the default)
+run "sim nccl-ring, aws-p5:nodes=32" 0.5 - sim --platform aws-p5:nodes=32 --algo nccl-ring --size $S --format csv
 run "model ring, dgx-h100:nodes=12500 (100 000 GPUs)" 60 8192 model --platform dgx-h100:nodes=12500 --algo ring --size $S --format csv
 run "model blueconnect, dgx-h100:nodes=12500" 60 8192 model --platform dgx-h100:nodes=12500 --algo blueconnect --size $S --format csv
 run "sim ring, dgx-h100:nodes=12500" 60 8192 sim --platform dgx-h100:nodes=12500 --algo ring --size $S --format csv

@@ -179,7 +179,10 @@ void lab_build_info(char *buf, size_t n) {
     for (size_t i = 0; i < sizeof table / sizeof table[0] && at < n; i++)
         at += (size_t)snprintf(buf + at, n - at, "%s %s (%s)", i ? "," : "", table[i].name,
                                table[i].available ? "built" : "not built");
-    if (at < n) snprintf(buf + at, n - at, ", mpi/testbed (arlab-mpi %s)", MPI_BUILT);
+    if (at < n) at += (size_t)snprintf(buf + at, n - at, ", mpi/testbed (arlab-mpi %s)", MPI_BUILT);
+#ifdef AR_HAVE_SIM
+    if (at < n) snprintf(buf + at, n - at, "\nsim: %s", ar_sim_simgrid_info());
+#endif
 }
 
 const lab_backend *lab_backend_auto(void) { return lab_backend_find(SIM_AVAILABLE ? "sim" : "model"); }

@@ -6,6 +6,15 @@
 #include <simgrid/kernel/routing/NetPoint.hpp>
 #include <simgrid/kernel/routing/NetZoneImpl.hpp>
 #include <simgrid/s4u.hpp>
+#include <simgrid/version.h>
+// Issue 28: SimGrid 3.32's internal ActorImpl (sim/simgrid_internal.cmake takes its headers from
+// SimGrid's 3.32 sdist at configure time and defines AR_SG_INTERNAL_332 when they compile here).
+#if defined(AR_SG_INTERNAL_332) && SIMGRID_VERSION == 33200
+#include "src/kernel/actor/ActorImpl.hpp"
+#define AR_SG_FIX 1
+#else
+#define AR_SG_FIX 0
+#endif
 
 #include <cstdio>
 #include <cstdlib>
@@ -91,7 +100,61 @@ class ArZone final : public skr::NetZoneImpl {
     size_t cap_ = 0;
 };
 
+// SimGrid 3.32 keeps every host-to-host comm (Comm::sendto_init detaches it: CommImpl::detach) and
+// every Exec created by the maestro on the maestro's activities_, a std::list, and
+// CommImpl::finish / ExecImpl::post list::remove() it: each completion scans every activity in
+// flight (ps on tree:ranks=256: 65 280 at once). The bridge runs in the maestro (timers and
+// completion callbacks) and keeps each activity alive itself (ArRec::self, then the graveyard), so
+// it takes the new activity off that list: remove() then finds nothing to scan. Nothing else reads
+// the list for these activities: completion callbacks fire for activities whose actor is the
+// maestro (EngineImpl::handle_ended_actions), which the list does not change, and the maestro's
+// list is only walked to cancel activities when an actor is killed (never, here). Applied only
+// when the library at run time is 3.32.0 too (sg_version_get), and only to the list's last
+// element when it is this activity (it was pushed just now).
+#if AR_SG_FIX
+bool sg_fix_on() {
+    static const bool on = [] {
+        int maj = 0, min = 0, patch = 0;
+        sg_version_get(&maj, &min, &patch);
+        return maj == 3 && min == 32 && patch == 0;
+    }();
+    return on;
+}
+#endif
+
+size_t sg_unlisted = 0; // activities taken off a list (ar_sg_unlisted: tests)
+
+void sg_unlist(const sg4::Activity *a) {
+#if AR_SG_FIX
+    if (!sg_fix_on()) return;
+    // the maestro in the bridge (timers, completion callbacks); the calling actor in the naive engine
+    auto *self = simgrid::kernel::actor::ActorImpl::self();
+    if (self && !self->activities_.empty() && self->activities_.back().get() == a->get_impl()) {
+        self->activities_.pop_back();
+        sg_unlisted++;
+    }
+#else
+    (void)a;
+#endif
+}
+
 } // namespace
+
+extern "C" void ar_sg_unlist_comm(sg_comm_t c) { sg_unlist(c); }
+
+extern "C" size_t ar_sg_unlisted(void) { return sg_unlisted; }
+
+extern "C" const char *ar_sg_fix_info(void) {
+#if AR_SG_FIX
+    return sg_fix_on() ? "on" : "off (compiled in, but the SimGrid library loaded is not 3.32.0)";
+#else
+#ifdef AR_SG_INTERNAL_332
+    return "off (not SimGrid 3.32.0)";
+#else
+    return "off (SimGrid 3.32's internal headers were not available at configure time)";
+#endif
+#endif
+}
 
 // A started activity: keeps the s4u object alive until it completed. A merged flow reports
 // more tokens.
@@ -269,6 +332,7 @@ static size_t host_of(const ar_platform *p, int ep, int reduce) {
 static void start_comm(ar_sg *s, size_t from, size_t to, uint64_t bytes, uint64_t token,
                        std::vector<uint64_t> more = {}) {
     sg4::CommPtr c = sg4::Comm::sendto_init(s->hosts[from], s->hosts[to]);
+    sg_unlist(c.get());
     c->set_payload_size(bytes);
     int mult = 1 + (int)more.size();
     auto *rec = new ArRec{token, c, std::move(more)};
@@ -362,6 +426,7 @@ extern "C" double ar_sg_flow_sent(const ar_sg *s, int i) {
 
 extern "C" void ar_sg_exec(ar_sg *s, int rank, double seconds, uint64_t token) {
     sg4::ExecPtr x = sg4::Exec::init();
+    sg_unlist(x.get());
     x->set_host(s->hosts[(size_t)rank]);
     x->set_flops_amount(seconds * AR_SG_HOST_SPEED);
     auto *rec = new ArRec{token, x, {}};

@@ -27,7 +27,10 @@
 #ifndef AR_SIM_BRIDGE_H
 #define AR_SIM_BRIDGE_H
 
+#include <stddef.h>
 #include <stdint.h>
+
+#include <simgrid/forward.h> /* sg_comm_t */
 
 #ifdef __cplusplus
 extern "C" { /* arlab's core headers are C */
@@ -68,6 +71,17 @@ void ar_sg_comm(ar_sg *s, int src, int dst, int reduce, uint64_t bytes, uint64_t
 void ar_sg_exec(ar_sg *s, int rank, double seconds, uint64_t token);
 /* A pure delay: hooks.done(token) `seconds` from now (no resource; a protocol's per-step latency). */
 void ar_sg_timer(ar_sg *s, double seconds, uint64_t token);
+/* Issue 28: "on" when SimGrid 3.32's completion scan is taken off the path (bridge.cpp, sg_unlist:
+ * compiled in with SimGrid's internal headers, sim/simgrid_internal.cmake, and the library loaded is
+ * 3.32.0), else "off (why)". */
+const char *ar_sg_fix_info(void);
+/* The same for a mailbox comm an actor just started (sg_mailbox_put_async / get_async, called from
+ * that actor): SimGrid 3.32 puts it on the actor's own activities_ and list::remove()s it when a
+ * wait on it completes; the naive engine keeps the comm itself until sg_comm_wait_all/any. No-op
+ * without the fix. */
+void ar_sg_unlist_comm(sg_comm_t c);
+/* How many activities this process took off SimGrid's lists so far (tests/sim_scan_fix.c). */
+size_t ar_sg_unlisted(void);
 /* Scenario background flows: ar_sg_open_flows also builds, for flow i, a SimGrid host (netpoint
  * nranks+i) and a private FATPIPE link of capacity flows[i].rate_Bps (1e30 when 0) that starts
  * the route from that host, followed by the route from flows[i].src. A flow started with

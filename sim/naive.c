@@ -153,6 +153,19 @@ typedef struct nv_sub {
     sg_bar_t done;
 } nv_sub;
 
+/* A mailbox comm started by the calling actor, off its activities_ list (ar_sg_unlist_comm, issue 28:
+ * SimGrid 3.32 scans that list when a wait on the comm completes; ps puts 2(n-1) comms on it). */
+static sg_comm_t nv_put_async(sg_mailbox_t m, void *payload, long bytes) {
+    sg_comm_t c = sg_mailbox_put_async(m, payload, bytes);
+    ar_sg_unlist_comm(c);
+    return c;
+}
+static sg_comm_t nv_get_async(sg_mailbox_t m, void **data) {
+    sg_comm_t c = sg_mailbox_get_async(m, data);
+    ar_sg_unlist_comm(c);
+    return c;
+}
+
 static int member_of(const nv_op *o, int rank) {
     if (o->swa >= 0 && (rank == o->swa || rank == o->swa + 1)) return o->op->n + (rank - o->swa);
     return sim_member_of(&o->mem, rank);
@@ -204,11 +217,11 @@ static void run_op(nv *v, nv_op *o, int rank) {
         if (o->stop || v->oom || v->bad) break;
         size_t nc = 0;
         void *got;
-        for (int k = 0; k < o->in_cnt[me]; k++) c[nc++] = sg_mailbox_get_async(o->mbox[me], &got);
+        for (int k = 0; k < o->in_cnt[me]; k++) c[nc++] = nv_get_async(o->mbox[me], &got);
         for (int k = o->out_off[me]; k < o->out_off[me + 1]; k++) {
             const ar_xfer *x = &o->xf[o->out_idx[k]];
             double bytes = (double)ar_xfer_elems(x) * o->eb;
-            c[nc++] = sg_mailbox_put_async(o->mbox[member_of(o, actor_of(v, x->dst, x->reduce))], v,
+            c[nc++] = nv_put_async(o->mbox[member_of(o, actor_of(v, x->dst, x->reduce))], v,
                                            (long)llround(bytes));
             v->transfers++;
             v->bytes += bytes;
@@ -379,12 +392,12 @@ static void run_op_df_costs(nv *v, nv_op *o, int rank) {
                     if (ar_platform_staged(v->j->p, x->src, x->dst)) d2h_wait(v, rank, x);
                     double bytes = (double)ar_xfer_elems(x) * o->eb;
                     ci[nc] = -1 - code / 2;
-                    c[nc++] = sg_mailbox_put_async(pair_mbox(o, x->dst, rank), v, (long)llround(bytes));
+                    c[nc++] = nv_put_async(pair_mbox(o, x->dst, rank), v, (long)llround(bytes));
                     v->transfers++;
                     v->bytes += bytes;
                 } else {
                     ci[nc] = code / 2;
-                    c[nc++] = sg_mailbox_get_async(pair_mbox(o, rank, x->src), &got);
+                    c[nc++] = nv_get_async(pair_mbox(o, rank, x->src), &got);
                 }
             }
         if (nc == 0) continue;
@@ -427,10 +440,10 @@ static void run_op_df(nv *v, nv_op *o, int rank) {
         for (size_t t = 0; t < n; t++) {
             const ar_xfer *x = &xf[t];
             int as = actor_of(v, x->src, 0), ad = actor_of(v, x->dst, x->reduce); /* ranks or switch actors */
-            if (ad == rank) c[nc++] = sg_mailbox_get_async(pair_mbox(o, rank, as), &got);
+            if (ad == rank) c[nc++] = nv_get_async(pair_mbox(o, rank, as), &got);
             if (as == rank) {
                 double bytes = (double)ar_xfer_elems(x) * o->eb;
-                c[nc++] = sg_mailbox_put_async(pair_mbox(o, ad, rank), v, (long)llround(bytes));
+                c[nc++] = nv_put_async(pair_mbox(o, ad, rank), v, (long)llround(bytes));
                 v->transfers++;
                 v->bytes += bytes;
             }

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -12,8 +13,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <xbt/base.h> /* simgrid/version.h needs it first */
+#include <simgrid/version.h>
+
 #include "core/interrupt.h"
 #include "core/util.h"
+#include "bridge.h"
 #include "engine.h"
 #include "sim.h"
 
@@ -44,6 +49,14 @@ static const char *const help_text =
     "  network/weight-S, network/optim (Lazy, Full), surf/precision, maxmin/precision\n";
 
 const char *ar_sim_network_help(void) { return help_text; }
+
+const char *ar_sim_simgrid_info(void) {
+    static char buf[160];
+    int maj = 0, min = 0, patch = 0;
+    sg_version_get(&maj, &min, &patch);
+    snprintf(buf, sizeof buf, "SimGrid %d.%d.%d, completion-scan fix %s", maj, min, patch, ar_sg_fix_info());
+    return buf;
+}
 
 static int add_setting(netspec *ns, const char *key, const char *val) {
     for (int i = 0; i < ns->n; i++) { /* later values replace earlier ones */

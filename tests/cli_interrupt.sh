@@ -3,7 +3,9 @@
 # process of the command (the SimGrid child, sweep workers): exit 130 / 143, one line saying
 # what is kept, no "Segmentation fault" (SimGrid's own SIGINT handler never runs), finished
 # rows kept, and an interrupted sweep resumes from its finished points.
-# The slow case: ps (sharded) on tree:ranks=256 simulates for ~40 s; ring there takes ~0.1 s.
+# The slow case: ps (sharded) on tree:ranks=512 simulates for ~5 s, ~600 MB (on tree:ranks=256 it
+# took ~40 s before issue 28's SimGrid fix, under a second now); ring there takes ~0.1 s. The
+# sweep (4.) needs ps to outlast its 3 s budget.
 . "$ARLAB_SRC/tests/lib_cli.sh"
 
 "$ARLAB" sim --platform flat:ranks=2 --algo ring --size 8 >"$T_TMP/probe" 2>&1
@@ -21,7 +23,7 @@ strays() {
   echo "${n:-0}"
 }
 PTY="python3 $ARLAB_SRC/tests/lib_pty.py"
-SIM=(sim --platform tree:ranks=256 --algo ring --algo ps --size 100MB --sync round --budget 987s --format csv)
+SIM=(sim --platform tree:ranks=512 --algo ring --algo ps --size 100MB --sync round --budget 987s --format csv)
 MINE="sim .*--budget 987s" # this test's sim processes
 
 # 1. Ctrl-C in a terminal once the ring row is out
@@ -30,7 +32,7 @@ head -2 "$T_TMP/p1"
 t_check "Ctrl-C: exit 130" grep -qx "exit 130" "$T_TMP/p1"
 t_check "Ctrl-C: sent once the ring row was written" grep -qx "sent 1" "$T_TMP/p1"
 t_check "Ctrl-C: one line saying what is kept" grep -q "^arlab: interrupted (SIGINT); the rows already written are complete" "$T_TMP/p1"
-t_check "Ctrl-C: the ring row kept (after the status line on the terminal)" grep -q "ring,tree:ranks=256,256,100000000," "$T_TMP/p1"
+t_check "Ctrl-C: the ring row kept (after the status line on the terminal)" grep -q "ring,tree:ranks=512,512,100000000," "$T_TMP/p1"
 t_check "Ctrl-C: no segmentation fault" bash -c "! grep -qi 'segmentation' '$T_TMP/p1'"
 n=$(strays "$MINE"); t_check "Ctrl-C: no process left ($n)" test "$n" = 0
 
@@ -56,11 +58,11 @@ pkill -KILL -f "^$ARLAB $MINE" 2>/dev/null
 
 # 4. a sweep with 2 workers: Ctrl-C while ps runs, then the same command resumes
 cat >"$T_TMP/intr-sweep.json" <<JSON
-{"name": "intr", "backend": "sim", "platforms": ["tree:ranks=256"], "algos": ["ring", "ps"],
- "sizes": ["1MB", "100MB"], "sim": {"budget": "10s", "sync": "round"}}
+{"name": "intr", "backend": "sim", "platforms": ["tree:ranks=512"], "algos": ["ring", "ps"],
+ "sizes": ["1MB", "100MB"], "sim": {"budget": "3s", "sync": "round"}}
 JSON
 cd "$T_TMP" || exit 1
-$PTY --ready "intr [" --delay 3 --timeout 60 -- "$ARLAB" sweep intr-sweep.json -j 2 --out o >"$T_TMP/p4" 2>&1
+$PTY --ready "intr [" --delay 1 --timeout 60 -- "$ARLAB" sweep intr-sweep.json -j 2 --out o >"$T_TMP/p4" 2>&1
 tail -3 "$T_TMP/p4"
 t_check "sweep Ctrl-C: exit 130" grep -qx "exit 130" "$T_TMP/p4"
 t_check "sweep Ctrl-C: sent while ps was simulating" grep -qx "sent 1" "$T_TMP/p4"
