@@ -1,5 +1,5 @@
 #!/bin/bash
-# Simulator speed against the number of live flows (issue 18): transfers/s of the SimGrid backend
+# Simulator speed against the number of live flows: transfers/s of the SimGrid backend
 # when exactly L flows are in SimGrid at once, for L = 16 .. 2048 (4096 when the 2048 run leaves room
 # under the cap).
 #

@@ -1,6 +1,6 @@
 #!/bin/bash
 # NCCL's cost model (models/nccl_model.c, tuning constants of NCCL 2.30.7) against
-# the public nccl-tests measurements in the presets' "reference" blocks (issue 13).
+# the public nccl-tests measurements in the presets' "reference" blocks.
 #
 #   experiments/bench_nccl_reference.sh [BUILD_DIR] [--format csv] [PRESET...]
 #
@@ -26,7 +26,7 @@ PRESETS=("$@")
 "$DRIVER" --format "$FMT" "${PRESETS[@]}" || exit $?
 [ "$FMT" = table ] || exit 0
 echo
-echo "# acceptance (issue 13): 8xA100 ring, 8xH100 ring and NVLS within +-10 % of the published busbw"
+echo "# acceptance: 8xA100 ring, 8xH100 ring and NVLS within +-10 % of the published busbw"
 "$DRIVER" --check 10 dgx-a100 aws-p4d dgx-h100 aws-p5 >/dev/null || exit 1
 echo
 echo "# NCCL's choice per size (all-reduce, reduce-scatter, all-gather), model busbw in GB/s"

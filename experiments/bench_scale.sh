@@ -1,5 +1,5 @@
 #!/bin/bash
-# Issue 18's targets in one table: wall time and peak memory of each case next
+# targets in one table: wall time and peak memory of each case next
 # to its target, "met" or "NOT met" (a case that runs past its cap is stopped
 # and reported as such). Figures only: no case is a test.
 #
@@ -9,7 +9,7 @@
 # ARLAB defaults to build/arlab; CAP_SECONDS (default 120) stops each case.
 # Run it on an otherwise idle machine (each case uses one core).
 # ONLY=REGEX runs the cases whose label matches (grep -E), e.g. ONLY='ps|treepack'.
-# Paired mode (issue 28), OLD set: each case runs REPS times on each binary, alternating old and
+# Paired mode, OLD set: each case runs REPS times on each binary, alternating old and
 # new, and the table gives the median wall time and peak memory of each, the speedup, the
 # verdict (of the new binary) and "same": whether the two binaries printed the same CSV apart
 # from wall_s and peak_rss_kb in every repetition ("-" when a run did not finish or the case
@@ -116,13 +116,13 @@ run "sim ring, flat:ranks=4096, 1 GiB" 2 - sim --platform flat --ranks 4096 --al
 run "sim ring, flat:ranks=4096, --sync round" 2 - sim --platform flat --ranks 4096 --algo ring --size $S --sync round --format csv
 run "sim ring, flat:ranks=4096 (dataflow, uneven)" 2 - sim --platform flat --ranks 4096 --algo ring --size $S --format csv
 run "sim blueconnect, tree:ranks=16384" 30 4096 sim --platform tree --ranks 16384 --algo blueconnect --size $S --format csv
-# issue 28: NCCL's ring, uneven blocks, under dataflow (the default)
+# NCCL's ring, uneven blocks, under dataflow (the default)
 run "sim nccl-ring, aws-p5:nodes=32" 0.5 - sim --platform aws-p5:nodes=32 --algo nccl-ring --size $S --format csv
 run "model ring, dgx-h100:nodes=12500 (100 000 GPUs)" 60 8192 model --platform dgx-h100:nodes=12500 --algo ring --size $S --format csv
 run "model blueconnect, dgx-h100:nodes=12500" 60 8192 model --platform dgx-h100:nodes=12500 --algo blueconnect --size $S --format csv
 run "sim ring, dgx-h100:nodes=12500" 60 8192 sim --platform dgx-h100:nodes=12500 --algo ring --size $S --format csv
 run "sim blueconnect, dgx-h100:nodes=12500" 60 8192 sim --platform dgx-h100:nodes=12500 --algo blueconnect --size $S --format csv
-# issue 13: NCCL's planners on the presets at 1024 nodes x 8 GPUs (8192 ranks)
+# NCCL's planners on the presets at 1024 nodes x 8 GPUs (8192 ranks)
 for P in dgx-h100 aws-p5; do
     for A in nccl-ring nccl-tree; do
         run "plan $A, $P:nodes=1024" 10 1024 plan --platform $P:nodes=1024 --algo $A --size $S --format json

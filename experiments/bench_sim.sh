@@ -1,5 +1,5 @@
 #!/bin/bash
-# Speed of the SimGrid backend (issue 4): arlab's fast engine against the naive
+# Speed of the SimGrid backend: arlab's fast engine against the naive
 # baseline (one SimGrid actor per GPU, one mailbox message per transfer, 64 KiB
 # actor stacks, a SimGrid barrier per op round), side by side, in one run.
 #

@@ -1,5 +1,5 @@
 #!/bin/bash
-# SimGrid's own speed options (issue 18): the same simulations under each network solver and update
+# SimGrid's own speed options: the same simulations under each network solver and update
 # mechanism, their wall time and whether the simulated time stays exact.
 #
 #   experiments/bench_simgrid_opts.sh [ARLAB] [CAP_S]

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Issue 12 benchmark: measured (arlab-mpi on the emulated cluster) vs simulated
+# benchmark: measured (arlab-mpi on the emulated cluster) vs simulated
 # vs model, after calibration, for ring, halving-doubling, two-level,
 # BlueConnect, FlexReduce, tree packing and MPI_Allreduce on
 #   (a) testbed-2x2       2 machines x 2 ranks, 500 Mbit/s uplinks

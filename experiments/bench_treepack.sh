@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Spanning-tree packing LP: solve time on GPU graphs of 64 to 256 GPUs (issue 5)
-# and on switched trees of 256 to 1024 GPUs (issue 18).
+# Spanning-tree packing LP: solve time on GPU graphs of 64 to 256 GPUs
+# and on switched trees of 256 to 1024 GPUs.
 # A benchmark, not a test: it prints a table and writes nothing else.
 #
 #   experiments/bench_treepack.sh [--arlab PATH] [--compact] [--keep DIR] [--no-switched]

@@ -64,7 +64,7 @@ if command -v gnuplot >/dev/null; then
 else
     echo "make_figures.sh: gnuplot not found (apt-get install gnuplot-nox): no figures" >&2
 fi
-# the reference corpus (issue 14): published nccl-tests figures beside the presets' predictions
+# the reference corpus: published nccl-tests figures beside the presets' predictions
 "$ARLAB" fit --reference "$root/experiments/reference/published.csv" --csv >"$out/reference.csv" ||
     { echo "make_figures.sh: arlab fit --reference failed" >&2; rm -f "$out/reference.csv"; status=1; }
 "$ARLAB" report "$out"

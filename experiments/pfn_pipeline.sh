@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The PFN all-reduce post's comparison (issue 15): the pipelined ring (PFN-Proto's software
+# The PFN all-reduce post's comparison: the pipelined ring (PFN-Proto's software
 # pipeline over sub-chunks) against the unpipelined MPI-style ring at 256 MB on pfn-mn1
 # (8 nodes, one process per node, two FDR ports each; platforms/pfn-mn1.json has the sources),
 # then on experiments/platforms/pfn-mn1-staged.json: the same cluster with the host staging copies

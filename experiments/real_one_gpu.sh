@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Several NCCL ranks on ONE GPU: the measured table, the calibration fit and
-# the model/simulated/measured comparison of the real/ backend (issue 6).
+# the model/simulated/measured comparison of the real/ backend.
 #
 #   experiments/real_one_gpu.sh [options]
 #     --ranks N        ranks (default 4), all on GPU 0 (CUDA_VISIBLE_DEVICES)

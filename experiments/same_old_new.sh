@@ -1,5 +1,5 @@
 #!/bin/bash
-# Do two arlab binaries simulate the same thing? (issue 28: the bridge's SimGrid 3.32 fix must
+# Do two arlab binaries simulate the same thing? (the bridge's SimGrid 3.32 fix must
 # change no result.) Runs each case on both and compares the CSV rows without wall_s and
 # peak_rss_kb; prints one line per case, "same" or "DIFFERENT" (then a diff), and exits 1 if any
 # case differs.

@@ -1,4 +1,4 @@
-# Issue 12, the emulated cluster: all-reduce time against buffer size, one
+# The emulated cluster: all-reduce time against buffer size, one
 # panel per testbed case, log-log; points = measured (arlab-mpi), solid =
 # simulated, dotted = model. Columns by name: platform, algo, bytes, model_s,
 # sim_s, measured_s (empty or nan where absent). Input: the sweep of

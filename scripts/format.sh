@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Reformats every tracked C, header, CUDA and C++ source of arlab with the
-# committed .clang-format (issue 11), in place.
+# committed .clang-format, in place.
 #   scripts/format.sh           reformat
 #   scripts/format.sh --check   change nothing; list the files that differ and
 #                               exit 1 if there are any (0 if none)
 # Needs clang-format (14 or newer; CLANG_FORMAT=... picks another binary).
-# Not run by CI: the tree is reformatted once, by hand, at the end of issue 11.
+# Not run by CI: the tree is reformatted once, by hand.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."

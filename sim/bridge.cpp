@@ -7,7 +7,7 @@
 #include <simgrid/kernel/routing/NetZoneImpl.hpp>
 #include <simgrid/s4u.hpp>
 #include <simgrid/version.h>
-// Issue 28: SimGrid 3.32's internal ActorImpl (sim/simgrid_internal.cmake takes its headers from
+// SimGrid 3.32's internal ActorImpl (sim/simgrid_internal.cmake takes its headers from
 // SimGrid's 3.32 sdist at configure time and defines AR_SG_INTERNAL_332 when they compile here).
 #if defined(AR_SG_INTERNAL_332) && SIMGRID_VERSION == 33200
 #include "src/kernel/actor/ActorImpl.hpp"

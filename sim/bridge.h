@@ -71,7 +71,7 @@ void ar_sg_comm(ar_sg *s, int src, int dst, int reduce, uint64_t bytes, uint64_t
 void ar_sg_exec(ar_sg *s, int rank, double seconds, uint64_t token);
 /* A pure delay: hooks.done(token) `seconds` from now (no resource; a protocol's per-step latency). */
 void ar_sg_timer(ar_sg *s, double seconds, uint64_t token);
-/* Issue 28: "on" when SimGrid 3.32's completion scan is taken off the path (bridge.cpp, sg_unlist:
+/* "on" when SimGrid 3.32's completion scan is taken off the path (bridge.cpp, sg_unlist:
  * compiled in with SimGrid's internal headers, sim/simgrid_internal.cmake, and the library loaded is
  * 3.32.0), else "off (why)". */
 const char *ar_sg_fix_info(void);

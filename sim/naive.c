@@ -153,7 +153,7 @@ typedef struct nv_sub {
     sg_bar_t done;
 } nv_sub;
 
-/* A mailbox comm started by the calling actor, off its activities_ list (ar_sg_unlist_comm, issue 28:
+/* A mailbox comm started by the calling actor, off its activities_ list (ar_sg_unlist_comm:
  * SimGrid 3.32 scans that list when a wait on the comm completes; ps puts 2(n-1) comms on it). */
 static sg_comm_t nv_put_async(sg_mailbox_t m, void *payload, long bytes) {
     sg_comm_t c = sg_mailbox_put_async(m, payload, bytes);

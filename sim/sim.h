@@ -164,7 +164,7 @@ void ar_sim_result_free(ar_sim_result *r);
  * settings it stands for into buf (NULL allowed). */
 ar_status ar_sim_network_parse(const char *spec, char *buf, size_t n, ar_err *e);
 
-/* "SimGrid X.Y.Z, completion-scan fix on|off (why)" (issue 28: whether this build takes
+/* "SimGrid X.Y.Z, completion-scan fix on|off (why)" (whether this build takes
  * SimGrid 3.32's scan of every activity in flight off each completion); for --version. */
 const char *ar_sim_simgrid_info(void);
 

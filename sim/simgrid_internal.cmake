@@ -1,4 +1,4 @@
-# Issue 28: SimGrid 3.32's completion scan, taken off the path.
+# SimGrid 3.32's completion scan, taken off the path.
 #
 # SimGrid 3.32 puts every host-to-host comm (and every Exec started by the maestro) on the
 # maestro's activities_, a std::list, and list::remove()s it at completion: each completion
@@ -19,7 +19,7 @@
 # Cache: ARLAB_CACHE_DIR (default $XDG_CACHE_HOME/arlab or ~/.cache/arlab) keeps the sdist;
 #        ARLAB_SG_SDIST names a local copy instead (offline machines); the hash is checked either way.
 
-option(ARLAB_SG_INTERNAL "On SimGrid 3.32: fetch SimGrid's 3.32 sdist (PyPI) at configure time for three internal headers that take its completion scan off the path (issue 28)" ON)
+option(ARLAB_SG_INTERNAL "On SimGrid 3.32: fetch SimGrid's 3.32 sdist (PyPI) at configure time for three internal headers that take its completion scan off the path" ON)
 set(ARLAB_SG_SDIST "" CACHE FILEPATH "A local simgrid-3.32.tar.gz (SimGrid's PyPI sdist) to use instead of downloading it")
 if(DEFINED ENV{XDG_CACHE_HOME} AND NOT "$ENV{XDG_CACHE_HOME}" STREQUAL "")
   set(_ar_cache_default "$ENV{XDG_CACHE_HOME}/arlab")
@@ -97,7 +97,7 @@ function(ar_sg_fetch_sdist out)
   if(NOT rc EQUAL 0)
     file(REMOVE "${tmp}")
     set(AR_SG_FETCH_FAILED "could not download ${AR_SG_SDIST_NAME} (${msg}; pip download failed too)"
-      CACHE INTERNAL "issue 28: the sdist download failed")
+      CACHE INTERNAL "the sdist download failed")
     set(AR_SG_FIX_WHY "${AR_SG_FETCH_FAILED}" PARENT_SCOPE)
     return()
   endif()
@@ -191,5 +191,5 @@ endif()
 if(AR_SG_FIX)
   message(STATUS "arlab: SimGrid completion-scan fix ON (internal headers of SimGrid 3.32's sdist, ${AR_SG_SDIST_SHA256})")
 else()
-  message(STATUS "arlab: SimGrid completion-scan fix OFF: ${AR_SG_FIX_WHY}; the SimGrid backend works, slower with many transfers in flight (sim/README.md, issue 28)")
+  message(STATUS "arlab: SimGrid completion-scan fix OFF: ${AR_SG_FIX_WHY}; the SimGrid backend works, slower with many transfers in flight (sim/README.md)")
 endif()

@@ -1,5 +1,5 @@
 #!/bin/bash
-# arlab best (issues 13, 17): --top N, --per-algo, equal times get equal ranks (competition ranking,
+# arlab best: --top N, --per-algo, equal times get equal ranks (competition ranking,
 # ties within 1e-12 relative), nccl-tests' algbw/busbw of walk_s, and NCCL's own choice beside it
 # (vs_nccl = nccl_model_s / walk_s). Columns read by name.
 #   fr-5, 100 MB: the ring and BlueConnect (which falls back to the one-level ring there) both take

@@ -1,5 +1,5 @@
 #!/bin/bash
-# `arlab best` and `arlab plan` for the topology-aware planners (issue 3).
+# `arlab best` and `arlab plan` for the topology-aware planners.
 # Asserts numbers: the BlueConnect default on blueconnect-12 at 100 MB walks
 # to Eq. 9's 16.1947 ms, the ring wins there (14.8 ms); on the asymmetric
 # fr-7 there is no decomposition (fallback ring); `plan` reports the Eq. 12

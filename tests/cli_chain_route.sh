@@ -1,5 +1,5 @@
 #!/bin/bash
-# Routes size themselves (issue 11): on a 600-GPU chain graph the ring's last
+# Routes size themselves: on a 600-GPU chain graph the ring's last
 # transfer (rank 599 -> 0) crosses 599 links, more than any fixed route buffer
 # arlab used to keep (the cost walk's held 512 and exited 6). `arlab model` and
 # `arlab sim` must both succeed, and the simulated time must equal the cost

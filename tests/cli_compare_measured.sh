@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `arlab compare --measured FILE... --platform P [--plot F]` (issue 14): nccl-tests files as NCCL rows and MPI
+# `arlab compare --measured FILE... --platform P [--plot F]`: nccl-tests files as NCCL rows and MPI
 # baseline rows ("mpi-allreduce") side by side with model, sim and NCCL's model; sizes default to the measured
 # ones; the relative errors are against the measured NCCL time; the gnuplot figure is written.
 . "$(dirname "$0")/lib_cli.sh"

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Command-line conventions (issue 17): comma lists for --algo and --platform (an algorithm's or
+# Command-line conventions: comma lists for --algo and --platform (an algorithm's or
 # platform's own comma-separated parameters stay with it: a comma followed by a bare key=value
 # continues the spec before it), and nccl-tests' size range -b MIN -e MAX -f F | -i N (bytes,
 # K/M/G = 1024^k). Columns are read by name.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `arlab fit` (issue 14) on a hand-written nccl-tests file: the fit, the size buckets, LOSO; #wrong > 0 rows left out with a warning.
+# `arlab fit` on a hand-written nccl-tests file: the fit, the size buckets, LOSO; #wrong > 0 rows left out with a warning.
 . "$(dirname "$0")/lib_cli.sh"
 D="$(dirname "$0")/data/nccltests"
 expect_ok "fit h100 1 node" -- fit --from "$D/h100_1node_allreduce.txt" --platform dgx-h100 --boot 100

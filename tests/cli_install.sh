@@ -1,5 +1,5 @@
 #!/bin/bash
-# Installing arlab (issue 17): `cmake --install` puts the commands, the presets (found relative to
+# Installing arlab: `cmake --install` puts the commands, the presets (found relative to
 # the executable, so the install can be moved), the man page and the bash completion in place;
 # ARLAB_PLATFORM_DIR adds preset directories searched first (override, never hide); a tree written
 # as "kind": "graph" gets a message saying to use "kind": "tree".

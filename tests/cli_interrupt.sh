@@ -1,10 +1,10 @@
 #!/bin/bash
-# Interrupts (issue 17): Ctrl-C in a terminal, SIGTERM or SIGKILL of the parent alone end every
+# Interrupts: Ctrl-C in a terminal, SIGTERM or SIGKILL of the parent alone end every
 # process of the command (the SimGrid child, sweep workers): exit 130 / 143, one line saying
 # what is kept, no "Segmentation fault" (SimGrid's own SIGINT handler never runs), finished
 # rows kept, and an interrupted sweep resumes from its finished points.
 # The slow case: ps (sharded) on tree:ranks=512 simulates for ~5 s, ~600 MB (on tree:ranks=256 it
-# took ~40 s before issue 28's SimGrid fix, under a second now); ring there takes ~0.1 s. The
+# took ~40 s before the SimGrid 3.32 fix, under a second now); ring there takes ~0.1 s. The
 # sweep (4.) needs ps to outlast its 3 s budget.
 . "$ARLAB_SRC/tests/lib_cli.sh"
 

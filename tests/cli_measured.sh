@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The "measured" backend (issue 14): a sweep imports nccl-tests files (text and JSON) as measured rows of
+# The "measured" backend: a sweep imports nccl-tests files (text and JSON) as measured rows of
 # NCCL's own all-reduce, matched on size and rank count; a bad nccl-tests file is refused naming its line.
 . "$(dirname "$0")/lib_cli.sh"
 D="$ARLAB_SRC/tests/data/nccltests"

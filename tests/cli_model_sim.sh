@@ -1,5 +1,5 @@
 #!/bin/bash
-# Issue 11: model_s has ONE meaning. For every registered algorithm on every
+# model_s has ONE meaning. For every registered algorithm on every
 # preset (platforms/*.json), `arlab model` and `arlab sim` print the same
 # model_s (the closed form where the algorithm has one, else the cost walk),
 # compared as numbers to 1e-12 relative. An algorithm that does not apply to a

@@ -22,7 +22,7 @@ for P in dgx-a100 dgx-h100 dgx-b200 aws-p4d gb200-nvl72 dgx-h100:nodes=2 aws-p5:
   fi
 done
 
-# Protocols (issue 13): the simulator prices LL, LL128 and Simple as the walk does (wire bytes = bytes /
+# Protocols: the simulator prices LL, LL128 and Simple as the walk does (wire bytes = bytes /
 # NCCL's factor, a per-step latency after every transfer, the base latency once per phase), in both
 # engines. Without the protocol's effect the LL tree would simulate at the no-protocol time; check that
 # it does not, and that walk = sim (LL128's wire bytes are rounded to whole bytes per transfer: 1e-6).

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Compute costs on the command line (issue 15): model --gamma, a platform's "compute", the
+# Compute costs on the command line: model --gamma, a platform's "compute", the
 # pfn-mn1 preset and experiments/pfn_pipeline.sh, bad compute objects.
 # By hand (tests/sim_pipeline.c has the derivation): flat:ranks=8, 256 MB, gamma 1e-10:
 # ring (P-1)(2T + g) = 7 (2 x 2.562 + 3.2) ms = 58.268 ms; pipelined ring, 4 sub-chunks: 39.092 ms.

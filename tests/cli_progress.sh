@@ -1,10 +1,10 @@
 #!/bin/bash
-# Progress (issue 17): on a terminal a sweep's bar is redrawn on a timer (twice a second) while a
+# Progress: on a terminal a sweep's bar is redrawn on a timer (twice a second) while a
 # long point runs, fits the terminal's width (a 40-column pty: no line longer than 39 characters),
 # clears to the end of the line on every redraw; off a terminal a plain line at most once a second;
 # sim and best show a status line on a terminal only.
 #   The long point: ps on tree:ranks=512 stopped by sim.budget after 3 s (on tree:ranks=256 ps now ends
-#   in 1.5-3.5 s: issue 28's SimGrid fix; 512 takes 3.5-8 s, ~600 MB).
+#   in 1.5-3.5 s: SimGrid fix; 512 takes 3.5-8 s, ~600 MB).
 . "$ARLAB_SRC/tests/lib_cli.sh"
 "$ARLAB" sim --platform flat:ranks=2 --algo ring --size 8 >"$T_TMP/probe" 2>&1
 if [ $? -eq 3 ] && grep -q "no SimGrid backend" "$T_TMP/probe"; then echo "SimGrid backend not built: skipped"; exit 77; fi

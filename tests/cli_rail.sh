@@ -1,5 +1,5 @@
 #!/bin/bash
-# Rail-optimised fabrics at scale (issue 18): routes come from the structure, so
+# Rail-optimised fabrics at scale: routes come from the structure, so
 # a 100 000-GPU fabric loads, and BlueConnect decomposes along the fabric's two
 # levels (GPUs of a node, then nodes on their rails). Columns are read by name.
 #

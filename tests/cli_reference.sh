@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The reference corpus (issue 14): every row of experiments/reference/published.csv predicted from its preset
+# The reference corpus: every row of experiments/reference/published.csv predicted from its preset
 # (arlab fit --reference). A REGRESSION FIXTURE, not a claim of accuracy: the predicted busbw of every row must
 # stay within 1 % (relative) of experiments/reference/predicted.csv; a deliberate change of a preset or of
 # NCCL's model updates the fixture with experiments/reference/predict.sh --update.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# --scenario FILE.json on model, sim and best (issue 15; scenarios/README.md): every output names
+# --scenario FILE.json on model, sim and best (scenarios/README.md): every output names
 # the scenario, sim runs delays and flows under dataflow, model adds the delay and says flows are
 # not in the walk, best ranks by simulation under delays; refusals in one line.
 # Ring on flat:ranks=4, 100 MB: T0 = 6 (2 us + 25 MB / 12.5 GB/s) = 0.012012 s (tests/sim_scenario.c).

@@ -1,5 +1,5 @@
 #!/bin/bash
-# User-written schedules (issue 17): `--schedule FILE` (= `--algo schedule:file=FILE`)
+# User-written schedules: `--schedule FILE` (= `--algo schedule:file=FILE`)
 # on model, sim and plan. Columns are read by name.
 #
 # experiments/schedules/two-rings.json: 4 ranks, two rings in opposite directions,

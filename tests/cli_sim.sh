@@ -1,5 +1,5 @@
 #!/bin/bash
-# `arlab sim` (issue 4): bad input gets arlab's one-line message before SimGrid
+# `arlab sim`: bad input gets arlab's one-line message before SimGrid
 # starts; the CSV has the documented columns; sim = model on a flat ring; the
 # network settings and the bottleneck are printed; --check, --trace, --algo
 # all with several sizes, --engine naive, --budget. Without SimGrid the verb

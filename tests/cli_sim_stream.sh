@@ -1,9 +1,9 @@
 #!/bin/bash
-# `arlab sim --format csv|json` (issue 17): rows are written as each simulation ends, so the
+# `arlab sim --format csv|json`: rows are written as each simulation ends, so the
 # first row is readable while a slow one still runs; algorithms that do not apply are rows
 # with status and why; a run where none applies exits non-zero. Columns read by name.
 #   ring on tree:ranks=512 (~0.1 s) then ps (sharded, ~5 s: an all-to-all of 261 632 flows in SimGrid;
-#   on tree:ranks=256 it took ~40 s before issue 28's SimGrid fix, under a second now).
+#   on tree:ranks=256 it took ~40 s before the SimGrid 3.32 fix, under a second now).
 . "$ARLAB_SRC/tests/lib_cli.sh"
 
 "$ARLAB" sim --platform flat:ranks=2 --algo ring --size 8 >"$T_TMP/probe" 2>&1
@@ -53,7 +53,7 @@ d = json.load(open(sys.argv[1]))
 sys.exit(not (len(d) == 2 and d[1]["status"] == "unsupported" and d[1]["sim_s"] is None))' "$T_TMP/out"
 fi
 # 3. --budget holds inside a long SimGrid probe (ps's all-to-all round: ~20 s before): status budget, no time
-# (on tree:ranks=512: since issue 28's SimGrid fix ps on tree:ranks=256 ends in under a second; 512 takes ~5 s)
+# (on tree:ranks=512: since SimGrid fix ps on tree:ranks=256 ends in under a second; 512 takes ~5 s)
 t0=$(date +%s.%N)
 if expect_ok "sim ps on tree:ranks=512 with --budget 1s" -- sim --platform tree:ranks=512 --algo ps --size 100MB --budget 1s --sync round --format csv; then
   t1=$(date +%s.%N)

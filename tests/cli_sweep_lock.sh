@@ -1,5 +1,5 @@
 #!/bin/bash
-# One sweep per --out (issue 17): a second run of the same sweep on the same directory is refused
+# One sweep per --out: a second run of the same sweep on the same directory is refused
 # with the first one's pid (before, each deleted the other's part files); a directory arlab cannot
 # write in is found before any point runs (exit 4), with or without -j. A different sweep may
 # share the directory (part files and the lock are per sweep name). No lock file outlives its run

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Honest resume (issue 17): rows store platform_hash, version and network; a resumed sweep runs
+# Honest resume: rows store platform_hash, version and network; a resumed sweep runs
 # again the points whose platform file changed, that another arlab version computed, or (sim)
 # that ran under another network configuration, and says how many; untouched points resume.
 . "$ARLAB_SRC/tests/lib_cli.sh"

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Switches that reduce (issue 13) from the command line: the presets' NVLink SHARP,
+# Switches that reduce from the command line: the presets' NVLink SHARP,
 # nvls on dgx-h100 at 8 GB against the published ~480 GB/s busbw (nccl-tests#212,
 # within +-10 %), `arlab algos` lists the planners, bad input is one line.
 #

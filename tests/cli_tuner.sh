@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `arlab best --emit nccl-tuner FILE` (issue 14): NCCL's example tuner plugin CSV
+# `arlab best --emit nccl-tuner FILE`: NCCL's example tuner plugin CSV
 # (collective_type,min_bytes,max_bytes,algorithm,protocol,channels,nNodes,nRanks,numPipeOps,regBuff):
 # contiguous inclusive ranges from 0 to --max-bytes per collective, NCCL algorithm/protocol names only, and
 # every allreduce range's choice equals the NCCL model's choice ('arlab model' nccl_algo/nccl_proto) inside it.

@@ -1,4 +1,4 @@
-# The layering check (issue 11), a CTest run as
+# The layering check, a CTest run as
 #   cmake -DSRC=<source root> -P tests/layering.cmake
 # Reads the #include lines of every .c/.h/.cu/.cpp/.hpp file under the layered
 # folders and fails, printing "file:line: the include (the rule)" for each

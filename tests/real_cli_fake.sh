@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `arlab real` end to end without a GPU: the arlab command built against the
 # host fakes of CUDA and NCCL (tests/fake/, target arlab_fake: 4 fake GPUs,
-# single-process launch). Checks the options and outputs of issue 16: the
+# single-process launch). Checks the options and outputs: the
 # timing convention, placement and launch overhead in every output, the CSV
 # columns, nccl-tests' format, --graph refused cleanly, exit codes.
 # Env: ARLAB_FAKE (the binary).

@@ -1,4 +1,4 @@
-/* Issue 28: SimGrid 3.32's completion scan taken off the path (sim/bridge.cpp, sg_unlist).
+/* SimGrid 3.32's completion scan taken off the path (sim/bridge.cpp, sg_unlist).
  *
  * Where configure found SimGrid 3.32's internal headers (sim/simgrid_internal.cmake: AR_SG_FIX,
  * passed here as AR_EXPECT_SG_FIX), the fix must be compiled in and active: ar_sg_fix_info() says

@@ -1,5 +1,5 @@
 #!/bin/bash
-# CTest testbed (issue 12): a 2-machine x 2-rank emulated cluster, every
+# CTest testbed: a 2-machine x 2-rank emulated cluster, every
 # algorithm through arlab-mpi (#wrong = 0, bytes over the shaped links), the
 # cleanup (down, SIGINT to up and run, kill -9 of the builder with and without
 # its watchdog, the next command cleaning a stale testbed) and the bad-input

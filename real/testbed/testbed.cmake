@@ -1,4 +1,4 @@
-# issue 12: the emulated cluster (testbed) and the MPI backend, one block.
+# The emulated cluster (testbed) and the MPI backend, one block.
 #
 # arlab_testbed (always; pure C + cJSON): real/testbed/*.c -- namespaces,
 # bridges, veths, tc shaping, cleanup (testbed.h), tree JSON (tbjson.h). Linked
