@@ -1,6 +1,6 @@
 /* A user-written schedule as an algorithm: `--algo schedule:file=FILE.json`
  * (or `--schedule FILE.json` on the verbs). The file is what `arlab plan
- * --format json` writes (core/schedule.h ar_schedule_from_json; the README's
+ * --format json` writes (core/schedule.h ar_schedule_from_json; docs/algorithms.md's
  * "User-written schedules" section documents the format).
  *
  * Planning: read the file, check its structure (errors name the JSON path),

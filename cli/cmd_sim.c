@@ -219,7 +219,7 @@ static void sim_help(const lab_sim_api *sim) {
         "                 [--scenario F.json] [--model-only] [--brief] [--digits N] [--format table|csv|json]\n"
         "Simulates each algorithm's schedule on SimGrid and compares it with the cost walk (model_s) and\n"
         "the closed form (closed_s). Defaults: --algo all --size 100MB. CSV/JSON rows are streamed, with\n"
-        "algbw/busbw, NCCL's choice, status and why (README: Simulator).\n"
+        "algbw/busbw, NCCL's choice, status and why (docs/simulator.md).\n"
         "  --schedule F.json  also simulate a user-written schedule\n"
         "  --ranks N       rank count for a generated family; --dtype T: f32 (default), f16, bf16, f64, i32\n"
         "  --coll C        allreduce (default), reducescatter or allgather (--check: all-reduce only)\n"

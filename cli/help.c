@@ -48,7 +48,7 @@ static const help_entry entries[] = {
              "Prints the schedule (phases, ops, members, ranges), the reduce/broadcast calls per rank (per phase;\n"
              "FlexReduce: per learner per level against the Eq. 12 bound).\n"
              "  --algo A            an algorithm with parameters, e.g. blueconnect:decomp=4x2,impl=ring+hd\n"
-             "  --schedule F.json   a user-written schedule (README: User-written schedules)\n" COMMON_P
+             "  --schedule F.json   a user-written schedule (docs/algorithms.md)\n" COMMON_P
              "  --size S            default 1M (elements)\n"
              "  --check             run the symbolic validator and the host executor (exact integer sums)\n" COMMON_C
              "  --format F          table (default) or json (the JSON reads back with --schedule)\n"

@@ -189,7 +189,7 @@ ar_status ar_platform_load(const char *name_or_spec, int ranks, ar_platform **ou
 ar_status ar_platform_from_json(const char *text, const char *where, ar_platform **out, ar_err *e);
 
 /* Generated families: "flat", "tree", "fat-tree", "torus", "machines".
- * spec is "family" or "family:key=value,key=value". See the README. */
+ * spec is "family" or "family:key=value,key=value". See platforms/README.md. */
 ar_status ar_platform_generate(const char *spec, int ranks, ar_platform **out, ar_err *e);
 
 /* 1 if the first len bytes of name are a generated family's name. */

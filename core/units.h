@@ -18,7 +18,7 @@
 #include <stdint.h>
 #include "status.h"
 
-/* Upper bound on any message size arlab accepts (documented in the README). */
+/* Upper bound on any message size arlab accepts (documented in docs/cli.md). */
 #define AR_MAX_BYTES (UINT64_C(1) << 50) /* 1 PiB */
 
 typedef enum ar_dtype { AR_DTYPE_F32, AR_DTYPE_F16, AR_DTYPE_BF16, AR_DTYPE_F64, AR_DTYPE_I32 } ar_dtype;

@@ -9,7 +9,7 @@
 #   -j N        processes per sweep (default: 2)
 #   --fresh     delete earlier results of these sweeps first (otherwise a re-run
 #               resumes: points already in DIR/NAME.csv are not run again)
-#   --publish   copy the PNGs to experiments/figures/ (the images the README shows)
+#   --publish   copy the PNGs to experiments/figures/ (the images the README and docs/ show)
 #   NAME...     only these sweeps (default: every experiments/*.json)
 # Env: ARLAB = the arlab binary (default: build/arlab, built if missing).
 set -euo pipefail

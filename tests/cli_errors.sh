@@ -42,7 +42,7 @@ expect_error "two algos to plan" 'one --algo' -- plan --platform blueconnect-12 
 expect_error "hd param on 3 masters" 'impl' -- plan --platform machines:gpus=2+2+2 --algo two-level:impl=hd
 expect_error "unequal machines closed form" 'two-level' -- plan --platform machines:gpus=2+3 --algo two-level:impl=bogus
 
-# Exit codes (README "Exit codes and limits"): bad input 2, a documented limit 7.
+# Exit codes (docs/cli.md "Exit codes and limits"): bad input 2, a documented limit 7.
 expect_code() { # expect_code DESC CODE -- ARGS...: exit status CODE, one stderr line
   local desc=$1 want=$2
   shift 3
