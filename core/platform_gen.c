@@ -238,10 +238,10 @@ static ar_status gen_tree(ar_pbuild *b, const spec_kv *kv, long long ranks, int 
 }
 
 ar_status ar_platform_generate(const char *spec, int ranks_arg, ar_platform **out, ar_err *e) {
-    static const char *const k_flat[] = {"ranks", "bw", "lat", NULL};
-    static const char *const k_tree[] = {"fanouts", "bw", "lat", "ranks", NULL};
-    static const char *const k_torus[] = {"dims", "gpus", "intra", "link", "lat", "ranks", NULL};
-    static const char *const k_mach[] = {"gpus", "intra", "inter", "lat", "ranks", NULL};
+    static const char *const k_flat[] = {"ranks", "bw", "lat", "gpu", "sm", NULL};
+    static const char *const k_tree[] = {"fanouts", "bw", "lat", "ranks", "gpu", "sm", NULL};
+    static const char *const k_torus[] = {"dims", "gpus", "intra", "link", "lat", "ranks", "gpu", "sm", NULL};
+    static const char *const k_mach[] = {"gpus", "intra", "inter", "lat", "ranks", "gpu", "sm", NULL};
     char q[160];
     if (!out) return ar_fail(e, AR_EINTERNAL, "ar_platform_generate: no output");
     *out = NULL;
@@ -273,6 +273,20 @@ ar_status ar_platform_generate(const char *spec, int ranks_arg, ar_platform **ou
         if (st) return st;
     }
     if (ranks_arg > 0) ranks = ranks_arg;
+    /* the GPU (gpu=h100, gpu=sm_89 or sm=89), for NCCL's model */
+    char gpu[24] = "";
+    int gpu_cc = 0;
+    if (kv_get(&kv, "gpu") && kv_get(&kv, "sm"))
+        return ar_fail(e, AR_EINVAL, "%s: give gpu= or sm=, not both", fam);
+    if (kv_get(&kv, "gpu") || kv_get(&kv, "sm")) {
+        const char *g = kv_get(&kv, "gpu");
+        if (g) snprintf(gpu, sizeof gpu, "%.23s", g);
+        else snprintf(gpu, sizeof gpu, "sm_%.20s", kv_get(&kv, "sm"));
+        if ((st = ar_gpu_cc(gpu, &gpu_cc, e)) != AR_OK) {
+            ar_err_prefix(e, "%s", fam);
+            return st;
+        }
+    }
 
     /* name: the spec, plus the --ranks override */
     char name[1100];
@@ -362,6 +376,8 @@ ar_status ar_platform_generate(const char *spec, int ranks_arg, ar_platform **ou
         ar_platform_free(b.p);
         return st;
     }
+    snprintf(b.p->gpu, sizeof b.p->gpu, "%s", gpu);
+    b.p->gpu_cc = gpu_cc;
     *out = b.p;
     return AR_OK;
 }

@@ -127,6 +127,10 @@ static ar_status parse_args(const char *spec, const char *args, int family, rail
             if (!st && !(*dst > 0))
                 return ar_fail(e, AR_EINVAL, "%s: %s: a reducing switch's rate must be > 0 (got %s)", spec, k,
                                ar_quote(v, q, sizeof q));
+        } else if (!strcmp(k, "gpu")) { /* the GPU for NCCL's model: a model or sm_NN */
+            int cc;
+            st = ar_gpu_cc(v, &cc, e);
+            if (!st) snprintf(c->gpu, sizeof c->gpu, "%.23s", v);
         } else if (family && !strcmp(k, "gpus")) {
             st = parse_int(spec, k, v, 1, 4096, &c->gpus, e);
         } else if (family && !strcmp(k, "lanes")) {
@@ -135,8 +139,8 @@ static ar_status parse_args(const char *spec, const char *args, int family, rail
             st = ar_parse_rate(v, &c->nvl_Bps, e);
         } else {
             return ar_fail(e, AR_EINVAL, "%s: unknown key %s (%s)", spec, ar_quote(k, q, sizeof q),
-                           family ? "rail: nodes, gpus, nvlink, lanes, nvls, nic, nics, sharp, spine, lat"
-                                  : "PRESET:nodes=N, nic, nics, sharp, spine, lat");
+                           family ? "rail: nodes, gpus, gpu, nvlink, lanes, nvls, nic, nics, sharp, spine, lat"
+                                  : "PRESET:nodes=N, gpu, nic, nics, sharp, spine, lat");
         }
         if (st) {
             ar_err_prefix(e, "%s: %s", spec, k);
@@ -175,7 +179,7 @@ static ar_status from_preset(const char *spec, const char *name, rail_cfg *c, in
     memcpy(c->cal_bw, p->cal_bw, sizeof c->cal_bw);
     memcpy(c->eff, p->nccl_eff, sizeof c->eff);
     snprintf(c->base, sizeof c->base, "%s", p->cal_base ? p->cal_base : "");
-    snprintf(c->gpu, sizeof c->gpu, "%s", p->gpu);
+    if (!c->gpu[0]) snprintf(c->gpu, sizeof c->gpu, "%s", p->gpu); /* unless the spec's gpu= names it */
     c->nvs_reduce_Bps = p->nodes[p->root].reduce_Bps; /* the preset's NVSwitch (NVLink SHARP), 0 if none */
     ar_platform_free(p);
     const char *nic_of = c->base[0] ? c->base : name;
@@ -396,6 +400,10 @@ ar_status ar_platform_rail_load(const char *spec, int ranks, ar_platform **out, 
         p->levels[1] = (ar_level){c.nodes, c.nic_Bps * c.nics * c.gpus, c.lat_s};
     }
     if (!st) st = rail_calibrate(p, &c, e);
+    if (!st && c.gpu[0]) {
+        snprintf(p->gpu, sizeof p->gpu, "%s", c.gpu);
+        st = ar_gpu_cc(p->gpu, &p->gpu_cc, e);
+    }
     if (st) {
         ar_err_prefix(e, "%s", spec);
         ar_platform_free(p);
