@@ -172,4 +172,8 @@ int cmd_sweep(int argc, char **argv);   /* sweeps (cli/cmd_sweep.c) */
 int cmd_report(int argc, char **argv);  /* report (cli/cmd_report.c) */
 int cmd_testbed(int argc, char **argv); /* emulated cluster + MPI backend (cli/cmd_testbed.c) */
 
+/* `--format nccl-tests` (model, sim): the ok rows of t as nccl-tests documents, one per platform
+ * and algorithm, time_col ("model_s", "sim_s") as both halves' time (cli/ntpredict.c). */
+void cli_print_nccltests(const cli_table *t, const char *time_col, const char *verb, const cli_opts *o);
+
 #endif

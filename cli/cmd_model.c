@@ -95,11 +95,15 @@ static void print_summary(const cli_table *t, int from, int to, double nccl_s, c
 int cmd_model(int argc, char **argv) {
     /* this verb's own flags: --digits N (significant digits of the times in the tables; default 4), --detail */
     char *rest[CLI_MAX_LIST * 4];
-    int nrest = 0, digits = 0, detail = 0;
+    int nrest = 0, digits = 0, detail = 0, ntfmt = 0;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--detail")) {
             detail = 1;
+        } else if ((!strcmp(a, "--format") && i + 1 < argc && !strcmp(argv[i + 1], "nccl-tests")) ||
+                   !strcmp(a, "--format=nccl-tests")) {
+            ntfmt = 1; /* the table's rows, printed as nccl-tests documents at the end */
+            i += a[8] != '=';
         } else if (!strcmp(a, "--digits") || !strncmp(a, "--digits=", 9)) {
             const char *v = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
             long long d;
@@ -116,6 +120,7 @@ int cmd_model(int argc, char **argv) {
             return AR_EINVAL;
         }
     }
+    if (ntfmt) detail = 0; /* nccl-tests' table has no stages */
     char tfmt[16];
     snprintf(tfmt, sizeof tfmt, "%%.%dg", digits ? digits : 9);
     argc = nrest;
@@ -177,7 +182,7 @@ int cmd_model(int argc, char **argv) {
             uint64_t count = counts[si];
             size_t eb = ar_dtype_size(o.dtype);
             double bytes = (double)count * (double)eb;
-            if (o.format == FMT_TABLE) {
+            if (o.format == FMT_TABLE && !ntfmt) {
                 char b[32];
                 printf("%s== %s (%d ranks), %s ==\n", pi + si ? "\n" : "", p->name, p->nranks,
                        ar_fmt_bytes(bytes, b, sizeof b));
@@ -257,7 +262,8 @@ int cmd_model(int argc, char **argv) {
                 }
                 lab_eval_free(&ev);
             }
-            if (o.format == FMT_TABLE && !detail) print_summary(&t, from, t.nrows, nccl_s, nalgo, nproto);
+            if (o.format == FMT_TABLE && !detail && !ntfmt)
+                print_summary(&t, from, t.nrows, nccl_s, nalgo, nproto);
         }
         free(delays);
         ar_platform_free(p);
@@ -283,8 +289,9 @@ int cmd_model(int argc, char **argv) {
         tbl_free(&s);
     }
     if (stream) tbl_stream_end(&t, o.format, stdout);
+    if (ntfmt) cli_print_nccltests(&t, "model_s", "model", &o);
     tbl_free(&t);
-    if (scen && o.format == FMT_TABLE) {
+    if (scen && o.format == FMT_TABLE && !ntfmt) {
         char sd[400];
         ar_scenario_describe(scen, sd, sizeof sd);
         printf("scenario: %s from %s; the walk starts each late rank late (dataflow), the closed form adds the "

@@ -407,7 +407,7 @@ static void print_nccltests(const ar_real_row *rows, int n, const char *const *a
                  ai < 0 ? "nccl" : ar_real_lowering_name(ro->lowering));
         snprintf(c2, sizeof c2, "%s", head);
         const char *com[] = {c1, c2, NULL};
-        ar_nt_params prm = {1, 1, (long)sizes[0], (long)sizes[ns - 1], 0, 0, o->warmup, o->iters, 1, 1, ro->graph};
+        ar_nt_params prm = {1, 1, (long)sizes[0], (long)sizes[ns - 1], 0, 0, o->warmup, o->iters, 1, 1, ro->graph, NULL};
         ar_nt_header(stdout, com, &prm, ranks, P);
         double bw = 0;
         int nbw = 0, errors = 0;
@@ -681,7 +681,10 @@ static int compare_main(int argc, char **argv, const char **mfiles, int nmf, con
     }
     int have_meas = mfile || nmf;
     int meas_sizes = nmf && o.nsizes == 0; /* the measured sizes of the platform's rank count */
-    if (nmf && o.nalgos == 0) o.algos[o.nalgos++] = "ring";
+    if (nmf && o.nalgos == 0) { /* a measured NCCL run: NCCL's choice and NCCL's own algorithms beside it */
+        static const char *const nccl_algos[] = {"nccl", "nccl-ring", "nccl-tree", "nvls", "nvlstree"};
+        for (size_t k = 0; k < sizeof nccl_algos / sizeof nccl_algos[0]; k++) o.algos[o.nalgos++] = nccl_algos[k];
+    }
     if (o.nsizes == 0) {
         o.sizes[o.nsizes++] = "1MB";
         o.sizes[o.nsizes++] = "16MB";

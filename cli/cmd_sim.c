@@ -1,6 +1,6 @@
 /* arlab sim --platform P --algo A|all --size S[,S...] [--check] [--trace FILE]
  *           [--network MODEL[,key:value...]] [--gamma S_PER_B] [--budget T]
- *           [--engine fast|naive] [--no-shortcuts] [--chunks N] [--format table|csv|json]
+ *           [--engine fast|naive] [--no-shortcuts] [--chunks N] [--format table|csv|json|nccl-tests]
  *
  * For each platform, size and algorithm: plans and prices the schedule through
  * the one evaluation path (lab/eval.h: model_s = the closed form where one
@@ -216,7 +216,7 @@ static void sim_help(const lab_sim_api *sim) {
         "                 [--size S[,S2...]|-b MIN -e MAX [-f F|-i N]] [--ranks N] [--dtype T] [--coll C] [--check]\n"
         "                 [--trace FILE] [--network MODEL[,key:value...]] [--gamma S_PER_BYTE] [--budget TIME]\n"
         "                 [--engine fast|naive] [--sync round|dataflow] [--no-shortcuts] [--chunks N]\n"
-        "                 [--scenario F.json] [--model-only] [--brief] [--digits N] [--format table|csv|json]\n"
+        "                 [--scenario F.json] [--model-only] [--brief] [--digits N] [--format F]\n"
         "Simulates each algorithm's schedule on SimGrid and compares it with the cost walk (model_s) and\n"
         "the closed form (closed_s). Defaults: --algo all --size 100MB. CSV/JSON rows are streamed, with\n"
         "algbw/busbw, NCCL's choice, status and why (docs/simulator.md).\n"
@@ -243,6 +243,8 @@ static void sim_help(const lab_sim_api *sim) {
         "                  --sync dataflow; with jobs, one simulation of every job (each its ranks,\n"
         "                  algorithm, start) and a row per job\n"
         "  --model-only    print the model's columns (model_s, closed_s) of every row without simulating\n"
+        "  --format F      table (default), csv, json, or nccl-tests: the simulated times in nccl-tests'\n"
+        "                  own table, one per platform and algorithm, to diff against a real run\n"
         "  --brief         the table: one short row per algorithm and platform (sim_s, model_s, busbw),\n"
         "                  one line for the algorithms that do not apply; no per-run breakdown\n"
         "  --digits N      significant digits of the times in the table (1..17, default 4)\n"
@@ -360,7 +362,7 @@ int cmd_sim(int argc, char **argv) {
     int nrest = 0;
     ar_sim_engine engine = AR_SIM_FAST;
     ar_sim_sync sync = AR_SYNC_DATAFLOW;
-    int full = 0, chunks = 0, digits = 0, model_only = 0, sync_given = 0, brief = 0;
+    int full = 0, chunks = 0, digits = 0, model_only = 0, sync_given = 0, brief = 0, ntfmt = 0;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--no-shortcuts")) {
@@ -369,6 +371,10 @@ int cmd_sim(int argc, char **argv) {
             model_only = 1;
         } else if (!strcmp(a, "--brief")) {
             brief = 1;
+        } else if ((!strcmp(a, "--format") && i + 1 < argc && !strcmp(argv[i + 1], "nccl-tests")) ||
+                   !strcmp(a, "--format=nccl-tests")) {
+            ntfmt = brief = 1; /* no per-run breakdown; the rows as nccl-tests documents at the end */
+            i += a[8] != '=';
         } else if (!strcmp(a, "--chunks") || !strncmp(a, "--chunks=", 9)) {
             const char *v = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
             long long c;
@@ -684,7 +690,9 @@ int cmd_sim(int argc, char **argv) {
         free(delays);
     }
     for (int pi = 0; pi < o.nplatforms; pi++) ar_platform_free(plats[pi]);
-    if (o.format == FMT_TABLE && brief) {
+    if (ntfmt) {
+        cli_print_nccltests(&t, model_only ? "model_s" : "sim_s", "sim", &o);
+    } else if (o.format == FMT_TABLE && brief) {
         print_brief(&t);
     } else if (o.format == FMT_TABLE) {
         printf("\nnetwork: %s\nsemantics: %s\n\n", netdesc,

@@ -70,7 +70,10 @@ static const help_entry entries[] = {
      "                      with reductions overlapped (sim/README.md: Compute costs)\n"
      "  --digits N          significant digits of the times in the tables (1..17, default 4; CSV/JSON: 17)\n"
      "  --scenario F.json   what-if (scenarios/README.md): slow/failed links and ranks change the\n"
-     "                      platform; the largest start delay is added; flows are not in the walk\n" COMMON_C COMMON_F
+     "                      platform; late ranks start late in the walk (the closed form adds the largest\n"
+     "                      start delay); flows are not in the walk\n" COMMON_C COMMON_F
+     "                      nccl-tests: the prediction in nccl-tests' own table, one per platform and\n"
+     "                      algorithm, to diff against a real all_reduce_perf run (-b 8 -e 8G -f 2)\n"
      "example: arlab model --platform blueconnect-192 --size 100MB\n"},
     {"best", "usage: arlab best --platform P --size S|-b S [--coll C] [--top N] [--per-algo] [--ranks N]\n"
              "                  [--dtype T] [--scenario F.json] [--format F]\n"
@@ -148,7 +151,8 @@ static const help_entry entries[] = {
                 "or arlab testbed run; matched on algo, ranks and bytes; MPI_Allreduce or ncclAllReduce rows are\n"
                 "the baseline). With --measured: nccl-tests files, their NCCL times beside the model, the\n"
                 "simulation and NCCL's model, with the relative error per size.\n" COMMON_P "" COMMON_S
-                "  --algo A            an algorithm (repeatable; default all)\n"
+                "  --algo A            an algorithm (repeatable; default all; with --measured: NCCL's choice\n"
+                "                      and NCCL's algorithms: nccl, nccl-ring, nccl-tree, nvls, nvlstree)\n"
                 "  --measured FILE...  nccl-tests output files (text or -J JSON; copies with '#' stripped,\n"
                 "                      indented or prefixed by mpirun/Ray/srun; --ranks N: their rank count\n"
                 "                      where the file lacks it; rows with #wrong > 0 are left out, said so)\n"

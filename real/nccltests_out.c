@@ -22,7 +22,7 @@ void ar_nt_time_str(double us, char *buf, size_t n) {
 
 void ar_nt_header(FILE *f, const char *const *comments, const ar_nt_params *p, const ar_nt_rank *ranks, int nranks) {
     for (int i = 0; comments && comments[i]; i++) fprintf(f, "%s\n", comments[i]);
-    fprintf(f, "# Collective test starting: all_reduce_perf\n"); /* newer nccl-tests; names the collective */
+    fprintf(f, "# Collective test starting: %s\n", p->test ? p->test : "all_reduce_perf"); /* names the collective */
     fprintf(f,
             "# nThread %d nGpus %d minBytes %ld maxBytes %ld step: %ld(%s) warmup iters: %d iters: %d agg iters: %d "
             "validation: %d graph: %d\n",

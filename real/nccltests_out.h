@@ -34,6 +34,7 @@ typedef struct ar_nt_params {
     long minbytes, maxbytes, step;
     int step_is_factor;
     int warmup, iters, agg_iters, validation, graph;
+    const char *test; /* nccl-tests' binary: "all_gather_perf", ...; NULL = "all_reduce_perf" */
 } ar_nt_params;
 
 typedef struct ar_nt_half {

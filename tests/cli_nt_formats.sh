@@ -8,20 +8,20 @@ D="$ARLAB_SRC/tests/data/nccltests"
 
 # compare: the measured sizes of the file's rank count, NCCL's time per size
 expect_ok "compare: mpirun --tag-output, 16 ranks" -- compare --measured "$D/fmt_tag_output.txt" \
-    --platform dgx-h100:nodes=2 --format csv
+    --platform dgx-h100:nodes=2 --algo ring --format csv
 t_check "6 sizes of 16 ranks, nccl_s read" test "$(csv_col "$T_TMP/out" ranks nccl_s | awk -F'\t' '$1 == 16 && $2 > 0' | wc -l)" -eq 6
 t_check "  nothing assumed: no stderr" test ! -s "$T_TMP/err"
 # 1 MiB: in-place 52.17 us preferred
 t_check "  1 MiB in place: 52.17 us" awk -F, 'NR > 1 && $4 == 1048576 { ok = ($10 - 52.17e-6)^2 < 1e-22 } END { exit !ok }' "$T_TMP/out"
 
 expect_ok "compare: the old error column, collective from the table" -- compare \
-    --measured "$D/fmt_old_error.txt" --platform p3.8xlarge --format csv
+    --measured "$D/fmt_old_error.txt" --platform p3.8xlarge --algo ring --format csv
 t_check "  6 sizes of 4 ranks, none wrong" test "$(csv_col "$T_TMP/out" ranks wrong | awk -F'\t' '$1 == 4 && $2 == ""' | wc -l)" -eq 6
 t_check "  one line: collective assumed" test "$(wc -l <"$T_TMP/err")" -eq 1
 t_check "  ... naming the file, the line, --coll" grep -q '^arlab compare: .*fmt_old_error.txt:1: collective all_reduce assumed from the table (redop sum, no root, busbw/algbw 1.500); --coll sets it$' "$T_TMP/err"
 
 expect_ok "compare: device list cut short: 128 ranks" -- compare --measured "$D/fmt_dev_cut.txt" \
-    --platform dgx-b200:nodes=16 --format csv
+    --platform dgx-b200:nodes=16 --algo ring --format csv
 t_check "  6 sizes of 128 ranks" test "$(csv_col "$T_TMP/out" ranks | awk '$1 == 128' | wc -l)" -eq 6
 t_check "  one line: 128 ranks from busbw/algbw" grep -q 'fmt_dev_cut.txt:1: 128 ranks from busbw/algbw 1.984 (all_reduce.s bus factor; the device list shows 4, cut short); --ranks sets it' "$T_TMP/err"
 # a platform of another rank count is refused (not accepted as 5 ranks), naming the file's 128
@@ -30,7 +30,7 @@ t_check "compare: a 5-rank platform refused" test $? -ne 0
 t_check "  naming the 128 ranks of the file" grep -q '^arlab compare: no measured all-reduce of 5 ranks in the --measured files (flat:ranks=5 has 5; the files hold 128 ranks)$' "$T_TMP/err"
 
 expect_ok "compare: the table alone, a #wrong row" -- compare --measured "$D/fmt_table_only.txt" \
-    --platform dgx-h100 --format csv
+    --platform dgx-h100 --algo ring --format csv
 t_check "  6 sizes of 8 ranks" test "$(csv_col "$T_TMP/out" ranks | awk '$1 == 8' | wc -l)" -eq 6
 t_check "  1 MiB: the wrong in-place half left out, out-of-place 60.49 us" \
     awk -F, 'NR > 1 && $4 == 1048576 { ok = ($10 - 60.49e-6)^2 < 1e-22 } END { exit !ok }' "$T_TMP/out"

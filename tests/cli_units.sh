@@ -57,7 +57,7 @@ PY
 }
 
 # compare --measured: the table (0.000290325333 beside 7.99e-05 in one column before)
-args=(compare --measured "$D/h100_1node_allreduce.txt" --platform dgx-h100)
+args=(compare --measured "$D/h100_1node_allreduce.txt" --platform dgx-h100 --algo ring)
 "$ARLAB" "${args[@]}" >"$T_TMP/t" 2>&1
 "$ARLAB" "${args[@]}" --format csv >"$T_TMP/c" 2>&1
 check "compare --measured" "$T_TMP/t" "$T_TMP/c" "algo  " bytes=bytes model_s=time sim_s=time nccl_s=time \
@@ -80,7 +80,8 @@ args=(sim --platform fr-5 --size 1MB,64MiB --model-only)
 check "sim --model-only" "$T_TMP/t" "$T_TMP/c" "algo  " bytes=bytes model_s=time closed_s=time
 
 # CSV and JSON: the numbers at full precision, no units
-expect_ok "compare csv" -- compare --measured "$D/h100_1node_allreduce.txt" --platform dgx-h100 --format csv
+expect_ok "compare csv" -- compare --measured "$D/h100_1node_allreduce.txt" --platform dgx-h100 --algo ring \
+  --format csv
 t_check "compare csv: model_s of 1 GiB at 17 digits" grep -Eq '^ring,dgx-h100,8,1073741824,0\.00[0-9]{15,}' "$T_TMP/out"
 t_check "compare csv: no unit anywhere" bash -c "! grep -Eq 'µs|GB/s|MiB|%' '$T_TMP/out'"
 expect_ok "best json" -- best --platform dgx-h100:nodes=2 --size 100MB --top 3 --format json

@@ -38,7 +38,7 @@ int main(void) {
     T_CHECK(f != NULL, "open_memstream");
     if (!f) return t_done("real_nccltests_out");
     const char *comments[] = {"# arlab real: algo ring", NULL};
-    ar_nt_params p = {1, 1, 8, 134217728, 2, 1, 5, 20, 1, 1, 0};
+    ar_nt_params p = {1, 1, 8, 134217728, 2, 1, 5, 20, 1, 1, 0, NULL};
     ar_nt_rank ranks[2] = {{0, 0, 4242, 0, 0x1b, "node-a", "NVIDIA H100 80GB HBM3"},
                            {1, 0, 4243, 1, 0x2c, "node-a", "NVIDIA H100 80GB HBM3"}};
     ar_nt_header(f, comments, &p, ranks, 2);

@@ -334,7 +334,7 @@ static void print_nccltests(const ar_real_row *rows, int n, const ar_platform *p
                 lo = fmin(lo, rows[k].bytes);
                 hi = fmax(hi, rows[k].bytes);
             }
-        ar_nt_params prm = {1, 1, (long)lo, (long)hi, 0, 0, o->warmup, o->iters, 1, 1, 0};
+        ar_nt_params prm = {1, 1, (long)lo, (long)hi, 0, 0, o->warmup, o->iters, 1, 1, 0, NULL};
         ar_nt_header(stdout, com, &prm, rk, rk ? p->nranks : 0);
         int nbw = 0, errors = 0;
         for (int k = i; k < n; k++) {
