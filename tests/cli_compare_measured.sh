@@ -9,10 +9,10 @@ algo,platform,ranks,bytes,measured_s,inplace,wrong
 mpi-allreduce,dgx-h100,8,1048576,0.0001,1,0
 EOF2
 expect_ok "compare --measured" -- compare --measured "$D/h100_1node_allreduce.txt" "$T_TMP/mpi.csv" \
-    --platform dgx-h100 --format csv
+    --platform dgx-h100 --algo ring --format csv
 csv_col "$T_TMP/out" algo bytes model_s sim_s nccl_s nccl_model_s mpi_s model_vs_nccl nccl_model_err mpi_vs_nccl \
     >"$T_TMP/c"
-t_check "the 6 measured sizes, algo ring by default" test "$(awk -F'\t' '$1 == "ring"' "$T_TMP/c" | wc -l)" -eq 6
+t_check "the 6 measured sizes, algo ring" test "$(awk -F'\t' '$1 == "ring"' "$T_TMP/c" | wc -l)" -eq 6
 # 1 MiB: in-place 25.10 us preferred over out-of-place 25.40 us
 t_check "1 MiB: nccl_s = 25.10 us (in-place)" awk -F'\t' '$2 == 1048576 { ok = ($5 - 25.10e-6)^2 < 1e-24 } END { exit !ok }' "$T_TMP/c"
 t_check "1 MiB: mpi_s = 100 us, mpi_vs_nccl = 100/25.1 - 1" \
@@ -28,7 +28,7 @@ t_check "nccl_model_err = nccl_model_s / nccl_s - 1" \
   awk -F'\t' '$2 == 1048576 { ok = ($9 - ($6 / $5 - 1))^2 < 1e-4 } END { exit !ok }' "$T_TMP/c"
 if command -v gnuplot >/dev/null; then
   expect_ok "compare --plot svg" -- compare --measured "$D/h100_1node_allreduce.txt" --platform dgx-h100 \
-      --plot "$T_TMP/fig.svg"
+      --algo ring --plot "$T_TMP/fig.svg"
   t_check "svg written" grep -q '<svg' "$T_TMP/fig.svg"
   t_check "measured as points, model as a line" grep -q 'measured NCCL' "$T_TMP/fig.svg.gp"
   t_check "busbw panel" grep -q 'busbw (GB/s)' "$T_TMP/fig.svg.gp"

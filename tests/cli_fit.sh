@@ -90,7 +90,7 @@ assert abs(nic["bw_Bps"] - 48e9 * c["inter"]["bw"]) < 1, nic
 PY
 for pair in "1node:$T_TMP/syn.json" "2node:$T_TMP/syn.json:nodes=2"; do
   expect_ok "compare on the calibrated ${pair%%:*}" -- compare --measured "$T_TMP/syn/cal_${pair%%:*}_auto.txt" \
-      --platform "${pair#*:}" --format csv
+      --platform "${pair#*:}" --algo ring --format csv
   csv_col "$T_TMP/out" nccl_model_err >"$T_TMP/err_${pair%%:*}"
   t_check "${pair%%:*}: 14 sizes, |nccl_model_err| median < 1 %, max < 3 %" python3 - "$T_TMP/err_${pair%%:*}" <<'PY'
 import sys
@@ -113,7 +113,7 @@ assert d["name"] == "dgx-h100-calibrated" and c["intra"] == {"lat": 1, "bw": 1} 
 assert d["levels"][0]["fanout"] == 8
 PY
 expect_ok "compare on the fabric" -- compare --measured "$T_TMP/syn/cal_2node_auto.txt" \
-    --platform "$T_TMP/syn2.json:nodes=2" --format csv
+    --platform "$T_TMP/syn2.json:nodes=2" --algo ring --format csv
 t_check "fabric: |nccl_model_err| < 3 % at every size" python3 -c '
 import sys; v = [abs(float(x)) for x in sys.stdin.read().split()]; sys.exit(not (len(v) == 14 and max(v) < 0.03))' \
     < <(csv_col "$T_TMP/out" nccl_model_err)
@@ -135,7 +135,7 @@ expect_error "unknown algorithm refused" 'nccl.efficiency: unknown algorithm in 
 FIG="$T_TMP/two.svg"
 if command -v gnuplot >/dev/null; then
   expect_ok "compare --plot, two platforms" -- compare --measured "$T_TMP/syn/cal_1node_auto.txt" \
-      "$T_TMP/syn/cal_2node_auto.txt" --platform "$T_TMP/syn.json" --platform "$T_TMP/syn.json:nodes=2" --plot "$FIG"
+      "$T_TMP/syn/cal_2node_auto.txt" --platform "$T_TMP/syn.json" --platform "$T_TMP/syn.json:nodes=2" --algo ring --plot "$FIG"
   t_check "svg written" grep -q '<svg' "$FIG"
 else
   expect_error "compare --plot without gnuplot" 'cannot run gnuplot' -- compare --measured \
@@ -162,7 +162,7 @@ sys.exit(not ok)
 PY
 # the preset itself (no calibration) is off by the factors: the same check fails there
 expect_ok "compare on the preset" -- compare --measured "$T_TMP/syn/cal_2node_auto.txt" --platform dgx-h100:nodes=2 \
-    --format csv
+    --algo ring --format csv
 t_check "the preset misses by > 10 % somewhere" python3 -c '
 import sys; v = [abs(float(x)) for x in sys.stdin.read().split()]; sys.exit(not max(v) > 0.1)' \
     < <(csv_col "$T_TMP/out" nccl_model_err)
