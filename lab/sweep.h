@@ -178,6 +178,10 @@ ar_status sweep_read_part(const sweep_ctx *ctx, const char *path, sweep_rows *fr
  * key, so a changed grid does no harm; later rows win). Returns the number
  * of rows salvaged, or -1 with e set. */
 int sweep_salvage_parts(const sweep_ctx *ctx, const char *dir, sweep_rows *old, ar_err *e);
+/* Calls row(fs, ctx) for every whole row of part file `path` (its SW_NCOLS fields; row may take
+ * a field by setting it to NULL), until row returns 0. Returns 1 when every row was read and
+ * row never stopped it, 0 otherwise (a file that cannot be opened: 1, nothing read). */
+int sweep_part_rows(const char *path, int (*row)(char **fs, void *ctx), void *ctx);
 
 /* Removes DIR/.NAME.part* and the run note DIR/.NAME.run (after the results
  * are written). */

@@ -52,45 +52,49 @@ ar_status sweep_read_part(const sweep_ctx *ctx, const char *path, sweep_rows *fr
     return st;
 }
 
+int sweep_part_rows(const char *path, int (*row)(char **fs, void *ctx), void *ctx) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return 1;
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    int go = 1;
+    while (go && (len = getline(&line, &cap, f)) >= 0) {
+        if (len && line[len - 1] == '\n') line[--len] = 0;
+        char *tab = strchr(line, '\t'); /* "point-index<TAB>CSV row" */
+        if (!tab) continue;
+        char **fs = NULL;
+        int nf = ar_csv_split(tab + 1, &fs, SW_NCOLS + 1);
+        if (nf == SW_NCOLS) go = row(fs, ctx);
+        ar_csv_free(fs, nf > 0 ? nf : 0);
+    }
+    free(line);
+    fclose(f);
+    return go;
+}
+
+/* sweep_part_rows: a row appended to the salvaged rows (its fields taken) */
+static int salvage_row(char **fs, void *ctx) {
+    sweep_row *r = sweep_rows_add(ctx);
+    if (!r) return 0;
+    for (int c = 0; c < SW_NCOLS; c++) {
+        r->f[c] = fs[c];
+        fs[c] = NULL;
+    }
+    return 1;
+}
+
 int sweep_salvage_parts(const sweep_ctx *ctx, const char *dir, sweep_rows *old, ar_err *e) {
     char pat[4096];
     snprintf(pat, sizeof pat, "%s/.%s.part*", dir, ctx->spec->name);
     glob_t g;
     memset(&g, 0, sizeof g);
     if (glob(pat, 0, NULL, &g) != 0) return 0;
-    int n = 0;
-    for (size_t k = 0; k < g.gl_pathc && n >= 0; k++) {
-        FILE *f = fopen(g.gl_pathv[k], "rb");
-        if (!f) continue;
-        char *line = NULL;
-        size_t cap = 0;
-        ssize_t len;
-        while (n >= 0 && (len = getline(&line, &cap, f)) >= 0) {
-            if (len && line[len - 1] == '\n') line[--len] = 0;
-            char *tab = strchr(line, '\t');
-            if (!tab) continue;
-            char **fs = NULL;
-            int nf = ar_csv_split(tab + 1, &fs, SW_NCOLS + 1);
-            if (nf == SW_NCOLS) {
-                sweep_row *r = sweep_rows_add(old);
-                if (!r) {
-                    ar_fail(e, AR_ENOMEM, "out of memory");
-                    n = -1;
-                } else {
-                    for (int c = 0; c < SW_NCOLS; c++) {
-                        r->f[c] = fs[c];
-                        fs[c] = NULL;
-                    }
-                    n++;
-                }
-            }
-            ar_csv_free(fs, nf > 0 ? nf : 0);
-        }
-        free(line);
-        fclose(f);
-    }
+    int n0 = old->n, ok = 1;
+    for (size_t k = 0; k < g.gl_pathc && ok; k++) ok = sweep_part_rows(g.gl_pathv[k], salvage_row, old);
     globfree(&g);
-    return n;
+    if (!ok) return ar_fail(e, AR_ENOMEM, "out of memory"), -1;
+    return old->n - n0;
 }
 
 void sweep_remove_parts(const sweep_ctx *ctx, const char *dir) {

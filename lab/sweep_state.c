@@ -96,41 +96,26 @@ typedef struct keyset {
     char **k;
 } keyset;
 
-/* Adds the keys of the finished points of part file `path` (training
- * configurations folded: a point's key without its last field) to ks. */
-static int count_points(const char *path, keyset *ks) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return 0;
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t len;
-    int oom = 0;
-    while (!oom && (len = getline(&line, &cap, f)) >= 0) {
-        if (len && line[len - 1] == '\n') line[--len] = 0;
-        char *tab = strchr(line, '\t');
-        if (!tab) continue;
-        char **fs = NULL;
-        int nf = ar_csv_split(tab + 1, &fs, SW_NCOLS + 1);
-        if (nf == SW_NCOLS) {
-            sweep_row r;
-            for (int c = 0; c < SW_NCOLS; c++) r.f[c] = fs[c];
-            int seen = !sweep_row_done(&r); /* an error row runs again on resume: not finished */
-            char *bar = strrchr(fs[SC_KEY], '|');
-            if (bar) *bar = 0;
-            for (int k = 0; k < ks->n && !seen; k++) seen = !strcmp(ks->k[k], fs[SC_KEY]);
-            if (!seen) {
-                char **nk = ar_reallocarray(ks->k, (size_t)ks->n + 1, sizeof *nk);
-                if (nk) ks->k = nk;
-                if (nk && (nk[ks->n] = ar_strdup(fs[SC_KEY]))) ks->n++;
-                else oom = 1;
-            }
-        }
-        ar_csv_free(fs, nf > 0 ? nf : 0);
-    }
-    free(line);
-    fclose(f);
-    return !oom;
+/* sweep_part_rows: a finished point's key added to the keyset ctx (training configurations
+ * folded: a point's key without its last field); 0: out of memory */
+static int count_row(char **fs, void *ctx) {
+    keyset *ks = ctx;
+    sweep_row r;
+    for (int c = 0; c < SW_NCOLS; c++) r.f[c] = fs[c];
+    if (!sweep_row_done(&r)) return 1; /* an error row runs again on resume: not finished */
+    char *bar = strrchr(fs[SC_KEY], '|');
+    if (bar) *bar = 0;
+    for (int k = 0; k < ks->n; k++)
+        if (!strcmp(ks->k[k], fs[SC_KEY])) return 1;
+    char **nk = ar_reallocarray(ks->k, (size_t)ks->n + 1, sizeof *nk);
+    if (!nk) return 0;
+    ks->k = nk;
+    if (!(nk[ks->n] = ar_strdup(fs[SC_KEY]))) return 0;
+    ks->n++;
+    return 1;
 }
+
+
 
 /* The sweep name of a directory entry .NAME.lock (*is_lock = 1) or
  * .NAME.partPID-K (0) into name; 0 for any other entry. */
@@ -179,7 +164,7 @@ int sweep_pending_list(const char *dir, sweep_pending **out) {
             size_t pl = strlen(p->parts);
             snprintf(p->parts + pl, sizeof p->parts - pl, "%s%s", pl ? ", " : "", path);
         }
-        count_points(path, &ks[i]);
+        (void)sweep_part_rows(path, count_row, &ks[i]); /* out of memory: fewer points counted */
     }
     closedir(dd);
     for (int i = 0; i < n; i++) {
