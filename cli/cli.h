@@ -80,12 +80,18 @@ ar_status cli_load_scenario(const cli_opts *o, ar_scenario **out);
 /* Parses size i into elements; prints the error. */
 ar_status cli_size(const cli_opts *o, int i, uint64_t *elems);
 
-/* What a verb checks before it prints anything, so that bad input never leaves a header or
- * half a table behind: every algorithm spec names a registered algorithm whose parameters bind
- * on every platform, and every user schedule plans on every platform at every size. Prints
- * the first problem as one line (cli_error) and returns its status. */
-ar_status cli_preflight(const cli_opts *o, const char *const *algos, int na, ar_platform *const *plats, int np,
-                        const uint64_t *counts, int nc);
+/* What a verb does before it prints anything, so that bad input never leaves a header or half
+ * a table behind: parses the first nc sizes into counts, loads every platform into plats
+ * (o->nplatforms entries), and checks that every algorithm spec names a registered algorithm
+ * whose parameters bind on every platform and that every user schedule plans on every platform
+ * at every size. On a problem: one line (cli_error), every platform freed (plats all NULL), its
+ * status. */
+ar_status cli_preflight(const cli_opts *o, const char *const *algos, int na, ar_platform **plats, uint64_t *counts,
+                        int nc);
+
+/* 1 when argv[*i] is this verb's own `--format nccl-tests` (or `--format=nccl-tests`), which the
+ * shared parser (table|csv|json) does not know; *i then points at its last word. */
+int cli_format_nccltests(int argc, char **argv, int *i);
 
 /* One footer line under a human table for the algorithms that do not apply to platform plat:
  * "not applicable on PLAT: a, b (reason); c (reason)", the reasons without the algorithm's and

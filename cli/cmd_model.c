@@ -100,10 +100,8 @@ int cmd_model(int argc, char **argv) {
         const char *a = argv[i];
         if (!strcmp(a, "--detail")) {
             detail = 1;
-        } else if ((!strcmp(a, "--format") && i + 1 < argc && !strcmp(argv[i + 1], "nccl-tests")) ||
-                   !strcmp(a, "--format=nccl-tests")) {
+        } else if (cli_format_nccltests(argc, argv, &i)) {
             ntfmt = 1; /* the table's rows, printed as nccl-tests documents at the end */
-            i += a[8] != '=';
         } else if (!strcmp(a, "--digits") || !strncmp(a, "--digits=", 9)) {
             const char *v = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
             long long d;
@@ -156,14 +154,10 @@ int cmd_model(int argc, char **argv) {
     const char *algos[CLI_MAX_LIST * 4];
     int na = cli_algo_list(&o, algos, CLI_MAX_LIST * 4);
     /* every platform, size, algorithm and schedule checked before anything is printed */
-    ar_platform *plats[CLI_MAX_LIST] = {0};
+    ar_platform *plats[CLI_MAX_LIST];
     uint64_t counts[CLI_MAX_LIST];
-    ar_status st = AR_OK;
-    for (int si = 0; si < o.nsizes && st == AR_OK; si++) st = cli_size(&o, si, &counts[si]);
-    for (int pi = 0; pi < o.nplatforms && st == AR_OK; pi++) st = cli_load_platform(&o, pi, &plats[pi]);
-    if (st == AR_OK) st = cli_preflight(&o, algos, na, plats, o.nplatforms, counts, o.nsizes);
+    ar_status st = cli_preflight(&o, algos, na, plats, counts, o.nsizes);
     if (st != AR_OK) {
-        for (int pi = 0; pi < o.nplatforms; pi++) ar_platform_free(plats[pi]);
         ar_scenario_free(scen);
         return st;
     }

@@ -82,10 +82,8 @@ ar_status cli_real_take_flags(int *argc, char **argv, real_flags *f, const char 
         char *a = argv[i];
         int k = -1;
         /* --format nccl-tests is this verb's own format; the shared parser knows table|csv|json */
-        if ((which & 128) && ((!strcmp(a, "--format") && i + 1 < *argc && !strcmp(argv[i + 1], "nccl-tests")) ||
-                              !strcmp(a, "--format=nccl-tests"))) {
+        if ((which & 128) && cli_format_nccltests(*argc, argv, &i)) {
             f->nccl_tests = 1;
-            if (a[8] != '=') i++;
             continue;
         }
         size_t nl = 0;
@@ -708,13 +706,9 @@ static int compare_main(int argc, char **argv, const char **mfiles, int nmf, con
     int pranks[CLI_MAX_LIST], npl = 0;
     size_t pcap = 0;
     /* every platform, size and algorithm checked before anything is printed */
-    ar_platform *plats[CLI_MAX_LIST] = {0};
+    ar_platform *plats[CLI_MAX_LIST];
     uint64_t counts[CLI_MAX_LIST];
-    ar_status worst = AR_OK;
-    for (int si = 0; si < o.nsizes && !meas_sizes && worst == AR_OK; si++) worst = cli_size(&o, si, &counts[si]);
-    for (int pi = 0; pi < o.nplatforms && worst == AR_OK; pi++) worst = cli_load_platform(&o, pi, &plats[pi]);
-    if (worst == AR_OK)
-        worst = cli_preflight(&o, algos, na, plats, o.nplatforms, counts, meas_sizes ? 0 : o.nsizes);
+    ar_status worst = cli_preflight(&o, algos, na, plats, counts, meas_sizes ? 0 : o.nsizes);
     for (int pi = 0; pi < o.nplatforms && worst == AR_OK && meas_sizes; pi++) {
         int found = 0;
         for (int i = 0; i < meas.n && !found; i++)

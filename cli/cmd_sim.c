@@ -371,10 +371,8 @@ int cmd_sim(int argc, char **argv) {
             model_only = 1;
         } else if (!strcmp(a, "--brief")) {
             brief = 1;
-        } else if ((!strcmp(a, "--format") && i + 1 < argc && !strcmp(argv[i + 1], "nccl-tests")) ||
-                   !strcmp(a, "--format=nccl-tests")) {
+        } else if (cli_format_nccltests(argc, argv, &i)) {
             ntfmt = brief = 1; /* no per-run breakdown; the rows as nccl-tests documents at the end */
-            i += a[8] != '=';
         } else if (!strcmp(a, "--chunks") || !strncmp(a, "--chunks=", 9)) {
             const char *v = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
             long long c;
@@ -483,26 +481,12 @@ int cmd_sim(int argc, char **argv) {
     size_t eb = ar_dtype_size(o.dtype);
 
     /* validate every platform and size before any simulation starts */
-    ar_platform *plats[CLI_MAX_LIST] = {0};
+    ar_platform *plats[CLI_MAX_LIST];
     uint64_t counts[CLI_MAX_LIST];
-    ar_status worst = AR_OK;
-    for (int si = 0; si < o.nsizes; si++)
-        if (cli_size(&o, si, &counts[si]) != AR_OK) {
-            ar_scenario_free(scen);
-            return AR_EINVAL;
-        }
-    for (int pi = 0; pi < o.nplatforms; pi++) {
-        if (cli_load_platform(&o, pi, &plats[pi]) != AR_OK) {
-            for (int k = 0; k < pi; k++) ar_platform_free(plats[k]);
-            ar_scenario_free(scen);
-            return AR_EINVAL;
-        }
-    }
-    ar_status pre = cli_preflight(&o, algos, na, plats, o.nplatforms, counts, o.nsizes);
-    if (pre != AR_OK) {
-        for (int k = 0; k < o.nplatforms; k++) ar_platform_free(plats[k]);
+    ar_status worst = cli_preflight(&o, algos, na, plats, counts, o.nsizes);
+    if (worst != AR_OK) {
         ar_scenario_free(scen);
-        return pre;
+        return worst;
     }
     int nruns = o.nplatforms * o.nsizes * na;
 

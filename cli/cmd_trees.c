@@ -108,14 +108,10 @@ int cmd_trees(int argc, char **argv) {
     opts.root_lp = strcmp(roots, "first") != 0;
     if ((bst = ar_tp_budget_param(pv, &opts.budget_s, &e)) != AR_OK) return cli_error(bst, &e);
     /* every platform and the size checked before anything is printed */
-    ar_platform *plats[CLI_MAX_LIST] = {0};
+    ar_platform *plats[CLI_MAX_LIST];
     uint64_t count0;
-    int rc = o.nsizes ? cli_size(&o, 0, &count0) : AR_OK;
-    for (int pi = 0; pi < o.nplatforms && rc == AR_OK; pi++) rc = cli_load_platform(&o, pi, &plats[pi]);
-    if (rc != AR_OK) {
-        for (int pi = 0; pi < o.nplatforms; pi++) ar_platform_free(plats[pi]);
-        return rc;
-    }
+    int rc = cli_preflight(&o, NULL, 0, plats, &count0, o.nsizes);
+    if (rc != AR_OK) return rc;
     if (o.format == FMT_CSV) printf("platform,section,item,key,value\n");
     if (o.format == FMT_JSON && o.nplatforms > 1) printf("[\n");
     for (int pi = 0; pi < o.nplatforms && rc == AR_OK; pi++) {

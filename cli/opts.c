@@ -274,11 +274,12 @@ ar_status cli_size(const cli_opts *o, int i, uint64_t *elems) {
     return st;
 }
 
-ar_status cli_preflight(const cli_opts *o, const char *const *algos, int na, ar_platform *const *plats, int np,
-                        const uint64_t *counts, int nc) {
+/* Every algorithm spec binds on every platform; every user schedule plans at every size. */
+static ar_status check_algos(const cli_opts *o, const char *const *algos, int na, ar_platform *const *plats,
+                             const uint64_t *counts, int nc) {
     size_t eb = ar_dtype_size(o->dtype);
     for (int ai = 0; ai < na; ai++)
-        for (int pi = 0; pi < np; pi++) {
+        for (int pi = 0; pi < o->nplatforms; pi++) {
             ar_err e = {{0}};
             const ar_algo *a = NULL;
             ar_param_val v[AR_MAX_PARAMS];
@@ -293,6 +294,28 @@ ar_status cli_preflight(const cli_opts *o, const char *const *algos, int na, ar_
             }
         }
     return AR_OK;
+}
+
+ar_status cli_preflight(const cli_opts *o, const char *const *algos, int na, ar_platform **plats, uint64_t *counts,
+                        int nc) {
+    ar_status st = AR_OK;
+    for (int pi = 0; pi < o->nplatforms; pi++) plats[pi] = NULL;
+    for (int si = 0; si < nc && st == AR_OK; si++) st = cli_size(o, si, &counts[si]);
+    for (int pi = 0; pi < o->nplatforms && st == AR_OK; pi++) st = cli_load_platform(o, pi, &plats[pi]);
+    if (st == AR_OK) st = check_algos(o, algos, na, plats, counts, nc);
+    for (int pi = 0; pi < o->nplatforms && st != AR_OK; pi++) {
+        ar_platform_free(plats[pi]);
+        plats[pi] = NULL;
+    }
+    return st;
+}
+
+int cli_format_nccltests(int argc, char **argv, int *i) {
+    const char *a = argv[*i];
+    if (!strcmp(a, "--format=nccl-tests")) return 1;
+    if (strcmp(a, "--format") || *i + 1 >= argc || strcmp(argv[*i + 1], "nccl-tests")) return 0;
+    ++*i;
+    return 1;
 }
 
 /* why without "ALGO: ", "platform PLAT " and a closing " (hint)" */
