@@ -102,10 +102,8 @@ ar_status ar_rank_eval(const ar_platform *p, uint64_t count, size_t eb, const ch
     }
     x->closed_s = NAN;
     ar_err e2 = {{0}};
-    double late = 0; /* the closed form cannot see late ranks: it adds the largest delay */
-    for (int k = 0; r->start_s && k < p->nranks; k++)
-        if (r->start_s[k] > late) late = r->start_s[k];
-    if (ar_algo_closed_coll(spec, r->coll, p, count, eb, &closed, &e2) == AR_OK) x->closed_s = closed.time_s + late;
+    if (ar_algo_closed_coll(spec, r->coll, p, count, eb, &closed, &e2) == AR_OK)
+        x->closed_s = closed.time_s + ar_latest_start(r->start_s, p->nranks); /* it cannot see late ranks */
     x->key_s = x->walk_s;
     return AR_OK;
 }

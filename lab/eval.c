@@ -135,9 +135,7 @@ void lab_eval_schedule(const ar_platform *p, const char *spec, uint64_t count, s
     out->uneven = schedule_uneven(s);
 
     const double *start_s = opts ? opts->start_s : NULL;
-    double late = 0;
-    for (int r = 0; start_s && r < p->nranks; r++)
-        if (start_s[r] > late) late = start_s[r];
+    double late = ar_latest_start(start_s, p->nranks);
     out->walk_status = ar_model_walk_from(p, s, start_s, &out->walk, &out->walk_err);
     if (out->walk_status == AR_OK) {
         out->have_walk = 1;

@@ -75,6 +75,10 @@ ar_status ar_model_walk(const ar_platform *p, const ar_schedule *s, ar_model_res
 ar_status ar_model_walk_from(const ar_platform *p, const ar_schedule *s, const double *start_s, ar_model_result *out,
                              ar_err *e);
 
+/* The largest of start_s[0 .. n) (0 when start_s is NULL): what a closed form, which cannot
+ * see which ranks are late, adds to its time. */
+double ar_latest_start(const double *start_s, int n);
+
 /* NCCL protocols of a phase's ops (ar_op.proto, models/walk.c), as the walk and the simulator
  * price them: every transfer of the phase carries its bytes / *bw_factor (the smallest factor
  * of its ops; 1 without a protocol), every round takes *step_s more (the largest per-step

@@ -444,6 +444,13 @@ static ar_status walk_dataflow(walk *w, const ar_schedule *s, const double *star
     return st;
 }
 
+double ar_latest_start(const double *start_s, int n) {
+    double late = 0;
+    for (int k = 0; start_s && k < n; k++)
+        if (start_s[k] > late) late = start_s[k];
+    return late;
+}
+
 ar_status ar_model_walk(const ar_platform *p, const ar_schedule *s, ar_model_result *out, ar_err *e) {
     return ar_model_walk_from(p, s, NULL, out, e);
 }
@@ -451,9 +458,7 @@ ar_status ar_model_walk(const ar_platform *p, const ar_schedule *s, ar_model_res
 ar_status ar_model_walk_from(const ar_platform *p, const ar_schedule *s, const double *start_s, ar_model_result *out,
                              ar_err *e) {
     memset(out, 0, sizeof *out);
-    int late = 0;
-    for (int k = 0; start_s && k < s->nranks && !late; k++) late = start_s[k] > 0;
-    if (!late) start_s = NULL;
+    if (!(ar_latest_start(start_s, s->nranks) > 0)) start_s = NULL;
     if (s->nranks != p->nranks)
         return ar_fail(e, AR_EINVAL, "schedule has %d ranks, platform %s has %d", s->nranks, p->name, p->nranks);
     double work = 0; /* transfers the walk lowers: rounds equal to the one before are priced once */
