@@ -37,11 +37,14 @@
 
 #define BEST_TIE_REL 1e-12 /* walk times this close (relative) share a rank */
 
+/* 1 if b ties with a (the time listed before it), so that b keeps a's rank. */
+static int ties(double a, double b) { return isfinite(a) && isfinite(b) && fabs(b - a) <= BEST_TIE_REL * a; }
+
 /* The rank candidate i of c (sorted best first) is listed with: equal times share the rank of
  * the first of them (competition ranking, as the table's rank column). */
 static int rank_of(const ar_ranking *c, int i) {
     int r = i;
-    while (r > 0 && fabs(c->v[r - 1].key_s - c->v[i].key_s) <= BEST_TIE_REL * c->v[r - 1].key_s) r--;
+    while (r > 0 && ties(c->v[r - 1].key_s, c->v[i].key_s)) r--;
     return r + 1;
 }
 
@@ -280,7 +283,7 @@ int cmd_best(int argc, char **argv) {
         listed++;
         double key = by_simulation ? simt[i] : x->key_s;
         /* competition ranking over the rows listed: a tie (BEST_TIE_REL) keeps the previous row's rank */
-        if (!(isfinite(prev) && isfinite(key) && fabs(key - prev) <= BEST_TIE_REL * prev)) rank = listed;
+        if (!ties(prev, key)) rank = listed;
         prev = key;
         if (shown >= limit) continue;
         shown++;
