@@ -82,7 +82,7 @@ static void print_summary(const cli_table *t, int from, int to, double nccl_s, c
     if (nna) cli_print_na(stdout, t->cells[(size_t)from * NCOLS + 1].s, na, naw, nna);
     for (int r = from; r < to; r++) { /* where model_s is the walk although a closed form exists: why */
         const cli_cell *row = &t->cells[(size_t)r * NCOLS];
-        if (!strcmp(row[C_STATUS].s, "ok") && !strncmp(row[C_WHY].s, "model_s is the walk", 19))
+        if (!strcmp(row[C_STATUS].s, "ok") && !strncmp(row[C_WHY].s, LAB_MODEL_WHY, strlen(LAB_MODEL_WHY)))
             printf("%s: %s\n", row[0].s, row[C_WHY].s);
     }
     char b[32];

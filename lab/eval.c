@@ -159,7 +159,7 @@ void lab_eval_schedule(const ar_platform *p, const char *spec, uint64_t count, s
      * paper's equation with one link class is off on a mixed fabric, and cannot see a late rank) */
     int walk_first = out->have_closed && out->have_walk && !out->uneven && fabs(out->rel_diff) > LAB_EVAL_AGREE;
     if (walk_first)
-        snprintf(out->model_why, sizeof out->model_why, "model_s is the walk; the closed form is %+.3g%% (%s)",
+        snprintf(out->model_why, sizeof out->model_why, LAB_MODEL_WHY "; the closed form is %+.3g%% (%s)",
                  100 * (out->closed_s - out->walk_s) / out->walk_s,
                  late > 0 ? "it adds the whole start delay" : "its assumptions, e.g. one link class, do not hold here");
     out->model = walk_first || !out->have_closed ? (out->have_walk ? &out->walk : NULL) : &out->closed;

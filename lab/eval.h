@@ -38,6 +38,8 @@ typedef struct lab_eval_opts {
 
 /* closed form and walk agree (relative) within this: the closed form is model_s (0.1 %: a paper equation that rounds differently still counts) */
 #define LAB_EVAL_AGREE 1e-3
+/* how lab_eval.model_why starts, so that a verb can pick these lines out of a row's why */
+#define LAB_MODEL_WHY "model_s is the walk"
 
 typedef struct lab_eval {
     ar_schedule *sch; /* the plan (owned; lab_eval_free) */
@@ -49,7 +51,8 @@ typedef struct lab_eval {
     const ar_model_result *model;               /* the result model_s comes from (&closed or &walk), NULL if neither */
     const char *detail;                         /* the schedule's detail string ("" if none) */
     int uneven;                                 /* some phase runs concurrent pieces of clearly different sizes */
-    char model_why[240]; /* why model_s is the walk although a closed form exists ("" otherwise) */
+    char model_why[240]; /* why model_s is the walk although a closed form exists ("" otherwise);
+                            it starts with LAB_MODEL_WHY */
     ar_algo_stats stats;                        /* calls_* NAN where not defined */
 } lab_eval;
 
