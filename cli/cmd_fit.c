@@ -92,9 +92,10 @@ static ar_status identify_and_write(const ar_nt_set *s, const ar_platform *p, co
              "%.6g]; inter-node: latency x %.6g [%.6g, %.6g], bandwidth x %.6g [%.6g, %.6g]; 95%% bootstrap "
              "intervals, %d resamples), which the loader applies to the links (and NCCL's model to its table), "
              "\"nccl\".\"efficiency\" the per algorithm/protocol efficiencies of NCCL's model",
-             cal->n, s->nruns ? ar_nt_coll_name(s->runs[0].coll) : "all_reduce", plat, cal->cls[0].lat, cal->cls[0].lat_lo, cal->cls[0].lat_hi, cal->cls[0].bw, cal->cls[0].bw_lo,
-             cal->cls[0].bw_hi, cal->cls[1].lat, cal->cls[1].lat_lo, cal->cls[1].lat_hi, cal->cls[1].bw,
-             cal->cls[1].bw_lo, cal->cls[1].bw_hi, cal->nboot);
+             cal->n, s->nruns ? ar_nt_coll_name(s->runs[0].coll) : "all_reduce", plat, cal->cls[0].lat,
+             cal->cls[0].lat_lo, cal->cls[0].lat_hi, cal->cls[0].bw, cal->cls[0].bw_lo, cal->cls[0].bw_hi,
+             cal->cls[1].lat, cal->cls[1].lat_lo, cal->cls[1].lat_hi, cal->cls[1].bw, cal->cls[1].bw_lo,
+             cal->cls[1].bw_hi, cal->nboot);
     if ((hi <= 1 && !unknown) || (unknown && hi == 0 && p->nmachines <= 1))
         snprintf(notes[nn++], sizeof notes[0],
                  "inter-node latency and bandwidth: NOT identifiable (every run is on one node): kept at 1");
@@ -274,8 +275,9 @@ static ar_status fit_select(ar_nt_set *s, const cli_nt_facts *f, const char *ver
         if (have_ar) want = AR_NT_ALL_REDUCE;
         else if (single) want = first;
         else
-            return ar_fail(e, AR_EINVAL, "the files hold runs of several collectives and none is all_reduce; --coll "
-                                         "picks the one to fit");
+            return ar_fail(e, AR_EINVAL,
+                           "the files hold runs of several collectives and none is all_reduce; --coll "
+                           "picks the one to fit");
     }
     if (want != AR_NT_ALL_REDUCE && want != AR_NT_ALL_GATHER && want != AR_NT_REDUCE_SCATTER)
         return ar_fail(e, AR_EUNSUPPORTED,
@@ -305,14 +307,14 @@ static void note_platform_ranks(const ar_nt_set *s, const ar_platform *p, const 
     for (int i = 0; i < s->nruns; i++) {
         const ar_nt_run *r = &s->runs[i];
         if (r->nrecs && r->nranks < 1)
-            fprintf(stderr,
-                    "arlab %s: %s:%d: the rank count is not in the file (no whole device list, no NCCL log, busbw/algbw "
-                    "does not tell it); %s's %d assumed (--ranks sets it)\n",
-                    verb, s->files[r->file], r->first_line, p->name, p->nranks);
+            fprintf(
+                stderr,
+                "arlab %s: %s:%d: the rank count is not in the file (no whole device list, no NCCL log, busbw/algbw "
+                "does not tell it); %s's %d assumed (--ranks sets it)\n",
+                verb, s->files[r->file], r->first_line, p->name, p->nranks);
         else if (r->nrecs && r->nnodes < 1 && p->nmachines == 1 && r->nranks > p->nranks && r->nranks % p->nranks == 0)
-            fprintf(stderr,
-                    "arlab %s: %s:%d: the node count is not in the file; %d nodes of %s's %d ranks assumed\n", verb,
-                    s->files[r->file], r->first_line, r->nranks / p->nranks, p->name, p->nranks);
+            fprintf(stderr, "arlab %s: %s:%d: the node count is not in the file; %d nodes of %s's %d ranks assumed\n",
+                    verb, s->files[r->file], r->first_line, r->nranks / p->nranks, p->name, p->nranks);
     }
 }
 #endif
@@ -390,8 +392,8 @@ int cmd_fit(int argc, char **argv) {
     if (st) {
         fprintf(stderr, "arlab fit: %s\n", e.msg);
     } else {
-        printf("fit of %s to %d %s records (NCCL model %s, weights 1/t, %d bootstrap resamples, seed %u)\n",
-               plat, r.n, ar_nt_coll_name(s->runs[0].coll), "" AR_NCCL_MODEL_VERSION, r.nboot, seed);
+        printf("fit of %s to %d %s records (NCCL model %s, weights 1/t, %d bootstrap resamples, seed %u)\n", plat, r.n,
+               ar_nt_coll_name(s->runs[0].coll), "" AR_NCCL_MODEL_VERSION, r.nboot, seed);
         printf("%-16s %10s %22s  %s\n", "parameter", "value", "95% interval", "identified");
         printf("%-16s %10.4f [%9.4f, %9.4f]  %s\n", "latency_scale", r.lat_scale, r.lat_lo, r.lat_hi,
                r.lat_ident ? "yes" : "NO (kept at the preset's value 1)");

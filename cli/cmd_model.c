@@ -256,8 +256,7 @@ int cmd_model(int argc, char **argv) {
                 }
                 lab_eval_free(&ev);
             }
-            if (o.format == FMT_TABLE && !detail && !ntfmt)
-                print_summary(&t, from, t.nrows, nccl_s, nalgo, nproto);
+            if (o.format == FMT_TABLE && !detail && !ntfmt) print_summary(&t, from, t.nrows, nccl_s, nalgo, nproto);
         }
         free(delays);
         ar_platform_free(p);

@@ -405,7 +405,8 @@ static void print_nccltests(const ar_real_row *rows, int n, const char *const *a
                  ai < 0 ? "nccl" : ar_real_lowering_name(ro->lowering));
         snprintf(c2, sizeof c2, "%s", head);
         const char *com[] = {c1, c2, NULL};
-        ar_nt_params prm = {1, 1, (long)sizes[0], (long)sizes[ns - 1], 0, 0, o->warmup, o->iters, 1, 1, ro->graph, NULL};
+        ar_nt_params prm = {1,         1,   (long)sizes[0], (long)sizes[ns - 1], 0, 0, o->warmup, o->iters, 1, 1,
+                            ro->graph, NULL};
         ar_nt_header(stdout, com, &prm, ranks, P);
         double bw = 0;
         int nbw = 0, errors = 0;
@@ -595,7 +596,8 @@ static int cmp_dbl(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-static int compare_main(int argc, char **argv, const char **mfiles, int nmf, const char *plot, const cli_nt_facts *facts) {
+static int compare_main(int argc, char **argv, const char **mfiles, int nmf, const char *plot,
+                        const cli_nt_facts *facts) {
     cli_opts o;
     if (cli_parse(argc, argv, OPT_PLATFORM | OPT_ALGO | OPT_SIZE | OPT_RANKS | OPT_DTYPE | OPT_FORMAT | OPT_POSITIONAL,
                   &o, "compare") != AR_OK)
@@ -679,7 +681,7 @@ static int compare_main(int argc, char **argv, const char **mfiles, int nmf, con
     }
     int have_meas = mfile || nmf;
     int meas_sizes = nmf && o.nsizes == 0; /* the measured sizes of the platform's rank count */
-    if (nmf && o.nalgos == 0) { /* a measured NCCL run: NCCL's choice and NCCL's own algorithms beside it */
+    if (nmf && o.nalgos == 0) {            /* a measured NCCL run: NCCL's choice and NCCL's own algorithms beside it */
         static const char *const nccl_algos[] = {"nccl", "nccl-ring", "nccl-tree", "nvls", "nvlstree"};
         for (size_t k = 0; k < sizeof nccl_algos / sizeof nccl_algos[0]; k++) o.algos[o.nalgos++] = nccl_algos[k];
     }
@@ -700,7 +702,7 @@ static int compare_main(int argc, char **argv, const char **mfiles, int nmf, con
     tbl_init(&t, nmf ? 17 : 11, cols); /* the NCCL-model/MPI columns with --measured only (stable header) */
     /* *_vs_nccl: relative to nccl_s */
     for (int c = 14; c < 17; c++) tbl_set_unit(&t, c, TBL_UNIT_REL);
-    lab_compare_row *prow = NULL;      /* every platform's rows, for --plot */
+    lab_compare_row *prow = NULL; /* every platform's rows, for --plot */
     int *palgo = NULL, *pplat = NULL, np = 0;
     char *pname[CLI_MAX_LIST];
     int pranks[CLI_MAX_LIST], npl = 0;
@@ -712,8 +714,8 @@ static int compare_main(int argc, char **argv, const char **mfiles, int nmf, con
     for (int pi = 0; pi < o.nplatforms && worst == AR_OK && meas_sizes; pi++) {
         int found = 0;
         for (int i = 0; i < meas.n && !found; i++)
-            found = meas.m[i].ranks == plats[pi]->nranks && (!strcmp(meas.m[i].algo, "nccl-allreduce") ||
-                                                             !strcmp(meas.m[i].algo, "mpi-allreduce"));
+            found = meas.m[i].ranks == plats[pi]->nranks &&
+                    (!strcmp(meas.m[i].algo, "nccl-allreduce") || !strcmp(meas.m[i].algo, "mpi-allreduce"));
         if (!found) {
             /* the rank counts the files do hold, so that the user sees which platform fits */
             char have[200] = "";
@@ -726,7 +728,8 @@ static int compare_main(int argc, char **argv, const char **mfiles, int nmf, con
                 seen[nh++] = meas.m[i].ranks;
                 at += snprintf(have + at, sizeof have - (size_t)at, "%s%d", nh > 1 ? ", " : "", meas.m[i].ranks);
             }
-            fprintf(stderr, "arlab compare: no measured all-reduce of %d ranks in the --measured files (%s has %d%s%s%s)\n",
+            fprintf(stderr,
+                    "arlab compare: no measured all-reduce of %d ranks in the --measured files (%s has %d%s%s%s)\n",
                     plats[pi]->nranks, plats[pi]->name, plats[pi]->nranks, nh ? "; the files hold " : "", have,
                     nh ? " ranks" : "");
             worst = AR_EINVAL;
@@ -838,7 +841,8 @@ static int compare_main(int argc, char **argv, const char **mfiles, int nmf, con
     if (worst == AR_OK) {
         tbl_print(&t, o.format, stdout);
         if (o.format == FMT_TABLE) {
-            printf("# model_s: as 'arlab model' (the closed form where it agrees with the schedule cost walk, else the walk)\n");
+            printf(
+                "# model_s: as 'arlab model' (the closed form where it agrees with the schedule cost walk, else the walk)\n");
             const lab_backend *sim = lab_backend_find("sim");
             if (sim && sim->available) printf("# sim_s: SimGrid backend with its default settings (as 'arlab sim')\n");
             else printf("# sim_s: this build has no SimGrid backend\n");

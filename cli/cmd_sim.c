@@ -571,7 +571,7 @@ int cmd_sim(int argc, char **argv) {
                 } else {
                     st = sim->run(p, ev.sch, &so, &r, &e);
                 }
-                price_now(&pj);       /* (once: a no-op after ar_sim_run called it; a backend that does not) */
+                price_now(&pj); /* (once: a no-op after ar_sim_run called it; a backend that does not) */
                 cli_status(NULL);
                 if (st != AR_OK && st != AR_EFAIL) {
                     worst = cli_error(st, &e);
@@ -630,7 +630,10 @@ int cmd_sim(int argc, char **argv) {
                         : st == AR_EFAIL ? "error"
                         : r.complete     ? "ok"
                                          : "budget");
-                tbl_str(&t, row, C_WHY, st == AR_EFAIL ? e.msg : r.complete ? ev.model_why : "stopped by --budget: partial");
+                tbl_str(&t, row, C_WHY,
+                        st == AR_EFAIL ? e.msg
+                        : r.complete   ? ev.model_why
+                                       : "stopped by --budget: partial");
                 if (stream) tbl_stream_row(&t, row, o.format, stdout);
                 if (o.format == FMT_TABLE && !brief) {
                     char b1[32], b2[32], b3[32];

@@ -144,24 +144,25 @@ static const help_entry entries[] = {
      "  --fit F             rel (default: relative residuals) or abs\n"
      "  --name NAME         the calibrated platform's name\n" COMMON_F
      "example: mpirun -np 16 arlab calibrate --out cal.json\n"},
-    {"compare", "usage: arlab compare --platform P [--algo A ...] [--schedule F.json] [--dtype T] [--ranks N]\n"
-                "                     [--size S,...|-b MIN -e MAX [-f F|-i N]] [--format F] [MEASURED.csv]\n"
-                "       arlab compare --measured FILE... --platform P [--algo A ...] [--plot F.png|F.svg] [--format F]\n"
-                "Model, simulated and measured times side by side (measured rows from a CSV written by arlab real\n"
-                "or arlab testbed run; matched on algo, ranks and bytes; MPI_Allreduce or ncclAllReduce rows are\n"
-                "the baseline). With --measured: nccl-tests files, their NCCL times beside the model, the\n"
-                "simulation and NCCL's model, with the relative error per size.\n" COMMON_P "" COMMON_S
-                "  --algo A            an algorithm (repeatable; default all; with --measured: NCCL's choice\n"
-                "                      and NCCL's algorithms: nccl, nccl-ring, nccl-tree, nvls, nvlstree)\n"
-                "  --measured FILE...  nccl-tests output files (text or -J JSON; copies with '#' stripped,\n"
-                "                      indented or prefixed by mpirun/Ray/srun; --ranks N: their rank count\n"
-                "                      where the file lacks it; rows with #wrong > 0 are left out, said so)\n"
-                "  --coll C            the collective of files that do not name it (compare: allreduce;\n"
-                "                      fit --coll allgather|reducescatter fits other collectives)\n"
-                "  --nccl-algo A, --nccl-proto P   NCCL_ALGO / NCCL_PROTO of runs whose log does not show them\n"
-                "  --plot F.png|F.svg  with --measured: time and busbw vs size (measured points, predicted lines)\n"
-                "  --schedule F.json   also compare a user-written schedule\n" COMMON_F
-                "example: arlab compare --platform cal.json measured.csv\n"},
+    {"compare",
+     "usage: arlab compare --platform P [--algo A ...] [--schedule F.json] [--dtype T] [--ranks N]\n"
+     "                     [--size S,...|-b MIN -e MAX [-f F|-i N]] [--format F] [MEASURED.csv]\n"
+     "       arlab compare --measured FILE... --platform P [--algo A ...] [--plot F.png|F.svg] [--format F]\n"
+     "Model, simulated and measured times side by side (measured rows from a CSV written by arlab real\n"
+     "or arlab testbed run; matched on algo, ranks and bytes; MPI_Allreduce or ncclAllReduce rows are\n"
+     "the baseline). With --measured: nccl-tests files, their NCCL times beside the model, the\n"
+     "simulation and NCCL's model, with the relative error per size.\n" COMMON_P "" COMMON_S
+     "  --algo A            an algorithm (repeatable; default all; with --measured: NCCL's choice\n"
+     "                      and NCCL's algorithms: nccl, nccl-ring, nccl-tree, nvls, nvlstree)\n"
+     "  --measured FILE...  nccl-tests output files (text or -J JSON; copies with '#' stripped,\n"
+     "                      indented or prefixed by mpirun/Ray/srun; --ranks N: their rank count\n"
+     "                      where the file lacks it; rows with #wrong > 0 are left out, said so)\n"
+     "  --coll C            the collective of files that do not name it (compare: allreduce;\n"
+     "                      fit --coll allgather|reducescatter fits other collectives)\n"
+     "  --nccl-algo A, --nccl-proto P   NCCL_ALGO / NCCL_PROTO of runs whose log does not show them\n"
+     "  --plot F.png|F.svg  with --measured: time and busbw vs size (measured points, predicted lines)\n"
+     "  --schedule F.json   also compare a user-written schedule\n" COMMON_F
+     "example: arlab compare --platform cal.json measured.csv\n"},
     {"fit", "usage: arlab fit --from FILE... --platform P [--coll C] [--ranks N] [--nccl-algo A] [--nccl-proto P]\n"
             "                 [--seed N] [--boot B] [--out CAL.json [--name NAME]]\n"
             "       arlab fit --reference CORPUS.csv [--csv]\n"
@@ -195,26 +196,27 @@ static const help_entry entries[] = {
                "Builds DIR/report.html (one self-contained page, figures embedded) and DIR/report.md from the\n"
                "sweep results in DIR (default out).\n"
                "example: experiments/make_figures.sh && arlab report out\n"},
-    {"testbed", "usage: arlab testbed up --platform P [--scale F] [--id ID] [--out FILE.json]\n"
-                "       arlab testbed down|status [--id ID]\n"
-                "       arlab testbed run --platform P [--scale F] [--id ID] [--algo A,...|all] [--size S,...]\n"
-                "                         [--dtype f32|f64|i32] [--iters N] [--warmup N] [--format table|csv|nccl-tests]\n"
-                "                         [--out FILE.csv] [--platform-out FILE.json] [--calibrate FILE.json]\n"
-                "                         [--timeout SECONDS]\n"
-                "The emulated cluster (root): one network namespace per machine, bridges for switches, veths\n"
-                "shaped with tc; `run` executes arlab-mpi (one MPI process per rank) over it.\n"
-                "  up --platform P [--scale F] [--id ID] [--out FILE.json]   build it and leave it up\n"
-                "  down [--id ID]      remove it (and any stale one)\n"
-                "  status [--id ID]    state, namespaces, qdiscs\n"
-                "  run --platform P [--algo A,...|all] [--size S,...] [--dtype f32|f64|i32] [--iters N]\n"
-                "      [--warmup N] [--format table|csv|nccl-tests] [--out FILE.csv] [--platform-out FILE.json]\n"
-                "      [--calibrate FILE.json] [--timeout SECONDS]   up, run every algorithm and MPI_Allreduce,\n"
-                "      check the bytes crossed the shaped links, down\n"
-                "  --scale F           shape every link at F x its bandwidth (the scaled platform is written)\n"
-                "  --id ID             testbed name (default tb)\n"
-                "  --calibrate F.json  ping-pong fit first; writes the calibrated platform\n"
-                "  --timeout S         bound on every mpirun (default 300)\n"
-                "example: arlab testbed run --platform experiments/platforms/testbed-2x2.json --size 1MB\n"},
+    {"testbed",
+     "usage: arlab testbed up --platform P [--scale F] [--id ID] [--out FILE.json]\n"
+     "       arlab testbed down|status [--id ID]\n"
+     "       arlab testbed run --platform P [--scale F] [--id ID] [--algo A,...|all] [--size S,...]\n"
+     "                         [--dtype f32|f64|i32] [--iters N] [--warmup N] [--format table|csv|nccl-tests]\n"
+     "                         [--out FILE.csv] [--platform-out FILE.json] [--calibrate FILE.json]\n"
+     "                         [--timeout SECONDS]\n"
+     "The emulated cluster (root): one network namespace per machine, bridges for switches, veths\n"
+     "shaped with tc; `run` executes arlab-mpi (one MPI process per rank) over it.\n"
+     "  up --platform P [--scale F] [--id ID] [--out FILE.json]   build it and leave it up\n"
+     "  down [--id ID]      remove it (and any stale one)\n"
+     "  status [--id ID]    state, namespaces, qdiscs\n"
+     "  run --platform P [--algo A,...|all] [--size S,...] [--dtype f32|f64|i32] [--iters N]\n"
+     "      [--warmup N] [--format table|csv|nccl-tests] [--out FILE.csv] [--platform-out FILE.json]\n"
+     "      [--calibrate FILE.json] [--timeout SECONDS]   up, run every algorithm and MPI_Allreduce,\n"
+     "      check the bytes crossed the shaped links, down\n"
+     "  --scale F           shape every link at F x its bandwidth (the scaled platform is written)\n"
+     "  --id ID             testbed name (default tb)\n"
+     "  --calibrate F.json  ping-pong fit first; writes the calibrated platform\n"
+     "  --timeout S         bound on every mpirun (default 300)\n"
+     "example: arlab testbed run --platform experiments/platforms/testbed-2x2.json --size 1MB\n"},
 };
 
 int cli_help(const char *verb) {

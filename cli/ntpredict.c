@@ -11,8 +11,9 @@
 #include "real/nccltests_out.h"
 
 static const char *perf_name(ar_coll c) {
-    return c == AR_COLL_REDUCESCATTER ? "reduce_scatter_perf" : c == AR_COLL_ALLGATHER ? "all_gather_perf"
-                                                                                       : "all_reduce_perf";
+    return c == AR_COLL_REDUCESCATTER ? "reduce_scatter_perf"
+           : c == AR_COLL_ALLGATHER   ? "all_gather_perf"
+                                      : "all_reduce_perf";
 }
 
 static int col_of(const cli_table *t, const char *name) {
@@ -48,8 +49,8 @@ void cli_print_nccltests(const cli_table *t, const char *time_col, const char *v
             snprintf(ranks[k].name, sizeof ranks[k].name, "%s", g[cp].s);
         }
         char c1[600];
-        snprintf(c1, sizeof c1, "# arlab %s: the prediction of %s on %s (%d ranks): %s, no measurement", verb,
-                 g[ca].s, g[cp].s, P, time_col);
+        snprintf(c1, sizeof c1, "# arlab %s: the prediction of %s on %s (%d ranks): %s, no measurement", verb, g[ca].s,
+                 g[cp].s, P, time_col);
         const char *com[] = {c1, NULL};
         ar_nt_params prm = {1, 1, lo, hi, 0, 0, 0, 0, 1, 0, 0, perf_name(o->coll)};
         ar_nt_header(stdout, com, &prm, ranks, P);

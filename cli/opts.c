@@ -333,7 +333,7 @@ static void na_reason(const char *algo, const char *plat, const char *why, char 
 
 void cli_print_na(FILE *out, const char *plat, const char *const *algos, const char *const *whys, int n) {
     if (n <= 0) return;
-    char (*r)[AR_ERR_LEN] = calloc((size_t)n, sizeof *r);
+    char(*r)[AR_ERR_LEN] = calloc((size_t)n, sizeof *r);
     if (!r) return;
     for (int i = 0; i < n; i++) na_reason(algos[i], plat, whys[i], r[i], sizeof r[i]);
     fprintf(out, "not applicable on %s:", plat);

@@ -444,14 +444,14 @@ ar_status ar_gpu_cc(const char *gpu, int *cc, ar_err *e) {
     static const struct {
         const char *model;
         int cc;
-    } k[] = {{"k80", 37},    {"p100", 60},    {"gtx1080ti", 61},    {"v100", 70},    {"t4", 75},      {"a100", 80},
-             {"a30", 80},    {"a10", 86},     {"a40", 86},     {"rtx3090", 86}, {"l4", 89},
-             {"l40", 89},    {"l40s", 89},    {"rtx4090", 89}, {"h100", 90},    {"h200", 90},
-             {"h800", 90},   {"gh200", 90},   {"b200", 100},   {"gb200", 100},  {"b300", 103},
-             {"rtx5090", 120}};
+    } k[] = {{"k80", 37},   {"p100", 60},    {"gtx1080ti", 61}, {"v100", 70},    {"t4", 75},   {"a100", 80},
+             {"a30", 80},   {"a10", 86},     {"a40", 86},       {"rtx3090", 86}, {"l4", 89},   {"l40", 89},
+             {"l40s", 89},  {"rtx4090", 89}, {"h100", 90},      {"h200", 90},    {"h800", 90}, {"gh200", 90},
+             {"b200", 100}, {"gb200", 100},  {"b300", 103},     {"rtx5090", 120}};
     char low[32], q[64];
     *cc = 0;
-    if (!gpu || strlen(gpu) >= sizeof low) return ar_fail(e, AR_EINVAL, "gpu: %s is not a GPU", ar_quote(gpu, q, sizeof q));
+    if (!gpu || strlen(gpu) >= sizeof low)
+        return ar_fail(e, AR_EINVAL, "gpu: %s is not a GPU", ar_quote(gpu, q, sizeof q));
     size_t n = 0;
     for (const char *s = gpu; *s; s++)
         if (*s != '-' && *s != ' ') low[n++] = (char)tolower((unsigned char)*s);

@@ -276,8 +276,7 @@ ar_status ar_platform_generate(const char *spec, int ranks_arg, ar_platform **ou
     /* the GPU (gpu=h100, gpu=sm_89 or sm=89), for NCCL's model */
     char gpu[24] = "";
     int gpu_cc = 0;
-    if (kv_get(&kv, "gpu") && kv_get(&kv, "sm"))
-        return ar_fail(e, AR_EINVAL, "%s: give gpu= or sm=, not both", fam);
+    if (kv_get(&kv, "gpu") && kv_get(&kv, "sm")) return ar_fail(e, AR_EINVAL, "%s: give gpu= or sm=, not both", fam);
     if (kv_get(&kv, "gpu") || kv_get(&kv, "sm")) {
         const char *g = kv_get(&kv, "gpu");
         if (g) snprintf(gpu, sizeof gpu, "%.23s", g);

@@ -674,15 +674,16 @@ static ar_status parse_compute(jctx *c, const cJSON *root, compute_in *out) {
 
 static ar_status parse_doc(jctx *c, const cJSON *root) {
     static const char *const k_tree[] = {"name",      "kind",        "description", "notes",   "levels", "root",
-                                         "reference", "calibration", "nccl",        "compute", "gpu", NULL};
+                                         "reference", "calibration", "nccl",        "compute", "gpu",    NULL};
     static const char *const k_fat[] = {"name",   "kind",           "description", "notes",
                                         "levels", "full_bisection", "reference",   "calibration",
-                                        "nccl",   "compute",        "gpu", NULL};
+                                        "nccl",   "compute",        "gpu",         NULL};
     static const char *const k_torus[] = {"name",  "kind", "description", "notes",       "dims", "gpus_per_machine",
                                           "intra", "link", "reference",   "calibration", "nccl", "compute",
                                           "gpu",   NULL};
-    static const char *const k_graph[] = {"name",  "kind",      "description", "notes", "gpus",    "nodes",
-                                          "links", "reference", "calibration", "nccl",  "compute", "gpu", NULL};
+    static const char *const k_graph[] = {"name",    "kind",  "description", "notes",       "gpus",
+                                          "nodes",   "links", "reference",   "calibration", "nccl",
+                                          "compute", "gpu",   NULL};
     char q[96];
     if (!cJSON_IsObject(root))
         return ar_jpath_fail(&c->jp, AR_EINVAL, "the document must be a JSON object (got %s)", ar_json_type_name(root));

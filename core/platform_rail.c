@@ -180,7 +180,7 @@ static ar_status from_preset(const char *spec, const char *name, rail_cfg *c, in
     memcpy(c->eff, p->nccl_eff, sizeof c->eff);
     snprintf(c->base, sizeof c->base, "%s", p->cal_base ? p->cal_base : "");
     if (!c->gpu[0]) snprintf(c->gpu, sizeof c->gpu, "%s", p->gpu); /* unless the spec's gpu= names it */
-    c->nvs_reduce_Bps = p->nodes[p->root].reduce_Bps; /* the preset's NVSwitch (NVLink SHARP), 0 if none */
+    c->nvs_reduce_Bps = p->nodes[p->root].reduce_Bps;              /* the preset's NVSwitch (NVLink SHARP), 0 if none */
     ar_platform_free(p);
     const char *nic_of = c->base[0] ? c->base : name;
     if (!have_nic) {

@@ -353,9 +353,12 @@ static ar_status no_link(const ar_platform *p, const char *where, const char *na
     }
     char q[96];
     ar_quote(name, q, sizeof q);
-    ar_status st = near ? ar_fail(e, AR_EINVAL, "%s: %s names no link of platform %s: did you mean \"%s\"? (every link: "
-                                  "'arlab platform show %.200s')", where, q, p->name, near, show)
-                        : ar_fail(e, AR_EINVAL, "%s: %s names no link of platform %s (every link: 'arlab platform show %.200s')",
+    ar_status st = near ? ar_fail(e, AR_EINVAL,
+                                  "%s: %s names no link of platform %s: did you mean \"%s\"? (every link: "
+                                  "'arlab platform show %.200s')",
+                                  where, q, p->name, near, show)
+                        : ar_fail(e, AR_EINVAL,
+                                  "%s: %s names no link of platform %s (every link: 'arlab platform show %.200s')",
                                   where, q, p->name, show);
     free(names);
     return st;

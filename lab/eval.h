@@ -51,7 +51,7 @@ typedef struct lab_eval {
     const ar_model_result *model;               /* the result model_s comes from (&closed or &walk), NULL if neither */
     const char *detail;                         /* the schedule's detail string ("" if none) */
     int uneven;                                 /* some phase runs concurrent pieces of clearly different sizes */
-    char model_why[240]; /* why model_s is the walk although a closed form exists ("" otherwise);
+    char model_why[240];                        /* why model_s is the walk although a closed form exists ("" otherwise);
                             it starts with LAB_MODEL_WHY */
     ar_algo_stats stats;                        /* calls_* NAN where not defined */
 } lab_eval;

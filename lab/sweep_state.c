@@ -115,8 +115,6 @@ static int count_row(char **fs, void *ctx) {
     return 1;
 }
 
-
-
 /* The sweep name of a directory entry .NAME.lock (*is_lock = 1) or
  * .NAME.partPID-K (0) into name; 0 for any other entry. */
 static int state_file(const char *d, char *name, size_t n, int *is_lock) {

@@ -279,8 +279,7 @@ static double wd_data(wd_list *l, const ar_xfer *x, double floor) {
     return t;
 }
 
-static ar_status walk_dataflow(walk *w, const ar_schedule *s, const double *start_s, ar_model_result *out,
-                               ar_err *e) {
+static ar_status walk_dataflow(walk *w, const ar_schedule *s, const double *start_s, ar_model_result *out, ar_err *e) {
     const ar_platform *p = w->p;
     int P = s->nranks;
     double gamma = p->reduce_Bps > 0 ? 1.0 / p->reduce_Bps : 0, L = p->launch_s;

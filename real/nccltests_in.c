@@ -154,7 +154,7 @@ static int ranks_from_ratio(ar_nt_coll c, double alg, double bus) {
     if (ar_nt_busbw_factor(c, 4) <= 0) return 0;
     if (c == AR_NT_ALL_REDUCE) est = f < 2 ? 2 / (2 - f) : 0;
     else if (ar_nt_busbw_factor(c, 4) < 1) est = f < 1 ? 1 / (1 - f) : 0; /* (n-1)/n */
-    else return 0;                                                           /* factor 1: says nothing */
+    else return 0;                                                        /* factor 1: says nothing */
     if (!(est >= 1.5) || est > 70000) return 0;
     int found = 0, lo = (int)floor(est * 0.9) - 1, hi = (int)ceil(est * 1.1) + 1;
     if (lo < 2) lo = 2;
@@ -298,8 +298,9 @@ int ar_nt_print_assumed(const ar_nt_set *s, const char *verb, FILE *f) {
         if (r->algo_hint) n++, fprintf(f, "arlab %s: %s: NCCL_ALGO=%s from --nccl-algo\n", verb, w, r->algo);
         if (r->proto_hint) n++, fprintf(f, "arlab %s: %s: NCCL_PROTO=%s from --nccl-proto\n", verb, w, r->proto);
         if (!r->footer && !r->format_json)
-            n++, fprintf(f, "arlab %s: %s: the table has no \"# Avg bus bandwidth\" footer (cut when copied?); its %d "
-                            "whole rows are read\n",
+            n++, fprintf(f,
+                         "arlab %s: %s: the table has no \"# Avg bus bandwidth\" footer (cut when copied?); its %d "
+                         "whole rows are read\n",
                          verb, w, r->nrecs);
     }
     return n;

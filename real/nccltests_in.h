@@ -167,22 +167,22 @@ typedef struct ar_nt_run {
     int warmup_iters, iters; /* 0 when absent */
     int validation;          /* -1 when absent */
     uint64_t min_bytes, max_bytes;
-    char nccl_version[32];  /* "2.18.3" (or "2.18.3+cuda12.2" as NCCL printed it); "" unknown */
-    char tests_version[32]; /* nccl-tests' own version, "" unknown */
-    char algo[64];          /* forced by NCCL_ALGO, as given ("Ring", "allreduce:tree"); "" when not */
-    char proto[64];         /* forced by NCCL_PROTO; "" when not */
-    char arlab_algo[96];    /* written by arlab (`arlab real`/arlab-mpi --format nccl-tests: a "# arlab real: algo
+    char nccl_version[32];     /* "2.18.3" (or "2.18.3+cuda12.2" as NCCL printed it); "" unknown */
+    char tests_version[32];    /* nccl-tests' own version, "" unknown */
+    char algo[64];             /* forced by NCCL_ALGO, as given ("Ring", "allreduce:tree"); "" when not */
+    char proto[64];            /* forced by NCCL_PROTO; "" when not */
+    char arlab_algo[96];       /* written by arlab (`arlab real`/arlab-mpi --format nccl-tests: a "# arlab real: algo
                                NAME" or "# arlab-mpi: algo NAME" line before the run): the algorithm that ran, e.g.
                                "ring", "nccl-allreduce", "mpi-allreduce"; "" in nccl-tests' own files */
-    int cputime;            /* the time columns are "cputime" (nccl-tests -C 1) */
-    int coll_from;          /* where coll came from: AR_NT_FROM_* */
-    int nranks_from;        /* where nranks came from: AR_NT_FROM_* */
-    int ndev_shown;         /* device lines printed (a list cut short with "..." shows fewer than nranks) */
-    int dev_cut;            /* the device list was cut short ("..." among the device lines) */
-    int footer;             /* the "# Avg bus bandwidth" footer was read */
-    double busbw_ratio;     /* busbw / algbw of the row with the largest algbw (0: none usable) */
+    int cputime;               /* the time columns are "cputime" (nccl-tests -C 1) */
+    int coll_from;             /* where coll came from: AR_NT_FROM_* */
+    int nranks_from;           /* where nranks came from: AR_NT_FROM_* */
+    int ndev_shown;            /* device lines printed (a list cut short with "..." shows fewer than nranks) */
+    int dev_cut;               /* the device list was cut short ("..." among the device lines) */
+    int footer;                /* the "# Avg bus bandwidth" footer was read */
+    double busbw_ratio;        /* busbw / algbw of the row with the largest algbw (0: none usable) */
     int algo_hint, proto_hint; /* algo / proto came from the caller's opts (--nccl-algo, --nccl-proto) */
-    int format_json;        /* read from a JSON report */
+    int format_json;           /* read from a JSON report */
     int ndevices;
     ar_nt_device *devices;
     double avg_busbw_GBps; /* "# Avg bus bandwidth"; NaN when absent */

@@ -25,14 +25,14 @@ typedef struct tparse {
     const ar_nt_opts *o;
     const char *name;
     int file;
-    int run;        /* current run, -1 none */
-    int table;      /* 0: before the table, 1: in the table, 2: after the footer, 3: ended by a line that is
+    int run;      /* current run, -1 none */
+    int table;    /* 0: before the table, 1: in the table, 2: after the footer, 3: ended by a line that is
                        not a row (a markdown fence, prose) without the footer */
-    int end_line;   /* table 3: that line and its text, for the error when a row or footer follows */
+    int end_line; /* table 3: that line and its text, for the error when a row or footer follows */
     char end_text[96];
     ar_nt_coll pending_cmd; /* a *_perf command line seen before the next run starts */
     ar_nt_coll run_cmd;     /* the current run's */
-    int has_header; /* the current run has nccl-tests header lines */
+    int has_header;         /* the current run has nccl-tests header lines */
     size_t dev_cap;
     int ncols;
     unsigned char kind[MAX_COLS], half[MAX_COLS], inh[MAX_COLS]; /* inh: inside a half */
@@ -72,7 +72,9 @@ static ar_status finish_run(tparse *t, int line, int at_eof, ar_err *e) {
         } else if (!t->o || !t->o->allow_truncated) {
             return ar_fail(e, AR_EINVAL, "%s:%d: truncated: the %s ends %s without the footer \"# Avg bus bandwidth\"",
                            t->name, line, t->table ? "table" : "run",
-                           t->table == 3 ? "at this line" : at_eof ? "at the end of the file" : "here");
+                           t->table == 3 ? "at this line"
+                           : at_eof      ? "at the end of the file"
+                                         : "here");
         } else {
             r->complete = 0;
         }
@@ -551,16 +553,10 @@ static char *strip_prefix(char *l) {
 
 /* A line of nccl-tests' header or footer printed without its '#' (stripped or indented in a copy). */
 static int header_word(const char *l) {
-    static const char *const w[] = {"nThread ",
-                                    "nccl-tests version",
-                                    "Collective test starting:",
-                                    "Collective test concluded:",
-                                    "Using devices",
-                                    "Out of bounds values",
-                                    "Avg bus bandwidth",
-                                    "out-of-place",
-                                    "(B) ",
-                                    "Blocking Enabled"};
+    static const char *const w[] = {
+        "nThread ",      "nccl-tests version",   "Collective test starting:", "Collective test concluded:",
+        "Using devices", "Out of bounds values", "Avg bus bandwidth",         "out-of-place",
+        "(B) ",          "Blocking Enabled"};
     for (size_t i = 0; i < sizeof w / sizeof *w; i++)
         if (!strncmp(l, w[i], strlen(w[i]))) return 1;
     if (!strncmp(l, "Rank ", 5)) {
@@ -594,8 +590,7 @@ static void note_command(tparse *t, const char *l) {
     const char *p = strstr(l, "_perf");
     if (!p || !strncmp(l, "Collective test", 15)) return;
     const char *b = p;
-    while (b > l && !isspace((unsigned char)b[-1]) && b[-1] != '/' && b[-1] != '=' && b[-1] != '\'' &&
-           b[-1] != '"')
+    while (b > l && !isspace((unsigned char)b[-1]) && b[-1] != '/' && b[-1] != '=' && b[-1] != '\'' && b[-1] != '"')
         b--;
     char tok[64];
     size_t n = (size_t)(p - b) + 5;

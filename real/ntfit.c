@@ -334,7 +334,10 @@ static ar_status fit_impl(const ar_nt_set *s, const ar_platform *p, plat_cache *
     }
     if (m < 2) {
         free(L), free(idx), free(grp), ar_ntfit_free(res);
-        return ar_fail(e, AR_EINVAL, "ntfit: %d records of a collective NCCL's model covers (all_reduce, all_gather, reduce_scatter), need at least 2", m);
+        return ar_fail(
+            e, AR_EINVAL,
+            "ntfit: %d records of a collective NCCL's model covers (all_reduce, all_gather, reduce_scatter), need at least 2",
+            m);
     }
     res->n = m;
     for (int i = 0; i < m; i++) idx[i] = i;
@@ -736,7 +739,10 @@ ar_status ar_ntfit_calibrate(const ar_nt_set *s, const ar_platform *p, unsigned 
         if (st) break;
         if (pass && !changed) break; /* the calibrated model chooses as the fit assumed: cur stands */
         if (m < 2) {
-            st = ar_fail(e, AR_EINVAL, "ntfit: %d records of a collective NCCL's model covers (all_reduce, all_gather, reduce_scatter), need at least 2", m);
+            st = ar_fail(
+                e, AR_EINVAL,
+                "ntfit: %d records of a collective NCCL's model covers (all_reduce, all_gather, reduce_scatter), need at least 2",
+                m);
             break;
         }
         st = cal_fit(R, m, seed, nboot, &next, e);

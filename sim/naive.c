@@ -221,8 +221,7 @@ static void run_op(nv *v, nv_op *o, int rank) {
         for (int k = o->out_off[me]; k < o->out_off[me + 1]; k++) {
             const ar_xfer *x = &o->xf[o->out_idx[k]];
             double bytes = (double)ar_xfer_elems(x) * o->eb;
-            c[nc++] = nv_put_async(o->mbox[member_of(o, actor_of(v, x->dst, x->reduce))], v,
-                                           (long)llround(bytes));
+            c[nc++] = nv_put_async(o->mbox[member_of(o, actor_of(v, x->dst, x->reduce))], v, (long)llround(bytes));
             v->transfers++;
             v->bytes += bytes;
         }

@@ -31,8 +31,9 @@ static double ps64(ar_sim_engine engine, double gamma, ar_sim_sync sync) {
     if (sim_run_case(&x, "tree:ranks=64", "ps", 100000000, &o) == 0) {
         T_CHECK(x.st == AR_OK && x.r.complete, "ps on tree:ranks=64: %s", x.e.msg);
         if (x.st == AR_OK) {
-            T_CHECK(x.r.transfers == 8064 && x.r.transfers_simgrid == 8064, "ps: %llu transfers, %llu in SimGrid, want 8064",
-                    (unsigned long long)x.r.transfers, (unsigned long long)x.r.transfers_simgrid);
+            T_CHECK(x.r.transfers == 8064 && x.r.transfers_simgrid == 8064,
+                    "ps: %llu transfers, %llu in SimGrid, want 8064", (unsigned long long)x.r.transfers,
+                    (unsigned long long)x.r.transfers_simgrid);
             t = x.r.time_s;
         }
     }
@@ -78,7 +79,7 @@ int main(void) {
     int R = p->nranks;
     counts c = {R * (R - 1), R, NULL, 0, 0, 0};
     c.seen = calloc((size_t)(c.nxfer + c.nexec), 1);
-    const char *settings[] = {"network/model:CM02", "network/crosstraffic:0", "network/TCP-gamma:0",
+    const char *settings[] = {"network/model:CM02",    "network/crosstraffic:0", "network/TCP-gamma:0",
                               "network/solver:maxmin", "maxmin/precision:1e-12", "surf/precision:1e-15"};
     ar_sg_hooks h = {&c, on_done, on_step};
     ar_sg *s = NULL;
@@ -98,8 +99,8 @@ int main(void) {
     ar_sg_run(s);
     int missing = 0;
     for (int i = 0; i < c.nxfer + c.nexec; i++) missing += !c.seen[i];
-    T_CHECK(missing == 0 && c.dup == 0, "%d of %d tokens never reported, %d reported twice", missing,
-            c.nxfer + c.nexec, c.dup);
+    T_CHECK(missing == 0 && c.dup == 0, "%d of %d tokens never reported, %d reported twice", missing, c.nxfer + c.nexec,
+            c.dup);
     /* every rank's uplink and downlink carry 63 flows: all end together */
     const ar_link *lk = &p->links[0];
     double want = (R - 1) * (double)bytes / ar_link_capacity(lk) + 2 * lk->lat_s;

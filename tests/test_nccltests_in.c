@@ -656,7 +656,8 @@ static void test_formats(void) {
                 "markdown: %d recs %s/%d %d ranks footer %d", s->nrecs, ar_nt_coll_name(r->coll), r->coll_from,
                 r->nranks, r->footer);
         half_is(&s->recs[0].oop, 12.01, 0.09, 0.07, 0, "markdown row 0 oop");
-        T_CHECK(s->recs[5].size_bytes == 1073741824 && s->recs[5].count == 33554432 && !strcmp(s->recs[5].redop, "none"),
+        T_CHECK(s->recs[5].size_bytes == 1073741824 && s->recs[5].count == 33554432 &&
+                    !strcmp(s->recs[5].redop, "none"),
                 "markdown last row");
         ar_nt_free(s);
     }
@@ -682,8 +683,8 @@ static void test_formats(void) {
     s = read_ok("fmt_dev_cut.txt", NULL); /* srun --label, a device list cut short: 128 ranks from busbw/algbw */
     if (s) {
         const ar_nt_run *r = &s->runs[0];
-        T_CHECK(r->coll == AR_NT_ALL_REDUCE && r->nranks == 128 && r->nranks_from == AR_NT_FROM_COLUMNS &&
-                    r->dev_cut && r->ndev_shown == 4 && r->nnodes == 16 && s->nrecs == 6,
+        T_CHECK(r->coll == AR_NT_ALL_REDUCE && r->nranks == 128 && r->nranks_from == AR_NT_FROM_COLUMNS && r->dev_cut &&
+                    r->ndev_shown == 4 && r->nnodes == 16 && s->nrecs == 6,
                 "cut: %d ranks from %d, shown %d, %d nodes", r->nranks, r->nranks_from, r->ndev_shown, r->nnodes);
         half_is(&s->recs[1].oop, 60.36, 1.09, 2.15, 0, "cut row 1 oop");
         ar_nt_free(s);
@@ -699,8 +700,9 @@ static void test_formats(void) {
         int lines = f ? ar_nt_print_assumed(s, "fit", f) : -1;
         char buf[400] = "";
         if (f) rewind(f), fgets(buf, sizeof buf, f), fclose(f);
-        T_CHECK(lines == 2 && strstr(buf, "arlab fit: ") && strstr(buf, "fmt_table_only.txt:1: collective all_reduce "
-                                                                        "assumed from the table"),
+        T_CHECK(lines == 2 && strstr(buf, "arlab fit: ") &&
+                    strstr(buf, "fmt_table_only.txt:1: collective all_reduce "
+                                "assumed from the table"),
                 "%d lines: %s", lines, buf);
         T_CHECK(ar_nt_drop_wrong(s) == 1 && s->nrecs == 6 && !s->recs[2].ip.present && s->recs[2].oop.present &&
                     s->recs[2].flags == 0 && ar_nt_check_fit(s, AR_NT_HALF_BOTH, &e) == AR_OK,
@@ -727,16 +729,16 @@ static void test_formats(void) {
     s = read_ok("two_runs.txt", &hint);
     if (s) {
         T_CHECK(s->nruns == 2 && s->runs[0].coll == AR_NT_REDUCE_SCATTER && s->runs[1].coll == AR_NT_ALL_GATHER &&
-                    ar_nt_keep_coll(s, AR_NT_ALL_GATHER) == 1 && s->nruns == 1 &&
-                    s->runs[0].coll == AR_NT_ALL_GATHER && s->recs[0].run == 0 && s->nrecs == s->runs[0].nrecs,
+                    ar_nt_keep_coll(s, AR_NT_ALL_GATHER) == 1 && s->nruns == 1 && s->runs[0].coll == AR_NT_ALL_GATHER &&
+                    s->recs[0].run == 0 && s->nrecs == s->runs[0].nrecs,
                 "keep_coll");
         ar_nt_free(s);
     }
     /* broadcast (a root, redop none): factor 1 says nothing of the ranks; --ranks does */
     const char *bc = "#  size count type redop root time algbw busbw #wrong time algbw busbw #wrong\n"
                      "1048576 262144 float none 0 50.0 20.97 20.97 0 50.0 20.97 20.97 0\n# Avg bus bandwidth : 20.97\n";
-    T_CHECK(ar_nt_read_mem("bc.txt", bc, strlen(bc), NULL, &s, &e) == AR_OK && s && s->runs[0].coll == AR_NT_BROADCAST &&
-                s->runs[0].nranks == 0,
+    T_CHECK(ar_nt_read_mem("bc.txt", bc, strlen(bc), NULL, &s, &e) == AR_OK && s &&
+                s->runs[0].coll == AR_NT_BROADCAST && s->runs[0].nranks == 0,
             "broadcast: %s", e.msg);
     ar_nt_free(s);
     T_CHECK(ar_nt_read_mem("bc.txt", bc, strlen(bc), &(ar_nt_opts){.ranks = 4}, &s, &e) == AR_OK && s &&
@@ -766,7 +768,8 @@ static void test_corpus(void) {
         if (line[0] == '#' || line[0] == '\n') continue;
         char *f[9] = {0};
         int nf = 0;
-        for (char *save = NULL, *tok = strtok_r(line, "\t\n", &save); tok && nf < 9; tok = strtok_r(NULL, "\t\n", &save))
+        for (char *save = NULL, *tok = strtok_r(line, "\t\n", &save); tok && nf < 9;
+             tok = strtok_r(NULL, "\t\n", &save))
             f[nf++] = tok;
         T_CHECK(nf == 9, "manifest line with %d fields", nf);
         if (nf != 9) continue;
