@@ -14,7 +14,7 @@
  * neighbours of a stage-i group (exact on symmetric trees, where every pair of
  * a group meets at the same switch). Eq. 2 is only used where p_i = 2^q, so
  * lg needs no rounding here.
- * Owner: the BlueConnect/FlexReduce engineer. No state.
+ * No state.
  */
 #include <math.h>
 #include <stdio.h>

@@ -10,7 +10,7 @@
  * children of y (on a symmetric tree: 2 x the latency from a leaf up to y,
  * which is what BlueConnect's per-stage alpha is). Nodes of degree 1 add no
  * term. On a symmetric tree this is Eq. 7-11: T_FR = T_blc with ring stages.
- * Owner: the BlueConnect/FlexReduce engineer. No state.
+ * No state.
  */
 #include <math.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /* Shared pieces of the NCCL-style planners (nccl-ring, nccl-tree, nccl, pat):
  * the platform's node shape and NCCL's channel count for it.
- * Owner: the NCCL planners. Nothing here allocates. */
+ * Nothing here allocates. */
 #ifndef AR_NCCL_ALGOS_H
 #define AR_NCCL_ALGOS_H
 

@@ -1,7 +1,6 @@
 /* Spanning-tree packing: minimum spanning trees (Kruskal, Boruvka), column
  * generation on the path formulation with minimum-spanning-tree pricing and
  * its Frank-Wolfe warm start, and the Lemma 2.1 bounds (treepack_lp.h).
- * Owner: spanning-tree packing.
  */
 #include <math.h>
 #include <stdio.h>

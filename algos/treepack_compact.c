@@ -1,6 +1,6 @@
 /* Spanning-tree packing: the extended (multicommodity-flow) formulation of
  * the spanning-tree polytope, solved as an independent check on direct
- * platforms (treepack_lp.h). Owner: spanning-tree packing.
+ * platforms (treepack_lp.h).
  */
 #include <math.h>
 #include <stdio.h>

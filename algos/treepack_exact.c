@@ -1,6 +1,6 @@
 /* Spanning-tree packing: exact fractions, rationalisation, and the exact
  * re-solve of GLPK's final basis with its primal and dual certificates
- * (treepack_lp.h). Owner: spanning-tree packing.
+ * (treepack_lp.h).
  */
 #include <math.h>
 #include <stdio.h>

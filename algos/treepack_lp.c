@@ -4,7 +4,6 @@
  * formulation as a check (treepack_compact.c); the bounds; the root LP
  * (treepack_roots.c); and the result's bookkeeping. See treepack.h for the
  * mathematics and the ownership rules, treepack_lp.h for the internals.
- * Owner: spanning-tree packing.
  */
 #include <math.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* Closed form of the spanning-tree-packing schedule (treepack.h).
- * Owner: spanning-tree packing. No state; scratch arrays are freed
+ * No state; scratch arrays are freed
  * before returning. */
 #include <math.h>
 #include <stdio.h>

@@ -3,7 +3,6 @@
  * with its integer ratio (the paper's 15:14:8 on P2.16xlarge), and the
  * predicted time of the planner's schedule with its bounds. No state; scratch
  * freed before returning.
- * Owner: spanning-tree packing.
  */
 #include <math.h>
 #include <stdlib.h>

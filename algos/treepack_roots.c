@@ -1,6 +1,6 @@
 /* Spanning-tree packing: the root LP (a root distribution per tree minimising
  * the largest directed-link load, then the mean height) and the equal-size
- * units of the planner (treepack_lp.h). Owner: spanning-tree packing.
+ * units of the planner (treepack_lp.h).
  */
 #include <math.h>
 #include <stdio.h>

@@ -18,7 +18,6 @@
  * transfers (a 4096-rank ring: 33M) is not walked: it is listed last,
  * unranked ("-"), with its closed form (closed forms of different algorithms
  * assume different things, so they are no common yardstick).
- * Owner: the BlueConnect/FlexReduce engineer.
  */
 #include <math.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* Shared by the real/ verbs of the CLI (cmd_real.c: real, compare;
  * cmd_calibrate.c: calibrate): their own flags, the launch option, the
- * platform of a run. Owner: the real/ backend's verbs. */
+ * platform of a run. */
 #ifndef AR_CLI_CMD_REAL_H
 #define AR_CLI_CMD_REAL_H
 

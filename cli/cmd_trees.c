@@ -23,7 +23,6 @@
  * "trees": [...], "streams": [...], "links": [...], "classes": [...]}.
  *
  * Ownership: everything allocated here is freed before returning.
- * Owner: spanning-tree packing.
  */
 #include <math.h>
 #include <stdlib.h>

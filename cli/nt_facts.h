@@ -1,7 +1,7 @@
 /* The facts an nccl-tests file may lack, given on the command line of compare, fit and calibrate:
  * --coll C (allreduce|allgather|reducescatter|broadcast|reduce|alltoall), --ranks N, --nccl-algo A,
  * --nccl-proto P. The reader takes a fact from the file first and from these only where the file does
- * not give it, and says so on stderr (ar_nt_print_assumed). Owner: the real/ backend's verbs. */
+ * not give it, and says so on stderr (ar_nt_print_assumed). */
 #ifndef AR_CLI_NT_FACTS_H
 #define AR_CLI_NT_FACTS_H
 

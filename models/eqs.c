@@ -5,7 +5,7 @@
  * costs 0. lg(p) is ar_lg_steps(p) = ceil(log2 p): exact for powers of two,
  * and for other p the number of binomial-tree (or fold + hd) steps; every
  * closed form that applies Eq. 2 to such a p says so in its note.
- * Owner: classic-algorithms models. No state; nothing allocated that outlives a call.
+ * No state; nothing allocated that outlives a call.
  */
 #include <float.h>
 #include <math.h>

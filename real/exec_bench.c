@@ -1,7 +1,7 @@
 /* The CUDA/NCCL executor (real.h), part 3: one measurement. Buffers, the
  * issue of a per-rank program (rplan.h) with streams and events, timing under
  * both conventions, the empty-schedule (launch overhead) run, CUDA-graph
- * capture, and the exact-sum check. Owner: the real/ backend. */
+ * capture, and the exact-sum check. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

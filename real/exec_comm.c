@@ -2,7 +2,7 @@
  * communicator per distinct ordered member list of the ops mapped to
  * collectives (rplan.h), made with ncclCommSplit the first time a plan needs
  * it (one split per layer, every rank, same order everywhere) and kept for the
- * life of the context. Owner: the real/ backend. */
+ * life of the context. */
 #include <stdlib.h>
 #include <string.h>
 

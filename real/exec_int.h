@@ -6,7 +6,7 @@
  * Not a public header: only these files include it. They use the CUDA runtime
  * and NCCL APIs and nothing else of CUDA, so tests/fake/ can compile them a
  * second time against a host fake of both (tests/real_exec_fake.c).
- * Owner: the real/ backend. */
+ */
 #ifndef AR_REAL_EXEC_INT_H
 #define AR_REAL_EXEC_INT_H
 

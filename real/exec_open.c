@@ -1,6 +1,6 @@
 /* The CUDA/NCCL executor (real.h), part 1: errors, devices and versions,
  * launch (MPI, single process, unique-id file), open/close, machines and
- * placement. Interprets nothing: see exec_bench.c. Owner: the real/ backend. */
+ * placement. Interprets nothing: see exec_bench.c. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* The CUDA/NCCL executor (real.h), part 4: the ping-pong of the calibration.
- * Owner: the real/ backend. */
+ */
 #include <math.h>
 #include <stdlib.h>
 

@@ -1,4 +1,4 @@
-// The reduction/copy kernel of the real/ backend (kernels.h). Owner: real/.
+// The reduction/copy kernel of the real/ backend (kernels.h).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>

@@ -2,7 +2,7 @@
  * the entry points and the fitting check. The text tables are parsed in
  * nccltests_text.c, the -J JSON reports in nccltests_json.c, the reference
  * corpus in nccltests_ref.c (shared internals: nccltests_int.h).
- * Owner: the real/ backend. */
+ */
 #include "nccltests_in.h"
 
 #include <ctype.h>

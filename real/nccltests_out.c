@@ -1,4 +1,4 @@
-/* nccl-tests' text format (nccltests_out.h). Owner: the real/ backend. */
+/* nccl-tests' text format (nccltests_out.h). */
 #include "nccltests_out.h"
 
 #include <math.h>

@@ -1,5 +1,5 @@
 /* Calibration fit (GSL) and the calibrated platform JSON (rcalib.h).
- * Pure C. Owner: the real/ backend. */
+ * Pure C. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

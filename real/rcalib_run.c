@@ -1,4 +1,4 @@
-/* The calibration measurement (rcalib_run.h). Owner: the real/ backend. */
+/* The calibration measurement (rcalib_run.h). */
 #include <stdlib.h>
 #include <string.h>
 

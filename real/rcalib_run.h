@@ -1,6 +1,6 @@
 /* real/ calibration measurement: what `arlab calibrate` measures, as a
  * library call (the verb parses, calls this, prints and writes the JSON with
- * rcalib.h). Needs the executor (AR_HAVE_REAL). Owner: the real/ backend.
+ * rcalib.h). Needs the executor (AR_HAVE_REAL).
  *
  * Link classes: intra = the first two consecutive ranks on one machine;
  * inter = rank 0 and the first rank of another machine. For each measured

@@ -1,4 +1,4 @@
-/* Round fusion of a plan (rplan.h: ar_real_plan_fuse). Owner: the real/ backend. */
+/* Round fusion of a plan (rplan.h: ar_real_plan_fuse). */
 #include <stdlib.h>
 #include <string.h>
 

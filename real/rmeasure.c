@@ -1,5 +1,5 @@
 /* Measurement arithmetic, inputs, result rows and CSV (rmeasure.h).
- * Pure C. Owner: the real/ backend. */
+ * Pure C. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* Op mapping, communicator groups and per-rank NCCL programs (rplan.h).
- * Pure C: no CUDA or NCCL header. Owner: the real/ backend. */
+ * Pure C: no CUDA or NCCL header. */
 #include <stdlib.h>
 #include <string.h>
 

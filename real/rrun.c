@@ -1,4 +1,4 @@
-/* The measurement driver of `arlab real` (rrun.h). Owner: the real/ backend. */
+/* The measurement driver of `arlab real` (rrun.h). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* real/ measurement driver: what `arlab real` measures, as a library call
  * (the verb in cli/ parses options, calls this, and prints). Needs the
- * executor (AR_HAVE_REAL). Owner: the real/ backend.
+ * executor (AR_HAVE_REAL).
  *
  * For every size, every placement asked for (in-place first), the
  * ncclAllReduce baseline then every algorithm: plan (ar_algo_plan; algorithms

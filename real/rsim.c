@@ -8,7 +8,7 @@
  * (writes are staged), and a step in which an instruction writes a range
  * another instruction of the same rank reads or writes is reported as a race
  * (on a GPU its result would depend on timing). Posts run after the group,
- * wave by wave; posts of one wave must not overlap. Owner: the real/ backend.
+ * wave by wave; posts of one wave must not overlap.
  */
 #include <stdlib.h>
 #include <string.h>

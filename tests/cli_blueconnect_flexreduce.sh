@@ -4,7 +4,7 @@
 # to Eq. 9's 16.1947 ms, the ring wins there (14.8 ms); on the asymmetric
 # fr-7 there is no decomposition (fallback ring); `plan` reports the Eq. 12
 # bound 3 (2 machines) / 4 (3 machines) and reduce calls within it.
-# Needs ARLAB (the arlab binary). Owner: the BlueConnect/FlexReduce engineer.
+# Needs ARLAB (the arlab binary).
 set -u
 fail=0
 check() { # check DESCRIPTION COMMAND...

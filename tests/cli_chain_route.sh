@@ -4,7 +4,7 @@
 # arlab used to keep (the cost walk's held 512 and exited 6). `arlab model` and
 # `arlab sim` must both succeed, and the simulated time must equal the cost
 # walk's to 1e-9 (a ring on a chain: one flow per link per round). Columns are
-# read by name. Owner: the core engineer.
+# read by name.
 . "$ARLAB_SRC/tests/lib_cli.sh"
 
 n=600

@@ -3,7 +3,7 @@
 # starts; the CSV has the documented columns; sim = model on a flat ring; the
 # network settings and the bottleneck are printed; --check, --trace, --algo
 # all with several sizes, --engine naive, --budget. Without SimGrid the verb
-# must say so (exit 3). Needs ARLAB and ARLAB_SRC. Owner: the SimGrid engineer.
+# must say so (exit 3). Needs ARLAB and ARLAB_SRC.
 . "$ARLAB_SRC/tests/lib_cli.sh"
 
 "$ARLAB" sim --platform flat:ranks=2 --algo ring --size 8 >"$T_TMP/probe" 2>&1

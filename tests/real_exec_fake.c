@@ -23,7 +23,7 @@
  *  5. Injected faults are detected within a bounded wait: a dropped receive,
  *     groups that are not groups, a mismatched collective, a rank that skips
  *     ncclCommSplit.
- * Owner: the real/ backend. */
+ */
 #include <glpk.h>
 #include <pthread.h>
 #include <stdio.h>

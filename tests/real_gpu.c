@@ -12,7 +12,7 @@
  * native) at an odd size (uneven blocks) and 1 MiB, in place and out of
  * place, plus the ncclAllReduce baseline, f16/bf16, the ping-pong and the
  * machine detection; every measurement must have #wrong == 0 and sane times.
- * Owner: the real/ backend. */
+ */
 #include <errno.h>
 #include <math.h>
 #include <signal.h>

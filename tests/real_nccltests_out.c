@@ -1,7 +1,7 @@
 /* real/nccltests_out.c: every line of a document in nccl-tests' format,
  * compared byte for byte with what all_reduce_perf prints for the same
  * values (column widths, units, precision rule of the time column, the
- * footer). Owner: the real/ backend. */
+ * footer). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

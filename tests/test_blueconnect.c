@@ -9,7 +9,6 @@
  *     multiple of P, any order, ring/hd, splits of a level);
  *   - Eq. 10 equals the walk on a torus with ring stages;
  *   - bad parameters fail with AR_EINVAL / AR_EUNSUPPORTED naming the value.
- * Owner: the BlueConnect/FlexReduce engineer.
  */
 #include <string.h>
 

@@ -4,7 +4,7 @@
  * ar_schedule_validate and ar_schedule_execute_host; plus structural
  * properties (rounds, phases, owners) and refusals of bad input.
  * Algorithms added to the registry later are skipped here (they have their
- * own tests). Owner: classic-algorithms tests. */
+ * own tests). */
 #include <string.h>
 
 #include "core/algo.h"

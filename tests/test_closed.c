@@ -5,7 +5,7 @@
  *     the closed form's assumptions hold, to 1e-9 relative;
  *   - ar_plat_alpha / ar_plat_min_bw against brute force over all rank pairs;
  *   - refusals (unknown algorithm, asymmetric machines for Eq. 7).
- * Owner: classic-algorithms tests. */
+ */
 #include <string.h>
 
 #include "core/algo.h"

@@ -1,6 +1,6 @@
 /* BlueConnect Eqs. 1-7 (models/eqs.c) against hand-computed values, to 1e-12
  * relative; ar_lg_steps; ar_model_add_stage clamping.
- * Owner: classic-algorithms tests. */
+ */
 #include <string.h>
 
 #include "models/model.h"

@@ -10,7 +10,6 @@
  *     1e-12, and the walk over the FlexReduce schedule = T_FR to 1e-9
  *     (count a multiple of M);
  *   - T_FR on fr-5 at 120M floats equals the hand-computed value below.
- * Owner: the BlueConnect/FlexReduce engineer.
  */
 #include <string.h>
 

@@ -41,7 +41,6 @@
  *     it, so REDUCE {a0, z} rooted at a0 (the holder under a1's machine),
  *     then a0 copies it to a1; z [2,5): [2,4) {a1,z}, [4,5) {a2,z};
  *     a2 [5,6): {a2,z}.  In items: [0,2) [2,4)+copy [4,8) [8,10) [10,12).
- * Owner: the BlueConnect/FlexReduce engineer.
  */
 #include <string.h>
 

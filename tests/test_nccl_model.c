@@ -6,7 +6,7 @@
  * Notation: bus = nChannels x per-channel bw (GB/s), then the protocol
  * refinements; bw = bus x ratio (ring/NVLS: nranks/nsteps; tree: 0.5);
  * time_us = lat_us + bytes / (1000 x bw). nsteps = 2(n-1) all-reduce, n-1 RS/AG.
- * Owner: NCCL-model tests. */
+ */
 #include <string.h>
 
 #include "core/platform.h"

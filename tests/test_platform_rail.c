@@ -6,7 +6,7 @@
  *   - the structural router (no table) equals the graph loader's next-hop table
  *     pair by pair, and a 100 000-GPU fabric loads;
  *   - refusals (missing nodes, unknown key, unknown NICs, --ranks, the rank limit).
- * Owner: NCCL-model / rail tests. */
+ */
 #include <string.h>
 
 #include "core/platform.h"

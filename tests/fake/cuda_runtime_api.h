@@ -12,7 +12,7 @@
  * kernels, events, NCCL groups); cudaStreamEndCapture fails with
  * cudaErrorStreamCaptureUnjoined when a forked stream was not joined back;
  * cudaGraphLaunch replays the record in issue order.
- * Test control: fake_cuda_config (fake.h). Owner: the real/ backend's tests. */
+ * Test control: fake_cuda_config (fake.h). */
 #ifndef AR_FAKE_CUDA_RUNTIME_API_H
 #define AR_FAKE_CUDA_RUNTIME_API_H
 

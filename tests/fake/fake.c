@@ -3,7 +3,7 @@
  * control API, device memory and the stream order (vector clocks), graph
  * records. fake_cuda.c has the CUDA runtime, fake_nccl.c NCCL; fake_int.h
  * what they share. NCCL calls wait for their matches on one condition
- * variable with a deadline. Owner: the real/ backend's tests. */
+ * variable with a deadline. */
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>

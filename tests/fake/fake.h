@@ -1,7 +1,7 @@
 /* Control of the host fakes of CUDA and NCCL (cuda_runtime_api.h, nccl.h in
  * this folder), for tests/real_exec_fake.c. The fakes keep process-wide state
  * like the libraries they stand for; fake_reset() clears it between cases.
- * Owner: the real/ backend's tests. */
+ */
 #ifndef AR_FAKE_H
 #define AR_FAKE_H
 

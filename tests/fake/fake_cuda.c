@@ -1,5 +1,5 @@
 /* Host fakes (fake_int.h), part 2: the CUDA runtime API exec uses, and graph
- * capture/replay. Owner: the real/ backend's tests. */
+ * capture/replay. */
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,6 +1,6 @@
 /* Internals shared by the files of the host fakes (fake.c: state, control,
  * memory and stream order, graph records; fake_cuda.c: the CUDA runtime and
- * graphs; fake_nccl.c: NCCL). Tests only. Owner: the real/ backend's tests. */
+ * graphs; fake_nccl.c: NCCL). Tests only. */
 #ifndef AR_FAKE_INT_H
 #define AR_FAKE_INT_H
 

@@ -2,7 +2,7 @@
  * post semantics (dst = src, or dst += sum of sources, half types through
  * float and rounded back once per element as the kernel does), on the
  * calling thread, with the stream-order and pointer checks of fake.c.
- * Owner: the real/ backend's tests. */
+ */
 #include <stdint.h>
 #include <string.h>
 

@@ -1,6 +1,6 @@
 /* Host fakes (fake_int.h), part 3: NCCL: communicators, groups, matching,
  * reductions in the real type, bounded waits, injected faults, captured
- * calls. Owner: the real/ backend's tests. */
+ * calls. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>

@@ -15,7 +15,7 @@
  *   - a call that finds no match within the timeout (fake_nccl_config) fails
  *     with ncclSystemError and a message naming rank, call and peer (a hang
  *     on a GPU), and aborts its communicator so the other ranks fail too.
- * Faults can be injected (fake.h). Owner: the real/ backend's tests. */
+ * Faults can be injected (fake.h). */
 #ifndef AR_FAKE_NCCL_H
 #define AR_FAKE_NCCL_H
 
