@@ -255,17 +255,9 @@ static void sim_help(const lab_sim_api *sim) {
 /* --scenario with jobs: for each platform and size, every job planned on its own ranks, all in one
  * simulation under dataflow (lab/jobs.h); a row per job: its time from its start, its walk alone on
  * its ranks, and the slowdown sharing the fabric costs it. */
-static ar_status sim_jobs(const lab_sim_api *sim, const cli_opts *o, const ar_scenario *sc, ar_sim_engine engine,
-                          ar_sim_sync sync) {
+static ar_status sim_jobs(const lab_sim_api *sim, const cli_opts *o, const ar_scenario *sc) {
     static const char *const jc[] = {"job",     "algo",     "platform", "ranks",    "bytes",  "start_s", "sim_s",
                                      "alone_s", "slowdown", "sync",     "scenario", "status", "why"};
-    if (sync != AR_SYNC_DATAFLOW || engine != AR_SIM_FAST) {
-        fprintf(stderr,
-                "arlab sim: --scenario %s has jobs: they run in one simulation under --sync dataflow with "
-                "the fast engine only\n",
-                sc->source);
-        return AR_EUNSUPPORTED;
-    }
     if (o->nalgos) {
         fprintf(stderr, "arlab sim: --scenario %s has jobs: each job names its algorithm (no --algo)\n", sc->source);
         return AR_EINVAL;
@@ -361,8 +353,8 @@ int cmd_sim(int argc, char **argv) {
     char *rest[SIM_MAX_ARGS];
     int nrest = 0;
     ar_sim_engine engine = AR_SIM_FAST;
-    ar_sim_sync sync = AR_SYNC_DATAFLOW;
-    int full = 0, chunks = 0, digits = 0, model_only = 0, sync_given = 0, brief = 0, ntfmt = 0;
+    ar_sync sync = AR_SYNC_DATAFLOW;
+    int full = 0, chunks = 0, digits = 0, model_only = 0, brief = 0, ntfmt = 0;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--no-shortcuts")) {
@@ -400,13 +392,11 @@ int cmd_sim(int argc, char **argv) {
             engine = strcmp(v, "naive") ? AR_SIM_FAST : AR_SIM_NAIVE;
         } else if (!strcmp(a, "--sync") || !strncmp(a, "--sync=", 7)) {
             const char *v = a[6] == '=' ? a + 7 : (i + 1 < argc ? argv[++i] : NULL);
-            if (!v || (strcmp(v, "round") && strcmp(v, "dataflow"))) {
-                fprintf(stderr, "arlab sim: --sync: give round (lockstep rounds and phases, the closed forms' "
-                                "semantics) or dataflow (every rank on its own data)\n");
+            ar_err se = {{0}};
+            if (ar_sync_parse(v, &sync, &se) != AR_OK) {
+                fprintf(stderr, "arlab sim: %s\n", se.msg);
                 return AR_EINVAL;
             }
-            sync = strcmp(v, "dataflow") ? AR_SYNC_ROUND : AR_SYNC_DATAFLOW;
-            sync_given = 1;
         } else {
             if (nrest >= SIM_MAX_ARGS) {
                 fprintf(stderr, "arlab sim: too many arguments\n");
@@ -428,25 +418,17 @@ int cmd_sim(int argc, char **argv) {
     char scen_desc[400] = "-";
     ar_scenario_describe(scen, scen_desc, sizeof scen_desc);
     if (scen && scen->njobs) { /* several jobs sharing the fabric: one simulation, a row per job */
-        ar_status js = sim_jobs(sim, &o, scen, engine, sync_given ? sync : AR_SYNC_DATAFLOW);
+        ar_sim_opts jo = {.engine = engine, .sync = sync, .independent_phases = 1};
+        ar_sim_mode jm;
+        ar_err je = {{0}};
+        ar_status js = sim->decide(NULL, NULL, &jo, &jm, &je);
+        if (js != AR_OK) {
+            fprintf(stderr, "arlab sim: --scenario %s has jobs: %s\n", scen->source, je.msg);
+        } else {
+            js = sim_jobs(sim, &o, scen);
+        }
         ar_scenario_free(scen);
         return js;
-    }
-    if (ar_scenario_has_timing(scen)) { /* delays and flows: only the per-rank engine sees them */
-        if (sync_given && sync != AR_SYNC_DATAFLOW) {
-            fprintf(stderr,
-                    "arlab sim: --scenario %s has delays or flows: they run under --sync dataflow only (the "
-                    "lockstep shortcuts assume every rank starts together on an idle network)\n",
-                    scen->source);
-            ar_scenario_free(scen);
-            return AR_EUNSUPPORTED;
-        }
-        sync = AR_SYNC_DATAFLOW;
-        if (engine == AR_SIM_NAIVE) {
-            fprintf(stderr, "arlab sim: --scenario with delays or flows runs on the fast engine only\n");
-            ar_scenario_free(scen);
-            return AR_EUNSUPPORTED;
-        }
     }
     double scen_delay = ar_scenario_max_delay(scen);
     if (o.nplatforms == 0) {
@@ -469,11 +451,6 @@ int cmd_sim(int argc, char **argv) {
                 ar_coll_name(o.coll));
         return AR_EUNSUPPORTED;
     }
-    if (engine == AR_SIM_NAIVE && (o.check || o.trace || (o.gamma_s_per_B > 0 && sync != AR_SYNC_DATAFLOW))) {
-        fprintf(stderr, "arlab sim: --engine naive measures time only (no --check or --trace; --gamma only with "
-                        "--sync dataflow)\n");
-        return AR_EUNSUPPORTED;
-    }
     if (o.nsizes == 0) o.sizes[o.nsizes++] = "100MB";
     if (o.nalgos == 0) o.algos[o.nalgos++] = "all";
     const char *algos[CLI_MAX_LIST * 4];
@@ -489,6 +466,38 @@ int cmd_sim(int argc, char **argv) {
         return worst;
     }
     int nruns = o.nplatforms * o.nsizes * na;
+    /* the scenario's start delay per rank of each platform (a slow GPU alone is in the platform), and
+     * what the simulation will run there: refused now, before any row, if it cannot */
+    double *delays_of[CLI_MAX_LIST] = {NULL};
+    for (int pi = 0; pi < o.nplatforms && worst == AR_OK; pi++) {
+        if (scen && scen_delay > 0) {
+            delays_of[pi] = calloc((size_t)plats[pi]->nranks, sizeof *delays_of[pi]);
+            if (!delays_of[pi]) {
+                worst = cli_error(ar_fail(&e, AR_ENOMEM, "out of memory"), &e);
+                break;
+            }
+            ar_scenario_delays(scen, plats[pi]->nranks, delays_of[pi]);
+        }
+        ar_sim_opts so = {.gamma_s_per_B = o.gamma_s_per_B,
+                          .check = o.check,
+                          .trace_path = o.trace,
+                          .engine = engine,
+                          .sync = sync,
+                          .full = full,
+                          .rank_delay_s = delays_of[pi],
+                          .flows = scen ? scen->flows : NULL,
+                          .nflows = scen ? scen->nflows : 0};
+        ar_sim_mode m;
+        if (!model_only && sim->decide(plats[pi], NULL, &so, &m, &e) != AR_OK) worst = cli_error(AR_EUNSUPPORTED, &e);
+    }
+    if (worst != AR_OK) {
+        for (int pi = 0; pi < o.nplatforms; pi++) {
+            ar_platform_free(plats[pi]);
+            free(delays_of[pi]);
+        }
+        ar_scenario_free(scen);
+        return worst;
+    }
 
     cli_table t;
     tbl_init(&t, NCOLS, cols);
@@ -497,16 +506,7 @@ int cmd_sim(int argc, char **argv) {
     if (stream) tbl_stream_begin(&t, o.format, stdout);
     for (int pi = 0; pi < o.nplatforms && worst != AR_EINVAL; pi++) {
         ar_platform *p = plats[pi];
-        double *delays = NULL;                         /* the scenario's start delay per rank of this platform */
-        if (scen && ar_scenario_max_delay(scen) > 0) { /* late starts (a slow GPU alone is in the platform) */
-            delays = calloc((size_t)p->nranks, sizeof *delays);
-            if (!delays) {
-                worst = AR_ENOMEM;
-                fprintf(stderr, "arlab sim: out of memory\n");
-                break;
-            }
-            ar_scenario_delays(scen, p->nranks, delays);
-        }
+        const double *delays = delays_of[pi];
         for (int si = 0; si < o.nsizes; si++) {
             double bytes = (double)counts[si] * (double)eb;
             if (o.format == FMT_TABLE && !brief) {
@@ -674,9 +674,11 @@ int cmd_sim(int argc, char **argv) {
             }
             if (worst == AR_EINVAL) break;
         }
-        free(delays);
     }
-    for (int pi = 0; pi < o.nplatforms; pi++) ar_platform_free(plats[pi]);
+    for (int pi = 0; pi < o.nplatforms; pi++) {
+        ar_platform_free(plats[pi]);
+        free(delays_of[pi]);
+    }
     if (ntfmt) {
         cli_print_nccltests(&t, model_only ? "model_s" : "sim_s", "sim", &o);
     } else if (o.format == FMT_TABLE && brief) {

@@ -17,6 +17,7 @@ static const lab_sim_api sim_api = {
     .network_help = ar_sim_network_help,
     .dlink_name = ar_sim_dlink_name,
     .link_util = ar_sim_link_util,
+    .decide = ar_sim_decide,
 };
 #define SIM_API (&sim_api)
 #define SIM_AVAILABLE 1
@@ -56,13 +57,10 @@ static void simulate(const lab_point_in *in, lab_point_out *out) {
     so.network = in->sim_network; /* NULL = CM02 configured as the alpha-beta models assume */
     so.gamma_s_per_B = in->sim_gamma_s_per_B;
     so.budget_s = in->sim_budget_s;
-    so.sync = in->sim_sync_round ? AR_SYNC_ROUND : AR_SYNC_DATAFLOW;
-    if (in->rank_delay_s || in->nflows) { /* scenario delays and flows: per-rank dataflow only */
-        so.sync = AR_SYNC_DATAFLOW;
-        so.rank_delay_s = in->rank_delay_s;
-        so.flows = in->flows;
-        so.nflows = in->nflows;
-    }
+    so.sync = in->sim_sync;
+    so.rank_delay_s = in->rank_delay_s; /* scenario events (ar_sim_decide: dataflow only) */
+    so.flows = in->flows;
+    so.nflows = in->nflows;
     ar_sim_result res;
     memset(&res, 0, sizeof res);
     ar_status st = sim->run(in->p, in->sch, &so, &res, &e);

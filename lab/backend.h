@@ -46,6 +46,7 @@ typedef struct lab_sim_api {
     const char *(*network_help)(void);
     char *(*dlink_name)(const ar_platform *p, int d, char *buf, size_t n);
     double (*link_util)(const ar_platform *p, const ar_sim_result *r, int d);
+    ar_status (*decide)(const ar_platform *p, const ar_schedule *s, const ar_sim_opts *o, ar_sim_mode *m, ar_err *e);
 } lab_sim_api;
 
 /* One imported measurement (lab/measured.h reads them). */
@@ -65,7 +66,7 @@ typedef struct lab_point_in {
     double walk_s;           /* the cost walk (lab/eval.h) */
     const char *sim_network; /* NULL = the alpha-beta-exact default */
     double sim_gamma_s_per_B, sim_budget_s;
-    int sim_sync_round; /* 1: lockstep (--sync round); 0: dataflow */
+    ar_sync sim_sync; /* --sync (sim/sim.h; ar_sim_decide decides what runs) */
     const lab_measure *measures;
     int nmeasures;
     /* what-if scenario events (core/scenario.h), NULL/0 = none: simulated under --sync dataflow */

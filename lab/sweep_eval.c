@@ -107,7 +107,7 @@ ar_status sweep_eval(sweep_ctx *ctx, int i, sweep_rows *out, ar_err *e) {
                                .walk_s = ev.walk_s,
                                .sim_network = s->sim_network,
                                .sim_gamma_s_per_B = s->sim_gamma_s_per_B,
-                               .sim_sync_round = s->sim_sync_round,
+                               .sim_sync = s->sim_sync,
                                .sim_budget_s = s->sim_budget_s,
                                .measures = ctx->measures.m,
                                .nmeasures = ctx->measures.n};

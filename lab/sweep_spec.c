@@ -539,9 +539,9 @@ static ar_status parse_sim(sctx *c, const cJSON *root, ar_sweep *s) {
     const cJSON *y = sw_field(j, "sync");
     if (!st && y) {
         size_t o2 = ar_jpath_key(c, "sync");
-        if (!cJSON_IsString(y) || (strcmp(y->valuestring, "round") && strcmp(y->valuestring, "dataflow")))
+        ar_err ye = {{0}};
+        if (!cJSON_IsString(y) || ar_sync_parse(y->valuestring, &s->sim_sync, &ye) != AR_OK)
             st = ar_jpath_fail(c, AR_EINVAL, "must be \"dataflow\" (default) or \"round\"");
-        else s->sim_sync_round = !strcmp(y->valuestring, "round");
         ar_jpath_pop(c, o2);
     }
     ar_jpath_pop(c, old);

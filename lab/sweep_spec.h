@@ -134,7 +134,7 @@ typedef struct ar_sweep {
     char *sim_network;        /* NULL = the backend's default (alpha-beta exact) */
     double sim_gamma_s_per_B; /* >= 0 */
     double sim_budget_s;      /* 0 = no limit */
-    int sim_sync_round;       /* sim.sync: 1 = "round" (lockstep), 0 = "dataflow" (the default) */
+    ar_sync sim_sync;         /* sim.sync: "dataflow" (the default) or "round" (lockstep) */
     int nreal_csv;
     char **real_csv; /* paths or glob patterns, relative to the sweep file */
     int nfigures;

@@ -225,26 +225,9 @@ static ar_status validate(const ar_platform *p, const ar_schedule *s, const ar_s
         return ar_fail(e, AR_EINVAL, "sim: gamma must be >= 0 seconds per byte");
     if (!(o->budget_s >= 0)) return ar_fail(e, AR_EINVAL, "sim: budget must be >= 0");
     if (s->elem_bytes < 1 || s->elem_bytes > 64) return ar_fail(e, AR_EINVAL, "sim: element size %zu", s->elem_bytes);
-    if (p->stage_d2h_Bps > 0 && o->sync != AR_SYNC_DATAFLOW)
-        return ar_fail(e, AR_EUNSUPPORTED,
-                       "sim: host staging copies (platform %s compute.stage) are simulated under --sync dataflow only",
-                       p->name);
-    if (p->rank_compute && o->sync != AR_SYNC_DATAFLOW)
-        return ar_fail(
-            e, AR_EUNSUPPORTED,
-            "sim: a slow-computing straggler (scenario stragglers[].rate) is simulated under --sync dataflow "
-            "only");
-    if (o->engine == AR_SIM_NAIVE &&
-        (o->check || o->trace_path || (o->gamma_s_per_B > 0 && o->sync != AR_SYNC_DATAFLOW)))
-        return ar_fail(e, AR_EUNSUPPORTED,
-                       "sim: the naive engine measures time only (no --check or --trace; a reduction cost (--gamma, "
-                       "platform compute.reduce) only under --sync dataflow)");
-    if (o->engine != AR_SIM_FAST && o->engine != AR_SIM_NAIVE) return ar_fail(e, AR_EINVAL, "sim: unknown engine");
-    if (o->sync != AR_SYNC_ROUND && o->sync != AR_SYNC_DATAFLOW) return ar_fail(e, AR_EINVAL, "sim: unknown --sync");
-    if (has_events(o) && (o->sync != AR_SYNC_DATAFLOW || o->engine != AR_SIM_FAST))
-        return ar_fail(e, AR_EUNSUPPORTED,
-                       "sim: scenario delays and background flows run under --sync dataflow with the fast engine "
-                       "(the lockstep shortcuts assume every rank starts together on an otherwise idle network)");
+    ar_sim_mode m;
+    ar_status ds = ar_sim_decide(p, s, o, &m, e);
+    if (ds != AR_OK) return ds;
     for (int r = 0; o->rank_delay_s && r < p->nranks; r++)
         if (!(o->rank_delay_s[r] >= 0) || !isfinite(o->rank_delay_s[r]))
             return ar_fail(e, AR_EINVAL, "sim: rank %d's start delay must be finite and >= 0", r);
@@ -265,16 +248,44 @@ static ar_status validate(const ar_platform *p, const ar_schedule *s, const ar_s
     return cs;
 }
 
-const char *ar_sim_sync_name(ar_sim_sync s) { return s == AR_SYNC_DATAFLOW ? "dataflow" : "round"; }
-
-/* Under --sync dataflow, whether the per-rank engine (dataflow.c) must run rather than the lockstep run with
- * its certificate (engine_cert.c), which stands only for every rank starting together on an otherwise idle
- * network whose transfers end when their network part does:
- *   - shortcuts off, the rerun after a certificate failed (o->full), or in process (no second SimGrid);
- *   - scenario events;
- *   - compute costs: a member moves on when a network part is done, its reduction overlapped. */
-static int per_rank_engine(const ar_platform *p, const ar_sim_opts *o) {
-    return o->full || o->in_process || has_events(o) || o->gamma_s_per_B > 0 || ar_platform_has_costs(p);
+ar_status ar_sim_decide(const ar_platform *p, const ar_schedule *s, const ar_sim_opts *o, ar_sim_mode *m, ar_err *e) {
+    m->sync = o->sync;
+    m->engine = o->engine;
+    m->per_rank = 0;
+    if (o->engine != AR_SIM_FAST && o->engine != AR_SIM_NAIVE) return ar_fail(e, AR_EINVAL, "sim: unknown engine");
+    if (o->sync != AR_SYNC_ROUND && o->sync != AR_SYNC_DATAFLOW) return ar_fail(e, AR_EINVAL, "sim: unknown --sync");
+    int events = has_events(o), df = o->sync == AR_SYNC_DATAFLOW;
+    double gamma = o->gamma_s_per_B > 0 ? o->gamma_s_per_B : p && p->reduce_Bps > 0 ? 1.0 / p->reduce_Bps : 0;
+    if (events && !df)
+        return ar_fail(e, AR_EUNSUPPORTED,
+                       "sim: scenario delays, flows and jobs run under --sync dataflow only (the lockstep shortcuts "
+                       "assume every rank starts together on an idle network)");
+    if (events && o->engine != AR_SIM_FAST)
+        return ar_fail(e, AR_EUNSUPPORTED, "sim: scenario delays, flows and jobs run on the fast engine only");
+    if (p && p->stage_d2h_Bps > 0 && !df)
+        return ar_fail(e, AR_EUNSUPPORTED,
+                       "sim: host staging copies (platform %s compute.stage) are simulated under --sync dataflow only",
+                       p->name);
+    if (p && p->rank_compute && !df)
+        return ar_fail(e, AR_EUNSUPPORTED,
+                       "sim: a slow-computing straggler (scenario stragglers[].rate) is simulated under --sync "
+                       "dataflow only");
+    if (o->engine == AR_SIM_NAIVE && (o->check || o->trace_path || (gamma > 0 && !df)))
+        return ar_fail(e, AR_EUNSUPPORTED,
+                       "sim: the naive engine measures time only (no --check or --trace; a reduction cost (--gamma, "
+                       "platform compute.reduce) only under --sync dataflow)");
+    if (df && s && ar_schedule_uses_switch(s)) {
+        if (events)
+            return ar_fail(e, AR_EUNSUPPORTED,
+                           "sim: %s uses switch ops, which run lockstep only: scenario delays, flows "
+                           "and jobs need the per-rank engine",
+                           s->algo);
+        m->sync = AR_SYNC_ROUND; /* switch ops (a switch as a transfer's end) run lockstep only for now */
+        return AR_OK;
+    }
+    m->per_rank = df && o->engine == AR_SIM_FAST &&
+                  (o->full || o->in_process || events || gamma > 0 || (p && ar_platform_has_costs(p)));
+    return AR_OK;
 }
 
 void sim_job_ready(const sim_job *j) {
@@ -303,9 +314,12 @@ static ar_status run_here(const ar_platform *p, const ar_schedule *s, const ar_s
     sim_job j =
         {.p = p, .s = s, .o = o, .settings = set, .nsettings = ns->n, .net_flags = ns->flags, .ready_fd = ready_fd};
     snprintf(out->network, sizeof out->network, "%s", ns->desc);
-    snprintf(out->sync, sizeof out->sync, "%s", ar_sim_sync_name(o->sync));
-    if (o->engine == AR_SIM_NAIVE) return ar_engine_naive(&j, out, e);
-    if (o->sync == AR_SYNC_DATAFLOW && per_rank_engine(p, o)) return ar_engine_dataflow(&j, out, e);
+    snprintf(out->sync, sizeof out->sync, "%s", ar_sync_name(o->sync));
+    ar_sim_mode m;
+    ar_status st = ar_sim_decide(p, s, o, &m, e);
+    if (st != AR_OK) return st;
+    if (m.engine == AR_SIM_NAIVE) return ar_engine_naive(&j, out, e);
+    if (m.per_rank) return ar_engine_dataflow(&j, out, e);
     return ar_engine_fast(&j, out, e);
 }
 
@@ -423,7 +437,7 @@ static ar_status run_forked(const ar_platform *p, const ar_schedule *s, const ar
             out->complete = 0;
             out->bottleneck = -1;
             snprintf(out->engine, sizeof out->engine, "%s", o->engine == AR_SIM_NAIVE ? "naive" : "fast");
-            snprintf(out->sync, sizeof out->sync, "%s", ar_sim_sync_name(o->sync));
+            snprintf(out->sync, sizeof out->sync, "%s", ar_sync_name(o->sync));
             snprintf(out->network, sizeof out->network, "stopped by --budget %g s inside SimGrid (no time)",
                      o->budget_s);
             return AR_OK;
@@ -509,16 +523,12 @@ static ar_status sim_run(const ar_platform *p, const ar_schedule *s, const ar_si
     if (st != AR_OK) return st;
     netspec ns;
     if ((st = parse_net(o->network, &ns, e)) != AR_OK) return st;
-    ar_sim_opts lock;
-    if (o->sync == AR_SYNC_DATAFLOW && ar_schedule_uses_switch(s)) {
-        if (has_events(o))
-            return ar_fail(e, AR_EUNSUPPORTED,
-                           "sim: %s uses switch ops, which run lockstep only: scenario delays, flows "
-                           "and jobs need the per-rank engine",
-                           s->algo);
-        /* switch ops (a switch as a transfer's end) run lockstep only for now: the row says sync=round */
+    ar_sim_mode m;
+    if ((st = ar_sim_decide(p, s, o, &m, e)) != AR_OK) return st;
+    ar_sim_opts lock; /* the semantics that runs (switch ops: lockstep; the row says sync=round) */
+    if (m.sync != o->sync) {
         lock = *o;
-        lock.sync = AR_SYNC_ROUND;
+        lock.sync = m.sync;
         o = &lock;
     }
     if (o->in_process) return run_here(p, s, o, &ns, NULL, out, e);

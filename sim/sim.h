@@ -4,11 +4,11 @@
  * bw*lanes per direction, latencies and routes as ar_platform_route), lowers
  * every op while it runs with ar_lower_round (the same transfers the cost walk,
  * the host executor and the NCCL backend use), and runs it:
- *   - under opts.sync = AR_SYNC_ROUND (lockstep, the default): rounds of one op
+ *   - under opts.sync = AR_SYNC_DATAFLOW (the default) every rank advances on
+ *     its own (sim/dataflow.c); under AR_SYNC_ROUND (lockstep) rounds of one op
  *     are sequential (round r+1 starts when every transfer of round r has
  *     completed), ops of one phase run concurrently, phase k+1 starts when
- *     phase k has finished everywhere; under AR_SYNC_DATAFLOW every rank
- *     advances on its own (sim/dataflow.c);
+ *     phase k has finished everywhere;
  *   - a reduce transfer optionally costs gamma seconds per byte of compute on
  *     the receiving GPU after its data arrived (SimGrid execution, shared
  *     between reductions on the same GPU); off by default, as in the papers.
@@ -62,6 +62,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "core/platform.h"
 #include "core/scenario.h"
@@ -70,14 +71,28 @@
 
 typedef enum ar_sim_engine { AR_SIM_FAST = 0, AR_SIM_NAIVE = 1 } ar_sim_engine;
 
-/* Semantics. ROUND (lockstep): round r+1 of an op starts when every transfer of its
- * round r has completed, phase k+1 when phase k has finished everywhere; the closed forms assume
- * it. DATAFLOW (the CLI's and sweeps' default): every rank advances on its own data
- * (sim/dataflow.c); the fast engine runs the lockstep simulation with a certificate that it is
- * also the dataflow run (sim/engine_cert.c) and otherwise the dataflow engine (every transfer
- * in SimGrid; also with opts.full or in process). The zero value of ar_sim_opts is ROUND. */
-typedef enum ar_sim_sync { AR_SYNC_ROUND = 0, AR_SYNC_DATAFLOW = 1 } ar_sim_sync;
-const char *ar_sim_sync_name(ar_sim_sync s); /* "round", "dataflow" */
+/* How ranks synchronise: the one definition of --sync (and a sweep's "sim.sync").
+ * DATAFLOW, the zero value and every front end's default: every rank advances on its own data
+ * (sim/dataflow.c); the fast engine runs the lockstep simulation with a certificate that it is also
+ * the dataflow run (sim/engine_cert.c) and otherwise the dataflow engine (every transfer in SimGrid;
+ * also with opts.full or in process). ROUND (lockstep): round r+1 of an op starts when every
+ * transfer of its round r has completed, phase k+1 when phase k has finished everywhere; the closed
+ * forms assume it. What actually runs is decided by ar_sim_decide. */
+typedef enum ar_sync { AR_SYNC_DATAFLOW = 0, AR_SYNC_ROUND = 1 } ar_sync;
+
+static inline const char *ar_sync_name(ar_sync s) { return s == AR_SYNC_ROUND ? "round" : "dataflow"; }
+
+/* "round" or "dataflow" (header-only: front ends parse it whether or not SimGrid was built). */
+static inline ar_status ar_sync_parse(const char *text, ar_sync *out, ar_err *e) {
+    if (text && !strcmp(text, "dataflow")) *out = AR_SYNC_DATAFLOW;
+    else if (text && !strcmp(text, "round")) *out = AR_SYNC_ROUND;
+    else
+        return ar_fail(e, AR_EINVAL,
+                       "--sync: give dataflow (every rank on its own data, the default) or round (lockstep "
+                       "rounds and phases, the closed forms' semantics), not \"%s\"",
+                       text ? text : "");
+    return AR_OK;
+}
 
 typedef struct ar_sim_opts {
     const char *network;      /* "CM02" (default when NULL), "LV08", "SMPI", "IB", [",key:value"...] */
@@ -87,9 +102,9 @@ typedef struct ar_sim_opts {
     const char *trace_path;   /* Chrome trace-event JSON of every transfer, NULL = none */
     double budget_s;          /* wall-clock limit; the run stops early (result.complete = 0); 0 = none */
     ar_sim_engine engine;
-    ar_sim_sync sync; /* AR_SYNC_ROUND (default) or AR_SYNC_DATAFLOW */
-    int full;         /* 1: no shortcuts, SimGrid simulates every transfer */
-    int in_process;   /* 1: run in this process instead of a forked child */
+    ar_sync sync;   /* AR_SYNC_DATAFLOW (the zero value) or AR_SYNC_ROUND; see ar_sim_decide */
+    int full;       /* 1: no shortcuts, SimGrid simulates every transfer */
+    int in_process; /* 1: run in this process instead of a forked child */
     /* what-if scenario events (core/scenario.h), --sync dataflow only: rank r enters phase 0
      * rank_delay_s[r] seconds late (NULL = none; nranks entries); background flows share the
      * links with the schedule (not counted in the link statistics) */
@@ -155,6 +170,24 @@ typedef struct ar_sim_result {
 /* Runs schedule s on platform p. On AR_OK the result is filled; on AR_EFAIL
  * (--check found a wrong value) the result is filled too and e names the rank
  * and element. Other errors leave the result empty. */
+/* What a simulation runs, decided in this one place from the user's choice (o->sync, o->engine), the
+ * scenario (o's delays, flows, jobs), the costs (o->gamma_s_per_B, the platform's reduction rate,
+ * staging and slow GPUs) and the schedule (s, may be NULL before it is planned: its switch ops):
+ *   - delays, flows and jobs need dataflow and the fast engine;
+ *   - host staging and slow-computing GPUs need dataflow;
+ *   - the naive engine measures time only (no check or trace), with a reduction cost only under dataflow;
+ *   - switch ops run lockstep: under dataflow they run as ROUND (the row says so), refused with events;
+ *   - under dataflow the fast engine runs per rank (dataflow.c) when shortcuts are off, in process,
+ *     with events or with compute costs, else lockstep with a certificate (engine_cert.c).
+ * Fails (one line) on a combination that cannot run. ar_sim_run calls it; front ends call it to refuse
+ * before printing anything. */
+typedef struct ar_sim_mode {
+    ar_sync sync;         /* the semantics that runs */
+    ar_sim_engine engine; /* the engine that runs */
+    int per_rank;         /* fast engine under dataflow: the per-rank engine rather than the certified lockstep */
+} ar_sim_mode;
+ar_status ar_sim_decide(const ar_platform *p, const ar_schedule *s, const ar_sim_opts *o, ar_sim_mode *m, ar_err *e);
+
 ar_status ar_sim_run(const ar_platform *p, const ar_schedule *s, const ar_sim_opts *opts, ar_sim_result *out,
                      ar_err *e);
 

@@ -18,7 +18,7 @@ expect_ok "sim --engine naive --sync dataflow --gamma" -- sim --platform flat:ra
   --size 256MB --gamma 1e-10 --sync dataflow --engine naive --format csv
 csv_col "$T_TMP/out" sim_s engine >"$T_TMP/cols"
 t_check "naive: 39.092 ms" awk '{ exit !($2 == "naive" && ($1 - 39.092e-3)^2 < (1e-9 * 39.092e-3)^2) }' "$T_TMP/cols"
-expect_error "naive --gamma under round" "--gamma only with --sync dataflow" -- sim --platform flat:ranks=8 --algo ring \
+expect_error "naive --gamma under round" "only under --sync dataflow" -- sim --platform flat:ranks=8 --algo ring \
   --size 1MB --gamma 1e-10 --engine naive --sync round
 expect_ok "platform show pfn-mn1" -- platform show pfn-mn1 --format json
 t_check "pfn-mn1 carries its compute rate" python3 -c "import json; d=json.load(open('$T_TMP/out')); assert abs(d['compute']['reduce']-5.855e9) < 1 and d['ranks'] == 8 and d['machines'] == 8"

@@ -68,7 +68,7 @@ expect_ok "budget" -- sim --platform flat:ranks=256 --algo ring --size 1MiB --en
 t_check "budget: complete = 0" test "$(csv_col "$T_TMP/out" complete | head -1)" = 0
 
 # --sync: every row names the semantics; dataflow with --check, --trace and a budget
-expect_error "bad --sync" "--sync: give round" -- sim --platform flat:ranks=4 --algo ring --sync barrier
+expect_error "bad --sync" "--sync: give dataflow" -- sim --platform flat:ranks=4 --algo ring --sync barrier
 expect_ok "sync default" -- sim --platform fr-7 --algo binomial --size 10MB --format csv
 t_check "default sync is dataflow" test "$(csv_col "$T_TMP/out" sync)" = dataflow
 expect_ok "sync dataflow" -- sim --platform blueconnect-12 --algo binomial --size 10MB --sync dataflow --check \

@@ -43,6 +43,7 @@ static int expected_unsupported(const char *plat, const char *algo) {
 static int run_check(const char *plat, const char *algo, uint64_t bytes, int full, double gamma, int *nunsup) {
     ar_sim_opts o;
     memset(&o, 0, sizeof o);
+    o.sync = AR_SYNC_ROUND;
     o.check = 1;
     o.full = full;
     o.gamma_s_per_B = gamma;

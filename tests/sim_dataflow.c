@@ -32,7 +32,7 @@
  * with the naive engine's network, to compare the engines themselves. */
 #define FB "CM02,network/solver:fairbottleneck"
 
-static int run_net(const char *plat, const char *algo, uint64_t bytes, ar_sim_sync sync, ar_sim_engine en,
+static int run_net(const char *plat, const char *algo, uint64_t bytes, ar_sync sync, ar_sim_engine en,
                    const char *network, double *t) {
     ar_sim_opts o;
     memset(&o, 0, sizeof o);
@@ -43,16 +43,16 @@ static int run_net(const char *plat, const char *algo, uint64_t bytes, ar_sim_sy
     int rc = sim_run_case(&x, plat, algo, bytes, &o);
     int ok = rc == 0 && x.st == AR_OK && x.r.complete == 1;
     if (rc == 0) {
-        T_CHECK(x.st == AR_OK, "%s on %.40s (%s, %s): %s", algo, plat, ar_sim_sync_name(sync),
+        T_CHECK(x.st == AR_OK, "%s on %.40s (%s, %s): %s", algo, plat, ar_sync_name(sync),
                 en == AR_SIM_NAIVE ? "naive" : "fast", x.e.msg);
-        T_CHECK(!strcmp(x.r.sync, ar_sim_sync_name(sync)), "%s: the result names its semantics (%s)", algo, x.r.sync);
+        T_CHECK(!strcmp(x.r.sync, ar_sync_name(sync)), "%s: the result names its semantics (%s)", algo, x.r.sync);
     }
     *t = ok ? x.r.time_s : NAN;
     sim_run_free(&x);
     return ok;
 }
 
-static int run_pair(const char *plat, const char *algo, uint64_t bytes, ar_sim_sync sync, ar_sim_engine en, double *t) {
+static int run_pair(const char *plat, const char *algo, uint64_t bytes, ar_sync sync, ar_sim_engine en, double *t) {
     return run_net(plat, algo, bytes, sync, en, NULL, t);
 }
 

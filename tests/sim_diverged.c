@@ -198,7 +198,7 @@ static void test_busy_link(void) {
     T_CHECK(s && ar_sched_phase(s, "reduce") == 0 && ar_sched_op(s, AR_OP_REDUCE, AR_IMPL_BINOMIAL, m, 8, 0, count),
             "busy-trunk schedule");
     ar_sim_result r[3];
-    ar_sim_sync sync[3] = {AR_SYNC_DATAFLOW, AR_SYNC_DATAFLOW, AR_SYNC_ROUND};
+    ar_sync sync[3] = {AR_SYNC_DATAFLOW, AR_SYNC_DATAFLOW, AR_SYNC_ROUND};
     int ran = 0;
     for (int k = 0; k < 3 && s; k++, ran++) {
         ar_sim_opts o;

@@ -22,6 +22,7 @@ int main(void) {
     T_OK(ar_algo_plan("ring", p, 1024, 4, &s, &e), e);
     ar_sim_opts o;
     memset(&o, 0, sizeof o);
+    o.sync = AR_SYNC_ROUND;
 
     /* links the platform loader would refuse, made by hand */
     double bw = p->links[0].bw_Bps;

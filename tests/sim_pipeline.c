@@ -264,6 +264,7 @@ static void test_errors(void) {
     if (s) {
         ar_sim_opts o;
         memset(&o, 0, sizeof o);
+        o.sync = AR_SYNC_ROUND;
         o.engine = AR_SIM_NAIVE;
         o.gamma_s_per_B = 1e-10;
         ar_sim_result r;

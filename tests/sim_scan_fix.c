@@ -19,7 +19,7 @@
 #error "tests/CMakeLists.txt passes AR_EXPECT_SG_FIX (0 or 1)"
 #endif
 
-static double ps64(ar_sim_engine engine, double gamma, ar_sim_sync sync) {
+static double ps64(ar_sim_engine engine, double gamma, ar_sync sync) {
     ar_sim_opts o;
     memset(&o, 0, sizeof o);
     o.engine = engine;

@@ -94,7 +94,7 @@ static ar_scenario *scen(const char *json) {
 }
 
 /* Plans algo on plat (changed by sc), simulates it under sync with sc's delays and flows. */
-static double run(const char *plat, const char *sc_json, const char *algo, uint64_t bytes, ar_sim_sync sync, int check,
+static double run(const char *plat, const char *sc_json, const char *algo, uint64_t bytes, ar_sync sync, int check,
                   double *walk, char *bn, size_t nbn) {
     ar_platform *p = sim_platform(plat);
     ar_scenario *sc = sc_json ? scen(sc_json) : NULL;

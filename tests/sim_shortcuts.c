@@ -78,6 +78,7 @@ int main(void) {
                  c->network ? ", " : "", c->network ? c->network : "", c->gamma > 0 ? ", gamma" : "");
         ar_sim_opts o;
         memset(&o, 0, sizeof o);
+        o.sync = AR_SYNC_ROUND;
         o.network = c->network;
         o.gamma_s_per_B = c->gamma;
         o.check = c->check;
@@ -134,6 +135,7 @@ int main(void) {
                  c->network ? c->network : "");
         ar_sim_opts o;
         memset(&o, 0, sizeof o);
+        o.sync = AR_SYNC_ROUND;
         o.network = c->network;
         sim_run fast, nv;
         if (sim_run_case(&fast, c->plat, c->algo, c->bytes, &o) != 0) { /* a failed check already */

@@ -63,6 +63,7 @@ static void walk_and_sim(const ar_platform *p, const ar_schedule *s, double want
     T_NEAR(m.time_s, want, 1e-9, what);
     ar_sim_opts o;
     memset(&o, 0, sizeof o);
+    o.sync = AR_SYNC_ROUND;
     o.check = s->coll == AR_COLL_ALLREDUCE;
     ar_sim_result r;
     memset(&r, 0, sizeof r);
@@ -150,6 +151,7 @@ static void planners(void) {
             sim_run x;
             ar_sim_opts o;
             memset(&o, 0, sizeof o);
+            o.sync = AR_SYNC_ROUND;
             o.check = 1;
             /* collnet needs several nodes: refused on the one-node presets */
             int may = !strncmp(algos[a], "collnet", 7) && !strchr(plats[i], ':');
@@ -278,6 +280,7 @@ static void bad_input(void) {
             expect_err(st, &e, k == 0 ? "is a GPU, not a switch" : "cannot reduce", "switch op: bad switch");
             ar_sim_opts o;
             memset(&o, 0, sizeof o);
+            o.sync = AR_SYNC_ROUND;
             ar_sim_result r;
             memset(&r, 0, sizeof r);
             st = ar_sim_run(p, s, &o, &r, &e);
@@ -351,6 +354,7 @@ static void naive_engine(void) {
     ar_err e = {{0}};
     ar_sim_opts o;
     memset(&o, 0, sizeof o);
+    o.sync = AR_SYNC_ROUND;
     o.engine = AR_SIM_NAIVE;
     for (int c = 1; c <= 4; c *= 4) {
         ar_schedule *s = one_op(AR_OP_ALL_REDUCE, 8, (uint64_t)(S / 4), p->root, c);

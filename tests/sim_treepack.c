@@ -77,6 +77,7 @@ int main(void) {
     for (size_t i = 0; i < sizeof checks / sizeof checks[0]; i++) {
         ar_sim_opts o;
         memset(&o, 0, sizeof o);
+        o.sync = AR_SYNC_ROUND;
         o.check = 1;
         sim_run x;
         int ok = sim_run_case(&x, checks[i][0], checks[i][1], 4 * 1001, &o) == 0;

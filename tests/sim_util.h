@@ -52,7 +52,7 @@ static inline void sim_run_free(sim_run *x) {
 }
 
 /* Plans algo on plat for `bytes` bytes of 4-byte elements and simulates it
- * with opts (NULL: defaults). Returns
+ * with opts (NULL: lockstep, --sync round, the closed forms' semantics). Returns
  *    0  it ran (x->st tells how the simulation went);
  *    1  the planner answered AR_EUNSUPPORTED (x->unsupported, x->e says why):
  *       a failed check unless may_be_unsupported, else a line saying so;
@@ -91,6 +91,7 @@ static inline int sim_run_case_ex(sim_run *x, const char *plat, const char *algo
     if (ar_model_walk(x->p, x->s, &m, &x->e) == AR_OK) x->walk = m.time_s;
     ar_sim_opts d;
     memset(&d, 0, sizeof d);
+    d.sync = AR_SYNC_ROUND;
     x->st = ar_sim_run(x->p, x->s, opts ? opts : &d, &x->r, &x->e);
     if (x->st != AR_OK) fprintf(stderr, "sim %s on %s -> %s: %s\n", algo, x->p->name, ar_status_name(x->st), x->e.msg);
     return 0;
