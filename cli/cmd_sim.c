@@ -31,63 +31,29 @@
 #include "lab/backend.h"
 #include "lab/eval.h"
 #include "lab/jobs.h"
+#include "lab/simrow.h"
 #include "sim/sim.h" /* types only; the functions come from the backend table */
 
 #define SIM_MAX_ARGS 256
 
-static const char *const cols[] = {"algo",
-                                   "platform",
-                                   "ranks",
-                                   "bytes",
-                                   "sim_s",
-                                   "model_s",
-                                   "rel_err",
-                                   "closed_s",
-                                   "closed_rel_err",
-                                   "transfers",
-                                   "simgrid_xfers",
-                                   "probe_xfers",
-                                   "batches",
-                                   "shortcut_batches",
-                                   "groups",
-                                   "wall_s",
-                                   "peak_rss_kb",
-                                   "bottleneck",
-                                   "bottleneck_busy_s",
-                                   "bottleneck_util",
-                                   "bottleneck_flows",
-                                   "check",
-                                   "complete",
-                                   "engine",
-                                   "network",
-                                   "algbw_GBps",
-                                   "busbw_GBps",
-                                   "nccl_model_s",
-                                   "nccl_algo",
-                                   "nccl_proto",
-                                   "status",
-                                   "why",
-                                   "sync",
-                                   "scenario"};
-enum {
-    NCOLS = sizeof cols / sizeof cols[0],
-    C_ALGBW = 25,
-    C_NCCL = 27,
-    C_STATUS = 30,
-    C_WHY = 31,
-    C_SYNC = 32,
-    C_SCEN = 33
-};
+/* The verb's columns: lab/simrow.h's table, by name. */
+static const char *cols[64];
+static int col(const char *name) { return lab_simrow_col(name); }
+static void cols_init(void) {
+    for (int c = 0; c < lab_simrow_ncols && c < 64; c++) cols[c] = lab_simrow_cols[c].name;
+}
+#define NCOLS lab_simrow_ncols
 
-/* A row for an algorithm that was not simulated: status (unsupported, limit,
- * error) and why; every number empty. */
 /* --brief: one short row per run that applies (the fastest simulated on each platform and size
  * marked), then per platform one line for the algorithms that do not apply. */
 #define BRIEF_NA_MAX 64
 static void print_brief(const cli_table *t) {
     static const char *const bc[] = {"", "algo", "platform", "bytes", "sim_s", "model_s", "rel_err", "busbw_GBps"};
-    static const int src[] = {-1, 0, 1, 3, 4, 5, 6, C_ALGBW + 1};
-    enum { NB = sizeof src / sizeof src[0] };
+    const int src[] = {-1,           col("algo"),    col("platform"), col("bytes"),
+                       col("sim_s"), col("model_s"), col("rel_err"),  col("busbw_GBps")};
+    const int c_plat = col("platform"), c_bytes = col("bytes"), c_sim = col("sim_s"), c_status = col("status"),
+              c_why = col("why");
+    enum { NB = sizeof bc / sizeof bc[0] };
     cli_table s;
     tbl_init(&s, NB, bc);
     const char *na[BRIEF_NA_MAX], *naw[BRIEF_NA_MAX];
@@ -95,69 +61,55 @@ static void print_brief(const cli_table *t) {
         const cli_cell *f = &t->cells[(size_t)from * NCOLS];
         for (to = from + 1; to < t->nrows; to++) {
             const cli_cell *g = &t->cells[(size_t)to * NCOLS];
-            if (strcmp(g[1].s, f[1].s) || strcmp(g[3].s, f[3].s)) break;
+            if (strcmp(g[c_plat].s, f[c_plat].s) || strcmp(g[c_bytes].s, f[c_bytes].s)) break;
         }
         int best = -1, nna = 0;
         for (int r = from; r < to; r++) {
             const cli_cell *c = &t->cells[(size_t)r * NCOLS];
-            if (!strcmp(c[C_STATUS].s, "ok") && c[4].has_v &&
-                (best < 0 || c[4].v < t->cells[(size_t)best * NCOLS + 4].v))
+            if (!strcmp(c[c_status].s, "ok") && c[c_sim].has_v &&
+                (best < 0 || c[c_sim].v < t->cells[(size_t)best * NCOLS + c_sim].v))
                 best = r;
         }
         for (int r = from; r < to; r++) {
             const cli_cell *c = &t->cells[(size_t)r * NCOLS];
-            if (!strcmp(c[C_STATUS].s, "unsupported")) {
-                if (nna < BRIEF_NA_MAX) na[nna] = c[0].s, naw[nna++] = c[C_WHY].s;
+            if (!strcmp(c[c_status].s, "unsupported")) {
+                if (nna < BRIEF_NA_MAX) na[nna] = c[src[1]].s, naw[nna++] = c[c_why].s;
                 continue;
             }
             int nr = tbl_row(&s);
             tbl_str(&s, nr, 0, r == best ? "*" : "");
             for (int k = 1; k < NB; k++) tbl_copy_cell(&s, nr, k, &c[src[k]]);
-            if (strcmp(c[C_STATUS].s, "ok")) tbl_str(&s, nr, 7, c[C_STATUS].s);
+            if (strcmp(c[c_status].s, "ok")) tbl_str(&s, nr, 7, c[c_status].s);
         }
         if (nna) {
             tbl_print(&s, FMT_TABLE, stdout);
             tbl_free(&s);
             tbl_init(&s, NB, bc);
-            cli_print_na(stdout, f[1].s, na, naw, nna);
+            cli_print_na(stdout, f[c_plat].s, na, naw, nna);
         }
     }
     if (s.nrows) tbl_print(&s, FMT_TABLE, stdout);
     tbl_free(&s);
 }
 
-/* Prices a planned schedule (lab_eval_price) once: the meanwhile work of a simulation. */
-typedef struct price_job {
-    const ar_platform *p;
-    const char *spec;
-    uint64_t count;
-    size_t eb;
-    const lab_eval_opts *eo;
-    lab_eval *ev;
-    int done;
-} price_job;
-
-static void price_now(void *ctx) {
-    price_job *j = ctx;
-    if (j->done) return;
-    j->done = 1;
-    lab_eval_price(j->p, j->spec, j->count, j->eb, j->eo, j->ev);
-}
-
-static int why_row(cli_table *t, const char *algo, const ar_platform *p, double bytes, const char *status,
-                   const char *why) {
+/* A row of lab/simrow.h into the table: numbers with their column's format (times with the
+ * verb's --digits format), every number empty where the row was not simulated. */
+static int put_row(cli_table *t, const lab_simrow *w, const char *tfmt) {
     int row = tbl_row(t);
     if (row < 0) return row;
-    tbl_str(t, row, 0, algo);
-    tbl_str(t, row, 1, p->name);
-    tbl_int(t, row, 2, p->nranks);
-    tbl_num(t, row, 3, "%.0f", bytes);
-    for (int c = 4; c < NCOLS; c++)
-        if (c != 17 && c != 21 && c != 23 && c != 24 && c != C_NCCL + 1 && c != C_NCCL + 2 && c < C_STATUS &&
-            c != C_SCEN)
+    for (int c = 0; c < lab_simrow_ncols; c++) {
+        const lab_simcol *k = &lab_simrow_cols[c];
+        if (k->type == LAB_TEXT) {
+            const char *v = k->inline_text && !w->simulated ? NULL : lab_simrow_text(w, k);
+            if (v) tbl_str(t, row, c, v);
+        } else if (!w->simulated && !k->key) {
             tbl_num(t, row, c, "%g", NAN);
-    tbl_str(t, row, C_STATUS, status);
-    tbl_str(t, row, C_WHY, why);
+        } else if (k->type == LAB_INT) {
+            tbl_int(t, row, c, lab_simrow_int(w, k));
+        } else {
+            tbl_num(t, row, c, k->fmt ? k->fmt : tfmt, lab_simrow_num(w, k));
+        }
+    }
     return row;
 }
 
@@ -337,63 +289,57 @@ static ar_status sim_jobs(const lab_sim_api *sim, const cli_opts *o, const ar_sc
     return worst;
 }
 
-int cmd_sim(int argc, char **argv) {
-    const lab_sim_api *sim = lab_sim();
-    if (!sim) {
-        fprintf(stderr, "arlab sim: this build has no SimGrid backend (install libsimgrid-dev, pkg-config simgrid, "
-                        "and reconfigure)\n");
-        return AR_EUNSUPPORTED;
-    }
-    for (int i = 0; i < argc; i++)
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            sim_help(sim);
-            return AR_OK;
-        }
-    /* options of this verb only */
+/* The verb's own options (cli_parse takes the common ones). */
+typedef struct sim_args {
+    ar_sim_engine engine;
+    ar_sync sync;
+    int full, chunks, digits, model_only, brief, ntfmt;
+    char tfmt[16]; /* the time columns' format (--digits) */
+} sim_args;
+
+static ar_status sim_parse(int argc, char **argv, sim_args *a, cli_opts *o) {
     char *rest[SIM_MAX_ARGS];
     int nrest = 0;
-    ar_sim_engine engine = AR_SIM_FAST;
-    ar_sync sync = AR_SYNC_DATAFLOW;
-    int full = 0, chunks = 0, digits = 0, model_only = 0, brief = 0, ntfmt = 0;
+    memset(a, 0, sizeof *a);
     for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--no-shortcuts")) {
-            full = 1;
-        } else if (!strcmp(a, "--model-only")) {
-            model_only = 1;
-        } else if (!strcmp(a, "--brief")) {
-            brief = 1;
+        const char *x = argv[i];
+        if (!strcmp(x, "--no-shortcuts")) {
+            a->full = 1;
+        } else if (!strcmp(x, "--model-only")) {
+            a->model_only = 1;
+        } else if (!strcmp(x, "--brief")) {
+            a->brief = 1;
         } else if (cli_format_nccltests(argc, argv, &i)) {
-            ntfmt = brief = 1; /* no per-run breakdown; the rows as nccl-tests documents at the end */
-        } else if (!strcmp(a, "--chunks") || !strncmp(a, "--chunks=", 9)) {
-            const char *v = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
+            a->ntfmt = a->brief = 1; /* no per-run breakdown; the rows as nccl-tests documents at the end */
+        } else if (!strcmp(x, "--chunks") || !strncmp(x, "--chunks=", 9)) {
+            const char *v = x[8] == '=' ? x + 9 : (i + 1 < argc ? argv[++i] : NULL);
             long long c;
             ar_err ce = {{0}};
             if (!v || ar_parse_count(v, 1, 65536, &c, &ce) != AR_OK) {
                 fprintf(stderr, "arlab sim: --chunks: give an integer in 1..65536\n");
                 return AR_EINVAL;
             }
-            chunks = (int)c;
-        } else if (!strcmp(a, "--digits") || !strncmp(a, "--digits=", 9)) {
-            const char *v = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
+            a->chunks = (int)c;
+        } else if (!strcmp(x, "--digits") || !strncmp(x, "--digits=", 9)) {
+            const char *v = x[8] == '=' ? x + 9 : (i + 1 < argc ? argv[++i] : NULL);
             long long d;
             ar_err de = {{0}};
             if (!v || ar_parse_count(v, 1, 17, &d, &de) != AR_OK) {
                 fprintf(stderr, "arlab sim: --digits: give an integer in 1..17\n");
                 return AR_EINVAL;
             }
-            digits = (int)d;
-        } else if (!strcmp(a, "--engine") || !strncmp(a, "--engine=", 9)) {
-            const char *v = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
+            a->digits = (int)d;
+        } else if (!strcmp(x, "--engine") || !strncmp(x, "--engine=", 9)) {
+            const char *v = x[8] == '=' ? x + 9 : (i + 1 < argc ? argv[++i] : NULL);
             if (!v || (strcmp(v, "fast") && strcmp(v, "naive"))) {
                 fprintf(stderr, "arlab sim: --engine: give fast or naive\n");
                 return AR_EINVAL;
             }
-            engine = strcmp(v, "naive") ? AR_SIM_FAST : AR_SIM_NAIVE;
-        } else if (!strcmp(a, "--sync") || !strncmp(a, "--sync=", 7)) {
-            const char *v = a[6] == '=' ? a + 7 : (i + 1 < argc ? argv[++i] : NULL);
+            a->engine = strcmp(v, "naive") ? AR_SIM_FAST : AR_SIM_NAIVE;
+        } else if (!strcmp(x, "--sync") || !strncmp(x, "--sync=", 7)) {
+            const char *v = x[6] == '=' ? x + 7 : (i + 1 < argc ? argv[++i] : NULL);
             ar_err se = {{0}};
-            if (ar_sync_parse(v, &sync, &se) != AR_OK) {
+            if (ar_sync_parse(v, &a->sync, &se) != AR_OK) {
                 fprintf(stderr, "arlab sim: %s\n", se.msg);
                 return AR_EINVAL;
             }
@@ -405,318 +351,266 @@ int cmd_sim(int argc, char **argv) {
             rest[nrest++] = argv[i];
         }
     }
-    char tfmt[16];
-    snprintf(tfmt, sizeof tfmt, "%%.%dg", digits ? digits : 12);
-    cli_opts o;
-    if (cli_parse(nrest, rest,
-                  OPT_PLATFORM | OPT_ALGO | OPT_SIZE | OPT_RANKS | OPT_DTYPE | OPT_FORMAT | OPT_CHECK | OPT_TRACE |
-                      OPT_NETWORK | OPT_GAMMA | OPT_BUDGET | OPT_COLL | OPT_SCENARIO,
-                  &o, "sim") != AR_OK)
-        return AR_EINVAL;
-    ar_scenario *scen = NULL; /* --scenario: its platform changes come with cli_load_platform */
-    if (cli_load_scenario(&o, &scen) != AR_OK) return AR_EINVAL;
-    char scen_desc[400] = "-";
-    ar_scenario_describe(scen, scen_desc, sizeof scen_desc);
-    if (scen && scen->njobs) { /* several jobs sharing the fabric: one simulation, a row per job */
-        ar_sim_opts jo = {.engine = engine, .sync = sync, .independent_phases = 1};
-        ar_sim_mode jm;
-        ar_err je = {{0}};
-        ar_status js = sim->decide(NULL, NULL, &jo, &jm, &je);
-        if (js != AR_OK) {
-            fprintf(stderr, "arlab sim: --scenario %s has jobs: %s\n", scen->source, je.msg);
-        } else {
-            js = sim_jobs(sim, &o, scen);
-        }
-        ar_scenario_free(scen);
-        return js;
+    snprintf(a->tfmt, sizeof a->tfmt, "%%.%dg", a->digits ? a->digits : 12);
+    return cli_parse(nrest, rest,
+                     OPT_PLATFORM | OPT_ALGO | OPT_SIZE | OPT_RANKS | OPT_DTYPE | OPT_FORMAT | OPT_CHECK | OPT_TRACE |
+                         OPT_NETWORK | OPT_GAMMA | OPT_BUDGET | OPT_COLL | OPT_SCENARIO,
+                     o, "sim") == AR_OK
+               ? AR_OK
+               : AR_EINVAL;
+}
+
+/* --scenario with jobs, once the simulator said it can run them as asked. */
+static ar_status sim_jobs_checked(const lab_sim_api *sim, const cli_opts *o, const ar_scenario *sc, const sim_args *a) {
+    ar_sim_opts jo = {.engine = a->engine, .sync = a->sync, .independent_phases = 1};
+    ar_sim_mode m;
+    ar_err e = {{0}};
+    if (sim->decide(NULL, NULL, &jo, &m, &e) != AR_OK) {
+        fprintf(stderr, "arlab sim: --scenario %s has jobs: %s\n", sc->source, e.msg);
+        return AR_EUNSUPPORTED;
     }
-    double scen_delay = ar_scenario_max_delay(scen);
-    if (o.nplatforms == 0) {
+    return sim_jobs(sim, o, sc);
+}
+
+/* Everything one run of the verb works on, checked before anything is printed. */
+typedef struct sim_run_ctx {
+    const lab_sim_api *sim;
+    sim_args a;
+    cli_opts o;
+    ar_scenario *scen; /* --scenario (its platform changes come with cli_load_platform), or NULL */
+    const char *algos[CLI_MAX_LIST * 4];
+    int na, nruns, napplied;
+    ar_platform *plats[CLI_MAX_LIST];
+    uint64_t counts[CLI_MAX_LIST];
+    double *delays[CLI_MAX_LIST]; /* the scenario's start delay per rank of each platform, or NULL */
+    char netdesc[512];
+    cli_table t;
+} sim_run_ctx;
+
+static void sim_ctx_free(sim_run_ctx *c) {
+    for (int pi = 0; pi < CLI_MAX_LIST; pi++) {
+        ar_platform_free(c->plats[pi]);
+        free(c->delays[pi]);
+    }
+    ar_scenario_free(c->scen);
+}
+
+/* The options for simulating on platform pi (trace: the run's trace file or NULL). */
+static ar_sim_opts sim_opts_for(const sim_run_ctx *c, int pi, const char *trace) {
+    ar_sim_opts so = {.network = c->o.network,
+                      .gamma_s_per_B = c->o.gamma_s_per_B,
+                      .check = c->o.check,
+                      .trace_path = trace,
+                      .budget_s = c->o.budget_s,
+                      .engine = c->a.engine,
+                      .sync = c->a.sync,
+                      .full = c->a.full,
+                      .rank_delay_s = c->delays[pi],
+                      .flows = c->scen ? c->scen->flows : NULL,
+                      .nflows = c->scen ? c->scen->nflows : 0};
+    return so;
+}
+
+/* Checks the options, loads every platform and size, the scenario's delays, and asks the simulator
+ * whether it can run what was asked (ar_sim_decide) on each platform: one line and a non-zero
+ * status on the first problem, before anything is printed. */
+static ar_status sim_prepare(sim_run_ctx *c) {
+    cli_opts *o = &c->o;
+    ar_err e = {{0}};
+    if (o->nplatforms == 0) {
         fprintf(stderr, "arlab sim: give --platform P (see 'arlab platforms')\n");
         return AR_EINVAL;
     }
-    ar_err e = {{0}};
-    char netdesc[512];
-    if (sim->network_parse(o.network, netdesc, sizeof netdesc, &e) != AR_OK) {
-        ar_scenario_free(scen);
-        return cli_error(AR_EINVAL, &e);
-    }
-    if (model_only && (o.check || o.trace)) {
+    if (c->sim->network_parse(o->network, c->netdesc, sizeof c->netdesc, &e) != AR_OK) return cli_error(AR_EINVAL, &e);
+    if (c->a.model_only && (o->check || o->trace)) {
         fprintf(stderr, "arlab sim: --model-only simulates nothing (no --check or --trace)\n");
         return AR_EINVAL;
     }
-    if (o.check && o.coll != AR_COLL_ALLREDUCE) {
+    if (o->check && o->coll != AR_COLL_ALLREDUCE) {
         fprintf(stderr,
                 "arlab sim: --check verifies all-reduce sums only (check --coll %s with 'arlab plan --check')\n",
-                ar_coll_name(o.coll));
+                ar_coll_name(o->coll));
         return AR_EUNSUPPORTED;
     }
-    if (o.nsizes == 0) o.sizes[o.nsizes++] = "100MB";
-    if (o.nalgos == 0) o.algos[o.nalgos++] = "all";
-    const char *algos[CLI_MAX_LIST * 4];
-    int na = cli_algo_list(&o, algos, CLI_MAX_LIST * 4);
-    size_t eb = ar_dtype_size(o.dtype);
-
-    /* validate every platform and size before any simulation starts */
-    ar_platform *plats[CLI_MAX_LIST];
-    uint64_t counts[CLI_MAX_LIST];
-    ar_status worst = cli_preflight(&o, algos, na, plats, counts, o.nsizes);
-    if (worst != AR_OK) {
-        ar_scenario_free(scen);
-        return worst;
-    }
-    int nruns = o.nplatforms * o.nsizes * na;
-    /* the scenario's start delay per rank of each platform (a slow GPU alone is in the platform), and
-     * what the simulation will run there: refused now, before any row, if it cannot */
-    double *delays_of[CLI_MAX_LIST] = {NULL};
-    for (int pi = 0; pi < o.nplatforms && worst == AR_OK; pi++) {
-        if (scen && scen_delay > 0) {
-            delays_of[pi] = calloc((size_t)plats[pi]->nranks, sizeof *delays_of[pi]);
-            if (!delays_of[pi]) {
-                worst = cli_error(ar_fail(&e, AR_ENOMEM, "out of memory"), &e);
-                break;
-            }
-            ar_scenario_delays(scen, plats[pi]->nranks, delays_of[pi]);
+    if (o->nsizes == 0) o->sizes[o->nsizes++] = "100MB";
+    if (o->nalgos == 0) o->algos[o->nalgos++] = "all";
+    c->na = cli_algo_list(o, c->algos, CLI_MAX_LIST * 4);
+    ar_status st = cli_preflight(o, c->algos, c->na, c->plats, c->counts, o->nsizes);
+    if (st != AR_OK) return st;
+    c->nruns = o->nplatforms * o->nsizes * c->na;
+    for (int pi = 0; pi < o->nplatforms; pi++) {
+        if (c->scen && ar_scenario_max_delay(c->scen) > 0) { /* late starts (a slow GPU alone is in the platform) */
+            c->delays[pi] = calloc((size_t)c->plats[pi]->nranks, sizeof *c->delays[pi]);
+            if (!c->delays[pi]) return cli_error(ar_fail(&e, AR_ENOMEM, "out of memory"), &e);
+            ar_scenario_delays(c->scen, c->plats[pi]->nranks, c->delays[pi]);
         }
-        ar_sim_opts so = {.gamma_s_per_B = o.gamma_s_per_B,
-                          .check = o.check,
-                          .trace_path = o.trace,
-                          .engine = engine,
-                          .sync = sync,
-                          .full = full,
-                          .rank_delay_s = delays_of[pi],
-                          .flows = scen ? scen->flows : NULL,
-                          .nflows = scen ? scen->nflows : 0};
+        ar_sim_opts so = sim_opts_for(c, pi, o->trace);
         ar_sim_mode m;
-        if (!model_only && sim->decide(plats[pi], NULL, &so, &m, &e) != AR_OK) worst = cli_error(AR_EUNSUPPORTED, &e);
+        if (!c->a.model_only && c->sim->decide(c->plats[pi], NULL, &so, &m, &e) != AR_OK)
+            return cli_error(AR_EUNSUPPORTED, &e);
     }
-    if (worst != AR_OK) {
-        for (int pi = 0; pi < o.nplatforms; pi++) {
-            ar_platform_free(plats[pi]);
-            free(delays_of[pi]);
-        }
-        ar_scenario_free(scen);
+    return AR_OK;
+}
+
+/* The per-run lines of the table format (not --brief): times, counts, phases, bottleneck, links. */
+static void print_detail(const sim_run_ctx *c, const ar_platform *p, const char *algo, const lab_eval *ev,
+                         const ar_sim_result *r, const lab_simrow *w, ar_status st) {
+    char b1[32], b2[32], b3[32], b4[32];
+    printf("  %s: sim %s  model %s  walk %s  rel_err %.3g  closed form %s%s%s\n", algo,
+           ar_fmt_time(r->time_s, b1, sizeof b1), ev->model ? ar_fmt_time(ev->model_s, b2, sizeof b2) : "-",
+           ev->have_walk ? ar_fmt_time(ev->walk_s, b3, sizeof b3) : "-", w->rel_err,
+           ev->have_closed ? ar_fmt_time(ev->closed_s, b4, sizeof b4) : "-",
+           r->complete ? "" : "  (stopped by --budget: partial)",
+           c->o.check ? (st == AR_OK ? "  check: exact" : "  check: WRONG") : "");
+    printf("    %llu transfers, %llu simulated by SimGrid (+%llu in %llu probes); %llu batches, %llu "
+           "advanced exactly; %d op groups; wall %s (setup %s), peak %ld MB\n",
+           (unsigned long long)r->transfers, (unsigned long long)r->transfers_simgrid,
+           (unsigned long long)r->probe_transfers, (unsigned long long)r->probes, (unsigned long long)r->epochs,
+           (unsigned long long)(r->epochs_repeat + r->epochs_memo), r->groups, ar_fmt_time(r->wall_s, b1, sizeof b1),
+           ar_fmt_time(r->setup_s, b3, sizeof b3), r->peak_rss_kb / 1024);
+    printf("    per phase (sim | walk):");
+    for (int ph = 0; ph < r->nphases && ph < 12; ph++) {
+        double d = r->phase_end_s[ph] - (ph ? r->phase_end_s[ph - 1] : 0);
+        printf(" %s|%s", ar_fmt_time(d, b1, sizeof b1),
+               ev->have_walk && ph < ev->walk.nstages ? ar_fmt_time(ev->walk.stages[ph].time_s, b2, sizeof b2) : "-");
+    }
+    printf("%s\n", r->nphases > 12 ? " ..." : "");
+    if (r->bottleneck >= 0)
+        printf("    bottleneck: %s: %s at full rate, busy %s, utilisation %.1f%%, up to %d transfers at once\n",
+               w->bottleneck, ar_fmt_time(load_s(p, r, r->bottleneck), b1, sizeof b1),
+               ar_fmt_time(r->link_busy_s[r->bottleneck], b2, sizeof b2), 100 * w->bottleneck_util,
+               r->link_max_flows[r->bottleneck]);
+    print_links(c->sim, p, r, 5);
+}
+
+/* Plans, prices and simulates algorithm ai on platform pi at size si; one row. Returns the
+ * worst status (AR_EINVAL stops the verb). */
+static ar_status sim_point(sim_run_ctx *c, int pi, int si, int ai, const lab_nccl_pick *nccl) {
+    const cli_opts *o = &c->o;
+    const ar_platform *p = c->plats[pi];
+    const char *algo = c->algos[ai];
+    size_t eb = ar_dtype_size(o->dtype);
+    double bytes = (double)c->counts[si] * (double)eb;
+    int stream = o->format != FMT_TABLE, planned;
+    char szb[32], tr[1024];
+    cli_status("sim %d/%d: %s on %s, %s ...", (pi * o->nsizes + si) * c->na + ai + 1, c->nruns, algo, p->name,
+               ar_fmt_bytes(bytes, szb, sizeof szb)); /* a terminal only; erased below */
+    if (o->trace && c->nruns > 1) {
+        char tag[256];
+        snprintf(tag, sizeof tag, "%s-%s-%s", algo, p->name, o->sizes[si]);
+        trace_name(o->trace, tag, tr, sizeof tr);
+    } else if (o->trace) {
+        snprintf(tr, sizeof tr, "%s", o->trace);
+    }
+    lab_eval ev;
+    lab_eval_opts eo = {.chunks = c->a.chunks, .coll = o->coll, .start_s = c->delays[pi]};
+    ar_sim_opts so = sim_opts_for(c, pi, o->trace ? tr : NULL);
+    ar_sim_result r;
+    ar_err e = {{0}};
+    ar_status st = lab_sim_point(p, algo, c->counts[si], eb, &eo, &so, c->a.model_only, &ev, &r, &planned, &e);
+    cli_status(NULL);
+    lab_simrow w;
+    if (!planned && st != AR_EUNSUPPORTED && st != AR_ELIMIT) return cli_error(st, &e);
+    if (st != AR_OK && st != AR_EFAIL) { /* a row saying why, never a silent gap */
+        ar_status worst = planned ? cli_error(st, &e) : AR_OK;
+        if (planned) lab_eval_free(&ev);
+        if (st == AR_EINVAL) return worst;
+        lab_simrow_why(&w, algo, p, bytes, st == AR_ELIMIT ? "limit" : planned ? "error" : "unsupported", e.msg);
+        int row = put_row(&c->t, &w, c->a.tfmt);
+        if (stream && row >= 0) tbl_stream_row(&c->t, row, o->format, stdout);
+        if (!planned && o->format == FMT_TABLE && !c->a.brief) printf("  %s: not applicable: %s\n", algo, e.msg);
         return worst;
     }
+    c->napplied++;
+    ar_status worst = st == AR_EFAIL ? cli_error(st, &e) : AR_OK;
+    lab_simrow_simulated(&w, algo, p, bytes, o->coll, &ev, &r, st, e.msg, o->check, c->a.model_only, nccl,
+                         c->scen ? c->scen->name : NULL);
+    int row = put_row(&c->t, &w, c->a.tfmt);
+    if (stream) tbl_stream_row(&c->t, row, o->format, stdout);
+    if (o->format == FMT_TABLE && !c->a.brief) print_detail(c, p, algo, &ev, &r, &w, st);
+    c->sim->result_free(&r);
+    lab_eval_free(&ev);
+    return worst;
+}
 
-    cli_table t;
-    tbl_init(&t, NCOLS, cols);
-    t.digits = digits;
-    int stream = o.format != FMT_TABLE, napplied = 0;
-    if (stream) tbl_stream_begin(&t, o.format, stdout);
-    for (int pi = 0; pi < o.nplatforms && worst != AR_EINVAL; pi++) {
-        ar_platform *p = plats[pi];
-        const double *delays = delays_of[pi];
-        for (int si = 0; si < o.nsizes; si++) {
-            double bytes = (double)counts[si] * (double)eb;
-            if (o.format == FMT_TABLE && !brief) {
+/* The end of the table format: the network, the semantics, the scenario, and the main columns. */
+static void print_summary(const sim_run_ctx *c) {
+    printf("\nnetwork: %s\nsemantics: %s\n\n", c->netdesc,
+           c->a.sync == AR_SYNC_DATAFLOW ? "dataflow (every rank advances on its own data; --sync round for lockstep)"
+                                         : "round (lockstep: an op's round after all of the previous, a phase after "
+                                           "all of the previous)");
+    if (c->scen) {
+        char sd[400];
+        ar_scenario_describe(c->scen, sd, sizeof sd);
+        printf("scenario: %s from %s; the walk starts each late rank late (dataflow), the closed form adds "
+               "the largest start delay (%g s); background flows are not in the walk, only in the simulation "
+               "(and in its link statistics)\n\n",
+               sd, c->scen->source, ar_scenario_max_delay(c->scen));
+    }
+    static const char *const keep[] = {"algo",      "platform", "ranks",    "bytes",          "sim_s",
+                                       "model_s",   "rel_err",  "closed_s", "closed_rel_err", "busbw_GBps",
+                                       "transfers", "wall_s",   "check",    "status"};
+    enum { NK = sizeof keep / sizeof keep[0] };
+    cli_table s;
+    tbl_init(&s, NK, keep);
+    s.digits = c->a.digits;
+    for (int r = 0; r < c->t.nrows; r++) {
+        int nr = tbl_row(&s);
+        for (int k = 0; k < NK; k++) tbl_copy_cell(&s, nr, k, &c->t.cells[(size_t)r * NCOLS + (size_t)col(keep[k])]);
+    }
+    tbl_print(&s, FMT_TABLE, stdout);
+    tbl_free(&s);
+}
+
+int cmd_sim(int argc, char **argv) {
+    sim_run_ctx c = {.sim = lab_sim()};
+    if (!c.sim) {
+        fprintf(stderr, "arlab sim: this build has no SimGrid backend (install libsimgrid-dev, pkg-config simgrid, "
+                        "and reconfigure)\n");
+        return AR_EUNSUPPORTED;
+    }
+    for (int i = 0; i < argc; i++)
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            sim_help(c.sim);
+            return AR_OK;
+        }
+    if (sim_parse(argc, argv, &c.a, &c.o) != AR_OK || cli_load_scenario(&c.o, &c.scen) != AR_OK) return AR_EINVAL;
+    ar_status worst;
+    if (c.scen && c.scen->njobs) { /* several jobs sharing the fabric: one simulation, a row per job */
+        worst = sim_jobs_checked(c.sim, &c.o, c.scen, &c.a);
+        goto out;
+    }
+    if ((worst = sim_prepare(&c)) != AR_OK) goto out;
+    cols_init();
+    tbl_init(&c.t, NCOLS, cols);
+    c.t.digits = c.a.digits;
+    if (c.o.format != FMT_TABLE) tbl_stream_begin(&c.t, c.o.format, stdout);
+    for (int pi = 0; pi < c.o.nplatforms && worst != AR_EINVAL; pi++)
+        for (int si = 0; si < c.o.nsizes && worst != AR_EINVAL; si++) {
+            if (c.o.format == FMT_TABLE && !c.a.brief) {
                 char b[32];
-                printf("== %s (%d ranks), %s ==\n", p->name, p->nranks, ar_fmt_bytes(bytes, b, sizeof b));
+                printf("== %s (%d ranks), %s ==\n", c.plats[pi]->name, c.plats[pi]->nranks,
+                       ar_fmt_bytes((double)c.counts[si] * (double)ar_dtype_size(c.o.dtype), b, sizeof b));
             }
-            double nccl_s; /* what NCCL's tuner would do here */
-            const char *nalgo, *nproto;
+            lab_nccl_pick nccl; /* what NCCL's tuner would do here */
             ar_err ne = {{0}};
-            (void)lab_nccl_choice(p, (int)o.coll, bytes, &nccl_s, &nalgo, &nproto, &ne);
-            for (int ai = 0; ai < na; ai++) {
-                lab_eval ev;
-                lab_eval_opts eo = {.chunks = chunks, .coll = o.coll, .start_s = delays};
-                char szb[32];
-                cli_status("sim %d/%d: %s on %s, %s ...", (pi * o.nsizes + si) * na + ai + 1, nruns, algos[ai], p->name,
-                           ar_fmt_bytes(bytes, szb, sizeof szb)); /* a terminal only; erased below */
-                ar_status st = lab_eval_plan(p, algos[ai], counts[si], eb, &eo, &ev, &e); /* priced below */
-                if (st != AR_OK) cli_status(NULL);
-                if (st == AR_EUNSUPPORTED || st == AR_ELIMIT) { /* a row saying why, never a silent gap */
-                    int row = why_row(&t, algos[ai], p, bytes, st == AR_ELIMIT ? "limit" : "unsupported", e.msg);
-                    if (stream && row >= 0) tbl_stream_row(&t, row, o.format, stdout);
-                    if (o.format == FMT_TABLE && !brief) printf("  %s: not applicable: %s\n", algos[ai], e.msg);
-                    continue;
-                }
-                if (st != AR_OK) {
-                    worst = cli_error(st, &e);
-                    break;
-                }
-                char tr[1024];
-                if (o.trace) {
-                    if (nruns > 1) {
-                        char tag[256];
-                        snprintf(tag, sizeof tag, "%s-%s-%s", algos[ai], p->name, o.sizes[si]);
-                        trace_name(o.trace, tag, tr, sizeof tr);
-                    } else {
-                        snprintf(tr, sizeof tr, "%s", o.trace);
-                    }
-                }
-                ar_sim_opts so = {.network = o.network,
-                                  .gamma_s_per_B = o.gamma_s_per_B,
-                                  .check = o.check,
-                                  .trace_path = o.trace ? tr : NULL,
-                                  .budget_s = o.budget_s,
-                                  .engine = engine,
-                                  .sync = sync,
-                                  .full = full,
-                                  .rank_delay_s = delays,
-                                  .flows = scen ? scen->flows : NULL,
-                                  .nflows = scen ? scen->nflows : 0};
-                /* the walk and the closed form, while the simulation runs (ar_sim_opts.meanwhile) */
-                price_job pj = {.p = p, .spec = algos[ai], .count = counts[si], .eb = eb, .eo = &eo, .ev = &ev};
-                so.meanwhile = price_now;
-                so.meanwhile_ctx = &pj;
-                ar_sim_result r;
-                if (model_only) { /* the rows with the model's columns, nothing simulated */
-                    memset(&r, 0, sizeof r);
-                    r.time_s = NAN;
-                    r.bottleneck = -1;
-                    snprintf(r.engine, sizeof r.engine, "none");
-                    snprintf(r.network, sizeof r.network, "not simulated (--model-only)");
-                    st = AR_OK;
-                } else {
-                    st = sim->run(p, ev.sch, &so, &r, &e);
-                }
-                price_now(&pj); /* (once: a no-op after ar_sim_run called it; a backend that does not) */
-                cli_status(NULL);
-                if (st != AR_OK && st != AR_EFAIL) {
-                    worst = cli_error(st, &e);
-                    lab_eval_free(&ev);
-                    if (st == AR_EINVAL) break;
-                    int row = why_row(&t, algos[ai], p, bytes, st == AR_ELIMIT ? "limit" : "error", e.msg);
-                    if (stream && row >= 0) tbl_stream_row(&t, row, o.format, stdout);
-                    continue;
-                }
-                napplied++;
-                if (st == AR_EFAIL) {
-                    cli_error(st, &e);
-                    worst = AR_EFAIL;
-                }
-                /* model_s: the one definition (lab/eval.h); rel_err: against the walk of
-                 * this very schedule, closed_rel_err: against the closed form */
-                double rel = ev.have_walk && ev.walk_s > 0 ? (r.time_s - ev.walk_s) / ev.walk_s : NAN;
-                char bn[160] = "-";
-                if (r.bottleneck >= 0) sim->dlink_name(p, r.bottleneck, bn, sizeof bn);
-                int row = tbl_row(&t);
-                tbl_str(&t, row, 0, algos[ai]);
-                tbl_str(&t, row, 1, p->name);
-                tbl_int(&t, row, 2, p->nranks);
-                tbl_num(&t, row, 3, "%.0f", (double)counts[si] * (double)eb);
-                tbl_num(&t, row, 4, tfmt, r.time_s);
-                tbl_num(&t, row, 5, tfmt, ev.model_s);
-                tbl_num(&t, row, 6, "%.3g", rel);
-                tbl_num(&t, row, 7, tfmt, ev.closed_s);
-                tbl_num(&t, row, 8, "%.3g",
-                        ev.have_closed && ev.closed_s > 0 ? (r.time_s - ev.closed_s) / ev.closed_s : NAN);
-                tbl_int(&t, row, 9, (long long)r.transfers);
-                tbl_int(&t, row, 10, (long long)r.transfers_simgrid);
-                tbl_int(&t, row, 11, (long long)r.probe_transfers);
-                tbl_int(&t, row, 12, (long long)r.epochs);
-                tbl_int(&t, row, 13, (long long)(r.epochs_repeat + r.epochs_memo));
-                tbl_int(&t, row, 14, r.groups);
-                tbl_num(&t, row, 15, "%.3f", r.wall_s);
-                tbl_int(&t, row, 16, r.peak_rss_kb);
-                tbl_str(&t, row, 17, bn);
-                tbl_num(&t, row, 18, "%.9g", r.bottleneck >= 0 ? r.link_busy_s[r.bottleneck] : NAN);
-                tbl_num(&t, row, 19, "%.4f", r.bottleneck >= 0 ? sim->link_util(p, &r, r.bottleneck) : NAN);
-                tbl_int(&t, row, 20, r.bottleneck >= 0 ? r.link_max_flows[r.bottleneck] : 0);
-                tbl_str(&t, row, 21, !o.check ? "-" : st == AR_OK ? "exact" : "WRONG");
-                tbl_int(&t, row, 22, r.complete);
-                tbl_str(&t, row, 23, r.engine);
-                tbl_str(&t, row, 24, r.network);
-                tbl_str(&t, row, C_SYNC, model_only ? "-" : r.sync);
-                tbl_str(&t, row, C_SCEN, scen ? scen->name : "-");
-                tbl_num(&t, row, C_ALGBW, "%.6g", lab_algbw_GBps(bytes, r.time_s));
-                tbl_num(&t, row, C_ALGBW + 1, "%.6g", lab_busbw_GBps((int)o.coll, p->nranks, bytes, r.time_s));
-                tbl_num(&t, row, C_NCCL, tfmt, nccl_s);
-                tbl_str(&t, row, C_NCCL + 1, nalgo);
-                tbl_str(&t, row, C_NCCL + 2, nproto);
-                tbl_str(&t, row, C_STATUS,
-                        model_only       ? "model-only"
-                        : st == AR_EFAIL ? "error"
-                        : r.complete     ? "ok"
-                                         : "budget");
-                tbl_str(&t, row, C_WHY,
-                        st == AR_EFAIL ? e.msg
-                        : r.complete   ? ev.model_why
-                                       : "stopped by --budget: partial");
-                if (stream) tbl_stream_row(&t, row, o.format, stdout);
-                if (o.format == FMT_TABLE && !brief) {
-                    char b1[32], b2[32], b3[32];
-                    char b4[32];
-                    printf("  %s: sim %s  model %s  walk %s  rel_err %.3g  closed form %s%s%s\n", algos[ai],
-                           ar_fmt_time(r.time_s, b1, sizeof b1),
-                           ev.model ? ar_fmt_time(ev.model_s, b2, sizeof b2) : "-",
-                           ev.have_walk ? ar_fmt_time(ev.walk_s, b3, sizeof b3) : "-", rel,
-                           ev.have_closed ? ar_fmt_time(ev.closed_s, b4, sizeof b4) : "-",
-                           r.complete ? "" : "  (stopped by --budget: partial)",
-                           o.check ? (st == AR_OK ? "  check: exact" : "  check: WRONG") : "");
-                    printf("    %llu transfers, %llu simulated by SimGrid (+%llu in %llu probes); %llu batches, %llu "
-                           "advanced exactly; %d op groups; wall %s (setup %s), peak %ld MB\n",
-                           (unsigned long long)r.transfers, (unsigned long long)r.transfers_simgrid,
-                           (unsigned long long)r.probe_transfers, (unsigned long long)r.probes,
-                           (unsigned long long)r.epochs, (unsigned long long)(r.epochs_repeat + r.epochs_memo),
-                           r.groups, ar_fmt_time(r.wall_s, b1, sizeof b1), ar_fmt_time(r.setup_s, b3, sizeof b3),
-                           r.peak_rss_kb / 1024);
-                    printf("    per phase (sim | walk):");
-                    for (int ph = 0; ph < r.nphases && ph < 12; ph++) {
-                        double d = r.phase_end_s[ph] - (ph ? r.phase_end_s[ph - 1] : 0);
-                        printf(" %s|%s", ar_fmt_time(d, b1, sizeof b1),
-                               ev.have_walk && ph < ev.walk.nstages
-                                   ? ar_fmt_time(ev.walk.stages[ph].time_s, b2, sizeof b2)
-                                   : "-");
-                    }
-                    printf("%s\n", r.nphases > 12 ? " ..." : "");
-                    if (r.bottleneck >= 0)
-                        printf("    bottleneck: %s: %s at full rate, busy %s, utilisation %.1f%%, up to %d transfers "
-                               "at once\n",
-                               bn, ar_fmt_time(load_s(p, &r, r.bottleneck), b1, sizeof b1),
-                               ar_fmt_time(r.link_busy_s[r.bottleneck], b2, sizeof b2),
-                               100 * sim->link_util(p, &r, r.bottleneck), r.link_max_flows[r.bottleneck]);
-                    print_links(sim, p, &r, 5);
-                }
-                sim->result_free(&r);
-                lab_eval_free(&ev);
-            }
-            if (worst == AR_EINVAL) break;
-        }
-    }
-    for (int pi = 0; pi < o.nplatforms; pi++) {
-        ar_platform_free(plats[pi]);
-        free(delays_of[pi]);
-    }
-    if (ntfmt) {
-        cli_print_nccltests(&t, model_only ? "model_s" : "sim_s", "sim", &o);
-    } else if (o.format == FMT_TABLE && brief) {
-        print_brief(&t);
-    } else if (o.format == FMT_TABLE) {
-        printf("\nnetwork: %s\nsemantics: %s\n\n", netdesc,
-               sync == AR_SYNC_DATAFLOW ? "dataflow (every rank advances on its own data; --sync round for lockstep)"
-                                        : "round (lockstep: an op's round after all of the previous, a phase after "
-                                          "all of the previous)");
-        if (scen)
-            printf("scenario: %s from %s; the walk starts each late rank late (dataflow), the closed form adds "
-                   "the largest start delay (%g s); background flows are not in the walk, only in the simulation "
-                   "(and in its link statistics)\n\n",
-                   scen_desc, scen->source, scen_delay);
-        static const int keep[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, C_ALGBW + 1, 9, 15, 21, C_STATUS};
-        enum { NK = sizeof keep / sizeof keep[0] };
-        const char *kc[NK];
-        for (int c = 0; c < NK; c++) kc[c] = cols[keep[c]];
-        cli_table s;
-        tbl_init(&s, NK, kc);
-        s.digits = digits;
-        for (int r = 0; r < t.nrows; r++) {
-            int nr = tbl_row(&s);
-            for (int c = 0; c < NK; c++) {
-                const cli_cell *cl = &t.cells[(size_t)r * NCOLS + (size_t)keep[c]];
-                tbl_copy_cell(&s, nr, c, cl);
+            (void)lab_nccl_choice(c.plats[pi], (int)c.o.coll, (double)c.counts[si] * (double)ar_dtype_size(c.o.dtype),
+                                  &nccl.time_s, &nccl.algo, &nccl.proto, &ne);
+            for (int ai = 0; ai < c.na && worst != AR_EINVAL; ai++) {
+                ar_status st = sim_point(&c, pi, si, ai, &nccl);
+                if (st != AR_OK) worst = st;
             }
         }
-        tbl_print(&s, FMT_TABLE, stdout);
-        tbl_free(&s);
-    } else {
-        tbl_stream_end(&t, o.format, stdout);
-    }
-    tbl_free(&t);
-    ar_scenario_free(scen);
-    if (napplied == 0 && worst == AR_OK) {
+    if (c.a.ntfmt) cli_print_nccltests(&c.t, c.a.model_only ? "model_s" : "sim_s", "sim", &c.o);
+    else if (c.o.format == FMT_TABLE && c.a.brief) print_brief(&c.t);
+    else if (c.o.format == FMT_TABLE) print_summary(&c);
+    else tbl_stream_end(&c.t, c.o.format, stdout);
+    tbl_free(&c.t);
+    if (c.napplied == 0 && worst == AR_OK) {
         fprintf(stderr, "arlab sim: no algorithm applies to the platform(s) asked (see the rows' why)\n");
         worst = AR_EUNSUPPORTED;
     }
+out:
+    sim_ctx_free(&c);
     return worst;
 }
