@@ -160,6 +160,8 @@ int cli_term_width(void);
 
 /* Prints VERB's help (cli/help.c); 0 if VERB has no entry there (sim prints its own). */
 int cli_help(const char *verb);
+/* `arlab help columns sweep|sim`: the column table (lab/schema.c, lab/simrow.c) in Markdown. */
+int cli_help_columns(const char *which);
 
 /* --- verbs ------------------------------------------------------------- */
 int cmd_platforms(int argc, char **argv);

@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "cli.h"
+#include "lab/schema.h"
+#include "lab/simrow.h"
 
 typedef struct help_entry {
     const char *verb;
@@ -223,8 +225,37 @@ int cli_help(const char *verb) {
     for (size_t i = 0; i < sizeof entries / sizeof entries[0]; i++)
         if (!strcmp(entries[i].verb, verb)) {
             fputs(entries[i].text, stdout);
-            fputs("(exit codes, units and the output columns: README.md)\n", stdout);
+            fputs("(exit codes, units and the output columns: docs/cli.md; arlab help columns sweep|sim)\n", stdout);
             return 1;
         }
     return 0;
+}
+
+static const char *const type_name[] = {
+    [LAB_TEXT] = "text", [LAB_PLAIN] = "text", [LAB_INT] = "integer", [LAB_NUM] = "number"};
+
+/* One Markdown row; '|' in the text escaped so the table keeps its columns. */
+static void md_row(const char *name, lab_coltype type, const char *help) {
+    printf("| `%s` | %s | ", name, type_name[type]);
+    for (const char *c = help; *c; c++) {
+        if (*c == '|') putchar('\\');
+        putchar(*c);
+    }
+    printf(" |\n");
+}
+
+int cli_help_columns(const char *which) {
+    int sweep = which && !strcmp(which, "sweep"), sim = which && !strcmp(which, "sim");
+    if (!sweep && !sim) {
+        fprintf(stderr,
+                "arlab help columns: give sweep (the results of arlab sweep) or sim (arlab sim --format csv)\n");
+        return AR_EINVAL;
+    }
+    printf("| column | type | meaning |\n|---|---|---|\n");
+    if (sweep)
+        for (int c = 0; c < SW_NCOLS; c++) md_row(lab_cols[c].name, lab_cols[c].type, lab_cols[c].help);
+    else
+        for (int c = 0; c < lab_simrow_ncols; c++)
+            md_row(lab_simrow_cols[c].name, lab_simrow_cols[c].type, lab_simrow_cols[c].help);
+    return AR_OK;
 }

@@ -43,6 +43,7 @@ static void usage(FILE *f) {
     for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++) fprintf(f, "  arlab %s\n", verbs[i].usage);
     fprintf(f, "  arlab --version                               version, git commit, backends built\n");
     fprintf(f, "  arlab help VERB (or arlab VERB --help)         every option of a verb, with an example\n");
+    fprintf(f, "  arlab help columns sweep|sim                   the output columns of sweeps / of sim (Markdown)\n");
     fprintf(
         f, "common: --dtype f32|f16|bf16|f64|i32, --ranks N (generated families), sizes like 100MB, 120M (elements)\n");
 }
@@ -50,6 +51,8 @@ static void usage(FILE *f) {
 int main(int argc, char **argv) {
     /* arlab help VERB = arlab VERB --help */
     char *help_argv[4];
+    if (argc >= 3 && argc <= 4 && !strcmp(argv[1], "help") && !strcmp(argv[2], "columns"))
+        return cli_help_columns(argc == 4 ? argv[3] : NULL);
     if (argc == 3 && !strcmp(argv[1], "help")) {
         help_argv[0] = argv[0];
         help_argv[1] = argv[2];

@@ -17,7 +17,9 @@
 
 const lab_col lab_cols[SW_NCOLS] = {
     [SC_SWEEP] = {"sweep", T, "sweep name"},
-    [SC_BACKEND] = {"backend", T, "backend that produced time_s: model, sim or real (lab/backend.h)"},
+    [SC_BACKEND] =
+        {"backend", T,
+         "what produced time_s: model, sim, real or measured (an entry of the backend table, lab/backend.h)"},
     [SC_PLATFORM] = {"platform", P, "platform label (or name)"},
     [SC_RANKS] = {"ranks", I, "GPUs of the platform"},
     [SC_MACHINES] = {"machines", I, "machines of the platform"},
@@ -27,10 +29,12 @@ const lab_col lab_cols[SW_NCOLS] = {
     [SC_ELEMS] = {"elems", I, "elements per rank buffer"},
     [SC_BYTES] = {"bytes", S0, "bytes per rank buffer"},
     [SC_TIME] = {"time_s", S9, "the backend's time: cost walk (model), simulated (sim), measured median (real)"},
-    [SC_MODEL] = {"model_s", S9, "closed form where the algorithm has one, else the cost walk (lab/eval.h)"},
+    [SC_MODEL] =
+        {"model_s", S9,
+         "the closed form where it agrees with the walk (0.1 %), else the cost walk (the one definition, lab/eval.h, also in model, sim and compare)"},
     [SC_CLOSED] = {"closed_s", S9, "the paper's closed form"},
     [SC_WALK] = {"walk_s", S9, "the cost walk of the schedule"},
-    [SC_SIM] = {"sim_s", S9, "simulated time"},
+    [SC_SIM] = {"sim_s", S9, "simulated time (sim rows; real rows when the build has the simulator)"},
     [SC_MEASURED] = {"measured_s", S9, "imported measurement (median)"},
     [SC_REL_DIFF] = {"rel_diff", S6, "(time_s - model_s) / model_s"},
     [SC_BASE] = {"base_s", S9, "the baseline algorithm's time_s at the same point"},
@@ -47,14 +51,20 @@ const lab_col lab_cols[SW_NCOLS] = {
     [SC_IMAGES] = {"images_s", S6, "training step: images per second, all GPUs"},
     [SC_SPEEDUP] = {"speedup", S6, "training step: speedup over one GPU"},
     [SC_EFF] = {"scaling_eff", S6, "training step: speedup / ranks"},
-    [SC_STATUS] = {"status", T, "ok, unsupported, missing or error"},
-    [SC_CAUSE] = {"cause", T, "where time_s and model_s part by >= 1 %, the assumption that broke"},
+    [SC_STATUS] =
+        {"status", T,
+         "ok, unsupported (the algorithm cannot serve this platform), missing (no measurement yet), budget (sim.budget stopped the simulation; not rerun on resume), error"},
+    [SC_CAUSE] =
+        {"cause", T,
+         "where time_s and model_s part by >= 1 %, the assumption that broke (heuristic: link sharing the closed form does not count, every step priced at the slowest link, uneven blocks, contention the walk does not count, max-min sharing beating equal shares); agree otherwise"},
     [SC_PLATFORM_HASH] = {"platform_hash", T, "FNV-1a 64 of the platform file or of the family spec and ranks"},
     [SC_VERSION] = {"version", T, "arlab version"},
     [SC_COMMIT] = {"commit", T, "git commit at configure time"},
     [SC_PLATFORM_SRC] = {"platform_src", T, "preset:NAME, the file path, or generated:SPEC"},
-    [SC_NETWORK] = {"network", T, "how the time was computed"},
-    [SC_DETAIL] = {"detail", T, "the planner's variant"},
+    [SC_NETWORK] =
+        {"network", T,
+         "how the time was computed: the cost walk's assumptions, SimGrid's model and every setting, or the measurement count"},
+    [SC_DETAIL] = {"detail", T, "the planner's variant (e.g. decomp=4x2)"},
     [SC_MESSAGE] = {"message", P, "closed-form notes or the error/unsupported message"},
     [SC_KEY] = {"key", T, "row identity for resume: backend|platform|ranks|algo|elems|dtype|train"},
     [SC_ALGBW] = {"algbw_GBps", S9, "nccl-tests' algbw of time_s: bytes / time_s, in 1e9 B/s"},
