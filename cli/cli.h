@@ -175,10 +175,11 @@ int cmd_trees(int argc, char **argv); /* spanning-tree packing (cli/cmd_trees.c)
 int cmd_real(int argc, char **argv);  /* CUDA/NCCL backend (cli/cmd_real.c) */
 int cmd_calibrate(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
-int cmd_fit(int argc, char **argv);     /* fit to nccl-tests output (cli/cmd_fit.c) */
-int cmd_sweep(int argc, char **argv);   /* sweeps (cli/cmd_sweep.c) */
-int cmd_report(int argc, char **argv);  /* report (cli/cmd_report.c) */
-int cmd_testbed(int argc, char **argv); /* emulated cluster + MPI backend (cli/cmd_testbed.c) */
+int cmd_fit(int argc, char **argv);       /* fit to nccl-tests output (cli/cmd_fit.c); also calibrate --from */
+int cmd_best_emit(int argc, char **argv); /* best --emit nccl-tuner FILE (cli/cmd_tuner.c) */
+int cmd_sweep(int argc, char **argv);     /* sweeps (cli/cmd_sweep.c) */
+int cmd_report(int argc, char **argv);    /* report (cli/cmd_report.c) */
+int cmd_testbed(int argc, char **argv);   /* emulated cluster + MPI backend (cli/cmd_testbed.c) */
 
 /* `--format nccl-tests` (model, sim): the ok rows of t as nccl-tests documents, one per platform
  * and algorithm, time_col ("model_s", "sim_s") as both halves' time (cli/ntpredict.c). */

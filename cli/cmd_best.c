@@ -96,8 +96,6 @@ static void explain(const ar_platform *p, uint64_t count, size_t eb, const ar_ra
 
 /* --- the verb ------------------------------------------------------------------- */
 
-int cmd_best_emit(int argc, char **argv); /* --emit nccl-tuner FILE (cli/cmd_tuner.c) */
-
 /* Equal times get equal ranks (competition ranking "1 2 2 4"): candidates whose walk differs from the
  * previous one's by at most this relative amount share its rank. */
 
@@ -149,8 +147,6 @@ static int by_sim(const void *a, const void *b) {
 }
 
 int cmd_best(int argc, char **argv) {
-    for (int i = 0; i < argc; i++)
-        if (!strcmp(argv[i], "--emit")) return cmd_best_emit(argc, argv);
     /* this verb's own flags: --top N (rows shown, every format), --per-algo (each algorithm's best variant) */
     char *rest[CLI_MAX_LIST * 4];
     int nrest = 0, top = 0, per_algo = 0;

@@ -162,8 +162,6 @@ static int calibrate_run(cli_opts *o, const real_flags *f) {
 #endif
 
 int cmd_calibrate(int argc, char **argv) {
-    for (int i = 0; i < argc; i++) /* from nccl-tests files (cmd_fit.c) */
-        if (!strcmp(argv[i], "--from")) return cmd_fit(argc, argv);
     real_flags f;
     memset(&f, 0, sizeof f);
     if (cli_real_take_flags(&argc, argv, &f, "calibrate", 1 | 8 | 16 | 32) != AR_OK) return AR_EINVAL;

@@ -13,6 +13,13 @@ typedef struct verb {
     const char *usage;
 } verb;
 
+/* Verbs with a second form, chosen by a flag anywhere in their arguments (best --emit: NCCL's tuner
+ * file; calibrate --from: the fit from nccl-tests files): main dispatches it, no verb calls another. */
+static const struct {
+    const char *verb, *flag;
+    int (*fn)(int, char **);
+} forms[] = {{"best", "--emit", cmd_best_emit}, {"calibrate", "--from", cmd_fit}};
+
 static const verb verbs[] = {
     {"platforms", cmd_platforms, "platforms [--format F]                      list preset platforms"},
     {"platform", cmd_platform,
@@ -79,7 +86,12 @@ int main(int argc, char **argv) {
     enum { NVERBS = sizeof verbs / sizeof verbs[0] };
     const char *names[NVERBS + 2] = {[NVERBS] = "help", [NVERBS + 1] = "version"}; /* main's own words too */
     for (size_t i = 0; i < NVERBS; i++) {
-        if (!strcmp(argv[1], verbs[i].name)) return verbs[i].fn(argc - 2, argv + 2);
+        if (!strcmp(argv[1], verbs[i].name)) {
+            for (size_t f = 0; f < sizeof forms / sizeof forms[0]; f++)
+                for (int a = 2; !strcmp(forms[f].verb, argv[1]) && a < argc; a++)
+                    if (!strcmp(argv[a], forms[f].flag)) return forms[f].fn(argc - 2, argv + 2);
+            return verbs[i].fn(argc - 2, argv + 2);
+        }
         names[i] = verbs[i].name;
     }
     const char *near = ar_closest(argv[1], names, NVERBS + 2);
