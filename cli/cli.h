@@ -146,6 +146,11 @@ void tbl_set_unit(cli_table *t, int col, tbl_unit u);
 void tbl_set_cell_unit(cli_table *t, int row, int col, tbl_unit u); /* one cell's, over its column's */
 /* Copies a cell of another table (its text and number) into row, col. */
 void tbl_copy_cell(cli_table *t, int row, int col, const cli_cell *from);
+/* Appends a row of a lab/rows.h column table (n columns, in table order): numbers in their column's
+ * format (tfmt for times), texts where set; where the row was not priced, only its key columns are
+ * set and every other number is empty. Returns the row or -1. */
+struct lab_rowcol;
+int tbl_put_row(cli_table *t, const struct lab_rowcol *cols, int n, const void *row, int priced, const char *tfmt);
 void tbl_print(const cli_table *t, cli_format f, FILE *out);
 void tbl_free(cli_table *t);
 /* Streaming (csv, json): the header (CSV) or "[" (JSON), then each row as it is
@@ -160,7 +165,7 @@ int cli_term_width(void);
 
 /* Prints VERB's help (cli/help.c); 0 if VERB has no entry there (sim prints its own). */
 int cli_help(const char *verb);
-/* `arlab help columns sweep|sim`: the column table (lab/schema.c, lab/simrow.c) in Markdown. */
+/* `arlab help columns sweep|sim|model`: a column table (lab/schema.c, simrow.c, modelrow.c) in Markdown. */
 int cli_help_columns(const char *which);
 
 /* --- verbs ------------------------------------------------------------- */

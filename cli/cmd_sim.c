@@ -38,7 +38,7 @@
 
 /* The verb's columns: lab/simrow.h's table, by name. */
 static const char *cols[64];
-static int col(const char *name) { return lab_simrow_col(name); }
+static int col(const char *name) { return lab_rowcol_find(lab_simrow_cols, lab_simrow_ncols, name); }
 static void cols_init(void) {
     for (int c = 0; c < lab_simrow_ncols && c < 64; c++) cols[c] = lab_simrow_cols[c].name;
 }
@@ -90,27 +90,6 @@ static void print_brief(const cli_table *t) {
     }
     if (s.nrows) tbl_print(&s, FMT_TABLE, stdout);
     tbl_free(&s);
-}
-
-/* A row of lab/simrow.h into the table: numbers with their column's format (times with the
- * verb's --digits format), every number empty where the row was not simulated. */
-static int put_row(cli_table *t, const lab_simrow *w, const char *tfmt) {
-    int row = tbl_row(t);
-    if (row < 0) return row;
-    for (int c = 0; c < lab_simrow_ncols; c++) {
-        const lab_simcol *k = &lab_simrow_cols[c];
-        if (k->type == LAB_TEXT) {
-            const char *v = k->inline_text && !w->simulated ? NULL : lab_simrow_text(w, k);
-            if (v) tbl_str(t, row, c, v);
-        } else if (!w->simulated && !k->key) {
-            tbl_num(t, row, c, "%g", NAN);
-        } else if (k->type == LAB_INT) {
-            tbl_int(t, row, c, lab_simrow_int(w, k));
-        } else {
-            tbl_num(t, row, c, k->fmt ? k->fmt : tfmt, lab_simrow_num(w, k));
-        }
-    }
-    return row;
 }
 
 /* FILE.json -> FILE-<tag>.json when several runs share --trace. */
@@ -516,7 +495,7 @@ static ar_status sim_point(sim_run_ctx *c, int pi, int si, int ai, const lab_ncc
         if (planned) lab_eval_free(&ev);
         if (st == AR_EINVAL) return worst;
         lab_simrow_why(&w, algo, p, bytes, st == AR_ELIMIT ? "limit" : planned ? "error" : "unsupported", e.msg);
-        int row = put_row(&c->t, &w, c->a.tfmt);
+        int row = tbl_put_row(&c->t, lab_simrow_cols, lab_simrow_ncols, &w, w.simulated, c->a.tfmt);
         if (stream && row >= 0) tbl_stream_row(&c->t, row, o->format, stdout);
         if (!planned && o->format == FMT_TABLE && !c->a.brief) printf("  %s: not applicable: %s\n", algo, e.msg);
         return worst;
@@ -525,7 +504,7 @@ static ar_status sim_point(sim_run_ctx *c, int pi, int si, int ai, const lab_ncc
     ar_status worst = st == AR_EFAIL ? cli_error(st, &e) : AR_OK;
     lab_simrow_simulated(&w, algo, p, bytes, o->coll, &ev, &r, st, e.msg, o->check, c->a.model_only, nccl,
                          c->scen ? c->scen->name : NULL);
-    int row = put_row(&c->t, &w, c->a.tfmt);
+    int row = tbl_put_row(&c->t, lab_simrow_cols, lab_simrow_ncols, &w, w.simulated, c->a.tfmt);
     if (stream) tbl_stream_row(&c->t, row, o->format, stdout);
     if (o->format == FMT_TABLE && !c->a.brief) print_detail(c, p, algo, &ev, &r, &w, st);
     c->sim->result_free(&r);

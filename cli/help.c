@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "lab/schema.h"
+#include "lab/modelrow.h"
 #include "lab/simrow.h"
 
 typedef struct help_entry {
@@ -245,17 +246,23 @@ static void md_row(const char *name, lab_coltype type, const char *help) {
 }
 
 int cli_help_columns(const char *which) {
-    int sweep = which && !strcmp(which, "sweep"), sim = which && !strcmp(which, "sim");
-    if (!sweep && !sim) {
-        fprintf(stderr,
-                "arlab help columns: give sweep (the results of arlab sweep) or sim (arlab sim --format csv)\n");
-        return AR_EINVAL;
-    }
-    printf("| column | type | meaning |\n|---|---|---|\n");
-    if (sweep)
+    static const struct {
+        const char *name;
+        const lab_rowcol *cols;
+        const int *n;
+    } verbs[] = {{"sim", lab_simrow_cols, &lab_simrow_ncols}, {"model", lab_modelrow_cols, &lab_modelrow_ncols}};
+    if (which && !strcmp(which, "sweep")) {
+        printf("| column | type | meaning |\n|---|---|---|\n");
         for (int c = 0; c < SW_NCOLS; c++) md_row(lab_cols[c].name, lab_cols[c].type, lab_cols[c].help);
-    else
-        for (int c = 0; c < lab_simrow_ncols; c++)
-            md_row(lab_simrow_cols[c].name, lab_simrow_cols[c].type, lab_simrow_cols[c].help);
-    return AR_OK;
+        return AR_OK;
+    }
+    for (size_t v = 0; which && v < sizeof verbs / sizeof verbs[0]; v++)
+        if (!strcmp(which, verbs[v].name)) {
+            printf("| column | type | meaning |\n|---|---|---|\n");
+            for (int c = 0; c < *verbs[v].n; c++)
+                md_row(verbs[v].cols[c].name, verbs[v].cols[c].type, verbs[v].cols[c].help);
+            return AR_OK;
+        }
+    fprintf(stderr, "arlab help columns: give sweep (the results of arlab sweep), sim or model (their --format csv)\n");
+    return AR_EINVAL;
 }

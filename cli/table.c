@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "core/textio.h"
+#include "lab/rows.h"
 
 void tbl_init(cli_table *t, int ncols, const char *const *cols) {
     memset(t, 0, sizeof *t);
@@ -358,4 +359,23 @@ void tbl_free(cli_table *t) {
     for (size_t i = 0; i < (size_t)t->nrows * (size_t)t->ncols; i++) free(t->cells[i].s);
     free(t->cells);
     memset(t, 0, sizeof *t);
+}
+
+int tbl_put_row(cli_table *t, const lab_rowcol *cols, int n, const void *row, int priced, const char *tfmt) {
+    int r = tbl_row(t);
+    if (r < 0) return r;
+    for (int c = 0; c < n; c++) {
+        const lab_rowcol *k = &cols[c];
+        if (k->type == LAB_TEXT || k->type == LAB_PLAIN) {
+            const char *v = k->inline_text && !priced && !k->key ? NULL : lab_row_text(row, k);
+            if (v) tbl_str(t, r, c, v);
+        } else if (!priced && !k->key) {
+            tbl_num(t, r, c, "%g", NAN);
+        } else if (k->type == LAB_INT) {
+            tbl_int(t, r, c, lab_row_int(row, k));
+        } else {
+            tbl_num(t, r, c, k->fmt ? k->fmt : tfmt, lab_row_num(row, k));
+        }
+    }
+    return r;
 }

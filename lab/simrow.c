@@ -49,13 +49,13 @@ ar_status lab_sim_point(const ar_platform *p, const char *spec, uint64_t count, 
     return st;
 }
 
-#define TXT(f) LAB_TEXT, NULL, offsetof(lab_simrow, f), 0
-#define ARR(f) LAB_TEXT, NULL, offsetof(lab_simrow, f), 1
-#define INT(f) LAB_INT, "%lld", offsetof(lab_simrow, f), 0
-#define NUM(fmt, f) LAB_NUM, fmt, offsetof(lab_simrow, f), 0
-#define TIME(f) LAB_NUM, NULL, offsetof(lab_simrow, f), 0
+#define TXT(f) LAB_ROW_TXT(lab_simrow, f)
+#define ARR(f) LAB_ROW_ARR(lab_simrow, f)
+#define INT(f) LAB_ROW_INT(lab_simrow, f)
+#define NUM(fmt, f) LAB_ROW_NUM(lab_simrow, fmt, f)
+#define TIME(f) LAB_ROW_TIME(lab_simrow, f)
 
-const lab_simcol lab_simrow_cols[] = {
+const lab_rowcol lab_simrow_cols[] = {
     {"algo", TXT(algo), 1, "algorithm spec as written"},
     {"platform", TXT(platform), 1, "platform name"},
     {"ranks", INT(ranks), 1, "GPUs of the platform"},
@@ -92,12 +92,6 @@ const lab_simcol lab_simrow_cols[] = {
     {"scenario", TXT(scenario), 0, "the what-if scenario's name, - without one"},
 };
 const int lab_simrow_ncols = (int)(sizeof lab_simrow_cols / sizeof lab_simrow_cols[0]);
-
-int lab_simrow_col(const char *name) {
-    for (int c = 0; c < lab_simrow_ncols; c++)
-        if (!strcmp(lab_simrow_cols[c].name, name)) return c;
-    return -1;
-}
 
 static void row_key(lab_simrow *w, const char *algo, const ar_platform *p, double bytes) {
     memset(w, 0, sizeof *w);

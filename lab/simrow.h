@@ -1,7 +1,7 @@
 /* One point of `arlab sim`: plan, price and simulate one algorithm on one platform and size
  * (lab_sim_point), and the row it is reported in: ONE column table (lab_simrow_cols), from which
  * the verb's table, CSV and JSON, `arlab sim --columns` and docs/cli.md's column list derive.
- * Columns are addressed by name (lab_simrow_col), never by a hand-kept position.
+ * Columns are addressed by name (lab_rowcol_find, lab/rows.h), never by a hand-kept position.
  *
  * Ownership: lab_sim_point fills *ev and *r (lab_eval_free, the API's result_free); a row
  * points into them, into the platform and into the caller's strings: it lives as long as they do.
@@ -14,7 +14,7 @@
 
 #include "backend.h"
 #include "eval.h"
-#include "schema.h" /* lab_coltype */
+#include "rows.h"
 
 /* Plans spec on p (lab_eval_plan), then simulates it with so while pricing it (lab_eval_price as
  * the simulation's meanwhile work); model_only prices without simulating (r->time_s NAN, engine
@@ -42,32 +42,8 @@ typedef struct lab_simrow {
     int simulated; /* 0: a row saying why (status, why), every number empty */
 } lab_simrow;
 
-typedef struct lab_simcol {
-    const char *name;
-    lab_coltype type; /* LAB_TEXT, LAB_INT or LAB_NUM */
-    const char *fmt;  /* numbers' printf format; NULL: the verb's time format (--digits) */
-    size_t off;       /* of the field in lab_simrow */
-    int inline_text;  /* LAB_TEXT held in the row (a char array), not pointed to */
-    int key;          /* set on every row (algo, platform, ranks, bytes); other numbers only where simulated */
-    const char *help;
-} lab_simcol;
-
-extern const lab_simcol lab_simrow_cols[];
+extern const lab_rowcol lab_simrow_cols[];
 extern const int lab_simrow_ncols;
-/* Index of the column named name, or -1. */
-int lab_simrow_col(const char *name);
-
-/* The fields of a column of a row (by type). */
-static inline const char *lab_simrow_text(const lab_simrow *w, const lab_simcol *c) {
-    const char *at = (const char *)w + c->off;
-    return c->inline_text ? at : *(const char *const *)(const void *)at;
-}
-static inline long long lab_simrow_int(const lab_simrow *w, const lab_simcol *c) {
-    return *(const long long *)(const void *)((const char *)w + c->off);
-}
-static inline double lab_simrow_num(const lab_simrow *w, const lab_simcol *c) {
-    return *(const double *)(const void *)((const char *)w + c->off);
-}
 
 /* What NCCL's tuner would run at a point (lab_nccl_choice), shown beside every row. */
 typedef struct lab_nccl_pick {

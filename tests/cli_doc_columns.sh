@@ -21,5 +21,12 @@ done
 expect_ok "sim csv" -- sim --platform flat:ranks=4 --algo ring --size 1MB --format csv
 t_check "sim's CSV header is the listed columns, in order" test \
   "$(head -1 "$T_TMP/out")" = "$("$ARLAB" help columns sim | sed -n 's/^| `\([^`]*\)`.*/\1/p' | paste -sd,)"
+expect_ok "help columns model" -- help columns model
+for c in model_s closed_s walk_s stages nccl_model_s why; do
+  t_check "model columns list $c" grep -q "^| \`$c\` |" "$T_TMP/out"
+done
+expect_ok "model csv" -- model --platform flat:ranks=4 --algo ring --size 1MB --format csv
+t_check "model's CSV header is the listed columns, in order" test \
+  "$(head -1 "$T_TMP/out")" = "$("$ARLAB" help columns model | sed -n 's/^| `\([^`]*\)`.*/\1/p' | paste -sd,)"
 expect_error "help columns needs a table" "give sweep" -- help columns
 t_done
