@@ -31,13 +31,13 @@ static const ar_param_def params[] = {{.key = "file",
                                        .help = "the schedule's JSON file (the format of `arlab plan --format json`)"},
                                       {NULL}};
 
-/* Every offset, count and block of s times k; even RS/AG blocks that do not
+/* Every offset, count and block (and per-member block start) of s times k; even blocks that do not
  * divide evenly become explicit counts first. */
 static ar_status scale(ar_schedule *s, uint64_t k, ar_err *e) {
     for (int ph = 0; ph < s->nphases; ph++)
         for (int o = 0; o < s->phases[ph].nops; o++) {
             ar_op *op = &s->phases[ph].ops[o];
-            int blocks = op->kind == AR_OP_REDUCE_SCATTER || op->kind == AR_OP_ALL_GATHER;
+            int blocks = op->kind == AR_OP_REDUCE_SCATTER || op->kind == AR_OP_ALL_GATHER || op->offs;
             if (!op->counts && blocks && op->count % (uint64_t)op->n != 0) {
                 uint64_t *c = malloc((size_t)op->n * sizeof *c);
                 if (!c) return ar_fail(e, AR_ENOMEM, "out of memory");
@@ -52,6 +52,7 @@ static ar_status scale(ar_schedule *s, uint64_t k, ar_err *e) {
             op->offset *= k;
             op->count *= k;
             for (int m = 0; op->counts && m < op->n; m++) op->counts[m] *= k;
+            for (int m = 0; op->offs && m < op->n; m++) op->offs[m] *= k;
         }
     s->count *= k;
     return AR_OK;
