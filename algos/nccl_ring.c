@@ -185,11 +185,10 @@ static ar_status nring_build(const ar_platform *p, ar_coll coll, uint64_t count,
     char hw[160] = "";
     if (!s || !ring || !offs || !lens || nh < 0) goto nomem;
     if (nh > 0) ar_nccl_heads_text(heads, nh, hw, sizeof hw);
-    if (ar_schedule_set_detail(s, "channels=%d%s proto=%s%s nodes=%d, channel c enters each node at its GPU %s%s%s", C,
-                               why, ar_proto_name(proto), pwhy, M,
-                               nh > 0 ? "heads[c mod (their count)], " : "c mod (GPUs of the node)", hw,
-                               coll == AR_COLL_ALLREDUCE ? "" : ", channel c owns slice c of every rank's block") !=
-        AR_OK)
+    if (ar_schedule_set_detail(
+            s, "channels=%d%s proto=%s%s nodes=%d, channel c enters each node at its GPU %s%s%s", C, why,
+            ar_proto_name(proto), pwhy, M, nh > 0 ? "heads[c mod (their count)], " : "c mod (GPUs of the node)", hw,
+            coll == AR_COLL_ALLREDUCE ? "" : ", channel c owns slice c of every rank's block") != AR_OK)
         goto nomem;
     static const ar_op_kind kinds[2] = {AR_OP_REDUCE_SCATTER, AR_OP_ALL_GATHER};
     static const char *const names[2] = {"reduce-scatter", "all-gather"};

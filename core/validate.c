@@ -268,8 +268,7 @@ static int cmp_use(const void *x, const void *y) {
  * layout touches its n blocks at every member, not the span between them). */
 static ar_status check_phase_disjoint(vstate *v, const ar_phase *ph) {
     size_t total = 0;
-    for (int i = 0; i < ph->nops; i++)
-        total += (size_t)ph->ops[i].n * (ph->ops[i].offs ? (size_t)ph->ops[i].n : 1);
+    for (int i = 0; i < ph->nops; i++) total += (size_t)ph->ops[i].n * (ph->ops[i].offs ? (size_t)ph->ops[i].n : 1);
     use *u = ar_reallocarray(NULL, total ? total : 1, sizeof *u);
     if (!u) return oom(v);
     size_t k = 0;
