@@ -2,7 +2,12 @@
  *
  * NCCL runs an all-reduce over C channels, each a ring through every rank, the
  * buffer split evenly over the channels (src/graph: one ring graph per channel;
- * C from its topology search, here models/nccl_model's ar_nccl_in_from_platform).
+ * C from its topology search, here models/nccl_model's ar_nccl_in_from_platform:
+ * search.cc's ring search and channel duplication, e.g. 8 on DGX H100 across
+ * nodes, one per NIC/rail). NCCL's runtime copies every ring once more
+ * (connect.cc, and on sm90 across nodes up to 4 per searched ring); a copy runs
+ * on the same routes, so it changes no link's load, and is not planned as an op
+ * of its own.
  * Inside a node of g GPUs channel c visits them starting at local index c mod g
  * (c, c+1, ..., c-1), node after node in order, so the inter-node hop of
  * channel c goes from GPU c-1 of node m to GPU c of node m+1: on a rail fabric
