@@ -5,9 +5,12 @@
  *
  * Planning: read the file, check its structure (errors name the JSON path),
  * check that it has the platform's rank count, run the symbolic validator on
- * it as written (every rank must end with every input exactly once), then
+ * it as written (every rank must end with every input exactly once; a file whose
+ * "collective" is reducescatter or allgather serves that collective, `--coll`,
+ * and is validated as one), then
  * scale it to the size asked: a schedule written for C elements serves any
- * multiple k x C; every offset, count and uneven block grows by k. Even
+ * multiple k x C; every offset, count, uneven block and per-member block start
+ * (offs) grows by k. Even
  * reduce-scatter/all-gather blocks that do not divide evenly (C % n != 0) are
  * written out as explicit counts first, so block boundaries scale exactly and
  * the scaled schedule is the written one with every element repeated k times.
@@ -58,8 +61,8 @@ static ar_status scale(ar_schedule *s, uint64_t k, ar_err *e) {
     return AR_OK;
 }
 
-static ar_status plan(const ar_platform *p, uint64_t count, size_t elem_bytes, const ar_param_val *v, ar_schedule **out,
-                      ar_err *e) {
+static ar_status load(const ar_platform *p, ar_coll coll, uint64_t count, size_t elem_bytes, const ar_param_val *v,
+                      ar_schedule **out, ar_err *e) {
     *out = NULL;
     const char *path = v[0].s;
     if (!v[0].given) return ar_fail(e, AR_EINVAL, "schedule: give its file: schedule:file=FILE.json (or --schedule)");
@@ -71,6 +74,9 @@ static ar_status plan(const ar_platform *p, uint64_t count, size_t elem_bytes, c
     st = ar_schedule_from_json(text, path, &s, e);
     free(text);
     if (st != AR_OK) return st;
+    if (st == AR_OK && s->coll != coll) /* the file's "collective" (absent: allreduce) */
+        st = ar_fail(e, AR_EINVAL, "%s: the schedule performs %s, not %s (--coll %s)", path, ar_coll_name(s->coll),
+                     ar_coll_name(coll), ar_coll_name(s->coll));
     if (st == AR_OK && s->nranks != p->nranks)
         st = ar_fail(e, AR_EINVAL, "%s: the schedule has %d ranks, platform %s has %d", path, s->nranks, p->name,
                      p->nranks);
@@ -92,7 +98,8 @@ static ar_status plan(const ar_platform *p, uint64_t count, size_t elem_bytes, c
     if (st == AR_OK && (st = ar_schedule_validate(s, e)) != AR_OK) {
         char m[sizeof e->msg];
         snprintf(m, sizeof m, "%s", e->msg);
-        ar_fail(e, st, "%s: not an all-reduce: %s", path, m);
+        if (coll == AR_COLL_ALLREDUCE) ar_fail(e, st, "%s: not an all-reduce: %s", path, m);
+        else ar_fail(e, st, "%s: not a %s: %s", path, ar_coll_name(coll), m);
     }
     if (st == AR_OK && count % s->count != 0)
         st = ar_fail(e, AR_EINVAL,
@@ -109,10 +116,17 @@ static ar_status plan(const ar_platform *p, uint64_t count, size_t elem_bytes, c
     return AR_OK;
 }
 
+static ar_status plan(const ar_platform *p, uint64_t count, size_t elem_bytes, const ar_param_val *v, ar_schedule **out,
+                      ar_err *e) {
+    return load(p, AR_COLL_ALLREDUCE, count, elem_bytes, v, out, e);
+}
+
 const ar_algo ar_algo_user_schedule = {
     .name = "schedule",
     .label = "User-written schedule",
     .summary = "a schedule read from a JSON file (schedule:file=F, or --schedule F), validated, scaled to the size",
     .params = params,
     .plan = plan,
+    .colls = AR_COLL_BIT(AR_COLL_ALLREDUCE) | AR_COLL_BIT(AR_COLL_REDUCESCATTER) | AR_COLL_BIT(AR_COLL_ALLGATHER),
+    .plan_coll = load,
 };
