@@ -353,6 +353,26 @@ static void test_layout(void) {
     s = two_channels(AR_COLL_ALLREDUCE, wrong);
     both_ok(s, "layout in the wrong order, all-reduce");
     ar_schedule_free(s);
+    /* all-reduce ops with a layout: two channels of ring / direct / native all-reduce, each over the union of
+     * its blocks; together the whole buffer */
+    static const ar_impl ar_impls[] = {AR_IMPL_RING, AR_IMPL_DIRECT, AR_IMPL_NATIVE};
+    for (size_t k = 0; k < 3; k++)
+        for (int chunks = 1; chunks <= 2; chunks++) {
+            static const int ra[3] = {0, 1, 2}, rb[3] = {1, 2, 0};
+            static const uint64_t oa[3] = {0, 4, 8};
+            s = ar_schedule_new("ar-layout", 3, 12, 8);
+            ar_sched_phase(s, "ar");
+            ar_op *x = ar_sched_op(s, AR_OP_ALL_REDUCE, ar_impls[k], ra, 3, 0, 6);
+            ar_op_set_offs(x, oa);
+            x->chunks = chunks;
+            x = ar_sched_op(s, AR_OP_ALL_REDUCE, ar_impls[k], rb, 3, 0, 6);
+            ar_op_set_offs(x, ob);
+            x->chunks = chunks;
+            char what[64];
+            snprintf(what, sizeof what, "all-reduce with a layout, %s, chunks %d", ar_impl_name(ar_impls[k]), chunks);
+            both_ok(s, what);
+            ar_schedule_free(s);
+        }
     /* channel B overlapping channel A at rank 0 ([0,2)): a concurrent conflict */
     static const uint64_t clash[3] = {6, 10, 0};
     s = two_channels(AR_COLL_ALLREDUCE, clash);
