@@ -1,13 +1,13 @@
 /* nccl: what NCCL's tuner would run. models/nccl_model chooses the
  * algorithm and protocol for the platform, collective and size (NCCL 2.30.7's
  * tables); the schedule is then planned by the matching planner:
- *   RING -> nccl-ring (all-reduce) / ring (reduce-scatter, all-gather),
+ *   RING -> nccl-ring,
  *   TREE -> nccl-tree, PAT -> pat,
  *   NVLS, NVLS_TREE, COLLNET_* -> nvls / nvlstree / collnet (algos/nvls.c, nvlstree.c, collnet.c);
  *   where that planner refuses the platform (no reducing switch declared, a
  *   collective it does not serve there) or the NCCL model cannot read it, the
  *   faster by the cost walk of the ring and tree planners (all-reduce: nccl-ring,
- *   nccl-tree, else ring; RS/AG: ring, pat), and the
+ *   nccl-tree, else ring; RS/AG: nccl-ring, pat), and the
  *   detail says so in one line.
  * Where NCCL picks RING or TREE, every op gets the tuner's protocol (ar_op.proto,
  * priced by the walk); it is named in the detail either way.
@@ -23,8 +23,9 @@
 #include "nccl_algos.h"
 
 static const char *planner_of(ar_nccl_algo a, ar_coll coll) {
+    (void)coll; /* nccl-ring serves every collective */
     switch (a) {
-    case AR_NCCL_RING: return coll == AR_COLL_ALLREDUCE ? "nccl-ring" : "ring";
+    case AR_NCCL_RING: return "nccl-ring";
     case AR_NCCL_TREE: return "nccl-tree";
     case AR_NCCL_PAT: return "pat";
     case AR_NCCL_NVLS: return "nvls";
@@ -69,7 +70,7 @@ static ar_status pick(const ar_platform *p, ar_coll coll, uint64_t count, size_t
         else if (ms == AR_OK)
             snprintf(why, sizeof why, "; planner %s does not exist yet: best of ring/tree by the walk", name);
         else snprintf(why, sizeof why, "; NCCL model: %.200s: best of ring/tree by the walk", me.msg);
-        const char *ring = coll == AR_COLL_ALLREDUCE ? "nccl-ring" : "ring";
+        const char *ring = "nccl-ring";
         const char *tree = coll == AR_COLL_ALLREDUCE ? "nccl-tree" : "pat";
         ar_schedule *s2 = NULL;
         double t1 = walked(ring, coll, p, count, eb, &s), t2 = walked(tree, coll, p, count, eb, &s2);

@@ -286,9 +286,9 @@ static ar_status check_algos(const cli_opts *o, const char *const *algos, int na
             ar_status st = ar_algo_bind(algos[ai], plats[pi]->nranks, &a, v, &e);
             if (st != AR_OK) return cli_error(st, &e);
             if (strcmp(a->name, "schedule")) continue;
-            for (int si = 0; si < nc; si++) { /* a user schedule: its file, ranks and size */
+            for (int si = 0; si < nc; si++) { /* a user schedule: its file, collective, ranks and size */
                 ar_schedule *s = NULL;
-                st = ar_algo_plan(algos[ai], plats[pi], counts[si], eb, &s, &e);
+                st = ar_algo_plan_coll(algos[ai], o->coll, plats[pi], counts[si], eb, &s, &e);
                 ar_schedule_free(s);
                 if (st != AR_OK && st != AR_EUNSUPPORTED && st != AR_ELIMIT) return cli_error(st, &e);
             }

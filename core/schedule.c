@@ -67,6 +67,7 @@ static void op_free(ar_op *op) {
     free(op->sw_name);
     free(op->members);
     free(op->counts);
+    free(op->offs);
     free(op->parent);
 }
 
@@ -196,7 +197,25 @@ ar_status ar_op_set_parent(ar_op *op, const int *parent) {
     return AR_OK;
 }
 
+ar_status ar_op_set_offs(ar_op *op, const uint64_t *offs) {
+    uint64_t *c = ar_reallocarray(NULL, (size_t)op->n, sizeof *c);
+    if (!c) return AR_ENOMEM;
+    memcpy(c, offs, (size_t)op->n * sizeof *c);
+    free(op->offs);
+    op->offs = c;
+    op->offset = c[0];
+    for (int i = 1; i < op->n; i++)
+        if (c[i] < op->offset) op->offset = c[i];
+    return AR_OK;
+}
+
 void ar_op_block(const ar_op *op, int i, uint64_t *off, uint64_t *len) {
+    if (op->offs) {
+        uint64_t n = (uint64_t)op->n, q = op->count / n, r = op->count % n, ui = (uint64_t)i;
+        *off = op->offs[i];
+        *len = op->counts ? op->counts[i] : q + (ui < r ? 1 : 0);
+        return;
+    }
     if (op->counts) {
         uint64_t o = op->offset;
         for (int j = 0; j < i; j++) o += op->counts[j];
@@ -259,6 +278,56 @@ static int impl_supports(ar_op_kind k, ar_impl i) {
     return 0;
 }
 
+typedef struct blk {
+    uint64_t off, len;
+    int m;
+} blk;
+
+static int cmp_blk(const void *x, const void *y) {
+    const blk *a = x, *b = y;
+    return a->off < b->off ? -1 : a->off > b->off;
+}
+
+/* A per-member layout (schedule.h): a kind and implementation that take one, every block in the
+ * buffer, no two blocks overlapping. */
+static ar_status check_layout(const ar_schedule *s, const ar_op *op, int p, int i, ar_err *e) {
+    const char *kn = ar_op_kind_name(op->kind);
+    if (op->kind != AR_OP_REDUCE_SCATTER && op->kind != AR_OP_ALL_GATHER && op->kind != AR_OP_ALL_REDUCE)
+        return ar_fail(e, AR_EINVAL,
+                       "schedule %s: phase %d op %d (%s): a per-member block layout (offs) is for "
+                       "reduce-scatter, all-gather and all-reduce ops only",
+                       s->algo, p, i, kn);
+    if (op->impl != AR_IMPL_RING && op->impl != AR_IMPL_NATIVE && op->impl != AR_IMPL_DIRECT)
+        return ar_fail(e, AR_EINVAL,
+                       "schedule %s: phase %d op %d (%s): implementation %s cannot carry a per-member block "
+                       "layout (offs; ring, native or direct can)",
+                       s->algo, p, i, kn, ar_impl_name(op->impl));
+    blk *b = ar_reallocarray(NULL, (size_t)op->n, sizeof *b);
+    if (!b) return ar_fail(e, AR_ENOMEM, "out of memory checking schedule");
+    ar_status st = AR_OK;
+    for (int m = 0; m < op->n && st == AR_OK; m++) {
+        ar_op_block(op, m, &b[m].off, &b[m].len);
+        b[m].m = m;
+        if (b[m].off > s->count || b[m].len > s->count - b[m].off)
+            st = ar_fail(e, AR_EINVAL, "schedule %s: phase %d op %d (%s): block %d [%llu,+%llu) outside buffer of %llu",
+                         s->algo, p, i, kn, m, (unsigned long long)b[m].off, (unsigned long long)b[m].len,
+                         (unsigned long long)s->count);
+    }
+    if (st == AR_OK) {
+        qsort(b, (size_t)op->n, sizeof *b, cmp_blk);
+        for (int k = 1; k < op->n && st == AR_OK; k++)
+            if (b[k - 1].len && b[k].len && b[k].off < b[k - 1].off + b[k - 1].len)
+                st = ar_fail(e, AR_EINVAL,
+                             "schedule %s: phase %d op %d (%s): blocks %d [%llu,+%llu) and %d [%llu,+%llu) overlap "
+                             "(offs)",
+                             s->algo, p, i, kn, b[k - 1].m, (unsigned long long)b[k - 1].off,
+                             (unsigned long long)b[k - 1].len, b[k].m, (unsigned long long)b[k].off,
+                             (unsigned long long)b[k].len);
+    }
+    free(b);
+    return st;
+}
+
 ar_status ar_schedule_check_structure(const ar_schedule *s, ar_err *e) {
     if (s->nranks < 1) return ar_fail(e, AR_EINTERNAL, "schedule %s: %d ranks", s->algo, s->nranks);
     if (s->count < 1) return ar_fail(e, AR_EINTERNAL, "schedule %s: empty buffer", s->algo);
@@ -279,7 +348,7 @@ ar_status ar_schedule_check_structure(const ar_schedule *s, ar_err *e) {
             else if (op->chunks > AR_MAX_CHUNKS)
                 st = ar_fail(e, AR_ELIMIT, "schedule %s: phase %d op %d (%s): %d chunks is beyond the limit of %d",
                              s->algo, p, i, kn, op->chunks, AR_MAX_CHUNKS);
-            else if (op->offset > s->count || op->count > s->count - op->offset)
+            else if (!op->offs && (op->offset > s->count || op->count > s->count - op->offset))
                 BAD("range [%llu,+%llu) outside buffer of %llu", s->algo, p, i, kn, (unsigned long long)op->offset,
                     (unsigned long long)op->count, (unsigned long long)s->count);
             else if (!impl_supports(op->kind, op->impl))
@@ -328,6 +397,7 @@ ar_status ar_schedule_check_structure(const ar_schedule *s, ar_err *e) {
                     BAD("uneven counts sum to %llu, range has %llu", s->algo, p, i, kn, (unsigned long long)sum,
                         (unsigned long long)op->count);
             }
+            if (st == AR_OK && op->offs) st = check_layout(s, op, p, i, e);
             if (st == AR_OK && op->parent) {
                 /* exactly one root (= op->root), every member reaches it */
                 int roots = 0;
@@ -380,6 +450,7 @@ void ar_schedule_print_table(const ar_schedule *s, FILE *f) {
             if (op->impl == AR_IMPL_SWITCH) fprintf(f, " switch=node%d", op->sw);
             if (op->kind == AR_OP_REDUCE || op->kind == AR_OP_BROADCAST) fprintf(f, " root=%d", op->members[op->root]);
             if (op->counts) fprintf(f, " uneven");
+            if (op->offs) fprintf(f, " layout");
             fprintf(f, " ranks=");
             print_members(f, op, 16);
             fputc('\n', f);
@@ -416,6 +487,11 @@ ar_status ar_schedule_print_json(const ar_schedule *s, FILE *f, ar_err *e) {
             if (op->counts) {
                 fprintf(f, ",\"counts\":[");
                 for (int m = 0; m < op->n; m++) fprintf(f, "%s%llu", m ? "," : "", (unsigned long long)op->counts[m]);
+                fprintf(f, "]");
+            }
+            if (op->offs) {
+                fprintf(f, ",\"offs\":[");
+                for (int m = 0; m < op->n; m++) fprintf(f, "%s%llu", m ? "," : "", (unsigned long long)op->offs[m]);
                 fprintf(f, "]");
             }
             if (op->parent) {

@@ -18,6 +18,19 @@
  * Blocks: with counts == NULL the range is split evenly: block i has
  * count/n elements plus one for i < count%n (ar_op_block). With counts != NULL
  * (uneven, FlexReduce) block i has counts[i] elements, in member order.
+ * Per-member layout (offs != NULL, n entries; ar_op_set_offs): block i starts
+ * at offs[i] instead of after block i-1, its length as above (counts[i] or the
+ * even split of count); the blocks lie in the buffer and are pairwise disjoint
+ * but need not be adjacent nor in member order, and the op's range is the
+ * union of its blocks (count = their total; offset = the lowest offs[i], for
+ * reports only). NCCL's multi-channel rings need it: channel c's reduce-scatter
+ * or all-gather gives member i the c-th slice of rank members[i]'s block of the
+ * collective. With offs, REDUCE_SCATTER leaves member i with the sum of block
+ * i and every other block of the op undefined at it; ALL_GATHER gives every
+ * member every block; ALL_REDUCE gives every member the sum over every block
+ * (elements between the blocks are untouched). Only these three kinds, with
+ * implementation RING, NATIVE or DIRECT, take a layout (the others move the op's
+ * range or spans of adjacent blocks as one piece; the structure check refuses).
  * For REDUCE/BROADCAST, `parent` (optional, n entries, indices into members,
  * -1 at the root) gives the tree the implementation follows (AR_IMPL_TREE).
  *
@@ -94,6 +107,7 @@ typedef struct ar_op {
     uint64_t offset;  /* first element of the range */
     uint64_t count;   /* elements in the range */
     uint64_t *counts; /* uneven blocks (n entries summing to count) or NULL (owned) */
+    uint64_t *offs;   /* per-member layout: block i starts at offs[i] (n entries) or NULL (owned) */
     int root;         /* index into members for REDUCE/BROADCAST, else 0 */
     int *parent;      /* tree for AR_IMPL_TREE (n entries) or NULL (owned) */
     int chunks;       /* pipeline chunks, 1..AR_MAX_CHUNKS */
@@ -139,6 +153,8 @@ ar_op *ar_sched_op(ar_schedule *s, ar_op_kind kind, ar_impl impl, const int *mem
 void ar_schedule_keep_phases(ar_schedule *s, ar_op_kind kind);
 ar_status ar_op_set_counts(ar_op *op, const uint64_t *counts); /* copies n entries */
 ar_status ar_op_set_parent(ar_op *op, const int *parent);      /* copies n entries */
+/* Copies n block starts (the per-member layout above) and sets offset to the lowest. */
+ar_status ar_op_set_offs(ar_op *op, const uint64_t *offs);
 
 /* --- queries ------------------------------------------------------------- */
 /* Block i of op: [*off, *off + *len) in absolute elements. */
@@ -162,7 +178,8 @@ int ar_schedule_uses_switch(const ar_schedule *s);
 
 /* --- checking ------------------------------------------------------------ */
 /* Structural checks: ranks in range and distinct within an op, ranges in
- * bounds, counts sum, root/parent valid, HD on a power of two, chunks >= 1. */
+ * bounds, counts sum, root/parent valid, HD on a power of two, chunks >= 1,
+ * a per-member layout's blocks in bounds and disjoint on a kind/impl that takes one. */
 ar_status ar_schedule_check_structure(const ar_schedule *s, ar_err *e);
 
 /* Symbolic validator: tracks, for every element range of every rank, the set

@@ -4,7 +4,9 @@
  *          "ranks": P, "count": N, "elem_bytes": B,
  *          "phases": [{"label": "...", "ops": [{"kind": "reduce-scatter", "impl": "ring",
  *          "offset": 0, "count": N, "chunks": 1, "root": 0, "reduce": 1, "proto": "ll" (absent = none),
- *          "members": [...], "counts": [...], "parent": [...], "switch": NODE}]}]}
+ *          "members": [...], "counts": [...], "offs": [...], "parent": [...], "switch": NODE}]}]}
+ *   "offs" (optional): the per-member block layout (schedule.h), block i's first element;
+ *   absent: the blocks follow one another from "offset" (files without it load as before).
  *   "switch" (impl "switch" only, required there): the reducing switch, by its node
  *   name on the platform (resolved by ar_schedule_resolve_switches when the schedule
  *   meets its platform: `--schedule`) or its node index; whether it is a switch that
@@ -103,13 +105,18 @@ static ar_status load_op(ar_schedule *s, const cJSON *jo, const char *where, con
         return ar_fail(e, AR_EINVAL, "%s: %s.members: expected 1..%d ranks", where, path, s->nranks);
     int *members = ar_calloc((size_t)n, sizeof *members);
     int *parent = NULL;
-    uint64_t *counts = NULL;
+    uint64_t *counts = NULL, *offs = NULL;
     if (!members) return ar_fail(e, AR_ENOMEM, "%s: out of memory", where);
     st = get_array(jo, "members", n, 0, s->nranks - 1, members, 0, where, path, e);
     if (st == AR_OK && cJSON_GetObjectItemCaseSensitive(jo, "counts")) {
         counts = ar_calloc((size_t)n, sizeof *counts);
         st = counts ? get_array(jo, "counts", n, 0, (long long)s->count, counts, 1, where, path, e)
                     : ar_fail(e, AR_ENOMEM, "%s: out of memory", where);
+    }
+    if (st == AR_OK && cJSON_GetObjectItemCaseSensitive(jo, "offs")) {
+        offs = ar_calloc((size_t)n, sizeof *offs);
+        st = offs ? get_array(jo, "offs", n, 0, (long long)s->count, offs, 1, where, path, e)
+                  : ar_fail(e, AR_ENOMEM, "%s: out of memory", where);
     }
     if (st == AR_OK && cJSON_GetObjectItemCaseSensitive(jo, "parent")) {
         parent = ar_calloc((size_t)n, sizeof *parent);
@@ -128,9 +135,11 @@ static ar_status load_op(ar_schedule *s, const cJSON *jo, const char *where, con
             if (swname && !(op->sw_name = ar_strdup(swname))) st = ar_fail(e, AR_ENOMEM, "%s: out of memory", where);
             if (counts && ar_op_set_counts(op, counts) != AR_OK) st = ar_fail(e, AR_ENOMEM, "%s: out of memory", where);
             if (parent && ar_op_set_parent(op, parent) != AR_OK) st = ar_fail(e, AR_ENOMEM, "%s: out of memory", where);
+            if (offs && ar_op_set_offs(op, offs) != AR_OK) st = ar_fail(e, AR_ENOMEM, "%s: out of memory", where);
         }
     }
     free(members);
+    free(offs);
     free(counts);
     free(parent);
     return st;

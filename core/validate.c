@@ -205,7 +205,17 @@ static ar_status apply(vstate *v, const ar_op *op) {
         break;
     case AR_OP_REDUCE: st = reduce_range(v, op->members, op->n, a, b, op->members[op->root], 0, 1); break;
     case AR_OP_BROADCAST: st = copy_range(v, op->members[op->root], op->members, op->n, a, b); break;
-    case AR_OP_ALL_REDUCE: st = reduce_range(v, op->members, op->n, a, b, -1, 1, 0); break;
+    case AR_OP_ALL_REDUCE:
+        if (!op->offs) {
+            st = reduce_range(v, op->members, op->n, a, b, -1, 1, 0);
+            break;
+        }
+        for (int i = 0; i < op->n && st == AR_OK; i++) { /* a per-member layout: the union of its blocks */
+            uint64_t o, l;
+            ar_op_block(op, i, &o, &l);
+            st = reduce_range(v, op->members, op->n, o, o + l, -1, 1, 0);
+        }
+        break;
     case AR_OP_SEND:
         if (op->reduce) {
             /* dst = dst + src; src keeps its data */
@@ -254,27 +264,46 @@ static int cmp_use(const void *x, const void *y) {
     return p->a < q->a ? -1 : p->a > q->a;
 }
 
-/* Concurrent ops of a phase must not touch overlapping ranges of one rank. */
+/* Concurrent ops of a phase must not touch overlapping ranges of one rank (an op with a per-member
+ * layout touches its n blocks at every member, not the span between them). */
 static ar_status check_phase_disjoint(vstate *v, const ar_phase *ph) {
     size_t total = 0;
-    for (int i = 0; i < ph->nops; i++) total += (size_t)ph->ops[i].n;
+    for (int i = 0; i < ph->nops; i++) total += (size_t)ph->ops[i].n * (ph->ops[i].offs ? (size_t)ph->ops[i].n : 1);
     use *u = ar_reallocarray(NULL, total ? total : 1, sizeof *u);
     if (!u) return oom(v);
     size_t k = 0;
-    for (int i = 0; i < ph->nops; i++)
-        for (int m = 0; m < ph->ops[i].n; m++)
-            u[k++] = (use){ph->ops[i].members[m], ph->ops[i].offset, ph->ops[i].offset + ph->ops[i].count, i};
+    for (int i = 0; i < ph->nops; i++) {
+        const ar_op *op = &ph->ops[i];
+        for (int m = 0; m < op->n; m++) {
+            if (!op->offs) {
+                u[k++] = (use){op->members[m], op->offset, op->offset + op->count, i};
+                continue;
+            }
+            for (int j = 0; j < op->n; j++) {
+                uint64_t o, l;
+                ar_op_block(op, j, &o, &l);
+                u[k++] = (use){op->members[m], o, o + l, i};
+            }
+        }
+    }
     qsort(u, total, sizeof *u, cmp_use);
     ar_status st = AR_OK;
-    for (size_t i = 1; i < total; i++)
-        if (u[i].rank == u[i - 1].rank && u[i].a < u[i - 1].b && u[i].a < u[i].b) {
+    size_t last = 0; /* the non-empty range of this rank that reaches furthest so far */
+    int have = 0;
+    for (size_t i = 0; i < total; i++) {
+        if (i > 0 && u[i].rank != u[i - 1].rank) have = 0;
+        if (u[i].a >= u[i].b) continue; /* an empty block touches nothing */
+        if (have && u[i].a < u[last].b && u[i].op != u[last].op) {
             st = ar_fail(v->e, AR_EFAIL,
                          "schedule %s: phase %d: ops %d and %d both use elements [%llu,%llu) of rank %d "
                          "concurrently",
-                         v->s->algo, v->phase, u[i - 1].op, u[i].op, (unsigned long long)u[i].a,
-                         (unsigned long long)(u[i].b < u[i - 1].b ? u[i].b : u[i - 1].b), u[i].rank);
+                         v->s->algo, v->phase, u[last].op, u[i].op, (unsigned long long)u[i].a,
+                         (unsigned long long)(u[i].b < u[last].b ? u[i].b : u[last].b), u[i].rank);
             break;
         }
+        if (!have || u[i].b > u[last].b) last = i;
+        have = 1;
+    }
     free(u);
     return st;
 }

@@ -34,6 +34,7 @@ static ar_status append(ar_schedule *s, const ar_schedule *js, const int *map, i
             for (int m = 0; m < o->n; m++) mem[m] = map[o->members[m]];
             ar_op *q = ar_sched_op(s, o->kind, o->impl, mem, o->n, o->offset, o->count);
             if (!q || (o->counts && ar_op_set_counts(q, o->counts) != AR_OK) ||
+                (o->offs && ar_op_set_offs(q, o->offs) != AR_OK) ||
                 (o->parent && ar_op_set_parent(q, o->parent) != AR_OK))
                 goto oom;
             q->root = o->root;

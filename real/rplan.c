@@ -57,6 +57,9 @@ int ar_real_op_even(const ar_op *op) {
 ar_real_call ar_real_map_op(const ar_op *op, ar_real_lowering mode) {
     if (!op || op->n < 2 || op->count == 0) return AR_RC_NONE;
     if (op->kind == AR_OP_SEND) return AR_RC_P2P;
+    /* a per-member block layout (schedule.h): no NCCL collective takes non-adjacent blocks, so it
+     * runs as its lowering's point-to-point transfers in every mode */
+    if (op->offs) return AR_RC_P2P;
     int coll;
     switch (mode) {
     case AR_REAL_LOWER_P2P: coll = 0; break;

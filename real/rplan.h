@@ -24,7 +24,8 @@
  *        ncclSend/ncclRecv plus our CUDA reduction kernel (AR_RC_P2P), so it
  *        moves exactly the bytes the models and the simulator count.
  *    Lowering mode AR_REAL_LOWER_P2P sends every op through point-to-point;
- *    AR_REAL_LOWER_NATIVE maps every group op (not SEND) to a collective.
+ *    AR_REAL_LOWER_NATIVE maps every group op (not SEND, nor an op with a per-member block layout,
+ *    schedule.h offs: no collective takes it; those run point-to-point) to a collective.
  *    Pipeline chunks of an op mapped to a collective are ignored (NCCL
  *    pipelines internally).
  *

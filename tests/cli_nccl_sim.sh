@@ -22,6 +22,28 @@ for P in dgx-a100 dgx-h100 dgx-b200 aws-p4d gb200-nvl72 dgx-h100:nodes=2 aws-p5:
   fi
 done
 
+# nccl-ring's reduce-scatter and all-gather (a per-member block layout: channel c owns slice c of
+# every rank's block): walk = simulation to 1e-9 in both engines, with 4 channels and (one node) NCCL's
+# count. (NCCL's count across nodes, 8 channels: a GPU's NVLink port carries the PXN relay of one channel,
+# limited by its rail, beside the other channels' NVLink flows, so the max-min simulation is ~1 % faster
+# than the walk, as for the all-reduce.)
+for P in dgx-h100 dgx-h100:nodes=2 aws-p5:nodes=3 dgx-b200:nodes=4 rail:nodes=3,gpus=4; do
+  A=nccl-ring
+  case $P in *nodes=*) A=nccl-ring:channels=2,proto=simple ;; esac
+  for c in reducescatter allgather; do
+    for en in fast naive; do
+      if expect_ok "sim nccl-ring --coll $c on $P ($en)" -- sim --platform $P --coll $c --engine $en --sync round \
+           --algo $A --algo nccl-ring:channels=4 --size 4608000 --format csv; then
+        n=$(csv_col "$T_TMP/out" algo | wc -l)
+        t_check "$P $c $en: two rows" [ "$n" -eq 2 ]
+        while IFS=$'\t' read -r a rel; do
+          t_check "$P $c $en $a: walk = sim (rel_err $rel)" python3 -c "import sys; sys.exit(not abs(float('$rel')) < 1e-9)"
+        done < <(csv_col "$T_TMP/out" algo rel_err)
+      fi
+    done
+  done
+done
+
 # Protocols: the simulator prices LL, LL128 and Simple as the walk does (wire bytes = bytes /
 # NCCL's factor, a per-step latency after every transfer, the base latency once per phase), in both
 # engines. Without the protocol's effect the LL tree would simulate at the no-protocol time; check that

@@ -54,6 +54,22 @@ if expect_ok "plan blueconnect-12 as JSON" -- plan --algo blueconnect --platform
   fi
 fi
 
+# nccl-ring's all-gather (a per-member block layout, "offs") written out reads back as an all-gather
+# (--coll), validated as one; scaled, it is the planned schedule; as an all-reduce it is refused
+if expect_ok "plan nccl-ring all-gather as JSON" -- plan --algo nccl-ring --coll allgather --platform dgx-h100:nodes=2 \
+    --size 512 --format json; then
+  cp "$T_TMP/out" "$T_TMP/ag.json"
+  t_check "the JSON carries the layout" grep -q '"offs":\[' "$T_TMP/ag.json"
+  if expect_ok "model the written all-gather at 512 MB" -- model --platform dgx-h100:nodes=2 --coll allgather \
+      --schedule "$T_TMP/ag.json" --algo nccl-ring --size 512MB --format csv; then
+    read -r a b < <(csv_col "$T_TMP/out" walk_s | tr '\n' ' ')
+    echo "nccl-ring all-gather 512 MB: loaded walk_s=$a planned walk_s=$b"
+    t_check "loaded and scaled ($a) = planned ($b) to 1e-12" close "$a" "$b" 1e-12
+  fi
+  expect_error "an all-gather file asked as an all-reduce" "the schedule performs allgather, not allreduce" -- \
+    model --platform dgx-h100:nodes=2 --schedule "$T_TMP/ag.json" --size 512MB
+fi
+
 # bad input: one line each, non-zero exit
 python3 - "$TR" "$T_TMP" <<'PY'
 import json, sys

@@ -418,6 +418,31 @@ static void test_handmade(void) {
     T_CHECK(run_all(s, AR_REAL_LOWER_P2P, 0, &wrong, &e, NULL, NULL) == AR_OK && wrong == 0, "uneven p2p: %s", e.msg);
     ar_schedule_free(s);
 
+    /* a per-member block layout (nccl-ring's channels): two rings in their own orders, each owning half
+     * of every rank's quarter; no NCCL collective takes it, so every mode runs it point-to-point */
+    {
+        static const int ra[4] = {0, 1, 2, 3}, rb[4] = {2, 3, 0, 1};
+        static const uint64_t oa[4] = {0, 10, 20, 30}, ob[4] = {25, 35, 5, 15};
+        s = ar_schedule_new("layout", 4, 40, 4);
+        for (int k = 0; k < 2; k++) {
+            ar_op_kind kind = k ? AR_OP_ALL_GATHER : AR_OP_REDUCE_SCATTER;
+            ar_sched_phase(s, "%s", k ? "ag" : "rs");
+            ar_op_set_offs(ar_sched_op(s, kind, AR_IMPL_NATIVE, ra, 4, 0, 20), oa);
+            ar_op_set_offs(ar_sched_op(s, kind, AR_IMPL_RING, rb, 4, 0, 20), ob);
+        }
+        T_OK(ar_schedule_validate(s, &e));
+        for (int mode = 0; mode < 3; mode++) {
+            T_CHECK(ar_real_map_op(&s->phases[0].ops[0], (ar_real_lowering)mode) == AR_RC_P2P, "layout mode %d", mode);
+            for (int fuse = 0; fuse < 2; fuse++) {
+                e.msg[0] = 0;
+                wrong = 9;
+                T_CHECK(run_all(s, (ar_real_lowering)mode, fuse, &wrong, &e, NULL, NULL) == AR_OK && wrong == 0,
+                        "layout, mode %d fuse %d: %s (wrong %llu)", mode, fuse, e.msg, (unsigned long long)wrong);
+            }
+        }
+        ar_schedule_free(s);
+    }
+
     /* SEND: copy then reduce, as a two-rank all-reduce */
     int ab[2] = {0, 1}, ba[2] = {1, 0};
     s = ar_schedule_new("send", 2, 10, 4);

@@ -448,6 +448,33 @@ static void test_failed_nic(void) {
             nh * 1e3, nt / nh);
     printf("failed NIC: nccl-ring %.9g -> %.9g s (%.4f x), nccl %.9g -> %.9g s (%.4f x), NCCL model bw x %.6f\n", h, t,
            t / h, nh, nt, nt / nh, bw[1] / bw[0]);
+    /* nccl-ring's reduce-scatter and all-gather without the NIC: 7 channels, each owning 1/7 of every rank's
+     * block, one per rail 1..7: 15 steps of 4 us + 1e9 / (7 x 16 x 48e9) each, the walk the same */
+    for (int c = AR_COLL_REDUCESCATTER; c <= AR_COLL_ALLGATHER; c++) {
+        ar_platform *q = sim_platform(plat);
+        ar_scenario *qs = scen(nic);
+        ar_schedule *qsch = NULL;
+        ar_model_result m;
+        ar_sim_result r;
+        ar_sim_opts o = {.sync = AR_SYNC_DATAFLOW};
+        if (q && qs && ar_scenario_apply(qs, &q, &e) == AR_OK &&
+            ar_algo_plan_coll("nccl-ring", (ar_coll)c, q, 250000000, 4, &qsch, &e) == AR_OK &&
+            ar_model_walk(q, qsch, &m, &e) == AR_OK && ar_sim_run(q, qsch, &o, &r, &e) == AR_OK) {
+            double want = 15 * 4e-6 + 15 * 1e9 / (7 * 16 * 48e9);
+            T_CHECK(qsch->phases[0].nops == 7, "%s: %d channels", ar_coll_name((ar_coll)c), qsch->phases[0].nops);
+            T_NEAR(r.time_s, want, 1e-7,
+                   c == AR_COLL_ALLGATHER
+                       ? "nccl-ring allgather without a NIC = 15 (4 us + 1e9 / (7 x 16 x 48e9))"
+                       : "nccl-ring reducescatter without a NIC = 15 (4 us + 1e9 / (7 x 16 x 48e9))");
+            T_NEAR(m.time_s, r.time_s, 1e-7, "nccl-ring RS/AG: the walk prices the same 7 channels");
+            ar_sim_result_free(&r);
+        } else {
+            T_CHECK(0, "nccl-ring %s without a NIC: %s", ar_coll_name((ar_coll)c), e.msg);
+        }
+        ar_schedule_free(qsch);
+        ar_scenario_free(qs);
+        ar_platform_free(q);
+    }
 }
 
 int main(void) {

@@ -1,5 +1,5 @@
 /* nccl-ring and nccl-tree: valid (symbolic validator + host executor) on every
- * new preset, multi-node rail versions of them and 20 random rail fabrics
+ * new preset (nccl-ring and nccl also for reduce-scatter and all-gather), multi-node rail versions of them and 20 random rail fabrics
  * (fixed seed); nccl-ring's channel c crosses between nodes from GPU c-1 to GPU
  * c (rail c); NCCL's double binary tree: both trees span every node, and no node
  * is an inner node of both (odd node counts: node 0 only). */
@@ -12,6 +12,60 @@
 #include "models/model.h"
 #include "models/nccl_model.h"
 #include "t.h"
+
+/* nccl-ring's reduce-scatter and all-gather (and nccl's pick for them): exact in the validator and the
+ * host executor, on even and uneven rank blocks; one op per channel, each on its rail between nodes, member
+ * i owning slice c of rank members[i]'s block (a per-member layout), the channels' slices tiling it. */
+static void check_colls(const ar_platform *p, const char *spec) {
+    static const char *const algos[] = {"nccl-ring", "nccl-ring:channels=5", "nccl"};
+    static const uint64_t counts[] = {2003, 4096};
+    ar_err e = {{0}};
+    for (int c = AR_COLL_REDUCESCATTER; c <= AR_COLL_ALLGATHER; c++)
+        for (size_t a = 0; a < sizeof algos / sizeof algos[0]; a++)
+            for (size_t k = 0; k < 2; k++) {
+                ar_schedule *s = NULL;
+                T_OK(ar_algo_plan_coll(algos[a], (ar_coll)c, p, counts[k], 4, &s, &e), e);
+                if (!s) continue;
+                const char *cn = ar_coll_name((ar_coll)c);
+                T_CHECK(s->coll == (ar_coll)c, "%s %s on %s: collective %d", algos[a], cn, spec, (int)s->coll);
+                ar_status st = ar_schedule_validate(s, &e);
+                T_CHECK(st == AR_OK, "%s %s on %s, %llu: validator: %s", algos[a], cn, spec,
+                        (unsigned long long)counts[k], e.msg);
+                st = ar_schedule_execute_host(s, 0, &e);
+                T_CHECK(st == AR_OK, "%s %s on %s, %llu: host executor: %s", algos[a], cn, spec,
+                        (unsigned long long)counts[k], e.msg);
+                if (strncmp(algos[a], "nccl-ring", 9) || s->nphases != 1) {
+                    ar_schedule_free(s);
+                    continue;
+                }
+                const ar_phase *ph = &s->phases[0];
+                int g = p->nranks / (p->nmachines > 0 ? p->nmachines : 1), bad = 0, tiles = 1;
+                uint64_t *seen = calloc((size_t)p->nranks, sizeof *seen);
+                for (int ch = 0; ch < ph->nops; ch++) {
+                    const ar_op *op = &ph->ops[ch];
+                    for (int m = 0; m * g + g < p->nranks; m++)
+                        bad += op->members[m * g + g - 1] != m * g + (ch + g - 1) % g ||
+                               op->members[m * g + g] != (m + 1) * g + ch % g;
+                    for (int i = 0; i < op->n && seen; i++) {
+                        uint64_t bo, bl, o, l;
+                        ar_coll_block(p->nranks, counts[k], op->members[i], &bo, &bl);
+                        ar_op_block(op, i, &o, &l);
+                        tiles &= op->offs && o == bo + seen[op->members[i]] && o + l <= bo + bl;
+                        seen[op->members[i]] += l;
+                    }
+                }
+                for (int r = 0; r < p->nranks && seen; r++) {
+                    uint64_t bo, bl;
+                    ar_coll_block(p->nranks, counts[k], r, &bo, &bl);
+                    tiles &= seen[r] == bl;
+                }
+                T_CHECK(seen && tiles, "%s %s on %s: the channels' slices do not tile every rank's block", algos[a], cn,
+                        spec);
+                T_CHECK(bad == 0, "%s %s on %s: %d inter-node hops off their rail", algos[a], cn, spec, bad);
+                free(seen);
+                ar_schedule_free(s);
+            }
+}
 
 static void check_plans(const char *spec) {
     ar_platform *p = NULL;
@@ -41,6 +95,7 @@ static void check_plans(const char *spec) {
         }
         ar_schedule_free(s);
     }
+    check_colls(p, spec);
     ar_platform_free(p);
 }
 

@@ -37,6 +37,9 @@ static ar_schedule *sample(void) {
         int pair[2] = {g0[i], g1[i]};
         ar_sched_op(s, AR_OP_SEND, AR_IMPL_RING, pair, 2, (uint64_t)i * 100, 100)->reduce = 0;
     }
+    ar_sched_phase(s, "channels"); /* a per-member layout: each member's block where offs says */
+    uint64_t offs[3] = {900, 100, 500};
+    ar_op_set_offs(ar_sched_op(s, AR_OP_ALL_GATHER, AR_IMPL_RING, g1, 3, 0, 150), offs);
     return s;
 }
 
@@ -49,7 +52,12 @@ int main(void) {
     if (l) {
         char *b = to_json(l);
         T_CHECK(strcmp(a, b) == 0, "round trip differs:\n%s\n%s", a, b);
-        T_CHECK(l->nphases == 4 && l->phases[0].ops[0].counts && l->phases[0].ops[0].counts[2] == 400 &&
+        const ar_op *lo = l->nphases == 5 ? &l->phases[4].ops[0] : NULL;
+        uint64_t o = 0, n1 = 0;
+        if (lo) ar_op_block(lo, 1, &o, &n1);
+        T_CHECK(lo && lo->offs && lo->offset == 100 && o == 100 && n1 == 50 && !l->phases[0].ops[0].offs,
+                "loaded layout: block 1 at %llu (+%llu)", (unsigned long long)o, (unsigned long long)n1);
+        T_CHECK(l->nphases == 5 && l->phases[0].ops[0].counts && l->phases[0].ops[0].counts[2] == 400 &&
                     l->phases[2].ops[0].parent && l->phases[2].ops[0].parent[5] == 2 && l->phases[3].ops[1].reduce == 0,
                 "loaded fields");
         free(b);
@@ -90,6 +98,10 @@ int main(void) {
          "$.phases[0].ops[0].counts"},
         {"{\"ranks\":2,\"count\":10,\"phases\":[{\"ops\":[{\"kind\":\"all-reduce\",\"impl\":\"ring\",\"offset\":0.5,\"count\":1,\"members\":[0,1]}]}]}",
          "$.phases[0].ops[0].offset"},
+        {"{\"ranks\":2,\"count\":10,\"phases\":[{\"ops\":[{\"kind\":\"all-gather\",\"impl\":\"ring\",\"offset\":0,\"count\":4,\"members\":[0,1],\"offs\":[5,6]}]}]}",
+         "overlap"},
+        {"{\"ranks\":2,\"count\":10,\"phases\":[{\"ops\":[{\"kind\":\"all-gather\",\"impl\":\"ring\",\"offset\":0,\"count\":4,\"members\":[0,1],\"offs\":[5]}]}]}",
+         "$.phases[0].ops[0].offs"},
         {"{\"ranks\":2,\"count\":10,", "malformed JSON"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
