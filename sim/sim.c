@@ -229,6 +229,11 @@ static ar_status validate(const ar_platform *p, const ar_schedule *s, const ar_s
         return ar_fail(e, AR_EUNSUPPORTED,
                        "sim: host staging copies (platform %s compute.stage) are simulated under --sync dataflow only",
                        p->name);
+    if (ar_platform_has_msg(p) && o->sync != AR_SYNC_DATAFLOW)
+        return ar_fail(e, AR_EUNSUPPORTED,
+                       "sim: per-message costs (platform %s compute.message o, g) are simulated under --sync dataflow "
+                       "only",
+                       p->name);
     if (p->rank_compute && o->sync != AR_SYNC_DATAFLOW)
         return ar_fail(
             e, AR_EUNSUPPORTED,
