@@ -489,6 +489,16 @@ int cmd_sim(int argc, char **argv) {
         return worst;
     }
     int nruns = o.nplatforms * o.nsizes * na;
+    /* lockstep rounds price the network alone: a platform's per-message costs (o, g) are taken off for
+     * every column (model, walk, simulation), and stderr says so; --sync dataflow (the default) prices them */
+    for (int pi = 0; pi < o.nplatforms && sync != AR_SYNC_DATAFLOW; pi++)
+        if (ar_platform_has_msg(plats[pi])) {
+            fprintf(stderr,
+                    "arlab sim: --sync round: %s's per-message costs (o, g) are not priced (lockstep rounds, the "
+                    "network alone); --sync dataflow prices them\n",
+                    plats[pi]->name);
+            plats[pi]->msg_o_s = plats[pi]->msg_g_s = 0;
+        }
 
     cli_table t;
     tbl_init(&t, NCOLS, cols);
