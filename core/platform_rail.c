@@ -12,12 +12,12 @@
 #include "units.h"
 #include "util.h"
 
-/* Per-message costs of a message between nodes (docs/platforms.md "Per-message costs": the
+/* Per-message costs of a message between nodes (platforms/README.md "Per-message costs": the
  * derivation from the public logs' small sizes): InfiniBand (ConnectX-6/7) and EFA. */
 #define MSG_IB_O 1.0e-6
 #define MSG_IB_G 0.5e-6
-#define MSG_EFA_O 2.5e-6
-#define MSG_EFA_G 1.0e-6
+#define MSG_EFA_O 9.5e-6
+#define MSG_EFA_G 4.75e-6
 
 /* Scale-out of the one-node presets: effective bandwidth per NIC (what NCCL gets)
  * and NICs per GPU. Sources: ../shared/hardware.md. */

@@ -51,17 +51,17 @@
 #include "members.h"
 #include "models/model.h"
 
-#define DF_NET 0                           /* token kinds (the token's top 4 bits): the transfer's network part ended */
-#define DF_EXEC 1                          /* its reduction (gamma) ended */
-#define DF_DELAY 2                         /* its protocol step latency ended */
-#define DF_ENTER 3                         /* a rank's phase base latency ended (index = rank) */
-#define DF_START 4                         /* scenario: a late rank's start delay ended (index = rank) */
-#define DF_FLOW_GO 5                       /* scenario: background flow i starts */
-#define DF_FLOW_DONE 6                     /* scenario: background flow i ended (its bytes are through) */
-#define DF_LAUNCH 7                        /* compute costs: a rank's op launch overhead ended (index = rank) */
-#define DF_D2H 8                           /* a staged transfer's device-to-host copy at its sender ended */
-#define DF_H2D 9                           /* its host-to-device copy at its receiver ended */
-#define DF_SIDE_FREE 10                    /* a rank's send (index 2 rank) or receive side (2 rank + 1) is free (gap g) */
+#define DF_NET 0        /* token kinds (the token's top 4 bits): the transfer's network part ended */
+#define DF_EXEC 1       /* its reduction (gamma) ended */
+#define DF_DELAY 2      /* its protocol step latency ended */
+#define DF_ENTER 3      /* a rank's phase base latency ended (index = rank) */
+#define DF_START 4      /* scenario: a late rank's start delay ended (index = rank) */
+#define DF_FLOW_GO 5    /* scenario: background flow i starts */
+#define DF_FLOW_DONE 6  /* scenario: background flow i ended (its bytes are through) */
+#define DF_LAUNCH 7     /* compute costs: a rank's op launch overhead ended (index = rank) */
+#define DF_D2H 8        /* a staged transfer's device-to-host copy at its sender ended */
+#define DF_H2D 9        /* its host-to-device copy at its receiver ended */
+#define DF_SIDE_FREE 10 /* a rank's send (index 2 rank) or receive side (2 rank + 1) is free (gap g) */
 enum { ENG_D2H, ENG_H2D, ENG_GPU, ENG_N }; /* per GPU: copy engines and the reduction stream (FIFOs) */
 #define DF_TOK(kind, i) ((uint64_t)(kind) << 60 | (uint64_t)(i))
 

@@ -308,8 +308,9 @@ static void engine_main(int argc, char **argv) {
         sg_sem_acquire(q->sem);
         nv_job *j = q->q[q->head];
         const ar_platform *p = v->j->p;
-        double hold = 0, t = a->en == NV_GPU ? ar_platform_rank_gamma(p, v->gamma, a->rank) * j->bytes /* slow GPU */
-                                             : ar_platform_side_cost(p, j->src, j->dst, j->bytes, a->en == NV_H2D, &hold);
+        double hold = 0, t = a->en == NV_GPU
+                                 ? ar_platform_rank_gamma(p, v->gamma, a->rank) * j->bytes /* slow GPU */
+                                 : ar_platform_side_cost(p, j->src, j->dst, j->bytes, a->en == NV_H2D, &hold);
         sg_actor_sleep_for(t);
         sg_mutex_lock(g->mu);
         if (++q->head == q->n) q->head = q->n = 0;

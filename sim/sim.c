@@ -510,6 +510,12 @@ static ar_status sim_run(const ar_platform *p, const ar_schedule *s, const ar_si
         eff.gamma_s_per_B = 1.0 / p->reduce_Bps;
         o = &eff;
     }
+    ar_platform net; /* switch ops run lockstep (below), which prices the network alone: no per-message costs */
+    if (p && s && ar_platform_has_msg(p) && ar_schedule_uses_switch(s)) {
+        net = *p; /* a shallow copy, read only */
+        net.msg_o_s = net.msg_g_s = 0;
+        p = &net;
+    }
     ar_status st = validate(p, s, o, e);
     if (st != AR_OK) return st;
     netspec ns;
