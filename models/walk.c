@@ -541,12 +541,6 @@ ar_status ar_model_walk_from(const ar_platform *p, const ar_schedule *s, const d
                              ar_err *e) {
     memset(out, 0, sizeof *out);
     if (!(ar_latest_start(start_s, s->nranks) > 0)) start_s = NULL;
-    ar_platform net; /* a schedule with switch ops: the network alone, as the simulator runs it (lockstep) */
-    if (ar_platform_has_msg(p) && ar_schedule_uses_switch(s)) {
-        net = *p; /* a shallow copy, read only */
-        net.msg_o_s = net.msg_g_s = 0;
-        p = &net;
-    }
     if (s->nranks != p->nranks)
         return ar_fail(e, AR_EINVAL, "schedule has %d ranks, platform %s has %d", s->nranks, p->name, p->nranks);
     double work = 0; /* transfers the walk lowers: rounds equal to the one before are priced once */
@@ -572,9 +566,11 @@ ar_status ar_model_walk_from(const ar_platform *p, const ar_schedule *s, const d
     if (!w.load) return ar_fail(e, AR_ENOMEM, "cost walk: out of memory");
     ar_status st = AR_OK;
     /* the dataflow walk (it writes its own note); per-message costs alone on a schedule of more transfers
-     * than AR_WALK_DATAFLOW_MAX: lockstep rounds with the sides priced inside each round (round_msg) */
+     * than AR_WALK_DATAFLOW_MAX, or with switch ops (the simulator runs those lockstep): lockstep rounds
+     * with the sides priced inside each round (round_msg; a transfer to or from a switch pays none) */
     int other = p->reduce_Bps > 0 || p->launch_s > 0 || p->stage_d2h_Bps > 0;
-    int dataflow = other || start_s || (ar_platform_has_msg(p) && all <= AR_WALK_DATAFLOW_MAX);
+    int dataflow =
+        other || start_s || (ar_platform_has_msg(p) && all <= AR_WALK_DATAFLOW_MAX && !ar_schedule_uses_switch(s));
     if (!dataflow && ar_platform_has_msg(p)) {
         w.msg = 1;
         w.sfree = ar_calloc((size_t)p->nranks + 1, sizeof *w.sfree);
@@ -652,6 +648,6 @@ ar_status ar_model_walk_from(const ar_platform *p, const ar_schedule *s, const d
     if (!dataflow)
         snprintf(out->note, sizeof out->note,
                  "generic walk: lockstep rounds, equal share of each directed link per round, alpha = route latency%s",
-                 w.msg ? "; o and g per message inside each round (too many transfers for the dataflow walk)" : "");
+                 w.msg ? "; o and g per message inside each round" : "");
     return st;
 }

@@ -510,7 +510,9 @@ static ar_status sim_run(const ar_platform *p, const ar_schedule *s, const ar_si
         eff.gamma_s_per_B = 1.0 / p->reduce_Bps;
         o = &eff;
     }
-    ar_platform net; /* switch ops run lockstep (below), which prices the network alone: no per-message costs */
+    /* switch ops run lockstep (below), on the network alone: per-message costs are not simulated there (the
+     * walk prices them inside its lockstep rounds: rel_err shows them) */
+    ar_platform net;
     if (p && s && ar_platform_has_msg(p) && ar_schedule_uses_switch(s)) {
         net = *p; /* a shallow copy, read only */
         net.msg_o_s = net.msg_g_s = 0;
