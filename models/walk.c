@@ -569,8 +569,8 @@ ar_status ar_model_walk_from(const ar_platform *p, const ar_schedule *s, const d
      * than AR_WALK_DATAFLOW_MAX, or with switch ops (the simulator runs those lockstep): lockstep rounds
      * with the sides priced inside each round (round_msg; a transfer to or from a switch pays none) */
     int other = p->reduce_Bps > 0 || p->launch_s > 0 || p->stage_d2h_Bps > 0;
-    int dataflow =
-        other || start_s || (ar_platform_has_msg(p) && all <= AR_WALK_DATAFLOW_MAX && !ar_schedule_uses_switch(s));
+    int dataflow = other || start_s ||
+                   (ar_platform_has_msg(p) && all <= AR_WALK_DATAFLOW_MAX && !ar_schedule_uses_switch(s));
     if (!dataflow && ar_platform_has_msg(p)) {
         w.msg = 1;
         w.sfree = ar_calloc((size_t)p->nranks + 1, sizeof *w.sfree);
