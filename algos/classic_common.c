@@ -90,21 +90,31 @@ void ar_classic_pair_scan(const ar_platform *p, const int *r, int n, double *lat
 int ar_classic_ring_costs(const ar_platform *p, double N, long long c, ar_model_result *out) {
     if (!ar_platform_has_costs(p)) return 0;
     if (p->rank_compute) return 0; /* a slow-computing straggler: uneven g per rank, the walk prices it */
-    int P = p->nranks, staged = 0;
-    for (int r = 0; r < P && P > 1; r++) staged += ar_platform_staged(p, r, (r + 1) % P);
+    int P = p->nranks, staged = 0, msg = 0;
+    for (int r = 0; r < P && P > 1; r++) {
+        staged += ar_platform_staged(p, r, (r + 1) % P);
+        msg += ar_platform_msg(p, r, (r + 1) % P);
+    }
     if (staged && staged != P) return 0; /* some ring hops stage, others not: no closed form */
+    if (msg && msg != P) return 0;       /* some hops pay per-message costs, others not: the walk */
     double a = ar_plat_alpha(p), W = ar_plat_min_bw(p);
     double sub = P > 0 ? N / P / (double)c : 0; /* bytes of one sub-chunk */
     double T = a + sub / W, g = p->reduce_Bps > 0 ? sub / p->reduce_Bps : 0, L = p->launch_s;
-    double dd = staged ? sub / p->stage_d2h_Bps : 0, hh = staged ? sub / p->stage_h2d_Bps : 0;
+    /* per-message costs (LogGP): the sender's o joins its D2H side, the receiver's o its H2D side (one
+     * serial side each, platform.h), so each ring step is o + T + o: 2(P-1)(alpha + N/(P minW) + 2o)
+     * without other costs. The gap g holds a side max(o, g) per message: with one message per side
+     * per step (c = 1) it never binds while g <= d + T + h (a step's period); otherwise no closed form. */
+    double o = msg ? p->msg_o_s : 0;
+    double dd = (staged ? sub / p->stage_d2h_Bps : 0) + o, hh = (staged ? sub / p->stage_h2d_Bps : 0) + o;
+    if (msg && p->msg_g_s > dd && (c > 1 || p->msg_g_s > dd + T + hh)) return 0;
     ar_model_add_stage(out, "all-reduce (ring, reduction overlapped)", "ring", P, N, W, a,
-                       staged ? ar_eq_ring_pipe_staged(P, c, T, dd, hh, g, L) : ar_eq_ring_pipe(P, c, T, g, L));
+                       staged || msg ? ar_eq_ring_pipe_staged(P, c, T, dd, hh, g, L) : ar_eq_ring_pipe(P, c, T, g, L));
     out->costs = 1;
     ar_classic_note(
         out,
         "dataflow with overlap (models/eqs.c ar_eq_ring_pipe), c=%lld sub-chunks: T = a + N/(P c minW) = "
         "%.6g s per transfer, g = N/(P c reduce) = %.6g s per reduction (FIFO per GPU), launch %.6g s per op, "
-        "staging copies %.6g + %.6g s",
+        "send/receive sides (staging copies + per-message o) %.6g + %.6g s",
         c, T, g, L, dd, hh);
     return 1;
 }

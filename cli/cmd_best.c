@@ -27,6 +27,8 @@
 #include "progress.h"
 #include "lab/backend.h"
 #include "lab/eval.h"
+#include "core/lower.h"
+#include "core/util.h"
 #include "models/model.h"
 #include "sim/sim.h" /* types only; the functions come from the backend table */
 
@@ -50,6 +52,75 @@ static int rank_of(const ar_ranking *c, int i) {
 /* Prints the per-stage breakdown of the best candidate: the closed form's when
  * there is one (its labels name the level and the share, e.g. "w2/6"), else
  * the walk's per-phase times. */
+/* Why the best schedule beats NCCL's choice by more than 20 %: the cost term that makes it faster,
+ * from its schedule (latency terms: its rounds on the critical path; messages: the most any rank
+ * sends between machines) against NCCL's algorithm (a ring pays NCCL's per-step latency 2(P-1)
+ * times, a tree 2 x its depth), and what the per-message costs (o, g) add to its time. */
+static void why_vs_nccl(const ar_platform *p, uint64_t count, size_t eb, ar_coll coll, const ar_rank_cand *b,
+                        double nccl_s, const char *nalgo, const char *nproto) {
+    if (!(isfinite(nccl_s) && b->key_s > 0 && nccl_s > 1.25 * b->key_s)) return; /* < 20 % faster: nothing */
+    char spec[256], t1[32], t2[32], t3[32];
+    snprintf(spec, sizeof spec, "%s%s%s", b->algo, b->params[0] ? ":" : "", b->params);
+    ar_err e = {{0}};
+    ar_schedule *s = NULL;
+    if (ar_algo_plan_coll(spec, coll, p, count, eb, &s, &e) != AR_OK) return;
+    int P = p->nranks, rounds = 0;
+    long long *sent = calloc((size_t)P + 1, sizeof *sent);
+    ar_xfer *xf = NULL;
+    size_t capx = 0;
+    for (int ph = 0; sent && ph < s->nphases; ph++) {
+        int maxr = 0;
+        for (int i = 0; i < s->phases[ph].nops; i++) {
+            const ar_op *op = &s->phases[ph].ops[i];
+            int nr = ar_lower_nrounds(op);
+            if (nr > maxr) maxr = nr;
+            if (ar_grow(&xf, &capx, ar_lower_max_xfers(op) + 1, sizeof *xf) < 0) break;
+            for (int r = 0; r < nr; r++) {
+                size_t n = ar_lower_round(op, r, xf);
+                for (size_t k = 0; k < n; k++)
+                    if (xf[k].src >= 0 && xf[k].dst >= 0 && p->machine_of_rank &&
+                        p->machine_of_rank[xf[k].src] != p->machine_of_rank[xf[k].dst])
+                        sent[xf[k].src]++;
+            }
+        }
+        rounds += maxr;
+    }
+    long long msgs = 0;
+    for (int r = 0; sent && r < P; r++)
+        if (sent[r] > msgs) msgs = sent[r];
+    int ring = !strcmp(nalgo, "RING"), tree = !strcmp(nalgo, "TREE");
+    int nsteps = ring ? 2 * (P - 1) : 0;
+    printf("why faster than NCCL's %s/%s (%s vs %s): ", nalgo, nproto, ar_fmt_time(b->key_s, t1, sizeof t1),
+           ar_fmt_time(nccl_s, t2, sizeof t2));
+    if (ring && rounds < nsteps)
+        printf("fewer latency terms: %d rounds on its critical path against the ring's 2(P-1) = %d steps, each of "
+               "which NCCL pays its per-step latency",
+               rounds, nsteps);
+    else if (tree)
+        printf("fewer latency terms and no protocol cost: %d rounds of full-rate transfers, where NCCL's tree pays "
+               "its per-step latency twice per tree level and runs %s at its protocol's share of the bandwidth",
+               rounds, nproto);
+    else printf("%d rounds on its critical path", rounds);
+    printf("; the most messages a rank sends between machines: %lld", msgs);
+    if (ar_platform_has_msg(p)) {
+        ar_platform q = *p; /* the same platform without per-message costs (a shallow copy, read only) */
+        q.msg_o_s = q.msg_g_s = 0;
+        ar_model_result m;
+        if (ar_model_walk(&q, s, &m, &e) == AR_OK)
+            printf(", their per-message costs (o %s, g %s) are in its time (%s without them)",
+                   ar_fmt_time(p->msg_o_s, t3, sizeof t3), ar_fmt_time(p->msg_g_s, t2, sizeof t2),
+                   ar_fmt_time(m.time_s, t1, sizeof t1));
+    } else {
+        printf(" (this platform has no per-message cost: a round of concurrent messages pays one latency, which "
+               "understates %lld messages; compute.message o, g price them)",
+               msgs);
+    }
+    printf(".\n");
+    free(sent);
+    free(xf);
+    ar_schedule_free(s);
+}
+
 static void explain(const ar_platform *p, uint64_t count, size_t eb, const ar_ranking *c) {
     ar_coll coll = c->coll;
     const ar_rank_cand *b = &c->v[0];
@@ -325,6 +396,7 @@ int cmd_best(int argc, char **argv) {
                    nalgo, nproto, ar_fmt_time(nccl_s, t1, sizeof t1), b->algo, b->params[0] ? ":" : "", b->params,
                    ar_fmt_time(b->key_s, t2, sizeof t2), b->key_s < nccl_s ? "faster than NCCL's choice" : "slower",
                    100.0 * fabs(nccl_s - b->key_s) / fmax(nccl_s, b->key_s), nccl_s / b->key_s, b->slowest);
+        if (isfinite(b->key_s)) why_vs_nccl(p, count, eb, o.coll, b, nccl_s, nalgo, nproto);
     }
     int pess = 0, worst = -1;
     for (int i = 0; i < c.n; i++)

@@ -298,6 +298,10 @@ ar_status ar_platform_print_json(const ar_platform *p, FILE *f, ar_err *e) {
             fprintf(f, "%s\"stage\": {\"d2h\": %.17g, \"h2d\": %.17g, \"transfers\": \"%s\"}",
                     p->reduce_Bps > 0 || p->launch_s > 0 ? ", " : "", p->stage_d2h_Bps, p->stage_h2d_Bps,
                     p->stage_all ? "all" : "inter-machine");
+        if (ar_platform_has_msg(p))
+            fprintf(f, "%s\"message\": {\"o\": %.17g, \"g\": %.17g, \"transfers\": \"%s\"}",
+                    p->reduce_Bps > 0 || p->launch_s > 0 || p->stage_d2h_Bps > 0 ? ", " : "", p->msg_o_s, p->msg_g_s,
+                    p->msg_all ? "all" : "inter-machine");
         fputs("}", f);
     }
     fprintf(f, ",\n  \"ranks\": %d,\n  \"machines\": %d", p->nranks, p->nmachines);
@@ -419,6 +423,10 @@ void ar_platform_print_summary(const ar_platform *p, FILE *f) {
                     ar_fmt_rate(p->nodes[v].reduce_Bps, b1, sizeof b1));
             break;
         }
+    if (ar_platform_has_msg(p))
+        fprintf(f, "  per-message costs (LogGP): o %s at each end, g %s between one endpoint's messages (%s)\n",
+                ar_fmt_time(p->msg_o_s, b1, sizeof b1), ar_fmt_time(p->msg_g_s, b2, sizeof b2),
+                p->msg_all ? "every transfer" : "transfers between machines");
 }
 
 /* "unknown platform", naming the closest preset or family when there is one. */

@@ -142,6 +142,14 @@ typedef struct ar_platform {
      * transfers between machines, or every transfer when stage_all. */
     double stage_d2h_Bps, stage_h2d_Bps;
     int stage_all;
+    /* per-message costs (LogGP; compute.message, docs/platforms.md): each transfer that pays them (between
+     * machines, or every one when msg_all) costs msg_o_s of its sender's time before its network part and
+     * msg_o_s of its receiver's time after it; each rank has one send side and one receive side, each a
+     * serial resource (one message at a time, in order) that a message holds for max(o, g): consecutive
+     * messages of one endpoint start at least msg_g_s apart. A staged transfer's copies run on the same
+     * sides (send: o + the D2H copy, receive: o + the H2D copy). 0, 0 = none (the alpha-beta model). */
+    double msg_o_s, msg_g_s;
+    int msg_all;
     /* slow-computing stragglers (a scenario's stragglers[].rate, core/scenario.c): rank r reduces at
      * rank_compute[r] (in (0, 1]) times the reduction rate, i.e. its reductions take 1/rank_compute[r]
      * as long; its staging copies and launch overhead are unchanged. NULL = every rank at full rate. */
@@ -283,9 +291,36 @@ static inline int ar_platform_staged(const ar_platform *p, int src, int dst) {
     return p->stage_all || !p->machine_of_rank || p->machine_of_rank[src] != p->machine_of_rank[dst];
 }
 
-/* 1 if p has compute costs: a reduction rate, a launch overhead or staging copies. */
+/* 1 if p has per-message costs (LogGP o or g). */
+static inline int ar_platform_has_msg(const ar_platform *p) { return p->msg_o_s > 0 || p->msg_g_s > 0; }
+
+/* 1 if a transfer from rank src to rank dst pays the per-message costs (compute.message). */
+static inline int ar_platform_msg(const ar_platform *p, int src, int dst) {
+    if (!ar_platform_has_msg(p)) return 0;
+    return p->msg_all || !p->machine_of_rank || p->machine_of_rank[src] != p->machine_of_rank[dst];
+}
+
+/* A transfer's time on its sender's (recv = 0) or receiver's (recv = 1) serial side: the per-message
+ * overhead o and, when staged, its copy; *hold: how long the side is busy with it (max(cost, g)).
+ * 0 when the transfer uses neither. */
+static inline double ar_platform_side_cost(const ar_platform *p, int src, int dst, double bytes, int recv,
+                                           double *hold) {
+    double c = 0;
+    int m = ar_platform_msg(p, src, dst);
+    if (m) c += p->msg_o_s;
+    if (ar_platform_staged(p, src, dst)) c += bytes / (recv ? p->stage_h2d_Bps : p->stage_d2h_Bps);
+    *hold = m && p->msg_g_s > c ? p->msg_g_s : c;
+    return c;
+}
+
+/* 1 if a transfer src -> dst goes through the serial sides (per-message costs or staging). */
+static inline int ar_platform_sided(const ar_platform *p, int src, int dst) {
+    return ar_platform_msg(p, src, dst) || ar_platform_staged(p, src, dst);
+}
+
+/* 1 if p has compute costs: a reduction rate, a launch overhead, staging copies or per-message costs. */
 static inline int ar_platform_has_costs(const ar_platform *p) {
-    return p->reduce_Bps > 0 || p->launch_s > 0 || p->stage_d2h_Bps > 0;
+    return p->reduce_Bps > 0 || p->launch_s > 0 || p->stage_d2h_Bps > 0 || ar_platform_has_msg(p);
 }
 
 /* Seconds per byte of rank r's reductions when the platform's are gamma: gamma / rank_compute[r]. */

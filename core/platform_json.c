@@ -629,21 +629,16 @@ static ar_status parse_calibration(jctx *c, const cJSON *root, ar_platform *p) {
  * "inter-machine"|"all"}}: every GPU's reduction rate, the per-op launch overhead and
  * host staging copies; all optional, absent = free. */
 typedef struct compute_in {
-    double reduce_Bps, launch_s, d2h_Bps, h2d_Bps;
-    int stage_all;
+    double reduce_Bps, launch_s, d2h_Bps, h2d_Bps, msg_o_s, msg_g_s;
+    int stage_all, msg_all;
 } compute_in;
 
-static ar_status parse_stage(jctx *c, const cJSON *j, compute_in *out) {
-    static const char *const keys[] = {"d2h", "h2d", "transfers", NULL};
-    size_t old = ar_jpath_key(&c->jp, "stage");
-    ar_status st = need_object(c, j);
-    if (!st) st = ar_jpath_check_keys(&c->jp, j, keys);
-    if (!st) st = read_required_unit(c, j, "d2h", 1, &out->d2h_Bps);
-    if (!st) st = read_required_unit(c, j, "h2d", 1, &out->h2d_Bps);
+/* "transfers": "inter-machine" (default) or "all" into *all. */
+static ar_status read_transfers(jctx *c, const cJSON *j, int *all) {
     const char *tr = NULL;
-    if (!st) st = read_name(c, j, "transfers", 0, &tr);
+    ar_status st = read_name(c, j, "transfers", 0, &tr);
     if (!st && tr) {
-        if (!strcmp(tr, "all")) out->stage_all = 1;
+        if (!strcmp(tr, "all")) *all = 1;
         else if (strcmp(tr, "inter-machine")) {
             size_t o2 = ar_jpath_key(&c->jp, "transfers");
             char q[96];
@@ -652,12 +647,38 @@ static ar_status parse_stage(jctx *c, const cJSON *j, compute_in *out) {
             ar_jpath_pop(&c->jp, o2);
         }
     }
+    return st;
+}
+
+/* "message": {"o": TIME, "g": TIME, "transfers": "inter-machine"|"all"}: LogGP's per-message overhead
+ * (at each end) and gap (platform.h msg_o_s, msg_g_s); each optional, absent = 0. */
+static ar_status parse_message(jctx *c, const cJSON *j, compute_in *out) {
+    static const char *const keys[] = {"o", "g", "transfers", NULL};
+    size_t old = ar_jpath_key(&c->jp, "message");
+    int present = 0;
+    ar_status st = need_object(c, j);
+    if (!st) st = ar_jpath_check_keys(&c->jp, j, keys);
+    if (!st) st = read_unit(c, j, "o", 0, &present, &out->msg_o_s);
+    if (!st) st = read_unit(c, j, "g", 0, &present, &out->msg_g_s);
+    if (!st) st = read_transfers(c, j, &out->msg_all);
+    ar_jpath_pop(&c->jp, old);
+    return st;
+}
+
+static ar_status parse_stage(jctx *c, const cJSON *j, compute_in *out) {
+    static const char *const keys[] = {"d2h", "h2d", "transfers", NULL};
+    size_t old = ar_jpath_key(&c->jp, "stage");
+    ar_status st = need_object(c, j);
+    if (!st) st = ar_jpath_check_keys(&c->jp, j, keys);
+    if (!st) st = read_required_unit(c, j, "d2h", 1, &out->d2h_Bps);
+    if (!st) st = read_required_unit(c, j, "h2d", 1, &out->h2d_Bps);
+    if (!st) st = read_transfers(c, j, &out->stage_all);
     ar_jpath_pop(&c->jp, old);
     return st;
 }
 
 static ar_status parse_compute(jctx *c, const cJSON *root, compute_in *out) {
-    static const char *const keys[] = {"reduce", "launch", "stage", NULL};
+    static const char *const keys[] = {"reduce", "launch", "stage", "message", NULL};
     const cJSON *j = field(root, "compute");
     memset(out, 0, sizeof *out);
     if (!j) return AR_OK;
@@ -668,6 +689,7 @@ static ar_status parse_compute(jctx *c, const cJSON *root, compute_in *out) {
     if (!st) st = read_unit(c, j, "reduce", 1, &present, &out->reduce_Bps);
     if (!st) st = read_unit(c, j, "launch", 0, &present, &out->launch_s);
     if (!st && field(j, "stage")) st = parse_stage(c, field(j, "stage"), out);
+    if (!st && field(j, "message")) st = parse_message(c, field(j, "message"), out);
     ar_jpath_pop(&c->jp, old);
     return st;
 }
@@ -738,6 +760,9 @@ static ar_status parse_doc(jctx *c, const cJSON *root) {
     p->stage_d2h_Bps = ci.d2h_Bps;
     p->stage_h2d_Bps = ci.h2d_Bps;
     p->stage_all = ci.stage_all;
+    p->msg_o_s = ci.msg_o_s;
+    p->msg_g_s = ci.msg_g_s;
+    p->msg_all = ci.msg_all;
     if (desc && !(p->description = ar_strdup(desc))) return ar_jpath_fail(&c->jp, AR_ENOMEM, "out of memory");
     if (gpu) snprintf(p->gpu, sizeof p->gpu, "%s", gpu);
     p->gpu_cc = gpu_cc;

@@ -12,6 +12,13 @@
 #include "units.h"
 #include "util.h"
 
+/* Per-message costs of a message between nodes (platforms/README.md "Per-message costs": the
+ * derivation from the public logs' small sizes): InfiniBand (ConnectX-6/7) and EFA. */
+#define MSG_IB_O 1.0e-6
+#define MSG_IB_G 0.5e-6
+#define MSG_EFA_O 9.5e-6
+#define MSG_EFA_G 4.75e-6
+
 /* Scale-out of the one-node presets: effective bandwidth per NIC (what NCCL gets)
  * and NICs per GPU. Sources: ../shared/hardware.md. */
 static const struct {
@@ -19,24 +26,29 @@ static const struct {
     double nic_Bps;
     int nics;
     const char *why;
+    /* per-message costs (LogGP o at each end, gap g) of a message between nodes: docs/platforms.md
+     * "Per-message costs" derives them from the public nccl-tests logs' small sizes */
+    double msg_o_s, msg_g_s;
 } k_scaleout[] = {
     /* 8 x 200 Gb/s HDR, one per GPU; ~24 GB/s per HDR NIC (nccl-tests#119) */
-    {"dgx-a100", 24e9, 1, "HDR 200 Gb/s, 24 GB/s effective"},
+    {"dgx-a100", 24e9, 1, "HDR 200 Gb/s, 24 GB/s effective", MSG_IB_O, MSG_IB_G},
     /* 4 x 100 Gb/s EFA per 8 GPUs, 12 GB/s per 100 Gb/s NIC (nccl-tests#119): 48 GB/s per node,
      * ASSUMED shared evenly: 6 GB/s per GPU */
-    {"aws-p4d", 6e9, 1, "EFA 4 x 100 Gb/s per node, 6 GB/s per GPU"},
+    {"aws-p4d", 6e9, 1, "EFA 4 x 100 Gb/s per node, 6 GB/s per GPU", MSG_EFA_O, MSG_EFA_G},
     /* 8 x 400 Gb/s NDR ConnectX-7, one per GPU; 46-48 GB/s effective (nccl-tests#290) */
-    {"dgx-h100", 48e9, 1, "NDR 400 Gb/s, 48 GB/s effective"},
+    {"dgx-h100", 48e9, 1, "NDR 400 Gb/s, 48 GB/s effective", MSG_IB_O, MSG_IB_G},
     /* 32 x 100 Gb/s EFA (3,200 Gb/s) per node: 4 per GPU at 12 GB/s effective (nccl-tests#119) */
-    {"aws-p5", 12e9, 4, "EFA 4 x 100 Gb/s per GPU, 12 GB/s effective each"},
+    {"aws-p5", 12e9, 4, "EFA 4 x 100 Gb/s per GPU, 12 GB/s effective each", MSG_EFA_O, MSG_EFA_G},
     /* 8 x 400 Gb/s ConnectX-7 (DGX BasePOD documentation); 48 GB/s effective as on H100 */
-    {"dgx-b200", 48e9, 1, "NDR 400 Gb/s, 48 GB/s effective"},
+    {"dgx-b200", 48e9, 1, "NDR 400 Gb/s, 48 GB/s effective", MSG_IB_O, MSG_IB_G},
 };
 
 typedef struct rail_cfg {
     int nodes, gpus, lanes, nics;
     double nvl_Bps, nvl_lat_s, nic_Bps, lat_s, spine;
     double nvs_reduce_Bps, sharp_Bps; /* reducing NVSwitches (the preset's, or nvls=) and rails (sharp=); 0: none */
+    double msg_o_s, msg_g_s;          /* per-message costs between nodes (o=, g=; else the table's) */
+    int have_o, have_g;
     /* FILE.json:nodes=N of a calibrated one-node file: its calibration, carried to the fabric */
     int calibrated;
     double cal_lat[2], cal_bw[2], eff[AR_CAL_NALGOS][AR_CAL_NPROTOS];
@@ -44,8 +56,12 @@ typedef struct rail_cfg {
     char gpu[24]; /* the preset's "gpu" ("" = none) */
 } rail_cfg;
 
-/* Carries c's calibration to p and applies it (ar_platform_apply_calibration). */
+/* Carries c's calibration and per-message costs to p and applies the calibration
+ * (ar_platform_apply_calibration). The per-message costs are those of messages between nodes. */
 static ar_status rail_calibrate(ar_platform *p, const rail_cfg *c, ar_err *e) {
+    p->msg_o_s = c->msg_o_s;
+    p->msg_g_s = c->msg_g_s;
+    p->msg_all = 0;
     if (!c->calibrated) return AR_OK;
     p->calibrated = 1;
     memcpy(p->cal_lat, c->cal_lat, sizeof p->cal_lat);
@@ -113,6 +129,14 @@ static ar_status parse_args(const char *spec, const char *args, int family, rail
             *have_nic = 1;
         } else if (!strcmp(k, "lat")) {
             st = ar_parse_time(v, &c->lat_s, e);
+        } else if (!strcmp(k, "o") || !strcmp(k, "g")) { /* per-message costs (LogGP) between nodes */
+            int is_o = k[0] == 'o';
+            double *dst = is_o ? &c->msg_o_s : &c->msg_g_s;
+            st = ar_parse_time(v, dst, e);
+            if (!st && !(*dst >= 0 && *dst < 1))
+                return ar_fail(e, AR_EINVAL, "%s: %s: a per-message cost must be in [0, 1 s) (got %s)", spec, k,
+                               ar_quote(v, q, sizeof q));
+            *(is_o ? &c->have_o : &c->have_g) = 1;
         } else if (!strcmp(k, "spine")) {
             char *end;
             c->spine = strtod(v, &end);
@@ -139,8 +163,8 @@ static ar_status parse_args(const char *spec, const char *args, int family, rail
             st = ar_parse_rate(v, &c->nvl_Bps, e);
         } else {
             return ar_fail(e, AR_EINVAL, "%s: unknown key %s (%s)", spec, ar_quote(k, q, sizeof q),
-                           family ? "rail: nodes, gpus, gpu, nvlink, lanes, nvls, nic, nics, sharp, spine, lat"
-                                  : "PRESET:nodes=N, gpu, nic, nics, sharp, spine, lat");
+                           family ? "rail: nodes, gpus, gpu, nvlink, lanes, nvls, nic, nics, sharp, spine, lat, o, g"
+                                  : "PRESET:nodes=N, gpu, nic, nics, sharp, spine, lat, o, g");
         }
         if (st) {
             ar_err_prefix(e, "%s: %s", spec, k);
@@ -181,8 +205,17 @@ static ar_status from_preset(const char *spec, const char *name, rail_cfg *c, in
     snprintf(c->base, sizeof c->base, "%s", p->cal_base ? p->cal_base : "");
     if (!c->gpu[0]) snprintf(c->gpu, sizeof c->gpu, "%s", p->gpu); /* unless the spec's gpu= names it */
     c->nvs_reduce_Bps = p->nodes[p->root].reduce_Bps;              /* the preset's NVSwitch (NVLink SHARP), 0 if none */
+    /* a file that declares its per-message costs keeps them (a fitted one), unless o=/g= give them */
+    int file_msg = ar_platform_has_msg(p);
+    if (file_msg && !c->have_o) c->msg_o_s = p->msg_o_s;
+    if (file_msg && !c->have_g) c->msg_g_s = p->msg_g_s;
     ar_platform_free(p);
     const char *nic_of = c->base[0] ? c->base : name;
+    for (size_t i = 0; !file_msg && i < sizeof k_scaleout / sizeof k_scaleout[0]; i++)
+        if (!strcmp(k_scaleout[i].preset, nic_of)) {
+            if (!c->have_o) c->msg_o_s = k_scaleout[i].msg_o_s;
+            if (!c->have_g) c->msg_g_s = k_scaleout[i].msg_g_s;
+        }
     if (!have_nic) {
         for (size_t i = 0; i < sizeof k_scaleout / sizeof k_scaleout[0]; i++)
             if (!strcmp(k_scaleout[i].preset, nic_of)) {
@@ -271,7 +304,7 @@ static ar_status rail_config(const char *spec, int ranks, rail_cfg *out, ar_err 
     if (!spec || strlen(spec) > 1000) return ar_fail(e, AR_EINVAL, "platform spec is missing or too long");
     const char *colon = strchr(spec, ':');
     int family = !strncmp(spec, "rail", 4) && (spec[4] == 0 || spec[4] == ':');
-    rail_cfg c = {2, 8, 18, 0, 20.6e9, 1e-6, 48e9, 1e-6, 0, 0, 0, 0, {1, 1}, {1, 1}, {{0}}, "", ""};
+    rail_cfg c = {2, 8, 18, 0, 20.6e9, 1e-6, 48e9, 1e-6, 0, 0, 0, 0, 0, 0, 0, 0, {1, 1}, {1, 1}, {{0}}, "", ""};
     if (!family) c.nodes = 0;
     int have_nic = 0;
     ar_status st = parse_args(spec, colon ? colon + 1 : "", family, &c, &have_nic, e);

@@ -66,6 +66,9 @@ void ar_model_add_stage(ar_model_result *r, const char *label, const char *impl,
  * to more than AR_WALK_MAX_TRANSFERS transfers are refused (AR_ELIMIT) with a
  * message: the walk costs about 60 ns per transfer. */
 #define AR_WALK_MAX_TRANSFERS 2000000000.0
+/* Per-message costs (platform.h msg_o_s, msg_g_s) alone: the walk follows the per-rank dataflow (equal
+ * to the simulation) up to this many transfers in all, and beyond prices them inside lockstep rounds. */
+#define AR_WALK_DATAFLOW_MAX 4194304.0
 ar_status ar_model_walk(const ar_platform *p, const ar_schedule *s, ar_model_result *out, ar_err *e);
 
 /* ar_model_walk where rank r enters phase 0 start_s[r] seconds late (a what-if straggler;

@@ -36,6 +36,12 @@ typedef struct walk {
     size_t nprev, capprev;
     double prev_t, prev_bw, prev_lat, prev_eb;
     int routed_prev; /* routes/route_off are prev's transfers' routes (same pairs: not routed again) */
+    /* per-message costs in lockstep rounds (a schedule too large for the dataflow walk): each rank's
+     * send and receive side within the round, from the round's start */
+    int msg;
+    double *sfree, *rfree, *mdur;
+    struct wd_arrival *marr;
+    size_t capmd, capma;
 } walk;
 
 /* Prices the round in w->xf, reusing the last priced round's outcome when it moves the same
@@ -148,13 +154,66 @@ static void clear_loads(walk *w) {
     w->ntouched = 0;
 }
 
+typedef struct wd_arrival { /* a transfer of the round and when its network part ends */
+    double net;
+    size_t t;
+} wd_arrival;
+
+static int wd_arrival_cmp(const void *a, const void *b) {
+    const wd_arrival *x = a, *y = b;
+    if (x->net != y->net) return x->net < y->net ? -1 : 1;
+    return x->t < y->t ? -1 : x->t > y->t;
+}
+
+/* Per-message costs inside a lockstep round whose transfers take dur[i] on the network: each rank's
+ * send side takes its messages in lowering order, each receive side in arrival order (platform.h);
+ * the round lasts until the last message has landed. The dataflow walk's rules, for one round. */
+static ar_status round_msg(walk *w, double elem_bytes, const double *dur, double *t_out, ar_err *e) {
+    const ar_platform *p = w->p;
+    if (ar_grow(&w->marr, &w->capma, w->nxf + 1, sizeof *w->marr) < 0)
+        return ar_fail(e, AR_ENOMEM, "cost walk: out of memory");
+    for (size_t i = 0; i < w->nxf; i++) {
+        const ar_xfer *x = &w->xf[i];
+        double inj = 0;
+        if (x->src >= 0 && x->dst >= 0 && ar_platform_sided(p, x->src, x->dst)) {
+            double hold, c = ar_platform_side_cost(p, x->src, x->dst, (double)ar_xfer_elems(x) * elem_bytes, 0, &hold);
+            inj = w->sfree[x->src] + c;
+            w->sfree[x->src] += hold;
+        }
+        w->marr[i] = (wd_arrival){inj + dur[i], i};
+    }
+    qsort(w->marr, w->nxf, sizeof *w->marr, wd_arrival_cmp);
+    for (size_t k = 0; k < w->nxf; k++) {
+        const ar_xfer *x = &w->xf[w->marr[k].t];
+        double land = w->marr[k].net;
+        if (x->src >= 0 && x->dst >= 0 && ar_platform_sided(p, x->src, x->dst)) {
+            double hold, c = ar_platform_side_cost(p, x->src, x->dst, (double)ar_xfer_elems(x) * elem_bytes, 1, &hold);
+            double r0 = land > w->rfree[x->dst] ? land : w->rfree[x->dst];
+            land = r0 + c;
+            w->rfree[x->dst] = r0 + hold;
+        }
+        if (land > *t_out) *t_out = land;
+    }
+    for (size_t i = 0; i < w->nxf; i++) { /* the sides are free again for the next round */
+        if (w->xf[i].src >= 0) w->sfree[w->xf[i].src] = 0;
+        if (w->xf[i].dst >= 0) w->rfree[w->xf[i].dst] = 0;
+    }
+    return AR_OK;
+}
+
 /* Prices the transfers in w->xf; returns the round time and the bottleneck. */
 static ar_status price_round(walk *w, double elem_bytes, double *t_out, double *bw_out, double *lat_out, double *dur,
                              int known, ar_err *e) {
     *t_out = *bw_out = *lat_out = 0;
     ar_status st = route_xfers(w, elem_bytes, 1, known, e);
+    if (st == AR_OK && w->msg && !dur) {
+        if (ar_grow(&w->mdur, &w->capmd, w->nxf + 1, sizeof *w->mdur) < 0)
+            st = ar_fail(e, AR_ENOMEM, "cost walk: out of memory");
+        else dur = w->mdur;
+    }
     if (st == AR_OK) eval_xfers(w, elem_bytes, t_out, bw_out, lat_out, dur);
     clear_loads(w);
+    if (st == AR_OK && w->msg) st = round_msg(w, elem_bytes, dur, t_out, e);
     return st;
 }
 
@@ -279,6 +338,34 @@ static double wd_data(wd_list *l, const ar_xfer *x, double floor) {
     return t;
 }
 
+/* The receiving end of transfer x whose network part ends at net: the receiver's side (per-message
+ * overhead, staging copy), then its reduction on the receiver's GPU (FIFO); a transfer that does
+ * either is listed in red[dst] until its data has landed. */
+static ar_status wd_receive(const ar_platform *p, const ar_xfer *x, double net, double bytes, double gamma, int sw_dst,
+                            double *rside, double *gpu, wd_list *red, double *tphase_red, ar_err *e) {
+    int sided = !sw_dst && !AR_EP_IS_NODE(x->src) && ar_platform_sided(p, x->src, x->dst);
+    double land = net;
+    if (sided) {
+        double hold, c = ar_platform_side_cost(p, x->src, x->dst, bytes, 1, &hold);
+        double r0 = net > rside[x->dst] ? net : rside[x->dst];
+        land = r0 + c;
+        rside[x->dst] = r0 + hold;
+    }
+    int gpu_reduce = x->reduce && gamma > 0 && !sw_dst; /* a switch reduces on its virtual link */
+    if (!sided && !gpu_reduce) return AR_OK;
+    double rend = land;
+    if (gpu_reduce) {
+        rend = (land > gpu[x->dst] ? land : gpu[x->dst]) +
+               ar_platform_rank_gamma(p, gamma, x->dst) * bytes; /* a slow GPU: 1/rate */
+        gpu[x->dst] = rend;
+    }
+    if (rend > *tphase_red) *tphase_red = rend;
+    wd_list *l = &red[x->dst];
+    if (ar_grow(&l->v, &l->cap, l->n + 1, sizeof *l->v) < 0) return ar_fail(e, AR_ENOMEM, "cost walk: out of memory");
+    l->v[l->n++] = (wd_ent){.t = rend, .nseg = x->nseg, .off = {x->off[0], x->off[1]}, .len = {x->len[0], x->len[1]}};
+    return AR_OK;
+}
+
 static ar_status walk_dataflow(walk *w, const ar_schedule *s, const double *start_s, ar_model_result *out, ar_err *e) {
     const ar_platform *p = w->p;
     int P = s->nranks;
@@ -286,16 +373,18 @@ static ar_status walk_dataflow(walk *w, const ar_schedule *s, const double *star
     double *entry = ar_calloc((size_t)P + 1, sizeof *entry);   /* when the rank entered (or may enter) the phase */
     double *floor_ = ar_calloc((size_t)P + 1, sizeof *floor_); /* a lower bound on the rank's next start */
     double *gpu = ar_calloc((size_t)P + 1, sizeof *gpu);       /* when its GPU is free */
-    double *d2h = ar_calloc((size_t)P + 1, sizeof *d2h),
-           *h2d = ar_calloc((size_t)P + 1, sizeof *h2d);     /* copy engines */
+    double *sside = ar_calloc((size_t)P + 1, sizeof *sside),
+           *rside = ar_calloc((size_t)P + 1, sizeof *rside); /* when each rank's send / receive side is free */
+    int msg = ar_platform_has_msg(p);
     double *exitt = ar_calloc((size_t)P + 1, sizeof *exitt); /* when its ops of this phase are done */
     int *nops = ar_calloc((size_t)P + 1, sizeof *nops), *memb = ar_calloc((size_t)P + 1, sizeof *memb);
     wd_list *red = ar_calloc((size_t)P + 1, sizeof *red);
     double *ready = NULL, *next = NULL, *dur = NULL;
+    wd_arrival *arr = NULL;
     int *mo = NULL, *xop = NULL; /* slots of op i: ready[mo[i] .. mo[i+1]); op of each transfer */
-    size_t capr = 0, capn = 0, capd = 0, capm = 0, capx = 0;
+    size_t capr = 0, capn = 0, capd = 0, capm = 0, capx = 0, capa = 0;
     ar_status st = AR_OK;
-    if (!entry || !floor_ || !gpu || !d2h || !h2d || !exitt || !nops || !memb || !red)
+    if (!entry || !floor_ || !gpu || !sside || !rside || !exitt || !nops || !memb || !red)
         st = ar_fail(e, AR_ENOMEM, "cost walk: out of memory");
     for (int k = 0; start_s && st == AR_OK && k < P; k++) entry[k] = start_s[k];
     double prev_end = 0, t_end = 0;
@@ -320,7 +409,8 @@ static ar_status walk_dataflow(walk *w, const ar_schedule *s, const double *star
         mo[phase->nops] = (int)tot;
         if (ar_grow(&ready, &capr, tot + 1, sizeof *ready) < 0 || ar_grow(&next, &capn, tot + 1, sizeof *next) < 0 ||
             ar_grow(&w->xf, &w->capxf, maxx + 1, sizeof *w->xf) < 0 ||
-            ar_grow(&dur, &capd, maxx + 1, sizeof *dur) < 0 || ar_grow(&xop, &capx, maxx + 1, sizeof *xop) < 0) {
+            ar_grow(&dur, &capd, maxx + 1, sizeof *dur) < 0 || ar_grow(&xop, &capx, maxx + 1, sizeof *xop) < 0 ||
+            ar_grow(&arr, &capa, maxx + 1, sizeof *arr) < 0) {
             st = ar_fail(e, AR_ENOMEM, "cost walk: out of memory");
             break;
         }
@@ -352,7 +442,7 @@ static ar_status walk_dataflow(walk *w, const ar_schedule *s, const double *star
             if (bw > 0 && (bw_min == 0 || bw < bw_min)) bw_min = bw;
             if (lat > lat_max) lat_max = lat;
             int cur = -1;
-            for (size_t t = 0; t < w->nxf; t++) {
+            for (size_t t = 0; t < w->nxf && st == AR_OK; t++) {
                 const ar_xfer *x = &w->xf[t];
                 int i = xop[t];
                 if (i != cur) { /* rank -> member of op i */
@@ -374,38 +464,27 @@ static ar_status walk_dataflow(walk *w, const ar_schedule *s, const double *star
                     if (ddst > start) start = ddst;
                 }
                 double bytes = (double)ar_xfer_elems(x) * (double)s->elem_bytes;
-                int staged = !sw_src && !sw_dst && ar_platform_staged(p, x->src, x->dst);
-                if (staged) { /* the sender's device-to-host copy before the network part */
-                    start = (start > d2h[x->src] ? start : d2h[x->src]) + bytes / p->stage_d2h_Bps;
-                    d2h[x->src] = start;
+                if (!sw_src && !sw_dst && ar_platform_sided(p, x->src, x->dst)) {
+                    /* the sender's side (per-message overhead o, staging copy; held max(cost, g)) */
+                    double hold, c = ar_platform_side_cost(p, x->src, x->dst, bytes, 0, &hold);
+                    double s0 = start > sside[x->src] ? start : sside[x->src];
+                    start = s0 + c;
+                    sside[x->src] = s0 + hold;
                 }
-                double net = start + dur[t], prog = net + pstep, land = net;
+                double net = start + dur[t], prog = net + pstep;
                 if (prog > next[ms]) next[ms] = prog;
                 if (prog > next[md]) next[md] = prog;
-                if (staged) { /* the receiver's host-to-device copy */
-                    land = (net > h2d[x->dst] ? net : h2d[x->dst]) + bytes / p->stage_h2d_Bps;
-                    h2d[x->dst] = land;
-                }
-                int gpu_reduce = x->reduce && gamma > 0 && !sw_dst; /* a switch reduces on its virtual link */
-                if (staged || gpu_reduce) {
-                    double rend = land;
-                    if (gpu_reduce) {
-                        rend = (land > gpu[x->dst] ? land : gpu[x->dst]) +
-                               ar_platform_rank_gamma(p, gamma, x->dst) * bytes; /* a slow GPU: 1/rate */
-                        gpu[x->dst] = rend;
-                    }
-                    if (rend > tphase_red) tphase_red = rend;
-                    wd_list *l = &red[x->dst];
-                    if (ar_grow(&l->v, &l->cap, l->n + 1, sizeof *l->v) < 0) {
-                        st = ar_fail(e, AR_ENOMEM, "cost walk: out of memory");
-                        break;
-                    }
-                    l->v[l->n++] = (wd_ent){.t = rend,
-                                            .nseg = x->nseg,
-                                            .off = {x->off[0], x->off[1]},
-                                            .len = {x->len[0], x->len[1]}};
-                }
+                arr[t] = (wd_arrival){net, t};
+                if (!msg) st = wd_receive(p, x, net, bytes, gamma, sw_dst, rside, gpu, red, &tphase_red, e);
             }
+            /* per-message costs: each receiver's side takes its messages in the order they arrive */
+            if (msg && st == AR_OK) qsort(arr, w->nxf, sizeof *arr, wd_arrival_cmp);
+            for (size_t k = 0; msg && k < w->nxf && st == AR_OK; k++) {
+                const ar_xfer *x = &w->xf[arr[k].t];
+                st = wd_receive(p, x, arr[k].net, (double)ar_xfer_elems(x) * (double)s->elem_bytes, gamma,
+                                AR_EP_IS_NODE(x->dst), rside, gpu, red, &tphase_red, e);
+            }
+            if (st != AR_OK) break;
             for (int i = 0; i < phase->nops; i++) {
                 for (int m = 0; m < phase->ops[i].n; m++) {
                     int k = phase->ops[i].members[m];
@@ -432,13 +511,17 @@ static ar_status walk_dataflow(walk *w, const ar_schedule *s, const double *star
         prev_end = pend;
     }
     for (int k = 0; red && k < P; k++) free(red[k].v);
-    void *arrs[] = {entry, floor_, gpu, d2h, h2d, exitt, nops, memb, red, ready, next, dur, mo, xop};
+    void *arrs[] = {entry, floor_, gpu, sside, rside, exitt, nops, memb, red, ready, next, dur, mo, xop, arr};
     for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++) free(arrs[i]);
     snprintf(out->note, sizeof out->note,
              "generic walk: per-rank dataflow (sim --sync dataflow)%s, reduction %.6g s/B FIFO per "
              "GPU overlapped with the next transfers, launch %.6g s per op%s",
              start_s ? ", late ranks start late" : "", gamma, L,
              p->stage_d2h_Bps > 0 ? ", staging copies (FIFO copy engines)" : "");
+    if (msg) { /* appended, cut where the note is full */
+        size_t used = strlen(out->note);
+        snprintf(out->note + used, sizeof out->note - used, "%s", ", o and g per message (serial sides per rank)");
+    }
     (void)t_end;
     return st;
 }
@@ -461,12 +544,14 @@ ar_status ar_model_walk_from(const ar_platform *p, const ar_schedule *s, const d
     if (s->nranks != p->nranks)
         return ar_fail(e, AR_EINVAL, "schedule has %d ranks, platform %s has %d", s->nranks, p->name, p->nranks);
     double work = 0; /* transfers the walk lowers: rounds equal to the one before are priced once */
+    double all = 0;  /* every transfer: the dataflow walk lowers them all */
     for (int ph = 0; ph < s->nphases; ph++)
         for (int i = 0; i < s->phases[ph].nops; i++) {
             const ar_op *op = &s->phases[ph].ops[i];
             int nr = ar_lower_nrounds(op), distinct = 0;
             for (int r = 0; r < nr; r += ar_lower_same_rounds(op, r)) distinct++;
             work += (double)distinct * (double)ar_lower_max_xfers(op);
+            all += (double)nr * (double)ar_lower_max_xfers(op);
         }
     if (work > AR_WALK_MAX_TRANSFERS)
         return ar_fail(e, AR_ELIMIT, "cost walk: %s lowers to about %.3g transfers, beyond the walk's limit of %.3g",
@@ -480,7 +565,18 @@ ar_status ar_model_walk_from(const ar_platform *p, const ar_schedule *s, const d
     w.load = ar_calloc(((size_t)p->nlinks + (size_t)p->nvlinks) * 2 + 1, sizeof *w.load); /* + virtual links */
     if (!w.load) return ar_fail(e, AR_ENOMEM, "cost walk: out of memory");
     ar_status st = AR_OK;
-    int dataflow = ar_platform_has_costs(p) || start_s; /* the dataflow walk (it writes its own note) */
+    /* the dataflow walk (it writes its own note); per-message costs alone on a schedule of more transfers
+     * than AR_WALK_DATAFLOW_MAX, or with switch ops (the simulator runs those lockstep): lockstep rounds
+     * with the sides priced inside each round (round_msg; a transfer to or from a switch pays none) */
+    int other = p->reduce_Bps > 0 || p->launch_s > 0 || p->stage_d2h_Bps > 0;
+    int dataflow = other || start_s ||
+                   (ar_platform_has_msg(p) && all <= AR_WALK_DATAFLOW_MAX && !ar_schedule_uses_switch(s));
+    if (!dataflow && ar_platform_has_msg(p)) {
+        w.msg = 1;
+        w.sfree = ar_calloc((size_t)p->nranks + 1, sizeof *w.sfree);
+        w.rfree = ar_calloc((size_t)p->nranks + 1, sizeof *w.rfree);
+        if (!w.sfree || !w.rfree) st = ar_fail(e, AR_ENOMEM, "cost walk: out of memory");
+    }
     if (dataflow) st = walk_dataflow(&w, s, start_s, out, e);
     for (int ph = 0; !dataflow && ph < s->nphases && st == AR_OK; ph++) {
         const ar_phase *phase = &s->phases[ph];
@@ -545,8 +641,13 @@ ar_status ar_model_walk_from(const ar_platform *p, const ar_schedule *s, const d
     free(w.routes);
     free(w.nrounds);
     free(w.prev);
+    free(w.sfree);
+    free(w.rfree);
+    free(w.mdur);
+    free(w.marr);
     if (!dataflow)
         snprintf(out->note, sizeof out->note,
-                 "generic walk: lockstep rounds, equal share of each directed link per round, alpha = route latency");
+                 "generic walk: lockstep rounds, equal share of each directed link per round, alpha = route latency%s",
+                 w.msg ? "; o and g per message inside each round" : "");
     return st;
 }

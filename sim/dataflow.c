@@ -51,16 +51,17 @@
 #include "members.h"
 #include "models/model.h"
 
-#define DF_NET 0                           /* token kinds (the token's top 4 bits): the transfer's network part ended */
-#define DF_EXEC 1                          /* its reduction (gamma) ended */
-#define DF_DELAY 2                         /* its protocol step latency ended */
-#define DF_ENTER 3                         /* a rank's phase base latency ended (index = rank) */
-#define DF_START 4                         /* scenario: a late rank's start delay ended (index = rank) */
-#define DF_FLOW_GO 5                       /* scenario: background flow i starts */
-#define DF_FLOW_DONE 6                     /* scenario: background flow i ended (its bytes are through) */
-#define DF_LAUNCH 7                        /* compute costs: a rank's op launch overhead ended (index = rank) */
-#define DF_D2H 8                           /* a staged transfer's device-to-host copy at its sender ended */
-#define DF_H2D 9                           /* its host-to-device copy at its receiver ended */
+#define DF_NET 0        /* token kinds (the token's top 4 bits): the transfer's network part ended */
+#define DF_EXEC 1       /* its reduction (gamma) ended */
+#define DF_DELAY 2      /* its protocol step latency ended */
+#define DF_ENTER 3      /* a rank's phase base latency ended (index = rank) */
+#define DF_START 4      /* scenario: a late rank's start delay ended (index = rank) */
+#define DF_FLOW_GO 5    /* scenario: background flow i starts */
+#define DF_FLOW_DONE 6  /* scenario: background flow i ended (its bytes are through) */
+#define DF_LAUNCH 7     /* compute costs: a rank's op launch overhead ended (index = rank) */
+#define DF_D2H 8        /* a staged transfer's device-to-host copy at its sender ended */
+#define DF_H2D 9        /* its host-to-device copy at its receiver ended */
+#define DF_SIDE_FREE 10 /* a rank's send (index 2 rank) or receive side (2 rank + 1) is free (gap g) */
 enum { ENG_D2H, ENG_H2D, ENG_GPU, ENG_N }; /* per GPU: copy engines and the reduction stream (FIFOs) */
 #define DF_TOK(kind, i) ((uint64_t)(kind) << 60 | (uint64_t)(i))
 
@@ -90,7 +91,9 @@ typedef struct df_xf { /* a transfer in flight */
     double *payload;
     ar_xfer x;  /* a copy: an overlapped reduction outlives its round's window slot */
     int refs;   /* overlapped reduction: 2 until both its network part and its reduction are done */
-    int staged; /* copies through host memory (compute.stage) */
+    int staged; /* goes through its ends' serial sides (per-message costs, host staging copies) */
+    int round;  /* its round (the sides' order: push time, round, op, index) */
+    double qt;  /* when it was queued on a side */
 } df_xf;
 
 typedef struct df_ids { /* a growable list of transfer ids (pending reductions, the GPU's FIFO) */
@@ -147,6 +150,12 @@ typedef struct df {
     df_ids *eq[ENG_N]; /* per engine and rank: its FIFO (v[head] runs while busy) */
     int *ebusy[ENG_N];
     df_blks *blk; /* per rank: transfers waiting for one of its pending reductions */
+    /* per-message costs: a side pushed while idle starts at the end of the instant (kick), taking the
+     * queued message first in (push time, round, op, index) order, the cost walk's order */
+    int msg;
+    char *kicked[ENG_N];
+    int *kick;
+    size_t nkick, capkick;
 } df;
 
 static void df_fail(df *d, ar_status st, const char *msg) {
@@ -281,6 +290,14 @@ static void issue_comm(df *d, size_t id) {
     ar_sg_comm(d->sg, x->src, x->dst, x->reduce, (uint64_t)llround(bytes), DF_TOK(DF_NET, id));
 }
 
+/* 1 if queued transfer a goes before b on a side: (push time, round, op, index in the round). */
+static int side_before(const df_xf *a, const df_xf *b) {
+    if (a->qt != b->qt) return a->qt < b->qt;
+    if (a->round != b->round) return a->round < b->round;
+    if (a->op != b->op) return a->op < b->op;
+    return a->t < b->t;
+}
+
 static void engine_start(df *d, int en, int k) {
     df_ids *q = &d->eq[en][k];
     if (q->head == q->n) {
@@ -289,11 +306,29 @@ static void engine_start(df *d, int en, int k) {
         return;
     }
     d->ebusy[en][k] = 1;
+    if (d->msg && en != ENG_GPU) /* the first in the walk's order (the queue is short: a round's messages) */
+        for (size_t i = q->head + 1; i < q->n; i++)
+            if (side_before(&d->xf[q->v[i]], &d->xf[q->v[q->head]])) {
+                int tmp = q->v[i];
+                q->v[i] = q->v[q->head];
+                q->v[q->head] = tmp;
+            }
     int id = q->v[q->head];
-    double bytes = (double)ar_xfer_elems(&d->xf[id].x) * (double)d->s->elem_bytes;
+    const ar_xfer *x = &d->xf[id].x;
+    double bytes = (double)ar_xfer_elems(x) * (double)d->s->elem_bytes, hold;
     double t = en == ENG_GPU ? ar_platform_rank_gamma(d->p, d->gamma, k) * bytes /* a slow GPU: 1/rate */
-                             : bytes / (en == ENG_D2H ? d->p->stage_d2h_Bps : d->p->stage_h2d_Bps);
+                             : ar_platform_side_cost(d->p, x->src, x->dst, bytes, en == ENG_H2D, &hold);
     ar_sg_timer(d->sg, t, DF_TOK(en == ENG_GPU ? DF_EXEC : en == ENG_D2H ? DF_D2H : DF_H2D, (size_t)id));
+}
+
+/* The sides pushed while idle in this instant start now, each with its first message in order. */
+static void kicks_run(df *d) {
+    for (size_t i = 0; i < d->nkick; i++) {
+        int en = d->kick[i] & 1 ? ENG_H2D : ENG_D2H, k = d->kick[i] >> 1;
+        d->kicked[en][k] = 0;
+        if (!d->ebusy[en][k]) engine_start(d, en, k);
+    }
+    d->nkick = 0;
 }
 
 /* Queues transfer id on engine en of GPU k (one job at a time, in order). */
@@ -304,12 +339,31 @@ static void engine_push(df *d, int en, int k, size_t id) {
         return;
     }
     q->v[q->n++] = (int)id;
+    if (d->msg && en != ENG_GPU) {
+        d->xf[id].qt = ar_sg_now();
+        if (d->ebusy[en][k] || d->kicked[en][k]) return;
+        if (ar_grow(&d->kick, &d->capkick, d->nkick + 1, sizeof *d->kick) < 0) {
+            df_fail(d, AR_ENOMEM, "sim: out of memory");
+            return;
+        }
+        d->kicked[en][k] = 1;
+        d->kick[d->nkick++] = k * 2 + (en == ENG_H2D);
+        return;
+    }
     if (!d->ebusy[en][k]) engine_start(d, en, k);
 }
 
 static void engine_done(df *d, int en, int k) {
     d->eq[en][k].head++;
     engine_start(d, en, k);
+}
+
+/* A side's message is through (its cost paid): the side stays held until max(cost, g) has passed. */
+static void side_done(df *d, int en, int k, const ar_xfer *x) {
+    double hold, c = ar_platform_side_cost(d->p, x->src, x->dst, (double)ar_xfer_elems(x) * (double)d->s->elem_bytes,
+                                           en == ENG_H2D, &hold);
+    if (hold > c) ar_sg_timer(d->sg, hold - c, DF_TOK(DF_SIDE_FREE, (size_t)k * 2 + (en == ENG_H2D)));
+    else engine_done(d, en, k);
 }
 
 static void start_xfer(df *d, int oi, int slot, size_t t) {
@@ -342,7 +396,7 @@ static void start_xfer(df *d, int oi, int slot, size_t t) {
         id = d->nxf++;
     }
     df_xf *f = &d->xf[id];
-    *f = (df_xf){.op = oi, .slot = slot, .t = t, .t0 = ar_sg_now(), .x = *x};
+    *f = (df_xf){.op = oi, .slot = slot, .t = t, .t0 = ar_sg_now(), .x = *x, .round = w->r};
     if (d->data) { /* the sender's data as it is now */
         f->payload = malloc((ar_xfer_elems(x) + 1) * sizeof *f->payload);
         if (!f->payload) {
@@ -356,7 +410,7 @@ static void start_xfer(df *d, int oi, int slot, size_t t) {
             q += x->len[k];
         }
     }
-    if (d->pend && ar_platform_staged(d->p, x->src, x->dst)) { /* its device-to-host copy first */
+    if (d->pend && ar_platform_sided(d->p, x->src, x->dst)) { /* its sender's side first (o, D2H copy) */
         f->staged = 1;
         engine_push(d, ENG_D2H, x->src, id);
         return;
@@ -614,17 +668,21 @@ static void handle(df *d, uint64_t tok) {
         }
         return;
     }
+    if (kind == DF_SIDE_FREE) { /* the gap after a message has passed */
+        engine_done(d, i & 1 ? ENG_H2D : ENG_D2H, (int)(i >> 1));
+        return;
+    }
     df_xf *f = &d->xf[i];
     df_op *o = &d->ops[f->op];
     const ar_xfer *x = &f->x;
-    if (kind == DF_D2H) { /* staged: the copy to host memory is done; the network part now */
-        engine_done(d, ENG_D2H, x->src);
+    if (kind == DF_D2H) { /* the sender's side is done (o, copy to host memory); the network part now */
+        side_done(d, ENG_D2H, x->src, x);
         issue_comm(d, i);
         return;
     }
-    if (kind == DF_H2D) { /* staged: in the receiver's GPU memory; then its reduction, if any */
+    if (kind == DF_H2D) { /* the receiver's side is done (o, copy to GPU memory); then its reduction, if any */
         int k = x->dst, red = x->reduce && d->gamma > 0;
-        engine_done(d, ENG_H2D, k);
+        side_done(d, ENG_H2D, k, x);
         if (red) engine_push(d, ENG_GPU, k, i);
         else landed(d, i);
         return;
@@ -686,6 +744,7 @@ static void hook_step(void *ctx) {
     df *d = ctx;
     for (size_t k = 0; k < d->ndone && d->st == AR_OK; k++) handle(d, d->done[k]);
     d->ndone = 0;
+    if (d->st == AR_OK) kicks_run(d);
 }
 
 /* ---- setup ---- */
@@ -783,6 +842,8 @@ static void df_free(df *d) {
         free(d->ebusy[en]);
     }
     free(d->blk);
+    for (int en = 0; en < ENG_N; en++) free(d->kicked[en]);
+    free(d->kick);
     void *arrs[] = {d->ops, d->opoff,  d->roff, d->rops_k, d->eb,     d->step,  d->base, d->phase,     d->left,
                     d->xf,  d->freexf, d->data, d->route,  d->active, d->since, d->done, d->flow_over, d->flow_on};
     for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++) free(arrs[i]);
@@ -834,7 +895,8 @@ ar_status ar_engine_dataflow(const sim_job *j, ar_sim_result *r, ar_err *e) {
     /* compute costs: --gamma, else the platform's reduction rate; its launch overhead */
     d->gamma = j->o->gamma_s_per_B > 0 ? j->o->gamma_s_per_B : j->p->reduce_Bps > 0 ? 1.0 / j->p->reduce_Bps : 0;
     d->launch = j->p->launch_s;
-    if (st == AR_OK && (d->gamma > 0 || j->p->stage_d2h_Bps > 0)) {
+    d->msg = ar_platform_has_msg(j->p);
+    if (st == AR_OK && (d->gamma > 0 || j->p->stage_d2h_Bps > 0 || d->msg)) {
         int P = j->s->nranks;
         d->pend = ar_calloc((size_t)P + 1, sizeof *d->pend);
         d->blk = ar_calloc((size_t)P + 1, sizeof *d->blk);
@@ -842,7 +904,8 @@ ar_status ar_engine_dataflow(const sim_job *j, ar_sim_result *r, ar_err *e) {
         for (int en = 0; en < ENG_N; en++) {
             d->eq[en] = ar_calloc((size_t)P + 1, sizeof *d->eq[en]);
             d->ebusy[en] = ar_calloc((size_t)P + 1, sizeof *d->ebusy[en]);
-            ok = ok && d->eq[en] && d->ebusy[en];
+            d->kicked[en] = ar_calloc((size_t)P + 1, 1);
+            ok = ok && d->eq[en] && d->ebusy[en] && d->kicked[en];
         }
         if (!ok) st = ar_fail(e, AR_ENOMEM, "sim: out of memory");
     }
@@ -875,6 +938,7 @@ ar_status ar_engine_dataflow(const sim_job *j, ar_sim_result *r, ar_err *e) {
     if (st == AR_OK) {
         flows_begin(d);
         for (int rk = 0; rk < j->s->nranks && d->st == AR_OK; rk++) start_rank(d, rk);
+        if (d->st == AR_OK) kicks_run(d);
         if (d->st == AR_OK) ar_sg_run(d->sg);
         st = d->st;
         if (st == AR_OK && d->finished < j->s->nranks && !d->stopped) {

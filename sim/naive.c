@@ -96,6 +96,7 @@ typedef struct nv_job { /* a staging copy or a reduction of one transfer */
     uint64_t off[2], len[2];
     double bytes;
     int reduce, done;
+    int src, dst; /* its ends (a side's cost: per-message o, staging copy) */
 } nv_job;
 
 enum { NV_D2H, NV_H2D, NV_GPU, NV_ENG };
@@ -269,7 +270,9 @@ static nv_job *job_new(nv *v, const ar_xfer *x) {
                   .off = {x->off[0], x->off[1]},
                   .len = {x->len[0], x->len[1]},
                   .bytes = (double)ar_xfer_elems(x) * (double)v->j->s->elem_bytes,
-                  .reduce = x->reduce};
+                  .reduce = x->reduce,
+                  .src = x->src,
+                  .dst = x->dst};
     return j;
 }
 
@@ -305,9 +308,9 @@ static void engine_main(int argc, char **argv) {
         sg_sem_acquire(q->sem);
         nv_job *j = q->q[q->head];
         const ar_platform *p = v->j->p;
-        double t = a->en == NV_GPU   ? ar_platform_rank_gamma(p, v->gamma, a->rank) * j->bytes /* slow GPU */
-                   : a->en == NV_D2H ? j->bytes / p->stage_d2h_Bps
-                                     : j->bytes / p->stage_h2d_Bps;
+        double hold = 0, t = a->en == NV_GPU
+                                 ? ar_platform_rank_gamma(p, v->gamma, a->rank) * j->bytes /* slow GPU */
+                                 : ar_platform_side_cost(p, j->src, j->dst, j->bytes, a->en == NV_H2D, &hold);
         sg_actor_sleep_for(t);
         sg_mutex_lock(g->mu);
         if (++q->head == q->n) q->head = q->n = 0;
@@ -316,12 +319,13 @@ static void engine_main(int argc, char **argv) {
         else landed(v, a->rank, j);
         sg_cond_notify_all(g->cond);
         sg_mutex_unlock(g->mu);
+        if (hold > t) sg_actor_sleep_for(hold - t); /* the gap g: the side's next message starts after it */
     }
 }
 
 /* Transfer x has arrived in GPU rank (network part done): its staging copy and/or reduction. */
 static void arrived(nv *v, int rank, const ar_xfer *x) {
-    int staged = ar_platform_staged(v->j->p, x->src, x->dst);
+    int staged = ar_platform_sided(v->j->p, x->src, x->dst); /* its receiver's side: o, H2D copy */
     if (!staged && !(x->reduce && v->gamma > 0)) return;
     nv_gpu *g = &v->gpus[rank];
     nv_job *j = job_new(v, x);
@@ -388,7 +392,7 @@ static void run_op_df_costs(nv *v, nv_op *o, int rank) {
                 }
                 if (pass) gpu_wait_clear(v, rank, x);
                 if (send) {
-                    if (ar_platform_staged(v->j->p, x->src, x->dst)) d2h_wait(v, rank, x);
+                    if (ar_platform_sided(v->j->p, x->src, x->dst)) d2h_wait(v, rank, x); /* o, D2H copy */
                     double bytes = (double)ar_xfer_elems(x) * o->eb;
                     ci[nc] = -1 - code / 2;
                     c[nc++] = nv_put_async(pair_mbox(o, x->dst, rank), v, (long)llround(bytes));
@@ -650,7 +654,7 @@ ar_status ar_engine_naive(const sim_job *j, ar_sim_result *r, ar_err *e) {
     if (st == AR_OK && j->o->sync == AR_SYNC_DATAFLOW) { /* compute costs */
         v->gamma = j->o->gamma_s_per_B;
         v->launch = j->p->launch_s;
-        if (v->gamma > 0 || j->p->stage_d2h_Bps > 0) {
+        if (v->gamma > 0 || j->p->stage_d2h_Bps > 0 || ar_platform_has_msg(j->p)) {
             v->gpus = ar_calloc((size_t)P, sizeof *v->gpus);
             eargs = ar_calloc((size_t)P * NV_ENG, sizeof *eargs);
             if (!v->gpus || !eargs) st = ar_fail(e, AR_ENOMEM, "sim naive: out of memory");

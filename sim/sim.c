@@ -266,6 +266,11 @@ ar_status ar_sim_decide(const ar_platform *p, const ar_schedule *s, const ar_sim
         return ar_fail(e, AR_EUNSUPPORTED,
                        "sim: host staging copies (platform %s compute.stage) are simulated under --sync dataflow only",
                        p->name);
+    if (p && ar_platform_has_msg(p) && !df)
+        return ar_fail(e, AR_EUNSUPPORTED,
+                       "sim: per-message costs (platform %s compute.message o, g) are simulated under --sync dataflow "
+                       "only",
+                       p->name);
     if (p && p->rank_compute && !df)
         return ar_fail(e, AR_EUNSUPPORTED,
                        "sim: a slow-computing straggler (scenario stragglers[].rate) is simulated under --sync "
@@ -518,6 +523,14 @@ static ar_status sim_run(const ar_platform *p, const ar_schedule *s, const ar_si
         eff = *o;
         eff.gamma_s_per_B = 1.0 / p->reduce_Bps;
         o = &eff;
+    }
+    /* switch ops run lockstep (below), on the network alone: per-message costs are not simulated there (the
+     * walk prices them inside its lockstep rounds: rel_err shows them) */
+    ar_platform net;
+    if (p && s && ar_platform_has_msg(p) && ar_schedule_uses_switch(s)) {
+        net = *p; /* a shallow copy, read only */
+        net.msg_o_s = net.msg_g_s = 0;
+        p = &net;
     }
     ar_status st = validate(p, s, o, e);
     if (st != AR_OK) return st;

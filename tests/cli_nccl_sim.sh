@@ -52,7 +52,7 @@ for pr in ll ll128 simple; do
   tol=1e-9
   [ $pr = ll128 ] && tol=1e-6
   for en in fast naive; do
-    if expect_ok "sim nccl-tree proto=$pr ($en)" -- sim --platform dgx-h100:nodes=2 --engine $en --sync round \
+    if expect_ok "sim nccl-tree proto=$pr ($en)" -- sim --platform dgx-h100:nodes=2,o=0,g=0 --engine $en --sync round \
          --algo nccl-tree:channels=2,chunks=4,proto=$pr --algo nccl-tree:channels=2,chunks=4 --size 4608000 --format csv; then
       read -r rel1 sim1 < <(csv_col "$T_TMP/out" rel_err sim_s | head -1)
       read -r rel0 sim0 < <(csv_col "$T_TMP/out" rel_err sim_s | tail -1)

@@ -82,8 +82,9 @@ static const char *const algos[] = {"ring",        "pipelined-ring:chunks=3",
                                     "flexreduce",  "treepack"};
 
 static void test_presets(void) {
-    static const char *const plats[] = {"flat:ranks=12", "tree:fanouts=3x4", "dgx-h100:nodes=2",  "blueconnect-12",
-                                        "fr-7",          "bc-ibm-2x4",       "tree:fanouts=2x2x3"};
+    static const char *const plats[] = {
+        "flat:ranks=12", "tree:fanouts=3x4", "dgx-h100:nodes=2,o=0,g=0", "blueconnect-12",
+        "fr-7",          "bc-ibm-2x4",       "tree:fanouts=2x2x3"};
     const uint64_t sizes[] = {4 * UINT64_C(10007),
                               100000001}; /* a prime count of elements; bytes not a multiple of 4 */
     int ran = 0, d0 = derived;
@@ -124,7 +125,8 @@ static void test_random(void) {
  * and once its rounds only shift each other, identical rounds jumped over (eng_cert_can_jump);
  * the row = the per-rank engine's. */
 static void test_rail_jump(void) {
-    static const char *const plats[] = {"dgx-h100:nodes=4", "dgx-h100:nodes=8"};
+    /* without per-message costs: with them every run is the per-rank engine's (compute costs) */
+    static const char *const plats[] = {"dgx-h100:nodes=4,o=0,g=0", "dgx-h100:nodes=8,o=0,g=0"};
     for (int i = 0; i < 2; i++) {
         ar_sim_opts o;
         memset(&o, 0, sizeof o);

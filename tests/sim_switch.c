@@ -134,14 +134,16 @@ static void graph_routes(void) {
 }
 
 static void planners(void) {
+    /* the rail fabrics without per-message costs: switch schedules are simulated lockstep on the network
+     * alone, and walk = sim is the claim here */
     static const char *const plats[] = {"dgx-h100",
                                         "aws-p5",
                                         "dgx-b200",
                                         "gb200-nvl72",
-                                        "dgx-h100:nodes=2,sharp=100GBps",
-                                        "dgx-h100:nodes=3,sharp=100GBps",
-                                        "aws-p5:nodes=4,sharp=50GBps",
-                                        "dgx-b200:nodes=2,sharp=100GBps,spine=2",
+                                        "dgx-h100:nodes=2,sharp=100GBps,o=0,g=0",
+                                        "dgx-h100:nodes=3,sharp=100GBps,o=0,g=0",
+                                        "aws-p5:nodes=4,sharp=50GBps,o=0,g=0",
+                                        "dgx-b200:nodes=2,sharp=100GBps,spine=2,o=0,g=0",
                                         "rail:nodes=3,gpus=4,nvls=300GBps,sharp=40GBps",
                                         "rail:nodes=5,gpus=2,nvls=300GBps,sharp=40GBps,nic=10GBps"};
     static const char *const algos[] = {"nvls", "nvlstree", "collnet", "nvls:chunks=3", "collnet:slices=3"};
