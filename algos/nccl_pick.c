@@ -92,8 +92,33 @@ static ar_status pick(const ar_platform *p, ar_coll coll, uint64_t count, size_t
             for (int i = 0; i < s->phases[ph].nops; i++) s->phases[ph].ops[i].proto = ar_nccl_proto_to_op(pr);
     char *inner = s->detail;
     s->detail = NULL;
-    st = ar_schedule_set_detail(s, "NCCL tuner: %s/%s%s -> %s (%s)", ms == AR_OK ? ar_nccl_algo_name(a) : "?",
-                                ms == AR_OK ? ar_nccl_proto_name(pr) : "?", why, name, inner ? inner : "");
+    int proto_set = ms == AR_OK && (a == AR_NCCL_RING || a == AR_NCCL_TREE) && ar_algo_find(name) && strcmp(name, "pat");
+    char *pn = inner && proto_set ? strstr(inner, "proto=none") : NULL;
+    char fixed[512] = "", lat[400] = "";
+    if (pn) /* the planner's own parameter echo: the ops now carry the tuner's protocol */
+        snprintf(fixed, sizeof fixed, "%.*sproto=%s%s", (int)(pn - inner), inner, ar_proto_name(ar_nccl_proto_to_op(pr)),
+                 pn + strlen("proto=none"));
+    if (proto_set) { /* why the schedule's small-message time differs from NCCL's: its hops' own latency */
+        double step_nv = 0, step_net = 0, hop[2] = {0, 0};
+        ar_nccl_in in;
+        ar_err le = {{0}};
+        if (ar_nccl_proto_effect_v(p->nccl_version, a, pr, p->nmachines, 0, NULL, &step_nv, NULL) == AR_OK &&
+            ar_nccl_proto_effect_v(p->nccl_version, a, pr, p->nmachines, 1, NULL, &step_net, NULL) == AR_OK &&
+            ar_nccl_in_from_platform(p, 0, &in, &le) == AR_OK) {
+            hop[0] = in.hop_lat_us[0];
+            hop[1] = in.hop_lat_us[1];
+            int net = !(hop[0] > step_nv + 1e-9) && p->nmachines > 1 && hop[1] > step_net + 1e-9;
+            if (hop[0] > step_nv + 1e-9 || net)
+                snprintf(lat, sizeof lat,
+                         "; slower than nccl_model_s: a step costs the larger of the %s hop (%.3g us) and NCCL's %s "
+                         "step (%.3g us)",
+                         net ? "network" : "NVLink", net ? hop[1] : hop[0], ar_nccl_proto_name(pr),
+                         net ? step_net : step_nv);
+        }
+    }
+    st = ar_schedule_set_detail(s, "NCCL tuner: %s/%s%s -> %s (%s)%s", ms == AR_OK ? ar_nccl_algo_name(a) : "?",
+                                ms == AR_OK ? ar_nccl_proto_name(pr) : "?", why, name,
+                                pn ? fixed : inner ? inner : "", lat);
     free(inner);
     char *algo = ar_strdup("nccl");
     if (st != AR_OK || !algo) {
