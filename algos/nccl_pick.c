@@ -92,12 +92,13 @@ static ar_status pick(const ar_platform *p, ar_coll coll, uint64_t count, size_t
             for (int i = 0; i < s->phases[ph].nops; i++) s->phases[ph].ops[i].proto = ar_nccl_proto_to_op(pr);
     char *inner = s->detail;
     s->detail = NULL;
-    int proto_set = ms == AR_OK && (a == AR_NCCL_RING || a == AR_NCCL_TREE) && ar_algo_find(name) && strcmp(name, "pat");
+    int proto_set = ms == AR_OK && (a == AR_NCCL_RING || a == AR_NCCL_TREE) && ar_algo_find(name) &&
+                    strcmp(name, "pat");
     char *pn = inner && proto_set ? strstr(inner, "proto=none") : NULL;
     char fixed[512] = "", lat[400] = "";
     if (pn) /* the planner's own parameter echo: the ops now carry the tuner's protocol */
-        snprintf(fixed, sizeof fixed, "%.*sproto=%s%s", (int)(pn - inner), inner, ar_proto_name(ar_nccl_proto_to_op(pr)),
-                 pn + strlen("proto=none"));
+        snprintf(fixed, sizeof fixed, "%.*sproto=%s%s", (int)(pn - inner), inner,
+                 ar_proto_name(ar_nccl_proto_to_op(pr)), pn + strlen("proto=none"));
     if (proto_set) { /* why the schedule's small-message time differs from NCCL's: its hops' own latency */
         double step_nv = 0, step_net = 0, hop[2] = {0, 0};
         ar_nccl_in in;
@@ -118,7 +119,10 @@ static ar_status pick(const ar_platform *p, ar_coll coll, uint64_t count, size_t
     }
     st = ar_schedule_set_detail(s, "NCCL tuner: %s/%s%s -> %s (%s)%s", ms == AR_OK ? ar_nccl_algo_name(a) : "?",
                                 ms == AR_OK ? ar_nccl_proto_name(pr) : "?", why, name,
-                                pn ? fixed : inner ? inner : "", lat);
+                                pn      ? fixed
+                                : inner ? inner
+                                        : "",
+                                lat);
     free(inner);
     char *algo = ar_strdup("nccl");
     if (st != AR_OK || !algo) {

@@ -115,8 +115,7 @@ ar_status cli_parse(int argc, char **argv, unsigned allowed, cli_opts *o, const 
         {"--format", OPT_FORMAT, 1},     {"--check", OPT_CHECK, 0},       {"--trace", OPT_TRACE, 1},
         {"--out", OPT_OUT, 1},           {"--network", OPT_NETWORK, 1},   {"--gamma", OPT_GAMMA, 1},
         {"--budget", OPT_BUDGET, 1},     {"--iters", OPT_ITERS, 1},       {"--warmup", OPT_ITERS, 1},
-        {"--coll", OPT_COLL, 1},         {"--scenario", OPT_SCENARIO, 1},
-        {"--nccl-version", OPT_PLATFORM, 1},
+        {"--coll", OPT_COLL, 1},         {"--scenario", OPT_SCENARIO, 1}, {"--nccl-version", OPT_PLATFORM, 1},
     };
     const char *nt[4] = {NULL, NULL, NULL, NULL}; /* -b -e -f -i */
     for (int i = 0; i < argc; i++) {
@@ -198,7 +197,7 @@ ar_status cli_parse(int argc, char **argv, unsigned allowed, cli_opts *o, const 
         } else if (!strcmp(name, "--nccl-version")) {
             o->nccl_version = ar_nccl_version_parse(val);
             if (o->nccl_version < 0)
-                return bad(verb, "--nccl-version: \"%s\" is not a modelled NCCL release (2.18, 2.19, 2.27, 2.28, 2.29, 2.30)",
+                return bad(verb, "--nccl-version: \"%s\" is not a modelled NCCL release (2.18, 2.19, 2.25 to 2.30)",
                            val);
         } else if (!strcmp(name, "--coll")) {
             if (ar_coll_parse(val, &o->coll, &e) != AR_OK) return bad(verb, "--coll: %s", e.msg);

@@ -6,7 +6,8 @@
 #   experiments/bench_nccl_model_corpus.sh [ARLAB] [-- EXTRA ARGS TO compare]
 #
 # ARLAB defaults to build/arlab. Extra arguments (e.g. --nccl-version 2.18) go to every
-# `arlab compare --measured`. The logs and platforms are those of logs/MANIFEST.tsv's compare
+# `arlab compare --measured`. Two tables: every log at the default release (or EXTRA's), then each log
+# at the NCCL release its source states where arlab models it (--nccl-version; README.md's table). The logs and platforms are those of logs/MANIFEST.tsv's compare
 # column (all-reduce: compare compares all-reduce only). A log's fabric
 # (IB, RoCE, EFA, TCPXO, NVLink only) is printed beside it: the goal (10 % at >= 64 MB,
 # 20 % in the middle) is for InfiniBand, RoCE and one NVSwitch node.
@@ -19,22 +20,27 @@ EXTRA=("$@")
 L=$here/reference/logs
 [ -x "$ARLAB" ] || { echo "bench_nccl_model_corpus.sh: no $ARLAB" >&2; exit 2; }
 # log | platform | coll | fabric
-RUNS="superbench_a100_1node_allreduce.txt|dgx-a100|allreduce|nvswitch
-awsome_batch_p5_allreduce.txt|aws-p5|allreduce|nvswitch
-aws-efa-eks_p4d_2node_efa_allreduce.txt|aws-p4d:nodes=2|allreduce|efa
-awsome_p4de_2node_efa_allreduce.txt|aws-p4d:nodes=2|allreduce|efa
-awsome_p5_2node_efa_allreduce.txt|aws-p5:nodes=2|allreduce|efa
-awsome_p5_2node_eks_allreduce.txt|aws-p5:nodes=2|allreduce|efa
-gcp_a3mega_h100_2node_tcpxo_allreduce.txt|dgx-h100:nodes=2|allreduce|tcpxo
-dstack_gcp_a4_b200_2node_allreduce.txt|dgx-b200:nodes=2|allreduce|roce
-dstack_lambda_b200_2node_allreduce.txt|dgx-b200:nodes=2|allreduce|ib
-coreweave_h100_sharp_allreduce.txt|dgx-h100:nodes=12|allreduce|ib-sharp
-coreweave_gb200_1rack_allreduce.txt|gb200-nvl72|allreduce|nvswitch"
+# log | platform | fabric | NCCL version the source states ("-": not stated; README.md's table)
+RUNS="superbench_a100_1node_allreduce.txt|dgx-a100|nvswitch|-
+awsome_batch_p5_allreduce.txt|aws-p5|nvswitch|-
+aws-efa-eks_p4d_2node_efa_allreduce.txt|aws-p4d:nodes=2|efa|-
+awsome_p4de_2node_efa_allreduce.txt|aws-p4d:nodes=2|efa|-
+awsome_p5_2node_efa_allreduce.txt|aws-p5:nodes=2|efa|-
+awsome_p5_2node_eks_allreduce.txt|aws-p5:nodes=2|efa|2.18
+gcp_a3mega_h100_2node_tcpxo_allreduce.txt|dgx-h100:nodes=2|tcpxo|-
+dstack_gcp_a4_b200_2node_allreduce.txt|dgx-b200:nodes=2|roce|-
+dstack_lambda_b200_2node_allreduce.txt|dgx-b200:nodes=2|ib|2.26
+coreweave_h100_sharp_allreduce.txt|dgx-h100:nodes=12|ib-sharp|-
+coreweave_gb200_1rack_allreduce.txt|gb200-nvl72|nvswitch|2.26"
 tmp=$(mktemp -d) || exit 2
 trap 'rm -rf "$tmp"' EXIT
+report() { # $1 = 1: each log at the NCCL version its source states (the default where none is stated or modelled)
+rm -f "$tmp/rows"
 # every row: log fabric bucket |err|
-while IFS='|' read -r log plat coll fab; do
-    "$ARLAB" compare --measured "$L/$log" --platform "$plat" --coll "$coll" --algo nccl --format csv "${EXTRA[@]}" \
+while IFS='|' read -r log plat fab ver; do
+    vopt=()
+    [ "$1" = 1 ] && [ "$ver" != - ] && vopt=(--nccl-version "$ver")
+    "$ARLAB" compare --measured "$L/$log" --platform "$plat" --algo nccl --format csv "${vopt[@]}" "${EXTRA[@]}" \
         2>/dev/null >"$tmp/out.csv" || { echo "# $log: compare failed" >&2; continue; }
     awk -F, -v lg="$log" -v fab="$fab" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
         $(c["nccl_s"]) != "" && $(c["nccl_model_s"]) != "" {
@@ -44,7 +50,7 @@ while IFS='|' read -r log plat coll fab; do
             e = (p - m) / m; printf "%s %s %s %.6f %.6f\n", lg, fab, k, (e < 0 ? -e : e), e }' "$tmp/out.csv" >>"$tmp/rows"
 done <<<"$RUNS"
 median() { sort -g | awk '{ v[NR] = $1 } END { if (!NR) { print "-"; exit } printf "%.1f", 100 * (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
-printf '%-44s %-9s %9s %9s %9s %8s\n' log fabric '<64KB' '64KB-64MB' '>=64MB' 'signed'
+printf '%-44s %-9s %9s %9s %9s %8s\n' "$2" fabric '<64KB' '64KB-64MB' '>=64MB' 'signed'
 for log in $(awk '{ print $1 }' "$tmp/rows" | uniq); do
     fab=$(awk -v l="$log" '$1 == l { print $2; exit }' "$tmp/rows")
     s=$(awk -v l="$log" '$1 == l && $3 == "small" { print $4 }' "$tmp/rows" | median)
@@ -59,3 +65,7 @@ for grp in "ib roce nvswitch ib-sharp|IB/RoCE/NVSwitch" "efa tcpxo|EFA/TCPXO" "i
     sel() { awk -v f=" $fabs " -v k="$1" 'index(f, " " $2 " ") && $3 == k { print $4 }' "$tmp/rows"; }
     printf '%-44s %-9s %8s%% %8s%% %8s%%\n' "$name" "" "$(sel small | median)" "$(sel mid | median)" "$(sel large | median)"
 done
+}
+report 0 "NCCL ${EXTRA[*]:-2.30.7 (default)}, every log"
+echo
+report 1 "each log at its stated NCCL version"

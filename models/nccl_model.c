@@ -56,6 +56,23 @@ static const nccl_consts k_v228 = {
     {0.0, 0.0, 0.85, 0.74},
 };
 
+static const nccl_consts k_v226 = {
+    /* NCCL 2.26.2 (tag v2.26.2-1, src/graph/tuning.cc baseLat, hwLat, llMaxBws, perChMax*Bws): PAT's
+     * 8 us base written in its latency formula; Blackwell's caps twice Hopper's; NVLS without an
+     * efficiency or a channel lost to the head (bw = min(bwIntra, bwInter), algbw = 5/6 busbw) */
+    22600,
+    {{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {8.0, 8.0, 8.0}},
+    {{{0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 25}, {0, 0, 25}, {0, 0, 0}},
+     {{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}},
+     {{5.0, 8.5, 14}, {2.7, 4.0, 14.0}, {0, 0, 31}, {0, 0, 30}, {0, 0, 18}, {0, 0, 14}, {0, 0, 0}}},
+    {{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {141.0, 45.0, 35.0}, {282.0, 90.0, 70.0}},
+    {{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 36.7}, {73.4, 73.4, 73.4}},
+    {{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 29.0}, {73.4, 73.4, 58.0}},
+    {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}, {77.4, 82.8, 72.0}},
+    {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}},
+    {1.0, 1.0, 1.0, 1.0},
+};
+
 static const nccl_consts k_v218 = {
     /* NCCL 2.18.6 (tag v2.18.6-1, src/graph/tuning.cc baseLat, hwLat, llMaxBws, perChMax*Bws): no PAT,
      * no Blackwell row (a Blackwell GPU takes Hopper's), no NVLS efficiency (1), no NVLS_TREE cap */
@@ -73,7 +90,10 @@ static const nccl_consts k_v218 = {
 };
 
 static const nccl_consts *consts_of(int version) {
-    return version == 0 || version >= 22900 ? &k_v230 : version >= 22000 ? &k_v228 : &k_v218;
+    return version == 0 || version >= 22900 ? &k_v230
+           : version >= 22700               ? &k_v228
+           : version >= 22000               ? &k_v226
+                                            : &k_v218;
 }
 
 int ar_nccl_version_parse(const char *s) {
@@ -91,6 +111,7 @@ int ar_nccl_version_parse(const char *s) {
     }
     if (s[n]) return -1;
     if (min == 18 || min == 19) return 21800;
+    if (min == 25 || min == 26) return 22600;
     if (min == 27 || min == 28) return 22800;
     if (min == 29 || min == 30) return 23000;
     return -1;
@@ -98,7 +119,7 @@ int ar_nccl_version_parse(const char *s) {
 
 const char *ar_nccl_version_name(int version) {
     int v = consts_of(version)->version;
-    return v == 23000 ? "2.30.7" : v == 22800 ? "2.28.9" : "2.18.6";
+    return v == 23000 ? "2.30.7" : v == 22800 ? "2.28.9" : v == 22600 ? "2.26.2" : "2.18.6";
 }
 
 /* Trees' bandwidth correction by log2(bytes / 64), 64 B .. 256 MB, per protocol. */
@@ -238,7 +259,11 @@ static int tune_one(const ar_nccl_in *in, int coll, int a, int p, double chfrac,
 
     int collnet = a == AR_NCCL_COLLNET_DIRECT || a == AR_NCCL_COLLNET_CHAIN;
     double bw = nnodes <= 2 || collnet ? g->bw_intra_GBps : g->bw_inter_GBps;
-    if (!v218 && (a == AR_NCCL_NVLS || a == AR_NCCL_NVLS_TREE)) {
+    int v226 = K->version == 22600;
+    if (v226 && a == AR_NCCL_NVLS) bw = dmin(g->bw_intra_GBps, g->bw_inter_GBps);
+    if (v226 && a == AR_NCCL_NVLS_TREE)
+        bw = dmin(g->bw_intra_GBps, nnodes <= 2 ? g->bw_inter_GBps : g->bw_inter_GBps / 2);
+    if (!v218 && !v226 && (a == AR_NCCL_NVLS || a == AR_NCCL_NVLS_TREE)) {
         if (g->nchannels < 2) return 0; /* NVLS needs two channels */
         /* the per-channel NVLS bus bandwidth: efficiency, one channel lost to the head */
         double intra = g->bw_intra_GBps * K->nvls_eff[row] * (g->nchannels - 1) / g->nchannels;
@@ -291,7 +316,8 @@ static int tune_one(const ar_nccl_in *in, int coll, int a, int p, double chfrac,
                : a == AR_NCCL_NVLS_TREE               ? 0
                                                       : 0.5;
     } else if (!(a != AR_NCCL_RING && rsag)) {
-        if (a == AR_NCCL_RING || a == AR_NCCL_NVLS || a == AR_NCCL_NVLS_TREE) bus *= (double)nranks / nsteps;
+        if (v226 && (a == AR_NCCL_NVLS || a == AR_NCCL_NVLS_TREE)) bus *= 5.0 / 6.0;
+        else if (a == AR_NCCL_RING || a == AR_NCCL_NVLS || a == AR_NCCL_NVLS_TREE) bus *= (double)nranks / nsteps;
         else bus *= 0.5;
     }
     *bw_out = bus;
