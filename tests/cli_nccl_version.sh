@@ -37,6 +37,12 @@ if expect_ok "compare at 2.26" -- compare --measured "$L" --platform dgx-b200:no
   t_check "2.26 faster than 2.30 at 2 GB on 2 x 8 B200 ($a vs $b)" python3 -c "import sys; sys.exit(not $a < 0.9 * $b)"
 fi
 
+# fit follows the release too, and says which it fitted
+if expect_ok "fit at 2.26" -- fit --from "$L" --platform dgx-b200 --nccl-version 2.26.2 --boot 10; then
+  t_check "fit names NCCL 2.26.2" grep -q "(NCCL model 2.26.2," "$T_TMP/out"
+fi
+expect_error "fit: a release not modelled" '--nccl-version: "2.22"' -- fit --from "$L" --platform dgx-b200 --nccl-version 2.22
+
 # A family's lat= reaches NCCL's model. dgx-h100:nodes=2 at 8 B: TREE/LL, lat = 6.8 + 2 (7 x 0.6 + log2(2) x net),
 # net = 5.0 us (+ the hop's excess over 2 us: lat=10us gives 2 x 10 = 20 us between two GPUs, +18 us);
 # bw = min(8 x 48 x 0.92 x 1/3.8, 39) x 0.5 = 19.5 GB/s (8 B: below the tree correction's first size).
