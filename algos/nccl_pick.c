@@ -43,6 +43,26 @@ static double walked(const char *name, ar_coll coll, const ar_platform *p, uint6
     return m.time_s;
 }
 
+/* NCCL's pipeline chunks for a tree channel of `bytes` (enqueue.cc: chunkSize = the protocol's buffer
+ * step, init.cc's default buffers over NCCL_STEPS = 8: LL 512 KiB -> 64 KiB of lines, half of it data;
+ * LL128 4.69 MiB -> 600 KiB of lines, 15 of 16 words data; Simple 4 MiB -> 512 KiB; the tree's LL128
+ * chunk halved while the channels get fewer than (1 + lg nodes + 0.1 ppn) x 64 / ppn chunks, down to
+ * 128 KiB, then x 16 / ppn down to 32 KiB). The count is capped at nccl-tree's default 8: at large
+ * sizes the pick prices the tree as nccl-tree does. */
+static int tree_chunks(const ar_platform *p, ar_nccl_proto pr, double bytes, int channels) {
+    double chunk = pr == AR_NCCL_LL ? 32768.0 : pr == AR_NCCL_LL128 ? 614400.0 / 16 * 15 : 524288.0;
+    double per = channels > 0 ? bytes / channels : bytes;
+    if (pr == AR_NCCL_LL128) {
+        int nn = p->nmachines > 0 ? p->nmachines : 1, l2 = 0;
+        while ((2 << l2) <= nn) l2++;
+        double ppn = (double)p->nranks / nn, steps = 1 + l2 + 0.1 * ppn;
+        while (floor(per / chunk) < steps * 64 / ppn && chunk > 131072) chunk /= 2;
+        while (floor(per / chunk) < steps * 16 / ppn && chunk > 32768) chunk /= 2;
+    }
+    double k = ceil(per / chunk);
+    return k < 1 ? 1 : k > 8 ? 8 : (int)k;
+}
+
 static ar_status pick(const ar_platform *p, ar_coll coll, uint64_t count, size_t eb, ar_schedule **out, ar_err *e) {
     ar_status st = ar_classic_check("nccl", p, count, eb, out, e);
     if (st != AR_OK) return st;
@@ -56,8 +76,17 @@ static ar_status pick(const ar_platform *p, ar_coll coll, uint64_t count, size_t
     ar_schedule *s = NULL;
     ar_err pe = {{0}};
     ar_status ps = AR_EUNSUPPORTED;
+    char spec[64];
+    if (name && ms == AR_OK && a == AR_NCCL_TREE && !strcmp(name, "nccl-tree")) {
+        const char *cw = "";
+        int ch = ar_nccl_ring_channels(p, &cw);
+        snprintf(spec, sizeof spec, "nccl-tree:chunks=%d",
+                 tree_chunks(p, pr, (double)count * (double)eb, ch < 2 ? 2 : ch));
+    } else {
+        snprintf(spec, sizeof spec, "%s", name ? name : "");
+    }
     if (name && ar_algo_find(name)) {
-        ps = ar_algo_plan_coll(name, coll, p, count, eb, &s, &pe);
+        ps = ar_algo_plan_coll(spec, coll, p, count, eb, &s, &pe);
         if (ps != AR_OK && ps != AR_EUNSUPPORTED) {
             *e = pe;
             return ps;
