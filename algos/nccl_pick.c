@@ -44,6 +44,26 @@ static double walked(const char *name, ar_coll coll, const ar_platform *p, uint6
     return m.time_s;
 }
 
+/* NCCL's pipeline chunks for a tree channel of `bytes` (enqueue.cc: chunkSize = the protocol's buffer
+ * step, init.cc's default buffers over NCCL_STEPS = 8: LL 512 KiB -> 64 KiB of lines, half of it data;
+ * LL128 4.69 MiB -> 600 KiB of lines, 15 of 16 words data; Simple 4 MiB -> 512 KiB; the tree's LL128
+ * chunk halved while the channels get fewer than (1 + lg nodes + 0.1 ppn) x 64 / ppn chunks, down to
+ * 128 KiB, then x 16 / ppn down to 32 KiB). The count is capped at nccl-tree's default 8: at large
+ * sizes the pick prices the tree as nccl-tree does. */
+static int tree_chunks(const ar_platform *p, ar_nccl_proto pr, double bytes, int channels) {
+    double chunk = pr == AR_NCCL_LL ? 32768.0 : pr == AR_NCCL_LL128 ? 614400.0 / 16 * 15 : 524288.0;
+    double per = channels > 0 ? bytes / channels : bytes;
+    if (pr == AR_NCCL_LL128) {
+        int nn = p->nmachines > 0 ? p->nmachines : 1, l2 = 0;
+        while ((2 << l2) <= nn) l2++;
+        double ppn = (double)p->nranks / nn, steps = 1 + l2 + 0.1 * ppn;
+        while (floor(per / chunk) < steps * 64 / ppn && chunk > 131072) chunk /= 2;
+        while (floor(per / chunk) < steps * 16 / ppn && chunk > 32768) chunk /= 2;
+    }
+    double k = ceil(per / chunk);
+    return k < 1 ? 1 : k > 8 ? 8 : (int)k;
+}
+
 static ar_status pick(const ar_platform *p, ar_coll coll, uint64_t count, size_t eb, ar_schedule **out, ar_err *e) {
     ar_status st = ar_classic_check("nccl", p, count, eb, out, e);
     if (st != AR_OK) return st;
@@ -57,8 +77,17 @@ static ar_status pick(const ar_platform *p, ar_coll coll, uint64_t count, size_t
     ar_schedule *s = NULL;
     ar_err pe = {{0}};
     ar_status ps = AR_EUNSUPPORTED;
+    char spec[64];
+    if (name && ms == AR_OK && a == AR_NCCL_TREE && !strcmp(name, "nccl-tree")) {
+        const char *cw = "";
+        int ch = ar_nccl_ring_channels(p, &cw);
+        snprintf(spec, sizeof spec, "nccl-tree:chunks=%d",
+                 tree_chunks(p, pr, (double)count * (double)eb, ch < 2 ? 2 : ch));
+    } else {
+        snprintf(spec, sizeof spec, "%s", name ? name : "");
+    }
     if (name && ar_algo_find(name)) {
-        ps = ar_algo_plan_coll(name, coll, p, count, eb, &s, &pe);
+        ps = ar_algo_plan_coll(spec, coll, p, count, eb, &s, &pe);
         if (ps != AR_OK && ps != AR_EUNSUPPORTED) {
             *e = pe;
             return ps;
@@ -93,8 +122,37 @@ static ar_status pick(const ar_platform *p, ar_coll coll, uint64_t count, size_t
             for (int i = 0; i < s->phases[ph].nops; i++) s->phases[ph].ops[i].proto = ar_nccl_proto_to_op(pr);
     char *inner = s->detail;
     s->detail = NULL;
-    st = ar_schedule_set_detail(s, "NCCL tuner: %s/%s%s -> %s (%s)", ms == AR_OK ? ar_nccl_algo_name(a) : "?",
-                                ms == AR_OK ? ar_nccl_proto_name(pr) : "?", why, name, inner ? inner : "");
+    int proto_set = ms == AR_OK && (a == AR_NCCL_RING || a == AR_NCCL_TREE) && ar_algo_find(name) &&
+                    strcmp(name, "pat");
+    char *pn = inner && proto_set ? strstr(inner, "proto=none") : NULL;
+    char fixed[512] = "", lat[400] = "";
+    if (pn) /* the planner's own parameter echo: the ops now carry the tuner's protocol */
+        snprintf(fixed, sizeof fixed, "%.*sproto=%s%s", (int)(pn - inner), inner,
+                 ar_proto_name(ar_nccl_proto_to_op(pr)), pn + strlen("proto=none"));
+    if (proto_set) { /* why the schedule's small-message time differs from NCCL's: its hops' own latency */
+        double step_nv = 0, step_net = 0, hop[2] = {0, 0};
+        ar_nccl_in in;
+        ar_err le = {{0}};
+        if (ar_nccl_proto_effect_v(p->nccl_version, a, pr, p->nmachines, 0, NULL, &step_nv, NULL) == AR_OK &&
+            ar_nccl_proto_effect_v(p->nccl_version, a, pr, p->nmachines, 1, NULL, &step_net, NULL) == AR_OK &&
+            ar_nccl_in_from_platform(p, 0, &in, &le) == AR_OK) {
+            hop[0] = in.hop_lat_us[0];
+            hop[1] = in.hop_lat_us[1];
+            int net = !(hop[0] > step_nv + 1e-9) && p->nmachines > 1 && hop[1] > step_net + 1e-9;
+            if (hop[0] > step_nv + 1e-9 || net)
+                snprintf(lat, sizeof lat,
+                         "; slower than nccl_model_s: a step costs the larger of the %s hop (%.3g us) and NCCL's %s "
+                         "step (%.3g us)",
+                         net ? "network" : "NVLink", net ? hop[1] : hop[0], ar_nccl_proto_name(pr),
+                         net ? step_net : step_nv);
+        }
+    }
+    st = ar_schedule_set_detail(s, "NCCL tuner: %s/%s%s -> %s (%s)%s", ms == AR_OK ? ar_nccl_algo_name(a) : "?",
+                                ms == AR_OK ? ar_nccl_proto_name(pr) : "?", why, name,
+                                pn      ? fixed
+                                : inner ? inner
+                                        : "",
+                                lat);
     free(inner);
     char *algo = ar_strdup("nccl");
     if (st != AR_OK || !algo) {

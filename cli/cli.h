@@ -37,6 +37,7 @@ typedef struct cli_opts {
     double gamma_s_per_B; /* --gamma (sim) */
     double budget_s;      /* --budget (sim wall-clock limit) */
     const char *scenario; /* --scenario FILE.json (core/scenario.h; model, sim, best) */
+    int nccl_version;     /* --nccl-version (models/nccl_model.h ar_nccl_version_parse; 0 = the newest modelled) */
     int iters, warmup;    /* real */
     const char *positional[CLI_MAX_LIST];
     int npositional;

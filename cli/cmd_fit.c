@@ -330,7 +330,7 @@ int cmd_fit(int argc, char **argv) {
     if (cli_nt_take(&argc, argv, &facts, verb, 1) != AR_OK) return AR_EINVAL;
     const char **files = calloc((size_t)argc + 1, sizeof *files);
     const char *plat = NULL, *out = NULL, *name = NULL, *reference = NULL;
-    int csv = 0;
+    int csv = 0, nccl_version = 0;
     int nf = 0, boot = 200;
     unsigned seed = 1;
     if (!files) return AR_ENOMEM;
@@ -349,7 +349,16 @@ int cmd_fit(int argc, char **argv) {
         else if (!strcmp(argv[i], "--platform") && i + 1 < argc) plat = argv[++i];
         else if (!strcmp(argv[i], "--seed") && i + 1 < argc) seed = (unsigned)strtoul(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], "--boot") && i + 1 < argc) boot = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--from")) {
+        else if (!strcmp(argv[i], "--nccl-version") && i + 1 < argc) {
+            nccl_version = ar_nccl_version_parse(argv[++i]);
+            if (nccl_version < 0) {
+                fprintf(stderr,
+                        "arlab %s: --nccl-version: \"%s\" is not a modelled NCCL release (2.18, 2.19, 2.25 to 2.30)\n",
+                        verb, argv[i]);
+                free(files);
+                return AR_EINVAL;
+            }
+        } else if (!strcmp(argv[i], "--from")) {
             while (i + 1 < argc && strncmp(argv[i + 1], "--", 2)) files[nf++] = argv[++i];
         } else {
             fprintf(stderr, "arlab fit: unknown or incomplete option \"%s\"\n", argv[i]);
@@ -367,9 +376,11 @@ int cmd_fit(int argc, char **argv) {
         return fit_reference(reference, csv);
     }
     if (!plat || nf == 0 || boot < 0 || boot > 100000) {
-        fprintf(stderr, "arlab fit: usage: fit|calibrate --from FILE... --platform P [--coll C] [--ranks N] "
-                        "[--nccl-algo A] [--nccl-proto P] [--seed N] [--boot B] [--out CAL.json [--name NAME]] | fit "
-                        "--reference CORPUS.csv [--csv]\n");
+        fprintf(stderr,
+                "arlab fit: usage: fit|calibrate --from FILE... --platform P [--coll C] [--ranks N] "
+                "[--nccl-algo A] [--nccl-proto P] [--nccl-version V] [--seed N] [--boot B] [--out CAL.json [--name "
+                "NAME]] | fit "
+                "--reference CORPUS.csv [--csv]\n");
         free(files);
         return AR_EINVAL;
     }
@@ -383,6 +394,7 @@ int cmd_fit(int argc, char **argv) {
     ar_status st = ar_nt_read_files(files, nf, &nto, &s, &e);
     if (!st) st = fit_select(s, &facts, verb, &e);
     if (!st) st = ar_platform_load(plat, 0, &p, &e);
+    if (!st) p->nccl_version = nccl_version;
     if (!st) note_platform_ranks(s, p, verb);
     if (!st) st = ar_ntfit_fit(s, p, seed, boot, &r, &e);
     if (!st) {
@@ -393,7 +405,7 @@ int cmd_fit(int argc, char **argv) {
         fprintf(stderr, "arlab fit: %s\n", e.msg);
     } else {
         printf("fit of %s to %d %s records (NCCL model %s, weights 1/t, %d bootstrap resamples, seed %u)\n", plat, r.n,
-               ar_nt_coll_name(s->runs[0].coll), "" AR_NCCL_MODEL_VERSION, r.nboot, seed);
+               ar_nt_coll_name(s->runs[0].coll), ar_nccl_version_name(nccl_version), r.nboot, seed);
         printf("%-16s %10s %22s  %s\n", "parameter", "value", "95% interval", "identified");
         printf("%-16s %10.4f [%9.4f, %9.4f]  %s\n", "latency_scale", r.lat_scale, r.lat_lo, r.lat_hi,
                r.lat_ident ? "yes" : "NO (kept at the preset's value 1)");

@@ -17,11 +17,13 @@ typedef struct help_entry {
     const char *text;
 } help_entry;
 
-#define COMMON_P                                                                                       \
-    "  --platform P        a preset (arlab platforms), a JSON file, or a family spec (flat:ranks=8,\n" \
-    "                      tree:fanouts=4x2, dgx-h100:nodes=4, rail:...; platforms/README.md)\n"       \
-    "  --ranks N           rank count for a generated family (flat, tree, fat-tree, torus)\n"          \
-    "  --dtype T           f32 (default), f16, bf16, f64, i32: the element type (sizes in elements use it)\n"
+#define COMMON_P                                                                                              \
+    "  --platform P        a preset (arlab platforms), a JSON file, or a family spec (flat:ranks=8,\n"        \
+    "                      tree:fanouts=4x2, dgx-h100:nodes=4, rail:...; platforms/README.md)\n"              \
+    "  --ranks N           rank count for a generated family (flat, tree, fat-tree, torus)\n"                 \
+    "  --dtype T           f32 (default), f16, bf16, f64, i32: the element type (sizes in elements use it)\n" \
+    "  --nccl-version V    the NCCL release NCCL's model (nccl_model_s, the nccl pick) follows: 2.18 (also\n" \
+    "                      2.19), 2.26 (2.25), 2.28 (2.27), 2.30 (2.29; the default)\n"
 #define COMMON_S                                                                                             \
     "  --size S[,S...]     message sizes: 100MB, 1GiB, 4096B (bytes), 120M, 4096 (elements); comma lists;\n" \
     "                      -b MIN -e MAX [-f F | -i N]: nccl-tests' range (bytes; K, M, G = 1024^k)\n"
@@ -167,7 +169,7 @@ static const help_entry entries[] = {
      "  --schedule F.json   also compare a user-written schedule\n" COMMON_F
      "example: arlab compare --platform cal.json measured.csv\n"},
     {"fit", "usage: arlab fit --from FILE... --platform P [--coll C] [--ranks N] [--nccl-algo A] [--nccl-proto P]\n"
-            "                 [--seed N] [--boot B] [--out CAL.json [--name NAME]]\n"
+            "                 [--nccl-version V] [--seed N] [--boot B] [--out CAL.json [--name NAME]]\n"
             "       arlab fit --reference CORPUS.csv [--csv]\n"
             "Fits NCCL's cost model (latency and bandwidth scales) on P to nccl-tests output (text or -J JSON):\n"
             "the fit, 95 % bootstrap intervals, residuals, error by size bucket, leave-one-size-out error.\n"
@@ -178,6 +180,7 @@ static const help_entry entries[] = {
             "                      refused); also the collective of files that do not name it\n"
             "  --ranks N           the rank count of files that do not give it (else the platform's, said so)\n"
             "  --nccl-algo A, --nccl-proto P   NCCL_ALGO / NCCL_PROTO of runs whose log does not show them\n"
+            "  --nccl-version V    the NCCL release NCCL's model follows (2.18, 2.26, 2.28, 2.30 = default)\n"
             "  (a fact a file lacks is said on stderr, one line; rows with #wrong > 0 are left out, said so)\n"
             "  --seed N            bootstrap seed (default 1)\n"
             "  --boot B            bootstrap resamples (default 200)\n"

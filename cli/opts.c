@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "models/nccl_model.h"
 #include "core/util.h"
 
 ar_status cli_error(ar_status st, const ar_err *e) {
@@ -114,7 +115,7 @@ ar_status cli_parse(int argc, char **argv, unsigned allowed, cli_opts *o, const 
         {"--format", OPT_FORMAT, 1},     {"--check", OPT_CHECK, 0},       {"--trace", OPT_TRACE, 1},
         {"--out", OPT_OUT, 1},           {"--network", OPT_NETWORK, 1},   {"--gamma", OPT_GAMMA, 1},
         {"--budget", OPT_BUDGET, 1},     {"--iters", OPT_ITERS, 1},       {"--warmup", OPT_ITERS, 1},
-        {"--coll", OPT_COLL, 1},         {"--scenario", OPT_SCENARIO, 1},
+        {"--coll", OPT_COLL, 1},         {"--scenario", OPT_SCENARIO, 1}, {"--nccl-version", OPT_PLATFORM, 1},
     };
     const char *nt[4] = {NULL, NULL, NULL, NULL}; /* -b -e -f -i */
     for (int i = 0; i < argc; i++) {
@@ -193,6 +194,11 @@ ar_status cli_parse(int argc, char **argv, unsigned allowed, cli_opts *o, const 
             else if (!strcmp(val, "csv")) o->format = FMT_CSV;
             else if (!strcmp(val, "json")) o->format = FMT_JSON;
             else return bad(verb, "--format: \"%s\" is not one of table, csv, json", val);
+        } else if (!strcmp(name, "--nccl-version")) {
+            o->nccl_version = ar_nccl_version_parse(val);
+            if (o->nccl_version < 0)
+                return bad(verb, "--nccl-version: \"%s\" is not a modelled NCCL release (2.18, 2.19, 2.25 to 2.30)",
+                           val);
         } else if (!strcmp(name, "--coll")) {
             if (ar_coll_parse(val, &o->coll, &e) != AR_OK) return bad(verb, "--coll: %s", e.msg);
         } else if (!strcmp(name, "--check")) o->check = 1;
@@ -252,6 +258,7 @@ ar_status cli_load_platform(const cli_opts *o, int i, ar_platform **out) {
             *out = NULL;
         }
     }
+    if (st == AR_OK) (*out)->nccl_version = o->nccl_version; /* NCCL's model follows --nccl-version */
     if (st != AR_OK) cli_error(st, &e);
     return st;
 }

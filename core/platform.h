@@ -169,6 +169,9 @@ typedef struct ar_platform {
     double cal_lat[2], cal_bw[2];
     double nccl_eff[AR_CAL_NALGOS][AR_CAL_NPROTOS];
     char *cal_base;
+    /* The NCCL release NCCL's cost model follows on this platform (models/nccl_model.h
+     * ar_nccl_version_parse; 0 = the newest modelled): set by the command line's --nccl-version. */
+    int nccl_version;
 } ar_platform;
 
 /* The class of link l for the calibration factors: 0 both ends in one machine, 1 otherwise. */

@@ -14,34 +14,113 @@ enum { CC_VOLTA = 0, CC_AMPERE = 1, CC_HOPPER = 2, CC_BLACKWELL = 3 };
 /* Latency classes (NCCL_HW_*). */
 enum { HW_NVLINK = 0, HW_PCI = 1, HW_NET = 2 };
 
-/* Base latency (us) per algorithm and protocol (LL, LL128, Simple). */
-static const double k_base_lat[AR_NCCL_NALGOS][AR_NCCL_NPROTOS] = {
-    {6.8, 14.0, 8.4}, /* tree */
-    {6.6, 14.0, 8.4}, /* ring */
-    {0, 0, 0},        /* collnet direct */
-    {0, 0, 0},        /* collnet chain */
-    {0, 0, 0},        /* nvls */
-    {0, 0, 0},        /* nvls tree */
-    {8.0, 8.0, 8.0},  /* pat */
+/* NCCL's tuner constants, one set per modelled version (tuning.cc's baseLat, hwLat, llMaxBws,
+ * perChMax*Bws, nvlsEfficiency of that release). Rows of the caps: [architecture][nodes: 1, 2, >2];
+ * LL's row: the GPU's on one node, the CPU vendor's across nodes (0 = Intel, 1 = AMD). */
+typedef struct nccl_consts {
+    int version; /* major*10000 + minor*100 */
+    double base_lat[AR_NCCL_NALGOS][AR_NCCL_NPROTOS];
+    double hw_lat[3][AR_NCCL_NALGOS][AR_NCCL_NPROTOS]; /* per latency class NVLink, PCI, net */
+    double ll_max_bw[4][3], ring_ll128_ch[4][3], tree_ll128_ch[4][3], tree_ch[4][3], nvls_tree_ch[4][3];
+    double nvls_eff[4];
+} nccl_consts;
+
+static const nccl_consts k_v230 = {
+    /* NCCL 2.30.7 (tag v2.30.7-1, src/graph/tuning.cc ncclTunerConstantsDefaults) */
+    23000,
+    {{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {8.0, 8.0, 8.0}},
+    {{/* NVLink */ {0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 25}, {0, 0, 25}, {0, 0, 4.0}},
+     {/* PCI */ {1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 0}, {0, 0, 0}, {0, 0, 4.0}},
+     {/* net */ {5.0, 8.5, 14}, {2.7, 4.0, 14.0}, {0, 0, 31}, {0, 0, 30}, {0, 0, 18}, {0, 0, 20.9}, {0, 0, 14}}},
+    {{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {141.0, 45.0, 35.0}, {282.0, 90.0, 70.0}},
+    {{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 36.7}, {40, 40, 40}},
+    {{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 29.0}, {55.6, 31.67, 20.0}},
+    {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}, {70.0, 42.8, 24.0}},
+    {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {0.0, 57.7, 45.5}, {0.0, 96.0, 80.0}},
+    {0.0, 0.0, 0.85, 0.74},
 };
 
-/* Per-step hardware latency (us) per latency class, algorithm, protocol. */
-static const double k_hw_lat[3][AR_NCCL_NALGOS][AR_NCCL_NPROTOS] = {
-    {/* NVLink */ {0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 25}, {0, 0, 25}, {0, 0, 4.0}},
-    {/* PCI */ {1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 0}, {0, 0, 0}, {0, 0, 4.0}},
-    {/* net */ {5.0, 8.5, 14}, {2.7, 4.0, 14.0}, {0, 0, 31}, {0, 0, 30}, {0, 0, 18}, {0, 0, 20.9}, {0, 0, 14}},
+static const nccl_consts k_v228 = {
+    /* NCCL 2.28.9 (tag v2.28.9-1): as 2.30 but Blackwell's ring LL128 cap {2 x 36.7, 34.6, 2 x 36.7}
+     * and NVLS_TREE cap on > 2 nodes 43.8 */
+    22800,
+    {{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {8.0, 8.0, 8.0}},
+    {{{0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 25}, {0, 0, 25}, {0, 0, 4.0}},
+     {{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 0}, {0, 0, 0}, {0, 0, 4.0}},
+     {{5.0, 8.5, 14}, {2.7, 4.0, 14.0}, {0, 0, 31}, {0, 0, 30}, {0, 0, 18}, {0, 0, 20.9}, {0, 0, 14}}},
+    {{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {141.0, 45.0, 35.0}, {282.0, 90.0, 70.0}},
+    {{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 36.7}, {73.4, 34.6, 73.4}},
+    {{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 29.0}, {55.6, 31.67, 20.0}},
+    {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}, {70.0, 42.8, 24.0}},
+    {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {0.0, 57.7, 45.5}, {0.0, 96.0, 43.8}},
+    {0.0, 0.0, 0.85, 0.74},
 };
 
-/* Caps (GB/s) indexed [row][nodes: 1, 2, >2]. LL's row: the GPU's on one node, the
- * CPU vendor's across nodes (0 = Intel, 1 = AMD). */
-static const double k_ll_max_bw[4][3] = {
-    {39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {141.0, 45.0, 35.0}, {282.0, 90.0, 70.0}};
-static const double k_ring_ll128_ch[4][3] = {{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 36.7}, {40, 40, 40}};
-static const double k_tree_ll128_ch[4][3] = {{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 29.0}, {55.6, 31.67, 20.0}};
-static const double k_tree_ch[4][3] = {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}, {70.0, 42.8, 24.0}};
-static const double k_nvls_tree_ch[4][3] = {
-    {26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {0.0, 57.7, 45.5}, {0.0, 96.0, 80.0}};
-static const double k_nvls_eff[4] = {0.0, 0.0, 0.85, 0.74};
+static const nccl_consts k_v226 = {
+    /* NCCL 2.26.2 (tag v2.26.2-1, src/graph/tuning.cc baseLat, hwLat, llMaxBws, perChMax*Bws): PAT's
+     * 8 us base written in its latency formula; Blackwell's caps twice Hopper's; NVLS without an
+     * efficiency or a channel lost to the head (bw = min(bwIntra, bwInter), algbw = 5/6 busbw) */
+    22600,
+    {{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {8.0, 8.0, 8.0}},
+    {{{0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 25}, {0, 0, 25}, {0, 0, 0}},
+     {{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}},
+     {{5.0, 8.5, 14}, {2.7, 4.0, 14.0}, {0, 0, 31}, {0, 0, 30}, {0, 0, 18}, {0, 0, 14}, {0, 0, 0}}},
+    {{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {141.0, 45.0, 35.0}, {282.0, 90.0, 70.0}},
+    {{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 36.7}, {73.4, 73.4, 73.4}},
+    {{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 29.0}, {73.4, 73.4, 58.0}},
+    {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}, {77.4, 82.8, 72.0}},
+    {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}},
+    {1.0, 1.0, 1.0, 1.0},
+};
+
+static const nccl_consts k_v218 = {
+    /* NCCL 2.18.6 (tag v2.18.6-1, src/graph/tuning.cc baseLat, hwLat, llMaxBws, perChMax*Bws): no PAT,
+     * no Blackwell row (a Blackwell GPU takes Hopper's), no NVLS efficiency (1), no NVLS_TREE cap */
+    21800,
+    {{6.8, 14.0, 0}, {6.6, 14.0, 8.4}, {6.8, 14.0, 0}, {6.8, 14.0, 0}, {0, 0, 23.0}, {0, 0, 23.0}, {0, 0, 0}},
+    {{{0.6, 1.25, 4}, {0.6, 1.9, 3.4}, {0, 0, 8.0}, {0, 0, 4.75}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}},
+     {{1.0, 1.9, 6}, {1.0, 2.5, 5.7}, {0, 0, 8.0}, {0, 0, 8.0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}},
+     {{5.0, 8.5, 14}, {2.7, 4.0, 14.0}, {0, 0, 10.7}, {0, 0, 14}, {0, 0, 18}, {0, 0, 19}, {0, 0, 0}}},
+    {{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {87.7, 22.5, 19.0}, {87.7, 22.5, 19.0}},
+    {{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 36.7}, {36.7, 36.7, 36.7}},
+    {{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 29.0}, {36.7, 36.7, 29.0}},
+    {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}, {38.7, 41.4, 36.0}},
+    {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}},
+    {1.0, 1.0, 1.0, 1.0},
+};
+
+static const nccl_consts *consts_of(int version) {
+    return version == 0 || version >= 22900 ? &k_v230
+           : version >= 22700               ? &k_v228
+           : version >= 22000               ? &k_v226
+                                            : &k_v218;
+}
+
+int ar_nccl_version_parse(const char *s) {
+    int maj = 0, min = 0, n = 0;
+    if (!s || sscanf(s, "%d.%d%n", &maj, &min, &n) != 2 || maj != 2) return -1;
+    if (s[n] == '.') { /* a patch level: digits, and NCCL's tag suffix "-1" */
+        n++;
+        if (!isdigit((unsigned char)s[n])) return -1;
+        while (isdigit((unsigned char)s[n])) n++;
+        if (s[n] == '-') {
+            n++;
+            if (!isdigit((unsigned char)s[n])) return -1;
+            while (isdigit((unsigned char)s[n])) n++;
+        }
+    }
+    if (s[n]) return -1;
+    if (min == 18 || min == 19) return 21800;
+    if (min == 25 || min == 26) return 22600;
+    if (min == 27 || min == 28) return 22800;
+    if (min == 29 || min == 30) return 23000;
+    return -1;
+}
+
+const char *ar_nccl_version_name(int version) {
+    int v = consts_of(version)->version;
+    return v == 23000 ? "2.30.7" : v == 22800 ? "2.28.9" : v == 22600 ? "2.26.2" : "2.18.6";
+}
 
 /* Trees' bandwidth correction by log2(bytes / 64), 64 B .. 256 MB, per protocol. */
 static const double k_tree_corr[AR_NCCL_NPROTOS][24] = {
@@ -76,13 +155,30 @@ static double proto_bw_factor(ar_nccl_algo a, ar_nccl_proto p, int nnodes) {
     return 1.0;
 }
 
+ar_status ar_nccl_proto_effect_v(int version, ar_nccl_algo a, ar_nccl_proto p, int nnodes, int inter, double *bw_factor,
+                                 double *step_lat_us, double *base_lat_us) {
+    if ((unsigned)a >= AR_NCCL_NALGOS || (unsigned)p >= AR_NCCL_NPROTOS) return AR_EINVAL;
+    const nccl_consts *K = consts_of(version);
+    double f = proto_bw_factor(a, p, nnodes);
+    if (K->version < 22000 && a == AR_NCCL_RING && p == AR_NCCL_LL) f = 0.25; /* 2.18's all-reduce factor */
+    if (bw_factor) *bw_factor = f;
+    if (step_lat_us) *step_lat_us = K->hw_lat[inter ? HW_NET : HW_NVLINK][a][p];
+    if (base_lat_us) *base_lat_us = K->base_lat[a][p];
+    return AR_OK;
+}
+
 ar_status ar_nccl_proto_effect(ar_nccl_algo a, ar_nccl_proto p, int nnodes, int inter, double *bw_factor,
                                double *step_lat_us, double *base_lat_us) {
-    if ((unsigned)a >= AR_NCCL_NALGOS || (unsigned)p >= AR_NCCL_NPROTOS) return AR_EINVAL;
-    if (bw_factor) *bw_factor = proto_bw_factor(a, p, nnodes);
-    if (step_lat_us) *step_lat_us = k_hw_lat[inter ? HW_NET : HW_NVLINK][a][p];
-    if (base_lat_us) *base_lat_us = k_base_lat[a][p];
-    return AR_OK;
+    return ar_nccl_proto_effect_v(0, a, p, nnodes, inter, bw_factor, step_lat_us, base_lat_us);
+}
+
+/* NCCL's per-step latency of a class plus what the platform's own hop latency of that class adds
+ * beyond the hardware NCCL's tables describe (AR_NCCL_REF_HOP_US: two 1 us links between two GPUs,
+ * what the modern presets declare): a family's lat=, a slow fabric. A class NCCL does not charge (0)
+ * stays 0. */
+static double hw_step(const ar_nccl_in *in, const nccl_consts *K, int cls, int a, int p) {
+    double l = K->hw_lat[cls][a][p], extra = in->hop_lat_us[cls == HW_NET] - AR_NCCL_REF_HOP_US;
+    return l > 0 && extra > 0 ? l + extra : l;
 }
 
 static const ar_nccl_graph *graph_of(const ar_nccl_in *in, int a) {
@@ -136,8 +232,14 @@ static ar_status check_in(const ar_nccl_in *in, ar_err *e) {
 /* ncclPatEnable with NCCL_PAT_ENABLE unset. */
 static int pat_enable(const ar_nccl_in *in) { return in->cc_min >= 60 && in->nnodes == in->nranks && in->net_host; }
 
-/* One (coll, algo, proto) entry of ncclTopoTuneModel; returns 0 when NCCL skips it. */
-static int tune_one(const ar_nccl_in *in, int coll, int a, int p, double *busbw_out, double *bw_out, double *lat_out) {
+/* One (coll, algo, proto) entry of ncclTopoTuneModel; returns 0 when NCCL skips it. chfrac: the share
+ * of the graph's channels the operation runs on (1 for the tuner's table; enqueue.cc's channel tuning
+ * for the time of what runs, ar_nccl_table_time): the per-channel bandwidth times fewer channels, then
+ * the same caps. */
+static int tune_one(const ar_nccl_in *in, int coll, int a, int p, double chfrac, double *busbw_out, double *bw_out,
+                    double *lat_out) {
+    const nccl_consts *K = consts_of(in->version);
+    int v218 = K->version < 22000;
     const ar_nccl_graph *g = graph_of(in, a);
     int nranks = in->nranks, nnodes = in->nnodes, row = cc_row(in->cc_min);
     int i2 = nnodes <= 2 ? nnodes - 1 : 2;
@@ -146,7 +248,10 @@ static int tune_one(const ar_nccl_in *in, int coll, int a, int p, double *busbw_
     int ppn_i = nranks / nnodes;
     int nsteps = coll == AR_NCCL_ALLREDUCE ? 2 * (nranks - 1) : nranks - 1;
     int rsag = coll == AR_NCCL_REDUCESCATTER || coll == AR_NCCL_ALLGATHER;
+    double nch = g->nchannels * chfrac;
 
+    if (v218 && rsag && a != AR_NCCL_RING) return 0; /* 2.18: RS/AG run on rings only */
+    if (v218 && a == AR_NCCL_PAT) return 0;
     if (rsag && a != AR_NCCL_PAT && a != AR_NCCL_RING && a != AR_NCCL_NVLS && a != AR_NCCL_COLLNET_DIRECT) return 0;
     if (coll == AR_NCCL_ALLREDUCE && a == AR_NCCL_PAT) return 0;
     if ((a == AR_NCCL_NVLS || a == AR_NCCL_NVLS_TREE) && p != AR_NCCL_SIMPLE) return 0;
@@ -154,30 +259,38 @@ static int tune_one(const ar_nccl_in *in, int coll, int a, int p, double *busbw_
 
     int collnet = a == AR_NCCL_COLLNET_DIRECT || a == AR_NCCL_COLLNET_CHAIN;
     double bw = nnodes <= 2 || collnet ? g->bw_intra_GBps : g->bw_inter_GBps;
-    if (a == AR_NCCL_NVLS || a == AR_NCCL_NVLS_TREE) {
+    int v226 = K->version == 22600;
+    if (v226 && a == AR_NCCL_NVLS) bw = dmin(g->bw_intra_GBps, g->bw_inter_GBps);
+    if (v226 && a == AR_NCCL_NVLS_TREE)
+        bw = dmin(g->bw_intra_GBps, nnodes <= 2 ? g->bw_inter_GBps : g->bw_inter_GBps / 2);
+    if (!v218 && !v226 && (a == AR_NCCL_NVLS || a == AR_NCCL_NVLS_TREE)) {
         if (g->nchannels < 2) return 0; /* NVLS needs two channels */
         /* the per-channel NVLS bus bandwidth: efficiency, one channel lost to the head */
-        double intra = g->bw_intra_GBps * k_nvls_eff[row] * (g->nchannels - 1) / g->nchannels;
+        double intra = g->bw_intra_GBps * K->nvls_eff[row] * (g->nchannels - 1) / g->nchannels;
         intra *= coll == AR_NCCL_ALLREDUCE ? 2.0 : (ppn - 1) / ppn; /* all-reduce pipelines two ops */
         double inter = g->bw_inter_GBps * (nnodes <= 2 && a == AR_NCCL_NVLS_TREE ? 2 : 1);
         bw = dmin(intra, inter);
-        if (a == AR_NCCL_NVLS_TREE) bw = dmin(bw, k_nvls_tree_ch[row][i2]);
+        if (a == AR_NCCL_NVLS_TREE) bw = dmin(bw, K->nvls_tree_ch[row][i2]);
     }
-    double bus = g->nchannels * bw;
+    double bus = nch * bw;
 
-    if (a == AR_NCCL_RING && p == AR_NCCL_LL) bus = dmin(k_ll_max_bw[i1][i2], bus * proto_bw_factor(a, p, nnodes));
+    if (a == AR_NCCL_RING && p == AR_NCCL_LL) {
+        /* 2.18: 1/4 (all-reduce or several nodes), else 1/3; since 2.19: 1/2 */
+        double f = v218 ? (nnodes > 1 || coll == AR_NCCL_ALLREDUCE ? 0.25 : 1.0 / 3.0) : 0.5;
+        bus = dmin(K->ll_max_bw[i1][i2], bus * f);
+    }
     if (a == AR_NCCL_RING && p == AR_NCCL_LL128)
-        bus = dmin(bus * proto_bw_factor(a, p, nnodes), g->nchannels * k_ring_ll128_ch[row][i2]);
-    if (a == AR_NCCL_TREE && coll == AR_NCCL_ALLREDUCE) bus = dmin(bus * 0.92, g->nchannels * k_tree_ch[row][i2]);
-    if (a == AR_NCCL_TREE && p == AR_NCCL_LL) bus = dmin(bus * 1.0 / 3.8, k_ll_max_bw[i1][i2]); /* = bus x factor */
+        bus = dmin(bus * (v218 && ppn < 2 ? 0.7 : 0.92), nch * K->ring_ll128_ch[row][i2]);
+    if (a == AR_NCCL_TREE && (coll == AR_NCCL_ALLREDUCE || v218)) bus = dmin(bus * 0.92, nch * K->tree_ch[row][i2]);
+    if (a == AR_NCCL_TREE && p == AR_NCCL_LL) bus = dmin(bus * 1.0 / 3.8, K->ll_max_bw[i1][i2]);
     if (a == AR_NCCL_TREE && p == AR_NCCL_LL128)
-        bus = dmin(bus * proto_bw_factor(a, p, nnodes), g->nchannels * k_tree_ll128_ch[row][i2]);
+        bus = dmin(bus * proto_bw_factor(a, p, nnodes), nch * K->tree_ll128_ch[row][i2]);
     if (a == AR_NCCL_TREE && in->tree_pattern_tree) bus *= 0.85;
     if (a == AR_NCCL_PAT) bus *= 0.75;
     if (collnet && p != AR_NCCL_SIMPLE) bus = 0;
     if (a == AR_NCCL_COLLNET_DIRECT && p == AR_NCCL_SIMPLE) {
         if (rsag) {
-            bus = ppn * dmin(g->bw_intra_GBps, g->bw_inter_GBps * 0.9);
+            bus = ppn * dmin(g->bw_intra_GBps, g->bw_inter_GBps * 0.9) * chfrac;
         } else {
             /* full speed needs a NIC per GPU: divide by the GPU:NIC ratio, halfway to 1 */
             double f = g->nchannels ? ppn / g->nchannels : 1.0;
@@ -195,16 +308,25 @@ static int tune_one(const ar_nccl_in *in, int coll, int a, int p, double *busbw_
     }
     *busbw_out = bus;
     /* bus bandwidth -> algorithm bandwidth */
-    if (!(a != AR_NCCL_RING && rsag)) {
-        if (a == AR_NCCL_RING || a == AR_NCCL_NVLS || a == AR_NCCL_NVLS_TREE) bus *= (double)nranks / nsteps;
+    if (v218) {
+        /* 2.18: NVLS 5/6, NVLS_TREE 0.70 nnodes / (2 (nnodes - 1)) */
+        bus *= a == AR_NCCL_RING                      ? (double)nranks / nsteps
+               : a == AR_NCCL_NVLS                    ? 5.0 / 6.0
+               : a == AR_NCCL_NVLS_TREE && nnodes > 1 ? 0.70 * nnodes / (2.0 * (nnodes - 1))
+               : a == AR_NCCL_NVLS_TREE               ? 0
+                                                      : 0.5;
+    } else if (!(a != AR_NCCL_RING && rsag)) {
+        if (v226 && (a == AR_NCCL_NVLS || a == AR_NCCL_NVLS_TREE)) bus *= 5.0 / 6.0;
+        else if (a == AR_NCCL_RING || a == AR_NCCL_NVLS || a == AR_NCCL_NVLS_TREE) bus *= (double)nranks / nsteps;
         else bus *= 0.5;
     }
     *bw_out = bus;
 
     int intra_hw = g->intra_nvlink ? HW_NVLINK : HW_PCI;
-    double lat = k_base_lat[a][p];
-    double intra_lat = k_hw_lat[intra_hw][a][p];
-    double inter_lat = ppn_i == 1 && nranks == nnodes ? k_hw_lat[HW_NET][AR_NCCL_TREE][p] : k_hw_lat[HW_NET][a][p];
+    double lat = K->base_lat[a][p];
+    double intra_lat = hw_step(in, K, intra_hw, a, p);
+    double inter_lat = !v218 && ppn_i == 1 && nranks == nnodes ? hw_step(in, K, HW_NET, AR_NCCL_TREE, p)
+                                                               : hw_step(in, K, HW_NET, a, p);
     inter_lat += g->lat_inter_us;
     if (p == AR_NCCL_SIMPLE) inter_lat += g->lat_inter_us; /* the flush */
     int l2n = log2_floor((uint64_t)nnodes);
@@ -216,22 +338,27 @@ static int tune_one(const ar_nccl_in *in, int coll, int a, int p, double *busbw_
             if (p == AR_NCCL_SIMPLE) ovh *= 3;
         }
         if (ovh > intra_lat) intra_lat = ovh;
-        int inter_steps = nnodes == 1 ? 0 : coll == AR_NCCL_ALLREDUCE ? 2 * (nnodes - 1) : nnodes - 1;
+        int inter_steps = nnodes == 1                 ? 0
+                          : coll == AR_NCCL_ALLREDUCE ? (v218 ? 2 * nnodes : 2 * (nnodes - 1))
+                                                      : nnodes - 1;
         lat += (nsteps - inter_steps) * intra_lat + inter_steps * inter_lat;
         break;
     }
     case AR_NCCL_TREE:
-        if (coll == AR_NCCL_ALLREDUCE) lat += 2 * ((ppn_i - 1) * intra_lat + l2n * inter_lat);
+        if (coll == AR_NCCL_ALLREDUCE || v218) lat += 2 * ((ppn_i - 1) * intra_lat + l2n * inter_lat);
         break;
     case AR_NCCL_COLLNET_DIRECT:
-        lat += 2 * ((ppn_i - 1 < 1 ? ppn_i - 1 : 1) * intra_lat + (ppn_i - 1) * 0.4) + inter_lat;
+        lat += 2 * ((ppn_i - 1 < 1 ? ppn_i - 1 : 1) * intra_lat + (ppn_i - 1) * (v218 ? 0.5 : 0.4)) + inter_lat;
         break;
     case AR_NCCL_COLLNET_CHAIN: lat += 2 * (ppn_i - 1) * intra_lat + inter_lat; break;
     case AR_NCCL_NVLS:
-        lat = intra_lat;
+        if (!v218) lat = intra_lat;
         if (nnodes > 1) lat += inter_lat;
         break;
-    case AR_NCCL_NVLS_TREE: lat += intra_lat + 2 * l2n * inter_lat; break;
+    case AR_NCCL_NVLS_TREE:
+        if (v218) lat += 2 * (nnodes - 1) * inter_lat;
+        else lat += intra_lat + 2 * l2n * inter_lat;
+        break;
     case AR_NCCL_PAT:
         if (rsag) lat += l2n * (inter_lat / 3.5) + nranks * 2.8;
         break;
@@ -248,7 +375,9 @@ static int enabled(const ar_nccl_in *in, int coll, int a, int p) {
     int ppn = in->nranks / in->nnodes;
     if (p == AR_NCCL_LL128) {
         int ok = g->ll128_paths_ok;
-        ok &= in->cc_min == in->cc_max || in->cc_min >= 90;
+        int ver = consts_of(in->version)->version;
+        ok &= in->cc_min == in->cc_max || (ver >= 22900 && in->cc_min >= 90);
+        ok &= ver >= 22000 || in->cc_min == 70 || in->cc_min == 80 || in->cc_min == 90; /* 2.18: those GPUs only */
         ok &= !(in->cc_min < 70 || (in->cc_min == 90 && in->cudart_11_8 && coll == AR_NCCL_ALLREDUCE &&
                                     a == AR_NCCL_RING && in->nranks == 2));
         if (!ok) return 0;
@@ -278,7 +407,7 @@ ar_status ar_nccl_model_tune(const ar_nccl_in *in, ar_nccl_table *t, ar_err *e) 
         for (int a = 0; a < AR_NCCL_NALGOS; a++)
             for (int p = 0; p < AR_NCCL_NPROTOS; p++) {
                 double bus = 0, bw = 0, lat = 0;
-                if (!tune_one(in, c, a, p, &bus, &bw, &lat)) continue;
+                if (!tune_one(in, c, a, p, 1.0, &bus, &bw, &lat)) continue;
                 double f = (in->cal_bw > 0 ? in->cal_bw : 1) * (in->eff[a][p] > 0 ? in->eff[a][p] : 1);
                 t->busbw_GBps[c][a][p] = bus * f;
                 t->bw_GBps[c][a][p] = bw * f;
@@ -297,6 +426,36 @@ static ar_status check_args(int coll, int algo, int proto, double bytes, ar_err 
     return AR_OK;
 }
 
+/* NCCL's communicator channel count (connect.cc ncclTopoPostset: the ring/tree graphs' common count,
+ * duplicated, at most 64; doubled again on Hopper+ across nodes while < 16 and bwIntra > 45 GB/s). */
+static int comm_channels(const ar_nccl_in *in) {
+    int n = in->ring.nchannels < in->tree.nchannels ? in->ring.nchannels : in->tree.nchannels;
+    n = 2 * n < NCCL_MAX_CHANNELS ? 2 * n : NCCL_MAX_CHANNELS;
+    if (consts_of(in->version)->version >= 22000 && in->cc_min >= 90 && in->nnodes > 1 &&
+        in->ring.bw_intra_GBps > 45.0 && n < 16)
+        n *= 2;
+    return n;
+}
+
+double ar_nccl_channel_share(const ar_nccl_in *in, ar_nccl_coll coll, ar_nccl_algo algo, ar_nccl_proto proto,
+                             double bytes) {
+    (void)coll;
+    if (!in || (algo != AR_NCCL_RING && algo != AR_NCCL_TREE && algo != AR_NCCL_PAT)) return 1.0;
+    int n = comm_channels(in);
+    if (n < 2) return 1.0;
+    /* threads per channel (tuning.cc maxThreads: Simple 512, or 256 where the ring's graph is PCIe-slow;
+     * LL 512; LL128 640) and bytes per thread before another channel (threadThresholds: LL and LL128 8,
+     * Simple 64; the ring's LL x nranks) */
+    int nt = proto == AR_NCCL_LL128 ? 640 : 512;
+    if (proto == AR_NCCL_SIMPLE && algo == AR_NCCL_RING && in->ring.bw_intra_GBps * in->ring.nchannels <= 24.0)
+        nt = 256;
+    double thr = proto == AR_NCCL_SIMPLE ? 64 : 8;
+    if (algo == AR_NCCL_RING && proto == AR_NCCL_LL) thr *= in->nranks;
+    int nc = n; /* enqueue.cc: while (nBytes < nc * nt * threadThreshold && nc >= 2) nc-- */
+    while (nc >= 2 && bytes < (double)nc * nt * thr) nc--;
+    return (double)nc / n;
+}
+
 ar_status ar_nccl_table_time(const ar_nccl_in *in, const ar_nccl_table *t, ar_nccl_coll coll, ar_nccl_algo algo,
                              ar_nccl_proto proto, double bytes, double *time_s, ar_err *e) {
     ar_status st = check_args((int)coll, (int)algo, (int)proto, bytes, e);
@@ -311,10 +470,20 @@ ar_status ar_nccl_table_time(const ar_nccl_in *in, const ar_nccl_table *t, ar_nc
     }
     uint64_t nbytes = (uint64_t)bytes;
     double bw = t->bw_GBps[coll][algo][proto], lat = t->lat_us[coll][algo][proto];
+    if (in->runtime_channels) {
+        double frac = ar_nccl_channel_share(in, coll, algo, proto, bytes), bus = 0, lat2 = 0;
+        if (frac < 1 && tune_one(in, coll, algo, proto, frac, &bus, &bw, &lat2)) {
+            double f = (in->cal_bw > 0 ? in->cal_bw : 1) * (in->eff[algo][proto] > 0 ? in->eff[algo][proto] : 1);
+            bw *= f;
+        }
+        if (!(bw > 0)) bw = t->bw_GBps[coll][algo][proto];
+    }
     int lsz = log2_floor(nbytes >> 6);
-    if (algo == AR_NCCL_TREE && coll == AR_NCCL_ALLREDUCE && lsz >= 0 && lsz < 23) bw *= k_tree_corr[proto][lsz];
+    int ver = consts_of(in->version)->version;
+    if (algo == AR_NCCL_TREE && (coll == AR_NCCL_ALLREDUCE || ver < 22000) && lsz >= 0 && lsz < 23)
+        bw *= k_tree_corr[proto][lsz];
     if (algo == AR_NCCL_NVLS_TREE && coll == AR_NCCL_ALLREDUCE && lsz >= 0 && lsz < 24 && in->cc_min >= 100 &&
-        in->cpu_x86)
+        in->cpu_x86 && ver >= 22900)
         bw *= k_tree_corr[proto][lsz];
     int comm_ch = in->ring.nchannels < in->tree.nchannels ? in->ring.nchannels : in->tree.nchannels;
     if (algo == AR_NCCL_RING && proto == AR_NCCL_SIMPLE && in->nnodes > 1 && coll == AR_NCCL_ALLREDUCE && comm_ch > 0 &&
@@ -600,6 +769,28 @@ int ar_nccl_cc_of_platform(const ar_platform *p) {
     return cc ? cc : cc_of_name(p->name);
 }
 
+/* The platform's latency of one hop between two GPUs inside a machine [0] and between machines [1],
+ * in us: the smallest route latency between rank 0 and another rank of its machine, and between
+ * rank 0 and the first rank of another machine (0 where there is none). */
+static void hop_latencies(const ar_platform *p, double lat_us[2]) {
+    lat_us[0] = lat_us[1] = 0;
+    if (!p->machine_of_rank || p->nranks < 2) return;
+    double best[2] = {HUGE_VAL, HUGE_VAL};
+    for (int r = 1; r < p->nranks && r < 4096; r++) {
+        int c = p->machine_of_rank[r] != p->machine_of_rank[0];
+        ar_dlink rt[64];
+        int n = ar_platform_route(p, 0, r, rt, 64);
+        double l = 0;
+        for (int k = 0; k < n; k++) { /* nominal: a calibration's latency factor goes on the table (cal_lat) */
+            int li = AR_DLINK_LINK(rt[k]);
+            double f = p->calibrated ? p->cal_lat[ar_platform_link_class(p, li)] : 1;
+            l += p->links[li].lat_s / (f > 0 ? f : 1);
+        }
+        if (n > 0 && l < best[c]) best[c] = l;
+    }
+    for (int c = 0; c < 2; c++) lat_us[c] = isfinite(best[c]) ? best[c] * 1e6 : 0;
+}
+
 ar_status ar_nccl_in_from_platform(const ar_platform *p, int cc, ar_nccl_in *out, ar_err *e) {
     if (!p || !out) return ar_fail(e, AR_EINVAL, "nccl model: no platform");
     if (cc == 0) cc = ar_nccl_cc_of_platform(p);
@@ -686,6 +877,8 @@ ar_status ar_nccl_in_from_platform(const ar_platform *p, int cc, ar_nccl_in *out
         out->cal_bw = p->cal_bw[nm > 1];
     }
     memcpy(out->eff, p->nccl_eff, sizeof out->eff);
+    out->version = p->nccl_version;
+    hop_latencies(p, out->hop_lat_us);
     if (nr == 1) return AR_OK;
     ring_search(&t, cc, &out->ring);
     out->ring.intra_nvlink = ppn >= 2;

@@ -33,7 +33,11 @@
 #include "../core/platform.h"
 #include "../core/status.h"
 
-#define AR_NCCL_MODEL_VERSION "2.30.7"
+#define AR_NCCL_MODEL_VERSION "2.30.7" /* the default; ar_nccl_version_parse lists the others */
+
+/* The GPU-to-GPU latency (us) of the hardware NCCL's latency tables describe, as arlab's modern presets
+ * declare it (two 1 us links); a platform's excess over it adds to every step. */
+#define AR_NCCL_REF_HOP_US 2.0
 
 typedef enum ar_nccl_coll {
     AR_NCCL_ALLREDUCE = 0,
@@ -85,6 +89,17 @@ typedef struct ar_nccl_in {
     double net_overhead_us;     /* getNetOverhead; < 0 = NCCL's default (1 us, 2 us on AMD x86) */
     int cudart_11_8;            /* CUDART_VERSION == 11080 (an LL128 exclusion on Hopper, 2 ranks) */
     ar_nccl_graph tree, ring, nvls, collnet_direct, collnet_chain;
+    /* The NCCL release whose tables and formulas are used (ar_nccl_version_parse; 0 = the newest modelled). */
+    int version;
+    /* 1: ar_nccl_table_time (and so the choice's time) prices what runs, the bandwidth of the channels
+     * enqueue.cc's channel tuning leaves at that size (ar_nccl_channel_share), not the tuner's estimate
+     * on every channel; the choice itself is still made on the tuner's estimate. 0 (the default everywhere, nccl_model_s included): the tuner's
+     * own estimate. Against the public logs it moves the middle sizes by < 6 %, so it stays opt-in. */
+    int runtime_channels;
+    /* The platform's own latency (us) between two GPUs inside a node [0] and across nodes [1]: what it
+     * exceeds AR_NCCL_REF_HOP_US by (a slow fabric, a family's lat=) is added to NCCL's per-step latency of
+     * that class; 0 = none. */
+    double hop_lat_us[2];
     /* Calibration (not NCCL's): ar_nccl_model_tune multiplies every latency by cal_lat and the
      * bandwidth of (algo a, proto p) by cal_bw x eff[a][p]; 0 = 1 (none). ar_nccl_in_from_platform sets
      * them from a calibrated platform: its intra-node factors on one node, its inter-node ones on
@@ -126,6 +141,20 @@ ar_status ar_nccl_table_time(const ar_nccl_in *in, const ar_nccl_table *t, ar_nc
 ar_status ar_nccl_model_choose(const ar_nccl_in *in, ar_nccl_coll coll, int algo, double bytes, ar_nccl_algo *algo_out,
                                ar_nccl_proto *proto_out, double *time_s, ar_err *e);
 
+/* The NCCL releases modelled: "2.18" (2.18.x, 2.19.x: NCCL 2.18.6's tuning.cc), "2.26" (2.25.x, 2.26.x:
+ * 2.26.2's), "2.28" (2.27.x, 2.28.x: 2.28.9's), "2.30" (2.29.x, 2.30.x: 2.30.7's, the default). Accepts
+ * "2.N", "2.N.P" and "2.N.P-1"; returns the internal version (21800, 22600, 22800, 23000) or -1 for a
+ * release not modelled (2.20 to 2.24 differ from all four in places: not claimed). */
+int ar_nccl_version_parse(const char *s);
+/* The release whose tables a version uses ("2.30.7"; 0 = the default). */
+const char *ar_nccl_version_name(int version);
+
+/* enqueue.cc's channel tuning for ring, tree and PAT: NCCL runs an operation of `bytes` on nc of the
+ * communicator's N channels (N: the ring/tree graphs' common count, duplicated; nc the largest with
+ * bytes >= nc x threads x bytes-per-thread, at least 1); returns nc / N (1 for other algorithms). */
+double ar_nccl_channel_share(const ar_nccl_in *in, ar_nccl_coll coll, ar_nccl_algo algo, ar_nccl_proto proto,
+                             double bytes);
+
 /* nccl-tests' definitions. algbw = bytes / time, bytes = nccl-tests' "size": the
  * all-reduce buffer, the whole reduce-scatter input, the whole all-gather output
  * (nranks x the per-rank chunk; NCCL's tuner times the same nBytes). busbw = algbw
@@ -140,6 +169,10 @@ double ar_nccl_busbw(ar_nccl_coll coll, int nranks, double algbw_Bps);
  * latency, in us. Any output may be NULL. AR_EINVAL for an unknown algo/proto. */
 ar_status ar_nccl_proto_effect(ar_nccl_algo a, ar_nccl_proto p, int nnodes, int inter, double *bw_factor,
                                double *step_lat_us, double *base_lat_us);
+
+/* The same for a modelled release (ar_nccl_version_parse; 0 = the default). */
+ar_status ar_nccl_proto_effect_v(int version, ar_nccl_algo a, ar_nccl_proto p, int nnodes, int inter, double *bw_factor,
+                                 double *step_lat_us, double *base_lat_us);
 
 const char *ar_nccl_algo_name(ar_nccl_algo a);   /* "TREE", "RING", ..., NCCL's spelling */
 const char *ar_nccl_proto_name(ar_nccl_proto p); /* "LL", "LL128", "SIMPLE" */

@@ -250,9 +250,10 @@ static ar_status price_round_stream(walk *w, const ar_phase *phase, int r, doubl
 /* NCCL protocols (ar_op.proto): NCCL's bandwidth factor and per-step
  * latency (models/nccl_model.h ar_nccl_proto_effect; TREE ops take the tree's,
  * others the ring's; per step the NVLink and network latencies weighted by the
- * share of the op's hops that cross machines, as NCCL charges intra/inter steps)
- * for the phase's ops with a protocol: every round's bytes are divided by the
- * smallest factor and the largest step latency is added to every round; the
+ * share of the op's hops that cross machines, as NCCL charges intra/inter steps;
+ * NCCL's step includes the hop, so only its excess over the hops' mean route
+ * latency counts) for the phase's ops with a protocol: every round's bytes are
+ * divided by the smallest factor and the largest step excess is added to every round; the
  * base latency once per phase. No protocol: factor 1, no latency. */
 void ar_phase_proto_effect(const ar_platform *p, const ar_phase *ph, double *bw_factor, double *step_s,
                            double *base_s) {
@@ -266,18 +267,26 @@ void ar_phase_proto_effect(const ar_platform *p, const ar_phase *ph, double *bw_
                            : op->proto == AR_PROTO_LL128 ? AR_NCCL_LL128
                                                          : AR_NCCL_SIMPLE;
         int cross = 0, nedge = 0; /* hops (ring: member order; tree: parent edges) crossing machines */
+        double hop = 0;           /* their mean route latency, us */
         for (int m = 0; p->machine_of_rank && m < op->n; m++) {
             int q = op->parent ? op->parent[m] : (m + 1) % op->n;
             if (q < 0 || q == m) continue;
             nedge++;
             cross += p->machine_of_rank[op->members[m]] != p->machine_of_rank[op->members[q]];
+            ar_dlink rt[64];
+            int len = ar_platform_route(p, op->members[m], op->members[q], rt, 64);
+            for (int k = 0; k < len; k++) hop += p->links[AR_DLINK_LINK(rt[k])].lat_s * 1e6;
         }
+        if (nedge) hop /= nedge;
         int nn = p->nmachines > 0 ? p->nmachines : 1;
         double f, step, base, step_net, x = nedge ? (double)cross / nedge : 0;
         if (ar_nccl_proto_effect(a, pr, nn, 0, &f, &step, &base) != AR_OK ||
             ar_nccl_proto_effect(a, pr, nn, 1, NULL, &step_net, NULL) != AR_OK)
             continue;
         step = (1 - x) * step + x * step_net; /* NCCL: intra steps at NVLink latency, inter-node ones at the net's */
+        /* NCCL's per-step latency includes the hop itself: a round costs the larger of the route's latency
+         * (which every round already pays) and NCCL's step, so only the step's excess over the hop is added */
+        step = step > hop ? step - hop : 0;
         if (f < *bw_factor) *bw_factor = f;
         if (step * 1e-6 > *step_s) *step_s = step * 1e-6;
         if (base * 1e-6 > *base_s) *base_s = base * 1e-6;

@@ -235,6 +235,7 @@ static ar_status model_of(plat_cache *pc, const ar_platform *p, const ar_nt_set 
         ar_err e2 = {{0}};
         if (ar_platform_load(spec, 0, &own, &e2))
             return ar_fail(e, AR_EINVAL, "%s: %d nodes: %s", ar_nt_where(s, r, where, sizeof where), nodes, e2.msg);
+        own->nccl_version = p->nccl_version; /* the NCCL release the fit models */
         use = own;
     }
     int i = pc->n;

@@ -494,6 +494,144 @@ static void test_calibration(void) {
     ar_platform_free(p);
 }
 
+/* The modelled releases (ar_nccl_version_parse) and where their tables and formulas differ. */
+static void test_versions(void) {
+    T_CHECK(ar_nccl_version_parse("2.18") == 21800 && ar_nccl_version_parse("2.19.3-1") == 21800 &&
+                ar_nccl_version_parse("2.28.9") == 22800 && ar_nccl_version_parse("2.27") == 22800 &&
+                ar_nccl_version_parse("2.30") == 23000 && ar_nccl_version_parse("2.29.7-1") == 23000,
+            "version parse: the modelled releases");
+    T_CHECK(ar_nccl_version_parse("2.21") < 0 && ar_nccl_version_parse("3.0") < 0 &&
+                ar_nccl_version_parse("2.18x") < 0 && ar_nccl_version_parse("2.28.") < 0 &&
+                ar_nccl_version_parse("") < 0 && ar_nccl_version_parse(NULL) < 0,
+            "version parse: others refused");
+    T_CHECK(!strcmp(ar_nccl_version_name(0), "2.30.7") && !strcmp(ar_nccl_version_name(21800), "2.18.6"),
+            "version names");
+
+    /* 2 nodes x 8 H100, ring 8 ch x 48 GB/s, all-reduce RING/LL (nsteps 30).
+     * 2.30: bus = min(llMaxBw[Intel][2 nodes] 39.0, 8 x 48 x 0.5 = 192) = 39; bw = 39 x 16/30 = 20.8.
+     *       lat = 6.6 + (30 - 2(2-1)) x max(NVLink ring LL 0.6, net overhead 1.0) + 2 x net ring LL 2.7 = 40.0 us.
+     * 2.18: LL factor 1/4: min(39, 96) = 39, the same bw; inter-node steps 2 nnodes = 4:
+     *       lat = 6.6 + 26 x 1.0 + 4 x 2.7 = 43.4 us.
+     * 2.28: 2.30's on Hopper. */
+    ar_nccl_in in = h100_nodes(2);
+    double bw = 39.0 * 16 / 30;
+    near_us(&in, AR_NCCL_ALLREDUCE, AR_NCCL_RING, AR_NCCL_LL, MiB, 40.0 + MiB / (1000 * bw), "2.30 ring LL 2 nodes");
+    in.version = 22800;
+    near_us(&in, AR_NCCL_ALLREDUCE, AR_NCCL_RING, AR_NCCL_LL, MiB, 40.0 + MiB / (1000 * bw), "2.28 ring LL 2 nodes");
+    in.version = 21800;
+    near_us(&in, AR_NCCL_ALLREDUCE, AR_NCCL_RING, AR_NCCL_LL, MiB, 43.4 + MiB / (1000 * bw), "2.18 ring LL 2 nodes");
+
+    /* Blackwell, 2 nodes, ring LL128 (perChMaxRingLL128Bws[Blackwell][2 nodes]): 2.30 40, 2.28 34.6;
+     * bus = min(8 x 48 x 0.92 = 353.28, 8 x cap); bw = bus x 16/30;
+     * lat = 14.0 + 28 x max(NVLink ring LL128 1.9, 1.0) + 2 x net ring LL128 4.0 = 75.2 us.
+     * 2.18 enables LL128 on Volta, Ampere and Hopper only. */
+    ar_nccl_in_defaults(&in, 100, 16, 2);
+    in.ring = in.tree = gr(8, 48, 48);
+    in.nvswitch = 1;
+    near_us(&in, AR_NCCL_ALLREDUCE, AR_NCCL_RING, AR_NCCL_LL128, GiB, 75.2 + GiB / (1000 * 320.0 * 16 / 30),
+            "2.30 Blackwell ring LL128 2 nodes: cap 40/ch");
+    in.version = 22800;
+    near_us(&in, AR_NCCL_ALLREDUCE, AR_NCCL_RING, AR_NCCL_LL128, GiB, 75.2 + GiB / (1000 * 8 * 34.6 * 16 / 30),
+            "2.28 Blackwell ring LL128 2 nodes: cap 34.6/ch");
+    in.version = 21800;
+    double t = 0;
+    ar_err e = {{0}};
+    T_CHECK(ar_nccl_model_time(&in, AR_NCCL_ALLREDUCE, AR_NCCL_RING, AR_NCCL_LL128, GiB, &t, &e) == AR_EUNSUPPORTED,
+            "2.18: no LL128 on Blackwell");
+
+    /* NVLS on one H100 node (nvls 8 ch, intra 40, inter 60), 1 GiB.
+     * 2.30: per channel min(40 x 0.85 x 7/8 x 2 = 59.5, 60) = 59.5; bus 476; bw = 476 x 8/14 = 272;
+     *       lat = NVLink NVLS Simple 25 us.
+     * 2.18: no efficiency: bw per channel = bwIntra 40, bus 320, ratio 5/6; lat = base 23 us. */
+    in = h100_1node();
+    near_us(&in, AR_NCCL_ALLREDUCE, AR_NCCL_NVLS, AR_NCCL_SIMPLE, GiB, 25.0 + GiB / (1000 * 272.0), "2.30 NVLS");
+    in.version = 21800;
+    near_us(&in, AR_NCCL_ALLREDUCE, AR_NCCL_NVLS, AR_NCCL_SIMPLE, GiB, 23.0 + GiB / (1000 * 320.0 * 5 / 6),
+            "2.18 NVLS");
+    /* 2.26 (2.25.x-2.26.x): NVLS per channel min(bwIntra 40, bwInter 60) = 40, bus 320, algbw x 5/6; lat 25 us.
+     * 2 nodes NVLS_TREE (nvls 8 ch x 40/40): min(40, 40) = 40 (no cap), bus 320, x 5/6;
+     * lat = 0 + NVLink NVLS_TREE 25 + 2 x log2(2) x net NVLS_TREE 14 = 53 us. */
+    in.version = 22600;
+    near_us(&in, AR_NCCL_ALLREDUCE, AR_NCCL_NVLS, AR_NCCL_SIMPLE, GiB, 25.0 + GiB / (1000 * 320.0 * 5 / 6),
+            "2.26 NVLS");
+    in = h100_nodes(2);
+    in.version = 22600;
+    near_us(&in, AR_NCCL_ALLREDUCE, AR_NCCL_NVLS_TREE, AR_NCCL_SIMPLE, GiB, 53.0 + GiB / (1000 * 320.0 * 5 / 6),
+            "2.26 NVLS_TREE 2 nodes");
+    T_CHECK(ar_nccl_version_parse("2.26.2") == 22600 && ar_nccl_version_parse("2.25") == 22600 &&
+                !strcmp(ar_nccl_version_name(22600), "2.26.2"),
+            "2.26 parse and name");
+    /* 2.18: reduce-scatter and all-gather on rings only (PAT does not exist) */
+    in = h100_nodes(2);
+    in.nranks = in.nnodes = 2;
+    in.version = 21800;
+    T_CHECK(ar_nccl_model_time(&in, AR_NCCL_ALLGATHER, AR_NCCL_PAT, AR_NCCL_SIMPLE, MiB, &t, &e) == AR_EUNSUPPORTED,
+            "2.18: no PAT");
+    double f = 0, step = 0, base = 0;
+    T_OK(ar_nccl_proto_effect_v(21800, AR_NCCL_RING, AR_NCCL_LL, 2, 1, &f, &step, &base), e);
+    T_CHECK(f == 0.25 && step == 2.7 && base == 6.6, "2.18 ring LL effect: 1/4, 2.7 us net step, 6.6 us base");
+}
+
+/* enqueue.cc's channel tuning (ar_nccl_channel_share) and the time of what runs (runtime_channels). */
+static void test_channels(void) {
+    /* 2 nodes x 8 H100, ring = tree = 8 ch: the communicator's channels N = 2 x 8 = 16 (not < 16: not doubled
+     * again). Ring Simple: 512 threads x 64 B = 32 KiB per channel; 100 KiB -> 3 channels (3 x 32 KiB <= 100 KiB
+     * < 4 x 32 KiB); 1 MiB -> all 16. Ring LL: 512 x 8 x 16 ranks = 64 KiB per channel: 100 KiB -> 1.
+     * Tree LL128: 640 x 8 = 5 KiB per channel: 8 KiB -> 1. NVLS: its own channels, 1. */
+    ar_nccl_in in = h100_nodes(2);
+    T_NEAR(ar_nccl_channel_share(&in, AR_NCCL_ALLREDUCE, AR_NCCL_RING, AR_NCCL_SIMPLE, 100 * KiB), 3.0 / 16, REL,
+           "ring Simple 100 KiB: 3 of 16 channels");
+    T_NEAR(ar_nccl_channel_share(&in, AR_NCCL_ALLREDUCE, AR_NCCL_RING, AR_NCCL_SIMPLE, MiB), 1.0, REL,
+           "ring Simple 1 MiB: every channel");
+    T_NEAR(ar_nccl_channel_share(&in, AR_NCCL_ALLREDUCE, AR_NCCL_RING, AR_NCCL_LL, 100 * KiB), 1.0 / 16, REL,
+           "ring LL 100 KiB: one channel");
+    T_NEAR(ar_nccl_channel_share(&in, AR_NCCL_ALLREDUCE, AR_NCCL_TREE, AR_NCCL_LL128, 8 * KiB), 1.0 / 16, REL,
+           "tree LL128 8 KiB: one channel");
+    T_NEAR(ar_nccl_channel_share(&in, AR_NCCL_ALLREDUCE, AR_NCCL_NVLS, AR_NCCL_SIMPLE, 8 * KiB), 1.0, REL, "NVLS: 1");
+    /* With runtime_channels: ring Simple at 100 KiB on 3/16 of the graph's 8 channels:
+     * bus = 8 x 3/16 x 48 = 72, bw = 72 x 16/30 = 38.4; lat = 8.4 + 28 x max(3.4, 3 x 1.0) + 2 x 14 = 131.6,
+     * x 1.4 (ring plateau: 102400 / (8 x 16) >= 64) = 184.24 us. Without: bw = 384 x 16/30 = 204.8. */
+    near_us(&in, AR_NCCL_ALLREDUCE, AR_NCCL_RING, AR_NCCL_SIMPLE, 100 * KiB, 184.24 + 102400 / (1000 * 204.8),
+            "tuner's estimate: every channel");
+    in.runtime_channels = 1;
+    near_us(&in, AR_NCCL_ALLREDUCE, AR_NCCL_RING, AR_NCCL_SIMPLE, 100 * KiB, 184.24 + 102400 / (1000 * 38.4),
+            "what runs: 3 of 16 channels");
+    /* the choice is the tuner's either way (RING/SIMPLE is not NCCL's pick at 100 KiB: the same pick) */
+    ar_nccl_algo a1, a2;
+    ar_nccl_proto p1, p2;
+    ar_err e = {{0}};
+    T_OK(ar_nccl_model_choose(&in, AR_NCCL_ALLREDUCE, -1, 100 * KiB, &a1, &p1, NULL, &e), e);
+    in.runtime_channels = 0;
+    T_OK(ar_nccl_model_choose(&in, AR_NCCL_ALLREDUCE, -1, 100 * KiB, &a2, &p2, NULL, &e), e);
+    T_CHECK(a1 == a2 && p1 == p2, "runtime channels do not move the choice");
+}
+
+/* A platform's hop latency above AR_NCCL_REF_HOP_US adds to NCCL's per-step latency of its class. */
+static void test_hop_latency(void) {
+    /* 2 nodes, ring LL: hop_lat_us[1] = 12 -> net steps 2.7 + (12 - 2) = 12.7;
+     * lat = 6.6 + 28 x 1.0 + 2 x 12.7 = 60.0 us (bw 20.8 as in test_versions). Intra 1.5 (< 2): no change. */
+    ar_nccl_in in = h100_nodes(2);
+    in.hop_lat_us[0] = 1.5;
+    in.hop_lat_us[1] = 12;
+    near_us(&in, AR_NCCL_ALLREDUCE, AR_NCCL_RING, AR_NCCL_LL, MiB, 60.0 + MiB / (1000 * 39.0 * 16 / 30),
+            "net hop 12 us: +10 us per inter-node step");
+    /* the presets: GPU-to-GPU 2 us in a node (two 1 us links through the NVSwitch) and across (two through
+     * the rail switch): nothing added; a family's lat= moves the inter-node one */
+    ar_platform *p = NULL;
+    ar_err e = {{0}};
+    T_OK(ar_platform_load("dgx-h100:nodes=2", 0, &p, &e), e);
+    ar_nccl_in pi;
+    T_OK(ar_nccl_in_from_platform(p, 0, &pi, &e), e);
+    T_NEAR(pi.hop_lat_us[0], 2.0, REL, "dgx-h100:nodes=2 NVLink hop 2 us");
+    T_NEAR(pi.hop_lat_us[1], 2.0, REL, "dgx-h100:nodes=2 network hop 2 us");
+    ar_platform_free(p);
+    p = NULL;
+    T_OK(ar_platform_load("dgx-h100:nodes=2,lat=10us", 0, &p, &e), e);
+    T_OK(ar_nccl_in_from_platform(p, 0, &pi, &e), e);
+    T_NEAR(pi.hop_lat_us[1], 20.0, REL, "lat=10us: network hop 2 x 10 us");
+    ar_platform_free(p);
+}
+
 int main(void) {
     test_calibration();
     test_h100_one_node();
@@ -505,5 +643,8 @@ int main(void) {
     test_busbw();
     test_from_platform();
     test_errors();
+    test_versions();
+    test_channels();
+    test_hop_latency();
     return t_done("test_nccl_model");
 }
