@@ -47,31 +47,75 @@ static int rail_spec(const ar_platform *p, const ar_ntfit_res *r, char *buf, siz
     return rc;
 }
 
+/* Whether the calibration identified the bandwidth of algorithm/protocol algo/proto: its own efficiency, or, for
+ * its family's reference, the rate factor of a class it ran in. -1 when the calibration has no such group. */
+static int cal_bw_identified(const ar_ntfit_cal *c, const char *algo, const char *proto) {
+    for (int g = 0; g < c->ngroups; g++) {
+        if (strcmp(c->group[g].algo, algo) || strcmp(c->group[g].proto, proto)) continue;
+        int f = c->group[g].fam;
+        if (g != c->fref[f]) return c->group[g].ident;
+        for (int k = 0; k < 2; k++)
+            if (f == 0 ? c->cls[k].bw_n > 0 && c->cls[k].bw_ident : c->sw[k][f - 1].n > 0 && c->sw[k][f - 1].ident)
+                return 1;
+        return 0;
+    }
+    return -1;
+}
+
+/* Whether the calibration identified any latency (what = 0) or any bandwidth (what = 1) factor. */
+static int cal_any_identified(const ar_ntfit_cal *c, int what) {
+    for (int k = 0; k < 2; k++) {
+        if (!what && c->cls[k].lat_ident && c->cls[k].n >= 2) return 1;
+        if (what && ((c->cls[k].bw_ident && c->cls[k].bw_n > 0) || (c->sw[k][0].n > 0 && c->sw[k][0].ident) ||
+                     (c->sw[k][1].n > 0 && c->sw[k][1].ident)))
+            return 1;
+    }
+    for (int g = 0; what && g < c->ngroups; g++)
+        if (c->group[g].ident && g != c->fref[c->group[g].fam]) return 1;
+    return 0;
+}
+
 /* Prints the joint per-class calibration (real/ntfit.h ar_ntfit_cal). */
 static void print_cal(const ar_ntfit_cal *c) {
     printf("\ncalibration (written with --out): per link class, jointly with the per algorithm/protocol "
-           "efficiencies (t ~ lat_c L + X / (bw_c eff_g); %d pass%s, %d bootstrap resamples)\n",
+           "efficiencies (t ~ lat_c L + X / (bw_b eff_g), b = the class's links, its NVSwitch (NVLS) or its SHARP "
+           "(CollNet) rate; %d pass%s, %d bootstrap resamples)\n",
            c->passes, c->passes == 1 ? "" : "es", c->nboot);
-    printf("%-11s %4s %9s %22s %9s %22s\n", "class", "n", "latency", "95% interval", "bandwidth", "95% interval");
+    printf("%-11s %4s %9s %22s %9s %22s\n", "class", "n", "latency", "95% interval", "links bw", "95% interval");
     static const char *const cn[2] = {"intra-node", "inter-node"};
     for (int k = 0; k < 2; k++) {
         printf("%-11s %4d %9.4f [%9.4f, %9.4f] %9.4f [%9.4f, %9.4f]", cn[k], c->cls[k].n, c->cls[k].lat,
                c->cls[k].lat_lo, c->cls[k].lat_hi, c->cls[k].bw, c->cls[k].bw_lo, c->cls[k].bw_hi);
+        int bw_ok = c->cls[k].bw_ident || c->cls[k].bw_n == 0;
         if (c->cls[k].n < 2)
             printf("  NOT identified: no %s runs (factors kept at 1)\n", k ? "multi-node" : "one-node");
-        else if (!c->cls[k].lat_ident || !c->cls[k].bw_ident)
+        else if (!c->cls[k].lat_ident || !bw_ok)
             printf("  %s%s%sNOT identified (kept at 1)\n", c->cls[k].lat_ident ? "" : "latency ",
-                   !c->cls[k].lat_ident && !c->cls[k].bw_ident ? "and " : "", c->cls[k].bw_ident ? "" : "bandwidth ");
+                   !c->cls[k].lat_ident && !bw_ok ? "and " : "", bw_ok ? "" : "links bandwidth ");
+        else if (c->cls[k].bw_n == 0) printf("  (no records on the links: bw kept at 1)\n");
         else printf("\n");
     }
+    static const char *const swn[2] = {"NVLS (NVSwitch reduce/multicast)", "CollNet (SHARP)"};
+    static const char *const swc[2][2] = {{"intra-nvls", "intra-sharp"}, {"inter-nvls", "inter-sharp"}};
+    for (int k = 0; k < 2; k++)
+        for (int s2 = 0; s2 < 2; s2++) {
+            if (!c->sw[k][s2].n) continue;
+            printf("%-11s %4d %-9s %22s %9.4f [%9.4f, %9.4f]  %s rate%s\n", swc[k][s2], c->sw[k][s2].n, "", "",
+                   c->sw[k][s2].bw, c->sw[k][s2].lo, c->sw[k][s2].hi, swn[s2],
+                   c->sw[k][s2].ident ? "" : ": NOT identified (kept at 1)");
+        }
     printf("%-8s %-7s %4s %10s %22s  %s\n", "algo", "proto", "n", "efficiency", "95% interval", "identified");
     for (int g = 0; g < c->ngroups; g++)
         printf("%-8s %-7s %4d %10.4f [%9.4f, %9.4f]  %s\n", c->group[g].algo, c->group[g].proto, c->group[g].n,
                c->group[g].eff, c->group[g].lo, c->group[g].hi,
-               g == c->ref         ? "reference (1 by definition)"
-               : c->group[g].ident ? "yes"
+               g == c->fref[c->group[g].fam] ? "reference (1 by definition; its bandwidth is the class factor above)"
+               : c->group[g].ident           ? "yes"
                                    : "NO (kept at 1: no bandwidth term, too wide, or not separable from a class)");
-    printf("calibrated prediction |rel err|: median %.4f max %.4f\n", c->rel_med, c->rel_max);
+    printf("calibrated prediction |rel err|: median %.4f max %.4f; median by size:", c->rel_med, c->rel_max);
+    static const char *const b3[3] = {"< 64 KB", "64 KB-64 MB", ">= 64 MB"};
+    for (int b = 0; b < 3; b++)
+        if (c->bucket_n[b]) printf(" %s %.4f (%d)", b3[b], c->bucket_med[b], c->bucket_n[b]);
+    printf("\n");
 }
 
 /* Says what the data cannot identify and, with out, writes the calibrated platform (real/ntcal.h). */
@@ -91,7 +135,8 @@ static ar_status identify_and_write(const ar_nt_set *s, const ar_platform *p, co
              "holds the per link class factors (intra-node: latency x %.6g [%.6g, %.6g], bandwidth x %.6g [%.6g, "
              "%.6g]; inter-node: latency x %.6g [%.6g, %.6g], bandwidth x %.6g [%.6g, %.6g]; 95%% bootstrap "
              "intervals, %d resamples), which the loader applies to the links (and NCCL's model to its table), "
-             "\"nccl\".\"efficiency\" the per algorithm/protocol efficiencies of NCCL's model",
+             "\"nvls\"/\"collnet\" the NVSwitch's and SHARP's rates that NCCL's model uses for NVLS/NVLS_TREE "
+             "and COLLNET_*, \"nccl\".\"efficiency\" the per algorithm/protocol efficiencies of NCCL's model",
              cal->n, s->nruns ? ar_nt_coll_name(s->runs[0].coll) : "all_reduce", plat, cal->cls[0].lat,
              cal->cls[0].lat_lo, cal->cls[0].lat_hi, cal->cls[0].bw, cal->cls[0].bw_lo, cal->cls[0].bw_hi,
              cal->cls[1].lat, cal->cls[1].lat_lo, cal->cls[1].lat_hi, cal->cls[1].bw, cal->cls[1].bw_lo,
@@ -123,12 +168,19 @@ static ar_status identify_and_write(const ar_nt_set *s, const ar_platform *p, co
         printf("\nmulti-node platform with the per node class fit: --platform '%s' (N: node count)\n", rail);
     printf("\nidentifiability:\n");
     for (int i = 1; i < nn - 1; i++) printf("  %s\n", notes[i]);
-    for (int k = 0; k < 2; k++)
-        if (cal->cls[k].n >= 2 && (!cal->cls[k].lat_ident || !cal->cls[k].bw_ident))
+    for (int k = 0; k < 2; k++) {
+        int bw_bad = cal->cls[k].bw_n > 0 && !cal->cls[k].bw_ident;
+        if (cal->cls[k].n >= 2 && (!cal->cls[k].lat_ident || bw_bad))
             printf("  %s %s: NOT identified by these sizes (kept at 1)\n", k ? "inter-node" : "intra-node",
-                   !cal->cls[k].lat_ident && !cal->cls[k].bw_ident ? "latency and bandwidth"
-                   : !cal->cls[k].lat_ident                        ? "latency"
-                                                                   : "bandwidth");
+                   !cal->cls[k].lat_ident && bw_bad ? "latency and links bandwidth"
+                   : !cal->cls[k].lat_ident         ? "latency"
+                                                    : "links bandwidth");
+        for (int s2 = 0; s2 < 2; s2++)
+            if (cal->sw[k][s2].n > 0)
+                printf("  %s rate, %s: %s\n", s2 ? "CollNet (SHARP)" : "NVLS (NVSwitch)",
+                       k ? "inter-node" : "intra-node",
+                       cal->sw[k][s2].ident ? "identified" : "NOT identified by these sizes (kept at 1)");
+    }
     if (!out) return AR_OK;
     const char *np[8];
     for (int i = 0; i < nn; i++) np[i] = notes[i];
@@ -144,20 +196,23 @@ static ar_status identify_and_write(const ar_nt_set *s, const ar_platform *p, co
     int rnodes = 0, is_rail = ar_ntcal_rail_base(p, rbase, sizeof rbase, &rnodes);
     char nm[300];
     snprintf(nm, sizeof nm, "%s-calibrated", is_rail ? rbase : p->name);
-    ar_ntcal_in in = {.name = name ? name : nm,
-                      .lat_scale = 1,
-                      .bw_scale = 1,
-                      .nnotes = nn,
-                      .notes = np,
-                      .calibrated = 1,
-                      .cal_lat = {cal->cls[0].lat, cal->cls[1].lat},
-                      .cal_bw = {cal->cls[0].bw, cal->cls[1].bw},
-                      .base = !strncmp(src, "preset:", 7) ? src + 7
-                              : is_rail                   ? rbase
-                                                          : p->cal_base,
-                      .neff = cal->ngroups,
-                      .eff_key = kp,
-                      .eff = ev};
+    ar_ntcal_in in = {
+        .name = name ? name : nm,
+        .lat_scale = 1,
+        .bw_scale = 1,
+        .nnotes = nn,
+        .notes = np,
+        .calibrated = 1,
+        .cal_lat = {cal->cls[0].lat, cal->cls[1].lat},
+        .cal_bw = {cal->cls[0].bw, cal->cls[1].bw},
+        .cal_sw = {{cal->sw[0][0].bw, cal->sw[0][1].bw}, {cal->sw[1][0].bw, cal->sw[1][1].bw}},
+        .have_sw = {{cal->sw[0][0].n > 0, cal->sw[0][1].n > 0}, {cal->sw[1][0].n > 0, cal->sw[1][1].n > 0}},
+        .base = !strncmp(src, "preset:", 7) ? src + 7
+                : is_rail                   ? rbase
+                                            : p->cal_base,
+        .neff = cal->ngroups,
+        .eff_key = kp,
+        .eff = ev};
     char *json = NULL;
     ar_status st = ar_ntcal_platform_json(p, &in, &json, e);
     if (st) return st;
@@ -395,18 +450,25 @@ int cmd_fit(int argc, char **argv) {
         printf("fit of %s to %d %s records (NCCL model %s, weights 1/t, %d bootstrap resamples, seed %u)\n", plat, r.n,
                ar_nt_coll_name(s->runs[0].coll), "" AR_NCCL_MODEL_VERSION, r.nboot, seed);
         printf("%-16s %10s %22s  %s\n", "parameter", "value", "95% interval", "identified");
+        /* identified: as the calibration below decides it (what it writes), so that both sections agree */
+        int li = cal_any_identified(&cal, 0), bi = cal_any_identified(&cal, 1);
         printf("%-16s %10.4f [%9.4f, %9.4f]  %s\n", "latency_scale", r.lat_scale, r.lat_lo, r.lat_hi,
-               r.lat_ident ? "yes" : "NO (kept at the preset's value 1)");
+               li ? "yes" : "NO (the calibration keeps every latency factor at 1)");
         printf("%-16s %10.4f [%9.4f, %9.4f]  %s\n", "bandwidth_scale", r.bw_scale, r.bw_lo, r.bw_hi,
-               r.bw_ident ? "yes" : "NO (kept at the preset's value 1)");
+               bi ? "yes" : "NO (the calibration keeps every bandwidth factor at 1)");
         printf("\nper algorithm/protocol bandwidth efficiency (shared latency scale %.4f [%.4f, %.4f]):\n", r.group_lat,
                r.group_lat_lo, r.group_lat_hi);
         printf("%-8s %-7s %4s %7s %10s %22s  %s\n", "algo", "proto", "n", "forced", "efficiency", "95% interval",
                "identified");
-        for (int g = 0; g < r.ngroups; g++)
+        for (int g = 0; g < r.ngroups; g++) {
+            int ci = cal_bw_identified(&cal, r.group[g].algo, r.group[g].proto);
             printf("%-8s %-7s %4d %7s %10.4f [%9.4f, %9.4f]  %s\n", r.group[g].algo, r.group[g].proto, r.group[g].n,
                    r.group[g].forced ? "yes" : "no", r.group[g].eff, r.group[g].lo, r.group[g].hi,
-                   r.group[g].ident ? "yes" : "NO (kept at 1: too few sizes or no bandwidth term)");
+                   ci > 0    ? "yes"
+                   : ci == 0 ? "NO (the calibration keeps its bandwidth at 1: too few sizes, no bandwidth term, or "
+                               "not separable)"
+                             : "NO (the calibrated model does not choose it)");
+        }
         printf("\nresiduals (pred-meas)/meas:\n");
         int k = 0;
         char where[300];

@@ -560,7 +560,7 @@ static ar_status read_factor(jctx *c, const cJSON *obj, const char *key, double 
 
 static ar_status parse_calibration(jctx *c, const cJSON *root, ar_platform *p) {
     static const char *const k_cal[] = {"intra", "inter", "base", NULL};
-    static const char *const k_cls[] = {"lat", "bw", NULL};
+    static const char *const k_cls[] = {"lat", "bw", "nvls", "collnet", NULL};
     static const char *const k_nccl[] = {"efficiency", NULL};
     const cJSON *cal = field(root, "calibration"), *nccl = field(root, "nccl");
     ar_status st = AR_OK;
@@ -577,6 +577,8 @@ static ar_status parse_calibration(jctx *c, const cJSON *root, ar_platform *p) {
             if (!st) st = ar_jpath_check_keys(&c->jp, o, k_cls);
             if (!st) st = read_factor(c, o, "lat", &p->cal_lat[k]);
             if (!st) st = read_factor(c, o, "bw", &p->cal_bw[k]);
+            if (!st && field(o, "nvls")) st = read_factor(c, o, "nvls", &p->cal_sw_bw[k][0]);
+            if (!st && field(o, "collnet")) st = read_factor(c, o, "collnet", &p->cal_sw_bw[k][1]);
             ar_jpath_pop(&c->jp, o2);
         }
         const char *base = NULL;

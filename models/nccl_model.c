@@ -279,7 +279,11 @@ ar_status ar_nccl_model_tune(const ar_nccl_in *in, ar_nccl_table *t, ar_err *e) 
             for (int p = 0; p < AR_NCCL_NPROTOS; p++) {
                 double bus = 0, bw = 0, lat = 0;
                 if (!tune_one(in, c, a, p, &bus, &bw, &lat)) continue;
-                double f = (in->cal_bw > 0 ? in->cal_bw : 1) * (in->eff[a][p] > 0 ? in->eff[a][p] : 1);
+                int sw = a == AR_NCCL_NVLS || a == AR_NCCL_NVLS_TREE                 ? 0
+                         : a == AR_NCCL_COLLNET_DIRECT || a == AR_NCCL_COLLNET_CHAIN ? 1
+                                                                                     : -1;
+                double cb = sw >= 0 && in->cal_sw_bw[sw] > 0 ? in->cal_sw_bw[sw] : in->cal_bw;
+                double f = (cb > 0 ? cb : 1) * (in->eff[a][p] > 0 ? in->eff[a][p] : 1);
                 t->busbw_GBps[c][a][p] = bus * f;
                 t->bw_GBps[c][a][p] = bw * f;
                 t->lat_us[c][a][p] = lat * (in->cal_lat > 0 ? in->cal_lat : 1);
@@ -684,6 +688,8 @@ ar_status ar_nccl_in_from_platform(const ar_platform *p, int cc, ar_nccl_in *out
     if (p->calibrated) {
         out->cal_lat = p->cal_lat[nm > 1];
         out->cal_bw = p->cal_bw[nm > 1];
+        out->cal_sw_bw[0] = p->cal_sw_bw[nm > 1][0];
+        out->cal_sw_bw[1] = p->cal_sw_bw[nm > 1][1];
     }
     memcpy(out->eff, p->nccl_eff, sizeof out->eff);
     if (nr == 1) return AR_OK;

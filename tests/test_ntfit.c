@@ -183,13 +183,29 @@ static void cal_round_trip(void) {
                 "%s intervals narrow", cn[k]);
     }
     int seen_ref = 0, seen_tree = 0, seen_nvls = 0;
+    /* NVLS's bandwidth is the NVSwitch's rate, a factor of its own per class: the true class bw x the efficiency
+     * of what ran on it (NCCL's model picks NVLS on one node, NVLS_TREE on two: no group of the family ran in both
+     * classes, so each class's rate carries its own) */
+    for (int k = 0; k < 2; k++) {
+        double want = k_tbw[k] * true_eff(k ? AR_NCCL_NVLS_TREE : AR_NCCL_NVLS);
+        printf("cal %s NVLS rate: n %d true %.4f fitted %.4f [%.4f, %.4f] ident %d\n", cn[k], c.sw[k][0].n, want,
+               c.sw[k][0].bw, c.sw[k][0].lo, c.sw[k][0].hi, c.sw[k][0].ident);
+        if (!c.sw[k][0].n || !c.sw[k][0].ident) continue;
+        T_CHECK(c.sw[k][0].lo <= want && want <= c.sw[k][0].hi, "%s NVLS rate %g in [%g, %g]", cn[k], want,
+                c.sw[k][0].lo, c.sw[k][0].hi);
+        seen_nvls = 1;
+    }
     for (int g = 0; g < c.ngroups; g++) {
-        double want = true_eff(c.group[g].algo_i);
+        /* relative to its family's reference (RING/SIMPLE for the links, NVLS/SIMPLE for the NVSwitch) */
+        double want = true_eff(c.group[g].algo_i) / true_eff(c.group[g].fam == 1 ? AR_NCCL_NVLS : AR_NCCL_RING);
         printf("cal group %s/%s n %d eff true %.2f fitted %.4f [%.4f, %.4f] ident %d%s\n", c.group[g].algo,
                c.group[g].proto, c.group[g].n, want, c.group[g].eff, c.group[g].lo, c.group[g].hi, c.group[g].ident,
-               g == c.ref ? " (reference)" : "");
-        if (g == c.ref) {
-            seen_ref = !strcmp(c.group[g].algo, "RING") && !strcmp(c.group[g].proto, "SIMPLE") && c.group[g].eff == 1;
+               g == c.fref[c.group[g].fam] ? " (reference)" : "");
+        if (g == c.fref[c.group[g].fam]) {
+            T_CHECK(c.group[g].eff == 1, "a reference has eff 1");
+            if (g == c.ref)
+                seen_ref = !strcmp(c.group[g].algo, "RING") && !strcmp(c.group[g].proto, "SIMPLE") &&
+                           c.group[g].eff == 1;
             continue;
         }
         if (!c.group[g].ident) continue;
@@ -198,7 +214,6 @@ static void cal_round_trip(void) {
         T_CHECK(c.group[g].hi - c.group[g].lo < 0.15, "%s/%s interval narrower than 0.15", c.group[g].algo,
                 c.group[g].proto);
         if (c.group[g].algo_i == AR_NCCL_TREE) seen_tree = 1;
-        if (c.group[g].algo_i == AR_NCCL_NVLS) seen_nvls = 1;
     }
     T_CHECK(seen_ref && seen_tree && seen_nvls, "reference RING/SIMPLE, TREE and NVLS identified (%d %d %d)", seen_ref,
             seen_tree, seen_nvls);
@@ -220,6 +235,8 @@ static void cal_round_trip(void) {
                       .calibrated = 1,
                       .cal_lat = {c.cls[0].lat, c.cls[1].lat},
                       .cal_bw = {c.cls[0].bw, c.cls[1].bw},
+                      .cal_sw = {{c.sw[0][0].bw, c.sw[0][1].bw}, {c.sw[1][0].bw, c.sw[1][1].bw}},
+                      .have_sw = {{c.sw[0][0].n > 0, c.sw[0][1].n > 0}, {c.sw[1][0].n > 0, c.sw[1][1].n > 0}},
                       .base = "dgx-h100",
                       .neff = c.ngroups,
                       .eff_key = kp,
@@ -371,7 +388,12 @@ int main(int argc, char **argv) {
            cb.cls[0].lat_ident, cb.cls[0].bw, cb.cls[0].bw_lo, cb.cls[0].bw_hi, cb.cls[0].bw_ident, cb.cls[1].n);
     T_CHECK(!cb.cls[0].lat_ident && cb.cls[0].lat == 1 && cb.cls[0].lat_lo == 1 && cb.cls[0].lat_hi == 1,
             "intra latency unidentified, kept at 1");
-    T_CHECK(cb.cls[0].bw_ident && cb.cls[0].bw > 0.5, "intra bandwidth identified");
+    /* >= 256 MiB on one node: NCCL's model runs NVLS, whose rate is the NVSwitch's (not the links') */
+    printf("big only, calibration: links records %d; NVLS rate n %d %.4f [%.4f, %.4f] ident %d\n", cb.cls[0].bw_n,
+           cb.sw[0][0].n, cb.sw[0][0].bw, cb.sw[0][0].lo, cb.sw[0][0].hi, cb.sw[0][0].ident);
+    T_CHECK(cb.cls[0].bw_n == 0 && cb.cls[0].bw == 1, "no records on the links: links bandwidth kept at 1");
+    T_CHECK(cb.sw[0][0].n == 3 && cb.sw[0][0].ident && cb.sw[0][0].lo <= 0.8 && 0.8 <= cb.sw[0][0].hi,
+            "intra NVLS rate identified, 0.8 inside its interval");
     T_CHECK(cb.cls[1].n == 0 && !cb.cls[1].lat_ident && !cb.cls[1].bw_ident && cb.cls[1].lat == 1 && cb.cls[1].bw == 1,
             "inter-node: no data, kept at 1");
     ar_nt_free(s);
