@@ -831,3 +831,40 @@ ar_status ar_ntfit_calibrate(const ar_nt_set *s, const ar_platform *p, unsigned 
     free(pc), free(R), free(cur);
     return st;
 }
+
+ar_status ar_ntfit_predict(const ar_nt_set *s, const ar_platform *p, const ar_ntfit_cal *cal, ar_ntfit_pred *out,
+                           int *n, ar_err *e) {
+    *n = 0;
+    plat_cache *pc = calloc(1, sizeof *pc);
+    if (!pc) return ar_fail(e, AR_ENOMEM, "ntfit: out of memory");
+    ar_status st = AR_OK;
+    for (int i = 0; i < s->nrecs && !st; i++) {
+        const ar_nt_record *r = &s->recs[i];
+        const ar_nt_run *run = &s->runs[r->run];
+        if (nccl_coll_of(run->coll) < 0) continue;
+        ar_nccl_coll nc = (ar_nccl_coll)nccl_coll_of(run->coll);
+        int k = 0;
+        st = model_of(pc, p, s, r, &k, e);
+        if (st) break;
+        int cls = pc->c[k].p->nmachines > 1;
+        ar_nccl_in in = pc->c[k].in;
+        if (cal) ar_ntfit_cal_apply(cal, cls, &in);
+        int algo = run->algo[0] ? ar_nccl_algo_parse(run->algo) : -1;
+        ar_nccl_algo a;
+        ar_nccl_proto pr;
+        double t = 0, t2;
+        st = ar_nccl_model_choose(&in, nc, algo, (double)r->size_bytes, &a, &pr, &t, e);
+        if (st) break;
+        int q = run->proto[0] ? ar_nccl_proto_parse(run->proto) : -1;
+        ar_err e2 = {{0}};
+        if (q >= 0 && q != (int)pr &&
+            ar_nccl_model_time(&in, nc, a, (ar_nccl_proto)q, (double)r->size_bytes, &t2, &e2) == AR_OK)
+            t = t2;
+        const ar_nt_timing *tm = r->ip.present ? &r->ip : &r->oop;
+        out[*n] = (ar_ntfit_pred){t, tm->time_us * 1e-6, (double)r->size_bytes, i, pc->c[k].p->nmachines};
+        (*n)++;
+    }
+    for (int i = 0; i < pc->n; i++) ar_platform_free(pc->c[i].own);
+    free(pc);
+    return st;
+}

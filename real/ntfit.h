@@ -115,6 +115,17 @@ void ar_ntfit_cal_apply(const ar_ntfit_cal *c, int cls, ar_nccl_in *in);
 /* The size bucket of the calibration's summary: 0 < 64 KB, 1 64 KB-64 MB, 2 >= 64 MB. */
 int ar_ntfit_bucket3(double bytes);
 
+/* NCCL's model of every record of s whose collective it covers, on p (or, for runs of N whole nodes of a one-node
+ * p, NAME:nodes=N) calibrated by cal (NULL: p as it is), with NCCL's choice made on that model (or the run's
+ * NCCL_ALGO/NCCL_PROTO): pred_s, and beside it the time the fit uses (in place where present) meas_s, the size,
+ * the record's index in s and its platform's machine count. Arrays of s->nrecs; *n records written. */
+typedef struct ar_ntfit_pred {
+    double pred_s, meas_s, bytes;
+    int rec, nodes;
+} ar_ntfit_pred;
+ar_status ar_ntfit_predict(const ar_nt_set *s, const ar_platform *p, const ar_ntfit_cal *cal, ar_ntfit_pred *out,
+                           int *n, ar_err *e);
+
 ar_status ar_ntfit_calibrate(const ar_nt_set *s, const ar_platform *p, unsigned seed, int nboot, ar_ntfit_cal *out,
                              ar_err *e);
 
