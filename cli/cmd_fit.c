@@ -82,8 +82,10 @@ static int cal_any_identified(const ar_ntfit_cal *c, int what) {
 static void print_cal(const ar_ntfit_cal *c) {
     printf("\ncalibration (written with --out): per link class, jointly with the per algorithm/protocol "
            "efficiencies (t ~ lat_c L + X / (bw_b eff_g), b = the class's links, its NVSwitch (NVLS) or its SHARP "
-           "(CollNet) rate; %d pass%s, %d bootstrap resamples)\n",
-           c->passes, c->passes == 1 ? "" : "es", c->nboot);
+           "(CollNet) rate; %d pass%s%s, %d bootstrap resamples)\n",
+           c->passes, c->passes == 1 ? "" : "es",
+           c->kept != c->passes ? ": the choices did not settle, the pass whose model predicts best kept" : "",
+           c->nboot);
     printf("%-11s %4s %9s %22s %9s %22s\n", "class", "n", "latency", "95% interval", "links bw", "95% interval");
     static const char *const cn[2] = {"intra-node", "inter-node"};
     for (int k = 0; k < 2; k++) {
@@ -737,12 +739,19 @@ int cmd_fit(int argc, char **argv) {
                              : "NO (the calibrated model does not choose it)");
         }
         printf("\nresiduals (pred-meas)/meas:\n");
-        int k = 0;
+        int k = 0, zero = 0;
         char where[300];
-        for (int i = 0; i < s->nrecs; i++) {
+        for (int i = 0; i < s->nrecs && k < r.n; i++) {
+            if (!s->recs[i].size_bytes) { /* left out of the fit (ntfit.h) */
+                zero++;
+                continue;
+            }
             printf("  %-40s %12llu B %+8.4f\n", ar_nt_where(s, &s->recs[i], where, sizeof where),
                    (unsigned long long)s->recs[i].size_bytes, r.rel_err[k++]);
         }
+        if (zero)
+            printf("  (%d row%s of 0 B left out: NCCL runs nothing for them, and compare does not model them)\n", zero,
+                   zero == 1 ? "" : "s");
         static const char *bn[4] = {"< 1 MB", "1-64 MB", "64-512 MB", ">= 512 MB"};
         printf("\n%-10s %4s %10s %10s\n", "bucket", "n", "median|e|", "max|e|");
         for (int b = 0; b < 4; b++)

@@ -76,16 +76,19 @@ typedef struct ar_ntfit_res {
  * its family ran in, else the group of the family with the most records among those); a group that ran in a
  * class without its reference is not separable from that class's factor and keeps 1. The choice of
  * (algorithm, protocol) per record is re-made on the calibrated model and the fit repeated until no choice
- * changes (at most 4 passes), so that the calibrated platform's NCCL model predicts with the choice it makes
+ * changes (at most 6 passes), so that the calibrated platform's NCCL model predicts with the choice it makes
  * itself. Percentile 95 % intervals of a residual bootstrap (the sizes are a design: every resample keeps
  * every record, its time the fitted one x (1 + a relative residual drawn with replacement, inflated by
  * sqrt(n / (n - parameters))); fixed seed); a factor whose interval is wider than its value, a class without
  * >= 2 records, or a bandwidth class whose records carry < 1e-3 of their time in the bandwidth term, is NOT
  * identified and kept at 1 (the fit is redone with it fixed; a group found too wide together with its class
- * factor is tried again once that factor is fixed). rel_med/rel_max: |rel err| of the calibrated prediction;
- * bucket_med: its median per size bucket (< 64 KB, 64 KB-64 MB, >= 64 MB; NAN when empty). */
+ * factor is tried again once that factor is fixed). rel_med/rel_max: |rel err| of the calibrated model's
+ * prediction, with the choice it makes itself (as compare on the written platform); bucket_med: its median
+ * per size bucket (< 64 KB, 64 KB-64 MB, >= 64 MB; NAN when empty). Where the choices do not settle in 6
+ * passes, the pass whose calibrated model predicts best (median) is kept. */
 typedef struct ar_ntfit_cal {
     int n, passes, nboot;
+    int kept; /* the pass kept: the last when the choices settled, else the one whose model predicts best */
     struct {
         int n, bw_n; /* records of the class; of them on the links (bw) */
         double lat, lat_lo, lat_hi, bw, bw_lo, bw_hi;
@@ -129,6 +132,8 @@ ar_status ar_ntfit_predict(const ar_nt_set *s, const ar_platform *p, const ar_nt
 ar_status ar_ntfit_calibrate(const ar_nt_set *s, const ar_platform *p, unsigned seed, int nboot, ar_ntfit_cal *out,
                              ar_err *e);
 
+/* Rows of 0 B are left out of every fit, calibration and prediction here (NCCL returns at once; compare does
+ * not model them either). */
 /* Fits platform p to the all_reduce records of s. A run has p's rank count, or, when p is one
  * node, N x p's ranks on N nodes: it is predicted on "NAME:nodes=N" (core/platform_rail.h). The
  * same two scales hold for every node count. Refuses #wrong > 0 (ar_nt_check_fit). */
