@@ -35,7 +35,7 @@ typedef struct ar_ntcal_in {
      * "bw" before this calibration) x cal_sw; absent ones keep meaning "the class's bw" */
     double cal_sw[2][2];
     int have_sw[2][2];
-    const char *base;             /* the preset calibrated (NAME:nodes=N defaults, NCCL's GPU); may be NULL */
+    const char *base; /* the preset calibrated (NAME:nodes=N defaults, NCCL's GPU); may be NULL */
     int neff;
     const char *const *eff_key; /* "RING/SIMPLE" */
     const double *eff;

@@ -98,7 +98,7 @@ typedef struct ar_ntfit_cal {
         int n; /* records of the class on this rate; 0: not written (the links' factor applies) */
         double bw, lo, hi;
         int ident;
-    } sw[2][2]; /* [class][0 NVLS/NVLS_TREE, 1 COLLNET] */
+    } sw[2][2];       /* [class][0 NVLS/NVLS_TREE, 1 COLLNET] */
     int ngroups, ref; /* ref: the links' reference group (fref[0]) */
     int fref[3];      /* per family (links, NVLS, CollNet): the reference group's index, -1 when none */
     struct {
