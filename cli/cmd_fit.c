@@ -14,6 +14,9 @@
 #include "real/ntcal.h"
 #include "real/ntref.h"
 #include "models/nccl_model.h"
+#include "core/util.h"
+#include "lab/eval.h"
+#include <math.h>
 #endif
 
 #ifdef AR_HAVE_REAL_HOST
@@ -47,31 +50,77 @@ static int rail_spec(const ar_platform *p, const ar_ntfit_res *r, char *buf, siz
     return rc;
 }
 
+/* Whether the calibration identified the bandwidth of algorithm/protocol algo/proto: its own efficiency, or, for
+ * its family's reference, the rate factor of a class it ran in. -1 when the calibration has no such group. */
+static int cal_bw_identified(const ar_ntfit_cal *c, const char *algo, const char *proto) {
+    for (int g = 0; g < c->ngroups; g++) {
+        if (strcmp(c->group[g].algo, algo) || strcmp(c->group[g].proto, proto)) continue;
+        int f = c->group[g].fam;
+        if (g != c->fref[f]) return c->group[g].ident;
+        for (int k = 0; k < 2; k++)
+            if (f == 0 ? c->cls[k].bw_n > 0 && c->cls[k].bw_ident : c->sw[k][f - 1].n > 0 && c->sw[k][f - 1].ident)
+                return 1;
+        return 0;
+    }
+    return -1;
+}
+
+/* Whether the calibration identified any latency (what = 0) or any bandwidth (what = 1) factor. */
+static int cal_any_identified(const ar_ntfit_cal *c, int what) {
+    for (int k = 0; k < 2; k++) {
+        if (!what && c->cls[k].lat_ident && c->cls[k].n >= 2) return 1;
+        if (what && ((c->cls[k].bw_ident && c->cls[k].bw_n > 0) || (c->sw[k][0].n > 0 && c->sw[k][0].ident) ||
+                     (c->sw[k][1].n > 0 && c->sw[k][1].ident)))
+            return 1;
+    }
+    for (int g = 0; what && g < c->ngroups; g++)
+        if (c->group[g].ident && g != c->fref[c->group[g].fam]) return 1;
+    return 0;
+}
+
 /* Prints the joint per-class calibration (real/ntfit.h ar_ntfit_cal). */
 static void print_cal(const ar_ntfit_cal *c) {
     printf("\ncalibration (written with --out): per link class, jointly with the per algorithm/protocol "
-           "efficiencies (t ~ lat_c L + X / (bw_c eff_g); %d pass%s, %d bootstrap resamples)\n",
-           c->passes, c->passes == 1 ? "" : "es", c->nboot);
-    printf("%-11s %4s %9s %22s %9s %22s\n", "class", "n", "latency", "95% interval", "bandwidth", "95% interval");
+           "efficiencies (t ~ lat_c L + X / (bw_b eff_g), b = the class's links, its NVSwitch (NVLS) or its SHARP "
+           "(CollNet) rate; %d pass%s%s, %d bootstrap resamples)\n",
+           c->passes, c->passes == 1 ? "" : "es",
+           c->kept != c->passes ? ": the choices did not settle, the pass whose model predicts best kept" : "",
+           c->nboot);
+    printf("%-11s %4s %9s %22s %9s %22s\n", "class", "n", "latency", "95% interval", "links bw", "95% interval");
     static const char *const cn[2] = {"intra-node", "inter-node"};
     for (int k = 0; k < 2; k++) {
         printf("%-11s %4d %9.4f [%9.4f, %9.4f] %9.4f [%9.4f, %9.4f]", cn[k], c->cls[k].n, c->cls[k].lat,
                c->cls[k].lat_lo, c->cls[k].lat_hi, c->cls[k].bw, c->cls[k].bw_lo, c->cls[k].bw_hi);
+        int bw_ok = c->cls[k].bw_ident || c->cls[k].bw_n == 0;
         if (c->cls[k].n < 2)
             printf("  NOT identified: no %s runs (factors kept at 1)\n", k ? "multi-node" : "one-node");
-        else if (!c->cls[k].lat_ident || !c->cls[k].bw_ident)
+        else if (!c->cls[k].lat_ident || !bw_ok)
             printf("  %s%s%sNOT identified (kept at 1)\n", c->cls[k].lat_ident ? "" : "latency ",
-                   !c->cls[k].lat_ident && !c->cls[k].bw_ident ? "and " : "", c->cls[k].bw_ident ? "" : "bandwidth ");
+                   !c->cls[k].lat_ident && !bw_ok ? "and " : "", bw_ok ? "" : "links bandwidth ");
+        else if (c->cls[k].bw_n == 0) printf("  (no records on the links: bw kept at 1)\n");
         else printf("\n");
     }
+    static const char *const swn[2] = {"NVLS (NVSwitch reduce/multicast)", "CollNet (SHARP)"};
+    static const char *const swc[2][2] = {{"intra-nvls", "intra-sharp"}, {"inter-nvls", "inter-sharp"}};
+    for (int k = 0; k < 2; k++)
+        for (int s2 = 0; s2 < 2; s2++) {
+            if (!c->sw[k][s2].n) continue;
+            printf("%-11s %4d %-9s %22s %9.4f [%9.4f, %9.4f]  %s rate%s\n", swc[k][s2], c->sw[k][s2].n, "", "",
+                   c->sw[k][s2].bw, c->sw[k][s2].lo, c->sw[k][s2].hi, swn[s2],
+                   c->sw[k][s2].ident ? "" : ": NOT identified (kept at 1)");
+        }
     printf("%-8s %-7s %4s %10s %22s  %s\n", "algo", "proto", "n", "efficiency", "95% interval", "identified");
     for (int g = 0; g < c->ngroups; g++)
         printf("%-8s %-7s %4d %10.4f [%9.4f, %9.4f]  %s\n", c->group[g].algo, c->group[g].proto, c->group[g].n,
                c->group[g].eff, c->group[g].lo, c->group[g].hi,
-               g == c->ref         ? "reference (1 by definition)"
-               : c->group[g].ident ? "yes"
+               g == c->fref[c->group[g].fam] ? "reference (1 by definition; its bandwidth is the class factor above)"
+               : c->group[g].ident           ? "yes"
                                    : "NO (kept at 1: no bandwidth term, too wide, or not separable from a class)");
-    printf("calibrated prediction |rel err|: median %.4f max %.4f\n", c->rel_med, c->rel_max);
+    printf("calibrated prediction |rel err|: median %.4f max %.4f; median by size:", c->rel_med, c->rel_max);
+    static const char *const b3[3] = {"< 64 KB", "64 KB-64 MB", ">= 64 MB"};
+    for (int b = 0; b < 3; b++)
+        if (c->bucket_n[b]) printf(" %s %.4f (%d)", b3[b], c->bucket_med[b], c->bucket_n[b]);
+    printf("\n");
 }
 
 /* Says what the data cannot identify and, with out, writes the calibrated platform (real/ntcal.h). */
@@ -91,7 +140,8 @@ static ar_status identify_and_write(const ar_nt_set *s, const ar_platform *p, co
              "holds the per link class factors (intra-node: latency x %.6g [%.6g, %.6g], bandwidth x %.6g [%.6g, "
              "%.6g]; inter-node: latency x %.6g [%.6g, %.6g], bandwidth x %.6g [%.6g, %.6g]; 95%% bootstrap "
              "intervals, %d resamples), which the loader applies to the links (and NCCL's model to its table), "
-             "\"nccl\".\"efficiency\" the per algorithm/protocol efficiencies of NCCL's model",
+             "\"nvls\"/\"collnet\" the NVSwitch's and SHARP's rates that NCCL's model uses for NVLS/NVLS_TREE "
+             "and COLLNET_*, \"nccl\".\"efficiency\" the per algorithm/protocol efficiencies of NCCL's model",
              cal->n, s->nruns ? ar_nt_coll_name(s->runs[0].coll) : "all_reduce", plat, cal->cls[0].lat,
              cal->cls[0].lat_lo, cal->cls[0].lat_hi, cal->cls[0].bw, cal->cls[0].bw_lo, cal->cls[0].bw_hi,
              cal->cls[1].lat, cal->cls[1].lat_lo, cal->cls[1].lat_hi, cal->cls[1].bw, cal->cls[1].bw_lo,
@@ -123,12 +173,19 @@ static ar_status identify_and_write(const ar_nt_set *s, const ar_platform *p, co
         printf("\nmulti-node platform with the per node class fit: --platform '%s' (N: node count)\n", rail);
     printf("\nidentifiability:\n");
     for (int i = 1; i < nn - 1; i++) printf("  %s\n", notes[i]);
-    for (int k = 0; k < 2; k++)
-        if (cal->cls[k].n >= 2 && (!cal->cls[k].lat_ident || !cal->cls[k].bw_ident))
+    for (int k = 0; k < 2; k++) {
+        int bw_bad = cal->cls[k].bw_n > 0 && !cal->cls[k].bw_ident;
+        if (cal->cls[k].n >= 2 && (!cal->cls[k].lat_ident || bw_bad))
             printf("  %s %s: NOT identified by these sizes (kept at 1)\n", k ? "inter-node" : "intra-node",
-                   !cal->cls[k].lat_ident && !cal->cls[k].bw_ident ? "latency and bandwidth"
-                   : !cal->cls[k].lat_ident                        ? "latency"
-                                                                   : "bandwidth");
+                   !cal->cls[k].lat_ident && bw_bad ? "latency and links bandwidth"
+                   : !cal->cls[k].lat_ident         ? "latency"
+                                                    : "links bandwidth");
+        for (int s2 = 0; s2 < 2; s2++)
+            if (cal->sw[k][s2].n > 0)
+                printf("  %s rate, %s: %s\n", s2 ? "CollNet (SHARP)" : "NVLS (NVSwitch)",
+                       k ? "inter-node" : "intra-node",
+                       cal->sw[k][s2].ident ? "identified" : "NOT identified by these sizes (kept at 1)");
+    }
     if (!out) return AR_OK;
     const char *np[8];
     for (int i = 0; i < nn; i++) np[i] = notes[i];
@@ -144,20 +201,23 @@ static ar_status identify_and_write(const ar_nt_set *s, const ar_platform *p, co
     int rnodes = 0, is_rail = ar_ntcal_rail_base(p, rbase, sizeof rbase, &rnodes);
     char nm[300];
     snprintf(nm, sizeof nm, "%s-calibrated", is_rail ? rbase : p->name);
-    ar_ntcal_in in = {.name = name ? name : nm,
-                      .lat_scale = 1,
-                      .bw_scale = 1,
-                      .nnotes = nn,
-                      .notes = np,
-                      .calibrated = 1,
-                      .cal_lat = {cal->cls[0].lat, cal->cls[1].lat},
-                      .cal_bw = {cal->cls[0].bw, cal->cls[1].bw},
-                      .base = !strncmp(src, "preset:", 7) ? src + 7
-                              : is_rail                   ? rbase
-                                                          : p->cal_base,
-                      .neff = cal->ngroups,
-                      .eff_key = kp,
-                      .eff = ev};
+    ar_ntcal_in in = {
+        .name = name ? name : nm,
+        .lat_scale = 1,
+        .bw_scale = 1,
+        .nnotes = nn,
+        .notes = np,
+        .calibrated = 1,
+        .cal_lat = {cal->cls[0].lat, cal->cls[1].lat},
+        .cal_bw = {cal->cls[0].bw, cal->cls[1].bw},
+        .cal_sw = {{cal->sw[0][0].bw, cal->sw[0][1].bw}, {cal->sw[1][0].bw, cal->sw[1][1].bw}},
+        .have_sw = {{cal->sw[0][0].n > 0, cal->sw[0][1].n > 0}, {cal->sw[1][0].n > 0, cal->sw[1][1].n > 0}},
+        .base = !strncmp(src, "preset:", 7) ? src + 7
+                : is_rail                   ? rbase
+                                            : p->cal_base,
+        .neff = cal->ngroups,
+        .eff_key = kp,
+        .eff = ev};
     char *json = NULL;
     ar_status st = ar_ntcal_platform_json(p, &in, &json, e);
     if (st) return st;
@@ -319,6 +379,261 @@ static void note_platform_ranks(const ar_nt_set *s, const ar_platform *p, const 
 }
 #endif
 
+/* ---- `arlab fit --reference MANIFEST.tsv`: the corpus, per log and size bucket ---- */
+
+#define CORPUS_MAX 64
+typedef struct corpus_log {
+    char file[512], name[128], fit[96], opts[96];
+    ar_nt_coll coll;
+    int nodes; /* the most nodes of its records (its platform's machines) */
+} corpus_log;
+
+static int cmp_dbl_fit(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median_of(double *v, int n) {
+    if (n <= 0) return NAN;
+    qsort(v, (size_t)n, sizeof *v, cmp_dbl_fit);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* Reads files (one log, or a cluster's logs) with the log's options, the collective kept, #wrong rows left out. */
+static ar_status corpus_read(const char *const *files, int nf, const corpus_log *lg, ar_nt_set **s, ar_err *e) {
+    cli_nt_facts f;
+    memset(&f, 0, sizeof f);
+    char opts[96], *tok, *save = NULL;
+    snprintf(opts, sizeof opts, "%s", lg->opts);
+    for (tok = strtok_r(opts, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+        char *v = strtok_r(NULL, " ", &save);
+        if (!v) break;
+        if (!strcmp(tok, "--coll")) f.coll_arg = v, f.coll = (int)ar_nt_coll_parse(v);
+        else if (!strcmp(tok, "--ranks")) f.ranks = atoi(v);
+    }
+    ar_nt_opts nto;
+    cli_nt_opts(&f, &nto);
+    ar_status st = ar_nt_read_files(files, nf, &nto, s, e);
+    if (!st) {
+        ar_nt_keep_coll(*s, lg->coll);
+        ar_nt_drop_wrong(*s);
+        if (!(*s)->nrecs) st = ar_fail(e, AR_EINVAL, "%s: no %s rows", lg->name, ar_nt_coll_name(lg->coll));
+    }
+    return st;
+}
+
+/* The records of s whose size is not `skip` (a shallow copy: free only its recs). */
+static ar_nt_set corpus_without(const ar_nt_set *s, uint64_t skip, ar_nt_record *buf) {
+    ar_nt_set c = *s;
+    c.nrecs = 0;
+    c.recs = buf;
+    for (int i = 0; i < s->nrecs; i++)
+        if (s->recs[i].size_bytes != skip) buf[c.nrecs++] = s->recs[i];
+    return c;
+}
+
+/* |rel err| of pred vs meas per bucket into err[b] (counts nb[b]). */
+static void corpus_bucket(const ar_ntfit_pred *q, int n, const double *pred, double err[3][128], int nb[3]) {
+    nb[0] = nb[1] = nb[2] = 0;
+    for (int i = 0; i < n; i++) {
+        if (!(pred[i] > 0) || !isfinite(pred[i])) continue;
+        int b = ar_ntfit_bucket3(q[i].bytes);
+        if (nb[b] < 128) err[b][nb[b]++] = fabs(pred[i] - q[i].meas_s) / q[i].meas_s;
+    }
+}
+
+static int fit_corpus(const char *manifest, int boot) {
+    ar_err e = {{0}};
+    char *text = NULL;
+    if (ar_read_file(manifest, (size_t)1 << 20, &text, NULL, &e)) {
+        fprintf(stderr, "arlab fit: %s\n", e.msg);
+        return AR_EIO;
+    }
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s", manifest);
+    char *slash = strrchr(dir, '/');
+    if (slash) slash[1] = 0;
+    else dir[0] = 0;
+    static corpus_log logs[CORPUS_MAX];
+    int nl = 0;
+    char *save = NULL;
+    for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        if (line[0] == '#' || !line[0]) continue;
+        char *col[9], *s2 = NULL;
+        int nc = 0;
+        for (char *c = strtok_r(line, "\t", &s2); c && nc < 9; c = strtok_r(NULL, "\t", &s2)) col[nc++] = c;
+        if (nc < 9 || !strcmp(col[7], "-") || nl == CORPUS_MAX) continue;
+        corpus_log *lg = &logs[nl];
+        snprintf(lg->file, sizeof lg->file, "%s%s", dir, col[0]);
+        snprintf(lg->name, sizeof lg->name, "%s", col[0]);
+        snprintf(lg->fit, sizeof lg->fit, "%s", col[7]);
+        snprintf(lg->opts, sizeof lg->opts, "%s", strcmp(col[5], "-") ? col[5] : "");
+        lg->coll = ar_nt_coll_parse(col[1]);
+        nl++;
+    }
+    free(text);
+    if (!nl) {
+        fprintf(stderr, "arlab fit: %s: no log with a platform to fit (the \"fit\" column)\n", manifest);
+        return AR_EINVAL;
+    }
+    /* node counts first: a log's cluster peers are the logs of the same platform and collective */
+    for (int i = 0; i < nl; i++) {
+        ar_nt_set *s = NULL;
+        ar_platform *p = NULL;
+        const char *f1[1] = {logs[i].file};
+        int n = 0;
+        ar_ntfit_pred *q = NULL;
+        logs[i].nodes = 0;
+        if (!corpus_read(f1, 1, &logs[i], &s, &e) && !ar_platform_load(logs[i].fit, 0, &p, &e) &&
+            (q = calloc((size_t)s->nrecs, sizeof *q)) && !ar_ntfit_predict(s, p, NULL, q, &n, &e))
+            for (int k = 0; k < n; k++) logs[i].nodes = q[k].nodes > logs[i].nodes ? q[k].nodes : logs[i].nodes;
+        free(q), ar_nt_free(s), ar_platform_free(p);
+    }
+    static const char *const bn[3] = {"< 64 KB", "64 KB-64 MB", ">= 64 MB"};
+    printf("the corpus %s: median |rel err| of the time per log and size bucket\n", manifest);
+    printf(
+        "  nccl_model: NCCL's model on the preset; arlab_nccl: arlab's schedule for NCCL's choice (model_s of "
+        "'nccl'); cal_in: calibrated on the log itself (the calibration's own error); cal_loso: calibrated on the log's other sizes (leave-one-size-out); cal_lonco: calibrated on "
+        "the same platform's logs of other node counts (leave-one-node-count-out; '-' where the corpus has none)\n");
+    printf("%-44s %-12s %-14s %5s %-12s %4s %10s %10s %10s %10s %10s\n", "log", "platform", "coll", "nodes", "bucket",
+           "n", "nccl_model", "arlab_nccl", "cal_in", "cal_loso", "cal_lonco");
+    static double all[5][3][CORPUS_MAX];
+    int nall[5][3] = {{0}};
+    for (int i = 0; i < nl; i++) {
+        corpus_log *lg = &logs[i];
+        ar_nt_set *s = NULL;
+        ar_platform *p = NULL;
+        const char *f1[1] = {lg->file};
+        ar_status st = corpus_read(f1, 1, lg, &s, &e);
+        if (!st) st = ar_platform_load(lg->fit, 0, &p, &e);
+        int n = 0;
+        ar_ntfit_pred *q = st ? NULL : calloc((size_t)s->nrecs, sizeof *q);
+        double *col[5];
+        for (int c = 0; c < 5; c++) col[c] = st ? NULL : calloc((size_t)s->nrecs + 1, sizeof *col[c]);
+        ar_nt_record *buf = st ? NULL : calloc((size_t)s->nrecs + 1, sizeof *buf);
+        if (!st && (!q || !col[0] || !col[1] || !col[2] || !col[3] || !col[4] || !buf))
+            st = ar_fail(&e, AR_ENOMEM, "out of memory");
+        if (!st) st = ar_ntfit_predict(s, p, NULL, q, &n, &e);
+        for (int k = 0; !st && k < n; k++) col[0][k] = q[k].pred_s;
+        /* arlab's schedule for NCCL's choice, on the platform of the record's node count */
+        ar_platform *pn = NULL;
+        int pn_nodes = -1;
+        for (int k = 0; !st && k < n; k++) {
+            col[1][k] = NAN;
+            if (q[k].nodes != pn_nodes) {
+                ar_platform_free(pn);
+                pn = NULL;
+                pn_nodes = q[k].nodes;
+                char spec[160];
+                if (q[k].nodes == p->nmachines) snprintf(spec, sizeof spec, "%s", lg->fit);
+                else snprintf(spec, sizeof spec, "%s:nodes=%d", lg->fit, q[k].nodes);
+                ar_err e2 = {{0}};
+                if (ar_platform_load(spec, 0, &pn, &e2)) pn = NULL;
+            }
+            uint64_t b = (uint64_t)q[k].bytes;
+            if (!pn || b % 4 || b / 4 % (uint64_t)pn->nranks) continue;
+            lab_eval ev;
+            lab_eval_opts eo = {.coll = lg->coll == AR_NT_ALL_GATHER       ? AR_COLL_ALLGATHER
+                                        : lg->coll == AR_NT_REDUCE_SCATTER ? AR_COLL_REDUCESCATTER
+                                                                           : AR_COLL_ALLREDUCE};
+            ar_err e2 = {{0}};
+            if (lab_eval_model(pn, "nccl", b / 4, 4, &eo, &ev, &e2) == AR_OK)
+                col[1][k] = ev.model_s, lab_eval_free(&ev);
+        }
+        ar_platform_free(pn);
+        /* calibrated on the whole log (in sample: what the calibration reports) */
+        for (int k = 0; !st && k < n; k++) col[2][k] = NAN;
+        {
+            ar_ntfit_cal cal;
+            ar_err e2 = {{0}};
+            int m = 0;
+            ar_ntfit_pred *q2 = st ? NULL : calloc((size_t)s->nrecs, sizeof *q2);
+            if (q2 && !ar_ntfit_calibrate(s, p, 1, boot, &cal, &e2) && !ar_ntfit_predict(s, p, &cal, q2, &m, &e2))
+                for (int j = 0; j < m && j < n; j++) col[2][j] = q2[j].pred_s;
+            free(q2);
+        }
+        /* leave-one-size-out: calibrated on the other sizes, the held-out size predicted */
+        for (int k = 0; !st && k < n; k++) col[3][k] = NAN;
+        for (int k = 0; !st && k < n; k++) {
+            if (!isnan(col[3][k])) continue;
+            uint64_t sz = (uint64_t)q[k].bytes;
+            ar_nt_set sub = corpus_without(s, sz, buf);
+            ar_ntfit_cal cal;
+            ar_err e2 = {{0}};
+            int m = 0;
+            ar_ntfit_pred *q2 = calloc((size_t)s->nrecs, sizeof *q2);
+            if (q2 && sub.nrecs >= 2 && !ar_ntfit_calibrate(&sub, p, 1, boot, &cal, &e2) &&
+                !ar_ntfit_predict(s, p, &cal, q2, &m, &e2))
+                for (int j = 0; j < m && j < n; j++)
+                    if ((uint64_t)q[j].bytes == sz) col[3][j] = q2[j].pred_s;
+            for (int j = 0; j < n; j++) /* sizes that could not be calibrated without: marked done */
+                if ((uint64_t)q[j].bytes == sz && isnan(col[3][j])) col[3][j] = -1;
+            free(q2);
+        }
+        /* leave-one-node-count-out: the same platform's logs of the collective on other node counts */
+        int have_lonco = 0;
+        for (int k = 0; !st && k < n; k++) col[4][k] = NAN;
+        {
+            const char *others[CORPUS_MAX];
+            int no = 0;
+            for (int j = 0; j < nl; j++)
+                if (j != i && logs[j].coll == lg->coll && !strcmp(logs[j].fit, lg->fit) && logs[j].nodes > 0 &&
+                    logs[j].nodes != lg->nodes)
+                    others[no++] = logs[j].file;
+            ar_nt_set *so = NULL;
+            ar_ntfit_cal cal;
+            ar_err e2 = {{0}};
+            int m = 0;
+            ar_ntfit_pred *q2 = no && !st ? calloc((size_t)s->nrecs, sizeof *q2) : NULL;
+            if (q2 && !corpus_read(others, no, lg, &so, &e2) && !ar_ntfit_calibrate(so, p, 1, boot, &cal, &e2) &&
+                !ar_ntfit_predict(s, p, &cal, q2, &m, &e2)) {
+                for (int j = 0; j < m && j < n; j++) col[4][j] = q2[j].pred_s;
+                have_lonco = 1;
+            } else if (no && e2.msg[0]) {
+                fprintf(stderr, "arlab fit: %s: leave-one-node-count-out: %s\n", lg->name, e2.msg);
+            }
+            free(q2);
+            ar_nt_free(so);
+        }
+        if (st) {
+            printf("%-44s %-12s not fitted: %s\n", lg->name, lg->fit, e.msg);
+            e.msg[0] = 0;
+        } else {
+            double err[5][3][128];
+            int nb[5][3];
+            for (int c = 0; c < 5; c++) corpus_bucket(q, n, col[c], err[c], nb[c]);
+            for (int b = 0; b < 3; b++) {
+                if (!nb[0][b]) continue;
+                printf("%-44s %-12s %-14s %5d %-12s %4d", lg->name, lg->fit, ar_nt_coll_name(lg->coll), lg->nodes,
+                       bn[b], nb[0][b]);
+                for (int c = 0; c < 5; c++) {
+                    double md = median_of(err[c][b], nb[c][b]);
+                    if ((c == 4 && !have_lonco) || !nb[c][b]) printf(" %10s", "-");
+                    else {
+                        printf(" %10.4f", md);
+                        if (nall[c][b] < CORPUS_MAX) all[c][b][nall[c][b]++] = md;
+                    }
+                }
+                printf("\n");
+            }
+        }
+        for (int c = 0; c < 5; c++) free(col[c]);
+        free(q), free(buf), ar_nt_free(s), ar_platform_free(p);
+    }
+    printf("\nmedian over the logs of their median |rel err| (logs with the column):\n");
+    printf("%-12s %14s %14s %14s %14s %14s\n", "bucket", "nccl_model", "arlab_nccl", "cal_in", "cal_loso", "cal_lonco");
+    for (int b = 0; b < 3; b++) {
+        printf("%-12s", bn[b]);
+        for (int c = 0; c < 5; c++) {
+            int k = nall[c][b];
+            if (k) printf(" %8.4f (%2d)", median_of(all[c][b], k), k);
+            else printf(" %14s", "-");
+        }
+        printf("\n");
+    }
+    return 0;
+}
+
 int cmd_fit(int argc, char **argv) {
 #ifndef AR_HAVE_REAL_HOST
     (void)argc, (void)argv;
@@ -373,6 +688,15 @@ int cmd_fit(int argc, char **argv) {
                             "--ranks, --nccl-algo or --nccl-proto\n");
             return AR_EINVAL;
         }
+        size_t rl = strlen(reference);
+        if (rl > 4 && !strcmp(reference + rl - 4, ".tsv")) {
+            if (csv) {
+                fprintf(stderr, "arlab fit: --reference %s: a corpus manifest prints a table only (no --csv)\n",
+                        reference);
+                return AR_EINVAL;
+            }
+            return fit_corpus(reference, boot);
+        }
         return fit_reference(reference, csv);
     }
     if (!plat || nf == 0 || boot < 0 || boot > 100000) {
@@ -407,25 +731,39 @@ int cmd_fit(int argc, char **argv) {
         printf("fit of %s to %d %s records (NCCL model %s, weights 1/t, %d bootstrap resamples, seed %u)\n", plat, r.n,
                ar_nt_coll_name(s->runs[0].coll), ar_nccl_version_name(nccl_version), r.nboot, seed);
         printf("%-16s %10s %22s  %s\n", "parameter", "value", "95% interval", "identified");
+        /* identified: as the calibration below decides it (what it writes), so that both sections agree */
+        int li = cal_any_identified(&cal, 0), bi = cal_any_identified(&cal, 1);
         printf("%-16s %10.4f [%9.4f, %9.4f]  %s\n", "latency_scale", r.lat_scale, r.lat_lo, r.lat_hi,
-               r.lat_ident ? "yes" : "NO (kept at the preset's value 1)");
+               li ? "yes" : "NO (the calibration keeps every latency factor at 1)");
         printf("%-16s %10.4f [%9.4f, %9.4f]  %s\n", "bandwidth_scale", r.bw_scale, r.bw_lo, r.bw_hi,
-               r.bw_ident ? "yes" : "NO (kept at the preset's value 1)");
+               bi ? "yes" : "NO (the calibration keeps every bandwidth factor at 1)");
         printf("\nper algorithm/protocol bandwidth efficiency (shared latency scale %.4f [%.4f, %.4f]):\n", r.group_lat,
                r.group_lat_lo, r.group_lat_hi);
         printf("%-8s %-7s %4s %7s %10s %22s  %s\n", "algo", "proto", "n", "forced", "efficiency", "95% interval",
                "identified");
-        for (int g = 0; g < r.ngroups; g++)
+        for (int g = 0; g < r.ngroups; g++) {
+            int ci = cal_bw_identified(&cal, r.group[g].algo, r.group[g].proto);
             printf("%-8s %-7s %4d %7s %10.4f [%9.4f, %9.4f]  %s\n", r.group[g].algo, r.group[g].proto, r.group[g].n,
                    r.group[g].forced ? "yes" : "no", r.group[g].eff, r.group[g].lo, r.group[g].hi,
-                   r.group[g].ident ? "yes" : "NO (kept at 1: too few sizes or no bandwidth term)");
+                   ci > 0    ? "yes"
+                   : ci == 0 ? "NO (the calibration keeps its bandwidth at 1: too few sizes, no bandwidth term, or "
+                               "not separable)"
+                             : "NO (the calibrated model does not choose it)");
+        }
         printf("\nresiduals (pred-meas)/meas:\n");
-        int k = 0;
+        int k = 0, zero = 0;
         char where[300];
-        for (int i = 0; i < s->nrecs; i++) {
+        for (int i = 0; i < s->nrecs && k < r.n; i++) {
+            if (!s->recs[i].size_bytes) { /* left out of the fit (ntfit.h) */
+                zero++;
+                continue;
+            }
             printf("  %-40s %12llu B %+8.4f\n", ar_nt_where(s, &s->recs[i], where, sizeof where),
                    (unsigned long long)s->recs[i].size_bytes, r.rel_err[k++]);
         }
+        if (zero)
+            printf("  (%d row%s of 0 B left out: NCCL runs nothing for them, and compare does not model them)\n", zero,
+                   zero == 1 ? "" : "s");
         static const char *bn[4] = {"< 1 MB", "1-64 MB", "64-512 MB", ">= 512 MB"};
         printf("\n%-10s %4s %10s %10s\n", "bucket", "n", "median|e|", "max|e|");
         for (int b = 0; b < 4; b++)

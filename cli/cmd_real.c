@@ -611,29 +611,31 @@ static int compare_main(int argc, char **argv, const char **mfiles, int nmf, con
         return AR_EINVAL;
     }
     const char *mfile = o.npositional ? o.positional[0] : NULL;
+    /* --coll: the collective of the measured runs and of the algorithms compared with them */
+    ar_coll coll = AR_COLL_ALLREDUCE;
+    int coll_ok = 1;
 #ifdef AR_HAVE_REAL_HOST
-    int other_coll = facts->coll_arg && facts->coll != AR_NT_ALL_REDUCE;
+    if (facts->coll_arg) {
+        coll_ok = facts->coll == AR_NT_ALL_REDUCE || facts->coll == AR_NT_ALL_GATHER ||
+                  facts->coll == AR_NT_REDUCE_SCATTER;
+        coll = facts->coll == AR_NT_ALL_GATHER       ? AR_COLL_ALLGATHER
+               : facts->coll == AR_NT_REDUCE_SCATTER ? AR_COLL_REDUCESCATTER
+                                                     : AR_COLL_ALLREDUCE;
+    }
 #else
-    int other_coll = facts->coll_arg && strcmp(facts->coll_arg, "allreduce");
+    if (facts->coll_arg) {
+        ar_err ce = {{0}};
+        coll_ok = ar_coll_parse(facts->coll_arg, &coll, &ce) == AR_OK;
+    }
 #endif
-    if (other_coll) {
-#ifdef AR_HAVE_REAL_HOST
-        int fits = facts->coll == AR_NT_ALL_GATHER || facts->coll == AR_NT_REDUCE_SCATTER;
-#else
-        int fits = 0;
-#endif
-        if (fits)
-            fprintf(stderr,
-                    "arlab compare: --coll %s: compare compares all-reduce algorithms only; 'arlab fit --coll %s' fits "
-                    "NCCL's model to such runs\n",
-                    facts->coll_arg, facts->coll_arg);
-        else
-            fprintf(stderr,
-                    "arlab compare: --coll %s: compare compares all-reduce algorithms only (arlab models all-reduce, "
-                    "all-gather and reduce-scatter)\n",
-                    facts->coll_arg);
+    if (!coll_ok) {
+        fprintf(stderr,
+                "arlab compare: --coll %s: arlab models all-reduce, all-gather and reduce-scatter (--coll allreduce, "
+                "allgather or reducescatter); its runs cannot be compared\n",
+                facts->coll_arg);
         return AR_EINVAL;
     }
+    o.coll = coll;
     lab_measures meas;
     memset(&meas, 0, sizeof meas);
 #ifdef AR_HAVE_REAL_HOST
@@ -643,6 +645,7 @@ static int compare_main(int argc, char **argv, const char **mfiles, int nmf, con
     cli_nt_opts(&fx, &nto);
     meas.nt_opts = &nto;
     meas.verb = "compare";
+    meas.nt_coll = facts->coll_arg ? facts->coll : 0;
 #endif
     if (mfile) {
         ar_err e = {{0}};
@@ -683,7 +686,10 @@ static int compare_main(int argc, char **argv, const char **mfiles, int nmf, con
     int meas_sizes = nmf && o.nsizes == 0; /* the measured sizes of the platform's rank count */
     if (nmf && o.nalgos == 0) {            /* a measured NCCL run: NCCL's choice and NCCL's own algorithms beside it */
         static const char *const nccl_algos[] = {"nccl", "nccl-ring", "nccl-tree", "nvls", "nvlstree"};
-        for (size_t k = 0; k < sizeof nccl_algos / sizeof nccl_algos[0]; k++) o.algos[o.nalgos++] = nccl_algos[k];
+        for (size_t k = 0; k < sizeof nccl_algos / sizeof nccl_algos[0]; k++) { /* those serving the collective */
+            const ar_algo *a = ar_algo_find(nccl_algos[k]);
+            if (a && (ar_algo_colls(a) & AR_COLL_BIT(coll))) o.algos[o.nalgos++] = nccl_algos[k];
+        }
     }
     if (o.nsizes == 0) {
         o.sizes[o.nsizes++] = "1MB";
@@ -694,12 +700,14 @@ static int compare_main(int argc, char **argv, const char **mfiles, int nmf, con
     const char *algos[CLI_MAX_LIST * 4];
     int na = cli_algo_list(&o, algos, CLI_MAX_LIST * 4);
     size_t eb = ar_dtype_size(o.dtype);
-    static const char *const cols[] = {"algo",        "platform",     "ranks",   "bytes",          "model_s",
-                                       "sim_s",       "measured_s",   "sim_err", "measured_err",   "nccl_s",
-                                       "wrong",       "nccl_model_s", "mpi_s",   "nccl_model_err", "model_vs_nccl",
-                                       "sim_vs_nccl", "mpi_vs_nccl"};
+    static const char *const cols[] = {"algo",        "platform",     "ranks",     "bytes",          "model_s",
+                                       "sim_s",       "measured_s",   "sim_err",   "measured_err",   "nccl_s",
+                                       "wrong",       "nccl_model_s", "mpi_s",     "nccl_model_err", "model_vs_nccl",
+                                       "sim_vs_nccl", "mpi_vs_nccl",  "nccl_algo", "nccl_proto"};
     cli_table t;
-    tbl_init(&t, nmf ? 17 : 11, cols); /* the NCCL-model/MPI columns with --measured only (stable header) */
+    tbl_init(&t, nmf ? 19 : 11, cols); /* the NCCL-model/MPI columns with --measured only (stable header) */
+    int nwrong = 0;                    /* rows whose measured run had #wrong > 0 */
+    lab_compare_opts copts = {.coll = coll};
     /* *_vs_nccl: relative to nccl_s */
     for (int c = 14; c < 17; c++) tbl_set_unit(&t, c, TBL_UNIT_REL);
     lab_compare_row *prow = NULL; /* every platform's rows, for --plot */
@@ -775,7 +783,7 @@ static int compare_main(int argc, char **argv, const char **mfiles, int nmf, con
             for (int ai = 0; ai < na; ai++) {
                 ar_err e = {{0}};
                 lab_compare_row cr; /* a one-point sweep: lab/compare.h */
-                st = lab_compare_point(p, algos[ai], count, eb, have_meas ? &meas : NULL, &cr, &e);
+                st = lab_compare_point(p, algos[ai], count, eb, have_meas ? &meas : NULL, &copts, &cr, &e);
                 if (st == AR_EUNSUPPORTED) {
                     if (o.format == FMT_TABLE) printf("  %s: not applicable on %s: %s\n", algos[ai], p->name, e.msg);
                     continue;
@@ -796,8 +804,13 @@ static int compare_main(int argc, char **argv, const char **mfiles, int nmf, con
                 tbl_num(&t, r, 7, "%.3g", cr.sim_err);
                 tbl_num(&t, r, 8, "%.3g", cr.measured_err);
                 tbl_num(&t, r, 9, "%.9g", cr.nccl_s);
-                if (cr.wrong >= 0) tbl_int(&t, r, 10, cr.wrong);
+                if (cr.wrong > 0 && o.format == FMT_TABLE) { /* flagged: the results were wrong, the time suspect */
+                    char wb[48];
+                    snprintf(wb, sizeof wb, "%lld WRONG", cr.wrong);
+                    tbl_str(&t, r, 10, wb);
+                } else if (cr.wrong >= 0) tbl_int(&t, r, 10, cr.wrong);
                 else tbl_str(&t, r, 10, "");
+                nwrong += cr.wrong > 0;
                 if (nmf) {
                     tbl_num(&t, r, 11, "%.9g", cr.nccl_model_s);
                     tbl_num(&t, r, 12, "%.9g", cr.mpi_s);
@@ -805,6 +818,8 @@ static int compare_main(int argc, char **argv, const char **mfiles, int nmf, con
                     tbl_num(&t, r, 14, "%.3g", cr.model_vs_nccl);
                     tbl_num(&t, r, 15, "%.3g", cr.sim_vs_nccl);
                     tbl_num(&t, r, 16, "%.3g", cr.mpi_vs_nccl);
+                    tbl_str(&t, r, 17, cr.nccl_algo);
+                    tbl_str(&t, r, 18, cr.nccl_proto);
                 }
                 if (plot) {
                     size_t c1 = pcap, c2 = pcap, c3 = pcap;
@@ -838,6 +853,11 @@ static int compare_main(int argc, char **argv, const char **mfiles, int nmf, con
         if (pst != AR_OK) worst = cli_error(pst, &e);
     }
     for (int i = 0; i < npl; i++) free(pname[i]);
+    if (worst == AR_OK && nwrong)
+        fprintf(stderr,
+                "arlab compare: %d row%s matched a measured run with #wrong > 0 (its results were wrong: the time is "
+                "suspect); see the wrong column\n",
+                nwrong, nwrong == 1 ? "" : "s");
     if (worst == AR_OK) {
         tbl_print(&t, o.format, stdout);
         if (o.format == FMT_TABLE) {
@@ -847,9 +867,13 @@ static int compare_main(int argc, char **argv, const char **mfiles, int nmf, con
             if (sim && sim->available) printf("# sim_s: SimGrid backend with its default settings (as 'arlab sim')\n");
             else printf("# sim_s: this build has no SimGrid backend\n");
             if (nmf)
-                printf("# nccl_s / mpi_s: measured NCCL / MPI all-reduce (--measured files, nccl-tests rows as "
-                       "nccl-allreduce, in-place preferred); nccl_model_s: NCCL's cost model (its tuner's choice); "
-                       "*_vs_nccl and nccl_model_err are relative to nccl_s\n");
+                printf("# nccl_s / mpi_s: measured NCCL / MPI %s (--measured files, nccl-tests rows as "
+                       "nccl-allreduce, in-place preferred); nccl_model_s: NCCL's cost model of nccl_algo/nccl_proto "
+                       "(the run's NCCL_ALGO/NCCL_PROTO, or --nccl-algo/--nccl-proto, else its tuner's choice); "
+                       "*_vs_nccl and nccl_model_err are relative to nccl_s\n",
+                       coll == AR_COLL_ALLGATHER       ? "all-gather"
+                       : coll == AR_COLL_REDUCESCATTER ? "reduce-scatter"
+                                                       : "all-reduce");
             if (plot) printf("# figure: %s (gnuplot script %s.gp)\n", plot, plot);
             if (mfile)
                 printf("# measured_s: from %s, matched on algo, ranks and bytes (in-place rows preferred); errors are "

@@ -267,6 +267,16 @@ static void json_num(FILE *f, double x) {
     fputs(buf, f);
 }
 
+/* The switch rates of calibration class c that were given (", \"nvls\": x, \"collnet\": y"). */
+static void cal_sw_json(FILE *f, const ar_platform *p, int c) {
+    static const char *const k[2] = {"nvls", "collnet"};
+    for (int i = 0; i < 2; i++)
+        if (p->cal_sw_bw[c][i] > 0) {
+            fprintf(f, ", \"%s\": ", k[i]);
+            json_num(f, p->cal_sw_bw[c][i]);
+        }
+}
+
 ar_status ar_platform_print_json(const ar_platform *p, FILE *f, ar_err *e) {
     fputs("{\n  \"name\": ", f);
     ar_json_string(f, p->name);
@@ -310,10 +320,12 @@ ar_status ar_platform_print_json(const ar_platform *p, FILE *f, ar_err *e) {
         json_num(f, p->cal_lat[0]);
         fputs(", \"bw\": ", f);
         json_num(f, p->cal_bw[0]);
+        cal_sw_json(f, p, 0);
         fputs("}, \"inter\": {\"lat\": ", f);
         json_num(f, p->cal_lat[1]);
         fputs(", \"bw\": ", f);
         json_num(f, p->cal_bw[1]);
+        cal_sw_json(f, p, 1);
         fputs("}, \"applied_to_links\": true", f);
         if (p->cal_base) {
             fputs(", \"base\": ", f);

@@ -164,9 +164,14 @@ typedef struct ar_platform {
      * (NVLink/NVSwitch), class 1 = every other link (NIC, rail, spine). 1 = none. nccl_eff[a][p]: the
      * efficiency NCCL's cost model multiplies the bandwidth of algorithm a, protocol p by (indices in the
      * order of models/nccl_model.h's ar_nccl_algo / ar_nccl_proto), 0 = not given (1). cal_base: the
-     * preset the file was calibrated from (NAME:nodes=N's NIC defaults), may be NULL. */
+     * preset the file was calibrated from (NAME:nodes=N's NIC defaults), may be NULL.
+     * cal_sw_bw[c][k]: the switches' rates of class c for NCCL's model, k 0 = NVLS and NVLS_TREE (the
+     * NVSwitch's reduction and multicast), 1 = COLLNET_DIRECT and COLLNET_CHAIN (the network's SHARP);
+     * they take the place of cal_bw[c] for those algorithms; 0 = not given (cal_bw[c]). JSON
+     * "calibration": {"intra": {"nvls", "collnet"}, "inter": {...}}. NCCL's model only (not the links). */
     int calibrated;
     double cal_lat[2], cal_bw[2];
+    double cal_sw_bw[2][2];
     double nccl_eff[AR_CAL_NALGOS][AR_CAL_NPROTOS];
     char *cal_base;
     /* The NCCL release NCCL's cost model follows on this platform (models/nccl_model.h

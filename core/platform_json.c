@@ -19,6 +19,10 @@
 typedef struct jctx {
     ar_jpath jp; /* where, current JSON path, error (jsonpath.h) */
     ar_pbuild *b;
+    /* the normalized form `arlab platform show --format json` prints (nodes and links as loaded, "ranks" present):
+     * read back as it is; its "calibration" says applied_to_links (the links already carry the factors) */
+    int normalized, cal_applied;
+    long long want_ranks, want_machines;
 } jctx;
 
 /* ---- field readers (path = the key being read) ---- */
@@ -120,7 +124,7 @@ static ar_status read_unit(jctx *c, const cJSON *obj, const char *key, int is_ra
 static ar_status read_reduce_bw(jctx *c, const cJSON *obj, double *out) {
     int present = 0;
     *out = 0;
-    ar_status st = read_unit(c, obj, "reduce_bw", 1, &present, out);
+    ar_status st = read_unit(c, obj, c->normalized ? "reduce_Bps" : "reduce_bw", 1, &present, out);
     if (!st && present && !(*out > 0 && isfinite(*out))) {
         size_t old = ar_jpath_key(&c->jp, "reduce_bw");
         st = ar_jpath_fail(&c->jp, AR_EINVAL,
@@ -406,6 +410,8 @@ static int pair_cmp(const void *x, const void *y) {
 static ar_status parse_graph(jctx *c, const cJSON *root) {
     static const char *const node_keys[] = {"name", "type", "machine", "reduce_bw", NULL};
     static const char *const link_keys[] = {"a", "b", "bw", "lat", "lanes", "name", NULL};
+    static const char *const norm_node_keys[] = {"name", "type", "machine", "reduce_Bps", "rank", NULL};
+    static const char *const norm_link_keys[] = {"a", "b", "bw_Bps", "lat_s", "lanes", "name", NULL};
     ar_pbuild *b = c->b;
     char q1[96], q2[96];
     long long ngpus = 0;
@@ -432,7 +438,7 @@ static ar_status parse_graph(jctx *c, const cJSON *root) {
         const char *name = NULL, *type = NULL;
         long long machine = -1;
         st = need_object(c, n);
-        if (!st) st = ar_jpath_check_keys(&c->jp, n, node_keys);
+        if (!st) st = ar_jpath_check_keys(&c->jp, n, c->normalized ? norm_node_keys : node_keys);
         if (!st) st = read_name(c, n, "name", 1, &name);
         if (!st) st = read_name(c, n, "type", 1, &type);
         if (!st && strcmp(type, "gpu") && strcmp(type, "switch")) {
@@ -446,7 +452,7 @@ static ar_status parse_graph(jctx *c, const cJSON *root) {
         double red = 0;
         if (!st) st = read_reduce_bw(c, n, &red);
         if (!st && is_gpu && red > 0) {
-            size_t o3 = ar_jpath_key(&c->jp, "reduce_bw");
+            size_t o3 = ar_jpath_key(&c->jp, c->normalized ? "reduce_Bps" : "reduce_bw");
             st = ar_jpath_fail(&c->jp, AR_EINVAL, "only a switch can reduce (this node is a GPU)");
             ar_jpath_pop(&c->jp, o3);
         }
@@ -496,7 +502,7 @@ static ar_status parse_graph(jctx *c, const cJSON *root) {
         long long lanes = 1;
         int ia = -1, ib = -1;
         st = need_object(c, l);
-        if (!st) st = ar_jpath_check_keys(&c->jp, l, link_keys);
+        if (!st) st = ar_jpath_check_keys(&c->jp, l, c->normalized ? norm_link_keys : link_keys);
         if (!st) st = read_name(c, l, "a", 1, &na);
         if (!st) st = read_name(c, l, "b", 1, &nb);
         if (!st) st = read_name(c, l, "name", 0, &lname);
@@ -512,8 +518,8 @@ static ar_status parse_graph(jctx *c, const cJSON *root) {
                 st = ar_jpath_fail(&c->jp, AR_EINVAL, "link joins %s to itself", ar_quote(na, q1, sizeof q1));
             }
         }
-        if (!st) st = read_required_unit(c, l, "bw", 1, &bw);
-        if (!st) st = read_required_unit(c, l, "lat", 0, &lat);
+        if (!st) st = read_required_unit(c, l, c->normalized ? "bw_Bps" : "bw", 1, &bw);
+        if (!st) st = read_required_unit(c, l, c->normalized ? "lat_s" : "lat", 0, &lat);
         if (!st) st = read_int(c, l, "lanes", 1, AR_MAX_LANES, 1, 0, &lanes);
         if (!st) st = ar_jpath_wrap(&c->jp, ar_pb_link(b, ia, ib, bw, lat, (int)lanes, lname, NULL, c->jp.e));
         if (!st) {
@@ -542,6 +548,168 @@ static ar_status parse_graph(jctx *c, const cJSON *root) {
     return st;
 }
 
+/* ---- the normalized form (`arlab platform show --format json`): nodes and links as loaded ---- */
+
+typedef struct name_ref {
+    const char *name;
+    int idx;
+} name_ref;
+
+static int name_ref_cmp(const void *x, const void *y) {
+    return strcmp(((const name_ref *)x)->name, ((const name_ref *)y)->name);
+}
+
+static int name_ref_find(const name_ref *v, int n, const char *name) {
+    name_ref k = {name, -1};
+    const name_ref *r = name ? bsearch(&k, v, (size_t)n, sizeof *v, name_ref_cmp) : NULL;
+    return r ? r->idx : -1;
+}
+
+/* Tree kinds: every node in the printed order (a parent before its children), each child with the link to its
+ * parent as its uplink. Torus: rebuilt from dims, gpus_per_machine and its two link kinds (a GPU's link, a
+ * switch-switch link). */
+static ar_status parse_normalized_tree(jctx *c, const cJSON *root, ar_platform_kind k) {
+    static const char *const node_keys[] = {"name", "type", "rank", "machine", "reduce_Bps", "parent", NULL};
+    static const char *const link_keys[] = {"name", "a", "b", "bw_Bps", "lat_s", "lanes", NULL};
+    const cJSON *nodes, *links;
+    ar_status st = read_array(c, root, "nodes", 1, 1, &nodes);
+    if (!st) st = read_array(c, root, "links", 1, 0, &links);
+    if (st) return st;
+    int nn = cJSON_GetArraySize(nodes), nl = cJSON_GetArraySize(links);
+    name_ref *names = ar_calloc((size_t)nn, sizeof *names);
+    int *parent = ar_calloc((size_t)nn, sizeof *parent), *uplink = ar_calloc((size_t)nn, sizeof *uplink);
+    const cJSON **lk = ar_calloc((size_t)nl + 1, sizeof *lk);
+    if (!names || !parent || !uplink || !lk) {
+        free(names), free(parent), free(uplink), free(lk);
+        return ar_jpath_fail(&c->jp, AR_ENOMEM, "out of memory");
+    }
+    char q[96];
+    size_t old = ar_jpath_key(&c->jp, "nodes");
+    int i = 0;
+    for (const cJSON *n = nodes->child; n && !st; n = n->next, i++) {
+        size_t o2 = ar_jpath_idx(&c->jp, i);
+        st = need_object(c, n);
+        if (!st) st = ar_jpath_check_keys(&c->jp, n, node_keys);
+        if (!st) st = read_name(c, n, "name", 1, &names[i].name);
+        names[i].idx = i;
+        ar_jpath_pop(&c->jp, o2);
+    }
+    ar_jpath_pop(&c->jp, old);
+    if (!st) qsort(names, (size_t)nn, sizeof *names, name_ref_cmp);
+    for (int j = 1; j < nn && !st; j++)
+        if (!strcmp(names[j].name, names[j - 1].name))
+            st = ar_jpath_fail(&c->jp, AR_EINVAL, "nodes: duplicate node name %s",
+                               ar_quote(names[j].name, q, sizeof q));
+    i = 0;
+    for (const cJSON *n = st ? NULL : nodes->child; n && !st; n = n->next, i++) {
+        const char *pn = NULL;
+        size_t o2 = ar_jpath_idx(&c->jp, i);
+        st = read_name(c, n, "parent", 0, &pn);
+        parent[i] = pn ? name_ref_find(names, nn, pn) : -1, uplink[i] = -1;
+        if (!st && pn && (parent[i] < 0 || parent[i] >= i))
+            st = ar_jpath_fail(&c->jp, AR_EINVAL, "parent %s is not a node listed before this one",
+                               ar_quote(pn, q, sizeof q));
+        ar_jpath_pop(&c->jp, o2);
+    }
+    old = ar_jpath_key(&c->jp, "links");
+    i = 0;
+    for (const cJSON *l = st ? NULL : links->child; l && !st; l = l->next, i++) {
+        const char *na = NULL, *nb = NULL;
+        size_t o2 = ar_jpath_idx(&c->jp, i);
+        st = need_object(c, l);
+        if (!st) st = ar_jpath_check_keys(&c->jp, l, link_keys);
+        if (!st) st = read_name(c, l, "a", 1, &na);
+        if (!st) st = read_name(c, l, "b", 1, &nb);
+        int a = st ? -1 : name_ref_find(names, nn, na), b = st ? -1 : name_ref_find(names, nn, nb);
+        if (!st && (a < 0 || b < 0))
+            st = ar_jpath_fail(&c->jp, AR_EINVAL, "unknown node %s", ar_quote(a < 0 ? na : nb, q, sizeof q));
+        lk[i] = l;
+        if (!st && k != AR_PLAT_TORUS) {
+            int child = parent[b] == a ? b : parent[a] == b ? a : -1;
+            if (child < 0) st = ar_jpath_fail(&c->jp, AR_EINVAL, "links a node to one that is not its parent (a tree)");
+            else uplink[child] = i;
+        }
+        ar_jpath_pop(&c->jp, o2);
+    }
+    ar_jpath_pop(&c->jp, old);
+    if (!st && k == AR_PLAT_TORUS) {
+        /* the GPU link (GPU - its machine switch) and the torus link (switch - switch) */
+        const cJSON *gl = NULL, *sl = NULL;
+        for (int j = 0; j < nl; j++) {
+            const cJSON *ta = NULL, *tb = NULL;
+            int a = name_ref_find(names, nn, field(lk[j], "a")->valuestring),
+                b = name_ref_find(names, nn, field(lk[j], "b")->valuestring);
+            int l2 = 0;
+            for (const cJSON *n = nodes->child; n; n = n->next, l2++) {
+                if (l2 == a) ta = field(n, "type");
+                if (l2 == b) tb = field(n, "type");
+            }
+            int ga = cJSON_IsString(ta) && !strcmp(ta->valuestring, "gpu"),
+                gb = cJSON_IsString(tb) && !strcmp(tb->valuestring, "gpu");
+            if ((ga || gb) && !gl) gl = lk[j];
+            if (!ga && !gb && !sl) sl = lk[j];
+        }
+        long long g = 0, il = 1, ll = 1;
+        double ib = 0, it = 0, lb = 0, lt = 0;
+        const cJSON *arr = NULL;
+        int dims[AR_MAX_DIMS], nd = 0;
+        st = read_int(c, root, "gpus_per_machine", 1, AR_MAX_RANKS, 0, 1, &g);
+        if (!st) st = read_array(c, root, "dims", 1, 1, &arr);
+        for (const cJSON *d = st ? NULL : arr->child; d && !st && nd < AR_MAX_DIMS; d = d->next)
+            if (!cJSON_IsNumber(d) || d->valuedouble < 1 || d->valuedouble > AR_MAX_RANKS)
+                st = ar_jpath_fail(&c->jp, AR_EINVAL, "dims: integers >= 1");
+            else dims[nd++] = (int)d->valuedouble;
+        if (!st && !gl) st = ar_jpath_fail(&c->jp, AR_EINVAL, "links: no GPU link");
+        if (!st) st = read_required_unit(c, gl, "bw_Bps", 1, &ib);
+        if (!st) st = read_required_unit(c, gl, "lat_s", 0, &it);
+        if (!st) st = read_int(c, gl, "lanes", 1, AR_MAX_LANES, 1, 0, &il);
+        if (!st && sl) st = read_required_unit(c, sl, "bw_Bps", 1, &lb);
+        if (!st && sl) st = read_required_unit(c, sl, "lat_s", 0, &lt);
+        if (!st && sl) st = read_int(c, sl, "lanes", 1, AR_MAX_LANES, 1, 0, &ll);
+        if (!st && !sl) lb = ib, lt = it, ll = il;
+        if (!st)
+            st = ar_jpath_wrap(&c->jp, ar_pb_torus(c->b, dims, nd, (int)g, ib, it, (int)il, lb, lt, (int)ll, c->jp.e));
+    }
+    i = 0;
+    for (const cJSON *n = st || k == AR_PLAT_TORUS ? NULL : nodes->child; n && !st; n = n->next, i++) {
+        size_t o2 = ar_jpath_idx(&c->jp, i);
+        const char *type = NULL, *name = NULL;
+        st = read_name(c, n, "type", 1, &type);
+        if (!st) st = read_name(c, n, "name", 1, &name);
+        if (!st && strcmp(type, "gpu") && strcmp(type, "switch"))
+            st = ar_jpath_fail(&c->jp, AR_EINVAL, "type must be \"gpu\" or \"switch\"");
+        double bw = 0, lat = 0, red = 0;
+        long long lanes = 1, machine = -1;
+        if (!st && parent[i] >= 0 && uplink[i] < 0) st = ar_jpath_fail(&c->jp, AR_EINVAL, "no link to its parent");
+        if (!st && parent[i] >= 0) {
+            const cJSON *l = lk[uplink[i]];
+            st = read_required_unit(c, l, "bw_Bps", 1, &bw);
+            if (!st) st = read_required_unit(c, l, "lat_s", 0, &lat);
+            if (!st) st = read_int(c, l, "lanes", 1, AR_MAX_LANES, 1, 0, &lanes);
+        }
+        if (!st) st = read_reduce_bw(c, n, &red);
+        if (!st) st = read_int(c, n, "machine", 0, AR_MAX_RANKS, -1, 0, &machine);
+        int vi = -1;
+        if (!st)
+            st = ar_jpath_wrap(&c->jp,
+                               ar_pb_child(c->b, parent[i], name, strcmp(type, "gpu") ? AR_NODE_SWITCH : AR_NODE_GPU,
+                                           bw, lat, (int)lanes, &vi, c->jp.e));
+        if (!st && strcmp(type, "gpu")) c->b->p->nodes[vi].reduce_Bps = red; /* machines: derived, as loaded */
+        if (!st && parent[i] >= 0) { /* the link keeps its printed name (scenarios name links) */
+            const cJSON *ln = field(lk[uplink[i]], "name");
+            ar_link *L = &c->b->p->links[c->b->p->nlinks - 1];
+            if (cJSON_IsString(ln) && ln->valuestring && strcmp(L->name, ln->valuestring)) {
+                char *nm = ar_strdup(ln->valuestring);
+                if (!nm) st = ar_jpath_fail(&c->jp, AR_ENOMEM, "out of memory");
+                else free(L->name), L->name = nm;
+            }
+        }
+        ar_jpath_pop(&c->jp, o2);
+    }
+    free(names), free(parent), free(uplink), free(lk);
+    return st;
+}
+
 /* ---- "calibration" and "nccl": factors, validated here, applied after ar_pb_finish ---- */
 
 /* A factor: a finite number in (0, 100]. */
@@ -559,8 +727,8 @@ static ar_status read_factor(jctx *c, const cJSON *obj, const char *key, double 
 }
 
 static ar_status parse_calibration(jctx *c, const cJSON *root, ar_platform *p) {
-    static const char *const k_cal[] = {"intra", "inter", "base", NULL};
-    static const char *const k_cls[] = {"lat", "bw", NULL};
+    static const char *const k_cal[] = {"intra", "inter", "base", "applied_to_links", NULL};
+    static const char *const k_cls[] = {"lat", "bw", "nvls", "collnet", NULL};
     static const char *const k_nccl[] = {"efficiency", NULL};
     const cJSON *cal = field(root, "calibration"), *nccl = field(root, "nccl");
     ar_status st = AR_OK;
@@ -577,10 +745,13 @@ static ar_status parse_calibration(jctx *c, const cJSON *root, ar_platform *p) {
             if (!st) st = ar_jpath_check_keys(&c->jp, o, k_cls);
             if (!st) st = read_factor(c, o, "lat", &p->cal_lat[k]);
             if (!st) st = read_factor(c, o, "bw", &p->cal_bw[k]);
+            if (!st && field(o, "nvls")) st = read_factor(c, o, "nvls", &p->cal_sw_bw[k][0]);
+            if (!st && field(o, "collnet")) st = read_factor(c, o, "collnet", &p->cal_sw_bw[k][1]);
             ar_jpath_pop(&c->jp, o2);
         }
         const char *base = NULL;
         if (!st) st = read_name(c, cal, "base", 0, &base);
+        if (!st) st = read_bool(c, cal, "applied_to_links", &c->cal_applied);
         if (!st && base && !(p->cal_base = ar_strdup(base))) st = ar_jpath_fail(&c->jp, AR_ENOMEM, "out of memory");
         ar_jpath_pop(&c->jp, old);
         p->calibrated = 1;
@@ -706,6 +877,10 @@ static ar_status parse_doc(jctx *c, const cJSON *root) {
     static const char *const k_graph[] = {"name",    "kind",  "description", "notes",       "gpus",
                                           "nodes",   "links", "reference",   "calibration", "nccl",
                                           "compute", "gpu",   NULL};
+    static const char *const k_norm[] = {
+        "name",        "kind",  "source",  "description", "gpu",    "notes",         "ranks", "machines",
+        "calibration", "nccl",  "compute", "root",        "height", "uniform_depth", "dims",  "gpus_per_machine",
+        "levels",      "nodes", "links",   "reference",   NULL};
     char q[96];
     if (!cJSON_IsObject(root))
         return ar_jpath_fail(&c->jp, AR_EINVAL, "the document must be a JSON object (got %s)", ar_json_type_name(root));
@@ -734,7 +909,12 @@ static ar_status parse_doc(jctx *c, const cJSON *root) {
         ar_jpath_pop(&c->jp, old);
         return st;
     }
+    /* the normalized form (platform show --format json): "ranks" says so */
+    c->normalized = field(root, "ranks") != NULL;
+    if (c->normalized) keys = k_norm;
     st = ar_jpath_check_keys(&c->jp, root, keys);
+    if (!st && c->normalized) st = read_int(c, root, "ranks", 1, AR_MAX_RANKS, 0, 1, &c->want_ranks);
+    if (!st && c->normalized) st = read_int(c, root, "machines", 1, AR_MAX_RANKS, 0, 1, &c->want_machines);
     if (!st) st = read_text_field(c, root, "description", &desc);
     if (!st) st = read_text_field(c, root, "gpu", &gpu);
     int gpu_cc = 0;
@@ -784,6 +964,7 @@ static ar_status parse_doc(jctx *c, const cJSON *root) {
         ar_jpath_pop(&c->jp, old);
         if (st) return st;
     }
+    if (c->normalized) return k == AR_PLAT_GRAPH ? parse_graph(c, root) : parse_normalized_tree(c, root, k);
     switch (k) {
     case AR_PLAT_TREE:
     case AR_PLAT_FAT_TREE: {
@@ -817,6 +998,24 @@ static ar_status parse_doc(jctx *c, const cJSON *root) {
     return AR_OK;
 }
 
+/* A graph's symmetric levels as printed (a rail fabric has them; a graph file does not): put back after
+ * ar_pb_finish (which derives none for graphs), already calibrated. */
+static ar_status normalized_levels(jctx *c, const cJSON *root, ar_platform *p) {
+    const cJSON *arr = field(root, "levels");
+    int n = cJSON_IsArray(arr) ? cJSON_GetArraySize(arr) : 0, i = 0;
+    if (n > AR_MAX_LEVELS) return ar_fail(c->jp.e, AR_ELIMIT, "%s: levels: at most %d", c->jp.where, AR_MAX_LEVELS);
+    for (const cJSON *l = n ? arr->child : NULL; l; l = l->next, i++) {
+        const cJSON *f = field(l, "fanout"), *bw = field(l, "bw_Bps"), *lat = field(l, "lat_s");
+        if (!cJSON_IsNumber(f) || !cJSON_IsNumber(bw) || !cJSON_IsNumber(lat) || f->valuedouble < 1 ||
+            !(bw->valuedouble > 0) || lat->valuedouble < 0)
+            return ar_fail(c->jp.e, AR_EINVAL, "%s: levels[%d]: needs fanout >= 1, bw_Bps > 0, lat_s >= 0", c->jp.where,
+                           i);
+        p->levels[i] = (ar_level){(int)f->valuedouble, bw->valuedouble, lat->valuedouble};
+    }
+    p->nlevels = n;
+    return AR_OK;
+}
+
 ar_status ar_platform_from_json(const char *text, const char *where, ar_platform **out, ar_err *e) {
     if (!out) return ar_fail(e, AR_EINTERNAL, "ar_platform_from_json: no output");
     *out = NULL;
@@ -844,13 +1043,18 @@ ar_status ar_platform_from_json(const char *text, const char *where, ar_platform
     c.jp.e = e;
     c.b = &b;
     ar_status st = parse_doc(&c, root);
-    cJSON_Delete(root);
     if (!st) {
         c.jp.len = 0;
         c.jp.path[0] = '\0';
         st = ar_jpath_wrap(&c.jp, ar_pb_finish(&b, e));
-        if (!st) ar_platform_apply_calibration(b.p);
+        if (!st && c.normalized && (b.p->nranks != c.want_ranks || b.p->nmachines != c.want_machines))
+            st = ar_fail(e, AR_EINVAL,
+                         "%s: its nodes give %d ranks on %d machines; \"ranks\"/\"machines\" say %lld on %lld", where,
+                         b.p->nranks, b.p->nmachines, c.want_ranks, c.want_machines);
+        if (!st && c.normalized && b.p->kind == AR_PLAT_GRAPH) st = normalized_levels(&c, root, b.p);
+        if (!st && !c.cal_applied) ar_platform_apply_calibration(b.p);
     }
+    cJSON_Delete(root);
     if (st) {
         ar_platform_free(b.p);
         return st;

@@ -51,7 +51,7 @@ typedef struct rail_cfg {
     int have_o, have_g;
     /* FILE.json:nodes=N of a calibrated one-node file: its calibration, carried to the fabric */
     int calibrated;
-    double cal_lat[2], cal_bw[2], eff[AR_CAL_NALGOS][AR_CAL_NPROTOS];
+    double cal_lat[2], cal_bw[2], cal_sw_bw[2][2], eff[AR_CAL_NALGOS][AR_CAL_NPROTOS];
     char base[AR_NAME_MAX + 1];
     char gpu[24]; /* the preset's "gpu" ("" = none) */
 } rail_cfg;
@@ -66,6 +66,7 @@ static ar_status rail_calibrate(ar_platform *p, const rail_cfg *c, ar_err *e) {
     p->calibrated = 1;
     memcpy(p->cal_lat, c->cal_lat, sizeof p->cal_lat);
     memcpy(p->cal_bw, c->cal_bw, sizeof p->cal_bw);
+    memcpy(p->cal_sw_bw, c->cal_sw_bw, sizeof p->cal_sw_bw);
     memcpy(p->nccl_eff, c->eff, sizeof p->nccl_eff);
     if (c->base[0] && !(p->cal_base = ar_strdup(c->base))) return ar_fail(e, AR_ENOMEM, "out of memory");
     ar_platform_apply_calibration(p);
@@ -201,6 +202,7 @@ static ar_status from_preset(const char *spec, const char *name, rail_cfg *c, in
     c->calibrated = p->calibrated;
     memcpy(c->cal_lat, p->cal_lat, sizeof c->cal_lat);
     memcpy(c->cal_bw, p->cal_bw, sizeof c->cal_bw);
+    memcpy(c->cal_sw_bw, p->cal_sw_bw, sizeof c->cal_sw_bw);
     memcpy(c->eff, p->nccl_eff, sizeof c->eff);
     snprintf(c->base, sizeof c->base, "%s", p->cal_base ? p->cal_base : "");
     if (!c->gpu[0]) snprintf(c->gpu, sizeof c->gpu, "%s", p->gpu); /* unless the spec's gpu= names it */
@@ -304,7 +306,15 @@ static ar_status rail_config(const char *spec, int ranks, rail_cfg *out, ar_err 
     if (!spec || strlen(spec) > 1000) return ar_fail(e, AR_EINVAL, "platform spec is missing or too long");
     const char *colon = strchr(spec, ':');
     int family = !strncmp(spec, "rail", 4) && (spec[4] == 0 || spec[4] == ':');
-    rail_cfg c = {2, 8, 18, 0, 20.6e9, 1e-6, 48e9, 1e-6, 0, 0, 0, 0, 0, 0, 0, 0, {1, 1}, {1, 1}, {{0}}, "", ""};
+    rail_cfg c = {.nodes = 2,
+                  .gpus = 8,
+                  .lanes = 18,
+                  .nvl_Bps = 20.6e9,
+                  .nvl_lat_s = 1e-6,
+                  .nic_Bps = 48e9,
+                  .lat_s = 1e-6,
+                  .cal_lat = {1, 1},
+                  .cal_bw = {1, 1}};
     if (!family) c.nodes = 0;
     int have_nic = 0;
     ar_status st = parse_args(spec, colon ? colon + 1 : "", family, &c, &have_nic, e);

@@ -11,8 +11,33 @@
 #include "backend.h"
 #include "compare.h"
 
+/* NCCL's model of coll on p: algorithm fa / protocol fp when given (NCCL's names, "" = NCCL's choice; a protocol
+ * that NCCL's model disables there is left to the model), else NCCL's choice. NAN where the model does not apply. */
+static double nccl_model(const ar_platform *p, ar_coll coll, const char *fa, const char *fp, double bytes,
+                         lab_compare_row *out) {
+    int nc = coll == AR_COLL_REDUCESCATTER ? AR_NCCL_REDUCESCATTER
+             : coll == AR_COLL_ALLGATHER   ? AR_NCCL_ALLGATHER
+                                           : AR_NCCL_ALLREDUCE;
+    int fa_i = fa && fa[0] ? ar_nccl_algo_parse(fa) : -1, fp_i = fp && fp[0] ? ar_nccl_proto_parse(fp) : -1;
+    ar_nccl_in in;
+    ar_nccl_algo a;
+    ar_nccl_proto pr;
+    double t = NAN, t2;
+    ar_err e2 = {{0}};
+    if (ar_nccl_in_from_platform(p, 0, &in, &e2) != AR_OK ||
+        ar_nccl_model_choose(&in, (ar_nccl_coll)nc, fa_i, bytes, &a, &pr, &t, &e2) != AR_OK)
+        return NAN;
+    if (fp_i >= 0 && fp_i != (int)pr &&
+        ar_nccl_model_time(&in, (ar_nccl_coll)nc, a, (ar_nccl_proto)fp_i, bytes, &t2, &e2) == AR_OK)
+        t = t2, pr = (ar_nccl_proto)fp_i;
+    snprintf(out->nccl_algo, sizeof out->nccl_algo, "%s", ar_nccl_algo_name(a));
+    snprintf(out->nccl_proto, sizeof out->nccl_proto, "%s", ar_nccl_proto_name(pr));
+    return t;
+}
+
 ar_status lab_compare_point(const ar_platform *p, const char *algo, uint64_t count, size_t elem_bytes,
-                            const lab_measures *meas, lab_compare_row *out, ar_err *e) {
+                            const lab_measures *meas, const lab_compare_opts *co, lab_compare_row *out, ar_err *e) {
+    ar_coll coll = co ? co->coll : AR_COLL_ALLREDUCE;
     memset(out, 0, sizeof *out);
     out->bytes = (double)count * (double)elem_bytes;
     out->model_s = out->sim_s = out->measured_s = out->nccl_s = out->sim_err = out->measured_err = NAN;
@@ -20,7 +45,8 @@ ar_status lab_compare_point(const ar_platform *p, const char *algo, uint64_t cou
     out->nccl_model_s = out->mpi_s = out->nccl_model_err = out->model_vs_nccl = out->sim_vs_nccl = NAN;
     out->mpi_vs_nccl = NAN;
     lab_eval ev;
-    ar_status st = lab_eval_model(p, algo, count, elem_bytes, NULL, &ev, e);
+    lab_eval_opts eo = {.coll = coll};
+    ar_status st = lab_eval_model(p, algo, count, elem_bytes, &eo, &ev, e);
     if (st != AR_OK) return st;
     out->model_s = ev.model_s;
     const lab_backend *sim = lab_backend_find("sim");
@@ -49,10 +75,10 @@ ar_status lab_compare_point(const ar_platform *p, const char *algo, uint64_t cou
         if (k < 0 && q >= 0) out->nccl_s = out->mpi_s;
     }
     {
-        const char *na, *np;
-        ar_err e2 = {{0}};
-        if (lab_nccl_choice(p, AR_NCCL_ALLREDUCE, out->bytes, &out->nccl_model_s, &na, &np, &e2) != AR_OK)
-            out->nccl_model_s = NAN;
+        int k = meas ? lab_measured_find(meas, "nccl-allreduce", p->nranks, out->bytes) : -1;
+        const char *fa = k >= 0 && meas->nccl_algo ? meas->nccl_algo[k] : "",
+                   *fp = k >= 0 && meas->nccl_proto ? meas->nccl_proto[k] : "";
+        out->nccl_model_s = nccl_model(p, coll, fa, fp, out->bytes, out);
     }
     out->nccl_model_err = lab_rel(out->nccl_model_s, out->nccl_s);
     out->model_vs_nccl = lab_rel(out->model_s, out->nccl_s);

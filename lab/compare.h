@@ -5,8 +5,9 @@
  * (measured.h), matched on algorithm, ranks and bytes (in-place preferred),
  * with NCCL's own all-reduce ("nccl-allreduce" rows: `arlab real`, or nccl-tests
  * files read by measured.h) and the MPI baseline ("mpi-allreduce" rows of the
- * MPI backend) beside it, and NCCL's cost model (eval.h lab_nccl_choice) for the
- * same size.
+ * MPI backend) beside it, and NCCL's cost model for the same size: the algorithm and
+ * protocol the measured NCCL run forced (NCCL_ALGO/NCCL_PROTO of its file, or
+ * --nccl-algo/--nccl-proto), else its tuner's choice (eval.h lab_nccl_choice).
  *
  * Ownership: plain values.
  */
@@ -28,12 +29,20 @@ typedef struct lab_compare_row {
     double model_vs_nccl;  /* (model_s - nccl_s) / nccl_s */
     double sim_vs_nccl;    /* (sim_s - nccl_s) / nccl_s */
     double mpi_vs_nccl;    /* (mpi_s - nccl_s) / nccl_s */
+    /* what nccl_model_s priced: the measured NCCL run's forced NCCL_ALGO/NCCL_PROTO (its file's, else
+     * --nccl-algo/--nccl-proto), else NCCL's choice; NCCL's spelling, "" where NCCL's model does not apply */
+    char nccl_algo[16], nccl_proto[16];
 } lab_compare_row;
+
+/* The collective compared (0 = all-reduce; the algorithms' and NCCL's model's). */
+typedef struct lab_compare_opts {
+    ar_coll coll;
+} lab_compare_opts;
 
 /* Returns the planner's status (AR_EUNSUPPORTED with its message where the
  * algorithm does not apply). meas may be NULL (no measured times). */
 ar_status lab_compare_point(const ar_platform *p, const char *algo, uint64_t count, size_t elem_bytes,
-                            const lab_measures *meas, lab_compare_row *out, ar_err *e);
+                            const lab_measures *meas, const lab_compare_opts *co, lab_compare_row *out, ar_err *e);
 
 /* The figure of `arlab compare --plot FILE` (png or svg by FILE's extension):
  * time and busbw vs size, measured NCCL/MPI as points, model, simulation and

@@ -29,6 +29,12 @@ static ar_status push(lab_measures *ms, const char *algo, const char *plat, int 
         if (ar_grow(&ms->inplace, &cap, need, sizeof *ms->inplace) < 0) return ar_fail(e, AR_ENOMEM, "out of memory");
         cap = ms->cap;
         if (ar_grow(&ms->wrong, &cap, need, sizeof *ms->wrong) < 0) return ar_fail(e, AR_ENOMEM, "out of memory");
+        cap = ms->cap;
+        if (ar_grow(&ms->nccl_algo, &cap, need, sizeof *ms->nccl_algo) < 0)
+            return ar_fail(e, AR_ENOMEM, "out of memory");
+        cap = ms->cap;
+        if (ar_grow(&ms->nccl_proto, &cap, need, sizeof *ms->nccl_proto) < 0)
+            return ar_fail(e, AR_ENOMEM, "out of memory");
         ms->cap = cap;
     }
     lab_measure *m = &ms->m[ms->n];
@@ -39,6 +45,7 @@ static ar_status push(lab_measures *ms, const char *algo, const char *plat, int 
     m->measured_s = t;
     ms->inplace[ms->n] = inplace;
     ms->wrong[ms->n] = wrong;
+    ms->nccl_algo[ms->n][0] = ms->nccl_proto[ms->n][0] = 0;
     if (!m->algo || !m->platform) {
         free(m->algo);
         free(m->platform);
@@ -49,7 +56,7 @@ static ar_status push(lab_measures *ms, const char *algo, const char *plat, int 
 }
 
 #ifdef AR_HAVE_REAL_HOST
-/* An nccl-tests file (text or JSON): its all_reduce rows as "nccl-allreduce" (or, in a document arlab wrote, as
+/* An nccl-tests file (text or JSON): its rows of ms->nt_coll (all_reduce) as "nccl-allreduce" (or, in a document arlab wrote, as
  * the algorithm it names: ring, mpi-allreduce, ...), platform "" (any platform of
  * the same rank count), both halves (out-of-place: inplace 0). The reader's errors name file and line. */
 static ar_status read_nccltests(const char *path, lab_measures *ms, ar_err *e) {
@@ -57,6 +64,8 @@ static ar_status read_nccltests(const char *path, lab_measures *ms, ar_err *e) {
     ar_status rst = ar_nt_read_file(path, (const ar_nt_opts *)ms->nt_opts, &s, e);
     if (rst != AR_OK) return rst;
     ar_status stv = AR_OK, *st = &stv;
+    ar_nt_coll want_coll = ms->nt_coll ? (ar_nt_coll)ms->nt_coll : AR_NT_ALL_REDUCE;
+    const char *wn = ar_nt_coll_name(want_coll);
     if (ms->verb) {
         ar_nt_print_assumed(s, ms->verb, stderr);
         int nar = 0, other = -1;
@@ -69,19 +78,16 @@ static ar_status read_nccltests(const char *path, lab_measures *ms, ar_err *e) {
                               "line, no *_perf command) and its table does not tell it; give --coll "
                               "allreduce|allgather|reducescatter|broadcast|reduce|alltoall",
                               path, run->first_line);
-            else if (run->coll == AR_NT_ALL_REDUCE) nar++;
+            else if (run->coll == want_coll) nar++;
             else other = i;
         }
         if (!*st && other >= 0) {
             const char *cn = ar_nt_coll_name(s->runs[other].coll);
             if (!nar)
-                *st = ar_fail(e, AR_EINVAL,
-                              "%s: no all_reduce run (it holds %s): compare compares all-reduce; 'arlab fit --coll "
-                              "%s' fits NCCL's model to it",
-                              path, cn, cn);
+                *st = ar_fail(e, AR_EINVAL, "%s: no %s run (it holds %s): --coll %s compares those", path, wn, cn, cn);
             else
-                fprintf(stderr, "arlab %s: %s: its %s run(s) are left out (compare compares all-reduce)\n", ms->verb,
-                        path, cn);
+                fprintf(stderr, "arlab %s: %s: its %s run(s) are left out (--coll %s compares those)\n", ms->verb, path,
+                        cn, cn);
         }
         int bad = *st ? 0 : ar_nt_drop_wrong(s);
         if (bad)
@@ -91,7 +97,7 @@ static ar_status read_nccltests(const char *path, lab_measures *ms, ar_err *e) {
     for (int i = 0; i < s->nrecs && !*st; i++) {
         const ar_nt_record *r = &s->recs[i];
         const ar_nt_run *run = &s->runs[r->run];
-        if (run->coll != AR_NT_ALL_REDUCE) continue;
+        if (run->coll != want_coll) continue;
         if (run->nranks < 1 && !ms->verb) continue;
         if (run->nranks < 1 && !ms->nt_noranks++) snprintf(ms->nt_noranks_file, sizeof ms->nt_noranks_file, "%s", path);
         const ar_nt_timing *h[2] = {&r->oop, &r->ip};
@@ -101,6 +107,10 @@ static ar_status read_nccltests(const char *path, lab_measures *ms, ar_err *e) {
             /* nccl-tests' own rows are NCCL's all-reduce; arlab's documents name the algorithm that ran */
             *st = push(ms, run->arlab_algo[0] ? run->arlab_algo : "nccl-allreduce", "", run->nranks,
                        (double)r->size_bytes, t, k, h[k]->nwrong >= 0 ? (long long)h[k]->nwrong : -1, e);
+            if (!*st) {
+                snprintf(ms->nccl_algo[ms->n - 1], sizeof ms->nccl_algo[0], "%s", run->algo);
+                snprintf(ms->nccl_proto[ms->n - 1], sizeof ms->nccl_proto[0], "%s", run->proto);
+            }
         }
     }
     ar_nt_free(s);
@@ -195,6 +205,8 @@ void lab_measures_free(lab_measures *ms) {
     free(ms->m);
     free(ms->inplace);
     free(ms->wrong);
+    free(ms->nccl_algo);
+    free(ms->nccl_proto);
     memset(ms, 0, sizeof *ms);
 }
 

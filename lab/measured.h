@@ -28,8 +28,13 @@ typedef struct lab_measures {
     lab_measure *m;
     int *inplace;     /* per row: 1 in-place (default when the column is absent), 0 out-of-place */
     long long *wrong; /* per row: #wrong elements, -1 when unknown */
+    /* per row of an nccl-tests file: the run's forced NCCL_ALGO / NCCL_PROTO as written ("Ring", "Simple"; from its
+     * NCCL log, else --nccl-algo/--nccl-proto through nt_opts), "" when NCCL chose (NULL arrays: none read) */
+    char (*nccl_algo)[64], (*nccl_proto)[64];
     /* nccl-tests files, set by the caller before reading (all optional): */
     const void *nt_opts; /* an ar_nt_opts (real/nccltests_in.h) for the reader: hints, missing footer */
+    int nt_coll;         /* the collective whose nccl-tests rows are NCCL's own ("nccl-allreduce" rows, the baseline
+                          * key whatever the collective): an ar_nt_coll, 0 = all_reduce */
     const char *verb;    /* non-NULL: the reader's assumptions and left-out rows are told on stderr as
                           * "arlab VERB: FILE: ...", a run whose collective is unknown is an error, and a
                           * file without all_reduce runs is refused (what compare compares) */

@@ -236,6 +236,16 @@ static int pat_enable(const ar_nccl_in *in) { return in->cc_min >= 60 && in->nno
  * of the graph's channels the operation runs on (1 for the tuner's table; enqueue.cc's channel tuning
  * for the time of what runs, ar_nccl_table_time): the per-channel bandwidth times fewer channels, then
  * the same caps. */
+/* The calibration's bandwidth factor of algorithm a with protocol p: the class's switch rate for NVLS,
+ * NVLS_TREE and CollNet where calibrated, else its link factor, times the algorithm/protocol efficiency. */
+static double cal_factor(const ar_nccl_in *in, int a, int p) {
+    int sw = a == AR_NCCL_NVLS || a == AR_NCCL_NVLS_TREE                 ? 0
+             : a == AR_NCCL_COLLNET_DIRECT || a == AR_NCCL_COLLNET_CHAIN ? 1
+                                                                         : -1;
+    double cb = sw >= 0 && in->cal_sw_bw[sw] > 0 ? in->cal_sw_bw[sw] : in->cal_bw;
+    return (cb > 0 ? cb : 1) * (in->eff[a][p] > 0 ? in->eff[a][p] : 1);
+}
+
 static int tune_one(const ar_nccl_in *in, int coll, int a, int p, double chfrac, double *busbw_out, double *bw_out,
                     double *lat_out) {
     const nccl_consts *K = consts_of(in->version);
@@ -408,7 +418,7 @@ ar_status ar_nccl_model_tune(const ar_nccl_in *in, ar_nccl_table *t, ar_err *e) 
             for (int p = 0; p < AR_NCCL_NPROTOS; p++) {
                 double bus = 0, bw = 0, lat = 0;
                 if (!tune_one(in, c, a, p, 1.0, &bus, &bw, &lat)) continue;
-                double f = (in->cal_bw > 0 ? in->cal_bw : 1) * (in->eff[a][p] > 0 ? in->eff[a][p] : 1);
+                double f = cal_factor(in, a, p);
                 t->busbw_GBps[c][a][p] = bus * f;
                 t->bw_GBps[c][a][p] = bw * f;
                 t->lat_us[c][a][p] = lat * (in->cal_lat > 0 ? in->cal_lat : 1);
@@ -473,8 +483,7 @@ ar_status ar_nccl_table_time(const ar_nccl_in *in, const ar_nccl_table *t, ar_nc
     if (in->runtime_channels) {
         double frac = ar_nccl_channel_share(in, coll, algo, proto, bytes), bus = 0, lat2 = 0;
         if (frac < 1 && tune_one(in, coll, algo, proto, frac, &bus, &bw, &lat2)) {
-            double f = (in->cal_bw > 0 ? in->cal_bw : 1) * (in->eff[algo][proto] > 0 ? in->eff[algo][proto] : 1);
-            bw *= f;
+            bw *= cal_factor(in, algo, proto);
         }
         if (!(bw > 0)) bw = t->bw_GBps[coll][algo][proto];
     }
@@ -875,6 +884,8 @@ ar_status ar_nccl_in_from_platform(const ar_platform *p, int cc, ar_nccl_in *out
     if (p->calibrated) {
         out->cal_lat = p->cal_lat[nm > 1];
         out->cal_bw = p->cal_bw[nm > 1];
+        out->cal_sw_bw[0] = p->cal_sw_bw[nm > 1][0];
+        out->cal_sw_bw[1] = p->cal_sw_bw[nm > 1][1];
     }
     memcpy(out->eff, p->nccl_eff, sizeof out->eff);
     out->version = p->nccl_version;

@@ -106,6 +106,10 @@ typedef struct ar_nccl_in {
      * several, and its "nccl" efficiencies. */
     double cal_lat, cal_bw;
     double eff[AR_NCCL_NALGOS][AR_NCCL_NPROTOS];
+    /* The switches' rates (calibration): cal_sw_bw[0] takes cal_bw's place for NVLS and NVLS_TREE (the
+     * NVSwitch's reduction and multicast), cal_sw_bw[1] for COLLNET_DIRECT and COLLNET_CHAIN (SHARP);
+     * 0 = cal_bw. ar_nccl_in_from_platform sets them from the platform's cal_sw_bw of its class. */
+    double cal_sw_bw[2];
 } ar_nccl_in;
 
 /* NCCL's tuning table for one input: bw_GBps is the per-collective algorithm

@@ -84,7 +84,20 @@ static ar_status add_calibration(cJSON *doc, const ar_ntcal_in *in, ar_err *e) {
     int ok = cal != NULL;
     for (int c = 0; ok && c < 2; c++) {
         cJSON *o = object_in(cal, c ? "inter" : "intra");
-        ok = o && mul_num(o, "lat", in->cal_lat[c]) && mul_num(o, "bw", in->cal_bw[c]);
+        static const char *const swk[2] = {"nvls", "collnet"};
+        double old_bw = 1;
+        cJSON *jb = o ? cJSON_GetObjectItemCaseSensitive(o, "bw") : NULL;
+        if (cJSON_IsNumber(jb)) old_bw = jb->valuedouble;
+        for (int k = 0; o && ok && k < 2; k++) {
+            if (!in->have_sw[c][k]) continue;
+            if (!(in->cal_sw[c][k] > 0) || !isfinite(in->cal_sw[c][k]))
+                return ar_fail(e, AR_EINVAL, "calibration: %s %s factor must be finite and > 0 (got %g)",
+                               c ? "inter-node" : "intra-node", swk[k], in->cal_sw[c][k]);
+            /* absent: the class's bw before this calibration applied to the switch too */
+            cJSON *js = cJSON_GetObjectItemCaseSensitive(o, swk[k]);
+            ok = mul_num(o, swk[k], (cJSON_IsNumber(js) ? 1 : old_bw) * in->cal_sw[c][k]);
+        }
+        ok = ok && o && mul_num(o, "lat", in->cal_lat[c]) && mul_num(o, "bw", in->cal_bw[c]);
     }
     if (ok && in->base && !cJSON_GetObjectItemCaseSensitive(cal, "base"))
         ok = cJSON_AddStringToObject(cal, "base", in->base) != NULL;

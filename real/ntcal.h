@@ -31,7 +31,11 @@ typedef struct ar_ntcal_in {
      * loader applies them (intra-node links, inter-node links, NCCL's model). */
     int calibrated;
     double cal_lat[2], cal_bw[2]; /* [0] intra-node, [1] inter-node */
-    const char *base;             /* the preset calibrated (NAME:nodes=N defaults, NCCL's GPU); may be NULL */
+    /* the switch rates [class][0 "nvls", 1 "collnet"] where have_sw: written as the file's own (or, absent, its
+     * "bw" before this calibration) x cal_sw; absent ones keep meaning "the class's bw" */
+    double cal_sw[2][2];
+    int have_sw[2][2];
+    const char *base; /* the preset calibrated (NAME:nodes=N defaults, NCCL's GPU); may be NULL */
     int neff;
     const char *const *eff_key; /* "RING/SIMPLE" */
     const double *eff;

@@ -289,7 +289,7 @@ static ar_status fit_impl(const ar_nt_set *s, const ar_platform *p, plat_cache *
     for (int i = 0; i < n; i++) {
         const ar_nt_record *r = &s->recs[i];
         const ar_nt_run *run = &s->runs[r->run];
-        if (nccl_coll_of(run->coll) < 0) continue;
+        if (nccl_coll_of(run->coll) < 0 || r->size_bytes == 0) continue; /* 0 B: NCCL runs nothing (as compare) */
         ar_nccl_coll nc = (ar_nccl_coll)nccl_coll_of(run->coll);
         int k = 0;
         st = model_of(pc, p, s, r, &k, e);
@@ -299,7 +299,7 @@ static ar_status fit_impl(const ar_nt_set *s, const ar_platform *p, plat_cache *
         }
         const ar_nccl_in *inp = &pc->c[k].in;
         nod[m] = pc->c[k].p->nmachines;
-        const ar_nt_timing *tm = r->oop.present ? &r->oop : &r->ip;
+        const ar_nt_timing *tm = r->ip.present ? &r->ip : &r->oop; /* in place preferred, as compare */
         int algo = run->algo[0] ? ar_nccl_algo_parse(run->algo) : -1;
         ar_nccl_algo a;
         ar_nccl_proto pr;
@@ -462,36 +462,82 @@ void ar_ntfit_free(ar_ntfit_res *res) {
 /* ======================================================================== */
 
 typedef struct cal_rec {
-    double L, X, t;
-    int cls, grp, key;
+    double L, X, t, bytes;
+    int cls, bcls, grp, key; /* bcls: the bandwidth class, cls * 3 + the algorithm's family (cal_family) */
 } cal_rec;
 
-/* Alternating weighted LS over idx[0..m): lat[c], u[c] (1/bw) per class, v[g] (1/eff) per group. fix_*: kept as
- * given. vfix[g]: v[g] kept. 0 ok, -1 when a class's 2x2 system is singular or a factor is not positive. */
-static int joint(const cal_rec *R, const int *idx, int m, int ng, const int fix_lat[2], const int fix_u[2],
-                 const int *vfix, double lat[2], double u[2], double *v) {
+/* The rate an algorithm's bandwidth rides on: 0 the links (RING, TREE, PAT), 1 the NVSwitch's reduction and
+ * multicast (NVLS, NVLS_TREE), 2 the network's SHARP (COLLNET_*). */
+static int cal_family(int a) {
+    return a == AR_NCCL_NVLS || a == AR_NCCL_NVLS_TREE                 ? 1
+           : a == AR_NCCL_COLLNET_DIRECT || a == AR_NCCL_COLLNET_CHAIN ? 2
+                                                                       : 0;
+}
+
+/* The unknowns of the joint fit: x[0..2) the latency factor of each class, x[2 + b] the inverse bandwidth
+ * factor of bandwidth class b (ntfit.h: class c's links, NVLS, CollNet). */
+enum { CAL_NB = 6, CAL_NX = 2 + CAL_NB };
+
+/* Gaussian elimination with partial pivoting on the k x (k+1) row-major system A; solution in x. -1 singular. */
+static int gauss(double *A, int k, double *x) {
+    double scale = 0;
+    for (int r = 0; r < k; r++) scale = fmax(scale, fabs(A[r * (k + 1) + r]));
+    for (int col = 0; col < k; col++) {
+        int piv = col;
+        for (int r = col + 1; r < k; r++)
+            if (fabs(A[r * (k + 1) + col]) > fabs(A[piv * (k + 1) + col])) piv = r;
+        if (!(fabs(A[piv * (k + 1) + col]) > 1e-12 * scale)) return -1;
+        if (piv != col)
+            for (int c2 = 0; c2 <= k; c2++) {
+                double tmp = A[col * (k + 1) + c2];
+                A[col * (k + 1) + c2] = A[piv * (k + 1) + c2], A[piv * (k + 1) + c2] = tmp;
+            }
+        for (int r = 0; r < k; r++) {
+            if (r == col) continue;
+            double f = A[r * (k + 1) + col] / A[col * (k + 1) + col];
+            for (int c2 = col; c2 <= k; c2++) A[r * (k + 1) + c2] -= f * A[col * (k + 1) + c2];
+        }
+    }
+    for (int r = 0; r < k; r++) x[r] = A[r * (k + 1) + k] / A[r * (k + 1) + r];
+    return 0;
+}
+
+/* Alternating weighted LS over idx[0..m) (weights 1/t): the class factors x[] (linear given v) exactly, then
+ * v[g] (1/eff) per group. fix[j] / vfix[g]: kept as given. 0 ok, -1 when singular or a factor is not positive. */
+static int joint(const cal_rec *R, const int *idx, int m, int ng, const int *fix, const int *vfix, double *x,
+                 double *v) {
     for (int it = 0; it < 300; it++) {
         double change = 0;
-        for (int c = 0; c < 2; c++) {
-            double s11 = 0, s12 = 0, s22 = 0, b1 = 0, b2 = 0;
-            int cnt = 0;
-            for (int k = 0; k < m; k++) {
-                const cal_rec *r = &R[idx[k]];
-                if (r->cls != c) continue;
-                double l = r->L / r->t, x = r->X * v[r->grp] / r->t;
-                s11 += l * l, s12 += l * x, s22 += x * x, b1 += l, b2 += x, cnt++;
+        double A[CAL_NX][CAL_NX + 1];
+        memset(A, 0, sizeof A);
+        for (int k = 0; k < m; k++) {
+            const cal_rec *r = &R[idx[k]];
+            int c[2] = {r->cls, 2 + r->bcls};
+            double val[2] = {r->L / r->t, r->X * v[r->grp] / r->t}, rhs = 1;
+            for (int q = 0; q < 2; q++)
+                if (fix[c[q]]) rhs -= val[q] * x[c[q]];
+            for (int q = 0; q < 2; q++) {
+                if (fix[c[q]]) continue;
+                for (int q2 = 0; q2 < 2; q2++)
+                    if (!fix[c[q2]]) A[c[q]][c[q2]] += val[q] * val[q2];
+                A[c[q]][CAL_NX] += val[q] * rhs;
             }
-            if (!cnt || (fix_lat[c] && fix_u[c])) continue;
-            double a = lat[c], uu = u[c];
-            if (fix_lat[c]) uu = s22 > 0 ? (b2 - a * s12) / s22 : uu;
-            else if (fix_u[c]) a = s11 > 0 ? (b1 - uu * s12) / s11 : a;
-            else {
-                double det = s11 * s22 - s12 * s12;
-                if (!(fabs(det) > 1e-12 * (s11 * s22))) return -1;
-                a = (b1 * s22 - b2 * s12) / det, uu = (s11 * b2 - s12 * b1) / det;
+        }
+        int free_[CAL_NX], nf = 0;
+        for (int j = 0; j < CAL_NX; j++)
+            if (!fix[j] && A[j][j] > 0) free_[nf++] = j;
+        if (nf) {
+            double S[CAL_NX * (CAL_NX + 1)], y[CAL_NX];
+            for (int a = 0; a < nf; a++) {
+                for (int b = 0; b < nf; b++) S[a * (nf + 1) + b] = A[free_[a]][free_[b]];
+                S[a * (nf + 1) + nf] = A[free_[a]][CAL_NX];
             }
-            change = fmax(change, fabs(a - lat[c]) / fmax(fabs(a), 1e-30) + fabs(uu - u[c]) / fmax(fabs(uu), 1e-30));
-            lat[c] = a, u[c] = uu;
+            if (gauss(S, nf, y) != 0) return -1;
+            for (int a = 0; a < nf; a++) {
+                int j = free_[a];
+                change = fmax(change, fabs(y[a] - x[j]) / fmax(fabs(y[a]), 1e-30));
+                x[j] = y[a];
+            }
         }
         for (int g = 0; g < ng; g++) {
             if (vfix[g]) continue;
@@ -499,8 +545,8 @@ static int joint(const cal_rec *R, const int *idx, int m, int ng, const int fix_
             for (int k = 0; k < m; k++) {
                 const cal_rec *r = &R[idx[k]];
                 if (r->grp != g) continue;
-                double x = r->X * u[r->cls] / r->t;
-                num += x * (r->t - lat[r->cls] * r->L) / r->t, den += x * x;
+                double xx = r->X * x[2 + r->bcls] / r->t;
+                num += xx * (r->t - x[r->cls] * r->L) / r->t, den += xx * xx;
             }
             if (den > 0) {
                 double nv = num / den;
@@ -510,8 +556,8 @@ static int joint(const cal_rec *R, const int *idx, int m, int ng, const int fix_
         }
         if (change < 1e-13) break;
     }
-    for (int c = 0; c < 2; c++)
-        if (!(u[c] > 0) || !isfinite(lat[c])) return -1;
+    for (int j = 0; j < CAL_NX; j++)
+        if (!isfinite(x[j]) || (j >= 2 && !(x[j] > 0))) return -1;
     for (int g = 0; g < ng; g++)
         if (!(v[g] > 0)) return -1;
     return 0;
@@ -526,22 +572,15 @@ static ar_status cal_records(const ar_nt_set *s, const ar_platform *p, plat_cach
     for (int i = 0; i < s->nrecs; i++) {
         const ar_nt_record *r = &s->recs[i];
         const ar_nt_run *run = &s->runs[r->run];
-        if (nccl_coll_of(run->coll) < 0) continue;
+        if (nccl_coll_of(run->coll) < 0 || r->size_bytes == 0) continue; /* 0 B: NCCL runs nothing (as compare) */
         ar_nccl_coll nc = (ar_nccl_coll)nccl_coll_of(run->coll);
         int k = 0;
         ar_status st = model_of(pc, p, s, r, &k, e);
         if (st) return st;
         int cls = pc->c[k].p->nmachines > 1;
         ar_nccl_in in = pc->c[k].in;
-        if (cur) {
-            in.cal_lat = (in.cal_lat > 0 ? in.cal_lat : 1) * cur->cls[cls].lat;
-            in.cal_bw = (in.cal_bw > 0 ? in.cal_bw : 1) * cur->cls[cls].bw;
-            for (int g = 0; g < cur->ngroups; g++) {
-                double *f = &in.eff[cur->group[g].algo_i][cur->group[g].proto_i];
-                *f = (*f > 0 ? *f : 1) * cur->group[g].eff;
-            }
-        }
-        const ar_nt_timing *tm = r->oop.present ? &r->oop : &r->ip;
+        if (cur) ar_ntfit_cal_apply(cur, cls, &in);
+        const ar_nt_timing *tm = r->ip.present ? &r->ip : &r->oop; /* in place preferred, as compare */
         int algo = run->algo[0] ? ar_nccl_algo_parse(run->algo) : -1;
         ar_nccl_algo a;
         ar_nccl_proto pr;
@@ -561,41 +600,68 @@ static ar_status cal_records(const ar_nt_set *s, const ar_platform *p, plat_cach
             snprintf(out->group[g].algo, sizeof out->group[g].algo, "%s", ar_nccl_algo_name(a));
             snprintf(out->group[g].proto, sizeof out->group[g].proto, "%s", ar_nccl_proto_name(pr));
             out->group[g].algo_i = (int)a, out->group[g].proto_i = (int)pr;
+            out->group[g].fam = cal_family((int)a);
             out->group[g].eff = 1;
             out->ngroups++;
         }
-        R[m] = (cal_rec){tf - tb, tb, tm->time_us * 1e-6, cls, g, key};
+        R[m] = (cal_rec){tf - tb, tb, tm->time_us * 1e-6, (double)r->size_bytes, cls, cls * 3 + cal_family((int)a),
+                         g,       key};
         m++;
     }
     *m_out = m;
     return AR_OK;
 }
 
+void ar_ntfit_cal_apply(const ar_ntfit_cal *c, int cls, ar_nccl_in *in) {
+    double bw0 = in->cal_bw > 0 ? in->cal_bw : 1;
+    in->cal_lat = (in->cal_lat > 0 ? in->cal_lat : 1) * c->cls[cls].lat;
+    in->cal_bw = bw0 * c->cls[cls].bw;
+    for (int k = 0; k < 2; k++)
+        if (c->sw[cls][k].n > 0) in->cal_sw_bw[k] = (in->cal_sw_bw[k] > 0 ? in->cal_sw_bw[k] : bw0) * c->sw[cls][k].bw;
+    for (int g = 0; g < c->ngroups; g++) {
+        double *f = &in->eff[c->group[g].algo_i][c->group[g].proto_i];
+        *f = (*f > 0 ? *f : 1) * c->group[g].eff;
+    }
+}
+
+int ar_ntfit_bucket3(double bytes) { return bytes < 65536 ? 0 : bytes < 67108864.0 ? 1 : 2; }
+
 /* One pass: the joint fit with bootstrap on R[0..m) into out (its groups already listed). */
 static ar_status cal_fit(const cal_rec *R, int m, unsigned seed, int nboot, ar_ntfit_cal *out, ar_err *e) {
     int ng = out->ngroups;
     int incls[AR_NTFIT_MAX_GROUPS][2];
     memset(incls, 0, sizeof incls);
-    int ccount[2] = {0, 0};
-    for (int i = 0; i < m; i++) incls[R[i].grp][R[i].cls]++, ccount[R[i].cls]++;
-    for (int g = 0; g < ng; g++) out->group[g].n = incls[g][0] + incls[g][1];
-    /* the reference: RING/SIMPLE if it ran in every class with records, else the most records among those */
-    int ref = -1;
-    for (int g = 0; g < ng; g++) {
-        int all = (!ccount[0] || incls[g][0]) && (!ccount[1] || incls[g][1]);
-        if (!all) continue;
-        int ring_simple = out->group[g].algo_i == AR_NCCL_RING && out->group[g].proto_i == AR_NCCL_SIMPLE;
-        if (ref < 0 || ring_simple ||
-            (out->group[g].n > out->group[ref].n &&
-             !(out->group[ref].algo_i == AR_NCCL_RING && out->group[ref].proto_i == AR_NCCL_SIMPLE)))
-            ref = g;
+    int ccount[2] = {0, 0}, bcount[CAL_NB] = {0}, fcls[3][2];
+    double bshare[CAL_NB] = {0};
+    memset(fcls, 0, sizeof fcls);
+    for (int i = 0; i < m; i++) {
+        incls[R[i].grp][R[i].cls]++, ccount[R[i].cls]++, bcount[R[i].bcls]++;
+        bshare[R[i].bcls] += R[i].X / R[i].t;
+        fcls[R[i].bcls % 3][R[i].cls] = 1;
     }
-    out->ref = ref;
-    int vfix[AR_NTFIT_MAX_GROUPS];
+    for (int g = 0; g < ng; g++) out->group[g].n = incls[g][0] + incls[g][1];
+    /* the reference of each family: its canonical algorithm with SIMPLE (RING, NVLS, COLLNET_DIRECT) if it ran in
+     * every class the family ran in, else the group with the most records among those */
+    static const int canon[3] = {AR_NCCL_RING, AR_NCCL_NVLS, AR_NCCL_COLLNET_DIRECT};
+    for (int f = 0; f < 3; f++) {
+        int ref = -1;
+        for (int g = 0; g < ng; g++) {
+            if (out->group[g].fam != f) continue;
+            int all = (!fcls[f][0] || incls[g][0]) && (!fcls[f][1] || incls[g][1]);
+            if (!all) continue;
+            int is_c = out->group[g].algo_i == canon[f] && out->group[g].proto_i == AR_NCCL_SIMPLE;
+            int ref_c = ref >= 0 && out->group[ref].algo_i == canon[f] && out->group[ref].proto_i == AR_NCCL_SIMPLE;
+            if (ref < 0 || is_c || (!ref_c && out->group[g].n > out->group[ref].n)) ref = g;
+        }
+        out->fref[f] = ref;
+    }
+    out->ref = out->fref[0];
+    int vfix[AR_NTFIT_MAX_GROUPS], vwide[AR_NTFIT_MAX_GROUPS], retried[AR_NTFIT_MAX_GROUPS];
     for (int g = 0; g < ng; g++) {
-        /* separable from the class factors: a reference exists and ran in every class this group ran in */
+        int ref = out->fref[out->group[g].fam];
+        /* separable from the class factors: its family's reference ran in every class this group ran in */
         int sep = ref >= 0 && g != ref && (!incls[g][0] || incls[ref][0]) && (!incls[g][1] || incls[ref][1]);
-        vfix[g] = !sep;
+        vfix[g] = !sep, vwide[g] = retried[g] = 0;
         /* a bandwidth term under 1e-3 of the time: nothing to fit */
         double xs = 0;
         for (int i = 0; i < m; i++)
@@ -603,15 +669,13 @@ static ar_status cal_fit(const cal_rec *R, int m, unsigned seed, int nboot, ar_n
         if (!(xs / (out->group[g].n ? out->group[g].n : 1) > 1e-3)) vfix[g] = 1;
         out->group[g].ident = g == ref || !vfix[g];
     }
-    int fix_lat[2], fix_u[2];
-    for (int c = 0; c < 2; c++) {
-        out->cls[c].n = ccount[c];
-        fix_lat[c] = fix_u[c] = ccount[c] < 2;
-        out->cls[c].lat_ident = out->cls[c].bw_ident = !fix_lat[c];
-    }
+    int fix[CAL_NX], ident[CAL_NX];
+    for (int c = 0; c < 2; c++) fix[c] = ccount[c] < 2;
+    for (int b = 0; b < CAL_NB; b++) fix[2 + b] = bcount[b] < 2 || !(bshare[b] / (bcount[b] ? bcount[b] : 1) > 1e-3);
+    for (int j = 0; j < CAL_NX; j++) ident[j] = !fix[j];
     int *idx = calloc((size_t)m, sizeof *idx);
     int nb0 = nboot > 0 ? nboot : 1;
-    double *bs = calloc((size_t)nb0 * (size_t)(4 + ng), sizeof *bs);
+    double *bs = calloc((size_t)nb0 * (size_t)(CAL_NX + ng), sizeof *bs);
     double *pred = calloc((size_t)m * 3, sizeof *pred), *res = pred ? pred + m : NULL,
            *err = pred ? pred + 2 * m : NULL;
     cal_rec *R2 = calloc((size_t)m, sizeof *R2);
@@ -619,18 +683,17 @@ static ar_status cal_fit(const cal_rec *R, int m, unsigned seed, int nboot, ar_n
         free(idx), free(bs), free(pred), free(R2);
         return ar_fail(e, AR_ENOMEM, "ntfit: out of memory");
     }
-    double lat[2], u[2], v[AR_NTFIT_MAX_GROUPS];
-    for (int round = 0; round < 2; round++) { /* round 1: refit with the unidentified factors fixed at 1 */
+    double x[CAL_NX], v[AR_NTFIT_MAX_GROUPS], lo[CAL_NX], hi[CAL_NX];
+    for (int round = 0; round < 8; round++) { /* each round refits with the factors found unidentified fixed at 1 */
         for (int i = 0; i < m; i++) idx[i] = i;
-        lat[0] = lat[1] = u[0] = u[1] = 1;
+        for (int j = 0; j < CAL_NX; j++) x[j] = 1;
         for (int g = 0; g < ng; g++) v[g] = 1;
-        int bad = joint(R, idx, m, ng, fix_lat, fix_u, vfix, lat, u, v) != 0;
+        int bad = joint(R, idx, m, ng, fix, vfix, x, v) != 0;
         if (bad) { /* e.g. one size per class: latency and bandwidth not separable; keep the latency at 1 */
-            for (int c = 0; c < 2; c++)
-                if (!fix_lat[c]) fix_lat[c] = 1, out->cls[c].lat_ident = 0;
-            lat[0] = lat[1] = u[0] = u[1] = 1;
+            for (int c = 0; c < 2; c++) fix[c] = 1, ident[c] = 0;
+            for (int j = 0; j < CAL_NX; j++) x[j] = 1;
             for (int g = 0; g < ng; g++) v[g] = 1;
-            bad = joint(R, idx, m, ng, fix_lat, fix_u, vfix, lat, u, v) != 0;
+            bad = joint(R, idx, m, ng, fix, vfix, x, v) != 0;
         }
         if (bad) {
             free(idx), free(bs), free(pred), free(R2);
@@ -641,12 +704,12 @@ static ar_status cal_fit(const cal_rec *R, int m, unsigned seed, int nboot, ar_n
         /* residual bootstrap (the sizes are a design, not a sample): t*_i = pred_i (1 + c e_j), e_j a relative
          * residual drawn with replacement, c = sqrt(m / (m - k)) for the k fitted parameters */
         int k = 0;
-        for (int c = 0; c < 2; c++) k += !fix_lat[c] + !fix_u[c];
+        for (int j = 0; j < CAL_NX; j++) k += !fix[j];
         for (int g = 0; g < ng; g++) k += !vfix[g];
         double cf = m > k ? sqrt((double)m / (double)(m - k)) : 1;
         for (int i = 0; i < m; i++) {
             const cal_rec *r = &R[i];
-            pred[i] = lat[r->cls] * r->L + r->X * u[r->cls] * v[r->grp];
+            pred[i] = x[r->cls] * r->L + r->X * x[2 + r->bcls] * v[r->grp];
             res[i] = pred[i] > 0 ? r->t / pred[i] - 1 : 0;
         }
         for (int i = 0; i < m; i++) idx[i] = i;
@@ -659,64 +722,129 @@ static ar_status cal_fit(const cal_rec *R, int m, unsigned seed, int nboot, ar_n
                 R2[i].t = pred[i] * (1 + cf * res[(rng >> 33) % (unsigned long long)m]);
                 if (!(R2[i].t > 0)) R2[i].t = pred[i];
             }
-            double la[2] = {lat[0], lat[1]}, uu[2] = {u[0], u[1]}, vv[AR_NTFIT_MAX_GROUPS];
+            double xx[CAL_NX], vv[AR_NTFIT_MAX_GROUPS];
+            memcpy(xx, x, sizeof xx);
             memcpy(vv, v, sizeof vv);
-            if (joint(R2, idx, m, ng, fix_lat, fix_u, vfix, la, uu, vv) != 0) continue;
-            bs[nb] = la[0], bs[(size_t)nb0 + nb] = la[1], bs[2 * (size_t)nb0 + nb] = 1 / uu[0],
-            bs[3 * (size_t)nb0 + nb] = 1 / uu[1];
-            for (int g = 0; g < ng; g++) bs[(size_t)(4 + g) * (size_t)nb0 + nb] = 1 / vv[g];
+            if (joint(R2, idx, m, ng, fix, vfix, xx, vv) != 0) continue;
+            for (int j = 0; j < CAL_NX; j++) bs[(size_t)j * nb0 + nb] = j < 2 ? xx[j] : 1 / xx[j];
+            for (int g = 0; g < ng; g++) bs[(size_t)(CAL_NX + g) * (size_t)nb0 + nb] = 1 / vv[g];
             nb++;
         }
         out->nboot = nb;
-        int refit = 0;
-        for (int c = 0; c < 2; c++) {
-            out->cls[c].lat = lat[c], out->cls[c].bw = 1 / u[c];
-            out->cls[c].lat_lo = out->cls[c].lat_hi = lat[c];
-            out->cls[c].bw_lo = out->cls[c].bw_hi = 1 / u[c];
-            if (nb >= 10) {
-                if (!fix_lat[c])
-                    out->cls[c].lat_lo = pct(bs + (size_t)c * nb0, nb, 0.025),
-                    out->cls[c].lat_hi = pct(bs + (size_t)c * nb0, nb, 0.975);
-                if (!fix_u[c])
-                    out->cls[c].bw_lo = pct(bs + (size_t)(2 + c) * nb0, nb, 0.025),
-                    out->cls[c].bw_hi = pct(bs + (size_t)(2 + c) * nb0, nb, 0.975);
-            }
-            if (!fix_lat[c] && (nb < 10 || out->cls[c].lat_hi - out->cls[c].lat_lo > fabs(lat[c])))
-                fix_lat[c] = 1, out->cls[c].lat_ident = 0, refit = 1;
-            if (!fix_u[c] && (nb < 10 || out->cls[c].bw_hi - out->cls[c].bw_lo > 1 / u[c]))
-                fix_u[c] = 1, out->cls[c].bw_ident = 0, refit = 1;
+        int refit = 0, ufixed = 0;
+        for (int j = 0; j < CAL_NX; j++) {
+            double val = j < 2 ? x[j] : 1 / x[j];
+            lo[j] = hi[j] = val;
+            if (fix[j]) continue;
+            if (nb >= 10) lo[j] = pct(bs + (size_t)j * nb0, nb, 0.025), hi[j] = pct(bs + (size_t)j * nb0, nb, 0.975);
+            if (nb < 10 || hi[j] - lo[j] > fabs(val)) fix[j] = 1, ident[j] = 0, refit = 1, ufixed |= j >= 2;
         }
         for (int g = 0; g < ng; g++) {
             out->group[g].eff = 1 / v[g];
             out->group[g].lo = out->group[g].hi = 1 / v[g];
             if (nb >= 10 && !vfix[g])
-                out->group[g].lo = pct(bs + (size_t)(4 + g) * nb0, nb, 0.025),
-                out->group[g].hi = pct(bs + (size_t)(4 + g) * nb0, nb, 0.975);
+                out->group[g].lo = pct(bs + (size_t)(CAL_NX + g) * nb0, nb, 0.025),
+                out->group[g].hi = pct(bs + (size_t)(CAL_NX + g) * nb0, nb, 0.975);
             if (!vfix[g] && (nb < 10 || out->group[g].hi - out->group[g].lo > out->group[g].eff))
-                vfix[g] = 1, out->group[g].ident = 0, refit = 1;
+                vfix[g] = 1, vwide[g] = 1, out->group[g].ident = 0, refit = 1;
         }
+        /* a group too wide only because its class factor moved with it: once that factor is fixed, try it again */
+        if (ufixed)
+            for (int g = 0; g < ng; g++)
+                if (vwide[g] && !retried[g]) vfix[g] = 0, vwide[g] = 0, retried[g] = 1, out->group[g].ident = 1;
         if (!refit) break;
-        /* the unidentified are fixed at 1 */
-        for (int c = 0; c < 2; c++) {
-            if (!out->cls[c].lat_ident) out->cls[c].lat = out->cls[c].lat_lo = out->cls[c].lat_hi = 1;
-            if (!out->cls[c].bw_ident) out->cls[c].bw = out->cls[c].bw_lo = out->cls[c].bw_hi = 1;
-        }
-        if (round == 1) break;
+        for (int j = 0; j < CAL_NX; j++)
+            if (fix[j]) x[j] = 1;
     }
-    for (int c = 0; c < 2; c++) {
-        if (!out->cls[c].lat_ident) out->cls[c].lat = out->cls[c].lat_lo = out->cls[c].lat_hi = 1;
-        if (!out->cls[c].bw_ident) out->cls[c].bw = out->cls[c].bw_lo = out->cls[c].bw_hi = 1;
-    }
+    for (int j = 0; j < CAL_NX; j++)
+        if (!ident[j]) x[j] = lo[j] = hi[j] = 1;
     for (int g = 0; g < ng; g++)
         if (!out->group[g].ident) out->group[g].eff = out->group[g].lo = out->group[g].hi = 1;
+    for (int c = 0; c < 2; c++) {
+        out->cls[c].n = ccount[c];
+        out->cls[c].lat = x[c], out->cls[c].lat_lo = lo[c], out->cls[c].lat_hi = hi[c];
+        out->cls[c].bw = 1 / x[2 + c * 3], out->cls[c].bw_lo = lo[2 + c * 3], out->cls[c].bw_hi = hi[2 + c * 3];
+        out->cls[c].lat_ident = ident[c], out->cls[c].bw_ident = ident[2 + c * 3];
+        out->cls[c].bw_n = bcount[c * 3];
+        for (int s2 = 0; s2 < 2; s2++) {
+            int j = 2 + c * 3 + 1 + s2;
+            out->sw[c][s2].n = bcount[c * 3 + 1 + s2];
+            out->sw[c][s2].bw = 1 / x[j], out->sw[c][s2].lo = lo[j], out->sw[c][s2].hi = hi[j];
+            out->sw[c][s2].ident = ident[j];
+        }
+    }
     /* the calibrated prediction's error */
+    double *be = res; /* scratch */
+    for (int b = 0; b < 3; b++) {
+        int nbk = 0;
+        for (int i = 0; i < m; i++) {
+            const cal_rec *r = &R[i];
+            if (ar_ntfit_bucket3(r->bytes) != b) continue;
+            double pr = out->cls[r->cls].lat * r->L + r->X * x[2 + r->bcls] / out->group[r->grp].eff;
+            be[nbk++] = fabs(pr - r->t) / r->t;
+        }
+        out->bucket_n[b] = nbk;
+        out->bucket_med[b] = nbk ? pct(be, nbk, 0.5) : NAN;
+    }
     for (int i = 0; i < m; i++) {
         const cal_rec *r = &R[i];
-        double pr = out->cls[r->cls].lat * r->L + r->X / (out->cls[r->cls].bw * out->group[r->grp].eff);
+        double pr = out->cls[r->cls].lat * r->L + r->X * x[2 + r->bcls] / out->group[r->grp].eff;
         err[i] = fabs(pr - r->t) / r->t;
     }
     out->rel_med = pct(err, m, 0.5), out->rel_max = err[m - 1];
     free(idx), free(bs), free(pred), free(R2);
+    return AR_OK;
+}
+
+static ar_status predict_pc(const ar_nt_set *s, const ar_platform *p, plat_cache *pc, const ar_ntfit_cal *cal,
+                            ar_ntfit_pred *out, int *n, ar_err *e) {
+    *n = 0;
+    ar_status st = AR_OK;
+    for (int i = 0; i < s->nrecs && !st; i++) {
+        const ar_nt_record *r = &s->recs[i];
+        const ar_nt_run *run = &s->runs[r->run];
+        if (nccl_coll_of(run->coll) < 0 || r->size_bytes == 0) continue; /* 0 B: NCCL runs nothing (as compare) */
+        ar_nccl_coll nc = (ar_nccl_coll)nccl_coll_of(run->coll);
+        int k = 0;
+        st = model_of(pc, p, s, r, &k, e);
+        if (st) break;
+        int cls = pc->c[k].p->nmachines > 1;
+        ar_nccl_in in = pc->c[k].in;
+        if (cal) ar_ntfit_cal_apply(cal, cls, &in);
+        int algo = run->algo[0] ? ar_nccl_algo_parse(run->algo) : -1;
+        ar_nccl_algo a;
+        ar_nccl_proto pr;
+        double t = 0, t2;
+        st = ar_nccl_model_choose(&in, nc, algo, (double)r->size_bytes, &a, &pr, &t, e);
+        if (st) break;
+        int q = run->proto[0] ? ar_nccl_proto_parse(run->proto) : -1;
+        ar_err e2 = {{0}};
+        if (q >= 0 && q != (int)pr &&
+            ar_nccl_model_time(&in, nc, a, (ar_nccl_proto)q, (double)r->size_bytes, &t2, &e2) == AR_OK)
+            t = t2;
+        const ar_nt_timing *tm = r->ip.present ? &r->ip : &r->oop;
+        out[*n] = (ar_ntfit_pred){t, tm->time_us * 1e-6, (double)r->size_bytes, i, pc->c[k].p->nmachines};
+        (*n)++;
+    }
+    return st;
+}
+
+/* The errors of cal as the calibrated model predicts (its own choice, as compare on the written platform does):
+ * rel_med, rel_max, bucket_med/bucket_n. q: scratch of s->nrecs. */
+static ar_status cal_actual(const ar_nt_set *s, const ar_platform *p, plat_cache *pc, ar_ntfit_cal *cal,
+                            ar_ntfit_pred *q, double *scratch, ar_err *e) {
+    int n = 0;
+    ar_status st = predict_pc(s, p, pc, cal, q, &n, e);
+    if (st) return st;
+    for (int b = 0; b < 3; b++) {
+        int k = 0;
+        for (int i = 0; i < n; i++)
+            if (ar_ntfit_bucket3(q[i].bytes) == b) scratch[k++] = fabs(q[i].pred_s - q[i].meas_s) / q[i].meas_s;
+        cal->bucket_n[b] = k;
+        cal->bucket_med[b] = k ? pct(scratch, k, 0.5) : NAN;
+    }
+    for (int i = 0; i < n; i++) scratch[i] = fabs(q[i].pred_s - q[i].meas_s) / q[i].meas_s;
+    if (n) cal->rel_med = pct(scratch, n, 0.5), cal->rel_max = scratch[n - 1];
     return AR_OK;
 }
 
@@ -732,13 +860,20 @@ ar_status ar_ntfit_calibrate(const ar_nt_set *s, const ar_platform *p, unsigned 
         free(pc), free(R), free(cur);
         return ar_fail(e, AR_ENOMEM, "ntfit: out of memory");
     }
-    int m = 0, changed = 0;
-    for (int pass = 0; pass < 4 && !st; pass++) {
+    ar_ntfit_pred *q = calloc((size_t)s->nrecs + 1, sizeof *q);
+    double *scratch = calloc((size_t)s->nrecs + 1, sizeof *scratch);
+    ar_ntfit_cal *best = calloc(1, sizeof *best);
+    if (!q || !scratch || !best) st = ar_fail(e, AR_ENOMEM, "ntfit: out of memory");
+    int m = 0, changed = 0, have_best = 0, settled = 0;
+    for (int pass = 0; pass < 6 && !st; pass++) {
         ar_ntfit_cal next;
         memset(&next, 0, sizeof next);
         st = cal_records(s, p, pc, pass ? cur : NULL, R, &m, &next, &changed, e);
         if (st) break;
-        if (pass && !changed) break; /* the calibrated model chooses as the fit assumed: cur stands */
+        if (pass && !changed) { /* the calibrated model chooses as the fit assumed: cur stands */
+            settled = 1;
+            break;
+        }
         if (m < 2) {
             st = ar_fail(
                 e, AR_EINVAL,
@@ -749,10 +884,29 @@ ar_status ar_ntfit_calibrate(const ar_nt_set *s, const ar_platform *p, unsigned 
         st = cal_fit(R, m, seed, nboot, &next, e);
         if (st) break;
         next.n = m, next.passes = pass + 1;
+        /* its errors as the written platform predicts them: where a choice still moves (the fixed point
+         * oscillates), the pass whose calibrated model predicts best is kept */
+        st = cal_actual(s, p, pc, &next, q, scratch, e);
+        if (st) break;
         *cur = next;
+        if (!have_best || next.rel_med < best->rel_med) *best = next, have_best = 1;
     }
-    if (!st) *out = *cur;
+    if (!st) {
+        int passes = cur->passes;
+        *out = settled ? *cur : *best;
+        out->kept = best->passes, out->passes = passes;
+    }
     for (int i = 0; i < pc->n; i++) ar_platform_free(pc->c[i].own);
-    free(pc), free(R), free(cur);
+    free(pc), free(R), free(cur), free(q), free(scratch), free(best);
+    return st;
+}
+
+ar_status ar_ntfit_predict(const ar_nt_set *s, const ar_platform *p, const ar_ntfit_cal *cal, ar_ntfit_pred *out,
+                           int *n, ar_err *e) {
+    plat_cache *pc = calloc(1, sizeof *pc);
+    if (!pc) return ar_fail(e, AR_ENOMEM, "ntfit: out of memory");
+    ar_status st = predict_pc(s, p, pc, cal, out, n, e);
+    for (int i = 0; i < pc->n; i++) ar_platform_free(pc->c[i].own);
+    free(pc);
     return st;
 }

@@ -19,13 +19,14 @@
 
 #include "core/platform.h"
 #include "core/status.h"
+#include "models/nccl_model.h"
 #include "real/nccltests_in.h"
 
 #define AR_NTFIT_MAX_GROUPS 24
 #define AR_NTFIT_MAX_NODECOUNTS 16
 
 typedef struct ar_ntfit_res {
-    int n;                               /* records used (all_reduce, out-of-place time) */
+    int n;                               /* records used (in-place time where present, else out-of-place: as compare) */
     double lat_scale, bw_scale;          /* fitted (bw_scale = 1/u) */
     double lat_lo, lat_hi, bw_lo, bw_hi; /* percentile 95 % bootstrap intervals */
     int lat_ident, bw_ident;             /* 0: not identified by the data, value kept at 1 */
@@ -66,38 +67,73 @@ typedef struct ar_ntfit_res {
 } ar_ntfit_res;
 
 /* The calibration a platform JSON carries (real/ntcal.h, platforms/README.md "calibration", "nccl"), fitted
- * jointly: t_i ~ lat_c L_i + X_i / (bw_c eff_g), c = the record's link class (0 intra-node: one-node runs,
- * 1 inter-node: multi-node runs), g its (algorithm, protocol); weights 1/t_i, alternating least squares
- * (exact in each block). The efficiencies are relative to a reference group (eff 1 by definition: RING/
- * SIMPLE when it ran in every class, else the group with the most records among those in every class);
- * a group that ran only in a class without the reference is not separable from that class's bandwidth
- * factor and keeps 1. The choice of (algorithm, protocol) per record is re-made on the calibrated model
- * and the fit repeated until no choice changes (at most 4 passes), so that the calibrated platform's
- * NCCL model predicts with the choice it makes itself. Percentile 95 % intervals of a residual bootstrap
- * (the sizes are a design: every resample keeps every record, its time the fitted one x (1 + a relative
- * residual drawn with replacement, inflated by sqrt(n / (n - parameters))); fixed seed);
- * a factor whose interval is wider than its value, or a class without >= 2 records, is NOT identified and
- * kept at 1 (the fit is redone with it fixed). rel_med/rel_max: |rel err| of the calibrated prediction. */
+ * jointly: t_i ~ lat_c L_i + X_i / (bw_b eff_g), c = the record's link class (0 intra-node: one-node runs,
+ * 1 inter-node: multi-node runs), b its bandwidth class: class c's links (RING, TREE, PAT), class c's NVSwitch
+ * reduction/multicast rate (NVLS, NVLS_TREE) or class c's SHARP rate (COLLNET_*), each a factor of its own
+ * (written as "calibration".{intra,inter}.{bw,nvls,collnet}), g its (algorithm, protocol); weights 1/t_i,
+ * alternating least squares (exact in each block). The efficiencies are relative to a reference group per
+ * rate family (eff 1 by definition: RING/SIMPLE, NVLS/SIMPLE, COLLNET_DIRECT/SIMPLE when it ran in every class
+ * its family ran in, else the group of the family with the most records among those); a group that ran in a
+ * class without its reference is not separable from that class's factor and keeps 1. The choice of
+ * (algorithm, protocol) per record is re-made on the calibrated model and the fit repeated until no choice
+ * changes (at most 6 passes), so that the calibrated platform's NCCL model predicts with the choice it makes
+ * itself. Percentile 95 % intervals of a residual bootstrap (the sizes are a design: every resample keeps
+ * every record, its time the fitted one x (1 + a relative residual drawn with replacement, inflated by
+ * sqrt(n / (n - parameters))); fixed seed); a factor whose interval is wider than its value, a class without
+ * >= 2 records, or a bandwidth class whose records carry < 1e-3 of their time in the bandwidth term, is NOT
+ * identified and kept at 1 (the fit is redone with it fixed; a group found too wide together with its class
+ * factor is tried again once that factor is fixed). rel_med/rel_max: |rel err| of the calibrated model's
+ * prediction, with the choice it makes itself (as compare on the written platform); bucket_med: its median
+ * per size bucket (< 64 KB, 64 KB-64 MB, >= 64 MB; NAN when empty). Where the choices do not settle in 6
+ * passes, the pass whose calibrated model predicts best (median) is kept. */
 typedef struct ar_ntfit_cal {
     int n, passes, nboot;
+    int kept; /* the pass kept: the last when the choices settled, else the one whose model predicts best */
     struct {
-        int n;
+        int n, bw_n; /* records of the class; of them on the links (bw) */
         double lat, lat_lo, lat_hi, bw, bw_lo, bw_hi;
         int lat_ident, bw_ident;
     } cls[2];
-    int ngroups, ref; /* ref: the reference group's index, -1 when none (no group ran in every class) */
+    struct {
+        int n; /* records of the class on this rate; 0: not written (the links' factor applies) */
+        double bw, lo, hi;
+        int ident;
+    } sw[2][2];       /* [class][0 NVLS/NVLS_TREE, 1 COLLNET] */
+    int ngroups, ref; /* ref: the links' reference group (fref[0]) */
+    int fref[3];      /* per family (links, NVLS, CollNet): the reference group's index, -1 when none */
     struct {
         char algo[16], proto[16];
-        int algo_i, proto_i, n;
+        int algo_i, proto_i, fam, n;
         double eff, lo, hi;
-        int ident; /* 0: not identified (eff 1); the reference has ident 1, eff 1 */
+        int ident; /* 0: not identified (eff 1); a reference has ident 1, eff 1 */
     } group[AR_NTFIT_MAX_GROUPS];
     double rel_med, rel_max;
+    double bucket_med[3];
+    int bucket_n[3];
 } ar_ntfit_cal;
+
+/* Puts calibration c of link class cls on NCCL model input in (multiplied into the factors it has), as a
+ * platform written from c loads: latency, links' bandwidth, the switch rates that had records, efficiencies. */
+void ar_ntfit_cal_apply(const ar_ntfit_cal *c, int cls, ar_nccl_in *in);
+/* The size bucket of the calibration's summary: 0 < 64 KB, 1 64 KB-64 MB, 2 >= 64 MB. */
+int ar_ntfit_bucket3(double bytes);
+
+/* NCCL's model of every record of s whose collective it covers, on p (or, for runs of N whole nodes of a one-node
+ * p, NAME:nodes=N) calibrated by cal (NULL: p as it is), with NCCL's choice made on that model (or the run's
+ * NCCL_ALGO/NCCL_PROTO): pred_s, and beside it the time the fit uses (in place where present) meas_s, the size,
+ * the record's index in s and its platform's machine count. Arrays of s->nrecs; *n records written. */
+typedef struct ar_ntfit_pred {
+    double pred_s, meas_s, bytes;
+    int rec, nodes;
+} ar_ntfit_pred;
+ar_status ar_ntfit_predict(const ar_nt_set *s, const ar_platform *p, const ar_ntfit_cal *cal, ar_ntfit_pred *out,
+                           int *n, ar_err *e);
 
 ar_status ar_ntfit_calibrate(const ar_nt_set *s, const ar_platform *p, unsigned seed, int nboot, ar_ntfit_cal *out,
                              ar_err *e);
 
+/* Rows of 0 B are left out of every fit, calibration and prediction here (NCCL returns at once; compare does
+ * not model them either). */
 /* Fits platform p to the all_reduce records of s. A run has p's rank count, or, when p is one
  * node, N x p's ranks on N nodes: it is predicted on "NAME:nodes=N" (core/platform_rail.h). The
  * same two scales hold for every node count. Refuses #wrong > 0 (ar_nt_check_fit). */

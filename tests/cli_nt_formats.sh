@@ -37,11 +37,13 @@ t_check "  1 MiB: the wrong in-place half left out, out-of-place 60.49 us" \
 t_check "  one line naming how many rows are wrong" grep -q '^arlab compare: .*fmt_table_only.txt: 1 row with #wrong > 0 (wrong results) left out$' "$T_TMP/err"
 t_check "  three lines in all (collective, ranks, wrong)" test "$(wc -l <"$T_TMP/err")" -eq 3
 
-expect_error "compare: a reduce_scatter file" "fmt_ray.txt: no all_reduce run (it holds reduce_scatter): compare compares all-reduce; 'arlab fit --coll reduce_scatter' fits NCCL's model to it" \
+expect_error "compare: a reduce_scatter file" "fmt_ray.txt: no all_reduce run (it holds reduce_scatter): --coll reduce_scatter compares those" \
     -- compare --measured "$D/fmt_ray.txt" --platform dgx-h100
-expect_error "compare: --coll allgather refused" "--coll allgather: compare compares all-reduce algorithms only" \
-    -- compare --measured "$D/fmt_markdown.txt" --platform dgx-a100 --coll allgather
-expect_error "compare: --coll reduce refused without pointing to fit" "--coll reduce: compare compares all-reduce algorithms only (arlab models all-reduce, all-gather and reduce-scatter)" \
+expect_ok "compare: --coll allgather on a file that does not name its collective" \
+    -- compare --measured "$D/fmt_markdown.txt" --platform dgx-a100 --coll allgather --algo nccl --format csv
+t_check "its rows read as all-gather, NCCL's all-gather model beside them" awk -F'\t' '$1 > 0 && $2 > 0 { n++ } END { exit !(n == 6) }' \
+    <(csv_col "$T_TMP/out" nccl_s nccl_model_s)
+expect_error "compare: --coll reduce refused" "--coll reduce: arlab models all-reduce, all-gather and reduce-scatter (--coll allreduce, allgather or reducescatter); its runs cannot be compared" \
     -- compare --measured "$D/fmt_tag_output.txt" --platform dgx-h100:nodes=2 --coll reduce
 expect_error "compare: a collective nothing tells" 'fmt_no_coll.txt:1: the collective is not named in the file (no "# Collective test starting" line, no *_perf command) and its table does not tell it; give --coll allreduce|allgather|reducescatter|broadcast|reduce|alltoall' \
     -- compare --measured "$D/fmt_no_coll.txt" --platform dgx-a100

@@ -50,4 +50,27 @@ expect_error "failed link misspelt" 'did you mean "n1.g3-rail3"? (every link: '"
 printf '{"name":"x","links":[{"match":"zz*","factor":0.5}]}' >"$T_TMP/glob.json"
 expect_error "a glob matching no link" "(every link: 'arlab platform show fr-5')" -- \
   model --platform fr-5 --size 1MB --algo ring --scenario "$T_TMP/glob.json"
+# `platform show --format json` loads back: for every preset (and generated, rail and calibrated forms), the shown
+# document as --platform gives the same numbers as the platform itself (every algorithm's time, NCCL's model)
+"$ARLAB" platforms --format csv | tail -n +2 | cut -d, -f1 >"$T_TMP/presets"
+t_check "the presets listed" test "$(wc -l <"$T_TMP/presets")" -ge 20
+cols() { cut -d, -f1,3-8,13-16 "$1"; }
+n=0
+for P in $(cat "$T_TMP/presets") dgx-h100:nodes=2 aws-p5:nodes=3 "tree:fanouts=4x4" "torus:dims=4x4" rail:nodes=2; do
+  "$ARLAB" platform show "$P" --format json >"$T_TMP/shown.json" 2>"$T_TMP/err" || { t_bad "show $P: $(head -1 "$T_TMP/err")"; continue; }
+  "$ARLAB" model --platform "$P" --size 1MB,256MB --algo all --format csv >"$T_TMP/a.csv" 2>/dev/null
+  if ! "$ARLAB" model --platform "$T_TMP/shown.json" --size 1MB,256MB --algo all --format csv >"$T_TMP/b.csv" 2>"$T_TMP/err"; then
+    t_bad "the shown $P loads: $(head -1 "$T_TMP/err")"; continue
+  fi
+  if cmp -s <(cols "$T_TMP/a.csv") <(cols "$T_TMP/b.csv") && test -s "$T_TMP/a.csv"; then n=$((n + 1)); else
+    t_bad "the shown $P gives other numbers: $(diff <(cols "$T_TMP/a.csv") <(cols "$T_TMP/b.csv") | head -2 | tr '\n' ' ')"; fi
+done
+t_check "every preset's shown JSON loads back with the same numbers ($n)" test "$n" -eq $(( $(wc -l <"$T_TMP/presets") + 5 ))
+# the shown JSON of a calibrated file: the factors already on the links are not applied twice
+printf '{"name":"c","kind":"tree","gpu":"h100","levels":[{"fanout":8,"bw":"20.6GBps","lanes":18,"lat":"1us"}],"calibration":{"intra":{"lat":1.5,"bw":0.8,"nvls":0.7}}}' >"$T_TMP/c.json"
+"$ARLAB" platform show "$T_TMP/c.json" --format json >"$T_TMP/c_shown.json"
+t_check "calibrated: the shown JSON says applied_to_links and keeps the NVSwitch's rate" grep -q '"applied_to_links": true' "$T_TMP/c_shown.json"
+"$ARLAB" model --platform "$T_TMP/c.json" --size 64MB --algo all --format csv | cut -d, -f1,3-8,13-16 >"$T_TMP/ca"
+"$ARLAB" model --platform "$T_TMP/c_shown.json" --size 64MB --algo all --format csv | cut -d, -f1,3-8,13-16 >"$T_TMP/cb"
+t_check "calibrated: the same numbers (links and NCCL's model)" cmp -s "$T_TMP/ca" "$T_TMP/cb"
 t_done

@@ -19,6 +19,8 @@ static const char *const unsupported[][3] = {
     {"p2.16xlarge", "flexreduce", "a graph, not a tree of switches"},
     {"p3.16xlarge", "flexreduce", "a graph, not a tree of switches"},
     {"p3.8xlarge", "flexreduce", "a graph, not a tree of switches"},
+    {"pcie-8gpu-nop2p", "flexreduce", "a graph (NCCL's model reads PCIe from a graph), not a tree of switches"},
+    {"pcie-8gpu-p2p", "flexreduce", "a graph (NCCL's model reads PCIe from a graph), not a tree of switches"},
     {"torus-4x4", "flexreduce", "a torus, not a tree of switches"},
 };
 
@@ -45,6 +47,10 @@ static int run_check(const char *plat, const char *algo, uint64_t bytes, int ful
     memset(&o, 0, sizeof o);
     o.sync = AR_SYNC_ROUND;
     o.check = 1;
+    /* host staging copies (a preset's compute.stage: pcie-8gpu-nop2p) are simulated under dataflow only */
+    ar_platform *pp = sim_platform(plat);
+    if (pp && pp->stage_d2h_Bps > 0) o.sync = AR_SYNC_DATAFLOW;
+    ar_platform_free(pp);
     o.full = full;
     o.gamma_s_per_B = gamma;
     sim_run x;

@@ -158,6 +158,8 @@ static void test_presets(void) {
         {"p2.16xlarge", 16, 1, 0, AR_PLAT_GRAPH},
         {"p3.16xlarge", 8, 1, 0, AR_PLAT_GRAPH},
         {"p3.8xlarge", 4, 1, 0, AR_PLAT_GRAPH},
+        {"pcie-8gpu-nop2p", 8, 1, 0, AR_PLAT_GRAPH},
+        {"pcie-8gpu-p2p", 8, 1, 0, AR_PLAT_GRAPH},
         {"pfn-mn1", 8, 8, 2, AR_PLAT_TREE},
         {"torus-4x4", 64, 16, 3, AR_PLAT_TORUS},
     };
