@@ -22,15 +22,14 @@
  *                    once) at every size (8 B .. 4 MiB; --cal-sizes); alpha
  *                    by relative-error least squares over the sizes <= 64 KiB
  *                    with its 95 % interval (not identified when the interval
- *                    reaches 0: the link keeps its configured latency, and
- *                    the note says so), bandwidth by least squares over the
+ *                    reaches 0: printed and noted), bandwidth by least squares over the
  *                    sizes >= 256 KiB (real/rcalib.h); writes the platform
  *                    with the fitted values (real/testbed/tbjson.h): GPU links
  *                    lat alpha_intra/2, bw 1/beta_intra; shaped links their
  *                    bandwidth x (measured / configured) on the farthest
- *                    route, and their latency plus the farthest alpha's
- *                    identified excess over the intra route's, spread over
- *                    its shaped links. Then exits (no algorithms).
+ *                    route, and latency (alpha_far - alpha_intra) / its
+ *                    shaped links (a value not identified: its point
+ *                    estimate, 0 if negative, said in the note). Then exits.
  *   --exchange-test FILE  an exchange of --exchange-size bytes (default 4 MiB)
  *                    each way between rank 0 and the farthest machine; rank 0
  *                    writes "exchange_s T" (`testbed run` picks Open MPI's
@@ -361,38 +360,43 @@ static ar_status calibrate(ar_mx *x, const ar_platform *p, const mopts *o, int r
         bw[l] = ar_link_capacity(&p->links[l]);
         lat[l] = p->links[l].lat_s;
     }
-    /* GPU links (loopback): lat alpha_intra / 2 where alpha is identified, bw the intra fit */
+    /* GPU links (loopback): lat alpha_intra / 2, bw the intra fit. Shaped links: bandwidth x (measured /
+     * configured) on the farthest route; latency (alpha_far - the intra route's) / its shaped links. A value
+     * whose 95 % interval reaches 0 is not identified: its point estimate is used where >= 0, else 0, and
+     * the note says so (netem is often absent, so the configured latencies are not what the links have). */
     const cal_class *ci = nintra ? &cls[0] : NULL, *cf = nc > nintra ? &cls[nc - 1] : NULL;
-    int intra_known = ci && alpha_known(ci->alpha.alpha_s, ci->alpha_hw);
+    char why_in[200] = "", why[240] = "";
     double a_in_used = 0; /* the intra route's latency in the calibrated platform */
-    for (int l = 0; l < p->nlinks; l++)
-        if (!ar_tb_link_shaped(p, l) && ci) {
-            bw[l] = ci->bw.bw_Bps;
-            if (intra_known) lat[l] = ci->alpha.alpha_s / 2;
-            a_in_used = 2 * lat[l];
-        }
-    /* shaped links: bandwidth x (measured / configured) on the farthest route; latency + the inter alpha's
-     * excess over the intra route's, spread over the route's shaped links, where that excess is identified
-     * (its interval, from both alphas' intervals, lies above 0) */
-    double eff = 1, extra = 0;
-    char why[200] = "";
+    if (ci) {
+        double a = ci->alpha.alpha_s;
+        if (!alpha_known(a, ci->alpha_hw))
+            snprintf(why_in, sizeof why_in, "; intra alpha not identified: GPU links get lat %.3g us (point estimate%s)",
+                     fmax(0, a) / 2 * 1e6, a < 0 ? " < 0: 0" : "");
+        for (int l = 0; l < p->nlinks; l++)
+            if (!ar_tb_link_shaped(p, l)) {
+                bw[l] = ci->bw.bw_Bps;
+                lat[l] = isfinite(a) ? fmax(0, a) / 2 : lat[l];
+                a_in_used = 2 * lat[l];
+            }
+    }
+    double eff = 1, per = NAN;
     if (cf && cf->nshaped > 0 && isfinite(cf->conf_bw)) {
         eff = cf->bw.bw_Bps / cf->conf_bw;
-        double ex = cf->alpha.alpha_s - a_in_used - cf->conf_lat;
+        per = (cf->alpha.alpha_s - a_in_used) / cf->nshaped;
         double hw = sqrt((isfinite(cf->alpha_hw) ? cf->alpha_hw * cf->alpha_hw : INFINITY) +
-                         (intra_known ? ci->alpha_hw * ci->alpha_hw : 0));
-        if (isfinite(ex) && isfinite(hw) && ex - hw > 0) extra = ex / cf->nshaped;
-        else
+                         (ci && isfinite(ci->alpha_hw) ? ci->alpha_hw * ci->alpha_hw : 0)) /
+                    cf->nshaped;
+        if (!(isfinite(per) && isfinite(hw) && per - hw > 0))
             snprintf(why, sizeof why,
-                     "; the latency excess over the configured route (%.2f us +- %.2f) is not identified: shaped "
-                     "links keep their configured latency",
-                     ex * 1e6, hw * 1e6);
+                     "; shaped-link latency not identified (%.2f us +- %.2f per link, 95 %%): set to %.3g us",
+                     per * 1e6, hw * 1e6, isfinite(per) ? fmax(0, per) * 1e6 : 0);
+        per = isfinite(per) ? fmax(0, per) : 0;
+        for (int l = 0; l < p->nlinks; l++)
+            if (ar_tb_link_shaped(p, l)) {
+                bw[l] *= eff;
+                lat[l] = per;
+            }
     }
-    for (int l = 0; l < p->nlinks; l++)
-        if (ar_tb_link_shaped(p, l) && cf && cf->nshaped > 0) {
-            bw[l] *= eff;
-            lat[l] += extra;
-        }
     char n1[600], n2[600], n3[200], name[300];
     int k1 = snprintf(n1, sizeof n1,
                       "calibrated by arlab-mpi (ping-pong and exchange; alpha: relative-error least squares over sizes "
@@ -400,15 +404,15 @@ static ar_status calibrate(ar_mx *x, const ar_platform *p, const mopts *o, int r
     if (ci)
         snprintf(n1 + k1, sizeof n1 - (size_t)k1, "intra alpha %s bw %s%s",
                  alpha_text(ci->alpha.alpha_s, ci->alpha_hw, b1, sizeof b1), ar_fmt_rate(ci->bw.bw_Bps, b3, sizeof b3),
-                 intra_known ? "" : "; GPU links keep their configured latency");
+                 why_in);
     else snprintf(n1 + k1, sizeof n1 - (size_t)k1, "intra not measured (one rank per machine): GPU links kept");
     if (cf) {
         alpha_text(cf->alpha.alpha_s, cf->alpha_hw, b1, sizeof b1);
         snprintf(n2, sizeof n2,
                  "%s (%d shaped links, configured %s): alpha %s bw %s (exchange: %.3f x each way), shaped links x "
-                 "%.4f, latency %+.3g s each%s%s",
+                 "%.4f, latency %.3g us each%s%s",
                  cf->name, cf->nshaped, ar_fmt_rate(cf->conf_bw, b3, sizeof b3), b1,
-                 ar_fmt_rate(cf->bw.bw_Bps, b4, sizeof b4), cf->xbw.bw_Bps / cf->bw.bw_Bps, eff, extra, why,
+                 ar_fmt_rate(cf->bw.bw_Bps, b4, sizeof b4), cf->xbw.bw_Bps / cf->bw.bw_Bps, eff, per * 1e6, why,
                  o->scale ? " (testbed scale in the name)" : "");
     } else {
         snprintf(n2, sizeof n2, "inter: not measured (one machine)");
