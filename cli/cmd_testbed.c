@@ -41,11 +41,55 @@
 #include "core/util.h"
 #include "real/testbed/testbed.h"
 
+/* How arlab-mpi talks TCP: Open MPI's btl_tcp_links (connections per pair of ranks) and, eager > 0, every
+ * payload sent as messages of at most `eager` bytes under an eager limit that takes them whole (no
+ * rendezvous handshake). */
+typedef struct tb_xport {
+    int links;
+    long eager;
+} tb_xport;
+
+/* "links=N[,eager=BYTES]" (either part, in any order); -1 with a message on bad text. */
+static int parse_xport(const char *text, tb_xport *x) {
+    x->links = 1;
+    x->eager = 0;
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", text);
+    for (char *w = strtok(buf, ","); w; w = strtok(NULL, ",")) {
+        char *end = NULL;
+        if (!strncmp(w, "links=", 6)) {
+            long n = strtol(w + 6, &end, 10);
+            if (*end || n < 1 || n > 16) goto bad;
+            x->links = (int)n;
+        } else if (!strncmp(w, "eager=", 6)) {
+            ar_err e = {{0}};
+            uint64_t v;
+            if (ar_parse_size(w + 6, 1, &v, &e) != AR_OK || v < 1024 || v > (64u << 20)) goto bad;
+            x->eager = (long)v;
+        } else {
+            goto bad;
+        }
+    }
+    return 0;
+bad:
+    fprintf(stderr,
+            "arlab testbed run: --transport \"%s\": auto, or links=N (1..16) and/or eager=BYTES (1KiB..64MiB), "
+            "comma-separated\n",
+            text);
+    return -1;
+}
+
+static void xport_text(const tb_xport *x, char *buf, size_t n) {
+    if (x->eager) snprintf(buf, n, "links=%d,eager=%ld", x->links, x->eager);
+    else snprintf(buf, n, "links=%d", x->links);
+}
+
 typedef struct tb_args {
     const char *platform, *id, *out, *platform_out, *calibrate, *dtype, *format;
     const char *algos, *sizes, *iters, *warmup;
     double scale, timeout_s;
     const char *transport; /* --transport auto|links=N[,eager=BYTES]; NULL: auto */
+    tb_xport xp;           /* the transport given (when not auto) */
     const char *scale_text;
 } tb_args;
 
@@ -87,6 +131,7 @@ static int parse(int argc, char **argv, tb_args *a, const char *verb) {
         *dst = v;
         i++;
     }
+    if (a->transport && strcmp(a->transport, "auto") && parse_xport(a->transport, &a->xp) != 0) return -1;
     if (a->scale_text) {
         char *end;
         a->scale = strtod(a->scale_text, &end);
@@ -172,49 +217,6 @@ static int find_mpi(char *buf, size_t n) {
 #define MAXARGV 80
 
 enum { RUN_ALGOS, RUN_CALIBRATE, RUN_EXCHANGE };
-
-/* How arlab-mpi talks TCP: Open MPI's btl_tcp_links (connections per pair of ranks) and, eager > 0, every
- * payload sent as messages of at most `eager` bytes under an eager limit that takes them whole (no
- * rendezvous handshake). */
-typedef struct tb_xport {
-    int links;
-    long eager;
-} tb_xport;
-
-/* "links=N[,eager=BYTES]" (either part, in any order); -1 with a message on bad text. */
-static int parse_xport(const char *text, tb_xport *x) {
-    x->links = 1;
-    x->eager = 0;
-    char buf[128];
-    snprintf(buf, sizeof buf, "%s", text);
-    for (char *w = strtok(buf, ","); w; w = strtok(NULL, ",")) {
-        char *end = NULL;
-        if (!strncmp(w, "links=", 6)) {
-            long n = strtol(w + 6, &end, 10);
-            if (*end || n < 1 || n > 16) goto bad;
-            x->links = (int)n;
-        } else if (!strncmp(w, "eager=", 6)) {
-            ar_err e = {{0}};
-            uint64_t v;
-            if (ar_parse_size(w + 6, 1, &v, &e) != AR_OK || v < 1024 || v > (64u << 20)) goto bad;
-            x->eager = (long)v;
-        } else {
-            goto bad;
-        }
-    }
-    return 0;
-bad:
-    fprintf(stderr,
-            "arlab testbed run: --transport \"%s\": auto, or links=N (1..16) and/or eager=BYTES (1KiB..64MiB), "
-            "comma-separated\n",
-            text);
-    return -1;
-}
-
-static void xport_text(const tb_xport *x, char *buf, size_t n) {
-    if (x->eager) snprintf(buf, n, "links=%d,eager=%ld", x->links, x->eager);
-    else snprintf(buf, n, "links=%d", x->links);
-}
 
 /* Runs arlab-mpi under mpirun in the head namespace with Open MPI's TCP BTL at `links` connections per
  * pair of ranks; what: RUN_ALGOS (file: the traffic file), RUN_CALIBRATE, RUN_EXCHANGE (file: its result).
@@ -310,7 +312,7 @@ static int mpirun(const tb_args *a, const ar_platform *p, ar_tb *t, const char *
     }
     av[n] = NULL;
     return ar_tb_spawn_wait(ar_tb_ns_head(t), (char *const *)av, a->timeout_s,
-                            what == RUN_CALIBRATE ? "calibration"
+                            what == RUN_CALIBRATE  ? "calibration"
                             : what == RUN_EXCHANGE ? "exchange test"
                                                    : "mpirun");
 }
@@ -357,8 +359,9 @@ static ar_status choose_xport(const tb_args *a, const ar_platform *p, ar_tb *t, 
     int k = snprintf(how, nhow, "%s (exchange test, 4 MiB each way:", c);
     for (int i = 0; i < NC && k > 0 && (size_t)k < nhow; i++) {
         xport_text(&cand[i], c, sizeof c);
-        k += isfinite(tm[i]) ? snprintf(how + k, nhow - (size_t)k, " %s %.1f ms%s", c, tm[i] * 1e3, i < NC - 1 ? "," : "")
-                             : snprintf(how + k, nhow - (size_t)k, " %s failed%s", c, i < NC - 1 ? "," : "");
+        k += isfinite(tm[i])
+                 ? snprintf(how + k, nhow - (size_t)k, " %s %.1f ms%s", c, tm[i] * 1e3, i < NC - 1 ? "," : "")
+                 : snprintf(how + k, nhow - (size_t)k, " %s failed%s", c, i < NC - 1 ? "," : "");
     }
     if (k > 0 && (size_t)k < nhow) snprintf(how + k, nhow - (size_t)k, "; the first within 5 %% of the fastest)");
     return AR_OK;
@@ -402,7 +405,7 @@ static int do_run(const tb_args *a) {
     tb_xport xp = {1, 0};
     char how[400];
     int given = a->transport && strcmp(a->transport, "auto");
-    if (given && parse_xport(a->transport, &xp) != 0) st = ar_fail(&e, AR_EINVAL, "bad --transport");
+    if (given) xp = a->xp;
     if (st == AR_OK && !given) st = choose_xport(a, p, t, mpi, pfile, hosts, traffic, &xp, how, sizeof how, &e);
     else if (st == AR_OK) {
         xport_text(&xp, how, sizeof how);

@@ -229,8 +229,7 @@ static void test_fit(void) {
     double hx[4] = {0, 1, 2, 3}, ht[4] = {1, 3, 2, 4}, ht10[4];
     T_OK(ar_real_fit_linear(hx, ht, 4, 0, &fa, &e));
     T_NEAR(fa.alpha_s, 1.3, 1e-12, "hand fit alpha");
-    T_NEAR(ar_real_fit_alpha_halfwidth(&fa, 0.95), 0.95 / sqrt(2 * 0.975 * 0.025) * sqrt(0.63), 1e-9,
-           "alpha interval");
+    T_NEAR(ar_real_fit_alpha_halfwidth(&fa, 0.95), 0.95 / sqrt(2 * 0.975 * 0.025) * sqrt(0.63), 1e-9, "alpha interval");
     /* a weighted fit's interval scales with the times (relative weights: the residuals set the scale) */
     for (int i = 0; i < 4; i++) ht10[i] = 10 * ht[i];
     T_OK(ar_real_fit_linear(hx, ht, 4, 1, &fw, &e));

@@ -26,10 +26,11 @@
  *                    sizes >= 256 KiB (real/rcalib.h); writes the platform
  *                    with the fitted values (real/testbed/tbjson.h): GPU links
  *                    lat alpha_intra/2, bw 1/beta_intra; shaped links their
- *                    bandwidth x (measured / configured) on the farthest
- *                    route, and latency (alpha_far - alpha_intra) / its
+ *                    bandwidth x (exchange rate each way / configured) on
+ *                    the farthest route, and latency (alpha_far - alpha_intra) / its
  *                    shaped links (a value not identified: its point
- *                    estimate, 0 if negative, said in the note). Then exits.
+ *                    estimate, 0 if negative, said in the note); compute
+ *                    reduce: the ranks' measured reduction rate. Then exits.
  *   --exchange-test FILE  an exchange of --exchange-size bytes (default 4 MiB)
  *                    each way between rank 0 and the farthest machine; rank 0
  *                    writes "exchange_s T" (`testbed run` picks Open MPI's
@@ -152,8 +153,7 @@ static int parse_args(int argc, char **argv, mopts *o, char *err, size_t nerr) {
                 snprintf(err, nerr, "--max-msg: %.400s", e.msg);
                 return -1;
             }
-        }
-        else {
+        } else {
             snprintf(err, nerr, "unknown option \"%s\"", a);
             return -1;
         }
@@ -256,10 +256,12 @@ static ar_status cal_fit(cal_class *c, const double *sizes, int ns, ar_err *e) {
     } else {
         c->alpha.alpha_s = c->xalpha.alpha_s = NAN;
     }
-    if (st1 == AR_OK) st1 = nl >= 2 ? ar_real_fit_linear(lx, lt, nl, 0, &c->bw, e)
-                                    : ar_real_fit_linear(sizes, c->pp, ns, 0, &c->bw, e);
-    if (st1 == AR_OK) st1 = nl >= 2 ? ar_real_fit_linear(lx, lxe, nl, 0, &c->xbw, e)
-                                    : ar_real_fit_linear(sizes, c->ex, ns, 0, &c->xbw, e);
+    if (st1 == AR_OK)
+        st1 = nl >= 2 ? ar_real_fit_linear(lx, lt, nl, 0, &c->bw, e)
+                      : ar_real_fit_linear(sizes, c->pp, ns, 0, &c->bw, e);
+    if (st1 == AR_OK)
+        st1 = nl >= 2 ? ar_real_fit_linear(lx, lxe, nl, 0, &c->xbw, e)
+                      : ar_real_fit_linear(sizes, c->ex, ns, 0, &c->xbw, e);
     return st1;
 }
 
@@ -276,8 +278,7 @@ static const char *alpha_text(double a, double hw, char *buf, size_t n) {
 }
 
 /* Calibration (see the header comment). Collective; rank 0 writes the file. */
-static ar_status calibrate(ar_mx *x, const ar_platform *p, const mopts *o, int rank, const char *transport,
-                           ar_err *e) {
+static ar_status calibrate(ar_mx *x, const ar_platform *p, const mopts *o, int rank, const char *transport, ar_err *e) {
     double sizes[MAXL];
     int ns = 0;
     if (o->ncalsizes == 0) {
@@ -339,8 +340,17 @@ static ar_status calibrate(ar_mx *x, const ar_platform *p, const mopts *o, int r
         ar_status st = cal_fit(c, sizes, ns, e);
         if (st != AR_OK) return st;
     }
+    /* the ranks' reduction rate (32 MiB of the run's type, beyond the caches, every rank at once): the calibrated platform's
+     * compute.reduce, so that model and simulation charge the reductions the CPU runs */
+    double red = NAN;
+    {
+        ar_status st = ar_mx_reduce_rate(x, 33554432 / ar_dtype_size(o->dtype), o->dtype, 5, &red, e);
+        if (st != AR_OK) return st;
+    }
     if (rank != 0) return AR_OK;
     char b1[96], b2[96], b3[32], b4[32];
+    printf("# reduce: %s adds at %s (every rank at once, median over ranks)\n", ar_dtype_name(o->dtype),
+           ar_fmt_rate(red, b3, sizeof b3));
     for (int k = 0; k < nc; k++) {
         const cal_class *c = &cls[k];
         printf("# fit %-8s alpha %s (95 %%, %d sizes <= 64 KiB, gsl_fit_wlinear), bw %s (%d sizes >= 256 KiB); "
@@ -370,8 +380,9 @@ static ar_status calibrate(ar_mx *x, const ar_platform *p, const mopts *o, int r
     if (ci) {
         double a = ci->alpha.alpha_s;
         if (!alpha_known(a, ci->alpha_hw))
-            snprintf(why_in, sizeof why_in, "; intra alpha not identified: GPU links get lat %.3g us (point estimate%s)",
-                     fmax(0, a) / 2 * 1e6, a < 0 ? " < 0: 0" : "");
+            snprintf(why_in, sizeof why_in,
+                     "; intra alpha not identified: GPU links get lat %.3g us (point estimate%s)", fmax(0, a) / 2 * 1e6,
+                     a < 0 ? " < 0: 0" : "");
         for (int l = 0; l < p->nlinks; l++)
             if (!ar_tb_link_shaped(p, l)) {
                 bw[l] = ci->bw.bw_Bps;
@@ -379,9 +390,13 @@ static ar_status calibrate(ar_mx *x, const ar_platform *p, const mopts *o, int r
                 a_in_used = 2 * lat[l];
             }
     }
-    double eff = 1, per = NAN;
+    /* the shaped links' rate: the exchange's, each way (every algorithm here loads both directions of the
+     * machine uplinks at once: a machine sends as much as it receives), the ping-pong's where the exchange
+     * fit gives none */
+    double eff = 1, per = NAN, xb = NAN;
     if (cf && cf->nshaped > 0 && isfinite(cf->conf_bw)) {
-        eff = cf->bw.bw_Bps / cf->conf_bw;
+        xb = isfinite(cf->xbw.bw_Bps) && cf->xbw.bw_Bps > 0 ? cf->xbw.bw_Bps : cf->bw.bw_Bps;
+        eff = xb / cf->conf_bw;
         per = (cf->alpha.alpha_s - a_in_used) / cf->nshaped;
         double hw = sqrt((isfinite(cf->alpha_hw) ? cf->alpha_hw * cf->alpha_hw : INFINITY) +
                          (ci && isfinite(ci->alpha_hw) ? ci->alpha_hw * ci->alpha_hw : 0)) /
@@ -410,22 +425,23 @@ static ar_status calibrate(ar_mx *x, const ar_platform *p, const mopts *o, int r
         alpha_text(cf->alpha.alpha_s, cf->alpha_hw, b1, sizeof b1);
         snprintf(n2, sizeof n2,
                  "%s (%d shaped links, configured %s): alpha %s bw %s (exchange: %.3f x each way), shaped links x "
-                 "%.4f, latency %.3g us each%s%s",
+                 "%.4f (the exchange's rate), latency %.3g us each%s%s",
                  cf->name, cf->nshaped, ar_fmt_rate(cf->conf_bw, b3, sizeof b3), b1,
                  ar_fmt_rate(cf->bw.bw_Bps, b4, sizeof b4), cf->xbw.bw_Bps / cf->bw.bw_Bps, eff, per * 1e6, why,
                  o->scale ? " (testbed scale in the name)" : "");
     } else {
         snprintf(n2, sizeof n2, "inter: not measured (one machine)");
     }
-    snprintf(n3, sizeof n3, "MPI transport: %s", transport);
+    snprintf(n3, sizeof n3, "MPI transport: %s; compute.reduce: %s adds, every rank at once (median over ranks)",
+             transport, ar_dtype_name(o->dtype));
     const char *notes[3] = {n1, n2, n3};
     snprintf(name, sizeof name, "%s-calibrated", p->name);
-    ar_status st = ar_tb_write_tree(p, name, bw, lat, notes, 3, o->calibrate, e);
+    ar_status st = ar_tb_write_tree(p, name, bw, lat, isfinite(red) ? red : 0, notes, 3, o->calibrate, e);
     if (st == AR_OK) {
         printf("# %s\n# %s\n# %s\n# wrote %s\n", n1, n2, n3, o->calibrate);
         if (cf)
             printf("# shaping: configured %.2f Mbit/s, measured %.2f Mbit/s (%.1f %%) on ranks %d<->%d; exchange %.2f "
-                   "Mbit/s each way (%.1f %%)\n",
+                   "Mbit/s each way (%.1f %%: the calibrated rate)\n",
                    cf->conf_bw * 8 / 1e6, cf->bw.bw_Bps * 8 / 1e6, 100 * eff, cf->a, cf->b, cf->xbw.bw_Bps * 8 / 1e6,
                    100 * cf->xbw.bw_Bps / cf->conf_bw);
     }

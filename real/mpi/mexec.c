@@ -387,7 +387,8 @@ ar_status ar_mx_exchange(ar_mx *x, int a, int b, uint64_t bytes, int warmup, int
     *time_s = NAN;
     if (a == b || a < 0 || b < 0 || a >= x->nranks || b >= x->nranks || iters < 1)
         return ar_fail(e, AR_EINVAL, "exchange %d<->%d: bad ranks or iterations", a, b);
-    if (bytes > INT_MAX) return ar_fail(e, AR_ELIMIT, "exchange of %llu bytes exceeds 2 GiB", (unsigned long long)bytes);
+    if (bytes > INT_MAX)
+        return ar_fail(e, AR_ELIMIT, "exchange of %llu bytes exceeds 2 GiB", (unsigned long long)bytes);
     ar_status st = AR_OK;
     if (bytes > x->cap) {
         free(x->buf);
@@ -447,6 +448,50 @@ ar_status ar_mx_exchange(ar_mx *x, int a, int b, uint64_t bytes, int warmup, int
     if (!isfinite(med)) return ar_fail(e, AR_ENOMEM, "exchange: out of memory");
     *time_s = med;
     return AR_OK;
+}
+
+ar_status ar_mx_reduce_rate(ar_mx *x, uint64_t count, ar_dtype t, int iters, double *rate_Bps, ar_err *e) {
+    *rate_Bps = NAN;
+    size_t bytes = (size_t)count * ar_dtype_size(t);
+    ar_status st = AR_OK;
+    if (t != AR_DTYPE_F32 && t != AR_DTYPE_F64 && t != AR_DTYPE_I32)
+        st = ar_fail(e, AR_EUNSUPPORTED, "the MPI backend reduces f32, f64 and i32 only (not %s)", ar_dtype_name(t));
+    if (st == AR_OK && bytes > x->cap) {
+        free(x->buf);
+        free(x->init);
+        x->buf = calloc(1, bytes);
+        x->init = calloc(1, bytes);
+        x->cap = bytes;
+        if (!x->buf || !x->init) {
+            x->cap = 0;
+            st = ar_fail(e, AR_ENOMEM, "out of memory");
+        }
+    }
+    if (st == AR_OK && ar_grow(&x->times, &x->captimes, (size_t)(iters > 1 ? iters : 1), sizeof *x->times) < 0)
+        st = ar_fail(e, AR_ENOMEM, "out of memory");
+    st = agree(x, st, e);
+    if (st != AR_OK) return st;
+    if (iters < 1) iters = 1;
+    for (int i = 0; i < iters; i++) {
+        sleepy_barrier(x->comm);
+        double t0 = MPI_Wtime();
+        add_into(x->buf, x->init, count, t);
+        x->times[i] = MPI_Wtime() - t0;
+    }
+    double med, mn, mxv, rate;
+    if (ar_real_stats(x->times, iters, &med, &mn, &mxv) != AR_OK) return ar_fail(e, AR_ENOMEM, "out of memory");
+    rate = med > 0 ? (double)bytes / med : NAN;
+    double *all = ar_calloc((size_t)x->nranks, sizeof *all);
+    int ok = all != NULL, okall = 0;
+    MPI_Allreduce(&ok, &okall, 1, MPI_INT, MPI_MIN, x->comm);
+    if (!okall) {
+        free(all);
+        return ar_fail(e, AR_ENOMEM, "out of memory");
+    }
+    MPI_Allgather(&rate, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, x->comm);
+    st = ar_real_stats(all, x->nranks, rate_Bps, &mn, &mxv) == AR_OK ? AR_OK : ar_fail(e, AR_ENOMEM, "out of memory");
+    free(all);
+    return st;
 }
 
 ar_status ar_mx_cross_bytes(const ar_schedule *s, const int *machine_of_rank, double *out, ar_err *e) {

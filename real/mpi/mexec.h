@@ -71,6 +71,13 @@ ar_status ar_mx_pingpong(ar_mx *x, int a, int b, uint64_t bytes, int warmup, int
  * Collective. */
 ar_status ar_mx_exchange(ar_mx *x, int a, int b, uint64_t bytes, int warmup, int iters, double *time_s, ar_err *e);
 
+/* The rate at which ranks reduce (element-wise add of `count` elements of t,
+ * every rank at once after a barrier, as in a run where the ranks of a
+ * machine share its CPU): the median over ranks of each rank's median over
+ * `iters`, in bytes of received data per second; valid on every rank.
+ * Collective. */
+ar_status ar_mx_reduce_rate(ar_mx *x, uint64_t count, ar_dtype t, int iters, double *rate_Bps, ar_err *e);
+
 /* Payload bytes of one run of s that leave each machine (transfers whose
  * source and destination ranks are on different machines), added to
  * out[machine] (nmachines entries). Pure computation, no MPI. */

@@ -430,7 +430,7 @@ ar_status ar_tb_write_platform(const ar_tb *t, const char *path, ar_err *e) {
              "configured with tc tbf; GPU links as in %s (loopback on the testbed, unshaped: calibrate it)",
              t->nlinks, t->scale > 0 ? t->scale : 1, p->name);
     const char *notes[1] = {note};
-    ar_status st = ar_tb_write_tree(p, name, bw, NULL, notes, 1, path, e);
+    ar_status st = ar_tb_write_tree(p, name, bw, NULL, 0, notes, 1, path, e);
     free(bw);
     return st;
 }
