@@ -144,7 +144,7 @@ rc=$?
 # ping-pong and exchange at 9 sizes per class; alpha fitted over the 6 sizes <= 64 KiB with an interval (or said to be
 # not identified), per class; the calibrated platform's notes carry the fit and the transport
 n=$(grep -Ec '^# calibrate (intra|inter-2) +[0-9]+<->[0-9]+ +[0-9]+ B: ping-pong +[0-9.]+ us one-way .* exchange +[0-9.]+ us both ways' $T/cal.out)
-[ "$n" = 18 ] && ok "calibration: ping-pong and exchange, 9 sizes x 2 classes" || { bad "calibration lines: $n/18"; grep '^#' $T/cal.out | head; }
+[ "$n" = 20 ] && ok "calibration: ping-pong and exchange, 10 sizes x 2 classes" || { bad "calibration lines: $n/20"; grep '^#' $T/cal.out | head; }
 n=$(grep -Ec '^# fit (intra|inter-2) +alpha -?[0-9.]+ us \[-?[0-9.]+, -?[0-9.]+\]( NOT IDENTIFIED \(interval reaches 0\))? \(95 %, 6 sizes <= 64 KiB' $T/cal.out)
 [ "$n" = 2 ] && ok "alpha per class with its 95 % interval" || { bad "alpha fits: $n/2"; grep '^# fit' $T/cal.out; }
 grep -q 'least squares over sizes <= 64 KiB with its 95 % interval' $T/cal.json && grep -q 'MPI transport: tcp:links=' $T/cal.json \

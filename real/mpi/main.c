@@ -19,11 +19,11 @@
  *   --calibrate FILE per link class (two ranks of one machine; rank 0 and one
  *                    machine per distinct number of shaped links on the
  *                    route), a ping-pong and an exchange (both directions at
- *                    once) at every size (8 B .. 4 MiB; --cal-sizes); alpha
+ *                    once) at every size (8 B .. 16 MiB; --cal-sizes); alpha
  *                    by relative-error least squares over the sizes <= 64 KiB
  *                    with its 95 % interval (not identified when the interval
  *                    reaches 0: printed and noted), bandwidth by least squares over the
- *                    sizes >= 256 KiB (real/rcalib.h); writes the platform
+ *                    sizes >= 1 MiB (real/rcalib.h); writes the platform
  *                    with the fitted values (real/testbed/tbjson.h): GPU links
  *                    lat alpha_intra/2, bw 1/beta_intra; shaped links their
  *                    bandwidth x (exchange rate each way / configured) on
@@ -225,7 +225,7 @@ typedef struct cal_class {
 } cal_class;
 
 #define CAL_SMALL_MAX 65536.0  /* alpha: sizes up to 64 KiB */
-#define CAL_LARGE_MIN 262144.0 /* bandwidth: sizes from 256 KiB (a smaller message fits in tbf's burst) */
+#define CAL_LARGE_MIN 1048576.0 /* bandwidth: sizes from 1 MiB (tbf's burst, 64-128 KiB, is a small part) */
 
 /* Fits class k: alpha by relative-error least squares (gsl_fit_wlinear) over the small sizes, with its
  * interval; bandwidth by plain least squares over the large ones (all sizes if fewer than 2 are large). */
@@ -282,7 +282,7 @@ static ar_status calibrate(ar_mx *x, const ar_platform *p, const mopts *o, int r
     double sizes[MAXL];
     int ns = 0;
     if (o->ncalsizes == 0) {
-        static const double def[] = {8, 64, 512, 4096, 16384, 65536, 262144, 1048576, 4194304};
+        static const double def[] = {8, 64, 512, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216};
         for (size_t i = 0; i < sizeof def / sizeof def[0]; i++) sizes[ns++] = def[i];
     }
     for (int i = 0; i < o->ncalsizes; i++) {
@@ -353,7 +353,7 @@ static ar_status calibrate(ar_mx *x, const ar_platform *p, const mopts *o, int r
            ar_fmt_rate(red, b3, sizeof b3));
     for (int k = 0; k < nc; k++) {
         const cal_class *c = &cls[k];
-        printf("# fit %-8s alpha %s (95 %%, %d sizes <= 64 KiB, gsl_fit_wlinear), bw %s (%d sizes >= 256 KiB); "
+        printf("# fit %-8s alpha %s (95 %%, %d sizes <= 64 KiB, gsl_fit_wlinear), bw %s (%d sizes >= 1 MiB); "
                "exchange: alpha %s, bw %s each way = %.3f x ping-pong\n",
                c->name, alpha_text(c->alpha.alpha_s, c->alpha_hw, b1, sizeof b1), c->nsmall,
                ar_fmt_rate(c->bw.bw_Bps, b3, sizeof b3), c->nlarge,
@@ -415,7 +415,7 @@ static ar_status calibrate(ar_mx *x, const ar_platform *p, const mopts *o, int r
     char n1[600], n2[600], n3[200], name[300];
     int k1 = snprintf(n1, sizeof n1,
                       "calibrated by arlab-mpi (ping-pong and exchange; alpha: relative-error least squares over sizes "
-                      "<= 64 KiB with its 95 %% interval, bw: least squares over sizes >= 256 KiB): ");
+                      "<= 64 KiB with its 95 %% interval, bw: least squares over sizes >= 1 MiB): ");
     if (ci)
         snprintf(n1 + k1, sizeof n1 - (size_t)k1, "intra alpha %s bw %s%s",
                  alpha_text(ci->alpha.alpha_s, ci->alpha_hw, b1, sizeof b1), ar_fmt_rate(ci->bw.bw_Bps, b3, sizeof b3),
