@@ -118,7 +118,7 @@ expect "bad --transport" nonzero 'transport "links=0": auto, or links=N' -- \
 
 # --- 1b. --format nccl-tests: one document per algorithm (MPI_Allreduce first), in place only, #wrong 0
 $ARLAB testbed run --platform $T/p.json --id $ID --algo ring,two-level --size 64KB,1MB --iters 2 --warmup 1 \
-    --format nccl-tests --timeout 150 >$T/nt.out 2>&1
+    --format nccl-tests --transport links=1 --timeout 150 >$T/nt.out 2>&1
 rc=$?
 docs=$(grep -c '^# Collective test starting: all_reduce_perf$' $T/nt.out)
 [ $rc = 0 ] && [ "$docs" = 3 ] && ok "nccl-tests format: 3 documents (mpi-allreduce, ring, two-level)" \
@@ -137,7 +137,7 @@ n=$(awk -F, 'NR > 1 && ($1 == "ring" || $1 == "two-level") && $7 > 0 && $13 > 0'
 # --- 1c. calibrate on the testbed, then compare on the calibrated platform: model, simulated and measured
 # side by side, MPI_Allreduce as the baseline (nccl_s holds the library's own all-reduce)
 $ARLAB testbed run --platform $T/p.json --id $ID --algo ring --size 1MB --iters 2 --warmup 1 --calibrate $T/cal.json \
-    --out $T/m.csv --timeout 150 >$T/cal.out 2>&1
+    --transport links=1,eager=1MiB --out $T/m.csv --timeout 150 >$T/cal.out 2>&1
 rc=$?
 [ $rc = 0 ] && grep -q '"bw"' $T/cal.json && ok "testbed run --calibrate writes the calibrated platform" \
     || { bad "calibrate: rc $rc"; tail -5 $T/cal.out; }
@@ -147,8 +147,9 @@ n=$(grep -Ec '^# calibrate (intra|inter-2) +[0-9]+<->[0-9]+ +[0-9]+ B: ping-pong
 [ "$n" = 20 ] && ok "calibration: ping-pong and exchange, 10 sizes x 2 classes" || { bad "calibration lines: $n/20"; grep '^#' $T/cal.out | head; }
 n=$(grep -Ec '^# fit (intra|inter-2) +alpha -?[0-9.]+ us \[-?[0-9.]+, -?[0-9.]+\]( NOT IDENTIFIED \(interval reaches 0\))? \(95 %, 6 sizes <= 64 KiB' $T/cal.out)
 [ "$n" = 2 ] && ok "alpha per class with its 95 % interval" || { bad "alpha fits: $n/2"; grep '^# fit' $T/cal.out; }
-grep -q 'least squares over sizes <= 64 KiB with its 95 % interval' $T/cal.json && grep -q 'MPI transport: tcp:links=' $T/cal.json \
-    && ok "calibrated platform's notes: the fit and the transport" || bad "calibrated notes: $(grep -m3 calibrated $T/cal.json)"
+grep -q 'least squares over sizes <= 64 KiB with its 95 % interval' $T/cal.json \
+    && grep -q 'MPI transport: tcp:links=1,eager=1048576 (given)' $T/cal.json && grep -q '"reduce":' $T/cal.json \
+    && ok "calibrated platform: the fit and the transport in its notes, the ranks' reduction rate" || bad "calibrated notes: $(grep -m3 calibrated $T/cal.json)"
 $ARLAB compare --platform $T/cal.json --algo ring --size 1MB --format csv $T/m.csv >$T/cmp.csv 2>$T/cmp.err
 row=$(awk -F, 'NR > 1 && $1 == "ring" && $4 == 1000000' $T/cmp.csv)
 awk -F, -v r="$row" 'BEGIN { n = split(r, f, ","); exit !(f[5] > 0 && f[6] > 0 && f[7] > 0 && f[10] > 0) }' \

@@ -359,6 +359,10 @@ static ar_status calibrate(ar_mx *x, const ar_platform *p, const mopts *o, int r
                ar_fmt_rate(c->bw.bw_Bps, b3, sizeof b3), c->nlarge,
                alpha_text(c->xalpha.alpha_s, c->xalpha_hw, b2, sizeof b2), ar_fmt_rate(c->xbw.bw_Bps, b4, sizeof b4),
                c->xbw.bw_Bps / c->bw.bw_Bps);
+        if (c->nshaped > 0 && c->xbw.bw_Bps < 0.75 * c->bw.bw_Bps)
+            printf("# %s: the exchange runs at %.2f x the ping-pong's rate each way: its two directions take turns "
+                   "(the transport's rendezvous; see testbed run --transport)\n",
+                   c->name, c->xbw.bw_Bps / c->bw.bw_Bps);
     }
     double *bw = ar_calloc((size_t)p->nlinks, sizeof *bw), *lat = ar_calloc((size_t)p->nlinks, sizeof *lat);
     if (!bw || !lat) {
@@ -441,9 +445,9 @@ static ar_status calibrate(ar_mx *x, const ar_platform *p, const mopts *o, int r
         printf("# %s\n# %s\n# %s\n# wrote %s\n", n1, n2, n3, o->calibrate);
         if (cf)
             printf("# shaping: configured %.2f Mbit/s, measured %.2f Mbit/s (%.1f %%) on ranks %d<->%d; exchange %.2f "
-                   "Mbit/s each way (%.1f %%: the calibrated rate)\n",
-                   cf->conf_bw * 8 / 1e6, cf->bw.bw_Bps * 8 / 1e6, 100 * eff, cf->a, cf->b, cf->xbw.bw_Bps * 8 / 1e6,
-                   100 * cf->xbw.bw_Bps / cf->conf_bw);
+                   "Mbit/s each way (%.1f %%); calibrated: %.1f %%\n",
+                   cf->conf_bw * 8 / 1e6, cf->bw.bw_Bps * 8 / 1e6, 100 * cf->bw.bw_Bps / cf->conf_bw, cf->a, cf->b,
+                   cf->xbw.bw_Bps * 8 / 1e6, 100 * cf->xbw.bw_Bps / cf->conf_bw, 100 * eff);
     }
     free(bw);
     free(lat);
