@@ -92,7 +92,7 @@ how=$(grep -m1 '^# MPI transport: ' $T/run.out | cut -c18-)
 nx=$(grep -c "^# exchange 0<->2 4194304 B each way: .* ms" $T/run.out)
 [ "$nx" = 8 ] && grep -q "exchange test, 4 MiB each way, slower of 2 runs: links=1 .* ms, links=2 .* ms, links=4 .* ms, links=1,eager=1048576 .* ms" <<<"$how" \
     && ok "transport chosen by the exchange test of 4 candidates, 2 runs each: $how" || bad "transport choice: $nx exchange lines, '$how'"
-want=$(cut -d' ' -f1 <<<"$how")
+want=$(cut -d' ' -f1 <<<"$how" | tr , ';')
 cols=$(awk -F, 'NR > 1 { print $22 }' $T/run.csv | sort -u)
 [ "$cols" = "tcp:${want} (measured)" ] && ok "every row's transport column: $cols" || bad "transport column: '$cols', wanted 'tcp:${want} (measured)'"
 n_ok=$(grep -c "uplink tx .*: ok$" $T/run.out)
@@ -109,7 +109,7 @@ $ARLAB testbed run --platform $T/p.json --id $ID --algo all --size 64KB,1MB --it
     --transport links=2,eager=16KiB --out $T/eager.csv --timeout 150 >$T/eager.out 2>&1
 rc=$?
 nrow=$(awk -F, 'NR > 1' $T/eager.csv | wc -l)
-nbad=$(awk -F, 'NR > 1 && ($12 != 0 || $22 != "tcp:links=2,eager=16384 (given)")' $T/eager.csv | wc -l)
+nbad=$(awk -F, 'NR > 1 && ($12 != 0 || $22 != "tcp:links=2;eager=16384 (given)")' $T/eager.csv | wc -l)
 [ $rc = 0 ] && [ "$nrow" -ge 10 ] && [ "$nbad" = 0 ] && grep -q '^# MPI transport: links=2,eager=16384 (given: --transport)' $T/eager.out \
     && ok "--transport links=2,eager=16KiB: $nrow rows, #wrong 0, transport column says so" \
     || { bad "eager transport: rc $rc, $nrow rows, $nbad bad"; tail -5 $T/eager.out; head -3 $T/eager.csv; }
@@ -148,7 +148,7 @@ n=$(grep -Ec '^# calibrate (intra|inter-2) +[0-9]+<->[0-9]+ +[0-9]+ B: ping-pong
 n=$(grep -Ec '^# fit (intra|inter-2) +alpha -?[0-9.]+ us \[-?[0-9.]+, -?[0-9.]+\]( NOT IDENTIFIED \(interval reaches 0\))? \(95 %, 6 sizes <= 64 KiB' $T/cal.out)
 [ "$n" = 2 ] && ok "alpha per class with its 95 % interval" || { bad "alpha fits: $n/2"; grep '^# fit' $T/cal.out; }
 grep -q 'least squares over sizes <= 64 KiB with its 95 % interval' $T/cal.json \
-    && grep -q 'MPI transport: tcp:links=1,eager=1048576 (given)' $T/cal.json && grep -q '"reduce":' $T/cal.json \
+    && grep -q 'MPI transport: tcp:links=1;eager=1048576 (given)' $T/cal.json && grep -q '"reduce":' $T/cal.json \
     && ok "calibrated platform: the fit and the transport in its notes, the ranks' reduction rate" || bad "calibrated notes: $(grep -m3 calibrated $T/cal.json)"
 $ARLAB compare --platform $T/cal.json --algo ring --size 1MB --format csv $T/m.csv >$T/cmp.csv 2>$T/cmp.err
 row=$(awk -F, 'NR > 1 && $1 == "ring" && $4 == 1000000' $T/cmp.csv)

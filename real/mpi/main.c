@@ -39,7 +39,7 @@
  *                    with an eager limit that large: no rendezvous).
  *   --transport-note TEXT  appended to the transport column of every row,
  *                    which holds btl_tcp_links as Open MPI reads it (MPI_T)
- *                    and --max-msg: "tcp:links=N[,eager=B] TEXT".
+ *                    and --max-msg: "tcp:links=N[;eager=B] TEXT".
  *   --testbed        checks that every rank runs in its machine's namespace of
  *                    the testbed (its 10.213.0.0/16 address is machine + 1).
  *   --scale F        printed with every result (the testbed's --scale).
@@ -508,7 +508,7 @@ static void transport_of(char *buf, size_t n, uint64_t max_msg, const char *note
     const char *env = getenv("OMPI_MCA_btl_tcp_links");
     if (links < 0 && env && *env) links = atoi(env);
     char eg[32] = "";
-    if (max_msg) snprintf(eg, sizeof eg, ",eager=%llu", (unsigned long long)max_msg);
+    if (max_msg) snprintf(eg, sizeof eg, ";eager=%llu", (unsigned long long)max_msg); /* no comma: a CSV cell */
     if (links >= 0) snprintf(buf, n, "tcp:links=%d%s%s%s", links, eg, note ? " " : "", note ? note : "");
     else snprintf(buf, n, "mpi%s%s%s", eg, note ? " " : "", note ? note : "");
 }
