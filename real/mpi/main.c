@@ -224,7 +224,7 @@ typedef struct cal_class {
     int nsmall, nlarge;
 } cal_class;
 
-#define CAL_SMALL_MAX 65536.0  /* alpha: sizes up to 64 KiB */
+#define CAL_SMALL_MAX 65536.0   /* alpha: sizes up to 64 KiB */
 #define CAL_LARGE_MIN 1048576.0 /* bandwidth: sizes from 1 MiB (tbf's burst, 64-128 KiB, is a small part) */
 
 /* Fits class k: alpha by relative-error least squares (gsl_fit_wlinear) over the small sizes, with its
