@@ -8,7 +8,12 @@
  * arlab testbed run --platform P [--scale F] [--id ID] [--algo A,...|all] [--size S,...]
  *       [--dtype f32|f64|i32] [--iters N] [--warmup N] [--format table|csv] [--out FILE.csv]
  *       [--platform-out FILE.json] [--calibrate FILE.json] [--timeout SECONDS]
- *   Up, then mpirun (in the head namespace, one ORTE daemon per machine
+ *       [--transport auto|links=N[,eager=BYTES]]
+ *   Up, then (--transport auto, the default) an exchange test per transport
+ *   candidate, twice (choose_xport: Open MPI's btl_tcp_links 1, 2, 4, and 1
+ *   with eager messages of at most 1 MiB), keeping the first within 5 % of the
+ *   fastest (printed, kept in the state file for `status` and in every row's
+ *   transport column), then mpirun (in the head namespace, one ORTE daemon per machine
  *   namespace, TCP BTL on the shaped network only) of arlab-mpi over the
  *   algorithms and sizes (rows: the columns of `arlab real`, plus the
  *   MPI_Allreduce baseline "mpi-allreduce"), then checks with the veth
@@ -36,10 +41,55 @@
 #include "core/util.h"
 #include "real/testbed/testbed.h"
 
+/* How arlab-mpi talks TCP: Open MPI's btl_tcp_links (connections per pair of ranks) and, eager > 0, every
+ * payload sent as messages of at most `eager` bytes under an eager limit that takes them whole (no
+ * rendezvous handshake). */
+typedef struct tb_xport {
+    int links;
+    long eager;
+} tb_xport;
+
+/* "links=N[,eager=BYTES]" (either part, in any order); -1 with a message on bad text. */
+static int parse_xport(const char *text, tb_xport *x) {
+    x->links = 1;
+    x->eager = 0;
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", text);
+    for (char *w = strtok(buf, ","); w; w = strtok(NULL, ",")) {
+        char *end = NULL;
+        if (!strncmp(w, "links=", 6)) {
+            long n = strtol(w + 6, &end, 10);
+            if (*end || n < 1 || n > 16) goto bad;
+            x->links = (int)n;
+        } else if (!strncmp(w, "eager=", 6)) {
+            ar_err e = {{0}};
+            uint64_t v;
+            if (ar_parse_size(w + 6, 1, &v, &e) != AR_OK || v < 1024 || v > (64u << 20)) goto bad;
+            x->eager = (long)v;
+        } else {
+            goto bad;
+        }
+    }
+    return 0;
+bad:
+    fprintf(stderr,
+            "arlab testbed run: --transport \"%s\": auto, or links=N (1..16) and/or eager=BYTES (1KiB..64MiB), "
+            "comma-separated\n",
+            text);
+    return -1;
+}
+
+static void xport_text(const tb_xport *x, char *buf, size_t n) {
+    if (x->eager) snprintf(buf, n, "links=%d,eager=%ld", x->links, x->eager);
+    else snprintf(buf, n, "links=%d", x->links);
+}
+
 typedef struct tb_args {
     const char *platform, *id, *out, *platform_out, *calibrate, *dtype, *format;
     const char *algos, *sizes, *iters, *warmup;
     double scale, timeout_s;
+    const char *transport; /* --transport auto|links=N[,eager=BYTES]; NULL: auto */
+    tb_xport xp;           /* the transport given (when not auto) */
     const char *scale_text;
 } tb_args;
 
@@ -61,6 +111,7 @@ static int parse(int argc, char **argv, tb_args *a, const char *verb) {
         else if (!strcmp(k, "--iters")) dst = &a->iters;
         else if (!strcmp(k, "--warmup")) dst = &a->warmup;
         else if (!strcmp(k, "--scale")) dst = &a->scale_text;
+        else if (!strcmp(k, "--transport")) dst = &a->transport;
         else if (!strcmp(k, "--timeout")) {
             char *end;
             if (!v || !(a->timeout_s = strtod(v, &end), *end == 0 && a->timeout_s > 0 && a->timeout_s <= 86400)) {
@@ -80,6 +131,7 @@ static int parse(int argc, char **argv, tb_args *a, const char *verb) {
         *dst = v;
         i++;
     }
+    if (a->transport && strcmp(a->transport, "auto") && parse_xport(a->transport, &a->xp) != 0) return -1;
     if (a->scale_text) {
         char *end;
         a->scale = strtod(a->scale_text, &end);
@@ -164,10 +216,17 @@ static int find_mpi(char *buf, size_t n) {
 
 #define MAXARGV 80
 
-/* Runs arlab-mpi under mpirun in the head namespace; returns its status. */
+enum { RUN_ALGOS, RUN_CALIBRATE, RUN_EXCHANGE };
+
+/* Runs arlab-mpi under mpirun in the head namespace with Open MPI's TCP BTL at `links` connections per
+ * pair of ranks; what: RUN_ALGOS (file: the traffic file), RUN_CALIBRATE, RUN_EXCHANGE (file: its result).
+ * note: the transport note of every row. Returns its status. */
 static int mpirun(const tb_args *a, const ar_platform *p, ar_tb *t, const char *mpi, const char *plat,
-                  const char *hosts, const char *traffic, int calibrate) {
-    char self[4096], agent[4200], np[16];
+                  const char *hosts, const char *file, int what, const tb_xport *xp, const char *note) {
+    char self[4096], agent[4200], np[16], nl[16], el[32], mm[32];
+    snprintf(nl, sizeof nl, "%d", xp->links);
+    snprintf(el, sizeof el, "%ld", xp->eager + 256); /* + room for the match header */
+    snprintf(mm, sizeof mm, "%ld", xp->eager);
     ssize_t k = readlink("/proc/self/exe", self, sizeof self - 1);
     if (k <= 0) return -1;
     self[k] = 0;
@@ -200,6 +259,12 @@ static int mpirun(const tb_args *a, const ar_platform *p, ar_tb *t, const char *
                            "--mca",
                            "mpi_yield_when_idle",
                            "1",
+                           "--mca",
+                           "btl_tcp_links",
+                           nl,
+                           "--mca",
+                           "btl_tcp_eager_limit",
+                           xp->eager > 0 ? el : "65536",
                            "--bind-to",
                            "none",
                            "--oversubscribe",
@@ -212,29 +277,100 @@ static int mpirun(const tb_args *a, const ar_platform *p, ar_tb *t, const char *
                            plat,
                            "--testbed"};
     for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) av[n++] = fixed[i];
+    if (xp->eager > 0) {
+        /* after the executable: arlab-mpi's own option (mpirun passes everything after it through) */
+        av[n++] = "--max-msg";
+        av[n++] = mm;
+    }
     if (a->scale_text) {
         av[n++] = "--scale";
         av[n++] = a->scale_text;
     }
-    if (calibrate) {
+    if (note) {
+        av[n++] = "--transport-note";
+        av[n++] = note;
+    }
+    if (what == RUN_CALIBRATE) {
         av[n++] = "--calibrate";
         av[n++] = a->calibrate;
+    } else if (what == RUN_EXCHANGE) {
+        av[n++] = "--exchange-test";
+        av[n++] = file;
     } else {
         const char *pairs[][2] = {{"--algo", a->algos},  {"--size", a->sizes},    {"--dtype", a->dtype},
                                   {"--iters", a->iters}, {"--warmup", a->warmup}, {"--format", a->format},
-                                  {"--out", a->out},     {"--traffic", traffic}};
+                                  {"--out", a->out},     {"--traffic", file}};
         for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++)
             if (pairs[i][1]) {
                 av[n++] = pairs[i][0];
                 av[n++] = pairs[i][1];
             }
     }
-    if (a->iters && calibrate) {
+    if (a->iters && what == RUN_CALIBRATE) {
         av[n++] = "--iters";
         av[n++] = a->iters;
     }
     av[n] = NULL;
-    return ar_tb_spawn_wait(ar_tb_ns_head(t), (char *const *)av, a->timeout_s, calibrate ? "calibration" : "mpirun");
+    return ar_tb_spawn_wait(ar_tb_ns_head(t), (char *const *)av, a->timeout_s,
+                            what == RUN_CALIBRATE  ? "calibration"
+                            : what == RUN_EXCHANGE ? "exchange test"
+                                                   : "mpirun");
+}
+
+/* Open MPI's TCP BTL opens btl_tcp_links connections per pair of ranks (default 1) and sends a large message
+ * after a rendezvous handshake, whose reply waits behind whatever data the replying rank is already sending
+ * on that connection: two ranks sending to each other at once then take turns. With 2 or more links the
+ * reply sometimes takes another connection, decided when the connections are set up: fast in one mpirun,
+ * slow in the next. Measured, not assumed: an exchange test (4 MiB each way between rank 0 and the farthest
+ * machine, median of 5) per candidate (btl_tcp_links 1, 2, 4; 1 with eager messages of at most 1 MiB), in
+ * two separate mpiruns each, a candidate counting its slower one; kept: the first candidate, in that order,
+ * within 5 % of the fastest. Fills *xp and a line saying how. */
+static ar_status choose_xport(const tb_args *a, const ar_platform *p, ar_tb *t, const char *mpi, const char *plat,
+                              const char *hosts, const char *xfile, tb_xport *xp, char *how, size_t nhow, ar_err *e) {
+    static const tb_xport cand[] = {{1, 0}, {2, 0}, {4, 0}, {1, 1048576}};
+    enum { NC = sizeof cand / sizeof cand[0], NREP = 2 };
+    double tm[NC];
+    int best = -1;
+    for (int i = 0; i < NC; i++) {
+        tm[i] = 0;
+        char c[48];
+        xport_text(&cand[i], c, sizeof c);
+        for (int rep = 0; rep < NREP && isfinite(tm[i]); rep++) {
+            double v = NAN;
+            remove(xfile);
+            int r = mpirun(a, p, t, mpi, plat, hosts, xfile, RUN_EXCHANGE, &cand[i], NULL);
+            if (ar_tb_interrupted()) return ar_fail(e, AR_EFAIL, "interrupted");
+            FILE *f = fopen(xfile, "r");
+            if (r == 0 && f && fscanf(f, "exchange_s %lf", &v) == 1 && v > 0) {
+                tm[i] = fmax(tm[i], v);
+            } else {
+                fprintf(stderr, "arlab testbed run: exchange test with %s failed (exit %d): not a candidate\n", c, r);
+                tm[i] = NAN;
+            }
+            if (f) fclose(f);
+        }
+        if (isfinite(tm[i]) && (best < 0 || tm[i] < tm[best])) best = i;
+    }
+    remove(xfile);
+    if (best < 0) return ar_fail(e, AR_EBACKEND, "the exchange test failed with every transport candidate");
+    int pick = best;
+    for (int i = 0; i < NC; i++)
+        if (isfinite(tm[i]) && tm[i] <= 1.05 * tm[best]) {
+            pick = i;
+            break;
+        }
+    *xp = cand[pick];
+    char c[48];
+    xport_text(xp, c, sizeof c);
+    int k = snprintf(how, nhow, "%s (exchange test, 4 MiB each way, slower of 2 runs:", c);
+    for (int i = 0; i < NC && k > 0 && (size_t)k < nhow; i++) {
+        xport_text(&cand[i], c, sizeof c);
+        k += isfinite(tm[i])
+                 ? snprintf(how + k, nhow - (size_t)k, " %s %.1f ms%s", c, tm[i] * 1e3, i < NC - 1 ? "," : "")
+                 : snprintf(how + k, nhow - (size_t)k, " %s failed%s", c, i < NC - 1 ? "," : "");
+    }
+    if (k > 0 && (size_t)k < nhow) snprintf(how + k, nhow - (size_t)k, "; the first within 5 %% of the fastest)");
+    return AR_OK;
 }
 
 static int do_run(const tb_args *a) {
@@ -272,8 +408,23 @@ static int do_run(const tb_args *a) {
         printf("# testbed '%s': %d machines, %d ranks of %s%s%s (platform as shaped: %s)\n", id, p->nmachines,
                p->nranks, p->name, a->scale_text ? ", scale " : "", a->scale_text ? a->scale_text : "", pfile);
     fflush(stdout);
+    tb_xport xp = {1, 0};
+    char how[400];
+    int given = a->transport && strcmp(a->transport, "auto");
+    if (given) xp = a->xp;
+    if (st == AR_OK && !given) st = choose_xport(a, p, t, mpi, pfile, hosts, traffic, &xp, how, sizeof how, &e);
+    else if (st == AR_OK) {
+        xport_text(&xp, how, sizeof how);
+        snprintf(how + strlen(how), sizeof how - strlen(how), " (given: --transport)");
+    }
+    const char *note = given ? "(given)" : "(measured)";
+    if (st == AR_OK) {
+        printf("# MPI transport: %s\n", how);
+        fflush(stdout);
+        st = ar_tb_set_transport(t, how, &e);
+    }
     if (st == AR_OK && a->calibrate) {
-        int r = mpirun(a, p, t, mpi, pfile, hosts, traffic, 1);
+        int r = mpirun(a, p, t, mpi, pfile, hosts, traffic, RUN_CALIBRATE, &xp, note);
         if (r != 0)
             st = ar_fail(&e, ar_tb_interrupted() ? AR_EFAIL : AR_EBACKEND, "calibration (mpirun) exited with %d%s", r,
                          ar_tb_interrupted() ? " (interrupted)" : "");
@@ -282,7 +433,7 @@ static int do_run(const tb_args *a) {
     int mrc = 0;
     if (st == AR_OK) {
         remove(traffic);
-        mrc = mpirun(a, p, t, mpi, pfile, hosts, traffic, 0);
+        mrc = mpirun(a, p, t, mpi, pfile, hosts, traffic, RUN_ALGOS, &xp, note);
         if (mrc != 0 && mrc != AR_EFAIL)
             st = ar_fail(&e, ar_tb_interrupted() ? AR_EFAIL : AR_EBACKEND, "mpirun of arlab-mpi exited with %d%s", mrc,
                          ar_tb_interrupted() ? " (interrupted)" : "");

@@ -208,7 +208,7 @@ static const help_entry entries[] = {
      "       arlab testbed run --platform P [--scale F] [--id ID] [--algo A,...|all] [--size S,...]\n"
      "                         [--dtype f32|f64|i32] [--iters N] [--warmup N] [--format table|csv|nccl-tests]\n"
      "                         [--out FILE.csv] [--platform-out FILE.json] [--calibrate FILE.json]\n"
-     "                         [--timeout SECONDS]\n"
+     "                         [--timeout SECONDS] [--transport auto|links=N[,eager=B]]\n"
      "The emulated cluster (root): one network namespace per machine, bridges for switches, veths\n"
      "shaped with tc; `run` executes arlab-mpi (one MPI process per rank) over it.\n"
      "  up --platform P [--scale F] [--id ID] [--out FILE.json]   build it and leave it up\n"
@@ -222,6 +222,11 @@ static const help_entry entries[] = {
      "  --id ID             testbed name (default tb)\n"
      "  --calibrate F.json  ping-pong fit first; writes the calibrated platform\n"
      "  --timeout S         bound on every mpirun (default 300)\n"
+     "  --transport T       how arlab-mpi uses TCP: links=N (Open MPI's btl_tcp_links, connections per\n"
+     "                      pair of ranks), eager=B (every payload as messages of <= B bytes, sent eagerly:\n"
+     "                      no rendezvous handshake); auto (default): an exchange test of links=1, 2, 4\n"
+     "                      and links=1,eager=1MiB keeps the first within 5 % of the fastest; the choice\n"
+     "                      is in every row's transport column and in `status`\n"
      "example: arlab testbed run --platform experiments/platforms/testbed-2x2.json --size 1MB\n"},
 };
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include <cjson/cJSON.h>
+#include <gsl/gsl_cdf.h>
 #include <gsl/gsl_fit.h>
 
 #include "rcalib.h"
@@ -55,6 +56,15 @@ ar_status ar_real_fit_linear(const double *x, const double *t, int n, int weight
     out->r2 = sst > 0 ? 1.0 - sse / sst : 1.0;
     out->max_rel_resid = mr;
     return AR_OK;
+}
+
+double ar_real_fit_alpha_halfwidth(const ar_real_fit *f, double level) {
+    if (!f || f->n < 3 || !(level > 0 && level < 1) || !(f->cov00 >= 0)) return NAN;
+    double dof = f->n - 2, var = f->cov00;
+    /* gsl_fit_wlinear's covariance takes the weights as exact 1/sigma^2; ours (1/t^2) are relative only,
+     * so the residuals set the scale (chisq / dof), as gsl_fit_linear does itself */
+    if (f->weighted) var *= f->chisq / dof;
+    return gsl_cdf_tdist_Pinv(0.5 + level / 2, dof) * sqrt(var);
 }
 
 static cJSON *num(double v) { return cJSON_CreateNumber(v); }

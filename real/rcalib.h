@@ -42,6 +42,12 @@ typedef struct ar_real_fit {
 /* Fits t = alpha + beta x over n >= 2 points (x distinct, t > 0 when weighted). */
 ar_status ar_real_fit_linear(const double *x, const double *t, int n, int weighted, ar_real_fit *out, ar_err *e);
 
+/* Half width of the `level` (e.g. 0.95) confidence interval of the fitted
+ * intercept alpha: Student's t with n - 2 degrees of freedom times its
+ * standard error (a weighted fit's covariance scaled by chisq / (n - 2): the
+ * weights are relative). NAN with fewer than 3 points (no residual left). */
+double ar_real_fit_alpha_halfwidth(const ar_real_fit *f, double level);
+
 typedef struct ar_real_calib {
     const char *name; /* platform name */
     int nranks;

@@ -37,7 +37,7 @@ if verb in ("plan", "model", "sim", "real", "compare"):
     opts.add("--schedule")
 # the verb's own flags: literals in its file (shared files: only the verb the file is named after)
 not_ours = {"--x", "--help", "--mca", "--hostfile", "--bind-to", "--map-by", "--oversubscribe", "--allow-run-as-root",
-            "--testbed", "--traffic"}
+            "--testbed", "--traffic", "--transport-note", "--exchange-test", "--max-msg"}
 # cmd_real.c holds real and compare: compare's flags are those after "int cmd_compare("
 if verb == "real":
     f = f[:f.find("int cmd_compare(")]

@@ -224,6 +224,21 @@ static void test_fit(void) {
     T_CHECK(ar_real_fit_linear(same, t, 3, 0, &fa, &e) == AR_EINVAL && strstr(e.msg, "same size"), "same x");
     double neg[3] = {1, -1, 2};
     T_CHECK(ar_real_fit_linear(x, neg, 3, 1, &fa, &e) == AR_EINVAL, "weighted needs t > 0");
+    /* the intercept's 95 % interval, by hand: x = 0..3, t = 1 3 2 4: alpha 1.3, residual variance 1.8 / 2,
+     * var(alpha) = 0.9 (1/4 + 1.5^2 / 5) = 0.63; Student's t(0.975, 2 dof) = 0.95 / sqrt(2 x 0.975 x 0.025) */
+    double hx[4] = {0, 1, 2, 3}, ht[4] = {1, 3, 2, 4}, ht10[4];
+    T_OK(ar_real_fit_linear(hx, ht, 4, 0, &fa, &e));
+    T_NEAR(fa.alpha_s, 1.3, 1e-12, "hand fit alpha");
+    T_NEAR(ar_real_fit_alpha_halfwidth(&fa, 0.95), 0.95 / sqrt(2 * 0.975 * 0.025) * sqrt(0.63), 1e-9, "alpha interval");
+    /* a weighted fit's interval scales with the times (relative weights: the residuals set the scale) */
+    for (int i = 0; i < 4; i++) ht10[i] = 10 * ht[i];
+    T_OK(ar_real_fit_linear(hx, ht, 4, 1, &fw, &e));
+    double h1 = ar_real_fit_alpha_halfwidth(&fw, 0.95);
+    T_OK(ar_real_fit_linear(hx, ht10, 4, 1, &fw, &e));
+    T_NEAR(ar_real_fit_alpha_halfwidth(&fw, 0.95), 10 * h1, 1e-9, "weighted interval scales with t");
+    T_CHECK(h1 > 0, "weighted interval %g > 0", h1);
+    T_OK(ar_real_fit_linear(hx, ht, 2, 0, &fa, &e));
+    T_CHECK(isnan(ar_real_fit_alpha_halfwidth(&fa, 0.95)), "two points: no interval");
 }
 
 static void test_calib_json(void) {

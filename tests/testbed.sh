@@ -1,6 +1,8 @@
 #!/bin/bash
 # CTest testbed: a 2-machine x 2-rank emulated cluster, every
-# algorithm through arlab-mpi (#wrong = 0, bytes over the shaped links), the
+# algorithm through arlab-mpi (#wrong = 0, bytes over the shaped links; also in
+# eager chunks), the MPI transport chosen by the exchange test and recorded in
+# every row and in status, the calibration fits (alpha with its interval), the
 # cleanup (down, SIGINT to up and run, kill -9 of the builder with and without
 # its watchdog, the next command cleaning a stale testbed) and the bad-input
 # lines. Skips (77) only when network namespaces cannot be created here (not
@@ -85,6 +87,14 @@ for a in mpi-allreduce $algos; do
         else bad "$a $b B: wrong=$w time=$t"; fi
     done
 done
+# the MPI transport: chosen by the exchange test (every candidate measured), printed, and in every row
+how=$(grep -m1 '^# MPI transport: ' $T/run.out | cut -c18-)
+nx=$(grep -c "^# exchange 0<->2 4194304 B each way: .* ms" $T/run.out)
+[ "$nx" = 8 ] && grep -q "exchange test, 4 MiB each way, slower of 2 runs: links=1 .* ms, links=2 .* ms, links=4 .* ms, links=1,eager=1048576 .* ms" <<<"$how" \
+    && ok "transport chosen by the exchange test of 4 candidates, 2 runs each: $how" || bad "transport choice: $nx exchange lines, '$how'"
+want=$(cut -d' ' -f1 <<<"$how" | tr , ';')
+cols=$(awk -F, 'NR > 1 { print $22 }' $T/run.csv | sort -u)
+[ "$cols" = "tcp:${want} (measured)" ] && ok "every row's transport column: $cols" || bad "transport column: '$cols', wanted 'tcp:${want} (measured)'"
 n_ok=$(grep -c "uplink tx .*: ok$" $T/run.out)
 [ "$n_ok" = 2 ] && ok "both machine uplinks carried at least the schedules' payload" || { bad "traffic check: $n_ok/2 ok"; grep "machine" $T/run.out; }
 while read -r _ _ m _ _ pay _ _ tx _; do
@@ -93,9 +103,22 @@ while read -r _ _ m _ _ pay _ _ tx _; do
 done < <(grep "^#   machine" $T/run.out | tr -d '(),:')
 [ "$(nsleft)" = 0 ] && ok "no namespace left after run" || bad "$(nsleft) namespaces left after run"
 
+# --- 1a. a given transport: eager messages of at most 16 KiB (every payload in chunks), every algorithm exact;
+# btl_tcp_links as Open MPI reads it back (MPI_T) in the rows
+$ARLAB testbed run --platform $T/p.json --id $ID --algo all --size 64KB,1MB --iters 1 --warmup 0 --format csv \
+    --transport links=2,eager=16KiB --out $T/eager.csv --timeout 150 >$T/eager.out 2>&1
+rc=$?
+nrow=$(awk -F, 'NR > 1' $T/eager.csv | wc -l)
+nbad=$(awk -F, 'NR > 1 && ($12 != 0 || $22 != "tcp:links=2;eager=16384 (given)")' $T/eager.csv | wc -l)
+[ $rc = 0 ] && [ "$nrow" -ge 10 ] && [ "$nbad" = 0 ] && grep -q '^# MPI transport: links=2,eager=16384 (given: --transport)' $T/eager.out \
+    && ok "--transport links=2,eager=16KiB: $nrow rows, #wrong 0, transport column says so" \
+    || { bad "eager transport: rc $rc, $nrow rows, $nbad bad"; tail -5 $T/eager.out; head -3 $T/eager.csv; }
+expect "bad --transport" nonzero 'transport "links=0": auto, or links=N' -- \
+    $ARLAB testbed run --platform $T/p.json --id $ID --transport links=0
+
 # --- 1b. --format nccl-tests: one document per algorithm (MPI_Allreduce first), in place only, #wrong 0
 $ARLAB testbed run --platform $T/p.json --id $ID --algo ring,two-level --size 64KB,1MB --iters 2 --warmup 1 \
-    --format nccl-tests --timeout 150 >$T/nt.out 2>&1
+    --format nccl-tests --transport links=1 --timeout 150 >$T/nt.out 2>&1
 rc=$?
 docs=$(grep -c '^# Collective test starting: all_reduce_perf$' $T/nt.out)
 [ $rc = 0 ] && [ "$docs" = 3 ] && ok "nccl-tests format: 3 documents (mpi-allreduce, ring, two-level)" \
@@ -114,10 +137,19 @@ n=$(awk -F, 'NR > 1 && ($1 == "ring" || $1 == "two-level") && $7 > 0 && $13 > 0'
 # --- 1c. calibrate on the testbed, then compare on the calibrated platform: model, simulated and measured
 # side by side, MPI_Allreduce as the baseline (nccl_s holds the library's own all-reduce)
 $ARLAB testbed run --platform $T/p.json --id $ID --algo ring --size 1MB --iters 2 --warmup 1 --calibrate $T/cal.json \
-    --out $T/m.csv --timeout 150 >$T/cal.out 2>&1
+    --transport links=1,eager=1MiB --out $T/m.csv --timeout 150 >$T/cal.out 2>&1
 rc=$?
 [ $rc = 0 ] && grep -q '"bw"' $T/cal.json && ok "testbed run --calibrate writes the calibrated platform" \
     || { bad "calibrate: rc $rc"; tail -5 $T/cal.out; }
+# ping-pong and exchange at 9 sizes per class; alpha fitted over the 6 sizes <= 64 KiB with an interval (or said to be
+# not identified), per class; the calibrated platform's notes carry the fit and the transport
+n=$(grep -Ec '^# calibrate (intra|inter-2) +[0-9]+<->[0-9]+ +[0-9]+ B: ping-pong +[0-9.]+ us one-way .* exchange +[0-9.]+ us both ways' $T/cal.out)
+[ "$n" = 20 ] && ok "calibration: ping-pong and exchange, 10 sizes x 2 classes" || { bad "calibration lines: $n/20"; grep '^#' $T/cal.out | head; }
+n=$(grep -Ec '^# fit (intra|inter-2) +alpha -?[0-9.]+ us \[-?[0-9.]+, -?[0-9.]+\]( NOT IDENTIFIED \(interval reaches 0\))? \(95 %, 6 sizes <= 64 KiB' $T/cal.out)
+[ "$n" = 2 ] && ok "alpha per class with its 95 % interval" || { bad "alpha fits: $n/2"; grep '^# fit' $T/cal.out; }
+grep -q 'least squares over sizes <= 64 KiB with its 95 % interval' $T/cal.json \
+    && grep -q 'MPI transport: tcp:links=1;eager=1048576 (given)' $T/cal.json && grep -q '"reduce":' $T/cal.json \
+    && ok "calibrated platform: the fit and the transport in its notes, the ranks' reduction rate" || bad "calibrated notes: $(grep -m3 calibrated $T/cal.json)"
 $ARLAB compare --platform $T/cal.json --algo ring --size 1MB --format csv $T/m.csv >$T/cmp.csv 2>$T/cmp.err
 row=$(awk -F, 'NR > 1 && $1 == "ring" && $4 == 1000000' $T/cmp.csv)
 awk -F, -v r="$row" 'BEGIN { n = split(r, f, ","); exit !(f[5] > 0 && f[6] > 0 && f[7] > 0 && f[10] > 0) }' \
@@ -129,6 +161,7 @@ awk -F, -v r="$row" 'BEGIN { n = split(r, f, ","); exit !(f[5] > 0 && f[6] > 0 &
 expect "up" 0 "up: 2 machines" -- $ARLAB testbed up --platform $T/p.json --id $ID --out $T/shaped.json
 [ "$(nsleft)" = 4 ] && ok "up made 4 namespaces (2 machines, 1 switch, head)" || bad "up: $(nsleft) namespaces"
 expect "status" 0 "rate 200Mbit" -- $ARLAB testbed status --id $ID
+expect "status before any run: no transport chosen" 0 "MPI transport: not chosen yet" -- $ARLAB testbed status --id $ID
 expect "already up" nonzero "already up" -- $ARLAB testbed up --platform $T/p.json --id $ID
 expect "down" 0 "down (4 namespaces removed)" -- $ARLAB testbed down --id $ID
 [ "$(nsleft)" = 0 ] && ok "no namespace left after down" || bad "$(nsleft) namespaces left after down"
@@ -155,10 +188,13 @@ kill -INT $pid; wait $pid; rc=$?
 [ $rc = 130 ] && [ "$(nsleft)" = 0 ] && ok "SIGINT to up: exit 130, testbed removed" || bad "SIGINT to up: rc $rc, $(nsleft) left: $(cat $T/int.out)"
 
 # --- 5. SIGINT to run (during mpirun)
-$ARLAB testbed run --platform $T/p.json --id $ID --algo ring --size 16MB --iters 50 --timeout 100 >$T/intr.out 2>&1 &
+$ARLAB testbed run --platform $T/p.json --id $ID --algo ring --size 16MB --iters 50 --timeout 100 --transport links=2 \
+    >$T/intr.out 2>&1 &
 pid=$!
 for i in $(seq 150); do pgrep -f "arlab-mpi --platform $ARLAB_TESTBED_DIR" >/dev/null && break; sleep 0.1; done
 sleep 1
+# while it runs, status names the transport of the run
+expect "status names the run's MPI transport" 0 "MPI transport: links=2 (given: --transport)" -- $ARLAB testbed status --id $ID
 kill -INT $pid; wait $pid; rc=$?
 sleep 0.5
 left=$(pgrep -fc "arlab-mpi --platform $ARLAB_TESTBED_DIR")

@@ -3,6 +3,7 @@
  *   mpirun -np N arlab-mpi --platform P [--algo A,...|all] [--size S,...] [--dtype f32|f64|i32]
  *          [--iters N] [--warmup N] [--format table|csv|nccl-tests] [--out FILE.csv] [--traffic FILE]
  *          [--calibrate FILE.json] [--cal-sizes S,...] [--testbed] [--scale F]
+ *          [--exchange-test FILE [--exchange-size S]] [--max-msg BYTES] [--transport-note TEXT]
  *
  * Runs every algorithm's schedule (ar_algo_plan, the same lowering as every
  * backend; real/mpi/mexec.h) beside the MPI_Allreduce baseline (algo
@@ -15,13 +16,30 @@
  *                    schedules' runs (warm-up, timed, check) sent to other
  *                    machines: lines "machine M bytes B" (`arlab testbed run`
  *                    compares them with the veth counters).
- *   --calibrate FILE ping-pongs within a machine and across the widest route,
- *                    fits alpha/beta (real/rcalib.h) and writes the platform
+ *   --calibrate FILE per link class (two ranks of one machine; rank 0 and one
+ *                    machine per distinct number of shaped links on the
+ *                    route), a ping-pong and an exchange (both directions at
+ *                    once) at every size (8 B .. 16 MiB; --cal-sizes); alpha
+ *                    by relative-error least squares over the sizes <= 64 KiB
+ *                    with its 95 % interval (not identified when the interval
+ *                    reaches 0: printed and noted), bandwidth by least squares over the
+ *                    sizes >= 1 MiB (real/rcalib.h); writes the platform
  *                    with the fitted values (real/testbed/tbjson.h): GPU links
  *                    lat alpha_intra/2, bw 1/beta_intra; shaped links their
- *                    bandwidth x (measured / configured) and their latency
- *                    plus the measured extra, spread over the route's shaped
- *                    links. Then exits (no algorithms).
+ *                    bandwidth x (exchange rate each way / configured) on
+ *                    the farthest route, and latency (alpha_far - alpha_intra) / its
+ *                    shaped links (a value not identified: its point
+ *                    estimate, 0 if negative, said in the note); compute
+ *                    reduce: the ranks' measured reduction rate. Then exits.
+ *   --exchange-test FILE  an exchange of --exchange-size bytes (default 4 MiB)
+ *                    each way between rank 0 and the farthest machine; rank 0
+ *                    writes "exchange_s T" (`testbed run` picks Open MPI's
+ *                    btl_tcp_links with it). Then exits.
+ *   --max-msg BYTES  every payload as messages of at most BYTES (mexec.h;
+ *                    with an eager limit that large: no rendezvous).
+ *   --transport-note TEXT  appended to the transport column of every row,
+ *                    which holds btl_tcp_links as Open MPI reads it (MPI_T)
+ *                    and --max-msg: "tcp:links=N[;eager=B] TEXT".
  *   --testbed        checks that every rank runs in its machine's namespace of
  *                    the testbed (its 10.213.0.0/16 address is machine + 1).
  *   --scale F        printed with every result (the testbed's --scale).
@@ -66,6 +84,8 @@ typedef struct mopts {
     int iters, warmup;
     int csv, nt; /* --format csv | nccl-tests */
     const char *out, *traffic, *calibrate, *scale;
+    const char *xtest, *xsize, *tnote; /* --exchange-test FILE, --exchange-size S, --transport-note TEXT */
+    uint64_t max_msg;                  /* --max-msg BYTES: messages of at most that many bytes (0: whole) */
     int testbed;
 } mopts;
 
@@ -124,7 +144,16 @@ static int parse_args(int argc, char **argv, mopts *o, char *err, size_t nerr) {
         else if (!strcmp(a, "--traffic")) o->traffic = v;
         else if (!strcmp(a, "--calibrate")) o->calibrate = v;
         else if (!strcmp(a, "--scale")) o->scale = v;
-        else {
+        else if (!strcmp(a, "--exchange-test")) o->xtest = v;
+        else if (!strcmp(a, "--exchange-size")) o->xsize = v;
+        else if (!strcmp(a, "--transport-note")) o->tnote = v;
+        else if (!strcmp(a, "--max-msg")) {
+            ar_err e = {{0}};
+            if (ar_parse_size(v, 1, &o->max_msg, &e) != AR_OK) {
+                snprintf(err, nerr, "--max-msg: %.400s", e.msg);
+                return -1;
+            }
+        } else {
             snprintf(err, nerr, "unknown option \"%s\"", a);
             return -1;
         }
@@ -168,70 +197,173 @@ static double model_time(const ar_platform *p, const char *spec, uint64_t count,
     return t;
 }
 
+/* Shaped links on the route between ranks a and b. */
+static int shaped_on_route(const ar_platform *p, int a, int b, double *conf_bw, double *conf_lat) {
+    ar_dlink route[4 * AR_MAX_LEVELS + 4];
+    int len = ar_platform_route(p, a, b, route, (int)(sizeof route / sizeof route[0])), n = 0;
+    if (conf_bw) *conf_bw = INFINITY;
+    if (conf_lat) *conf_lat = 0;
+    for (int i = 0; i < len; i++) {
+        int l = AR_DLINK_LINK(route[i]);
+        if (!ar_tb_link_shaped(p, l)) continue;
+        n++;
+        if (conf_lat) *conf_lat += p->links[l].lat_s;
+        if (conf_bw && ar_link_capacity(&p->links[l]) < *conf_bw) *conf_bw = ar_link_capacity(&p->links[l]);
+    }
+    return n;
+}
+
+/* One link class of the calibration: a pair of ranks, its ping-pong and exchange times per size and fits. */
+typedef struct cal_class {
+    char name[24];
+    int a, b, nshaped;
+    double conf_bw, conf_lat;
+    double pp[MAXL], ex[MAXL];
+    ar_real_fit alpha, bw, xalpha, xbw; /* ping-pong: alpha (small sizes), bw (large); the same for the exchange */
+    double alpha_hw, xalpha_hw;         /* 95 % half widths; NAN: too few sizes */
+    int nsmall, nlarge;
+} cal_class;
+
+#define CAL_SMALL_MAX 65536.0   /* alpha: sizes up to 64 KiB */
+#define CAL_LARGE_MIN 1048576.0 /* bandwidth: sizes from 1 MiB (tbf's burst, 64-128 KiB, is a small part) */
+
+/* Fits class k: alpha by relative-error least squares (gsl_fit_wlinear) over the small sizes, with its
+ * interval; bandwidth by plain least squares over the large ones (all sizes if fewer than 2 are large). */
+static ar_status cal_fit(cal_class *c, const double *sizes, int ns, ar_err *e) {
+    double sx[MAXL], st[MAXL], sxe[MAXL], lx[MAXL], lt[MAXL], lxe[MAXL];
+    int nsm = 0, nl = 0;
+    for (int i = 0; i < ns; i++) {
+        if (sizes[i] <= CAL_SMALL_MAX) {
+            sx[nsm] = sizes[i];
+            st[nsm] = c->pp[i];
+            sxe[nsm++] = c->ex[i];
+        }
+        if (sizes[i] >= CAL_LARGE_MIN) {
+            lx[nl] = sizes[i];
+            lt[nl] = c->pp[i];
+            lxe[nl++] = c->ex[i];
+        }
+    }
+    c->nsmall = nsm;
+    c->nlarge = nl;
+    ar_status st1 = AR_OK;
+    c->alpha_hw = c->xalpha_hw = NAN;
+    if (nsm >= 2) {
+        st1 = ar_real_fit_linear(sx, st, nsm, 1, &c->alpha, e);
+        if (st1 == AR_OK) st1 = ar_real_fit_linear(sx, sxe, nsm, 1, &c->xalpha, e);
+        c->alpha_hw = ar_real_fit_alpha_halfwidth(&c->alpha, 0.95);
+        c->xalpha_hw = ar_real_fit_alpha_halfwidth(&c->xalpha, 0.95);
+    } else {
+        c->alpha.alpha_s = c->xalpha.alpha_s = NAN;
+    }
+    if (st1 == AR_OK)
+        st1 = nl >= 2 ? ar_real_fit_linear(lx, lt, nl, 0, &c->bw, e)
+                      : ar_real_fit_linear(sizes, c->pp, ns, 0, &c->bw, e);
+    if (st1 == AR_OK)
+        st1 = nl >= 2 ? ar_real_fit_linear(lx, lxe, nl, 0, &c->xbw, e)
+                      : ar_real_fit_linear(sizes, c->ex, ns, 0, &c->xbw, e);
+    return st1;
+}
+
+/* alpha is identified when its 95 % interval lies above 0. */
+static int alpha_known(double a, double hw) { return isfinite(a) && isfinite(hw) && a - hw > 0; }
+
+static const char *alpha_text(double a, double hw, char *buf, size_t n) {
+    if (!isfinite(a)) snprintf(buf, n, "not fitted (fewer than 2 sizes <= 64 KiB)");
+    else if (!isfinite(hw)) snprintf(buf, n, "%.2f us (2 sizes: no interval)", a * 1e6);
+    else
+        snprintf(buf, n, "%.2f us [%.2f, %.2f]%s", a * 1e6, (a - hw) * 1e6, (a + hw) * 1e6,
+                 alpha_known(a, hw) ? "" : " NOT IDENTIFIED (interval reaches 0)");
+    return buf;
+}
+
 /* Calibration (see the header comment). Collective; rank 0 writes the file. */
-static ar_status calibrate(ar_mx *x, const ar_platform *p, const mopts *o, int rank, ar_err *e) {
+static ar_status calibrate(ar_mx *x, const ar_platform *p, const mopts *o, int rank, const char *transport, ar_err *e) {
     double sizes[MAXL];
     int ns = 0;
-    if (o->ncalsizes == 0)
-        for (double b = 1024; b <= 4194304.0; b *= 4) sizes[ns++] = b; /* 1 KiB .. 4 MiB */
+    if (o->ncalsizes == 0) {
+        static const double def[] = {8, 64, 512, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216};
+        for (size_t i = 0; i < sizeof def / sizeof def[0]; i++) sizes[ns++] = def[i];
+    }
     for (int i = 0; i < o->ncalsizes; i++) {
         uint64_t v;
         if (ar_parse_size(o->calsizes[i], 1, &v, e) != AR_OK) return AR_EINVAL;
         sizes[ns++] = (double)v;
     }
     if (ns < 2) return ar_fail(e, AR_EINVAL, "--cal-sizes: need at least 2 sizes for a fit");
-    int pa[2] = {-1, -1}, pb[2] = {-1, -1};
-    for (int r = 1; r < p->nranks && pa[0] < 0; r++)
+    /* classes: two ranks of one machine (intra), then rank 0 and the first rank of one machine per distinct
+     * number of shaped links on the route (inter: nearest to farthest) */
+    cal_class cls[6];
+    int nc = 0;
+    memset(cls, 0, sizeof cls);
+    for (int r = 1; r < p->nranks; r++)
         if (p->machine_of_rank[r] == p->machine_of_rank[r - 1]) {
-            pa[0] = r - 1;
-            pb[0] = r;
+            snprintf(cls[nc].name, sizeof cls[nc].name, "intra");
+            cls[nc].a = r - 1;
+            cls[nc++].b = r;
+            break;
         }
-    ar_dlink route[4 * AR_MAX_LEVELS + 4];
-    int best = -1;
-    for (int m = 0; m < p->nmachines; m++) {
+    int nintra = nc;
+    for (int m = 0; m < p->nmachines && nc < 6; m++) {
         int r = p->machine_first_rank[m];
         if (p->machine_of_rank[r] == p->machine_of_rank[0]) continue;
-        int len = ar_platform_route(p, 0, r, route, (int)(sizeof route / sizeof route[0]));
-        if (len > best) {
-            best = len;
-            pa[1] = 0;
-            pb[1] = r;
+        double cb, cl;
+        int k = shaped_on_route(p, 0, r, &cb, &cl), dup = 0;
+        for (int i = nintra; i < nc; i++) dup |= cls[i].nshaped == k;
+        if (dup) continue;
+        int at = nc++;
+        while (at > nintra && cls[at - 1].nshaped > k) { /* nearest first */
+            cls[at] = cls[at - 1];
+            at--;
         }
+        memset(&cls[at], 0, sizeof cls[at]);
+        snprintf(cls[at].name, sizeof cls[at].name, "inter-%d", k);
+        cls[at].a = 0;
+        cls[at].b = r;
+        cls[at].nshaped = k;
+        cls[at].conf_bw = cb;
+        cls[at].conf_lat = cl;
     }
-    double t[2][MAXL];
-    ar_real_fit fit[2];
-    int have[2] = {0, 0};
-    static const char *const cls[2] = {"intra", "inter"};
-    for (int k = 0; k < 2; k++) {
-        if (pa[k] < 0) continue;
+    int iters = o->iters < 5 ? 5 : o->iters;
+    for (int k = 0; k < nc; k++) {
+        cal_class *c = &cls[k];
         for (int i = 0; i < ns; i++) {
-            ar_status st = ar_mx_pingpong(x, pa[k], pb[k], (uint64_t)sizes[i], 2, o->iters < 5 ? 5 : o->iters, &t[k][i],
-                                          e);
+            ar_status st = ar_mx_pingpong(x, c->a, c->b, (uint64_t)sizes[i], 2, iters, &c->pp[i], e);
+            if (st == AR_OK) st = ar_mx_exchange(x, c->a, c->b, (uint64_t)sizes[i], 1, iters, &c->ex[i], e);
             if (st != AR_OK) return st;
             if (rank == 0)
-                printf("# calibrate %s %d<->%d %10.0f B: %10.3f us one-way, %8.2f Mbit/s\n", cls[k], pa[k], pb[k],
-                       sizes[i], t[k][i] * 1e6, sizes[i] * 8 / t[k][i] / 1e6);
+                printf("# calibrate %-8s %d<->%d %10.0f B: ping-pong %10.2f us one-way (%8.2f Mbit/s), exchange "
+                       "%10.2f us both ways (%8.2f Mbit/s each)\n",
+                       c->name, c->a, c->b, sizes[i], c->pp[i] * 1e6, sizes[i] * 8 / c->pp[i] / 1e6, c->ex[i] * 1e6,
+                       sizes[i] * 8 / c->ex[i] / 1e6);
         }
-        /* bandwidth: unweighted least squares over the sizes >= 256 KiB (all sizes if fewer than 2 are), so
-         * that the bandwidth-bound sizes decide it (a small message fits in tbf's burst and would inflate it);
-         * alpha: the smallest size's time minus its transfer time */
-        double bx[MAXL], bt[MAXL];
-        int nb = 0;
-        for (int i = 0; i < ns; i++)
-            if (sizes[i] >= 262144) {
-                bx[nb] = sizes[i];
-                bt[nb++] = t[k][i];
-            }
-        ar_status st = nb >= 2 ? ar_real_fit_linear(bx, bt, nb, 0, &fit[k], e)
-                               : ar_real_fit_linear(sizes, t[k], ns, 0, &fit[k], e);
+        ar_status st = cal_fit(c, sizes, ns, e);
         if (st != AR_OK) return st;
-        int i0 = 0;
-        for (int i = 1; i < ns; i++)
-            if (sizes[i] < sizes[i0]) i0 = i;
-        fit[k].alpha_s = fmax(0, t[k][i0] - fit[k].beta_s_per_B * sizes[i0]);
-        have[k] = 1;
+    }
+    /* the ranks' reduction rate (32 MiB of the run's type, beyond the caches, every rank at once): the calibrated platform's
+     * compute.reduce, so that model and simulation charge the reductions the CPU runs */
+    double red = NAN;
+    {
+        ar_status st = ar_mx_reduce_rate(x, 33554432 / ar_dtype_size(o->dtype), o->dtype, 5, &red, e);
+        if (st != AR_OK) return st;
     }
     if (rank != 0) return AR_OK;
+    char b1[96], b2[96], b3[32], b4[32];
+    printf("# reduce: %s adds at %s (every rank at once, median over ranks)\n", ar_dtype_name(o->dtype),
+           ar_fmt_rate(red, b3, sizeof b3));
+    for (int k = 0; k < nc; k++) {
+        const cal_class *c = &cls[k];
+        printf("# fit %-8s alpha %s (95 %%, %d sizes <= 64 KiB, gsl_fit_wlinear), bw %s (%d sizes >= 1 MiB); "
+               "exchange: alpha %s, bw %s each way = %.3f x ping-pong\n",
+               c->name, alpha_text(c->alpha.alpha_s, c->alpha_hw, b1, sizeof b1), c->nsmall,
+               ar_fmt_rate(c->bw.bw_Bps, b3, sizeof b3), c->nlarge,
+               alpha_text(c->xalpha.alpha_s, c->xalpha_hw, b2, sizeof b2), ar_fmt_rate(c->xbw.bw_Bps, b4, sizeof b4),
+               c->xbw.bw_Bps / c->bw.bw_Bps);
+        if (c->nshaped > 0 && c->xbw.bw_Bps < 0.75 * c->bw.bw_Bps)
+            printf("# %s: the exchange runs at %.2f x the ping-pong's rate each way: its two directions take turns "
+                   "(the transport's rendezvous; see testbed run --transport)\n",
+                   c->name, c->xbw.bw_Bps / c->bw.bw_Bps);
+    }
     double *bw = ar_calloc((size_t)p->nlinks, sizeof *bw), *lat = ar_calloc((size_t)p->nlinks, sizeof *lat);
     if (!bw || !lat) {
         free(bw);
@@ -242,60 +374,143 @@ static ar_status calibrate(ar_mx *x, const ar_platform *p, const mopts *o, int r
         bw[l] = ar_link_capacity(&p->links[l]);
         lat[l] = p->links[l].lat_s;
     }
-    double eff = 1, extra = 0, conf_bw = INFINITY, conf_lat = 0;
-    int nshaped = 0;
-    if (have[1]) {
-        int len = ar_platform_route(p, pa[1], pb[1], route, (int)(sizeof route / sizeof route[0]));
-        for (int i = 0; i < len; i++) {
-            int l = AR_DLINK_LINK(route[i]);
-            if (!ar_tb_link_shaped(p, l)) continue;
-            nshaped++;
-            conf_lat += p->links[l].lat_s;
-            if (ar_link_capacity(&p->links[l]) < conf_bw) conf_bw = ar_link_capacity(&p->links[l]);
-        }
-        if (nshaped > 0 && isfinite(conf_bw)) {
-            eff = fit[1].bw_Bps / conf_bw;
-            double a_in = have[0] ? fit[0].alpha_s : 0;
-            extra = (fit[1].alpha_s - a_in - conf_lat) / nshaped;
-        }
-    }
-    for (int l = 0; l < p->nlinks; l++) {
-        if (ar_tb_link_shaped(p, l)) {
-            if (nshaped > 0) {
-                bw[l] *= eff;
-                lat[l] = fmax(0, lat[l] + extra);
+    /* GPU links (loopback): lat alpha_intra / 2, bw the intra fit. Shaped links: bandwidth x (measured /
+     * configured) on the farthest route; latency (alpha_far - the intra route's) / its shaped links. A value
+     * whose 95 % interval reaches 0 is not identified: its point estimate is used where >= 0, else 0, and
+     * the note says so (netem is often absent, so the configured latencies are not what the links have). */
+    const cal_class *ci = nintra ? &cls[0] : NULL, *cf = nc > nintra ? &cls[nc - 1] : NULL;
+    char why_in[200] = "", why[240] = "";
+    double a_in_used = 0; /* the intra route's latency in the calibrated platform */
+    if (ci) {
+        double a = ci->alpha.alpha_s;
+        if (!alpha_known(a, ci->alpha_hw))
+            snprintf(why_in, sizeof why_in,
+                     "; intra alpha not identified: GPU links get lat %.3g us (point estimate%s)", fmax(0, a) / 2 * 1e6,
+                     a < 0 ? " < 0: 0" : "");
+        for (int l = 0; l < p->nlinks; l++)
+            if (!ar_tb_link_shaped(p, l)) {
+                bw[l] = ci->bw.bw_Bps;
+                lat[l] = isfinite(a) ? fmax(0, a) / 2 : lat[l];
+                a_in_used = 2 * lat[l];
             }
-        } else if (have[0]) {
-            bw[l] = fit[0].bw_Bps;
-            lat[l] = fmax(0, fit[0].alpha_s / 2);
-        }
     }
-    char n1[512], n2[512], name[300];
-    char b1[32], b2[32], b3[32], b4[32];
-    snprintf(
-        n1, sizeof n1,
-        "calibrated by arlab-mpi (ping-pong; bw: gsl_fit_linear over sizes >= 256 KiB, alpha: smallest size): intra %s: alpha %s bw %s",
-        have[0] ? "measured" : "not measured (one rank per machine): links kept",
-        ar_fmt_time(have[0] ? fit[0].alpha_s : 0, b1, sizeof b1),
-        ar_fmt_rate(have[0] ? fit[0].bw_Bps : 0, b2, sizeof b2));
-    snprintf(n2, sizeof n2,
-             "inter (%d shaped links, configured %s): alpha %s bw %s, shaped links x %.4f, latency %+.3g s each%s",
-             nshaped, ar_fmt_rate(isfinite(conf_bw) ? conf_bw : 0, b3, sizeof b3),
-             ar_fmt_time(have[1] ? fit[1].alpha_s : 0, b4, sizeof b4),
-             ar_fmt_rate(have[1] ? fit[1].bw_Bps : 0, b1, sizeof b1), eff, extra,
-             o->scale ? " (testbed scale in the name)" : "");
-    const char *notes[2] = {n1, n2};
+    /* the shaped links' rate: the exchange's, each way (every algorithm here loads both directions of the
+     * machine uplinks at once: a machine sends as much as it receives), the ping-pong's where the exchange
+     * fit gives none */
+    double eff = 1, per = NAN, xb = NAN;
+    if (cf && cf->nshaped > 0 && isfinite(cf->conf_bw)) {
+        xb = isfinite(cf->xbw.bw_Bps) && cf->xbw.bw_Bps > 0 ? cf->xbw.bw_Bps : cf->bw.bw_Bps;
+        eff = xb / cf->conf_bw;
+        per = (cf->alpha.alpha_s - a_in_used) / cf->nshaped;
+        double hw = sqrt((isfinite(cf->alpha_hw) ? cf->alpha_hw * cf->alpha_hw : INFINITY) +
+                         (ci && isfinite(ci->alpha_hw) ? ci->alpha_hw * ci->alpha_hw : 0)) /
+                    cf->nshaped;
+        if (!(isfinite(per) && isfinite(hw) && per - hw > 0))
+            snprintf(why, sizeof why,
+                     "; shaped-link latency not identified (%.2f us +- %.2f per link, 95 %%): set to %.3g us",
+                     per * 1e6, hw * 1e6, isfinite(per) ? fmax(0, per) * 1e6 : 0);
+        per = isfinite(per) ? fmax(0, per) : 0;
+        for (int l = 0; l < p->nlinks; l++)
+            if (ar_tb_link_shaped(p, l)) {
+                bw[l] *= eff;
+                lat[l] = per;
+            }
+    }
+    char n1[600], n2[600], n3[200], name[300];
+    int k1 = snprintf(n1, sizeof n1,
+                      "calibrated by arlab-mpi (ping-pong and exchange; alpha: relative-error least squares over sizes "
+                      "<= 64 KiB with its 95 %% interval, bw: least squares over sizes >= 1 MiB): ");
+    if (ci)
+        snprintf(n1 + k1, sizeof n1 - (size_t)k1, "intra alpha %s bw %s%s",
+                 alpha_text(ci->alpha.alpha_s, ci->alpha_hw, b1, sizeof b1), ar_fmt_rate(ci->bw.bw_Bps, b3, sizeof b3),
+                 why_in);
+    else snprintf(n1 + k1, sizeof n1 - (size_t)k1, "intra not measured (one rank per machine): GPU links kept");
+    if (cf) {
+        alpha_text(cf->alpha.alpha_s, cf->alpha_hw, b1, sizeof b1);
+        snprintf(n2, sizeof n2,
+                 "%s (%d shaped links, configured %s): alpha %s bw %s (exchange: %.3f x each way), shaped links x "
+                 "%.4f (the exchange's rate), latency %.3g us each%s%s",
+                 cf->name, cf->nshaped, ar_fmt_rate(cf->conf_bw, b3, sizeof b3), b1,
+                 ar_fmt_rate(cf->bw.bw_Bps, b4, sizeof b4), cf->xbw.bw_Bps / cf->bw.bw_Bps, eff, per * 1e6, why,
+                 o->scale ? " (testbed scale in the name)" : "");
+    } else {
+        snprintf(n2, sizeof n2, "inter: not measured (one machine)");
+    }
+    snprintf(n3, sizeof n3, "MPI transport: %s; compute.reduce: %s adds, every rank at once (median over ranks)",
+             transport, ar_dtype_name(o->dtype));
+    const char *notes[3] = {n1, n2, n3};
     snprintf(name, sizeof name, "%s-calibrated", p->name);
-    ar_status st = ar_tb_write_tree(p, name, bw, lat, notes, 2, o->calibrate, e);
+    ar_status st = ar_tb_write_tree(p, name, bw, lat, isfinite(red) ? red : 0, notes, 3, o->calibrate, e);
     if (st == AR_OK) {
-        printf("# %s\n# %s\n# wrote %s\n", n1, n2, o->calibrate);
-        if (have[1])
-            printf("# shaping: configured %.2f Mbit/s, measured %.2f Mbit/s (%.1f %%) on ranks %d<->%d\n",
-                   conf_bw * 8 / 1e6, fit[1].bw_Bps * 8 / 1e6, 100 * eff, pa[1], pb[1]);
+        printf("# %s\n# %s\n# %s\n# wrote %s\n", n1, n2, n3, o->calibrate);
+        if (cf)
+            printf("# shaping: configured %.2f Mbit/s, measured %.2f Mbit/s (%.1f %%) on ranks %d<->%d; exchange %.2f "
+                   "Mbit/s each way (%.1f %%); calibrated: %.1f %%\n",
+                   cf->conf_bw * 8 / 1e6, cf->bw.bw_Bps * 8 / 1e6, 100 * cf->bw.bw_Bps / cf->conf_bw, cf->a, cf->b,
+                   cf->xbw.bw_Bps * 8 / 1e6, 100 * cf->xbw.bw_Bps / cf->conf_bw, 100 * eff);
     }
     free(bw);
     free(lat);
     return st;
+}
+
+/* --exchange-test FILE: an exchange (both directions at once) of S bytes between rank 0 and the first rank of
+ * the machine farthest from it; rank 0 writes "exchange_s T" (median of 5 after 1 warm-up) and the transport. */
+static ar_status exchange_test(ar_mx *x, const ar_platform *p, const mopts *o, int rank, const char *transport,
+                               ar_err *e) {
+    uint64_t bytes = 4194304;
+    if (o->xsize && ar_parse_size(o->xsize, 1, &bytes, e) != AR_OK) return AR_EINVAL;
+    int b = -1, best = -1;
+    for (int m = 0; m < p->nmachines; m++) {
+        int r = p->machine_first_rank[m];
+        if (p->machine_of_rank[r] == p->machine_of_rank[0]) continue;
+        int k = shaped_on_route(p, 0, r, NULL, NULL);
+        if (k > best) {
+            best = k;
+            b = r;
+        }
+    }
+    if (b < 0 && p->nranks > 1) b = 1;
+    if (b < 0) return ar_fail(e, AR_EINVAL, "--exchange-test needs two ranks");
+    double t;
+    ar_status st = ar_mx_exchange(x, 0, b, bytes, 1, o->iters < 5 ? 5 : o->iters, &t, e);
+    if (st != AR_OK || rank != 0) return st;
+    printf("# exchange 0<->%d %llu B each way: %.3f ms (%.2f Mbit/s each way), %s\n", b, (unsigned long long)bytes,
+           t * 1e3, (double)bytes * 8 / t / 1e6, transport);
+    FILE *f = fopen(o->xtest, "w");
+    if (!f) return ar_fail(e, AR_EIO, "cannot write %s", o->xtest);
+    fprintf(f, "exchange_s %.9g\nbytes %llu\ntransport %s\n", t, (unsigned long long)bytes, transport);
+    if (fclose(f) != 0) return ar_fail(e, AR_EIO, "cannot write %s", o->xtest);
+    return AR_OK;
+}
+
+/* The transport in effect, for every row's provenance: Open MPI's btl_tcp_links as the library reads it
+ * (MPI_T control variable), else as the environment sets it. */
+static void transport_of(char *buf, size_t n, uint64_t max_msg, const char *note) {
+    int links = -1, provided, idx;
+    if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) == MPI_SUCCESS) {
+        if (MPI_T_cvar_get_index("btl_tcp_links", &idx) == MPI_SUCCESS) {
+            MPI_Datatype dt;
+            int verb, bind, scope, nl = 0, dl = 0;
+            MPI_T_enum en;
+            if (MPI_T_cvar_get_info(idx, NULL, &nl, &verb, &dt, &en, NULL, &dl, &bind, &scope) == MPI_SUCCESS &&
+                (dt == MPI_INT || dt == MPI_UNSIGNED)) {
+                MPI_T_cvar_handle h;
+                int cnt, v = -1;
+                if (MPI_T_cvar_handle_alloc(idx, NULL, &h, &cnt) == MPI_SUCCESS) {
+                    if (cnt == 1 && MPI_T_cvar_read(h, &v) == MPI_SUCCESS) links = v;
+                    MPI_T_cvar_handle_free(&h);
+                }
+            }
+        }
+        MPI_T_finalize();
+    }
+    const char *env = getenv("OMPI_MCA_btl_tcp_links");
+    if (links < 0 && env && *env) links = atoi(env);
+    char eg[32] = "";
+    if (max_msg) snprintf(eg, sizeof eg, ";eager=%llu", (unsigned long long)max_msg); /* no comma: a CSV cell */
+    if (links >= 0) snprintf(buf, n, "tcp:links=%d%s%s%s", links, eg, note ? " " : "", note ? note : "");
+    else snprintf(buf, n, "mpi%s%s%s", eg, note ? " " : "", note ? note : "");
 }
 
 static void print_row(const ar_real_row *r, int csv, const char *scale) {
@@ -389,8 +604,15 @@ int main(int argc, char **argv) {
         if (any) st = ar_fail(&e, AR_EINTERNAL, "ranks are not in their machines' namespaces (see above)");
     }
     if (st == AR_OK) st = ar_mx_open(MPI_COMM_WORLD, &x, &e);
+    char transport[40];
+    transport_of(transport, sizeof transport, o.max_msg, o.tnote);
+    if (x) ar_mx_set_max_msg(x, o.max_msg);
+    if (st == AR_OK && o.xtest) {
+        st = exchange_test(x, p, &o, rank, transport, &e);
+        goto done;
+    }
     if (st == AR_OK && o.calibrate) {
-        st = calibrate(x, p, &o, rank, &e);
+        st = calibrate(x, p, &o, rank, transport, &e);
         goto done;
     }
     const char *names[256];
@@ -438,6 +660,8 @@ int main(int argc, char **argv) {
             r.bytes = (double)count * (double)eb;
             r.inplace = 1;
             snprintf(r.dtype, sizeof r.dtype, "%s", ar_dtype_name(o.dtype));
+            snprintf(r.transport, sizeof r.transport, "%s", transport);
+            snprintf(r.timing, sizeof r.timing, "arlab");
             r.nccl_s = base.med_s;
             ar_mx_measure m = base;
             if (ai < 0) {

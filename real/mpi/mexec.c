@@ -35,7 +35,15 @@ struct ar_mx {
     size_t capreq;
     double *times;
     size_t captimes;
+    uint64_t max_msg; /* > 0: every message at most this many bytes (ar_mx_set_max_msg) */
 };
+
+void ar_mx_set_max_msg(ar_mx *x, uint64_t bytes) { x->max_msg = bytes; }
+
+/* Messages a payload of `bytes` is sent as. */
+static uint64_t nmsgs(const ar_mx *x, uint64_t bytes) {
+    return x->max_msg && bytes > x->max_msg ? (bytes + x->max_msg - 1) / x->max_msg : 1;
+}
 
 /* Waits for one of n requests like MPI_Waitany, but sleeps (50 us) between
  * polls after a short spin, so that ranks waiting on a 2-core machine leave
@@ -126,7 +134,8 @@ static ar_status post_round(ar_mx *x, mx_op *o, size_t eb, ar_err *e) {
         for (size_t i = 0; i < n; i++) {
             const ar_xfer *t = &o->xf[i];
             if (t->dst == x->rank) need += ar_xfer_elems(t) * eb;
-            if (t->dst == x->rank || t->src == x->rank) nreq += (size_t)t->nseg;
+            if (t->dst == x->rank || t->src == x->rank)
+                for (int g = 0; g < t->nseg; g++) nreq += (size_t)nmsgs(x, t->len[g] * eb);
         }
         if (nreq == 0) continue;
         if (nreq > o->slots) return ar_fail(e, AR_EINTERNAL, "request slots overflow (%zu > %zu)", nreq, o->slots);
@@ -136,19 +145,23 @@ static ar_status post_round(ar_mx *x, mx_op *o, size_t eb, ar_err *e) {
             const ar_xfer *t = &o->xf[i];
             if (t->dst != x->rank && t->src != x->rank) continue;
             for (int g = 0; g < t->nseg; g++) {
-                uint64_t bytes = t->len[g] * eb;
-                if (bytes > INT_MAX)
+                uint64_t bytes = t->len[g] * eb, step = x->max_msg && bytes > x->max_msg ? x->max_msg : bytes;
+                if (step > INT_MAX)
                     return ar_fail(e, AR_ELIMIT, "a transfer of %llu bytes exceeds the MPI count limit (2 GiB)",
                                    (unsigned long long)bytes);
-                int rc;
-                if (t->dst == x->rank) {
-                    rc = MPI_Irecv(o->stage + k, (int)bytes, MPI_BYTE, t->src, o->tag, x->comm, &x->req[q++]);
-                    k += bytes;
-                } else {
-                    rc = MPI_Isend(x->buf + t->off[g] * eb, (int)bytes, MPI_BYTE, t->dst, o->tag, x->comm,
-                                   &x->req[q++]);
+                /* one message, or chunks of max_msg bytes in order (MPI keeps their order on one tag) */
+                for (uint64_t at = 0; at < bytes || (bytes == 0 && at == 0); at += step ? step : 1) {
+                    int len = (int)(bytes - at < step ? bytes - at : step), rc;
+                    if (t->dst == x->rank) {
+                        rc = MPI_Irecv(o->stage + k, len, MPI_BYTE, t->src, o->tag, x->comm, &x->req[q++]);
+                        k += (size_t)len;
+                    } else {
+                        rc = MPI_Isend(x->buf + t->off[g] * eb + at, len, MPI_BYTE, t->dst, o->tag, x->comm,
+                                       &x->req[q++]);
+                    }
+                    if (rc != MPI_SUCCESS) return mpi_fail(e, rc, t->dst == x->rank ? "MPI_Irecv" : "MPI_Isend");
+                    if (bytes == 0) break;
                 }
-                if (rc != MPI_SUCCESS) return mpi_fail(e, rc, t->dst == x->rank ? "MPI_Irecv" : "MPI_Isend");
             }
         }
         o->pending = (int)nreq;
@@ -199,7 +212,7 @@ static ar_status run_schedule(ar_mx *x, const ar_schedule *s, ar_dtype t, ar_err
             o->nrounds = nr;
             o->tag = i; /* unique within the phase (checked below); reuse across phases is ordered by MPI */
             o->base = nslots;
-            o->slots = 2 * mx;
+            o->slots = 2 * mx * (size_t)nmsgs(x, s->count * eb);
             o->pending = 0;
             nslots += o->slots;
         }
@@ -368,6 +381,117 @@ ar_status ar_mx_pingpong(ar_mx *x, int a, int b, uint64_t bytes, int warmup, int
     if (!isfinite(med)) return ar_fail(e, AR_ENOMEM, "ping-pong: out of memory");
     *oneway_s = med;
     return AR_OK;
+}
+
+ar_status ar_mx_exchange(ar_mx *x, int a, int b, uint64_t bytes, int warmup, int iters, double *time_s, ar_err *e) {
+    *time_s = NAN;
+    if (a == b || a < 0 || b < 0 || a >= x->nranks || b >= x->nranks || iters < 1)
+        return ar_fail(e, AR_EINVAL, "exchange %d<->%d: bad ranks or iterations", a, b);
+    if (bytes > INT_MAX)
+        return ar_fail(e, AR_ELIMIT, "exchange of %llu bytes exceeds 2 GiB", (unsigned long long)bytes);
+    ar_status st = AR_OK;
+    if (bytes > x->cap) {
+        free(x->buf);
+        free(x->init);
+        x->buf = calloc(1, bytes);
+        x->init = calloc(1, bytes);
+        x->cap = bytes;
+        if (!x->buf || !x->init) {
+            x->cap = 0;
+            st = ar_fail(e, AR_ENOMEM, "out of memory");
+        }
+    }
+    if (ar_grow(&x->times, &x->captimes, (size_t)iters, sizeof *x->times) < 0)
+        st = ar_fail(e, AR_ENOMEM, "out of memory");
+    st = agree(x, st, e);
+    if (st != AR_OK) return st;
+    int me = x->rank == a || x->rank == b, peer = x->rank == a ? b : a;
+    MPI_Request *r = ar_calloc((size_t)(2 * nmsgs(x, bytes)), sizeof *r);
+    st = agree(x, r ? AR_OK : ar_fail(e, AR_ENOMEM, "out of memory"), e);
+    if (st != AR_OK) {
+        free(r);
+        return st;
+    }
+    for (int i = 0; i < warmup + iters; i++) {
+        /* both ends start together: a barrier of the whole communicator before every exchange */
+        sleepy_barrier(x->comm);
+        if (!me) continue;
+        double t0 = MPI_Wtime();
+        int rc = MPI_SUCCESS, nr = 0;
+        uint64_t step = x->max_msg && bytes > x->max_msg ? x->max_msg : (bytes ? bytes : 1);
+        for (uint64_t at = 0; rc == MPI_SUCCESS && (at < bytes || (bytes == 0 && at == 0)); at += step) {
+            int len = (int)(bytes - at < step ? bytes - at : step);
+            rc = MPI_Irecv(x->init + at, len, MPI_BYTE, peer, 8, x->comm, &r[nr++]);
+            if (rc == MPI_SUCCESS) rc = MPI_Isend(x->buf + at, len, MPI_BYTE, peer, 8, x->comm, &r[nr++]);
+        }
+        for (int k = 0, idx; k < nr && rc == MPI_SUCCESS; k++) rc = sleepy_waitany(nr, r, &idx);
+        if (rc != MPI_SUCCESS) {
+            free(r);
+            return mpi_fail(e, rc, "exchange");
+        }
+        if (i >= warmup) x->times[i - warmup] = MPI_Wtime() - t0;
+    }
+    free(r);
+    sleepy_barrier(x->comm);
+    /* the exchange ends when both directions have: the slower end's time */
+    if (me) {
+        double *other = ar_calloc((size_t)iters, sizeof *other);
+        if (!other) return ar_fail(e, AR_ENOMEM, "out of memory");
+        MPI_Sendrecv(x->times, iters, MPI_DOUBLE, peer, 9, other, iters, MPI_DOUBLE, peer, 9, x->comm,
+                     MPI_STATUS_IGNORE);
+        for (int i = 0; i < iters; i++) x->times[i] = fmax(x->times[i], other[i]);
+        free(other);
+    }
+    double med = NAN, mn, mxv;
+    if (x->rank == a && ar_real_stats(x->times, iters, &med, &mn, &mxv) != AR_OK) med = NAN;
+    MPI_Bcast(&med, 1, MPI_DOUBLE, a, x->comm);
+    if (!isfinite(med)) return ar_fail(e, AR_ENOMEM, "exchange: out of memory");
+    *time_s = med;
+    return AR_OK;
+}
+
+ar_status ar_mx_reduce_rate(ar_mx *x, uint64_t count, ar_dtype t, int iters, double *rate_Bps, ar_err *e) {
+    *rate_Bps = NAN;
+    size_t bytes = (size_t)count * ar_dtype_size(t);
+    ar_status st = AR_OK;
+    if (t != AR_DTYPE_F32 && t != AR_DTYPE_F64 && t != AR_DTYPE_I32)
+        st = ar_fail(e, AR_EUNSUPPORTED, "the MPI backend reduces f32, f64 and i32 only (not %s)", ar_dtype_name(t));
+    if (st == AR_OK && bytes > x->cap) {
+        free(x->buf);
+        free(x->init);
+        x->buf = calloc(1, bytes);
+        x->init = calloc(1, bytes);
+        x->cap = bytes;
+        if (!x->buf || !x->init) {
+            x->cap = 0;
+            st = ar_fail(e, AR_ENOMEM, "out of memory");
+        }
+    }
+    if (st == AR_OK && ar_grow(&x->times, &x->captimes, (size_t)(iters > 1 ? iters : 1), sizeof *x->times) < 0)
+        st = ar_fail(e, AR_ENOMEM, "out of memory");
+    st = agree(x, st, e);
+    if (st != AR_OK) return st;
+    if (iters < 1) iters = 1;
+    for (int i = 0; i < iters; i++) {
+        sleepy_barrier(x->comm);
+        double t0 = MPI_Wtime();
+        add_into(x->buf, x->init, count, t);
+        x->times[i] = MPI_Wtime() - t0;
+    }
+    double med, mn, mxv, rate;
+    if (ar_real_stats(x->times, iters, &med, &mn, &mxv) != AR_OK) return ar_fail(e, AR_ENOMEM, "out of memory");
+    rate = med > 0 ? (double)bytes / med : NAN;
+    double *all = ar_calloc((size_t)x->nranks, sizeof *all);
+    int ok = all != NULL, okall = 0;
+    MPI_Allreduce(&ok, &okall, 1, MPI_INT, MPI_MIN, x->comm);
+    if (!okall) {
+        free(all);
+        return ar_fail(e, AR_ENOMEM, "out of memory");
+    }
+    MPI_Allgather(&rate, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, x->comm);
+    st = ar_real_stats(all, x->nranks, rate_Bps, &mn, &mxv) == AR_OK ? AR_OK : ar_fail(e, AR_ENOMEM, "out of memory");
+    free(all);
+    return st;
 }
 
 ar_status ar_mx_cross_bytes(const ar_schedule *s, const int *machine_of_rank, double *out, ar_err *e) {

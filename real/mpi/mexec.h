@@ -42,6 +42,12 @@ typedef struct ar_mx ar_mx;
 
 /* Collective over comm. */
 ar_status ar_mx_open(MPI_Comm comm, ar_mx **out, ar_err *e);
+/* bytes > 0: send every payload as messages of at most `bytes` (in order, on
+ * the op's tag), so that with an eager limit at least that large no message
+ * waits for a rendezvous handshake (Open MPI's TCP transport queues the
+ * handshake behind the data already going the other way on the connection);
+ * 0 (default): one message per segment. */
+void ar_mx_set_max_msg(ar_mx *x, uint64_t bytes);
 void ar_mx_close(ar_mx *x);
 
 typedef struct ar_mx_measure {
@@ -58,6 +64,19 @@ ar_status ar_mx_bench(ar_mx *x, const ar_schedule *s, uint64_t count, ar_dtype t
 /* One-way time of `bytes` from rank a to rank b: half the median round trip
  * over `iters` after `warmup`; the result is valid on every rank. Collective. */
 ar_status ar_mx_pingpong(ar_mx *x, int a, int b, uint64_t bytes, int warmup, int iters, double *oneway_s, ar_err *e);
+
+/* Time of an exchange of `bytes` each way between ranks a and b, both
+ * directions at once (MPI_Irecv + MPI_Isend on both ends after a barrier):
+ * the median over `iters` of the slower end's time; valid on every rank.
+ * Collective. */
+ar_status ar_mx_exchange(ar_mx *x, int a, int b, uint64_t bytes, int warmup, int iters, double *time_s, ar_err *e);
+
+/* The rate at which ranks reduce (element-wise add of `count` elements of t,
+ * every rank at once after a barrier, as in a run where the ranks of a
+ * machine share its CPU): the median over ranks of each rank's median over
+ * `iters`, in bytes of received data per second; valid on every rank.
+ * Collective. */
+ar_status ar_mx_reduce_rate(ar_mx *x, uint64_t count, ar_dtype t, int iters, double *rate_Bps, ar_err *e);
 
 /* Payload bytes of one run of s that leave each machine (transfers whose
  * source and destination ranks are on different machines), added to

@@ -53,7 +53,8 @@ struct ar_tb {
     int *ns_of_node;     /* per platform node (-1 for GPUs) */
     int nlinks;
     tb_link *links;
-    int owned;    /* 1 while this process owns a built testbed */
+    char transport[256]; /* the MPI transport chosen for its runs (state file, status) */
+    int owned;           /* 1 while this process owns a built testbed */
     int no_netem; /* 1 once tc said the kernel has no netem: latency not shaped */
     pid_t watchdog;
     int wfd; /* write end of the watchdog pipe */
@@ -183,6 +184,7 @@ typedef struct tb_state {
     char platform[256];
     double scale;
     int nranks;
+    char transport[256]; /* the MPI transport a run chose (btl_tcp_links and how), "" before */
 } tb_state;
 
 static void read_state(const char *path, tb_state *s) {
@@ -202,6 +204,7 @@ static void read_state(const char *path, tb_state *s) {
         else if (!strcmp(line, "platform")) snprintf(s->platform, sizeof s->platform, "%s", v);
         else if (!strcmp(line, "scale")) s->scale = atof(v);
         else if (!strcmp(line, "ranks")) s->nranks = atoi(v);
+        else if (!strcmp(line, "transport")) snprintf(s->transport, sizeof s->transport, "%s", v);
     }
     fclose(f);
 }
@@ -214,6 +217,7 @@ static ar_status write_state(const ar_tb *t, const char *status, ar_err *e) {
     fprintf(f, "pid %d\nstart %llu\nstatus %s\nplatform %s\nscale %.17g\nranks %d\nprefix %s\n", (int)getpid(),
             proc_start(getpid()), status, t->p->source ? t->p->source : t->p->name, t->scale, t->p->nranks, t->prefix);
     for (int i = 0; i < t->nns; i++) fprintf(f, "ns %s\n", t->ns[i]);
+    if (t->transport[0]) fprintf(f, "transport %s\n", t->transport);
     int bad = fclose(f) != 0;
     if (bad || rename(tmp, t->state) != 0) {
         unlink(tmp);
@@ -426,7 +430,7 @@ ar_status ar_tb_write_platform(const ar_tb *t, const char *path, ar_err *e) {
              "configured with tc tbf; GPU links as in %s (loopback on the testbed, unshaped: calibrate it)",
              t->nlinks, t->scale > 0 ? t->scale : 1, p->name);
     const char *notes[1] = {note};
-    ar_status st = ar_tb_write_tree(p, name, bw, NULL, notes, 1, path, e);
+    ar_status st = ar_tb_write_tree(p, name, bw, NULL, 0, notes, 1, path, e);
     free(bw);
     return st;
 }
@@ -495,6 +499,23 @@ static ar_status build(ar_tb *t, ar_err *e) {
         if (st == AR_OK) st = cmd(e, "ip", "-n", cns, "link", "set", k->child_dev, "up", NULL);
         if (st == AR_OK) st = cmd(e, "ip", "-n", pns, "link", "set", k->parent_dev, "up", NULL);
         if (ar_tb_interrupted()) st = ar_fail(e, AR_EFAIL, "interrupted");
+    }
+    /* TCP inside every machine namespace (per-namespace sysctls: nothing of the host's own stack changes):
+     * $ARLAB_TESTBED_SYSCTL, words net.ipv4.tcp_KEY=VALUE (commas in VALUE stand for spaces) */
+    const char *sc = getenv("ARLAB_TESTBED_SYSCTL");
+    if (sc && *sc) {
+        char buf[1024];
+        snprintf(buf, sizeof buf, "%s", sc);
+        for (char *w = strtok(buf, " "); w && st == AR_OK; w = strtok(NULL, " ")) {
+            if (strncmp(w, "net.ipv4.tcp_", 13)) { /* per namespace; net.core.* would be the host's */
+                st = ar_fail(e, AR_EINVAL, "ARLAB_TESTBED_SYSCTL: %s is not a net.ipv4.tcp_* setting", w);
+                break;
+            }
+            for (char *c = w; *c; c++)
+                if (*c == ',') *c = ' ';
+            for (int m = 0; m < t->p->nmachines && st == AR_OK; m++)
+                st = cmd(e, "ip", "netns", "exec", t->ns[m], "sysctl", "-q", "-w", w, NULL);
+        }
     }
     /* control network */
     for (int m = 0; m < t->p->nmachines && st == AR_OK; m++) {
@@ -634,6 +655,14 @@ ar_status ar_tb_up(ar_tb *t, int keep, ar_err *e) {
     return AR_OK;
 }
 
+ar_status ar_tb_set_transport(ar_tb *t, const char *text, ar_err *e) {
+    snprintf(t->transport, sizeof t->transport, "%s", text);
+    for (char *c = t->transport; *c; c++)
+        if (*c == '\n') *c = ' ';
+    if (!t->owned) return AR_OK;
+    return write_state(t, "owned", e);
+}
+
 void ar_tb_release(ar_tb *t) {
     if (!t->owned) return;
     teardown(t->prefix, t->state);
@@ -700,6 +729,8 @@ ar_status ar_tb_status(const ar_tb_opts *o, FILE *f, ar_err *e) {
     }
     fprintf(f, "testbed '%s': %s, platform %s, %d ranks, scale %g, pid %d, %d namespaces\n", nm.id, s.status,
             s.platform, s.nranks, s.scale > 0 ? s.scale : 1, (int)s.pid, n);
+    fprintf(f, "  MPI transport: %s\n",
+            s.transport[0] ? s.transport : "not chosen yet (testbed run picks btl_tcp_links by an exchange test)");
     for (int i = 0; i < n; i++) {
         char out[4096];
         char *av[] = {"tc", "-n", ns[i], "qdisc", "show", NULL};

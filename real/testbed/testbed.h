@@ -78,6 +78,9 @@ ar_status ar_tb_write_platform(const ar_tb *t, const char *path, ar_err *e);
  * Cleans a stale testbed of the same ID first; refuses one that is up or
  * owned by a live process. On failure everything made is removed. */
 ar_status ar_tb_up(ar_tb *t, int keep, ar_err *e);
+/* Records the MPI transport a run uses (e.g. "btl_tcp_links=2 (exchange
+ * test: ...)") in the state file, so `testbed status` shows it. */
+ar_status ar_tb_set_transport(ar_tb *t, const char *text, ar_err *e);
 /* Tears down a testbed built with keep = 0 and stops its watchdog. */
 void ar_tb_release(ar_tb *t);
 
