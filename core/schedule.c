@@ -91,6 +91,13 @@ int ar_schedule_uses_switch(const ar_schedule *s) {
     return 0;
 }
 
+int ar_schedule_uses_proto(const ar_schedule *s) {
+    for (int p = 0; s && p < s->nphases; p++)
+        for (int i = 0; i < s->phases[p].nops; i++)
+            if (s->phases[p].ops[i].proto != AR_PROTO_NONE) return 1;
+    return 0;
+}
+
 void ar_schedule_keep_phases(ar_schedule *s, ar_op_kind kind) {
     int k = 0;
     for (int p = 0; p < s->nphases; p++) {

@@ -176,6 +176,11 @@ void ar_call_stats_free(ar_call_stats *c);
  * cannot (the NCCL point-to-point executor, MPI) refuse it. */
 int ar_schedule_uses_switch(const ar_schedule *s);
 
+/* 1 if some op of s carries an NCCL protocol (op->proto): its rounds cost NCCL's per-step latency,
+ * which already holds NCCL's per-message software costs, so a platform's per-message costs (LogGP o, g)
+ * are not charged again on such a schedule (the walk and the simulator price it on the network alone). */
+int ar_schedule_uses_proto(const ar_schedule *s);
+
 /* --- checking ------------------------------------------------------------ */
 /* Structural checks: ranks in range and distinct within an op, ranges in
  * bounds, counts sum, root/parent valid, HD on a power of two, chunks >= 1,

@@ -549,6 +549,12 @@ ar_status ar_model_walk(const ar_platform *p, const ar_schedule *s, ar_model_res
 ar_status ar_model_walk_from(const ar_platform *p, const ar_schedule *s, const double *start_s, ar_model_result *out,
                              ar_err *e) {
     memset(out, 0, sizeof *out);
+    ar_platform net; /* NCCL's protocols: their step latency holds the per-message costs (schedule.h) */
+    if (ar_platform_has_msg(p) && ar_schedule_uses_proto(s)) {
+        net = *p; /* a shallow copy, read only */
+        net.msg_o_s = net.msg_g_s = 0;
+        p = &net;
+    }
     if (!(ar_latest_start(start_s, s->nranks) > 0)) start_s = NULL;
     if (s->nranks != p->nranks)
         return ar_fail(e, AR_EINVAL, "schedule has %d ranks, platform %s has %d", s->nranks, p->name, p->nranks);

@@ -525,9 +525,10 @@ static ar_status sim_run(const ar_platform *p, const ar_schedule *s, const ar_si
         o = &eff;
     }
     /* switch ops run lockstep (below), on the network alone: per-message costs are not simulated there (the
-     * walk prices them inside its lockstep rounds: rel_err shows them) */
+     * walk prices them inside its lockstep rounds: rel_err shows them); NCCL's protocols' step latency
+     * holds its per-message costs (core/schedule.h ar_schedule_uses_proto): the walk does not charge them either */
     ar_platform net;
-    if (p && s && ar_platform_has_msg(p) && ar_schedule_uses_switch(s)) {
+    if (p && s && ar_platform_has_msg(p) && (ar_schedule_uses_switch(s) || ar_schedule_uses_proto(s))) {
         net = *p; /* a shallow copy, read only */
         net.msg_o_s = net.msg_g_s = 0;
         p = &net;

@@ -59,4 +59,19 @@ t_check "--sync round: the alpha-beta ring ($sim = 104 us)" close "$sim" 104e-6 
 expect_ok "best on dgx-h100:nodes=8 at 1 MB" -- best --platform dgx-h100:nodes=8 --size 1MB --top 3
 t_check "best: why faster than NCCL's choice" grep -q "^why faster than NCCL's" "$T_TMP/out"
 t_check "best: the per-message costs in its time" grep -q "their per-message costs (o 1 us, g 500 ns) are in its time" "$T_TMP/out"
+
+# NCCL's protocols: a round costs NCCL's per-step latency, which holds its per-message costs, so an op with a
+# protocol (the nccl row: TREE/LL at 8 B) is priced on the network alone, in the walk and the simulation;
+# an algorithm without one (ring) pays o and g
+for v in ",o=0,g=0" ""; do
+  expect_ok "sim nccl, ring on dgx-h100:nodes=2$v" -- sim --platform "dgx-h100:nodes=2$v" --algo nccl,ring --size 8B --format csv
+  csv_col "$T_TMP/out" algo sim_s model_s | tr '\t' ' ' >"$T_TMP/rows$v"
+done
+read -r _ s0 m0 < <(grep '^nccl ' "$T_TMP/rows,o=0,g=0")
+read -r _ s1 m1 < <(grep '^nccl ' "$T_TMP/rows")
+t_check "nccl (TREE/LL): the walk without o, g ($m1 = $m0)" close "$m1" "$m0" 1e-12
+t_check "nccl (TREE/LL): the simulation without o, g ($s1 = $s0)" close "$s1" "$s0" 1e-12
+read -r _ r0 _ < <(grep '^ring ' "$T_TMP/rows,o=0,g=0")
+read -r _ r1 _ < <(grep '^ring ' "$T_TMP/rows")
+t_check "ring pays o, g between nodes ($r1 > $r0 + 2 us)" python3 -c "import sys; sys.exit(not $r1 > $r0 + 2e-6)"
 t_done
