@@ -242,7 +242,10 @@ ar_status ar_switch_plan(ar_switch_variant var, const ar_platform *p, ar_coll co
     int c0 = (int)v[0].i;
     char hw[160] = "";
     if (lost) ar_nccl_heads_text(hd, H, hw, sizeof hw);
-    if (ar_schedule_set_detail(s, "nodes=%d gpus=%d chunks=%s%s%s", M, g, c0 ? "given" : "auto",
+    if (ar_schedule_set_detail(s, "nodes=%d gpus=%d%s%s%s", M, g,
+                               M > 1 ? ""
+                               : c0  ? " chunks=given"
+                                     : " chunks=auto",
                                lost ? ", across nodes block i of the heads' count on GPU heads[i], " : "", hw) != AR_OK)
         goto nomem;
     if (M == 1 && var != AR_SW_COLLNET) { /* one switch op over every rank */
