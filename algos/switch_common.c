@@ -9,18 +9,24 @@
  *             nodes (g GPUs each): REDUCE_SCATTER through every node's
  *             NVSwitch (GPU j ends with the node's sum of block j of g), then
  *             per rail j an ALL_REDUCE (ring) of block j over GPU j of every
- *             node, then ALL_GATHER by every NVSwitch's multicast (NCCL's NVLS);
- *             with slices=K > 1 the three stages are software-pipelined over K
- *             slices of the buffer (phase t: stage 0 on slice t, 1 on t-1, 2 on
- *             t-2), as NCCL overlaps them. Default 1: a phase then holds ops of one
- *             shape, so the walk's lockstep rounds are what the simulator does
- *             (walk = sim to 1e-9); with K > 1 a phase mixes ops of different
- *             round counts, which the simulator runs each at its own pace and the
- *             walk in lockstep: the walk is then an upper bound (dgx-h100:nodes=4
- *             at 1 GB, slices=15: walk 8.2 ms, simulation 6.2 ms, slices=1 10.4 ms).
+ *             node, then ALL_GATHER by every NVSwitch's multicast (NCCL's NVLS),
+ *             the three stages software-pipelined over K slices of the buffer
+ *             (phase t: stage 0 on slice t, 1 on t-1, 2 on t-2), as NCCL runs them
+ *             concurrently chunk by chunk. K and the switch ops' chunks c come from
+ *             NCCL's pipeline (nccl_units: U = size / (nvlsChannels x heads x chunk)
+ *             steps; K = ceil(sqrt(2U)) <= 64, c = ceil(U/K) <= 64, which balances
+ *             the fill of the slices, 2/K, against that of the chunks, 1/c); the
+ *             ring across gets chunks so that its 2(M-1) steps take as many rounds
+ *             as the switch ops beside it. slices=1: no pipelining; every phase then
+ *             holds ops of one shape and the walk's lockstep rounds are what the
+ *             simulator does (walk = sim to 1e-9). Pipelined, a phase mixes ops whose
+ *             rounds take different times; the simulator runs each at its own pace,
+ *             the walk in lockstep, so the walk is an upper bound (dgx-h100:nodes=2,
+ *             1 GB: walk 4.43 ms, simulation 4.12 ms; 8 GB: 32.0 / 30.7 ms).
  *   nvlstree  the same with NCCL's double binary tree across nodes (two TREE
  *             all-reduces per rail, half of block j each; nccl_tree.c) (NCCL's
- *             NVLS_TREE).
+ *             NVLS_TREE), each tree pipelined in max(c + 1 rounds' worth, four times
+ *             its height) chunks.
  *   collnet   reduce-scatter inside the node (through the NVSwitch when it
  *             reduces, else a ring), then per rail j an ALL_REDUCE of block j
  *             through rail switch j (needs sharp= on the rail fabric), then
@@ -35,9 +41,9 @@
  * head: the reduce-scatter's traffic, scattered over the heads), across nodes block i over head i
  * of every node on its own rail, then one BROADCAST per head (the head's block up, multicast down:
  * the all-gather's). Without an NVSwitch (collnet) the in-node REDUCE/BROADCAST are rings.
- * Parameters: chunks (pipeline chunks of every SWITCH op; 0 = auto: one per
- * 4 MiB of the op's range, 1..64), slices (several nodes, default 1, at most
- * count/g; see nvls). Serves all-reduce (nvls also
+ * Parameters: chunks (pipeline chunks of every SWITCH op; 0 = auto: one node one per
+ * 4 MiB of the op's range, 1..64; several nodes NCCL's, see nvls), slices (several
+ * nodes, 0 = auto, see nvls; at most count/g). Serves all-reduce (nvls also
  * reduce-scatter and all-gather on one node). Ownership: *out belongs to the caller.
  */
 #include <math.h>
@@ -364,10 +370,11 @@ ar_status ar_switch_plan(ar_switch_variant var, const ar_platform *p, ar_coll co
                     if (!op || ar_op_set_parent(op, par) != AR_OK) goto nomem;
                     op->root = root;
                     /* reduce up and broadcast down, 2 (height h + chunks - 1) rounds: as many as the
-                     * switch ops' c + 1 beside it, and at least 2h chunks (a pipeline whose fill,
-                     * h - 1 chunks of each direction, is at most half of its length) */
+                     * switch ops' c + 1 beside it, and at least 4h chunks, so that the tree's fill
+                     * (h - 1 rounds each way, paid in every slice: the phases are barriers) stays
+                     * below a fifth of it (dgx-h100:nodes=16, 8 GiB: 61.9 ms with 2h, 55.9 ms) */
                     int h = tree_height(par, M), ct = (cs + 1) / 2 - h + 1;
-                    if (ct < 2 * h) ct = 2 * h;
+                    if (ct < 4 * h) ct = 4 * h;
                     op->chunks = chunks_of(ct < 1 ? 1 : ct, l2);
                     op->tag = sl;
                 }
