@@ -13,9 +13,10 @@
 # beside it; and every public measurement of the corpus (experiments/reference/: published.csv and
 # the logs of logs/MANIFEST.tsv that `compare` runs) for that platform, collective and size, with
 # sim / measured. Sizes: 8 B, 64 KB, 1 MB, 64 MB, 1 GiB, 8 GiB (nccl-tests' -e 8G) by default; --full: every power of 2
-# from 8 B to 8 GiB (31 sizes). Last, the summary: per algorithm the share of rows whose simulation
-# is within 10 % of NCCL's model at >= 64 MB and within 20 % at 64 KB - 64 MB (the goal of the
-# schedules), and the median |sim / NCCL's model - 1| in each band.
+# from 8 B to 8 GiB (31 sizes). Last, the summary: per collective and algorithm the share of rows
+# whose simulation is within 10 % of NCCL's model at >= 64 MB and within 20 % at 64 KB - 64 MB (the
+# goal of the schedules), and the median |sim / NCCL's model - 1| in each band (a forced algorithm
+# where NCCL's model picks it: the model prices its pick).
 #
 # Bounded time: every `arlab sim` call runs under --budget 20 (a simulation that overruns it is a
 # row with status budget: partial) and `timeout 60`; the default grid is 3 presets x 5 node counts x
@@ -47,7 +48,6 @@ trap 'rm -rf "$TMP"' EXIT
 if [ "$FULL" = 1 ]; then
   SIZES=()
   for ((k = 3; k <= 33; k++)); do SIZES+=("$((1 << k))"); done
-  SIZES[30]=8589934592 # nccl-tests' -e 8G
 else
   SIZES=(8 65536 1048576 67108864 1073741824 8589934592)
 fi
@@ -81,14 +81,14 @@ while IFS=$'\t' read -r file coll _ranks _nodes _rows opts plat _fit _cal; do
       $(k["nccl_s"]) != "" { printf "%s|%s|%s|%s|%s\n", p, c, $(k["bytes"]), $(k["nccl_s"]), f }' >>"$MEAS"
 done <"$REF/logs/MANIFEST.tsv"
 
-# one sim call per platform, collective and size; rows: binary|platform|coll|bytes|algo|nccl|walk|sim|status
+# one sim call per platform, collective and size; rows: binary|platform|coll|bytes|algo|nccl|walk|sim|status|pick
 ROWS=$TMP/rows
 : >"$ROWS"
 run() { # BIN TAG PLATFORM COLL SIZE ALGOS
   timeout 60 "$1" sim --platform "$3" --coll "$4" --algo "$6" --size "$5B" --budget 20s --format csv 2>/dev/null |
     awk -F, -v tag="$2" -v p="$3" -v c="$4" -v b="$5" 'NR == 1 { for (i = 1; i <= NF; i++) k[$i] = i; next }
       { a = $(k["algo"]); sub(/:.*/, "", a)
-        printf "%s|%s|%s|%s|%s|%s|%s|%s|%s\n", tag, p, c, b, a, $(k["nccl_model_s"]), $(k["model_s"]), $(k["sim_s"]), $(k["status"]) }'
+        printf "%s|%s|%s|%s|%s|%s|%s|%s|%s|%s\n", tag, p, c, b, a, $(k["nccl_model_s"]), $(k["model_s"]), $(k["sim_s"]), $(k["status"]), $(k["nccl_algo"]) }'
 }
 for pre in ${PRESETS:-dgx-a100 dgx-h100 dgx-b200}; do
   for n in ${NODES:-1 2 4 8 16}; do
@@ -112,12 +112,13 @@ awk -F'|' -v have_old="${OLD:+1}" -v csv="$CSV" '
   function fmt(t) { return t == "" ? "-" : t < 1e-3 ? sprintf("%.1fus", t * 1e6) : sprintf("%.3fms", t * 1e3) }
   function ratio(a, b) { return (a == "" || b == "" || b + 0 <= 0) ? "-" : sprintf("%.3f", a / b) }
   END {
+    planner["RING"] = "nccl-ring"; planner["TREE"] = "nccl-tree"; planner["NVLS"] = "nvls"; planner["NVLS_TREE"] = "nvlstree"
     if (csv != "") print "platform,coll,bytes,algo,nccl_model_s,model_s,sim_s,sim_vs_nccl_model,old_sim_s,old_vs_nccl_model,status,measured" > csv
     printf "%-18s %-13s %11s %-9s %10s %10s %10s %7s", "platform", "coll", "bytes", "algo", "nccl_model", "walk", "sim", "sim/ncm"
     if (have_old) printf " %10s %7s", "old sim", "old/ncm"
     printf "  %s\n", "measured (sim/measured, source)"
     for (i = 1; i <= nr; i++) {
-      split(rows[i], f, "|"); p = f[2]; c = f[3]; b = f[4]; a = f[5]; nm = f[6]; w = f[7]; s = f[8]; st = f[9]
+      split(rows[i], f, "|"); p = f[2]; c = f[3]; b = f[4]; a = f[5]; nm = f[6]; w = f[7]; s = f[8]; st = f[9]; pick = f[10]
       k4 = p "|" c "|" b "|" a; os = (k4 in old) ? old[k4] : ""
       printf "%-18s %-13s %11s %-9s %10s %10s %10s %7s", p, c, b, a, fmt(nm), fmt(w), fmt(s), ratio(s, nm)
       if (have_old) printf " %10s %7s", fmt(os), ratio(os, nm)
@@ -128,22 +129,26 @@ awk -F'|' -v have_old="${OLD:+1}" -v csv="$CSV" '
       }
       printf "  %s%s\n", mm, st != "ok" ? " [" st "]" : ""
       if (csv != "") printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,\"%s\"\n", p, c, b, a, nm, w, s, ratio(s, nm), os, ratio(os, nm), st, mm > csv
-      # the summary: |sim / NCCL model - 1| per algorithm and band
+      # the summary: |sim / NCCL model - 1| per collective, algorithm and band; the NCCL model prices
+      # the pick of NCCL, so a forced algorithm counts where it is the pick (nccl counts everywhere)
       if (s == "" || nm == "" || nm + 0 <= 0) continue
+      if (a != "nccl" && a != planner[pick]) continue
       band = b + 0 >= 67108864 ? "big" : b + 0 >= 65536 ? "mid" : ""
       if (band == "") continue
       d = s / nm - 1; if (d < 0) d = -d
       tol = band == "big" ? 0.10 : 0.20
-      key = a "|" band; tot[key]++; if (d <= tol) ok[key]++; dev[key, tot[key]] = d
+      key = c "|" a "|" band; tot[key]++; if (d <= tol) ok[key]++; dev[key, tot[key]] = d
       if (os != "") { d = os / nm - 1; if (d < 0) d = -d; otot[key]++; if (d <= tol) ook[key]++; odev[key, otot[key]] = d }
     }
     print ""
-    print "# summary: rows whose simulation is within 10 % of NCCL'\''s model at >= 64 MB (big) and 20 % at 64 KB-64 MB (mid); median |sim/ncm - 1|"
+    print "# summary: rows whose simulation is within 10 % of NCCL'\''s model at >= 64 MB (big) and 20 % at 64 KB-64 MB"
+    print "# (mid), and the median |sim/ncm - 1|; a forced algorithm counts where NCCL'\''s model picks it"
     na = split("nccl nccl-ring nccl-tree nvls nvlstree", al, " ")
-    for (x = 1; x <= na; x++) for (y = 1; y <= 2; y++) {
-      band = y == 1 ? "mid" : "big"; key = al[x] "|" band
+    nc = split("allreduce allgather reducescatter", cl, " ")
+    for (z = 1; z <= nc; z++) for (x = 1; x <= na; x++) for (y = 1; y <= 2; y++) {
+      band = y == 1 ? "mid" : "big"; key = cl[z] "|" al[x] "|" band
       if (!(key in tot)) continue
-      printf "%-9s %-3s new %3d/%-3d within, median %.3f", al[x], band, ok[key] + 0, tot[key], median(dev, key, tot[key])
+      printf "%-13s %-9s %-3s new %3d/%-3d within, median %.3f", cl[z], al[x], band, ok[key] + 0, tot[key], median(dev, key, tot[key])
       if (key in otot) printf "   old %3d/%-3d within, median %.3f", ook[key] + 0, otot[key], median(odev, key, otot[key])
       printf "\n"
     }
