@@ -279,12 +279,18 @@ ar_status ar_switch_plan(ar_switch_variant var, const ar_platform *p, ar_coll co
     if (c0 > 0) cs = c0;
     if ((uint64_t)K * (uint64_t)g > count) K = (int)(count / (uint64_t)g);
     if (K < 1) K = 1;
+    /* one slice: the stages one after the other, chunked as on one node (one per 4 MiB), the ring
+     * across in one piece, trees in 8 chunks: the chunks that match rounds only matter where
+     * stages share a phase */
+    int pipe = K > 1;
+    char cw[32];
+    if (pipe) snprintf(cw, sizeof cw, "%d%s", cs, c0 > 0 ? "" : " (auto)");
+    else snprintf(cw, sizeof cw, "%s", c0 > 0 ? "given" : "auto (one per 4 MiB)");
     char *det = s->detail;
     s->detail = NULL;
     if (ar_schedule_set_detail(
-            s, "%s slices=%d%s chunks=%d%s (NCCL: %d channels x %d heads x %.0f KiB chunks = %.0f steps)",
-            det ? det : "", K, v[1].i > 0 ? "" : " (auto)", cs, c0 > 0 ? "" : " (auto)", nch, H, chunk_B / 1024,
-            units) != AR_OK) {
+            s, "%s slices=%d%s chunks=%s (NCCL: %d channels x %d heads x %.0f KiB chunks = %.0f steps)", det ? det : "",
+            K, v[1].i > 0 ? "" : " (auto)", cw, nch, H, chunk_B / 1024, units) != AR_OK) {
         free(det);
         goto nomem;
     }
@@ -322,7 +328,7 @@ ar_status ar_switch_plan(ar_switch_variant var, const ar_platform *p, ar_coll co
                         if (!op) goto nomem;
                         op->root = hd[i];
                         op->sw = have_nvs ? nvs[m] : -1;
-                        op->chunks = have_nvs ? chunks_of(cs, len) : 1;
+                        op->chunks = !have_nvs ? 1 : pipe ? chunks_of(cs, len) : auto_chunks(c0, len, elem_bytes);
                         op->tag = sl;
                     }
                 continue;
@@ -334,7 +340,9 @@ ar_status ar_switch_plan(ar_switch_variant var, const ar_platform *p, ar_coll co
                                             have_nvs ? AR_IMPL_SWITCH : AR_IMPL_RING, tmp, g, so, sn);
                     if (!op) goto nomem;
                     op->sw = have_nvs ? nvs[m] : -1;
-                    op->chunks = have_nvs ? chunks_of(cs, sn / (uint64_t)g) : 1;
+                    op->chunks = !have_nvs ? 1
+                                 : pipe    ? chunks_of(cs, sn / (uint64_t)g)
+                                           : auto_chunks(c0, sn, elem_bytes);
                     op->tag = sl;
                 }
                 continue;
@@ -351,10 +359,10 @@ ar_status ar_switch_plan(ar_switch_variant var, const ar_platform *p, ar_coll co
                     if (!op) goto nomem;
                     if (var == AR_SW_COLLNET) {
                         op->sw = rail[i];
-                        op->chunks = chunks_of(cs, len);
+                        op->chunks = pipe ? chunks_of(cs, len) : auto_chunks(c0, len, elem_bytes);
                     } else { /* as many rounds as the switch ops beside it (c + 1), at most */
                         int cr = (cs + 1) / (2 * (M - 1));
-                        op->chunks = chunks_of(cr < 1 ? 1 : cr, len / (uint64_t)M);
+                        op->chunks = pipe ? chunks_of(cr < 1 ? 1 : cr, len / (uint64_t)M) : 1;
                     }
                     op->tag = sl;
                     continue;
@@ -375,7 +383,7 @@ ar_status ar_switch_plan(ar_switch_variant var, const ar_platform *p, ar_coll co
                      * below a fifth of it (dgx-h100:nodes=16, 8 GiB: 61.9 ms with 2h, 55.9 ms) */
                     int h = tree_height(par, M), ct = (cs + 1) / 2 - h + 1;
                     if (ct < 4 * h) ct = 4 * h;
-                    op->chunks = chunks_of(ct < 1 ? 1 : ct, l2);
+                    op->chunks = pipe ? chunks_of(ct < 1 ? 1 : ct, l2) : l2 < 8 ? (int)l2 : 8;
                     op->tag = sl;
                 }
             }
