@@ -205,7 +205,7 @@ size_t ar_lower_max_xfers(const ar_op *op) {
     if (op->impl == AR_IMPL_DIRECT) return n * (n > 0 ? n - 1 : 0) + 1;
     if (op->impl == AR_IMPL_SWITCH) /* pieces per block: RS up and AG down, one transfer per block */
         return (op->chunks > 1 && (op->kind == AR_OP_REDUCE_SCATTER || op->kind == AR_OP_ALL_GATHER)) ? n * n + n + 1
-                                                                                                       : 2 * n + 1;
+                                                                                                      : 2 * n + 1;
     return n + 1;
 }
 
