@@ -9,18 +9,24 @@
  *             nodes (g GPUs each): REDUCE_SCATTER through every node's
  *             NVSwitch (GPU j ends with the node's sum of block j of g), then
  *             per rail j an ALL_REDUCE (ring) of block j over GPU j of every
- *             node, then ALL_GATHER by every NVSwitch's multicast (NCCL's NVLS);
- *             with slices=K > 1 the three stages are software-pipelined over K
- *             slices of the buffer (phase t: stage 0 on slice t, 1 on t-1, 2 on
- *             t-2), as NCCL overlaps them. Default 1: a phase then holds ops of one
- *             shape, so the walk's lockstep rounds are what the simulator does
- *             (walk = sim to 1e-9); with K > 1 a phase mixes ops of different
- *             round counts, which the simulator runs each at its own pace and the
- *             walk in lockstep: the walk is then an upper bound (dgx-h100:nodes=4
- *             at 1 GB, slices=15: walk 8.2 ms, simulation 6.2 ms, slices=1 10.4 ms).
+ *             node, then ALL_GATHER by every NVSwitch's multicast (NCCL's NVLS),
+ *             the three stages software-pipelined over K slices of the buffer
+ *             (phase t: stage 0 on slice t, 1 on t-1, 2 on t-2), as NCCL runs them
+ *             concurrently chunk by chunk. K and the switch ops' chunks c come from
+ *             NCCL's pipeline (nccl_units: U = size / (nvlsChannels x heads x chunk)
+ *             steps; K = ceil(sqrt(2U)) <= 64, c = ceil(U/K) <= 64, which balances
+ *             the fill of the slices, 2/K, against that of the chunks, 1/c); the
+ *             ring across gets chunks so that its 2(M-1) steps take as many rounds
+ *             as the switch ops beside it. slices=1: no pipelining; every phase then
+ *             holds ops of one shape and the walk's lockstep rounds are what the
+ *             simulator does (walk = sim to 1e-9). Pipelined, a phase mixes ops whose
+ *             rounds take different times; the simulator runs each at its own pace,
+ *             the walk in lockstep, so the walk is an upper bound (dgx-h100:nodes=2,
+ *             1 GB: walk 4.43 ms, simulation 4.12 ms; 8 GB: 32.0 / 30.7 ms).
  *   nvlstree  the same with NCCL's double binary tree across nodes (two TREE
  *             all-reduces per rail, half of block j each; nccl_tree.c) (NCCL's
- *             NVLS_TREE).
+ *             NVLS_TREE), each tree pipelined in max(c + 1 rounds' worth, four times
+ *             its height) chunks.
  *   collnet   reduce-scatter inside the node (through the NVSwitch when it
  *             reduces, else a ring), then per rail j an ALL_REDUCE of block j
  *             through rail switch j (needs sharp= on the rail fabric), then
@@ -35,11 +41,13 @@
  * head: the reduce-scatter's traffic, scattered over the heads), across nodes block i over head i
  * of every node on its own rail, then one BROADCAST per head (the head's block up, multicast down:
  * the all-gather's). Without an NVSwitch (collnet) the in-node REDUCE/BROADCAST are rings.
- * Parameters: chunks (pipeline chunks of every SWITCH op; 0 = auto: one per
- * 4 MiB of the op's range, 1..64), slices (several nodes, default 1, at most
- * count/g; see nvls). Serves all-reduce (nvls also
+ * Parameters: chunks (pipeline chunks of every SWITCH op; 0 = auto: one node one per
+ * 4 MiB of the op's range, 1..64; several nodes NCCL's, see nvls), slices (several
+ * nodes, 0 = auto, see nvls; at most count/g). Serves all-reduce (nvls also
  * reduce-scatter and all-gather on one node). Ownership: *out belongs to the caller.
  */
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "classic_common.h"
@@ -92,16 +100,81 @@ const ar_param_def ar_switch_params[] = {
      .min = 0,
      .max = 4096,
      .def = 0,
-     .help = "pipeline chunks of every switch op (0 = one per 4 MiB, 1..64)"},
+     .help = "pipeline chunks of every switch op (0 = auto: one node one per 4 MiB, 1..64; nodes NCCL's, "
+             "see algos/switch_common.c)"},
     {.key = "slices",
      .type = AR_PARAM_INT,
-     .min = 1,
-     .max = 256,
-     .def = 1,
-     .help =
-         "several nodes: slices the three stages are software-pipelined over (1 = none; see algos/switch_common.c)"},
+     .min = 0,
+     .max = 1024,
+     .def = 0,
+     .help = "several nodes: slices the three stages are software-pipelined over (0 = auto from NCCL's chunk "
+             "size and channel count, 1 = none; see algos/switch_common.c)"},
     {NULL},
 };
+
+/* NCCL's pipeline across nodes (2.18-2.28): nch channels, each moving one chunk of chunk_B bytes per
+ * head per step, so a step of the whole operation moves nch x H x chunk_B bytes and the operation
+ * takes `units` steps. NVLS and NVLS_TREE: nvlsChannels = 16 on compute capability 9.x, 32 on 10.x
+ * across nodes (src/transport/nvls.cc NVLS_NCHANNELS_SM90/SM100); chunk NCCL_NVLS_CHUNKSIZE = 128 KiB,
+ * cut for small sizes by enqueue.cc's rules with concurrentOps = nch x H: NVLS to 64 KiB below
+ * 64 concurrentOps chunks, 32 KiB below 8, 16 KiB below 2; NVLS_TREE to 64 KiB below 4, 32 KiB below 1.
+ * CollNet: the ring's channel count (ar_nccl_ring_channels) and 128 KiB chunks halved (down to
+ * 32 KiB) while a channel's head gets fewer than 64 of them (a simplification of enqueue.cc's
+ * depth-based rule). NVLS's 32 KiB cap where its modelled bandwidth is below 150 GB/s is left out. */
+static double nccl_units(const ar_platform *p, ar_switch_variant var, int H, double bytes, int *nch_out,
+                         double *chunk_out) {
+    int cc = p->gpu_cc > 0 ? p->gpu_cc : 90, nch;
+    double chunk = 128.0 * 1024;
+    if (var == AR_SW_COLLNET) {
+        const char *why;
+        nch = ar_nccl_ring_channels(p, &why);
+        while (bytes / ((double)nch * H * chunk) < 64 && chunk > 32768) chunk /= 2;
+    } else {
+        nch = cc >= 100 ? 32 : 16;
+        double ops = (double)nch * H;
+        if (var == AR_SW_NVLS) {
+            if (bytes < 64 * ops * chunk) chunk = 65536;
+            if (bytes < 8 * ops * chunk) chunk = 32768;
+            if (bytes < 2 * ops * chunk) chunk = 16384;
+        } else {
+            if (bytes < 4 * ops * chunk) chunk = 65536;
+            if (bytes < 1 * ops * chunk) chunk = 32768;
+        }
+    }
+    *nch_out = nch;
+    *chunk_out = chunk;
+    double u = ceil(bytes / ((double)nch * H * chunk));
+    return u < 1 ? 1 : u;
+}
+
+/* Tree height (longest path to the root) of parent array par over M members. */
+static int tree_height(const int *par, int M) {
+    int h = 0;
+    for (int x = 0; x < M; x++) {
+        int d = 0;
+        for (int y = x; par[y] >= 0 && d <= M; y = par[y]) d++;
+        if (d > h) h = d;
+    }
+    return h;
+}
+
+/* NCCL's `units` pipeline steps as K slices of c chunks (K c >= units): see the file comment. */
+static void pipeline_split(double units, int *K, int *c) {
+    int k = (int)ceil(sqrt(2 * units));
+    if (k > units) k = (int)units;
+    if (k > 64) k = 64;
+    if (k < 1) k = 1;
+    int cc = (int)ceil(units / k);
+    if (cc > 64) cc = 64;
+    *K = k;
+    *c = cc < 1 ? 1 : cc;
+}
+
+/* c chunks, at most one per element of len (>= 1). */
+static int chunks_of(int c, uint64_t len) {
+    if ((uint64_t)c > len) c = (int)len;
+    return c < 1 ? 1 : c;
+}
 
 static const char *const vname[] = {"nvls", "nvlstree", "collnet"};
 
@@ -175,7 +248,10 @@ ar_status ar_switch_plan(ar_switch_variant var, const ar_platform *p, ar_coll co
     int c0 = (int)v[0].i;
     char hw[160] = "";
     if (lost) ar_nccl_heads_text(hd, H, hw, sizeof hw);
-    if (ar_schedule_set_detail(s, "nodes=%d gpus=%d chunks=%s%s%s", M, g, c0 ? "given" : "auto",
+    if (ar_schedule_set_detail(s, "nodes=%d gpus=%d%s%s%s", M, g,
+                               M > 1 ? ""
+                               : c0  ? " chunks=given"
+                                     : " chunks=auto",
                                lost ? ", across nodes block i of the heads' count on GPU heads[i], " : "", hw) != AR_OK)
         goto nomem;
     if (M == 1 && var != AR_SW_COLLNET) { /* one switch op over every rank */
@@ -196,12 +272,25 @@ ar_status ar_switch_plan(ar_switch_variant var, const ar_platform *p, ar_coll co
      *   stage 0: reduce-scatter inside every node (the slice's block j to GPU j)
      *   stage 1: across nodes, per rail j on block j of the slice
      *   stage 2: all-gather inside every node */
-    int K = (int)v[1].i;
+    int nch = 0, K, cs; /* slices, and chunks of every switch op */
+    double chunk_B = 0, units = nccl_units(p, var, H, (double)count * (double)elem_bytes, &nch, &chunk_B);
+    pipeline_split(units, &K, &cs);
+    if (v[1].i > 0) K = (int)v[1].i;
+    if (c0 > 0) cs = c0;
     if ((uint64_t)K * (uint64_t)g > count) K = (int)(count / (uint64_t)g);
     if (K < 1) K = 1;
+    /* one slice: the stages one after the other, chunked as on one node (one per 4 MiB), the ring
+     * across in one piece, trees in 8 chunks: the chunks that match rounds only matter where
+     * stages share a phase */
+    int pipe = K > 1;
+    char cw[32];
+    if (pipe) snprintf(cw, sizeof cw, "%d%s", cs, c0 > 0 ? "" : " (auto)");
+    else snprintf(cw, sizeof cw, "%s", c0 > 0 ? "given" : "auto (one per 4 MiB)");
     char *det = s->detail;
     s->detail = NULL;
-    if (ar_schedule_set_detail(s, "%s slices=%d", det ? det : "", K) != AR_OK) {
+    if (ar_schedule_set_detail(
+            s, "%s slices=%d%s chunks=%s (NCCL: %d channels x %d heads x %.0f KiB chunks = %.0f steps)", det ? det : "",
+            K, v[1].i > 0 ? "" : " (auto)", cw, nch, H, chunk_B / 1024, units) != AR_OK) {
         free(det);
         goto nomem;
     }
@@ -239,7 +328,7 @@ ar_status ar_switch_plan(ar_switch_variant var, const ar_platform *p, ar_coll co
                         if (!op) goto nomem;
                         op->root = hd[i];
                         op->sw = have_nvs ? nvs[m] : -1;
-                        op->chunks = have_nvs ? auto_chunks(c0, len, elem_bytes) : 1;
+                        op->chunks = !have_nvs ? 1 : pipe ? chunks_of(cs, len) : auto_chunks(c0, len, elem_bytes);
                         op->tag = sl;
                     }
                 continue;
@@ -251,7 +340,9 @@ ar_status ar_switch_plan(ar_switch_variant var, const ar_platform *p, ar_coll co
                                             have_nvs ? AR_IMPL_SWITCH : AR_IMPL_RING, tmp, g, so, sn);
                     if (!op) goto nomem;
                     op->sw = have_nvs ? nvs[m] : -1;
-                    op->chunks = have_nvs ? auto_chunks(c0, sn, elem_bytes) : 1;
+                    op->chunks = !have_nvs ? 1
+                                 : pipe    ? chunks_of(cs, sn / (uint64_t)g)
+                                           : auto_chunks(c0, sn, elem_bytes);
                     op->tag = sl;
                 }
                 continue;
@@ -268,7 +359,10 @@ ar_status ar_switch_plan(ar_switch_variant var, const ar_platform *p, ar_coll co
                     if (!op) goto nomem;
                     if (var == AR_SW_COLLNET) {
                         op->sw = rail[i];
-                        op->chunks = auto_chunks(c0, len, elem_bytes);
+                        op->chunks = pipe ? chunks_of(cs, len) : auto_chunks(c0, len, elem_bytes);
+                    } else { /* as many rounds as the switch ops beside it (c + 1), at most */
+                        int cr = (cs + 1) / (2 * (M - 1));
+                        op->chunks = pipe ? chunks_of(cr < 1 ? 1 : cr, len / (uint64_t)M) : 1;
                     }
                     op->tag = sl;
                     continue;
@@ -283,7 +377,13 @@ ar_status ar_switch_plan(ar_switch_variant var, const ar_platform *p, ar_coll co
                     ar_op *op = ar_sched_op(s, AR_OP_ALL_REDUCE, AR_IMPL_TREE, tmp, M, off + o2, l2);
                     if (!op || ar_op_set_parent(op, par) != AR_OK) goto nomem;
                     op->root = root;
-                    op->chunks = l2 < 8 ? (int)l2 : 8;
+                    /* reduce up and broadcast down, 2 (height h + chunks - 1) rounds: as many as the
+                     * switch ops' c + 1 beside it, and at least 4h chunks, so that the tree's fill
+                     * (h - 1 rounds each way, paid in every slice: the phases are barriers) stays
+                     * below a fifth of it (dgx-h100:nodes=16, 8 GiB: 61.9 ms with 2h, 55.9 ms) */
+                    int h = tree_height(par, M), ct = (cs + 1) / 2 - h + 1;
+                    if (ct < 4 * h) ct = 4 * h;
+                    op->chunks = pipe ? chunks_of(ct < 1 ? 1 : ct, l2) : l2 < 8 ? (int)l2 : 8;
                     op->tag = sl;
                 }
             }

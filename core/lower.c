@@ -203,7 +203,9 @@ int ar_lower_same_pairs(const ar_op *op, int r) {
 size_t ar_lower_max_xfers(const ar_op *op) {
     size_t n = (size_t)op->n;
     if (op->impl == AR_IMPL_DIRECT) return n * (n > 0 ? n - 1 : 0) + 1;
-    if (op->impl == AR_IMPL_SWITCH) return 2 * n + 1;
+    if (op->impl == AR_IMPL_SWITCH) /* pieces per block: RS up and AG down, one transfer per block */
+        return (op->chunks > 1 && (op->kind == AR_OP_REDUCE_SCATTER || op->kind == AR_OP_ALL_GATHER)) ? n * n + n + 1
+                                                                                                      : 2 * n + 1;
     return n + 1;
 }
 
@@ -414,11 +416,37 @@ static void put_x(ar_xfer *buf, size_t *n, int src, int dst, uint64_t off, uint6
     buf[(*n)++] = (ar_xfer){.src = src, .dst = dst, .nseg = 1, .off = {off, 0}, .len = {len, 0}, .reduce = reduce};
 }
 
-/* SWITCH: round r carries chunk r up (r < c) and chunk r-1 down (r >= 1). */
+/* SWITCH: round r carries chunk r up (r < c) and chunk r-1 down (r >= 1). A reduce-scatter or
+ * all-gather with c > 1 cuts every member's block in c pieces and chunk r is piece r of every block
+ * (as NCCL's NVLS hands every head its chunk of each step): each round delivers to (RS) or takes from
+ * (AG) every member alike. Contiguous chunks of the range would fall in one member's block each,
+ * loading that member's link alone in a round (c/n rounds in a row); an all-gather beside a
+ * reduce-scatter of the same shape (a pipelined NVLS) would then stack both on one downlink. */
+static void switch_blocked(const ar_op *op, int r, int up, ar_xfer *buf, size_t *k) {
+    int n = op->n, c = op->chunks, sw = AR_EP_NODE(op->sw), rs = op->kind == AR_OP_REDUCE_SCATTER;
+    uint64_t bo, bl, po, pl;
+    for (int m = 0; m < n; m++)
+        for (int i = 0; i < n; i++) {
+            /* RS up / AG down: piece r of every block i from / to member m; RS down / AG up: piece r
+             * of member m's own block only */
+            int every = rs == up;
+            if (!every && i != m) continue;
+            ar_op_block(op, i, &bo, &bl);
+            piece(bo, bl, r, c, &po, &pl);
+            if (up) put_x(buf, k, op->members[m], sw, po, pl, rs);
+            else put_x(buf, k, sw, op->members[m], po, pl, 0);
+        }
+}
+
 static size_t gen_switch(const ar_op *op, int r, ar_xfer *buf) {
     int n = op->n, c = op->chunks, sw = AR_EP_NODE(op->sw);
     size_t k = 0;
     uint64_t po, pl, bo, bl, o, l;
+    if (c > 1 && (op->kind == AR_OP_REDUCE_SCATTER || op->kind == AR_OP_ALL_GATHER)) {
+        if (r < c) switch_blocked(op, r, 1, buf, &k);
+        if (r >= 1) switch_blocked(op, r - 1, 0, buf, &k);
+        return k;
+    }
     if (r < c) { /* up */
         piece(op->offset, op->count, r, c, &po, &pl);
         for (int m = 0; m < n; m++) {

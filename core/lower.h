@@ -35,7 +35,11 @@
  *             down the sum to every member (copy, the switch's multicast).
  *             RS: up as AR; down member i gets the part of the piece in its
  *             block i. AG: up member i sends the part of the piece in its
- *             block i (copy); down the piece to every member.
+ *             block i (copy); down the piece to every member. RS and AG with
+ *             c > 1: the pieces are per block (piece r = the r-th of c pieces
+ *             of every member's block; RS up and AG down one transfer per
+ *             block, n^2 + n per round), so every round loads every member's
+ *             link alike (contiguous pieces would fall in one member's block).
  *             A switch endpoint is AR_EP_NODE(sw) (platform.h) in src/dst.
  *             Cost: a transfer into the switch with reduce=1 also crosses
  *             the switch's virtual reduction link (platform.h), of capacity

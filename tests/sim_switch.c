@@ -10,8 +10,10 @@
  *     chunk c-1; a round takes L + its slowest transfer's drain. So
  *       AR: T = (c+1) L + max(S/B, 8S/R) + S/(cB)
  *           (rounds 0..c-1 are led by the up chunk, max(S/cB, 8S/cR) = 8S/(cR))
- *       RS: c = 1: T = 2L + max(S/B, 8S/R) + S/(8B) (down: block i only)
- *       AG: c = 1: T = 2L + S/(8B) + S/B            (up: block i, no reduction)
+ *       RS: T = (c+1) L + max(S/B, 8S/R) + S/(8cB)  (down: member i's piece of block i)
+ *       AG: T = (c+1) L + S/(8cB) + S/B             (up: member i's piece of block i, no reduction)
+ *           (c > 1: chunk r = piece r of every block; with contiguous chunks of the range the
+ *           last RS round / first AG round would carry S/c for one member: S/(cB), not S/(8cB))
  *       REDUCE to rank 3 then BROADCAST from it, c = 1 (an all-reduce):
  *           T = [L + max(S/B, 8S/R) + L + S/B] + [L + S/B + L + S/B]
  *     walk and simulation must both give these to 1e-9.
@@ -89,12 +91,21 @@ static void closed_forms(void) {
         walk_and_sim(p, s, (c + 1) * L + fmax(S / B, 8 * S / R) + S / (c * B), what);
         ar_schedule_free(s);
     }
-    ar_schedule *s = one_op(AR_OP_REDUCE_SCATTER, 8, count, sw, 1);
-    walk_and_sim(p, s, 2 * L + fmax(S / B, 8 * S / R) + S / (8 * B), "star RS");
-    ar_schedule_free(s);
-    s = one_op(AR_OP_ALL_GATHER, 8, count, sw, 1);
-    walk_and_sim(p, s, 2 * L + S / (8 * B) + S / B, "star AG");
-    ar_schedule_free(s);
+    /* RS and AG with c chunks (c = 1: the whole range; c > 1: piece r of every member's block, so
+     * every round moves S/(8c) to or from every member, not a whole piece S/c to the one member
+     * whose block holds it): the last round of RS / the first of AG carry S/(8c) per member */
+    for (int c = 1; c <= 4; c *= 2) {
+        char what[64];
+        ar_schedule *s = one_op(AR_OP_REDUCE_SCATTER, 8, count, sw, c);
+        snprintf(what, sizeof what, "star RS c=%d", c);
+        walk_and_sim(p, s, (c + 1) * L + fmax(S / B, 8 * S / R) + S / (8 * c * B), what);
+        ar_schedule_free(s);
+        s = one_op(AR_OP_ALL_GATHER, 8, count, sw, c);
+        snprintf(what, sizeof what, "star AG c=%d", c);
+        walk_and_sim(p, s, (c + 1) * L + S / (8 * c * B) + S / B, what);
+        ar_schedule_free(s);
+    }
+    ar_schedule *s;
     s = one_op(AR_OP_REDUCE, 8, count, sw, 1);
     s->coll = AR_COLL_ALLREDUCE;
     s->phases[0].ops[0].root = 3;
