@@ -14,6 +14,7 @@
 #include "real/ntcal.h"
 #include "real/ntref.h"
 #include "models/nccl_model.h"
+#include "core/units.h"
 #include "core/util.h"
 #include "lab/eval.h"
 #include <math.h>
@@ -124,9 +125,40 @@ static void print_cal(const ar_ntfit_cal *c) {
 }
 
 /* Says what the data cannot identify and, with out, writes the calibrated platform (real/ntcal.h). */
+/* The g the platform of the multi-node runs has (p itself, or PRESET:nodes=N for a one-node preset): what the
+ * calibrated file keeps, since nccl-tests do not identify g. */
+static double msg_g_kept(const ar_platform *p, int nodes) {
+    const char *src = p->source ? p->source : "";
+    if (p->nmachines > 1 || nodes < 2 || strncmp(src, "preset:", 7)) return p->msg_g_s;
+    char spec[300];
+    snprintf(spec, sizeof spec, "%s:nodes=%d", src + 7, nodes);
+    ar_platform *q = NULL;
+    ar_err e2 = {{0}};
+    double g = p->msg_g_s;
+    if (!ar_platform_load(spec, 0, &q, &e2)) g = q->msg_g_s;
+    ar_platform_free(q);
+    return g;
+}
+
+static void print_msg(const ar_ntfit_msg *m, double g) {
+    char b1[32], b2[32], b3[32], b4[32];
+    printf("\nper-message costs (LogGP, messages between machines; written with --out as compute.message):\n");
+    if (m->o_ident)
+        printf("o %s [%s, %s] (95%% bootstrap interval of the median, %d resamples) from %d multi-node records below "
+               "64 KB (%d..%d nodes): the median excess over NCCL's model %s / (2 x %d messages on the critical "
+               "path)\n",
+               ar_fmt_time(m->o, b1, sizeof b1), ar_fmt_time(m->o_lo, b2, sizeof b2),
+               ar_fmt_time(m->o_hi, b3, sizeof b3), m->nboot, m->n, m->nodes_lo, m->nodes_hi,
+               ar_fmt_time(m->excess_med, b4, sizeof b4), ar_ntfit_msg_chain(m->nodes_hi));
+    else printf("o NOT identified: %s (the platform's o kept)\n", m->why);
+    printf("g NOT identified: nccl-tests send one message per endpoint at a time on the critical path (the "
+           "platform's %s kept)\n",
+           ar_fmt_time(g, b1, sizeof b1));
+}
+
 static ar_status identify_and_write(const ar_nt_set *s, const ar_platform *p, const ar_ntfit_res *r,
-                                    const ar_ntfit_cal *cal, const char *plat, const char *out, const char *name,
-                                    ar_err *e) {
+                                    const ar_ntfit_cal *cal, const ar_ntfit_msg *msg, double msg_g, const char *plat,
+                                    const char *out, const char *name, ar_err *e) {
     int lo = 0, hi = 0, unknown = 0;
     for (int i = 0; i < s->nruns; i++) {
         int nn = s->runs[i].nnodes;
@@ -168,11 +200,18 @@ static ar_status identify_and_write(const ar_nt_set *s, const ar_platform *p, co
                                                  : " not identified");
         nn++;
     }
+    if (msg->o_ident)
+        snprintf(notes[nn++], sizeof notes[0],
+                 "compute.message: o = %.6g s [%.6g, %.6g] (LogGP per-message overhead between machines: the median "
+                 "of (measured - NCCL's model) / (2 x the network messages of NCCL's tree) over %d multi-node records "
+                 "below 64 KB; NCCL's own algorithms are priced without it), g = %.6g s kept (not identified)",
+                 msg->o, msg->o_lo, msg->o_hi, msg->n, msg_g);
     char rail[256] = "";
     if (r->have_classes && rail_spec(p, r, rail, sizeof rail) == 0)
         printf("\nmulti-node platform with the per node class fit: --platform '%s' (N: node count)\n", rail);
     printf("\nidentifiability:\n");
-    for (int i = 1; i < nn - 1; i++) printf("  %s\n", notes[i]);
+    for (int i = 1; i < nn - 1 - msg->o_ident; i++) printf("  %s\n", notes[i]);
+    if (!msg->o_ident) printf("  per-message o: NOT identified (%s)\n", msg->why);
     for (int k = 0; k < 2; k++) {
         int bw_bad = cal->cls[k].bw_n > 0 && !cal->cls[k].bw_ident;
         if (cal->cls[k].n >= 2 && (!cal->cls[k].lat_ident || bw_bad))
@@ -217,7 +256,10 @@ static ar_status identify_and_write(const ar_nt_set *s, const ar_platform *p, co
                                             : p->cal_base,
         .neff = cal->ngroups,
         .eff_key = kp,
-        .eff = ev};
+        .eff = ev,
+        .have_msg = msg->o_ident,
+        .msg_o = msg->o,
+        .msg_g = msg_g};
     char *json = NULL;
     ar_status st = ar_ntcal_platform_json(p, &in, &json, e);
     if (st) return st;
@@ -713,6 +755,7 @@ int cmd_fit(int argc, char **argv) {
     ar_platform *p = NULL;
     ar_ntfit_res r;
     ar_ntfit_cal cal;
+    ar_ntfit_msg msg;
     ar_nt_opts nto;
     cli_nt_opts(&facts, &nto);
     ar_status st = ar_nt_read_files(files, nf, &nto, &s, &e);
@@ -723,6 +766,7 @@ int cmd_fit(int argc, char **argv) {
     if (!st) st = ar_ntfit_fit(s, p, seed, boot, &r, &e);
     if (!st) {
         st = ar_ntfit_calibrate(s, p, seed, boot, &cal, &e);
+        if (!st) st = ar_ntfit_msg_fit(s, p, seed, boot, &msg, &e);
         if (st) ar_ntfit_free(&r);
     }
     if (st) {
@@ -787,7 +831,9 @@ int cmd_fit(int argc, char **argv) {
                        r.cls[c].bw, r.cls[c].bw_lo, r.cls[c].bw_hi, r.cls[c].bw_ident ? "" : " NOT identified");
         }
         print_cal(&cal);
-        st = identify_and_write(s, p, &r, &cal, plat, out, name, &e);
+        double msg_g = msg_g_kept(p, msg.nodes_hi);
+        print_msg(&msg, msg_g);
+        st = identify_and_write(s, p, &r, &cal, &msg, msg_g, plat, out, name, &e);
         if (st) fprintf(stderr, "arlab calibrate: %s\n", e.msg);
         ar_ntfit_free(&r);
     }

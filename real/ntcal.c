@@ -111,6 +111,18 @@ static ar_status add_calibration(cJSON *doc, const ar_ntcal_in *in, ar_err *e) {
             ok = mul_num(eff, in->eff_key[i], in->eff[i]);
         }
     }
+    if (ok && in->have_msg) {
+        if (!(in->msg_o >= 0) || !(in->msg_g >= 0) || !isfinite(in->msg_o) || !isfinite(in->msg_g))
+            return ar_fail(e, AR_EINVAL, "calibration: per-message o and g must be finite and >= 0 (got %g, %g)",
+                           in->msg_o, in->msg_g);
+        cJSON *cp = object_in(doc, "compute"), *msg = cp ? object_in(cp, "message") : NULL;
+        ok = msg != NULL;
+        for (int k = 0; ok && k < 2; k++) {
+            const char *key = k ? "g" : "o";
+            cJSON_DeleteItemFromObjectCaseSensitive(msg, key);
+            ok = cJSON_AddNumberToObject(msg, key, k ? in->msg_g : in->msg_o) != NULL;
+        }
+    }
     return ok ? AR_OK : ar_fail(e, AR_ENOMEM, "out of memory");
 }
 

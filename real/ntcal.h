@@ -39,6 +39,10 @@ typedef struct ar_ntcal_in {
     int neff;
     const char *const *eff_key; /* "RING/SIMPLE" */
     const double *eff;
+    /* have_msg: "compute": {"message": {"o": msg_o, "g": msg_g}} (seconds; the file's own "transfers" kept),
+     * replacing the file's o and g: LogGP's per-message costs between machines (ntfit.h ar_ntfit_msg_fit) */
+    int have_msg;
+    double msg_o, msg_g;
 } ar_ntcal_in;
 
 /* 1 when p is the generated fabric PRESET:nodes=N of a preset (nothing else in the spec): name gets PRESET,

@@ -910,3 +910,84 @@ ar_status ar_ntfit_predict(const ar_nt_set *s, const ar_platform *p, const ar_nt
     free(pc);
     return st;
 }
+
+/* ------------------------------------------------------------------------- */
+/* LogGP o from the small sizes (ntfit.h ar_ntfit_msg_fit)                     */
+/* ------------------------------------------------------------------------- */
+
+int ar_ntfit_msg_chain(int nodes) {
+    int lv = 0;
+    while (nodes > 1 && (1 << lv) < nodes) lv++;
+    return 2 * lv;
+}
+
+static double median_sorted(double *v, int n) {
+    qsort(v, (size_t)n, sizeof *v, cmp_d);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+ar_status ar_ntfit_msg_fit(const ar_nt_set *s, const ar_platform *p, unsigned seed, int nboot, ar_ntfit_msg *out,
+                           ar_err *e) {
+    memset(out, 0, sizeof *out);
+    out->nboot = nboot;
+    if (!s->nrecs) {
+        snprintf(out->why, sizeof out->why, "no records");
+        return AR_OK;
+    }
+    ar_ntfit_pred *q = calloc((size_t)s->nrecs, sizeof *q);
+    double *v = calloc((size_t)s->nrecs, sizeof *v), *ex = calloc((size_t)s->nrecs, sizeof *ex);
+    double *bv = calloc((size_t)s->nrecs, sizeof *bv), *bm = calloc((size_t)(nboot > 0 ? nboot : 1), sizeof *bm);
+    int n = 0;
+    ar_status st = q && v && ex && bv && bm ? AR_OK : ar_fail(e, AR_ENOMEM, "ntfit: out of memory");
+    if (!st) st = ar_ntfit_predict(s, p, NULL, q, &n, e);
+    int m = 0, multi = 0;
+    for (int i = 0; !st && i < n; i++) {
+        if (q[i].nodes < 2) continue;
+        multi++;
+        if (!(q[i].bytes > 0 && q[i].bytes < AR_NTFIT_MSG_MAX_BYTES) || !(q[i].meas_s > 0)) continue;
+        ex[m] = q[i].meas_s - q[i].pred_s;
+        v[m] = ex[m] / (2.0 * ar_ntfit_msg_chain(q[i].nodes));
+        if (!out->nodes_lo || q[i].nodes < out->nodes_lo) out->nodes_lo = q[i].nodes;
+        if (q[i].nodes > out->nodes_hi) out->nodes_hi = q[i].nodes;
+        m++;
+    }
+    out->n = m;
+    if (!st) {
+        if (!multi)
+            snprintf(out->why, sizeof out->why, "every run is on one node, and o prices messages between machines");
+        else if (m < 2)
+            snprintf(out->why, sizeof out->why, "%d multi-node record%s below 64 KB (needs >= 2)", m,
+                     m == 1 ? "" : "s");
+    }
+    if (!st && m >= 2) {
+        for (int i = 0; i < m; i++) bv[i] = v[i];
+        out->o = median_sorted(bv, m);
+        for (int i = 0; i < m; i++) bv[i] = ex[i];
+        out->excess_med = median_sorted(bv, m);
+        unsigned long long rng = seed * 2654435761ull + 29;
+        for (int b = 0; b < nboot; b++) {
+            for (int k = 0; k < m; k++) {
+                rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+                bv[k] = v[(rng >> 33) % (unsigned long long)m];
+            }
+            bm[b] = median_sorted(bv, m);
+        }
+        if (nboot > 0) {
+            qsort(bm, (size_t)nboot, sizeof *bm, cmp_d);
+            out->o_lo = bm[(int)floor(0.025 * (nboot - 1))];
+            out->o_hi = bm[(int)ceil(0.975 * (nboot - 1))];
+        } else out->o_lo = out->o_hi = out->o;
+        if (!(out->o > 0))
+            snprintf(out->why, sizeof out->why,
+                     "the runs below 64 KB are no slower than NCCL's model (median excess %.3g us)",
+                     out->excess_med * 1e6);
+        else if (nboot < 1) snprintf(out->why, sizeof out->why, "no bootstrap resamples (no interval)");
+        else if (!(out->o_hi - out->o_lo < out->o))
+            snprintf(out->why, sizeof out->why, "its 95 %% interval [%.3g, %.3g] us is wider than its value %.3g us",
+                     out->o_lo * 1e6, out->o_hi * 1e6, out->o * 1e6);
+        else out->o_ident = 1;
+        if (!out->o_ident) out->o = 0;
+    }
+    free(q), free(v), free(ex), free(bv), free(bm);
+    return st;
+}

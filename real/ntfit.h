@@ -141,4 +141,28 @@ ar_status ar_ntfit_fit(const ar_nt_set *s, const ar_platform *p, unsigned seed, 
                        ar_err *e);
 void ar_ntfit_free(ar_ntfit_res *res);
 
+/* LogGP's per-message overhead o between machines (core/platform.h msg_o_s, "compute"."message"), from the
+ * small sizes (0 < size < 64 KB) of the multi-node records. NCCL's own algorithms are priced without o (their
+ * protocol's per-step latency holds it), so o is what the measured time leaves above NCCL's model on p (the
+ * preset as it is, NCCL's choice or the run's NCCL_ALGO/NCCL_PROTO), shared over the network messages of the
+ * critical path at these sizes, each paying o at both ends: NCCL's tree between nodes, one message up and one
+ * down per level, ar_ntfit_msg_chain(N) = 2 ceil(log2 N) messages, 2 o each. Per record
+ * o_i = (meas_i - model_i) / (2 ar_ntfit_msg_chain(N_i)); o = the median of the o_i, with a percentile 95 %
+ * bootstrap interval of the median (records resampled with replacement, fixed seed). Inter-node class only: the
+ * platform's o prices messages between machines, which one-node runs do not send. NOT identified (o_ident 0,
+ * o = 0, why says why) with < 2 such records, a median <= 0 (the runs are no slower than NCCL's model) or an
+ * interval wider than the value. g is not identified by nccl-tests (one message per endpoint at a time on the
+ * critical path): the caller keeps the platform's. */
+#define AR_NTFIT_MSG_MAX_BYTES 65536.0
+typedef struct ar_ntfit_msg {
+    int n, nodes_lo, nodes_hi; /* records used; their node counts */
+    double o, o_lo, o_hi;      /* seconds */
+    int o_ident, nboot;
+    double excess_med; /* median of meas - model over the records used (s) */
+    char why[200];     /* !o_ident: one line, why */
+} ar_ntfit_msg;
+int ar_ntfit_msg_chain(int nodes);
+ar_status ar_ntfit_msg_fit(const ar_nt_set *s, const ar_platform *p, unsigned seed, int nboot, ar_ntfit_msg *out,
+                           ar_err *e);
+
 #endif

@@ -427,6 +427,122 @@ static void nvls_round_trip(double small_amp) {
     ar_platform_free(p);
 }
 
+/* ---- 6. LogGP o from the small sizes ----
+ * Truth: NCCL's model on dgx-h100:nodes=N (its own choice) plus 2 o per network message of NCCL's tree between
+ * nodes (ar_ntfit_msg_chain), o = 3 us, 1 % noise; sizes lo..hi (x2). Fitted back inside its interval; a log
+ * without sizes below 64 KB, and a one-node log, say o is not identified; the calibrated file carries
+ * compute.message and loads back (also as CAL.json:nodes=2). */
+static char *synth_msg(const ar_platform *p, uint64_t lo, uint64_t hi, double o, unsigned seed) {
+    size_t cap = 1 << 16, len = 0;
+    char *buf = malloc(cap);
+    T_CHECK(buf != NULL, "malloc");
+    len += (size_t)snprintf(buf + len, cap - len, "# Collective test starting: all_reduce_perf\n# Using devices\n");
+    for (int r = 0; r < p->nranks; r++)
+        len += (size_t)snprintf(buf + len, cap - len,
+                                "#  Rank %2d Group  0 Pid  100 on   node-%c device %2d [0000:%02d:00] NVIDIA H100 80GB "
+                                "HBM3\n",
+                                r, 'a' + p->machine_of_rank[r], r % 8, r % 8);
+    len += (size_t)snprintf(buf + len, cap - len,
+                            "#       size         count      type   redop    root     time   algbw   busbw #wrong     "
+                            "time   algbw   busbw #wrong\n");
+    ar_err e = {{0}};
+    ar_nccl_in in;
+    T_OK(ar_nccl_in_from_platform(p, 0, &in, &e), e);
+    unsigned long long rng = seed;
+    for (uint64_t b = lo; b <= hi; b *= 2) {
+        double sum = 0, t = 0;
+        for (int k = 0; k < 12; k++) {
+            rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+            sum += (double)(rng >> 11) / 9007199254740992.0;
+        }
+        T_OK(ar_nccl_model_choose(&in, AR_NCCL_ALLREDUCE, -1, (double)b, NULL, NULL, &t, &e), e);
+        t = (t + 2.0 * ar_ntfit_msg_chain(p->nmachines) * o) * (1 + 0.01 * (sum - 6)) * 1e6;
+        double alg = (double)b / t / 1e3;
+        len += (size_t)snprintf(buf + len, cap - len,
+                                "%12llu %12llu float sum -1 %10.3f %7.2f %7.2f 0 %10.3f %7.2f %7.2f 0\n",
+                                (unsigned long long)b, (unsigned long long)(b / 4), t, alg, alg, t, alg, alg);
+    }
+    len += (size_t)snprintf(buf + len, cap - len, "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 1.0\n");
+    T_CHECK(len < cap, "buffer");
+    return buf;
+}
+
+static void msg_fit_one(const char *plat, uint64_t lo, uint64_t hi, int want_ident, ar_ntfit_msg *m) {
+    ar_err e = {{0}};
+    ar_platform *p = NULL, *p1 = NULL;
+    T_OK(ar_platform_load(plat, 0, &p, &e), e);
+    T_OK(ar_platform_load("dgx-h100", 0, &p1, &e), e);
+    char *txt = synth_msg(p, lo, hi, 3e-6, 41);
+    ar_nt_set *s = NULL;
+    T_OK(ar_nt_read_mem("msg.txt", txt, strlen(txt), NULL, &s, &e), e);
+    T_OK(ar_ntfit_msg_fit(s, p1, 1, 200, m, &e), e);
+    printf("o %s %llu..%llu B: n %d o %.4g [%.4g, %.4g] us ident %d%s%s\n", plat, (unsigned long long)lo,
+           (unsigned long long)hi, m->n, m->o * 1e6, m->o_lo * 1e6, m->o_hi * 1e6, m->o_ident, m->o_ident ? "" : ": ",
+           m->why);
+    T_CHECK(m->o_ident == want_ident, "%s: o identified %d, expected %d", plat, m->o_ident, want_ident);
+    if (want_ident) {
+        T_CHECK(m->o_lo <= 3e-6 && 3e-6 <= m->o_hi, "o: true 3 us outside [%g, %g]", m->o_lo, m->o_hi);
+        T_CHECK(fabs(m->o / 3e-6 - 1) < 0.15, "o: fitted %g, true 3 us", m->o);
+        T_CHECK(m->nodes_lo == p->nmachines && m->nodes_hi == p->nmachines, "o: node counts %d..%d", m->nodes_lo,
+                m->nodes_hi);
+    } else {
+        T_CHECK(m->o == 0 && m->why[0], "o not identified: value %g, reason \"%s\"", m->o, m->why);
+    }
+    ar_nt_free(s);
+    free(txt);
+    ar_platform_free(p);
+    ar_platform_free(p1);
+}
+
+static void msg_round_trip(void) {
+    ar_ntfit_msg m;
+    T_CHECK(ar_ntfit_msg_chain(1) == 0 && ar_ntfit_msg_chain(2) == 2 && ar_ntfit_msg_chain(3) == 4 &&
+                ar_ntfit_msg_chain(8) == 6,
+            "chain");
+    msg_fit_one("dgx-h100:nodes=4", 8, 1u << 20, 1, &m);
+    msg_fit_one("dgx-h100:nodes=2", 8, 1u << 20, 1, &m);
+    ar_ntfit_msg big;
+    msg_fit_one("dgx-h100:nodes=2", 64u << 10, 1u << 26, 0, &big);
+    T_CHECK(big.n == 0, "no record below 64 KB: n %d", big.n);
+    ar_ntfit_msg one;
+    msg_fit_one("dgx-h100", 8, 1u << 20, 0, &one);
+
+    /* the calibrated file carries compute.message and loads back */
+    ar_err e = {{0}};
+    ar_platform *p2 = NULL, *q = NULL;
+    T_OK(ar_platform_load("dgx-h100:nodes=2", 0, &p2, &e), e);
+    ar_ntcal_in in = {.name = "msgcal",
+                      .lat_scale = 1,
+                      .bw_scale = 1,
+                      .calibrated = 1,
+                      .cal_lat = {1, 1},
+                      .cal_bw = {1, 1},
+                      .base = "dgx-h100",
+                      .have_msg = 1,
+                      .msg_o = m.o,
+                      .msg_g = 0.5e-6};
+    char *json = NULL;
+    T_OK(ar_ntcal_platform_json(p2, &in, &json, &e), e);
+    T_CHECK(strstr(json, "\"message\"") != NULL, "compute.message written");
+    T_OK(ar_platform_from_json(json, "msgcal", &q, &e), e);
+    T_CHECK(fabs(q->msg_o_s - m.o) <= 1e-15 && fabs(q->msg_g_s - 0.5e-6) <= 1e-15, "loaded o %g g %g", q->msg_o_s,
+            q->msg_g_s);
+    ar_platform_free(q);
+    q = NULL;
+    const char *path = "./test_ntfit_msgcal.json"; /* in the test's working directory */
+    FILE *f = fopen(path, "w");
+    T_CHECK(f && fputs(json, f) >= 0 && fclose(f) == 0, "write %s", path);
+    char spec[4200];
+    snprintf(spec, sizeof spec, "%s:nodes=2", path);
+    T_OK(ar_platform_load(spec, 0, &q, &e), e);
+    T_CHECK(q->nmachines == 2 && fabs(q->msg_o_s - m.o) <= 1e-15 && fabs(q->msg_g_s - 0.5e-6) <= 1e-15,
+            "CAL.json:nodes=2: machines %d o %g g %g", q->nmachines, q->msg_o_s, q->msg_g_s);
+    remove(path);
+    ar_platform_free(q);
+    ar_platform_free(p2);
+    free(json);
+}
+
 int main(int argc, char **argv) {
     ar_err e = {{0}};
     if (argc == 3 && !strcmp(argv[1], "--synth")) { /* the files of section 4 into a directory (cli_fit.sh) */
@@ -451,6 +567,7 @@ int main(int argc, char **argv) {
         ar_platform_free(p1);
         return 0;
     }
+    msg_round_trip();
     cal_round_trip();
     nvls_round_trip(0);
     nvls_round_trip(0.6);
