@@ -940,21 +940,26 @@ ar_status ar_ntfit_msg_fit(const ar_nt_set *s, const ar_platform *p, unsigned se
     int n = 0;
     ar_status st = q && v && ex && bv && bm ? AR_OK : ar_fail(e, AR_ENOMEM, "ntfit: out of memory");
     if (!st) st = ar_ntfit_predict(s, p, NULL, q, &n, e);
-    int m = 0, multi = 0;
+    int m = 0, multi = 0, multi_ar = 0;
     for (int i = 0; !st && i < n; i++) {
         if (q[i].nodes < 2) continue;
         multi++;
+        if (!out->nodes_lo || q[i].nodes < out->nodes_lo) out->nodes_lo = q[i].nodes;
+        if (q[i].nodes > out->nodes_hi) out->nodes_hi = q[i].nodes;
+        if (s->runs[s->recs[q[i].rec].run].coll != AR_NT_ALL_REDUCE) continue; /* NCCL's tree is the chain */
+        multi_ar++;
         if (!(q[i].bytes > 0 && q[i].bytes < AR_NTFIT_MSG_MAX_BYTES) || !(q[i].meas_s > 0)) continue;
         ex[m] = q[i].meas_s - q[i].pred_s;
         v[m] = ex[m] / (2.0 * ar_ntfit_msg_chain(q[i].nodes));
-        if (!out->nodes_lo || q[i].nodes < out->nodes_lo) out->nodes_lo = q[i].nodes;
-        if (q[i].nodes > out->nodes_hi) out->nodes_hi = q[i].nodes;
         m++;
     }
     out->n = m;
     if (!st) {
         if (!multi)
             snprintf(out->why, sizeof out->why, "every run is on one node, and o prices messages between machines");
+        else if (!multi_ar)
+            snprintf(out->why, sizeof out->why,
+                     "no multi-node all_reduce run (the message chain is NCCL's all_reduce tree)");
         else if (m < 2)
             snprintf(out->why, sizeof out->why, "%d multi-node record%s below 64 KB (needs >= 2)", m,
                      m == 1 ? "" : "s");

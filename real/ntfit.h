@@ -142,7 +142,7 @@ ar_status ar_ntfit_fit(const ar_nt_set *s, const ar_platform *p, unsigned seed, 
 void ar_ntfit_free(ar_ntfit_res *res);
 
 /* LogGP's per-message overhead o between machines (core/platform.h msg_o_s, "compute"."message"), from the
- * small sizes (0 < size < 64 KB) of the multi-node records. NCCL's own algorithms are priced without o (their
+ * small sizes (0 < size < 64 KB) of the multi-node all_reduce records (other collectives: not used). NCCL's own algorithms are priced without o (their
  * protocol's per-step latency holds it), so o is what the measured time leaves above NCCL's model on p (the
  * preset as it is, NCCL's choice or the run's NCCL_ALGO/NCCL_PROTO), shared over the network messages of the
  * critical path at these sizes, each paying o at both ends: NCCL's tree between nodes, one message up and one
@@ -155,7 +155,7 @@ void ar_ntfit_free(ar_ntfit_res *res);
  * critical path): the caller keeps the platform's. */
 #define AR_NTFIT_MSG_MAX_BYTES 65536.0
 typedef struct ar_ntfit_msg {
-    int n, nodes_lo, nodes_hi; /* records used; their node counts */
+    int n, nodes_lo, nodes_hi; /* records used; the node counts of the multi-node records */
     double o, o_lo, o_hi;      /* seconds */
     int o_ident, nboot;
     double excess_med; /* median of meas - model over the records used (s) */
