@@ -147,6 +147,10 @@ void tbl_set_unit(cli_table *t, int col, tbl_unit u);
 void tbl_set_cell_unit(cli_table *t, int row, int col, tbl_unit u); /* one cell's, over its column's */
 /* Copies a cell of another table (its text and number) into row, col. */
 void tbl_copy_cell(cli_table *t, int row, int col, const cli_cell *from);
+/* dst = the columns named keep (nk, at most 64) of src's rows, in that order; with only_col, only the rows
+ * whose only_col cell is only_val. dst is initialised here (tbl_free it). */
+void tbl_select(cli_table *dst, const cli_table *src, const char *const *keep, int nk, const char *only_col,
+                const char *only_val);
 /* Appends a row of a lab/rows.h column table (n columns, in table order): numbers in their column's
  * format (tfmt for times), texts where set; where the row was not priced, only its key columns are
  * set and every other number is empty. Returns the row or -1. */

@@ -242,15 +242,8 @@ static void print_detail_summary(const model_ctx *c) {
     printf("\nSummary\n");
     static const char *const keep[] = {"algo",   "platform", "ranks",      "bytes",       "model_s",
                                        "walk_s", "rel_diff", "busbw_GBps", "nccl_model_s"};
-    enum { NK = sizeof keep / sizeof keep[0] };
     cli_table s;
-    tbl_init(&s, NK, keep);
-    s.digits = c->a.digits;
-    for (int r = 0; r < c->t.nrows; r++) {
-        if (strcmp(c->t.cells[(size_t)r * NCOLS + (size_t)col("status")].s, "ok")) continue;
-        int nr = tbl_row(&s);
-        for (int k = 0; k < NK; k++) tbl_copy_cell(&s, nr, k, &c->t.cells[(size_t)r * NCOLS + (size_t)col(keep[k])]);
-    }
+    tbl_select(&s, &c->t, keep, (int)(sizeof keep / sizeof keep[0]), "status", "ok");
     tbl_print(&s, FMT_TABLE, stdout);
     tbl_free(&s);
 }

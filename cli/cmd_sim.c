@@ -538,14 +538,8 @@ static void print_summary(const sim_run_ctx *c) {
     static const char *const keep[] = {"algo",      "platform", "ranks",    "bytes",          "sim_s",
                                        "model_s",   "rel_err",  "closed_s", "closed_rel_err", "busbw_GBps",
                                        "transfers", "wall_s",   "check",    "status"};
-    enum { NK = sizeof keep / sizeof keep[0] };
     cli_table s;
-    tbl_init(&s, NK, keep);
-    s.digits = c->a.digits;
-    for (int r = 0; r < c->t.nrows; r++) {
-        int nr = tbl_row(&s);
-        for (int k = 0; k < NK; k++) tbl_copy_cell(&s, nr, k, &c->t.cells[(size_t)r * NCOLS + (size_t)col(keep[k])]);
-    }
+    tbl_select(&s, &c->t, keep, (int)(sizeof keep / sizeof keep[0]), NULL, NULL);
     tbl_print(&s, FMT_TABLE, stdout);
     tbl_free(&s);
 }

@@ -379,3 +379,24 @@ int tbl_put_row(cli_table *t, const lab_rowcol *cols, int n, const void *row, in
     }
     return r;
 }
+
+void tbl_select(cli_table *dst, const cli_table *src, const char *const *keep, int nk, const char *only_col,
+                const char *only_val) {
+    tbl_init(dst, nk, keep);
+    dst->digits = src->digits;
+    int from[64], only = -1;
+    for (int k = 0; k < nk && k < 64; k++) {
+        from[k] = -1;
+        for (int c = 0; c < src->ncols; c++)
+            if (!strcmp(src->cols[c], keep[k])) from[k] = c;
+    }
+    for (int c = 0; only_col && c < src->ncols; c++)
+        if (!strcmp(src->cols[c], only_col)) only = c;
+    for (int r = 0; r < src->nrows; r++) {
+        const cli_cell *row = &src->cells[(size_t)r * (size_t)src->ncols];
+        if (only >= 0 && strcmp(row[only].s ? row[only].s : "", only_val)) continue;
+        int nr = tbl_row(dst);
+        for (int k = 0; k < nk && k < 64; k++)
+            if (from[k] >= 0) tbl_copy_cell(dst, nr, k, &row[from[k]]);
+    }
+}
