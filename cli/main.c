@@ -50,7 +50,8 @@ static void usage(FILE *f) {
     for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++) fprintf(f, "  arlab %s\n", verbs[i].usage);
     fprintf(f, "  arlab --version                               version, git commit, backends built\n");
     fprintf(f, "  arlab help VERB (or arlab VERB --help)         every option of a verb, with an example\n");
-    fprintf(f, "  arlab help columns sweep|sim|model             the output columns of sweeps, sim, model (Markdown)\n");
+    fprintf(f,
+            "  arlab help columns sweep|sim|model             the output columns of sweeps, sim, model (Markdown)\n");
     fprintf(
         f, "common: --dtype f32|f16|bf16|f64|i32, --ranks N (generated families), sizes like 100MB, 120M (elements)\n");
 }

@@ -55,7 +55,7 @@ struct ar_tb {
     tb_link *links;
     char transport[256]; /* the MPI transport chosen for its runs (state file, status) */
     int owned;           /* 1 while this process owns a built testbed */
-    int no_netem; /* 1 once tc said the kernel has no netem: latency not shaped */
+    int no_netem;        /* 1 once tc said the kernel has no netem: latency not shaped */
     pid_t watchdog;
     int wfd; /* write end of the watchdog pipe */
     struct sigaction old[3];
