@@ -186,28 +186,32 @@ ar_op *ar_sched_op(ar_schedule *s, ar_op_kind kind, ar_impl impl, const int *mem
     return op;
 }
 
+/* A copy of an op's per-member array (n entries of `size` bytes), or NULL when out of memory. */
+static void *member_array(const ar_op *op, const void *from, size_t size) {
+    void *c = ar_reallocarray(NULL, (size_t)op->n, size);
+    if (c) memcpy(c, from, (size_t)op->n * size);
+    return c;
+}
+
 ar_status ar_op_set_counts(ar_op *op, const uint64_t *counts) {
-    uint64_t *c = ar_reallocarray(NULL, (size_t)op->n, sizeof *c);
+    uint64_t *c = member_array(op, counts, sizeof *c);
     if (!c) return AR_ENOMEM;
-    memcpy(c, counts, (size_t)op->n * sizeof *c);
     free(op->counts);
     op->counts = c;
     return AR_OK;
 }
 
 ar_status ar_op_set_parent(ar_op *op, const int *parent) {
-    int *c = ar_reallocarray(NULL, (size_t)op->n, sizeof *c);
+    int *c = member_array(op, parent, sizeof *c);
     if (!c) return AR_ENOMEM;
-    memcpy(c, parent, (size_t)op->n * sizeof *c);
     free(op->parent);
     op->parent = c;
     return AR_OK;
 }
 
 ar_status ar_op_set_offs(ar_op *op, const uint64_t *offs) {
-    uint64_t *c = ar_reallocarray(NULL, (size_t)op->n, sizeof *c);
+    uint64_t *c = member_array(op, offs, sizeof *c);
     if (!c) return AR_ENOMEM;
-    memcpy(c, offs, (size_t)op->n * sizeof *c);
     free(op->offs);
     op->offs = c;
     op->offset = c[0];
