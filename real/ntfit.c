@@ -251,6 +251,11 @@ static ar_status model_of(plat_cache *pc, const ar_platform *p, const ar_nt_set 
     return AR_OK;
 }
 
+static void plat_cache_free(plat_cache *pc) {
+    for (int i = 0; pc && i < pc->n; i++) ar_platform_free(pc->c[i].own);
+    free(pc);
+}
+
 static ar_status fit_impl(const ar_nt_set *s, const ar_platform *p, plat_cache *pc, unsigned seed, int nboot,
                           ar_ntfit_res *res, ar_err *e);
 
@@ -259,8 +264,7 @@ ar_status ar_ntfit_fit(const ar_nt_set *s, const ar_platform *p, unsigned seed, 
     plat_cache *pc = calloc(1, sizeof *pc);
     if (!pc) return ar_fail(e, AR_ENOMEM, "ntfit: out of memory");
     ar_status st = fit_impl(s, p, pc, seed, nboot, res, e);
-    for (int i = 0; i < pc->n; i++) ar_platform_free(pc->c[i].own);
-    free(pc);
+    plat_cache_free(pc);
     return st;
 }
 
@@ -896,8 +900,8 @@ ar_status ar_ntfit_calibrate(const ar_nt_set *s, const ar_platform *p, unsigned 
         *out = settled ? *cur : *best;
         out->kept = best->passes, out->passes = passes;
     }
-    for (int i = 0; i < pc->n; i++) ar_platform_free(pc->c[i].own);
-    free(pc), free(R), free(cur), free(q), free(scratch), free(best);
+    plat_cache_free(pc);
+    free(R), free(cur), free(q), free(scratch), free(best);
     return st;
 }
 
@@ -906,8 +910,7 @@ ar_status ar_ntfit_predict(const ar_nt_set *s, const ar_platform *p, const ar_nt
     plat_cache *pc = calloc(1, sizeof *pc);
     if (!pc) return ar_fail(e, AR_ENOMEM, "ntfit: out of memory");
     ar_status st = predict_pc(s, p, pc, cal, out, n, e);
-    for (int i = 0; i < pc->n; i++) ar_platform_free(pc->c[i].own);
-    free(pc);
+    plat_cache_free(pc);
     return st;
 }
 

@@ -339,8 +339,13 @@ ar_status ar_mx_bench(ar_mx *x, const ar_schedule *s, uint64_t count, ar_dtype t
     return AR_OK;
 }
 
-/* Buffers for a two-rank test of `bytes` and `iters` timings (grown, never shrunk). */
-static ar_status room(ar_mx *x, uint64_t bytes, int iters, ar_err *e) {
+/* A two-rank test (what: its name) of ranks a and b: the arguments checked, and buffers for `bytes` and
+ * `iters` timings (grown, never shrunk); every rank agrees on the outcome. */
+static ar_status two_rank_test(ar_mx *x, const char *what, int a, int b, uint64_t bytes, int iters, ar_err *e) {
+    if (a == b || a < 0 || b < 0 || a >= x->nranks || b >= x->nranks || iters < 1)
+        return ar_fail(e, AR_EINVAL, "%s %d<->%d: bad ranks or iterations", what, a, b);
+    if (bytes > INT_MAX)
+        return ar_fail(e, AR_ELIMIT, "%s of %llu bytes exceeds 2 GiB", what, (unsigned long long)bytes);
     ar_status st = AR_OK;
     if (bytes > x->cap) {
         free(x->buf);
@@ -355,16 +360,12 @@ static ar_status room(ar_mx *x, uint64_t bytes, int iters, ar_err *e) {
     }
     if (ar_grow(&x->times, &x->captimes, (size_t)iters, sizeof *x->times) < 0)
         st = ar_fail(e, AR_ENOMEM, "out of memory");
-    return st;
+    return agree(x, st, e);
 }
 
 ar_status ar_mx_pingpong(ar_mx *x, int a, int b, uint64_t bytes, int warmup, int iters, double *oneway_s, ar_err *e) {
     *oneway_s = NAN;
-    if (a == b || a < 0 || b < 0 || a >= x->nranks || b >= x->nranks || iters < 1)
-        return ar_fail(e, AR_EINVAL, "ping-pong %d<->%d: bad ranks or iterations", a, b);
-    if (bytes > INT_MAX)
-        return ar_fail(e, AR_ELIMIT, "ping-pong of %llu bytes exceeds 2 GiB", (unsigned long long)bytes);
-    ar_status st = agree(x, room(x, bytes, iters, e), e);
+    ar_status st = two_rank_test(x, "ping-pong", a, b, bytes, iters, e);
     if (st != AR_OK) return st;
     sleepy_barrier(x->comm);
     for (int i = 0; i < warmup + iters && (x->rank == a || x->rank == b); i++) {
@@ -390,11 +391,7 @@ ar_status ar_mx_pingpong(ar_mx *x, int a, int b, uint64_t bytes, int warmup, int
 
 ar_status ar_mx_exchange(ar_mx *x, int a, int b, uint64_t bytes, int warmup, int iters, double *time_s, ar_err *e) {
     *time_s = NAN;
-    if (a == b || a < 0 || b < 0 || a >= x->nranks || b >= x->nranks || iters < 1)
-        return ar_fail(e, AR_EINVAL, "exchange %d<->%d: bad ranks or iterations", a, b);
-    if (bytes > INT_MAX)
-        return ar_fail(e, AR_ELIMIT, "exchange of %llu bytes exceeds 2 GiB", (unsigned long long)bytes);
-    ar_status st = agree(x, room(x, bytes, iters, e), e);
+    ar_status st = two_rank_test(x, "exchange", a, b, bytes, iters, e);
     if (st != AR_OK) return st;
     int me = x->rank == a || x->rank == b, peer = x->rank == a ? b : a;
     MPI_Request *r = ar_calloc((size_t)(2 * nmsgs(x, bytes)), sizeof *r);
