@@ -96,6 +96,22 @@ static ar_status finish_run(tparse *t, int line, int at_eof, ar_err *e) {
     return AR_OK;
 }
 
+/* Ends the current run and starts the next (has_header: it begins with nccl-tests' header). */
+static ar_status new_run(tparse *t, int line, int has_header, ar_err *e) {
+    ar_status st = finish_run(t, line, 0, e);
+    if (st) return st;
+    st = nt_add_run(t->s, t->file, line, t->o, &t->run, e);
+    if (st) return st;
+    t->table = 0;
+    t->has_header = has_header;
+    t->run_cmd = t->pending_cmd;
+    t->pending_cmd = AR_NT_COLL_UNKNOWN;
+    t->dev_cap = 0;
+    t->nnodes_log = t->nranks_log = 0;
+    t->lib_code = 0;
+    return AR_OK;
+}
+
 /* A line that starts a run ("# nccl-tests version", "# Collective test starting",
  * "# nThread"): continue the current run while its table has not begun. */
 static ar_status start_run(tparse *t, int line, ar_err *e) {
@@ -104,36 +120,15 @@ static ar_status start_run(tparse *t, int line, ar_err *e) {
         take_arlab(t);
         return AR_OK;
     }
-    ar_status st = finish_run(t, line, 0, e);
-    if (st) return st;
-    st = nt_add_run(t->s, t->file, line, t->o, &t->run, e);
-    if (st) return st;
-    t->table = 0;
-    t->has_header = 1;
-    t->run_cmd = t->pending_cmd;
-    t->pending_cmd = AR_NT_COLL_UNKNOWN;
-    t->dev_cap = 0;
-    t->nnodes_log = t->nranks_log = 0;
-    t->lib_code = 0;
-    take_arlab(t);
-    return AR_OK;
+    ar_status st = new_run(t, line, 1, e);
+    if (st == AR_OK) take_arlab(t);
+    return st;
 }
 
 /* The current run, made on first use (NCCL log lines before any header). */
 static ar_status cur_run(tparse *t, int line, ar_err *e) {
     if (t->run >= 0 && t->table != 2 && t->table != 3) return AR_OK;
-    ar_status st = finish_run(t, line, 0, e);
-    if (st) return st;
-    st = nt_add_run(t->s, t->file, line, t->o, &t->run, e);
-    if (st) return st;
-    t->table = 0;
-    t->has_header = 0;
-    t->run_cmd = t->pending_cmd;
-    t->pending_cmd = AR_NT_COLL_UNKNOWN;
-    t->dev_cap = 0;
-    t->nnodes_log = t->nranks_log = 0;
-    t->lib_code = 0;
-    return AR_OK;
+    return new_run(t, line, 0, e);
 }
 
 static ar_status set_coll(tparse *t, const char *prog, int line, ar_err *e) {
