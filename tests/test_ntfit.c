@@ -33,11 +33,9 @@ static double true_time(const ar_platform *p, double bytes, double ls, double bs
 }
 
 /* nccl-tests text for sizes [lo, hi] (factor 2); wrong_at: size with #wrong 3 (0: none). */
-static char *synth(const ar_platform *p, uint64_t lo, uint64_t hi, unsigned seed, uint64_t wrong_at, double bs_nvls) {
-    size_t cap = 1 << 16, len = 0;
-    char *buf = malloc(cap);
-    T_CHECK(buf != NULL, "malloc");
-    len += (size_t)snprintf(buf + len, cap - len, "# Collective test starting: all_reduce_perf\n# Using devices\n");
+/* nccl-tests' header of an all_reduce_perf run on p's ranks (one device line per rank); its length. */
+static size_t log_header(char *buf, size_t cap, const ar_platform *p) {
+    size_t len = (size_t)snprintf(buf, cap, "# Collective test starting: all_reduce_perf\n# Using devices\n");
     for (int r = 0; r < p->nranks; r++)
         len += (size_t)snprintf(
             buf + len, cap - len,
@@ -45,6 +43,14 @@ static char *synth(const ar_platform *p, uint64_t lo, uint64_t hi, unsigned seed
     len += (size_t)snprintf(buf + len, cap - len,
                             "#       size         count      type   redop    root     time   algbw   busbw #wrong     "
                             "time   algbw   busbw #wrong\n");
+    return len;
+}
+
+static char *synth(const ar_platform *p, uint64_t lo, uint64_t hi, unsigned seed, uint64_t wrong_at, double bs_nvls) {
+    size_t cap = 1 << 16, len = 0;
+    char *buf = malloc(cap);
+    T_CHECK(buf != NULL, "malloc");
+    len += log_header(buf + len, cap - len, p);
     unsigned long long rng = seed;
     for (uint64_t b = lo; b <= hi; b *= 2) {
         double sum = 0;
@@ -326,14 +332,7 @@ static char *synth_nvls(const ar_platform *p, unsigned seed, double small_amp) {
     ar_nccl_in in;
     T_OK(ar_nccl_in_from_platform(p, 0, &in, &e), e);
     in.cal_lat = k_n_lat, in.cal_bw = k_n_bw, in.cal_sw_bw[0] = k_n_nvls;
-    len += (size_t)snprintf(buf + len, cap - len, "# Collective test starting: all_reduce_perf\n# Using devices\n");
-    for (int r = 0; r < p->nranks; r++)
-        len += (size_t)snprintf(
-            buf + len, cap - len,
-            "#  Rank %2d Group  0 Pid  100 on   node-a device %2d [0000:%02d:00] NVIDIA H100 80GB HBM3\n", r, r, r);
-    len += (size_t)snprintf(buf + len, cap - len,
-                            "#       size         count      type   redop    root     time   algbw   busbw #wrong     "
-                            "time   algbw   busbw #wrong\n");
+    len += log_header(buf + len, cap - len, p);
     unsigned long long rng = seed;
     for (uint64_t b = 8; b <= (16ull << 30); b *= 2) {
         double sum = 0;
