@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Two arlab binaries print the same for the verbs best and compare: stdout, stderr and the exit status of
+# Two arlab binaries print the same for the verbs best, compare and
+# calibrate (its error paths: the measurement needs GPUs): stdout, stderr and the exit status of
 # each command below, byte for byte (only wall-clock figures masked). Used to check that restructuring a
 # verb changes nothing it prints.
-# Usage: experiments/same_verbs.sh OLD NEW [best|compare]   (default: both); run from the source tree.
+# Usage: experiments/same_verbs.sh OLD NEW [best|compare|calibrate]   (default: both); run from the source tree.
 set -u
 cd "$(dirname "$0")/.."
-old=${1:?usage: same_verbs.sh OLD NEW [best|compare]} new=${2:?usage: same_verbs.sh OLD NEW [best|compare]}
+old=${1:?usage: same_verbs.sh OLD NEW [best|compare|calibrate]} new=${2:?usage: same_verbs.sh OLD NEW [best|compare|calibrate]}
 which=${3:-all}
 logs=experiments/reference/logs
 cmds=()
@@ -57,6 +58,16 @@ if [ "$which" = all ] || [ "$which" = compare ]; then
     "compare --measured /nonexistent.txt --platform dgx-h100"
     "compare --platform dgx-h100"
     "compare --measured $logs/$1 --platform nosuch"
+  )
+fi
+if [ "$which" = all ] || [ "$which" = calibrate ]; then
+  cmds+=(
+    "calibrate --out /nonexistent/cal.json --fit bogus"
+    "calibrate --size 1MB,2MB"
+    "calibrate --out /nonexistent/cal.json --size 1MB"
+    "calibrate --out /nonexistent/cal.json --size 1parsec,2MB"
+    "calibrate --out /nonexistent/cal.json --size 1MB,2MB --fit abs"
+    "calibrate --out /nonexistent/cal.json --size 1MB,2MB --format csv"
   )
 fi
 mask() { sed -E 's/[0-9.]+ ?(s|ms) (of )?wall( time| clock)?/<wall>/g'; }
