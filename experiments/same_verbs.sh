@@ -3,10 +3,10 @@
 # calibrate (its error paths: the measurement needs GPUs): stdout, stderr and the exit status of
 # each command below, byte for byte (only wall-clock figures masked). Used to check that restructuring a
 # verb changes nothing it prints.
-# Usage: experiments/same_verbs.sh OLD NEW [best|compare|calibrate]   (default: both); run from the source tree.
+# Usage: experiments/same_verbs.sh OLD NEW [best|compare|calibrate|sweep]   (default: both); run from the source tree.
 set -u
 cd "$(dirname "$0")/.."
-old=${1:?usage: same_verbs.sh OLD NEW [best|compare|calibrate]} new=${2:?usage: same_verbs.sh OLD NEW [best|compare|calibrate]}
+old=${1:?usage: same_verbs.sh OLD NEW [best|compare|calibrate|sweep]} new=${2:?usage: same_verbs.sh OLD NEW [best|compare|calibrate|sweep]}
 which=${3:-all}
 logs=experiments/reference/logs
 cmds=()
@@ -70,14 +70,34 @@ if [ "$which" = all ] || [ "$which" = calibrate ]; then
     "calibrate --out /nonexistent/cal.json --size 1MB,2MB --format csv"
   )
 fi
-mask() { sed -E 's/[0-9.]+ ?(s|ms) (of )?wall( time| clock)?/<wall>/g'; }
+if [ "$which" = all ] || [ "$which" = sweep ]; then
+  # a small grid (model backend), run into a fresh --out for each binary
+  printf '%s\n' '{"name": "sv", "backend": "model", "platforms": ["flat:ranks=4", "dgx-h100"],' \
+    '"algos": ["ring", "halving-doubling", "nvls"], "sizes": ["1MB", "16MB"]}' >"${TMPDIR:-/tmp}/same_verbs_sv.json"
+  sv="${TMPDIR:-/tmp}/same_verbs_sv.json" svout="${TMPDIR:-/tmp}/same_verbs_out"
+  cmds+=(
+    "sweep $sv --out $svout"
+    "sweep $sv --out $svout --quiet -j 2"
+    "sweep $sv --out $svout --jobs=2"
+    "sweep $sv --out $svout -j"
+    "sweep $sv --out $svout -j0"
+    "sweep -h"
+    "sweep"
+    "sweep /nonexistent.json"
+  )
+fi
+# wall clock: "N s of wall time", and a sweep's progress lines (their rates, elapsed time, ETA and
+# how many of them are drawn depend on timing)
+mask() { sed -E -e 's/[0-9.]+ ?(s|ms) (of )?wall( time| clock)?/<wall>/g' -e '/^[^ ]+: [0-9]+\/[0-9]+ points \(/d'; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 same=0 differ=0
 for c in "${cmds[@]}"; do
+  rm -rf "${svout:-/nonexistent}"
   # shellcheck disable=SC2086
   "$old" $c >"$tmp/o.out" 2>"$tmp/o.err"
   echo "rc=$?" >>"$tmp/o.err"
+  rm -rf "${svout:-/nonexistent}"
   # shellcheck disable=SC2086
   "$new" $c >"$tmp/n.out" 2>"$tmp/n.err"
   echo "rc=$?" >>"$tmp/n.err"
