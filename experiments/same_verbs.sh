@@ -3,10 +3,10 @@
 # calibrate (its error paths: the measurement needs GPUs): stdout, stderr and the exit status of
 # each command below, byte for byte (only wall-clock figures masked). Used to check that restructuring a
 # verb changes nothing it prints.
-# Usage: experiments/same_verbs.sh OLD NEW [best|compare|calibrate|sweep]   (default: both); run from the source tree.
+# Usage: experiments/same_verbs.sh OLD NEW [best|compare|calibrate|sweep|opts]   (default: both); run from the source tree.
 set -u
 cd "$(dirname "$0")/.."
-old=${1:?usage: same_verbs.sh OLD NEW [best|compare|calibrate|sweep]} new=${2:?usage: same_verbs.sh OLD NEW [best|compare|calibrate|sweep]}
+old=${1:?usage: same_verbs.sh OLD NEW [best|compare|calibrate|sweep|opts]} new=${2:?usage: same_verbs.sh OLD NEW [best|compare|calibrate|sweep|opts]}
 which=${3:-all}
 logs=experiments/reference/logs
 cmds=()
@@ -88,6 +88,32 @@ if [ "$which" = all ] || [ "$which" = sweep ]; then
 fi
 # wall clock: "N s of wall time", and a sweep's progress lines (their rates, elapsed time, ETA and
 # how many of them are drawn depend on timing)
+if [ "$which" = all ] || [ "$which" = opts ]; then # the common options' parser (cli/opts.c)
+  cmds+=(
+    "model --platform flat:ranks=4 --algo ring,halving-doubling --size 1MB,16MB --format csv"
+    "model --platform=flat:ranks=4 --algo=ring --size=1MB --dtype bf16 --coll allgather"
+    "model --platform flat:ranks=4 --algo ring -b 8 -e 1MB -f 4 --format json"
+    "model --platform flat:ranks=4 --algo ring --size 1MB, --format csv"
+    "model --platform flat:ranks=4 --algo ring --size 1MB --dtype f99"
+    "model --platform flat:ranks=4 --algo ring --size 1MB --format xml"
+    "model --platform flat:ranks=4 --algo ring --size 1MB --coll nosuch"
+    "model --platform flat:ranks=4 --algo ring --size 1MB --nccl-version 9.9"
+    "model --platform flat:ranks=4 --algo ring --size 1MB --ranks 0"
+    "model --platform flat:ranks=4 --algo ring --size 1MB --ranks=8"
+    "model --platform flat:ranks=4 --algo ring --size 1MB --platfrom x"
+    "model --platform flat:ranks=4 --algo ring --size 1MB --iters 3"
+    "model --platform flat:ranks=4 --algo ring --size 1MB --format="
+    "model --platform flat:ranks=4 --algo ring --size"
+    "model --platform flat:ranks=4 --algo ring --size 1MB stray"
+    "sim --platform flat:ranks=4 --algo ring --size 1MB --gamma 2"
+    "sim --platform flat:ranks=4 --algo ring --size 1MB --gamma -1"
+    "sim --platform flat:ranks=4 --algo ring --size 1MB --budget forever"
+    "sim --platform flat:ranks=4 --schedule a,b.json --size 1MB"
+    "sim --platform flat:ranks=4 --algo ring --size 1MB --check=1"
+    "real --dry-run --platform flat:ranks=4 --algo ring --size 1MB --iters 0"
+    "real --dry-run --platform flat:ranks=4 --algo ring --size 1MB --warmup -1"
+  )
+fi
 mask() { sed -E -e 's/[0-9.]+ ?(s|ms) (of )?wall( time| clock)?/<wall>/g' -e '/^[^ ]+: [0-9]+\/[0-9]+ points \(/d'; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
