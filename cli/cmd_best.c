@@ -26,6 +26,7 @@
 #include "cli.h"
 #include "progress.h"
 #include "lab/backend.h"
+#include "lab/bestrow.h"
 #include "lab/eval.h"
 #include "core/lower.h"
 #include "core/util.h"
@@ -167,45 +168,122 @@ static void explain(const ar_platform *p, uint64_t count, size_t eb, const ar_ra
 
 /* --- the verb ------------------------------------------------------------------- */
 
-/* Equal times get equal ranks (competition ranking "1 2 2 4"): candidates whose walk differs from the
- * previous one's by at most this relative amount share its rank. */
-
 /* --scenario with delays or flows: candidates simulated (walk order), the rest listed unsimulated */
 #define BEST_SIM_MAX 24
 
-/* Simulates candidate x under the scenario (--sync dataflow, its delays and flows); NaN on failure
- * (the reason into why). */
-static double sim_cand(const ar_platform *p, const ar_scenario *sc, const double *delays, ar_coll coll, uint64_t count,
-                       size_t eb, const ar_rank_cand *x, char *why, size_t nwhy) {
-    const lab_sim_api *sim = lab_sim();
-    char spec[300];
-    snprintf(spec, sizeof spec, "%s%s%s", x->algo, x->params[0] ? ":" : "", x->params);
-    ar_err e = {{0}};
-    ar_schedule *s = NULL;
-    double t = NAN;
-    if (!sim) {
-        snprintf(why, nwhy, "no SimGrid backend in this build");
-        return NAN;
-    }
-    if (ar_algo_plan_coll(spec, coll, p, count, eb, &s, &e) == AR_OK) {
-        ar_sim_opts so = {.sync = AR_SYNC_DATAFLOW,
-                          .rank_delay_s = delays,
-                          .flows = sc->flows,
-                          .nflows = sc->nflows,
-                          .budget_s = 120};
-        ar_sim_result r;
-        if (sim->run(p, s, &so, &r, &e) == AR_OK) {
-            t = r.complete ? r.time_s : NAN;
-            if (!r.complete) snprintf(why, nwhy, "simulation stopped after 120 s of wall time");
-            sim->result_free(&r);
+/* What the verb was asked: the common options and its own flags. */
+typedef struct best_args {
+    cli_opts o;
+    int top, per_algo; /* --top N (rows shown, every format; 0: the format's default), --per-algo */
+} best_args;
+
+/* What the verb computed: the ranking and the order its rows are listed in. */
+typedef struct best_run {
+    ar_platform *p;
+    ar_scenario *sc; /* --scenario: the platform above already has its slow and failed links */
+    uint64_t count;
+    size_t eb;
+    double bytes;
+    int by_simulation; /* ranked by simulated time (a scenario with delays, flows or a slow GPU) */
+    ar_ranking c;
+    int ranked; /* c holds a ranking to free */
+    int *order; /* rows in listing order: walk order, or by simulated time */
+    double *simt, *delays;
+    char simwhy[AR_ERR_LEN];
+    lab_nccl_pick nccl; /* what NCCL's own tuner would run here, the yardstick of vs_nccl */
+    ar_err ne;
+} best_run;
+
+/* Parses the verb's own flags (--top N, --per-algo), then the common options; AR_OK or the exit status
+ * after one line on stderr. */
+static ar_status best_parse(int argc, char **argv, best_args *a) {
+    char *rest[CLI_MAX_LIST * 4];
+    int nrest = 0;
+    a->top = a->per_algo = 0;
+    for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "--per-algo")) {
+            a->per_algo = 1;
+        } else if (!strcmp(argv[i], "--top") || !strncmp(argv[i], "--top=", 6)) {
+            const char *v = argv[i][5] == '=' ? argv[i] + 6 : (i + 1 < argc ? argv[++i] : NULL);
+            long long n;
+            ar_err te = {{0}};
+            if (!v || ar_parse_count(v, 1, 1000000, &n, &te) != AR_OK) {
+                fprintf(stderr, "arlab best: --top: give a number of rows >= 1\n");
+                return AR_EINVAL;
+            }
+            a->top = (int)n;
+        } else if (nrest < (int)(sizeof rest / sizeof rest[0])) {
+            rest[nrest++] = argv[i];
         } else {
-            snprintf(why, nwhy, "%s", e.msg);
+            fprintf(stderr, "arlab best: too many arguments\n");
+            return AR_EINVAL;
         }
-    } else {
-        snprintf(why, nwhy, "%s", e.msg);
     }
-    ar_schedule_free(s);
-    return t;
+    if (cli_parse(nrest, rest, OPT_PLATFORM | OPT_SIZE | OPT_RANKS | OPT_DTYPE | OPT_FORMAT | OPT_COLL | OPT_SCENARIO,
+                  &a->o, "best") != AR_OK)
+        return AR_EINVAL;
+    if (a->o.nplatforms != 1 || a->o.nsizes != 1) {
+        fprintf(stderr, "arlab best: give one --platform P and one --size S\n");
+        return AR_EINVAL;
+    }
+    return AR_OK;
+}
+
+/* Loads the platform and the scenario, prints the table's title, ranks every candidate (the walks
+ * start the scenario's late ranks late) and allocates the listing order; AR_OK or the exit status. */
+static ar_status best_prepare(const best_args *a, best_run *b) {
+    const cli_opts *o = &a->o;
+    if (cli_size(o, 0, &b->count) != AR_OK) return AR_EINVAL;
+    ar_status st = cli_load_platform(o, 0, &b->p);
+    if (st != AR_OK) return st;
+    if (cli_load_scenario(o, &b->sc) != AR_OK) return AR_EINVAL;
+    if (b->sc && b->sc->njobs) {
+        fprintf(stderr, "arlab best: %s: jobs: several jobs sharing the fabric are not ranked yet\n", b->sc->source);
+        return AR_EUNSUPPORTED;
+    }
+    /* delays, flows: the walk cannot see them; a slow-computing straggler: the walk prices it, the simulation
+     * (per-rank dataflow, FIFO reductions) is the reference the ranking uses */
+    b->by_simulation = ar_scenario_has_timing(b->sc) || ar_scenario_has_compute(b->sc);
+    b->eb = ar_dtype_size(o->dtype);
+    b->bytes = (double)b->count * (double)b->eb;
+    if (o->format == FMT_TABLE) {
+        char s[32];
+        printf("== best %s on %s (%d ranks), %s ==\n",
+               o->coll == AR_COLL_ALLREDUCE ? "all-reduce" : ar_coll_name(o->coll), b->p->name, b->p->nranks,
+               ar_fmt_bytes(b->bytes, s, sizeof s));
+    }
+    ar_err e = {{0}};
+    cli_status("best: planning and walking every algorithm and BlueConnect variant on %s ...", b->p->name);
+    double *late = NULL; /* the scenario's start delays: the walks start late ranks late */
+    if (ar_scenario_max_delay(b->sc) > 0 && (late = calloc((size_t)b->p->nranks, sizeof *late)))
+        ar_scenario_delays(b->sc, b->p->nranks, late);
+    st = ar_algo_rank(b->p, o->coll, b->count, b->eb, late, &b->c, &e);
+    b->ranked = 1;
+    free(late);
+    b->c.start_s = NULL;
+    cli_status(NULL);
+    for (int i = 0; o->format == FMT_TABLE && i < b->c.nnotes; i++) printf("  %s\n", b->c.notes[i]);
+    if (st != AR_OK) return cli_error(st, &e);
+    b->order = calloc((size_t)b->c.n + 1, sizeof *b->order);
+    b->simt = calloc((size_t)b->c.n + 1, sizeof *b->simt);
+    b->delays = calloc((size_t)b->p->nranks, sizeof *b->delays);
+    if (!b->order || !b->simt || !b->delays) {
+        fprintf(stderr, "arlab best: out of memory\n");
+        return AR_ENOMEM;
+    }
+    for (int i = 0; i < b->c.n; i++) {
+        b->order[i] = i;
+        b->simt[i] = NAN;
+    }
+    (void)lab_nccl_choice(b->p, (int)o->coll, b->bytes, &b->nccl.time_s, &b->nccl.algo, &b->nccl.proto, &b->ne);
+    return AR_OK;
+}
+
+/* 1 if candidate i is not the first (best) variant of its algorithm: --per-algo leaves it out. */
+static int later_variant(const ar_ranking *c, int per_algo, int i) {
+    for (int k = 0; per_algo && k < i; k++)
+        if (!strcmp(c->v[k].algo, c->v[i].algo)) return 1;
+    return 0;
 }
 
 static const double *g_sim_key; /* qsort has no context: the keys of the candidates being sorted */
@@ -217,214 +295,125 @@ static int by_sim(const void *a, const void *b) {
     return *(const int *)a - *(const int *)b; /* stable: walk order */
 }
 
-int cmd_best(int argc, char **argv) {
-    /* this verb's own flags: --top N (rows shown, every format), --per-algo (each algorithm's best variant) */
-    char *rest[CLI_MAX_LIST * 4];
-    int nrest = 0, top = 0, per_algo = 0;
-    for (int i = 0; i < argc; i++) {
-        if (!strcmp(argv[i], "--per-algo")) {
-            per_algo = 1;
-        } else if (!strcmp(argv[i], "--top") || !strncmp(argv[i], "--top=", 6)) {
-            const char *v = argv[i][5] == '=' ? argv[i] + 6 : (i + 1 < argc ? argv[++i] : NULL);
-            long long n;
-            ar_err te = {{0}};
-            if (!v || ar_parse_count(v, 1, 1000000, &n, &te) != AR_OK) {
-                fprintf(stderr, "arlab best: --top: give a number of rows >= 1\n");
-                return AR_EINVAL;
-            }
-            top = (int)n;
-        } else if (nrest < (int)(sizeof rest / sizeof rest[0])) {
-            rest[nrest++] = argv[i];
-        } else {
-            fprintf(stderr, "arlab best: too many arguments\n");
-            return AR_EINVAL;
-        }
+/* Under a scenario with timing: simulates the first BEST_SIM_MAX walked candidates (walk order) and
+ * lists the rows by their simulated times. */
+static void best_simulate(const best_args *a, best_run *b) {
+    ar_scenario_delays(b->sc, b->p->nranks, b->delays);
+    int nsim = 0;
+    for (int i = 0; i < b->c.n && nsim < BEST_SIM_MAX; i++) {
+        if (later_variant(&b->c, a->per_algo, i) || isnan(b->c.v[i].key_s)) continue;
+        cli_status("best: simulating %s under scenario %s (%d/%d) ...", b->c.v[i].algo, b->sc->name, nsim + 1,
+                   BEST_SIM_MAX);
+        b->simt[i] = lab_best_sim(b->p, b->sc, b->delays, a->o.coll, b->count, b->eb, &b->c.v[i], b->simwhy,
+                                  sizeof b->simwhy);
+        nsim++;
     }
-    argc = nrest;
-    argv = rest;
-    cli_opts o;
-    if (cli_parse(argc, argv, OPT_PLATFORM | OPT_SIZE | OPT_RANKS | OPT_DTYPE | OPT_FORMAT | OPT_COLL | OPT_SCENARIO,
-                  &o, "best") != AR_OK)
-        return AR_EINVAL;
-    if (o.nplatforms != 1 || o.nsizes != 1) {
-        fprintf(stderr, "arlab best: give one --platform P and one --size S\n");
-        return AR_EINVAL;
-    }
-    uint64_t count;
-    if (cli_size(&o, 0, &count) != AR_OK) return AR_EINVAL;
-    ar_platform *p;
-    ar_status st = cli_load_platform(&o, 0, &p);
-    if (st != AR_OK) return st;
-    ar_scenario *sc = NULL; /* --scenario: the platform above already has its slow and failed links */
-    if (cli_load_scenario(&o, &sc) != AR_OK) {
-        ar_platform_free(p);
-        return AR_EINVAL;
-    }
-    if (sc && sc->njobs) {
-        fprintf(stderr, "arlab best: %s: jobs: several jobs sharing the fabric are not ranked yet\n", sc->source);
-        ar_scenario_free(sc);
-        ar_platform_free(p);
-        return AR_EUNSUPPORTED;
-    }
-    /* delays, flows: the walk cannot see them; a slow-computing straggler: the walk prices it, the simulation
-     * (per-rank dataflow, FIFO reductions) is the reference the ranking uses */
-    int by_simulation = ar_scenario_has_timing(sc) || ar_scenario_has_compute(sc);
-    size_t eb = ar_dtype_size(o.dtype);
-    if (o.format == FMT_TABLE) {
-        char b[32];
-        printf("== best %s on %s (%d ranks), %s ==\n",
-               o.coll == AR_COLL_ALLREDUCE ? "all-reduce" : ar_coll_name(o.coll), p->name, p->nranks,
-               ar_fmt_bytes((double)count * (double)eb, b, sizeof b));
-    }
-    ar_ranking c;
-    ar_err e = {{0}};
-    cli_status("best: planning and walking every algorithm and BlueConnect variant on %s ...", p->name);
-    double *late = NULL; /* the scenario's start delays: the walks start late ranks late */
-    if (ar_scenario_max_delay(sc) > 0 && (late = calloc((size_t)p->nranks, sizeof *late)))
-        ar_scenario_delays(sc, p->nranks, late);
-    st = ar_algo_rank(p, o.coll, count, eb, late, &c, &e);
-    free(late);
-    c.start_s = NULL;
     cli_status(NULL);
-    for (int i = 0; o.format == FMT_TABLE && i < c.nnotes; i++) printf("  %s\n", c.notes[i]);
-    if (st != AR_OK) {
-        ar_ranking_free(&c);
-        ar_platform_free(p);
-        ar_scenario_free(sc);
-        return cli_error(st, &e);
-    }
-    /* the order rows are listed in: walk order, or by simulated time under a scenario with timing */
-    int *order = calloc((size_t)c.n + 1, sizeof *order);
-    double *simt = calloc((size_t)c.n + 1, sizeof *simt), *delays = calloc((size_t)p->nranks, sizeof *delays);
-    if (!order || !simt || !delays) {
-        free(order);
-        free(simt);
-        free(delays);
-        ar_ranking_free(&c);
-        ar_platform_free(p);
-        ar_scenario_free(sc);
-        fprintf(stderr, "arlab best: out of memory\n");
-        return AR_ENOMEM;
-    }
-    for (int i = 0; i < c.n; i++) {
-        order[i] = i;
-        simt[i] = NAN;
-    }
-    char simwhy[AR_ERR_LEN] = "";
-    if (by_simulation) {
-        ar_scenario_delays(sc, p->nranks, delays);
-        int nsim = 0;
-        for (int i = 0; i < c.n && nsim < BEST_SIM_MAX; i++) {
-            int dup = 0;
-            for (int k = 0; per_algo && k < i && !dup; k++) dup = !strcmp(c.v[k].algo, c.v[i].algo);
-            if (dup || isnan(c.v[i].key_s)) continue;
-            cli_status("best: simulating %s under scenario %s (%d/%d) ...", c.v[i].algo, sc->name, nsim + 1,
-                       BEST_SIM_MAX);
-            simt[i] = sim_cand(p, sc, delays, o.coll, count, eb, &c.v[i], simwhy, sizeof simwhy);
-            nsim++;
-        }
-        cli_status(NULL);
-        g_sim_key = simt;
-        qsort(order, (size_t)c.n, sizeof *order, by_sim);
-    }
-    /* what NCCL's own tuner would run here (models/nccl_model.h), the yardstick of vs_nccl */
-    double bytes = (double)count * (double)eb, nccl_s;
-    const char *nalgo, *nproto;
-    ar_err ne = {{0}};
-    (void)lab_nccl_choice(p, (int)o.coll, bytes, &nccl_s, &nalgo, &nproto, &ne);
-    static const char *const cols[] = {"rank",         "algo",      "params",     "walk_s",     "closed_s",
-                                       "rel_diff",     "slowest",   "algbw_GBps", "busbw_GBps", "vs_nccl",
-                                       "nccl_model_s", "nccl_algo", "nccl_proto", "sim_s",      "scenario"};
+    g_sim_key = b->simt;
+    qsort(b->order, (size_t)b->c.n, sizeof *b->order, by_sim);
+}
+
+/* The rows in listing order (lab/bestrow.h), the first --top (or the format's default) of them; prints the
+ * table and how many rows it left out. */
+static void best_rows(const best_args *a, const best_run *b) {
+    const char *cols[64];
+    for (int k = 0; k < lab_bestrow_ncols && k < 64; k++) cols[k] = lab_bestrow_cols[k].name;
+    int rank_col = lab_rowcol_find(lab_bestrow_cols, lab_bestrow_ncols, "rank");
     cli_table t;
-    tbl_init(&t, 15, cols);
-    tbl_set_unit(&t, 9, TBL_UNIT_RATIO); /* vs_nccl */
-    int limit = top ? top : o.format == FMT_TABLE ? BEST_TABLE_ROWS : c.n, shown = 0, listed = 0, rank = 0;
+    tbl_init(&t, lab_bestrow_ncols, cols);
+    tbl_set_unit(&t, lab_rowcol_find(lab_bestrow_cols, lab_bestrow_ncols, "vs_nccl"), TBL_UNIT_RATIO);
+    int limit = a->top ? a->top : a->o.format == FMT_TABLE ? BEST_TABLE_ROWS : b->c.n, shown = 0, listed = 0, rank = 0;
     double prev = NAN;
-    for (int oi = 0; oi < c.n; oi++) {
-        int i = order[oi];
-        const ar_rank_cand *x = &c.v[i];
-        int dup = 0; /* --per-algo: only the first (best) variant of each algorithm */
-        for (int k = 0; per_algo && k < i && !dup; k++) dup = !strcmp(c.v[k].algo, x->algo);
-        if (dup) continue;
+    for (int oi = 0; oi < b->c.n; oi++) {
+        int i = b->order[oi];
+        const ar_rank_cand *x = &b->c.v[i];
+        if (later_variant(&b->c, a->per_algo, i)) continue;
         listed++;
-        double key = by_simulation ? simt[i] : x->key_s;
+        double key = b->by_simulation ? b->simt[i] : x->key_s;
         /* competition ranking over the rows listed: a tie (BEST_TIE_REL) keeps the previous row's rank */
         if (!ties(prev, key)) rank = listed;
         prev = key;
         if (shown >= limit) continue;
         shown++;
-        int r = tbl_row(&t);
-        char params[220];
-        snprintf(params, sizeof params, "%s%s", x->params, x->is_default ? " (default)" : "");
-        if (isnan(key)) tbl_str(&t, r, 0, "-");
-        else tbl_int(&t, r, 0, rank);
-        tbl_str(&t, r, 1, x->algo);
-        tbl_str(&t, r, 2, params);
-        tbl_num(&t, r, 3, "%.6g", x->walk_s);
-        tbl_num(&t, r, 4, "%.6g", x->closed_s);
-        tbl_num(&t, r, 13, "%.9g", simt[i]);
-        tbl_str(&t, r, 14, sc ? sc->name : "-");
-        tbl_num(&t, r, 5, "%.2g", isnan(x->closed_s) ? NAN : (x->walk_s - x->closed_s) / x->closed_s);
-        tbl_str(&t, r, 6, x->slowest);
-        tbl_num(&t, r, 7, "%.6g", lab_algbw_GBps(bytes, x->walk_s));
-        tbl_num(&t, r, 8, "%.6g", lab_busbw_GBps((int)o.coll, p->nranks, bytes, x->walk_s));
-        tbl_num(&t, r, 9, "%.4g", isfinite(nccl_s) && x->walk_s > 0 ? nccl_s / x->walk_s : NAN);
-        tbl_num(&t, r, 10, "%.6g", nccl_s);
-        tbl_str(&t, r, 11, nalgo);
-        tbl_str(&t, r, 12, nproto);
+        lab_bestrow w;
+        lab_bestrow_fill(&w, x, isnan(key) ? 0 : rank, b->simt[i], a->o.coll, b->p->nranks, b->bytes, &b->nccl,
+                         b->sc ? b->sc->name : NULL);
+        int r = tbl_put_row(&t, lab_bestrow_cols, lab_bestrow_ncols, &w, 1, "%.6g");
+        if (isnan(key)) tbl_str(&t, r, rank_col, "-");
     }
-    tbl_print(&t, o.format, stdout);
-    if (shown < listed && o.format == FMT_TABLE)
+    tbl_print(&t, a->o.format, stdout);
+    if (shown < listed && a->o.format == FMT_TABLE)
         printf("... %d more (--top N shows N rows; csv/json list every row without --top)\n", listed - shown);
-    if (o.format == FMT_TABLE && sc) {
+    tbl_free(&t);
+}
+
+/* The human table's lines after the rows: the scenario, NCCL's choice against the best, the rows whose
+ * walk the closed form undercuts, and why the best is best. */
+static void best_notes(const best_run *b, ar_coll coll) {
+    const ar_ranking *c = &b->c;
+    char t1[32], t2[32];
+    if (b->sc) {
         char sd[400];
-        ar_scenario_describe(sc, sd, sizeof sd);
-        printf("scenario: %s from %s; %s\n", sd, sc->source,
-               by_simulation ? "ranked by sim_s, simulated under --sync dataflow with its delays, flows and slow GPUs "
-                               "(the walk cannot see flows; walk_s and closed_s add the largest delay)"
-                             : "ranked by the walk on the platform as the scenario leaves it");
-        if (simwhy[0]) printf("note: a simulation failed: %s\n", simwhy);
+        ar_scenario_describe(b->sc, sd, sizeof sd);
+        printf("scenario: %s from %s; %s\n", sd, b->sc->source,
+               b->by_simulation
+                   ? "ranked by sim_s, simulated under --sync dataflow with its delays, flows and slow GPUs "
+                     "(the walk cannot see flows; walk_s and closed_s add the largest delay)"
+                   : "ranked by the walk on the platform as the scenario leaves it");
+        if (b->simwhy[0]) printf("note: a simulation failed: %s\n", b->simwhy);
     }
-    if (o.format == FMT_TABLE && !by_simulation) {
-        char t1[32], t2[32];
-        const ar_rank_cand *b = &c.v[0];
+    double nccl_s = b->nccl.time_s;
+    if (!b->by_simulation) {
+        const ar_rank_cand *x = &c->v[0];
         if (!isfinite(nccl_s))
-            printf("NCCL's tuner: not modelled on this platform (%s)\n", ne.msg[0] ? ne.msg : "no NCCL model");
-        else if (isfinite(b->key_s))
+            printf("NCCL's tuner: not modelled on this platform (%s)\n", b->ne.msg[0] ? b->ne.msg : "no NCCL model");
+        else if (isfinite(x->key_s))
             printf("NCCL's tuner would run %s/%s: %s (nccl_model_s). The best arlab schedule, %s%s%s, takes %s: %s by "
                    "%.1f%% (vs_nccl = nccl_model_s / walk_s = %.3g). Its slowest stage: %s.\n",
-                   nalgo, nproto, ar_fmt_time(nccl_s, t1, sizeof t1), b->algo, b->params[0] ? ":" : "", b->params,
-                   ar_fmt_time(b->key_s, t2, sizeof t2), b->key_s < nccl_s ? "faster than NCCL's choice" : "slower",
-                   100.0 * fabs(nccl_s - b->key_s) / fmax(nccl_s, b->key_s), nccl_s / b->key_s, b->slowest);
-        if (isfinite(b->key_s)) why_vs_nccl(p, count, eb, o.coll, b, nccl_s, nalgo, nproto);
+                   b->nccl.algo, b->nccl.proto, ar_fmt_time(nccl_s, t1, sizeof t1), x->algo, x->params[0] ? ":" : "",
+                   x->params, ar_fmt_time(x->key_s, t2, sizeof t2),
+                   x->key_s < nccl_s ? "faster than NCCL's choice" : "slower",
+                   100.0 * fabs(nccl_s - x->key_s) / fmax(nccl_s, x->key_s), nccl_s / x->key_s, x->slowest);
+        if (isfinite(x->key_s)) why_vs_nccl(b->p, b->count, b->eb, coll, x, nccl_s, b->nccl.algo, b->nccl.proto);
     }
     int pess = 0, worst = -1;
-    for (int i = 0; i < c.n; i++)
-        if (c.v[i].walk_s > 1.05 * c.v[i].closed_s) { /* false for NaN */
+    for (int i = 0; i < c->n; i++)
+        if (c->v[i].walk_s > 1.05 * c->v[i].closed_s) { /* false for NaN */
             pess++;
-            if (worst < 0 || c.v[i].walk_s / c.v[i].closed_s > c.v[worst].walk_s / c.v[worst].closed_s) worst = i;
+            if (worst < 0 || c->v[i].walk_s / c->v[i].closed_s > c->v[worst].walk_s / c->v[worst].closed_s) worst = i;
         }
-    if (pess && o.format == FMT_TABLE)
+    if (pess)
         printf(
             "note: for %d row%s the walk exceeds the closed form by more than 5%% (most: %s%s%s, %+.0f%%): the walk "
             "advances the concurrent ops of a phase in lockstep rounds at equal link shares, which is pessimistic "
             "when concurrent transfers are uneven (e.g. FlexReduce's pieces on asymmetric trees); the closed form assumes "
             "the bottleneck link stays busy\n",
-            pess, pess == 1 ? "" : "s", c.v[worst].algo, c.v[worst].params[0] ? ":" : "", c.v[worst].params,
-            100.0 * (c.v[worst].walk_s / c.v[worst].closed_s - 1));
-    if (o.format == FMT_TABLE && !by_simulation) explain(p, count, eb, &c);
-    if (o.format == FMT_TABLE && by_simulation && isfinite(simt[order[0]])) {
-        char t1[32];
-        const ar_rank_cand *b = &c.v[order[0]];
-        printf("\nbest under scenario %s: %s%s%s  %s (simulated)\n", sc->name, b->algo, b->params[0] ? ":" : "",
-               b->params, ar_fmt_time(simt[order[0]], t1, sizeof t1));
+            pess, pess == 1 ? "" : "s", c->v[worst].algo, c->v[worst].params[0] ? ":" : "", c->v[worst].params,
+            100.0 * (c->v[worst].walk_s / c->v[worst].closed_s - 1));
+    if (!b->by_simulation) explain(b->p, b->count, b->eb, c);
+    if (b->by_simulation && isfinite(b->simt[b->order[0]])) {
+        const ar_rank_cand *x = &c->v[b->order[0]];
+        printf("\nbest under scenario %s: %s%s%s  %s (simulated)\n", b->sc->name, x->algo, x->params[0] ? ":" : "",
+               x->params, ar_fmt_time(b->simt[b->order[0]], t1, sizeof t1));
     }
-    tbl_free(&t);
-    ar_ranking_free(&c);
-    ar_platform_free(p);
-    ar_scenario_free(sc);
-    free(order);
-    free(simt);
-    free(delays);
-    return AR_OK;
+}
+
+int cmd_best(int argc, char **argv) {
+    best_args a;
+    best_run b;
+    memset(&b, 0, sizeof b);
+    ar_status st = best_parse(argc, argv, &a);
+    if (st == AR_OK) st = best_prepare(&a, &b);
+    if (st != AR_OK) goto done;
+    if (b.by_simulation) best_simulate(&a, &b);
+    best_rows(&a, &b);
+    if (a.o.format == FMT_TABLE) best_notes(&b, a.o.coll);
+done:
+    if (b.ranked) ar_ranking_free(&b.c);
+    ar_platform_free(b.p);
+    ar_scenario_free(b.sc);
+    free(b.order);
+    free(b.simt);
+    free(b.delays);
+    return st;
 }

@@ -27,12 +27,12 @@
 #ifdef AR_HAVE_REAL
 #define AR_CAL_MAX_SIZES 64
 
-static int calibrate_run(cli_opts *o, const real_flags *f) {
+/* --fit (weighted: rel), --out and the sizes (--size, else 8 B..128 MiB by 4x); AR_OK or AR_EINVAL after
+ * one line. */
+static ar_status calibrate_args(const cli_opts *o, const real_flags *f, int *weighted, double *sizes, int *ns) {
     ar_err e = {{0}};
-    ar_real_launch L;
-    if (cli_real_parse_launch(f, &L) != AR_OK) return AR_EINVAL;
-    int weighted = 1;
-    if (f->fit && !strcmp(f->fit, "abs")) weighted = 0;
+    *weighted = 1;
+    if (f->fit && !strcmp(f->fit, "abs")) *weighted = 0;
     else if (f->fit && strcmp(f->fit, "rel")) {
         fprintf(stderr, "arlab calibrate: --fit \"%s\" is not rel or abs\n", f->fit);
         return AR_EINVAL;
@@ -41,22 +41,73 @@ static int calibrate_run(cli_opts *o, const real_flags *f) {
         fprintf(stderr, "arlab calibrate: give --out FILE.json (the calibrated platform)\n");
         return AR_EINVAL;
     }
-    double sizes[AR_CAL_MAX_SIZES];
-    int ns = 0;
+    *ns = 0;
     if (o->nsizes == 0)
-        for (double b = 8; b <= 134217728.0 && ns < AR_CAL_MAX_SIZES; b *= 4) sizes[ns++] = b;
-    for (int i = 0; i < o->nsizes && ns < AR_CAL_MAX_SIZES; i++) {
+        for (double b = 8; b <= 134217728.0 && *ns < AR_CAL_MAX_SIZES; b *= 4) sizes[(*ns)++] = b;
+    for (int i = 0; i < o->nsizes && *ns < AR_CAL_MAX_SIZES; i++) {
         uint64_t v;
         if (ar_parse_size(o->sizes[i], 1, &v, &e) != AR_OK) {
             fprintf(stderr, "arlab calibrate: --size: %s\n", e.msg);
             return AR_EINVAL;
         }
-        sizes[ns++] = (double)v;
+        sizes[(*ns)++] = (double)v;
     }
-    if (ns < 2) {
+    if (*ns < 2) {
         fprintf(stderr, "arlab calibrate: need at least 2 sizes for a fit\n");
         return AR_EINVAL;
     }
+    return AR_OK;
+}
+
+static const char *const cal_cls[2] = {"intra", "inter"};
+
+/* The measured one-way times against each class's fit, and (human table) the fits and the file written
+ * (st: whether it was). */
+static void calibrate_print(const cli_opts *o, const ar_real_calib *cal, const ar_real_calibration *kc,
+                            const double *sizes, int ns, int weighted, ar_status st) {
+    static const char *const cols[] = {"class", "src", "dst", "bytes", "oneway_s", "fit_s", "rel_resid"};
+    cli_table tb;
+    tbl_init(&tb, 7, cols);
+    for (int k = 0; k < 2; k++) {
+        const ar_real_fit *fit = k ? &cal->inter : &cal->intra;
+        if (!(k ? cal->have_inter : cal->have_intra)) continue;
+        const double *t = kc->oneway_s[k];
+        for (int i = 0; i < ns; i++) {
+            int r = tbl_row(&tb);
+            double fs = fit->alpha_s + fit->beta_s_per_B * sizes[i];
+            tbl_str(&tb, r, 0, cal_cls[k]);
+            tbl_int(&tb, r, 1, kc->src[k]);
+            tbl_int(&tb, r, 2, kc->dst[k]);
+            tbl_num(&tb, r, 3, "%.0f", sizes[i]);
+            tbl_num(&tb, r, 4, "%.9g", t[i]);
+            tbl_num(&tb, r, 5, "%.9g", fs);
+            tbl_num(&tb, r, 6, "%.3g", (fs - t[i]) / t[i]);
+        }
+    }
+    tbl_print(&tb, o->format, stdout);
+    tbl_free(&tb);
+    if (o->format != FMT_TABLE) return;
+    for (int k = 0; k < 2; k++) {
+        const ar_real_fit *fit = k ? &cal->inter : &cal->intra;
+        if (!(k ? cal->have_inter : cal->have_intra)) {
+            printf("# %s-machine: not measured\n", cal_cls[k]);
+            continue;
+        }
+        char b1[32], b2[32];
+        printf("# %s-machine fit (%s): alpha %s, bw %s, r2 %.6f, max relative residual %.3g\n", cal_cls[k],
+               weighted ? "gsl_fit_wlinear, weights 1/t^2" : "gsl_fit_linear", ar_fmt_time(fit->alpha_s, b1, sizeof b1),
+               ar_fmt_rate(fit->bw_Bps, b2, sizeof b2), fit->r2, fit->max_rel_resid);
+    }
+    if (st == AR_OK) printf("# wrote %s (arlab model/sim --platform %s)\n", o->out, o->out);
+}
+
+static int calibrate_run(cli_opts *o, const real_flags *f) {
+    ar_err e = {{0}};
+    ar_real_launch L;
+    if (cli_real_parse_launch(f, &L) != AR_OK) return AR_EINVAL;
+    int weighted, ns;
+    double sizes[AR_CAL_MAX_SIZES];
+    if (calibrate_args(o, f, &weighted, sizes, &ns) != AR_OK) return AR_EINVAL;
     ar_real_ctx *c = NULL;
     ar_status st = ar_real_open(&L, &c, &e);
     if (st != AR_OK) {
@@ -83,9 +134,6 @@ static int calibrate_run(cli_opts *o, const real_flags *f) {
         st = ar_real_calibrate(c, mach, nm, sizes, ns, o->warmup, o->iters, weighted,
                                o->format == FMT_TABLE ? stderr : NULL, &kc, &e);
     free(mach);
-    static const char *const cls[2] = {"intra", "inter"};
-    const int *pa = kc.src, *pb = kc.dst;
-    double *t[2] = {kc.oneway_s[0], kc.oneway_s[1]};
     nm = kc.nmachines;
     ar_real_calib cal;
     memset(&cal, 0, sizeof cal);
@@ -117,41 +165,7 @@ static int calibrate_run(cli_opts *o, const real_flags *f) {
                 st = ar_fail(&e, AR_EIO, "cannot write %s", o->out);
             if (fo && fclose(fo) != 0 && st == AR_OK) st = ar_fail(&e, AR_EIO, "cannot write %s", o->out);
         }
-        static const char *const cols[] = {"class", "src", "dst", "bytes", "oneway_s", "fit_s", "rel_resid"};
-        cli_table tb;
-        tbl_init(&tb, 7, cols);
-        for (int k = 0; k < 2; k++) {
-            const ar_real_fit *fit = k ? &cal.inter : &cal.intra;
-            if (!(k ? cal.have_inter : cal.have_intra)) continue;
-            for (int i = 0; i < ns; i++) {
-                int r = tbl_row(&tb);
-                double fs = fit->alpha_s + fit->beta_s_per_B * sizes[i];
-                tbl_str(&tb, r, 0, cls[k]);
-                tbl_int(&tb, r, 1, pa[k]);
-                tbl_int(&tb, r, 2, pb[k]);
-                tbl_num(&tb, r, 3, "%.0f", sizes[i]);
-                tbl_num(&tb, r, 4, "%.9g", t[k][i]);
-                tbl_num(&tb, r, 5, "%.9g", fs);
-                tbl_num(&tb, r, 6, "%.3g", (fs - t[k][i]) / t[k][i]);
-            }
-        }
-        tbl_print(&tb, o->format, stdout);
-        tbl_free(&tb);
-        if (o->format == FMT_TABLE) {
-            for (int k = 0; k < 2; k++) {
-                const ar_real_fit *fit = k ? &cal.inter : &cal.intra;
-                if (!(k ? cal.have_inter : cal.have_intra)) {
-                    printf("# %s-machine: not measured\n", cls[k]);
-                    continue;
-                }
-                char b1[32], b2[32];
-                printf("# %s-machine fit (%s): alpha %s, bw %s, r2 %.6f, max relative residual %.3g\n", cls[k],
-                       weighted ? "gsl_fit_wlinear, weights 1/t^2" : "gsl_fit_linear",
-                       ar_fmt_time(fit->alpha_s, b1, sizeof b1), ar_fmt_rate(fit->bw_Bps, b2, sizeof b2), fit->r2,
-                       fit->max_rel_resid);
-            }
-            if (st == AR_OK) printf("# wrote %s (arlab model/sim --platform %s)\n", o->out, o->out);
-        }
+        calibrate_print(o, &cal, &kc, sizes, ns, weighted, st);
     }
     if (st != AR_OK && e.msg[0]) fprintf(stderr, "arlab calibrate: %s\n", e.msg);
     free(json);

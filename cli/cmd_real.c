@@ -596,22 +596,46 @@ static int cmp_dbl(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-static int compare_main(int argc, char **argv, const char **mfiles, int nmf, const char *plot,
-                        const cli_nt_facts *facts) {
+/* One `arlab compare`: what was asked, the measurements read, the table built, the figure's rows. */
+typedef struct compare_ctx {
     cli_opts o;
+    ar_coll coll;      /* --coll: the collective of the measured runs and of the algorithms compared with them */
+    const char *mfile; /* the measured CSV given as an argument, or NULL */
+    int nmf;           /* --measured files */
+    const char *plot;  /* --plot FILE, or NULL */
+    lab_measures meas;
+#ifdef AR_HAVE_REAL_HOST
+    cli_nt_facts fx;
+    ar_nt_opts nto;
+#endif
+    const char *algos[CLI_MAX_LIST * 4];
+    int na;
+    size_t eb;
+    int have_meas, meas_sizes; /* meas_sizes: the measured sizes of the platform's rank count, not --size */
+    cli_table t;
+    int nwrong; /* rows whose measured run had #wrong > 0 */
+    lab_compare_opts copts;
+    lab_compare_row *prow; /* every platform's rows, for --plot */
+    int *palgo, *pplat, np;
+    char *pname[CLI_MAX_LIST];
+    int pranks[CLI_MAX_LIST], npl;
+    size_t pcap;
+} compare_ctx;
+
+/* The common options, the measured CSV argument and --coll; AR_OK or the exit status after one line. */
+static ar_status compare_parse(compare_ctx *x, int argc, char **argv, const cli_nt_facts *facts) {
     if (cli_parse(argc, argv, OPT_PLATFORM | OPT_ALGO | OPT_SIZE | OPT_RANKS | OPT_DTYPE | OPT_FORMAT | OPT_POSITIONAL,
-                  &o, "compare") != AR_OK)
+                  &x->o, "compare") != AR_OK)
         return AR_EINVAL;
-    if (o.nplatforms == 0) {
+    if (x->o.nplatforms == 0) {
         fprintf(stderr, "arlab compare: give --platform P (e.g. the JSON written by 'arlab calibrate')\n");
         return AR_EINVAL;
     }
-    if (o.npositional > 1) {
+    if (x->o.npositional > 1) {
         fprintf(stderr, "arlab compare: give at most one measured CSV (from 'arlab real --out FILE.csv')\n");
         return AR_EINVAL;
     }
-    const char *mfile = o.npositional ? o.positional[0] : NULL;
-    /* --coll: the collective of the measured runs and of the algorithms compared with them */
+    x->mfile = x->o.npositional ? x->o.positional[0] : NULL;
     ar_coll coll = AR_COLL_ALLREDUCE;
     int coll_ok = 1;
 #ifdef AR_HAVE_REAL_HOST
@@ -635,256 +659,279 @@ static int compare_main(int argc, char **argv, const char **mfiles, int nmf, con
                 facts->coll_arg);
         return AR_EINVAL;
     }
-    o.coll = coll;
-    lab_measures meas;
-    memset(&meas, 0, sizeof meas);
+    x->o.coll = x->coll = coll;
+    x->copts.coll = coll;
+    return AR_OK;
+}
+
+/* Reads the measured CSV and the --measured files; rows of a file without its rank count get the
+ * platform's (said on stderr). AR_OK or the exit status after one line. */
+static ar_status compare_read(compare_ctx *x, const char **mfiles, const cli_nt_facts *facts) {
 #ifdef AR_HAVE_REAL_HOST
-    cli_nt_facts fx = *facts;
-    if (!fx.ranks) fx.ranks = o.ranks; /* --ranks also gives the rank count a file lacks */
-    ar_nt_opts nto;
-    cli_nt_opts(&fx, &nto);
-    meas.nt_opts = &nto;
-    meas.verb = "compare";
-    meas.nt_coll = facts->coll_arg ? facts->coll : 0;
+    x->fx = *facts;
+    if (!x->fx.ranks) x->fx.ranks = x->o.ranks; /* --ranks also gives the rank count a file lacks */
+    cli_nt_opts(&x->fx, &x->nto);
+    x->meas.nt_opts = &x->nto;
+    x->meas.verb = "compare";
+    x->meas.nt_coll = facts->coll_arg ? facts->coll : 0;
+#else
+    (void)facts;
 #endif
-    if (mfile) {
+    for (int i = -1; i < x->nmf; i++) {
+        const char *f = i < 0 ? x->mfile : mfiles[i];
         ar_err e = {{0}};
-        ar_status st = lab_measured_read(mfile, 1, &meas, &e);
+        ar_status st = f ? lab_measured_read(f, 1, &x->meas, &e) : AR_OK;
         if (st != AR_OK) return cli_error(st, &e);
     }
-    for (int i = 0; i < nmf; i++) {
-        ar_err e = {{0}};
-        ar_status st = lab_measured_read(mfiles[i], 1, &meas, &e);
-        if (st != AR_OK) {
-            lab_measures_free(&meas);
-            return cli_error(st, &e);
-        }
-    }
-    if (meas.nt_noranks) { /* rows of a file without its rank count: the platform's, said so */
-        if (o.nplatforms != 1) {
-            fprintf(stderr,
-                    "arlab compare: %s: the rank count is not in the file (no whole device list, no NCCL log, "
-                    "busbw/algbw does not tell it); give --ranks N\n",
-                    meas.nt_noranks_file);
-            lab_measures_free(&meas);
-            return AR_EINVAL;
-        }
-        ar_platform *p0 = NULL;
-        if (cli_load_platform(&o, 0, &p0) != AR_OK) {
-            lab_measures_free(&meas);
-            return AR_EINVAL;
-        }
+    if (!x->meas.nt_noranks) return AR_OK;
+    if (x->o.nplatforms != 1) {
         fprintf(stderr,
-                "arlab compare: %s: the rank count is not in the file (no whole device list, no NCCL log, busbw/algbw "
-                "does not tell it); %s's %d assumed (--ranks sets it)\n",
-                meas.nt_noranks_file, p0->name, p0->nranks);
-        for (int i = 0; i < meas.n; i++)
-            if (meas.m[i].ranks < 1) meas.m[i].ranks = p0->nranks;
-        ar_platform_free(p0);
+                "arlab compare: %s: the rank count is not in the file (no whole device list, no NCCL log, "
+                "busbw/algbw does not tell it); give --ranks N\n",
+                x->meas.nt_noranks_file);
+        return AR_EINVAL;
     }
-    int have_meas = mfile || nmf;
-    int meas_sizes = nmf && o.nsizes == 0; /* the measured sizes of the platform's rank count */
-    if (nmf && o.nalgos == 0) {            /* a measured NCCL run: NCCL's choice and NCCL's own algorithms beside it */
+    ar_platform *p0 = NULL;
+    if (cli_load_platform(&x->o, 0, &p0) != AR_OK) return AR_EINVAL;
+    fprintf(stderr,
+            "arlab compare: %s: the rank count is not in the file (no whole device list, no NCCL log, busbw/algbw "
+            "does not tell it); %s's %d assumed (--ranks sets it)\n",
+            x->meas.nt_noranks_file, p0->name, p0->nranks);
+    for (int i = 0; i < x->meas.n; i++)
+        if (x->meas.m[i].ranks < 1) x->meas.m[i].ranks = p0->nranks;
+    ar_platform_free(p0);
+    return AR_OK;
+}
+
+/* The algorithms and sizes compared (defaults where none were given) and the table's columns. */
+static void compare_lists(compare_ctx *x) {
+    cli_opts *o = &x->o;
+    x->have_meas = x->mfile || x->nmf;
+    x->meas_sizes = x->nmf && o->nsizes == 0;
+    if (x->nmf && o->nalgos == 0) { /* a measured NCCL run: NCCL's choice and NCCL's own algorithms beside it */
         static const char *const nccl_algos[] = {"nccl", "nccl-ring", "nccl-tree", "nvls", "nvlstree"};
         for (size_t k = 0; k < sizeof nccl_algos / sizeof nccl_algos[0]; k++) { /* those serving the collective */
             const ar_algo *a = ar_algo_find(nccl_algos[k]);
-            if (a && (ar_algo_colls(a) & AR_COLL_BIT(coll))) o.algos[o.nalgos++] = nccl_algos[k];
+            if (a && (ar_algo_colls(a) & AR_COLL_BIT(x->coll))) o->algos[o->nalgos++] = nccl_algos[k];
         }
     }
-    if (o.nsizes == 0) {
-        o.sizes[o.nsizes++] = "1MB";
-        o.sizes[o.nsizes++] = "16MB";
-        o.sizes[o.nsizes++] = "128MB";
+    if (o->nsizes == 0) {
+        o->sizes[o->nsizes++] = "1MB";
+        o->sizes[o->nsizes++] = "16MB";
+        o->sizes[o->nsizes++] = "128MB";
     }
-    if (o.nalgos == 0) o.algos[o.nalgos++] = "all";
-    const char *algos[CLI_MAX_LIST * 4];
-    int na = cli_algo_list(&o, algos, CLI_MAX_LIST * 4);
-    size_t eb = ar_dtype_size(o.dtype);
+    if (o->nalgos == 0) o->algos[o->nalgos++] = "all";
+    x->na = cli_algo_list(o, x->algos, CLI_MAX_LIST * 4);
+    x->eb = ar_dtype_size(o->dtype);
     static const char *const cols[] = {"algo",        "platform",     "ranks",     "bytes",          "model_s",
                                        "sim_s",       "measured_s",   "sim_err",   "measured_err",   "nccl_s",
                                        "wrong",       "nccl_model_s", "mpi_s",     "nccl_model_err", "model_vs_nccl",
                                        "sim_vs_nccl", "mpi_vs_nccl",  "nccl_algo", "nccl_proto"};
-    cli_table t;
-    tbl_init(&t, nmf ? 19 : 11, cols); /* the NCCL-model/MPI columns with --measured only (stable header) */
-    int nwrong = 0;                    /* rows whose measured run had #wrong > 0 */
-    lab_compare_opts copts = {.coll = coll};
+    tbl_init(&x->t, x->nmf ? 19 : 11, cols); /* the NCCL-model/MPI columns with --measured only (stable header) */
     /* *_vs_nccl: relative to nccl_s */
-    for (int c = 14; c < 17; c++) tbl_set_unit(&t, c, TBL_UNIT_REL);
-    lab_compare_row *prow = NULL; /* every platform's rows, for --plot */
-    int *palgo = NULL, *pplat = NULL, np = 0;
-    char *pname[CLI_MAX_LIST];
-    int pranks[CLI_MAX_LIST], npl = 0;
-    size_t pcap = 0;
-    /* every platform, size and algorithm checked before anything is printed */
-    ar_platform *plats[CLI_MAX_LIST];
-    uint64_t counts[CLI_MAX_LIST];
-    ar_status worst = cli_preflight(&o, algos, na, plats, counts, meas_sizes ? 0 : o.nsizes);
-    for (int pi = 0; pi < o.nplatforms && worst == AR_OK && meas_sizes; pi++) {
+    for (int c = 14; c < 17; c++) tbl_set_unit(&x->t, c, TBL_UNIT_REL);
+}
+
+/* 1 if measured row m is a measured all-reduce (NCCL's or MPI's) of nranks ranks (0: any). */
+static int measured_ar(const lab_measure *m, int nranks) {
+    return (!nranks || m->ranks == nranks) && (!strcmp(m->algo, "nccl-allreduce") || !strcmp(m->algo, "mpi-allreduce"));
+}
+
+/* With the measured sizes: every platform's rank count has a measured all-reduce, else one line naming
+ * the rank counts the files hold. */
+static ar_status compare_check_ranks(const compare_ctx *x, ar_platform *const *plats) {
+    for (int pi = 0; pi < x->o.nplatforms; pi++) {
         int found = 0;
-        for (int i = 0; i < meas.n && !found; i++)
-            found = meas.m[i].ranks == plats[pi]->nranks &&
-                    (!strcmp(meas.m[i].algo, "nccl-allreduce") || !strcmp(meas.m[i].algo, "mpi-allreduce"));
-        if (!found) {
-            /* the rank counts the files do hold, so that the user sees which platform fits */
-            char have[200] = "";
-            int at = 0, nh = 0, seen[8];
-            for (int i = 0; i < meas.n && nh < 8; i++) {
-                if (strcmp(meas.m[i].algo, "nccl-allreduce") && strcmp(meas.m[i].algo, "mpi-allreduce")) continue;
-                int dup = 0;
-                for (int k = 0; k < nh && !dup; k++) dup = seen[k] == meas.m[i].ranks;
-                if (dup) continue;
-                seen[nh++] = meas.m[i].ranks;
-                at += snprintf(have + at, sizeof have - (size_t)at, "%s%d", nh > 1 ? ", " : "", meas.m[i].ranks);
-            }
-            fprintf(stderr,
-                    "arlab compare: no measured all-reduce of %d ranks in the --measured files (%s has %d%s%s%s)\n",
-                    plats[pi]->nranks, plats[pi]->name, plats[pi]->nranks, nh ? "; the files hold " : "", have,
-                    nh ? " ranks" : "");
-            worst = AR_EINVAL;
+        for (int i = 0; i < x->meas.n && !found; i++) found = measured_ar(&x->meas.m[i], plats[pi]->nranks);
+        if (found) continue;
+        /* the rank counts the files do hold, so that the user sees which platform fits */
+        char have[200] = "";
+        int at = 0, nh = 0, seen[8];
+        for (int i = 0; i < x->meas.n && nh < 8; i++) {
+            if (!measured_ar(&x->meas.m[i], 0)) continue;
+            int dup = 0;
+            for (int k = 0; k < nh && !dup; k++) dup = seen[k] == x->meas.m[i].ranks;
+            if (dup) continue;
+            seen[nh++] = x->meas.m[i].ranks;
+            at += snprintf(have + at, sizeof have - (size_t)at, "%s%d", nh > 1 ? ", " : "", x->meas.m[i].ranks);
         }
+        fprintf(stderr, "arlab compare: no measured all-reduce of %d ranks in the --measured files (%s has %d%s%s%s)\n",
+                plats[pi]->nranks, plats[pi]->name, plats[pi]->nranks, nh ? "; the files hold " : "", have,
+                nh ? " ranks" : "");
+        return AR_EINVAL;
     }
-    for (int pi = 0; pi < o.nplatforms && worst == AR_OK; pi++) {
-        ar_platform *p = plats[pi];
-        plats[pi] = NULL;
-        ar_status st;
-        /* sizes: the measured ones (nccl-allreduce / mpi-allreduce rows of this rank count), else --size */
-        double *msz = NULL;
-        int nmsz = 0;
-        if (meas_sizes) {
-            msz = calloc((size_t)meas.n + 1, sizeof *msz);
-            if (!msz) {
-                ar_platform_free(p);
-                worst = AR_ENOMEM;
-                break;
-            }
-            for (int i = 0; i < meas.n; i++) {
-                const lab_measure *m = &meas.m[i];
-                if (m->ranks != p->nranks) continue;
-                if (strcmp(m->algo, "nccl-allreduce") && strcmp(m->algo, "mpi-allreduce")) continue;
-                if (fmod(m->bytes, (double)eb) != 0 || !(m->bytes > 0)) continue; /* 0 B rows: nothing to model */
-                int dup = 0;
-                for (int k = 0; k < nmsz && !dup; k++) dup = msz[k] == m->bytes;
-                if (!dup) msz[nmsz++] = m->bytes;
-            }
-            qsort(msz, (size_t)nmsz, sizeof *msz, cmp_dbl);
-            if (nmsz == 0) {
-                fprintf(stderr,
-                        "arlab compare: no measured all-reduce of %d ranks in the --measured files (%s has %d)\n",
-                        p->nranks, p->name, p->nranks);
-                free(msz);
-                ar_platform_free(p);
-                worst = AR_EINVAL;
-                break;
-            }
-        }
-        int nsz = meas_sizes ? nmsz : o.nsizes;
-        for (int si = 0; si < nsz && worst == AR_OK; si++) {
-            uint64_t count = meas_sizes ? (uint64_t)(msz[si] / (double)eb) : counts[si];
-            for (int ai = 0; ai < na; ai++) {
-                ar_err e = {{0}};
-                lab_compare_row cr; /* a one-point sweep: lab/compare.h */
-                st = lab_compare_point(p, algos[ai], count, eb, have_meas ? &meas : NULL, &copts, &cr, &e);
-                if (st == AR_EUNSUPPORTED) {
-                    if (o.format == FMT_TABLE) printf("  %s: not applicable on %s: %s\n", algos[ai], p->name, e.msg);
-                    continue;
-                }
-                if (st != AR_OK) {
-                    worst = cli_error(st, &e);
-                    break;
-                }
-                if (cr.sim_msg[0] && o.format == FMT_TABLE) fprintf(stderr, "arlab compare: %s\n", cr.sim_msg);
-                int r = tbl_row(&t);
-                tbl_str(&t, r, 0, algos[ai]);
-                tbl_str(&t, r, 1, p->name);
-                tbl_int(&t, r, 2, p->nranks);
-                tbl_num(&t, r, 3, "%.0f", cr.bytes);
-                tbl_num(&t, r, 4, "%.9g", cr.model_s);
-                tbl_num(&t, r, 5, "%.9g", cr.sim_s);
-                tbl_num(&t, r, 6, "%.9g", cr.measured_s);
-                tbl_num(&t, r, 7, "%.3g", cr.sim_err);
-                tbl_num(&t, r, 8, "%.3g", cr.measured_err);
-                tbl_num(&t, r, 9, "%.9g", cr.nccl_s);
-                if (cr.wrong > 0 && o.format == FMT_TABLE) { /* flagged: the results were wrong, the time suspect */
-                    char wb[48];
-                    snprintf(wb, sizeof wb, "%lld WRONG", cr.wrong);
-                    tbl_str(&t, r, 10, wb);
-                } else if (cr.wrong >= 0) tbl_int(&t, r, 10, cr.wrong);
-                else tbl_str(&t, r, 10, "");
-                nwrong += cr.wrong > 0;
-                if (nmf) {
-                    tbl_num(&t, r, 11, "%.9g", cr.nccl_model_s);
-                    tbl_num(&t, r, 12, "%.9g", cr.mpi_s);
-                    tbl_num(&t, r, 13, "%.3g", cr.nccl_model_err);
-                    tbl_num(&t, r, 14, "%.3g", cr.model_vs_nccl);
-                    tbl_num(&t, r, 15, "%.3g", cr.sim_vs_nccl);
-                    tbl_num(&t, r, 16, "%.3g", cr.mpi_vs_nccl);
-                    tbl_str(&t, r, 17, cr.nccl_algo);
-                    tbl_str(&t, r, 18, cr.nccl_proto);
-                }
-                if (plot) {
-                    size_t c1 = pcap, c2 = pcap, c3 = pcap;
-                    if (ar_grow(&prow, &c1, (size_t)np + 1, sizeof *prow) < 0 ||
-                        ar_grow(&palgo, &c2, (size_t)np + 1, sizeof *palgo) < 0 ||
-                        ar_grow(&pplat, &c3, (size_t)np + 1, sizeof *pplat) < 0) {
-                        worst = AR_ENOMEM;
-                        break;
-                    }
-                    pcap = c1 < c2 ? c1 : c2;
-                    pcap = pcap < c3 ? pcap : c3;
-                    prow[np] = cr, palgo[np] = ai, pplat[np++] = npl;
-                }
-            }
-        }
-        if (plot && worst == AR_OK && npl < CLI_MAX_LIST) {
-            pranks[npl] = p->nranks;
-            if (!(pname[npl++] = ar_strdup(p->name))) worst = AR_ENOMEM;
-        }
+    return AR_OK;
+}
+
+/* The measured sizes of p's rank count (nccl-allreduce / mpi-allreduce rows), ascending, into *msz
+ * (the caller frees); AR_OK, or AR_EINVAL after one line where there is none. */
+static ar_status compare_sizes(const compare_ctx *x, const ar_platform *p, double **msz, int *nmsz) {
+    *nmsz = 0;
+    if (!(*msz = calloc((size_t)x->meas.n + 1, sizeof **msz))) return AR_ENOMEM;
+    for (int i = 0; i < x->meas.n; i++) {
+        const lab_measure *m = &x->meas.m[i];
+        if (!measured_ar(m, p->nranks)) continue;
+        if (fmod(m->bytes, (double)x->eb) != 0 || !(m->bytes > 0)) continue; /* 0 B rows: nothing to model */
+        int dup = 0;
+        for (int k = 0; k < *nmsz && !dup; k++) dup = (*msz)[k] == m->bytes;
+        if (!dup) (*msz)[(*nmsz)++] = m->bytes;
+    }
+    qsort(*msz, (size_t)*nmsz, sizeof **msz, cmp_dbl);
+    if (*nmsz) return AR_OK;
+    fprintf(stderr, "arlab compare: no measured all-reduce of %d ranks in the --measured files (%s has %d)\n",
+            p->nranks, p->name, p->nranks);
+    return AR_EINVAL;
+}
+
+/* The table's row of one compared point, and the figure's copy of it. */
+static ar_status compare_put(compare_ctx *x, const ar_platform *p, int ai, const lab_compare_row *cr) {
+    cli_table *t = &x->t;
+    int r = tbl_row(t);
+    tbl_str(t, r, 0, x->algos[ai]);
+    tbl_str(t, r, 1, p->name);
+    tbl_int(t, r, 2, p->nranks);
+    tbl_num(t, r, 3, "%.0f", cr->bytes);
+    tbl_num(t, r, 4, "%.9g", cr->model_s);
+    tbl_num(t, r, 5, "%.9g", cr->sim_s);
+    tbl_num(t, r, 6, "%.9g", cr->measured_s);
+    tbl_num(t, r, 7, "%.3g", cr->sim_err);
+    tbl_num(t, r, 8, "%.3g", cr->measured_err);
+    tbl_num(t, r, 9, "%.9g", cr->nccl_s);
+    if (cr->wrong > 0 && x->o.format == FMT_TABLE) { /* flagged: the results were wrong, the time suspect */
+        char wb[48];
+        snprintf(wb, sizeof wb, "%lld WRONG", cr->wrong);
+        tbl_str(t, r, 10, wb);
+    } else if (cr->wrong >= 0) tbl_int(t, r, 10, cr->wrong);
+    else tbl_str(t, r, 10, "");
+    x->nwrong += cr->wrong > 0;
+    if (x->nmf) {
+        tbl_num(t, r, 11, "%.9g", cr->nccl_model_s);
+        tbl_num(t, r, 12, "%.9g", cr->mpi_s);
+        tbl_num(t, r, 13, "%.3g", cr->nccl_model_err);
+        tbl_num(t, r, 14, "%.3g", cr->model_vs_nccl);
+        tbl_num(t, r, 15, "%.3g", cr->sim_vs_nccl);
+        tbl_num(t, r, 16, "%.3g", cr->mpi_vs_nccl);
+        tbl_str(t, r, 17, cr->nccl_algo);
+        tbl_str(t, r, 18, cr->nccl_proto);
+    }
+    if (!x->plot) return AR_OK;
+    size_t c1 = x->pcap, c2 = x->pcap, c3 = x->pcap;
+    if (ar_grow(&x->prow, &c1, (size_t)x->np + 1, sizeof *x->prow) < 0 ||
+        ar_grow(&x->palgo, &c2, (size_t)x->np + 1, sizeof *x->palgo) < 0 ||
+        ar_grow(&x->pplat, &c3, (size_t)x->np + 1, sizeof *x->pplat) < 0)
+        return AR_ENOMEM;
+    x->pcap = c1 < c2 ? c1 : c2;
+    x->pcap = x->pcap < c3 ? x->pcap : c3;
+    x->prow[x->np] = *cr, x->palgo[x->np] = ai, x->pplat[x->np++] = x->npl;
+    return AR_OK;
+}
+
+/* Every size and algorithm on platform p (lab_compare_point, lab/compare.h): a row each, a line for an
+ * algorithm that does not apply. */
+static ar_status compare_platform(compare_ctx *x, const ar_platform *p, const uint64_t *counts) {
+    ar_status worst = AR_OK;
+    double *msz = NULL; /* sizes: the measured ones (nccl-allreduce / mpi-allreduce rows of this rank count) */
+    int nmsz = 0;
+    if (x->meas_sizes && (worst = compare_sizes(x, p, &msz, &nmsz)) != AR_OK) {
         free(msz);
-        ar_platform_free(p);
+        return worst;
     }
-    for (int pi = 0; pi < o.nplatforms; pi++) ar_platform_free(plats[pi]);
-    if (plot && worst == AR_OK) { /* one figure, every platform (h14g) */
+    int nsz = x->meas_sizes ? nmsz : x->o.nsizes;
+    for (int si = 0; si < nsz && worst == AR_OK; si++) {
+        uint64_t count = x->meas_sizes ? (uint64_t)(msz[si] / (double)x->eb) : counts[si];
+        for (int ai = 0; ai < x->na; ai++) {
+            ar_err e = {{0}};
+            lab_compare_row cr; /* a one-point sweep: lab/compare.h */
+            ar_status st = lab_compare_point(p, x->algos[ai], count, x->eb, x->have_meas ? &x->meas : NULL, &x->copts,
+                                             &cr, &e);
+            if (st == AR_EUNSUPPORTED) {
+                if (x->o.format == FMT_TABLE) printf("  %s: not applicable on %s: %s\n", x->algos[ai], p->name, e.msg);
+                continue;
+            }
+            if (st != AR_OK) {
+                worst = cli_error(st, &e);
+                break;
+            }
+            if (cr.sim_msg[0] && x->o.format == FMT_TABLE) fprintf(stderr, "arlab compare: %s\n", cr.sim_msg);
+            if ((worst = compare_put(x, p, ai, &cr)) != AR_OK) break;
+        }
+    }
+    if (x->plot && worst == AR_OK && x->npl < CLI_MAX_LIST) {
+        x->pranks[x->npl] = p->nranks;
+        if (!(x->pname[x->npl++] = ar_strdup(p->name))) worst = AR_ENOMEM;
+    }
+    free(msz);
+    return worst;
+}
+
+/* The figure (--plot), the line on rows with wrong results, the table and the human table's notes. */
+static ar_status compare_print(compare_ctx *x) {
+    if (x->plot) { /* one figure, every platform */
         ar_err e = {{0}};
         char title[600];
-        if (npl == 1) snprintf(title, sizeof title, "all-reduce on %s (%d ranks)", pname[0], pranks[0]);
-        else snprintf(title, sizeof title, "all-reduce on %d platforms", npl);
-        ar_status pst = lab_compare_plot_multi(prow, palgo, pplat, np, algos, na, (const char *const *)pname, pranks,
-                                               npl, title, plot, &e);
-        if (pst != AR_OK) worst = cli_error(pst, &e);
+        if (x->npl == 1) snprintf(title, sizeof title, "all-reduce on %s (%d ranks)", x->pname[0], x->pranks[0]);
+        else snprintf(title, sizeof title, "all-reduce on %d platforms", x->npl);
+        ar_status pst = lab_compare_plot_multi(x->prow, x->palgo, x->pplat, x->np, x->algos, x->na,
+                                               (const char *const *)x->pname, x->pranks, x->npl, title, x->plot, &e);
+        if (pst != AR_OK) return cli_error(pst, &e);
     }
-    for (int i = 0; i < npl; i++) free(pname[i]);
-    if (worst == AR_OK && nwrong)
+    if (x->nwrong)
         fprintf(stderr,
                 "arlab compare: %d row%s matched a measured run with #wrong > 0 (its results were wrong: the time is "
                 "suspect); see the wrong column\n",
-                nwrong, nwrong == 1 ? "" : "s");
-    if (worst == AR_OK) {
-        tbl_print(&t, o.format, stdout);
-        if (o.format == FMT_TABLE) {
-            printf(
-                "# model_s: as 'arlab model' (the closed form where it agrees with the schedule cost walk, else the walk)\n");
-            const lab_backend *sim = lab_backend_find("sim");
-            if (sim && sim->available) printf("# sim_s: SimGrid backend with its default settings (as 'arlab sim')\n");
-            else printf("# sim_s: this build has no SimGrid backend\n");
-            if (nmf)
-                printf("# nccl_s / mpi_s: measured NCCL / MPI %s (--measured files, nccl-tests rows as "
-                       "nccl-allreduce, in-place preferred); nccl_model_s: NCCL's cost model of nccl_algo/nccl_proto "
-                       "(the run's NCCL_ALGO/NCCL_PROTO, or --nccl-algo/--nccl-proto, else its tuner's choice); "
-                       "*_vs_nccl and nccl_model_err are relative to nccl_s\n",
-                       coll == AR_COLL_ALLGATHER       ? "all-gather"
-                       : coll == AR_COLL_REDUCESCATTER ? "reduce-scatter"
-                                                       : "all-reduce");
-            if (plot) printf("# figure: %s (gnuplot script %s.gp)\n", plot, plot);
-            if (mfile)
-                printf("# measured_s: from %s, matched on algo, ranks and bytes (in-place rows preferred); errors are "
-                       "relative to model_s\n",
-                       mfile);
-            else if (!nmf) printf("# measured_s: give the CSV of 'arlab real --out FILE.csv' as an argument\n");
-        }
+                x->nwrong, x->nwrong == 1 ? "" : "s");
+    tbl_print(&x->t, x->o.format, stdout);
+    if (x->o.format != FMT_TABLE) return AR_OK;
+    printf(
+        "# model_s: as 'arlab model' (the closed form where it agrees with the schedule cost walk, else the walk)\n");
+    const lab_backend *sim = lab_backend_find("sim");
+    if (sim && sim->available) printf("# sim_s: SimGrid backend with its default settings (as 'arlab sim')\n");
+    else printf("# sim_s: this build has no SimGrid backend\n");
+    if (x->nmf)
+        printf("# nccl_s / mpi_s: measured NCCL / MPI %s (--measured files, nccl-tests rows as "
+               "nccl-allreduce, in-place preferred); nccl_model_s: NCCL's cost model of nccl_algo/nccl_proto "
+               "(the run's NCCL_ALGO/NCCL_PROTO, or --nccl-algo/--nccl-proto, else its tuner's choice); "
+               "*_vs_nccl and nccl_model_err are relative to nccl_s\n",
+               x->coll == AR_COLL_ALLGATHER       ? "all-gather"
+               : x->coll == AR_COLL_REDUCESCATTER ? "reduce-scatter"
+                                                  : "all-reduce");
+    if (x->plot) printf("# figure: %s (gnuplot script %s.gp)\n", x->plot, x->plot);
+    if (x->mfile)
+        printf("# measured_s: from %s, matched on algo, ranks and bytes (in-place rows preferred); errors are "
+               "relative to model_s\n",
+               x->mfile);
+    else if (!x->nmf) printf("# measured_s: give the CSV of 'arlab real --out FILE.csv' as an argument\n");
+    return AR_OK;
+}
+
+static int compare_main(int argc, char **argv, const char **mfiles, int nmf, const char *plot,
+                        const cli_nt_facts *facts) {
+    compare_ctx *x = calloc(1, sizeof *x);
+    if (!x) return AR_ENOMEM;
+    x->nmf = nmf;
+    x->plot = plot;
+    ar_platform *plats[CLI_MAX_LIST] = {0};
+    uint64_t counts[CLI_MAX_LIST];
+    ar_status worst = compare_parse(x, argc, argv, facts);
+    if (worst == AR_OK) worst = compare_read(x, mfiles, facts);
+    if (worst != AR_OK) goto done;
+    compare_lists(x);
+    /* every platform, size and algorithm checked before anything is printed */
+    worst = cli_preflight(&x->o, x->algos, x->na, plats, counts, x->meas_sizes ? 0 : x->o.nsizes);
+    if (worst == AR_OK && x->meas_sizes) worst = compare_check_ranks(x, plats);
+    for (int pi = 0; pi < x->o.nplatforms && worst == AR_OK; pi++) {
+        worst = compare_platform(x, plats[pi], counts);
+        ar_platform_free(plats[pi]);
+        plats[pi] = NULL;
     }
-    tbl_free(&t);
-    free(prow), free(palgo), free(pplat);
-    lab_measures_free(&meas);
+    if (worst == AR_OK) worst = compare_print(x);
+done:
+    for (int pi = 0; pi < CLI_MAX_LIST; pi++) ar_platform_free(plats[pi]);
+    for (int i = 0; i < x->npl; i++) free(x->pname[i]);
+    tbl_free(&x->t);
+    free(x->prow), free(x->palgo), free(x->pplat);
+    lab_measures_free(&x->meas);
+    free(x);
     return worst;
 }
 

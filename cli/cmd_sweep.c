@@ -41,10 +41,14 @@ static void usage(void) {
                     "  points already in DIR/NAME.csv are skipped; -j N runs N processes\n");
 }
 
-int cmd_sweep(int argc, char **argv) {
-    /* this verb's own flags: -j N / -jN / --jobs N, --quiet */
-    char *rest[CLI_MAX_LIST * 2];
-    int nrest = 0, nj = 1, quiet = 0;
+#define SWEEP_HELP (-1) /* sweep_flags: the usage was asked for and printed */
+
+/* The verb's own flags (-j N / -jN / --jobs N, --quiet, -h) out of argv, the rest into rest (CLI_MAX_LIST * 2
+ * entries); AR_OK, SWEEP_HELP, or AR_EINVAL after one line. */
+static int sweep_flags(int argc, char **argv, char **rest, int *nrest, int *nj, int *quiet) {
+    *nrest = 0;
+    *nj = 1;
+    *quiet = 0;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i], *v = NULL;
         if (!strcmp(a, "-j") || !strcmp(a, "--jobs")) {
@@ -58,17 +62,17 @@ int cmd_sweep(int argc, char **argv) {
         } else if (!strncmp(a, "--jobs=", 7)) {
             v = a + 7;
         } else if (!strcmp(a, "--quiet")) {
-            quiet = 1;
+            *quiet = 1;
             continue;
         } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage();
-            return 0;
+            return SWEEP_HELP;
         } else {
-            if (nrest == (int)(sizeof rest / sizeof rest[0])) {
+            if (*nrest == CLI_MAX_LIST * 2) {
                 fprintf(stderr, "arlab sweep: too many arguments\n");
                 return AR_EINVAL;
             }
-            rest[nrest++] = argv[i];
+            rest[(*nrest)++] = argv[i];
             continue;
         }
         long long n = 0;
@@ -77,8 +81,39 @@ int cmd_sweep(int argc, char **argv) {
             fprintf(stderr, "arlab sweep: -j: %s\n", e.msg);
             return AR_EINVAL;
         }
-        nj = (int)n;
+        *nj = (int)n;
     }
+    return AR_OK;
+}
+
+/* The line on stderr after a run (unless quiet): rows, points run and resumed, where they went, and the rows
+ * that did not price; returns the rows with status error. */
+static int sweep_summary(const sweep_ctx *ctx, const sweep_rows *all, int ntodo, const char *dir, int quiet) {
+    int nerr = 0, nmiss = 0, nuns = 0, nbudget = 0;
+    for (int i = 0; i < all->n; i++) {
+        const char *s = all->r[i].f[SC_STATUS];
+        nerr += !strcmp(s, "error");
+        nbudget += !strcmp(s, "budget");
+        nmiss += !strcmp(s, "missing");
+        nuns += !strcmp(s, "unsupported");
+    }
+    if (quiet) return nerr;
+    fprintf(stderr, "%s: %d rows (%d points run, %d resumed) -> %s/%s.csv, .json", ctx->spec->name, all->n, ntodo,
+            ctx->npoints - ntodo, dir, ctx->spec->name);
+    if (nuns) fprintf(stderr, "; %d unsupported", nuns);
+    if (nmiss) fprintf(stderr, "; %d without measurement", nmiss);
+    if (nbudget) fprintf(stderr, "; %d stopped by sim.budget (status budget; kept on resume)", nbudget);
+    if (nerr) fprintf(stderr, "; %d errors (see the message column)", nerr);
+    fputc('\n', stderr);
+    return nerr;
+}
+
+int cmd_sweep(int argc, char **argv) {
+    char *rest[CLI_MAX_LIST * 2];
+    int nrest, nj, quiet;
+    int fl = sweep_flags(argc, argv, rest, &nrest, &nj, &quiet);
+    if (fl == SWEEP_HELP) return 0;
+    if (fl != AR_OK) return fl;
     cli_opts o;
     if (cli_parse(nrest, rest, OPT_OUT | OPT_POSITIONAL, &o, "sweep") != AR_OK) return AR_EINVAL;
     if (o.npositional != 1) {
@@ -141,23 +176,7 @@ int cmd_sweep(int argc, char **argv) {
     if (!st) st = sweep_fill_baseline(&ctx, &all, &e);
     if (!st) st = sweep_write(&ctx, dir, &all, &e);
     if (!st) sweep_remove_parts(&ctx, dir);
-    int nerr = 0, nmiss = 0, nuns = 0, nbudget = 0;
-    for (int i = 0; !st && i < all.n; i++) {
-        const char *s = all.r[i].f[SC_STATUS];
-        nerr += !strcmp(s, "error");
-        nbudget += !strcmp(s, "budget");
-        nmiss += !strcmp(s, "missing");
-        nuns += !strcmp(s, "unsupported");
-    }
-    if (!st && !quiet) {
-        fprintf(stderr, "%s: %d rows (%d points run, %d resumed) -> %s/%s.csv, .json", ctx.spec->name, all.n, ntodo,
-                ctx.npoints - ntodo, dir, ctx.spec->name);
-        if (nuns) fprintf(stderr, "; %d unsupported", nuns);
-        if (nmiss) fprintf(stderr, "; %d without measurement", nmiss);
-        if (nbudget) fprintf(stderr, "; %d stopped by sim.budget (status budget; kept on resume)", nbudget);
-        if (nerr) fprintf(stderr, "; %d errors (see the message column)", nerr);
-        fputc('\n', stderr);
-    }
+    int nerr = st ? 0 : sweep_summary(&ctx, &all, ntodo, dir, quiet);
     sweep_rows_free(&old);
     sweep_rows_free(&fresh);
     sweep_rows_free(&all);

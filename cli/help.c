@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "lab/schema.h"
+#include "lab/bestrow.h"
 #include "lab/modelrow.h"
 #include "lab/simrow.h"
 
@@ -234,7 +235,8 @@ int cli_help(const char *verb) {
     for (size_t i = 0; i < sizeof entries / sizeof entries[0]; i++)
         if (!strcmp(entries[i].verb, verb)) {
             fputs(entries[i].text, stdout);
-            fputs("(exit codes, units and the output columns: docs/cli.md; arlab help columns sweep|sim)\n", stdout);
+            fputs("(exit codes, units and the output columns: docs/cli.md; arlab help columns sweep|sim|model|best)\n",
+                  stdout);
             return 1;
         }
     return 0;
@@ -258,7 +260,9 @@ int cli_help_columns(const char *which) {
         const char *name;
         const lab_rowcol *cols;
         const int *n;
-    } verbs[] = {{"sim", lab_simrow_cols, &lab_simrow_ncols}, {"model", lab_modelrow_cols, &lab_modelrow_ncols}};
+    } verbs[] = {{"sim", lab_simrow_cols, &lab_simrow_ncols},
+                 {"model", lab_modelrow_cols, &lab_modelrow_ncols},
+                 {"best", lab_bestrow_cols, &lab_bestrow_ncols}};
     if (which && !strcmp(which, "sweep")) {
         printf("| column | type | meaning |\n|---|---|---|\n");
         for (int c = 0; c < SW_NCOLS; c++) md_row(lab_cols[c].name, lab_cols[c].type, lab_cols[c].help);
@@ -271,6 +275,7 @@ int cli_help_columns(const char *which) {
                 md_row(verbs[v].cols[c].name, verbs[v].cols[c].type, verbs[v].cols[c].help);
             return AR_OK;
         }
-    fprintf(stderr, "arlab help columns: give sweep (the results of arlab sweep), sim or model (their --format csv)\n");
+    fprintf(stderr,
+            "arlab help columns: give sweep (the results of arlab sweep), sim, model or best (their --format csv)\n");
     return AR_EINVAL;
 }

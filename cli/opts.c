@@ -99,6 +99,75 @@ static ar_status nt_range(cli_opts *o, const char *const nt[4], const char *verb
     return AR_OK;
 }
 
+/* Sets option name (a known flag this verb allows) to val (NULL for a flag without a value); AR_OK or
+ * AR_EINVAL after one line. */
+static ar_status set_opt(cli_opts *o, const char *name, const char *val, const char *verb) {
+    ar_err e = {{0}};
+    ar_status st = AR_OK;
+    if (!strcmp(name, "--platform")) st = push_specs((char *)val, o->platforms, &o->nplatforms, verb, name);
+    else if (!strcmp(name, "--algo")) st = push_specs((char *)val, o->algos, &o->nalgos, verb, name);
+    else if (!strcmp(name, "--schedule")) { /* a user-written schedule: algorithm schedule:file=FILE */
+        if (strchr(val, ',')) return bad(verb, "--schedule: \"%s\": a file name with ',' cannot be named", val);
+        if (o->nschedules >= CLI_MAX_LIST) return bad(verb, "too many --schedule values");
+        char *sp = o->schedule_specs[o->nschedules++];
+        int w = snprintf(sp, sizeof o->schedule_specs[0], "schedule:file=%s", val);
+        if (w < 0 || (size_t)w >= sizeof o->schedule_specs[0]) return bad(verb, "--schedule: file name too long");
+        st = push(o->algos, &o->nalgos, sp, verb, name);
+    } else if (!strcmp(name, "--size")) {
+        /* comma lists: sizes contain no commas */
+        char *dup = (char *)val;
+        for (char *tok = dup;;) {
+            char *c = strchr(tok, ',');
+            if (c) *c = 0;
+            if (!*tok) return bad(verb, "empty size in --size \"%s\"", val);
+            if ((st = push(o->sizes, &o->nsizes, tok, verb, name)) != AR_OK) return st;
+            if (!c) break;
+            tok = c + 1;
+        }
+    } else if (!strcmp(name, "--ranks")) {
+        long long r;
+        st = ar_parse_count(val, 1, AR_MAX_RANKS, &r, &e);
+        if (st != AR_OK) return bad(verb, "--ranks: %s", e.msg);
+        o->ranks = (int)r;
+    } else if (!strcmp(name, "--dtype")) {
+        st = ar_dtype_parse(val, &o->dtype, &e);
+        if (st != AR_OK) return bad(verb, "--dtype: %s", e.msg);
+    } else if (!strcmp(name, "--format")) {
+        if (!strcmp(val, "table")) o->format = FMT_TABLE;
+        else if (!strcmp(val, "csv")) o->format = FMT_CSV;
+        else if (!strcmp(val, "json")) o->format = FMT_JSON;
+        else return bad(verb, "--format: \"%s\" is not one of table, csv, json", val);
+    } else if (!strcmp(name, "--nccl-version")) {
+        o->nccl_version = ar_nccl_version_parse(val);
+        if (o->nccl_version < 0)
+            return bad(verb, "--nccl-version: \"%s\" is not a modelled NCCL release (2.18, 2.19, 2.25 to 2.30)", val);
+    } else if (!strcmp(name, "--coll")) {
+        if (ar_coll_parse(val, &o->coll, &e) != AR_OK) return bad(verb, "--coll: %s", e.msg);
+    } else if (!strcmp(name, "--check")) o->check = 1;
+    else if (!strcmp(name, "--trace")) o->trace = val;
+    else if (!strcmp(name, "--out")) o->out = val;
+    else if (!strcmp(name, "--network")) o->network = val;
+    else if (!strcmp(name, "--scenario")) o->scenario = val;
+    else if (!strcmp(name, "--gamma")) {
+        char *end;
+        errno = 0;
+        double g = strtod(val, &end);
+        if (errno || *end || !(g >= 0) || g > 1)
+            return bad(verb, "--gamma: \"%s\" is not seconds per byte in [0, 1]", val);
+        o->gamma_s_per_B = g;
+    } else if (!strcmp(name, "--budget")) {
+        st = ar_parse_time(val, &o->budget_s, &e);
+        if (st != AR_OK) return bad(verb, "--budget: %s", e.msg);
+    } else if (!strcmp(name, "--iters") || !strcmp(name, "--warmup")) {
+        long long n;
+        st = ar_parse_count(val, strcmp(name, "--iters") ? 0 : 1, 100000, &n, &e);
+        if (st != AR_OK) return bad(verb, "%s", e.msg);
+        if (!strcmp(name, "--iters")) o->iters = (int)n;
+        else o->warmup = (int)n;
+    }
+    return st;
+}
+
 ar_status cli_parse(int argc, char **argv, unsigned allowed, cli_opts *o, const char *verb) {
     memset(o, 0, sizeof *o);
     o->dtype = AR_DTYPE_F32;
@@ -159,70 +228,7 @@ ar_status cli_parse(int argc, char **argv, unsigned allowed, cli_opts *o, const 
         } else if (eq) {
             return bad(verb, "option %s takes no value", name);
         }
-        ar_err e = {{0}};
-        ar_status st = AR_OK;
-        if (!strcmp(name, "--platform")) st = push_specs((char *)val, o->platforms, &o->nplatforms, verb, name);
-        else if (!strcmp(name, "--algo")) st = push_specs((char *)val, o->algos, &o->nalgos, verb, name);
-        else if (!strcmp(name, "--schedule")) { /* a user-written schedule: algorithm schedule:file=FILE */
-            if (strchr(val, ',')) return bad(verb, "--schedule: \"%s\": a file name with ',' cannot be named", val);
-            if (o->nschedules >= CLI_MAX_LIST) return bad(verb, "too many --schedule values");
-            char *sp = o->schedule_specs[o->nschedules++];
-            int w = snprintf(sp, sizeof o->schedule_specs[0], "schedule:file=%s", val);
-            if (w < 0 || (size_t)w >= sizeof o->schedule_specs[0]) return bad(verb, "--schedule: file name too long");
-            st = push(o->algos, &o->nalgos, sp, verb, name);
-        } else if (!strcmp(name, "--size")) {
-            /* comma lists: sizes contain no commas */
-            char *dup = (char *)val;
-            for (char *tok = dup;;) {
-                char *c = strchr(tok, ',');
-                if (c) *c = 0;
-                if (!*tok) return bad(verb, "empty size in --size \"%s\"", val);
-                if ((st = push(o->sizes, &o->nsizes, tok, verb, name)) != AR_OK) return st;
-                if (!c) break;
-                tok = c + 1;
-            }
-        } else if (!strcmp(name, "--ranks")) {
-            long long r;
-            st = ar_parse_count(val, 1, AR_MAX_RANKS, &r, &e);
-            if (st != AR_OK) return bad(verb, "--ranks: %s", e.msg);
-            o->ranks = (int)r;
-        } else if (!strcmp(name, "--dtype")) {
-            st = ar_dtype_parse(val, &o->dtype, &e);
-            if (st != AR_OK) return bad(verb, "--dtype: %s", e.msg);
-        } else if (!strcmp(name, "--format")) {
-            if (!strcmp(val, "table")) o->format = FMT_TABLE;
-            else if (!strcmp(val, "csv")) o->format = FMT_CSV;
-            else if (!strcmp(val, "json")) o->format = FMT_JSON;
-            else return bad(verb, "--format: \"%s\" is not one of table, csv, json", val);
-        } else if (!strcmp(name, "--nccl-version")) {
-            o->nccl_version = ar_nccl_version_parse(val);
-            if (o->nccl_version < 0)
-                return bad(verb, "--nccl-version: \"%s\" is not a modelled NCCL release (2.18, 2.19, 2.25 to 2.30)",
-                           val);
-        } else if (!strcmp(name, "--coll")) {
-            if (ar_coll_parse(val, &o->coll, &e) != AR_OK) return bad(verb, "--coll: %s", e.msg);
-        } else if (!strcmp(name, "--check")) o->check = 1;
-        else if (!strcmp(name, "--trace")) o->trace = val;
-        else if (!strcmp(name, "--out")) o->out = val;
-        else if (!strcmp(name, "--network")) o->network = val;
-        else if (!strcmp(name, "--scenario")) o->scenario = val;
-        else if (!strcmp(name, "--gamma")) {
-            char *end;
-            errno = 0;
-            double g = strtod(val, &end);
-            if (errno || *end || !(g >= 0) || g > 1)
-                return bad(verb, "--gamma: \"%s\" is not seconds per byte in [0, 1]", val);
-            o->gamma_s_per_B = g;
-        } else if (!strcmp(name, "--budget")) {
-            st = ar_parse_time(val, &o->budget_s, &e);
-            if (st != AR_OK) return bad(verb, "--budget: %s", e.msg);
-        } else if (!strcmp(name, "--iters") || !strcmp(name, "--warmup")) {
-            long long n;
-            st = ar_parse_count(val, strcmp(name, "--iters") ? 0 : 1, 100000, &n, &e);
-            if (st != AR_OK) return bad(verb, "%s", e.msg);
-            if (!strcmp(name, "--iters")) o->iters = (int)n;
-            else o->warmup = (int)n;
-        }
+        ar_status st = set_opt(o, name, val, verb);
         if (st != AR_OK) return st;
     }
     return nt_range(o, nt, verb);

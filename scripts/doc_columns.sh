@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The documented column lists, generated from the column tables (lab/schema.c: sweep results;
-# lab/simrow.c, lab/modelrow.c: arlab sim and model) by `arlab help columns sweep|sim|model`. Without --write, prints each list
+# lab/simrow.c, lab/modelrow.c, lab/bestrow.c: arlab sim, model and best) by
+# `arlab help columns sweep|sim|model|best`. Without --write, prints each list
 # and exits 1 if a document's list differs from it (tests/cli_doc_columns.sh); with --write,
 # replaces each list between its markers. ARLAB: the arlab binary (default build/arlab).
 set -euo pipefail
@@ -9,7 +10,7 @@ arlab=${ARLAB:-build/arlab}
 write=0
 [ "${1:-}" = --write ] && write=1
 status=0
-for pair in "sweep docs/sweeps-and-reports.md" "sim docs/cli.md" "model docs/cli.md"; do
+for pair in "sweep docs/sweeps-and-reports.md" "sim docs/cli.md" "model docs/cli.md" "best docs/cli.md"; do
   set -- $pair
   which=$1 doc=$2
   table=$("$arlab" help columns "$which")

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The documented column lists are the column tables: scripts/doc_columns.sh finds each list
-# (docs/sweeps-and-reports.md: sweep results; docs/cli.md: arlab sim) equal to
-# `arlab help columns sweep|sim`, and both tables have the columns readers rely on.
+# (docs/sweeps-and-reports.md: sweep results; docs/cli.md: arlab sim, model, best) equal to
+# `arlab help columns sweep|sim|model|best`, and the tables have the columns readers rely on.
 # Needs ARLAB and ARLAB_SRC.
 . "$(dirname "$0")/lib_cli.sh"
 if ARLAB="$ARLAB" "$ARLAB_SRC/scripts/doc_columns.sh" >"$T_TMP/script" 2>&1; then
@@ -28,5 +28,12 @@ done
 expect_ok "model csv" -- model --platform flat:ranks=4 --algo ring --size 1MB --format csv
 t_check "model's CSV header is the listed columns, in order" test \
   "$(head -1 "$T_TMP/out")" = "$("$ARLAB" help columns model | sed -n 's/^| `\([^`]*\)`.*/\1/p' | paste -sd,)"
+expect_ok "help columns best" -- help columns best
+for c in rank params walk_s closed_s vs_nccl sim_s scenario; do
+  t_check "best columns list $c" grep -q "^| \`$c\` |" "$T_TMP/out"
+done
+expect_ok "best csv" -- best --platform flat:ranks=4 --size 1MB --format csv
+t_check "best's CSV header is the listed columns, in order" test \
+  "$(head -1 "$T_TMP/out")" = "$("$ARLAB" help columns best | sed -n 's/^| `\([^`]*\)`.*/\1/p' | paste -sd,)"
 expect_error "help columns needs a table" "give sweep" -- help columns
 t_done
