@@ -676,6 +676,116 @@ static int fit_corpus(const char *manifest, int boot) {
     return 0;
 }
 
+#ifdef AR_HAVE_REAL_HOST
+/* The verb's options (the nccl-tests facts aside: cli_nt_take). */
+typedef struct fit_args {
+    const char **files; /* --from (owned array, argv's strings) */
+    int nf, csv, nccl_version, boot;
+    const char *plat, *out, *name, *reference;
+    unsigned seed;
+} fit_args;
+
+static ar_status fit_parse(int argc, char **argv, const char *verb, fit_args *a) {
+    memset(a, 0, sizeof *a);
+    a->boot = 200;
+    a->seed = 1;
+    a->files = calloc((size_t)argc + 1, sizeof *a->files);
+    if (!a->files) return AR_ENOMEM;
+    for (int i = 0; i < argc; i++) {
+        if (i == 0 && (!strcmp(argv[i], "fit") || !strcmp(argv[i], "calibrate"))) continue;
+        if (!strcmp(argv[i], "--reference") && i + 1 < argc) a->reference = argv[++i];
+        else if (!strcmp(argv[i], "--csv")) a->csv = 1;
+        else if (!strcmp(argv[i], "--out") && i + 1 < argc) a->out = argv[++i];
+        else if (!strcmp(argv[i], "--name") && i + 1 < argc) a->name = argv[++i];
+        else if (!strcmp(argv[i], "--platform") && i + 1 < argc) a->plat = argv[++i];
+        else if (!strcmp(argv[i], "--seed") && i + 1 < argc) a->seed = (unsigned)strtoul(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--boot") && i + 1 < argc) a->boot = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--nccl-version") && i + 1 < argc) {
+            a->nccl_version = ar_nccl_version_parse(argv[++i]);
+            if (a->nccl_version < 0) {
+                fprintf(stderr,
+                        "arlab %s: --nccl-version: \"%s\" is not a modelled NCCL release (2.18, 2.19, 2.25 to 2.30)\n",
+                        verb, argv[i]);
+                return AR_EINVAL;
+            }
+        } else if (!strcmp(argv[i], "--from")) {
+            while (i + 1 < argc && strncmp(argv[i + 1], "--", 2)) a->files[a->nf++] = argv[++i];
+        } else {
+            fprintf(stderr, "arlab fit: unknown or incomplete option \"%s\"\n", argv[i]);
+            return AR_EINVAL;
+        }
+    }
+    return AR_OK;
+}
+
+/* The fit's sections: the scales, the per algorithm/protocol efficiencies, the residuals, the size
+ * buckets, the leave-one-out errors and the per-class fits ("identified" as the calibration decides). */
+static void print_fit(const ar_nt_set *s, const ar_ntfit_res *rr, const ar_ntfit_cal *calp, const char *plat,
+                      int nccl_version, unsigned seed) {
+    const ar_ntfit_res r = *rr;
+    const ar_ntfit_cal cal = *calp;
+    printf("fit of %s to %d %s records (NCCL model %s, weights 1/t, %d bootstrap resamples, seed %u)\n", plat, r.n,
+           ar_nt_coll_name(s->runs[0].coll), ar_nccl_version_name(nccl_version), r.nboot, seed);
+    printf("%-16s %10s %22s  %s\n", "parameter", "value", "95% interval", "identified");
+    /* identified: as the calibration below decides it (what it writes), so that both sections agree */
+    int li = cal_any_identified(&cal, 0), bi = cal_any_identified(&cal, 1);
+    printf("%-16s %10.4f [%9.4f, %9.4f]  %s\n", "latency_scale", r.lat_scale, r.lat_lo, r.lat_hi,
+           li ? "yes" : "NO (the calibration keeps every latency factor at 1)");
+    printf("%-16s %10.4f [%9.4f, %9.4f]  %s\n", "bandwidth_scale", r.bw_scale, r.bw_lo, r.bw_hi,
+           bi ? "yes" : "NO (the calibration keeps every bandwidth factor at 1)");
+    printf("\nper algorithm/protocol bandwidth efficiency (shared latency scale %.4f [%.4f, %.4f]):\n", r.group_lat,
+           r.group_lat_lo, r.group_lat_hi);
+    printf("%-8s %-7s %4s %7s %10s %22s  %s\n", "algo", "proto", "n", "forced", "efficiency", "95% interval",
+           "identified");
+    for (int g = 0; g < r.ngroups; g++) {
+        int ci = cal_bw_identified(&cal, r.group[g].algo, r.group[g].proto);
+        printf("%-8s %-7s %4d %7s %10.4f [%9.4f, %9.4f]  %s\n", r.group[g].algo, r.group[g].proto, r.group[g].n,
+               r.group[g].forced ? "yes" : "no", r.group[g].eff, r.group[g].lo, r.group[g].hi,
+               ci > 0    ? "yes"
+               : ci == 0 ? "NO (the calibration keeps its bandwidth at 1: too few sizes, no bandwidth term, or "
+                           "not separable)"
+                         : "NO (the calibrated model does not choose it)");
+    }
+    printf("\nresiduals (pred-meas)/meas:\n");
+    int k = 0, zero = 0;
+    char where[300];
+    for (int i = 0; i < s->nrecs && k < r.n; i++) {
+        if (!s->recs[i].size_bytes) { /* left out of the fit (ntfit.h) */
+            zero++;
+            continue;
+        }
+        printf("  %-40s %12llu B %+8.4f\n", ar_nt_where(s, &s->recs[i], where, sizeof where),
+               (unsigned long long)s->recs[i].size_bytes, r.rel_err[k++]);
+    }
+    if (zero)
+        printf("  (%d row%s of 0 B left out: NCCL runs nothing for them, and compare does not model them)\n", zero,
+               zero == 1 ? "" : "s");
+    static const char *bn[4] = {"< 1 MB", "1-64 MB", "64-512 MB", ">= 512 MB"};
+    printf("\n%-10s %4s %10s %10s\n", "bucket", "n", "median|e|", "max|e|");
+    for (int b = 0; b < 4; b++)
+        printf("%-10s %4d %10.4f %10.4f\n", bn[b], r.bucket_n[b], r.bucket_med[b], r.bucket_max[b]);
+    printf("\nleave-one-size-out prediction error: median %.4f max %.4f\n", r.loso_med, r.loso_max);
+    if (r.lonco_n) {
+        printf("leave-one-node-count-out prediction error (fit on the other node counts):\n");
+        printf("%-10s %4s %10s %10s\n", "held out", "n", "median|e|", "max|e|");
+        for (int q = 0; q < r.lonco_n; q++)
+            printf("%2d node%s   %4d %10.4f %10.4f\n", r.lonco_nodes[q], r.lonco_nodes[q] == 1 ? " " : "s",
+                   r.lonco_cnt[q], r.lonco_med[q], r.lonco_max[q]);
+    } else {
+        printf("leave-one-node-count-out: not run (the records are all on one node count)\n");
+    }
+    if (r.have_classes) {
+        printf("\nper node class (separate fits, no efficiencies; the calibration below is the joint fit):\n");
+        static const char *const cn[2] = {"intra-node (1-node runs)", "inter-node (multi-node runs)"};
+        for (int c = 0; c < 2; c++)
+            printf("  %-28s n %3d  latency %.4f [%.4f, %.4f]%s  bandwidth %.4f [%.4f, %.4f]%s\n", cn[c], r.cls[c].n,
+                   r.cls[c].lat, r.cls[c].lat_lo, r.cls[c].lat_hi, r.cls[c].lat_ident ? "" : " NOT identified",
+                   r.cls[c].bw, r.cls[c].bw_lo, r.cls[c].bw_hi, r.cls[c].bw_ident ? "" : " NOT identified");
+    }
+}
+
+#endif
+
 int cmd_fit(int argc, char **argv) {
 #ifndef AR_HAVE_REAL_HOST
     (void)argc, (void)argv;
@@ -685,69 +795,38 @@ int cmd_fit(int argc, char **argv) {
     const char *verb = argc > 0 && !strcmp(argv[0], "calibrate") ? "calibrate" : "fit";
     cli_nt_facts facts;
     if (cli_nt_take(&argc, argv, &facts, verb, 1) != AR_OK) return AR_EINVAL;
-    const char **files = calloc((size_t)argc + 1, sizeof *files);
-    const char *plat = NULL, *out = NULL, *name = NULL, *reference = NULL;
-    int csv = 0, nccl_version = 0;
-    int nf = 0, boot = 200;
-    unsigned seed = 1;
-    if (!files) return AR_ENOMEM;
-    for (int i = 0; i < argc; i++) {
-        if (i == 0 && (!strcmp(argv[i], "fit") || !strcmp(argv[i], "calibrate"))) continue;
-        if (!strcmp(argv[i], "--reference") && i + 1 < argc) {
-            reference = argv[++i];
-            continue;
-        }
-        if (!strcmp(argv[i], "--csv")) {
-            csv = 1;
-            continue;
-        }
-        if (!strcmp(argv[i], "--out") && i + 1 < argc) out = argv[++i];
-        else if (!strcmp(argv[i], "--name") && i + 1 < argc) name = argv[++i];
-        else if (!strcmp(argv[i], "--platform") && i + 1 < argc) plat = argv[++i];
-        else if (!strcmp(argv[i], "--seed") && i + 1 < argc) seed = (unsigned)strtoul(argv[++i], NULL, 10);
-        else if (!strcmp(argv[i], "--boot") && i + 1 < argc) boot = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--nccl-version") && i + 1 < argc) {
-            nccl_version = ar_nccl_version_parse(argv[++i]);
-            if (nccl_version < 0) {
-                fprintf(stderr,
-                        "arlab %s: --nccl-version: \"%s\" is not a modelled NCCL release (2.18, 2.19, 2.25 to 2.30)\n",
-                        verb, argv[i]);
-                free(files);
-                return AR_EINVAL;
-            }
-        } else if (!strcmp(argv[i], "--from")) {
-            while (i + 1 < argc && strncmp(argv[i + 1], "--", 2)) files[nf++] = argv[++i];
-        } else {
-            fprintf(stderr, "arlab fit: unknown or incomplete option \"%s\"\n", argv[i]);
-            free(files);
-            return AR_EINVAL;
-        }
+    fit_args a;
+    ar_status st = fit_parse(argc, argv, verb, &a);
+    if (st != AR_OK) {
+        free(a.files);
+        return st;
     }
-    if (reference || csv) {
-        free(files);
-        if (!reference || plat || nf || out || facts.coll_arg || facts.ranks || facts.algo || facts.proto) {
+    const char *plat = a.plat, *reference = a.reference;
+    if (reference || a.csv) {
+        free(a.files);
+        if (!reference || plat || a.nf || a.out || facts.coll_arg || facts.ranks || facts.algo || facts.proto) {
             fprintf(stderr, "arlab fit: --reference CORPUS.csv [--csv] takes no --from, --platform, --out, --coll, "
                             "--ranks, --nccl-algo or --nccl-proto\n");
             return AR_EINVAL;
         }
         size_t rl = strlen(reference);
         if (rl > 4 && !strcmp(reference + rl - 4, ".tsv")) {
-            if (csv) {
+            if (a.csv) {
                 fprintf(stderr, "arlab fit: --reference %s: a corpus manifest prints a table only (no --csv)\n",
                         reference);
                 return AR_EINVAL;
             }
-            return fit_corpus(reference, boot);
+            return fit_corpus(reference, a.boot);
         }
-        return fit_reference(reference, csv);
+        return fit_reference(reference, a.csv);
     }
-    if (!plat || nf == 0 || boot < 0 || boot > 100000) {
+    if (!plat || a.nf == 0 || a.boot < 0 || a.boot > 100000) {
         fprintf(stderr,
                 "arlab fit: usage: fit|calibrate --from FILE... --platform P [--coll C] [--ranks N] "
                 "[--nccl-algo A] [--nccl-proto P] [--nccl-version V] [--seed N] [--boot B] [--out CAL.json [--name "
                 "NAME]] | fit "
                 "--reference CORPUS.csv [--csv]\n");
-        free(files);
+        free(a.files);
         return AR_EINVAL;
     }
     ar_err e = {{0}};
@@ -758,88 +837,31 @@ int cmd_fit(int argc, char **argv) {
     ar_ntfit_msg msg;
     ar_nt_opts nto;
     cli_nt_opts(&facts, &nto);
-    ar_status st = ar_nt_read_files(files, nf, &nto, &s, &e);
+    st = ar_nt_read_files(a.files, a.nf, &nto, &s, &e);
     if (!st) st = fit_select(s, &facts, verb, &e);
     if (!st) st = ar_platform_load(plat, 0, &p, &e);
-    if (!st) p->nccl_version = nccl_version;
+    if (!st) p->nccl_version = a.nccl_version;
     if (!st) note_platform_ranks(s, p, verb);
-    if (!st) st = ar_ntfit_fit(s, p, seed, boot, &r, &e);
+    if (!st) st = ar_ntfit_fit(s, p, a.seed, a.boot, &r, &e);
     if (!st) {
-        st = ar_ntfit_calibrate(s, p, seed, boot, &cal, &e);
-        if (!st) st = ar_ntfit_msg_fit(s, p, seed, boot, &msg, &e);
+        st = ar_ntfit_calibrate(s, p, a.seed, a.boot, &cal, &e);
+        if (!st) st = ar_ntfit_msg_fit(s, p, a.seed, a.boot, &msg, &e);
         if (st) ar_ntfit_free(&r);
     }
     if (st) {
         fprintf(stderr, "arlab fit: %s\n", e.msg);
     } else {
-        printf("fit of %s to %d %s records (NCCL model %s, weights 1/t, %d bootstrap resamples, seed %u)\n", plat, r.n,
-               ar_nt_coll_name(s->runs[0].coll), ar_nccl_version_name(nccl_version), r.nboot, seed);
-        printf("%-16s %10s %22s  %s\n", "parameter", "value", "95% interval", "identified");
-        /* identified: as the calibration below decides it (what it writes), so that both sections agree */
-        int li = cal_any_identified(&cal, 0), bi = cal_any_identified(&cal, 1);
-        printf("%-16s %10.4f [%9.4f, %9.4f]  %s\n", "latency_scale", r.lat_scale, r.lat_lo, r.lat_hi,
-               li ? "yes" : "NO (the calibration keeps every latency factor at 1)");
-        printf("%-16s %10.4f [%9.4f, %9.4f]  %s\n", "bandwidth_scale", r.bw_scale, r.bw_lo, r.bw_hi,
-               bi ? "yes" : "NO (the calibration keeps every bandwidth factor at 1)");
-        printf("\nper algorithm/protocol bandwidth efficiency (shared latency scale %.4f [%.4f, %.4f]):\n", r.group_lat,
-               r.group_lat_lo, r.group_lat_hi);
-        printf("%-8s %-7s %4s %7s %10s %22s  %s\n", "algo", "proto", "n", "forced", "efficiency", "95% interval",
-               "identified");
-        for (int g = 0; g < r.ngroups; g++) {
-            int ci = cal_bw_identified(&cal, r.group[g].algo, r.group[g].proto);
-            printf("%-8s %-7s %4d %7s %10.4f [%9.4f, %9.4f]  %s\n", r.group[g].algo, r.group[g].proto, r.group[g].n,
-                   r.group[g].forced ? "yes" : "no", r.group[g].eff, r.group[g].lo, r.group[g].hi,
-                   ci > 0    ? "yes"
-                   : ci == 0 ? "NO (the calibration keeps its bandwidth at 1: too few sizes, no bandwidth term, or "
-                               "not separable)"
-                             : "NO (the calibrated model does not choose it)");
-        }
-        printf("\nresiduals (pred-meas)/meas:\n");
-        int k = 0, zero = 0;
-        char where[300];
-        for (int i = 0; i < s->nrecs && k < r.n; i++) {
-            if (!s->recs[i].size_bytes) { /* left out of the fit (ntfit.h) */
-                zero++;
-                continue;
-            }
-            printf("  %-40s %12llu B %+8.4f\n", ar_nt_where(s, &s->recs[i], where, sizeof where),
-                   (unsigned long long)s->recs[i].size_bytes, r.rel_err[k++]);
-        }
-        if (zero)
-            printf("  (%d row%s of 0 B left out: NCCL runs nothing for them, and compare does not model them)\n", zero,
-                   zero == 1 ? "" : "s");
-        static const char *bn[4] = {"< 1 MB", "1-64 MB", "64-512 MB", ">= 512 MB"};
-        printf("\n%-10s %4s %10s %10s\n", "bucket", "n", "median|e|", "max|e|");
-        for (int b = 0; b < 4; b++)
-            printf("%-10s %4d %10.4f %10.4f\n", bn[b], r.bucket_n[b], r.bucket_med[b], r.bucket_max[b]);
-        printf("\nleave-one-size-out prediction error: median %.4f max %.4f\n", r.loso_med, r.loso_max);
-        if (r.lonco_n) {
-            printf("leave-one-node-count-out prediction error (fit on the other node counts):\n");
-            printf("%-10s %4s %10s %10s\n", "held out", "n", "median|e|", "max|e|");
-            for (int q = 0; q < r.lonco_n; q++)
-                printf("%2d node%s   %4d %10.4f %10.4f\n", r.lonco_nodes[q], r.lonco_nodes[q] == 1 ? " " : "s",
-                       r.lonco_cnt[q], r.lonco_med[q], r.lonco_max[q]);
-        } else {
-            printf("leave-one-node-count-out: not run (the records are all on one node count)\n");
-        }
-        if (r.have_classes) {
-            printf("\nper node class (separate fits, no efficiencies; the calibration below is the joint fit):\n");
-            static const char *const cn[2] = {"intra-node (1-node runs)", "inter-node (multi-node runs)"};
-            for (int c = 0; c < 2; c++)
-                printf("  %-28s n %3d  latency %.4f [%.4f, %.4f]%s  bandwidth %.4f [%.4f, %.4f]%s\n", cn[c], r.cls[c].n,
-                       r.cls[c].lat, r.cls[c].lat_lo, r.cls[c].lat_hi, r.cls[c].lat_ident ? "" : " NOT identified",
-                       r.cls[c].bw, r.cls[c].bw_lo, r.cls[c].bw_hi, r.cls[c].bw_ident ? "" : " NOT identified");
-        }
+        print_fit(s, &r, &cal, plat, a.nccl_version, a.seed);
         print_cal(&cal);
         double msg_g = msg_g_kept(p, msg.nodes_hi);
         print_msg(&msg, msg_g);
-        st = identify_and_write(s, p, &r, &cal, &msg, msg_g, plat, out, name, &e);
+        st = identify_and_write(s, p, &r, &cal, &msg, msg_g, plat, a.out, a.name, &e);
         if (st) fprintf(stderr, "arlab calibrate: %s\n", e.msg);
         ar_ntfit_free(&r);
     }
     ar_nt_free(s);
     ar_platform_free(p);
-    free(files);
+    free(a.files);
     return st ? (int)st : 0;
 #endif
 }
