@@ -484,19 +484,20 @@ static void corpus_bucket(const ar_ntfit_pred *q, int n, const double *pred, dou
     }
 }
 
-static int fit_corpus(const char *manifest, int boot) {
+/* The logs of a corpus manifest that name a platform to fit (at most CORPUS_MAX); their count, or minus
+ * the status (the error said). */
+static int corpus_manifest(const char *manifest, corpus_log *logs) {
     ar_err e = {{0}};
     char *text = NULL;
     if (ar_read_file(manifest, (size_t)1 << 20, &text, NULL, &e)) {
         fprintf(stderr, "arlab fit: %s\n", e.msg);
-        return AR_EIO;
+        return -(int)AR_EIO;
     }
     char dir[512];
     snprintf(dir, sizeof dir, "%s", manifest);
     char *slash = strrchr(dir, '/');
     if (slash) slash[1] = 0;
     else dir[0] = 0;
-    static corpus_log logs[CORPUS_MAX];
     int nl = 0;
     char *save = NULL;
     for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
@@ -516,9 +517,14 @@ static int fit_corpus(const char *manifest, int boot) {
     free(text);
     if (!nl) {
         fprintf(stderr, "arlab fit: %s: no log with a platform to fit (the \"fit\" column)\n", manifest);
-        return AR_EINVAL;
+        return -(int)AR_EINVAL;
     }
-    /* node counts first: a log's cluster peers are the logs of the same platform and collective */
+    return nl;
+}
+
+/* Each log's node count: a log's cluster peers are the logs of the same platform and collective. */
+static void corpus_nodes(corpus_log *logs, int nl) {
+    ar_err e = {{0}};
     for (int i = 0; i < nl; i++) {
         ar_nt_set *s = NULL;
         ar_platform *p = NULL;
@@ -531,6 +537,110 @@ static int fit_corpus(const char *manifest, int boot) {
             for (int k = 0; k < n; k++) logs[i].nodes = q[k].nodes > logs[i].nodes ? q[k].nodes : logs[i].nodes;
         free(q), ar_nt_free(s), ar_platform_free(p);
     }
+}
+
+/* Column: arlab's schedule for NCCL's choice (model_s of 'nccl'), on the platform of each record's node count. */
+static void corpus_arlab_nccl(const corpus_log *lg, const ar_platform *p, const ar_ntfit_pred *q, int n, double *col) {
+    ar_platform *pn = NULL;
+    int pn_nodes = -1;
+    for (int k = 0; k < n; k++) {
+        col[k] = NAN;
+        if (q[k].nodes != pn_nodes) {
+            ar_platform_free(pn);
+            pn = NULL;
+            pn_nodes = q[k].nodes;
+            char spec[160];
+            if (q[k].nodes == p->nmachines) snprintf(spec, sizeof spec, "%s", lg->fit);
+            else snprintf(spec, sizeof spec, "%s:nodes=%d", lg->fit, q[k].nodes);
+            ar_err e2 = {{0}};
+            if (ar_platform_load(spec, 0, &pn, &e2)) pn = NULL;
+        }
+        uint64_t b = (uint64_t)q[k].bytes;
+        if (!pn || b % 4 || b / 4 % (uint64_t)pn->nranks) continue;
+        lab_eval ev;
+        lab_eval_opts eo = {.coll = lg->coll == AR_NT_ALL_GATHER       ? AR_COLL_ALLGATHER
+                                    : lg->coll == AR_NT_REDUCE_SCATTER ? AR_COLL_REDUCESCATTER
+                                                                       : AR_COLL_ALLREDUCE};
+        ar_err e2 = {{0}};
+        if (lab_eval_model(pn, "nccl", b / 4, 4, &eo, &ev, &e2) == AR_OK) col[k] = ev.model_s, lab_eval_free(&ev);
+    }
+    ar_platform_free(pn);
+}
+
+/* Column: calibrated on the whole log (in sample: what the calibration reports). */
+static void corpus_cal_in(const ar_nt_set *s, const ar_platform *p, int boot, int n, double *col) {
+    for (int k = 0; k < n; k++) col[k] = NAN;
+    {
+        ar_ntfit_cal cal;
+        ar_err e2 = {{0}};
+        int m = 0;
+        ar_ntfit_pred *q2 = calloc((size_t)s->nrecs, sizeof *q2);
+        if (q2 && !ar_ntfit_calibrate(s, p, 1, boot, &cal, &e2) && !ar_ntfit_predict(s, p, &cal, q2, &m, &e2))
+            for (int j = 0; j < m && j < n; j++) col[j] = q2[j].pred_s;
+        free(q2);
+    }
+}
+
+/* Column: leave-one-size-out, calibrated on the other sizes, the held-out size predicted. */
+static void corpus_loso(const ar_nt_set *s, const ar_platform *p, int boot, const ar_ntfit_pred *q, int n,
+                        ar_nt_record *buf, double *col) {
+    for (int k = 0; k < n; k++) col[k] = NAN;
+    for (int k = 0; k < n; k++) {
+        if (!isnan(col[k])) continue;
+        uint64_t sz = (uint64_t)q[k].bytes;
+        ar_nt_set sub = corpus_without(s, sz, buf);
+        ar_ntfit_cal cal;
+        ar_err e2 = {{0}};
+        int m = 0;
+        ar_ntfit_pred *q2 = calloc((size_t)s->nrecs, sizeof *q2);
+        if (q2 && sub.nrecs >= 2 && !ar_ntfit_calibrate(&sub, p, 1, boot, &cal, &e2) &&
+            !ar_ntfit_predict(s, p, &cal, q2, &m, &e2))
+            for (int j = 0; j < m && j < n; j++)
+                if ((uint64_t)q[j].bytes == sz) col[j] = q2[j].pred_s;
+        for (int j = 0; j < n; j++) /* sizes that could not be calibrated without: marked done */
+            if ((uint64_t)q[j].bytes == sz && isnan(col[j])) col[j] = -1;
+        free(q2);
+    }
+}
+
+/* Column: leave-one-node-count-out, calibrated on the same platform's logs of the collective on other node
+ * counts; 1 if there were any. */
+static int corpus_lonco(const corpus_log *logs, int nl, int i, const ar_nt_set *s, const ar_platform *p, int boot,
+                        int n, double *col) {
+    const corpus_log *lg = &logs[i];
+    for (int k = 0; k < n; k++) col[k] = NAN;
+    int have = 0;
+    {
+        const char *others[CORPUS_MAX];
+        int no = 0;
+        for (int j = 0; j < nl; j++)
+            if (j != i && logs[j].coll == lg->coll && !strcmp(logs[j].fit, lg->fit) && logs[j].nodes > 0 &&
+                logs[j].nodes != lg->nodes)
+                others[no++] = logs[j].file;
+        ar_nt_set *so = NULL;
+        ar_ntfit_cal cal;
+        ar_err e2 = {{0}};
+        int m = 0;
+        ar_ntfit_pred *q2 = no ? calloc((size_t)s->nrecs, sizeof *q2) : NULL;
+        if (q2 && !corpus_read(others, no, lg, &so, &e2) && !ar_ntfit_calibrate(so, p, 1, boot, &cal, &e2) &&
+            !ar_ntfit_predict(s, p, &cal, q2, &m, &e2)) {
+            for (int j = 0; j < m && j < n; j++) col[j] = q2[j].pred_s;
+            have = 1;
+        } else if (no && e2.msg[0]) {
+            fprintf(stderr, "arlab fit: %s: leave-one-node-count-out: %s\n", lg->name, e2.msg);
+        }
+        free(q2);
+        ar_nt_free(so);
+    }
+    return have;
+}
+
+static int fit_corpus(const char *manifest, int boot) {
+    ar_err e = {{0}};
+    static corpus_log logs[CORPUS_MAX];
+    int nl = corpus_manifest(manifest, logs);
+    if (nl < 0) return -nl;
+    corpus_nodes(logs, nl);
     static const char *const bn[3] = {"< 64 KB", "64 KB-64 MB", ">= 64 MB"};
     printf("the corpus %s: median |rel err| of the time per log and size bucket\n", manifest);
     printf(
@@ -557,86 +667,10 @@ static int fit_corpus(const char *manifest, int boot) {
             st = ar_fail(&e, AR_ENOMEM, "out of memory");
         if (!st) st = ar_ntfit_predict(s, p, NULL, q, &n, &e);
         for (int k = 0; !st && k < n; k++) col[0][k] = q[k].pred_s;
-        /* arlab's schedule for NCCL's choice, on the platform of the record's node count */
-        ar_platform *pn = NULL;
-        int pn_nodes = -1;
-        for (int k = 0; !st && k < n; k++) {
-            col[1][k] = NAN;
-            if (q[k].nodes != pn_nodes) {
-                ar_platform_free(pn);
-                pn = NULL;
-                pn_nodes = q[k].nodes;
-                char spec[160];
-                if (q[k].nodes == p->nmachines) snprintf(spec, sizeof spec, "%s", lg->fit);
-                else snprintf(spec, sizeof spec, "%s:nodes=%d", lg->fit, q[k].nodes);
-                ar_err e2 = {{0}};
-                if (ar_platform_load(spec, 0, &pn, &e2)) pn = NULL;
-            }
-            uint64_t b = (uint64_t)q[k].bytes;
-            if (!pn || b % 4 || b / 4 % (uint64_t)pn->nranks) continue;
-            lab_eval ev;
-            lab_eval_opts eo = {.coll = lg->coll == AR_NT_ALL_GATHER       ? AR_COLL_ALLGATHER
-                                        : lg->coll == AR_NT_REDUCE_SCATTER ? AR_COLL_REDUCESCATTER
-                                                                           : AR_COLL_ALLREDUCE};
-            ar_err e2 = {{0}};
-            if (lab_eval_model(pn, "nccl", b / 4, 4, &eo, &ev, &e2) == AR_OK)
-                col[1][k] = ev.model_s, lab_eval_free(&ev);
-        }
-        ar_platform_free(pn);
-        /* calibrated on the whole log (in sample: what the calibration reports) */
-        for (int k = 0; !st && k < n; k++) col[2][k] = NAN;
-        {
-            ar_ntfit_cal cal;
-            ar_err e2 = {{0}};
-            int m = 0;
-            ar_ntfit_pred *q2 = st ? NULL : calloc((size_t)s->nrecs, sizeof *q2);
-            if (q2 && !ar_ntfit_calibrate(s, p, 1, boot, &cal, &e2) && !ar_ntfit_predict(s, p, &cal, q2, &m, &e2))
-                for (int j = 0; j < m && j < n; j++) col[2][j] = q2[j].pred_s;
-            free(q2);
-        }
-        /* leave-one-size-out: calibrated on the other sizes, the held-out size predicted */
-        for (int k = 0; !st && k < n; k++) col[3][k] = NAN;
-        for (int k = 0; !st && k < n; k++) {
-            if (!isnan(col[3][k])) continue;
-            uint64_t sz = (uint64_t)q[k].bytes;
-            ar_nt_set sub = corpus_without(s, sz, buf);
-            ar_ntfit_cal cal;
-            ar_err e2 = {{0}};
-            int m = 0;
-            ar_ntfit_pred *q2 = calloc((size_t)s->nrecs, sizeof *q2);
-            if (q2 && sub.nrecs >= 2 && !ar_ntfit_calibrate(&sub, p, 1, boot, &cal, &e2) &&
-                !ar_ntfit_predict(s, p, &cal, q2, &m, &e2))
-                for (int j = 0; j < m && j < n; j++)
-                    if ((uint64_t)q[j].bytes == sz) col[3][j] = q2[j].pred_s;
-            for (int j = 0; j < n; j++) /* sizes that could not be calibrated without: marked done */
-                if ((uint64_t)q[j].bytes == sz && isnan(col[3][j])) col[3][j] = -1;
-            free(q2);
-        }
-        /* leave-one-node-count-out: the same platform's logs of the collective on other node counts */
-        int have_lonco = 0;
-        for (int k = 0; !st && k < n; k++) col[4][k] = NAN;
-        {
-            const char *others[CORPUS_MAX];
-            int no = 0;
-            for (int j = 0; j < nl; j++)
-                if (j != i && logs[j].coll == lg->coll && !strcmp(logs[j].fit, lg->fit) && logs[j].nodes > 0 &&
-                    logs[j].nodes != lg->nodes)
-                    others[no++] = logs[j].file;
-            ar_nt_set *so = NULL;
-            ar_ntfit_cal cal;
-            ar_err e2 = {{0}};
-            int m = 0;
-            ar_ntfit_pred *q2 = no && !st ? calloc((size_t)s->nrecs, sizeof *q2) : NULL;
-            if (q2 && !corpus_read(others, no, lg, &so, &e2) && !ar_ntfit_calibrate(so, p, 1, boot, &cal, &e2) &&
-                !ar_ntfit_predict(s, p, &cal, q2, &m, &e2)) {
-                for (int j = 0; j < m && j < n; j++) col[4][j] = q2[j].pred_s;
-                have_lonco = 1;
-            } else if (no && e2.msg[0]) {
-                fprintf(stderr, "arlab fit: %s: leave-one-node-count-out: %s\n", lg->name, e2.msg);
-            }
-            free(q2);
-            ar_nt_free(so);
-        }
+        if (!st) corpus_arlab_nccl(lg, p, q, n, col[1]);
+        if (!st) corpus_cal_in(s, p, boot, n, col[2]);
+        if (!st) corpus_loso(s, p, boot, q, n, buf, col[3]);
+        int have_lonco = st ? 0 : corpus_lonco(logs, nl, i, s, p, boot, n, col[4]);
         if (st) {
             printf("%-44s %-12s not fitted: %s\n", lg->name, lg->fit, e.msg);
             e.msg[0] = 0;
