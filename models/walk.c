@@ -457,9 +457,13 @@ static ar_status walk_phase_events(walk *w, const ar_phase *phase, double eb, do
     return st;
 }
 
-/* A phase whose ops differ in implementation or round count: priced by walk_phase_events. */
+/* A phase with a switch op whose ops differ in implementation or round count (the pipelined switch
+ * stages): priced by walk_phase_events. Other phases keep their lockstep rounds (the papers' schedules:
+ * tree packing's trees of different depths stay priced as their figures are). */
 static int phase_mixed(const walk *w, const ar_phase *phase) {
-    for (int i = 1; i < phase->nops; i++)
+    int sw = 0;
+    for (int i = 0; i < phase->nops; i++) sw |= phase->ops[i].impl == AR_IMPL_SWITCH;
+    for (int i = 1; sw && i < phase->nops; i++)
         if (phase->ops[i].impl != phase->ops[0].impl || w->nrounds[i] != w->nrounds[0]) return 1;
     return 0;
 }
