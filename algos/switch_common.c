@@ -20,9 +20,9 @@
  *             as the switch ops beside it. slices=1: no pipelining; every phase then
  *             holds ops of one shape and the walk's lockstep rounds are what the
  *             simulator does (walk = sim to 1e-9). Pipelined, a phase mixes ops whose
- *             rounds take different times; the simulator runs each at its own pace,
- *             the walk in lockstep, so the walk is an upper bound (dgx-h100:nodes=2,
- *             1 GB: walk 4.43 ms, simulation 4.12 ms; 8 GB: 32.0 / 30.7 ms).
+ *             rounds take different times; the simulator and the walk (models/walk.c,
+ *             walk_phase_events) run each at its own pace: walk = sim to 1e-9 on the
+ *             network alone (the walk adds per-message costs, the simulator does not).
  *   nvlstree  the same with NCCL's double binary tree across nodes (two TREE
  *             all-reduces per rail, half of block j each; nccl_tree.c) (NCCL's
  *             NVLS_TREE), each tree pipelined in max(c + 1 rounds' worth, four times

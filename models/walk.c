@@ -247,6 +247,227 @@ static ar_status price_round_stream(walk *w, const ar_phase *phase, int r, doubl
     return st;
 }
 
+/* ---- phases that mix ops of different rounds: each op at its own pace ----
+ *
+ * A phase whose ops differ in implementation or round count (the pipelined NVLS stages: a switch
+ * reduce-scatter on one slice beside a ring across nodes on the slice before) is run the way the
+ * simulator runs it (sim/engine.c): every op starts its round r + 1 when the last transfer of its
+ * round r has ended (network part, then the protocol's step latency), the ops concurrently. A
+ * transfer pays its route latency before it joins the sharing (as CM02 in arlab's configuration,
+ * tests/sim_maxmin.c); the transfers on the network share the directed links max-min fairly
+ * (progressive filling, every transfer weighing one). Between two events (a latency or a step
+ * elapsed, a transfer drained) the rates are constant; the pass advances to the next event and
+ * shares again. Ops that share no link run as if alone: the phase takes the longest op's sum of
+ * rounds, as the simulation does. */
+typedef struct ev_flow {
+    double t_evt;             /* state 0: latency paid at; 2: step paid at */
+    double rem;               /* state 1: bytes left */
+    double rate;              /* state 1: share */
+    double bytes, lat, t_net; /* its bytes, route latency, when it joined the sharing */
+    int state;                /* 0 latency, 1 on the network, 2 step, 3 done */
+    int op;
+    size_t roff; /* route: ev_routes[roff .. roff + rlen) */
+    int rlen;
+    int src, dst; /* src >= 0: it pays per-message costs at both ends */
+} ev_flow;
+
+/* When transfer f, off the network at net, has landed: its receiver's side takes the messages in the
+ * order they arrive (round_msg's rule, across the phase). */
+static double ev_land(walk *w, const ev_flow *f, double net) {
+    if (f->src < 0) return net;
+    double hold, c = ar_platform_side_cost(w->p, f->src, f->dst, f->bytes, 1, &hold);
+    double r0 = net > w->rfree[f->dst] ? net : w->rfree[f->dst];
+    w->rfree[f->dst] = r0 + hold;
+    return r0 + c;
+}
+
+static ar_status walk_phase_events(walk *w, const ar_phase *phase, double eb, double pstep, double *t_out,
+                                   double *bw_out, double *lat_out, ar_err *e) {
+    const ar_platform *p = w->p;
+    int nops = phase->nops;
+    size_t nd = ((size_t)p->nlinks + (size_t)p->nvlinks) * 2 + 1, tot = 0;
+    int *round = ar_calloc((size_t)nops + 1, sizeof *round), *cnt = ar_calloc(nd, sizeof *cnt);
+    size_t *foff = ar_calloc((size_t)nops + 1, sizeof *foff), *nf = ar_calloc((size_t)nops + 1, sizeof *nf);
+    for (int i = 0; i < nops; i++) tot += ar_lower_max_xfers(&phase->ops[i]);
+    ev_flow *fl = ar_calloc(tot + 1, sizeof *fl);
+    ar_xfer *xb = NULL;
+    ar_dlink *rt = NULL;
+    size_t caprt = 0, capxb = 0;
+    ar_status st = AR_OK;
+    if (!round || !cnt || !foff || !nf || !fl || ar_grow(&xb, &capxb, tot + 1, sizeof *xb) < 0)
+        st = ar_fail(e, AR_ENOMEM, "cost walk: out of memory");
+    for (int i = 0, o = 0; st == AR_OK && i < nops; i++) {
+        foff[i] = (size_t)o;
+        o += (int)ar_lower_max_xfers(&phase->ops[i]);
+    }
+    double now = 0, bw_min = 0, lat_max = 0;
+    size_t rused = 0; /* routes of the current rounds, appended; compacted when an op moves on */
+    int live = 0;
+    /* round 0 of every op (an op without rounds is done at once) */
+    for (int i = 0; i < nops; i++) round[i] = -1;
+    for (;;) {
+        if (st != AR_OK) break;
+        /* settle the instant: latencies and steps elapsed, ops whose round is over start the next */
+        int changed = 1;
+        while (changed && st == AR_OK) {
+            changed = 0;
+            live = 0;
+            for (int i = 0; i < nops && st == AR_OK; i++) {
+                int over = round[i] < w->nrounds[i];
+                for (size_t k = 0; round[i] >= 0 && round[i] < w->nrounds[i] && k < nf[i]; k++) {
+                    ev_flow *f = &fl[foff[i] + k];
+                    if (f->state == 0 && f->t_evt <= now) {
+                        f->state = 1, f->rem = f->bytes, f->t_net = now, changed = 1;
+                        if (f->rem <= 0 || f->rlen == 0) f->state = 2, f->t_evt = ev_land(w, f, now) + pstep;
+                    }
+                    if (f->state == 2 && f->t_evt <= now) f->state = 3, changed = 1;
+                    if (f->state != 3) over = 0;
+                }
+                if (!over) {
+                    live += round[i] < w->nrounds[i];
+                    continue;
+                }
+                if (++round[i] >= w->nrounds[i]) continue; /* the op is done */
+                changed = 1, live++;
+                /* lower and route round[i] of op i (its routes appended after the others') */
+                nf[i] = ar_lower_round(&phase->ops[i], round[i], xb);
+                for (size_t k = 0; k < nf[i] && st == AR_OK; k++) {
+                    int len = 0;
+                    st = ar_platform_route_x_append(p, xb[k].src, xb[k].dst, xb[k].reduce, &rt, &caprt, rused, &len, e);
+                    if (st != AR_OK) {
+                        ar_err_prefix(e, "cost walk");
+                        break;
+                    }
+                    double lat = 0;
+                    for (int q = 0; q < len; q++) lat += p->links[AR_DLINK_LINK(rt[rused + (size_t)q])].lat_s;
+                    double bytes = (double)ar_xfer_elems(&xb[k]) * eb, inj = now;
+                    int sided = w->msg && xb[k].src >= 0 && xb[k].dst >= 0 &&
+                                ar_platform_sided(p, xb[k].src, xb[k].dst);
+                    if (sided) { /* the sender's side, its messages in lowering order (round_msg) */
+                        double hold, c = ar_platform_side_cost(p, xb[k].src, xb[k].dst, bytes, 0, &hold);
+                        double s0 = now > w->sfree[xb[k].src] ? now : w->sfree[xb[k].src];
+                        inj = s0 + c;
+                        w->sfree[xb[k].src] = s0 + hold;
+                    }
+                    fl[foff[i] + k] = (ev_flow){.t_evt = inj + lat,
+                                                .bytes = bytes,
+                                                .lat = lat,
+                                                .op = i,
+                                                .roff = rused,
+                                                .rlen = len,
+                                                .src = sided ? xb[k].src : -1,
+                                                .dst = xb[k].dst};
+                    if (lat > lat_max) lat_max = lat;
+                    rused += (size_t)len;
+                }
+            }
+            if (rused > ((size_t)1 << 22) && st == AR_OK) { /* compact the routes of the flows still running */
+                size_t u = 0;
+                for (int i = 0; i < nops; i++)
+                    for (size_t k = 0; round[i] < w->nrounds[i] && k < nf[i]; k++) {
+                        ev_flow *f = &fl[foff[i] + k];
+                        memmove(rt + u, rt + f->roff, (size_t)f->rlen * sizeof *rt);
+                        f->roff = u;
+                        u += (size_t)f->rlen;
+                    }
+                rused = u;
+            }
+        }
+        if (st != AR_OK || live == 0) break;
+        /* max-min fair shares of the transfers on the network (progressive filling) */
+        int unfixed = 0;
+        size_t nt = 0;
+        for (int i = 0; i < nops; i++)
+            for (size_t k = 0; round[i] < w->nrounds[i] && k < nf[i]; k++) {
+                ev_flow *f = &fl[foff[i] + k];
+                if (f->state != 1) continue;
+                f->rate = -1, unfixed++;
+                for (int q = 0; q < f->rlen; q++) {
+                    ar_dlink d = rt[f->roff + (size_t)q];
+                    if (cnt[d]++ == 0) {
+                        if (w->ntouched == w->captouched &&
+                            ar_grow(&w->touched, &w->captouched, w->ntouched + 1, sizeof *w->touched) < 0) {
+                            st = ar_fail(e, AR_ENOMEM, "cost walk: out of memory");
+                            break;
+                        }
+                        w->touched[w->ntouched++] = d;
+                        w->load[d] = ar_link_capacity(&p->links[AR_DLINK_LINK(d)]); /* capacity left */
+                    }
+                }
+            }
+        nt = w->ntouched;
+        while (unfixed > 0 && st == AR_OK) {
+            ar_dlink bd = w->touched[0];
+            double share = -1;
+            for (size_t q = 0; q < nt; q++) {
+                ar_dlink d = w->touched[q];
+                if (cnt[d] <= 0) continue;
+                double s = (w->load[d] > 0 ? w->load[d] : 0) / cnt[d];
+                if (share < 0 || s < share) share = s, bd = d;
+            }
+            for (int i = 0; i < nops; i++)
+                for (size_t k = 0; round[i] < w->nrounds[i] && k < nf[i]; k++) {
+                    ev_flow *f = &fl[foff[i] + k];
+                    if (f->state != 1 || f->rate >= 0) continue;
+                    int on = 0;
+                    for (int q = 0; q < f->rlen && !on; q++) on = rt[f->roff + (size_t)q] == bd;
+                    if (!on) continue;
+                    f->rate = share, unfixed--;
+                    for (int q = 0; q < f->rlen; q++) {
+                        ar_dlink d = rt[f->roff + (size_t)q];
+                        w->load[d] -= share;
+                        cnt[d]--;
+                    }
+                }
+        }
+        for (size_t q = 0; q < nt; q++) cnt[w->touched[q]] = 0;
+        clear_loads(w);
+        if (st != AR_OK) break;
+        /* the next event */
+        double tn = -1;
+        for (int i = 0; i < nops; i++)
+            for (size_t k = 0; round[i] < w->nrounds[i] && k < nf[i]; k++) {
+                const ev_flow *f = &fl[foff[i] + k];
+                double t = f->state == 1 ? (f->rate > 0 ? now + f->rem / f->rate : -1) : f->state != 3 ? f->t_evt : -1;
+                if (t >= 0 && (tn < 0 || t < tn)) tn = t;
+            }
+        if (tn < 0) { /* nothing can move: a transfer with no capacity */
+            st = ar_fail(e, AR_EINVAL, "cost walk: a transfer of phase %s gets no bandwidth",
+                         phase->label ? phase->label : "?");
+            break;
+        }
+        double dt = tn - now;
+        for (int i = 0; i < nops; i++)
+            for (size_t k = 0; round[i] < w->nrounds[i] && k < nf[i]; k++) {
+                ev_flow *f = &fl[foff[i] + k];
+                if (f->state != 1) continue;
+                if (now + f->rem / f->rate <= tn * (1 + 1e-13)) { /* drained: then the step */
+                    double took = tn - f->t_net;
+                    if (took > 0 && (bw_min == 0 || f->bytes / took < bw_min)) bw_min = f->bytes / took;
+                    f->state = 2, f->rem = 0, f->t_evt = ev_land(w, f, tn) + pstep;
+                } else {
+                    f->rem -= f->rate * dt;
+                }
+            }
+        now = tn;
+    }
+    for (int k = 0; w->msg && k < p->nranks; k++) w->sfree[k] = w->rfree[k] = 0; /* free for the next phase */
+    *t_out = now, *bw_out = bw_min, *lat_out = lat_max;
+    free(round), free(cnt), free(foff), free(nf), free(fl), free(xb), free(rt);
+    return st;
+}
+
+/* A phase with a switch op whose ops differ in implementation or round count (the pipelined switch
+ * stages): priced by walk_phase_events. Other phases keep their lockstep rounds (the papers' schedules:
+ * tree packing's trees of different depths stay priced as their figures are). */
+static int phase_mixed(const walk *w, const ar_phase *phase) {
+    int sw = 0;
+    for (int i = 0; i < phase->nops; i++) sw |= phase->ops[i].impl == AR_IMPL_SWITCH;
+    for (int i = 1; sw && i < phase->nops; i++)
+        if (phase->ops[i].impl != phase->ops[0].impl || w->nrounds[i] != w->nrounds[0]) return 1;
+    return 0;
+}
+
 /* NCCL protocols (ar_op.proto): NCCL's bandwidth factor and per-step
  * latency (models/nccl_model.h ar_nccl_proto_effect; TREE ops take the tree's,
  * others the ring's; per step the NVLink and network latencies weighted by the
@@ -619,6 +840,11 @@ ar_status ar_model_walk_from(const ar_platform *p, const ar_schedule *s, const d
         }
         double tphase = 0, bw_min = 0, lat_max = 0, pf, pstep, pbase;
         ar_phase_proto_effect(p, phase, &pf, &pstep, &pbase);
+        if (!stream && phase_mixed(&w, phase)) {
+            st = walk_phase_events(&w, phase, (double)s->elem_bytes / pf, pstep, &tphase, &bw_min, &lat_max, e);
+            maxr = 0; /* priced: no lockstep rounds */
+            w.nprev = 0;
+        }
         for (int r = 0; r < maxr && st == AR_OK; r++) {
             double t = 0, bw = 0, lat = 0;
             if (stream) {

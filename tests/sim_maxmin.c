@@ -144,6 +144,27 @@ int main(void) {
     T_CHECK(sim_rel(t, want) <= 1e-12 && sim_rel(fb, want) <= 1e-12 && sim_rel(nv, want) <= 1e-12,
             "one send: %.17g / %.17g / %.17g s, want %.17g", t, fb, nv, want);
     ar_schedule_free(s);
+
+    /* ops of different round counts in one phase, sharing no link: a ring all-reduce of 2 GB over
+     * {A, B} (2 rounds of 1 GB each way over A - s1 - B: 2 us + 1 ms) beside one of 3 MB over
+     * {X, C, D} (4 rounds of 1 MB through s2: 2 us + 1 us each). The simulator runs each op at its own
+     * pace: 2 x 1.002 ms = 2.004 ms. The walk runs ops at their own pace only in phases with a switch
+     * op (the pipelined switch stages, tests/cli_switch_nodes.sh: walk = sim there); this phase keeps
+     * its lockstep rounds, an upper bound: 2.004 ms + the small ring's last two rounds = 2.010 ms */
+    s = ar_schedule_new("two-rings", p->nranks, 2 * GB, 4);
+    ar_sched_phase(s, "a big ring beside a small one");
+    int ab[2] = {A, B}, xcd[3] = {X, C, D};
+    T_CHECK(ar_sched_op(s, AR_OP_ALL_REDUCE, AR_IMPL_RING, ab, 2, 0, 2 * GB) != NULL, "ring A B");
+    T_CHECK(ar_sched_op(s, AR_OP_ALL_REDUCE, AR_IMPL_RING, xcd, 3, 0, 3 * GB / 1000) != NULL, "ring X C D");
+    ar_model_result mr;
+    ar_err e = {{0}};
+    T_CHECK(ar_model_walk(p, s, &mr, &e) == AR_OK, "walk: %s", e.msg);
+    want = 2 * (2e-6 + 1e-3);
+    t = sim(p, s, NULL, AR_SIM_FAST, net, sizeof net);
+    printf("two rings at their own pace: walk %.17g s, sim %.17g s, hand %.17g s\n", mr.time_s, t, want);
+    T_CHECK(sim_rel(t, want) <= 1e-9, "sim %.17g s, want %.17g", t, want);
+    T_CHECK(sim_rel(mr.time_s, want + 2 * 3e-6) <= 1e-9, "walk %.17g s, lockstep %.17g s", mr.time_s, want + 2 * 3e-6);
+    ar_schedule_free(s);
     ar_platform_free(p);
     return t_done("sim_maxmin");
 }
