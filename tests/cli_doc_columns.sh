@@ -14,26 +14,20 @@ for c in time_s model_s key busbw_GBps nccl_proto; do
   t_check "sweep columns list $c" grep -q "^| \`$c\` |" "$T_TMP/out"
 done
 t_check "sweep list has one row per column (46)" test "$(grep -c '^| `' "$T_TMP/out")" = 46
-expect_ok "help columns sim" -- help columns sim
-for c in sim_s model_s rel_err bottleneck status why sync scenario; do
-  t_check "sim columns list $c" grep -q "^| \`$c\` |" "$T_TMP/out"
-done
-expect_ok "sim csv" -- sim --platform flat:ranks=4 --algo ring --size 1MB --format csv
-t_check "sim's CSV header is the listed columns, in order" test \
-  "$(head -1 "$T_TMP/out")" = "$("$ARLAB" help columns sim | sed -n 's/^| `\([^`]*\)`.*/\1/p' | paste -sd,)"
-expect_ok "help columns model" -- help columns model
-for c in model_s closed_s walk_s stages nccl_model_s why; do
-  t_check "model columns list $c" grep -q "^| \`$c\` |" "$T_TMP/out"
-done
-expect_ok "model csv" -- model --platform flat:ranks=4 --algo ring --size 1MB --format csv
-t_check "model's CSV header is the listed columns, in order" test \
-  "$(head -1 "$T_TMP/out")" = "$("$ARLAB" help columns model | sed -n 's/^| `\([^`]*\)`.*/\1/p' | paste -sd,)"
-expect_ok "help columns best" -- help columns best
-for c in rank params walk_s closed_s vs_nccl sim_s scenario; do
-  t_check "best columns list $c" grep -q "^| \`$c\` |" "$T_TMP/out"
-done
-expect_ok "best csv" -- best --platform flat:ranks=4 --size 1MB --format csv
-t_check "best's CSV header is the listed columns, in order" test \
-  "$(head -1 "$T_TMP/out")" = "$("$ARLAB" help columns best | sed -n 's/^| `\([^`]*\)`.*/\1/p' | paste -sd,)"
+# each verb's table: its list names the columns readers rely on, and its CSV header is the list, in order
+verb_columns() { # verb_columns VERB "COLUMNS..." ARGS...
+  local verb=$1 cols=$2
+  shift 2
+  expect_ok "help columns $verb" -- help columns "$verb"
+  for c in $cols; do
+    t_check "$verb columns list $c" grep -q "^| \`$c\` |" "$T_TMP/out"
+  done
+  expect_ok "$verb csv" -- "$verb" "$@" --format csv
+  t_check "$verb's CSV header is the listed columns, in order" test \
+    "$(head -1 "$T_TMP/out")" = "$("$ARLAB" help columns "$verb" | sed -n 's/^| `\([^`]*\)`.*/\1/p' | paste -sd,)"
+}
+verb_columns sim "sim_s model_s rel_err bottleneck status why sync scenario" --platform flat:ranks=4 --algo ring --size 1MB
+verb_columns model "model_s closed_s walk_s stages nccl_model_s why" --platform flat:ranks=4 --algo ring --size 1MB
+verb_columns best "rank params walk_s closed_s vs_nccl sim_s scenario" --platform flat:ranks=4 --size 1MB
 expect_error "help columns needs a table" "give sweep" -- help columns
 t_done

@@ -339,13 +339,8 @@ ar_status ar_mx_bench(ar_mx *x, const ar_schedule *s, uint64_t count, ar_dtype t
     return AR_OK;
 }
 
-/* A two-rank test (what: its name) of ranks a and b: the arguments checked, and buffers for `bytes` and
- * `iters` timings (grown, never shrunk); every rank agrees on the outcome. */
-static ar_status two_rank_test(ar_mx *x, const char *what, int a, int b, uint64_t bytes, int iters, ar_err *e) {
-    if (a == b || a < 0 || b < 0 || a >= x->nranks || b >= x->nranks || iters < 1)
-        return ar_fail(e, AR_EINVAL, "%s %d<->%d: bad ranks or iterations", what, a, b);
-    if (bytes > INT_MAX)
-        return ar_fail(e, AR_ELIMIT, "%s of %llu bytes exceeds 2 GiB", what, (unsigned long long)bytes);
+/* The buffers for `bytes` and room for `iters` timings (grown, never shrunk). */
+static ar_status grow_buffers(ar_mx *x, uint64_t bytes, int iters, ar_err *e) {
     ar_status st = AR_OK;
     if (bytes > x->cap) {
         free(x->buf);
@@ -360,7 +355,17 @@ static ar_status two_rank_test(ar_mx *x, const char *what, int a, int b, uint64_
     }
     if (ar_grow(&x->times, &x->captimes, (size_t)iters, sizeof *x->times) < 0)
         st = ar_fail(e, AR_ENOMEM, "out of memory");
-    return agree(x, st, e);
+    return st;
+}
+
+/* A two-rank test (what: its name) of ranks a and b: the arguments checked, and buffers for `bytes` and
+ * `iters` timings (grown, never shrunk); every rank agrees on the outcome. */
+static ar_status two_rank_test(ar_mx *x, const char *what, int a, int b, uint64_t bytes, int iters, ar_err *e) {
+    if (a == b || a < 0 || b < 0 || a >= x->nranks || b >= x->nranks || iters < 1)
+        return ar_fail(e, AR_EINVAL, "%s %d<->%d: bad ranks or iterations", what, a, b);
+    if (bytes > INT_MAX)
+        return ar_fail(e, AR_ELIMIT, "%s of %llu bytes exceeds 2 GiB", what, (unsigned long long)bytes);
+    return agree(x, grow_buffers(x, bytes, iters, e), e);
 }
 
 ar_status ar_mx_pingpong(ar_mx *x, int a, int b, uint64_t bytes, int warmup, int iters, double *oneway_s, ar_err *e) {
@@ -444,19 +449,7 @@ ar_status ar_mx_reduce_rate(ar_mx *x, uint64_t count, ar_dtype t, int iters, dou
     ar_status st = AR_OK;
     if (t != AR_DTYPE_F32 && t != AR_DTYPE_F64 && t != AR_DTYPE_I32)
         st = ar_fail(e, AR_EUNSUPPORTED, "the MPI backend reduces f32, f64 and i32 only (not %s)", ar_dtype_name(t));
-    if (st == AR_OK && bytes > x->cap) {
-        free(x->buf);
-        free(x->init);
-        x->buf = calloc(1, bytes);
-        x->init = calloc(1, bytes);
-        x->cap = bytes;
-        if (!x->buf || !x->init) {
-            x->cap = 0;
-            st = ar_fail(e, AR_ENOMEM, "out of memory");
-        }
-    }
-    if (st == AR_OK && ar_grow(&x->times, &x->captimes, (size_t)(iters > 1 ? iters : 1), sizeof *x->times) < 0)
-        st = ar_fail(e, AR_ENOMEM, "out of memory");
+    if (st == AR_OK) st = grow_buffers(x, bytes, iters > 1 ? iters : 1, e);
     st = agree(x, st, e);
     if (st != AR_OK) return st;
     if (iters < 1) iters = 1;
