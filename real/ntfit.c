@@ -181,6 +181,12 @@ static int nccl_coll_of(ar_nt_coll c) {
                                        : -1;
 }
 
+/* The NCCL collective of a record the model prices, or -1 for one it leaves out: a collective NCCL's
+ * model does not describe, or 0 B (NCCL runs nothing; compare leaves them out too). */
+static int priced_coll(const ar_nt_run *run, const ar_nt_record *r) {
+    return r->size_bytes == 0 ? -1 : nccl_coll_of(run->coll);
+}
+
 /* NCCL_PROTO forced by the run (one protocol, as NCCL_PROTO=Simple): it replaces the model's choice
  * where the model's table has that algorithm/protocol enabled; a list or an exclusion ("^LL") is left
  * to the model. */
@@ -293,8 +299,9 @@ static ar_status fit_impl(const ar_nt_set *s, const ar_platform *p, plat_cache *
     for (int i = 0; i < n; i++) {
         const ar_nt_record *r = &s->recs[i];
         const ar_nt_run *run = &s->runs[r->run];
-        if (nccl_coll_of(run->coll) < 0 || r->size_bytes == 0) continue; /* 0 B: NCCL runs nothing (as compare) */
-        ar_nccl_coll nc = (ar_nccl_coll)nccl_coll_of(run->coll);
+        int c = priced_coll(run, r);
+        if (c < 0) continue;
+        ar_nccl_coll nc = (ar_nccl_coll)c;
         int k = 0;
         st = model_of(pc, p, s, r, &k, e);
         if (st) {
@@ -576,8 +583,9 @@ static ar_status cal_records(const ar_nt_set *s, const ar_platform *p, plat_cach
     for (int i = 0; i < s->nrecs; i++) {
         const ar_nt_record *r = &s->recs[i];
         const ar_nt_run *run = &s->runs[r->run];
-        if (nccl_coll_of(run->coll) < 0 || r->size_bytes == 0) continue; /* 0 B: NCCL runs nothing (as compare) */
-        ar_nccl_coll nc = (ar_nccl_coll)nccl_coll_of(run->coll);
+        int c = priced_coll(run, r);
+        if (c < 0) continue;
+        ar_nccl_coll nc = (ar_nccl_coll)c;
         int k = 0;
         ar_status st = model_of(pc, p, s, r, &k, e);
         if (st) return st;
@@ -807,8 +815,9 @@ static ar_status predict_pc(const ar_nt_set *s, const ar_platform *p, plat_cache
     for (int i = 0; i < s->nrecs && !st; i++) {
         const ar_nt_record *r = &s->recs[i];
         const ar_nt_run *run = &s->runs[r->run];
-        if (nccl_coll_of(run->coll) < 0 || r->size_bytes == 0) continue; /* 0 B: NCCL runs nothing (as compare) */
-        ar_nccl_coll nc = (ar_nccl_coll)nccl_coll_of(run->coll);
+        int c = priced_coll(run, r);
+        if (c < 0) continue;
+        ar_nccl_coll nc = (ar_nccl_coll)c;
         int k = 0;
         st = model_of(pc, p, s, r, &k, e);
         if (st) break;

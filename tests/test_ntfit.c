@@ -33,24 +33,38 @@ static double true_time(const ar_platform *p, double bytes, double ls, double bs
 }
 
 /* nccl-tests text for sizes [lo, hi] (factor 2); wrong_at: size with #wrong 3 (0: none). */
-/* nccl-tests' header of an all_reduce_perf run on p's ranks (one device line per rank); its length. */
-static size_t log_header(char *buf, size_t cap, const ar_platform *p) {
+/* nccl-tests' device lines of an all_reduce_perf run on p's ranks: all on node-a, device = rank, or
+ * (by_node) on node-a, node-b, ... by machine, device = rank mod 8; its length. */
+static size_t log_devices(char *buf, size_t cap, const ar_platform *p, int by_node) {
     size_t len = (size_t)snprintf(buf, cap, "# Collective test starting: all_reduce_perf\n# Using devices\n");
-    for (int r = 0; r < p->nranks; r++)
-        len += (size_t)snprintf(
-            buf + len, cap - len,
-            "#  Rank %2d Group  0 Pid  100 on   node-a device %2d [0000:%02d:00] NVIDIA H100 80GB HBM3\n", r, r, r);
-    len += (size_t)snprintf(buf + len, cap - len,
+    for (int r = 0; r < p->nranks; r++) {
+        int dev = by_node ? r % 8 : r;
+        len += (size_t)snprintf(buf + len, cap - len,
+                                "#  Rank %2d Group  0 Pid  100 on   node-%c device %2d [0000:%02d:00] NVIDIA H100 80GB "
+                                "HBM3\n",
+                                r, by_node ? 'a' + p->machine_of_rank[r] : 'a', dev, dev);
+    }
+    return len;
+}
+
+/* nccl-tests' column header line; its length. */
+static size_t log_columns(char *buf, size_t cap) {
+    return (size_t)snprintf(buf, cap,
                             "#       size         count      type   redop    root     time   algbw   busbw #wrong     "
                             "time   algbw   busbw #wrong\n");
-    return len;
+}
+
+/* The header of a run: its device lines and the column header; its length. */
+static size_t log_header(char *buf, size_t cap, const ar_platform *p, int by_node) {
+    size_t len = log_devices(buf, cap, p, by_node);
+    return len + log_columns(buf + len, cap - len);
 }
 
 static char *synth(const ar_platform *p, uint64_t lo, uint64_t hi, unsigned seed, uint64_t wrong_at, double bs_nvls) {
     size_t cap = 1 << 16, len = 0;
     char *buf = malloc(cap);
     T_CHECK(buf != NULL, "malloc");
-    len += log_header(buf + len, cap - len, p);
+    len += log_header(buf + len, cap - len, p, 0);
     unsigned long long rng = seed;
     for (uint64_t b = lo; b <= hi; b *= 2) {
         double sum = 0;
@@ -101,18 +115,11 @@ static char *synth_cal(const ar_platform *p, int algo, unsigned seed) {
     size_t cap = 1 << 16, len = 0;
     char *buf = malloc(cap);
     T_CHECK(buf != NULL, "malloc");
-    len += (size_t)snprintf(buf + len, cap - len, "# Collective test starting: all_reduce_perf\n# Using devices\n");
-    for (int r = 0; r < p->nranks; r++)
-        len += (size_t)snprintf(buf + len, cap - len,
-                                "#  Rank %2d Group  0 Pid  100 on   node-%c device %2d [0000:%02d:00] NVIDIA H100 80GB "
-                                "HBM3\n",
-                                r, 'a' + p->machine_of_rank[r], r % 8, r % 8);
+    len += log_devices(buf + len, cap - len, p, 1);
     if (algo >= 0)
         len += (size_t)snprintf(buf + len, cap - len, "node-a:1:1 [0] NCCL INFO NCCL_ALGO set by environment to %s\n",
                                 ar_nccl_algo_name((ar_nccl_algo)algo));
-    len += (size_t)snprintf(buf + len, cap - len,
-                            "#       size         count      type   redop    root     time   algbw   busbw #wrong     "
-                            "time   algbw   busbw #wrong\n");
+    len += log_columns(buf + len, cap - len);
     unsigned long long rng = seed;
     for (uint64_t b = 8; b <= (1ull << 30); b *= 4) {
         double sum = 0;
@@ -332,7 +339,7 @@ static char *synth_nvls(const ar_platform *p, unsigned seed, double small_amp) {
     ar_nccl_in in;
     T_OK(ar_nccl_in_from_platform(p, 0, &in, &e), e);
     in.cal_lat = k_n_lat, in.cal_bw = k_n_bw, in.cal_sw_bw[0] = k_n_nvls;
-    len += log_header(buf + len, cap - len, p);
+    len += log_header(buf + len, cap - len, p, 0);
     unsigned long long rng = seed;
     for (uint64_t b = 8; b <= (16ull << 30); b *= 2) {
         double sum = 0;
@@ -435,15 +442,7 @@ static char *synth_msg(const ar_platform *p, uint64_t lo, uint64_t hi, double o,
     size_t cap = 1 << 16, len = 0;
     char *buf = malloc(cap);
     T_CHECK(buf != NULL, "malloc");
-    len += (size_t)snprintf(buf + len, cap - len, "# Collective test starting: all_reduce_perf\n# Using devices\n");
-    for (int r = 0; r < p->nranks; r++)
-        len += (size_t)snprintf(buf + len, cap - len,
-                                "#  Rank %2d Group  0 Pid  100 on   node-%c device %2d [0000:%02d:00] NVIDIA H100 80GB "
-                                "HBM3\n",
-                                r, 'a' + p->machine_of_rank[r], r % 8, r % 8);
-    len += (size_t)snprintf(buf + len, cap - len,
-                            "#       size         count      type   redop    root     time   algbw   busbw #wrong     "
-                            "time   algbw   busbw #wrong\n");
+    len += log_header(buf + len, cap - len, p, 1);
     ar_err e = {{0}};
     ar_nccl_in in;
     T_OK(ar_nccl_in_from_platform(p, 0, &in, &e), e);
