@@ -69,8 +69,9 @@ check "compare exits 0" $?
 m=$(awk -F, 'NR > 1 && $7 > 0 && $5 > 0' "$tmp/cmp.csv" | wc -l)
 check "compare has model and measured times for 4 rows ($m)" "$([[ $m == 4 ]]; echo $?)"
 echo "--- measured (real.csv) ---"
-column -s, -t <"$tmp/real.csv" | cut -c1-200
+show() { if command -v column >/dev/null; then column -s, -t; else tr , "\t"; fi; }
+show <"$tmp/real.csv" | cut -c1-200
 echo "--- compare ---"
-column -s, -t <"$tmp/cmp.csv"
+show <"$tmp/cmp.csv"
 echo "real_gpu_cli: $checks checks, $fail failed"
 exit $((fail > 0))
