@@ -423,15 +423,6 @@ static ar_status sim_prepare(sim_run_ctx *c) {
             if (!c->delays[pi]) return cli_error(ar_fail(&e, AR_ENOMEM, "out of memory"), &e);
             ar_scenario_delays(c->scen, c->plats[pi]->nranks, c->delays[pi]);
         }
-        if (c->a.sync == AR_SYNC_ROUND && ar_platform_has_msg(c->plats[pi])) {
-            /* lockstep rounds price the network alone: the per-message costs (o, g) come off every column
-             * (model, walk, simulation), and stderr says so; --sync dataflow (the default) prices them */
-            fprintf(stderr,
-                    "arlab sim: --sync round: %s's per-message costs (o, g) are not priced (lockstep rounds, the "
-                    "network alone); --sync dataflow prices them\n",
-                    c->plats[pi]->name);
-            c->plats[pi]->msg_o_s = c->plats[pi]->msg_g_s = 0;
-        }
         ar_sim_opts so = sim_opts_for(c, pi, o->trace);
         ar_sim_mode m;
         if (!c->a.model_only && c->sim->decide(c->plats[pi], NULL, &so, &m, &e) != AR_OK)

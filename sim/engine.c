@@ -123,11 +123,13 @@ static void hand_to_simgrid(eng *g) {
         int opi = g->b.slot_op[g->b.slot[t]];
         eng_full_start_xfer(g, &g->b.x[t], opi, g->ph.ops[opi].round);
     }
+    eng_side_kicks(g);
 }
 
 /* Runs from an idle instant until SimGrid has work or the schedule is done. */
 static void drive(eng *g) {
     g->mode = M_IDLE;
+    if (g->msg) eng_side_reset(g); /* an idle instant: every side is free */
     while (g->st == AR_OK) {
         if (g->ph.phase >= g->s->nphases || budget_over(g)) {
             g->mode = M_DONE;
@@ -196,18 +198,12 @@ static void hook_done(void *ctx, uint64_t tok) {
     eng *g = ctx;
     if (g->st != AR_OK) return;
     uint64_t i = TOK_INDEX(tok);
-    if ((tok >> 60) == 2) { /* probe */
-        double d = ar_sg_now() - g->pr.t0;
-        if (!(tok & TOK_EXEC)) {
-            g->pr.net[i] = d;
-            if (g->gamma > 0 && g->pr.red[i] && g->pr.dst[i] >= 0) {
-                ar_sg_exec(g->sg, g->pr.dst[i], g->gamma * (double)g->pr.bytes[i] * (g->eb0 / g->eb),
-                           TOK_PROBE | TOK_EXEC | i);
-                return;
-            }
-        }
-        g->pr.tot[i] = d;
-        g->pr.pending--;
+    if ((tok >> 60) == 2) {
+        eng_probe_event(g, tok);
+        return;
+    }
+    if ((tok >> 60) == 3) {
+        eng_side_event(g, tok);
         return;
     }
     if (tok & TOK_DELAY) eng_full_finish(g, (int)i);
@@ -219,7 +215,7 @@ static void hook_step(void *ctx) {
     eng *g = ctx;
     if (g->st != AR_OK) return;
     if (g->mode == M_PROBE) {
-        if (g->pr.pending > 0) return;
+        if (!eng_probe_step(g)) return;
         ar_status st = eng_probe_finish(g);
         int handed = 0;
         if (st == AR_OK) st = decide(g, &handed);
@@ -239,8 +235,12 @@ static void hook_step(void *ctx) {
         drive(g);
         return;
     }
-    if (budget_over(g)) return; /* let the transfers in flight drain */
+    if (budget_over(g)) { /* let the transfers in flight drain */
+        eng_side_kicks(g);
+        return;
+    }
     for (size_t k = 0; k < nr && g->st == AR_OK; k++) eng_full_start_round(g, g->full.readyq[k]);
+    eng_side_kicks(g);
     if (g->full.inflight == 0 && g->st == AR_OK) drive(g);
 }
 
@@ -267,6 +267,7 @@ static void eng_free(eng *g) {
     for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++) free(arrs[i]);
     eng_memo_free(&g->memo);
     eng_full_free(&g->full);
+    eng_side_free(&g->side);
     eng_cert_free(&g->cert);
 }
 
@@ -307,7 +308,8 @@ ar_status ar_engine_fast(const sim_job *j, ar_sim_result *r, ar_err *e) {
     g->gamma = j->o->gamma_s_per_B;
     g->eb0 = g->eb = (double)j->s->elem_bytes;
     g->ndl = 2 * (j->p->nlinks + j->p->nvlinks); /* + the reducing switches' virtual links */
-    g->nres = g->ndl + j->p->nranks;
+    g->msg = ar_platform_has_msg(j->p);
+    g->nres = g->ndl + 3 * j->p->nranks; /* + per rank: its GPU, its send side and its receive side */
     snprintf(r->engine, sizeof r->engine, "fast");
     r->nphases = j->s->nphases;
     r->ndlinks = g->ndl;
@@ -351,6 +353,10 @@ ar_status ar_engine_fast(const sim_job *j, ar_sim_result *r, ar_err *e) {
         for (int rk = 0; rk < j->s->nranks; rk++) ar_data_fill(g->io.data + (size_t)rk * j->s->count, rk, j->s->count);
     }
     ar_status st = AR_OK;
+    if (g->msg && (st = eng_side_init(g)) != AR_OK) {
+        eng_free(g);
+        return st;
+    }
     if (j->o->sync == AR_SYNC_DATAFLOW && (st = eng_cert_init(g)) != AR_OK) {
         eng_free(g);
         return st;

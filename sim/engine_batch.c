@@ -22,6 +22,11 @@ ar_status eng_flow_resources(eng *g, int src, int dst, int reduce, size_t at, in
         if (GROW(sc.res, at + (size_t)n + 1) < 0) return OOM();
         g->sc.res[at + (size_t)n++] = g->ndl + dst;
     }
+    if (eng_sided(g, src, dst)) { /* per-message costs: its sender's send side, its receiver's receive side */
+        if (GROW(sc.res, at + (size_t)n + 2) < 0) return OOM();
+        g->sc.res[at + (size_t)n++] = g->ndl + g->p->nranks + src;
+        g->sc.res[at + (size_t)n++] = g->ndl + 2 * g->p->nranks + dst;
+    }
     *nres = n;
     return AR_OK;
 }
@@ -444,9 +449,11 @@ ar_status eng_analyse(eng *g) {
                     K[w++] = (uint64_t)g->sc.loc_id[rs] << 1;
                     K[w++] = eng_dbits(ar_link_capacity(l));
                     K[w++] = eng_dbits(l->lat_s);
-                } else { /* a GPU's compute (all GPUs have the same speed) */
+                } else { /* a GPU's compute (all GPUs have the same speed), or a send or receive side
+                          * (every side has the same o and g) */
+                    int kind = (rs - g->ndl) / g->p->nranks;
                     K[w++] = (uint64_t)g->sc.loc_id[rs] << 1 | 1;
-                    K[w++] = ~UINT64_C(0);
+                    K[w++] = kind ? (uint64_t)kind : ~UINT64_C(0);
                     K[w++] = ~UINT64_C(0);
                 }
             }

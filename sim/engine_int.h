@@ -23,6 +23,12 @@
 #define TOK_PROBE (UINT64_C(2) << 60)
 #define TOK_EXEC (UINT64_C(1) << 59)
 #define TOK_DELAY (UINT64_C(1) << 58) /* a protocol's per-step latency after a transfer (ar_sg_timer) */
+/* per-message costs (SimGrid mode): a transfer's side cost paid at its sender (TOK_SEND) or receiver
+ * (TOK_RECV), or a side's gap over (TOK_SIDE_FREE, index: side and its generation, eng_side) */
+#define TOK_SIDES (UINT64_C(3) << 60)
+#define TOK_SEND (UINT64_C(0) << 58)
+#define TOK_RECV (UINT64_C(1) << 58)
+#define TOK_SIDE_FREE (UINT64_C(2) << 58)
 #define TOK_INDEX(t) ((t) & ((UINT64_C(1) << 58) - 1))
 #define MEMO_LIMIT_BYTES ((size_t)256 << 20)
 
@@ -84,6 +90,9 @@ typedef struct frec { /* a transfer simulated by SimGrid in the run itself */
     int opi, round;
     double t0, tnet;
     double *payload;
+    int sided;    /* pays per-message costs at both ends (ar_platform_msg) */
+    double qt;    /* when it was queued on its current side */
+    uint64_t seq; /* start order (a side takes the first queued in (qt, op, seq) order) */
 } frec;
 
 typedef struct s1rec {
@@ -193,6 +202,27 @@ typedef struct eng_full {
     double *since;
 } eng_full;
 
+/* Per-message costs (LogGP o, g; platform.h msg_o_s, msg_g_s): every rank has a send side
+ * (side 2 rank) and a receive side (2 rank + 1), each a serial resource that takes one message at
+ * a time for o and stays held for max(o, g). In SimGrid mode a side takes its queued messages in
+ * (queue time, op, start order) order; the sides pushed while idle start at the end of the instant
+ * (kick), so that every message queued in that instant is ordered. At an idle instant (nothing in
+ * flight: a lockstep round's start) every side is free: a gap still running is dropped (gen). */
+typedef struct eng_side {
+    int **q; /* per side: queued frec ids, q[s][head[s] .. n[s]) */
+    size_t *n, *head, *cap;
+    char *busy, *kicked;
+    uint32_t *gen; /* a side-free timer of an older generation is stale (26 bits) */
+    size_t nsides;
+    ARR(int, kick);
+    size_t nkick;
+    double o, hold; /* the side cost of a message (o) and how long it holds its side (max(o, g)) */
+    uint64_t seq;
+    double *sfree;           /* probes: per rank, when its send (then receive) side is free */
+    struct eng_arrival *arr; /* probes: the transfers in arrival order */
+    size_t arr_cap;
+} eng_side;
+
 /* Probes: transfers of the distinct unknown components, in key order. */
 typedef struct eng_probe {
     size_t n;
@@ -202,8 +232,11 @@ typedef struct eng_probe {
     ARR(uint64_t, bytes);
     ARR(double, net);
     ARR(double, tot);
+    ARR(double, inj);  /* per-message costs: when each transfer leaves its sender's side */
+    ARR(double, land); /* and when it has passed its receiver's side (after its network part) */
+    int stage;         /* per-message costs with a reduction cost: 0 network parts, 1 reductions */
     size_t pending;
-    double t0;
+    double t0, t1;  /* probe start; its reductions' start (stage 1) */
     ARR(int, miss); /* component of each distinct unknown key */
     size_t nmiss;
     ARR(size_t, first); /* first probe transfer of each */
@@ -256,8 +289,9 @@ typedef struct eng {
     ar_status st;
     int shortcuts, crosstraffic;
     double gamma;
-    double eb0, eb;        /* bytes per element: payload; on the wire in this phase (eb0 / the protocol's factor) */
-    int ndl, nres;         /* directed links; resources = directed links + one CPU per rank */
+    int msg;        /* per-message costs (eng_side): every rank-to-rank transfer that pays them (ar_platform_msg) */
+    double eb0, eb; /* bytes per element: payload; on the wire in this phase (eb0 / the protocol's factor) */
+    int ndl, nres;  /* directed links; resources = directed links + one CPU per rank + two sides per rank */
     double wall0, budget0; /* start; start of the simulation proper (after the platform) */
     int stopped;
     enum mode mode;
@@ -271,6 +305,7 @@ typedef struct eng {
     eng_repeat rep;
     eng_busy busy;
     eng_full full;
+    eng_side side;
     eng_probe pr;
     eng_cert cert;
     eng_io io;
@@ -323,6 +358,15 @@ void eng_cert_phase_end(eng *g, int phase);
 void eng_cert_result(const eng *g, ar_sim_result *r);
 /* after the network (and gamma): the protocol delay, then finish */
 void eng_full_free(eng_full *f);
+/* per-message costs in SimGrid mode (engine_flow.c) */
+int eng_sided(const eng *g, int src, int dst);
+ar_status eng_side_init(eng *g);
+void eng_side_free(eng_side *s);
+void eng_side_event(eng *g, uint64_t tok);
+void eng_side_kicks(eng *g);
+void eng_side_reset(eng *g);
+void eng_probe_event(eng *g, uint64_t tok);
+int eng_probe_step(eng *g);
 ar_status eng_probe_start(eng *g);
 ar_status eng_probe_finish(eng *g);
 

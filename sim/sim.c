@@ -266,10 +266,10 @@ ar_status ar_sim_decide(const ar_platform *p, const ar_schedule *s, const ar_sim
         return ar_fail(e, AR_EUNSUPPORTED,
                        "sim: host staging copies (platform %s compute.stage) are simulated under --sync dataflow only",
                        p->name);
-    if (p && ar_platform_has_msg(p) && !df)
+    if (p && ar_platform_has_msg(p) && !df && o->engine == AR_SIM_NAIVE)
         return ar_fail(e, AR_EUNSUPPORTED,
-                       "sim: per-message costs (platform %s compute.message o, g) are simulated under --sync dataflow "
-                       "only",
+                       "sim: per-message costs (platform %s compute.message o, g) are simulated by the naive engine "
+                       "under --sync dataflow only (the fast engine runs them under --sync round too)",
                        p->name);
     if (p && p->rank_compute && !df)
         return ar_fail(e, AR_EUNSUPPORTED,
@@ -285,6 +285,11 @@ ar_status ar_sim_decide(const ar_platform *p, const ar_schedule *s, const ar_sim
                            "sim: %s uses switch ops, which run lockstep only: scenario delays, flows "
                            "and jobs need the per-rank engine",
                            s->algo);
+        if (o->engine == AR_SIM_NAIVE && p && ar_platform_has_msg(p))
+            return ar_fail(e, AR_EUNSUPPORTED,
+                           "sim: %s uses switch ops, which run lockstep only: per-message costs (platform %s "
+                           "compute.message o, g) there need the fast engine",
+                           s->algo, p->name);
         m->sync = AR_SYNC_ROUND; /* switch ops (a switch as a transfer's end) run lockstep only for now */
         return AR_OK;
     }
@@ -524,11 +529,11 @@ static ar_status sim_run(const ar_platform *p, const ar_schedule *s, const ar_si
         eff.gamma_s_per_B = 1.0 / p->reduce_Bps;
         o = &eff;
     }
-    /* switch ops run lockstep (below), on the network alone: per-message costs are not simulated there (the
-     * walk prices them inside its lockstep rounds: rel_err shows them); NCCL's protocols' step latency
-     * holds its per-message costs (core/schedule.h ar_schedule_uses_proto): the walk does not charge them either */
+    /* NCCL's protocols' step latency holds its per-message costs (core/schedule.h ar_schedule_uses_proto): the
+     * walk does not charge them either. Switch schedules keep them: they run lockstep (ar_sim_decide), where the
+     * fast engine carries them as the walk prices them (a transfer to or from a switch pays none) */
     ar_platform net;
-    if (p && s && ar_platform_has_msg(p) && (ar_schedule_uses_switch(s) || ar_schedule_uses_proto(s))) {
+    if (p && s && ar_platform_has_msg(p) && ar_schedule_uses_proto(s)) {
         net = *p; /* a shallow copy, read only */
         net.msg_o_s = net.msg_g_s = 0;
         p = &net;

@@ -175,7 +175,10 @@ typedef struct ar_sim_result {
  * staging and slow GPUs) and the schedule (s, may be NULL before it is planned: its switch ops):
  *   - delays, flows and jobs need dataflow and the fast engine;
  *   - host staging and slow-computing GPUs need dataflow;
- *   - the naive engine measures time only (no check or trace), with a reduction cost only under dataflow;
+ *   - the naive engine measures time only (no check or trace), with a reduction cost or per-message costs
+ *     (the platform's o, g) only under dataflow;
+ *   - per-message costs run under either semantics on the fast engine (lockstep: its rounds' send and
+ *     receive sides, engine_int.h eng_side); an NCCL protocol's schedule does not pay them (ar_sim_run);
  *   - switch ops run lockstep: under dataflow they run as ROUND (the row says so), refused with events;
  *   - under dataflow the fast engine runs per rank (dataflow.c) when shortcuts are off, in process,
  *     with events or with compute costs, else lockstep with a certificate (engine_cert.c).

@@ -47,13 +47,16 @@ if expect_ok "sim ring on rail:nodes=2,gpus=1 with o and g" -- sim --platform ra
   t_check "ring: model $model = $want (1e-9)" close "$model" "$want" 1e-9
   t_check "ring: closed form $closed = $want (1e-9)" close "$closed" "$want" 1e-9
 fi
-# --sync round: the network alone, and stderr says so
+# --sync round prices them too (the fast engine's lockstep rounds: one message per side per step)
 "$ARLAB" sim --platform rail:nodes=2,gpus=1,nic=10GBps,o=1us,g=0.5us --algo ring --size 1MB --sync round --format csv \
   >"$T_TMP/out" 2>"$T_TMP/err"
 t_check "--sync round: exit 0" test $? -eq 0
-t_check "--sync round: stderr says o and g are not priced" grep -q "per-message costs (o, g) are not priced" "$T_TMP/err"
-sim=$(csv_col "$T_TMP/out" sim_s)
-t_check "--sync round: the alpha-beta ring ($sim = 104 us)" close "$sim" 104e-6 1e-9
+t_check "--sync round: nothing on stderr" test ! -s "$T_TMP/err"
+read -r sim model < <(csv_col "$T_TMP/out" sim_s model_s | tr '\t' ' ')
+t_check "--sync round: ring $sim = $want (1e-9)" close "$sim" "$want" 1e-9
+t_check "--sync round: model $model = $want (1e-9)" close "$model" "$want" 1e-9
+expect_error "--sync round, naive engine" "simulated by the naive engine under --sync dataflow only" -- \
+  sim --platform rail:nodes=2,gpus=1,nic=10GBps,o=1us,g=0.5us --algo ring --size 1MB --sync round --engine naive
 
 # best names the cost term where a schedule beats NCCL's choice by more than 20 %
 expect_ok "best on dgx-h100:nodes=8 at 1 MB" -- best --platform dgx-h100:nodes=8 --size 1MB --top 3

@@ -30,7 +30,12 @@
  *     70, 76; rank 3: 69, 69, 72 -> 70, 73, 76: ps = 76 us.
  *   (Without o and g: ps = 2 T = 54 us: one latency for the round's three messages.)
  * o = g = 0 (the same platform without "message"): ring 162 us, halving-doubling 150 us, ps 54 us,
- * and the walk of a platform whose file says o = g = 0 is that of the plain platform (1e-15). */
+ * and the walk of a platform whose file says o = g = 0 is that of the plain platform (1e-15).
+ *
+ * --sync round (lockstep: a round starts when every transfer of the round before has landed, every
+ * side free): ring and halving-doubling as above (one message per side per round); ps pays each of
+ * its two rounds whole: the all-gather round repeats the reduce-scatter round's pattern from idle
+ * sides, so ps = 2 x 33 us (g = 0.5) and 2 x 41 us (g = 3) (A above: the last landing is 33, 41). */
 #include "sim_util.h"
 
 #define K4_LINKS                                                                    \
@@ -73,6 +78,62 @@ static void check(const char *plat, const char *what, const char *algo, double h
     }
 }
 
+/* --sync round on the fast engine, with its shortcuts and without (SimGrid mode), against the hand time. */
+static void check_round(const char *plat, const char *what, const char *algo, double hand) {
+    for (int full = 0; full < 2; full++) {
+        ar_sim_opts o;
+        memset(&o, 0, sizeof o);
+        o.sync = AR_SYNC_ROUND;
+        o.full = full;
+        o.check = 1;
+        sim_run x;
+        if (sim_run_case(&x, plat, algo, 1000000, &o) == 0) {
+            T_CHECK(x.st == AR_OK && x.r.complete, "round %s %s: %s", what, algo, x.e.msg);
+            printf("%-14s %-18s round %-9s sim %.9f  hand %.9f us\n", what, algo, full ? "simgrid" : "shortcuts",
+                   x.r.time_s * 1e6, hand * 1e6);
+            T_CHECK(sim_rel(x.r.time_s, hand) <= 1e-9, "round %s %s (%s): sim %.17g, hand %.17g", what, algo,
+                    full ? "no shortcuts" : "shortcuts", x.r.time_s, hand);
+        }
+        sim_run_free(&x);
+    }
+}
+
+/* --sync round with o and g: the shortcuts equal SimGrid mode (every transfer in SimGrid) to 1e-9, and
+ * o and g are charged (the time without them is shorter); --check holds. */
+static void check_modes(const char *plat, const char *algo, uint64_t bytes, double gamma) {
+    if (!strcmp(plat, "k4_big_g")) plat = k4_big_g;
+    double t[2] = {NAN, NAN};
+    for (int full = 0; full < 2; full++) {
+        ar_sim_opts o;
+        memset(&o, 0, sizeof o);
+        o.sync = AR_SYNC_ROUND;
+        o.full = full;
+        o.check = 1;
+        o.gamma_s_per_B = gamma;
+        sim_run x;
+        if (sim_run_case(&x, plat, algo, bytes, &o) == 0) {
+            T_CHECK(x.st == AR_OK && x.r.complete, "%s %s: %s", plat, algo, x.e.msg);
+            t[full] = x.r.time_s;
+            if (!full && x.st == AR_OK) {
+                ar_platform q = *x.p;
+                q.msg_o_s = q.msg_g_s = 0;
+                ar_sim_result r0;
+                ar_err e = {{0}};
+                o.check = 0;
+                T_CHECK(ar_sim_run(&q, x.s, &o, &r0, &e) == AR_OK && r0.time_s < x.r.time_s - 1e-7,
+                        "%s %s: o and g add to the time (%.17g without, %.17g with)", plat, algo, r0.time_s,
+                        x.r.time_s);
+                ar_sim_result_free(&r0);
+            }
+        }
+        sim_run_free(&x);
+    }
+    printf("round %.24s %-16s %8llu B gamma %g: shortcuts %.9f  simgrid %.9f us\n", plat[0] == '{' ? "k4" : plat, algo,
+           (unsigned long long)bytes, gamma, t[0] * 1e6, t[1] * 1e6);
+    T_CHECK(sim_rel(t[0], t[1]) <= 1e-9, "%s %s gamma %g: shortcuts %.17g, SimGrid mode %.17g", plat, algo, gamma, t[0],
+            t[1]);
+}
+
 int main(void) {
     const double T = 2e-6 + 250e3 / 10e9, o = 1e-6;
     check(k4_small_g, "o=1us g=0.5us", "ring", 6 * (T + 2 * o), 1);
@@ -104,14 +165,55 @@ int main(void) {
         ar_platform_free(a);
         ar_platform_free(b);
     }
-    /* --sync round refuses per-message costs with one line */
+    /* --sync round: the fast engine's lockstep rounds (every side free at a round's start) */
+    check_round(k4_small_g, "o=1us g=0.5us", "ring", 6 * (T + 2 * o));
+    check_round(k4_big_g, "o=1us g=3us", "ring", 6 * (T + 2 * o));
+    check_round(k4_small_g, "o=1us g=0.5us", "halving-doubling", 4 * (2e-6 + 2 * o) + 2 * (50e-6 + 25e-6));
+    check_round(k4_big_g, "o=1us g=3us", "halving-doubling", 4 * (2e-6 + 2 * o) + 2 * (50e-6 + 25e-6));
+    check_round(k4_small_g, "o=1us g=0.5us", "ps", 2 * 33e-6);
+    check_round(k4_big_g, "o=1us g=3us", "ps", 2 * 41e-6);
+    check_round(k4_zero, "o=g=0", "ps", 2 * T);
+    /* the shortcuts (components with their sides, probes, memo, repeats) against SimGrid mode, with and without
+     * a reduction cost, on a rail preset with its o and g (between machines only) and uneven blocks */
+    static const char *const pre[] = {"ring", "ps", "halving-doubling", "nccl-ring", "two-level", "blueconnect"};
+    for (size_t i = 0; i < sizeof pre / sizeof pre[0]; i++)
+        for (int gm = 0; gm < 2; gm++) {
+            check_modes("dgx-h100:nodes=2", pre[i], 1000028, gm ? 1e-11 : 0);
+            check_modes("rail:nodes=4,gpus=2,o=2us,g=3us", pre[i], 4096, gm ? 1e-11 : 0);
+        }
+    check_modes("k4_big_g", "ps", 1000000, 0);
+    /* a switch schedule keeps o and g (lockstep rounds; a transfer to or from a switch pays none): the walk's
+     * price, which charges them the same way, where no two transfers contend */
+    static const char *const sw[] = {"nvls", "nvlstree"};
+    for (size_t i = 0; i < sizeof sw / sizeof sw[0]; i++) {
+        ar_sim_opts d;
+        memset(&d, 0, sizeof d);
+        d.sync = AR_SYNC_DATAFLOW;
+        sim_run x;
+        if (sim_run_case(&x, "dgx-h100:nodes=2", sw[i], 1000000, &d) == 0) {
+            T_CHECK(x.st == AR_OK && x.r.complete, "%s: %s", sw[i], x.e.msg);
+            printf("dgx-h100:nodes=2 %-9s sim %.9f  walk %.9f us (sync %s)\n", sw[i], x.r.time_s * 1e6, x.walk * 1e6,
+                   x.r.sync);
+            T_CHECK(sim_rel(x.r.time_s, x.walk) <= 1e-9, "%s: sim %.17g, walk %.17g", sw[i], x.r.time_s, x.walk);
+            ar_platform q = *x.p; /* without o and g the time is shorter: they are charged */
+            q.msg_o_s = q.msg_g_s = 0;
+            ar_sim_result r0;
+            ar_err e = {{0}};
+            T_CHECK(ar_sim_run(&q, x.s, &d, &r0, &e) == AR_OK && r0.time_s < x.r.time_s - 1e-6,
+                    "%s: o and g add to the time (%.17g without, %.17g with)", sw[i], r0.time_s, x.r.time_s);
+            ar_sim_result_free(&r0);
+        }
+        sim_run_free(&x);
+    }
+    /* the naive engine runs them under --sync dataflow only: one line */
     {
         ar_sim_opts ro;
         memset(&ro, 0, sizeof ro);
         ro.sync = AR_SYNC_ROUND;
+        ro.engine = AR_SIM_NAIVE;
         sim_run x;
         if (sim_run_case(&x, k4_small_g, "ring", 1000000, &ro) == 0)
-            T_CHECK(x.st == AR_EUNSUPPORTED && strstr(x.e.msg, "per-message"), "--sync round: %s", x.e.msg);
+            T_CHECK(x.st == AR_EUNSUPPORTED && strstr(x.e.msg, "per-message"), "naive --sync round: %s", x.e.msg);
         sim_run_free(&x);
     }
     return t_done("sim_logp");
