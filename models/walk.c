@@ -473,7 +473,8 @@ static int phase_mixed(const walk *w, const ar_phase *phase) {
  * others the ring's; per step the NVLink and network latencies weighted by the
  * share of the op's hops that cross machines, as NCCL charges intra/inter steps;
  * NCCL's step includes the hop, so only its excess over the hops' mean route
- * latency counts) for the phase's ops with a protocol: every round's bytes are
+ * latency counts; a SWITCH op takes NVLS's: no step, its NVLink latency as the base, less the
+ * op's hop; the release the platform names, p->nccl_version) for the phase's ops with a protocol: every round's bytes are
  * divided by the smallest factor and the largest step excess is added to every round; the
  * base latency once per phase. No protocol: factor 1, no latency. */
 void ar_phase_proto_effect(const ar_platform *p, const ar_phase *ph, double *bw_factor, double *step_s,
@@ -483,7 +484,9 @@ void ar_phase_proto_effect(const ar_platform *p, const ar_phase *ph, double *bw_
     for (int i = 0; i < ph->nops; i++) {
         const ar_op *op = &ph->ops[i];
         if (op->proto == AR_PROTO_NONE) continue;
-        ar_nccl_algo a = op->impl == AR_IMPL_TREE ? AR_NCCL_TREE : AR_NCCL_RING;
+        ar_nccl_algo a = op->impl == AR_IMPL_TREE     ? AR_NCCL_TREE
+                         : op->impl == AR_IMPL_SWITCH ? AR_NCCL_NVLS
+                                                      : AR_NCCL_RING;
         ar_nccl_proto pr = op->proto == AR_PROTO_LL      ? AR_NCCL_LL
                            : op->proto == AR_PROTO_LL128 ? AR_NCCL_LL128
                                                          : AR_NCCL_SIMPLE;
@@ -501,9 +504,10 @@ void ar_phase_proto_effect(const ar_platform *p, const ar_phase *ph, double *bw_
         if (nedge) hop /= nedge;
         int nn = p->nmachines > 0 ? p->nmachines : 1;
         double f, step, base, step_net, x = nedge ? (double)cross / nedge : 0;
-        if (ar_nccl_proto_effect(a, pr, nn, 0, &f, &step, &base) != AR_OK ||
-            ar_nccl_proto_effect(a, pr, nn, 1, NULL, &step_net, NULL) != AR_OK)
+        if (ar_nccl_proto_effect_v(p->nccl_version, a, pr, nn, 0, &f, &step, &base) != AR_OK ||
+            ar_nccl_proto_effect_v(p->nccl_version, a, pr, nn, 1, NULL, &step_net, NULL) != AR_OK)
             continue;
+        if (a == AR_NCCL_NVLS) base = base > hop ? base - hop : 0; /* NVLS's latency holds the op's own hop */
         step = (1 - x) * step + x * step_net; /* NCCL: intra steps at NVLink latency, inter-node ones at the net's */
         /* NCCL's per-step latency includes the hop itself: a round costs the larger of the route's latency
          * (which every round already pays) and NCCL's step, so only the step's excess over the hop is added */
