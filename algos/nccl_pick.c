@@ -10,9 +10,9 @@
  *   nccl-tree, else ring; RS/AG: nccl-ring, pat), and the
  *   detail says so in one line.
  * Where NCCL picks RING or TREE, every op gets the tuner's protocol (ar_op.proto,
- * priced by the walk); it is named in the detail either way. Where it picks NVLS or
- * NVLS_TREE, the switch ops of the first phase with switch ops get Simple: the walk
- * and the simulator then charge NCCL's NVLS latency inside a node once there.
+ * priced by the walk); it is named in the detail either way. Where it picks NVLS on
+ * one node, the switch op gets Simple: the walk and the simulator then charge NCCL's
+ * NVLS latency (tuning.cc, 25 us; 23 us on 2.18) once, less the op's own hop.
  * Parameters: none. Serves all-reduce, reduce-scatter and all-gather.
  * Ownership: *out belongs to the caller.
  */
@@ -123,10 +123,13 @@ static ar_status pick(const ar_platform *p, ar_coll coll, uint64_t count, size_t
         for (int ph = 0; ph < s->nphases; ph++) /* the tuner's protocol, priced by the walk */
             for (int i = 0; i < s->phases[ph].nops; i++) s->phases[ph].ops[i].proto = ar_nccl_proto_to_op(pr);
     char nvl[160] = "";
-    if (ms == AR_OK && ps == AR_OK && (a == AR_NCCL_NVLS || a == AR_NCCL_NVLS_TREE)) {
+    if (ms == AR_OK && ps == AR_OK && a == AR_NCCL_NVLS && p->nmachines <= 1) {
         /* NCCL's NVLS latency inside a node, charged once per operation (tuning.cc): Simple on the
-         * switch ops of the first phase that has them, so the walk and the simulator charge it there,
-         * once (ar_phase_proto_effect: less the op's hop) */
+         * switch op (one node: the schedule is that one op), so the walk and the simulator charge it
+         * once (ar_phase_proto_effect: less the op's hop). Not across nodes: there the schedule's K + 2
+         * pipelined phases, each a barrier paying its stages' hops, already cost more than NCCL's whole
+         * NVLS/NVLS_TREE latency at the sizes NCCL picks them (sim / nccl_model_s 1.1-1.4 at 2-64 MiB on
+         * dgx-h100:nodes=2/4 without it); adding it there would count that software latency twice */
         int done = 0;
         for (int ph = 0; ph < s->nphases && !done; ph++)
             for (int i = 0; i < s->phases[ph].nops; i++)
