@@ -10,7 +10,9 @@
  *   nccl-tree, else ring; RS/AG: nccl-ring, pat), and the
  *   detail says so in one line.
  * Where NCCL picks RING or TREE, every op gets the tuner's protocol (ar_op.proto,
- * priced by the walk); it is named in the detail either way.
+ * priced by the walk); it is named in the detail either way. Where it picks NVLS on
+ * one node, the switch op gets Simple: the walk and the simulator then charge NCCL's
+ * NVLS latency (tuning.cc, 25 us; 23 us on 2.18) once, less the op's own hop.
  * Parameters: none. Serves all-reduce, reduce-scatter and all-gather.
  * Ownership: *out belongs to the caller.
  */
@@ -120,6 +122,27 @@ static ar_status pick(const ar_platform *p, ar_coll coll, uint64_t count, size_t
     if (ms == AR_OK && (a == AR_NCCL_RING || a == AR_NCCL_TREE) && ar_algo_find(name) && strcmp(name, "pat"))
         for (int ph = 0; ph < s->nphases; ph++) /* the tuner's protocol, priced by the walk */
             for (int i = 0; i < s->phases[ph].nops; i++) s->phases[ph].ops[i].proto = ar_nccl_proto_to_op(pr);
+    char nvl[160] = "";
+    if (ms == AR_OK && ps == AR_OK && a == AR_NCCL_NVLS && p->nmachines <= 1) {
+        /* NCCL's NVLS latency inside a node, charged once per operation (tuning.cc): Simple on the
+         * switch op (one node: the schedule is that one op), so the walk and the simulator charge it
+         * once (ar_phase_proto_effect: less the op's hop). Not across nodes: there the schedule's K + 2
+         * pipelined phases, each a barrier paying its stages' hops, already cost more than NCCL's whole
+         * NVLS/NVLS_TREE latency at the sizes NCCL picks them (sim / nccl_model_s 1.1-1.4 at 2-64 MiB on
+         * dgx-h100:nodes=2/4 without it); adding it there would count that software latency twice */
+        int done = 0;
+        for (int ph = 0; ph < s->nphases && !done; ph++)
+            for (int i = 0; i < s->phases[ph].nops; i++)
+                if (s->phases[ph].ops[i].impl == AR_IMPL_SWITCH) {
+                    s->phases[ph].ops[i].proto = AR_PROTO_SIMPLE;
+                    done = 1;
+                }
+        double base = 0;
+        if (done &&
+            ar_nccl_proto_effect_v(p->nccl_version, a, AR_NCCL_SIMPLE, p->nmachines, 0, NULL, NULL, &base) == AR_OK)
+            snprintf(nvl, sizeof nvl,
+                     "; NVLS's latency (%.3g us, less the switch op's hop) once, before its first phase", base);
+    }
     char *inner = s->detail;
     s->detail = NULL;
     int proto_set = ms == AR_OK && (a == AR_NCCL_RING || a == AR_NCCL_TREE) && ar_algo_find(name) &&
@@ -147,12 +170,12 @@ static ar_status pick(const ar_platform *p, ar_coll coll, uint64_t count, size_t
                          net ? step_net : step_nv);
         }
     }
-    st = ar_schedule_set_detail(s, "NCCL tuner: %s/%s%s -> %s (%s)%s", ms == AR_OK ? ar_nccl_algo_name(a) : "?",
+    st = ar_schedule_set_detail(s, "NCCL tuner: %s/%s%s -> %s (%s)%s%s", ms == AR_OK ? ar_nccl_algo_name(a) : "?",
                                 ms == AR_OK ? ar_nccl_proto_name(pr) : "?", why, name,
                                 pn      ? fixed
                                 : inner ? inner
                                         : "",
-                                lat);
+                                lat, nvl);
     free(inner);
     char *algo = ar_strdup("nccl");
     if (st != AR_OK || !algo) {

@@ -82,11 +82,13 @@ ar_status ar_model_walk_from(const ar_platform *p, const ar_schedule *s, const d
  * see which ranks are late, adds to its time. */
 double ar_latest_start(const double *start_s, int n);
 
-/* NCCL protocols of a phase's ops (ar_op.proto, models/walk.c), as the walk and the simulator
+/* NCCL protocols of phase ph's ops (ar_op.proto, models/walk.c), as the walk and the simulator
  * price them: every transfer of the phase carries its bytes / *bw_factor (the smallest factor
  * of its ops; 1 without a protocol), every round takes *step_s more (the largest per-step
- * latency), and the phase *base_s more once (the largest base latency). */
-void ar_phase_proto_effect(const ar_platform *p, const ar_phase *ph, double *bw_factor, double *step_s, double *base_s);
+ * latency), and the phase *base_s more once (the largest base latency), in the schedule's first
+ * phase with a protocol only: NCCL charges it once per operation, 0 in the phases after it. */
+void ar_phase_proto_effect(const ar_platform *p, const ar_schedule *s, int ph, double *bw_factor, double *step_s,
+                           double *base_s);
 
 /* Platform quantities the closed forms use. */
 double ar_plat_min_bw(const ar_platform *p); /* min link capacity on any rank-to-rank route */

@@ -159,6 +159,17 @@ ar_status ar_nccl_proto_effect_v(int version, ar_nccl_algo a, ar_nccl_proto p, i
                                  double *step_lat_us, double *base_lat_us) {
     if ((unsigned)a >= AR_NCCL_NALGOS || (unsigned)p >= AR_NCCL_NPROTOS) return AR_EINVAL;
     const nccl_consts *K = consts_of(version);
+    if (a == AR_NCCL_NVLS || a == AR_NCCL_NVLS_TREE) {
+        /* NVLS runs Simple only; tuning.cc charges its NVLink latency once per operation, not per step
+         * (2.18: baseLat 23 us, hwLat 0; since 2.19: lat = hwLat[NVLINK] 25 us, baseLat 0): the sum,
+         * as a base latency. Its network latency is left to the step across nodes (inter: 0). */
+        (void)nnodes;
+        if (bw_factor) *bw_factor = 1.0;
+        if (step_lat_us) *step_lat_us = 0;
+        if (base_lat_us)
+            *base_lat_us = inter ? 0 : K->base_lat[a][AR_NCCL_SIMPLE] + K->hw_lat[HW_NVLINK][a][AR_NCCL_SIMPLE];
+        return AR_OK;
+    }
     double f = proto_bw_factor(a, p, nnodes);
     if (K->version < 22000 && a == AR_NCCL_RING && p == AR_NCCL_LL) f = 0.25; /* 2.18's all-reduce factor */
     if (bw_factor) *bw_factor = f;

@@ -174,7 +174,10 @@ double ar_nccl_busbw(ar_nccl_coll coll, int nranks, double algbw_Bps);
 ar_status ar_nccl_proto_effect(ar_nccl_algo a, ar_nccl_proto p, int nnodes, int inter, double *bw_factor,
                                double *step_lat_us, double *base_lat_us);
 
-/* The same for a modelled release (ar_nccl_version_parse; 0 = the default). */
+/* The same for a modelled release (ar_nccl_version_parse; 0 = the default). NVLS and NVLS_TREE (any
+ * protocol: NCCL runs them in Simple): factor 1, no per-step latency, and as the base latency NCCL's
+ * NVLS latency inside a node, which tuning.cc charges once per operation (baseLat + hwLat[NVLINK]:
+ * 23 us on 2.18, 25 us since; inter = 1 gives 0: the network's part belongs to the step across nodes). */
 ar_status ar_nccl_proto_effect_v(int version, ar_nccl_algo a, ar_nccl_proto p, int nnodes, int inter, double *bw_factor,
                                  double *step_lat_us, double *base_lat_us);
 

@@ -473,17 +473,19 @@ static int phase_mixed(const walk *w, const ar_phase *phase) {
  * others the ring's; per step the NVLink and network latencies weighted by the
  * share of the op's hops that cross machines, as NCCL charges intra/inter steps;
  * NCCL's step includes the hop, so only its excess over the hops' mean route
- * latency counts) for the phase's ops with a protocol: every round's bytes are
+ * latency counts; a SWITCH op takes NVLS's: no step, its NVLink latency as the base, less the
+ * op's hop; the release the platform names, p->nccl_version) for the phase's ops with a protocol: every round's bytes are
  * divided by the smallest factor and the largest step excess is added to every round; the
- * base latency once per phase. No protocol: factor 1, no latency. */
-void ar_phase_proto_effect(const ar_platform *p, const ar_phase *ph, double *bw_factor, double *step_s,
-                           double *base_s) {
+ * base latency once per schedule (ar_phase_proto_effect). No protocol: factor 1, no latency. */
+static void phase_effect(const ar_platform *p, const ar_phase *ph, double *bw_factor, double *step_s, double *base_s) {
     *bw_factor = 1.0;
     *step_s = *base_s = 0;
     for (int i = 0; i < ph->nops; i++) {
         const ar_op *op = &ph->ops[i];
         if (op->proto == AR_PROTO_NONE) continue;
-        ar_nccl_algo a = op->impl == AR_IMPL_TREE ? AR_NCCL_TREE : AR_NCCL_RING;
+        ar_nccl_algo a = op->impl == AR_IMPL_TREE     ? AR_NCCL_TREE
+                         : op->impl == AR_IMPL_SWITCH ? AR_NCCL_NVLS
+                                                      : AR_NCCL_RING;
         ar_nccl_proto pr = op->proto == AR_PROTO_LL      ? AR_NCCL_LL
                            : op->proto == AR_PROTO_LL128 ? AR_NCCL_LL128
                                                          : AR_NCCL_SIMPLE;
@@ -501,9 +503,10 @@ void ar_phase_proto_effect(const ar_platform *p, const ar_phase *ph, double *bw_
         if (nedge) hop /= nedge;
         int nn = p->nmachines > 0 ? p->nmachines : 1;
         double f, step, base, step_net, x = nedge ? (double)cross / nedge : 0;
-        if (ar_nccl_proto_effect(a, pr, nn, 0, &f, &step, &base) != AR_OK ||
-            ar_nccl_proto_effect(a, pr, nn, 1, NULL, &step_net, NULL) != AR_OK)
+        if (ar_nccl_proto_effect_v(p->nccl_version, a, pr, nn, 0, &f, &step, &base) != AR_OK ||
+            ar_nccl_proto_effect_v(p->nccl_version, a, pr, nn, 1, NULL, &step_net, NULL) != AR_OK)
             continue;
+        if (a == AR_NCCL_NVLS) base = base > hop ? base - hop : 0; /* NVLS's latency holds the op's own hop */
         step = (1 - x) * step + x * step_net; /* NCCL: intra steps at NVLink latency, inter-node ones at the net's */
         /* NCCL's per-step latency includes the hop itself: a round costs the larger of the route's latency
          * (which every round already pays) and NCCL's step, so only the step's excess over the hop is added */
@@ -512,6 +515,22 @@ void ar_phase_proto_effect(const ar_platform *p, const ar_phase *ph, double *bw_
         if (step * 1e-6 > *step_s) *step_s = step * 1e-6;
         if (base * 1e-6 > *base_s) *base_s = base * 1e-6;
     }
+}
+
+/* NCCL charges a protocol's base latency once per operation (tuning.cc: baseLat + the steps), and a
+ * schedule with protocols is one NCCL operation (nccl-ring's all-reduce: its reduce-scatter and
+ * all-gather phases are one kernel): the base is charged in the first phase that has an op with a
+ * protocol, none after it. */
+void ar_phase_proto_effect(const ar_platform *p, const ar_schedule *s, int ph, double *bw_factor, double *step_s,
+                           double *base_s) {
+    phase_effect(p, &s->phases[ph], bw_factor, step_s, base_s);
+    if (!(*base_s > 0)) return;
+    for (int q = 0; q < ph; q++)
+        for (int i = 0; i < s->phases[q].nops; i++)
+            if (s->phases[q].ops[i].proto != AR_PROTO_NONE) {
+                *base_s = 0;
+                return;
+            }
 }
 
 /* ---- the walk with compute costs ----
@@ -621,7 +640,7 @@ static ar_status walk_dataflow(walk *w, const ar_schedule *s, const double *star
     for (int ph = 0; ph < s->nphases && st == AR_OK; ph++) {
         const ar_phase *phase = &s->phases[ph];
         double pf, pstep, pbase;
-        ar_phase_proto_effect(p, phase, &pf, &pstep, &pbase);
+        ar_phase_proto_effect(p, s, ph, &pf, &pstep, &pbase);
         size_t tot = 0, maxx = 0;
         int maxr = 0;
         if (ar_grow(&mo, &capm, (size_t)phase->nops + 1, sizeof *mo) < 0 ||
@@ -839,7 +858,7 @@ ar_status ar_model_walk_from(const ar_platform *p, const ar_schedule *s, const d
             break;
         }
         double tphase = 0, bw_min = 0, lat_max = 0, pf, pstep, pbase;
-        ar_phase_proto_effect(p, phase, &pf, &pstep, &pbase);
+        ar_phase_proto_effect(p, s, ph, &pf, &pstep, &pbase);
         if (!stream && phase_mixed(&w, phase)) {
             st = walk_phase_events(&w, phase, (double)s->elem_bytes / pf, pstep, &tphase, &bw_min, &lat_max, e);
             maxr = 0; /* priced: no lockstep rounds */

@@ -773,7 +773,7 @@ static ar_status build(df *d) {
     for (int ph = 0; ph < nph; ph++) {
         const ar_phase *phase = &s->phases[ph];
         double f;
-        ar_phase_proto_effect(d->p, phase, &f, &d->step[ph], &d->base[ph]);
+        ar_phase_proto_effect(d->p, s, ph, &f, &d->step[ph], &d->base[ph]);
         d->eb[ph] = (double)s->elem_bytes / f;
         d->roff[ph] = ar_calloc((size_t)P + 1, sizeof **d->roff);
         if (!d->roff[ph]) return ar_fail(d->e, AR_ENOMEM, "sim: out of memory");

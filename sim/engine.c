@@ -82,7 +82,7 @@ static ar_status phase_begin(eng *g) {
     /* the ops' NCCL protocol, priced as the walk prices it: wire bytes, a latency after every transfer
      * (so every round of an op takes it once more), and the base latency before the phase */
     double f, step, base;
-    ar_phase_proto_effect(g->p, ph, &f, &step, &base);
+    ar_phase_proto_effect(g->p, g->s, g->ph.phase, &f, &step, &base);
     if (g->eb0 / f != g->eb || step != g->ph.step) g->rep.valid = 0, g->c.an_valid = 0;
     g->eb = g->eb0 / f;
     g->ph.step = step;

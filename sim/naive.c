@@ -565,7 +565,7 @@ static ar_status build(nv *v, ar_err *e) {
     for (int ph = 0; ph < s->nphases; ph++) {
         const ar_phase *phase = &s->phases[ph];
         double f, step;
-        ar_phase_proto_effect(v->j->p, phase, &f, &step, &v->base[ph]);
+        ar_phase_proto_effect(v->j->p, s, ph, &f, &step, &v->base[ph]);
         v->ops[ph] = ar_calloc((size_t)phase->nops + 1, sizeof **v->ops);
         v->roff[ph] = ar_calloc((size_t)P + 1, sizeof **v->roff);
         if (!v->ops[ph] || !v->roff[ph]) return ar_fail(e, AR_ENOMEM, "sim naive: out of memory");

@@ -172,9 +172,10 @@ static void check_protocols(void) {
         double f, step, base;
         T_OK(ar_nccl_proto_effect(AR_NCCL_RING, nps[k], 1, 0, &f, &step, &base));
         T_OK(ar_model_walk(p, s, &m, &e), e);
-        /* NCCL's step includes the hop: a round adds only the step's excess over the hop's route latency (alpha) */
+        /* NCCL's step includes the hop: a round adds only the step's excess over the hop's route latency (alpha);
+         * the base latency once (tuning.cc: baseLat once per operation), not once per phase (two phases here) */
         double excess = step * 1e-6 > alpha ? step * 1e-6 - alpha : 0;
-        double want = rounds * alpha + (m0.time_s - rounds * alpha) / f + rounds * excess + 2 * base * 1e-6;
+        double want = rounds * alpha + (m0.time_s - rounds * alpha) / f + rounds * excess + base * 1e-6;
         T_NEAR(m.time_s, want, 1e-9, spec);
         free(j);
         free(j2);
@@ -185,8 +186,47 @@ static void check_protocols(void) {
     ar_platform_free(p);
 }
 
+/* NVLS's latency in the `nccl` pick. tuning.cc charges NVLS (Simple only) one latency per operation, not
+ * per step: 2.30 baseLat[NVLS] 0 + hwLat[NVLINK][NVLS][SIMPLE] 25 us; 2.18 baseLat 23 us + hwLat 0. Its
+ * network part (hwLat[NET], 18 us) belongs to the step across nodes: 0 here. On dgx-h100 (one node) at
+ * 16 MiB NCCL picks NVLS: the pick is nvls's schedule with Simple on its one switch op, so its walk is
+ * nvls's plus 25 us less the op's hop (GPU -> NVSwitch -> GPU: two 1 us links = 2 us): 23 us. */
+static void check_nvls_latency(void) {
+    double f = 0, step = -1, base = 0;
+    T_OK(ar_nccl_proto_effect_v(0, AR_NCCL_NVLS, AR_NCCL_SIMPLE, 1, 0, &f, &step, &base));
+    T_CHECK(f == 1.0 && step == 0 && base == 25.0, "2.30 NVLS: factor %g step %g base %g, want 1, 0, 25", f, step,
+            base);
+    T_OK(ar_nccl_proto_effect_v(21800, AR_NCCL_NVLS_TREE, AR_NCCL_SIMPLE, 2, 0, NULL, NULL, &base));
+    T_CHECK(base == 23.0, "2.18 NVLS_TREE: base %g, want 23 (baseLat)", base);
+    T_OK(ar_nccl_proto_effect_v(0, AR_NCCL_NVLS, AR_NCCL_SIMPLE, 2, 1, NULL, &step, &base));
+    T_CHECK(step == 0 && base == 0, "NVLS across nodes: no step, no base (%g, %g)", step, base);
+    ar_platform *p = NULL;
+    ar_err e = {{0}};
+    T_OK(ar_platform_load("dgx-h100", 0, &p, &e), e);
+    if (!p) return;
+    ar_schedule *sn = NULL, *sv = NULL;
+    ar_model_result mn, mv;
+    uint64_t count = 16 * 1024 * 1024 / 4;
+    T_OK(ar_algo_plan("nccl", p, count, 4, &sn, &e), e);
+    T_OK(ar_algo_plan("nvls", p, count, 4, &sv, &e), e);
+    if (sn && sv) {
+        T_CHECK(sn->detail && strstr(sn->detail, "NVLS/SIMPLE -> nvls"), "dgx-h100 16 MiB: NCCL picks NVLS (%s)",
+                sn->detail ? sn->detail : "");
+        T_CHECK(sn->nphases == 1 && sn->phases[0].ops[0].impl == AR_IMPL_SWITCH &&
+                    sn->phases[0].ops[0].proto == AR_PROTO_SIMPLE,
+                "the pick's switch op carries Simple");
+        T_OK(ar_model_walk(p, sn, &mn, &e), e);
+        T_OK(ar_model_walk(p, sv, &mv, &e), e);
+        T_NEAR(mn.time_s, mv.time_s + 23e-6, 1e-9, "nccl (NVLS) = nvls + 25 us - 2 us hop");
+    }
+    ar_schedule_free(sn);
+    ar_schedule_free(sv);
+    ar_platform_free(p);
+}
+
 int main(void) {
     check_protocols();
+    check_nvls_latency();
     static const char *const presets[] = {"dgx-a100",         "dgx-h100",        "dgx-b200",         "gb200-nvl72",
                                           "aws-p4d",          "aws-p5",          "dgx-a100:nodes=2", "dgx-h100:nodes=3",
                                           "dgx-b200:nodes=4", "aws-p4d:nodes=5", "aws-p5:nodes=2"};
