@@ -9,6 +9,8 @@
 # ARLAB defaults to build/arlab; CAP_SECONDS (default 120) stops each case.
 # Run it on an otherwise idle machine (each case uses one core).
 # ONLY=REGEX runs the cases whose label matches (grep -E), e.g. ONLY='ps|treepack'.
+# The last rows are rate targets: transfers/s of one simulation (the CSV's transfers / wall_s,
+# the simulating child alone), "met" when at least the goal.
 # Paired mode, OLD set: each case runs REPS times on each binary, alternating old and
 # new, and the table gives the median wall time and peak memory of each, the speedup, the
 # verdict (of the new binary) and "same": whether the two binaries printed the same CSV apart
@@ -24,6 +26,9 @@ ONLY=${ONLY:-}
 [ -z "$OLD" ] || [ -x "$OLD" ] || { echo "bench_scale.sh: no old arlab binary at OLD=$OLD" >&2; exit 2; }
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
+
+# shellcheck source=experiments/lib_bench.sh
+. "$(dirname "$0")/lib_bench.sh" # fields
 
 # once BIN ARGS...: runs one case once; sets wall, mem and rc (124/130/137: stopped at the cap),
 # its stdout in $TMP/out, stderr in $TMP/err
@@ -118,6 +123,12 @@ run "sim ring, flat:ranks=4096 (dataflow, uneven)" 2 - sim --platform flat --ran
 run "sim blueconnect, tree:ranks=16384" 30 4096 sim --platform tree --ranks 16384 --algo blueconnect --size $S --format csv
 # NCCL's ring, uneven blocks, under dataflow (the default)
 run "sim nccl-ring, aws-p5:nodes=32" 0.5 - sim --platform aws-p5:nodes=32 --algo nccl-ring --size $S --format csv
+# the per-transfer path where no shortcut applies (every transfer a SimGrid flow), against ASTRA-sim
+# 2.x's analytical backend on the same cases (144 s, 5.4 GB and 22.9 s, 748 MB; docs/simulator.md)
+run "sim ring --no-shortcuts, flat 4096, 50GBps 500ns, 1MiB" 10 1024 sim --platform flat:ranks=4096,bw=50GBps,lat=500ns --algo ring --size 1MiB --no-shortcuts --format csv
+run "sim ring+ring --no-shortcuts, 8 x 512, 1MiB" 10 1024 sim --platform tree:fanouts=8x512,bw=50GBps,lat=500ns --algo blueconnect:impl=ring --size 1MiB --no-shortcuts --format csv
+# an asymmetric two-level tree of 256 GPUs: 32 machines of 7 and 9 GPUs in turn, every candidate simulated
+run "best, 256-rank asymmetric tree (machines 7+9)" 60 - best --platform "machines:gpus=$(printf '7+9+%.0s' $(seq 16) | sed 's/+$//')" --size $S
 run "model ring, dgx-h100:nodes=12500 (100 000 GPUs)" 60 8192 model --platform dgx-h100:nodes=12500 --algo ring --size $S --format csv
 run "model blueconnect, dgx-h100:nodes=12500" 60 8192 model --platform dgx-h100:nodes=12500 --algo blueconnect --size $S --format csv
 run "sim ring, dgx-h100:nodes=12500" 60 8192 sim --platform dgx-h100:nodes=12500 --algo ring --size $S --format csv
@@ -129,3 +140,34 @@ for P in dgx-h100 aws-p5; do
         run "model $A, $P:nodes=1024" 120 1024 model --platform $P:nodes=1024 --algo $A --size $S --format csv
     done
 done
+
+# rate LABEL GOAL ARGS...: transfers/s of `arlab sim ARGS` against GOAL (at least); with OLD, the
+# median of REPS runs of each binary, alternating
+rate() {
+    local label=$1 goal=$2
+    shift 2
+    if [ -n "$ONLY" ] && ! grep -qE -- "$ONLY" <<<"$label"; then return; fi
+    local i b xf w bins=("$ARLAB") reps=1 ro=() rn=()
+    [ -n "$OLD" ] && bins=("$OLD" "$ARLAB") reps=$REPS
+    echo "transfers/s (the CSV's transfers / wall_s; a rate, not seconds, in the time columns):"
+    for ((i = 0; i < reps; i++)); do
+        for b in "${bins[@]}"; do
+            once "$b" "$@"
+            capped $rc && continue
+            [ $rc -eq 0 ] || continue
+            IFS='|' read -r xf w < <(fields "$TMP/out" transfers wall_s)
+            xf=$(awk -v x="$xf" -v w="$w" 'BEGIN { print (w > 0 ? x / w : 0) }')
+            if [ "$b" = "$ARLAB" ]; then rn+=("$xf"); else ro+=("$xf"); fi
+        done
+    done
+    local o n
+    o=$(printf '%s\n' "${ro[@]}" | grep . | median) n=$(printf '%s\n' "${rn[@]}" | grep . | median)
+    awk -v l="$label" -v o="$o" -v n="$n" -v g="$goal" -v paired="${OLD:+1}" 'BEGIN {
+        ok = (n != "-" && n + 0 >= g + 0)
+        fo = (o == "-" ? "-" : sprintf("%.0fK", o / 1000)); fn = (n == "-" ? "-" : sprintf("%.0fK", n / 1000))
+        if (paired) printf "%-52s %9s %9s %8s %7s %7s %12s  %s\n", l, fo, fn, (o != "-" && n != "-" && o > 0 ? sprintf("%.2f", n / o) : "-"),
+            "-", "-", ">=" g / 1000 "K/s", ok ? "met" : "NOT met"
+        else printf "%-52s %10s %9s %12s  %s\n", l, fn, "-", ">=" g / 1000 "K/s", ok ? "met" : "NOT met" }'
+}
+# a ring under dataflow without shortcuts: at most 1024 flows in SimGrid at once (bench_flows.sh: the curve)
+rate "transfers/s, ring --no-shortcuts, 1024 live flows" 1000000 sim --platform flat:ranks=1024 --algo ring --size $S --no-shortcuts --format csv

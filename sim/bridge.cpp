@@ -179,6 +179,9 @@ struct ArMergeHash {
 };
 // A merged flow has at most this many members: its route lists every link that many times.
 #define AR_MERGE_MAX 64
+// Up to this many groups at one instant are found by a scan, more through a hash map.
+#define AR_MERGE_SCAN 16
+#define AR_NIL UINT32_MAX
 
 struct ar_sg {
     const ar_platform *p = nullptr;
@@ -194,18 +197,31 @@ struct ar_sg {
     bool step_pending = false;
     bool arlab_latency = false; // AR_SG_ARLAB_LATENCY
     // flows waiting for the end of this instant to start, merged by (hosts, bytes); flush_pending: a
-    // timer at this instant starts them
+    // timer at this instant starts them. Groups in the order of their first flow, each group's tokens
+    // in the order asked, linked through mnext; merge_idx finds a group once there are more than
+    // AR_MERGE_SCAN (below that a scan is cheaper than hashing). The vectors keep their capacity
+    // from instant to instant: no allocation per flow once they have grown (flush_merged).
+    struct MergeGroup {
+        ArMergeKey k;
+        uint32_t first, last; // tokens' indices in mtok
+    };
+    std::vector<MergeGroup> merge, flushing;
+    std::vector<uint64_t> mtok, ftok;
+    std::vector<uint32_t> mnext, fnext;
     std::unordered_map<ArMergeKey, size_t, ArMergeHash> merge_idx;
-    std::vector<std::pair<ArMergeKey, std::vector<uint64_t>>> merge;
     bool flush_pending = false;
     // flows paying their latency, by the date (its bits) they start: one timer per date, not per
     // flow (a timer per flow scattered the memory of SimGrid's list of comms in flight: ps on
-    // tree:ranks=160 took 2.3 times as long)
+    // tree:ranks=160 took 2.3 times as long). A date's flows are linked in wslab (first and last
+    // index by date), in the order asked; freed slots are reused (wfree).
     struct Waiting {
         size_t from, to;
         uint64_t bytes, token;
+        uint32_t next;
     };
-    std::unordered_map<uint64_t, std::vector<Waiting>> waiting;
+    std::vector<Waiting> wslab;
+    std::vector<uint32_t> wfree;
+    std::unordered_map<uint64_t, std::pair<uint32_t, uint32_t>> waiting;
     // background flow i's SimGrid comm once started (after its latency) and its bytes: what it has
     // carried so far is bytes minus what remains (ar_sg_flow_sent)
     std::vector<sg4::CommPtr> flow_comm;
@@ -352,27 +368,52 @@ static void start_comm(ar_sg *s, size_t from, size_t to, uint64_t bytes, uint64_
 // Flows wait in `merge` until a timer at the same instant (after every start asked now) starts them.
 static void flush_merged(ar_sg *s) {
     s->flush_pending = false;
-    auto groups = std::move(s->merge);
-    s->merge.clear();
-    s->merge_idx.clear();
-    for (auto &g : groups) {
-        std::vector<uint64_t> &t = g.second;
-        for (size_t i = 0; i < t.size(); i += AR_MERGE_MAX) {
-            size_t n = std::min(t.size() - i, (size_t)AR_MERGE_MAX);
-            start_comm(s, g.first.from, g.first.to, g.first.bytes, t[i],
-                       std::vector<uint64_t>(t.begin() + (long)i + 1, t.begin() + (long)(i + n)));
+    // the groups move to the flushing buffers first: the starts below may ask for nothing new, but
+    // the buffers being flushed are never the ones being filled
+    std::swap(s->merge, s->flushing);
+    std::swap(s->mtok, s->ftok);
+    std::swap(s->mnext, s->fnext);
+    if (!s->merge_idx.empty()) s->merge_idx.clear();
+    std::vector<uint64_t> more;
+    for (const ar_sg::MergeGroup &g : s->flushing) {
+        uint32_t t = g.first;
+        while (t != AR_NIL) { // members in the order asked, AR_MERGE_MAX per SimGrid flow
+            uint64_t head = s->ftok[t];
+            more.clear();
+            for (t = s->fnext[t]; t != AR_NIL && more.size() + 1 < AR_MERGE_MAX; t = s->fnext[t])
+                more.push_back(s->ftok[t]);
+            start_comm(s, g.k.from, g.k.to, g.k.bytes, head, more);
         }
     }
+    s->flushing.clear();
+    s->ftok.clear();
+    s->fnext.clear();
 }
 
 static void start_merged(ar_sg *s, size_t from, size_t to, uint64_t bytes, uint64_t token) {
     ArMergeKey k{from, to, bytes};
-    auto it = s->merge_idx.find(k);
-    if (it != s->merge_idx.end()) {
-        s->merge[it->second].second.push_back(token);
+    size_t gi = s->merge.size();
+    if (s->merge.size() <= AR_MERGE_SCAN) {
+        for (size_t i = 0; i < s->merge.size(); i++)
+            if (s->merge[i].k == k) {
+                gi = i;
+                break;
+            }
     } else {
-        s->merge_idx.emplace(k, s->merge.size());
-        s->merge.emplace_back(k, std::vector<uint64_t>{token});
+        if (s->merge_idx.empty()) // past the scan: index every group so far
+            for (size_t i = 0; i < s->merge.size(); i++) s->merge_idx.emplace(s->merge[i].k, i);
+        auto it = s->merge_idx.find(k);
+        if (it != s->merge_idx.end()) gi = it->second;
+    }
+    uint32_t ti = (uint32_t)s->mtok.size();
+    s->mtok.push_back(token);
+    s->mnext.push_back(AR_NIL);
+    if (gi < s->merge.size()) {
+        s->mnext[s->merge[gi].last] = ti;
+        s->merge[gi].last = ti;
+    } else {
+        if (!s->merge_idx.empty()) s->merge_idx.emplace(k, gi);
+        s->merge.push_back({k, ti, ti});
     }
     if (!s->flush_pending) {
         s->flush_pending = true;
@@ -389,15 +430,32 @@ static void start_after(ar_sg *s, double lat, size_t from, size_t to, uint64_t b
     } else if (lat > 0) {
         uint64_t key;
         std::memcpy(&key, &date, sizeof key);
-        std::vector<ar_sg::Waiting> &w = s->waiting[key];
-        if (w.empty())
+        uint32_t wi;
+        if (!s->wfree.empty()) {
+            wi = s->wfree.back();
+            s->wfree.pop_back();
+            s->wslab[wi] = {from, to, bytes, token, AR_NIL};
+        } else {
+            wi = (uint32_t)s->wslab.size();
+            s->wslab.push_back({from, to, bytes, token, AR_NIL});
+        }
+        auto ins = s->waiting.emplace(key, std::make_pair(wi, wi));
+        if (ins.second) {
             simgrid::kernel::timer::Timer::set(date, [s, key]() {
                 auto it = s->waiting.find(key);
-                std::vector<ar_sg::Waiting> ready = std::move(it->second);
+                uint32_t i = it->second.first;
                 s->waiting.erase(it);
-                for (const ar_sg::Waiting &f : ready) start_merged(s, f.from, f.to, f.bytes, f.token);
+                while (i != AR_NIL) { // in the order asked
+                    ar_sg::Waiting f = s->wslab[i];
+                    s->wfree.push_back(i);
+                    start_merged(s, f.from, f.to, f.bytes, f.token);
+                    i = f.next;
+                }
             });
-        w.push_back({from, to, bytes, token});
+        } else {
+            s->wslab[ins.first->second.second].next = wi;
+            ins.first->second.second = wi;
+        }
     } else {
         start_merged(s, from, to, bytes, token);
     }

@@ -23,6 +23,12 @@
  * link then carries k times its rate). Three 1 GB sends A -> X, A -> X and
  * B -> Y share H1 equally, 10/3 GB/s each: all end at 0.3 s; a merged pair
  * weighing 1 would end at 0.2 s.
+ * Many merged flows at one instant: 130 sends A -> X of 10 MB (one group: SimGrid flows of 64,
+ * 64 and 2 members) and 20 sends A -> X of 11 .. 30 MB (20 groups of one: past the scan the
+ * groups are found by hashing), every shortcut off: every flow crosses H1 only (the access links
+ * carry 100 times more), so H1 stays full until the last ends: 1.71 GB / 10 GB/s = 0.171 s,
+ * plus the route's 3 us with 1 us links. A member dropped leaves the run incomplete; a merged
+ * flow weighing less than its members ends early.
  *
  * And a latency case: with 1 us per link the default run pays each flow's route
  * latency before it joins the sharing, as CM02 does: one 1 GB send over three
@@ -63,6 +69,32 @@ static ar_platform *chain(const char *lat) {
 static void send(ar_schedule *s, int from, int to, uint64_t elems) {
     int m[2] = {from, to};
     T_CHECK(ar_sched_op(s, AR_OP_SEND, AR_IMPL_DIRECT, m, 2, 0, elems) != NULL, "send %d -> %d", from, to);
+}
+
+/* Simulates s on p under dataflow with every shortcut off; the time, NAN if it did not run; *in_sg: the
+ * transfers SimGrid simulated. */
+static double sim_full(const ar_platform *p, const ar_schedule *s, uint64_t *in_sg) {
+    ar_sim_opts o;
+    memset(&o, 0, sizeof o);
+    o.full = 1;
+    o.sync = AR_SYNC_DATAFLOW;
+    ar_sim_result r;
+    ar_err e = {{0}};
+    ar_status st = ar_sim_run(p, s, &o, &r, &e);
+    T_CHECK(st == AR_OK && r.complete, "no shortcuts: %s", e.msg);
+    double t = st == AR_OK && r.complete ? r.time_s : NAN;
+    *in_sg = st == AR_OK ? r.transfers_simgrid : 0;
+    if (st == AR_OK) ar_sim_result_free(&r);
+    return t;
+}
+
+/* 130 sends A -> X of 10 MB and 20 of 11 .. 30 MB in one phase (file comment) */
+static ar_schedule *many_merged(const ar_platform *p) {
+    ar_schedule *s = ar_schedule_new("many-merged", p->nranks, 30 * GB / 1000, 4);
+    ar_sched_phase(s, "150 sends at once");
+    for (int i = 0; i < 130; i++) send(s, A, X, 10 * GB / 1000);
+    for (int k = 11; k <= 30; k++) send(s, A, X, (uint64_t)k * GB / 1000);
+    return s;
 }
 
 /* Simulates s on p; returns the time, NAN if it did not run (a failed check). */
@@ -126,6 +158,15 @@ int main(void) {
     T_CHECK(sim_rel(t, 0.3) <= 1e-12 && sim_rel(nv, 0.3) <= 1e-12, "merged pair: %.17g s (naive %.17g), want 0.3", t,
             nv);
     ar_schedule_free(s);
+
+    /* many merged flows at one instant, no latency (file comment) */
+    s = many_merged(p);
+    uint64_t in_sg = 0;
+    t = sim_full(p, s, &in_sg);
+    printf("150 sends in 21 groups: %.17g s (%llu in SimGrid), hand 0.171 s\n", t, (unsigned long long)in_sg);
+    T_CHECK(sim_rel(t, 0.171) <= 1e-9 && in_sg == 150, "150 sends: %.17g s, %llu in SimGrid; want 0.171 s, 150", t,
+            (unsigned long long)in_sg);
+    ar_schedule_free(s);
     ar_platform_free(p);
 
     /* latency paid before the flow joins the sharing: 3 links of 1 us, 1 GB at 10 GB/s */
@@ -143,6 +184,15 @@ int main(void) {
            want);
     T_CHECK(sim_rel(t, want) <= 1e-12 && sim_rel(fb, want) <= 1e-12 && sim_rel(nv, want) <= 1e-12,
             "one send: %.17g / %.17g / %.17g s, want %.17g", t, fb, nv, want);
+    ar_schedule_free(s);
+
+    /* the same 150 sends, each paying the route's 3 us first: they wait for one date together */
+    s = many_merged(p);
+    t = sim_full(p, s, &in_sg);
+    printf("150 sends after 3 us: %.17g s (%llu in SimGrid), hand %.17g s\n", t, (unsigned long long)in_sg,
+           3e-6 + 0.171);
+    T_CHECK(sim_rel(t, 3e-6 + 0.171) <= 1e-9 && in_sg == 150, "150 sends after 3 us: %.17g s, %llu in SimGrid", t,
+            (unsigned long long)in_sg);
     ar_schedule_free(s);
 
     /* ops of different round counts in one phase, sharing no link: a ring all-reduce of 2 GB over
