@@ -170,6 +170,8 @@ int cli_term_width(void);
 
 /* Prints VERB's help (cli/help.c); 0 if VERB has no entry there (sim prints its own). */
 int cli_help(const char *verb);
+/* Prints VERB's help rows without the closing line (sim adds its network models); 0 if VERB has none. */
+int cli_help_body(const char *verb);
 /* `arlab help columns sweep|sim|model`: a column table (lab/schema.c, simrow.c, modelrow.c) in Markdown. */
 int cli_help_columns(const char *which);
 

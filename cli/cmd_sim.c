@@ -142,45 +142,8 @@ static void print_links(const lab_sim_api *sim, const ar_platform *p, const ar_s
 }
 
 static void sim_help(const lab_sim_api *sim) {
-    printf(
-        "usage: arlab sim --platform P [--platform P2 ...] [--algo A|all ...] [--schedule F.json]\n"
-        "                 [--size S[,S2...]|-b MIN -e MAX [-f F|-i N]] [--ranks N] [--dtype T] [--coll C] [--check]\n"
-        "                 [--trace FILE] [--network MODEL[,key:value...]] [--gamma S_PER_BYTE] [--budget TIME]\n"
-        "                 [--engine fast|naive] [--sync round|dataflow] [--no-shortcuts] [--chunks N]\n"
-        "                 [--scenario F.json] [--model-only] [--brief] [--digits N] [--format F]\n"
-        "Simulates each algorithm's schedule on SimGrid and compares it with the cost walk (model_s) and\n"
-        "the closed form (closed_s). Defaults: --algo all --size 100MB. CSV/JSON rows are streamed, with\n"
-        "algbw/busbw, NCCL's choice, status and why (docs/simulator.md).\n"
-        "  --schedule F.json  also simulate a user-written schedule\n"
-        "  --ranks N       rank count for a generated family; --dtype T: f32 (default), f16, bf16, f64, i32\n"
-        "  --coll C        allreduce (default), reducescatter or allgather (--check: all-reduce only)\n"
-        "  --check         carry real data; every rank's buffer must be the exact sum\n"
-        "  --trace FILE    Chrome trace-event JSON of every transfer (Perfetto, chrome://tracing);\n"
-        "                  several runs write FILE-<algo>-<platform>-<size>.json\n"
-        "  --gamma G       reduction cost in seconds per byte on the receiving GPU (default: the platform's\n"
-        "                  compute.reduce rate, else 0); --sync round: inside its round; --sync dataflow:\n"
-        "                  overlapped with the next transfers, one reduction at a time per GPU\n"
-        "  --budget T      wall-clock limit per simulation (e.g. 60s); the row says complete=0\n"
-        "  --engine naive  baseline: one SimGrid actor per GPU and op, one mailbox message per transfer\n"
-        "  --sync S        dataflow (default): every rank does its next round once its own transfers of the\n"
-        "                  previous one are done, a transfer starts when both ends are at its round, no\n"
-        "                  phase barrier (as MPI and NCCL ranks); round: lockstep, an op's round starts\n"
-        "                  when all of its previous round is done, a phase when the previous phase is done\n"
-        "                  everywhere (the closed forms' semantics)\n"
-        "  --no-shortcuts  simulate every transfer in SimGrid (the exact shortcuts are off)\n"
-        "  --chunks N      what-if: pipeline every op of the planned schedule in N chunks (1..65536)\n"
-        "  --scenario F    what-if scenario (scenarios/README.md): late or slow-computing ranks, slow/failed\n"
-        "                  links and ranks, background flows; delays, flows and slow GPUs run under\n"
-        "                  --sync dataflow; with jobs, one simulation of every job (each its ranks,\n"
-        "                  algorithm, start) and a row per job\n"
-        "  --model-only    print the model's columns (model_s, closed_s) of every row without simulating\n"
-        "  --format F      table (default), csv, json, or nccl-tests: the simulated times in nccl-tests'\n"
-        "                  own table, one per platform and algorithm, to diff against a real run\n"
-        "  --brief         the table: one short row per algorithm and platform (sim_s, model_s, busbw),\n"
-        "                  one line for the algorithms that do not apply; no per-run breakdown\n"
-        "  --digits N      significant digits of the times in the table (1..17, default 4)\n"
-        "network models (--network):\n%s",
-        sim->network_help());
+    cli_help_body("sim"); /* the rows of cli/helptab.c, then the models this build has */
+    fputs(sim->network_help(), stdout);
 }
 
 /* --scenario with jobs: for each platform and size, every job planned on its own ranks, all in one
