@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "opttab.h"
 #include "progress.h"
 
 #include "lab/backend.h"
@@ -33,8 +34,6 @@
 #include "lab/jobs.h"
 #include "lab/simrow.h"
 #include "sim/sim.h" /* types only; the functions come from the backend table */
-
-#define SIM_MAX_ARGS 256
 
 /* The verb's columns: lab/simrow.h's table, by name. */
 static const char *cols[64];
@@ -240,44 +239,16 @@ typedef struct sim_args {
 } sim_args;
 
 static ar_status sim_parse(int argc, char **argv, sim_args *a, cli_opts *o) {
-    char *rest[SIM_MAX_ARGS];
+    static const cli_ownopt own[] = {
+        {"--no-shortcuts", offsetof(sim_args, full)}, {"--model-only", offsetof(sim_args, model_only)},
+        {"--brief", offsetof(sim_args, brief)},       {"--chunks", offsetof(sim_args, chunks)},
+        {"--digits", offsetof(sim_args, digits)},     {"--engine", offsetof(sim_args, engine)}};
     int nrest = 0;
     memset(a, 0, sizeof *a);
     for (int i = 0; i < argc; i++) {
         const char *x = argv[i];
-        if (!strcmp(x, "--no-shortcuts")) {
-            a->full = 1;
-        } else if (!strcmp(x, "--model-only")) {
-            a->model_only = 1;
-        } else if (!strcmp(x, "--brief")) {
-            a->brief = 1;
-        } else if (cli_format_nccltests(argc, argv, &i)) {
+        if (cli_format_nccltests(argc, argv, &i)) {
             a->ntfmt = a->brief = 1; /* no per-run breakdown; the rows as nccl-tests documents at the end */
-        } else if (!strcmp(x, "--chunks") || !strncmp(x, "--chunks=", 9)) {
-            const char *v = x[8] == '=' ? x + 9 : (i + 1 < argc ? argv[++i] : NULL);
-            long long c;
-            ar_err ce = {{0}};
-            if (!v || ar_parse_count(v, 1, 65536, &c, &ce) != AR_OK) {
-                fprintf(stderr, "arlab sim: --chunks: give an integer in 1..65536\n");
-                return AR_EINVAL;
-            }
-            a->chunks = (int)c;
-        } else if (!strcmp(x, "--digits") || !strncmp(x, "--digits=", 9)) {
-            const char *v = x[8] == '=' ? x + 9 : (i + 1 < argc ? argv[++i] : NULL);
-            long long d;
-            ar_err de = {{0}};
-            if (!v || ar_parse_count(v, 1, 17, &d, &de) != AR_OK) {
-                fprintf(stderr, "arlab sim: --digits: give an integer in 1..17\n");
-                return AR_EINVAL;
-            }
-            a->digits = (int)d;
-        } else if (!strcmp(x, "--engine") || !strncmp(x, "--engine=", 9)) {
-            const char *v = x[8] == '=' ? x + 9 : (i + 1 < argc ? argv[++i] : NULL);
-            if (!v || (strcmp(v, "fast") && strcmp(v, "naive"))) {
-                fprintf(stderr, "arlab sim: --engine: give fast or naive\n");
-                return AR_EINVAL;
-            }
-            a->engine = strcmp(v, "naive") ? AR_SIM_FAST : AR_SIM_NAIVE;
         } else if (!strcmp(x, "--sync") || !strncmp(x, "--sync=", 7)) {
             const char *v = x[6] == '=' ? x + 7 : (i + 1 < argc ? argv[++i] : NULL);
             ar_err se = {{0}};
@@ -286,13 +257,11 @@ static ar_status sim_parse(int argc, char **argv, sim_args *a, cli_opts *o) {
                 return AR_EINVAL;
             }
         } else {
-            if (nrest >= SIM_MAX_ARGS) {
-                fprintf(stderr, "arlab sim: too many arguments\n");
-                return AR_EINVAL;
-            }
-            rest[nrest++] = argv[i];
+            argv[nrest++] = argv[i];
         }
     }
+    if (cli_take_own(&nrest, argv, own, (int)(sizeof own / sizeof own[0]), a, "sim") != AR_OK) return AR_EINVAL;
+    char **rest = argv;
     snprintf(a->tfmt, sizeof a->tfmt, "%%.%dg", a->digits ? a->digits : 12);
     return cli_parse(nrest, rest,
                      OPT_PLATFORM | OPT_ALGO | OPT_SIZE | OPT_RANKS | OPT_DTYPE | OPT_FORMAT | OPT_CHECK | OPT_TRACE |

@@ -1,5 +1,6 @@
 /* Shared option parser of the arlab command. */
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,6 +73,21 @@ static ar_status nt_range(cli_opts *o, const char *const nt[4], const char *verb
     return AR_OK;
 }
 
+/* The index of val among d's choices, or -1; list gets them comma-separated (for a message). */
+static int choice_index(const cli_optdef *d, const char *val, char *list, size_t cap) {
+    char w[32];
+    int k = 0;
+    *list = 0;
+    for (const char *c = d->choices; c && *c; k++) {
+        size_t l = strcspn(c, " ");
+        snprintf(w, sizeof w, "%.*s", (int)l, c);
+        if (val && !strcmp(w, val)) return k;
+        snprintf(list + strlen(list), cap - strlen(list), "%s%s", k ? ", " : "", w);
+        c += l + (c[l] == ' ');
+    }
+    return -1;
+}
+
 /* Sets option d to val (NULL for a flag) by its type, or by its handler; AR_OK or AR_EINVAL after one line. */
 static ar_status set_opt(cli_opts *o, const cli_optdef *d, const char *val, const char *verb) {
     if (d->set) return d->set(o, d, val, verb);
@@ -88,19 +104,11 @@ static ar_status set_opt(cli_opts *o, const cli_optdef *d, const char *val, cons
         return AR_OK;
     }
     case CLI_ARG_ENUM: {
-        char list[128] = "", w[32];
-        int k = 0;
-        for (const char *c = d->choices; *c; k++) { /* the words one by one: the value's index */
-            size_t l = strcspn(c, " ");
-            snprintf(w, sizeof w, "%.*s", (int)l, c);
-            if (!strcmp(w, val)) {
-                *(int *)field = k;
-                return AR_OK;
-            }
-            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", k ? ", " : "", w);
-            c += l + (c[l] == ' ');
-        }
-        return cli_bad(verb, "%s: \"%s\" is not one of %s", d->name, val, list);
+        char list[128];
+        int k = choice_index(d, val, list, sizeof list);
+        if (k < 0) return cli_bad(verb, "%s: \"%s\" is not one of %s", d->name, val, list);
+        *(int *)field = k;
+        return AR_OK;
     }
     case CLI_ARG_OTHER: break;
     }
@@ -160,6 +168,56 @@ ar_status cli_parse(int argc, char **argv, unsigned allowed, cli_opts *o, const 
         if (st != AR_OK) return st;
     }
     return nt_range(o, nt, verb);
+}
+
+/* One own option's value into its field; AR_OK or AR_EINVAL after one line. */
+static ar_status set_own(const cli_optdef *d, const char *v, char *field, const char *verb) {
+    char list[128];
+    long long n;
+    ar_err e = {{0}};
+    int k;
+    switch (d->type) {
+    case CLI_ARG_NONE: *(int *)field = 1; return AR_OK;
+    case CLI_ARG_COUNT:
+        if (!v || ar_parse_count(v, d->min, d->max, &n, &e) != AR_OK) break;
+        if (d->max > INT_MAX) *(long long *)field = n;
+        else *(int *)field = (int)n;
+        return AR_OK;
+    case CLI_ARG_ENUM:
+        if ((k = choice_index(d, v, list, sizeof list)) < 0) break;
+        *(int *)field = k;
+        return AR_OK;
+    default:
+        if (!v || !*v) break;
+        *(const char **)field = v;
+        return AR_OK;
+    }
+    if (d->bad) return cli_bad(verb, "%s: %s", d->name, d->bad);
+    return cli_bad(verb, "option %s needs a value", d->name);
+}
+
+ar_status cli_take_own(int *argc, char **argv, const cli_ownopt *map, int n, void *own, const char *verb) {
+    int out = 0;
+    for (int i = 0; i < *argc; i++) {
+        char *a = argv[i];
+        const cli_optdef *d = NULL;
+        int k = 0;
+        size_t nl = 0;
+        for (; k < n && !d; k++) {
+            nl = strlen(map[k].name);
+            if (!strncmp(a, map[k].name, nl) && (a[nl] == 0 || a[nl] == '=')) d = cli_optdef_find(map[k].name);
+        }
+        if (!d) {
+            argv[out++] = a;
+            continue;
+        }
+        const char *v = NULL;
+        if (d->type == CLI_ARG_NONE && a[nl] == '=') return cli_bad(verb, "option %s takes no value", d->name);
+        if (d->type != CLI_ARG_NONE) v = a[nl] == '=' ? a + nl + 1 : (i + 1 < *argc ? argv[++i] : NULL);
+        if (set_own(d, v, (char *)own + map[k - 1].field, verb) != AR_OK) return AR_EINVAL;
+    }
+    *argc = out;
+    return AR_OK;
 }
 
 int cli_algo_list(const cli_opts *o, const char **names, int max) {

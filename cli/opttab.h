@@ -32,10 +32,26 @@ typedef struct cli_optdef {
     long long min, max;  /* CLI_ARG_COUNT */
     cli_opt_set set;     /* the few that need code (NULL: by type into field) */
     const char *help;    /* the help text ('\n' between its lines) */
+    const char *bad;     /* a verb's own option: what "arlab VERB: NAME: " says of a missing or bad value (NULL:
+                          * "option NAME needs a value") */
 } cli_optdef;
 
 /* Prints "arlab VERB: " and the message to stderr, one line; returns AR_EINVAL. */
 ar_status cli_bad(const char *verb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Where a verb's own option goes: the option called name (its type, range and message in the option table)
+ * into the field at that offset of the verb's own struct. */
+typedef struct cli_ownopt {
+    const char *name;
+    size_t field;
+} cli_ownopt;
+
+/* Takes the verb's own options (map, n of them) out of argv, "--x v", "--x=v" or a flag "--x", keeping the
+ * rest in order for cli_parse (*argc becomes their count), and stores each in own: a flag as int 1, a string
+ * or file as const char *, a count as int (long long where the table's max is beyond INT_MAX), a word as the
+ * int index of it in the option's choices. AR_OK, or AR_EINVAL after one line: "arlab VERB: NAME: BAD" (the
+ * table's bad) for a missing or bad value, else "option NAME needs a value" / "takes no value". */
+ar_status cli_take_own(int *argc, char **argv, const cli_ownopt *map, int n, void *own, const char *verb);
 
 /* Every option; n set to the count. */
 const cli_optdef *cli_optdefs(int *n);
