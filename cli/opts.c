@@ -200,21 +200,22 @@ ar_status cli_take_own(int *argc, char **argv, const cli_ownopt *map, int n, voi
     int out = 0;
     for (int i = 0; i < *argc; i++) {
         char *a = argv[i];
-        const cli_optdef *d = NULL;
         int k = 0;
         size_t nl = 0;
-        for (; k < n && !d; k++) {
+        for (; k < n; k++) {
             nl = strlen(map[k].name);
-            if (!strncmp(a, map[k].name, nl) && (a[nl] == 0 || a[nl] == '=')) d = cli_optdef_find(map[k].name);
+            if (!strncmp(a, map[k].name, nl) && (a[nl] == 0 || a[nl] == '=')) break;
         }
-        if (!d) {
+        if (k == n) {
             argv[out++] = a;
             continue;
         }
+        const cli_optdef *d = cli_optdef_find(map[k].name);
+        if (!d) return cli_bad(verb, "option %s is not in the option table (cli/opttab.c)", map[k].name);
         const char *v = NULL;
         if (d->type == CLI_ARG_NONE && a[nl] == '=') return cli_bad(verb, "option %s takes no value", d->name);
         if (d->type != CLI_ARG_NONE) v = a[nl] == '=' ? a + nl + 1 : (i + 1 < *argc ? argv[++i] : NULL);
-        if (set_own(d, v, (char *)own + map[k - 1].field, verb) != AR_OK) return AR_EINVAL;
+        if (set_own(d, v, (char *)own + map[k].field, verb) != AR_OK) return AR_EINVAL;
     }
     *argc = out;
     return AR_OK;
