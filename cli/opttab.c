@@ -1,6 +1,6 @@
 /* The table of every option of the arlab command (cli/opttab.h): the shared ones, which cli_parse
- * (cli/opts.c) sets by their type or handler, and the verbs' own, which their verbs parse and which are
- * here for the help, the man page and the completion. */
+ * (cli/opts.c) sets by their type or handler, and the verbs' own, which cli_take_own sets into a verb's
+ * own struct; every row is also in the help, the man page and the completion. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,9 +142,9 @@ static const cli_optdef defs[] = {
      "reduction cost in seconds per byte on every GPU", NULL},
     {"--budget", OPT_BUDGET, CLI_ARG_OTHER, "--budget T", NULL, 0, 0, 0, set_budget,
      "wall-clock limit per simulation (e.g. 60s)", NULL},
-    {"--iters", OPT_ITERS, CLI_ARG_OTHER, "--iters N", NULL, F(iters), 1, 100000, set_runs,
+    {"--iters", OPT_ITERS, CLI_ARG_COUNT, "--iters N", NULL, F(iters), 1, 100000, set_runs,
      "timed runs per point (default 20)", NULL},
-    {"--warmup", OPT_ITERS, CLI_ARG_OTHER, "--warmup N", NULL, F(warmup), 0, 100000, set_runs,
+    {"--warmup", OPT_ITERS, CLI_ARG_COUNT, "--warmup N", NULL, F(warmup), 0, 100000, set_runs,
      "untimed runs per point (default 5)", NULL},
     {"--coll", OPT_COLL, CLI_ARG_ENUM, "--coll C", "allreduce reducescatter allgather", 0, 0, 0, set_coll,
      "allreduce (default), reducescatter or allgather: the collective (an algorithm that does\n"
@@ -157,7 +157,8 @@ static const cli_optdef defs[] = {
      "the NCCL release NCCL's model (nccl_model_s, the nccl pick) follows: 2.18 (also\n"
      "2.19), 2.26 (2.25), 2.28 (2.27), 2.30 (2.29; the default)",
      NULL},
-    /* the verbs' own options (each verb parses them; here for the help, the man page and the completion) */
+    /* the verbs' own options (bit 0): model, sim, best, platform show, real and calibrate read theirs with
+     * cli_take_own by these rows; fit, compare --measured, best --emit, sweep and testbed with their own code */
     {"--links", 0, CLI_ARG_COUNT, "--links N", NULL, 0, 0, 1LL << 40, NULL,
      "at most N rows of the links table (default: every link)", "give a count >= 0 (0: no link rows)"},
     {"--detail", 0, CLI_ARG_NONE, "--detail", NULL, 0, 0, 0, NULL, "stage breakdown of the closed form and of the walk",
