@@ -170,8 +170,14 @@ int cli_term_width(void);
 
 /* Prints VERB's help (cli/help.c); 0 if VERB has no entry there (sim prints its own). */
 int cli_help(const char *verb);
+/* Prints VERB's help rows without the closing line (sim adds its network models); 0 if VERB has none. */
+int cli_help_body(const char *verb);
 /* `arlab help columns sweep|sim|model`: a column table (lab/schema.c, simrow.c, modelrow.c) in Markdown. */
 int cli_help_columns(const char *which);
+/* `arlab help --man`: the man page (roff), its VERBS section from usage (cli/helpgen.c). */
+int cli_help_man(void (*usage)(FILE *));
+/* `arlab help --completion bash`: the bash completion script (cli/helpgen.c). */
+int cli_help_completion(const char *shell);
 
 /* --- verbs ------------------------------------------------------------- */
 int cmd_platforms(int argc, char **argv);

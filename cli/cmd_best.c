@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "opttab.h"
 #include "progress.h"
 #include "lab/backend.h"
 #include "lab/bestrow.h"
@@ -197,28 +198,12 @@ typedef struct best_run {
 /* Parses the verb's own flags (--top N, --per-algo), then the common options; AR_OK or the exit status
  * after one line on stderr. */
 static ar_status best_parse(int argc, char **argv, best_args *a) {
-    char *rest[CLI_MAX_LIST * 4];
-    int nrest = 0;
+    static const cli_ownopt own[] = {{"--per-algo", offsetof(best_args, per_algo)},
+                                     {"--top", offsetof(best_args, top)}};
     a->top = a->per_algo = 0;
-    for (int i = 0; i < argc; i++) {
-        if (!strcmp(argv[i], "--per-algo")) {
-            a->per_algo = 1;
-        } else if (!strcmp(argv[i], "--top") || !strncmp(argv[i], "--top=", 6)) {
-            const char *v = argv[i][5] == '=' ? argv[i] + 6 : (i + 1 < argc ? argv[++i] : NULL);
-            long long n;
-            ar_err te = {{0}};
-            if (!v || ar_parse_count(v, 1, 1000000, &n, &te) != AR_OK) {
-                fprintf(stderr, "arlab best: --top: give a number of rows >= 1\n");
-                return AR_EINVAL;
-            }
-            a->top = (int)n;
-        } else if (nrest < (int)(sizeof rest / sizeof rest[0])) {
-            rest[nrest++] = argv[i];
-        } else {
-            fprintf(stderr, "arlab best: too many arguments\n");
-            return AR_EINVAL;
-        }
-    }
+    int nrest = argc;
+    if (cli_take_own(&nrest, argv, own, 2, a, "best") != AR_OK) return AR_EINVAL;
+    char **rest = argv;
     if (cli_parse(nrest, rest, OPT_PLATFORM | OPT_SIZE | OPT_RANKS | OPT_DTYPE | OPT_FORMAT | OPT_COLL | OPT_SCENARIO,
                   &a->o, "best") != AR_OK)
         return AR_EINVAL;

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "opttab.h"
 #include "cmd_real.h"
 #ifdef AR_HAVE_REAL_HOST
 #include "real/rcalib.h"
@@ -178,7 +179,11 @@ static int calibrate_run(cli_opts *o, const real_flags *f) {
 int cmd_calibrate(int argc, char **argv) {
     real_flags f;
     memset(&f, 0, sizeof f);
-    if (cli_real_take_flags(&argc, argv, &f, "calibrate", 1 | 8 | 16 | 32) != AR_OK) return AR_EINVAL;
+    static const cli_ownopt own[] = {{"--launch", offsetof(real_flags, launch)},
+                                     {"--fit", offsetof(real_flags, fit)},
+                                     {"--name", offsetof(real_flags, name)},
+                                     {"--gpus", offsetof(real_flags, gpus)}};
+    if (cli_take_own(&argc, argv, own, (int)(sizeof own / sizeof own[0]), &f, "calibrate") != AR_OK) return AR_EINVAL;
 #ifndef AR_HAVE_REAL
     fprintf(stderr, "arlab calibrate: built without CUDA/NCCL (rebuild where CUDA and NCCL are found)\n");
     return AR_EUNSUPPORTED;

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "opttab.h"
 #include "lab/eval.h"
 #include "lab/modelrow.h"
 
@@ -93,31 +94,15 @@ typedef struct model_args {
 } model_args;
 
 static ar_status model_parse(int argc, char **argv, model_args *a, cli_opts *o) {
-    char *rest[CLI_MAX_LIST * 4];
-    int nrest = 0;
+    static const cli_ownopt own[] = {{"--detail", offsetof(model_args, detail)},
+                                     {"--digits", offsetof(model_args, digits)}};
     memset(a, 0, sizeof *a);
-    for (int i = 0; i < argc; i++) {
-        const char *x = argv[i];
-        if (!strcmp(x, "--detail")) {
-            a->detail = 1;
-        } else if (cli_format_nccltests(argc, argv, &i)) {
-            a->ntfmt = 1; /* the table's rows, printed as nccl-tests documents at the end */
-        } else if (!strcmp(x, "--digits") || !strncmp(x, "--digits=", 9)) {
-            const char *v = x[8] == '=' ? x + 9 : (i + 1 < argc ? argv[++i] : NULL);
-            long long d;
-            ar_err de = {{0}};
-            if (!v || ar_parse_count(v, 1, 17, &d, &de) != AR_OK) {
-                fprintf(stderr, "arlab model: --digits: give an integer in 1..17\n");
-                return AR_EINVAL;
-            }
-            a->digits = (int)d;
-        } else if (nrest < (int)(sizeof rest / sizeof rest[0])) {
-            rest[nrest++] = argv[i];
-        } else {
-            fprintf(stderr, "arlab model: too many arguments\n");
-            return AR_EINVAL;
-        }
-    }
+    int nrest = 0;
+    for (int i = 0; i < argc; i++) /* nccl-tests' table: the rows, printed as nccl-tests documents at the end */
+        if (cli_format_nccltests(argc, argv, &i)) a->ntfmt = 1;
+        else argv[nrest++] = argv[i];
+    if (cli_take_own(&nrest, argv, own, 2, a, "model") != AR_OK) return AR_EINVAL;
+    char **rest = argv;
     if (a->ntfmt) a->detail = 0; /* nccl-tests' table has no stages */
     snprintf(a->tfmt, sizeof a->tfmt, "%%.%dg", a->digits ? a->digits : 9);
     return cli_parse(nrest, rest,

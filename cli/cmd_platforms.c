@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "opttab.h"
 
 int cmd_platforms(int argc, char **argv) {
     cli_opts o;
@@ -73,25 +74,11 @@ int cmd_platform(int argc, char **argv) {
         return AR_EINVAL;
     }
     /* this verb's own flag: --links N, at most N rows of the links table (default: every link) */
-    char *rest[CLI_MAX_LIST * 4];
-    int nrest = 0;
+    static const cli_ownopt own[] = {{"--links", 0}};
     long long maxlinks = -1;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--links") || !strncmp(a, "--links=", 8)) {
-            const char *v = a[7] == '=' ? a + 8 : (i + 1 < argc ? argv[++i] : NULL);
-            ar_err le = {{0}};
-            if (!v || ar_parse_count(v, 0, 1LL << 40, &maxlinks, &le) != AR_OK) {
-                fprintf(stderr, "arlab platform show: --links: give a count >= 0 (0: no link rows)\n");
-                return AR_EINVAL;
-            }
-        } else if (nrest < (int)(sizeof rest / sizeof rest[0])) {
-            rest[nrest++] = argv[i];
-        } else {
-            fprintf(stderr, "arlab platform show: too many arguments\n");
-            return AR_EINVAL;
-        }
-    }
+    int nrest = argc - 1;
+    char **rest = argv + 1;
+    if (cli_take_own(&nrest, rest, own, 1, &maxlinks, "platform show") != AR_OK) return AR_EINVAL;
     cli_opts o;
     if (cli_parse(nrest, rest, OPT_FORMAT | OPT_RANKS | OPT_POSITIONAL, &o, "platform show") != AR_OK) return AR_EINVAL;
     if (o.npositional != 1) {

@@ -45,6 +45,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "opttab.h"
 #include "core/util.h"
 #include "lab/backend.h"
 #include "lab/compare.h"
@@ -63,69 +64,6 @@
 #include "real/rcalib_run.h"
 #include "real/rrun.h"
 #endif
-
-/* ---- verb-specific flags (taken out of argv before cli_parse) ------------ */
-
-/* Removes the flags in `names` (with "--x v" or "--x=v"; dry-run has no
- * value) from argv, storing their values in f. Returns AR_EINVAL on a missing
- * value. */
-ar_status cli_real_take_flags(int *argc, char **argv, real_flags *f, const char *verb, unsigned which) {
-    static const struct {
-        const char *name;
-        unsigned bit;
-        int has_arg;
-    } known[] = {{"--launch", 1, 1},  {"--lowering", 2, 1}, {"--placement", 4, 1}, {"--fit", 8, 1},
-                 {"--name", 16, 1},   {"--gpus", 32, 1},    {"--dry-run", 64, 0},  {"--timing", 128, 1},
-                 {"--graph", 256, 0}, {"--fuse", 512, 0}};
-    int out = 0;
-    for (int i = 0; i < *argc; i++) {
-        char *a = argv[i];
-        int k = -1;
-        /* --format nccl-tests is this verb's own format; the shared parser knows table|csv|json */
-        if ((which & 128) && cli_format_nccltests(*argc, argv, &i)) {
-            f->nccl_tests = 1;
-            continue;
-        }
-        size_t nl = 0;
-        for (size_t j = 0; j < sizeof known / sizeof known[0]; j++) {
-            nl = strlen(known[j].name);
-            if ((which & known[j].bit) && !strncmp(a, known[j].name, nl) && (a[nl] == 0 || a[nl] == '=')) {
-                k = (int)j;
-                break;
-            }
-        }
-        if (k < 0) {
-            argv[out++] = a;
-            continue;
-        }
-        const char *val = NULL;
-        if (known[k].has_arg) {
-            if (a[nl] == '=') val = a + nl + 1;
-            else if (i + 1 < *argc) val = argv[++i];
-            if (!val || !*val) {
-                fprintf(stderr, "arlab %s: option %s needs a value\n", verb, known[k].name);
-                return AR_EINVAL;
-            }
-        } else if (a[nl] == '=') {
-            fprintf(stderr, "arlab %s: option %s takes no value\n", verb, known[k].name);
-            return AR_EINVAL;
-        }
-        switch (known[k].bit) {
-        case 1: f->launch = val; break;
-        case 2: f->lowering = val; break;
-        case 4: f->placement = val; break;
-        case 8: f->fit = val; break;
-        case 16: f->name = val; break;
-        case 32: f->gpus = val; break;
-        case 128: f->timing = val; break;
-        case 256: f->graph = 1; break;
-        case 512: f->fuse = 1; break;
-        default: f->dry_run = 1; break;
-        }
-    }
-    *argc = out;
-    return AR_OK;
-}
 
 #ifdef AR_HAVE_REAL
 /* model_s of a planned schedule: the one definition (lab/eval.h). Without
@@ -558,7 +496,17 @@ static int real_run(cli_opts *o, const real_flags *f) {
 int cmd_real(int argc, char **argv) {
     real_flags f;
     memset(&f, 0, sizeof f);
-    if (cli_real_take_flags(&argc, argv, &f, "real", 1 | 2 | 4 | 32 | 64 | 128 | 256 | 512) != AR_OK) return AR_EINVAL;
+    static const cli_ownopt own[] = {
+        {"--launch", offsetof(real_flags, launch)},       {"--lowering", offsetof(real_flags, lowering)},
+        {"--placement", offsetof(real_flags, placement)}, {"--gpus", offsetof(real_flags, gpus)},
+        {"--dry-run", offsetof(real_flags, dry_run)},     {"--timing", offsetof(real_flags, timing)},
+        {"--graph", offsetof(real_flags, graph)},         {"--fuse", offsetof(real_flags, fuse)}};
+    int n = 0;
+    for (int i = 0; i < argc; i++) /* --format nccl-tests is this verb's own; the shared parser knows table|csv|json */
+        if (cli_format_nccltests(argc, argv, &i)) f.nccl_tests = 1;
+        else argv[n++] = argv[i];
+    argc = n;
+    if (cli_take_own(&argc, argv, own, (int)(sizeof own / sizeof own[0]), &f, "real") != AR_OK) return AR_EINVAL;
 #ifndef AR_HAVE_REAL
     if (!f.dry_run) {
         fprintf(stderr, "arlab real: built without CUDA/NCCL (rebuild where CUDA and NCCL are found; "

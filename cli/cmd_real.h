@@ -27,12 +27,6 @@ typedef struct real_flags {
     int nccl_tests; /* --format nccl-tests */
 } real_flags;
 
-/* Removes the flags selected by the bits of `which` (1 --launch, 2 --lowering,
- * 4 --placement, 8 --fit, 16 --name, 32 --gpus, 64 --dry-run, 128 --timing and
- * --format nccl-tests, 256 --graph, 512 --fuse) from argv, storing their values in f.
- * Returns AR_EINVAL on a missing value (message printed). */
-ar_status cli_real_take_flags(int *argc, char **argv, real_flags *f, const char *verb, unsigned which);
-
 #if defined(AR_HAVE_REAL_HOST) || defined(AR_HAVE_REAL)
 /* The single platform of the options for a run of `ranks` ranks (0: whatever
  * it has); default "flat" with that many ranks. Prints its own message. */

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "opttab.h"
 #include "progress.h"
 
 #include "lab/backend.h"
@@ -33,8 +34,6 @@
 #include "lab/jobs.h"
 #include "lab/simrow.h"
 #include "sim/sim.h" /* types only; the functions come from the backend table */
-
-#define SIM_MAX_ARGS 256
 
 /* The verb's columns: lab/simrow.h's table, by name. */
 static const char *cols[64];
@@ -142,45 +141,8 @@ static void print_links(const lab_sim_api *sim, const ar_platform *p, const ar_s
 }
 
 static void sim_help(const lab_sim_api *sim) {
-    printf(
-        "usage: arlab sim --platform P [--platform P2 ...] [--algo A|all ...] [--schedule F.json]\n"
-        "                 [--size S[,S2...]|-b MIN -e MAX [-f F|-i N]] [--ranks N] [--dtype T] [--coll C] [--check]\n"
-        "                 [--trace FILE] [--network MODEL[,key:value...]] [--gamma S_PER_BYTE] [--budget TIME]\n"
-        "                 [--engine fast|naive] [--sync round|dataflow] [--no-shortcuts] [--chunks N]\n"
-        "                 [--scenario F.json] [--model-only] [--brief] [--digits N] [--format F]\n"
-        "Simulates each algorithm's schedule on SimGrid and compares it with the cost walk (model_s) and\n"
-        "the closed form (closed_s). Defaults: --algo all --size 100MB. CSV/JSON rows are streamed, with\n"
-        "algbw/busbw, NCCL's choice, status and why (docs/simulator.md).\n"
-        "  --schedule F.json  also simulate a user-written schedule\n"
-        "  --ranks N       rank count for a generated family; --dtype T: f32 (default), f16, bf16, f64, i32\n"
-        "  --coll C        allreduce (default), reducescatter or allgather (--check: all-reduce only)\n"
-        "  --check         carry real data; every rank's buffer must be the exact sum\n"
-        "  --trace FILE    Chrome trace-event JSON of every transfer (Perfetto, chrome://tracing);\n"
-        "                  several runs write FILE-<algo>-<platform>-<size>.json\n"
-        "  --gamma G       reduction cost in seconds per byte on the receiving GPU (default: the platform's\n"
-        "                  compute.reduce rate, else 0); --sync round: inside its round; --sync dataflow:\n"
-        "                  overlapped with the next transfers, one reduction at a time per GPU\n"
-        "  --budget T      wall-clock limit per simulation (e.g. 60s); the row says complete=0\n"
-        "  --engine naive  baseline: one SimGrid actor per GPU and op, one mailbox message per transfer\n"
-        "  --sync S        dataflow (default): every rank does its next round once its own transfers of the\n"
-        "                  previous one are done, a transfer starts when both ends are at its round, no\n"
-        "                  phase barrier (as MPI and NCCL ranks); round: lockstep, an op's round starts\n"
-        "                  when all of its previous round is done, a phase when the previous phase is done\n"
-        "                  everywhere (the closed forms' semantics)\n"
-        "  --no-shortcuts  simulate every transfer in SimGrid (the exact shortcuts are off)\n"
-        "  --chunks N      what-if: pipeline every op of the planned schedule in N chunks (1..65536)\n"
-        "  --scenario F    what-if scenario (scenarios/README.md): late or slow-computing ranks, slow/failed\n"
-        "                  links and ranks, background flows; delays, flows and slow GPUs run under\n"
-        "                  --sync dataflow; with jobs, one simulation of every job (each its ranks,\n"
-        "                  algorithm, start) and a row per job\n"
-        "  --model-only    print the model's columns (model_s, closed_s) of every row without simulating\n"
-        "  --format F      table (default), csv, json, or nccl-tests: the simulated times in nccl-tests'\n"
-        "                  own table, one per platform and algorithm, to diff against a real run\n"
-        "  --brief         the table: one short row per algorithm and platform (sim_s, model_s, busbw),\n"
-        "                  one line for the algorithms that do not apply; no per-run breakdown\n"
-        "  --digits N      significant digits of the times in the table (1..17, default 4)\n"
-        "network models (--network):\n%s",
-        sim->network_help());
+    cli_help_body("sim"); /* the rows of cli/helptab.c, then the models this build has */
+    fputs(sim->network_help(), stdout);
 }
 
 /* --scenario with jobs: for each platform and size, every job planned on its own ranks, all in one
@@ -277,44 +239,16 @@ typedef struct sim_args {
 } sim_args;
 
 static ar_status sim_parse(int argc, char **argv, sim_args *a, cli_opts *o) {
-    char *rest[SIM_MAX_ARGS];
+    static const cli_ownopt own[] = {
+        {"--no-shortcuts", offsetof(sim_args, full)}, {"--model-only", offsetof(sim_args, model_only)},
+        {"--brief", offsetof(sim_args, brief)},       {"--chunks", offsetof(sim_args, chunks)},
+        {"--digits", offsetof(sim_args, digits)},     {"--engine", offsetof(sim_args, engine)}};
     int nrest = 0;
     memset(a, 0, sizeof *a);
     for (int i = 0; i < argc; i++) {
         const char *x = argv[i];
-        if (!strcmp(x, "--no-shortcuts")) {
-            a->full = 1;
-        } else if (!strcmp(x, "--model-only")) {
-            a->model_only = 1;
-        } else if (!strcmp(x, "--brief")) {
-            a->brief = 1;
-        } else if (cli_format_nccltests(argc, argv, &i)) {
+        if (cli_format_nccltests(argc, argv, &i)) {
             a->ntfmt = a->brief = 1; /* no per-run breakdown; the rows as nccl-tests documents at the end */
-        } else if (!strcmp(x, "--chunks") || !strncmp(x, "--chunks=", 9)) {
-            const char *v = x[8] == '=' ? x + 9 : (i + 1 < argc ? argv[++i] : NULL);
-            long long c;
-            ar_err ce = {{0}};
-            if (!v || ar_parse_count(v, 1, 65536, &c, &ce) != AR_OK) {
-                fprintf(stderr, "arlab sim: --chunks: give an integer in 1..65536\n");
-                return AR_EINVAL;
-            }
-            a->chunks = (int)c;
-        } else if (!strcmp(x, "--digits") || !strncmp(x, "--digits=", 9)) {
-            const char *v = x[8] == '=' ? x + 9 : (i + 1 < argc ? argv[++i] : NULL);
-            long long d;
-            ar_err de = {{0}};
-            if (!v || ar_parse_count(v, 1, 17, &d, &de) != AR_OK) {
-                fprintf(stderr, "arlab sim: --digits: give an integer in 1..17\n");
-                return AR_EINVAL;
-            }
-            a->digits = (int)d;
-        } else if (!strcmp(x, "--engine") || !strncmp(x, "--engine=", 9)) {
-            const char *v = x[8] == '=' ? x + 9 : (i + 1 < argc ? argv[++i] : NULL);
-            if (!v || (strcmp(v, "fast") && strcmp(v, "naive"))) {
-                fprintf(stderr, "arlab sim: --engine: give fast or naive\n");
-                return AR_EINVAL;
-            }
-            a->engine = strcmp(v, "naive") ? AR_SIM_FAST : AR_SIM_NAIVE;
         } else if (!strcmp(x, "--sync") || !strncmp(x, "--sync=", 7)) {
             const char *v = x[6] == '=' ? x + 7 : (i + 1 < argc ? argv[++i] : NULL);
             ar_err se = {{0}};
@@ -323,13 +257,11 @@ static ar_status sim_parse(int argc, char **argv, sim_args *a, cli_opts *o) {
                 return AR_EINVAL;
             }
         } else {
-            if (nrest >= SIM_MAX_ARGS) {
-                fprintf(stderr, "arlab sim: too many arguments\n");
-                return AR_EINVAL;
-            }
-            rest[nrest++] = argv[i];
+            argv[nrest++] = argv[i];
         }
     }
+    if (cli_take_own(&nrest, argv, own, (int)(sizeof own / sizeof own[0]), a, "sim") != AR_OK) return AR_EINVAL;
+    char **rest = argv;
     snprintf(a->tfmt, sizeof a->tfmt, "%%.%dg", a->digits ? a->digits : 12);
     return cli_parse(nrest, rest,
                      OPT_PLATFORM | OPT_ALGO | OPT_SIZE | OPT_RANKS | OPT_DTYPE | OPT_FORMAT | OPT_CHECK | OPT_TRACE |

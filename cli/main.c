@@ -52,6 +52,7 @@ static void usage(FILE *f) {
     fprintf(f, "  arlab help VERB (or arlab VERB --help)         every option of a verb, with an example\n");
     fprintf(f,
             "  arlab help columns sweep|sim|model             the output columns of sweeps, sim, model (Markdown)\n");
+    fprintf(f, "  arlab help --man | --completion bash           the man page (roff), the bash completion script\n");
     fprintf(
         f, "common: --dtype f32|f16|bf16|f64|i32, --ranks N (generated families), sizes like 100MB, 120M (elements)\n");
 }
@@ -61,6 +62,9 @@ int main(int argc, char **argv) {
     char *help_argv[4];
     if (argc >= 3 && argc <= 4 && !strcmp(argv[1], "help") && !strcmp(argv[2], "columns"))
         return cli_help_columns(argc == 4 ? argv[3] : NULL);
+    if (argc == 3 && !strcmp(argv[1], "help") && !strcmp(argv[2], "--man")) return cli_help_man(usage);
+    if (argc >= 3 && argc <= 4 && !strcmp(argv[1], "help") && !strcmp(argv[2], "--completion"))
+        return cli_help_completion(argc == 4 ? argv[3] : NULL);
     if (argc == 3 && !strcmp(argv[1], "help")) {
         help_argv[0] = argv[0];
         help_argv[1] = argv[2];

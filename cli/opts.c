@@ -1,11 +1,11 @@
 /* Shared option parser of the arlab command. */
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "models/nccl_model.h"
+#include "opttab.h"
 #include "core/util.h"
 
 ar_status cli_error(ar_status st, const ar_err *e) {
@@ -13,8 +13,7 @@ ar_status cli_error(ar_status st, const ar_err *e) {
     return st;
 }
 
-static ar_status bad(const char *verb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static ar_status bad(const char *verb, const char *fmt, ...) {
+ar_status cli_bad(const char *verb, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     fprintf(stderr, "arlab %s: ", verb);
@@ -22,32 +21,6 @@ static ar_status bad(const char *verb, const char *fmt, ...) {
     va_end(ap);
     fputc('\n', stderr);
     return AR_EINVAL;
-}
-
-static ar_status push(const char **list, int *n, const char *v, const char *verb, const char *flag) {
-    if (*n >= CLI_MAX_LIST) return bad(verb, "too many %s values", flag);
-    list[(*n)++] = v;
-    return AR_OK;
-}
-
-/* Comma lists of algorithm or platform specs, e.g. "ring,blueconnect:decomp=4x2,impl=ring+hd,flexreduce".
- * A spec's own parameters are comma-separated too, so a comma starts a new spec only when the text after it
- * is not a bare key=value: "impl=ring+hd" (an '=' with no ':' before it) continues the spec before it,
- * "flexreduce" or "tree:fanouts=4x2" starts one. Splits in place (argv's storage). */
-static ar_status push_specs(char *val, const char **list, int *n, const char *verb, const char *flag) {
-    ar_status st = push(list, n, val, verb, flag);
-    for (char *c = strchr(val, ','); st == AR_OK && c; c = strchr(c + 1, ',')) {
-        const char *t = c + 1, *eq = strchr(t, '='), *colon = strchr(t, ':'), *next = strchr(t, ',');
-        if (next && eq && eq > next) eq = NULL; /* the '=' belongs to a later token */
-        if (next && colon && colon > next) colon = NULL;
-        int continues = eq && (!colon || colon > eq);
-        if (continues) continue;
-        if (!*t) return bad(verb, "empty value after ',' in %s", flag);
-        *c = 0;
-        st = push(list, n, t, verb, flag);
-    }
-    if (st == AR_OK && !*val) return bad(verb, "empty value in %s", flag);
-    return st;
 }
 
 /* nccl-tests' size range: -b MIN -e MAX with -f FACTOR or -i INCREMENT (bytes; K, M, G, T = 1024^k, as
@@ -66,7 +39,7 @@ static ar_status nt_size(const char *v, const char *flag, const char *verb, uint
         end++;
     }
     if (errno || end == v || *end || sh < 0 || v[0] == '-' || (sh && x > (UINT64_MAX >> sh)))
-        return bad(verb, "%s: \"%s\" is not a size in bytes (nccl-tests' form: 8, 64K, 1M, 1G)", flag, v);
+        return cli_bad(verb, "%s: \"%s\" is not a size in bytes (nccl-tests' form: 8, 64K, 1M, 1G)", flag, v);
     *out = (uint64_t)x << sh;
     return AR_OK;
 }
@@ -74,7 +47,7 @@ static ar_status nt_size(const char *v, const char *flag, const char *verb, uint
 static ar_status nt_range(cli_opts *o, const char *const nt[4], const char *verb) {
     uint64_t b = 0, e = 0, f = 0, inc = 1u << 20;
     if (!nt[0] && !nt[1] && !nt[2] && !nt[3]) return AR_OK;
-    if (!nt[0]) return bad(verb, "-e/-f/-i need -b MIN (nccl-tests' size range)");
+    if (!nt[0]) return cli_bad(verb, "-e/-f/-i need -b MIN (nccl-tests' size range)");
     if (nt_size(nt[0], "-b", verb, &b) || (nt[1] && nt_size(nt[1], "-e", verb, &e)) ||
         (nt[3] && nt_size(nt[3], "-i", verb, &inc)))
         return AR_EINVAL;
@@ -83,13 +56,14 @@ static ar_status nt_range(cli_opts *o, const char *const nt[4], const char *verb
         char *end;
         errno = 0;
         unsigned long long x = strtoull(nt[2], &end, 10);
-        if (errno || end == nt[2] || *end || x < 2) return bad(verb, "-f: \"%s\" is not an integer factor >= 2", nt[2]);
+        if (errno || end == nt[2] || *end || x < 2)
+            return cli_bad(verb, "-f: \"%s\" is not an integer factor >= 2", nt[2]);
         f = x;
     }
-    if (b < 1 || e < b) return bad(verb, "-b %s -e %s: need 1 <= MIN <= MAX", nt[0], nt[1] ? nt[1] : nt[0]);
-    if (!f && inc < 1) return bad(verb, "-i: the increment must be >= 1");
+    if (b < 1 || e < b) return cli_bad(verb, "-b %s -e %s: need 1 <= MIN <= MAX", nt[0], nt[1] ? nt[1] : nt[0]);
+    if (!f && inc < 1) return cli_bad(verb, "-i: the increment must be >= 1");
     for (uint64_t s = b; s <= e;) {
-        if (o->nsizes >= CLI_MAX_LIST) return bad(verb, "-b/-e/-f/-i: more than %d sizes", CLI_MAX_LIST);
+        if (o->nsizes >= CLI_MAX_LIST) return cli_bad(verb, "-b/-e/-f/-i: more than %d sizes", CLI_MAX_LIST);
         snprintf(o->size_store[o->nsizes], sizeof o->size_store[0], "%lluB", (unsigned long long)s);
         o->sizes[o->nsizes] = o->size_store[o->nsizes];
         o->nsizes++;
@@ -99,73 +73,46 @@ static ar_status nt_range(cli_opts *o, const char *const nt[4], const char *verb
     return AR_OK;
 }
 
-/* Sets option name (a known flag this verb allows) to val (NULL for a flag without a value); AR_OK or
- * AR_EINVAL after one line. */
-static ar_status set_opt(cli_opts *o, const char *name, const char *val, const char *verb) {
-    ar_err e = {{0}};
-    ar_status st = AR_OK;
-    if (!strcmp(name, "--platform")) st = push_specs((char *)val, o->platforms, &o->nplatforms, verb, name);
-    else if (!strcmp(name, "--algo")) st = push_specs((char *)val, o->algos, &o->nalgos, verb, name);
-    else if (!strcmp(name, "--schedule")) { /* a user-written schedule: algorithm schedule:file=FILE */
-        if (strchr(val, ',')) return bad(verb, "--schedule: \"%s\": a file name with ',' cannot be named", val);
-        if (o->nschedules >= CLI_MAX_LIST) return bad(verb, "too many --schedule values");
-        char *sp = o->schedule_specs[o->nschedules++];
-        int w = snprintf(sp, sizeof o->schedule_specs[0], "schedule:file=%s", val);
-        if (w < 0 || (size_t)w >= sizeof o->schedule_specs[0]) return bad(verb, "--schedule: file name too long");
-        st = push(o->algos, &o->nalgos, sp, verb, name);
-    } else if (!strcmp(name, "--size")) {
-        /* comma lists: sizes contain no commas */
-        char *dup = (char *)val;
-        for (char *tok = dup;;) {
-            char *c = strchr(tok, ',');
-            if (c) *c = 0;
-            if (!*tok) return bad(verb, "empty size in --size \"%s\"", val);
-            if ((st = push(o->sizes, &o->nsizes, tok, verb, name)) != AR_OK) return st;
-            if (!c) break;
-            tok = c + 1;
-        }
-    } else if (!strcmp(name, "--ranks")) {
-        long long r;
-        st = ar_parse_count(val, 1, AR_MAX_RANKS, &r, &e);
-        if (st != AR_OK) return bad(verb, "--ranks: %s", e.msg);
-        o->ranks = (int)r;
-    } else if (!strcmp(name, "--dtype")) {
-        st = ar_dtype_parse(val, &o->dtype, &e);
-        if (st != AR_OK) return bad(verb, "--dtype: %s", e.msg);
-    } else if (!strcmp(name, "--format")) {
-        if (!strcmp(val, "table")) o->format = FMT_TABLE;
-        else if (!strcmp(val, "csv")) o->format = FMT_CSV;
-        else if (!strcmp(val, "json")) o->format = FMT_JSON;
-        else return bad(verb, "--format: \"%s\" is not one of table, csv, json", val);
-    } else if (!strcmp(name, "--nccl-version")) {
-        o->nccl_version = ar_nccl_version_parse(val);
-        if (o->nccl_version < 0)
-            return bad(verb, "--nccl-version: \"%s\" is not a modelled NCCL release (2.18, 2.19, 2.25 to 2.30)", val);
-    } else if (!strcmp(name, "--coll")) {
-        if (ar_coll_parse(val, &o->coll, &e) != AR_OK) return bad(verb, "--coll: %s", e.msg);
-    } else if (!strcmp(name, "--check")) o->check = 1;
-    else if (!strcmp(name, "--trace")) o->trace = val;
-    else if (!strcmp(name, "--out")) o->out = val;
-    else if (!strcmp(name, "--network")) o->network = val;
-    else if (!strcmp(name, "--scenario")) o->scenario = val;
-    else if (!strcmp(name, "--gamma")) {
-        char *end;
-        errno = 0;
-        double g = strtod(val, &end);
-        if (errno || *end || !(g >= 0) || g > 1)
-            return bad(verb, "--gamma: \"%s\" is not seconds per byte in [0, 1]", val);
-        o->gamma_s_per_B = g;
-    } else if (!strcmp(name, "--budget")) {
-        st = ar_parse_time(val, &o->budget_s, &e);
-        if (st != AR_OK) return bad(verb, "--budget: %s", e.msg);
-    } else if (!strcmp(name, "--iters") || !strcmp(name, "--warmup")) {
-        long long n;
-        st = ar_parse_count(val, strcmp(name, "--iters") ? 0 : 1, 100000, &n, &e);
-        if (st != AR_OK) return bad(verb, "%s", e.msg);
-        if (!strcmp(name, "--iters")) o->iters = (int)n;
-        else o->warmup = (int)n;
+/* The index of val among d's choices, or -1; list gets them comma-separated (for a message). */
+static int choice_index(const cli_optdef *d, const char *val, char *list, size_t cap) {
+    char w[32];
+    int k = 0;
+    *list = 0;
+    for (const char *c = d->choices; c && *c; k++) {
+        size_t l = strcspn(c, " ");
+        snprintf(w, sizeof w, "%.*s", (int)l, c);
+        if (val && !strcmp(w, val)) return k;
+        snprintf(list + strlen(list), cap - strlen(list), "%s%s", k ? ", " : "", w);
+        c += l + (c[l] == ' ');
     }
-    return st;
+    return -1;
+}
+
+/* Sets option d to val (NULL for a flag) by its type, or by its handler; AR_OK or AR_EINVAL after one line. */
+static ar_status set_opt(cli_opts *o, const cli_optdef *d, const char *val, const char *verb) {
+    if (d->set) return d->set(o, d, val, verb);
+    char *field = (char *)o + d->field;
+    switch (d->type) {
+    case CLI_ARG_NONE: *(int *)field = 1; return AR_OK;
+    case CLI_ARG_STRING:
+    case CLI_ARG_FILE: *(const char **)field = val; return AR_OK;
+    case CLI_ARG_COUNT: {
+        long long n;
+        ar_err e = {{0}};
+        if (ar_parse_count(val, d->min, d->max, &n, &e) != AR_OK) return cli_bad(verb, "%s: %s", d->name, e.msg);
+        *(int *)field = (int)n;
+        return AR_OK;
+    }
+    case CLI_ARG_ENUM: {
+        char list[128];
+        int k = choice_index(d, val, list, sizeof list);
+        if (k < 0) return cli_bad(verb, "%s: \"%s\" is not one of %s", d->name, val, list);
+        *(int *)field = k;
+        return AR_OK;
+    }
+    case CLI_ARG_OTHER: break;
+    }
+    return cli_bad(verb, "option %s: no way to set it", d->name);
 }
 
 ar_status cli_parse(int argc, char **argv, unsigned allowed, cli_opts *o, const char *verb) {
@@ -174,64 +121,104 @@ ar_status cli_parse(int argc, char **argv, unsigned allowed, cli_opts *o, const 
     o->format = FMT_TABLE;
     o->iters = 20;
     o->warmup = 5;
-    static const struct {
-        const char *name;
-        unsigned bit;
-        int has_arg;
-    } flags[] = {
-        {"--platform", OPT_PLATFORM, 1}, {"--algo", OPT_ALGO, 1},         {"--size", OPT_SIZE, 1},
-        {"--schedule", OPT_ALGO, 1},     {"--ranks", OPT_RANKS, 1},       {"--dtype", OPT_DTYPE, 1},
-        {"--format", OPT_FORMAT, 1},     {"--check", OPT_CHECK, 0},       {"--trace", OPT_TRACE, 1},
-        {"--out", OPT_OUT, 1},           {"--network", OPT_NETWORK, 1},   {"--gamma", OPT_GAMMA, 1},
-        {"--budget", OPT_BUDGET, 1},     {"--iters", OPT_ITERS, 1},       {"--warmup", OPT_ITERS, 1},
-        {"--coll", OPT_COLL, 1},         {"--scenario", OPT_SCENARIO, 1}, {"--nccl-version", OPT_PLATFORM, 1},
-    };
+    int ndefs;
+    const cli_optdef *defs = cli_optdefs(&ndefs);
     const char *nt[4] = {NULL, NULL, NULL, NULL}; /* -b -e -f -i */
     for (int i = 0; i < argc; i++) {
         char *a = argv[i];
         if ((allowed & OPT_SIZE) && a[0] == '-' && strchr("befi", a[1]) && a[1] && !a[2]) {
-            if (i + 1 >= argc) return bad(verb, "option %s needs a value", a);
+            if (i + 1 >= argc) return cli_bad(verb, "option %s needs a value", a);
             nt[strchr("befi", a[1]) - "befi"] = argv[++i];
             continue;
         }
         if (strncmp(a, "--", 2) != 0 || strcmp(a, "--") == 0) {
-            if (!(allowed & OPT_POSITIONAL)) return bad(verb, "unexpected argument \"%s\"", a);
-            if (push(o->positional, &o->npositional, a, verb, "positional") != AR_OK) return AR_EINVAL;
+            if (!(allowed & OPT_POSITIONAL)) return cli_bad(verb, "unexpected argument \"%s\"", a);
+            if (o->npositional >= CLI_MAX_LIST) return cli_bad(verb, "too many positional values");
+            o->positional[o->npositional++] = a;
             continue;
         }
         char name[32];
         const char *val = NULL;
         const char *eq = strchr(a, '=');
         size_t nl = eq ? (size_t)(eq - a) : strlen(a);
-        if (nl >= sizeof name) return bad(verb, "unknown option \"%s\" (see 'arlab help')", a);
+        if (nl >= sizeof name) return cli_bad(verb, "unknown option \"%s\" (see 'arlab help')", a);
         memcpy(name, a, nl);
         name[nl] = 0;
-        int k = -1;
-        for (size_t f = 0; f < sizeof flags / sizeof flags[0]; f++)
-            if (strcmp(flags[f].name, name) == 0) k = (int)f;
-        if (k < 0 || !(allowed & flags[k].bit)) {
-            const char *cand[sizeof flags / sizeof flags[0]];
+        const cli_optdef *d = cli_optdef_find(name);
+        if (!d || !(allowed & d->bit)) {
+            const char *cand[CLI_MAX_LIST];
             int nc = 0;
-            for (size_t f = 0; f < sizeof flags / sizeof flags[0]; f++)
-                if (allowed & flags[f].bit) cand[nc++] = flags[f].name;
+            for (int f = 0; f < ndefs && nc < CLI_MAX_LIST; f++)
+                if (allowed & defs[f].bit) cand[nc++] = defs[f].name;
             const char *near = ar_closest(name, cand, nc);
             if (near)
-                return bad(verb, "unknown option \"%s\": did you mean \"%s\"? (see 'arlab %s --help')", name, near,
-                           verb);
-            return bad(verb, "unknown option \"%s\" for this command (see 'arlab %s --help')", name, verb);
+                return cli_bad(verb, "unknown option \"%s\": did you mean \"%s\"? (see 'arlab %s --help')", name, near,
+                               verb);
+            return cli_bad(verb, "unknown option \"%s\" for this command (see 'arlab %s --help')", name, verb);
         }
-        if (flags[k].has_arg) {
+        if (d->type != CLI_ARG_NONE) {
             if (eq) val = eq + 1;
             else if (i + 1 < argc) val = argv[++i];
-            else return bad(verb, "option %s needs a value", name);
-            if (!*val) return bad(verb, "option %s needs a non-empty value", name);
+            else return cli_bad(verb, "option %s needs a value", name);
+            if (!*val) return cli_bad(verb, "option %s needs a non-empty value", name);
         } else if (eq) {
-            return bad(verb, "option %s takes no value", name);
+            return cli_bad(verb, "option %s takes no value", name);
         }
-        ar_status st = set_opt(o, name, val, verb);
+        ar_status st = set_opt(o, d, val, verb);
         if (st != AR_OK) return st;
     }
     return nt_range(o, nt, verb);
+}
+
+/* One own option's value into its field; AR_OK or AR_EINVAL after one line. */
+static ar_status set_own(const cli_optdef *d, const char *v, char *field, const char *verb) {
+    char list[128];
+    long long n;
+    ar_err e = {{0}};
+    int k;
+    switch (d->type) {
+    case CLI_ARG_NONE: *(int *)field = 1; return AR_OK;
+    case CLI_ARG_COUNT:
+        if (!v || ar_parse_count(v, d->min, d->max, &n, &e) != AR_OK) break;
+        if (d->max > INT_MAX) *(long long *)field = n;
+        else *(int *)field = (int)n;
+        return AR_OK;
+    case CLI_ARG_ENUM:
+        if ((k = choice_index(d, v, list, sizeof list)) < 0) break;
+        *(int *)field = k;
+        return AR_OK;
+    default:
+        if (!v || !*v) break;
+        *(const char **)field = v;
+        return AR_OK;
+    }
+    if (d->bad) return cli_bad(verb, "%s: %s", d->name, d->bad);
+    return cli_bad(verb, "option %s needs a value", d->name);
+}
+
+ar_status cli_take_own(int *argc, char **argv, const cli_ownopt *map, int n, void *own, const char *verb) {
+    int out = 0;
+    for (int i = 0; i < *argc; i++) {
+        char *a = argv[i];
+        int k = 0;
+        size_t nl = 0;
+        for (; k < n; k++) {
+            nl = strlen(map[k].name);
+            if (!strncmp(a, map[k].name, nl) && (a[nl] == 0 || a[nl] == '=')) break;
+        }
+        if (k == n) {
+            argv[out++] = a;
+            continue;
+        }
+        const cli_optdef *d = cli_optdef_find(map[k].name);
+        if (!d) return cli_bad(verb, "option %s is not in the option table (cli/opttab.c)", map[k].name);
+        const char *v = NULL;
+        if (d->type == CLI_ARG_NONE && a[nl] == '=') return cli_bad(verb, "option %s takes no value", d->name);
+        if (d->type != CLI_ARG_NONE) v = a[nl] == '=' ? a + nl + 1 : (i + 1 < *argc ? argv[++i] : NULL);
+        if (set_own(d, v, (char *)own + map[k].field, verb) != AR_OK) return AR_EINVAL;
+    }
+    *argc = out;
+    return AR_OK;
 }
 
 int cli_algo_list(const cli_opts *o, const char **names, int max) {

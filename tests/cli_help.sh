@@ -69,6 +69,11 @@ done
 # a misspelt option names the closest one the verb takes
 expect_error "misspelt option" 'unknown option "--sise": did you mean "--size"?' -- model --platform fr-5 --sise 1MB
 expect_error "an option the verb does not take" 'unknown option "--trace" for this command' -- model --trace x
+# a verb's own options come from the option table too: its messages for a bad or missing value
+expect_error "a verb's own flag given a value" 'arlab model: option --detail takes no value' -- model --platform fr-5 --detail=1
+expect_error "a verb's own count out of range" 'arlab best: --top: give a number of rows >= 1' -- best --platform fr-5 --size 1MB --top 0
+expect_error "a verb's own count without a value" 'arlab model: --digits: give an integer in 1..17' -- model --platform fr-5 --digits
+expect_error "a verb's own string without a value" 'arlab real: option --launch needs a value' -- real --launch=
 # an unknown verb's help is the one-line error
 expect_error "help for an unknown verb" "unknown command" -- help nosuchverb
 # a misspelt verb, help or version included, names the closest one
