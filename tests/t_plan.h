@@ -1,11 +1,23 @@
 /* Test helpers shared by the planner tests: load a platform from JSON text,
- * and plan + validate + execute a schedule, recording checks in t.h. */
+ * plan + validate + execute a schedule, recording checks in t.h, and a schedule's JSON text. */
 #ifndef AR_T_PLAN_H
 #define AR_T_PLAN_H
 
 #include "core/algo.h"
 #include "core/platform.h"
 #include "t.h"
+
+/* s as schedule JSON text (malloc'd; NULL when out of memory). */
+static inline char *schedule_json(const ar_schedule *s) {
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) return NULL;
+    ar_err e;
+    ar_schedule_print_json(s, f, &e);
+    fclose(f);
+    return buf;
+}
 
 static inline ar_platform *load_json(const char *json) {
     ar_platform *p = NULL;
