@@ -1,4 +1,4 @@
-/* Test helpers shared by the planner tests: load a platform from JSON text,
+/* Test helpers shared by the planner tests: load a platform from a spec or JSON text,
  * plan + validate + execute a schedule, recording checks in t.h, and a schedule's JSON text. */
 #ifndef AR_T_PLAN_H
 #define AR_T_PLAN_H
@@ -17,6 +17,15 @@ static inline char *schedule_json(const ar_schedule *s) {
     ar_schedule_print_json(s, f, &e);
     fclose(f);
     return buf;
+}
+
+/* The platform of spec (a preset, file or family); NULL and a failed check when it does not load. */
+static inline ar_platform *load_spec(const char *spec) {
+    ar_platform *p = NULL;
+    ar_err e = {{0}};
+    ar_status st = ar_platform_load(spec, 0, &p, &e);
+    T_CHECK(st == AR_OK && p, "load %s: %s", spec, e.msg);
+    return st == AR_OK ? p : NULL;
 }
 
 static inline ar_platform *load_json(const char *json) {
