@@ -254,12 +254,7 @@ void sweep_close(sweep_ctx *ctx) {
         }
         ar_sweep_free(ctx->spec);
     }
-    free(ctx->scen_file);
-    free(ctx->plat_spec);
-    free(ctx->plat_is_family);
-    free(ctx->points);
-    free(ctx->file);
-    free(ctx->dir);
+    AR_FREE_ALL(ctx->scen_file, ctx->plat_spec, ctx->plat_is_family, ctx->points, ctx->file, ctx->dir);
     lab_measures_free(&ctx->measures);
     ar_platform_free(ctx->cache);
     ar_scenario_free(ctx->cache_scen);

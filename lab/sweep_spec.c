@@ -719,20 +719,14 @@ ar_status ar_sweep_from_json(const char *text, const char *where, ar_sweep **out
 
 void ar_sweep_free(ar_sweep *s) {
     if (!s) return;
-    free(s->name);
-    free(s->title);
-    free(s->paper);
-    free(s->description);
-    free(s->report);
+    AR_FREE_ALL(s->name, s->title, s->paper, s->description, s->report);
     for (int i = 0; s->platforms && i < s->nplatforms; i++) {
         free(s->platforms[i].spec);
         free(s->platforms[i].label);
         free(s->platforms[i].ranks);
         for (int k = 0; k < s->platforms[i].nexclude; k++) free(s->platforms[i].exclude[k]);
-        free(s->platforms[i].exclude);
-        free(s->platforms[i].scenario);
-        free(s->platforms[i].scen_set);
-        free(s->platforms[i].scen_value);
+        AR_FREE_ALL(s->platforms[i].exclude, s->platforms[i].scenario, s->platforms[i].scen_set,
+                    s->platforms[i].scen_value);
     }
     free(s->platforms);
     free(s->ranks);
@@ -749,10 +743,7 @@ void ar_sweep_free(ar_sweep *s) {
     for (int i = 0; i < s->nreal_csv; i++) free(s->real_csv[i]);
     free(s->real_csv);
     for (int i = 0; i < s->nfigures; i++) {
-        free(s->figures[i].id);
-        free(s->figures[i].script);
-        free(s->figures[i].title);
-        free(s->figures[i].caption);
+        AR_FREE_ALL(s->figures[i].id, s->figures[i].script, s->figures[i].title, s->figures[i].caption);
     }
     free(s->figures);
     free(s);
