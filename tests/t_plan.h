@@ -35,11 +35,13 @@ static inline ar_platform *load_json(const char *json) {
     return p;
 }
 
-/* Loads the platform in js (malloc'd JSON text, freed here); a failed check naming `what` when
- * it does not load. */
+/* Loads the platform in js (malloc'd JSON text, freed here; NULL when its writer ran out of memory); a
+ * failed check naming `what` when it does not load. */
 static inline ar_platform *load_json_text(char *js, const char *what) {
     ar_platform *p = NULL;
     ar_err e = {{0}};
+    T_CHECK(js != NULL, "%s: out of memory", what);
+    if (!js) return NULL;
     ar_status st = ar_platform_from_json(js, what, &p, &e);
     T_CHECK(st == AR_OK, "%s: %s", what, e.msg);
     free(js);
