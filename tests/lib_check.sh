@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Counted checks for the tests/*.sh scripts that keep their own temporary files (sourced; named lib_* so
 # the test globs skip it; tests/lib_cli.sh is the fuller harness with expect_ok/expect_error).
 #   check DESC COMMAND...   a failed check (FAIL: DESC on stderr) when COMMAND fails
