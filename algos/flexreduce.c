@@ -215,26 +215,13 @@ static ar_status fr_assign_range(fr_work *w, int level, int v) {
 
 void ar_fr_plan_free(ar_fr_plan *fp) {
     if (!fp) return;
-    free(fp->lo);
-    free(fp->hi);
-    free(fp->portion);
-    free(fp->entries);
-    free(fp->level_first);
-    free(fp->arena);
+    AR_FREE_ALL(fp->lo, fp->hi, fp->portion, fp->entries, fp->level_first, fp->arena);
     free(fp);
 }
 
 static void fr_work_free(fr_work *w) {
-    free(w->cur_lo);
-    free(w->cur_hi);
-    free(w->nxt_lo);
-    free(w->nxt_hi);
-    free(w->por);
-    free(w->sorted);
-    free(w->by_child);
-    free(w->child_first);
-    free(w->ptr);
-    free(w->holders);
+    AR_FREE_ALL(w->cur_lo, w->cur_hi, w->nxt_lo, w->nxt_hi, w->por, w->sorted, w->by_child, w->child_first, w->ptr,
+                w->holders);
 }
 
 ar_status ar_fr_plan_build(const ar_platform *p, ar_fr_plan **out, ar_err *e) {

@@ -156,16 +156,17 @@ static void print_msg(const ar_ntfit_msg *m, double g) {
            ar_fmt_time(g, b1, sizeof b1));
 }
 
-static ar_status identify_and_write(const ar_nt_set *s, const ar_platform *p, const ar_ntfit_res *r,
-                                    const ar_ntfit_cal *cal, const ar_ntfit_msg *msg, double msg_g, const char *plat,
-                                    const char *out, const char *name, ar_err *e) {
+/* The calibrated platform's notes (into notes, their count returned): the fit, what the runs' node
+ * counts identify (*hi: the most nodes of a run), NCCL's efficiencies, the per-message o. */
+static int cal_notes(const ar_nt_set *s, const ar_platform *p, const ar_ntfit_cal *cal, const ar_ntfit_msg *msg,
+                     double msg_g, const char *plat, char notes[8][1024], int *hi_out) {
     int lo = 0, hi = 0, unknown = 0;
     for (int i = 0; i < s->nruns; i++) {
         int nn = s->runs[i].nnodes;
         if (nn <= 0) unknown = 1;
         else lo = lo && lo < nn ? lo : nn, hi = hi > nn ? hi : nn;
     }
-    char notes[8][1024];
+    *hi_out = hi;
     int nn = 0;
     snprintf(notes[nn++], sizeof notes[0],
              "calibrated by 'arlab calibrate --from' on %d nccl-tests %s records of %s: \"calibration\" "
@@ -189,23 +190,26 @@ static ar_status identify_and_write(const ar_nt_set *s, const ar_platform *p, co
                  "the runs span %d..%d nodes: one-node runs fit the intra-node class, multi-node runs (predicted on "
                  "%s:nodes=N) the inter-node class; for N nodes load FILE.json:nodes=N",
                  lo, hi, p->name);
-    {
-        int at = snprintf(notes[nn], sizeof notes[0], "per NCCL algorithm/protocol bandwidth efficiency:");
-        for (int g = 0; g < cal->ngroups && at > 0 && (size_t)at < sizeof notes[0]; g++)
-            at += snprintf(notes[nn] + at, sizeof notes[0] - (size_t)at, " %s/%s %.4g [%.4g, %.4g]%s;",
-                           cal->group[g].algo, cal->group[g].proto, cal->group[g].eff, cal->group[g].lo,
-                           cal->group[g].hi,
-                           g == cal->ref         ? " reference"
-                           : cal->group[g].ident ? ""
-                                                 : " not identified");
-        nn++;
-    }
+    int at = snprintf(notes[nn], sizeof notes[0], "per NCCL algorithm/protocol bandwidth efficiency:");
+    for (int g = 0; g < cal->ngroups && at > 0 && (size_t)at < sizeof notes[0]; g++)
+        at += snprintf(notes[nn] + at, sizeof notes[0] - (size_t)at, " %s/%s %.4g [%.4g, %.4g]%s;", cal->group[g].algo,
+                       cal->group[g].proto, cal->group[g].eff, cal->group[g].lo, cal->group[g].hi,
+                       g == cal->ref         ? " reference"
+                       : cal->group[g].ident ? ""
+                                             : " not identified");
+    nn++;
     if (msg->o_ident)
         snprintf(notes[nn++], sizeof notes[0],
                  "compute.message: o = %.6g s [%.6g, %.6g] (LogGP per-message overhead between machines: the median "
                  "of (measured - NCCL's model) / (2 x the network messages of NCCL's tree) over %d multi-node records "
                  "below 64 KB; NCCL's own algorithms are priced without it), g = %.6g s kept (not identified)",
                  msg->o, msg->o_lo, msg->o_hi, msg->n, msg_g);
+    return nn;
+}
+
+/* The rail platform of the per node class fit, and what the runs identify and what they do not. */
+static void print_identifiability(const ar_platform *p, const ar_ntfit_res *r, const ar_ntfit_cal *cal,
+                                  const ar_ntfit_msg *msg, char notes[8][1024], int nn) {
     char rail[256] = "";
     if (r->have_classes && rail_spec(p, r, rail, sizeof rail) == 0)
         printf("\nmulti-node platform with the per node class fit: --platform '%s' (N: node count)\n", rail);
@@ -225,7 +229,12 @@ static ar_status identify_and_write(const ar_nt_set *s, const ar_platform *p, co
                        k ? "inter-node" : "intra-node",
                        cal->sw[k][s2].ident ? "identified" : "NOT identified by these sizes (kept at 1)");
     }
-    if (!out) return AR_OK;
+}
+
+/* Writes the calibrated platform (notes, the fitted factors and efficiencies) to out, and says how to load it
+ * (hi: the most nodes of a run). */
+static ar_status write_calibrated(const ar_platform *p, const ar_ntfit_cal *cal, const ar_ntfit_msg *msg, double msg_g,
+                                  char notes[8][1024], int nn, int hi, const char *out, const char *name, ar_err *e) {
     const char *np[8];
     for (int i = 0; i < nn; i++) np[i] = notes[i];
     char keys[AR_NTFIT_MAX_GROUPS][40];
@@ -279,6 +288,16 @@ static ar_status identify_and_write(const ar_nt_set *s, const ar_platform *p, co
         }
     }
     return st;
+}
+
+static ar_status identify_and_write(const ar_nt_set *s, const ar_platform *p, const ar_ntfit_res *r,
+                                    const ar_ntfit_cal *cal, const ar_ntfit_msg *msg, double msg_g, const char *plat,
+                                    const char *out, const char *name, ar_err *e) {
+    char notes[8][1024];
+    int hi = 0, nn = cal_notes(s, p, cal, msg, msg_g, plat, notes, &hi);
+    print_identifiability(p, r, cal, msg, notes, nn);
+    if (!out) return AR_OK;
+    return write_calibrated(p, cal, msg, msg_g, notes, nn, hi, out, name, e);
 }
 #endif
 

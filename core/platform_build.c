@@ -171,28 +171,14 @@ void ar_platform_free(ar_platform *p) {
     }
     free(p->nodes);
     for (int l = 0; l < p->nlinks + p->nvlinks; l++) free(p->links[l].name);
-    free(p->links);
-    free(p->rank_node);
-    free(p->machine_of_rank);
-    free(p->machine_first_rank);
-    free(p->rank_compute);
-    free(p->adj_off);
-    free(p->adj);
+    AR_FREE_ALL(p->links, p->rank_node, p->machine_of_rank, p->machine_first_rank, p->rank_compute, p->adj_off, p->adj);
     ar_route_state *rs = p->route_state;
     if (rs) {
-        free(rs->machine_switch);
-        free(rs->plus_link);
-        free(rs->next_pos);
-        free(rs->rail_nvl);
-        free(rs->rail_nic);
+        AR_FREE_ALL(rs->machine_switch, rs->plus_link, rs->next_pos, rs->rail_nvl, rs->rail_nic);
         free(rs);
     }
     for (int i = 0; i < p->nnotes; i++) free(p->notes[i]);
-    free(p->notes);
-    free(p->cal_base);
-    free(p->name);
-    free(p->source);
-    free(p->description);
+    AR_FREE_ALL(p->notes, p->cal_base, p->name, p->source, p->description);
     free(p);
 }
 

@@ -321,14 +321,7 @@ void ar_scenario_free(ar_scenario *s) {
         free(s->jobs[i].ranks);
         free(s->jobs[i].algo);
     }
-    free(s->links);
-    free(s->failed_links);
-    free(s->failed_ranks);
-    free(s->stragglers);
-    free(s->flows);
-    free(s->jobs);
-    free(s->name);
-    free(s->source);
+    AR_FREE_ALL(s->links, s->failed_links, s->failed_ranks, s->stragglers, s->flows, s->jobs, s->name, s->source);
     free(s);
 }
 

@@ -63,13 +63,7 @@ ar_schedule *ar_schedule_new(const char *algo, int nranks, uint64_t count, size_
     return s;
 }
 
-static void op_free(ar_op *op) {
-    free(op->sw_name);
-    free(op->members);
-    free(op->counts);
-    free(op->offs);
-    free(op->parent);
-}
+static void op_free(ar_op *op) { AR_FREE_ALL(op->sw_name, op->members, op->counts, op->offs, op->parent); }
 
 void ar_schedule_free(ar_schedule *s) {
     if (!s) return;

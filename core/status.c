@@ -73,6 +73,10 @@ char *ar_strdup(const char *s) {
     return d;
 }
 
+void ar_free_all(void *const *ptrs, size_t n) {
+    for (size_t i = 0; i < n; i++) free(ptrs[i]);
+}
+
 char *ar_quote(const char *s, char *buf, size_t n) {
     static const char hex[] = "0123456789abcdef";
     if (!buf || n == 0) return buf;

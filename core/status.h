@@ -41,6 +41,12 @@ void *ar_calloc(size_t n, size_t size);
 void *ar_reallocarray(void *p, size_t n, size_t size);
 char *ar_strdup(const char *s);
 
+/* free() on each pointer of a list (any object pointer types, NULL ones included), for the destructors of
+ * structures with many arrays: AR_FREE_ALL(p->a, p->b, p->c). */
+#define AR_FREE_ALL(...) \
+    ar_free_all((void *const[]){__VA_ARGS__}, sizeof((void *const[]){__VA_ARGS__}) / sizeof(void *))
+void ar_free_all(void *const *ptrs, size_t n);
+
 /* Writes s into buf (size n) for an error message: double-quoted, with '"',
  * '\\' and control bytes escaped, cut with "..." when longer than buf.
  * Returns buf (caller-owned). */

@@ -202,11 +202,7 @@ void lab_measures_free(lab_measures *ms) {
         free(ms->m[i].algo);
         free(ms->m[i].platform);
     }
-    free(ms->m);
-    free(ms->inplace);
-    free(ms->wrong);
-    free(ms->nccl_algo);
-    free(ms->nccl_proto);
+    AR_FREE_ALL(ms->m, ms->inplace, ms->wrong, ms->nccl_algo, ms->nccl_proto);
     memset(ms, 0, sizeof *ms);
 }
 

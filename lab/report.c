@@ -607,6 +607,188 @@ static void winners_table(doc *d, const sweep_rows *rows) {
     free(cells);
 }
 
+/* Nothing to report: say why, and for an interrupted sweep how to resume it. */
+static ar_status report_nothing(const char *dir, sweep_pending *pend, int npend, ar_err *e) {
+    if (!npend) {
+        free(pend);
+        return ar_fail(e, AR_EINVAL,
+                       "%s: no sweep results (NAME.json + NAME.csv); run arlab sweep FILE.json --out %s first "
+                       "(experiments/make_figures.sh runs the papers' sweeps)",
+                       dir, dir);
+    }
+    char line[SW_CMD_MAX + 6000];
+    sweep_pending_text(&pend[0], dir, line, sizeof line);
+    ar_status st = ar_fail(e, AR_EINVAL, "%s%s", line,
+                           npend > 1 ? " (and more unfinished sweeps: see arlab report after)" : "");
+    free(pend);
+    return st;
+}
+
+/* How many sweeps are the user's own (no "figures"): when all are, the report is not the papers'. */
+static int count_own(const char *dir, const strset *names) {
+    int own = 0;
+    for (int i = 0; i < names->n; i++) {
+        char jp[4096], *text = NULL;
+        ar_err fe;
+        snprintf(jp, sizeof jp, "%s/%s.json", dir, names->s[i]);
+        cJSON *root = ar_read_file(jp, (size_t)1 << 30, &text, NULL, &fe) == AR_OK ? cJSON_Parse(text) : NULL;
+        free(text);
+        own += !root || !cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(root, "figures"));
+        cJSON_Delete(root);
+    }
+    return own;
+}
+
+/* The page's head, title and introduction, the unfinished sweeps and the contents line. */
+static void report_front(doc *d, const strset *names, int own, sweep_pending *pend, int npend) {
+    fprintf(d->html,
+            "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+            "<title>arlab report</title>\n<style>\n%s</style></head><body>\n",
+            css);
+    if (own == names->n) {
+        heading(d, 1, "arlab report", NULL);
+        para(d, "Each section is one sweep run by `arlab sweep`: a figure of time against message size per "
+                "algorithm and platform, the fastest algorithm of every platform and size, and the rows behind "
+                "them. The backend column says where a time comes from: the SimGrid simulator (sim), the cost "
+                "walk of the planned schedule (model) or measurements (real, measured).");
+    } else {
+        heading(d, 1, own ? "arlab: sweeps and the papers' figures" : "arlab: the papers' figures, reproduced", NULL);
+    }
+    if (own < names->n)
+        para(d, "Each section is one sweep (experiments/NAME.json, run by `arlab sweep`), its figure (plots/NAME.gp), "
+                "the paper's headline claims next to arlab's numbers with the reason where they differ, and the rows "
+                "behind the figure. Times are for one all-reduce unless a training column says otherwise. The backend "
+                "column says where a time comes from: the SimGrid simulator (sim), the cost walk of the planned "
+                "schedule (model) or GPU measurements (real).");
+
+    for (int i = 0; i < npend; i++) { /* a sweep not finished: not in this report, and how to finish it */
+        char line[SW_CMD_MAX + 6000];
+        sweep_pending_text(&pend[i], d->dir, line, sizeof line);
+        both(d, "<p class=\"meta\"><b>Unfinished:</b> ", "**Unfinished:** ", line, "</p>\n", "\n\n");
+    }
+
+    /* contents */
+    fputs("<p class=\"meta\">Contents: ", d->html);
+    for (int i = 0; i < names->n; i++)
+        fprintf(d->html, "%s<a href=\"#%s\">%s</a>", i ? " &middot; " : "", names->s[i], names->s[i]);
+    fputs(" &middot; <a href=\"#platforms\">platform assumptions</a></p>\n", d->html);
+}
+
+/* A sweep's meta line, description, grid, the backends it used (and the platforms' sources into srcs). */
+static void sweep_meta(doc *d, const char *name, const cJSON *root, const sweep_rows *rows, strset *srcs) {
+    const char *title = jstr(root, "title");
+    heading(d, 2, title ? title : name, name);
+    const char *paper = jstr(root, "paper"), *desc = jstr(root, "description");
+    char meta[1200], source[400] = "";
+    if (paper) snprintf(source, sizeof source, "Source: %s. ", paper); /* a user's sweep cites no paper */
+    snprintf(meta, sizeof meta, "%sSweep %s (%s), arlab %s, commit %s; %d rows.", source, name,
+             jstr(root, "file") ? jstr(root, "file") : "?", jstr(root, "version") ? jstr(root, "version") : "?",
+             jstr(root, "commit") ? jstr(root, "commit") : "?", rows->n);
+    both(d, "<p class=\"meta\">", "", meta, "</p>\n", "\n\n");
+    if (desc) para(d, desc);
+    if (!cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(root, "figures"))) grid_line(d, rows);
+    /* backends and network models used */
+    strset nets = {0, 0, NULL};
+    for (int r = 0; r < rows->n; r++) {
+        char b[400];
+        snprintf(b, sizeof b, "%s", rows->r[r].f[SC_NETWORK]);
+        if (*b) strset_add(&nets, b);
+        strset_add(srcs, rows->r[r].f[SC_PLATFORM_SRC]);
+    }
+    for (int k = 0; k < nets.n; k++) {
+        char b[500];
+        snprintf(b, sizeof b, "Backend: %s.", nets.s[k]);
+        both(d, "<p class=\"meta\">", "", b, "</p>\n", "\n\n");
+    }
+    strset_free(&nets);
+}
+
+/* A sweep's figures: its own, or for a user's sweep without any a default figure and the winners. */
+static void sweep_figures(doc *d, const char *name, const cJSON *root, const sweep_rows *rows) {
+    const cJSON *figs = cJSON_GetObjectItemCaseSensitive(root, "figures");
+    const cJSON *fg;
+    if (!cJSON_GetArraySize(figs)) { /* a user's own sweep: a default figure and the winners */
+        char id[300], cap[600];
+        snprintf(id, sizeof id, "%s-default", name);
+        snprintf(cap, sizeof cap,
+                 "Time per all-reduce against the message size, one line per algorithm, one panel per platform "
+                 "(log-log; rows with status ok). Drawn by arlab report for a sweep without figures of its own "
+                 "(gnuplot script: fig/%s-default.gp).",
+                 name);
+        if (report_default_figure(d->dir, name, rows)) figure(d, id, "Time vs size", cap);
+        else para(d, "[default figure not drawn: gnuplot is not installed or no row has status ok]");
+        winners_table(d, rows);
+    }
+    cJSON_ArrayForEach(fg, figs) {
+        const char *id = jstr(fg, "id");
+        if (id && strspn(id, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == strlen(id))
+            figure(d, id, jstr(fg, "title"), jstr(fg, "caption"));
+    }
+}
+
+/* The sweep's "report" claims (JSON path jp), rendered against its rows, as a table. */
+static ar_status sweep_claims(doc *d, const char *name, const char *jp, const cJSON *root, const sweep_rows *rows,
+                              ar_err *e) {
+    ar_status st = AR_OK;
+    report_claim cl[REPORT_MAX_CLAIMS];
+    int nclaims = 0;
+    const cJSON *rep = cJSON_GetObjectItemCaseSensitive(root, "report");
+    report_vals *vals = rep ? ar_calloc(1, sizeof *vals) : NULL;
+    if (rep && !vals) st = ar_fail(e, AR_ENOMEM, "out of memory");
+    if (vals) {
+        report_values(name, rows, vals);
+        st = report_claims_render(jp, rep, vals, cl, REPORT_MAX_CLAIMS, &nclaims, e);
+        free(vals);
+    }
+    if (nclaims) {
+        static const char *const head[] = {"claim", "paper", "arlab", "why"};
+        char **cells = ar_calloc((size_t)nclaims * 4, sizeof *cells);
+        if (cells) {
+            for (int k = 0; k < nclaims; k++) {
+                cells[k * 4 + 0] = cl[k].what;
+                cells[k * 4 + 1] = cl[k].paper;
+                cells[k * 4 + 2] = cl[k].arlab;
+                cells[k * 4 + 3] = cl[k].why;
+            }
+            heading(d, 3, "The paper's claims and arlab's numbers", NULL);
+            table(d, 4, head, nclaims, cells, 0, NULL);
+            free(cells);
+        }
+    }
+    return st;
+}
+
+/* One sweep's section: DIR/NAME.json and DIR/NAME.csv; an unreadable pair is an error, not a gap. */
+static ar_status sweep_section(doc *d, const char *name, strset *srcs, ar_err *e) {
+    char jp[4096], cp[4096];
+    snprintf(jp, sizeof jp, "%s/%s.json", d->dir, name);
+    snprintf(cp, sizeof cp, "%s/%s.csv", d->dir, name);
+    char *text = NULL;
+    ar_err fe = {{0}};
+    if (ar_read_file(jp, (size_t)1 << 30, &text, NULL, &fe) != AR_OK) text = NULL;
+    int unreadable = !text;
+    cJSON *root = text ? cJSON_Parse(text) : NULL;
+    free(text);
+    sweep_rows rows;
+    ar_err re = {{0}};
+    if (!root || !cJSON_IsObject(root) || sweep_read_csv(cp, &rows, &re) != AR_OK) { /* an error, not a gap */
+        ar_status st = ar_fail(e, unreadable ? AR_EIO : AR_EINVAL, "%s: not a readable sweep result (%s)", jp,
+                               re.msg[0]    ? re.msg
+                               : unreadable ? fe.msg
+                                            : "malformed JSON");
+        cJSON_Delete(root);
+        return st;
+    }
+    sweep_meta(d, name, root, &rows, srcs);
+    sweep_figures(d, name, root, &rows);
+    ar_status st = sweep_claims(d, name, jp, root, &rows, e);
+    if (!strcmp(name, "model-vs-sim")) parting_table(d, &rows);
+    rows_table(d, name, &rows);
+    sweep_rows_free(&rows);
+    cJSON_Delete(root);
+    return st;
+}
+
 ar_status report_build(const char *dir, ar_err *e) {
     strset names = {0, 0, NULL}, srcs = {0, 0, NULL};
     ar_status st = list_sweeps(dir, &names, e);
@@ -614,20 +796,8 @@ ar_status report_build(const char *dir, ar_err *e) {
     sweep_pending *pend = NULL;
     int npend = sweep_pending_list(dir, &pend);
     if (!names.n) {
-        /* nothing to report: say why, and for an interrupted sweep how to resume it */
         strset_free(&names);
-        if (!npend) {
-            return ar_fail(e, AR_EINVAL,
-                           "%s: no sweep results (NAME.json + NAME.csv); run arlab sweep FILE.json --out %s first "
-                           "(experiments/make_figures.sh runs the papers' sweeps)",
-                           dir, dir);
-        }
-        char line[SW_CMD_MAX + 6000];
-        sweep_pending_text(&pend[0], dir, line, sizeof line);
-        st = ar_fail(e, AR_EINVAL, "%s%s", line,
-                     npend > 1 ? " (and more unfinished sweeps: see arlab report after)" : "");
-        free(pend);
-        return st;
+        return report_nothing(dir, pend, npend, e);
     }
     char hp[4096], mp[4096], htmp[4096], mtmp[4096];
     snprintf(hp, sizeof hp, "%s/report.html", dir);
@@ -639,145 +809,13 @@ ar_status report_build(const char *dir, ar_err *e) {
         if (d.html) fclose(d.html);
         if (d.md) fclose(d.md);
         strset_free(&names);
+        free(pend);
         return ar_fail(e, AR_EIO, "%s: cannot write the report", dir);
     }
-    fprintf(d.html,
-            "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-            "<title>arlab report</title>\n<style>\n%s</style></head><body>\n",
-            css);
-    int own = 0; /* sweeps of the user's own (no "figures"): the report is not the papers' */
-    for (int i = 0; i < names.n; i++) {
-        char jp[4096], *text = NULL;
-        ar_err fe;
-        snprintf(jp, sizeof jp, "%s/%s.json", dir, names.s[i]);
-        cJSON *root = ar_read_file(jp, (size_t)1 << 30, &text, NULL, &fe) == AR_OK ? cJSON_Parse(text) : NULL;
-        free(text);
-        own += !root || !cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(root, "figures"));
-        cJSON_Delete(root);
-    }
-    if (own == names.n) {
-        heading(&d, 1, "arlab report", NULL);
-        para(&d, "Each section is one sweep run by `arlab sweep`: a figure of time against message size per "
-                 "algorithm and platform, the fastest algorithm of every platform and size, and the rows behind "
-                 "them. The backend column says where a time comes from: the SimGrid simulator (sim), the cost "
-                 "walk of the planned schedule (model) or measurements (real, measured).");
-    } else {
-        heading(&d, 1, own ? "arlab: sweeps and the papers' figures" : "arlab: the papers' figures, reproduced", NULL);
-    }
-    if (own < names.n)
-        para(&d, "Each section is one sweep (experiments/NAME.json, run by `arlab sweep`), its figure (plots/NAME.gp), "
-                 "the paper's headline claims next to arlab's numbers with the reason where they differ, and the rows "
-                 "behind the figure. Times are for one all-reduce unless a training column says otherwise. The backend "
-                 "column says where a time comes from: the SimGrid simulator (sim), the cost walk of the planned "
-                 "schedule (model) or GPU measurements (real).");
-
-    for (int i = 0; i < npend; i++) { /* a sweep not finished: not in this report, and how to finish it */
-        char line[SW_CMD_MAX + 6000];
-        sweep_pending_text(&pend[i], dir, line, sizeof line);
-        both(&d, "<p class=\"meta\"><b>Unfinished:</b> ", "**Unfinished:** ", line, "</p>\n", "\n\n");
-    }
+    int own = count_own(dir, &names);
+    report_front(&d, &names, own, pend, npend);
     free(pend);
-
-    /* contents */
-    fputs("<p class=\"meta\">Contents: ", d.html);
-    for (int i = 0; i < names.n; i++)
-        fprintf(d.html, "%s<a href=\"#%s\">%s</a>", i ? " &middot; " : "", names.s[i], names.s[i]);
-    fputs(" &middot; <a href=\"#platforms\">platform assumptions</a></p>\n", d.html);
-
-    for (int i = 0; i < names.n && !st; i++) {
-        char jp[4096], cp[4096];
-        snprintf(jp, sizeof jp, "%s/%s.json", dir, names.s[i]);
-        snprintf(cp, sizeof cp, "%s/%s.csv", dir, names.s[i]);
-        char *text = NULL;
-        ar_err fe = {{0}};
-        if (ar_read_file(jp, (size_t)1 << 30, &text, NULL, &fe) != AR_OK) text = NULL;
-        int unreadable = !text;
-        cJSON *root = text ? cJSON_Parse(text) : NULL;
-        free(text);
-        sweep_rows rows;
-        ar_err re = {{0}};
-        if (!root || !cJSON_IsObject(root) || sweep_read_csv(cp, &rows, &re) != AR_OK) { /* an error, not a gap */
-            st = ar_fail(e, unreadable ? AR_EIO : AR_EINVAL, "%s: not a readable sweep result (%s)", jp,
-                         re.msg[0]    ? re.msg
-                         : unreadable ? fe.msg
-                                      : "malformed JSON");
-            cJSON_Delete(root);
-            break;
-        }
-        const char *title = jstr(root, "title");
-        heading(&d, 2, title ? title : names.s[i], names.s[i]);
-        const char *paper = jstr(root, "paper"), *desc = jstr(root, "description");
-        char meta[1200], source[400] = "";
-        if (paper) snprintf(source, sizeof source, "Source: %s. ", paper); /* a user's sweep cites no paper */
-        snprintf(meta, sizeof meta, "%sSweep %s (%s), arlab %s, commit %s; %d rows.", source, names.s[i],
-                 jstr(root, "file") ? jstr(root, "file") : "?", jstr(root, "version") ? jstr(root, "version") : "?",
-                 jstr(root, "commit") ? jstr(root, "commit") : "?", rows.n);
-        both(&d, "<p class=\"meta\">", "", meta, "</p>\n", "\n\n");
-        if (desc) para(&d, desc);
-        if (!cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(root, "figures"))) grid_line(&d, &rows);
-        /* backends and network models used */
-        strset nets = {0, 0, NULL};
-        for (int r = 0; r < rows.n; r++) {
-            char b[400];
-            snprintf(b, sizeof b, "%s", rows.r[r].f[SC_NETWORK]);
-            if (*b) strset_add(&nets, b);
-            strset_add(&srcs, rows.r[r].f[SC_PLATFORM_SRC]);
-        }
-        for (int k = 0; k < nets.n; k++) {
-            char b[500];
-            snprintf(b, sizeof b, "Backend: %s.", nets.s[k]);
-            both(&d, "<p class=\"meta\">", "", b, "</p>\n", "\n\n");
-        }
-        strset_free(&nets);
-        const cJSON *figs = cJSON_GetObjectItemCaseSensitive(root, "figures");
-        const cJSON *fg;
-        if (!cJSON_GetArraySize(figs)) { /* a user's own sweep: a default figure and the winners */
-            char id[300], cap[600];
-            snprintf(id, sizeof id, "%s-default", names.s[i]);
-            snprintf(cap, sizeof cap,
-                     "Time per all-reduce against the message size, one line per algorithm, one panel per platform "
-                     "(log-log; rows with status ok). Drawn by arlab report for a sweep without figures of its own "
-                     "(gnuplot script: fig/%s-default.gp).",
-                     names.s[i]);
-            if (report_default_figure(dir, names.s[i], &rows)) figure(&d, id, "Time vs size", cap);
-            else para(&d, "[default figure not drawn: gnuplot is not installed or no row has status ok]");
-            winners_table(&d, &rows);
-        }
-        cJSON_ArrayForEach(fg, figs) {
-            const char *id = jstr(fg, "id");
-            if (id && strspn(id, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == strlen(id))
-                figure(&d, id, jstr(fg, "title"), jstr(fg, "caption"));
-        }
-        report_claim cl[REPORT_MAX_CLAIMS];
-        int nclaims = 0;
-        const cJSON *rep = cJSON_GetObjectItemCaseSensitive(root, "report");
-        report_vals *vals = rep ? ar_calloc(1, sizeof *vals) : NULL;
-        if (rep && !vals) st = ar_fail(e, AR_ENOMEM, "out of memory");
-        if (vals) {
-            report_values(names.s[i], &rows, vals);
-            st = report_claims_render(jp, rep, vals, cl, REPORT_MAX_CLAIMS, &nclaims, e);
-            free(vals);
-        }
-        if (nclaims) {
-            static const char *const head[] = {"claim", "paper", "arlab", "why"};
-            char **cells = ar_calloc((size_t)nclaims * 4, sizeof *cells);
-            if (cells) {
-                for (int k = 0; k < nclaims; k++) {
-                    cells[k * 4 + 0] = cl[k].what;
-                    cells[k * 4 + 1] = cl[k].paper;
-                    cells[k * 4 + 2] = cl[k].arlab;
-                    cells[k * 4 + 3] = cl[k].why;
-                }
-                heading(&d, 3, "The paper's claims and arlab's numbers", NULL);
-                table(&d, 4, head, nclaims, cells, 0, NULL);
-                free(cells);
-            }
-        }
-        if (!strcmp(names.s[i], "model-vs-sim")) parting_table(&d, &rows);
-        rows_table(&d, names.s[i], &rows);
-        sweep_rows_free(&rows);
-        cJSON_Delete(root);
-    }
+    for (int i = 0; i < names.n && !st; i++) st = sweep_section(&d, names.s[i], &srcs, e);
     if (!st) st = reference_section(&d, dir, e);
     int bc_fig6 = 0;
     for (int i = 0; i < names.n; i++) bc_fig6 |= !strcmp(names.s[i], "bc-fig6");

@@ -42,9 +42,6 @@ static int is_preset(char **presets, int npresets, const char *s) {
 }
 
 /* Imports measurements for the real backend: every CSV matching the
- * patterns, columns located by name (algo, platform, ranks, bytes, measured_s). */
-
-/* Imports measurements for the real backend: every CSV matching the
  * patterns, read by the one measured-CSV reader (measured.h). */
 static ar_status import_real(sweep_ctx *ctx, ar_err *e) {
     const ar_sweep *s = ctx->spec;
@@ -76,15 +73,11 @@ static int excluded(const ar_sweep_platform *pe, const char *spec) {
     return 0;
 }
 
-ar_status sweep_open(const char *file, sweep_ctx *ctx, ar_err *e) {
-    memset(ctx, 0, sizeof *ctx);
-    ctx->cache_plat = -1;
-    ctx->commit = AR_GIT_COMMIT;
-    ctx->version = AR_VERSION;
-    ar_status st = AR_OK;
+/* Reads the sweep file into ctx (its path, directory and parsed spec). */
+static ar_status open_spec(const char *file, sweep_ctx *ctx, ar_err *e) {
     char *text = NULL;
     size_t tlen = 0;
-    st = ar_read_file(file, (size_t)16 << 20, &text, &tlen, e);
+    ar_status st = ar_read_file(file, (size_t)16 << 20, &text, &tlen, e);
     if (st) return st;
     if (strlen(text) != tlen) {
         free(text);
@@ -95,30 +88,31 @@ ar_status sweep_open(const char *file, sweep_ctx *ctx, ar_err *e) {
     ctx->dir = slash ? strndup(file, (size_t)(slash - file) ? (size_t)(slash - file) : 1) : ar_strdup(".");
     if (!ctx->file || !ctx->dir) {
         free(text);
-        sweep_close(ctx);
         return ar_fail(e, AR_ENOMEM, "out of memory");
     }
     st = ar_sweep_from_json(text, file, &ctx->spec, e);
     free(text);
-    if (st) {
-        sweep_close(ctx);
-        return st;
-    }
-    const ar_sweep *s = ctx->spec;
+    return st;
+}
 
-    /* algorithms exist */
+/* Every algorithm of the sweep is registered. */
+static ar_status check_algos(const char *file, const ar_sweep *s, ar_err *e) {
     for (int a = 0; a < s->nalgos; a++) {
         char name[128];
         snprintf(name, sizeof name, "%.*s", (int)strcspn(s->algos[a].spec, ":"), s->algos[a].spec);
         if (!ar_algo_find(name)) {
             char q[96];
-            sweep_close(ctx);
             return ar_fail(e, AR_EINVAL, "%s: algos[%d]: unknown algorithm %s (see 'arlab algos')", file, a,
                            ar_quote(name, q, sizeof q));
         }
     }
+    return AR_OK;
+}
 
-    /* platforms: resolve files against the sweep's directory, tell families */
+/* Platforms: files resolved against the sweep's directory; what is neither a file nor a preset is a family. */
+static ar_status resolve_platforms(sweep_ctx *ctx, ar_err *e) {
+    const ar_sweep *s = ctx->spec;
+    ar_status st = AR_OK;
     char **presets = NULL;
     int npresets = 0;
     ar_err pe = {{0}};
@@ -141,71 +135,80 @@ ar_status sweep_open(const char *file, sweep_ctx *ctx, ar_err *e) {
     }
     for (int i = 0; i < npresets; i++) free(presets[i]);
     free(presets);
-    /* scenario files, relative to the sweep's directory; each entry's scenario is loaded once to check it */
-    if (!st && !(ctx->scen_file = ar_calloc((size_t)s->nplatforms, sizeof *ctx->scen_file)))
-        st = ar_fail(e, AR_ENOMEM, "out of memory");
-    for (int i = 0; !st && i < s->nplatforms; i++) {
+    return st;
+}
+
+/* Scenario files, relative to the sweep's directory; each entry's scenario is loaded once to check it. */
+static ar_status resolve_scenarios(sweep_ctx *ctx, ar_err *e) {
+    const ar_sweep *s = ctx->spec;
+    if (!(ctx->scen_file = ar_calloc((size_t)s->nplatforms, sizeof *ctx->scen_file)))
+        return ar_fail(e, AR_ENOMEM, "out of memory");
+    for (int i = 0; i < s->nplatforms; i++) {
         const ar_sweep_platform *sp = &s->platforms[i];
         if (!sp->scenario) continue;
         ctx->scen_file[i] = sp->scenario[0] == '/' ? ar_strdup(sp->scenario) : join_path(ctx->dir, sp->scenario);
-        if (!ctx->scen_file[i]) {
-            st = ar_fail(e, AR_ENOMEM, "out of memory");
-            break;
-        }
+        if (!ctx->scen_file[i]) return ar_fail(e, AR_ENOMEM, "out of memory");
         ar_scenario *sc = NULL;
         ar_err se = {{0}};
         ar_status ss = ar_scenario_load_set(ctx->scen_file[i], sp->scen_set, sp->scen_value, &sc, &se);
         if (!ss && sc->njobs) ss = ar_fail(&se, AR_EUNSUPPORTED, "%s: jobs: not run by sweeps yet", sc->source);
         ar_scenario_free(sc);
-        if (ss) st = ar_fail(e, ss, "%s: platforms[%d].scenario: %s", file, i, se.msg);
+        if (ss) return ar_fail(e, ss, "%s: platforms[%d].scenario: %s", ctx->file, i, se.msg);
     }
+    return AR_OK;
+}
 
-    /* the grid */
-    const lab_backend *bk[4];
-    int nbk = 0;
+/* The sweep's distinct backends (at most 4) into bk; each must be built in, and sim.network must parse. */
+static ar_status grid_backends(const sweep_ctx *ctx, const lab_backend *bk[4], int *nbk, ar_err *e) {
+    const ar_sweep *s = ctx->spec;
+    *nbk = 0;
     for (int b = 0; b < s->nbackends; b++) {
         const lab_backend *r = s->backends[b] ? s->backends[b] : lab_backend_auto();
         int dup = 0;
-        for (int k = 0; k < nbk; k++) dup |= bk[k] == r;
-        if (!dup) bk[nbk++] = r;
+        for (int k = 0; k < *nbk; k++) dup |= bk[k] == r;
+        if (!dup) bk[(*nbk)++] = r;
     }
-    for (int k = 0; !st && k < nbk; k++)
+    for (int k = 0; k < *nbk; k++)
         if (!bk[k]->available)
-            st = ar_fail(e, AR_EUNSUPPORTED,
-                         "%s: backend: \"%s\" needs the %s backend, which this build lacks "
-                         "(use \"auto\" to fall back to the model)",
-                         file, bk[k]->name, (bk[k]->caps & LAB_CAP_NEEDS_SIMGRID) ? "SimGrid" : "CUDA/NCCL");
+            return ar_fail(e, AR_EUNSUPPORTED,
+                           "%s: backend: \"%s\" needs the %s backend, which this build lacks "
+                           "(use \"auto\" to fall back to the model)",
+                           ctx->file, bk[k]->name, (bk[k]->caps & LAB_CAP_NEEDS_SIMGRID) ? "SimGrid" : "CUDA/NCCL");
     const lab_sim_api *sim = lab_sim();
-    if (!st && s->sim_network && sim) {
+    if (s->sim_network && sim) {
         ar_err ne = {{0}};
         if (sim->network_parse(s->sim_network, NULL, 0, &ne) != AR_OK)
-            st = ar_fail(e, AR_EINVAL, "%s: sim.network: %s", file, ne.msg);
+            return ar_fail(e, AR_EINVAL, "%s: sim.network: %s", ctx->file, ne.msg);
     }
+    return AR_OK;
+}
+
+/* The grid's points: platform entry x ranks x backend x algorithm x size, in that order; each platform
+ * (and rank count) is loaded once to check it, with the JSON path in the message. */
+static ar_status build_grid(sweep_ctx *ctx, const lab_backend *const *bk, int nbk, ar_err *e) {
+    const ar_sweep *s = ctx->spec;
     long long np = 0;
-    for (int i = 0; !st && i < s->nplatforms; i++) {
+    for (int i = 0; i < s->nplatforms; i++) {
         int nr = s->platforms[i].nranks                  ? s->platforms[i].nranks
                  : (ctx->plat_is_family[i] && s->nranks) ? s->nranks
                                                          : 1;
         np += (long long)nr * nbk * s->nalgos * s->nsizes;
     }
-    if (!st && np > AR_SWEEP_MAX_POINTS)
-        st = ar_fail(e, AR_EINVAL, "%s: the grid has %lld points; the limit is %d", file, np, AR_SWEEP_MAX_POINTS);
-    if (!st && !(ctx->points = ar_calloc((size_t)(np ? np : 1), sizeof *ctx->points)))
-        st = ar_fail(e, AR_ENOMEM, "out of memory");
-    for (int i = 0; !st && i < s->nplatforms; i++) {
+    if (np > AR_SWEEP_MAX_POINTS)
+        return ar_fail(e, AR_EINVAL, "%s: the grid has %lld points; the limit is %d", ctx->file, np,
+                       AR_SWEEP_MAX_POINTS);
+    if (!(ctx->points = ar_calloc((size_t)(np ? np : 1), sizeof *ctx->points)))
+        return ar_fail(e, AR_ENOMEM, "out of memory");
+    for (int i = 0; i < s->nplatforms; i++) {
         const ar_sweep_platform *pe2 = &s->platforms[i];
         const int *rl = pe2->nranks ? pe2->ranks : (ctx->plat_is_family[i] && s->nranks) ? s->ranks : NULL;
         int nr = pe2->nranks ? pe2->nranks : rl ? s->nranks : 1;
-        for (int r = 0; !st && r < nr; r++) {
+        for (int r = 0; r < nr; r++) {
             int ranks = rl ? rl[r] : 0;
-            /* load once to check it, with the JSON path in the message */
             ar_platform *p = NULL;
             ar_err le = {{0}};
             ar_status ls = ar_platform_load(ctx->plat_spec[i], ranks, &p, &le);
-            if (ls) {
-                st = ar_fail(e, ls, "%s: platforms[%d]%s: %s", file, i, rl ? " (ranks)" : "", le.msg);
-                break;
-            }
+            if (ls) return ar_fail(e, ls, "%s: platforms[%d]%s: %s", ctx->file, i, rl ? " (ranks)" : "", le.msg);
             ar_platform_free(p);
             for (int b = 0; b < nbk; b++)
                 for (int a = 0; a < s->nalgos; a++) {
@@ -221,7 +224,23 @@ ar_status sweep_open(const char *file, sweep_ctx *ctx, ar_err *e) {
                 }
         }
     }
-    ctx->nkeys_per_point = s->ntrain ? s->ntrain : 1;
+    return AR_OK;
+}
+
+ar_status sweep_open(const char *file, sweep_ctx *ctx, ar_err *e) {
+    memset(ctx, 0, sizeof *ctx);
+    ctx->cache_plat = -1;
+    ctx->commit = AR_GIT_COMMIT;
+    ctx->version = AR_VERSION;
+    const lab_backend *bk[4];
+    int nbk = 0;
+    ar_status st = open_spec(file, ctx, e);
+    if (!st) st = check_algos(file, ctx->spec, e);
+    if (!st) st = resolve_platforms(ctx, e);
+    if (!st) st = resolve_scenarios(ctx, e);
+    if (!st) st = grid_backends(ctx, bk, &nbk, e);
+    if (!st) st = build_grid(ctx, bk, nbk, e);
+    ctx->nkeys_per_point = ctx->spec ? (ctx->spec->ntrain ? ctx->spec->ntrain : 1) : 0;
     if (!st) st = import_real(ctx, e);
     if (st) sweep_close(ctx);
     return st;
@@ -235,12 +254,7 @@ void sweep_close(sweep_ctx *ctx) {
         }
         ar_sweep_free(ctx->spec);
     }
-    free(ctx->scen_file);
-    free(ctx->plat_spec);
-    free(ctx->plat_is_family);
-    free(ctx->points);
-    free(ctx->file);
-    free(ctx->dir);
+    AR_FREE_ALL(ctx->scen_file, ctx->plat_spec, ctx->plat_is_family, ctx->points, ctx->file, ctx->dir);
     lab_measures_free(&ctx->measures);
     ar_platform_free(ctx->cache);
     ar_scenario_free(ctx->cache_scen);

@@ -10,6 +10,12 @@
 
 const cJSON *sw_field(const cJSON *obj, const char *key) { return cJSON_GetObjectItemCaseSensitive(obj, key); }
 
+/* An object whose keys are all in keys (NULL-terminated). */
+ar_status sw_check_object(sctx *c, const cJSON *j, const char *const *keys) {
+    if (!cJSON_IsObject(j)) return ar_jpath_fail(c, AR_EINVAL, "must be an object (got %s)", ar_json_type_name(j));
+    return ar_jpath_check_keys(c, j, keys);
+}
+
 /* A string of 1..max bytes without control characters (the path names it). */
 ar_status sw_check_text(sctx *c, const cJSON *j, size_t max) {
     if (!cJSON_IsString(j) || !j->valuestring)

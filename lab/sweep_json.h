@@ -15,6 +15,7 @@
 typedef ar_jpath sctx; /* path + error context (jsonpath.h) */
 
 const cJSON *sw_field(const cJSON *obj, const char *key);
+ar_status sw_check_object(sctx *c, const cJSON *j, const char *const *keys);
 ar_status sw_check_text(sctx *c, const cJSON *j, size_t max);
 ar_status sw_read_text(sctx *c, const cJSON *obj, const char *key, size_t max, char **out);
 ar_status sw_need_array(sctx *c, const cJSON *j, int *n);

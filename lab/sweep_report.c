@@ -64,9 +64,7 @@ ar_status sw_parse_report(sctx *c, const cJSON *root, ar_sweep *s) {
     const cJSON *rep = sw_field(root, "report");
     if (!rep) return AR_OK;
     size_t old = ar_jpath_key(c, "report");
-    ar_status st = cJSON_IsObject(rep)
-                       ? ar_jpath_check_keys(c, rep, keys)
-                       : ar_jpath_fail(c, AR_EINVAL, "must be an object (got %s)", ar_json_type_name(rep));
+    ar_status st = sw_check_object(c, rep, keys);
     const cJSON *arr = st ? NULL : sw_field(rep, "claims");
     if (arr) {
         size_t o2 = ar_jpath_key(c, "claims");
@@ -76,8 +74,7 @@ ar_status sw_parse_report(sctx *c, const cJSON *root, ar_sweep *s) {
         for (int i = 0; !st && i < n; i++) {
             const cJSON *j = cJSON_GetArrayItem(arr, i);
             size_t o3 = ar_jpath_idx(c, i);
-            st = cJSON_IsObject(j) ? ar_jpath_check_keys(c, j, ckeys)
-                                   : ar_jpath_fail(c, AR_EINVAL, "must be an object (got %s)", ar_json_type_name(j));
+            st = sw_check_object(c, j, ckeys);
             if (!st) st = check_field(c, j, "what");
             if (!st) st = check_field(c, j, "paper");
             if (!st) st = check_field(c, j, "arlab");

@@ -464,8 +464,7 @@ static ar_status parse_train_one(sctx *c, const cJSON *j, ar_train_config *t, in
     t->overlap_fraction = 2.0 / 3.0;
     t->compute_div = 1;
     t->comm_div = 1;
-    if (!cJSON_IsObject(j)) return ar_jpath_fail(c, AR_EINVAL, "must be an object (got %s)", ar_json_type_name(j));
-    ar_status st = ar_jpath_check_keys(c, j, keys);
+    ar_status st = sw_check_object(c, j, keys);
     if (!st) st = sw_read_text(c, j, "label", 32, &t->label);
     if (!st && t->label)
         for (const char *p = t->label; *p && !st; p++)
@@ -524,8 +523,7 @@ static ar_status parse_sim(sctx *c, const cJSON *root, ar_sweep *s) {
     const cJSON *j = sw_field(root, "sim");
     if (!j) return AR_OK;
     size_t old = ar_jpath_key(c, "sim");
-    ar_status st = cJSON_IsObject(j) ? ar_jpath_check_keys(c, j, keys)
-                                     : ar_jpath_fail(c, AR_EINVAL, "must be an object (got %s)", ar_json_type_name(j));
+    ar_status st = sw_check_object(c, j, keys);
     if (!st) st = sw_read_text(c, j, "network", 64, &s->sim_network);
     const cJSON *g = sw_field(j, "gamma");
     if (!st && g) {
@@ -553,8 +551,7 @@ static ar_status parse_real(sctx *c, const cJSON *root, ar_sweep *s) {
     const cJSON *j = sw_field(root, "real");
     if (!j) return AR_OK;
     size_t old = ar_jpath_key(c, "real");
-    ar_status st = cJSON_IsObject(j) ? ar_jpath_check_keys(c, j, keys)
-                                     : ar_jpath_fail(c, AR_EINVAL, "must be an object (got %s)", ar_json_type_name(j));
+    ar_status st = sw_check_object(c, j, keys);
     const cJSON *a = st ? NULL : sw_field(j, "csv");
     if (a) {
         size_t o2 = ar_jpath_key(c, "csv");
@@ -604,8 +601,7 @@ static ar_status parse_figures(sctx *c, const cJSON *root, ar_sweep *s) {
         ar_sweep_figure *f = &s->figures[i];
         size_t o2 = ar_jpath_idx(c, i);
         s->nfigures++;
-        st = cJSON_IsObject(j) ? ar_jpath_check_keys(c, j, keys)
-                               : ar_jpath_fail(c, AR_EINVAL, "must be an object (got %s)", ar_json_type_name(j));
+        st = sw_check_object(c, j, keys);
         if (!st) st = sw_read_text(c, j, "id", AR_SWEEP_NAME_MAX, &f->id);
         if (!st && !f->id) st = ar_jpath_fail(c, AR_EINVAL, "id: missing");
         if (!st) {
@@ -723,20 +719,14 @@ ar_status ar_sweep_from_json(const char *text, const char *where, ar_sweep **out
 
 void ar_sweep_free(ar_sweep *s) {
     if (!s) return;
-    free(s->name);
-    free(s->title);
-    free(s->paper);
-    free(s->description);
-    free(s->report);
+    AR_FREE_ALL(s->name, s->title, s->paper, s->description, s->report);
     for (int i = 0; s->platforms && i < s->nplatforms; i++) {
         free(s->platforms[i].spec);
         free(s->platforms[i].label);
         free(s->platforms[i].ranks);
         for (int k = 0; k < s->platforms[i].nexclude; k++) free(s->platforms[i].exclude[k]);
-        free(s->platforms[i].exclude);
-        free(s->platforms[i].scenario);
-        free(s->platforms[i].scen_set);
-        free(s->platforms[i].scen_value);
+        AR_FREE_ALL(s->platforms[i].exclude, s->platforms[i].scenario, s->platforms[i].scen_set,
+                    s->platforms[i].scen_value);
     }
     free(s->platforms);
     free(s->ranks);
@@ -753,10 +743,7 @@ void ar_sweep_free(ar_sweep *s) {
     for (int i = 0; i < s->nreal_csv; i++) free(s->real_csv[i]);
     free(s->real_csv);
     for (int i = 0; i < s->nfigures; i++) {
-        free(s->figures[i].id);
-        free(s->figures[i].script);
-        free(s->figures[i].title);
-        free(s->figures[i].caption);
+        AR_FREE_ALL(s->figures[i].id, s->figures[i].script, s->figures[i].title, s->figures[i].caption);
     }
     free(s->figures);
     free(s);

@@ -186,16 +186,8 @@ int ar_real_split_args(const ar_real_group *groups, int ngroups, int layer, int 
 void ar_real_plan_free(ar_real_plan *p) {
     if (!p) return;
     for (int g = 0; g < p->ngroups; g++) free(p->groups[g].members);
-    free(p->groups);
-    free(p->phase_first);
-    free(p->call);
-    free(p->group);
-    free(p->phase_coll);
-    free(p->phase_rounds);
-    free(p->phase_step0);
-    free(p->phase_psteps);
-    free(p->phase_pfirst);
-    free(p->pstep_r0);
+    AR_FREE_ALL(p->groups, p->phase_first, p->call, p->group, p->phase_coll, p->phase_rounds, p->phase_step0,
+                p->phase_psteps, p->phase_pfirst, p->pstep_r0);
     free(p);
 }
 
@@ -463,10 +455,7 @@ static ar_status finish_step(const ar_real_plan *p, cbuf *b, ar_real_step *st, a
 
 void ar_real_prog_free(ar_real_prog *g) {
     if (!g) return;
-    free(g->steps);
-    free(g->instr);
-    free(g->post);
-    free(g->src_off);
+    AR_FREE_ALL(g->steps, g->instr, g->post, g->src_off);
     free(g);
 }
 
@@ -612,10 +601,7 @@ ar_status ar_real_compile(const ar_real_plan *p, int me, ar_real_prog **out, ar_
         else if (g->instr[i].kind == AR_RI_RECV) g->nrecv++;
         else g->ncoll++;
     }
-    free(b.radd);
-    free(b.xf);
-    free(b.iv);
-    free(b.flag);
+    AR_FREE_ALL(b.radd, b.xf, b.iv, b.flag);
     if (st != AR_OK) {
         ar_real_prog_free(g);
         return st;

@@ -12,18 +12,8 @@ set -u
 : "${ARLAB:?set ARLAB to the arlab binary}" "${ARLAB_SRC:?set ARLAB_SRC to the source tree}"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-fails=0
-checks=0
+. "$ARLAB_SRC/tests/lib_check.sh" # check DESC COMMAND..., $checks, $fail
 skip=""
-check() {
-    local what=$1
-    shift
-    checks=$((checks + 1))
-    if ! "$@"; then
-        echo "FAIL: $what" >&2
-        fails=$((fails + 1))
-    fi
-}
 
 # 1. the figure sweeps, forced onto the model backend (sim-vs-real stays "real"
 # and imports the measurements below from ../out/real/, i.e. $tmp/out/real/)
@@ -138,8 +128,8 @@ else
     skip="${skip:+$skip; }chromium not installed (apt-get install chromium): the browser check did not run"
 fi
 
-echo "cli_report: $checks checks, $fails failed"
-[ "$fails" -eq 0 ] || exit 1
+echo "cli_report: $checks checks, $fail failed"
+[ "$fail" -eq 0 ] || exit 1
 if [ -n "$skip" ]; then
     echo "SKIP: $skip"
     exit 77

@@ -7,6 +7,25 @@
 . "$(dirname "$0")/lib_csv.sh"
 S=$ARLAB_SRC/scenarios
 near() { python3 -c "import sys; g,w=float(sys.argv[1]),float(sys.argv[2]); sys.exit(0 if abs(g-w)<=1e-9*w else 1)" "$1" "$2"; }
+# vary_sweep DESC NAME SPEC SCENARIO VARY SIZE WANT [EXTRA]: the ring swept on SPEC with SCENARIO (in $T_TMP) over
+# the axis VARY (JSON members), sim and model: 6 rows; each row's time_s within 1e-9 of WANT (JSON: the platform's
+# last "=VALUE" -> seconds), and the Python expression EXTRA over the row r and its value v true
+vary_sweep() {
+  printf '{"name": "%s", "backend": ["sim", "model"],\n "platforms": [{"spec": "%s", "scenario": "%s", "vary": {%s}}],\n "algos": ["ring"], "sizes": ["%s"]}\n' \
+    "$2" "$3" "$4" "$5" "$6" >"$T_TMP/$2.json"
+  expect_ok "$1: runs" -- sweep "$T_TMP/$2.json" --out "$T_TMP/$2" --quiet || return
+  t_check "$1: 6 rows, each at its time" python3 - "$T_TMP/$2/$2.csv" "$7" "${8:-True}" <<'PY'
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+want = json.loads(sys.argv[2])
+ok = len(rows) == 6
+for r in rows:
+    v = r["platform"].rsplit("=", 1)[-1]
+    ok = ok and v in want and abs(float(r["time_s"]) - want[v]) <= 1e-9 * want[v] and eval(sys.argv[3], {}, {"r": r, "v": v})
+sys.exit(0 if ok else 1)
+PY
+  return 0
+}
 
 if expect_ok "sim late rank" -- sim --platform flat:ranks=4 --algo ring --size 100MB --scenario "$S/late-rank.json" --format csv; then
   read -r t m sy sc < <(csv_col "$T_TMP/out" sim_s model_s sync scenario)
@@ -99,27 +118,12 @@ PY
 fi
 # a sweep over the slow GPU's fraction: f = 1, 0.5, 0.8 -> 0.014728, 0.015228, 0.014853 (sim and model)
 cp "$S/slow-gpu.json" "$T_TMP/slow.json"
-cat >"$T_TMP/swf.json" <<JSON
-{"name": "slow-sweep", "backend": ["sim", "model"],
- "platforms": [{"spec": "$T_TMP/flat8c.json", "scenario": "slow.json", "vary": {"stragglers[0].rate": [1, 0.5, 0.8]}}],
- "algos": ["ring"], "sizes": ["80MB"]}
-JSON
-if expect_ok "sweep over the slow GPU's fraction" -- sweep "$T_TMP/swf.json" --out "$T_TMP/swf" --quiet; then
-  t_check "sweep: 6 rows, T_1 + g (1/f - 1)" python3 - "$T_TMP/swf/slow-sweep.csv" <<'PY'
-import csv, sys
-rows = list(csv.DictReader(open(sys.argv[1])))
-want = {"1": 0.014728, "0.5": 0.015228, "0.8": 0.014853}
-ok = len(rows) == 6
-for r in rows:
-    f = r["platform"].rsplit("=", 1)[-1]
-    ok = ok and f in want and abs(float(r["time_s"]) - want[f]) <= 1e-9 * want[f]
-sys.exit(0 if ok else 1)
-PY
-fi
+vary_sweep "sweep over the slow GPU's fraction: T_1 + g (1/f - 1)" slow-sweep "$T_TMP/flat8c.json" slow.json \
+  '"stragglers[0].rate": [1, 0.5, 0.8]' 80MB '{"1": 0.014728, "0.5": 0.015228, "0.8": 0.014853}'
 # the same sweep on flat:ranks=8 with only the simulator's gamma: the platform has no reduction rate, so every
 # row is an error saying so (it used to abort the sweep with "out of memory")
 sed "s|\"$T_TMP/flat8c.json\"|\"flat:ranks=8\"|; s|\"sizes\": \[\"80MB\"\]}|\"sizes\": [\"80MB\"], \"sim\": {\"gamma\": 5e-11}}|" \
-  "$T_TMP/swf.json" >"$T_TMP/swg.json"
+  "$T_TMP/slow-sweep.json" >"$T_TMP/swg.json"
 "$ARLAB" sweep "$T_TMP/swg.json" --out "$T_TMP/swg" --quiet >"$T_TMP/out" 2>"$T_TMP/err"
 rc=$?
 t_check "sweep without a reduction rate: non-zero exit ($rc)" test "$rc" -ge 1 -a "$rc" -lt 128
@@ -175,28 +179,13 @@ expect_error "model refuses jobs" "only in a simulation" -- model --platform fla
 # sweeps: a platform entry with a scenario and a vary axis over stragglers[0].delay (0, 1, 2 ms):
 # sim and model both give T0 + d = 0.012012, 0.013012, 0.014012; the key names the variant (resume)
 cp "$S/late-rank.json" "$T_TMP/late.json"
-cat >"$T_TMP/sw.json" <<'JSON'
-{"name": "late-sweep", "backend": ["sim", "model"],
- "platforms": [{"spec": "flat:ranks=4", "scenario": "late.json", "vary": {"stragglers[0].delay": ["0ms", "1ms", "2ms"]}}],
- "algos": ["ring"], "sizes": ["100MB"]}
-JSON
-if expect_ok "sweep over a scenario parameter" -- sweep "$T_TMP/sw.json" --out "$T_TMP/swo" --quiet; then
-  t_check "sweep: 6 rows, T0 + d" python3 - "$T_TMP/swo/late-sweep.csv" <<'PY'
-import csv, sys
-rows = list(csv.DictReader(open(sys.argv[1])))
-want = {"0ms": 0.012012, "1ms": 0.013012, "2ms": 0.014012}
-ok = len(rows) == 6
-for r in rows:
-    d = r["platform"].rsplit("=", 1)[-1]
-    ok = ok and d in want and abs(float(r["time_s"]) - want[d]) <= 1e-9 * want[d]
-    ok = ok and "+scenario=late.json@stragglers[0].delay=" in r["key"]
-    ok = ok and (r["backend"] != "sim" or d == "0ms" or "dataflow" in r["network"])
-sys.exit(0 if ok else 1)
-PY
-  expect_ok "sweep resumes" -- sweep "$T_TMP/sw.json" --out "$T_TMP/swo"
+if vary_sweep "sweep over a scenario parameter: T0 + d" late-sweep flat:ranks=4 late.json \
+  '"stragglers[0].delay": ["0ms", "1ms", "2ms"]' 100MB '{"0ms": 0.012012, "1ms": 0.013012, "2ms": 0.014012}' \
+  '"+scenario=late.json@stragglers[0].delay=" in r["key"] and (r["backend"] != "sim" or v == "0ms" or "dataflow" in r["network"])'; then
+  expect_ok "sweep resumes" -- sweep "$T_TMP/late-sweep.json" --out "$T_TMP/late-sweep"
   t_check "sweep: every row resumed" grep -q "6 rows (0 points run, 6 resumed)" "$T_TMP/err"
 fi
-sed 's/stragglers\[0\]/stragglers[1]/' "$T_TMP/sw.json" >"$T_TMP/sw2.json"
+sed 's/stragglers\[0\]/stragglers[1]/' "$T_TMP/late-sweep.json" >"$T_TMP/sw2.json"
 expect_error "sweep: vary path must exist" "platforms[0].scenario" -- sweep "$T_TMP/sw2.json" --out "$T_TMP/swo2"
 echo '{"name":"v","platforms":[{"spec":"flat:ranks=4","scenario":"late.json","vary":{"a":[1],"b":[2]}}],"algos":["ring"],"sizes":["1MB"]}' >"$T_TMP/sw3.json"
 expect_error "sweep: one vary path" "platforms[0].vary: must be an object with one scenario path" -- sweep "$T_TMP/sw3.json" --out "$T_TMP/swo3"

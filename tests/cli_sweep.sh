@@ -8,17 +8,7 @@ set -u
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 . "$ARLAB_SRC/tests/lib_csv.sh" # csv_col FILE NAME...: columns by name, never by position
-fails=0
-checks=0
-check() { # check DESCRIPTION COMMAND...
-    local what=$1
-    shift
-    checks=$((checks + 1))
-    if ! "$@"; then
-        echo "FAIL: $what" >&2
-        fails=$((fails + 1))
-    fi
-}
+. "$ARLAB_SRC/tests/lib_check.sh" # check DESC COMMAND..., $checks, $fail
 
 cat >"$tmp/small.json" <<'EOF'
 {
@@ -175,9 +165,9 @@ for f in "$ARLAB_SRC"/experiments/*.json; do
     "$ARLAB" sweep "$f" --out /dev/null/x --quiet 2>msg.txt
     if ! grep -q "cannot\|Not a directory" msg.txt; then
         echo "FAIL: $(basename "$f") did not get past parsing: $(cat msg.txt)" >&2
-        fails=$((fails + 1))
+        fail=$((fail + 1))
     fi
 done
 
-echo "cli_sweep: $checks checks, $fails failed"
-[ "$fails" -eq 0 ]
+echo "cli_sweep: $checks checks, $fail failed"
+[ "$fail" -eq 0 ]

@@ -83,10 +83,7 @@ int main(void) {
         o.gamma_s_per_B = c->gamma;
         o.check = c->check;
         sim_run fast, full;
-        if (sim_run_case(&fast, c->plat, c->algo, c->bytes, &o) != 0) { /* a failed check already */
-            sim_run_free(&fast);
-            continue;
-        }
+        if (!sim_case_ran(&fast, c->plat, c->algo, c->bytes, &o)) continue;
         o.full = 1;
         if (sim_run_case(&full, c->plat, c->algo, c->bytes, &o) != 0) {
             sim_run_free(&fast);
@@ -138,10 +135,7 @@ int main(void) {
         o.sync = AR_SYNC_ROUND;
         o.network = c->network;
         sim_run fast, nv;
-        if (sim_run_case(&fast, c->plat, c->algo, c->bytes, &o) != 0) { /* a failed check already */
-            sim_run_free(&fast);
-            continue;
-        }
+        if (!sim_case_ran(&fast, c->plat, c->algo, c->bytes, &o)) continue;
         o.engine = AR_SIM_NAIVE;
         if (sim_run_case(&nv, c->plat, c->algo, c->bytes, &o) != 0) {
             sim_run_free(&fast);

@@ -103,6 +103,14 @@ static inline int sim_run_case(sim_run *x, const char *plat, const char *algo, u
     return sim_run_case_ex(x, plat, algo, bytes, opts, 0);
 }
 
+/* sim_run_case for the loops over cases: 1 when it ran; 0 (x freed, a failed check already) when not. */
+static inline int sim_case_ran(sim_run *x, const char *plat, const char *algo, uint64_t bytes,
+                               const ar_sim_opts *opts) {
+    if (sim_run_case(x, plat, algo, bytes, opts) == 0) return 1;
+    sim_run_free(x);
+    return 0;
+}
+
 /* The floor of a test that loops over cases: prints how many ran (and how
  * many answered an expected AR_EUNSUPPORTED) and checks that at least `floor`
  * ran, the number that ran when the floor was set. */

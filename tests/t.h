@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/status.h"
 
@@ -45,6 +46,18 @@ static int t_checks, t_failed;
         T_CHECK(t_st == AR_OK, "%s -> %d (%s): %s", #call, (int)t_st, ar_status_name(t_st),                \
                 (err).msg[0] ? (err).msg : "(no message; give the call's ar_err as T_OK's 2nd argument)"); \
     } while (0)
+
+/* A refused input (doc): status st not OK, no object made (made = 0), and its message one line that starts with
+ * "FILE: " and contains frag. */
+static inline void t_refused(ar_status st, int made, const ar_err *e, const char *file, const char *frag,
+                             const char *doc) {
+    size_t n = strlen(file);
+    T_CHECK(st != AR_OK && !made, "accepted: %s", doc);
+    T_CHECK(strstr(e->msg, frag) != NULL, "message \"%s\" lacks \"%s\"", e->msg, frag);
+    T_CHECK(!strncmp(e->msg, file, n) && !strncmp(e->msg + n, ": ", 2), "message \"%s\" does not name the file %s",
+            e->msg, file);
+    T_CHECK(strchr(e->msg, '\n') == NULL, "multi-line message \"%s\"", e->msg);
+}
 
 static inline int t_done(const char *name) {
     printf("%s: %d checks, %d failed\n", name, t_checks, t_failed);

@@ -1,11 +1,32 @@
-/* Test helpers shared by the planner tests: load a platform from JSON text,
- * and plan + validate + execute a schedule, recording checks in t.h. */
+/* Test helpers shared by the planner tests: load a platform from a spec or JSON text,
+ * plan + validate + execute a schedule, recording checks in t.h, and a schedule's JSON text. */
 #ifndef AR_T_PLAN_H
 #define AR_T_PLAN_H
 
 #include "core/algo.h"
 #include "core/platform.h"
 #include "t.h"
+
+/* s as schedule JSON text (malloc'd; NULL when out of memory). */
+static inline char *schedule_json(const ar_schedule *s) {
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) return NULL;
+    ar_err e;
+    ar_schedule_print_json(s, f, &e);
+    fclose(f);
+    return buf;
+}
+
+/* The platform of spec (a preset, file or family); NULL and a failed check when it does not load. */
+static inline ar_platform *load_spec(const char *spec) {
+    ar_platform *p = NULL;
+    ar_err e = {{0}};
+    ar_status st = ar_platform_load(spec, 0, &p, &e);
+    T_CHECK(st == AR_OK && p, "load %s: %s", spec, e.msg);
+    return st == AR_OK ? p : NULL;
+}
 
 static inline ar_platform *load_json(const char *json) {
     ar_platform *p = NULL;
@@ -14,11 +35,13 @@ static inline ar_platform *load_json(const char *json) {
     return p;
 }
 
-/* Loads the platform in js (malloc'd JSON text, freed here); a failed check naming `what` when
- * it does not load. */
+/* Loads the platform in js (malloc'd JSON text, freed here; NULL when its writer ran out of memory); a
+ * failed check naming `what` when it does not load. */
 static inline ar_platform *load_json_text(char *js, const char *what) {
     ar_platform *p = NULL;
     ar_err e = {{0}};
+    T_CHECK(js != NULL, "%s: out of memory", what);
+    if (!js) return NULL;
     ar_status st = ar_platform_from_json(js, what, &p, &e);
     T_CHECK(st == AR_OK, "%s: %s", what, e.msg);
     free(js);

@@ -79,9 +79,8 @@ static void test_presets(void) {
     T_OK(ar_platform_list_presets(&names, &n, &e));
     T_CHECK(n >= 10, "only %d presets", n);
     for (int i = 0; i < n; i++) {
-        ar_platform *p = NULL;
-        if (ar_platform_load(names[i], 0, &p, &e) != AR_OK) {
-            T_CHECK(0, "preset %s: %s", names[i], e.msg);
+        ar_platform *p = load_spec(names[i]);
+        if (!p) {
             free(names[i]);
             continue;
         }
@@ -100,10 +99,8 @@ static void test_random(void) {
     for (int t = 0; t < 600; t++) {
         char desc[160], decomp[200], spec[256];
         int forced = t % 7 == 0 ? (int[]){7, 13, 31, 61, 12, 64, 1}[t / 7 % 7] : 0;
-        char *json = rt_platform_json(&g, (rt_shape)(t % RT_NSHAPES), forced, desc, sizeof desc);
-        ar_platform *p = json ? load_json(json) : NULL;
-        free(json);
-        T_CHECK(p != NULL, "random platform %d (%s)", t, desc);
+        ar_platform *p = load_json_text(rt_platform_json(&g, (rt_shape)(t % RT_NSHAPES), forced, desc, sizeof desc),
+                                        desc);
         if (!p) continue;
         uint64_t count = random_count(&g, p->nranks);
         ok += check_plan(p, "blueconnect", count, desc);
@@ -190,9 +187,7 @@ static void test_random_symmetric(void) {
     int n = 0;
     for (int t = 0; t < 300; t++) {
         char desc[160], spec[256];
-        char *json = rt_platform_json(&g, RT_SYM, 0, desc, sizeof desc);
-        ar_platform *p = json ? load_json(json) : NULL;
-        free(json);
+        ar_platform *p = load_json_text(rt_platform_json(&g, RT_SYM, 0, desc, sizeof desc), desc);
         if (!p) continue;
         if (p->nranks < 2) {
             ar_platform_free(p);

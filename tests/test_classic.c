@@ -15,6 +15,7 @@
 #include "core/schedule.h"
 #include "randtopo.h"
 #include "t.h"
+#include "t_plan.h"
 
 /* Variants tested per algorithm of this set (params after ':'). */
 static const char *const variants[] = {
@@ -233,14 +234,6 @@ static void run_platform(const ar_platform *p, const char *where, int nalgos, co
     }
 }
 
-static ar_platform *load(const char *spec) {
-    ar_platform *p = NULL;
-    ar_err e = {{0}};
-    ar_status st = ar_platform_load(spec, 0, &p, &e);
-    T_CHECK(st == AR_OK && p, "load %s: %s", spec, e.msg);
-    return st == AR_OK ? p : NULL;
-}
-
 int main(void) {
     int nalgos = 0;
     const ar_algo *const *algos = ar_algos(&nalgos);
@@ -272,7 +265,7 @@ int main(void) {
     T_CHECK(ar_platform_list_presets(&names, &npresets, &e) == AR_OK, "list presets: %s", e.msg);
     T_CHECK(npresets > 0, "some presets (%d)", npresets);
     for (int i = 0; i < npresets; i++) {
-        ar_platform *p = load(names[i]);
+        ar_platform *p = load_spec(names[i]);
         if (p) {
             char where[128];
             snprintf(where, sizeof where, "preset %s (P=%d)", names[i], p->nranks);
@@ -288,7 +281,7 @@ int main(void) {
         "flat:ranks=1",  "flat:ranks=2",      "flat:ranks=5",        "flat:ranks=6",          "flat:ranks=8",
         "flat:ranks=13", "machines:gpus=2+3", "machines:gpus=1+1+1", "machines:gpus=4+4+4+4", "machines:gpus=1+4+2"};
     for (size_t i = 0; i < sizeof gens / sizeof gens[0]; i++) {
-        ar_platform *p = load(gens[i]);
+        ar_platform *p = load_spec(gens[i]);
         if (p) {
             run_platform(p, gens[i], nalgos, algos, 1, &S);
             ar_platform_free(p);
@@ -324,7 +317,7 @@ int main(void) {
 
     /* specific properties on generated platforms */
     {
-        ar_platform *p = load("flat:ranks=6");
+        ar_platform *p = load_spec("flat:ranks=6");
         ar_schedule *s = NULL;
         if (p && plan(p, "halving-doubling", 60, &s, &e) == AR_OK) {
             T_CHECK(s->nphases == 4, "hd on P=6: fold, RS, AG, unfold (%d phases)", s->nphases);
@@ -340,7 +333,7 @@ int main(void) {
         ar_platform_free(p);
     }
     {
-        ar_platform *p = load("blueconnect-12");
+        ar_platform *p = load_spec("blueconnect-12");
         ar_schedule *s = NULL;
         if (p && plan(p, "two-level", 1200, &s, &e) == AR_OK) {
             T_CHECK(s->nphases == 3 && s->phases[0].nops == 4 && s->phases[1].nops == 1 && s->phases[1].ops[0].n == 4 &&
@@ -385,7 +378,7 @@ int main(void) {
         ar_platform_free(p);
     }
     {
-        ar_platform *p = load("machines:gpus=1+1+1");
+        ar_platform *p = load_spec("machines:gpus=1+1+1");
         ar_schedule *s = NULL;
         if (p && plan(p, "two-level:impl=hd", 10, &s, &e) != AR_OK)
             T_CHECK(strstr(e.msg, "power-of-two"), "two-level impl=hd on 3 machines names why: %s", e.msg);

@@ -15,17 +15,10 @@
 #include "models/model.h"
 #include "randtopo.h"
 #include "t.h"
+#include "t_plan.h"
 
 #define REL 1e-12
 #define WALK_REL 1e-9
-
-static ar_platform *load(const char *spec) {
-    ar_platform *p = NULL;
-    ar_err e = {{0}};
-    ar_status st = ar_platform_load(spec, 0, &p, &e);
-    T_CHECK(st == AR_OK && p, "load %s: %s", spec, e.msg);
-    return st == AR_OK ? p : NULL;
-}
 
 /* Closed form of spec on p for count 4-byte elements (NAN on failure). */
 static double closed(const ar_platform *p, const char *spec, uint64_t count, ar_model_result *r) {
@@ -102,7 +95,7 @@ int main(void) {
     static ar_model_result r;
 
     /* ---- blueconnect-12: 3 GPUs/node x 2 nodes/rack x 2 racks ---- */
-    ar_platform *bc = load("blueconnect-12");
+    ar_platform *bc = load_spec("blueconnect-12");
     if (bc) {
         T_CHECK(bc->nranks == 12 && bc->nlevels == 3 && bc->levels[0].fanout == 3 && bc->levels[1].fanout == 2 &&
                     bc->levels[2].fanout == 2 && bc->nmachines == 4,
@@ -170,7 +163,7 @@ int main(void) {
     }
 
     /* ---- blueconnect-192: 4 GPUs/node x 16 nodes/rack x 3 racks ---- */
-    ar_platform *b192 = load("blueconnect-192");
+    ar_platform *b192 = load_spec("blueconnect-192");
     if (b192) {
         T_CHECK(b192->nranks == 192 && b192->nlevels == 3 && b192->levels[0].fanout == 4 &&
                     b192->levels[1].fanout == 16 && b192->levels[2].fanout == 3 && b192->nmachines == 48,
@@ -206,7 +199,7 @@ int main(void) {
     static const char *const flats[] = {"flat:ranks=8", "flat:ranks=6", "flat:ranks=16",
                                         "flat:ranks=5", "flat:ranks=2", "flat:ranks=1"};
     for (size_t i = 0; i < sizeof flats / sizeof flats[0]; i++) {
-        ar_platform *p = load(flats[i]);
+        ar_platform *p = load_spec(flats[i]);
         if (!p) continue;
         uint64_t c = 240 * 16 * 4; /* divisible by P, q, chunks and servers */
         closed_eq_walk(p, "ring", c);
@@ -226,7 +219,7 @@ int main(void) {
     static const char *const mach[] = {"machines:gpus=4+4+4+4", "machines:gpus=3+3+3", "machines:gpus=2+2",
                                        "machines:gpus=1+1+1+1"};
     for (size_t i = 0; i < sizeof mach / sizeof mach[0]; i++) {
-        ar_platform *p = load(mach[i]);
+        ar_platform *p = load_spec(mach[i]);
         if (!p) continue;
         closed_eq_walk(p, "two-level", 1200);
         closed_eq_walk(p, "two-level:impl=ring", 1200);
@@ -257,7 +250,7 @@ int main(void) {
     ar_err e = {{0}};
     T_CHECK(ar_platform_list_presets(&names, &npresets, &e) == AR_OK, "presets: %s", e.msg);
     for (int i = 0; i < npresets; i++) {
-        ar_platform *p = load(names[i]);
+        ar_platform *p = load_spec(names[i]);
         if (p && p->nranks <= 256) check_plat_quantities(p, names[i]);
         ar_platform_free(p);
         free(names[i]);
@@ -278,7 +271,7 @@ int main(void) {
     }
 
     /* ---- refusals ---- */
-    ar_platform *fr = load("fr-7");
+    ar_platform *fr = load_spec("fr-7");
     if (fr) {
         ar_status st = ar_algo_closed("two-level", fr, 1000, 4, &r, &e);
         T_CHECK(st == AR_EUNSUPPORTED && strstr(e.msg, "equal size"), "two-level on 4+3 machines: %s", e.msg);

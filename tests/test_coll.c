@@ -14,16 +14,7 @@
 #include "core/util.h"
 #include "models/model.h"
 #include "t.h"
-
-static char *to_json(const ar_schedule *s) {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    ar_err e;
-    ar_schedule_print_json(s, f, &e);
-    fclose(f);
-    return buf;
-}
+#include "t_plan.h"
 
 static void plans_check(void) {
     static const char *const algos[] = {"ring", "pipelined-ring", "halving-doubling", "pat"};
@@ -110,11 +101,11 @@ static void json(void) {
     T_OK(ar_platform_load("flat:ranks=4", 0, &p, &e), e);
     ar_schedule *s = NULL, *t = NULL;
     T_OK(ar_algo_plan_coll("ring", AR_COLL_ALLGATHER, p, 100, 4, &s, &e), e);
-    char *j = s ? to_json(s) : NULL;
+    char *j = s ? schedule_json(s) : NULL;
     T_CHECK(j && strstr(j, "\"collective\":\"allgather\""), "json lacks the collective: %s", j ? j : "");
     if (j) T_OK(ar_schedule_from_json(j, "t", &t, &e), e);
     T_CHECK(t && t->coll == AR_COLL_ALLGATHER, "round trip lost the collective");
-    char *j2 = t ? to_json(t) : NULL;
+    char *j2 = t ? schedule_json(t) : NULL;
     T_CHECK(j && j2 && !strcmp(j, j2), "print -> load -> print differs");
     ar_schedule_free(t);
     t = NULL;

@@ -57,9 +57,8 @@ static void test_presets(void) {
     ar_err e = {{0}};
     T_OK(ar_platform_list_presets(&names, &n, &e));
     for (int i = 0; i < n; i++) {
-        ar_platform *p = NULL;
-        if (ar_platform_load(names[i], 0, &p, &e) != AR_OK) {
-            T_CHECK(0, "preset %s: %s", names[i], e.msg);
+        ar_platform *p = load_spec(names[i]);
+        if (!p) {
             free(names[i]);
             continue;
         }
@@ -90,10 +89,7 @@ static void test_random(void) {
         char desc[160];
         int forced = t % 5 == 0 ? (int[]){7, 13, 31, 61, 11, 64, 2}[t / 5 % 7] : 0;
         rt_shape shape = t % 4 == 0 ? RT_SYM : t % 4 == 3 ? RT_ASYM3 : RT_ASYM2;
-        char *json = rt_platform_json(&g, shape, forced, desc, sizeof desc);
-        ar_platform *p = json ? load_json(json) : NULL;
-        free(json);
-        T_CHECK(p != NULL, "random platform %d (%s)", t, desc);
+        ar_platform *p = load_json_text(rt_platform_json(&g, shape, forced, desc, sizeof desc), desc);
         if (!p) continue;
         if (!p->uniform_depth) {
             ar_schedule *s = NULL;
@@ -121,9 +117,7 @@ static void test_symmetric(void) {
     int n = 0;
     for (int t = 0; t < 300; t++) {
         char desc[160];
-        char *json = rt_platform_json(&g, RT_SYM, 0, desc, sizeof desc);
-        ar_platform *p = json ? load_json(json) : NULL;
-        free(json);
+        ar_platform *p = load_json_text(rt_platform_json(&g, RT_SYM, 0, desc, sizeof desc), desc);
         if (!p) continue;
         if (p->nranks < 2) {
             ar_platform_free(p);

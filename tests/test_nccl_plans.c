@@ -12,6 +12,7 @@
 #include "models/model.h"
 #include "models/nccl_model.h"
 #include "t.h"
+#include "t_plan.h"
 
 /* nccl-ring's reduce-scatter and all-gather (and nccl's pick for them): exact in the validator and the
  * host executor, on even and uneven rank blocks; one op per channel, each on its rail between nodes, member
@@ -128,16 +129,6 @@ static void check_dtree(int M) {
     free(kids1);
 }
 
-static char *to_json(const ar_schedule *s) {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    ar_err e;
-    ar_schedule_print_json(s, f, &e);
-    fclose(f);
-    return buf;
-}
-
 /* Protocols: the op field round-trips through JSON; on one NVSwitch node (no
  * contention, equal blocks) the walk of a one-channel ring with protocol X is
  * the protocol-free walk with its bandwidth part divided by NCCL's factor, plus
@@ -164,9 +155,9 @@ static void check_protocols(void) {
         if (!s) continue;
         T_CHECK(s->phases[0].ops[0].proto == (ar_proto)(k + 1), "%s: op proto %d", spec,
                 (int)s->phases[0].ops[0].proto);
-        char *j = to_json(s), *j2 = NULL;
+        char *j = schedule_json(s), *j2 = NULL;
         T_OK(ar_schedule_from_json(j, spec, &t, &e), e);
-        if (t) j2 = to_json(t);
+        if (t) j2 = schedule_json(t);
         T_CHECK(t && t->phases[0].ops[0].proto == s->phases[0].ops[0].proto && j2 && !strcmp(j, j2),
                 "%s: JSON round trip", spec);
         double f, step, base;

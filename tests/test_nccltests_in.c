@@ -301,6 +301,15 @@ static void test_multi_file(void) {
             e.msg);
 }
 
+/* text (named name, read with opts) is refused with the message want, and nothing is kept. */
+static void refused(const char *name, const char *text, const ar_nt_opts *opts, const char *want) {
+    ar_nt_set *s = NULL;
+    ar_err e = {{0}};
+    T_CHECK(ar_nt_read_mem(name, text, strlen(text), opts, &s, &e) == AR_EINVAL && !s && !strcmp(e.msg, want), "%s: %s",
+            name, e.msg);
+    ar_nt_free(s);
+}
+
 /* In-memory variants: the older "error" column without root, a blank out-of-place
  * half, NUL bytes, rows that do not fit the header. */
 static void test_mem(void) {
@@ -346,25 +355,20 @@ static void test_mem(void) {
     T_CHECK(ar_nt_read_mem("nul.txt", nul, sizeof nul - 1, NULL, &s, &e) == AR_EINVAL && !s &&
                 !strcmp(e.msg, "nul.txt:2: NUL byte: not an nccl-tests text file"),
             "%s", e.msg);
-    const char *few = "#  size count type redop root time algbw busbw #wrong\n8 2 float sum -1 1.0 0.0\n"
-                      "# Avg bus bandwidth : 0\n";
-    T_CHECK(ar_nt_read_mem("few.txt", few, strlen(few), NULL, &s, &e) == AR_EINVAL &&
-                !strcmp(e.msg, "few.txt:2: a row of this table has 9 fields, found 7"),
-            "%s", e.msg);
-    const char *neg = "#  size count type redop root time algbw busbw #wrong\n8 2 float sum -1 1.0 -0.5 0 0\n"
-                      "# Avg bus bandwidth : 0\n";
-    T_CHECK(ar_nt_read_mem("neg.txt", neg, strlen(neg), NULL, &s, &e) == AR_EINVAL &&
-                !strcmp(e.msg, "neg.txt:2: field \"algbw\" (out-of-place): \"-0.5\" is negative"),
-            "%s", e.msg);
-    const char *sz = "#  size count type redop root time algbw busbw #wrong\n8k 2 float sum -1 1.0 0.5 0 0\n";
-    T_CHECK(ar_nt_read_mem("sz.txt", sz, strlen(sz), NULL, &s, &e) == AR_EINVAL &&
-                !strcmp(e.msg, "sz.txt:2: field \"size\": \"8k\" is not a byte count"),
-            "%s", e.msg);
-    const char *junk = "#  size count type redop root time algbw busbw #wrong\n8 2 float sum -1 1.0 0.5 0 0\n"
-                       "oops\n# Avg bus bandwidth : 0\n";
-    T_CHECK(ar_nt_read_mem("junk.txt", junk, strlen(junk), NULL, &s, &e) == AR_EINVAL &&
-                !strcmp(e.msg, "junk.txt:3: not a row of the table: \"oops\""),
-            "%s", e.msg);
+    refused("few.txt",
+            "#  size count type redop root time algbw busbw #wrong\n8 2 float sum -1 1.0 0.0\n"
+            "# Avg bus bandwidth : 0\n",
+            NULL, "few.txt:2: a row of this table has 9 fields, found 7");
+    refused("neg.txt",
+            "#  size count type redop root time algbw busbw #wrong\n8 2 float sum -1 1.0 -0.5 0 0\n"
+            "# Avg bus bandwidth : 0\n",
+            NULL, "neg.txt:2: field \"algbw\" (out-of-place): \"-0.5\" is negative");
+    refused("sz.txt", "#  size count type redop root time algbw busbw #wrong\n8k 2 float sum -1 1.0 0.5 0 0\n", NULL,
+            "sz.txt:2: field \"size\": \"8k\" is not a byte count");
+    refused("junk.txt",
+            "#  size count type redop root time algbw busbw #wrong\n8 2 float sum -1 1.0 0.5 0 0\n"
+            "oops\n# Avg bus bandwidth : 0\n",
+            NULL, "junk.txt:3: not a row of the table: \"oops\"");
     const char *nan = "#  size count type redop root time algbw busbw #wrong\n8 2 float sum -1 nan 0.5 0 0\n"
                       "# Avg bus bandwidth : 0\n";
     T_CHECK(ar_nt_read_mem("nan.txt", nan, strlen(nan), &(ar_nt_opts){.coll = AR_NT_ALL_REDUCE}, &s, &e) == AR_OK, "%s",
@@ -746,11 +750,10 @@ static void test_formats(void) {
             "broadcast --ranks: %s", e.msg);
     ar_nt_free(s);
     /* a row after the line that ended the table is not dropped silently */
-    const char *split = "#  size count type redop root time algbw busbw #wrong\n8 2 float sum -1 1.0 0.5 0 0\n```\n"
-                        "16 4 float sum -1 1.0 0.5 0 0\n";
-    T_CHECK(ar_nt_read_mem("split.txt", split, strlen(split), &nf, &s, &e) == AR_EINVAL &&
-                !strcmp(e.msg, "split.txt:3: not a row of the table: \"```\""),
-            "%s", e.msg);
+    refused("split.txt",
+            "#  size count type redop root time algbw busbw #wrong\n8 2 float sum -1 1.0 0.5 0 0\n```\n"
+            "16 4 float sum -1 1.0 0.5 0 0\n",
+            &nf, "split.txt:3: not a row of the table: \"```\"");
 }
 
 /* The public corpus (experiments/reference/logs, MANIFEST.tsv): every log read as published, with the

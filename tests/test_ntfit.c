@@ -32,7 +32,6 @@ static double true_time(const ar_platform *p, double bytes, double ls, double bs
     return ls * (tf - tb) + tb / (a == AR_NCCL_NVLS ? bs_nvls : bs);
 }
 
-/* nccl-tests text for sizes [lo, hi] (factor 2); wrong_at: size with #wrong 3 (0: none). */
 /* nccl-tests' device lines of an all_reduce_perf run on p's ranks: all on node-a, device = rank, or
  * (by_node) on node-a, node-b, ... by machine, device = rank mod 8; its length. */
 static size_t log_devices(char *buf, size_t cap, const ar_platform *p, int by_node) {
@@ -60,6 +59,36 @@ static size_t log_header(char *buf, size_t cap, const ar_platform *p, int by_nod
     return len + log_columns(buf + len, cap - len);
 }
 
+/* The next uniform in [0, 1) of a 64-bit LCG (fixed seeds: the synthetic logs are reproducible). */
+static double lcg_uniform(unsigned long long *rng) {
+    *rng = *rng * 6364136223846793005ull + 1442695040888963407ull;
+    return (double)(*rng >> 11) / 9007199254740992.0;
+}
+
+/* Gaussian-like noise of mean 0 and deviation 1: the sum of 12 uniforms, less 6. */
+static double lcg_noise(unsigned long long *rng) {
+    double sum = 0;
+    for (int k = 0; k < 12; k++) sum += lcg_uniform(rng);
+    return sum - 6;
+}
+
+/* One table row of size b: time t_us (both halves), algbw b/t, busbw algbw x bus, #wrong of the out-of-place half;
+ * its length. */
+static size_t log_row(char *buf, size_t cap, uint64_t b, double t_us, double bus, int wrong) {
+    double alg = (double)b / t_us / 1e3;
+    return (size_t)snprintf(buf, cap, "%12llu %12llu float sum -1 %10.3f %7.2f %7.2f %d %10.3f %7.2f %7.2f 0\n",
+                            (unsigned long long)b, (unsigned long long)(b / 4), t_us, alg, alg * bus, wrong, t_us, alg,
+                            alg * bus);
+}
+
+/* The log's two closing lines after len bytes of buf; buf. */
+static char *log_end(char *buf, size_t len, size_t cap) {
+    len += (size_t)snprintf(buf + len, cap - len, "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 1.0\n");
+    T_CHECK(len < cap, "buffer");
+    return buf;
+}
+
+/* nccl-tests text for sizes [lo, hi] (factor 2); wrong_at: size with #wrong 3 (0: none). */
 static char *synth(const ar_platform *p, uint64_t lo, uint64_t hi, unsigned seed, uint64_t wrong_at, double bs_nvls) {
     size_t cap = 1 << 16, len = 0;
     char *buf = malloc(cap);
@@ -67,21 +96,10 @@ static char *synth(const ar_platform *p, uint64_t lo, uint64_t hi, unsigned seed
     len += log_header(buf + len, cap - len, p, 0);
     unsigned long long rng = seed;
     for (uint64_t b = lo; b <= hi; b *= 2) {
-        double sum = 0;
-        for (int k = 0; k < 12; k++) {
-            rng = rng * 6364136223846793005ull + 1442695040888963407ull;
-            sum += (double)(rng >> 11) / 9007199254740992.0;
-        }
-        double t = true_time(p, (double)b, 2.0, 0.8, bs_nvls) * (1 + 0.02 * (sum - 6)) * 1e6;
-        double alg = (double)b / t / 1e3;
-        len += (size_t)snprintf(buf + len, cap - len,
-                                "%12llu %12llu float sum -1 %10.3f %7.2f %7.2f %d %10.3f %7.2f %7.2f 0\n",
-                                (unsigned long long)b, (unsigned long long)(b / 4), t, alg, alg * 1.75,
-                                b == wrong_at ? 3 : 0, t, alg, alg * 1.75);
+        double t = true_time(p, (double)b, 2.0, 0.8, bs_nvls) * (1 + 0.02 * lcg_noise(&rng)) * 1e6;
+        len += log_row(buf + len, cap - len, b, t, 1.75, b == wrong_at ? 3 : 0);
     }
-    len += (size_t)snprintf(buf + len, cap - len, "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 1.0\n");
-    T_CHECK(len < cap, "buffer");
-    return buf;
+    return log_end(buf, len, cap);
 }
 
 /* ---- 4. the per-class calibration round trip ----
@@ -96,6 +114,19 @@ static int cmp_dbl(const void *a, const void *b) {
 
 static const double k_tlat[2] = {1.5, 1.3}, k_tbw[2] = {0.85, 0.7};
 static double true_eff(int a) { return a == AR_NCCL_NVLS ? 0.9 : a == AR_NCCL_TREE ? 0.8 : 1.0; }
+
+/* What the CLI writes for calibration c of dgx-h100 (factors and switch rates; no efficiencies): platform name. */
+static ar_ntcal_in cal_in(const char *name, const ar_ntfit_cal *c) {
+    return (ar_ntcal_in){.name = name,
+                         .lat_scale = 1,
+                         .bw_scale = 1,
+                         .calibrated = 1,
+                         .cal_lat = {c->cls[0].lat, c->cls[1].lat},
+                         .cal_bw = {c->cls[0].bw, c->cls[1].bw},
+                         .cal_sw = {{c->sw[0][0].bw, c->sw[0][1].bw}, {c->sw[1][0].bw, c->sw[1][1].bw}},
+                         .have_sw = {{c->sw[0][0].n > 0, c->sw[0][1].n > 0}, {c->sw[1][0].n > 0, c->sw[1][1].n > 0}},
+                         .base = "dgx-h100"};
+}
 
 /* The calibrated truth: NCCL's model on p (1 or 2 nodes) with the true factors, algorithm forced. */
 static double cal_true_time(const ar_platform *p, int algo, double bytes) {
@@ -122,20 +153,10 @@ static char *synth_cal(const ar_platform *p, int algo, unsigned seed) {
     len += log_columns(buf + len, cap - len);
     unsigned long long rng = seed;
     for (uint64_t b = 8; b <= (1ull << 30); b *= 4) {
-        double sum = 0;
-        for (int k = 0; k < 12; k++) {
-            rng = rng * 6364136223846793005ull + 1442695040888963407ull;
-            sum += (double)(rng >> 11) / 9007199254740992.0;
-        }
-        double t = cal_true_time(p, algo, (double)b) * (1 + 0.01 * (sum - 6)) * 1e6;
-        double alg = (double)b / t / 1e3;
-        len += (size_t)snprintf(buf + len, cap - len,
-                                "%12llu %12llu float sum -1 %10.3f %7.2f %7.2f 0 %10.3f %7.2f %7.2f 0\n",
-                                (unsigned long long)b, (unsigned long long)(b / 4), t, alg, alg, t, alg, alg);
+        double t = cal_true_time(p, algo, (double)b) * (1 + 0.01 * lcg_noise(&rng)) * 1e6;
+        len += log_row(buf + len, cap - len, b, t, 1.0, 0);
     }
-    len += (size_t)snprintf(buf + len, cap - len, "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 1.0\n");
-    T_CHECK(len < cap, "buffer");
-    return buf;
+    return log_end(buf, len, cap);
 }
 
 #define NCAL 6
@@ -242,18 +263,8 @@ static void cal_round_trip(void) {
         snprintf(keys[g], sizeof keys[g], "%s/%s", c.group[g].algo, c.group[g].proto);
         kp[g] = keys[g], ev[g] = c.group[g].eff;
     }
-    ar_ntcal_in in = {.name = "dgx-h100-calibrated",
-                      .lat_scale = 1,
-                      .bw_scale = 1,
-                      .calibrated = 1,
-                      .cal_lat = {c.cls[0].lat, c.cls[1].lat},
-                      .cal_bw = {c.cls[0].bw, c.cls[1].bw},
-                      .cal_sw = {{c.sw[0][0].bw, c.sw[0][1].bw}, {c.sw[1][0].bw, c.sw[1][1].bw}},
-                      .have_sw = {{c.sw[0][0].n > 0, c.sw[0][1].n > 0}, {c.sw[1][0].n > 0, c.sw[1][1].n > 0}},
-                      .base = "dgx-h100",
-                      .neff = c.ngroups,
-                      .eff_key = kp,
-                      .eff = ev};
+    ar_ntcal_in in = cal_in("dgx-h100-calibrated", &c);
+    in.neff = c.ngroups, in.eff_key = kp, in.eff = ev;
     char *json = NULL;
     T_OK(ar_ntcal_platform_json(p, &in, &json, &e), e);
     char cal[300], spec[320];
@@ -342,24 +353,13 @@ static char *synth_nvls(const ar_platform *p, unsigned seed, double small_amp) {
     len += log_header(buf + len, cap - len, p, 0);
     unsigned long long rng = seed;
     for (uint64_t b = 8; b <= (16ull << 30); b *= 2) {
-        double sum = 0;
-        for (int k = 0; k < 12; k++) {
-            rng = rng * 6364136223846793005ull + 1442695040888963407ull;
-            sum += (double)(rng >> 11) / 9007199254740992.0;
-        }
-        double t = 0;
+        double noise = lcg_noise(&rng), t = 0;
         T_OK(ar_nccl_model_choose(&in, AR_NCCL_ALLREDUCE, -1, (double)b, NULL, NULL, &t, &e), e);
-        rng = rng * 6364136223846793005ull + 1442695040888963407ull;
-        double u = (double)(rng >> 11) / 9007199254740992.0 - 0.5;
-        t *= (small_amp > 0 && b < (1u << 20) ? 1 + small_amp * u : 1 + 0.01 * (sum - 6)) * 1e6;
-        double alg = (double)b / t / 1e3;
-        len += (size_t)snprintf(
-            buf + len, cap - len, "%12llu %12llu float sum -1 %10.3f %7.2f %7.2f 0 %10.3f %7.2f %7.2f 0\n",
-            (unsigned long long)b, (unsigned long long)(b / 4), t, alg, alg * 1.75, t, alg, alg * 1.75);
+        double u = lcg_uniform(&rng) - 0.5;
+        t *= (small_amp > 0 && b < (1u << 20) ? 1 + small_amp * u : 1 + 0.01 * noise) * 1e6;
+        len += log_row(buf + len, cap - len, b, t, 1.75, 0);
     }
-    len += (size_t)snprintf(buf + len, cap - len, "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 1.0\n");
-    T_CHECK(len < cap, "buffer");
-    return buf;
+    return log_end(buf, len, cap);
 }
 
 static void nvls_round_trip(double small_amp) {
@@ -394,15 +394,7 @@ static void nvls_round_trip(double small_amp) {
                 c.group[g].proto);
     }
     /* the JSON as the CLI writes it; NCCL's model on it (its own choice) against the records, per bucket */
-    ar_ntcal_in in = {.name = "nvls370",
-                      .lat_scale = 1,
-                      .bw_scale = 1,
-                      .calibrated = 1,
-                      .cal_lat = {c.cls[0].lat, c.cls[1].lat},
-                      .cal_bw = {c.cls[0].bw, c.cls[1].bw},
-                      .cal_sw = {{c.sw[0][0].bw, c.sw[0][1].bw}, {c.sw[1][0].bw, c.sw[1][1].bw}},
-                      .have_sw = {{c.sw[0][0].n > 0, c.sw[0][1].n > 0}, {c.sw[1][0].n > 0, c.sw[1][1].n > 0}},
-                      .base = "dgx-h100"};
+    ar_ntcal_in in = cal_in("nvls370", &c);
     char *json = NULL;
     T_OK(ar_ntcal_platform_json(p, &in, &json, &e), e);
     ar_platform *q = NULL;
@@ -448,21 +440,12 @@ static char *synth_msg(const ar_platform *p, uint64_t lo, uint64_t hi, double o,
     T_OK(ar_nccl_in_from_platform(p, 0, &in, &e), e);
     unsigned long long rng = seed;
     for (uint64_t b = lo; b <= hi; b *= 2) {
-        double sum = 0, t = 0;
-        for (int k = 0; k < 12; k++) {
-            rng = rng * 6364136223846793005ull + 1442695040888963407ull;
-            sum += (double)(rng >> 11) / 9007199254740992.0;
-        }
+        double noise = lcg_noise(&rng), t = 0;
         T_OK(ar_nccl_model_choose(&in, AR_NCCL_ALLREDUCE, -1, (double)b, NULL, NULL, &t, &e), e);
-        t = (t + 2.0 * ar_ntfit_msg_chain(p->nmachines) * o) * (1 + 0.01 * (sum - 6)) * 1e6;
-        double alg = (double)b / t / 1e3;
-        len += (size_t)snprintf(buf + len, cap - len,
-                                "%12llu %12llu float sum -1 %10.3f %7.2f %7.2f 0 %10.3f %7.2f %7.2f 0\n",
-                                (unsigned long long)b, (unsigned long long)(b / 4), t, alg, alg, t, alg, alg);
+        t = (t + 2.0 * ar_ntfit_msg_chain(p->nmachines) * o) * (1 + 0.01 * noise) * 1e6;
+        len += log_row(buf + len, cap - len, b, t, 1.0, 0);
     }
-    len += (size_t)snprintf(buf + len, cap - len, "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 1.0\n");
-    T_CHECK(len < cap, "buffer");
-    return buf;
+    return log_end(buf, len, cap);
 }
 
 static void msg_fit_one(const char *plat, uint64_t lo, uint64_t hi, int want_ident, ar_ntfit_msg *m) {

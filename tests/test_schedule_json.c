@@ -6,16 +6,7 @@
 
 #include "core/schedule.h"
 #include "t.h"
-
-static char *to_json(const ar_schedule *s) {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    ar_err e;
-    ar_schedule_print_json(s, f, &e);
-    fclose(f);
-    return buf;
-}
+#include "t_plan.h"
 
 static ar_schedule *sample(void) {
     int all[6] = {0, 1, 2, 3, 4, 5}, g0[3] = {0, 1, 2}, g1[3] = {3, 4, 5}, tree[6] = {-1, 0, 0, 1, 1, 2};
@@ -46,11 +37,11 @@ static ar_schedule *sample(void) {
 int main(void) {
     ar_err e = {{0}};
     ar_schedule *s = sample();
-    char *a = to_json(s);
+    char *a = schedule_json(s);
     ar_schedule *l = NULL;
     T_CHECK(ar_schedule_from_json(a, "sample.json", &l, &e) == AR_OK, "load: %s", e.msg);
     if (l) {
-        char *b = to_json(l);
+        char *b = schedule_json(l);
         T_CHECK(strcmp(a, b) == 0, "round trip differs:\n%s\n%s", a, b);
         const ar_op *lo = l->nphases == 5 ? &l->phases[4].ops[0] : NULL;
         uint64_t o = 0, n1 = 0;

@@ -93,11 +93,7 @@ void ar_mx_close(ar_mx *x) {
         free(x->ops[i].xf);
         free(x->ops[i].stage);
     }
-    free(x->ops);
-    free(x->req);
-    free(x->buf);
-    free(x->init);
-    free(x->times);
+    AR_FREE_ALL(x->ops, x->req, x->buf, x->init, x->times);
     free(x);
 }
 

@@ -9,15 +9,11 @@
 #include "core/platform.h"
 #include "core/schedule.h"
 #include "models/model.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "fuzz_text.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    if (size > 1 << 16) return 0;
-    char *text = malloc(size + 1);
+    char *text = fuzz_text(data, size);
     if (!text) return 0;
-    memcpy(text, data, size);
-    text[size] = 0;
     ar_err e;
     ar_schedule *s = NULL;
     long rounds = 0;

@@ -5,15 +5,11 @@
 #include <string.h>
 
 #include "lab/sweep_spec.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "fuzz_text.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    if (size > 1 << 16) return 0;
-    char *text = malloc(size + 1);
+    char *text = fuzz_text(data, size);
     if (!text) return 0;
-    memcpy(text, data, size);
-    text[size] = 0;
     ar_err e;
     ar_sweep *s = NULL;
     if (ar_sweep_from_json(text, "fuzz.json", &s, &e) == AR_OK) ar_sweep_free(s);
