@@ -471,6 +471,35 @@ static ar_status walk_phase_events_ref(walk *w, const ar_phase *phase, double eb
     return st;
 }
 
+/* A link of the progressive filling by its share: the least share first, then the first touched
+ * (the reference's scan keeps the first of equal shares). */
+typedef struct ev_key {
+    double s;
+    size_t j;
+} ev_key;
+
+static int ev_before(ev_key a, ev_key b) { return a.s < b.s || (a.s == b.s && a.j < b.j); }
+
+static void ev_push(ev_key *h, size_t *n, ev_key k) {
+    size_t i = (*n)++;
+    while (i > 0 && ev_before(k, h[(i - 1) / 2])) h[i] = h[(i - 1) / 2], i = (i - 1) / 2;
+    h[i] = k;
+}
+
+static ev_key ev_pop(ev_key *h, size_t *n) {
+    ev_key top = h[0], k = h[--*n];
+    size_t i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= *n) break;
+        if (c + 1 < *n && ev_before(h[c + 1], h[c])) c++;
+        if (!ev_before(h[c], k)) break;
+        h[i] = h[c], i = c;
+    }
+    if (*n > 0) h[i] = k;
+    return top;
+}
+
 static ar_status walk_phase_events(walk *w, const ar_phase *phase, double eb, double pstep, double *t_out,
                                    double *bw_out, double *lat_out, ar_err *e) {
     if (walk_events_reference) return walk_phase_events_ref(w, phase, eb, pstep, t_out, bw_out, lat_out, e);
@@ -504,6 +533,8 @@ static ar_status walk_phase_events(walk *w, const ar_phase *phase, double eb, do
     int *pos = ar_calloc(nd, sizeof *pos), *lc = ar_calloc(nd, sizeof *lc);
     ar_dlink *tl = ar_calloc(nd, sizeof *tl);
     double *left = ar_calloc(nd, sizeof *left);
+    ev_key *heap = NULL;
+    size_t caphp = 0, *chg = NULL, capchg = 0, *mark = NULL, capmark = 0;
     if (st == AR_OK && (!net || !lst || !pos || !lc || !tl || !left))
         st = ar_fail(e, AR_ENOMEM, "cost walk: out of memory");
     for (size_t d = 0; pos && d < nd; d++) pos[d] = -1;
@@ -611,15 +642,26 @@ static ar_status walk_phase_events(walk *w, const ar_phase *phase, double eb, do
             }
             for (size_t j = nt; j > 0; j--) lst[j] = lst[j - 1];
             lst[0] = 0;
-            size_t unfixed = nnet;
-            while (unfixed > 0) {
-                size_t bj = 0;
-                double share = -1;
-                for (size_t j = 0; j < nt; j++) {
-                    if (lc[j] <= 0) continue;
-                    double sj = (left[j] > 0 ? left[j] : 0) / lc[j];
-                    if (share < 0 || sj < share) share = sj, bj = j;
-                }
+            /* the links by share in a heap (the least first, then the first touched): a link's entry
+             * is pushed again whenever its share changes, and an entry that no longer holds its
+             * link's share is passed over */
+            if (ar_grow(&heap, &caphp, nt + nref + 1, sizeof *heap) < 0 ||
+                ar_grow(&chg, &capchg, nt + 1, sizeof *chg) < 0 || ar_grow(&mark, &capmark, nt + 1, sizeof *mark) < 0) {
+                st = ar_fail(e, AR_ENOMEM, "cost walk: out of memory");
+                break;
+            }
+            size_t nh = 0, unfixed = nnet, it = 0;
+            for (size_t j = 0; j < nt; j++) {
+                mark[j] = 0;
+                ev_push(heap, &nh, (ev_key){(left[j] > 0 ? left[j] : 0) / lc[j], j}); /* each has a transfer */
+            }
+            while (unfixed > 0 && nh > 0) {
+                ev_key top = ev_pop(heap, &nh);
+                size_t bj = top.j;
+                if (lc[bj] <= 0 || (left[bj] > 0 ? left[bj] : 0) / lc[bj] != top.s) continue; /* outdated */
+                double share = top.s;
+                size_t nchg = 0;
+                it++;
                 for (size_t m = lst[bj]; m < lst[bj + 1]; m++) {
                     ev_flow *f = &fl[lfl[m]];
                     if (f->rate >= 0) continue;
@@ -628,8 +670,12 @@ static ar_status walk_phase_events(walk *w, const ar_phase *phase, double eb, do
                         int j = pos[rt[f->roff + (size_t)q]];
                         left[j] -= share;
                         lc[j]--;
+                        if (mark[j] != it) mark[j] = it, chg[nchg++] = (size_t)j;
                     }
                 }
+                for (size_t c = 0; c < nchg; c++)
+                    if (lc[chg[c]] > 0)
+                        ev_push(heap, &nh, (ev_key){(left[chg[c]] > 0 ? left[chg[c]] : 0) / lc[chg[c]], chg[c]});
             }
             for (size_t j = 0; j < nt; j++) pos[tl[j]] = -1;
         }
@@ -664,7 +710,7 @@ static ar_status walk_phase_events(walk *w, const ar_phase *phase, double eb, do
     for (int k = 0; w->msg && k < p->nranks; k++) w->sfree[k] = w->rfree[k] = 0; /* free for the next phase */
     *t_out = now, *bw_out = bw_min, *lat_out = lat_max;
     free(round), free(foff), free(nf), free(fl), free(xb), free(rt);
-    free(net), free(lst), free(lfl), free(pos), free(lc), free(tl), free(left);
+    free(net), free(lst), free(lfl), free(pos), free(lc), free(tl), free(left), free(heap), free(chg), free(mark);
     return st;
 }
 
