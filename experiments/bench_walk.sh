@@ -6,10 +6,11 @@
 #   OLD=path/to/old/arlab experiments/bench_walk.sh ...    (pairs every row with an old binary)
 #   PLATS="dgx-h100:nodes=16" ALGOS="nvlstree" SIZES="8GB" REPS=5 experiments/bench_walk.sh ...
 #
-# For each platform, algorithm and size: `arlab model --format csv` wall time, the median of REPS
-# runs (3 by default; with OLD the two binaries alternate, run by run, so both see the same load),
-# the speed-up, and whether both printed the same CSV byte for byte ("same"; the walk must not move
-# a digit). collnet needs reducing rail switches: its rows run on PLATFORM,sharp=100GBps. Goal:
+# For each platform, algorithm and size: `arlab model --format csv` wall and CPU (user + system)
+# time, medians of REPS runs (3 by default; with OLD the two binaries alternate, run by run, so both
+# see the same load), the wall speed-up, and whether both printed the same CSV byte for byte
+# ("same"; the walk must not move a digit). On a shared machine the CPU time is the steadier
+# figure. collnet needs reducing rail switches: its rows run on PLATFORM,sharp=100GBps. Goal:
 # every row under 0.5 s. Default grid: nccl, nvls, nvlstree, collnet at 1 MB, 64 MB, 1 GB, 8 GB on
 # dgx-h100:nodes=2,4,8,16 and dgx-b200:nodes=16 (80 rows; about 1 minute new alone, several
 # with an old binary whose event pass is slow).
@@ -28,42 +29,43 @@ REPS=${REPS:-3}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
-# wall BIN OUT ARGS...: runs BIN ARGS... > OUT, prints its wall time in seconds
-wall() {
+# run BIN OUT ARGS...: runs BIN ARGS... > OUT, prints its wall and CPU (user + system) seconds
+run() {
     local bin=$1 out=$2
     shift 2
-    local t0 t1
-    t0=$(date +%s%N)
-    "$bin" "$@" --format csv >"$out" 2>/dev/null
-    t1=$(date +%s%N)
-    awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }'
+    /usr/bin/time -f '%e %U %S' -o "$TMP/time" "$bin" "$@" --format csv >"$out" 2>/dev/null
+    awk '{ printf "%.3f %.3f", $1, $2 + $3 }' "$TMP/time"
 }
 median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
-printf '%-34s %-9s %-6s %9s %9s %8s  %s\n' platform algo size old_s new_s speedup output
+printf '%-34s %-9s %-6s %8s %8s %8s %8s %8s  %s\n' platform algo size old_wall new_wall speedup old_cpu new_cpu output
 slow=0 diff=0 rows=0
 for plat in $PLATS; do
     for algo in $ALGOS; do
         p=$plat
         [ "$algo" = collnet ] && p=$plat,sharp=100GBps
         for size in $SIZES; do
-            news=() olds=()
+            nw=() nc=() ow=() oc=()
             for ((r = 0; r < REPS; r++)); do
-                [ -z "$OLD" ] || olds+=("$(wall "$OLD" "$TMP/old" model --platform "$p" --algo "$algo" --size "$size")")
-                news+=("$(wall "$NEW" "$TMP/new" model --platform "$p" --algo "$algo" --size "$size")")
+                if [ -n "$OLD" ]; then
+                    read -r a b < <(run "$OLD" "$TMP/old" model --platform "$p" --algo "$algo" --size "$size")
+                    ow+=("$a") oc+=("$b")
+                fi
+                read -r a b < <(run "$NEW" "$TMP/new" model --platform "$p" --algo "$algo" --size "$size")
+                nw+=("$a") nc+=("$b")
             done
-            n=$(median "${news[@]}")
-            o=- x=- same=-
+            n=$(median "${nw[@]}") ncpu=$(median "${nc[@]}")
+            o=- ocpu=- x=- same=-
             if [ -n "$OLD" ]; then
-                o=$(median "${olds[@]}")
-                x=$(awk -v o="$o" -v n="$n" 'BEGIN { printf "%.1fx", n > 0 ? o / n : 0 }')
+                o=$(median "${ow[@]}") ocpu=$(median "${oc[@]}")
+                x=$(awk -v o="$o" -v n="$n" 'BEGIN { printf "%.1fx", (n > 0 ? o / n : 0) }')
                 if cmp -s "$TMP/old" "$TMP/new"; then same=same; else same=DIFFERENT diff=$((diff + 1)); fi
             fi
             awk -v n="$n" 'BEGIN { exit !(n >= 0.5) }' && slow=$((slow + 1))
             rows=$((rows + 1))
-            printf '%-34s %-9s %-6s %9s %9s %8s  %s\n' "$p" "$algo" "$size" "$o" "$n" "$x" "$same"
+            printf '%-34s %-9s %-6s %8s %8s %8s %8s %8s  %s\n' "$p" "$algo" "$size" "$o" "$n" "$x" "$ocpu" "$ncpu" "$same"
         done
     done
 done
-echo "rows: $rows; new at or over 0.5 s: $slow${OLD:+; outputs different from the old binary: $diff}"
+echo "rows: $rows; new at or over 0.5 s wall: $slow${OLD:+; outputs different from the old binary: $diff}"
 [ "$diff" = 0 ]
