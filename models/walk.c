@@ -264,7 +264,8 @@ static ar_status price_round_stream(walk *w, const ar_phase *phase, int r, doubl
  * tests/sim_maxmin.c); the transfers on the network share the directed links max-min fairly
  * (progressive filling, every transfer weighing one). Between two events (a latency or a step
  * elapsed, a transfer drained) the rates are constant; the pass advances to the next event and
- * shares again. Ops that share no link run as if alone: the phase takes the longest op's sum of
+ * shares again when a transfer joined or left the network (the shares are a function of the set of
+ * transfers on it). Ops that share no link run as if alone: the phase takes the longest op's sum of
  * rounds, as the simulation does. */
 typedef struct ev_flow {
     double t_evt;             /* state 0: latency paid at; 2: step paid at */
@@ -318,7 +319,7 @@ static ar_status walk_phase_events_ref(walk *w, const ar_phase *phase, double eb
     size_t rused = 0; /* routes of the current rounds, appended; compacted when an op moves on */
     int live = 0;
     /* round 0 of every op (an op without rounds is done at once) */
-    for (int i = 0; i < nops; i++) round[i] = -1;
+    for (int i = 0; round && i < nops; i++) round[i] = -1;
     for (;;) {
         if (st != AR_OK) break;
         /* settle the instant: latencies and steps elapsed, ops whose round is over start the next */
@@ -539,7 +540,7 @@ static ar_status walk_phase_events(walk *w, const ar_phase *phase, double eb, do
         st = ar_fail(e, AR_ENOMEM, "cost walk: out of memory");
     for (size_t d = 0; pos && d < nd; d++) pos[d] = -1;
     /* round 0 of every op (an op without rounds is done at once) */
-    for (int i = 0; i < nops; i++) round[i] = -1;
+    for (int i = 0; round && i < nops; i++) round[i] = -1;
     for (;;) {
         if (st != AR_OK) break;
         /* settle the instant: latencies and steps elapsed, ops whose round is over start the next */
@@ -718,7 +719,7 @@ static ar_status walk_phase_events(walk *w, const ar_phase *phase, double eb, do
  * reduce and their sizes (the routes, the bytes), round by round, with the phase's bytes per element
  * and step latency; every phase starts on an idle network with its ranks' sides free. A phase with
  * the same key as the last one has its price. Keys beyond WALK_EVKEY_MAX entries are not kept. */
-#define WALK_EVKEY_MAX ((size_t)1 << 22)
+#define WALK_EVKEY_MAX ((size_t)1 << 20)
 
 static ar_status walk_phase_events_cached(walk *w, const ar_phase *phase, double eb, double pstep, double *t_out,
                                           double *bw_out, double *lat_out, ar_err *e) {
