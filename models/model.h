@@ -82,6 +82,11 @@ ar_status ar_model_walk_from(const ar_platform *p, const ar_schedule *s, const d
  * see which ranks are late, adds to its time. */
 double ar_latest_start(const double *start_s, int n);
 
+/* Tests only: with on, ar_model_walk prices the phases that mix ops of different rounds with the
+ * reference event pass (every share recomputed over every transfer at every event), the slow
+ * algorithm the walk's event pass must match. Not thread safe; off by default. */
+void ar_model_walk_events_reference(int on);
+
 /* NCCL protocols of phase ph's ops (ar_op.proto, models/walk.c), as the walk and the simulator
  * price them: every transfer of the phase carries its bytes / *bw_factor (the smallest factor
  * of its ops; 1 without a protocol), every round takes *step_s more (the largest per-step
