@@ -36,7 +36,7 @@
 #include <stddef.h>
 
 #include "core/params.h"
-#include "core/platform.h"
+#include "core/platform/platform.h"
 #include "core/schedule.h"
 #include "core/status.h"
 

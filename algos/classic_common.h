@@ -11,7 +11,7 @@
 #include <stdlib.h>
 
 #include "core/algo.h"
-#include "core/platform.h"
+#include "core/platform/platform.h"
 #include "core/schedule.h"
 #include "core/status.h"
 #include "core/units.h"

@@ -22,7 +22,7 @@
 #include <stdint.h>
 
 #include "core/params.h"
-#include "core/platform.h"
+#include "core/platform/platform.h"
 #include "core/status.h"
 
 struct ar_algo_stats;

@@ -11,7 +11,7 @@
  * Inside a node of g GPUs channel c visits them starting at local index c mod g
  * (c, c+1, ..., c-1), node after node in order, so the inter-node hop of
  * channel c goes from GPU c-1 of node m to GPU c of node m+1: on a rail fabric
- * (core/platform_rail.h) its route is NVLink to GPU c then rail c (PXN), so the
+ * (core/platform/platform_rail.h) its route is NVLink to GPU c then rail c (PXN), so the
  * traffic of channel c between nodes stays on rail c mod g.
  * A rail fabric that lost NICs (a scenario's failed_links): NCCL's search builds its rings from the
  * NICs that exist, so the channel count is the model's for the NICs left (7 of 8: 7 channels) and

@@ -8,7 +8,7 @@
  * (2(P-1) c alpha); its benefit, overlapping transfer with reduction, shows when the
  * platform has a reduction rate (compute.reduce or --gamma): the closed form is then
  * ar_eq_ring_pipe (models/eqs.c, dataflow with overlap), which sim --sync dataflow and the
- * walk reproduce on a flat star (tests/sim_pipeline.c).
+ * walk reproduce on a flat star (tests/sim/sim_pipeline.c).
  *
  * Parameters: chunks=N (1..4096, default 4). Sub-chunks of an empty or short
  * block may carry nothing (the lowering skips empty transfers).

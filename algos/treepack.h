@@ -41,7 +41,7 @@
  * pricing step sums each pair's route through a trie of the routes (shared
  * prefixes once, in route order) and runs Prim's algorithm on the pairs in
  * place; both give the plain path's weights and trees bit for bit
- * (opts.reference selects the plain path; tests/test_treepack_fast.c).
+ * (opts.reference selects the plain path; tests/unit/test_treepack_fast.c).
  * opts.budget_s bounds the solver's wall time, reporting the bounds it has
  * (budget_stop, ar_tp_budget_note).
  * A second, independent exact formulation (the multicommodity-flow extended
@@ -80,7 +80,7 @@
 #include <stdint.h>
 
 #include "core/params.h"
-#include "core/platform.h"
+#include "core/platform/platform.h"
 #include "core/status.h"
 #include "models/model.h"
 

@@ -7,7 +7,7 @@
 #include <stdio.h>
 
 #include "core/algo.h"
-#include "core/platform.h"
+#include "core/platform/platform.h"
 #include "core/scenario.h"
 #include "core/status.h"
 #include "core/units.h"

@@ -1,6 +1,6 @@
 /* arlab calibrate (16): the verb. The measurement is
  * real/rcalib_run.h (ar_real_calibrate), the fit and the platform JSON
- * real/rcalib.h; this file parses, calls, prints and writes.
+ * calib/rcalib.h; this file parses, calls, prints and writes.
  *
  * arlab calibrate --out FILE.json [--size S,...] [--iters N] [--warmup N] [--launch ...]
  *                 [--platform P] [--fit rel|abs] [--name NAME] [--format F]
@@ -15,7 +15,7 @@
 #include "opttab.h"
 #include "cmd_real.h"
 #ifdef AR_HAVE_REAL_HOST
-#include "real/rcalib.h"
+#include "calib/rcalib.h"
 #endif
 #ifdef AR_HAVE_REAL
 #include "real/rcalib_run.h"

@@ -1,5 +1,5 @@
 /* `arlab fit --from FILE... --platform P [--seed N] [--boot B]`: fits the NCCL
- * model's latency and bandwidth scales on P to nccl-tests output (real/ntfit.h) and prints
+ * model's latency and bandwidth scales on P to nccl-tests output (calib/ntfit.h) and prints
  * the fit, the 95 % bootstrap intervals, the residuals, the error by size bucket and the
  * leave-one-size-out error. Table output only for now. */
 #include <stdio.h>
@@ -9,10 +9,10 @@
 #include "cli.h"
 #include "nt_facts.h"
 #ifdef AR_HAVE_REAL_HOST
-#include "real/nccltests_in.h"
-#include "real/ntfit.h"
-#include "real/ntcal.h"
-#include "real/ntref.h"
+#include "calib/nccltests_in.h"
+#include "calib/ntfit.h"
+#include "calib/ntcal.h"
+#include "calib/ntref.h"
 #include "models/nccl_model.h"
 #include "core/units.h"
 #include "core/util.h"
@@ -21,7 +21,7 @@
 #endif
 
 #ifdef AR_HAVE_REAL_HOST
-/* The generated rail spec (core/platform_rail.h) of p's nodes with the per-class scales: the NVLink link of a
+/* The generated rail spec (core/platform/platform_rail.h) of p's nodes with the per-class scales: the NVLink link of a
  * GPU (to its machine's switch) x intra bandwidth, its NIC link (to a rail switch) x inter bandwidth, every
  * latency x the intra latency scale. -1 when p:nodes=2 does not have that shape. */
 static int rail_spec(const ar_platform *p, const ar_ntfit_res *r, char *buf, size_t n) {
@@ -79,7 +79,7 @@ static int cal_any_identified(const ar_ntfit_cal *c, int what) {
     return 0;
 }
 
-/* Prints the joint per-class calibration (real/ntfit.h ar_ntfit_cal). */
+/* Prints the joint per-class calibration (calib/ntfit.h ar_ntfit_cal). */
 static void print_cal(const ar_ntfit_cal *c) {
     printf("\ncalibration (written with --out): per link class, jointly with the per algorithm/protocol "
            "efficiencies (t ~ lat_c L + X / (bw_b eff_g), b = the class's links, its NVSwitch (NVLS) or its SHARP "
@@ -124,7 +124,7 @@ static void print_cal(const ar_ntfit_cal *c) {
     printf("\n");
 }
 
-/* Says what the data cannot identify and, with out, writes the calibrated platform (real/ntcal.h). */
+/* Says what the data cannot identify and, with out, writes the calibrated platform (calib/ntcal.h). */
 /* The g the platform of the multi-node runs has (p itself, or PRESET:nodes=N for a one-node preset): what the
  * calibrated file keeps, since nccl-tests do not identify g. */
 static double msg_g_kept(const ar_platform *p, int nodes) {
@@ -302,7 +302,7 @@ static ar_status identify_and_write(const ar_nt_set *s, const ar_platform *p, co
 #endif
 
 #ifdef AR_HAVE_REAL_HOST
-/* `arlab fit --reference FILE [--csv]`: the corpus against the presets (real/ntref.h). */
+/* `arlab fit --reference FILE [--csv]`: the corpus against the presets (calib/ntref.h). */
 static int fit_reference(const char *path, int csv) {
     ar_err e = {{0}};
     ar_nt_ref *refs = NULL;

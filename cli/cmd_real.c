@@ -18,7 +18,7 @@
  *   output says the timing convention, placement and transport, and the
  *   launch overhead (empty schedule) of every row. --format nccl-tests
  *   prints one document per algorithm in nccl-tests' format
- *   (real/nccltests_out.h).
+ *   (calib/nccltests_out.h).
  *   --dry-run needs no GPU (nor CUDA): it compiles the NCCL programs of every
  *   rank and runs them with the host fake of NCCL (real/rplan.h), printing the
  *   call plan (communicators, ncclCommSplit colors, calls per op) and the
@@ -55,7 +55,7 @@
 #include "nt_facts.h"
 #include "models/model.h"
 #ifdef AR_HAVE_REAL_HOST
-#include "real/rcalib.h"
+#include "calib/rcalib.h"
 #include "real/rmeasure.h"
 #include "real/rplan.h"
 #endif

@@ -5,7 +5,7 @@
 #define AR_CLI_CMD_REAL_H
 
 #include "cli.h"
-#include "core/platform.h"
+#include "core/platform/platform.h"
 #include "core/status.h"
 #ifdef AR_HAVE_REAL
 #include "real/real.h"

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "lab/report.h"
+#include "lab/report/report.h"
 
 int cmd_report(int argc, char **argv) {
     for (int i = 0; i < argc; i++)
@@ -34,7 +34,7 @@ int cmd_report(int argc, char **argv) {
     sweep_pending *pend = NULL;
     int npend = sweep_pending_list(dir, &pend);
     for (int i = 0; i < npend; i++) {
-        char line[SW_CMD_MAX + 6000];
+        char line[SWEEP_CMD_MAX + 6000];
         sweep_pending_text(&pend[i], dir, line, sizeof line);
         fprintf(stderr, "arlab report: note: %s\n", line);
     }

@@ -1,6 +1,6 @@
 /* arlab sweep FILE.json [-j N] [--out DIR] [--quiet]
  *
- * Runs the grid of a sweep file (lab/sweep_spec.h, experiments/README.md) and
+ * Runs the grid of a sweep file (lab/sweep/sweep_spec.h, experiments/README.md) and
  * writes DIR/NAME.csv and DIR/NAME.json (DIR defaults to "out"). Points whose
  * rows are already in DIR/NAME.csv are skipped (resume); -j N evaluates the
  * rest in N forked processes, each writing its rows to a private part file
@@ -30,7 +30,7 @@
 #include "cli.h"
 #include "progress.h"
 #include "core/util.h"
-#include "lab/sweep.h"
+#include "lab/sweep/sweep.h"
 
 /* Called by the engine as points finish (sweep_run_points; 0 = just redraw). */
 static void on_progress(void *arg, int done) { cli_progress_add(arg, done); }
@@ -77,7 +77,7 @@ static int sweep_flags(int argc, char **argv, char **rest, int *nrest, int *nj, 
         }
         long long n = 0;
         ar_err e = {{0}};
-        if (ar_parse_count(v, 1, SW_MAX_JOBS, &n, &e) != AR_OK) {
+        if (ar_parse_count(v, 1, SWEEP_MAX_JOBS, &n, &e) != AR_OK) {
             fprintf(stderr, "arlab sweep: -j: %s\n", e.msg);
             return AR_EINVAL;
         }

@@ -1,7 +1,7 @@
 /* `arlab VERB --help` / `-h` / `arlab help VERB`, the man page and the bash completion, all printed from the
  * option table and the verbs' help rows (cli/opttab.h), so every verb answers the same way (cli/main.c
  * intercepts the flag before the verb runs). `arlab sim --help` is the verb's own (it adds the network models
- * SimGrid was built with after its rows). tests/cli_help.sh checks that every verb answers with exit 0 and that
+ * SimGrid was built with after its rows). tests/cli/cli_help.sh checks that every verb answers with exit 0 and that
  * its help names every option the verb's source parses. */
 #include <stdio.h>
 #include <string.h>
@@ -84,7 +84,7 @@ int cli_help_columns(const char *which) {
                  {"best", lab_bestrow_cols, &lab_bestrow_ncols}};
     if (which && !strcmp(which, "sweep")) {
         printf("| column | type | meaning |\n|---|---|---|\n");
-        for (int c = 0; c < SW_NCOLS; c++) md_row(lab_cols[c].name, lab_cols[c].type, lab_cols[c].help);
+        for (int c = 0; c < LAB_NCOLS; c++) md_row(lab_cols[c].name, lab_cols[c].type, lab_cols[c].help);
         return AR_OK;
     }
     for (size_t v = 0; which && v < sizeof verbs / sizeof verbs[0]; v++)

@@ -1,7 +1,7 @@
 /* `arlab help --man` (the man page, roff, section 1) and `arlab help --completion bash` (the bash completion
  * script), both printed from the option table and the verbs' help rows (cli/opttab.h), as `arlab VERB --help`
- * is: docs/arlab.1 and scripts/arlab-completion.bash are their committed outputs (tests/cli_man.sh and
- * tests/cli_completion.sh check that they are up to date). */
+ * is: docs/arlab.1 and scripts/arlab-completion.bash are their committed outputs (tests/cli/cli_man.sh and
+ * tests/cli/cli_completion.sh check that they are up to date). */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* Every verb's help as rows of the option table (cli/opttab.h): the usage and what the verb does, one row
  * per option (the table's tag and help unless the verb says it otherwise) and the example. `arlab VERB --help`,
- * the man page and the bash completion are printed from these rows (cli/help.c); tests/cli_help.sh checks that
+ * the man page and the bash completion are printed from these rows (cli/help.c); tests/cli/cli_help.sh checks that
  * every option a verb parses has a row. */
 #include "opttab.h"
 

@@ -7,7 +7,7 @@
 
 #include "core/status.h"
 #ifdef AR_HAVE_REAL_HOST
-#include "real/nccltests_in.h"
+#include "calib/nccltests_in.h"
 #endif
 
 typedef struct cli_nt_facts {

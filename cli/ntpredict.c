@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "real/nccltests_out.h"
+#include "calib/nccltests_out.h"
 
 static const char *perf_name(ar_coll c) {
     return c == AR_COLL_REDUCESCATTER ? "reduce_scatter_perf"

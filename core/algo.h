@@ -24,7 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "params.h"
-#include "platform.h"
+#include "core/platform/platform.h"
 #include "schedule.h"
 
 struct ar_model_result; /* models/model.h */

@@ -7,7 +7,7 @@
  * in its part and generated from scratch: no state, no allocation.
  */
 #include "lower.h"
-#include "platform.h"
+#include "core/platform/platform.h"
 #include "util.h"
 
 enum part {

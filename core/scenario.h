@@ -23,7 +23,7 @@
 #ifndef AR_SCENARIO_H
 #define AR_SCENARIO_H
 
-#include "platform.h"
+#include "core/platform/platform.h"
 #include "status.h"
 
 #define AR_SCENARIO_MAX_ITEMS 4096 /* per list */
@@ -106,7 +106,7 @@ double ar_scenario_max_delay(const ar_scenario *sc);
 /* One line describing the scenario for outputs ("name: 1 straggler, 2 slow links, ..."). */
 void ar_scenario_describe(const ar_scenario *sc, char *buf, size_t n);
 
-/* Platform rebuild (core/platform_degrade.c): a copy of p without the links with
+/* Platform rebuild (core/platform/platform_degrade.c): a copy of p without the links with
  * link_failed[l] and the GPUs with rank_failed[r] (either may be NULL). Graph kinds
  * reroute; tree kinds drop switches left with nothing below; a failed link on a
  * tree or any failure on a torus is refused with a message. */

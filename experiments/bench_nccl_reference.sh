@@ -32,7 +32,7 @@ echo
 echo "# NCCL's choice per size (all-reduce, reduce-scatter, all-gather), model busbw in GB/s"
 "$DRIVER" --sweep "${PRESETS[@]}"
 echo
-echo "# several nodes on rail fabrics (core/platform_rail.c): the forced ring's busbw tends to the"
+echo "# several nodes on rail fabrics (core/platform/platform_rail.c): the forced ring's busbw tends to the"
 echo "# node's effective NIC sum (8 x 24 = 192 GB/s A100/HDR, 8 x 48 = 384 GB/s H100/B200/NDR)"
 "$DRIVER" --sweep dgx-a100:nodes=2 dgx-h100:nodes=2 dgx-h100:nodes=16 dgx-b200:nodes=4
 if [ -x "$BUILD/arlab" ]; then

@@ -116,7 +116,7 @@ run "sim ps, tree:ranks=1024" 60 - sim --platform tree --ranks 1024 --algo ps --
 run "sim treepack, tree:ranks=1024" 60 - sim --platform tree --ranks 1024 --algo treepack --size $S --format csv
 # a ring with even blocks (1 GiB) is certified under dataflow (sim/README.md); with uneven blocks
 # (100 MB) ranks drift apart and the dataflow run is derived from the lockstep durations
-# (sim/engine_cert.c): every one of its 33.5 M transfers costs arithmetic, none SimGrid
+# (sim/fast_dataflow_cert.c): every one of its 33.5 M transfers costs arithmetic, none SimGrid
 run "sim ring, flat:ranks=4096, 1 GiB" 2 - sim --platform flat --ranks 4096 --algo ring --size 1GiB --format csv
 run "sim ring, flat:ranks=4096, --sync round" 2 - sim --platform flat --ranks 4096 --algo ring --size $S --sync round --format csv
 run "sim ring, flat:ranks=4096 (dataflow, uneven)" 2 - sim --platform flat --ranks 4096 --algo ring --size $S --format csv

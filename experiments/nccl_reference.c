@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/platform.h"
+#include "core/platform/platform.h"
 #include "core/units.h"
 #include "core/util.h"
 #include "models/nccl_model.h"

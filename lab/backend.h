@@ -24,7 +24,7 @@
 
 #include <stdint.h>
 
-#include "core/platform.h"
+#include "core/platform/platform.h"
 #include "core/schedule.h"
 #include "core/status.h"
 #include "sim/sim.h" /* types only: ar_sim_opts, ar_sim_result (no SimGrid header) */

@@ -20,7 +20,7 @@
 #include <stdint.h>
 
 #include "core/algo.h"
-#include "core/platform.h"
+#include "core/platform/platform.h"
 #include "core/schedule.h"
 #include "core/status.h"
 #include "models/model.h"

@@ -11,7 +11,7 @@
 #ifndef AR_LAB_JOBS_H
 #define AR_LAB_JOBS_H
 
-#include "core/platform.h"
+#include "core/platform/platform.h"
 #include "core/scenario.h"
 #include "core/schedule.h"
 #include "core/units.h"

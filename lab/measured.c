@@ -7,7 +7,7 @@
 #include "core/util.h"
 #include "measured.h"
 #ifdef AR_HAVE_REAL_HOST
-#include "real/nccltests_in.h"
+#include "calib/nccltests_in.h"
 #endif
 
 enum { M_ALGO, M_PLATFORM, M_RANKS, M_BYTES, M_TIME, M_INPLACE, M_WRONG, M_N };

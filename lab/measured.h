@@ -7,7 +7,7 @@
  * nccl-tests output (text or JSON, recognised by a leading '{', an
  * "out-of-place" table header, the "Avg bus bandwidth" footer, or a column
  * header line naming size, count and busbw without commas) is read by
- * real/nccltests_in.h instead: every all_reduce row becomes two rows (both
+ * calib/nccltests_in.h instead: every all_reduce row becomes two rows (both
  * halves, inplace 0/1) with algo "nccl-allreduce", platform "" (matches any
  * platform of the same rank count), ranks from the file (0 when the file does
  * not give them: the caller decides), #wrong per half; halves with #wrong > 0
@@ -32,7 +32,7 @@ typedef struct lab_measures {
      * NCCL log, else --nccl-algo/--nccl-proto through nt_opts), "" when NCCL chose (NULL arrays: none read) */
     char (*nccl_algo)[64], (*nccl_proto)[64];
     /* nccl-tests files, set by the caller before reading (all optional): */
-    const void *nt_opts; /* an ar_nt_opts (real/nccltests_in.h) for the reader: hints, missing footer */
+    const void *nt_opts; /* an ar_nt_opts (calib/nccltests_in.h) for the reader: hints, missing footer */
     int nt_coll;         /* the collective whose nccl-tests rows are NCCL's own ("nccl-allreduce" rows, the baseline
                           * key whatever the collective): an ar_nt_coll, 0 = all_reduce */
     const char *verb;    /* non-NULL: the reader's assumptions and left-out rows are told on stderr as

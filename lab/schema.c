@@ -15,7 +15,7 @@
 #define S6 LAB_NUM, "%.6g"
 #define S0 LAB_NUM, "%.0f"
 
-const lab_col lab_cols[SW_NCOLS] = {
+const lab_col lab_cols[LAB_NCOLS] = {
     [SC_SWEEP] = {"sweep", T, "sweep name"},
     [SC_BACKEND] =
         {"backend", T,
@@ -83,18 +83,18 @@ const lab_col lab_cols[SW_NCOLS] = {
 #undef S0
 
 int lab_col_find(const char *name) {
-    for (int c = 0; c < SW_NCOLS; c++)
+    for (int c = 0; c < LAB_NCOLS; c++)
         if (!strcmp(lab_cols[c].name, name)) return c;
     return -1;
 }
 
 int sweep_col_numeric(int col) {
-    return col >= 0 && col < SW_NCOLS && (lab_cols[col].type == LAB_INT || lab_cols[col].type == LAB_NUM);
+    return col >= 0 && col < LAB_NCOLS && (lab_cols[col].type == LAB_INT || lab_cols[col].type == LAB_NUM);
 }
 
 void sweep_rows_free(sweep_rows *rs) {
     for (int i = 0; i < rs->n; i++)
-        for (int c = 0; c < SW_NCOLS; c++) free(rs->r[i].f[c]);
+        for (int c = 0; c < LAB_NCOLS; c++) free(rs->r[i].f[c]);
     free(rs->r);
     memset(rs, 0, sizeof *rs);
 }
@@ -156,10 +156,10 @@ void lab_set_int(sweep_row *r, int col, long long v) {
 
 char *sweep_row_csv(const sweep_row *r) {
     size_t n = 1;
-    for (int c = 0; c < SW_NCOLS; c++) n += 2 * strlen(r->f[c] ? r->f[c] : "") + 3;
+    for (int c = 0; c < LAB_NCOLS; c++) n += 2 * strlen(r->f[c] ? r->f[c] : "") + 3;
     char *out = malloc(n), *p = out;
     if (!out) return NULL;
-    for (int c = 0; c < SW_NCOLS; c++) {
+    for (int c = 0; c < LAB_NCOLS; c++) {
         const char *s = r->f[c] ? r->f[c] : "";
         if (c) *p++ = ',';
         if (strpbrk(s, ",\"\n\r")) {
@@ -180,7 +180,7 @@ char *sweep_row_csv(const sweep_row *r) {
 }
 
 void lab_csv_header(FILE *f) {
-    for (int c = 0; c < SW_NCOLS; c++) fprintf(f, "%s%s", c ? "," : "", lab_cols[c].name);
+    for (int c = 0; c < LAB_NCOLS; c++) fprintf(f, "%s%s", c ? "," : "", lab_cols[c].name);
 }
 
 /* A finite number in a form JSON accepts (what the writers produce). */
@@ -194,7 +194,7 @@ static int json_number_ok(const char *v) {
 
 void lab_json_row(FILE *f, const sweep_row *r) {
     fputc('{', f);
-    for (int c = 0; c < SW_NCOLS; c++) {
+    for (int c = 0; c < LAB_NCOLS; c++) {
         const char *v = r->f[c] ? r->f[c] : "";
         if (c) fputs(", ", f);
         ar_json_string(f, lab_cols[c].name);
@@ -205,9 +205,9 @@ void lab_json_row(FILE *f, const sweep_row *r) {
     fputc('}', f);
 }
 
-int lab_header_map(char *const *fields, int nf, int map[SW_NCOLS]) {
+int lab_header_map(char *const *fields, int nf, int map[LAB_NCOLS]) {
     int found = 0;
-    for (int c = 0; c < SW_NCOLS; c++) {
+    for (int c = 0; c < LAB_NCOLS; c++) {
         map[c] = -1;
         for (int k = 0; k < nf; k++)
             if (!strcmp(fields[k], lab_cols[c].name)) {
@@ -219,9 +219,9 @@ int lab_header_map(char *const *fields, int nf, int map[SW_NCOLS]) {
     return found;
 }
 
-ar_status lab_row_from_fields(char **fields, int nf, const int map[SW_NCOLS], sweep_row *out, ar_err *e) {
+ar_status lab_row_from_fields(char **fields, int nf, const int map[LAB_NCOLS], sweep_row *out, ar_err *e) {
     memset(out, 0, sizeof *out);
-    for (int c = 0; c < SW_NCOLS; c++) {
+    for (int c = 0; c < LAB_NCOLS; c++) {
         int k = map[c];
         if (k >= 0 && k < nf && fields[k]) {
             out->f[c] = fields[k];

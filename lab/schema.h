@@ -66,7 +66,7 @@ enum sweep_col {
     SC_NCCL_MODEL,
     SC_NCCL_ALGO,
     SC_NCCL_PROTO,
-    SW_NCOLS
+    LAB_NCOLS
 };
 
 typedef enum lab_coltype {
@@ -83,7 +83,7 @@ typedef struct lab_col {
     const char *help;
 } lab_col;
 
-extern const lab_col lab_cols[SW_NCOLS];
+extern const lab_col lab_cols[LAB_NCOLS];
 
 /* Index of the column named name, or -1. */
 int lab_col_find(const char *name);
@@ -91,7 +91,7 @@ int lab_col_find(const char *name);
 int sweep_col_numeric(int col);
 
 typedef struct sweep_row {
-    char *f[SW_NCOLS]; /* owned; never NULL once the row is complete */
+    char *f[LAB_NCOLS]; /* owned; never NULL once the row is complete */
 } sweep_row;
 
 typedef struct sweep_rows {
@@ -122,9 +122,9 @@ void lab_json_row(FILE *f, const sweep_row *r);
 
 /* Maps a header (nf field names) to the table: map[c] = the field index of
  * column c in the file, or -1. Returns the number of table columns found. */
-int lab_header_map(char *const *fields, int nf, int map[SW_NCOLS]);
+int lab_header_map(char *const *fields, int nf, int map[LAB_NCOLS]);
 /* Builds a row from a split line with a header map (moves the strings out of
  * fields; absent columns become ""). Returns AR_ENOMEM on allocation failure. */
-ar_status lab_row_from_fields(char **fields, int nf, const int map[SW_NCOLS], sweep_row *out, ar_err *e);
+ar_status lab_row_from_fields(char **fields, int nf, const int map[LAB_NCOLS], sweep_row *out, ar_err *e);
 
 #endif

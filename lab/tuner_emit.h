@@ -19,7 +19,7 @@
 
 #include <stdio.h>
 
-#include "core/platform.h"
+#include "core/platform/platform.h"
 #include "core/status.h"
 
 ar_status lab_tuner_emit(const ar_platform *p, double max_bytes, FILE *f, int *nlines, ar_err *e);

@@ -197,7 +197,7 @@ double ar_plat_alpha(const ar_platform *p) {
 }
 
 /* Ring all-reduce with c sub-chunks per step, a reduction cost and a launch
- * overhead, under per-rank dataflow with overlap (sim/dataflow.c).
+ * overhead, under per-rank dataflow with overlap (sim/fast_dataflow.c).
  *
  * Setting (the model's assumptions): P ranks, every step moves one sub-chunk
  * of N/(P c) bytes between neighbours in T = a + N/(P c W) (flat star: the two
@@ -228,7 +228,7 @@ double ar_plat_alpha(const ar_platform *p) {
  * Checks: g = 0, L = 0: 2 (P-1) c T = 2 (P-1)(c a + N/(P W)) (Eq. 6 for c = 1);
  * c = 1: (P-1)(2T + g) (each RS step waits for the previous reduction);
  * c >= 2, g <= (c-1) T: 2 (P-1) c T (the reduction is hidden);
- * g > T, c >= 2: the GPU bounds the reduce-scatter: R(K-1) = T + K g (tests/sim_pipeline.c). */
+ * g > T, c >= 2: the GPU bounds the reduce-scatter: R(K-1) = T + K g (tests/sim/sim_pipeline.c). */
 /* With host staging copies (compute.stage): d = the sub-chunk's device-to-host copy at the
  * sender (before the network part; the copy engine is free again by the time the next round
  * starts, so the network chain just takes T' = d + T per round) and h = its host-to-device copy

@@ -18,7 +18,7 @@
 #define AR_MODEL_H
 
 #include <stdint.h>
-#include "../core/platform.h"
+#include "core/platform/platform.h"
 #include "../core/schedule.h"
 
 /* BlueConnect Eqs. 1-7 (EQUATIONS.md). */

@@ -30,7 +30,7 @@
 #define AR_NCCL_MODEL_H
 
 #include <stdint.h>
-#include "../core/platform.h"
+#include "core/platform/platform.h"
 #include "../core/status.h"
 
 #define AR_NCCL_MODEL_VERSION "2.30.7" /* the default; ar_nccl_version_parse lists the others */

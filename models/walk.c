@@ -258,10 +258,10 @@ static ar_status price_round_stream(walk *w, const ar_phase *phase, int r, doubl
  *
  * A phase whose ops differ in implementation or round count (the pipelined NVLS stages: a switch
  * reduce-scatter on one slice beside a ring across nodes on the slice before) is run the way the
- * simulator runs it (sim/engine.c): every op starts its round r + 1 when the last transfer of its
+ * simulator runs it (sim/fast.c): every op starts its round r + 1 when the last transfer of its
  * round r has ended (network part, then the protocol's step latency), the ops concurrently. A
  * transfer pays its route latency before it joins the sharing (as CM02 in arlab's configuration,
- * tests/sim_maxmin.c); the transfers on the network share the directed links max-min fairly
+ * tests/sim/sim_maxmin.c); the transfers on the network share the directed links max-min fairly
  * (progressive filling, every transfer weighing one). Between two events (a latency or a step
  * elapsed, a transfer drained) the rates are constant; the pass advances to the next event and
  * shares again when a transfer joined or left the network (the shares are a function of the set of
@@ -849,7 +849,7 @@ void ar_phase_proto_effect(const ar_platform *p, const ar_schedule *s, int ph, d
 /* ---- the walk with compute costs ----
  *
  * When the platform has a reduction rate or a launch overhead, the walk follows
- * the simulator's --sync dataflow semantics (sim/dataflow.c) instead of lockstep:
+ * the simulator's --sync dataflow semantics (sim/fast_dataflow.c) instead of lockstep:
  *   - each op member has its own clock: it may start round r when the network
  *     parts of its transfers of rounds < r are done (and, before round 0, when
  *     it entered the phase: the rank's previous phase done, the protocol base

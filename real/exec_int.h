@@ -5,7 +5,7 @@
  *   exec_pingpong.c the ping-pong of the calibration
  * Not a public header: only these files include it. They use the CUDA runtime
  * and NCCL APIs and nothing else of CUDA, so tests/fake/ can compile them a
- * second time against a host fake of both (tests/real_exec_fake.c).
+ * second time against a host fake of both (tests/real/real_exec_fake.c).
  */
 #ifndef AR_REAL_EXEC_INT_H
 #define AR_REAL_EXEC_INT_H

@@ -12,7 +12,7 @@
 
 #include <stdio.h>
 
-#include "real/rcalib.h"
+#include "calib/rcalib.h"
 #include "real/real.h"
 
 typedef struct ar_real_calibration {

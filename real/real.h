@@ -61,7 +61,7 @@
 #include "core/schedule.h"
 #include "core/status.h"
 #include "core/units.h"
-#include "real/nccltests_out.h"
+#include "calib/nccltests_out.h"
 #include "real/rplan.h"
 
 typedef enum ar_real_launch_kind {
@@ -77,7 +77,7 @@ typedef struct ar_real_launch {
     int ngpus;           /* SINGLE: GPUs to drive (0 = all) */
     int verbose;         /* print the rank/GPU map on the leader */
     int set_rank;        /* FILE: 1 = use rank/nranks below instead of the environment (one thread per rank
-                           * in one process: the host-fake tests, tests/real_exec_fake.c) */
+                           * in one process: the host-fake tests, tests/real/real_exec_fake.c) */
     int rank, nranks;
 } ar_real_launch;
 

@@ -1,6 +1,6 @@
 /* real/ host side, part 2: measurement arithmetic, inputs, result rows, CSV.
  *
- * Pure C (no CUDA/NCCL), unit-tested in tests/real_measure.c.
+ * Pure C (no CUDA/NCCL), unit-tested in tests/real/real_measure.c.
  *
  * Bandwidths follow nccl-tests (doc/PERFORMANCE.md): algbw = S / t with S the
  * operation size in bytes (all-reduce, reduce, broadcast: the buffer; reduce-

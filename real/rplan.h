@@ -1,7 +1,7 @@
 /* real/ host side, part 1: how a schedule becomes NCCL calls.
  *
  * Pure C, no CUDA or NCCL header: everything here is unit-tested on machines
- * without a GPU (tests/real_plan.c), and the GPU executor (real/exec_*.c) only
+ * without a GPU (tests/real/real_plan.c), and the GPU executor (real/exec_*.c) only
  * interprets what it produces.
  *
  * 1. Op mapping (ar_real_map_op). Each op of a schedule becomes one call:

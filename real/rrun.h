@@ -15,7 +15,7 @@
 
 #include <stdio.h>
 
-#include "core/platform.h"
+#include "core/platform/platform.h"
 #include "real/real.h"
 #include "real/rmeasure.h"
 

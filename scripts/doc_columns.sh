@@ -2,7 +2,7 @@
 # The documented column lists, generated from the column tables (lab/schema.c: sweep results;
 # lab/simrow.c, lab/modelrow.c, lab/bestrow.c: arlab sim, model and best) by
 # `arlab help columns sweep|sim|model|best`. Without --write, prints each list
-# and exits 1 if a document's list differs from it (tests/cli_doc_columns.sh); with --write,
+# and exits 1 if a document's list differs from it (tests/cli/cli_doc_columns.sh); with --write,
 # replaces each list between its markers. ARLAB: the arlab binary (default build/arlab).
 set -euo pipefail
 cd "$(dirname "$0")/.."

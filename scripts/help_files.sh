@@ -2,7 +2,7 @@
 # The committed files generated from the option table (cli/opttab.c) and the verbs' help rows
 # (cli/helptab.c): docs/arlab.1 (`arlab help --man`) and scripts/arlab-completion.bash
 # (`arlab help --completion bash`). Without --write, exits 1 naming each file that differs from what
-# the binary prints (tests/cli_man.sh, tests/cli_completion.sh); with --write, rewrites them.
+# the binary prints (tests/cli/cli_man.sh, tests/cli/cli_completion.sh); with --write, rewrites them.
 # ARLAB: the arlab binary (default build/arlab).
 set -euo pipefail
 cd "$(dirname "$0")/.."

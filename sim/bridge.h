@@ -36,7 +36,7 @@
 extern "C" { /* arlab's core headers are C */
 #endif
 
-#include "core/platform.h"
+#include "core/platform/platform.h"
 #include "core/status.h"
 
 typedef struct ar_sg ar_sg;
@@ -80,7 +80,7 @@ const char *ar_sg_fix_info(void);
  * wait on it completes; the naive engine keeps the comm itself until sg_comm_wait_all/any. No-op
  * without the fix. */
 void ar_sg_unlist_comm(sg_comm_t c);
-/* How many activities this process took off SimGrid's lists so far (tests/sim_scan_fix.c). */
+/* How many activities this process took off SimGrid's lists so far (tests/sim/sim_scan_fix.c). */
 size_t ar_sg_unlisted(void);
 /* Scenario background flows: ar_sg_open_flows also builds, for flow i, a SimGrid host (netpoint
  * nranks+i) and a private FATPIPE link of capacity flows[i].rate_Bps (1e30 when 0) that starts

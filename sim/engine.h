@@ -1,6 +1,6 @@
 /* Private to sim/: the simulation engines, run inside the simulating process.
  *
- * ar_engine_fast (engine.c) and ar_engine_naive (naive.c) fill an
+ * ar_engine_fast (fast.c) and ar_engine_naive (naive.c) fill an
  * ar_sim_result whose arrays they allocate (freed with ar_sim_result_free).
  * settings are the validated "key:value" SimGrid settings; flags is the
  * sim_net_flags of the network spec (sim.c).
@@ -41,10 +41,10 @@ ar_status ar_engine_fast(const sim_job *j, ar_sim_result *r, ar_err *e);
 ar_status ar_engine_naive(const sim_job *j, ar_sim_result *r, ar_err *e);
 ar_status ar_engine_dataflow(const sim_job *j, ar_sim_result *r, ar_err *e); /* fast engine, --sync dataflow */
 
-/* Sets r->bottleneck: the directed link with the most bytes per capacity (engine.c). */
+/* Sets r->bottleneck: the directed link with the most bytes per capacity (fast.c). */
 void sim_pick_bottleneck(const ar_platform *p, ar_sim_result *r);
 
-/* Peak resident memory of this process in KiB (getrusage), -1 if unknown (engine.c). */
+/* Peak resident memory of this process in KiB (getrusage), -1 if unknown (fast.c). */
 long sim_peak_rss_kb(void);
 
 #endif

@@ -1,5 +1,5 @@
 /* Private to sim/: the member index of a rank in an op, for the engines that index a round's
- * transfers by member (naive.c, dataflow.c): open addressing over 2^k >= 2n slots (key -1 =
+ * transfers by member (naive.c, fast_dataflow.c): open addressing over 2^k >= 2n slots (key -1 =
  * empty), O(n) memory per op, O(1) lookups. Owned by the caller: sim_members_free. */
 #ifndef AR_SIM_MEMBERS_H
 #define AR_SIM_MEMBERS_H

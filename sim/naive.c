@@ -15,7 +15,7 @@
  * stack (SimGrid's default is 8 MiB). A run SimGrid ends with an actor still
  * waiting (a deadlock: a bug, never a result) is an error.
  *
- * --sync dataflow (see dataflow.c for the semantics): no op or phase barrier;
+ * --sync dataflow (see fast_dataflow.c for the semantics): no op or phase barrier;
  * each actor lowers its rounds itself and uses one mailbox per (op, receiver,
  * sender), so a sender's messages arrive in its order whatever round the
  * receiver is in.
@@ -27,7 +27,7 @@
  * switch's virtual link). Both take part in the switch's ops as members n and
  * n+1 (the op's barrier counts n+2).
  *
- * Compute costs under --sync dataflow (the semantics of dataflow.c): every GPU has
+ * Compute costs under --sync dataflow (the semantics of fast_dataflow.c): every GPU has
  * three engine actors (daemons): device-to-host copies, host-to-device copies and reductions,
  * each one job at a time in arrival order (a FIFO, a semaphore counting its jobs). A GPU actor
  * hands a received transfer to its host-to-device engine (staged) or reducer as soon as the
@@ -35,11 +35,11 @@
  * is done (a staged reduce goes from the copy engine to the reducer). A staged send waits for
  * its device-to-host copy before it is posted. Before it posts a send (or a copy's receive) a
  * GPU actor waits, on its GPU's condition variable, until no pending transfer into it overlaps
- * the range; at its end it waits until nothing is pending. One difference from dataflow.c: a
+ * the range; at its end it waits until nothing is pending. One difference from fast_dataflow.c: a
  * staged send's device-to-host copy starts when the SENDER is at its round (the receiver's
  * readiness is only known at the rendezvous), where the fast engine also waits for the
  * receiver; with ranks in step (rings, halving-doubling, binomial, two-level on symmetric
- * platforms) the two agree (tests/sim_pipeline.c), with several staged sends per rank and
+ * platforms) the two agree (tests/sim/sim_pipeline.c), with several staged sends per rank and
  * round from ranks out of step (ps, tree packing, NCCL's tree) they do not. Launch overhead: a
  * sleep before the rank's ops of each phase.
  *

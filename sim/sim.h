@@ -5,7 +5,7 @@
  * every op while it runs with ar_lower_round (the same transfers the cost walk,
  * the host executor and the NCCL backend use), and runs it:
  *   - under opts.sync = AR_SYNC_DATAFLOW (the default) every rank advances on
- *     its own (sim/dataflow.c); under AR_SYNC_ROUND (lockstep) rounds of one op
+ *     its own (sim/fast_dataflow.c); under AR_SYNC_ROUND (lockstep) rounds of one op
  *     are sequential (round r+1 starts when every transfer of round r has
  *     completed), ops of one phase run concurrently, phase k+1 starts when
  *     phase k has finished everywhere;
@@ -26,7 +26,7 @@
  *
  * Engines. AR_SIM_FAST (default) drives SimGrid without actors (host-to-host
  * communications started from completion callbacks) and skips work that is
- * provably redundant (exact shortcuts, see sim/engine.c):
+ * provably redundant (exact shortcuts, see sim/fast.c):
  *   - independent op groups: ops of a phase whose transfers can never share a
  *     link (or a receiving GPU when gamma > 0) are simulated one group at a
  *     time, each from the phase start;
@@ -64,7 +64,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/platform.h"
+#include "core/platform/platform.h"
 #include "core/scenario.h"
 #include "core/schedule.h"
 #include "core/status.h"
@@ -73,8 +73,8 @@ typedef enum ar_sim_engine { AR_SIM_FAST = 0, AR_SIM_NAIVE = 1 } ar_sim_engine;
 
 /* How ranks synchronise: the one definition of --sync (and a sweep's "sim.sync").
  * DATAFLOW, the zero value and every front end's default: every rank advances on its own data
- * (sim/dataflow.c); the fast engine runs the lockstep simulation with a certificate that it is also
- * the dataflow run (sim/engine_cert.c) and otherwise the dataflow engine (every transfer in SimGrid;
+ * (sim/fast_dataflow.c); the fast engine runs the lockstep simulation with a certificate that it is also
+ * the dataflow run (sim/fast_dataflow_cert.c) and otherwise the dataflow engine (every transfer in SimGrid;
  * also with opts.full or in process). ROUND (lockstep): round r+1 of an op starts when every
  * transfer of its round r has completed, phase k+1 when phase k has finished everywhere; the closed
  * forms assume it. What actually runs is decided by ar_sim_decide. */
@@ -161,7 +161,7 @@ typedef struct ar_sim_result {
     char engine[16];      /* "fast" or "naive" */
     char sync[16];        /* "round" or "dataflow": the semantics that ran */
     int dataflow_differs; /* internal: the fast engine's lockstep run is not the dataflow run (sim.c reruns) */
-    int dataflow_derived; /* the fast engine derived the dataflow run from its lockstep run (engine_cert.c) */
+    int dataflow_derived; /* the fast engine derived the dataflow run from its lockstep run (fast_dataflow_cert.c) */
     double wall_s;        /* wall-clock time of the simulation */
     double setup_s;       /* of which building the SimGrid platform */
     long peak_rss_kb;     /* peak resident memory of the simulating process */
@@ -178,10 +178,10 @@ typedef struct ar_sim_result {
  *   - the naive engine measures time only (no check or trace), with a reduction cost or per-message costs
  *     (the platform's o, g) only under dataflow;
  *   - per-message costs run under either semantics on the fast engine (lockstep: its rounds' send and
- *     receive sides, engine_int.h eng_side); an NCCL protocol's schedule does not pay them (ar_sim_run);
+ *     receive sides, fast_int.h eng_side); an NCCL protocol's schedule does not pay them (ar_sim_run);
  *   - switch ops run lockstep: under dataflow they run as ROUND (the row says so), refused with events;
- *   - under dataflow the fast engine runs per rank (dataflow.c) when shortcuts are off, in process,
- *     with events or with compute costs, else lockstep with a certificate (engine_cert.c).
+ *   - under dataflow the fast engine runs per rank (fast_dataflow.c) when shortcuts are off, in process,
+ *     with events or with compute costs, else lockstep with a certificate (fast_dataflow_cert.c).
  * Fails (one line) on a combination that cannot run. ar_sim_run calls it; front ends call it to refuse
  * before printing anything. */
 typedef struct ar_sim_mode {

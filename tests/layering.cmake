@@ -3,12 +3,14 @@
 # Reads the #include lines of every .c/.h/.cu/.cpp/.hpp file under the layered
 # folders and fails, printing "file:line: the include (the rule)" for each
 # include that goes up the layers:
-#   core/    includes nothing of models/ algos/ sim/ real/ lab/ cli/
-#   models/  never includes algos/ sim/ real/ lab/ cli/
-#   algos/   never includes sim/ real/ lab/ cli/
-#   sim/     never includes lab/ cli/
+#   core/    includes nothing of models/ algos/ sim/ calib/ real/ lab/ cli/
+#   models/  never includes algos/ sim/ calib/ real/ lab/ cli/
+#   algos/   never includes sim/ calib/ real/ lab/ cli/
+#   sim/     never includes calib/ lab/ cli/
+#   calib/   never includes algos/ sim/ real/ lab/ cli/ (measured data and fits: core, models)
 #   real/    never includes lab/ cli/
-#   lab/     never includes cli/
+#   lab/     never includes lab/sweep/ lab/report/ cli/
+#   lab/sweep/ never includes lab/report/ cli/; lab/report/ never includes cli/
 # and core/, models/, algos/ include no SimGrid, CUDA, NCCL or MPI header
 # (algos/layer_guard.h poisons their identifiers at compile time as well).
 # An include is resolved the way the compiler does: a quoted one first against
@@ -27,13 +29,16 @@ if(NOT DEFINED SRC)
   get_filename_component(SRC "${CMAKE_CURRENT_LIST_DIR}/.." ABSOLUTE)
 endif()
 
-set(layers core models algos sim real lab cli)
-set(forbid_core models algos sim real lab cli)
-set(forbid_models algos sim real lab cli)
-set(forbid_algos sim real lab cli)
-set(forbid_sim lab cli)
-set(forbid_real lab cli)
-set(forbid_lab cli)
+set(layers core models algos sim calib real lab lab/sweep lab/report cli)
+set(forbid_core models algos sim calib real lab lab/sweep lab/report cli)
+set(forbid_models algos sim calib real lab lab/sweep lab/report cli)
+set(forbid_algos sim calib real lab lab/sweep lab/report cli)
+set(forbid_sim calib lab lab/sweep lab/report cli)
+set(forbid_real lab lab/sweep lab/report cli)
+set(forbid_calib algos sim real lab lab/sweep lab/report cli)
+set(forbid_lab lab/sweep lab/report cli)
+set(forbid_lab/sweep lab/report cli)
+set(forbid_lab/report cli)
 set(forbid_cli)
 # headers of the backends, by the include as written
 set(backend_re "^(simgrid/|smpi/|xbt/|cuda|cuComplex|cublas|curand|nccl\\.h|nccl_net|nccl_tuner|mpi\\.h|mpi/|mpi_|openmpi|mpich|thrust/|cub/)")
@@ -43,6 +48,21 @@ set(no_backend core models algos)
 # the source root), each reported as an allowed exception; an entry that no
 # longer matches anything fails the check. None today.
 set(allowed)
+
+# The layer of a path relative to the source root: the longest entry of `layers` it starts with
+# (lab/sweep/x.h is in lab/sweep, lab/x.h in lab); "" when none.
+function(ar_layer_of path out)
+  set(best "")
+  foreach(l ${layers})
+    string(LENGTH "${l}" n)
+    string(LENGTH "${best}" nb)
+    string(FIND "${path}" "${l}/" at)
+    if(at EQUAL 0 AND n GREATER nb)
+      set(best "${l}")
+    endif()
+  endforeach()
+  set(${out} "${best}" PARENT_SCOPE)
+endfunction()
 
 set(nviol 0)
 set(nfiles 0)
@@ -56,6 +76,10 @@ foreach(layer ${layers})
     "${SRC}/${layer}/*.c" "${SRC}/${layer}/*.h" "${SRC}/${layer}/*.cu" "${SRC}/${layer}/*.cpp" "${SRC}/${layer}/*.hpp")
   list(SORT files)
   foreach(f ${files})
+    ar_layer_of("${f}" flayer)
+    if(NOT flayer STREQUAL layer)
+      continue() # in a sub-folder that is a layer of its own
+    endif()
     math(EXPR nfiles "${nfiles} + 1")
     get_filename_component(dir "${SRC}/${f}" DIRECTORY)
     file(STRINGS "${SRC}/${f}" lines)
@@ -94,7 +118,7 @@ foreach(layer ${layers})
       if(res STREQUAL "" OR NOT res MATCHES "^([^/]+)/")
         continue()
       endif()
-      set(target "${CMAKE_MATCH_1}")
+      ar_layer_of("${res}" target)
       if(NOT target IN_LIST forbid_${layer})
         continue()
       endif()

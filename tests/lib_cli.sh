@@ -1,4 +1,4 @@
-# Helpers for tests/cli_*.sh (sourced; named lib_* so the cli_*.sh test glob skips it). ARLAB is the arlab binary, ARLAB_SRC the source tree.
+# Helpers for tests/cli/cli_*.sh (sourced; named lib_* so the cli_*.sh test glob skips it). ARLAB is the arlab binary, ARLAB_SRC the source tree.
 set -u
 : "${ARLAB:?set ARLAB to the arlab binary}"
 : "${ARLAB_SRC:?set ARLAB_SRC to the source dir}"

@@ -1,4 +1,4 @@
-# CSV helpers for tests/cli_*.sh (sourced; named lib_* so the cli_*.sh test glob skips it).
+# CSV helpers for tests/cli/cli_*.sh (sourced; named lib_* so the cli_*.sh test glob skips it).
 # csv_col FILE NAME [NAME...]: the named columns of a CSV with a header line
 # (quoted fields handled), one row per line, tab-separated. Columns are found
 # by NAME, never by position; an unknown name fails the call (exit 2).

@@ -2,7 +2,7 @@
 # the foreground process group, as a user's keyboard does) once `ready` is in
 # the output (or after `--after S` seconds), and prints "exit N" (128 + signal
 # for a death by signal reported as -signal by Python) then the output.
-# Used by tests/cli_interrupt.sh (named lib_* so the cli_*.sh glob skips it).
+# Used by tests/cli/cli_interrupt.sh (named lib_* so the cli_*.sh glob skips it).
 #   python3 lib_pty.py [--ready TEXT [--delay S]] [--cols N] [--no-int] --timeout S -- CMD...
 # (--cols: the terminal's width; --no-int: never send Ctrl-C, just run to the end)
 # (--delay: wait S seconds more after TEXT appeared)

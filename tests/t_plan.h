@@ -4,7 +4,7 @@
 #define AR_T_PLAN_H
 
 #include "core/algo.h"
-#include "core/platform.h"
+#include "core/platform/platform.h"
 #include "t.h"
 
 /* s as schedule JSON text (malloc'd; NULL when out of memory). */

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lab/sweep.h"
+#include "lab/sweep/sweep.h"
 
 static int fail(int rank, const ar_err *e) {
     fprintf(stderr, "arlab-sweep-mpi (rank %d): %s\n", rank, e->msg);

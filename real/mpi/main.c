@@ -23,7 +23,7 @@
  *                    by relative-error least squares over the sizes <= 64 KiB
  *                    with its 95 % interval (not identified when the interval
  *                    reaches 0: printed and noted), bandwidth by least squares over the
- *                    sizes >= 1 MiB (real/rcalib.h); writes the platform
+ *                    sizes >= 1 MiB (calib/rcalib.h); writes the platform
  *                    with the fitted values (real/testbed/tbjson.h): GPU links
  *                    lat alpha_intra/2, bw 1/beta_intra; shaped links their
  *                    bandwidth x (exchange rate each way / configured) on
@@ -44,7 +44,7 @@
  *                    the testbed (its 10.213.0.0/16 address is machine + 1).
  *   --scale F        printed with every result (the testbed's --scale).
  *   --format nccl-tests  one document per algorithm (and MPI_Allreduce) in
- *                    nccl-tests' text format (real/nccltests_out.h), so that
+ *                    nccl-tests' text format (calib/nccltests_out.h), so that
  *                    `arlab fit`/`calibrate --from` read it like nccl-tests'
  *                    own output. The runs are in place: the out-of-place half
  *                    is blank; the "device" lines name the rank's machine.
@@ -60,13 +60,13 @@
 #include <unistd.h>
 
 #include "core/algo.h"
-#include "core/platform.h"
+#include "core/platform/platform.h"
 #include "core/units.h"
 #include "core/util.h"
 #include "models/model.h"
 #include "real/mpi/mexec.h"
-#include "real/nccltests_out.h"
-#include "real/rcalib.h"
+#include "calib/nccltests_out.h"
+#include "calib/rcalib.h"
 #include "real/rmeasure.h"
 #include "real/testbed/tbjson.h"
 

@@ -12,7 +12,7 @@
 #ifndef AR_REAL_TESTBED_TBJSON_H
 #define AR_REAL_TESTBED_TBJSON_H
 
-#include "core/platform.h"
+#include "core/platform/platform.h"
 #include "core/status.h"
 
 /* The testbed's view of a link: shaped (a machine uplink or a switch-to-switch

@@ -47,7 +47,7 @@
 
 #include <stdio.h>
 
-#include "core/platform.h"
+#include "core/platform/platform.h"
 #include "core/status.h"
 
 #define AR_TB_ENOPRIV 77          /* exit status: no privileges for namespaces (tests skip) */

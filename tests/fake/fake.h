@@ -1,5 +1,5 @@
 /* Control of the host fakes of CUDA and NCCL (cuda_runtime_api.h, nccl.h in
- * this folder), for tests/real_exec_fake.c. The fakes keep process-wide state
+ * this folder), for tests/real/real_exec_fake.c. The fakes keep process-wide state
  * like the libraries they stand for; fake_reset() clears it between cases.
  */
 #ifndef AR_FAKE_H

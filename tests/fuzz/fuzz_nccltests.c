@@ -1,11 +1,11 @@
-/* libFuzzer target: the nccl-tests reader (real/nccltests_in.h), text and JSON.
+/* libFuzzer target: the nccl-tests reader (calib/nccltests_in.h), text and JSON.
  * The first byte picks the options (collective hint, allow_truncated) and, with
  * bit 6 set, the reference-corpus CSV reader instead; the rest is the file. Anything accepted is walked further (where, check_fit). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "real/nccltests_in.h"
+#include "calib/nccltests_in.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

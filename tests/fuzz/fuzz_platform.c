@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/platform.h"
+#include "core/platform/platform.h"
 #include "core/units.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

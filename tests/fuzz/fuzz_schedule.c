@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "core/lower.h"
-#include "core/platform.h"
+#include "core/platform/platform.h"
 #include "core/schedule.h"
 #include "models/model.h"
 #include "fuzz_text.h"

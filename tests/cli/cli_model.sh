@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# The main job (model comparison on the BlueConnect presets) and plan output.
+. "$(dirname "$0")/../lib_cli.sh"
+expect_ok "main job csv" -- model --platform blueconnect-12 --platform blueconnect-192 --size 100MB --algo all --format csv
+head -1 "$T_TMP/out" >"$T_TMP/hdr"
+t_check "csv header" grep -q '^algo,platform,ranks,bytes,model_s,closed_s,walk_s,rel_diff,detail,stages,algbw_GBps,busbw_GBps,nccl_model_s,nccl_algo,nccl_proto,status,why,scenario$' "$T_TMP/hdr"
+t_check "ring row on 12 GPUs" grep -q '^ring,blueconnect-12,12,100000000,' "$T_TMP/out"
+t_check "two-level row on 192 GPUs" grep -q '^two-level,blueconnect-192,192,100000000,' "$T_TMP/out"
+# Eq. 6 on blueconnect-12: 2 (P-1) (a + N/(P minW)); read the model_s value and check it against the walk to 1e-6
+csv_col "$T_TMP/out" algo platform model_s walk_s >"$T_TMP/cols"
+awk -F'\t' '$1=="ring" && $2=="blueconnect-12" { d=($3-$4)/$3; if (d<0) d=-d; found=1; exit !(d < 1e-6) } END { if (!found) exit 1 }' "$T_TMP/cols"
+t_check "ring model equals walk on blueconnect-12" test $? -eq 0
+expect_ok "json" -- model --platform blueconnect-12 --algo ring --size 12M --format json
+t_check "json parses" python3 -c "import json,sys; r=json.load(open('$T_TMP/out')); assert r[0]['algo']=='ring' and r[0]['ranks']==12 and r[0]['bytes']==48000000"
+expect_ok "plan check" -- plan --platform blueconnect-12 --algo two-level --size 1000 --check
+t_check "plan validator ok" grep -q '^validator: ok' "$T_TMP/out"
+t_check "plan executor ok" grep -q '^host executor: ok' "$T_TMP/out"
+t_check "plan call stats" grep -q '^calls per rank' "$T_TMP/out"
+expect_ok "plan json" -- plan --platform flat:ranks=5 --algo ring --size 10 --format json
+t_check "plan json parses" python3 -c "import json; d=json.load(open('$T_TMP/out')); assert d['schedule']['ranks']==5 and len(d['schedule']['phases'])==2"
+expect_ok "platforms" -- platforms
+t_check "platform list has presets" grep -q 'blueconnect-192' "$T_TMP/out"
+expect_ok "platform show" -- platform show blueconnect-192
+t_check "summary names ranks" grep -q '192' "$T_TMP/out"
+expect_ok "generated fat-tree 4096" -- model --platform fat-tree --ranks 4096 --algo ring --size 1GiB --format csv
+t_check "4096 ranks" grep -q '^ring,.*,4096,' "$T_TMP/out"
+# nccl-tests' definitions: algbw = bytes / model_s (GB/s = 1e9 B/s), busbw = algbw x 2(n-1)/n (all-reduce)
+csv_col "$T_TMP/out" ranks bytes model_s algbw_GBps busbw_GBps status >"$T_TMP/bw"
+t_check "algbw and busbw by nccl-tests' definitions (1e-12)" awk -F'\t' '$6=="ok" { n++; a=$2/$3/1e9; b=a*2*($1-1)/$1;
+  if ((a-$4)^2 > (1e-12*a)^2 || (b-$5)^2 > (1e-12*b)^2) bad++ } END { exit !(n > 0 && !bad) }' "$T_TMP/bw"
+t_check "no nan in csv" bash -c "! grep -qi nan '$T_TMP/out'"
+expect_ok "nccl model column on dgx-h100" -- model --platform dgx-h100 --algo ring --size 1GiB --format csv
+csv_col "$T_TMP/out" nccl_model_s nccl_algo >"$T_TMP/n"
+t_check "nccl_model_s is NVLS 3972.58 us at 1 GiB (test_nccl_model)" awk -F'\t' '{ d=$1-0.00397258; if (d<0) d=-d; exit !($2=="NVLS" && d < 1e-8) }' "$T_TMP/n"
+t_done

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# nccl-ring and nccl-tree: the cost walk equals the (lockstep, --sync round) SimGrid simulation to 1e-9
+# where no link carries unequal flows (a size every channel, tree chunk and ring
+# block divides evenly) on the new presets, multi-node rail versions and a rail
+# fabric. Skipped (77) without the SimGrid backend.
+. "$(dirname "$0")/../lib_cli.sh"
+. "$(dirname "$0")/../lib_csv.sh"
+"$ARLAB" sim --platform flat:ranks=2 --algo ring --size 8 >"$T_TMP/probe" 2>&1
+if [ $? -eq 3 ] && grep -q "no SimGrid backend" "$T_TMP/probe"; then
+  echo "SimGrid backend not built: skipped"
+  exit 77
+fi
+# (On the network alone: with the multi-node presets' per-message costs --sync round simulates lockstep
+# rounds that pay o and g, where the walk prices a schedule this small under dataflow; tests/sim/sim_logp.c
+# compares them.)
+for P in dgx-a100 dgx-h100 dgx-b200 aws-p4d gb200-nvl72 dgx-h100:nodes=2,o=0,g=0 aws-p5:nodes=3,o=0,g=0 \
+         dgx-b200:nodes=4,o=0,g=0 rail:nodes=3,gpus=4; do
+  if expect_ok "sim on $P" -- sim --platform $P --algo nccl-ring:channels=4 --algo nccl-tree:channels=2,chunks=4 \
+       --size 4608000 --sync round --format csv; then
+    n=$(csv_col "$T_TMP/out" algo | wc -l)
+    t_check "$P: two rows" [ "$n" -eq 2 ]
+    while IFS=$'\t' read -r a rel; do
+      t_check "$P $a: walk = sim (rel_err $rel)" python3 -c "import sys; sys.exit(not abs(float('$rel')) < 1e-9)"
+    done < <(csv_col "$T_TMP/out" algo rel_err)
+  fi
+done
+
+# nccl-ring's reduce-scatter and all-gather (a per-member block layout: channel c owns slice c of
+# every rank's block): walk = simulation to 1e-9 in both engines, with 4 channels and (one node) NCCL's
+# count. (NCCL's count across nodes, 8 channels: a GPU's NVLink port carries the PXN relay of one channel,
+# limited by its rail, beside the other channels' NVLink flows, so the max-min simulation is ~1 % faster
+# than the walk, as for the all-reduce.)
+for P in dgx-h100 dgx-h100:nodes=2,o=0,g=0 aws-p5:nodes=3,o=0,g=0 dgx-b200:nodes=4,o=0,g=0 rail:nodes=3,gpus=4; do
+  A=nccl-ring
+  case $P in *nodes=*) A=nccl-ring:channels=2,proto=simple ;; esac
+  for c in reducescatter allgather; do
+    for en in fast naive; do
+      if expect_ok "sim nccl-ring --coll $c on $P ($en)" -- sim --platform $P --coll $c --engine $en --sync round \
+           --algo $A --algo nccl-ring:channels=4 --size 4608000 --format csv; then
+        n=$(csv_col "$T_TMP/out" algo | wc -l)
+        t_check "$P $c $en: two rows" [ "$n" -eq 2 ]
+        while IFS=$'\t' read -r a rel; do
+          t_check "$P $c $en $a: walk = sim (rel_err $rel)" python3 -c "import sys; sys.exit(not abs(float('$rel')) < 1e-9)"
+        done < <(csv_col "$T_TMP/out" algo rel_err)
+      fi
+    done
+  done
+done
+
+# Protocols: the simulator prices LL, LL128 and Simple as the walk does (wire bytes = bytes /
+# NCCL's factor, a per-step latency after every transfer (its excess over the hop's), the base latency once per phase), in both
+# engines. Without the protocol's effect the LL tree would simulate at the no-protocol time; check that
+# it does not, and that walk = sim (LL128's wire bytes are rounded to whole bytes per transfer: 1e-6).
+for pr in ll ll128 simple; do
+  tol=1e-9 more=1.1
+  # LL128: bandwidth x 120/128 (+6.7 %) and its steps' excess over the 2 us hops (NVLink 1.25 us: none)
+  [ $pr = ll128 ] && tol=1e-6 more=1.05
+  for en in fast naive; do
+    if expect_ok "sim nccl-tree proto=$pr ($en)" -- sim --platform dgx-h100:nodes=2,o=0,g=0 --engine $en --sync round \
+         --algo nccl-tree:channels=2,chunks=4,proto=$pr --algo nccl-tree:channels=2,chunks=4 --size 4608000 --format csv; then
+      read -r rel1 sim1 < <(csv_col "$T_TMP/out" rel_err sim_s | head -1)
+      read -r rel0 sim0 < <(csv_col "$T_TMP/out" rel_err sim_s | tail -1)
+      t_check "proto=$pr $en: walk = sim (rel_err $rel1)" python3 -c "import sys; sys.exit(not abs($rel1) < $tol)"
+      t_check "proto=$pr $en: the protocol costs time ($sim1 vs $sim0 s)" python3 -c "import sys; sys.exit(not $sim1 > $more * $sim0)"
+    fi
+  done
+done
+
+# The base latency once per operation (tuning.cc adds baseLat once): nccl-ring's all-reduce with LL on
+# dgx-h100 at 8 B, two phases (reduce-scatter, all-gather) of 2 (8 - 1) = 14 rounds in all, each the larger of
+# the 2 us hop and LL's 0.6 us NVLink step: 2.30's baseLat[RING][LL] 6.6 us + 14 x 2 us = 34.6 us (not 41.2
+# with the base in both phases; the 8 bytes' transfer time is below 1e-10 s).
+for en in fast naive; do
+  if expect_ok "sim nccl-ring proto=ll at 8 B ($en)" -- sim --platform dgx-h100 --engine $en \
+       --algo nccl-ring:proto=ll --size 8B --format csv; then
+    read -r rel1 sim1 < <(csv_col "$T_TMP/out" rel_err sim_s | head -1)
+    t_check "ring LL $en: walk = sim (rel_err $rel1)" python3 -c "import sys; sys.exit(not abs($rel1) < 1e-9)"
+    t_check "ring LL $en: 6.6 + 14 x 2 us ($sim1 s)" python3 -c "import sys; sys.exit(not abs($sim1 - 34.6e-6) < 1e-9)"
+  fi
+done
+
+# NVLS's latency: on one node at 16 MiB NCCL picks NVLS; the pick's switch op carries Simple, which both
+# engines charge as the walk does, once before the phase: NCCL's 25 us (tuning.cc hwLat[NVLINK][NVLS])
+# less the op's 2 us hop (GPU -> NVSwitch -> GPU), so nccl = nvls + 23 us and walk = sim.
+for en in fast naive; do
+  if expect_ok "sim nccl vs nvls on dgx-h100 ($en)" -- sim --platform dgx-h100 --engine $en --algo nccl --algo nvls \
+       --size 16MiB --format csv; then
+    read -r rel1 sim1 < <(csv_col "$T_TMP/out" rel_err sim_s | head -1)
+    read -r rel0 sim0 < <(csv_col "$T_TMP/out" rel_err sim_s | tail -1)
+    t_check "NVLS $en: walk = sim (rel_err $rel1)" python3 -c "import sys; sys.exit(not abs($rel1) < 1e-9)"
+    t_check "NVLS $en: nccl = nvls + 23 us ($sim1 vs $sim0 s)" python3 -c "import sys; sys.exit(not abs($sim1 - $sim0 - 23e-6) < 1e-12)"
+  fi
+done
+t_done
