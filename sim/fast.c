@@ -262,7 +262,7 @@ static void eng_free(eng *g) {
         g->rep.rec,       g->rep.opend,    g->rep.dnet, g->rep.dtot,   g->rep.dl,     g->rep.bytes,    /* repeat */
         g->rep.busy,      g->rep.cnt,      g->busy.t,   g->busy.count, g->busy.stamp, g->busy.touched, /* busy */
         g->pr.src,        g->pr.dst,       g->pr.red,   g->pr.bytes,   g->pr.net,     g->pr.tot,
-        g->pr.miss, /* probes */
+        g->pr.inj,        g->pr.land,      g->pr.miss, /* probes */
         g->pr.first,      g->io.data};
     for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++) free(arrs[i]);
     eng_memo_free(&g->memo);
