@@ -883,34 +883,40 @@ done:
     return worst;
 }
 
-/* `--measured FILE...` (nccl-tests files or measured CSVs) and `--plot FILE` are taken out of argv
- * before cli_parse; argv keeps the rest. */
+/* compare's own options as the option table says them (cli_take_own) */
+typedef struct compare_own {
+    const char *plot;
+} compare_own;
+
+/* `--plot FILE` (the option table's row) and `--measured FILE...` (nccl-tests files or measured CSVs) are
+ * taken out of argv before cli_parse; rest keeps the others. */
 int cmd_compare(int argc, char **argv) {
+    static const cli_ownopt own[] = {{"--plot", offsetof(compare_own, plot)}};
     const char **mfiles = calloc((size_t)argc + 1, sizeof *mfiles);
     char **rest = calloc((size_t)argc + 1, sizeof *rest);
-    const char *plot = NULL;
-    int nm = 0, nrest = 0;
+    compare_own co = {NULL};
+    int nm = 0, nrest = 0, nargs = argc;
     if (!mfiles || !rest) {
         free(mfiles), free(rest);
         return AR_ENOMEM;
     }
-    for (int i = 0; i < argc; i++) {
-        if (!strcmp(argv[i], "--measured")) {
+    memcpy(rest, argv, (size_t)argc * sizeof *rest);
+    if (cli_take_own(&nargs, rest, own, (int)(sizeof own / sizeof own[0]), &co, "compare") != AR_OK) {
+        free(mfiles), free(rest);
+        return AR_EINVAL;
+    }
+    const char *plot = co.plot;
+    for (int i = 0; i < nargs; i++) {
+        if (!strcmp(rest[i], "--measured")) {
             int k0 = nm;
-            while (i + 1 < argc && strncmp(argv[i + 1], "--", 2)) mfiles[nm++] = argv[++i];
+            while (i + 1 < nargs && strncmp(rest[i + 1], "--", 2)) mfiles[nm++] = rest[++i];
             if (nm == k0) {
                 fprintf(stderr, "arlab compare: --measured needs at least one file (nccl-tests output or a CSV)\n");
                 free(mfiles), free(rest);
                 return AR_EINVAL;
             }
-        } else if (!strcmp(argv[i], "--plot") && i + 1 < argc) {
-            plot = argv[++i];
-        } else if (!strcmp(argv[i], "--plot")) {
-            fprintf(stderr, "arlab compare: --plot needs a file (.png or .svg)\n");
-            free(mfiles), free(rest);
-            return AR_EINVAL;
         } else {
-            rest[nrest++] = argv[i];
+            rest[nrest++] = rest[i];
         }
     }
     cli_nt_facts facts;

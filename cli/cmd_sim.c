@@ -242,20 +242,13 @@ static ar_status sim_parse(int argc, char **argv, sim_args *a, cli_opts *o) {
     static const cli_ownopt own[] = {
         {"--no-shortcuts", offsetof(sim_args, full)}, {"--model-only", offsetof(sim_args, model_only)},
         {"--brief", offsetof(sim_args, brief)},       {"--chunks", offsetof(sim_args, chunks)},
-        {"--digits", offsetof(sim_args, digits)},     {"--engine", offsetof(sim_args, engine)}};
+        {"--digits", offsetof(sim_args, digits)},     {"--engine", offsetof(sim_args, engine)},
+        {"--sync", offsetof(sim_args, sync)}};
     int nrest = 0;
     memset(a, 0, sizeof *a);
     for (int i = 0; i < argc; i++) {
-        const char *x = argv[i];
         if (cli_format_nccltests(argc, argv, &i)) {
             a->ntfmt = a->brief = 1; /* no per-run breakdown; the rows as nccl-tests documents at the end */
-        } else if (!strcmp(x, "--sync") || !strncmp(x, "--sync=", 7)) {
-            const char *v = x[6] == '=' ? x + 7 : (i + 1 < argc ? argv[++i] : NULL);
-            ar_err se = {{0}};
-            if (ar_sync_parse(v, &a->sync, &se) != AR_OK) {
-                fprintf(stderr, "arlab sim: %s\n", se.msg);
-                return AR_EINVAL;
-            }
         } else {
             argv[nrest++] = argv[i];
         }

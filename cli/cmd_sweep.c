@@ -14,9 +14,10 @@
  * on a signal); DIR/.NAME.run notes how the run was started, for `arlab
  * report` to name the command that resumes an interrupted run.
  *
- * -j and --quiet are this verb's own flags (taken out of argv before the
- * shared parser in opts.c sees the rest: FILE and --out). */
+ * -j and --quiet are this verb's own flags (taken out of argv by the option table,
+ * cli_take_own, before the shared parser in opts.c sees the rest: FILE and --out). */
 #include <errno.h>
+#include <stddef.h>
 #include <glob.h>
 #include <signal.h>
 #include <stdio.h>
@@ -27,6 +28,7 @@
 #include <unistd.h>
 
 #include "core/interrupt.h"
+#include "opttab.h"
 #include "cli.h"
 #include "progress.h"
 #include "core/util.h"
@@ -43,47 +45,41 @@ static void usage(void) {
 
 #define SWEEP_HELP (-1) /* sweep_flags: the usage was asked for and printed */
 
-/* The verb's own flags (-j N / -jN / --jobs N, --quiet, -h) out of argv, the rest into rest (CLI_MAX_LIST * 2
- * entries); AR_OK, SWEEP_HELP, or AR_EINVAL after one line. */
+/* The verb's own options as the option table says them (cli_take_own): -j N / -jN / --jobs N, --quiet. */
+typedef struct sweep_own {
+    int nj, quiet;
+} sweep_own;
+
+/* The verb's own flags (the table's, then -h) out of argv, the rest into rest (CLI_MAX_LIST * 2 entries); AR_OK,
+ * SWEEP_HELP, or AR_EINVAL after one line. */
 static int sweep_flags(int argc, char **argv, char **rest, int *nrest, int *nj, int *quiet) {
+    static const cli_ownopt own[] = {{"--jobs", offsetof(sweep_own, nj)}, {"--quiet", offsetof(sweep_own, quiet)}};
+    sweep_own so = {.nj = 1, .quiet = 0};
     *nrest = 0;
-    *nj = 1;
-    *quiet = 0;
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i], *v = NULL;
-        if (!strcmp(a, "-j") || !strcmp(a, "--jobs")) {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "arlab sweep: %s needs a number of processes\n", a);
-                return AR_EINVAL;
-            }
-            v = argv[++i];
-        } else if (!strncmp(a, "-j", 2) && a[2]) {
-            v = a + 2;
-        } else if (!strncmp(a, "--jobs=", 7)) {
-            v = a + 7;
-        } else if (!strcmp(a, "--quiet")) {
-            *quiet = 1;
-            continue;
-        } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            usage();
-            return SWEEP_HELP;
-        } else {
-            if (*nrest == CLI_MAX_LIST * 2) {
-                fprintf(stderr, "arlab sweep: too many arguments\n");
-                return AR_EINVAL;
-            }
-            rest[(*nrest)++] = argv[i];
-            continue;
-        }
-        long long n = 0;
-        ar_err e = {{0}};
-        if (ar_parse_count(v, 1, SWEEP_MAX_JOBS, &n, &e) != AR_OK) {
-            fprintf(stderr, "arlab sweep: -j: %s\n", e.msg);
-            return AR_EINVAL;
-        }
-        *nj = (int)n;
+    /* a copy: argv stays as given for the run note (sweep_note_run) */
+    char **args = malloc(((size_t)argc + 1) * sizeof *args);
+    if (!args) {
+        fprintf(stderr, "arlab sweep: out of memory\n");
+        return AR_EINVAL;
     }
-    return AR_OK;
+    memcpy(args, argv, (size_t)argc * sizeof *args);
+    int nargs = argc, st = AR_OK;
+    if (cli_take_own(&nargs, args, own, (int)(sizeof own / sizeof own[0]), &so, "sweep") != AR_OK) st = AR_EINVAL;
+    for (int i = 0; st == AR_OK && i < nargs; i++) {
+        if (!strcmp(args[i], "-h") || !strcmp(args[i], "--help")) {
+            usage();
+            st = SWEEP_HELP;
+        } else if (*nrest == CLI_MAX_LIST * 2) {
+            fprintf(stderr, "arlab sweep: too many arguments\n");
+            st = AR_EINVAL;
+        } else {
+            rest[(*nrest)++] = args[i];
+        }
+    }
+    free(args);
+    *nj = so.nj;
+    *quiet = so.quiet;
+    return st;
 }
 
 /* The line on stderr after a run (unless quiet): rows, points run and resumed, where they went, and the rows

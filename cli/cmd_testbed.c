@@ -31,12 +31,14 @@
  * Ownership: everything allocated here is freed before returning.
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "opttab.h"
 #ifdef AR_HAVE_TESTBED
 #include "core/util.h"
 #include "real/testbed/testbed.h"
@@ -94,8 +96,12 @@ typedef struct tb_args {
 } tb_args;
 
 static int parse(int argc, char **argv, tb_args *a, const char *verb) {
+    static const cli_ownopt own[] = {{"--timeout", offsetof(tb_args, timeout_s)}};
+    char who[64]; /* "testbed run": the messages' verb */
     memset(a, 0, sizeof *a);
     a->timeout_s = 300;
+    snprintf(who, sizeof who, "testbed %s", verb);
+    if (cli_take_own(&argc, argv, own, (int)(sizeof own / sizeof own[0]), a, who) != AR_OK) return -1;
     for (int i = 0; i < argc; i++) {
         const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         const char **dst = NULL;
@@ -112,15 +118,7 @@ static int parse(int argc, char **argv, tb_args *a, const char *verb) {
         else if (!strcmp(k, "--warmup")) dst = &a->warmup;
         else if (!strcmp(k, "--scale")) dst = &a->scale_text;
         else if (!strcmp(k, "--transport")) dst = &a->transport;
-        else if (!strcmp(k, "--timeout")) {
-            char *end;
-            if (!v || !(a->timeout_s = strtod(v, &end), *end == 0 && a->timeout_s > 0 && a->timeout_s <= 86400)) {
-                fprintf(stderr, "arlab testbed %s: --timeout needs seconds in (0, 86400]\n", verb);
-                return -1;
-            }
-            i++;
-            continue;
-        } else {
+        else {
             fprintf(stderr, "arlab testbed %s: unknown option \"%s\"\n", verb, k);
             return -1;
         }

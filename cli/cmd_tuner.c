@@ -1,22 +1,36 @@
 /* `arlab best --emit nccl-tuner FILE --platform P [--ranks N] [--max-bytes S]`: writes NCCL's
  * choice per size range in the CSV format of NCCL's example tuner plugin (lab/tuner_emit.h). Reached from
  * cmd_best (cli/cmd_best.c) when its arguments name --emit. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "opttab.h"
 #include "lab/tuner_emit.h"
 
+/* the option table's rows this form takes (cli_take_own); --emit's two values are read below */
+typedef struct emit_own {
+    const char *maxs;
+} emit_own;
+
 int cmd_best_emit(int argc, char **argv) {
+    static const cli_ownopt own[] = {{"--max-bytes", offsetof(emit_own, maxs)}};
     char **rest = calloc((size_t)argc + 1, sizeof *rest);
-    const char *kind = NULL, *file = NULL, *maxs = "16GiB";
-    int nr = 0;
+    const char *kind = NULL, *file = NULL;
+    emit_own eo = {"16GiB"};
+    int nr = 0, nargs = argc;
     if (!rest) return AR_ENOMEM;
-    for (int i = 0; i < argc; i++) {
-        if (!strcmp(argv[i], "--emit") && i + 2 < argc) kind = argv[++i], file = argv[++i];
-        else if (!strcmp(argv[i], "--max-bytes") && i + 1 < argc) maxs = argv[++i];
-        else rest[nr++] = argv[i];
+    memcpy(rest, argv, (size_t)argc * sizeof *rest);
+    if (cli_take_own(&nargs, rest, own, (int)(sizeof own / sizeof own[0]), &eo, "best") != AR_OK) {
+        free(rest);
+        return AR_EINVAL;
+    }
+    const char *maxs = eo.maxs;
+    for (int i = 0; i < nargs; i++) {
+        if (!strcmp(rest[i], "--emit") && i + 2 < nargs) kind = rest[++i], file = rest[++i];
+        else rest[nr++] = rest[i];
     }
     if (!kind || strcmp(kind, "nccl-tuner") || !file) {
         fprintf(stderr, "arlab best: --emit takes nccl-tuner FILE (NCCL's example tuner plugin CSV)\n");

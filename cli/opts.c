@@ -171,7 +171,8 @@ ar_status cli_parse(int argc, char **argv, unsigned allowed, cli_opts *o, const 
 }
 
 /* One own option's value into its field; AR_OK or AR_EINVAL after one line. */
-static ar_status set_own(const cli_optdef *d, const char *v, char *field, const char *verb) {
+static ar_status set_own(const cli_optdef *d, const char *as, const char *v, char *field, const char *verb) {
+    if (d->own) return d->own(d, as, v, field, verb);
     char list[128];
     long long n;
     ar_err e = {{0}};
@@ -196,26 +197,45 @@ static ar_status set_own(const cli_optdef *d, const char *v, char *field, const 
     return cli_bad(verb, "option %s needs a value", d->name);
 }
 
+/* The length of the option's name as a spells it when a is the option d or its alias (0: it is not): *joined set
+ * to the value joined to it ("--x=v", "-xv"), or NULL when the value, if any, is the next argument. */
+static size_t own_match(const cli_optdef *d, const char *a, const char **joined) {
+    size_t nl = strlen(d->name);
+    *joined = NULL;
+    if (!strncmp(a, d->name, nl) && (a[nl] == 0 || a[nl] == '=')) {
+        if (a[nl] == '=') *joined = a + nl + 1;
+        return nl;
+    }
+    if (!d->alias) return 0;
+    size_t al = strlen(d->alias);
+    if (strncmp(a, d->alias, al)) return 0;
+    if (a[al]) *joined = a + al;
+    return al;
+}
+
 ar_status cli_take_own(int *argc, char **argv, const cli_ownopt *map, int n, void *own, const char *verb) {
     int out = 0;
     for (int i = 0; i < *argc; i++) {
         char *a = argv[i];
-        int k = 0;
+        const cli_optdef *d = NULL;
+        const char *joined = NULL;
         size_t nl = 0;
+        int k = 0;
         for (; k < n; k++) {
-            nl = strlen(map[k].name);
-            if (!strncmp(a, map[k].name, nl) && (a[nl] == 0 || a[nl] == '=')) break;
+            d = cli_optdef_find(map[k].name);
+            if (!d) return cli_bad(verb, "option %s is not in the option table (cli/opttab.c)", map[k].name);
+            if ((nl = own_match(d, a, &joined)) > 0) break;
         }
         if (k == n) {
             argv[out++] = a;
             continue;
         }
-        const cli_optdef *d = cli_optdef_find(map[k].name);
-        if (!d) return cli_bad(verb, "option %s is not in the option table (cli/opttab.c)", map[k].name);
         const char *v = NULL;
-        if (d->type == CLI_ARG_NONE && a[nl] == '=') return cli_bad(verb, "option %s takes no value", d->name);
-        if (d->type != CLI_ARG_NONE) v = a[nl] == '=' ? a + nl + 1 : (i + 1 < *argc ? argv[++i] : NULL);
-        if (set_own(d, v, (char *)own + map[k].field, verb) != AR_OK) return AR_EINVAL;
+        if (d->type == CLI_ARG_NONE && joined) return cli_bad(verb, "option %s takes no value", d->name);
+        if (d->type != CLI_ARG_NONE) v = joined ? joined : (i + 1 < *argc ? argv[++i] : NULL);
+        char as[32]; /* the option as written: "-j", "--jobs" */
+        snprintf(as, sizeof as, "%.*s", (int)nl, a);
+        if (set_own(d, as, v, (char *)own + map[k].field, verb) != AR_OK) return AR_EINVAL;
     }
     *argc = out;
     return AR_OK;

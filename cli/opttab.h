@@ -19,6 +19,11 @@ typedef enum {
 } cli_argtype;
 
 struct cli_optdef;
+/* A verb's own option whose value needs code (cli_take_own): as is the option as written (its name, or its
+ * alias), val its value (NULL when none was given), field where it goes in the verb's own struct; AR_OK or
+ * AR_EINVAL after one line naming the verb. */
+typedef ar_status (*cli_own_set)(const struct cli_optdef *d, const char *as, const char *val, void *field,
+                                 const char *verb);
 /* Stores val (NULL for a flag) in o; AR_OK or AR_EINVAL after one line naming the verb. */
 typedef ar_status (*cli_opt_set)(cli_opts *o, const struct cli_optdef *d, const char *val, const char *verb);
 
@@ -34,6 +39,8 @@ typedef struct cli_optdef {
     const char *help;    /* the help text ('\n' between its lines) */
     const char *bad;     /* a verb's own option: what "arlab VERB: NAME: " says of a missing or bad value (NULL:
                           * "option NAME needs a value") */
+    const char *alias;   /* a verb's own option: its short form ("-j"), also taken with the value joined ("-j4") */
+    cli_own_set own;     /* a verb's own option set by code (NULL: by type, with bad's message) */
 } cli_optdef;
 
 /* Prints "arlab VERB: " and the message to stderr, one line; returns AR_EINVAL. */
@@ -46,11 +53,12 @@ typedef struct cli_ownopt {
     size_t field;
 } cli_ownopt;
 
-/* Takes the verb's own options (map, n of them) out of argv, "--x v", "--x=v" or a flag "--x", keeping the
- * rest in order for cli_parse (*argc becomes their count), and stores each in own: a flag as int 1, a string
- * or file as const char *, a count as int (long long where the table's max is beyond INT_MAX), a word as the
- * int index of it in the option's choices. AR_OK, or AR_EINVAL after one line: "arlab VERB: NAME: BAD" (the
- * table's bad) for a missing or bad value, else "option NAME needs a value" / "takes no value". */
+/* Takes the verb's own options (map, n of them) out of argv, "--x v", "--x=v" or a flag "--x" (and the table's
+ * alias: "-x v", "-xv"), keeping the rest in order for cli_parse (*argc becomes their count), and stores each
+ * in own: by the table's own handler where it has one, else a flag as int 1, a string or file as const char *,
+ * a count as int (long long where the table's max is beyond INT_MAX), a word as the int index of it in the
+ * option's choices. AR_OK, or AR_EINVAL after one line: the handler's, or "arlab VERB: NAME: BAD" (the table's
+ * bad) for a missing or bad value, else "option NAME needs a value" / "takes no value". */
 ar_status cli_take_own(int *argc, char **argv, const cli_ownopt *map, int n, void *own, const char *verb);
 
 /* Every option; n set to the count. */

@@ -60,4 +60,16 @@ expect_code "malformed rate: bad input" 2 -- model --platform "$d/badrate.json"
 expect_code "family ranks beyond 1048576: limit" 7 -- model --platform flat:ranks=2000000
 expect_code "fanouts beyond 1048576 ranks: limit" 7 -- model --platform tree:fanouts=2048x1024
 expect_code "graph of 4097 nodes: limit" 7 -- model --platform "$d/big.json"
+# verbs' own options that need code (the option table's handlers): the message names the option as written
+expect_error "sim --sync missing" 'arlab sim: --sync: give dataflow (every rank on its own data, the default) or round (lockstep rounds and phases, the closed forms'"'"' semantics), not ""' -- sim --platform flat:ranks=4 --size 1MB --sync
+expect_error "sim --sync=bogus" 'the closed forms'"'"' semantics), not "bogus"' -- sim --platform flat:ranks=4 --size 1MB --sync=bogus
+expect_error "sweep -j missing" 'arlab sweep: -j needs a number of processes' -- sweep -j
+expect_error "sweep --jobs missing" 'arlab sweep: --jobs needs a number of processes' -- sweep --jobs
+expect_error "sweep -jx" 'arlab sweep: -j: "x" is not a count' -- sweep -jx a.json
+expect_error "sweep --jobs=999" 'arlab sweep: -j: "999" is out of range (1..256)' -- sweep --jobs=999 a.json
+expect_error "sweep -j 0" 'arlab sweep: -j: "0" is out of range (1..256)' -- sweep -j 0 a.json
+expect_error "compare --plot missing" 'arlab compare: --plot needs a file (.png or .svg)' -- compare --platform flat:ranks=8 --plot
+expect_error "testbed --timeout 0" 'arlab testbed run: --timeout needs seconds in (0, 86400]' -- testbed run --timeout 0
+expect_error "testbed --timeout missing" 'arlab testbed up: --timeout needs seconds in (0, 86400]' -- testbed up --timeout
+expect_error "testbed --timeout=5 is taken (the next error is the missing platform)" 'arlab testbed run: give --platform P' -- testbed run --timeout=5
 t_done

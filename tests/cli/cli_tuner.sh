@@ -30,6 +30,13 @@ while IFS=, read -r coll lo hi algo proto _; do
   t_check "allreduce [$lo, $hi]: $algo,$proto = model's choice at $b B ($got)" test "$got" = "$algo,$proto"
 done <"$T_TMP/rows"
 expect_error "unknown emit kind" 'nccl-tuner FILE' -- best --emit foo "$F" --platform dgx-h100
+# --max-bytes through the option table: --max-bytes=S is --max-bytes S; a missing value is named
+expect_ok "emit with --max-bytes=4GiB" -- best --emit nccl-tuner "$T_TMP/eq.csv" --platform dgx-h100:nodes=2 --max-bytes=4GiB
+t_check "--max-bytes=4GiB writes what --max-bytes 4GiB wrote" cmp -s "$F" "$T_TMP/eq.csv"
+expect_error "--max-bytes without a value" 'arlab best: option --max-bytes needs a value' -- best --emit \
+    nccl-tuner "$F" --platform dgx-h100:nodes=2 --max-bytes
+expect_error "--max-bytes bad size" 'arlab best: --max-bytes: "1XB" is not a size' -- best --emit \
+    nccl-tuner "$F" --platform dgx-h100:nodes=2 --max-bytes 1XB
 expect_error "a platform NCCL's model cannot describe" 'the same GPU count on every machine' -- best --emit \
     nccl-tuner "$F" --platform fr-5
 expect_error "a platform without its GPU" 'compute capability is unknown' -- best --emit nccl-tuner "$F" \
