@@ -273,17 +273,6 @@ typedef struct eng_cert {
     size_t prev_n; /* transfers in prev_end; 0: no previous identical batch */
     int shifted;
     double shift;
-    /* the early stop (fast_dataflow_cert.c, "Stopping early"): SimGrid transfers in flight per pair,
-     * per rank its ops not yet finished in SimGrid and whether it is through with the phase, the
-     * next phase's first-round partners (CSR over ranks), the earliest dataflow start among the
-     * next phase's transfers whose both ends are through, the next phase's base latency */
-    ARR(int, inflight);
-    int *opsleft, *nadjoff;
-    char *through;
-    ARR(int, nadj);
-    ARR(int, npairs);
-    int adj; /* 0: not built for this phase yet; 1: built; -1: none (last phase, or too large) */
-    double cand, nbase;
 } eng_cert;
 
 /* Wire bytes of a transfer of elems elements in the current phase (SimGrid takes whole bytes). */
