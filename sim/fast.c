@@ -177,7 +177,9 @@ static void drive(eng *g) {
                 g->st = st;
                 break;
             }
-            if (g->pr.nmiss > 0) { /* learn the unknown components, then decide */
+            if (g->pr.nmiss > 0) {    /* learn the unknown components, then decide */
+                eng_cert_precheck(g); /* unless the batch's starts already fail the certificate */
+                if (g->stopped) continue;
                 if ((st = eng_probe_start(g)) != AR_OK) g->st = st;
                 return;
             }

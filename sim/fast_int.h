@@ -350,6 +350,7 @@ void eng_cert_free(eng_cert *c);
 ar_status eng_cert_phase(eng *g, double base);
 void eng_cert_start(eng *g, const ar_xfer *x, int opi, double t);
 void eng_cert_end(eng *g, const ar_xfer *x, int opi, double t);
+void eng_cert_precheck(eng *g);
 void eng_cert_batch(eng *g, double T0, const double *dnet, const double *dtot, int repeat);
 int eng_cert_can_jump(const eng *g);
 void eng_cert_jump(eng *g, int J, double T0);
