@@ -289,6 +289,82 @@ static double ev_land(walk *w, const ev_flow *f, double net) {
     return r0 + c;
 }
 
+/* Settles the event pass's instant now: latencies and steps elapsed, ops whose round is over lower
+ * and route their next round (routes appended to *rt at *rused). *live: ops still running; *dirty
+ * set when a transfer joins the network. Shared by the event pass and its reference. */
+static ar_status ev_settle(walk *w, const ar_phase *phase, double eb, double pstep, double now, int *round, size_t *nf,
+                           const size_t *foff, ev_flow *fl, ar_xfer *xb, ar_dlink **rt, size_t *caprt, size_t *rused,
+                           double *lat_max, int *live, int *dirty, ar_err *e) {
+    const ar_platform *p = w->p;
+    int nops = phase->nops;
+    ar_status st = AR_OK;
+    int changed = 1;
+    while (changed && st == AR_OK) {
+        changed = 0;
+        *live = 0;
+        for (int i = 0; i < nops && st == AR_OK; i++) {
+            int over = round[i] < w->nrounds[i];
+            for (size_t k = 0; round[i] >= 0 && round[i] < w->nrounds[i] && k < nf[i]; k++) {
+                ev_flow *f = &fl[foff[i] + k];
+                if (f->state == 0 && f->t_evt <= now) {
+                    f->state = 1, f->rem = f->bytes, f->t_net = now, changed = 1, *dirty = 1;
+                    if (f->rem <= 0 || f->rlen == 0) f->state = 2, f->t_evt = ev_land(w, f, now) + pstep;
+                }
+                if (f->state == 2 && f->t_evt <= now) f->state = 3, changed = 1;
+                if (f->state != 3) over = 0;
+            }
+            if (!over) {
+                *live += round[i] < w->nrounds[i];
+                continue;
+            }
+            if (++round[i] >= w->nrounds[i]) continue; /* the op is done */
+            changed = 1, (*live)++;
+            /* lower and route round[i] of op i (its routes appended after the others') */
+            nf[i] = ar_lower_round(&phase->ops[i], round[i], xb);
+            for (size_t k = 0; k < nf[i] && st == AR_OK; k++) {
+                int len = 0;
+                st = ar_platform_route_x_append(p, xb[k].src, xb[k].dst, xb[k].reduce, rt, caprt, *rused, &len, e);
+                if (st != AR_OK) {
+                    ar_err_prefix(e, "cost walk");
+                    break;
+                }
+                double lat = 0;
+                for (int q = 0; q < len; q++) lat += p->links[AR_DLINK_LINK((*rt)[*rused + (size_t)q])].lat_s;
+                double bytes = (double)ar_xfer_elems(&xb[k]) * eb, inj = now;
+                int sided = w->msg && xb[k].src >= 0 && xb[k].dst >= 0 && ar_platform_sided(p, xb[k].src, xb[k].dst);
+                if (sided) { /* the sender's side, its messages in lowering order (round_msg) */
+                    double hold, c = ar_platform_side_cost(p, xb[k].src, xb[k].dst, bytes, 0, &hold);
+                    double s0 = now > w->sfree[xb[k].src] ? now : w->sfree[xb[k].src];
+                    inj = s0 + c;
+                    w->sfree[xb[k].src] = s0 + hold;
+                }
+                fl[foff[i] + k] = (ev_flow){.t_evt = inj + lat,
+                                            .bytes = bytes,
+                                            .lat = lat,
+                                            .op = i,
+                                            .roff = *rused,
+                                            .rlen = len,
+                                            .src = sided ? xb[k].src : -1,
+                                            .dst = xb[k].dst};
+                if (lat > *lat_max) *lat_max = lat;
+                *rused += (size_t)len;
+            }
+        }
+        if (*rused > ((size_t)1 << 22) && st == AR_OK) { /* compact the routes of the flows still running */
+            size_t u = 0;
+            for (int i = 0; i < nops; i++)
+                for (size_t k = 0; round[i] < w->nrounds[i] && k < nf[i]; k++) {
+                    ev_flow *f = &fl[foff[i] + k];
+                    memmove(*rt + u, *rt + f->roff, (size_t)f->rlen * sizeof *rt);
+                    f->roff = u;
+                    u += (size_t)f->rlen;
+                }
+            *rused = u;
+        }
+    }
+    return st;
+}
+
 /* The reference event pass: every event shares all the links again over every live transfer
  * (progressive filling by scanning them all). walk_phase_events computes the same numbers faster;
  * tests run this one beside it (ar_model_walk_events_reference). */
@@ -323,71 +399,8 @@ static ar_status walk_phase_events_ref(walk *w, const ar_phase *phase, double eb
     for (;;) {
         if (st != AR_OK) break;
         /* settle the instant: latencies and steps elapsed, ops whose round is over start the next */
-        int changed = 1;
-        while (changed && st == AR_OK) {
-            changed = 0;
-            live = 0;
-            for (int i = 0; i < nops && st == AR_OK; i++) {
-                int over = round[i] < w->nrounds[i];
-                for (size_t k = 0; round[i] >= 0 && round[i] < w->nrounds[i] && k < nf[i]; k++) {
-                    ev_flow *f = &fl[foff[i] + k];
-                    if (f->state == 0 && f->t_evt <= now) {
-                        f->state = 1, f->rem = f->bytes, f->t_net = now, changed = 1;
-                        if (f->rem <= 0 || f->rlen == 0) f->state = 2, f->t_evt = ev_land(w, f, now) + pstep;
-                    }
-                    if (f->state == 2 && f->t_evt <= now) f->state = 3, changed = 1;
-                    if (f->state != 3) over = 0;
-                }
-                if (!over) {
-                    live += round[i] < w->nrounds[i];
-                    continue;
-                }
-                if (++round[i] >= w->nrounds[i]) continue; /* the op is done */
-                changed = 1, live++;
-                /* lower and route round[i] of op i (its routes appended after the others') */
-                nf[i] = ar_lower_round(&phase->ops[i], round[i], xb);
-                for (size_t k = 0; k < nf[i] && st == AR_OK; k++) {
-                    int len = 0;
-                    st = ar_platform_route_x_append(p, xb[k].src, xb[k].dst, xb[k].reduce, &rt, &caprt, rused, &len, e);
-                    if (st != AR_OK) {
-                        ar_err_prefix(e, "cost walk");
-                        break;
-                    }
-                    double lat = 0;
-                    for (int q = 0; q < len; q++) lat += p->links[AR_DLINK_LINK(rt[rused + (size_t)q])].lat_s;
-                    double bytes = (double)ar_xfer_elems(&xb[k]) * eb, inj = now;
-                    int sided = w->msg && xb[k].src >= 0 && xb[k].dst >= 0 &&
-                                ar_platform_sided(p, xb[k].src, xb[k].dst);
-                    if (sided) { /* the sender's side, its messages in lowering order (round_msg) */
-                        double hold, c = ar_platform_side_cost(p, xb[k].src, xb[k].dst, bytes, 0, &hold);
-                        double s0 = now > w->sfree[xb[k].src] ? now : w->sfree[xb[k].src];
-                        inj = s0 + c;
-                        w->sfree[xb[k].src] = s0 + hold;
-                    }
-                    fl[foff[i] + k] = (ev_flow){.t_evt = inj + lat,
-                                                .bytes = bytes,
-                                                .lat = lat,
-                                                .op = i,
-                                                .roff = rused,
-                                                .rlen = len,
-                                                .src = sided ? xb[k].src : -1,
-                                                .dst = xb[k].dst};
-                    if (lat > lat_max) lat_max = lat;
-                    rused += (size_t)len;
-                }
-            }
-            if (rused > ((size_t)1 << 22) && st == AR_OK) { /* compact the routes of the flows still running */
-                size_t u = 0;
-                for (int i = 0; i < nops; i++)
-                    for (size_t k = 0; round[i] < w->nrounds[i] && k < nf[i]; k++) {
-                        ev_flow *f = &fl[foff[i] + k];
-                        memmove(rt + u, rt + f->roff, (size_t)f->rlen * sizeof *rt);
-                        f->roff = u;
-                        u += (size_t)f->rlen;
-                    }
-                rused = u;
-            }
-        }
+        st = ev_settle(w, phase, eb, pstep, now, round, nf, foff, fl, xb, &rt, &caprt, &rused, &lat_max, &live,
+                       &(int){0}, e);
         if (st != AR_OK || live == 0) break;
         /* max-min fair shares of the transfers on the network (progressive filling) */
         int unfixed = 0;
@@ -544,71 +557,8 @@ static ar_status walk_phase_events(walk *w, const ar_phase *phase, double eb, do
     for (;;) {
         if (st != AR_OK) break;
         /* settle the instant: latencies and steps elapsed, ops whose round is over start the next */
-        int changed = 1;
-        while (changed && st == AR_OK) {
-            changed = 0;
-            live = 0;
-            for (int i = 0; i < nops && st == AR_OK; i++) {
-                int over = round[i] < w->nrounds[i];
-                for (size_t k = 0; round[i] >= 0 && round[i] < w->nrounds[i] && k < nf[i]; k++) {
-                    ev_flow *f = &fl[foff[i] + k];
-                    if (f->state == 0 && f->t_evt <= now) {
-                        f->state = 1, f->rem = f->bytes, f->t_net = now, changed = 1, dirty = 1;
-                        if (f->rem <= 0 || f->rlen == 0) f->state = 2, f->t_evt = ev_land(w, f, now) + pstep;
-                    }
-                    if (f->state == 2 && f->t_evt <= now) f->state = 3, changed = 1;
-                    if (f->state != 3) over = 0;
-                }
-                if (!over) {
-                    live += round[i] < w->nrounds[i];
-                    continue;
-                }
-                if (++round[i] >= w->nrounds[i]) continue; /* the op is done */
-                changed = 1, live++;
-                /* lower and route round[i] of op i (its routes appended after the others') */
-                nf[i] = ar_lower_round(&phase->ops[i], round[i], xb);
-                for (size_t k = 0; k < nf[i] && st == AR_OK; k++) {
-                    int len = 0;
-                    st = ar_platform_route_x_append(p, xb[k].src, xb[k].dst, xb[k].reduce, &rt, &caprt, rused, &len, e);
-                    if (st != AR_OK) {
-                        ar_err_prefix(e, "cost walk");
-                        break;
-                    }
-                    double lat = 0;
-                    for (int q = 0; q < len; q++) lat += p->links[AR_DLINK_LINK(rt[rused + (size_t)q])].lat_s;
-                    double bytes = (double)ar_xfer_elems(&xb[k]) * eb, inj = now;
-                    int sided = w->msg && xb[k].src >= 0 && xb[k].dst >= 0 &&
-                                ar_platform_sided(p, xb[k].src, xb[k].dst);
-                    if (sided) { /* the sender's side, its messages in lowering order (round_msg) */
-                        double hold, c = ar_platform_side_cost(p, xb[k].src, xb[k].dst, bytes, 0, &hold);
-                        double s0 = now > w->sfree[xb[k].src] ? now : w->sfree[xb[k].src];
-                        inj = s0 + c;
-                        w->sfree[xb[k].src] = s0 + hold;
-                    }
-                    fl[foff[i] + k] = (ev_flow){.t_evt = inj + lat,
-                                                .bytes = bytes,
-                                                .lat = lat,
-                                                .op = i,
-                                                .roff = rused,
-                                                .rlen = len,
-                                                .src = sided ? xb[k].src : -1,
-                                                .dst = xb[k].dst};
-                    if (lat > lat_max) lat_max = lat;
-                    rused += (size_t)len;
-                }
-            }
-            if (rused > ((size_t)1 << 22) && st == AR_OK) { /* compact the routes of the flows still running */
-                size_t u = 0;
-                for (int i = 0; i < nops; i++)
-                    for (size_t k = 0; round[i] < w->nrounds[i] && k < nf[i]; k++) {
-                        ev_flow *f = &fl[foff[i] + k];
-                        memmove(rt + u, rt + f->roff, (size_t)f->rlen * sizeof *rt);
-                        f->roff = u;
-                        u += (size_t)f->rlen;
-                    }
-                rused = u;
-            }
-        }
+        st = ev_settle(w, phase, eb, pstep, now, round, nf, foff, fl, xb, &rt, &caprt, &rused, &lat_max, &live, &dirty,
+                       e);
         if (st != AR_OK || live == 0) break;
         /* max-min fair shares of the transfers on the network (progressive filling): the most
          * constrained link (least capacity left per unshared transfer; the first touched of equals)
