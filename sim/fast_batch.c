@@ -13,8 +13,8 @@ ar_status eng_flow_resources(eng *g, int src, int dst, int reduce, size_t at, in
     ar_status st = ar_platform_route_x_append(g->p, src, dst, reduce, &g->sc.res, &g->sc.res_cap, at, &n, g->e);
     if (st != AR_OK) return st;
     *nfwd = n;
-    if (g->crosstraffic) {
-        st = ar_platform_route_append(g->p, dst, src, &g->sc.res, &g->sc.res_cap, at + (size_t)n, &m, g->e);
+    if (g->crosstraffic) { /* the reverse path's links; a switch at either end (a switch op) routes too */
+        st = ar_platform_route_x_append(g->p, dst, src, 0, &g->sc.res, &g->sc.res_cap, at + (size_t)n, &m, g->e);
         if (st != AR_OK) return st;
         n += m;
     }
