@@ -170,6 +170,37 @@ static void pipeline_split(double units, int *K, int *c) {
     *c = cc < 1 ? 1 : cc;
 }
 
+/* nvlstree across nodes: the slices K and every tree's chunks ct that minimise an estimate of the
+ * pipelined schedule's time. The phases are barriers per rank, so the schedule costs about K times
+ * its slowest stage plus the first reduce-scatter and the last all-gather (the fill):
+ *   T(K, ct) = K max(tree, sw) + 2 sw,  sw = max(S/K / nvl, g S/K / R)  (the NVSwitch stages: every
+ *   GPU sends its slice up over NVLink at nvl, the switch sums g of them at R),
+ *   tree = 2 (h + ct - 1) (lr + f (S/(K H) / 2) / (ct nic))  (reduce up, broadcast down: h + ct - 1
+ *   rounds each, a round paying the hop lr (the route's latency and the per-message costs) and the
+ *   chunk on the NIC; f = 2 chunks per NIC direction and round where each node is inside one tree
+ *   and a leaf of the other (M > 2), 1 on two nodes).
+ * NCCL runs the tree as one continuous pipeline whose fill it pays once; here each slice's trees
+ * pay their h - 1 rounds of fill and every round its latency, which NCCL's split (K = sqrt(2U)
+ * slices, at least 4h chunks per tree) priced at 1.25-2.0 x NCCL's model on 2-16 nodes of
+ * dgx-h100 at 64 MiB-1 GiB; the estimate's pick is within 7 % of the best of K in 2..16 and ct in
+ * 2..32 by the walk on dgx-h100:nodes=2..16 at 64 MiB-8 GiB. */
+static void tree_split(double S, int M, int H, int g, int h, double nvl, double R, double nic, double lr, int kmax,
+                       int fix_k, int *K, int *ct) {
+    double best = INFINITY, f = M > 2 ? 2 : 1;
+    for (int k = fix_k > 0 ? fix_k : 1; k <= (fix_k > 0 ? fix_k : kmax); k++)
+        for (int c = 1; c <= 64; c++) {
+            double sw = S / k / nvl;
+            if (R > 0 && g * S / k / R > sw) sw = g * S / k / R;
+            double tree = 2 * (h + c - 1) * (lr + f * (S / ((double)k * H) / 2) / (c * nic));
+            double t = k * (tree > sw ? tree : sw) + 2 * sw;
+            if (t < best * (1 - 1e-12)) {
+                best = t;
+                *K = k;
+                *ct = c;
+            }
+        }
+}
+
 /* c chunks, at most one per element of len (>= 1). */
 static int chunks_of(int c, uint64_t len) {
     if ((uint64_t)c > len) c = (int)len;
@@ -277,6 +308,24 @@ ar_status ar_switch_plan(ar_switch_variant var, const ar_platform *p, ar_coll co
     pipeline_split(units, &K, &cs);
     if (v[1].i > 0) K = (int)v[1].i;
     if (c0 > 0) cs = c0;
+    int ct_est = 0; /* nvlstree: the trees' chunks from tree_split (0: the rule below) */
+    uint64_t kmax = count / (uint64_t)g < 64 ? count / (uint64_t)g : 64;
+    if (var == AR_SW_NVLSTREE && g > 1 && kmax >= 1) {
+        int a = first[0] + hd[0], b = first[1] + hd[0], h = 0;
+        for (int tr = 0; tr < 2; tr++) {
+            for (int x = 0; x < M; x++) par[x] = ar_nccl_dtree_parent(M, tr, x);
+            int ht = tree_height(par, M);
+            if (ht > h) h = ht;
+        }
+        double nic = ar_platform_route_bw(p, a, b), nvl = ar_platform_route_bw(p, first[0], first[0] + 1),
+               lr = ar_platform_route_lat(p, a, b) + (ar_platform_msg(p, a, b) ? 2 * p->msg_o_s : 0);
+        if (nic > 0 && nvl > 0 && isfinite(nic) && isfinite(nvl) && isfinite(lr)) {
+            int k = K;
+            tree_split((double)count * (double)elem_bytes, M, H, g, h < 1 ? 1 : h, nvl, p->nodes[nvs[0]].reduce_Bps,
+                       nic, lr, (int)kmax, v[1].i > 0 ? K : 0, &k, &ct_est);
+            K = k;
+        }
+    }
     if ((uint64_t)K * (uint64_t)g > count) K = (int)(count / (uint64_t)g);
     if (K < 1) K = 1;
     /* one slice: the stages one after the other, chunked as on one node (one per 4 MiB), the ring
@@ -286,11 +335,17 @@ ar_status ar_switch_plan(ar_switch_variant var, const ar_platform *p, ar_coll co
     char cw[32];
     if (pipe) snprintf(cw, sizeof cw, "%d%s", cs, c0 > 0 ? "" : " (auto)");
     else snprintf(cw, sizeof cw, "%s", c0 > 0 ? "given" : "auto (one per 4 MiB)");
+    char tw[48] = "";
+    if (pipe && ct_est > 0) snprintf(tw, sizeof tw, " tree chunks=%d (estimate)", ct_est);
     char *det = s->detail;
     s->detail = NULL;
     if (ar_schedule_set_detail(
-            s, "%s slices=%d%s chunks=%s (NCCL: %d channels x %d heads x %.0f KiB chunks = %.0f steps)", det ? det : "",
-            K, v[1].i > 0 ? "" : " (auto)", cw, nch, H, chunk_B / 1024, units) != AR_OK) {
+            s, "%s slices=%d%s chunks=%s (NCCL: %d channels x %d heads x %.0f KiB chunks = %.0f steps)%s",
+            det ? det : "", K,
+            v[1].i > 0   ? ""
+            : ct_est > 0 ? " (auto: estimate)"
+                         : " (auto)",
+            cw, nch, H, chunk_B / 1024, units, tw) != AR_OK) {
         free(det);
         goto nomem;
     }
@@ -383,6 +438,7 @@ ar_status ar_switch_plan(ar_switch_variant var, const ar_platform *p, ar_coll co
                      * below a fifth of it (dgx-h100:nodes=16, 8 GiB: 61.9 ms with 2h, 55.9 ms) */
                     int h = tree_height(par, M), ct = (cs + 1) / 2 - h + 1;
                     if (ct < 4 * h) ct = 4 * h;
+                    if (ct_est > 0) ct = ct_est; /* the estimate's (tree_split) */
                     op->chunks = pipe ? chunks_of(ct < 1 ? 1 : ct, l2) : l2 < 8 ? (int)l2 : 8;
                     op->tag = sl;
                 }
