@@ -50,8 +50,10 @@ static double walked(const char *name, ar_coll coll, const ar_platform *p, uint6
  * step, init.cc's default buffers over NCCL_STEPS = 8: LL 512 KiB -> 64 KiB of lines, half of it data;
  * LL128 4.69 MiB -> 600 KiB of lines, 15 of 16 words data; Simple 4 MiB -> 512 KiB; the tree's LL128
  * chunk halved while the channels get fewer than (1 + lg nodes + 0.1 ppn) x 64 / ppn chunks, down to
- * 128 KiB, then x 16 / ppn down to 32 KiB). The count is capped at nccl-tree's default 8: at large
- * sizes the pick prices the tree as nccl-tree does. */
+ * 128 KiB, then x 16 / ppn down to 32 KiB). The count is capped at 32: the tree's depth (the chain
+ * inside a node and the levels across) is the fill of its pipeline, which 8 chunks left at 1.82 x
+ * NCCL's model on dgx-a100:nodes=16 at 64 MiB (NCCL's 15 chunks there: 1.59 x); more chunks than
+ * that each pay a round's hop latency in the schedule (64: 1.56 x, 128: 1.75 x). */
 static int tree_chunks(const ar_platform *p, ar_nccl_proto pr, double bytes, int channels) {
     double chunk = pr == AR_NCCL_LL ? 32768.0 : pr == AR_NCCL_LL128 ? 614400.0 / 16 * 15 : 524288.0;
     double per = channels > 0 ? bytes / channels : bytes;
@@ -63,7 +65,7 @@ static int tree_chunks(const ar_platform *p, ar_nccl_proto pr, double bytes, int
         while (floor(per / chunk) < steps * 16 / ppn && chunk > 32768) chunk /= 2;
     }
     double k = ceil(per / chunk);
-    return k < 1 ? 1 : k > 8 ? 8 : (int)k;
+    return k < 1 ? 1 : k > 32 ? 32 : (int)k;
 }
 
 static ar_status pick(const ar_platform *p, ar_coll coll, uint64_t count, size_t eb, ar_schedule **out, ar_err *e) {
