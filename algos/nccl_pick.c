@@ -52,8 +52,8 @@ static double walked(const char *name, ar_coll coll, const ar_platform *p, uint6
  * chunk halved while the channels get fewer than (1 + lg nodes + 0.1 ppn) x 64 / ppn chunks, down to
  * 128 KiB, then x 16 / ppn down to 32 KiB). The count is capped at 32: the tree's depth (the chain
  * inside a node and the levels across) is the fill of its pipeline, which 8 chunks left at 1.82 x
- * NCCL's model on dgx-a100:nodes=16 at 64 MiB (NCCL's 15 chunks there: 1.59 x); more chunks than
- * that each pay a round's hop latency in the schedule (64: 1.56 x, 128: 1.75 x). */
+ * NCCL's model on dgx-a100:nodes=16 at 64 MiB (NCCL's chunk size gives 59 there; 32: 1.51 x); more
+ * chunks each pay a round's hop latency in the schedule (64: 1.56 x, 128: 1.75 x). */
 static int tree_chunks(const ar_platform *p, ar_nccl_proto pr, double bytes, int channels) {
     double chunk = pr == AR_NCCL_LL ? 32768.0 : pr == AR_NCCL_LL128 ? 614400.0 / 16 * 15 : 524288.0;
     double per = channels > 0 ? bytes / channels : bytes;

@@ -91,4 +91,15 @@ for en in fast naive; do
     t_check "NVLS $en: nccl = nvls + 23 us ($sim1 vs $sim0 s)" python3 -c "import sys; sys.exit(not abs($sim1 - $sim0 - 23e-6) < 1e-12)"
   fi
 done
+# NCCL's tree on dgx-a100:nodes=16 at 64 MiB (TREE/LL128): its pipeline chunks from NCCL's chunk size (59
+# there) capped at 32, so that the fill of the chain inside a node and the 4 levels across stays small:
+# 1.51 x NCCL's model (8 chunks: 1.82 x); the walk's lockstep rounds within 2 % of the dataflow simulation.
+if expect_ok "sim nccl on dgx-a100:nodes=16 at 64 MiB" -- sim --platform dgx-a100:nodes=16 --algo nccl --size 64MiB --format csv; then
+  read -r rel simt ncm < <(csv_col "$T_TMP/out" rel_err sim_s nccl_model_s | tr '\t' ' ')
+  t_check "sim / NCCL's model ($simt / $ncm) below 1.6" python3 -c "import sys; sys.exit(not $simt / $ncm < 1.6)"
+  t_check "walk within 2 % of sim (rel_err $rel)" python3 -c "import sys; sys.exit(not abs($rel) < 0.02)"
+fi
+if expect_ok "plan nccl on dgx-a100:nodes=16 at 64 MiB" -- plan --platform dgx-a100:nodes=16 --algo nccl --size 64MiB; then
+  t_check "TREE -> nccl-tree in 32 chunks" grep -q "TREE/LL128 -> nccl-tree (.*32 chunks)" "$T_TMP/out"
+fi
 t_done
