@@ -1,0 +1,32 @@
+# What experiments/bench_smpi.sh and tests/cli/cli_smpi.sh share (sourced, not run): SMPI's settings
+# that make it simulate what `arlab sim` does by default, and the star platform both run on.
+# shellcheck shell=bash
+
+# CM02 as arlab's default network (no cross-traffic, no TCP-gamma window, the maxmin solver, the
+# same precisions; docs/simulator.md), and SMPI's own costs off: no simulated computation (the
+# reductions take no time, as in arlab without --gamma), no per-message os/or/ois overheads, no
+# 10 ns injected by each MPI_Wtime. What stays: SMPI's 16-byte envelope on every message.
+SMPI_CFG=(--cfg=network/model:CM02 --cfg=network/crosstraffic:0 --cfg=network/TCP-gamma:0
+    --cfg=network/solver:maxmin --cfg=maxmin/precision:1e-12 --cfg=surf/precision:1e-15
+    --cfg=smpi/simulate-computation:no --cfg=smpi/host-speed:1Gf --cfg=smpi/wtime:0
+    --cfg=smpi/os:0:0:0:0:0 --cfg=smpi/or:0:0:0:0:0 --cfg=smpi/ois:0:0:0:0:0)
+# the bytes SMPI adds to every message (smpi_request.cpp: payload_size_ = size_ + 16, SimGrid 3.32)
+SMPI_ENVELOPE=16
+
+# smpi_star P BW LAT XML HOSTFILE: arlab's flat:ranks=P,bw=BW,lat=LAT as a SimGrid platform: a
+# <cluster> of P hosts g0..g{P-1}, each with a private SPLITDUPLEX link (BW, LAT) and no backbone,
+# so a route is the source's link up and the destination's link down (2 LAT), as in arlab's star.
+# The loopback (latency 0) carries a rank's message to itself (`lr` starts with one) at no cost;
+# without it SimGrid would route it up and down the rank's own link.
+smpi_star() {
+    local p=$1 bw=$2 lat=$3 xml=$4 hosts=$5 i
+    {
+        echo "<?xml version='1.0'?>"
+        echo '<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">'
+        echo '<platform version="4.1">'
+        echo "  <cluster id=\"star\" prefix=\"g\" suffix=\"\" radical=\"0-$((p - 1))\" speed=\"1Gf\" bw=\"$bw\" lat=\"$lat\""
+        echo '           sharing_policy="SPLITDUPLEX" loopback_bw="1e15Bps" loopback_lat="0s"/>'
+        echo '</platform>'
+    } >"$xml"
+    for ((i = 0; i < p; i++)); do echo "g$i"; done >"$hosts"
+}
