@@ -9,7 +9,7 @@
 # (tests/cli/cli_smpi.sh is the test, at 16 ranks).
 #
 #   experiments/bench_smpi.sh [ARLAB]
-#   RANKS="256 1024" DOUBLES=262144 BW=12.5GBps LAT=1us REPS=3 SMPI_REPS=3 CAP=1200 \
+#   RANKS="256 1024" DOUBLES=262144 BW=12.5GBps LAT=1us NETWORK=CM02 REPS=3 SMPI_REPS=3 CAP=1200 \
 #       experiments/bench_smpi.sh build/arlab
 #
 # ARLAB defaults to build/arlab. DOUBLES: the all-reduce's length in doubles (a multiple of every
@@ -20,15 +20,16 @@
 # two links (2 LAT). arlab runs it as flat:ranks=P,bw=BW,lat=LAT; SMPI as a SimGrid <cluster>
 # (SPLITDUPLEX private links, no backbone: the same star) written here, with a loopback for the
 # rank's copy to itself that `lr` starts with (lat 0, so it costs nothing, as in arlab where
-# that copy is not a transfer). Network model: CM02 as arlab's default (no cross-traffic,
-# TCP-gamma 0, maxmin, the same precisions); SMPI's own costs are off: no simulated computation,
-# os/or/ois 0, MPI_Wtime's injected 10 ns 0.
+# that copy is not a transfer). Network model: NETWORK on both sides, CM02 (arlab's default: no
+# cross-traffic, TCP-gamma 0, maxmin, the same precisions) or LV08 (SimGrid's TCP model); SMPI's
+# own costs are off: no simulated computation, os/or/ois 0, MPI_Wtime's injected 10 ns 0
+# (experiments/smpi/lib_smpi.sh).
 #
 # Why the times differ at all: SMPI sends every message with a 16-byte envelope (tag, source,
 # communicator: `payload_size_ = size_ + 16` in smpi_request.cpp, SimGrid 3.32), so each step of
-# the critical path takes 16 B / BW longer: 2(P-1) steps for the ring, 2 log2 P for rab_rdb.
-# `resid` is (smpi - arlab - steps x 16 / BW) / smpi: 0 to rounding when the two simulate the
-# same all-reduce.
+# the critical path takes 16 B / BW longer (x 1.05 / 0.97 under LV08): 2(P-1) steps for the ring,
+# 2 log2 P for rab_rdb. `resid` is (smpi - arlab - that) / smpi: 0 to rounding when the two
+# simulate the same all-reduce.
 set -u
 ARLAB=${1:-build/arlab}
 RANKS=${RANKS:-256 1024}
@@ -38,6 +39,7 @@ LAT=${LAT:-1us}
 REPS=${REPS:-3}
 SMPI_REPS=${SMPI_REPS:-$REPS}
 CAP=${CAP:-1200}
+NETWORK=${NETWORK:-CM02}
 [ -x "$ARLAB" ] || { echo "bench_smpi.sh: no arlab binary at $ARLAB (give its path)" >&2; exit 2; }
 for t in smpicc smpirun; do
     command -v "$t" >/dev/null || { echo "bench_smpi.sh: $t not found (SimGrid's SMPI: apt install simgrid)" >&2; exit 2; }
@@ -64,7 +66,8 @@ BWBPS=$(awk -v b="$BW" 'BEGIN { u = b; sub(/^[0-9.eE+-]+/, "", u); v = substr(b,
 
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 # shellcheck source=experiments/smpi/lib_smpi.sh
-. "$HERE/smpi/lib_smpi.sh" # SMPI_CFG, SMPI_ENVELOPE, smpi_star
+. "$HERE/smpi/lib_smpi.sh" # SMPI_CFG, SMPI_ENVELOPE, smpi_network, smpi_star
+smpi_network "$NETWORK" || exit 2
 
 # smpi P ALGO: REPS SMPI runs; sets s_sim (the simulated time, "-" if none finished or they
 # differ), s_wall and s_cpu (medians, seconds), s_note
@@ -76,8 +79,8 @@ smpi() {
     s_note=""
     for ((r = 0; r < SMPI_REPS; r++)); do
         timeout "$CAP" /usr/bin/time -f '%e %U %S' -o "$TMP/time" nice -n 10 smpirun -np "$p" \
-            -platform "$TMP/star$p.xml" -hostfile "$TMP/hosts$p" "--cfg=smpi/allreduce:$algo" "${SMPI_CFG[@]}" \
-            --log=root.thres:warning "$TMP/allreduce" "$DOUBLES" >"$TMP/out" 2>"$TMP/err"
+            -platform "$TMP/star$p.xml" -hostfile "$TMP/hosts$p" "--cfg=smpi/allreduce:$algo" "${SMPI_NET[@]}" \
+            "${SMPI_CFG[@]}" --log=root.thres:warning "$TMP/allreduce" "$DOUBLES" >"$TMP/out" 2>"$TMP/err"
         local rc=$?
         out=$(grep '^smpi ' "$TMP/out")
         if [ $rc -ne 0 ] || [ -z "$out" ]; then
@@ -109,7 +112,7 @@ arlab() {
     for ((r = 0; r < REPS; r++)); do
         timeout "$CAP" /usr/bin/time -f '%e %U %S' -o "$TMP/time" nice -n 10 "$ARLAB" sim \
             --platform "flat:ranks=$p,bw=$BW,lat=$LAT" --algo "$algo" --dtype f64 --size "$((DOUBLES * 8))B" \
-            "$@" --format json >"$TMP/out" 2>"$TMP/err" || continue
+            --network "$NETWORK" "$@" --format json >"$TMP/out" 2>"$TMP/err" || continue
         jq -r '.[0].sim_s' "$TMP/out" >>"$TMP/t"
         a_xfers=$(jq -r '"\(.[0].simgrid_xfers)/\(.[0].transfers)"' "$TMP/out")
         read -r w u s < <(grep -v '^Command' "$TMP/time" | tail -1)
@@ -124,9 +127,9 @@ arlab() {
 g9() { awk -v a="$1" 'BEGIN { if (a == "-" || a == "") print "-"; else printf "%.9g\n", a }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || b == "-" || a == "" || b == "") print "-"; else if (b + 0 == 0) print "inf"; else printf "%.4g\n", a / b }'; }
 
-echo "platform: star, flat:ranks=P,bw=$BW,lat=$LAT; $DOUBLES doubles ($((DOUBLES * 8)) B); network CM02 (arlab's default)"
+echo "platform: star, flat:ranks=P,bw=$BW,lat=$LAT; $DOUBLES doubles ($((DOUBLES * 8)) B); network $NETWORK on both sides"
 echo "arlab: $ARLAB; SMPI: $(smpirun -version 2>/dev/null | head -1 || echo smpirun); REPS=$REPS SMPI_REPS=$SMPI_REPS, medians"
-echo "sim: simulated seconds; smpi/arlab: their ratio; resid: (smpi - arlab - steps x 16 B/BW)/smpi (SMPI's envelope);"
+echo "sim: simulated seconds; smpi/arlab: their ratio; resid: (smpi - arlab - steps x 16 B x $SMPI_ENV_FACTOR/BW)/smpi (SMPI's envelope);"
 echo "wall: seconds of the whole process (smpirun, arlab sim), cpu: its user + sys seconds (what a loaded machine"
 echo "does not inflate); x: SMPI's over arlab's; ns = arlab --no-shortcuts (every transfer in SimGrid)"
 printf '%-5s %-25s %-13s %-13s %-13s %-10s %-8s | %8s %8s %8s %8s %8s | %8s %8s %8s %8s %8s %s\n' ranks case smpi_sim \
@@ -142,7 +145,7 @@ for p in $RANKS; do
         arlab "$p" "$aalgo" --no-shortcuts
         ns_sim=$a_sim ns_wall=$a_wall ns_cpu=$a_cpu
         resid=$(awk -v s="$s_sim" -v a="$fast_sim" -v k="$steps" -v bw="$BWBPS" -v e="$SMPI_ENVELOPE" \
-            'BEGIN { if (s == "-" || a == "-") print "-"; else printf "%.2g\n", (s - a - k * e / bw) / s }')
+            -v f="$SMPI_ENV_FACTOR" 'BEGIN { if (s == "-" || a == "-") print "-"; else printf "%.2g\n", (s - a - k * e * f / bw) / s }')
         printf '%-5s %-25s %-13s %-13s %-13s %-10s %-8s | %8s %8s %8s %8s %8s | %8s %8s %8s %8s %8s %s\n' "$p" \
             "$salgo/$aalgo" "$(g9 "$s_sim")" "$(g9 "$fast_sim")" "$(g9 "$ns_sim")" "$(awk -v a="$s_sim" -v b="$fast_sim" 'BEGIN { if (a == "-" || b == "-") print "-"; else printf "%.7f\n", a / b }')" \
             "$resid" "$s_wall" "$fast_wall" "$ns_wall" "$(ratio "$s_wall" "$fast_wall")" "$(ratio "$s_wall" "$ns_wall")" \

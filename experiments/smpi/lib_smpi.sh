@@ -2,14 +2,29 @@
 # that make it simulate what `arlab sim` does by default, and the star platform both run on.
 # shellcheck shell=bash
 
-# CM02 as arlab's default network (no cross-traffic, no TCP-gamma window, the maxmin solver, the
-# same precisions; docs/simulator.md), and SMPI's own costs off: no simulated computation (the
-# reductions take no time, as in arlab without --gamma), no per-message os/or/ois overheads, no
-# 10 ns injected by each MPI_Wtime. What stays: SMPI's 16-byte envelope on every message.
-SMPI_CFG=(--cfg=network/model:CM02 --cfg=network/crosstraffic:0 --cfg=network/TCP-gamma:0
-    --cfg=network/solver:maxmin --cfg=maxmin/precision:1e-12 --cfg=surf/precision:1e-15
-    --cfg=smpi/simulate-computation:no --cfg=smpi/host-speed:1Gf --cfg=smpi/wtime:0
+# SMPI's own costs off: no simulated computation (the reductions take no time, as in arlab without
+# --gamma), no per-message os/or/ois overheads, no 10 ns injected by each MPI_Wtime. What stays:
+# SMPI's 16-byte envelope on every message.
+SMPI_CFG=(--cfg=smpi/simulate-computation:no --cfg=smpi/host-speed:1Gf --cfg=smpi/wtime:0
     --cfg=smpi/os:0:0:0:0:0 --cfg=smpi/or:0:0:0:0:0 --cfg=smpi/ois:0:0:0:0:0)
+
+# smpi_network MODEL: SimGrid's settings of arlab's `--network MODEL` (CM02 or LV08; sim/sim.c) in
+# SMPI_NET, and in SMPI_ENV_FACTOR what one envelope costs in units of 16 B / bw: CM02 (arlab's
+# default: no cross-traffic, no TCP-gamma window, the maxmin solver, the same precisions) 1; LV08
+# (SimGrid's defaults: bandwidth x 0.97, and cross-traffic: each link direction also carries 0.05 of
+# the reverse flow's bytes, the acknowledgements of the flow arriving there) 1.05 / 0.97.
+smpi_network() {
+    case $1 in
+    CM02)
+        SMPI_NET=(--cfg=network/model:CM02 --cfg=network/crosstraffic:0 --cfg=network/TCP-gamma:0
+            --cfg=network/solver:maxmin --cfg=maxmin/precision:1e-12 --cfg=surf/precision:1e-15)
+        SMPI_ENV_FACTOR=1 ;;
+    LV08)
+        SMPI_NET=(--cfg=network/model:LV08 --cfg=surf/precision:1e-15)
+        SMPI_ENV_FACTOR=$(awk 'BEGIN { printf "%.17g", 1.05 / 0.97 }') ;;
+    *) echo "smpi_network: $1: give CM02 or LV08" >&2; return 2 ;;
+    esac
+}
 # the bytes SMPI adds to every message (smpi_request.cpp: payload_size_ = size_ + 16, SimGrid 3.32)
 SMPI_ENVELOPE=16
 
