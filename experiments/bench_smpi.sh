@@ -64,6 +64,9 @@ BWBPS=$(awk -v b="$BW" 'BEGIN { u = b; sub(/^[0-9.eE+-]+/, "", u); v = substr(b,
     m = (u == "Bps") ? 1 : (u == "kBps") ? 1e3 : (u == "MBps") ? 1e6 : (u == "GBps") ? 1e9 : (u == "TBps") ? 1e12 : 0;
     if (m == 0) exit 1; printf "%.17g", v * m }') || { echo "bench_smpi.sh: BW=$BW: give it as N[k|M|G|T]Bps" >&2; exit 2; }
 
+# the times of a child (bash's `time`, 1 ms resolution): wall, user and system seconds, of the
+# command and everything it waited for (smpirun's smpimain, arlab's simulating child)
+TIMEFORMAT='%3R %3U %3S'
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 # shellcheck source=experiments/smpi/lib_smpi.sh
 . "$HERE/smpi/lib_smpi.sh" # SMPI_CFG, SMPI_ENVELOPE, smpi_network, smpi_star
@@ -78,10 +81,11 @@ smpi() {
     : >"$TMP/t"
     s_note=""
     for ((r = 0; r < SMPI_REPS; r++)); do
-        timeout "$CAP" /usr/bin/time -f '%e %U %S' -o "$TMP/time" nice -n 10 smpirun -np "$p" \
-            -platform "$TMP/star$p.xml" -hostfile "$TMP/hosts$p" "--cfg=smpi/allreduce:$algo" "${SMPI_NET[@]}" \
-            "${SMPI_CFG[@]}" --log=root.thres:warning "$TMP/allreduce" "$DOUBLES" >"$TMP/out" 2>"$TMP/err"
-        local rc=$?
+        local rc
+        { time timeout "$CAP" nice -n 10 smpirun -np "$p" -platform "$TMP/star$p.xml" -hostfile "$TMP/hosts$p" \
+            "--cfg=smpi/allreduce:$algo" "${SMPI_NET[@]}" "${SMPI_CFG[@]}" --log=root.thres:warning \
+            "$TMP/allreduce" "$DOUBLES" >"$TMP/out" 2>"$TMP/err"; } 2>"$TMP/time"
+        rc=$?
         out=$(grep '^smpi ' "$TMP/out")
         if [ $rc -ne 0 ] || [ -z "$out" ]; then
             s_note="smpirun rc=$rc"
@@ -92,7 +96,7 @@ smpi() {
             *) s_note="bad run: $out" && continue ;; esac
         t=${out#*time_s=}
         echo "${t%% *}" >>"$TMP/t"
-        read -r w u s < <(grep -v '^Command' "$TMP/time" | tail -1)
+        read -r w u s < <(tail -1 "$TMP/time")
         echo "$w" >>"$TMP/w"
         awk -v u="$u" -v s="$s" 'BEGIN { print u + s }' >>"$TMP/c"
     done
@@ -110,12 +114,12 @@ arlab() {
     : >"$TMP/t"
     a_xfers="-"
     for ((r = 0; r < REPS; r++)); do
-        timeout "$CAP" /usr/bin/time -f '%e %U %S' -o "$TMP/time" nice -n 10 "$ARLAB" sim \
-            --platform "flat:ranks=$p,bw=$BW,lat=$LAT" --algo "$algo" --dtype f64 --size "$((DOUBLES * 8))B" \
-            --network "$NETWORK" "$@" --format json >"$TMP/out" 2>"$TMP/err" || continue
+        { time timeout "$CAP" nice -n 10 "$ARLAB" sim --platform "flat:ranks=$p,bw=$BW,lat=$LAT" --algo "$algo" \
+            --dtype f64 --size "$((DOUBLES * 8))B" --network "$NETWORK" "$@" --format json >"$TMP/out" \
+            2>"$TMP/err"; } 2>"$TMP/time" || continue
         jq -r '.[0].sim_s' "$TMP/out" >>"$TMP/t"
         a_xfers=$(jq -r '"\(.[0].simgrid_xfers)/\(.[0].transfers)"' "$TMP/out")
-        read -r w u s < <(grep -v '^Command' "$TMP/time" | tail -1)
+        read -r w u s < <(tail -1 "$TMP/time")
         echo "$w" >>"$TMP/w"
         awk -v u="$u" -v s="$s" 'BEGIN { print u + s }' >>"$TMP/c"
     done
