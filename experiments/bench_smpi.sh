@@ -48,8 +48,10 @@ command -v jq >/dev/null || { echo "bench_smpi.sh: jq not found" >&2; exit 2; }
 case $DOUBLES in '' | *[!0-9]*) echo "bench_smpi.sh: DOUBLES=$DOUBLES is not a count" >&2; exit 2 ;; esac
 for p in $RANKS; do
     case $p in '' | *[!0-9]*) echo "bench_smpi.sh: RANKS: $p is not a rank count" >&2; exit 2 ;; esac
-    [ $((p & (p - 1))) -eq 0 ] && [ "$p" -ge 2 ] ||
-        { echo "bench_smpi.sh: RANKS: $p is not a power of two >= 2 (rab_rdb folds the others in)" >&2; exit 2; }
+    if [ "$p" -lt 2 ] || [ $((p & (p - 1))) -ne 0 ]; then
+        echo "bench_smpi.sh: RANKS: $p is not a power of two >= 2 (rab_rdb folds the others in)" >&2
+        exit 2
+    fi
     [ $((DOUBLES % p)) -eq 0 ] || { echo "bench_smpi.sh: DOUBLES=$DOUBLES is not a multiple of $p ranks" >&2; exit 2; }
 done
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -101,24 +103,27 @@ smpi() {
         awk -v u="$u" -v s="$s" 'BEGIN { print u + s }' >>"$TMP/c"
     done
     s_sim=$(sort -u "$TMP/t")
-    [ "$(wc -l <"$TMP/t")" -ge 1 ] && [ "$(echo "$s_sim" | wc -l)" -eq 1 ] || { s_sim="-"; [ -s "$TMP/t" ] && s_note="runs differ"; }
+    if [ ! -s "$TMP/t" ]; then
+        s_sim="-"
+    elif [ "$(echo "$s_sim" | wc -l)" -ne 1 ]; then
+        s_sim="-" s_note="runs differ: $(echo "$s_sim" | tr '\n' ' ')"
+    fi
     s_wall=$(median <"$TMP/w")
     s_cpu=$(median <"$TMP/c")
 }
-# arlab P ALGO [OPTS...]: REPS runs of arlab sim; sets a_sim, a_wall, a_cpu (medians), a_xfers
+# arlab P ALGO [OPTS...]: REPS runs of arlab sim; sets a_sim ("-" if none finished or they differ),
+# a_wall, a_cpu (medians, seconds)
 arlab() {
     local p=$1 algo=$2 r w u s
     shift 2
     : >"$TMP/w"
     : >"$TMP/c"
     : >"$TMP/t"
-    a_xfers="-"
     for ((r = 0; r < REPS; r++)); do
         { time timeout "$CAP" nice -n 10 "$ARLAB" sim --platform "flat:ranks=$p,bw=$BW,lat=$LAT" --algo "$algo" \
             --dtype f64 --size "$((DOUBLES * 8))B" --network "$NETWORK" "$@" --format json >"$TMP/out" \
             2>"$TMP/err"; } 2>"$TMP/time" || continue
         jq -r '.[0].sim_s' "$TMP/out" >>"$TMP/t"
-        a_xfers=$(jq -r '"\(.[0].simgrid_xfers)/\(.[0].transfers)"' "$TMP/out")
         read -r w u s < <(tail -1 "$TMP/time")
         echo "$w" >>"$TMP/w"
         awk -v u="$u" -v s="$s" 'BEGIN { print u + s }' >>"$TMP/c"

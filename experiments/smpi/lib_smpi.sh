@@ -1,6 +1,7 @@
 # What experiments/bench_smpi.sh and tests/cli/cli_smpi.sh share (sourced, not run): SMPI's settings
 # that make it simulate what `arlab sim` does by default, and the star platform both run on.
 # shellcheck shell=bash
+# shellcheck disable=SC2034 # the variables are for the scripts that source this file
 
 # SMPI's own costs off: no simulated computation (the reductions take no time, as in arlab without
 # --gamma), no per-message os/or/ois overheads, no 10 ns injected by each MPI_Wtime. What stays:
