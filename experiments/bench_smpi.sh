@@ -9,8 +9,8 @@
 # (tests/cli/cli_smpi.sh is the test, at 16 ranks).
 #
 #   experiments/bench_smpi.sh [ARLAB]
-#   RANKS="256 1024" DOUBLES=262144 BW=12.5GBps LAT=1us NETWORK=CM02 REPS=3 SMPI_REPS=3 CAP=1200 \
-#       experiments/bench_smpi.sh build/arlab
+#   RANKS="256 1024" DOUBLES=262144 BW=12.5GBps LAT=1us NETWORK=CM02 CASES="lr rab_rdb" REPS=3 \
+#       SMPI_REPS=3 CAP=1200 experiments/bench_smpi.sh build/arlab
 #
 # ARLAB defaults to build/arlab. DOUBLES: the all-reduce's length in doubles (a multiple of every
 # rank count, so that `lr` has no remainder and every block is whole); CAP: the seconds one SMPI
@@ -40,11 +40,15 @@ REPS=${REPS:-3}
 SMPI_REPS=${SMPI_REPS:-$REPS}
 CAP=${CAP:-1200}
 NETWORK=${NETWORK:-CM02}
+CASES=${CASES:-lr rab_rdb}
 [ -x "$ARLAB" ] || { echo "bench_smpi.sh: no arlab binary at $ARLAB (give its path)" >&2; exit 2; }
 for t in smpicc smpirun; do
     command -v "$t" >/dev/null || { echo "bench_smpi.sh: $t not found (SimGrid's SMPI: apt install simgrid)" >&2; exit 2; }
 done
 command -v jq >/dev/null || { echo "bench_smpi.sh: jq not found" >&2; exit 2; }
+for c in $CASES; do
+    case $c in lr | rab_rdb) ;; *) echo "bench_smpi.sh: CASES: $c is not lr or rab_rdb" >&2 && exit 2 ;; esac
+done
 case $DOUBLES in '' | *[!0-9]*) echo "bench_smpi.sh: DOUBLES=$DOUBLES is not a count" >&2; exit 2 ;; esac
 for p in $RANKS; do
     case $p in '' | *[!0-9]*) echo "bench_smpi.sh: RANKS: $p is not a rank count" >&2; exit 2 ;; esac
@@ -146,8 +150,11 @@ printf '%-5s %-25s %-13s %-13s %-13s %-10s %-8s | %8s %8s %8s %8s %8s | %8s %8s 
 for p in $RANKS; do
     smpi_star "$p" "$BW" "$LAT" "$TMP/star$p.xml" "$TMP/hosts$p"
     lg=$(awk -v p="$p" 'BEGIN { n = 0; while (p > 1) { p /= 2; n++ } print n }')
-    for pair in "lr ring $((2 * (p - 1)))" "rab_rdb halving-doubling $((2 * lg))"; do
-        read -r salgo aalgo steps <<<"$pair"
+    for salgo in $CASES; do
+        case $salgo in
+        lr) aalgo=ring steps=$((2 * (p - 1))) ;;
+        *) aalgo=halving-doubling steps=$((2 * lg)) ;;
+        esac
         smpi "$p" "$salgo"
         arlab "$p" "$aalgo"
         fast_sim=$a_sim fast_wall=$a_wall fast_cpu=$a_cpu
