@@ -4,6 +4,7 @@
 # A benchmark, not a test: it prints a table and writes nothing else.
 #
 #   experiments/bench_treepack.sh [--arlab PATH] [--compact] [--keep DIR] [--no-switched]
+#                                 [--sim [--old PATH] [--ranks "64 128 256"]]
 #     --arlab PATH   the arlab binary (default: build/arlab, else the newest build-*/arlab)
 #     --compact      also solve the extended (multicommodity-flow) formulation on
 #                    the 64-GPU graphs (arlab trees --check), for comparison; it
@@ -11,6 +12,15 @@
 #     --keep DIR     keep the generated platform files in DIR
 #     --no-switched  leave out the switched trees (tree:ranks=256/512/1024, about
 #                    10 s together)
+#     --sim          instead of the LP table: the simulation of the plan,
+#                    `arlab sim --platform tree:ranks=N --algo treepack --size 100MB`
+#                    (default dataflow, every transfer in SimGrid), under arlab's
+#                    default network and with SimGrid's network/optim:Full, for each
+#                    N of --ranks (default "64 128 256"; 256 takes 40-70 CPU s, 512
+#                    about 25 times that); with --old PATH the same runs of that
+#                    binary first (paired). Columns: cpu_s (user + sys, the forked
+#                    simulation included), wall_s, MB (peak RSS), sim_s to 17 digits
+#                    and |rel| against the first row of its N ("same" when equal).
 #
 # Graphs (every link joins two GPUs, NVLink-like 25 GB/s lanes, 1 us):
 #   torus-RxC     2-D torus of GPUs, lanes 1..3 by a fixed pattern: every link
@@ -36,13 +46,19 @@ arlab=""
 compact=0
 keep=""
 switched=1
+sim=0
+old=""
+ranks="64 128 256"
 while [ $# -gt 0 ]; do
     case "$1" in
     --arlab) arlab=$2; shift 2 ;;
     --compact) compact=1; shift ;;
     --keep) keep=$2; shift 2 ;;
     --no-switched) switched=0; shift ;;
-    -h | --help) sed -n '2,31p' "$0"; exit 0 ;;
+    --sim) sim=1; shift ;;
+    --old) old=$2; shift 2 ;;
+    --ranks) ranks=$2; shift 2 ;;
+    -h | --help) sed -n '2,41p' "$0"; exit 0 ;;
     *) echo "bench_treepack.sh: unknown option $1" >&2; exit 2 ;;
     esac
 done
@@ -51,9 +67,46 @@ if [ -z "$arlab" ]; then
     else arlab=$(ls -t "$here"/build-*/arlab 2>/dev/null | head -1 || true); fi
 fi
 [ -x "$arlab" ] || { echo "bench_treepack.sh: no arlab binary (build first or give --arlab)" >&2; exit 2; }
+[ -z "$old" ] || [ -x "$old" ] || { echo "bench_treepack.sh: --old $old is not an executable" >&2; exit 2; }
+for n in $ranks; do
+    case $n in '' | *[!0-9]*) echo "bench_treepack.sh: --ranks takes whole numbers, not '$n'" >&2; exit 2 ;; esac
+done
 dir=${keep:-$(mktemp -d)}
 mkdir -p "$dir"
 [ -n "$keep" ] || trap 'rm -rf "$dir"' EXIT
+
+if [ "$sim" = 1 ]; then
+    # Where the time goes (measured on 3.32, the bridge's completion-scan fix on): SimGrid
+    # re-solves the one max-min component every instant a transfer ends, at a near-constant
+    # cost per flow in flight (about 0.3 us): CPU ~ instants x mean flows in flight. Both
+    # grow about 4x and 3.5x per doubling of the ranks (twice the trees of twice the edges).
+    printf '%-15s %-4s %-6s %8s %8s %6s %22s %s\n' platform bin optim cpu_s wall_s MB sim_s "|rel|"
+    bins=()
+    [ -n "$old" ] && bins+=("old:$old")
+    bins+=("new:$arlab")
+    for n in $ranks; do
+        first=""
+        for b in "${bins[@]}"; do
+            for optim in Lazy Full; do
+                net=()
+                [ "$optim" = Full ] && net=(--network "CM02,network/optim:Full")
+                /usr/bin/time -f '%U %S %e %M' -o "$dir/time" "${b#*:}" sim --platform "tree:ranks=$n" \
+                    --algo treepack --size 100MB --format csv "${net[@]}" >"$dir/sim.csv" 2>"$dir/err" || {
+                    printf '%-15s %-4s %-6s failed: %s\n' "tree:ranks=$n" "${b%%:*}" "$optim" "$(head -1 "$dir/err")"
+                    continue
+                }
+                read -r u sy w kb <"$dir/time"
+                t=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i } NR == 2 { print $(c["sim_s"]) }' "$dir/sim.csv")
+                [ -n "$first" ] || first=$t
+                rel=$(awk -v a="$t" -v b="$first" 'BEGIN { if (a == b) print "same"; else { r = a / b - 1; printf "%.1e", r < 0 ? -r : r } }')
+                printf '%-15s %-4s %-6s %8.2f %8.2f %6.0f %22s %s\n' "tree:ranks=$n" "${b%%:*}" "$optim" \
+                    "$(echo "$u + $sy" | bc -l)" "$w" "$(echo "$kb / 1024" | bc -l)" "$t" "$rel"
+            done
+        done
+    done
+    echo "(optim: SimGrid's network/optim, Lazy = arlab's default; machine: $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg))"
+    exit 0
+fi
 
 link() { printf '{"a":"gpu%d","b":"gpu%d","bw":"%s","lat":"1us","lanes":%d}' "$1" "$2" "$3" "$4"; }
 
