@@ -933,6 +933,9 @@ ar_status ar_nccl_in_from_platform(const ar_platform *p, int cc, ar_nccl_in *out
     }
     memcpy(out->eff, p->nccl_eff, sizeof out->eff);
     out->version = p->nccl_version;
+    /* a calibrated platform is a fit of the tuner's latency and bandwidth to measurements, which took in
+     * whatever the tuner leaves out: arlab's additions would count it twice */
+    out->tuner_only = p->nccl_tuner_only || p->calibrated;
     hop_latencies(p, out->hop_lat_us);
     if (nr == 1) return AR_OK;
     ring_search(&t, cc, &out->ring);

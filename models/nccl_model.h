@@ -112,7 +112,9 @@ typedef struct ar_nccl_in {
     double cal_sw_bw[2];
     /* 1: the tuner's own time (ncclTopoGetAlgoTime) only; 0 (ar_nccl_in_defaults): the tuner's time plus
      * arlab's pipeline fill (ar_nccl_pipeline_fill_s) in ar_nccl_model_time and the time of
-     * ar_nccl_model_choose. The choice itself is the tuner's either way. */
+     * ar_nccl_model_choose. The choice itself is the tuner's either way. ar_nccl_in_from_platform sets it
+     * from the platform's nccl_tuner_only (--nccl-model tuner) and on a calibrated platform (the fit
+     * scales the tuner's own terms and has taken in what they leave out). */
     int tuner_only;
 } ar_nccl_in;
 
