@@ -246,6 +246,7 @@ static ar_status model_of(plat_cache *pc, const ar_platform *p, const ar_nt_set 
     }
     int i = pc->n;
     ar_status st = ar_nccl_in_from_platform(use, 0, &pc->c[i].in, e);
+    pc->c[i].in.tuner_only = 1; /* the fit scales the tuner's latency and bandwidth (no arlab addition) */
     if (!st) st = ar_nccl_model_tune(&pc->c[i].in, &pc->c[i].tab, e);
     if (st) {
         ar_platform_free(own);

@@ -22,6 +22,7 @@ static const cli_helprow plan_rows[] = {
     {"--ranks", NULL, NULL},
     {"--dtype", NULL, NULL},
     {"--nccl-version", NULL, NULL},
+    {"--nccl-model", NULL, NULL},
     {"--size", "--size S", "default 1M (elements)"},
     {"--check", NULL, "run the symbolic validator and the host executor (exact integer sums)"},
     {"--coll", NULL, NULL},
@@ -32,6 +33,7 @@ static const cli_helprow model_rows[] = {
     {"--ranks", NULL, NULL},
     {"--dtype", NULL, NULL},
     {"--nccl-version", NULL, NULL},
+    {"--nccl-model", NULL, NULL},
     {"--size", NULL,
      "message sizes: 100MB, 1GiB, 4096B (bytes), 120M, 4096 (elements); comma lists;\n"
      "-b MIN -e MAX [-f F | -i N]: nccl-tests' range (bytes; K, M, G = 1024^k)\n"
@@ -59,6 +61,7 @@ static const cli_helprow best_rows[] = {
     {"--ranks", NULL, NULL},
     {"--dtype", NULL, NULL},
     {"--nccl-version", NULL, NULL},
+    {"--nccl-model", NULL, NULL},
     {"--size", "--size S", "one message size"},
     {"--coll", NULL,
      "allreduce (default), reducescatter or allgather: ranks the algorithms\n"
@@ -80,6 +83,7 @@ static const cli_helprow trees_rows[] = {
     {"--ranks", NULL, NULL},
     {"--dtype", NULL, NULL},
     {"--nccl-version", NULL, NULL},
+    {"--nccl-model", NULL, NULL},
     {"--size", "--size S", "predict the packing's time for this size"},
     {"--algo", NULL, "treepack with parameters (chunks, units, roots, budget)"},
     {"--check", NULL, "also solve the extended formulation; both must agree"},
@@ -90,6 +94,7 @@ static const cli_helprow real_rows[] = {
     {"--ranks", NULL, NULL},
     {"--dtype", NULL, NULL},
     {"--nccl-version", NULL, NULL},
+    {"--nccl-model", NULL, NULL},
     {"--size", NULL,
      "message sizes: 100MB, 1GiB, 4096B (bytes), 120M, 4096 (elements); comma lists;\n"
      "-b MIN -e MAX [-f F | -i N]: nccl-tests' range (bytes; K, M, G = 1024^k)\n"
@@ -116,6 +121,7 @@ static const cli_helprow calibrate_rows[] = {
     {"--ranks", NULL, NULL},
     {"--dtype", NULL, NULL},
     {"--nccl-version", NULL, NULL},
+    {"--nccl-model", NULL, NULL},
     {"--size", NULL, "ping-pong sizes"},
     {"--iters", "--iters N, --warmup N", "repetitions per size"},
     {NULL, NULL, "  --launch L, --gpus N    as for arlab real\n"},
@@ -128,6 +134,7 @@ static const cli_helprow compare_rows[] = {
     {"--ranks", NULL, NULL},
     {"--dtype", NULL, NULL},
     {"--nccl-version", NULL, NULL},
+    {"--nccl-model", NULL, NULL},
     {"--size", NULL, NULL},
     {"--algo", NULL,
      "an algorithm (repeatable; default all; with --measured: NCCL's choice\n"

@@ -271,7 +271,8 @@ ar_status cli_load_platform(const cli_opts *o, int i, ar_platform **out) {
             *out = NULL;
         }
     }
-    if (st == AR_OK) (*out)->nccl_version = o->nccl_version; /* NCCL's model follows --nccl-version */
+    if (st == AR_OK) (*out)->nccl_version = o->nccl_version;       /* NCCL's model follows --nccl-version */
+    if (st == AR_OK) (*out)->nccl_tuner_only = o->nccl_tuner_only; /* and --nccl-model */
     if (st != AR_OK) cli_error(st, &e);
     return st;
 }

@@ -6,7 +6,8 @@
 #   experiments/bench_nccl_model_corpus.sh [ARLAB] [-- EXTRA ARGS TO compare]
 #
 # ARLAB defaults to build/arlab. Extra arguments (e.g. --nccl-version 2.18) go to every
-# `arlab compare --measured`. Two tables: every log at the default release (or EXTRA's), then each log
+# `arlab compare --measured`; `-- --nccl-model tuner` gives the tuner's own time, without arlab's
+# pipeline fill (docs/models.md, NCCL's model). Two tables: every log at the default release (or EXTRA's), then each log
 # at the NCCL release its source states where arlab models it (--nccl-version; README.md's table). The logs and platforms are those of logs/MANIFEST.tsv's compare
 # column (all-reduce: compare compares all-reduce only). A log's fabric
 # (IB, RoCE, EFA, TCPXO, NVLink only) is printed beside it: the goal (10 % at >= 64 MB,

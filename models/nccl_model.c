@@ -513,11 +513,41 @@ ar_status ar_nccl_table_time(const ar_nccl_in *in, const ar_nccl_table *t, ar_nc
     return AR_OK;
 }
 
+/* The runtime NVLS channels (transport/nvls.cc ncclNvlsTuning's defaults: NVLS_NCHANNELS_SM90 16,
+ * NVLS_NCHANNELS_SM100_NVL 24 on one node, NVLS_NCHANNELS_SM100 32 across nodes). */
+static int nvls_ctas(const ar_nccl_in *in) { return in->cc_min >= 100 ? (in->nnodes > 1 ? 32 : 24) : 16; }
+
+/* enqueue.cc calcCollChunking's NVLS all-reduce chunk: NCCL_NVLS_CHUNKSIZE (128 KiB), then 64, 32 and
+ * 16 KiB below 64, 8 and 2 x the concurrent ops x the chunk. */
+static double nvls_chunk(double bytes, double ops) {
+    double c = 131072;
+    if (bytes < 64 * ops * c && c > 65536) c = 65536;
+    if (bytes < 8 * ops * c && c > 32768) c = 32768;
+    if (bytes < 2 * ops * c && c > 16384) c = 16384;
+    return c;
+}
+
+double ar_nccl_pipeline_fill_s(const ar_nccl_in *in, ar_nccl_coll coll, ar_nccl_algo algo, ar_nccl_proto proto,
+                               double bytes) {
+    if (!in || in->nranks < 2 || in->nnodes != 1 || coll != AR_NCCL_ALLREDUCE || algo != AR_NCCL_NVLS ||
+        proto != AR_NCCL_SIMPLE || !(bytes > 0))
+        return 0;
+    const ar_nccl_graph *g = &in->nvls;
+    int ctas = nvls_ctas(in), heads = g->nchannels;
+    if (heads < 1 || !(g->bw_intra_GBps > 0)) return 0;
+    double ops = (double)ctas * heads;
+    double c = nvls_chunk(bytes, ops);
+    if (bytes / ops < c) c = bytes / ops;
+    double r = g->bw_intra_GBps * 1e9 * cal_factor(in, algo, proto) / ctas; /* bytes/s per op on a stage */
+    return 2 * c / r; /* 3 stages, one of them counted by bytes / bandwidth */
+}
+
 ar_status ar_nccl_model_time(const ar_nccl_in *in, ar_nccl_coll coll, ar_nccl_algo algo, ar_nccl_proto proto,
                              double bytes, double *time_s, ar_err *e) {
     ar_nccl_table t;
     ar_status st = ar_nccl_model_tune(in, &t, e);
     if (!st) st = ar_nccl_table_time(in, &t, coll, algo, proto, bytes, time_s, e);
+    if (!st && !in->tuner_only) *time_s += ar_nccl_pipeline_fill_s(in, coll, algo, proto, bytes);
     return st;
 }
 
@@ -550,7 +580,10 @@ ar_status ar_nccl_model_choose(const ar_nccl_in *in, ar_nccl_coll coll, int algo
                        algo >= 0 ? ar_nccl_algo_name((ar_nccl_algo)algo) : "", in->nranks, in->nnodes);
     if (algo_out) *algo_out = (ar_nccl_algo)best_a;
     if (proto_out) *proto_out = (ar_nccl_proto)best_p;
-    if (time_s) *time_s = best;
+    if (time_s) /* the choice is the tuner's; the time it reports gets arlab's addition */
+        *time_s = best + (in->tuner_only ? 0
+                                         : ar_nccl_pipeline_fill_s(in, (ar_nccl_coll)coll, (ar_nccl_algo)best_a,
+                                                                   (ar_nccl_proto)best_p, bytes));
     return AR_OK;
 }
 
@@ -900,6 +933,9 @@ ar_status ar_nccl_in_from_platform(const ar_platform *p, int cc, ar_nccl_in *out
     }
     memcpy(out->eff, p->nccl_eff, sizeof out->eff);
     out->version = p->nccl_version;
+    /* a calibrated platform is a fit of the tuner's latency and bandwidth to measurements, which took in
+     * whatever the tuner leaves out: arlab's additions would count it twice */
+    out->tuner_only = p->nccl_tuner_only || p->calibrated;
     hop_latencies(p, out->hop_lat_us);
     if (nr == 1) return AR_OK;
     ring_search(&t, cc, &out->ring);

@@ -110,6 +110,12 @@ typedef struct ar_nccl_in {
      * NVSwitch's reduction and multicast), cal_sw_bw[1] for COLLNET_DIRECT and COLLNET_CHAIN (SHARP);
      * 0 = cal_bw. ar_nccl_in_from_platform sets them from the platform's cal_sw_bw of its class. */
     double cal_sw_bw[2];
+    /* 1: the tuner's own time (ncclTopoGetAlgoTime) only; 0 (ar_nccl_in_defaults): the tuner's time plus
+     * arlab's pipeline fill (ar_nccl_pipeline_fill_s) in ar_nccl_model_time and the time of
+     * ar_nccl_model_choose. The choice itself is the tuner's either way. ar_nccl_in_from_platform sets it
+     * from the platform's nccl_tuner_only (--nccl-model tuner) and on a calibrated platform (the fit
+     * scales the tuner's own terms and has taken in what they leave out). */
+    int tuner_only;
 } ar_nccl_in;
 
 /* NCCL's tuning table for one input: bw_GBps is the per-collective algorithm
@@ -137,6 +143,22 @@ ar_status ar_nccl_model_time(const ar_nccl_in *in, ar_nccl_coll coll, ar_nccl_al
 /* The same on a table computed once by ar_nccl_model_tune. */
 ar_status ar_nccl_table_time(const ar_nccl_in *in, const ar_nccl_table *t, ar_nccl_coll coll, ar_nccl_algo algo,
                              ar_nccl_proto proto, double bytes, double *time_s, ar_err *e);
+
+/* arlab's addition to the tuner's time, in seconds: the pipeline fill of NVLS all-reduce on one node,
+ * which ncclTopoGetAlgoTime leaves out. NCCL moves an NVLS operation in chunks (enqueue.cc
+ * calcCollChunking: NCCL_NVLS_CHUNKSIZE, 128 KiB, lowered to 64/32/16 KiB below 64/8/2 x the concurrent
+ * ops x the chunk) over ops = the runtime NVLS channels (transport/nvls.cc: 16 CTAs on Hopper, 24 on
+ * one Blackwell node) x the heads (the NVLS graph's channels). A chunk passes the three warp groups of
+ * device/all_reduce.h one after the other, each a store-and-forward stage (scatter to the heads ->
+ * reduce and multicast through the switch -> gather); the tuner's bytes / bandwidth counts one stage,
+ * the fill is the other two: 2 c / r with c = min(chunk, bytes / ops) and r = the NVLS graph's
+ * per-channel bwIntra / the runtime channels (the per-op rate; a calibrated input scales it by the
+ * algorithm's bandwidth factor, as it does the tuner's bandwidth). 0 for every other algorithm,
+ * collective, protocol and node count (ring: every step is already charged; tree LL/LL128: forwarded
+ * line by line; NVLS_TREE: the same closed form on the graph's per-channel speeds gives twice the
+ * measured fill on 2 x 8 B200, not modelled) and for one rank. */
+double ar_nccl_pipeline_fill_s(const ar_nccl_in *in, ar_nccl_coll coll, ar_nccl_algo algo, ar_nccl_proto proto,
+                               double bytes);
 
 /* NCCL's choice: the minimum time over the enabled (algo, proto), ties to the
  * lower algorithm then protocol index (NCCL's loop order). algo < 0 lets the

@@ -43,6 +43,9 @@ _arlab() {
     --nccl-version)
         COMPREPLY=($(compgen -W "2.18 2.19 2.25 2.26 2.27 2.28 2.29 2.30" -- "$cur"))
         return ;;
+    --nccl-model)
+        COMPREPLY=($(compgen -W "arlab tuner" -- "$cur"))
+        return ;;
     --emit)
         COMPREPLY=($(compgen -W "nccl-tuner" -- "$cur"))
         return ;;
@@ -82,13 +85,13 @@ _arlab() {
         platforms) words="--format" ;;
         platform) words="--ranks --links --format" ;;
         algos) words="--format" ;;
-        plan) words="--algo --schedule --platform --ranks --dtype --coll --size -b -e -f -i --check --format --nccl-version" ;;
-        model) words="--platform --size -b -e -f -i --algo --schedule --ranks --dtype --coll --detail --gamma --scenario --digits --format --nccl-version" ;;
-        best) words="--platform --size -b --coll --top --per-algo --ranks --dtype --scenario --format -e -f -i --emit --max-bytes --nccl-version" ;;
-        trees) words="--platform --size -b -e -f -i --ranks --dtype --algo --check --format --nccl-version" ;;
-        real) words="--platform --ranks --algo --schedule --dtype --size -b -e -f -i --iters --warmup --launch --gpus --lowering --placement --timing --graph --fuse --check --out --format --dry-run --nccl-version" ;;
-        calibrate) words="--out --platform --ranks --iters --warmup --size -b -e -f -i --launch --gpus --fit --name --format --from --seed --boot --coll --nccl-algo --nccl-proto --dtype --nccl-version" ;;
-        compare) words="--platform --algo --schedule --dtype --ranks --size -b -e -f -i --format --measured --plot --nccl-version --coll --nccl-algo --nccl-proto" ;;
+        plan) words="--algo --schedule --platform --ranks --dtype --coll --size -b -e -f -i --check --format --nccl-version --nccl-model" ;;
+        model) words="--platform --size -b -e -f -i --algo --schedule --ranks --dtype --coll --detail --gamma --scenario --digits --format --nccl-version --nccl-model" ;;
+        best) words="--platform --size -b --coll --top --per-algo --ranks --dtype --scenario --format -e -f -i --emit --max-bytes --nccl-version --nccl-model" ;;
+        trees) words="--platform --size -b -e -f -i --ranks --dtype --algo --check --format --nccl-version --nccl-model" ;;
+        real) words="--platform --ranks --algo --schedule --dtype --size -b -e -f -i --iters --warmup --launch --gpus --lowering --placement --timing --graph --fuse --check --out --format --dry-run --nccl-version --nccl-model" ;;
+        calibrate) words="--out --platform --ranks --iters --warmup --size -b -e -f -i --launch --gpus --fit --name --format --from --seed --boot --coll --nccl-algo --nccl-proto --dtype --nccl-version --nccl-model" ;;
+        compare) words="--platform --algo --schedule --dtype --ranks --size -b -e -f -i --format --measured --plot --nccl-version --nccl-model --coll --nccl-algo --nccl-proto" ;;
         fit) words="--from --platform --coll --ranks --nccl-algo --nccl-proto --nccl-version --seed --boot --out --name --reference --csv" ;;
         sweep) words="-j --jobs --out --quiet" ;;
         report) words="" ;;

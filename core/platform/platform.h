@@ -177,6 +177,9 @@ typedef struct ar_platform {
     /* The NCCL release NCCL's cost model follows on this platform (models/nccl_model.h
      * ar_nccl_version_parse; 0 = the newest modelled): set by the command line's --nccl-version. */
     int nccl_version;
+    /* 1: NCCL's model prices the tuner's own time, without arlab's additions (models/nccl_model.h
+     * ar_nccl_in.tuner_only); set by the command line's --nccl-model tuner. */
+    int nccl_tuner_only;
 } ar_platform;
 
 /* The class of link l for the calibration factors: 0 both ends in one machine, 1 otherwise. */

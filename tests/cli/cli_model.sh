@@ -31,5 +31,14 @@ t_check "algbw and busbw by nccl-tests' definitions (1e-12)" awk -F'\t' '$6=="ok
 t_check "no nan in csv" bash -c "! grep -qi nan '$T_TMP/out'"
 expect_ok "nccl model column on dgx-h100" -- model --platform dgx-h100 --algo ring --size 1GiB --format csv
 csv_col "$T_TMP/out" nccl_model_s nccl_algo >"$T_TMP/n"
-t_check "nccl_model_s is NVLS 3972.58 us at 1 GiB (test_nccl_model)" awk -F'\t' '{ d=$1-0.00397258; if (d<0) d=-d; exit !($2=="NVLS" && d < 1e-8) }' "$T_TMP/n"
+# NVLS at 1 GiB (test_nccl_model): the tuner's 25 + 2^30 / 272000 = 3972.58 us plus the pipeline fill of its
+# 128 KiB chunks, 2 x 131072 / (40e9 / 16) = 104.8576 us: 4077.44 us
+t_check "nccl_model_s is NVLS 4077.44 us at 1 GiB (tuner + fill)" awk -F'\t' '{ d=$1-0.00407744; if (d<0) d=-d; exit !($2=="NVLS" && d < 1e-8) }' "$T_TMP/n"
+expect_ok "--nccl-model tuner" -- model --platform dgx-h100 --algo ring --size 1GiB --format csv --nccl-model tuner
+csv_col "$T_TMP/out" nccl_model_s nccl_algo >"$T_TMP/n"
+t_check "--nccl-model tuner: the tuner's 3972.58 us, the same choice" awk -F'\t' '{ d=$1-0.00397258; if (d<0) d=-d; exit !($2=="NVLS" && d < 1e-8) }' "$T_TMP/n"
+expect_ok "--nccl-model arlab (the default, spelled)" -- model --platform dgx-h100 --algo ring --size 1GiB --format csv --nccl-model arlab
+csv_col "$T_TMP/out" nccl_model_s >"$T_TMP/n"
+t_check "--nccl-model arlab = the default" awk -F'\t' '{ d=$1-0.00407744; if (d<0) d=-d; exit !(d < 1e-8) }' "$T_TMP/n"
+expect_error "an unknown --nccl-model" '--nccl-model' -- model --platform dgx-h100 --size 1GiB --nccl-model fast
 t_done

@@ -9,11 +9,12 @@ near() { python3 -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); 
 #  2.30: per channel min(40 x 0.85 x 7/8 x 2, 60) = 59.5, bus 476, algbw 476 x 8/14 = 272; lat 25 us (NVLink NVLS step)
 #  2.26: min(40, 60) = 40, bus 320, algbw 320 x 5/6; lat 25 us
 #  2.18: bwIntra 40, bus 320, algbw x 5/6; lat = base 23 us
+# (the tuner's own time: --nccl-model tuner; cli_model.sh checks arlab's pipeline fill on top of it)
 G=1073741824
 for v in "2.30:25:272" "2.26:25:266.66666666666667" "2.18:23:266.66666666666667" "default:25:272"; do
   IFS=: read -r ver lat bw <<<"$v"
-  opt=(--nccl-version "$ver")
-  [ "$ver" = default ] && opt=()
+  opt=(--nccl-version "$ver" --nccl-model tuner)
+  [ "$ver" = default ] && opt=(--nccl-model tuner)
   if expect_ok "model nccl $ver" -- model --platform dgx-h100 --size 1GiB --algo nccl --format csv "${opt[@]}"; then
     t_check "$ver: NVLS" test "$(col nccl_algo)" = NVLS
     t_check "$ver: nccl_model_s = $lat us + 1 GiB / $bw GB/s" near "$(col nccl_model_s)" \

@@ -32,6 +32,7 @@ static ar_nccl_in h100_1node(void) {
     in.nvls = gr(8, 40, 60);
     in.nvswitch = 1;
     in.nvls_support = 1;
+    in.tuner_only = 1; /* the tuner's own formulas; test_pipeline_fill checks arlab's addition */
     return in;
 }
 
@@ -360,14 +361,17 @@ static void test_from_platform(void) {
         }
         ar_platform_free(p);
     }
-    /* B200 NVLS all-reduce: intra 80*0.74*7/8*2 = 103.6 > inter 90 -> bus 8*90 = 720. */
+    /* B200 NVLS all-reduce: intra 80*0.74*7/8*2 = 103.6 > inter 90 -> bus 8*90 = 720. From a platform the time
+     * carries arlab's pipeline fill: one Blackwell node runs 24 NVLS CTAs, ops = 24 x 8 heads = 192; 1 GiB is
+     * below 64 x 192 x 128 KiB (1.5 GiB) -> 64 KiB chunks, not below 8 x 192 x 64 KiB (96 MiB); the per-op
+     * rate 80e9 / 24: fill = 2 x 65536 / (80e9 / 24) = 39.3216 us. */
     {
         ar_platform *p = NULL;
         ar_nccl_in in;
         T_OK(ar_platform_load("dgx-b200", 0, &p, &t_e));
         if (p && !ar_nccl_in_from_platform(p, 0, &in, NULL))
-            near_us(&in, AR_NCCL_ALLREDUCE, AR_NCCL_NVLS, AR_NCCL_SIMPLE, GiB, 25.0 + GiB / (1000.0 * 720.0 * 8 / 14),
-                    "b200 nvls");
+            near_us(&in, AR_NCCL_ALLREDUCE, AR_NCCL_NVLS, AR_NCCL_SIMPLE, GiB,
+                    25.0 + GiB / (1000.0 * 720.0 * 8 / 14) + 39.3216, "b200 nvls (+ fill)");
         ar_platform_free(p);
     }
     /* Two machines of 8 GPUs (370.8 GB/s each) under one 400 GB/s uplink per machine: NIC = 400/8 = 50 GB/s.
@@ -392,7 +396,8 @@ static void test_from_platform(void) {
         ar_platform_free(p);
     }
     /* One call (ar_nccl_model_platform) = from_platform + choose: dgx-h100 at 1 GiB -> NVLS, 3972.58 us
-     * (test_h100_one_node); forced ring -> Simple, 56 + 2^30/205714.3 us. */
+     * (test_h100_one_node) + the fill 104.8576 us (test_pipeline_fill); forced ring -> Simple,
+     * 56 + 2^30/205714.3 us (no fill). */
     {
         ar_platform *p = NULL;
         ar_nccl_algo a = AR_NCCL_NALGOS;
@@ -401,7 +406,11 @@ static void test_from_platform(void) {
         T_OK(ar_platform_load("dgx-h100", 0, &p, &t_e));
         T_OK(ar_nccl_model_platform(p, 0, AR_NCCL_ALLREDUCE, -1, GiB, &a, &pr, &s, &t_e));
         T_CHECK(a == AR_NCCL_NVLS && pr == AR_NCCL_SIMPLE, "platform choice %d/%d", (int)a, (int)pr);
-        T_NEAR(s, (25.0 + GiB / (1000.0 * 476.0 * 8 / 14)) * 1e-6, REL, "platform choice time");
+        T_NEAR(s, (25.0 + GiB / (1000.0 * 476.0 * 8 / 14) + 104.8576) * 1e-6, REL, "platform choice time");
+        p->nccl_tuner_only = 1; /* --nccl-model tuner */
+        T_OK(ar_nccl_model_platform(p, 0, AR_NCCL_ALLREDUCE, -1, GiB, &a, &pr, &s, &t_e));
+        T_NEAR(s, (25.0 + GiB / (1000.0 * 476.0 * 8 / 14)) * 1e-6, REL, "platform choice time, tuner only");
+        p->nccl_tuner_only = 0;
         T_OK(ar_nccl_model_platform(p, 0, AR_NCCL_ALLREDUCE, AR_NCCL_RING, GiB, &a, &pr, &s, &t_e));
         T_CHECK(a == AR_NCCL_RING && pr == AR_NCCL_SIMPLE, "platform forced ring %d/%d", (int)a, (int)pr);
         T_NEAR(s, (56.0 + GiB / (1000.0 * 360.0 * 8 / 14)) * 1e-6, REL, "platform forced ring time");
@@ -487,6 +496,8 @@ static void test_calibration(void) {
                 ci.eff[AR_NCCL_RING][AR_NCCL_SIMPLE] == 0,
             "one node: the intra-node factors and the efficiency");
     double tn = 0, tc = 0;
+    T_CHECK(ci.tuner_only == 1, "a calibrated platform prices the tuner's own terms (no arlab addition)");
+    p->nccl_tuner_only = 1; /* the calibrated one prices the tuner only: compare like with like */
     T_OK(ar_nccl_model_platform(p, 0, AR_NCCL_ALLREDUCE, AR_NCCL_NVLS, 1073741824.0, NULL, NULL, &tn, &e), e);
     T_OK(ar_nccl_model_platform(q, 0, AR_NCCL_ALLREDUCE, AR_NCCL_NVLS, 1073741824.0, NULL, NULL, &tc, &e), e);
     T_CHECK(tc > tn / (0.77 * 0.9) * 0.99 && tc < tn / (0.77 * 0.9) * 1.01, "NVLS at 1 GiB slower by 1/(0.77 x 0.9)");
@@ -632,7 +643,62 @@ static void test_hop_latency(void) {
     ar_platform_free(p);
 }
 
+/* arlab's addition (ar_nccl_pipeline_fill_s): NVLS all-reduce on one node pays two more chunk times than
+ * the tuner's latency + bytes / bandwidth. H100 node: NVLS graph 8 heads x bwIntra 40 GB/s, 16 runtime
+ * NVLS CTAs (Hopper) -> ops = 16 x 8 = 128; per-op rate r = 40e9 / 16 = 2.5e9 B/s.
+ * Chunk (enqueue.cc): 128 KiB; 64 KiB below 64 x 128 x 128 KiB = 1 GiB; 32 KiB below 8 x 128 x 64 KiB
+ * = 64 MiB; 16 KiB below 2 x 128 x 32 KiB = 8 MiB. Fill = 2 x min(chunk, bytes / 128) / r:
+ *   1 MiB:   16 KiB, but bytes / ops = 8 KiB -> 2 x 8192 / 2.5e9   =  6.5536 us
+ *   4 MiB:   16 KiB (bytes / ops = 32 KiB) -> 2 x 16384 / 2.5e9    = 13.1072 us
+ *   8 MiB:   32 KiB (8 MiB is not below 8 MiB) -> 2 x 32768 / 2.5e9 = 26.2144 us
+ *   64 MiB:  64 KiB -> 52.4288 us;  1 GiB: 128 KiB -> 104.8576 us.
+ * The tuner's NVLS time (test_h100_one_node): 25 + bytes / (1000 x 272) us. */
+static void test_pipeline_fill(void) {
+    ar_nccl_in in = h100_1node();
+    in.tuner_only = 0;
+    const double sz[] = {MiB, 4 * MiB, 8 * MiB, 64 * MiB, GiB};
+    const double fill_us[] = {6.5536, 13.1072, 26.2144, 52.4288, 104.8576};
+    for (int i = 0; i < 5; i++) {
+        T_NEAR(ar_nccl_pipeline_fill_s(&in, AR_NCCL_ALLREDUCE, AR_NCCL_NVLS, AR_NCCL_SIMPLE, sz[i]), fill_us[i] * 1e-6,
+               REL, "nvls fill");
+        near_us(&in, AR_NCCL_ALLREDUCE, AR_NCCL_NVLS, AR_NCCL_SIMPLE, sz[i],
+                25.0 + sz[i] / (1000.0 * 476.0 * 8 / 14) + fill_us[i], "nvls time with the fill");
+    }
+    /* the choice stays the tuner's: at 1 GiB NVLS (3972.58 us) beats ring Simple (56 + 5219.6 us); the time
+     * it reports carries the fill; at 1 MiB ring LL (28.014 us) still wins over NVLS (28.855 + 6.55) */
+    choice(&in, AR_NCCL_ALLREDUCE, GiB, AR_NCCL_NVLS, AR_NCCL_SIMPLE, 25.0 + GiB / (1000.0 * 272.0) + 104.8576,
+           "choice 1GiB with the fill");
+    choice(&in, AR_NCCL_ALLREDUCE, MiB, AR_NCCL_RING, AR_NCCL_LL, 15.0 + MiB / (1000.0 * 141.0 * 8 / 14),
+           "choice 1MiB: ring LL, no fill");
+    /* a choice the fill would flip stays the tuner's: at 1.5 MiB ring LL 15 + 1572864/80571.43 = 34.521 us,
+     * NVLS 25 + 1572864/272000 = 30.783 us (+ fill 2 x 12 KiB / 2.5e9 = 9.8304 us = 40.61 us > ring LL):
+     * NCCL runs NVLS, and the time is NVLS's with its fill */
+    choice(&in, AR_NCCL_ALLREDUCE, 1.5 * MiB, AR_NCCL_NVLS, AR_NCCL_SIMPLE,
+           25.0 + 1.5 * MiB / (1000.0 * 272.0) + 2 * 12288 / 2.5e9 * 1e6, "choice 1.5MiB: NVLS with its fill");
+    /* tuner_only: the tuner's value */
+    in.tuner_only = 1;
+    near_us(&in, AR_NCCL_ALLREDUCE, AR_NCCL_NVLS, AR_NCCL_SIMPLE, GiB, 25.0 + GiB / (1000.0 * 272.0), "tuner only");
+    in.tuner_only = 0;
+    /* no fill elsewhere: ring, tree, NVLS reduce-scatter, LL128, two nodes, one rank */
+    T_CHECK(ar_nccl_pipeline_fill_s(&in, AR_NCCL_ALLREDUCE, AR_NCCL_RING, AR_NCCL_SIMPLE, GiB) == 0, "ring: no fill");
+    T_CHECK(ar_nccl_pipeline_fill_s(&in, AR_NCCL_REDUCESCATTER, AR_NCCL_NVLS, AR_NCCL_SIMPLE, GiB) == 0, "rs: no fill");
+    T_CHECK(ar_nccl_pipeline_fill_s(&in, AR_NCCL_ALLREDUCE, AR_NCCL_TREE, AR_NCCL_LL128, GiB) == 0, "tree: no fill");
+    ar_nccl_in two = in;
+    two.nranks = 16;
+    two.nnodes = 2;
+    T_CHECK(ar_nccl_pipeline_fill_s(&two, AR_NCCL_ALLREDUCE, AR_NCCL_NVLS, AR_NCCL_SIMPLE, GiB) == 0, "2 nodes: none");
+    /* Blackwell, one node: 24 CTAs; an NVLS graph of 8 x 80 GB/s -> ops 192, r = 80e9 / 24. 64 MiB is below
+     * 64 x 192 x 128 KiB (1.5 GiB): 64 KiB; below 8 x 192 x 64 KiB (96 MiB): 32 KiB; not below
+     * 2 x 192 x 32 KiB (12 MiB). Fill = 2 x 32768 / (80e9 / 24) = 19.6608 us */
+    ar_nccl_in b = in;
+    b.cc_min = b.cc_max = 100;
+    b.nvls = gr(8, 80, 80);
+    T_NEAR(ar_nccl_pipeline_fill_s(&b, AR_NCCL_ALLREDUCE, AR_NCCL_NVLS, AR_NCCL_SIMPLE, 64 * MiB), 19.6608e-6, REL,
+           "b200 nvls fill 64MiB");
+}
+
 int main(void) {
+    test_pipeline_fill();
     test_calibration();
     test_h100_one_node();
     test_a100_one_node();

@@ -25,6 +25,7 @@ static double true_time(const ar_platform *p, double bytes, double ls, double bs
     ar_nccl_proto pr;
     double tf = 0, tb = 0;
     T_OK(ar_nccl_in_from_platform(p, 0, &in, &e), e);
+    in.tuner_only = 1; /* synthetic truth: the tuner's formula (what the fit scales) */
     T_OK(ar_nccl_model_tune(&in, &tab, &e), e);
     T_OK(ar_nccl_model_choose(&in, AR_NCCL_ALLREDUCE, -1, bytes, &a, &pr, &tf, &e), e);
     tab.lat_us[AR_NCCL_ALLREDUCE][a][pr] = 0;
@@ -135,6 +136,7 @@ static double cal_true_time(const ar_platform *p, int algo, double bytes) {
     T_OK(ar_nccl_in_from_platform(p, 0, &in, &e), e);
     int c = p->nmachines > 1;
     in.cal_lat = k_tlat[c], in.cal_bw = k_tbw[c];
+    in.tuner_only = 1; /* synthetic truth: the tuner's formula (what the fit scales) */
     for (int a = 0; a < AR_NCCL_NALGOS; a++)
         for (int q = 0; q < AR_NCCL_NPROTOS; q++) in.eff[a][q] = true_eff(a);
     double t = 0;
@@ -349,6 +351,7 @@ static char *synth_nvls(const ar_platform *p, unsigned seed, double small_amp) {
     ar_err e = {{0}};
     ar_nccl_in in;
     T_OK(ar_nccl_in_from_platform(p, 0, &in, &e), e);
+    in.tuner_only = 1; /* synthetic truth: the tuner's formula (what the fit scales) */
     in.cal_lat = k_n_lat, in.cal_bw = k_n_bw, in.cal_sw_bw[0] = k_n_nvls;
     len += log_header(buf + len, cap - len, p, 0);
     unsigned long long rng = seed;
@@ -438,6 +441,7 @@ static char *synth_msg(const ar_platform *p, uint64_t lo, uint64_t hi, double o,
     ar_err e = {{0}};
     ar_nccl_in in;
     T_OK(ar_nccl_in_from_platform(p, 0, &in, &e), e);
+    in.tuner_only = 1; /* synthetic truth: the tuner's formula (what the fit scales) */
     unsigned long long rng = seed;
     for (uint64_t b = lo; b <= hi; b *= 2) {
         double noise = lcg_noise(&rng), t = 0;
