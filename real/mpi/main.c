@@ -27,10 +27,17 @@
  *                    with the fitted values (real/testbed/tbjson.h): GPU links
  *                    lat alpha_intra/2, bw 1/beta_intra; shaped links their
  *                    bandwidth x (exchange rate each way / configured) on
- *                    the farthest route, and latency (alpha_far - alpha_intra) / its
- *                    shaped links (a value not identified: its point
- *                    estimate, 0 if negative, said in the note); compute
- *                    reduce: the ranks' measured reduction rate. Then exits.
+ *                    the farthest route, and latency (alpha_far - 2 o -
+ *                    alpha_intra) / its shaped links (a value not
+ *                    identified: its point estimate, 0 if negative, said in
+ *                    the note); compute reduce: the ranks' measured
+ *                    reduction rate; compute message o (between machines):
+ *                    the slope over k = 1..8 of a fan-out (rank 0 sends k
+ *                    8-byte messages at once to the ranks of other machines,
+ *                    each answered; ar_mx_fanout), with its 95 % interval;
+ *                    the same to the ranks of its own machine is printed
+ *                    (intra o), not used: the platform charges o between
+ *                    machines only. Then exits.
  *   --exchange-test FILE  an exchange of --exchange-size bytes (default 4 MiB)
  *                    each way between rank 0 and the farthest machine; rank 0
  *                    writes "exchange_s T" (`testbed run` picks Open MPI's
@@ -225,7 +232,7 @@ typedef struct cal_class {
 } cal_class;
 
 #define CAL_SMALL_MAX 65536.0   /* alpha: sizes up to 64 KiB */
-#define CAL_LARGE_MIN 1048576.0 /* bandwidth: sizes from 1 MiB (tbf's burst, 64-128 KiB, is a small part) */
+#define CAL_LARGE_MIN 1048576.0 /* bandwidth: sizes from 1 MiB */
 
 /* Fits class k: alpha by relative-error least squares (gsl_fit_wlinear) over the small sizes, with its
  * interval; bandwidth by plain least squares over the large ones (all sizes if fewer than 2 are large). */

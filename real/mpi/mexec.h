@@ -73,7 +73,8 @@ ar_status ar_mx_exchange(ar_mx *x, int a, int b, uint64_t bytes, int warmup, int
 
 /* Fan-out: rank root sends k messages of `bytes` (<= 64 KiB) at once, round-robin to the npeers
  * ranks peers[], and every peer answers each message with one of the same size as it arrives; the
- * median over `iters` of the root's time from posting to the last answer. Over k, its slope is the
+ * median over `iters` of the root's time from posting to the last answer (4 fan-outs back to back
+ * after each barrier, their mean: the ranks' wake-up from the barrier is paid once). Over k, its slope is the
  * root's serial cost per message (sending one and receiving its answer): the per-message overhead o
  * of LogGP as the platform charges it (platform.h msg_o_s: a send side and a receive side per rank,
  * each serial). Valid on every rank. Collective. */
