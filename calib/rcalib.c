@@ -67,6 +67,23 @@ double ar_real_fit_alpha_halfwidth(const ar_real_fit *f, double level) {
     return gsl_cdf_tdist_Pinv(0.5 + level / 2, dof) * sqrt(var);
 }
 
+double ar_real_fit_beta_halfwidth(const ar_real_fit *f, double level) {
+    if (!f || f->n < 3 || !(level > 0 && level < 1) || !(f->cov11 >= 0)) return NAN;
+    double dof = f->n - 2, var = f->cov11;
+    if (f->weighted) var *= f->chisq / dof;
+    return gsl_cdf_tdist_Pinv(0.5 + level / 2, dof) * sqrt(var);
+}
+
+ar_status ar_real_fit_fanout(const double *k, const double *t, int n, double *o_s, double *hw_s, ar_err *e) {
+    *o_s = *hw_s = NAN;
+    ar_real_fit f;
+    ar_status st = ar_real_fit_linear(k, t, n, 0, &f, e);
+    if (st != AR_OK) return st;
+    *o_s = f.beta_s_per_B;
+    *hw_s = ar_real_fit_beta_halfwidth(&f, 0.95);
+    return AR_OK;
+}
+
 static cJSON *num(double v) { return cJSON_CreateNumber(v); }
 
 static int add_link(cJSON *o, const char *bwk, const char *latk, double bw, double lat) {

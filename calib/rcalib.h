@@ -48,6 +48,14 @@ ar_status ar_real_fit_linear(const double *x, const double *t, int n, int weight
  * weights are relative). NAN with fewer than 3 points (no residual left). */
 double ar_real_fit_alpha_halfwidth(const ar_real_fit *f, double level);
 
+/* Half width of the `level` confidence interval of the fitted slope beta (as the intercept's above). */
+double ar_real_fit_beta_halfwidth(const ar_real_fit *f, double level);
+
+/* The per-message overhead o from a fan-out test: t[i] is the time for k[i] messages sent at once and
+ * answered (real/mpi/mexec.h ar_mx_fanout); o is the slope of t over k (plain least squares), hw its
+ * 95 % half width (NAN with fewer than 3 counts). Fails on fewer than 2 distinct counts. */
+ar_status ar_real_fit_fanout(const double *k, const double *t, int n, double *o_s, double *hw_s, ar_err *e);
+
 typedef struct ar_real_calib {
     const char *name; /* platform name */
     int nranks;

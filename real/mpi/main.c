@@ -27,10 +27,17 @@
  *                    with the fitted values (real/testbed/tbjson.h): GPU links
  *                    lat alpha_intra/2, bw 1/beta_intra; shaped links their
  *                    bandwidth x (exchange rate each way / configured) on
- *                    the farthest route, and latency (alpha_far - alpha_intra) / its
- *                    shaped links (a value not identified: its point
- *                    estimate, 0 if negative, said in the note); compute
- *                    reduce: the ranks' measured reduction rate. Then exits.
+ *                    the farthest route, and latency (alpha_far - 2 o -
+ *                    alpha_intra) / its shaped links (a value not
+ *                    identified: its point estimate, 0 if negative, said in
+ *                    the note); compute reduce: the ranks' measured
+ *                    reduction rate; compute message o (between machines):
+ *                    the slope over k = 1..8 of a fan-out (rank 0 sends k
+ *                    8-byte messages at once to the ranks of other machines,
+ *                    each answered; ar_mx_fanout), with its 95 % interval;
+ *                    the same to the ranks of its own machine is printed
+ *                    (intra o), not used: the platform charges o between
+ *                    machines only. Then exits.
  *   --exchange-test FILE  an exchange of --exchange-size bytes (default 4 MiB)
  *                    each way between rank 0 and the farthest machine; rank 0
  *                    writes "exchange_s T" (`testbed run` picks Open MPI's
@@ -225,7 +232,7 @@ typedef struct cal_class {
 } cal_class;
 
 #define CAL_SMALL_MAX 65536.0   /* alpha: sizes up to 64 KiB */
-#define CAL_LARGE_MIN 1048576.0 /* bandwidth: sizes from 1 MiB (tbf's burst, 64-128 KiB, is a small part) */
+#define CAL_LARGE_MIN 1048576.0 /* bandwidth: sizes from 1 MiB */
 
 /* Fits class k: alpha by relative-error least squares (gsl_fit_wlinear) over the small sizes, with its
  * interval; bandwidth by plain least squares over the large ones (all sizes if fewer than 2 are large). */
@@ -274,6 +281,45 @@ static const char *alpha_text(double a, double hw, char *buf, size_t n) {
     else
         snprintf(buf, n, "%.2f us [%.2f, %.2f]%s", a * 1e6, (a - hw) * 1e6, (a + hw) * 1e6,
                  alpha_known(a, hw) ? "" : " NOT IDENTIFIED (interval reaches 0)");
+    return buf;
+}
+
+#define FAN_K 8     /* fan-outs of 1..FAN_K messages */
+#define FAN_BYTES 8 /* of this many bytes each */
+
+/* The fan-out test of one class: rank 0 to the ranks of other machines (inter) or of its own (intra). */
+typedef struct fan_class {
+    int npeers;
+    double t[FAN_K], o, hw; /* times per k, the slope o and its 95 % half width */
+} fan_class;
+
+static ar_status fan_measure(ar_mx *x, const ar_platform *p, int inter, int iters, int rank, fan_class *f, ar_err *e) {
+    memset(f, 0, sizeof *f);
+    f->o = f->hw = NAN;
+    int *peers = ar_calloc((size_t)p->nranks, sizeof *peers);
+    if (!peers) return ar_fail(e, AR_ENOMEM, "out of memory");
+    for (int r = 1; r < p->nranks; r++)
+        if ((p->machine_of_rank[r] != p->machine_of_rank[0]) == inter) peers[f->npeers++] = r;
+    ar_status st = AR_OK;
+    double ks[FAN_K];
+    for (int k = 1; k <= FAN_K && f->npeers && st == AR_OK; k++) {
+        ks[k - 1] = k;
+        st = ar_mx_fanout(x, 0, peers, f->npeers, k, FAN_BYTES, 2, iters < 9 ? 9 : iters, &f->t[k - 1], e);
+        if (st == AR_OK && rank == 0)
+            printf("# calibrate fan-out %-5s %d message%s to %d peer%s: %10.2f us\n", inter ? "inter" : "intra", k,
+                   k > 1 ? "s" : "", f->npeers, f->npeers > 1 ? "s" : "", f->t[k - 1] * 1e6);
+    }
+    if (st == AR_OK && f->npeers) st = ar_real_fit_fanout(ks, f->t, FAN_K, &f->o, &f->hw, e);
+    free(peers);
+    return st;
+}
+
+static const char *fan_hw_text(const fan_class *f, char *buf, size_t n) {
+    if (!f->npeers) snprintf(buf, n, "(no peer)");
+    else if (!isfinite(f->hw)) snprintf(buf, n, "(no interval)");
+    else
+        snprintf(buf, n, "[%.2f, %.2f]%s", (f->o - f->hw) * 1e6, (f->o + f->hw) * 1e6,
+                 f->o - f->hw > 0 ? "" : " NOT IDENTIFIED (interval reaches 0)");
     return buf;
 }
 
@@ -347,8 +393,22 @@ static ar_status calibrate(ar_mx *x, const ar_platform *p, const mopts *o, int r
         ar_status st = ar_mx_reduce_rate(x, 33554432 / ar_dtype_size(o->dtype), o->dtype, 5, &red, e);
         if (st != AR_OK) return st;
     }
+    /* the per-message overhead o: fan-outs of k = 1..FAN_K small messages from rank 0, to the ranks of other
+     * machines (inter: the transfers the platform charges o) and to those of its own machine (intra: reported) */
+    fan_class fan[2];
+    for (int c = 0; c < 2; c++) {
+        ar_status st = fan_measure(x, p, c == 0, o->iters, rank, &fan[c], e);
+        if (st != AR_OK) return st;
+    }
     if (rank != 0) return AR_OK;
     char b1[96], b2[96], b3[32], b4[32];
+    for (int c = 0; c < 2; c++)
+        if (fan[c].npeers)
+            printf("# fit o %-5s %.2f us per message %s (fan-out of 1..%d messages of %d B to %d peer%s, slope over k, "
+                   "95 %%)\n",
+                   c == 0 ? "inter" : "intra", fan[c].o * 1e6, fan_hw_text(&fan[c], b1, sizeof b1), FAN_K, FAN_BYTES,
+                   fan[c].npeers, fan[c].npeers > 1 ? "s" : "");
+    double msg_o = fan[0].npeers && isfinite(fan[0].o) ? fmax(0, fan[0].o) : 0;
     printf("# reduce: %s adds at %s (every rank at once, median over ranks)\n", ar_dtype_name(o->dtype),
            ar_fmt_rate(red, b3, sizeof b3));
     for (int k = 0; k < nc; k++) {
@@ -401,7 +461,8 @@ static ar_status calibrate(ar_mx *x, const ar_platform *p, const mopts *o, int r
     if (cf && cf->nshaped > 0 && isfinite(cf->conf_bw)) {
         xb = isfinite(cf->xbw.bw_Bps) && cf->xbw.bw_Bps > 0 ? cf->xbw.bw_Bps : cf->bw.bw_Bps;
         eff = xb / cf->conf_bw;
-        per = (cf->alpha.alpha_s - a_in_used) / cf->nshaped;
+        /* a message between machines pays o at each end on top of its route's latency (compute.message) */
+        per = (cf->alpha.alpha_s - 2 * msg_o - a_in_used) / cf->nshaped;
         double hw = sqrt((isfinite(cf->alpha_hw) ? cf->alpha_hw * cf->alpha_hw : INFINITY) +
                          (ci && isfinite(ci->alpha_hw) ? ci->alpha_hw * ci->alpha_hw : 0)) /
                     cf->nshaped;
@@ -416,7 +477,7 @@ static ar_status calibrate(ar_mx *x, const ar_platform *p, const mopts *o, int r
                 lat[l] = per;
             }
     }
-    char n1[600], n2[600], n3[200], name[300];
+    char n1[600], n2[600], n3[400], name[300];
     int k1 = snprintf(n1, sizeof n1,
                       "calibrated by arlab-mpi (ping-pong and exchange; alpha: relative-error least squares over sizes "
                       "<= 64 KiB with its 95 %% interval, bw: least squares over sizes >= 1 MiB): ");
@@ -436,11 +497,15 @@ static ar_status calibrate(ar_mx *x, const ar_platform *p, const mopts *o, int r
     } else {
         snprintf(n2, sizeof n2, "inter: not measured (one machine)");
     }
-    snprintf(n3, sizeof n3, "MPI transport: %s; compute.reduce: %s adds, every rank at once (median over ranks)",
-             transport, ar_dtype_name(o->dtype));
+    snprintf(n3, sizeof n3,
+             "MPI transport: %s; compute.reduce: %s adds, every rank at once (median over ranks); compute.message.o: "
+             "%.3g us %s (inter-machine fan-out, slope over 1..%d messages; shaped-link latency = (alpha - 2 o - "
+             "intra alpha) / links)%s",
+             transport, ar_dtype_name(o->dtype), msg_o * 1e6, fan_hw_text(&fan[0], b2, sizeof b2), FAN_K,
+             fan[0].npeers ? "" : "; not measured (one machine): 0");
     const char *notes[3] = {n1, n2, n3};
     snprintf(name, sizeof name, "%s-calibrated", p->name);
-    ar_status st = ar_tb_write_tree(p, name, bw, lat, isfinite(red) ? red : 0, notes, 3, o->calibrate, e);
+    ar_status st = ar_tb_write_tree(p, name, bw, lat, isfinite(red) ? red : 0, msg_o, notes, 3, o->calibrate, e);
     if (st == AR_OK) {
         printf("# %s\n# %s\n# %s\n# wrote %s\n", n1, n2, n3, o->calibrate);
         if (cf)

@@ -493,3 +493,65 @@ ar_status ar_mx_cross_bytes(const ar_schedule *s, const int *machine_of_rank, do
     free(xf);
     return AR_OK;
 }
+
+ar_status ar_mx_fanout(ar_mx *x, int root, const int *peers, int npeers, int k, uint64_t bytes, int warmup, int iters,
+                       double *time_s, ar_err *e) {
+    *time_s = NAN;
+    ar_status st = AR_OK;
+    if (root < 0 || root >= x->nranks || npeers < 1 || k < 1 || iters < 1 || bytes < 1 || bytes > 65536)
+        st = ar_fail(e, AR_EINVAL, "fan-out from %d: bad ranks, count or size", root);
+    for (int j = 0; j < npeers && st == AR_OK; j++)
+        if (peers[j] == root || peers[j] < 0 || peers[j] >= x->nranks)
+            st = ar_fail(e, AR_EINVAL, "fan-out from %d: bad peer %d", root, peers[j]);
+    if (st == AR_OK) st = grow_buffers(x, (size_t)k * bytes, iters, e);
+    MPI_Request *r = st == AR_OK ? ar_calloc((size_t)(2 * k), sizeof *r) : NULL;
+    if (st == AR_OK && !r) st = ar_fail(e, AR_ENOMEM, "out of memory");
+    st = agree(x, st, e);
+    if (st != AR_OK) {
+        free(r);
+        return st;
+    }
+    int mine = 0; /* messages this rank receives as a peer */
+    for (int i = 0; i < k; i++) mine += peers[i % npeers] == x->rank;
+    /* FAN_ROUNDS fan-outs back to back per timed iteration, so that the barrier's skew (ranks leave it when
+     * they wake) is paid once, not per fan-out */
+    enum { FAN_ROUNDS = 4 };
+    for (int i = 0; i < warmup + iters; i++) {
+        sleepy_barrier(x->comm);
+        int rc = MPI_SUCCESS, idx;
+        double t0 = MPI_Wtime();
+        for (int round = 0; round < FAN_ROUNDS && rc == MPI_SUCCESS; round++) {
+            int nr = 0;
+            if (x->rank == root) {
+                /* the answers' receives first, then the k sends at once, round-robin over the peers */
+                for (int m = 0; m < k && rc == MPI_SUCCESS; m++)
+                    rc = MPI_Irecv(x->init + (size_t)m * bytes, (int)bytes, MPI_BYTE, peers[m % npeers], 11, x->comm,
+                                   &r[nr++]);
+                for (int m = 0; m < k && rc == MPI_SUCCESS; m++)
+                    rc = MPI_Isend(x->buf, (int)bytes, MPI_BYTE, peers[m % npeers], 10, x->comm, &r[nr++]);
+            } else if (mine) {
+                /* a peer answers each message as it arrives */
+                for (int m = 0; m < mine && rc == MPI_SUCCESS; m++) {
+                    MPI_Request q;
+                    rc = MPI_Irecv(x->init + (size_t)m * bytes, (int)bytes, MPI_BYTE, root, 10, x->comm, &q);
+                    if (rc == MPI_SUCCESS) rc = sleepy_waitany(1, &q, &idx);
+                    if (rc == MPI_SUCCESS) rc = MPI_Isend(x->buf, (int)bytes, MPI_BYTE, root, 11, x->comm, &r[nr++]);
+                }
+            }
+            for (int m = 0; m < nr && rc == MPI_SUCCESS; m++) rc = sleepy_waitany(nr, r, &idx);
+        }
+        if (rc != MPI_SUCCESS) {
+            free(r);
+            return mpi_fail(e, rc, "fan-out");
+        }
+        if (x->rank == root && i >= warmup) x->times[i - warmup] = (MPI_Wtime() - t0) / FAN_ROUNDS;
+    }
+    free(r);
+    sleepy_barrier(x->comm);
+    double med = NAN, mn, mxv;
+    if (x->rank == root && ar_real_stats(x->times, iters, &med, &mn, &mxv) != AR_OK) med = NAN;
+    MPI_Bcast(&med, 1, MPI_DOUBLE, root, x->comm);
+    if (!isfinite(med)) return ar_fail(e, AR_ENOMEM, "fan-out: out of memory");
+    *time_s = med;
+    return AR_OK;
+}

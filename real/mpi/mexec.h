@@ -71,6 +71,16 @@ ar_status ar_mx_pingpong(ar_mx *x, int a, int b, uint64_t bytes, int warmup, int
  * Collective. */
 ar_status ar_mx_exchange(ar_mx *x, int a, int b, uint64_t bytes, int warmup, int iters, double *time_s, ar_err *e);
 
+/* Fan-out: rank root sends k messages of `bytes` (<= 64 KiB) at once, round-robin to the npeers
+ * ranks peers[], and every peer answers each message with one of the same size as it arrives; the
+ * median over `iters` of the root's time from posting to the last answer (4 fan-outs back to back
+ * after each barrier, their mean: the ranks' wake-up from the barrier is paid once). Over k, its slope is the
+ * root's serial cost per message (sending one and receiving its answer): the per-message overhead o
+ * of LogGP as the platform charges it (platform.h msg_o_s: a send side and a receive side per rank,
+ * each serial). Valid on every rank. Collective. */
+ar_status ar_mx_fanout(ar_mx *x, int root, const int *peers, int npeers, int k, uint64_t bytes, int warmup, int iters,
+                       double *time_s, ar_err *e);
+
 /* The rate at which ranks reduce (element-wise add of `count` elements of t,
  * every rank at once after a barrier, as in a run where the ranks of a
  * machine share its CPU): the median over ranks of each rank's median over

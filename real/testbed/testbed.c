@@ -106,15 +106,8 @@ static const char *line1(char *s) {
     return s;
 }
 
-/* Runs a command given as words (NULL-terminated); on failure fills e. */
-static ar_status cmd(ar_err *e, const char *first, ...) {
-    char *argv[48];
-    int n = 0;
-    va_list ap;
-    va_start(ap, first);
-    for (const char *a = first; a && n < 47; a = va_arg(ap, const char *)) argv[n++] = (char *)a;
-    va_end(ap);
-    argv[n] = NULL;
+/* Runs argv (NULL-terminated, n words); on failure fills e. */
+static ar_status cmdv(ar_err *e, char *const argv[], int n) {
     char out[1024];
     int rc = run_cap(argv, out, sizeof out);
     if (rc == 0) return AR_OK;
@@ -124,6 +117,18 @@ static ar_status cmd(ar_err *e, const char *first, ...) {
         k += (size_t)snprintf(what + k, sizeof what - k, "%s%s", i ? " " : "", argv[i]);
     if (k >= sizeof what) k = sizeof what - 1;
     return ar_fail(e, AR_EBACKEND, "'%s' failed (status %d): %s", what, rc, rc < 0 ? "cannot run it" : line1(out));
+}
+
+/* Runs a command given as words (NULL-terminated); on failure fills e. */
+static ar_status cmd(ar_err *e, const char *first, ...) {
+    char *argv[48];
+    int n = 0;
+    va_list ap;
+    va_start(ap, first);
+    for (const char *a = first; a && n < 47; a = va_arg(ap, const char *)) argv[n++] = (char *)a;
+    va_end(ap);
+    argv[n] = NULL;
+    return cmdv(e, argv, n);
 }
 
 /* ---- names, state ------------------------------------------------------- */
@@ -427,10 +432,11 @@ ar_status ar_tb_write_platform(const ar_tb *t, const char *path, ar_err *e) {
     else snprintf(name, sizeof name, "%s", p->name);
     snprintf(note, sizeof note,
              "arlab testbed: the %d shaped links (machine uplinks, switch-to-switch) at their bandwidth x %g as "
-             "configured with tc tbf; GPU links as in %s (loopback on the testbed, unshaped: calibrate it)",
-             t->nlinks, t->scale > 0 ? t->scale : 1, p->name);
+             "configured with tc tbf (bucket max(%.0f B, %.0f us of the rate), GSO packets <= %d B); GPU links as "
+             "in %s (loopback on the testbed, unshaped: calibrate it)",
+             t->nlinks, t->scale > 0 ? t->scale : 1, AR_TB_BURST_MIN, AR_TB_BURST_TIME * 1e6, AR_TB_GSO_MAX, p->name);
     const char *notes[1] = {note};
-    ar_status st = ar_tb_write_tree(p, name, bw, NULL, 0, notes, 1, path, e);
+    ar_status st = ar_tb_write_tree(p, name, bw, NULL, 0, 0, notes, 1, path, e);
     free(bw);
     return st;
 }
@@ -441,19 +447,48 @@ static void addr_of(char *buf, size_t n, int net, int host) {
     snprintf(buf, n, "10.%d.%d.%d/16", net, host >> 8, host & 255);
 }
 
-static ar_status shape(ar_tb *t, const char *ns, const char *dev, double rate_Bps, double lat_s, ar_err *e) {
-    char rate[48], burst[48], delay[48];
+double ar_tb_burst_bytes(double rate_Bps) { return ceil(fmax(AR_TB_BURST_MIN, rate_Bps * AR_TB_BURST_TIME)); }
+
+static void shape_words(ar_tb_shape_cmd *c, ...) {
+    va_list ap;
+    va_start(ap, c);
+    c->n = 0;
+    for (const char *a = va_arg(ap, const char *); a && c->n < AR_TB_SHAPE_MAXW; a = va_arg(ap, const char *)) {
+        snprintf(c->w[c->n], sizeof c->w[c->n], "%s", a);
+        c->argv[c->n] = c->w[c->n];
+        c->n++;
+    }
+    va_end(ap);
+    c->argv[c->n] = NULL;
+}
+
+int ar_tb_shape_plan(const char *ns, const char *dev, double rate_Bps, double lat_s, int netem, const char *queue,
+                     ar_tb_shape_cmd cmds[AR_TB_SHAPE_MAXCMD]) {
+    char rate[48], burst[48], delay[48], gso[24];
+    snprintf(gso, sizeof gso, "%d", AR_TB_GSO_MAX);
     snprintf(rate, sizeof rate, "%.0fbit", rate_Bps * 8);
-    double b = fmax(65536, rate_Bps * 0.002);
-    snprintf(burst, sizeof burst, "%.0f", b);
-    const char *ql = getenv("ARLAB_TESTBED_QUEUE");
-    ar_status st = cmd(e, "tc", "-n", ns, "qdisc", "add", "dev", dev, "root", "handle", "1:", "tbf", "rate", rate,
-                       "burst", burst, "latency", ql && *ql ? ql : "100ms", NULL);
-    if (st == AR_OK && lat_s > 0 && !t->no_netem) {
+    snprintf(burst, sizeof burst, "%.0f", ar_tb_burst_bytes(rate_Bps));
+    int n = 0;
+    /* GSO packets of at most AR_TB_GSO_MAX bytes: each fits the small bucket whole (tbf would otherwise
+     * split every larger one into MTU frames in software) */
+    shape_words(&cmds[n++], "ip", "-n", ns, "link", "set", "dev", dev, "gso_max_size", gso, NULL);
+    shape_words(&cmds[n++], "tc", "-n", ns, "qdisc", "add", "dev", dev, "root", "handle", "1:", "tbf", "rate", rate,
+                "burst", burst, "latency", queue && *queue ? queue : "100ms", NULL);
+    if (netem && lat_s > 0) {
         snprintf(delay, sizeof delay, "%.0fus", fmax(1, lat_s * 1e6));
-        st = cmd(e, "tc", "-n", ns, "qdisc", "add", "dev", dev, "parent", "1:1", "handle", "10:", "netem", "delay",
-                 delay, "limit", "100000", NULL);
-        if (st != AR_OK && strstr(e->msg, "qdisc kind is unknown")) {
+        shape_words(&cmds[n++], "tc", "-n", ns, "qdisc", "add", "dev", dev, "parent", "1:1", "handle", "10:", "netem",
+                    "delay", delay, "limit", "100000", NULL);
+    }
+    return n;
+}
+
+static ar_status shape(ar_tb *t, const char *ns, const char *dev, double rate_Bps, double lat_s, ar_err *e) {
+    ar_tb_shape_cmd c[AR_TB_SHAPE_MAXCMD];
+    int n = ar_tb_shape_plan(ns, dev, rate_Bps, lat_s, !t->no_netem, getenv("ARLAB_TESTBED_QUEUE"), c);
+    ar_status st = AR_OK;
+    for (int i = 0; i < n && st == AR_OK; i++) {
+        st = cmdv(e, c[i].argv, c[i].n);
+        if (st != AR_OK && i == 2 && strstr(e->msg, "qdisc kind is unknown")) {
             t->no_netem = 1;
             fprintf(stderr, "arlab testbed: latency not shaped: this kernel has no netem (CONFIG_NET_SCH_NETEM); "
                             "links keep the veth's own latency (calibrate measures it)\n");
@@ -713,6 +748,18 @@ ar_status ar_tb_uplink_bytes(const ar_tb *t, int k, double *tx, double *rx, ar_e
     return st;
 }
 
+/* " gso_max_size N" of dev in ns (what the shaping set: ar_tb_shape_plan), "" if it cannot be read. */
+static void shaped_gso(const char *ns, const char *dev, char *buf, size_t n) {
+    char out[16384];
+    buf[0] = 0;
+    char *av[] = {"ip", "-n", (char *)ns, "-d", "-j", "link", "show", "dev", (char *)dev, NULL};
+    if (run_cap(av, out, sizeof out) != 0) return;
+    cJSON *j = cJSON_Parse(out);
+    const cJSON *g = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(j, 0), "gso_max_size");
+    if (cJSON_IsNumber(g)) snprintf(buf, n, " gso_max_size %.0f", g->valuedouble);
+    cJSON_Delete(j);
+}
+
 ar_status ar_tb_status(const ar_tb_opts *o, FILE *f, ar_err *e) {
     tb_names nm;
     ar_status st = names_of(o, &nm, e);
@@ -737,7 +784,12 @@ ar_status ar_tb_status(const ar_tb_opts *o, FILE *f, ar_err *e) {
         fprintf(f, "  %s\n", ns[i]);
         if (run_cap(av, out, sizeof out) == 0)
             for (char *l = strtok(out, "\n"); l; l = strtok(NULL, "\n"))
-                if (strstr(l, "tbf") || strstr(l, "netem")) fprintf(f, "    %s\n", l);
+                if (strstr(l, "tbf") || strstr(l, "netem")) {
+                    char dev[32] = "", gso[48] = "";
+                    const char *d = strstr(l, " dev ");
+                    if (d && sscanf(d, " dev %31s", dev) == 1) shaped_gso(ns[i], dev, gso, sizeof gso);
+                    fprintf(f, "    %s%s\n", l, gso);
+                }
     }
     free(ns);
     return AR_OK;

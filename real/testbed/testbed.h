@@ -8,8 +8,9 @@
  *   - every other switch: namespace arlab-ID-s<j> with a bridge "br0"; its
  *     uplink "u0" and one port "p<i>" per child are bridge ports;
  *   - every machine uplink and switch-to-switch link: a veth pair (child's
- *     "u0" - parent's "p<i>"), both directions shaped with tc: a root tbf at
- *     the link's capacity x scale (burst max(64 KiB, 2 ms of the rate), queue
+ *     "u0" - parent's "p<i>"), both directions shaped (ar_tb_shape_plan): the
+ *     veth's GSO packets capped at AR_TB_GSO_MAX bytes, a root tbf at the
+ *     link's capacity x scale with a small bucket (ar_tb_burst_bytes, queue
  *     latency 100 ms) and, where the link has a latency, a netem child adding
  *     it (one-way delay per direction; kernel timer resolution, no jitter,
  *     no loss);
@@ -53,6 +54,35 @@
 #define AR_TB_ENOPRIV 77          /* exit status: no privileges for namespaces (tests skip) */
 #define AR_TB_MAX_SHAPE_BPS 250e6 /* 2 Gb/s: the fastest link shaped without --scale */
 #define AR_TB_RANKS_PER_CPU 4
+
+/* Shaping one direction of a link. The token bucket must be small against the smallest message that
+ * should see the link's rate (a full bucket passes its size at veth speed: with 64-128 KiB, a 64 KiB
+ * message took 0.2 ms instead of its 1.05 ms at 500 Mbit/s) yet large enough that the rate holds at
+ * 64 MB (the tbf's timer fires late under load; the bucket absorbs that): measured on this 2-core
+ * machine at 500 Mbit/s (docs/testbed.md), a 10 KB bucket with the veths' GSO packets capped at 8 KiB
+ * keeps 64 KiB at 1.05 ms and 64 MiB at 97 % of today's rate; without the cap tbf splits every
+ * 64 KiB GSO packet into MTU frames in software (tbf_segment), which costs rate (64 MiB 25 % slower). */
+#define AR_TB_GSO_MAX 8192      /* gso_max_size of every shaped veth end, bytes */
+#define AR_TB_BURST_MIN 10000.0 /* the bucket: at least this (one capped GSO packet and its headers) ... */
+#define AR_TB_BURST_TIME 160e-6 /* ... or this much time of the rate, whichever is larger */
+
+/* The tbf bucket (bytes) for a shaped rate (bytes/s). */
+double ar_tb_burst_bytes(double rate_Bps);
+
+#define AR_TB_SHAPE_MAXCMD 3
+#define AR_TB_SHAPE_MAXW 24
+/* One command of the shaping: argv (words, NULL after the last), as run with fork/exec. */
+typedef struct ar_tb_shape_cmd {
+    int n;
+    char w[AR_TB_SHAPE_MAXW][48];
+    char *argv[AR_TB_SHAPE_MAXW + 1];
+} ar_tb_shape_cmd;
+
+/* The commands that shape dev in namespace ns at rate_Bps with one-way latency lat_s: the GSO cap
+ * (ip link set ... gso_max_size), the root tbf, and (netem = 1, lat_s > 0) the netem delay child.
+ * queue: the tbf's queue latency (NULL: "100ms"). Returns how many commands it wrote (2 or 3). */
+int ar_tb_shape_plan(const char *ns, const char *dev, double rate_Bps, double lat_s, int netem, const char *queue,
+                     ar_tb_shape_cmd cmds[AR_TB_SHAPE_MAXCMD]);
 
 typedef struct ar_tb_opts {
     const char *id;        /* NULL: "tb" */

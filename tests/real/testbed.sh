@@ -2,7 +2,9 @@
 # CTest testbed: a 2-machine x 2-rank emulated cluster, every
 # algorithm through arlab-mpi (#wrong = 0, bytes over the shaped links; also in
 # eager chunks), the MPI transport chosen by the exchange test and recorded in
-# every row and in status, the calibration fits (alpha with its interval), the
+# every row and in status, the calibration fits (alpha with its interval; o from a
+# fan-out), the shaping (a 64 KiB message across a shaped link after idle takes
+# size/rate + latency: tb_oneway.py; the bucket and GSO cap read back by status), the
 # cleanup (down, SIGINT to up and run, kill -9 of the builder with and without
 # its watchdog, the next command cleaning a stale testbed) and the bad-input
 # lines. Skips (77) only when network namespaces cannot be created here (not
@@ -16,6 +18,7 @@ skip() { echo "testbed: SKIPPED: $*"; exit 77; }
 [ "$(id -u)" = 0 ] || skip "not root (network namespaces need CAP_SYS_ADMIN)"
 command -v ip >/dev/null && command -v tc >/dev/null || skip "ip/tc (iproute2) not installed"
 command -v mpirun >/dev/null && [ -x "$ARLAB_MPI" ] || skip "arlab-mpi or mpirun missing (build with MPI)"
+command -v python3 >/dev/null || skip "python3 missing (the one-way test across a shaped link)"
 ID=c$$
 ID=${ID:0:12}
 PFX=arlab-$ID-
@@ -150,6 +153,11 @@ n=$(grep -Ec '^# fit (intra|inter-2) +alpha -?[0-9.]+ us \[-?[0-9.]+, -?[0-9.]+\
 grep -q 'least squares over sizes <= 64 KiB with its 95 % interval' $T/cal.json \
     && grep -q 'MPI transport: tcp:links=1;eager=1048576 (given)' $T/cal.json && grep -q '"reduce":' $T/cal.json \
     && ok "calibrated platform: the fit and the transport in its notes, the ranks' reduction rate" || bad "calibrated notes: $(grep -m3 calibrated $T/cal.json)"
+# the per-message overhead o: fan-outs of 1..8 messages per class, the slope with its interval, o in the platform
+n=$(grep -Ec '^# calibrate fan-out (inter|intra) [1-8] messages? to [12] peers?: +[0-9.]+ us' $T/cal.out)
+[ "$n" = 16 ] && grep -Eq '^# fit o inter -?[0-9.]+ us per message (\[-?[0-9.]+, -?[0-9.]+\]|\(no interval\))' $T/cal.out \
+    && grep -q 'compute.message.o' $T/cal.json && ok "fan-out: 2 x 8 counts, o fitted with its interval and in the notes" \
+    || { bad "fan-out: $n/16 lines; $(grep '^# fit o' $T/cal.out)"; }
 $ARLAB compare --platform $T/cal.json --algo ring --size 1MB --format csv $T/m.csv >$T/cmp.csv 2>$T/cmp.err
 row=$(awk -F, 'NR > 1 && $1 == "ring" && $4 == 1000000' $T/cmp.csv)
 awk -F, -v r="$row" 'BEGIN { n = split(r, f, ","); exit !(f[5] > 0 && f[6] > 0 && f[7] > 0 && f[10] > 0) }' \
@@ -161,6 +169,22 @@ awk -F, -v r="$row" 'BEGIN { n = split(r, f, ","); exit !(f[5] > 0 && f[6] > 0 &
 expect "up" 0 "up: 2 machines" -- $ARLAB testbed up --platform $T/p.json --id $ID --out $T/shaped.json
 [ "$(nsleft)" = 4 ] && ok "up made 4 namespaces (2 machines, 1 switch, head)" || bad "up: $(nsleft) namespaces"
 expect "status" 0 "rate 200Mbit" -- $ARLAB testbed status --id $ID
+# the shaped link has its rate at 64 KiB: one message across it (m0 -> s0 -> m1) after 20 ms idle, so that the
+# bucket is full, takes size/rate + latency (200 Mbit/s: 2621 us + the 8 B time), not what a bucket of 64 KiB or
+# more lets through at veth speed (a few 100 us). Bounds: >= 0.75 x size/rate above the 8 B time (the 10 KB
+# bucket leaves at once; tbf also counts the headers), <= 1.5 x size/rate + the 8 B time + 1 ms (load)
+ip netns exec ${PFX}m1 python3 "$ARLAB_SRC/tests/real/tb_oneway.py" srv 5999 >$T/ow-srv.out 2>&1 &
+spid=$!
+ip netns exec ${PFX}m0 timeout 90 python3 "$ARLAB_SRC/tests/real/tb_oneway.py" cli 10.213.0.2 5999 8,65536 >$T/ow.out 2>&1
+wait $spid
+t8=$(awk '$1 == 8 { print $2 }' $T/ow.out)
+t64=$(awk '$1 == 65536 { print $2 }' $T/ow.out)
+awk -v t="$t64" -v a="$t8" 'BEGIN { r = 65536 / 25e6 * 1e6; exit !(t != "" && a != "" && t - a >= 0.75 * r && t <= 1.5 * r + a + 1000) }' \
+    && ok "64 KiB after idle across the shaped link: $t64 us (size/rate 2621 us + 8 B: $t8 us)" \
+    || bad "64 KiB after idle across the 200 Mbit/s link: '$t64' us (8 B: '$t8' us), wanted 1966 us more than 8 B and at most 3932 us + 8 B + 1 ms: $(cat $T/ow.out $T/ow-srv.out | head -3)"
+# the shaping read back: a 10 KB bucket (not 64 KiB+: a 64 KiB message must see the rate) and the GSO cap
+expect "status: the small bucket and the GSO cap" 0 "tbf 1: dev u0 root .*rate 200Mbit burst 10000b .*gso_max_size 8192" -- \
+    $ARLAB testbed status --id $ID
 expect "status before any run: no transport chosen" 0 "MPI transport: not chosen yet" -- $ARLAB testbed status --id $ID
 expect "already up" nonzero "already up" -- $ARLAB testbed up --platform $T/p.json --id $ID
 expect "down" 0 "down (4 namespaces removed)" -- $ARLAB testbed down --id $ID
