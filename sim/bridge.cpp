@@ -1,4 +1,4 @@
-// Thin C++17 layer over SimGrid 3.32's s4u API (see bridge.h). Everything
+// Thin C++17 layer over SimGrid's s4u API, 3.32 or 4.x (see bridge.h). Everything
 // arlab-specific (scheduling, shortcuts, statistics) lives in the C files.
 #include "bridge.h"
 
@@ -15,6 +15,16 @@
 #else
 #define AR_SG_FIX 0
 #endif
+// SimGrid 4.x: hosts and links through NetZone::add_* (create_* are deprecated), a zone joins the
+// engine's root zone through set_parent (the first zone no longer becomes the root), and the
+// completion signal is per activity kind (Comm::, Exec::on_completion_cb).
+#if SIMGRID_VERSION >= 40000
+#define AR_SG4 1
+#else
+#define AR_SG4 0
+#endif
+
+#include <dlfcn.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -28,6 +38,29 @@
 
 namespace sg4 = simgrid::s4u;
 namespace skr = simgrid::kernel::routing;
+
+// A host, a split-duplex link, a link of the zone (4.x: add_*; 3.32: create_*).
+static sg4::Host *zone_host(sg4::NetZone *nz, const std::string &name, double speed) {
+#if AR_SG4
+    return nz->add_host(name, speed);
+#else
+    return nz->create_host(name, speed);
+#endif
+}
+static sg4::SplitDuplexLink *zone_duplex_link(sg4::NetZone *nz, const std::string &name, double bw) {
+#if AR_SG4
+    return nz->add_split_duplex_link(name, bw);
+#else
+    return nz->create_split_duplex_link(name, bw);
+#endif
+}
+static sg4::Link *zone_link(sg4::NetZone *nz, const std::string &name, double bw) {
+#if AR_SG4
+    return nz->add_link(name, bw);
+#else
+    return nz->create_link(name, bw);
+#endif
+}
 
 namespace {
 
@@ -144,8 +177,12 @@ extern "C" void ar_sg_unlist_comm(sg_comm_t c) { sg_unlist(c); }
 
 extern "C" size_t ar_sg_unlisted(void) { return sg_unlisted; }
 
+extern "C" int ar_sg_has_ib(void) { return dlsym(RTLD_DEFAULT, "smpi_main") != nullptr; }
+
 extern "C" const char *ar_sg_fix_info(void) {
-#if AR_SG_FIX
+#if AR_SG4
+    return "off (not needed: SimGrid 4.x keeps an actor's activities in a set)";
+#elif AR_SG_FIX
     return sg_fix_on() ? "on" : "off (compiled in, but the SimGrid library loaded is not 3.32.0)";
 #else
 #ifdef AR_SG_INTERNAL_332
@@ -279,6 +316,10 @@ extern "C" ar_status ar_sg_open_flows(const ar_platform *p, const char *const *s
         s->engine = new sg4::Engine(&s->argc, s->argv.data());
         for (int i = 0; i < nsettings; i++) sg4::Engine::set_config(settings[i]);
         s->zone = new ArZone("arlab", p, s->arlab_latency);
+#if AR_SG4
+        // the engine's root zone ("_world_") sets the models up when it is created; ours inherits them
+        s->zone->set_parent(s->engine->get_netzone_root()->get_impl());
+#endif
         sg4::NetZone *nz = s->zone->get_iface();
         int nhosts = p->nranks + 2 * p->nvlinks; // ranks, then the reducing switches (ArZone::endpoint)
         s->hosts.reserve((size_t)nhosts);
@@ -286,7 +327,7 @@ extern "C" ar_status ar_sg_open_flows(const ar_platform *p, const char *const *s
         for (int r = 0; r < nhosts; r++) {
             if (r < p->nranks) snprintf(name, sizeof name, "r%d", r);
             else snprintf(name, sizeof name, "sw%d.%s", (r - p->nranks) / 2, (r - p->nranks) % 2 ? "red" : "copy");
-            sg4::Host *h = nz->create_host(name, AR_SG_HOST_SPEED);
+            sg4::Host *h = zone_host(nz, name, AR_SG_HOST_SPEED);
             h->seal();
             if (h->get_netpoint()->id() != (unsigned long)r) {
                 delete s;
@@ -298,7 +339,7 @@ extern "C" ar_status ar_sg_open_flows(const ar_platform *p, const char *const *s
         for (int l = 0; l < p->nlinks + p->nvlinks; l++) { // + the virtual reduction links
             const ar_link *lk = &p->links[l];
             snprintf(name, sizeof name, "l%d", l);
-            sg4::SplitDuplexLink *sd = nz->create_split_duplex_link(name, ar_link_capacity(lk));
+            sg4::SplitDuplexLink *sd = zone_duplex_link(nz, name, ar_link_capacity(lk));
             sd->set_latency(s->arlab_latency ? 0.0 : lk->lat_s);
             sd->seal();
             s->zone->dl[(size_t)AR_DLINK(l, 0)] = sd->get_link_up()->get_impl();
@@ -306,7 +347,7 @@ extern "C" ar_status ar_sg_open_flows(const ar_platform *p, const char *const *s
         }
         for (int i = 0; i < nflows; i++) { // scenario flows: a host and a cap link each
             snprintf(name, sizeof name, "f%d", i);
-            sg4::Host *h = nz->create_host(name, AR_SG_HOST_SPEED);
+            sg4::Host *h = zone_host(nz, name, AR_SG_HOST_SPEED);
             h->seal();
             if (h->get_netpoint()->id() != (unsigned long)(nhosts + i)) {
                 delete s;
@@ -315,7 +356,7 @@ extern "C" ar_status ar_sg_open_flows(const ar_platform *p, const char *const *s
             s->hosts.push_back(h);
             snprintf(name, sizeof name, "fcap%d", i);
             // no rate: a cap far above any link (the flow takes what max-min sharing gives it)
-            sg4::Link *cap = nz->create_link(name, flows[i].rate_Bps > 0 ? flows[i].rate_Bps : 1e30);
+            sg4::Link *cap = zone_link(nz, name, flows[i].rate_Bps > 0 ? flows[i].rate_Bps : 1e30);
             cap->set_sharing_policy(sg4::Link::SharingPolicy::FATPIPE);
             cap->seal();
             s->zone->flow_cap.push_back(cap->get_impl());
@@ -328,7 +369,12 @@ extern "C" ar_status ar_sg_open_flows(const ar_platform *p, const char *const *s
         if (hooks) {
             s->hooks = *hooks;
             s->has_hooks = true;
+#if AR_SG4
+            sg4::Comm::on_completion_cb([s](const sg4::Comm &a) { on_completion(s, a); });
+            sg4::Exec::on_completion_cb([s](const sg4::Exec &a) { on_completion(s, a); });
+#else
             sg4::Activity::on_completion_cb([s](const sg4::Activity &a) { on_completion(s, a); });
+#endif
         }
     } catch (const std::exception &ex) {
         return ar_fail(e, AR_EBACKEND, "sim: SimGrid refused the platform: %s", ex.what());

@@ -75,6 +75,11 @@ void ar_sg_timer(ar_sg *s, double seconds, uint64_t token);
  * compiled in with SimGrid's internal headers, sim/simgrid_internal.cmake, and the library loaded is
  * 3.32.0), else "off (why)". */
 const char *ar_sg_fix_info(void);
+
+/* Whether the SimGrid library loaded has the IB network model: it comes with SMPI, which a
+ * SimGrid can be built without (scripts/simgrid4.sh builds 4.1 so); SMPI's entry point,
+ * smpi_main, tells. */
+int ar_sg_has_ib(void);
 /* The same for a mailbox comm an actor just started (sg_mailbox_put_async / get_async, called from
  * that actor): SimGrid 3.32 puts it on the actor's own activities_ and list::remove()s it when a
  * wait on it completes; the naive engine keeps the comm itself until sg_comm_wait_all/any. No-op

@@ -31,7 +31,7 @@
  * three engine actors (daemons): device-to-host copies, host-to-device copies and reductions,
  * each one job at a time in arrival order (a FIFO, a semaphore counting its jobs). A GPU actor
  * hands a received transfer to its host-to-device engine (staged) or reducer as soon as the
- * network part completes (sg_comm_wait_any) and goes on; the data lands when the last of them
+ * network part completes (nv_wait_any) and goes on; the data lands when the last of them
  * is done (a staged reduce goes from the copy engine to the reducer). A staged send waits for
  * its device-to-host copy before it is posted. Before it posts a send (or a copy's receive) a
  * GPU actor waits, on its GPU's condition variable, until no pending transfer into it overlaps
@@ -50,6 +50,9 @@
  * Ownership: everything is allocated in ar_engine_naive and freed before it
  * returns, except the result's phase_end_s (ar_sim_result_free).
  */
+#include <xbt/base.h> /* simgrid/version.h needs it first */
+#include <simgrid/version.h>
+
 #include <simgrid/actor.h>
 #include <simgrid/barrier.h>
 #include <simgrid/comm.h>
@@ -58,6 +61,9 @@
 #include <simgrid/mailbox.h>
 #include <simgrid/mutex.h>
 #include <simgrid/semaphore.h>
+#if SIMGRID_VERSION >= 40000
+#include <simgrid/activity_set.h> /* 4.x: sg_comm_wait_all/any are gone */
+#endif
 
 #include <math.h>
 #include <stdio.h>
@@ -167,6 +173,38 @@ static sg_comm_t nv_get_async(sg_mailbox_t m, void **data) {
     return c;
 }
 
+/* Waits until every comm of c[0..n) completed; each is released (the caller's reference). */
+static void nv_wait_all(sg_comm_t *c, size_t n) {
+#if SIMGRID_VERSION >= 40000
+    sg_activity_set_t as = sg_activity_set_init();
+    for (size_t i = 0; i < n; i++) sg_activity_set_push(as, (sg_activity_t)c[i]);
+    sg_activity_set_wait_all(as);
+    sg_activity_set_delete(as);
+    for (size_t i = 0; i < n; i++) sg_comm_unref(c[i]);
+#else
+    sg_comm_wait_all(c, n);
+#endif
+}
+
+/* Waits until one comm of c[0..n) completed and returns its index (-1: none); that one is
+ * released, the others stay the caller's. */
+static ssize_t nv_wait_any(sg_comm_t *c, size_t n) {
+#if SIMGRID_VERSION >= 40000
+    sg_activity_set_t as = sg_activity_set_init();
+    for (size_t i = 0; i < n; i++) sg_activity_set_push(as, (sg_activity_t)c[i]);
+    sg_activity_t done = sg_activity_set_wait_any(as);
+    sg_activity_set_delete(as);
+    for (size_t i = 0; i < n; i++)
+        if ((sg_activity_t)c[i] == done) {
+            sg_comm_unref(c[i]);
+            return (ssize_t)i;
+        }
+    return -1;
+#else
+    return sg_comm_wait_any(c, n);
+#endif
+}
+
 static int member_of(const nv_op *o, int rank) {
     if (o->swa >= 0 && (rank == o->swa || rank == o->swa + 1)) return o->op->n + (rank - o->swa);
     return sim_member_of(&o->mem, rank);
@@ -226,7 +264,7 @@ static void run_op(nv *v, nv_op *o, int rank) {
             v->transfers++;
             v->bytes += bytes;
         }
-        sg_comm_wait_all(c, nc);
+        nv_wait_all(c, nc);
         if (o->step > 0 && nc > 0) sg_actor_sleep_for(o->step);
         sg_barrier_wait(o->bar);
     }
@@ -405,7 +443,7 @@ static void run_op_df_costs(nv *v, nv_op *o, int rank) {
             }
         if (nc == 0) continue;
         while (nc > 0) {
-            ssize_t i = sg_comm_wait_any(c, nc);
+            ssize_t i = nv_wait_any(c, nc);
             if (i < 0) break;
             if (ci[i] >= 0) arrived(v, rank, &xf[ci[i]]);
             c[i] = c[nc - 1];
@@ -452,7 +490,7 @@ static void run_op_df(nv *v, nv_op *o, int rank) {
             }
         }
         if (nc == 0) continue;
-        sg_comm_wait_all(c, nc);
+        nv_wait_all(c, nc);
         if (o->step > 0) sg_actor_sleep_for(o->step);
     }
     free(c);

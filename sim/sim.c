@@ -107,6 +107,9 @@ static ar_status parse_net(const char *spec, netspec *ns, ar_err *e) {
         add_setting(ns, "surf/precision", "1e-15");
         ns->flags |= SIM_NET_CROSSTRAFFIC;
     } else if (!strcasecmp(model, "IB")) {
+        if (!ar_sg_has_ib())
+            return ar_fail(e, AR_EUNSUPPORTED,
+                           "--network IB: this SimGrid library was built without SMPI, which brings IB");
         add_setting(ns, "network/model", "IB");
         add_setting(ns, "surf/precision", "1e-15");
         ns->flags |= SIM_NET_CROSSTRAFFIC | SIM_NET_NOT_LOCAL;

@@ -8,7 +8,8 @@
 # that Debian's libsimgrid-dev does not install. arlab does not carry SimGrid's code: at
 # configure time this file takes those headers from SimGrid's own 3.32 source distribution on
 # PyPI (pinned by its sha256, cached), extracts only them into the build tree, and checks that
-# they compile and link against the installed 3.32. Anything else (another version, no network,
+# they compile and link against the installed 3.32 (on SimGrid 4.x nothing is fetched: 4.x keeps
+# that list as a set, and the bridge needs no fix). Anything else (another version, no network,
 # a hash mismatch, -DARLAB_SG_INTERNAL=OFF) builds the bridge without the fix: correct, slower
 # where many activities are in flight; one STATUS line says which.
 #
@@ -107,6 +108,7 @@ endfunction()
 
 set(AR_SG_FIX OFF)
 set(AR_SG_FIX_WHY "")
+set(_ar_sg_not_needed OFF)
 # the installed headers' version (pkg-config's may say 3.32 for 3.32.x)
 set(AR_SG_VERSION_H "")
 foreach(d ${SIMGRID_INCLUDE_DIRS} ${CMAKE_CXX_IMPLICIT_INCLUDE_DIRECTORIES} /usr/include /usr/local/include)
@@ -125,6 +127,9 @@ if(AR_SG_VERSION_H)
 endif()
 if(NOT ARLAB_SG_INTERNAL)
   set(AR_SG_FIX_WHY "ARLAB_SG_INTERNAL=OFF")
+elseif(_ar_sg_ver MATCHES "^[4-9]\\.")
+  set(AR_SG_FIX_WHY "not needed on SimGrid ${_ar_sg_ver} (it keeps an actor's activities in a set)")
+  set(_ar_sg_not_needed ON)
 elseif(NOT _ar_sg_ver STREQUAL "3.32.0")
   set(AR_SG_FIX_WHY "installed SimGrid is ${_ar_sg_ver}, the fix is for 3.32.0")
 else()
@@ -190,6 +195,8 @@ int main() {
 endif()
 if(AR_SG_FIX)
   message(STATUS "arlab: SimGrid completion-scan fix ON (internal headers of SimGrid 3.32's sdist, ${AR_SG_SDIST_SHA256})")
+elseif(_ar_sg_not_needed)
+  message(STATUS "arlab: SimGrid completion-scan fix OFF: ${AR_SG_FIX_WHY}")
 else()
   message(STATUS "arlab: SimGrid completion-scan fix OFF: ${AR_SG_FIX_WHY}; the SimGrid backend works, slower with many transfers in flight (sim/README.md)")
 endif()
