@@ -649,6 +649,19 @@ static void test_hop_latency(void) {
     T_OK(ar_nccl_in_from_platform(p, 0, &pi, &e), e);
     T_NEAR(pi.hop_lat_us[1], 20.0, REL, "lat=10us: network hop 2 x 10 us");
     ar_platform_free(p);
+    /* every NVSwitch preset and the rail family: GPU -> NVSwitch -> GPU is NCCL's LL step over NVLink, so
+     * NCCL's model adds nothing inside a node */
+    const char *nvs[] = {"dgx-a100", "dgx-h100", "dgx-b200",      "gb200-nvl72",
+                         "aws-p4d",  "aws-p5",   "rail:gpu=h100", "dgx-b200:nodes=3"};
+    for (size_t i = 0; i < sizeof nvs / sizeof nvs[0]; i++) {
+        p = NULL;
+        T_OK(ar_platform_load(nvs[i], 0, &p, &e), e);
+        if (!p) continue;
+        T_OK(ar_nccl_in_from_platform(p, 0, &pi, &e), e);
+        T_CHECK(fabs(pi.hop_lat_us[0] - AR_NCCL_REF_HOP_NVLINK_US) <= 1e-9,
+                "%s: NVLink hop %.17g us = NCCL's 0.6 us LL step", nvs[i], pi.hop_lat_us[0]);
+        ar_platform_free(p);
+    }
 }
 
 /* arlab's addition (ar_nccl_pipeline_fill_s): NVLS all-reduce on one node pays two more chunk times than
