@@ -7,9 +7,9 @@
 #   experiments/bench_msg.sh OLD_ARLAB [NEW_ARLAB] [N]
 #
 # NEW_ARLAB defaults to build/arlab, N to 5. Cases: NCCL's ring on aws-p5:nodes=32 (256 GPUs,
-# EFA o = 9.5 us, g = 4.75 us between machines) at 100 MB (even blocks) and 100000004 B (uneven),
+# EFA o = 12.1 us, g = 6.05 us between machines) at 100 MB (even blocks) and 100000004 B (uneven),
 # under the default --sync dataflow and under --sync round (where an older binary took o and g off
-# and said so on stderr), and every algorithm on dgx-h100:nodes=8 at 1 MB (o = 1 us, g = 0.5 us).
+# and said so on stderr), and every algorithm on dgx-h100:nodes=8 at 1 MB (o = 3.44 us, g = 1.72 us).
 # Run it on an otherwise idle machine: the simulation uses one core.
 set -u
 OLD=${1:?usage: bench_msg.sh OLD_ARLAB [NEW_ARLAB] [N]}

@@ -184,11 +184,13 @@ ar_status ar_nccl_proto_effect(ar_nccl_algo a, ar_nccl_proto p, int nnodes, int 
 }
 
 /* NCCL's per-step latency of a class plus what the platform's own hop latency of that class adds
- * beyond the hardware NCCL's tables describe (AR_NCCL_REF_HOP_US: two 1 us links between two GPUs,
- * what the modern presets declare): a family's lat=, a slow fabric. A class NCCL does not charge (0)
- * stays 0. */
+ * beyond the hardware NCCL's tables describe (inside a node AR_NCCL_REF_HOP_NVLINK_US, NCCL's LL step
+ * over NVLink; across nodes AR_NCCL_REF_HOP_NET_US: what the modern presets declare): a family's lat=,
+ * a slow fabric. A class NCCL does not charge (0) stays 0. */
 static double hw_step(const ar_nccl_in *in, const nccl_consts *K, int cls, int a, int p) {
-    double l = K->hw_lat[cls][a][p], extra = in->hop_lat_us[cls == HW_NET] - AR_NCCL_REF_HOP_US;
+    int net = cls == HW_NET;
+    double ref = net ? AR_NCCL_REF_HOP_NET_US : cls == HW_PCI ? AR_NCCL_REF_HOP_PCI_US : AR_NCCL_REF_HOP_NVLINK_US;
+    double l = K->hw_lat[cls][a][p], extra = in->hop_lat_us[net] - ref;
     return l > 0 && extra > 0 ? l + extra : l;
 }
 

@@ -35,9 +35,14 @@
 
 #define AR_NCCL_MODEL_VERSION "2.30.7" /* the default; ar_nccl_version_parse lists the others */
 
-/* The GPU-to-GPU latency (us) of the hardware NCCL's latency tables describe, as arlab's modern presets
- * declare it (two 1 us links); a platform's excess over it adds to every step. */
-#define AR_NCCL_REF_HOP_US 2.0
+/* The GPU-to-GPU latency (us) of the hardware NCCL's latency tables describe, per class, as arlab's
+ * modern presets declare it; a platform's excess over it adds to every step of that class.
+ * Inside a node: two 0.3 us NVLink links through the NVSwitch, 0.6 us = NCCL's own LL step over NVLink
+ * (tuning.cc hwLat[NVLINK] Tree/Ring LL). Across nodes: two 1 us links through the rail switch. */
+#define AR_NCCL_REF_HOP_NVLINK_US 0.6
+#define AR_NCCL_REF_HOP_NET_US 2.0
+/* NCCL's PCI class (a node whose GPUs are not on NVLink) keeps the earlier 2 us reference. */
+#define AR_NCCL_REF_HOP_PCI_US 2.0
 
 typedef enum ar_nccl_coll {
     AR_NCCL_ALLREDUCE = 0,
@@ -97,7 +102,7 @@ typedef struct ar_nccl_in {
      * own estimate. Against the public logs it moves the middle sizes by < 6 %, so it stays opt-in. */
     int runtime_channels;
     /* The platform's own latency (us) between two GPUs inside a node [0] and across nodes [1]: what it
-     * exceeds AR_NCCL_REF_HOP_US by (a slow fabric, a family's lat=) is added to NCCL's per-step latency of
+     * exceeds its class's reference (AR_NCCL_REF_HOP_NVLINK_US, AR_NCCL_REF_HOP_NET_US) by (a slow fabric, a family's lat=) is added to NCCL's per-step latency of
      * that class; 0 = none. */
     double hop_lat_us[2];
     /* Calibration (not NCCL's): ar_nccl_model_tune multiplies every latency by cal_lat and the

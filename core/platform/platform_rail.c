@@ -14,10 +14,10 @@
 
 /* Per-message costs of a message between nodes (platforms/README.md "Per-message costs": the
  * derivation from the public logs' small sizes): InfiniBand (ConnectX-6/7) and EFA. */
-#define MSG_IB_O 1.0e-6
-#define MSG_IB_G 0.5e-6
-#define MSG_EFA_O 9.5e-6
-#define MSG_EFA_G 4.75e-6
+#define MSG_IB_O 3.44e-6
+#define MSG_IB_G 1.72e-6
+#define MSG_EFA_O 12.1e-6
+#define MSG_EFA_G 6.05e-6
 
 /* Scale-out of the one-node presets: effective bandwidth per NIC (what NCCL gets)
  * and NICs per GPU. Sources: ../shared/hardware.md. */
@@ -310,7 +310,9 @@ static ar_status rail_config(const char *spec, int ranks, rail_cfg *out, ar_err 
                   .gpus = 8,
                   .lanes = 18,
                   .nvl_Bps = 20.6e9,
-                  .nvl_lat_s = 1e-6,
+                  /* 0.3 us per NVLink link: 0.6 us GPU -> NVSwitch -> GPU, NCCL's LL step over NVLink
+                   * (tuning.cc hwLat), as the NVSwitch presets declare */
+                  .nvl_lat_s = 0.3e-6,
                   .nic_Bps = 48e9,
                   .lat_s = 1e-6,
                   .cal_lat = {1, 1},

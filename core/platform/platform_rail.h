@@ -7,7 +7,7 @@
  *       level: dgx-a100, dgx-h100, ...) joined by rails; nic/nics default to the
  *       preset's scale-out (table in platform_rail.c, with sources);
  *   rail[:nodes=2,gpus=8,nvlink=20.6GBps,lanes=18,nvls=RATE,nic=48GBps,nics=1,sharp=RATE,spine=0,lat=1us]
- *       the same shape from numbers.
+ *       the same shape from numbers (NVLink links 0.3 us, as the NVSwitch presets; lat= is the NICs').
  * Reducing switches (platform.h reduce_Bps): every NVSwitch at the preset's
  * level reduce_bw (rail: nvls=), every rail switch at sharp= (0/absent: none).
  *

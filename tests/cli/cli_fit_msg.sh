@@ -17,17 +17,17 @@ PY
 t_check "g said not identified" grep -q '^g NOT identified' "$T_TMP/out"
 expect_ok "calibrate an EFA log" -- calibrate --from "$D/awsome_p5_2node_efa_allreduce.txt" --platform aws-p5 \
     --boot 100 --out "$T_TMP/p5.json"
-t_check "compute.message: the printed o, the fabric's g (4.75 us)" python3 - "$T_TMP/out" "$T_TMP/p5.json" <<'PY'
+t_check "compute.message: the printed o, the fabric's g (6.05 us)" python3 - "$T_TMP/out" "$T_TMP/p5.json" <<'PY'
 import json, re, sys
 l = [l for l in open(sys.argv[1]) if l.startswith("o ")][0]
 o = float(re.match(r"o ([0-9.]+) us", l).group(1)) * 1e-6
 m = json.load(open(sys.argv[2]))["compute"]["message"]
 print(l.strip(), m, file=sys.stderr)
-sys.exit(not (abs(m["o"] / o - 1) < 0.01 and abs(m["g"] - 4.75e-6) < 1e-12 and 5e-6 < o < 2e-5))
+sys.exit(not (abs(m["o"] / o - 1) < 0.01 and abs(m["g"] - 6.05e-6) < 1e-12 and 5e-6 < o < 2e-5))
 PY
 expect_ok "the calibrated fabric loads" -- platform show "$T_TMP/p5.json:nodes=2"
 o_json=$(python3 -c 'import json,sys; print("%.3g" % (json.load(open(sys.argv[1]))["compute"]["message"]["o"] * 1e6))' "$T_TMP/p5.json")
-t_check "CAL.json:nodes=2 carries o ($o_json us)" grep -q "per-message costs (LogGP): o $o_json us at each end, g 4.75 us" "$T_TMP/out"
+t_check "CAL.json:nodes=2 carries o ($o_json us)" grep -q "per-message costs (LogGP): o $o_json us at each end, g 6.05 us" "$T_TMP/out"
 expect_ok "calibrate a one-node log" -- calibrate --from "$D/superbench_a100_1node_allreduce.txt" --platform dgx-a100 \
     --boot 100 --out "$T_TMP/a100.json"
 t_check "o not identified, in one line" grep -q '^o NOT identified: every run is on one node' "$T_TMP/out"

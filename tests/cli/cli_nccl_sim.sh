@@ -68,27 +68,28 @@ done
 
 # The base latency once per operation (tuning.cc adds baseLat once): nccl-ring's all-reduce with LL on
 # dgx-h100 at 8 B, two phases (reduce-scatter, all-gather) of 2 (8 - 1) = 14 rounds in all, each the larger of
-# the 2 us hop and LL's 0.6 us NVLink step: 2.30's baseLat[RING][LL] 6.6 us + 14 x 2 us = 34.6 us (not 41.2
-# with the base in both phases; the 8 bytes' transfer time is below 1e-10 s).
+# the 0.6 us hop (two 0.3 us links) and LL's 0.6 us NVLink step: 2.30's baseLat[RING][LL] 6.6 us + 14 x 0.6 us
+# = 15.0 us, NCCL's own ring LL latency on one node (not 21.6 with the base in both phases; the 8 bytes'
+# transfer time is below 1e-9 s).
 for en in fast naive; do
   if expect_ok "sim nccl-ring proto=ll at 8 B ($en)" -- sim --platform dgx-h100 --engine $en \
        --algo nccl-ring:proto=ll --size 8B --format csv; then
     read -r rel1 sim1 < <(csv_col "$T_TMP/out" rel_err sim_s | head -1)
     t_check "ring LL $en: walk = sim (rel_err $rel1)" python3 -c "import sys; sys.exit(not abs($rel1) < 1e-9)"
-    t_check "ring LL $en: 6.6 + 14 x 2 us ($sim1 s)" python3 -c "import sys; sys.exit(not abs($sim1 - 34.6e-6) < 1e-9)"
+    t_check "ring LL $en: 6.6 + 14 x 0.6 us ($sim1 s)" python3 -c "import sys; sys.exit(not abs($sim1 - 15.0e-6) < 1e-9)"
   fi
 done
 
 # NVLS's latency: on one node at 16 MiB NCCL picks NVLS; the pick's switch op carries Simple, which both
 # engines charge as the walk does, once before the phase: NCCL's 25 us (tuning.cc hwLat[NVLINK][NVLS])
-# less the op's 2 us hop (GPU -> NVSwitch -> GPU), so nccl = nvls + 23 us and walk = sim.
+# less the op's 0.6 us hop (GPU -> NVSwitch -> GPU), so nccl = nvls + 24.4 us and walk = sim.
 for en in fast naive; do
   if expect_ok "sim nccl vs nvls on dgx-h100 ($en)" -- sim --platform dgx-h100 --engine $en --algo nccl --algo nvls \
        --size 16MiB --format csv; then
     read -r rel1 sim1 < <(csv_col "$T_TMP/out" rel_err sim_s | head -1)
     read -r rel0 sim0 < <(csv_col "$T_TMP/out" rel_err sim_s | tail -1)
     t_check "NVLS $en: walk = sim (rel_err $rel1)" python3 -c "import sys; sys.exit(not abs($rel1) < 1e-9)"
-    t_check "NVLS $en: nccl = nvls + 23 us ($sim1 vs $sim0 s)" python3 -c "import sys; sys.exit(not abs($sim1 - $sim0 - 23e-6) < 1e-12)"
+    t_check "NVLS $en: nccl = nvls + 24.4 us ($sim1 vs $sim0 s)" python3 -c "import sys; sys.exit(not abs($sim1 - $sim0 - 24.4e-6) < 1e-12)"
   fi
 done
 # NCCL's tree on dgx-a100:nodes=16 at 64 MiB (TREE/LL128): its pipeline chunks from NCCL's chunk size (59

@@ -69,18 +69,18 @@ t_check "nic=800Gbps faster than the preset's 400 Gb/s ($t800 vs $t400)" python3
 expect_error "a bad nic=" "nic" -- model --platform dgx-b200:nodes=2,nic=fast --size 8GiB --algo nccl
 # The nccl row at small sizes: the tuner's protocol on the ops (the detail's proto=, not the planner's none),
 # NCCL's chunk count (one LL chunk of 32 KiB per tree below 32 KiB), the step's excess over the hop only:
-# on 2 x 8 H100 within 60 % of nccl_model_s from 8 B to 64 KB (the rest: 2 us NVLink hops against LL's
-# 0.6 us step, which the detail says), and flat from 8 B to 1 KB.
+# on 2 x 8 H100 within 20 % of nccl_model_s from 8 B to 64 KB (the NVLink hop, 0.6 us, is LL's own step, so
+# the detail names no hop that makes it slower), and flat from 8 B to 1 KB.
 if expect_ok "nccl small sizes" -- model --platform dgx-h100:nodes=2 --size 8B,1KB,64KB --algo nccl --format csv; then
-  if python3 - "$T_TMP/out" <<'PY'; then t_good; else t_bad "nccl row at 8 B - 64 KB: protocol, chunks, within 60 % of nccl_model_s, flat"; fi
+  if python3 - "$T_TMP/out" <<'PY'; then t_good; else t_bad "nccl row at 8 B - 64 KB: protocol, chunks, within 20 % of nccl_model_s, flat"; fi
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 assert len(rows) == 3, rows
 for r in rows:
     m, n = float(r["model_s"]), float(r["nccl_model_s"])
     assert r["nccl_algo"] == "TREE" and r["nccl_proto"] == "LL", r
-    assert "proto=ll:" in r["detail"] and " 1 chunks" in r["detail"] and "slower than nccl_model_s" in r["detail"], r["detail"]
-    assert n <= m <= 1.6 * n, (r["bytes"], m, n)
+    assert "proto=ll:" in r["detail"] and " 1 chunks" in r["detail"] and "slower than nccl_model_s" not in r["detail"], r["detail"]
+    assert 0.8 * n <= m <= 1.2 * n, (r["bytes"], m, n)
 assert float(rows[1]["model_s"]) < 1.01 * float(rows[0]["model_s"]), rows
 PY
 fi

@@ -4,20 +4,21 @@
 # levels (GPUs of a node, then nodes on their rails). Columns are read by name.
 #
 # BlueConnect on dgx-h100:nodes=2, 100 MB (S = 1e8 bytes), decomposition 8x2, HD:
-#   stage 0 (NVSwitch, w0 = 18 x 20.6 GB/s = 370.8 GB/s, alpha = 2 links x 1 us):
-#     RS = log2(8) x 2 us + (7/8) x 1e8 / 370.8e9
+#   stage 0 (NVSwitch, w0 = 18 x 20.6 GB/s = 370.8 GB/s, alpha = 2 NVLink links x 0.3 us):
+#     RS = log2(8) x 0.6 us + (7/8) x 1e8 / 370.8e9
 #   stage 1 (rail, w1/8 = one 48 GB/s NIC, alpha = 2 us), data S/8 = 12.5 MB:
 #     RS = 1 x 2 us + (1/2) x 12.5e6 / 48e9
-#   all-gathers cost the same: total = 2 x (8 us + 0.875e8/370.8e9 + 6.25e6/48e9)
-# Ring on dgx-h100:nodes=12500 (P = 100 000), closed form: 2(P-1) x (4 us + S/P / 48e9)
-# (alpha = the longest route, 4 links; every cross-node transfer crosses one NIC). The arithmetic is
+#   all-gathers cost the same: total = 2 x (3.8 us + 0.875e8/370.8e9 + 6.25e6/48e9)
+# Ring on dgx-h100:nodes=12500 (P = 100 000), closed form: 2(P-1) x (2.6 us + S/P / 48e9)
+# (alpha = the longest route, 4 links: 2 NVLink of 0.3 us, 2 NIC of 1 us; every cross-node transfer
+# crosses one NIC). The arithmetic is
 # alpha-beta: the fabrics are given without per-message costs (o=0,g=0).
 . "$ARLAB_SRC/tests/lib_cli.sh"
 . "$ARLAB_SRC/tests/lib_csv.sh"
 
 close() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { if (a !~ /^[0-9.eE+-]+$/ || b == 0) exit 1; d = (a - b) / b; if (d < 0) d = -d; exit !(d < t) }'; }
 
-bc=$(awk 'BEGIN { printf "%.17g", 2 * (8e-6 + 0.875e8 / 370.8e9 + 6.25e6 / 48e9) }')
+bc=$(awk 'BEGIN { printf "%.17g", 2 * (3.8e-6 + 0.875e8 / 370.8e9 + 6.25e6 / 48e9) }')
 if expect_ok "model blueconnect on dgx-h100:nodes=2" -- model --platform dgx-h100:nodes=2,o=0,g=0 --algo blueconnect --size 100MB --format csv; then
   cp "$T_TMP/out" "$T_TMP/bc.csv"
   read -r closed walk detail < <(csv_col "$T_TMP/bc.csv" closed_s walk_s detail | tr '\t' ' ')
@@ -37,7 +38,7 @@ elif expect_ok "sim blueconnect on dgx-h100:nodes=4" -- sim --platform dgx-h100:
   t_check "sim completed" test "$complete" = 1
 fi
 
-ring=$(awk 'BEGIN { P = 100000; printf "%.17g", 2 * (P - 1) * (4e-6 + 1e8 / P / 48e9) }')
+ring=$(awk 'BEGIN { P = 100000; printf "%.17g", 2 * (P - 1) * (2.6e-6 + 1e8 / P / 48e9) }')
 if expect_ok "model ring on a 100 000-GPU rail fabric" -- model --platform dgx-h100:nodes=12500,o=0,g=0 --algo ring --size 100MB --format csv; then
   read -r ranks closed < <(csv_col "$T_TMP/out" ranks closed_s | tr '\t' ' ')
   echo "100k ring: ranks=$ranks closed_s=$closed expected=$ring"

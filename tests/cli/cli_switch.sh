@@ -4,14 +4,14 @@
 # within +-10 %), `arlab algos` lists the planners, bad input is one line.
 #
 # nvls on one node, 8 GB (S = 8e9 bytes), 64 chunks (one per 4 MiB, at most 64),
-# NVLink B = 18 x 20.6 GB/s = 370.8 GB/s, latency 1 us per link, NVSwitch R = 2240 GB/s:
+# NVLink B = 18 x 20.6 GB/s = 370.8 GB/s, latency 0.3 us per link, NVSwitch R = 2240 GB/s:
 #   rounds 0..63 are led by the reduction, 8 (S/64) / R; round 64 by the last chunk down, (S/64) / B;
-#   every round one link up or down: 1 us  =>  T = 65 us + 8 S / R + S / (64 B)
+#   every round one link up or down: 0.3 us  =>  T = 19.5 us + 8 S / R + S / (64 B)
 . "$ARLAB_SRC/tests/lib_cli.sh"
 
 close() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { if (a !~ /^[0-9.eE+-]+$/ || b == 0) exit 1; d = (a - b) / b; if (d < 0) d = -d; exit !(d < t) }'; }
 
-want=$(awk 'BEGIN { S = 8e9; printf "%.17g", 65e-6 + 8 * S / 2240e9 + S / 64 / 370.8e9 }')
+want=$(awk 'BEGIN { S = 8e9; printf "%.17g", 19.5e-6 + 8 * S / 2240e9 + S / 64 / 370.8e9 }')
 if expect_ok "model nvls on dgx-h100" -- model --platform dgx-h100 --algo nvls --size 8GB --format csv; then
   read -r walk busbw < <(csv_col "$T_TMP/out" walk_s busbw_GBps | tr '\t' ' ')
   echo "nvls dgx-h100 8 GB: walk_s=$walk (arithmetic $want) busbw=$busbw GB/s (published ~480)"

@@ -45,20 +45,20 @@
  *    machines on rail 0 only (n0.g0, n1.g0; 2 x 15/16 GB per direction at 48 GB/s: 39.06 ms at full
  *    rate); a flow rank 1 -> 9 (n0.g1 -> rail1 -> n1.g1, 2 us) of 10 GB without a cap takes all
  *    48 GB/s of rail 1 and leaves the ring's time alone: it carries 48e9 (T - 2e-6) bytes by the end
- *    T = 39.1825 ms, a load of T - 2 us > 39.06 ms, so the bottleneck is n0.g1-rail1 (n0.g1->rail1)
+ *    T = 39.1405 ms (30 x (2.6 us + 62.5 MB / 48 GB/s)), a load of T - 2 us > 39.06 ms, so the bottleneck is n0.g1-rail1 (n0.g1->rail1)
  *    at utilisation (T - 2e-6) / T. Before, the statistics were the schedule's alone: 150 MB, and
  *    n0.g0-rail0 at 50 %.
  * 9. A failed NIC on a rail fabric (test_failed_nic): dgx-h100:nodes=2 (8 GPUs per node on an
  *    NVSwitch, 18 lanes x 20.6 GB/s = 370.8 GB/s a GPU; GPU j of each node on rail j by one 48 GB/s
- *    NIC, 1 us a link) without n0.g0-rail0. NCCL's search gives every channel a NIC that exists:
+ *    NIC, 0.3 us an NVLink link, 1 us a NIC link) without n0.g0-rail0. NCCL's search gives every channel a NIC that exists:
  *    healthy 8 ring channels at 48 GB/s, now 7 at 48 (NCCL's model: RING/SIMPLE at 1 GB is
  *    lat + 1e9 / busbw with the same lat = 2 t(1 GB) - t(2 GB) and 7/8 of the bandwidth, so its
  *    bandwidth term grows by exactly 8/7). nccl-ring plans its 7 channels on rails 1..7, one each:
  *    30 steps of 1e9 / (7 x 16) bytes over the PXN route (NVLink to the rail's GPU, its rail:
- *    4 links, 4 us), the 48 GB/s rail the bottleneck:
- *        T = 30 (4e-6 + 1e9 / (7 x 16 x 48e9)) = 5.7003571 ms,
+ *    4 links, 0.3 + 0.3 + 1 + 1 = 2.6 us), the 48 GB/s rail the bottleneck:
+ *        T = 30 (2.6e-6 + 1e9 / (7 x 16 x 48e9)) = 5.6583571 ms,
  *    whose rail term is 8/7 of the healthy one (30 x 1e9 / (8 x 16 x 48e9) = 4.8828 ms; healthy the
- *    NVLink is the bottleneck: 5.1267 ms, so the whole run is 1.112 x). Before, channel 0 kept GPU 0,
+ *    NVLink is the bottleneck: 5.1001 ms, so the whole run is 1.110 x). Before, channel 0 kept GPU 0,
  *    rerouted through another channel's rail: 9.886 ms, 1.93 x. NCCL's pick (NVLS_TREE -> nvlstree)
  *    puts 1/7 of each slice on each of 7 rails; its NVSwitch reduction stays the bottleneck:
  *    9.3325 ms against 9.1187 ms (before 11.693 ms, its block 0 sharing rail 1).
@@ -369,7 +369,9 @@ static void test_flow_stats(void) {
     const char *rail = "{\"name\":\"rail1\",\"flows\":[{\"src\":1,\"dst\":9,\"bytes\":\"10GB\"}]}";
     if (sim_result("dgx-h100:nodes=2,o=0,g=0", rail, "ring", 1000000000, &p, &r)) { /* alpha-beta: no o, g */
         double T = r.time_s;
-        T_NEAR(T, 0.0391825, 1e-4, "the ring is not slowed (its rail is rail 0)");
+        /* 30 steps of 62.5 MB over a 48 GB/s NIC, each behind the 2.6 us route across nodes (two 0.3 us NVLink
+         * links to the PXN GPU, two 1 us NIC links) */
+        T_NEAR(T, 30 * (2.6e-6 + 62.5e6 / 48e9), 1e-4, "the ring is not slowed (its rail is rail 0)");
         ar_sim_dlink_name(p, r.bottleneck, bn, sizeof bn);
         T_CHECK(!strcmp(bn, "n0.g1-rail1 (n0.g1->rail1)"), "the saturated rail link is the bottleneck: %s", bn);
         if (r.bottleneck >= 0) {
@@ -417,8 +419,9 @@ static void test_failed_nic(void) {
     char bn[160] = "";
     double t = run(plat, nic, "nccl-ring", 1000000000, AR_SYNC_DATAFLOW, 0, &w, bn, sizeof bn);
     double rail7 = 30 * 1e9 / (7 * 16 * 48e9), rail8 = 30 * 1e9 / (8 * 16 * 48e9);
-    T_NEAR(t, 30 * 4e-6 + rail7, 1e-7, "nccl-ring without a NIC = 30 (4 us + 1e9 / (7 x 16 x 48e9))");
-    T_NEAR(t - 30 * 4e-6, rail8 * 8 / 7, 1e-7, "its rail term is 8/7 of the healthy one");
+    /* a step: the 2.6 us route (two 0.3 us NVLink links to the NIC's GPU, two 1 us NIC links) + its bytes */
+    T_NEAR(t, 30 * 2.6e-6 + rail7, 1e-7, "nccl-ring without a NIC = 30 (2.6 us + 1e9 / (7 x 16 x 48e9))");
+    T_NEAR(t - 30 * 2.6e-6, rail8 * 8 / 7, 1e-7, "its rail term is 8/7 of the healthy one");
     T_NEAR(w, t, 1e-7, "the walk plans and prices the same 7 channels");
     T_CHECK(strstr(bn, "rail") != NULL, "a rail link is the bottleneck: %s", bn);
     T_CHECK(t / h > 1.05 && t / h <= 8.0 / 7.0 + 1e-9,
@@ -449,7 +452,7 @@ static void test_failed_nic(void) {
     printf("failed NIC: nccl-ring %.9g -> %.9g s (%.4f x), nccl %.9g -> %.9g s (%.4f x), NCCL model bw x %.6f\n", h, t,
            t / h, nh, nt, nt / nh, bw[1] / bw[0]);
     /* nccl-ring's reduce-scatter and all-gather without the NIC: 7 channels, each owning 1/7 of every rank's
-     * block, one per rail 1..7: 15 steps of 4 us + 1e9 / (7 x 16 x 48e9) each, the walk the same */
+     * block, one per rail 1..7: 15 steps of 2.6 us + 1e9 / (7 x 16 x 48e9) each, the walk the same */
     for (int c = AR_COLL_REDUCESCATTER; c <= AR_COLL_ALLGATHER; c++) {
         ar_platform *q = sim_platform(plat);
         ar_scenario *qs = scen(nic);
@@ -460,12 +463,12 @@ static void test_failed_nic(void) {
         if (q && qs && ar_scenario_apply(qs, &q, &e) == AR_OK &&
             ar_algo_plan_coll("nccl-ring", (ar_coll)c, q, 250000000, 4, &qsch, &e) == AR_OK &&
             ar_model_walk(q, qsch, &m, &e) == AR_OK && ar_sim_run(q, qsch, &o, &r, &e) == AR_OK) {
-            double want = 15 * 4e-6 + 15 * 1e9 / (7 * 16 * 48e9);
+            double want = 15 * 2.6e-6 + 15 * 1e9 / (7 * 16 * 48e9);
             T_CHECK(qsch->phases[0].nops == 7, "%s: %d channels", ar_coll_name((ar_coll)c), qsch->phases[0].nops);
             T_NEAR(r.time_s, want, 1e-7,
                    c == AR_COLL_ALLGATHER
-                       ? "nccl-ring allgather without a NIC = 15 (4 us + 1e9 / (7 x 16 x 48e9))"
-                       : "nccl-ring reducescatter without a NIC = 15 (4 us + 1e9 / (7 x 16 x 48e9))");
+                       ? "nccl-ring allgather without a NIC = 15 (2.6 us + 1e9 / (7 x 16 x 48e9))"
+                       : "nccl-ring reducescatter without a NIC = 15 (2.6 us + 1e9 / (7 x 16 x 48e9))");
             T_NEAR(m.time_s, r.time_s, 1e-7, "nccl-ring RS/AG: the walk prices the same 7 channels");
             ar_sim_result_free(&r);
         } else {

@@ -290,7 +290,7 @@ static void cal_round_trip(void) {
             &q[k]->links[q[k]->nodes[q[k]->rank_node[0]].uplink >= 0 ? q[k]->nodes[q[k]->rank_node[0]].uplink
                                                                      : q[k]->adj[q[k]->adj_off[q[k]->rank_node[0]]]];
         T_NEAR(l->bw_Bps, 20.6e9 * c.cls[0].bw, 1e-9, "NVLink link x intra bandwidth");
-        T_NEAR(l->lat_s, 1e-6 * c.cls[0].lat, 1e-9, "NVLink link x intra latency");
+        T_NEAR(l->lat_s, 0.3e-6 * c.cls[0].lat, 1e-9, "NVLink link (0.3 us) x intra latency");
         for (int j = 0; j < 3; j++)
             for (uint64_t b = 8; b <= (1ull << 30); b *= 4) {
                 double t = 0, want = cal_true_time(truth[k], algos[k][j], (double)b);
