@@ -184,8 +184,8 @@ ar_status ar_nccl_proto_effect(ar_nccl_algo a, ar_nccl_proto p, int nnodes, int 
 }
 
 /* NCCL's per-step latency of a class plus what the platform's own hop latency of that class adds
- * beyond the hardware NCCL's tables describe (inside a node AR_NCCL_REF_HOP_NVLINK_US, NCCL's LL step
- * over NVLink; across nodes AR_NCCL_REF_HOP_NET_US: what the modern presets declare): a family's lat=,
+ * beyond the hardware NCCL's tables describe (AR_NCCL_REF_HOP_NVLINK_US inside a node,
+ * AR_NCCL_REF_HOP_NET_US across): a family's lat=,
  * a slow fabric. A class NCCL does not charge (0) stays 0. */
 static double hw_step(const ar_nccl_in *in, const nccl_consts *K, int cls, int a, int p) {
     int net = cls == HW_NET;

@@ -35,13 +35,15 @@
 
 #define AR_NCCL_MODEL_VERSION "2.30.7" /* the default; ar_nccl_version_parse lists the others */
 
-/* The GPU-to-GPU latency (us) of the hardware NCCL's latency tables describe, per class, as arlab's
- * modern presets declare it; a platform's excess over it adds to every step of that class.
- * Inside a node: two 0.3 us NVLink links through the NVSwitch, 0.6 us = NCCL's own LL step over NVLink
- * (tuning.cc hwLat[NVLINK] Tree/Ring LL). Across nodes: two 1 us links through the rail switch. */
-#define AR_NCCL_REF_HOP_NVLINK_US 0.6
+/* The GPU-to-GPU latency (us) that NCCL's latency tables are taken to include, per class; a platform's
+ * excess over it adds to every step of that class (a family's lat=, a slow fabric).
+ * Inside a node 2 us, not the 0.6 us of NCCL's LL step over NVLink that the modern presets now declare
+ * (two 0.3 us links through the NVSwitch): the papers' presets declare 2 us GPU to GPU, and their NCCL
+ * figures must not move; so an NVLink hop between 0.6 and 2 us does not move NCCL's model.
+ * Across nodes: two 1 us links through the rail switch. */
+#define AR_NCCL_REF_HOP_NVLINK_US 2.0
 #define AR_NCCL_REF_HOP_NET_US 2.0
-/* NCCL's PCI class (a node whose GPUs are not on NVLink) keeps the earlier 2 us reference. */
+/* NCCL's PCI class (a node whose GPUs are not on NVLink). */
 #define AR_NCCL_REF_HOP_PCI_US 2.0
 
 typedef enum ar_nccl_coll {

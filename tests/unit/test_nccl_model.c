@@ -617,10 +617,10 @@ static void test_channels(void) {
     T_CHECK(a1 == a2 && p1 == p2, "runtime channels do not move the choice");
 }
 
-/* A platform's hop latency above its class's reference (AR_NCCL_REF_HOP_NVLINK_US 0.6 us inside a node,
+/* A platform's hop latency above its class's reference (AR_NCCL_REF_HOP_NVLINK_US 2 us inside a node,
  * AR_NCCL_REF_HOP_NET_US 2 us across) adds to NCCL's per-step latency of that class. */
 static void test_hop_latency(void) {
-    /* 2 nodes, ring LL: hop_lat_us[1] = 12 -> net steps 2.7 + (12 - 2) = 12.7; intra 0.5 (< 0.6): NVLink steps
+    /* 2 nodes, ring LL: hop_lat_us[1] = 12 -> net steps 2.7 + (12 - 2) = 12.7; intra 0.5 (< 2): NVLink steps
      * 0.6, under the ring's 1 us network overhead, so 1.0 each:
      * lat = 6.6 + 28 x 1.0 + 2 x 12.7 = 60.0 us (bw 20.8 as in test_versions). */
     ar_nccl_in in = h100_nodes(2);
@@ -628,11 +628,11 @@ static void test_hop_latency(void) {
     in.hop_lat_us[1] = 12;
     near_us(&in, AR_NCCL_ALLREDUCE, AR_NCCL_RING, AR_NCCL_LL, MiB, 60.0 + MiB / (1000 * 39.0 * 16 / 30),
             "net hop 12 us: +10 us per inter-node step");
-    /* intra 1.5 (0.9 above NCCL's 0.6 us LL step over NVLink): NVLink steps 0.6 + 0.9 = 1.5, above the 1 us
+    /* intra 2.9 (0.9 above the 2 us reference): NVLink steps 0.6 + 0.9 = 1.5, above the 1 us
      * overhead: lat = 6.6 + 28 x 1.5 + 2 x 12.7 = 74.0 us */
-    in.hop_lat_us[0] = 1.5;
+    in.hop_lat_us[0] = 2.9;
     near_us(&in, AR_NCCL_ALLREDUCE, AR_NCCL_RING, AR_NCCL_LL, MiB, 74.0 + MiB / (1000 * 39.0 * 16 / 30),
-            "NVLink hop 1.5 us: +0.9 us per intra-node step");
+            "NVLink hop 2.9 us: +0.9 us per intra-node step");
     /* the presets: GPU-to-GPU 0.6 us in a node (two 0.3 us links through the NVSwitch, NCCL's LL step over
      * NVLink) and 2 us across (two 1 us links through the rail switch): nothing added; a family's lat= moves
      * the inter-node one */
@@ -649,8 +649,8 @@ static void test_hop_latency(void) {
     T_OK(ar_nccl_in_from_platform(p, 0, &pi, &e), e);
     T_NEAR(pi.hop_lat_us[1], 20.0, REL, "lat=10us: network hop 2 x 10 us");
     ar_platform_free(p);
-    /* every NVSwitch preset and the rail family: GPU -> NVSwitch -> GPU is NCCL's LL step over NVLink, so
-     * NCCL's model adds nothing inside a node */
+    /* every NVSwitch preset and the rail family: GPU -> NVSwitch -> GPU is NCCL's 0.6 us LL step over NVLink
+     * (two 0.3 us links), below the 2 us reference, so NCCL's model adds nothing inside a node */
     const char *nvs[] = {"dgx-a100", "dgx-h100", "dgx-b200",      "gb200-nvl72",
                          "aws-p4d",  "aws-p5",   "rail:gpu=h100", "dgx-b200:nodes=3"};
     for (size_t i = 0; i < sizeof nvs / sizeof nvs[0]; i++) {
@@ -658,7 +658,7 @@ static void test_hop_latency(void) {
         T_OK(ar_platform_load(nvs[i], 0, &p, &e), e);
         if (!p) continue;
         T_OK(ar_nccl_in_from_platform(p, 0, &pi, &e), e);
-        T_CHECK(fabs(pi.hop_lat_us[0] - AR_NCCL_REF_HOP_NVLINK_US) <= 1e-9,
+        T_CHECK(fabs(pi.hop_lat_us[0] - 0.6) <= 1e-9 && pi.hop_lat_us[0] < AR_NCCL_REF_HOP_NVLINK_US,
                 "%s: NVLink hop %.17g us = NCCL's 0.6 us LL step", nvs[i], pi.hop_lat_us[0]);
         ar_platform_free(p);
     }
