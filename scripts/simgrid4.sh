@@ -22,6 +22,8 @@ SG_VER=4.1
 SG_VER_H=4.1.0 # SIMGRID_VERSION_MAJOR.MINOR.PATCH of that release
 SG_SHA256=23ac24cb5b2467f1f051c992ec921b4a9f8f5ac2df16c489bd01bf1c44e6e817
 SG_TGZ=simgrid-$SG_VER.tar.gz
+# the registry's own file of that release (what `pip download` fetches); pip is the fallback
+SG_URL=https://files.pythonhosted.org/packages/b8/32/2dbaab60c222ee33371b82ec73529ab6eaf3a96edcc0b9ea55c8cb427221/$SG_TGZ
 jobs=${JOBS:-2}
 
 build_only=0
@@ -74,10 +76,11 @@ fetch_sdist() {
   mkdir -p "$cache"
   local tmp
   tmp=$(mktemp -d "$cache/sg4-pip.XXXXXX")
-  say "downloading SimGrid $SG_VER's source distribution (pip download)"
-  if ! python3 -m pip download --quiet --no-deps --no-binary :all: --timeout 30 -d "$tmp" "simgrid==$SG_VER" >&2; then
+  say "downloading SimGrid $SG_VER's source distribution"
+  if ! curl -fsSL --max-time 120 -o "$tmp/$SG_TGZ" "$SG_URL" &&
+    ! python3 -m pip download --quiet --no-deps --no-binary :all: --timeout 30 -d "$tmp" "simgrid==$SG_VER" >&2; then
     rm -rf "$tmp"
-    die "pip download simgrid==$SG_VER failed (offline? set ARLAB_SG4_SDIST to a local $SG_TGZ)"
+    die "could not download $SG_TGZ (curl and pip download failed; offline? set ARLAB_SG4_SDIST to a local $SG_TGZ)"
   fi
   sha_ok "$tmp/$SG_TGZ" || {
     rm -rf "$tmp"
