@@ -58,20 +58,22 @@ ar_status ar_real_fit_linear(const double *x, const double *t, int n, int weight
     return AR_OK;
 }
 
-double ar_real_fit_alpha_halfwidth(const ar_real_fit *f, double level) {
-    if (!f || f->n < 3 || !(level > 0 && level < 1) || !(f->cov00 >= 0)) return NAN;
-    double dof = f->n - 2, var = f->cov00;
+/* The half-width at `level` of a fitted coefficient whose variance is `cov` (Student's t, n - 2 dof). */
+static double halfwidth(const ar_real_fit *f, double cov, double level) {
+    if (!f || f->n < 3 || !(level > 0 && level < 1) || !(cov >= 0)) return NAN;
+    double dof = f->n - 2, var = cov;
     /* gsl_fit_wlinear's covariance takes the weights as exact 1/sigma^2; ours (1/t^2) are relative only,
      * so the residuals set the scale (chisq / dof), as gsl_fit_linear does itself */
     if (f->weighted) var *= f->chisq / dof;
     return gsl_cdf_tdist_Pinv(0.5 + level / 2, dof) * sqrt(var);
 }
 
+double ar_real_fit_alpha_halfwidth(const ar_real_fit *f, double level) {
+    return f ? halfwidth(f, f->cov00, level) : NAN;
+}
+
 double ar_real_fit_beta_halfwidth(const ar_real_fit *f, double level) {
-    if (!f || f->n < 3 || !(level > 0 && level < 1) || !(f->cov11 >= 0)) return NAN;
-    double dof = f->n - 2, var = f->cov11;
-    if (f->weighted) var *= f->chisq / dof;
-    return gsl_cdf_tdist_Pinv(0.5 + level / 2, dof) * sqrt(var);
+    return f ? halfwidth(f, f->cov11, level) : NAN;
 }
 
 ar_status ar_real_fit_fanout(const double *k, const double *t, int n, double *o_s, double *hw_s, ar_err *e) {

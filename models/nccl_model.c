@@ -184,9 +184,8 @@ ar_status ar_nccl_proto_effect(ar_nccl_algo a, ar_nccl_proto p, int nnodes, int 
 }
 
 /* NCCL's per-step latency of a class plus what the platform's own hop latency of that class adds
- * beyond the hardware NCCL's tables describe (AR_NCCL_REF_HOP_NVLINK_US inside a node,
- * AR_NCCL_REF_HOP_NET_US across): a family's lat=,
- * a slow fabric. A class NCCL does not charge (0) stays 0. */
+ * beyond the hardware NCCL's tables describe (its class's AR_NCCL_REF_HOP_*_US): a family's lat=, a
+ * slow fabric. A class NCCL does not charge (0) stays 0. */
 static double hw_step(const ar_nccl_in *in, const nccl_consts *K, int cls, int a, int p) {
     int net = cls == HW_NET;
     double ref = net ? AR_NCCL_REF_HOP_NET_US : cls == HW_PCI ? AR_NCCL_REF_HOP_PCI_US : AR_NCCL_REF_HOP_NVLINK_US;
