@@ -364,6 +364,17 @@ static ar_status two_rank_test(ar_mx *x, const char *what, int a, int b, uint64_
     return agree(x, grow_buffers(x, bytes, iters, e), e);
 }
 
+/* After a timed test: the median of `root`'s iters times, given to every rank (after a barrier). */
+static ar_status timed_median(ar_mx *x, int root, int iters, const char *what, double *out, ar_err *e) {
+    sleepy_barrier(x->comm);
+    double med = NAN, mn, mxv;
+    if (x->rank == root && ar_real_stats(x->times, iters, &med, &mn, &mxv) != AR_OK) med = NAN;
+    MPI_Bcast(&med, 1, MPI_DOUBLE, root, x->comm);
+    if (!isfinite(med)) return ar_fail(e, AR_ENOMEM, "%s: out of memory", what);
+    *out = med;
+    return AR_OK;
+}
+
 ar_status ar_mx_pingpong(ar_mx *x, int a, int b, uint64_t bytes, int warmup, int iters, double *oneway_s, ar_err *e) {
     *oneway_s = NAN;
     ar_status st = two_rank_test(x, "ping-pong", a, b, bytes, iters, e);
@@ -381,13 +392,7 @@ ar_status ar_mx_pingpong(ar_mx *x, int a, int b, uint64_t bytes, int warmup, int
         if (rc != MPI_SUCCESS) return mpi_fail(e, rc, "ping-pong");
         if (i >= warmup) x->times[i - warmup] = (MPI_Wtime() - t0) / 2;
     }
-    sleepy_barrier(x->comm);
-    double med = NAN, mn, mxv;
-    if (x->rank == a && ar_real_stats(x->times, iters, &med, &mn, &mxv) != AR_OK) med = NAN;
-    MPI_Bcast(&med, 1, MPI_DOUBLE, a, x->comm);
-    if (!isfinite(med)) return ar_fail(e, AR_ENOMEM, "ping-pong: out of memory");
-    *oneway_s = med;
-    return AR_OK;
+    return timed_median(x, a, iters, "ping-pong", oneway_s, e);
 }
 
 ar_status ar_mx_exchange(ar_mx *x, int a, int b, uint64_t bytes, int warmup, int iters, double *time_s, ar_err *e) {
@@ -547,11 +552,5 @@ ar_status ar_mx_fanout(ar_mx *x, int root, const int *peers, int npeers, int k, 
         if (x->rank == root && i >= warmup) x->times[i - warmup] = (MPI_Wtime() - t0) / FAN_ROUNDS;
     }
     free(r);
-    sleepy_barrier(x->comm);
-    double med = NAN, mn, mxv;
-    if (x->rank == root && ar_real_stats(x->times, iters, &med, &mn, &mxv) != AR_OK) med = NAN;
-    MPI_Bcast(&med, 1, MPI_DOUBLE, root, x->comm);
-    if (!isfinite(med)) return ar_fail(e, AR_ENOMEM, "fan-out: out of memory");
-    *time_s = med;
-    return AR_OK;
+    return timed_median(x, root, iters, "fan-out", time_s, e);
 }
