@@ -8,7 +8,6 @@
 
 #include "cli.h"
 #include "nt_facts.h"
-#ifdef AR_HAVE_REAL_HOST
 #include "calib/nccltests_in.h"
 #include "calib/ntfit.h"
 #include "calib/ntcal.h"
@@ -18,9 +17,7 @@
 #include "core/util.h"
 #include "lab/eval.h"
 #include <math.h>
-#endif
 
-#ifdef AR_HAVE_REAL_HOST
 /* The generated rail spec (core/platform/platform_rail.h) of p's nodes with the per-class scales: the NVLink link of a
  * GPU (to its machine's switch) x intra bandwidth, its NIC link (to a rail switch) x inter bandwidth, every
  * latency x the intra latency scale. -1 when p:nodes=2 does not have that shape. */
@@ -299,9 +296,7 @@ static ar_status identify_and_write(const ar_nt_set *s, const ar_platform *p, co
     if (!out) return AR_OK;
     return write_calibrated(p, cal, msg, msg_g, notes, nn, hi, out, name, e);
 }
-#endif
 
-#ifdef AR_HAVE_REAL_HOST
 /* `arlab fit --reference FILE [--csv]`: the corpus against the presets (calib/ntref.h). */
 static int fit_reference(const char *path, int csv) {
     ar_err e = {{0}};
@@ -438,7 +433,6 @@ static void note_platform_ranks(const ar_nt_set *s, const ar_platform *p, const 
                     verb, s->files[r->file], r->first_line, r->nranks / p->nranks, p->name, p->nranks);
     }
 }
-#endif
 
 /* ---- `arlab fit --reference MANIFEST.tsv`: the corpus, per log and size bucket ---- */
 
@@ -729,7 +723,6 @@ static int fit_corpus(const char *manifest, int boot) {
     return 0;
 }
 
-#ifdef AR_HAVE_REAL_HOST
 /* The verb's options (the nccl-tests facts aside: cli_nt_take). */
 typedef struct fit_args {
     const char **files; /* --from (owned array, argv's strings) */
@@ -837,14 +830,7 @@ static void print_fit(const ar_nt_set *s, const ar_ntfit_res *rr, const ar_ntfit
     }
 }
 
-#endif
-
 int cmd_fit(int argc, char **argv) {
-#ifndef AR_HAVE_REAL_HOST
-    (void)argc, (void)argv;
-    fprintf(stderr, "arlab fit: built without real/ (the nccl-tests reader)\n");
-    return AR_EUNSUPPORTED;
-#else
     const char *verb = argc > 0 && !strcmp(argv[0], "calibrate") ? "calibrate" : "fit";
     cli_nt_facts facts;
     if (cli_nt_take(&argc, argv, &facts, verb, 1) != AR_OK) return AR_EINVAL;
@@ -916,5 +902,4 @@ int cmd_fit(int argc, char **argv) {
     ar_platform_free(p);
     free(a.files);
     return st ? (int)st : 0;
-#endif
 }

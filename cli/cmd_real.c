@@ -552,10 +552,8 @@ typedef struct compare_ctx {
     int nmf;           /* --measured files */
     const char *plot;  /* --plot FILE, or NULL */
     lab_measures meas;
-#ifdef AR_HAVE_REAL_HOST
     cli_nt_facts fx;
     ar_nt_opts nto;
-#endif
     const char *algos[CLI_MAX_LIST * 4];
     int na;
     size_t eb;
@@ -586,7 +584,6 @@ static ar_status compare_parse(compare_ctx *x, int argc, char **argv, const cli_
     x->mfile = x->o.npositional ? x->o.positional[0] : NULL;
     ar_coll coll = AR_COLL_ALLREDUCE;
     int coll_ok = 1;
-#ifdef AR_HAVE_REAL_HOST
     if (facts->coll_arg) {
         coll_ok = facts->coll == AR_NT_ALL_REDUCE || facts->coll == AR_NT_ALL_GATHER ||
                   facts->coll == AR_NT_REDUCE_SCATTER;
@@ -594,12 +591,6 @@ static ar_status compare_parse(compare_ctx *x, int argc, char **argv, const cli_
                : facts->coll == AR_NT_REDUCE_SCATTER ? AR_COLL_REDUCESCATTER
                                                      : AR_COLL_ALLREDUCE;
     }
-#else
-    if (facts->coll_arg) {
-        ar_err ce = {{0}};
-        coll_ok = ar_coll_parse(facts->coll_arg, &coll, &ce) == AR_OK;
-    }
-#endif
     if (!coll_ok) {
         fprintf(stderr,
                 "arlab compare: --coll %s: arlab models all-reduce, all-gather and reduce-scatter (--coll allreduce, "
@@ -615,16 +606,12 @@ static ar_status compare_parse(compare_ctx *x, int argc, char **argv, const cli_
 /* Reads the measured CSV and the --measured files; rows of a file without its rank count get the
  * platform's (said on stderr). AR_OK or the exit status after one line. */
 static ar_status compare_read(compare_ctx *x, const char **mfiles, const cli_nt_facts *facts) {
-#ifdef AR_HAVE_REAL_HOST
     x->fx = *facts;
     if (!x->fx.ranks) x->fx.ranks = x->o.ranks; /* --ranks also gives the rank count a file lacks */
     cli_nt_opts(&x->fx, &x->nto);
     x->meas.nt_opts = &x->nto;
     x->meas.verb = "compare";
     x->meas.nt_coll = facts->coll_arg ? facts->coll : 0;
-#else
-    (void)facts;
-#endif
     for (int i = -1; i < x->nmf; i++) {
         const char *f = i < 0 ? x->mfile : mfiles[i];
         ar_err e = {{0}};

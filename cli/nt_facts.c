@@ -5,9 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef AR_HAVE_REAL_HOST
 #include "models/nccl_model.h"
-#endif
 
 static const char *const coll_list = "allreduce|allgather|reducescatter|broadcast|reduce|alltoall";
 
@@ -29,17 +27,14 @@ ar_status cli_nt_take(int *argc, char **argv, cli_nt_facts *f, const char *verb,
         }
         const char *v = argv[++i];
         if (is_coll) {
-#ifdef AR_HAVE_REAL_HOST
             ar_nt_coll c = ar_nt_coll_parse(v);
             if (c == AR_NT_COLL_UNKNOWN) {
                 fprintf(stderr, "arlab %s: --coll: \"%s\" is not one of %s\n", verb, v, coll_list);
                 return AR_EINVAL;
             }
             f->coll = (int)c;
-#endif
             f->coll_arg = v;
         } else if (is_algo) {
-#ifdef AR_HAVE_REAL_HOST
             if (ar_nccl_algo_parse(v) < 0) {
                 fprintf(stderr,
                         "arlab %s: --nccl-algo: \"%s\" is not an NCCL algorithm (ring, tree, collnet_direct, "
@@ -47,16 +42,13 @@ ar_status cli_nt_take(int *argc, char **argv, cli_nt_facts *f, const char *verb,
                         verb, v);
                 return AR_EINVAL;
             }
-#endif
             f->algo = v;
         } else if (is_proto) {
-#ifdef AR_HAVE_REAL_HOST
             if (ar_nccl_proto_parse(v) < 0) {
                 fprintf(stderr, "arlab %s: --nccl-proto: \"%s\" is not an NCCL protocol (ll, ll128, simple)\n", verb,
                         v);
                 return AR_EINVAL;
             }
-#endif
             f->proto = v;
         } else {
             char *end = NULL;
@@ -73,7 +65,6 @@ ar_status cli_nt_take(int *argc, char **argv, cli_nt_facts *f, const char *verb,
     return AR_OK;
 }
 
-#ifdef AR_HAVE_REAL_HOST
 void cli_nt_opts(const cli_nt_facts *f, ar_nt_opts *o) {
     memset(o, 0, sizeof *o);
     o->coll = (ar_nt_coll)f->coll;
@@ -83,4 +74,3 @@ void cli_nt_opts(const cli_nt_facts *f, ar_nt_opts *o) {
     o->proto = f->proto;
     o->allow_nofooter = 1;
 }
-#endif

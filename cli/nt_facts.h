@@ -6,9 +6,7 @@
 #define AR_CLI_NT_FACTS_H
 
 #include "core/status.h"
-#ifdef AR_HAVE_REAL_HOST
 #include "calib/nccltests_in.h"
-#endif
 
 typedef struct cli_nt_facts {
     const char *coll_arg; /* --coll as given, NULL when absent */
@@ -22,10 +20,8 @@ typedef struct cli_nt_facts {
  * A bad or missing value is AR_EINVAL with its one line printed ("arlab VERB: --coll: ..."). */
 ar_status cli_nt_take(int *argc, char **argv, cli_nt_facts *f, const char *verb, int take_ranks);
 
-#ifdef AR_HAVE_REAL_HOST
 /* The reader's options for f: the hints fill in what a file lacks; a table whose footer is missing
  * (a paste) is read with a note. */
 void cli_nt_opts(const cli_nt_facts *f, ar_nt_opts *o);
-#endif
 
 #endif

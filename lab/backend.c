@@ -166,8 +166,10 @@ const lab_backend *lab_backend_find(const char *name) {
 #ifndef AR_GIT_COMMIT
 #define AR_GIT_COMMIT "unknown"
 #endif
-#ifdef AR_HAVE_MPI_BACKEND
+#if defined(AR_HAVE_MPI_BACKEND)
 #define MPI_BUILT "built"
+#elif !defined(AR_HAVE_REAL_HOST) /* arlab-mpi links the real/ host library */
+#define MPI_BUILT "not built (configured with ARLAB_REAL=OFF)"
 #else
 #define MPI_BUILT "not built (no Open MPI at configure time)"
 #endif

@@ -6,9 +6,7 @@
 
 #include "core/util.h"
 #include "measured.h"
-#ifdef AR_HAVE_REAL_HOST
 #include "calib/nccltests_in.h"
-#endif
 
 enum { M_ALGO, M_PLATFORM, M_RANKS, M_BYTES, M_TIME, M_INPLACE, M_WRONG, M_N };
 static const char *const want[M_N] = {"algo", "platform", "ranks", "bytes", "measured_s", "inplace", "wrong"};
@@ -55,7 +53,6 @@ static ar_status push(lab_measures *ms, const char *algo, const char *plat, int 
     return AR_OK;
 }
 
-#ifdef AR_HAVE_REAL_HOST
 /* An nccl-tests file (text or JSON): its rows of ms->nt_coll (all_reduce) as "nccl-allreduce" (or, in a document arlab wrote, as
  * the algorithm it names: ring, mpi-allreduce, ...), platform "" (any platform of
  * the same rank count), both halves (out-of-place: inplace 0). The reader's errors name file and line. */
@@ -116,7 +113,6 @@ static ar_status read_nccltests(const char *path, lab_measures *ms, ar_err *e) {
     ar_nt_free(s);
     return stv;
 }
-#endif
 
 static ar_status add(lab_measures *ms, char **f, int nf, const int *col, ar_err *e) {
     double ranks, bytes, t;
@@ -132,7 +128,6 @@ static ar_status add(lab_measures *ms, char **f, int nf, const int *col, ar_err 
                 wrong, e);
 }
 
-#ifdef AR_HAVE_REAL_HOST
 /* nccl-tests' column header (its '#' perhaps stripped): a line holding "size", "count" and "busbw" words
  * and no comma (a CSV header names its columns with commas). */
 static int nt_header(const char *text) {
@@ -149,13 +144,11 @@ static int nt_header(const char *text) {
     }
     return 0;
 }
-#endif
 
 ar_status lab_measured_read(const char *path, int strict, lab_measures *ms, ar_err *e) {
     char *text = NULL;
     ar_status st = ar_read_file(path, (size_t)1 << 30, &text, NULL, e);
     if (st != AR_OK) return st;
-#ifdef AR_HAVE_REAL_HOST
     { /* nccl-tests output (text or JSON) is recognised by its own reader first */
         const char *q = text;
         while (*q == ' ' || *q == '\t' || *q == '\r' || *q == '\n') q++;
@@ -164,7 +157,6 @@ ar_status lab_measured_read(const char *path, int strict, lab_measures *ms, ar_e
             return read_nccltests(path, ms, e);
         }
     }
-#endif
     int col[M_N];
     for (int w = 0; w < M_N; w++) col[w] = -1;
     int line = 0, have = 0;

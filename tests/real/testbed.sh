@@ -4,21 +4,22 @@
 # eager chunks), the MPI transport chosen by the exchange test and recorded in
 # every row and in status, the calibration fits (alpha with its interval; o from a
 # fan-out), the shaping (a 64 KiB message across a shaped link after idle takes
-# size/rate + latency: tb_oneway.py; the bucket and GSO cap read back by status), the
+# size/rate + latency: tb_oneway.c; the bucket and GSO cap read back by status), the
 # cleanup (down, SIGINT to up and run, kill -9 of the builder with and without
 # its watchdog, the next command cleaning a stale testbed) and the bad-input
 # lines. Skips (77) only when network namespaces cannot be created here (not
 # root, no ip/tc, or `ip netns add` refused), or arlab-mpi was not built.
 # Uses its own namespace prefix arlab-c<pid>- and state directory, so
-# parallel runs never collide. Env: ARLAB, ARLAB_MPI, ARLAB_SRC.
+# parallel runs never collide. Env: ARLAB, ARLAB_MPI, ARLAB_SRC, TB_ONEWAY (tests/real/tb_oneway.c's binary).
 set -u
 ARLAB=${ARLAB:?} ARLAB_MPI=${ARLAB_MPI:-$(dirname "$ARLAB")/arlab-mpi}
+TB_ONEWAY=${TB_ONEWAY:-$(dirname "$ARLAB")/tests/tb_oneway}
 export ARLAB_MPI
 skip() { echo "testbed: SKIPPED: $*"; exit 77; }
 [ "$(id -u)" = 0 ] || skip "not root (network namespaces need CAP_SYS_ADMIN)"
 command -v ip >/dev/null && command -v tc >/dev/null || skip "ip/tc (iproute2) not installed"
 command -v mpirun >/dev/null && [ -x "$ARLAB_MPI" ] || skip "arlab-mpi or mpirun missing (build with MPI)"
-command -v python3 >/dev/null || skip "python3 missing (the one-way test across a shaped link)"
+[ -x "$TB_ONEWAY" ] || { echo "FAIL: $TB_ONEWAY (tests/real/tb_oneway.c, built with the tests) missing"; exit 1; }
 ID=c$$
 ID=${ID:0:12}
 PFX=arlab-$ID-
@@ -173,9 +174,9 @@ expect "status" 0 "rate 200Mbit" -- $ARLAB testbed status --id $ID
 # bucket is full, takes size/rate + latency (200 Mbit/s: 2621 us + the 8 B time), not what a bucket of 64 KiB or
 # more lets through at veth speed (a few 100 us). Bounds: >= 0.75 x size/rate above the 8 B time (the 10 KB
 # bucket leaves at once; tbf also counts the headers), <= 1.5 x size/rate + the 8 B time + 1 ms (load)
-ip netns exec ${PFX}m1 python3 "$ARLAB_SRC/tests/real/tb_oneway.py" srv 5999 >$T/ow-srv.out 2>&1 &
+ip netns exec ${PFX}m1 "$TB_ONEWAY" srv 5999 >$T/ow-srv.out 2>&1 &
 spid=$!
-ip netns exec ${PFX}m0 timeout 90 python3 "$ARLAB_SRC/tests/real/tb_oneway.py" cli 10.213.0.2 5999 8,65536 >$T/ow.out 2>&1
+ip netns exec ${PFX}m0 timeout 90 "$TB_ONEWAY" cli 10.213.0.2 5999 8,65536 >$T/ow.out 2>&1
 wait $spid
 t8=$(awk '$1 == 8 { print $2 }' $T/ow.out)
 t64=$(awk '$1 == 65536 { print $2 }' $T/ow.out)
