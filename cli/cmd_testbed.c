@@ -374,9 +374,8 @@ static ar_status choose_xport(const tb_args *a, const ar_platform *p, ar_tb *t, 
 static int do_run(const tb_args *a) {
     char mpi[4200];
     if (find_mpi(mpi, sizeof mpi) != 0) {
-        fprintf(
-            stderr,
-            "arlab testbed run: arlab-mpi not found (build arlab with ARLAB_REAL=ON where MPI is found, or set ARLAB_MPI)\n");
+        fprintf(stderr, "arlab testbed run: arlab-mpi not found (build arlab with ARLAB_REAL=ON where MPI is found, "
+                        "or set ARLAB_MPI)\n");
         return AR_EUNSUPPORTED;
     }
     ar_platform *p;
