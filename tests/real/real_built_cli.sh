@@ -1,9 +1,10 @@
 #!/bin/bash
-# CTest real_built_cli: the commands around real/ in whichever build this is (AR_REAL_HOST=1: configured with
-# ARLAB_REAL=ON, the real/ host library built; 0: ARLAB_REAL=OFF, see .ci/run). In every build `arlab fit`
-# and `arlab compare` read nccl-tests output (calib/ is always built). Without real/, the commands that need
-# it say so in one line naming what is missing, print nothing on stdout, and exit 3 (unsupported); with it,
-# `arlab real --dry-run` plans without a GPU. Env: ARLAB, ARLAB_SRC, AR_REAL_HOST.
+# CTest real_built_cli: the commands around real/ in whichever build this is (AR_REAL_HOST=1: configured
+# with ARLAB_REAL=ON, the real/ host library built; 0: ARLAB_REAL=OFF, see .ci/run). In every build
+# `arlab fit`, `arlab calibrate --from` and `arlab compare` read nccl-tests output (calib/ is always
+# built). Without real/, the commands that need it say so in one line naming what is missing, print
+# nothing on stdout, and exit 3 (unsupported); with it, `arlab real --dry-run` plans without a GPU.
+# Env: ARLAB, ARLAB_SRC, AR_REAL_HOST.
 . "$ARLAB_SRC/tests/lib_cli.sh"
 D=$ARLAB_SRC/tests/data/nccltests
 case "${AR_REAL_HOST:-}" in
@@ -17,6 +18,9 @@ esac
 # calib/ in every build: the fit of NCCL's model to an nccl-tests log, and the log compared with the model
 expect_ok "fit reads nccl-tests output" -- fit --from "$D/h100_1node_allreduce.txt" --platform dgx-h100 --boot 20
 t_check "fit prints the per-class calibration" grep -q '^intra-node ' "$T_TMP/out"
+expect_ok "calibrate --from writes the calibrated platform" -- calibrate --from "$D/h100_1node_allreduce.txt" \
+  --platform dgx-h100 --boot 20 --out "$T_TMP/cal.json"
+t_check "calibrated platform: a JSON platform with links" grep -q '"bw"' "$T_TMP/cal.json"
 expect_ok "compare reads nccl-tests output" -- compare --measured "$D/h100_1node_allreduce.txt" --platform dgx-h100 \
   --format csv
 n=$(awk -F, 'NR > 1 && $1 == "nccl" && $10 > 0' "$T_TMP/out" | wc -l)
@@ -42,7 +46,7 @@ if [ "$AR_REAL_HOST" = 0 ]; then
     real --dry-run --algo ring --platform flat:ranks=4 --size 64KB
   unsupported "real without real/" "arlab real: built without CUDA/NCCL" -- real --algo ring --platform flat:ranks=4
   unsupported "calibrate (measuring) without real/" "arlab calibrate: built without CUDA/NCCL" -- \
-    calibrate --out "$T_TMP/cal.json"
+    calibrate --out "$T_TMP/cal2.json"
   ARLAB_MPI= unsupported "testbed run without arlab-mpi" "arlab-mpi not found (build arlab with ARLAB_REAL=ON" -- \
     testbed run --platform flat:ranks=4 --id realoff
   expect_ok "version" -- version
