@@ -316,7 +316,8 @@ static ar_status msg_init(eng *g) {
     m->cnt = ar_calloc((size_t)P + 1, sizeof *m->cnt);
     if (!m->sfree || !m->before || !m->last || !m->pl || !m->pn || !m->pcap || !m->lbusy || !m->lflows || !m->cnt)
         return OOM();
-    for (int k = 0; k < 2 * P; k++) m->last[k].side = -1;
+    for (int k = 0; k < 2 * P; k++) /* never used: no freeing instant (the first messages go in order) */
+        m->last[k].side = -1, m->sfree[k] = m->before[k] = -INFINITY;
     g->cert.diverged = 1; /* the dataflow run is derived from the start (see above) */
     return AR_OK;
 }

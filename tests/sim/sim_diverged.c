@@ -125,7 +125,7 @@ static void test_random(void) {
  * and once its rounds only shift each other, identical rounds jumped over (eng_cert_can_jump);
  * the row = the per-rank engine's. */
 static void test_rail_jump(void) {
-    /* without per-message costs: with them every run is the per-rank engine's (compute costs) */
+    /* without per-message costs: with them the derivation does not jump over identical rounds */
     static const char *const plats[] = {"dgx-h100:nodes=4,o=0,g=0", "dgx-h100:nodes=8,o=0,g=0"};
     for (int i = 0; i < 2; i++) {
         ar_sim_opts o;
