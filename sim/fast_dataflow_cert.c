@@ -41,6 +41,9 @@
  * one's ends (eng_cert_can_jump): a ring on a rail fabric settles into that
  * after a few rounds.
  *
+ * Per-message costs (LogGP o, g): the derivation also carries each rank's send and receive sides
+ * and the data pending on them, from the first batch ("per-message costs" below).
+ *
  * Stopping early. A shortcut batch whose starts already fail the certificate fails it before its
  * durations are learnt (eng_cert_precheck, called by drive() right after the batch's analysis):
  * a probe is a SimGrid run of the batch, and ps on a 512-rank tree spent 2.7 of its 4.6 s of
