@@ -9,7 +9,9 @@
 # NEW_ARLAB defaults to build/arlab, N to 5. Cases: NCCL's ring on aws-p5:nodes=32 (256 GPUs,
 # EFA o = 12.1 us, g = 6.05 us between machines) at 100 MB (even blocks) and 100000004 B (uneven),
 # under the default --sync dataflow and under --sync round (where an older binary took o and g off
-# and said so on stderr), and every algorithm on dgx-h100:nodes=8 at 1 MB (o = 3.44 us, g = 1.72 us).
+# and said so on stderr), NCCL's ring with one channel and arlab's ring at 100000004 B (dataflow
+# runs derived with the sides since the derivation carries them; 8 channels hand over), and every
+# algorithm on dgx-h100:nodes=8 at 1 MB (o = 3.44 us, g = 1.72 us).
 # Run it on an otherwise idle machine: the simulation uses one core.
 set -u
 OLD=${1:?usage: bench_msg.sh OLD_ARLAB [NEW_ARLAB] [N]}
@@ -55,5 +57,7 @@ run_case() { # run_case LABEL ARGS...
 
 run_case "nccl-ring aws-p5:nodes=32 100MB" --platform aws-p5:nodes=32 --algo nccl-ring --size 100MB
 run_case "nccl-ring aws-p5:nodes=32 100000004B (uneven)" --platform aws-p5:nodes=32 --algo nccl-ring --size 100000004B
+run_case "nccl-ring:channels=1 aws-p5:nodes=32 100000004B" --platform aws-p5:nodes=32 --algo nccl-ring:channels=1 --size 100000004B
+run_case "ring aws-p5:nodes=32 100000004B (uneven)" --platform aws-p5:nodes=32 --algo ring --size 100000004B
 run_case "nccl-ring aws-p5:nodes=32 100MB --sync round" --platform aws-p5:nodes=32 --algo nccl-ring --size 100MB --sync round
 run_case "all dgx-h100:nodes=8 1MB" --platform dgx-h100:nodes=8 --algo all --size 1MB

@@ -121,8 +121,17 @@ run "sim ring, flat:ranks=4096, 1 GiB" 2 - sim --platform flat --ranks 4096 --al
 run "sim ring, flat:ranks=4096, --sync round" 2 - sim --platform flat --ranks 4096 --algo ring --size $S --sync round --format csv
 run "sim ring, flat:ranks=4096 (dataflow, uneven)" 2 - sim --platform flat --ranks 4096 --algo ring --size $S --format csv
 run "sim blueconnect, tree:ranks=16384" 30 4096 sim --platform tree --ranks 16384 --algo blueconnect --size $S --format csv
-# NCCL's ring, uneven blocks, under dataflow (the default)
+# NCCL's ring under dataflow (the default), even (100 MB) and uneven blocks (100000004 B), with EFA's
+# o and g between the machines: the derived dataflow run carries each rank's send and receive sides
+# (sim/fast_dataflow_cert.c); its 8 channels drift apart on shared NVLink, so it hands over to the
+# per-rank engine, while one channel (and arlab's ring) is derived
 run "sim nccl-ring, aws-p5:nodes=32" 0.5 - sim --platform aws-p5:nodes=32 --algo nccl-ring --size $S --format csv
+run "sim nccl-ring, aws-p5:nodes=32, 100000004 B" 0.5 - sim --platform aws-p5:nodes=32 --algo nccl-ring --size 100000004B --format csv
+run "sim nccl-ring:channels=1, aws-p5:nodes=32, 100000004 B" 0.5 - sim --platform aws-p5:nodes=32 --algo nccl-ring:channels=1 --size 100000004B --format csv
+run "sim ring, aws-p5:nodes=32, 100000004 B" 0.5 - sim --platform aws-p5:nodes=32 --algo ring --size 100000004B --format csv
+run "sim nccl-ring, aws-p5:nodes=32, --sync round" 0.5 - sim --platform aws-p5:nodes=32 --algo nccl-ring --size $S --sync round --format csv
+# --budget honoured within 1 s or 10 %: a run of more than a minute stopped at 2 s (the whole command)
+run "sim treepack, tree:ranks=256, --budget 2" 3 - sim --platform tree --ranks 256 --algo treepack --size $S --budget 2 --format csv
 # the per-transfer path where no shortcut applies (every transfer a SimGrid flow), against ASTRA-sim
 # 2.x's analytical backend on the same cases (144 s, 5.4 GB and 22.9 s, 748 MB; docs/simulator.md)
 run "sim ring --no-shortcuts, flat 4096, 50GBps 500ns, 1MiB" 10 1024 sim --platform flat:ranks=4096,bw=50GBps,lat=500ns --algo ring --size 1MiB --no-shortcuts --format csv

@@ -41,6 +41,9 @@
  * one's ends (eng_cert_can_jump): a ring on a rail fabric settles into that
  * after a few rounds.
  *
+ * Per-message costs (LogGP o, g): the derivation also carries each rank's send and receive sides
+ * and the data pending on them, from the first batch ("per-message costs" below).
+ *
  * Stopping early. A shortcut batch whose starts already fail the certificate fails it before its
  * durations are learnt (eng_cert_precheck, called by drive() right after the batch's analysis):
  * a probe is a SimGrid run of the batch, and ps on a 512-rank tree spent 2.7 of its 4.6 s of
@@ -50,6 +53,8 @@
 #include <stdlib.h>
 
 #include "fast_int.h"
+
+static void msg_phase(struct cert_msg *m, int nops);
 
 /* a transfer that starts later than this after both its ends were ready could have started earlier */
 static int later(double t, double ready) { return t > ready + 1e-12 * fabs(t) + 1e-18; }
@@ -78,6 +83,7 @@ ar_status eng_cert_phase(eng *g, double base) {
         }
     for (int r = 0; r < P; r++)
         if (c->roff[r + 1] > c->roff[r]) c->entry[r] = c->done[r] + base;
+    if (c->m) msg_phase(c->m, ph->nops);
     eng_cert_group(g);
     return AR_OK;
 }
@@ -192,9 +198,389 @@ static int batch_starts(eng *g, double T0, int *earlier) {
  * batch): if its starts already fail the certificate, stop now rather than after the probe. */
 void eng_cert_precheck(eng *g) {
     eng_cert *c = &g->cert;
-    if (!c->on || c->differs || !g->c.an_valid) return;
+    if (!c->on || c->differs || !g->c.an_valid || c->m) return;
     int earlier;
     if (batch_starts(g, eng_now(g), &earlier) > 0) cert_fails(g);
+}
+
+/* ---- per-message costs (LogGP o, g) ----
+ *
+ * With per-message costs every rank has a send side and a receive side, serial resources that
+ * take one message at a time for o and stay held for max(o, g) (fast_dataflow.c, the per-rank
+ * engine). Under dataflow a transfer that pays them is pushed on its sender's send side when both
+ * its ends are at its round and no data it reads (or, a copy, overwrites) is still pending on its
+ * way through a receive side; its network part starts when the side has paid o for it; when that
+ * part ends its members move on and the data queues on the receiver's receive side, and lands o
+ * later (the transfer is pending until then). A side takes its queued messages in (queue time,
+ * round, op, index in the round) order. Lockstep rounds cannot express this (a lockstep round ends
+ * when its last message has landed), so the lockstep run is never the dataflow run here: the
+ * derivation runs from the first batch and computes the sides itself, taking from the lockstep
+ * batch only the network parts. In the lockstep batch the k-th message of a sender leaves its side
+ * at o + k max(o, g) (inj) and its network part takes dnet - inj; under dataflow it takes the same
+ * while every component of the batch starts its network parts at the lockstep offsets translated
+ * by one amount, and no link of a transfer is busy with an earlier batch's network part (the
+ * conditions of "Diverged" above, on network parts). The derivation also stops where the order of
+ * the per-rank engine's events within one instant would decide (two messages queued on a side at
+ * the instant it frees), where a side would take a message queued before one it already took
+ * (batches are derived in lockstep order, a side's messages must come in its own order), and where
+ * a transfer would wait for data of its own batch. Identical rounds are not jumped over (the
+ * pending data of the next round is not known without lowering it). Link statistics are the
+ * network parts' own: per directed link the union of their intervals and the most at once. */
+
+typedef struct cm_pend { /* a transfer into a rank: its network part ended at ne, its data lands at land */
+    ar_xfer x;
+    double ne, land;
+    uint64_t batch;
+} cm_pend;
+
+typedef struct cm_msg { /* a message queued on a side: the side's order */
+    int side, t;
+    double qt;
+    int round, op, ti;
+} cm_msg;
+
+typedef struct cm_iv { /* a network part on a directed link */
+    int d;
+    double s, e;
+} cm_iv;
+
+struct cert_msg {
+    int P;
+    double o, hold;
+    double *sfree;  /* per side (2 rank: send, 2 rank + 1: receive): when it is free */
+    double *before; /* the side's free time before its last message */
+    cm_msg *last;   /* the side's last message (side < 0: none yet) */
+    cm_pend **pl;   /* per rank: transfers into it that may still be pending */
+    size_t *pn, *pcap;
+    double *lbusy; /* per directed link: busy time and most network parts at once */
+    int *lflows;
+    double pland; /* the current phase's last landing */
+    int opbase, nextbase;
+    uint64_t batch;
+    int *cnt; /* per rank: the sender's messages so far in the batch */
+    double *inj, *q, *ns, *ne, *land, *dlo, *dhi;
+    size_t capd;
+    cm_msg *msg;
+    size_t capmsg;
+    cm_iv *iv;
+    size_t capiv;
+    double *ends;
+    size_t capends;
+};
+
+/* A new phase: its ops' numbers in the sides' order, its landings. */
+static void msg_phase(struct cert_msg *m, int nops) {
+    m->opbase = m->nextbase;
+    m->nextbase += nops;
+    m->pland = 0;
+}
+
+static void msg_free(struct cert_msg *m) {
+    if (!m) return;
+    free(m->sfree);
+    free(m->before);
+    free(m->last);
+    for (int k = 0; m->pl && k < m->P; k++) free(m->pl[k]);
+    free(m->pl);
+    free(m->lbusy);
+    free(m->lflows);
+    free(m->cnt);
+    free(m->inj);
+    free(m->q);
+    free(m->ns);
+    free(m->ne);
+    free(m->land);
+    free(m->dlo);
+    free(m->dhi);
+    free(m->msg);
+    free(m->iv);
+    free(m->ends);
+    free(m->pn);
+    free(m->pcap);
+    free(m);
+}
+
+static ar_status msg_init(eng *g) {
+    int P = g->p->nranks;
+    struct cert_msg *m = ar_calloc(1, sizeof *m);
+    if (!m) return OOM();
+    g->cert.m = m;
+    m->P = P;
+    m->o = g->p->msg_o_s;
+    m->hold = g->p->msg_g_s > m->o ? g->p->msg_g_s : m->o;
+    m->sfree = ar_calloc(2 * (size_t)P + 1, sizeof *m->sfree);
+    m->before = ar_calloc(2 * (size_t)P + 1, sizeof *m->before);
+    m->last = ar_calloc(2 * (size_t)P + 1, sizeof *m->last);
+    m->pl = ar_calloc((size_t)P + 1, sizeof *m->pl);
+    m->pn = ar_calloc((size_t)P + 1, sizeof *m->pn);
+    m->pcap = ar_calloc((size_t)P + 1, sizeof *m->pcap);
+    m->lbusy = ar_calloc((size_t)g->ndl + 1, sizeof *m->lbusy);
+    m->lflows = ar_calloc((size_t)g->ndl + 1, sizeof *m->lflows);
+    m->cnt = ar_calloc((size_t)P + 1, sizeof *m->cnt);
+    if (!m->sfree || !m->before || !m->last || !m->pl || !m->pn || !m->pcap || !m->lbusy || !m->lflows || !m->cnt)
+        return OOM();
+    for (int k = 0; k < 2 * P; k++) /* never used: no freeing instant (the first messages go in order) */
+        m->last[k].side = -1, m->sfree[k] = m->before[k] = -INFINITY;
+    g->cert.diverged = 1; /* the dataflow run is derived from the start (see above) */
+    return AR_OK;
+}
+
+/* a before b on a side (queue times within rounding are one instant) */
+static int msg_cmp(const void *pa, const void *pb) {
+    const cm_msg *a = pa, *b = pb;
+    if (a->side != b->side) return a->side < b->side ? -1 : 1;
+    if (later(a->qt, b->qt)) return 1;
+    if (later(b->qt, a->qt)) return -1;
+    if (a->round != b->round) return a->round < b->round ? -1 : 1;
+    if (a->op != b->op) return a->op < b->op ? -1 : 1;
+    return a->ti < b->ti ? -1 : a->ti > b->ti;
+}
+
+static int iv_cmp(const void *pa, const void *pb) {
+    const cm_iv *a = pa, *b = pb;
+    if (a->d != b->d) return a->d < b->d ? -1 : 1;
+    return a->s < b->s ? -1 : a->s > b->s;
+}
+
+static int dbl_cmp(const void *pa, const void *pb) {
+    double a = *(const double *)pa, b = *(const double *)pb;
+    return a < b ? -1 : a > b;
+}
+
+static int same_instant(double a, double b) { return !later(a, b) && !later(b, a); }
+
+/* The messages in m->msg[0 .. k) (one side's run each, sorted) through their sides from their queue
+ * times: *at[t] the side's start for message t. 1 if the derivation cannot stand (see above). */
+static int msg_sides(struct cert_msg *m, size_t k, double *at) {
+    for (size_t i = 0; i < k; i++) {
+        cm_msg *x = &m->msg[i];
+        int s = x->side;
+        cm_msg *p = &m->last[s];
+        if (p->side >= 0) {
+            cm_msg a = *x, b = *p;
+            a.side = b.side = 0;
+            if (msg_cmp(&a, &b) <= 0) return 1; /* queued before a message the side already took */
+            if (same_instant(x->qt, p->qt) && same_instant(m->before[s], x->qt)) return 1; /* a tie at a freeing */
+        }
+        double a0 = x->qt > m->sfree[s] ? x->qt : m->sfree[s];
+        m->before[s] = m->sfree[s];
+        m->sfree[s] = a0 + m->hold;
+        *p = *x;
+        at[x->t] = a0;
+    }
+    return 0;
+}
+
+static int xf_overlap(const ar_xfer *a, const ar_xfer *b) {
+    for (int i = 0; i < a->nseg; i++)
+        for (int k = 0; k < b->nseg; k++)
+            if (a->len[i] && b->len[k] && a->off[i] < b->off[k] + b->len[k] && b->off[k] < a->off[i] + a->len[i])
+                return 1;
+    return 0;
+}
+
+/* Drops rank k's pending entries that can block nothing any more: landed before the earliest
+ * instant any of its (rank, op) pairs can start a transfer. */
+static void msg_prune(eng *g, int k) {
+    struct cert_msg *m = g->cert.m;
+    const eng_cert *c = &g->cert;
+    if (m->pn[k] < 8 || c->roff[k + 1] == c->roff[k]) return;
+    double lo = INFINITY;
+    for (int s = c->roff[k]; s < c->roff[k + 1]; s++) {
+        double r = ready_of(c, s, k);
+        if (r < lo) lo = r;
+    }
+    size_t w = 0;
+    for (size_t i = 0; i < m->pn[k]; i++)
+        if (m->pl[k][i].land > lo) m->pl[k][w++] = m->pl[k][i];
+    m->pn[k] = w;
+}
+
+/* When transfer x, ready at s, is no longer blocked by data pending into rank k from an earlier
+ * batch (the per-rank engine retries it at every landing into k). */
+static double msg_unblocked(const struct cert_msg *m, int k, const ar_xfer *x, double s) {
+    for (int again = 1; again;) {
+        again = 0;
+        for (size_t i = 0; i < m->pn[k]; i++) {
+            const cm_pend *e = &m->pl[k][i];
+            if (e->batch != m->batch && !later(e->ne, s) && e->land > s && xf_overlap(x, &e->x)) s = e->land, again = 1;
+        }
+    }
+    return s;
+}
+
+/* 1 if transfer x, pushed at s, would wait for data of its own batch pending into rank k. */
+static int msg_waits_own(const struct cert_msg *m, int k, const ar_xfer *x, double s) {
+    for (size_t i = 0; i < m->pn[k]; i++) {
+        const cm_pend *e = &m->pl[k][i];
+        if (e->batch == m->batch && !later(e->ne, s) && later(e->land, s) && xf_overlap(x, &e->x)) return 1;
+    }
+    return 0;
+}
+
+static int msg_grow(void *pp, size_t *cap, size_t need, size_t elem) { return ar_grow(pp, cap, need, elem); }
+
+/* Per directed link, the network parts of the batch: busy time (their union) and most at once (a
+ * part starting at another's end counts with it, as the per-rank engine counts them). */
+static int msg_links(eng *g) {
+    struct cert_msg *m = g->cert.m;
+    size_t n = g->b.n, ni = 0;
+    for (size_t t = 0; t < n; t++) ni += (size_t)g->b.nfwd[t];
+    if (msg_grow(&m->iv, &m->capiv, ni + 1, sizeof *m->iv) < 0 ||
+        msg_grow(&m->ends, &m->capends, ni + 1, sizeof *m->ends) < 0)
+        return -1;
+    ni = 0;
+    for (size_t t = 0; t < n; t++)
+        for (int q = g->b.roff[t]; q < g->b.roff[t] + g->b.nfwd[t]; q++)
+            m->iv[ni++] = (cm_iv){g->sc.res[q], m->ns[t], m->ne[t]};
+    qsort(m->iv, ni, sizeof *m->iv, iv_cmp);
+    for (size_t i = 0; i < ni;) {
+        size_t j = i;
+        while (j < ni && m->iv[j].d == m->iv[i].d) j++;
+        int d = m->iv[i].d, most = 1;
+        double busy = 0, s0 = m->iv[i].s, e0 = m->iv[i].e;
+        for (size_t k = i + 1; k < j; k++) { /* union of the intervals, sorted by start */
+            if (m->iv[k].s > e0) busy += e0 - s0, s0 = m->iv[k].s, e0 = m->iv[k].e;
+            else if (m->iv[k].e > e0) e0 = m->iv[k].e;
+        }
+        busy += e0 - s0;
+        if (j - i > 1) {
+            for (size_t k = i; k < j; k++) m->ends[k - i] = m->iv[k].e;
+            qsort(m->ends, j - i, sizeof *m->ends, dbl_cmp);
+            size_t gone = 0;
+            for (size_t k = i; k < j; k++) {
+                while (gone < j - i && m->ends[gone] < m->iv[k].s) gone++;
+                int on = (int)(k - i + 1 - gone);
+                if (on > most) most = on;
+            }
+        }
+        m->lbusy[d] += busy;
+        if (most > m->lflows[d]) m->lflows[d] = most;
+        i = j;
+    }
+    return 0;
+}
+
+/* A shortcut batch under per-message costs: dnet[t] is transfer t's network end in the lockstep
+ * batch, from the batch's start (its sender's side first). Derives its dataflow times (see above). */
+static void msg_batch(eng *g, const double *dnet) {
+    eng_cert *c = &g->cert;
+    struct cert_msg *m = c->m;
+    size_t n = g->b.n;
+    if (g->crosstraffic || g->io.trace) return cert_fails(g); /* (the trace has the lockstep run's times) */
+    if (!g->c.an_valid) {
+        eng_fail(g, AR_EINTERNAL, "sim: certificate: a batch without its routes");
+        return;
+    }
+    if (GROW(cert.kslot, 2 * n + 2) < 0 || msg_grow(&m->msg, &m->capmsg, n + 1, sizeof *m->msg) < 0) {
+        eng_fail(g, AR_ENOMEM, "sim: out of memory");
+        return;
+    }
+    if (n + 1 > m->capd) {
+        size_t cap = m->capd;
+        double **arr[] = {&m->inj, &m->q, &m->ns, &m->ne, &m->land, &m->dlo, &m->dhi};
+        for (size_t i = 0; i < sizeof arr / sizeof arr[0]; i++) {
+            cap = m->capd;
+            if (ar_grow(arr[i], &cap, n + 1, sizeof **arr[i]) < 0) {
+                eng_fail(g, AR_ENOMEM, "sim: out of memory");
+                return;
+            }
+        }
+        m->capd = cap;
+    }
+    m->batch++;
+    /* lockstep offsets, push times (readiness, then pending data), the send sides */
+    size_t k = 0;
+    int slot0 = -1;
+    size_t first = 0;
+    for (size_t t = 0; t < n; t++) {
+        const ar_xfer *x = &g->b.x[t];
+        int sided = eng_sided(g, x->src, x->dst), opi = g->b.slot_op[g->b.slot[t]];
+        if (g->b.slot[t] != slot0) slot0 = g->b.slot[t], first = t;
+        m->inj[t] = sided ? m->o + (double)m->cnt[x->src]++ * m->hold : 0;
+        double s = ready_for(g, x, opi, &c->kslot[2 * t], &c->kslot[2 * t + 1]);
+        if (g->st != AR_OK) return;
+        msg_prune(g, x->src);
+        if (!x->reduce) msg_prune(g, x->dst);
+        for (double s0 = -1; s0 != s;) { /* a copy waits for both its ends' pending data */
+            s0 = s;
+            s = msg_unblocked(m, x->src, x, s);
+            if (!x->reduce) s = msg_unblocked(m, x->dst, x, s);
+        }
+        m->q[t] = m->ns[t] = s;
+        if (sided)
+            m->msg[k++] = (cm_msg){2 * x->src, (int)t, s, g->ph.ops[opi].round, m->opbase + opi, (int)(t - first)};
+    }
+    for (size_t t = 0; t < n; t++) m->cnt[g->b.x[t].src] = 0;
+    qsort(m->msg, k, sizeof *m->msg, msg_cmp);
+    if (msg_sides(m, k, m->ns)) return cert_fails(g);
+    for (size_t i = 0; i < k; i++) m->ns[m->msg[i].t] += m->o;
+    /* network parts: each component at its lockstep offsets, translated; its links free */
+    const int *root = g->c.fpar;
+    for (size_t t = 0; t < n; t++) m->dlo[t] = INFINITY, m->dhi[t] = -INFINITY;
+    for (size_t t = 0; t < n; t++) {
+        int r = root[t];
+        double d = m->ns[t] - m->inj[t];
+        if (d < m->dlo[r]) m->dlo[r] = d;
+        if (d > m->dhi[r]) m->dhi[r] = d;
+    }
+    for (size_t t = 0; t < n; t++) {
+        int r = root[t];
+        if (later(m->dhi[r], m->dlo[r])) return cert_fails(g); /* a component starts apart */
+        for (int q = g->b.roff[t]; q < g->b.roff[t] + g->b.nfwd[t]; q++)
+            if (later(c->lend[g->sc.res[q]], m->ns[t])) return cert_fails(g); /* its link is busy */
+    }
+    for (size_t t = 0; t < n; t++) {
+        m->ns[t] = m->dhi[root[t]] + m->inj[t];
+        m->ne[t] = m->dhi[root[t]] + dnet[t];
+    }
+    /* receive sides, from the network parts' ends */
+    k = 0;
+    slot0 = -1;
+    for (size_t t = 0; t < n; t++) {
+        const ar_xfer *x = &g->b.x[t];
+        int opi = g->b.slot_op[g->b.slot[t]];
+        if (g->b.slot[t] != slot0) slot0 = g->b.slot[t], first = t;
+        m->land[t] = m->ne[t];
+        if (eng_sided(g, x->src, x->dst))
+            m->msg[k++] = (cm_msg){2 * x->dst + 1,       (int)t,          m->ne[t],
+                                   g->ph.ops[opi].round, m->opbase + opi, (int)(t - first)};
+    }
+    qsort(m->msg, k, sizeof *m->msg, msg_cmp);
+    if (msg_sides(m, k, m->land)) return cert_fails(g);
+    for (size_t i = 0; i < k; i++) {
+        size_t t = (size_t)m->msg[i].t;
+        const ar_xfer *x = &g->b.x[t];
+        m->land[t] += m->o;
+        if (msg_grow(&m->pl[x->dst], &m->pcap[x->dst], m->pn[x->dst] + 1, sizeof **m->pl) < 0) {
+            eng_fail(g, AR_ENOMEM, "sim: out of memory");
+            return;
+        }
+        m->pl[x->dst][m->pn[x->dst]++] = (cm_pend){*x, m->ne[t], m->land[t], m->batch};
+    }
+    for (size_t t = 0; t < n; t++) {
+        const ar_xfer *x = &g->b.x[t];
+        if (msg_waits_own(m, x->src, x, m->q[t]) || (!x->reduce && msg_waits_own(m, x->dst, x, m->q[t])))
+            return cert_fails(g);
+    }
+    /* the batch's outcome: links, readiness, landings */
+    for (size_t t = 0; t < n; t++) {
+        hold_links(g, t, m->ne[t]);
+        end_at(c, &g->b.x[t], c->kslot[2 * t], c->kslot[2 * t + 1], m->ne[t] + g->ph.step);
+        if (m->land[t] > m->pland) m->pland = m->land[t];
+    }
+    if (msg_links(g) < 0) eng_fail(g, AR_ENOMEM, "sim: out of memory");
+    c->prev_n = 0;
+    c->shifted = 0;
+}
+
+/* The derived run's link statistics are its network parts' (msg_links). */
+static void msg_result(const eng *g, ar_sim_result *r) {
+    const struct cert_msg *m = g->cert.m;
+    for (int d = 0; d < r->ndlinks && d < g->ndl; d++) {
+        r->link_busy_s[d] = m->lbusy[d];
+        r->link_max_flows[d] = m->lflows[d];
+    }
 }
 
 /* A shortcut batch: all its transfers start at T0 in the lockstep run, transfer t's network part
@@ -204,6 +590,7 @@ void eng_cert_precheck(eng *g) {
 void eng_cert_batch(eng *g, double T0, const double *dnet, const double *dtot, int repeat) {
     eng_cert *c = &g->cert;
     if (!c->on || c->differs) return;
+    if (c->m) return msg_batch(g, dnet);
     size_t n = g->b.n;
     int earlier, f = batch_starts(g, T0, &earlier);
     if (f < 0) return;
@@ -233,7 +620,7 @@ void eng_cert_group(eng *g) { g->cert.prev_n = 0, g->cert.shifted = 0; }
  * its checks included (a component's starts stay together; a link's last end moves with them). */
 int eng_cert_can_jump(const eng *g) {
     const eng_cert *c = &g->cert;
-    return !c->on || !c->diverged || c->shifted;
+    return !c->on || !c->diverged || (c->shifted && !c->m);
 }
 
 /* After J identical rounds were jumped: readiness and link ends move to the last of them, which
@@ -261,6 +648,7 @@ void eng_cert_phase_end(eng *g, int phase) {
         double t = c->done[r] > c->entry[r] ? c->done[r] : c->entry[r];
         if (t > pe) pe = t;
     }
+    if (c->m && c->m->pland > pe) pe = c->m->pland; /* the phase's last data through its receive side */
     c->pend[phase] = pe;
 }
 
@@ -275,6 +663,7 @@ void eng_cert_result(const eng *g, ar_sim_result *r) {
     }
     r->time_s = nph ? r->phase_end_s[nph - 1] : 0;
     r->dataflow_derived = 1;
+    if (c->m) msg_result(g, r);
 }
 
 ar_status eng_cert_init(eng *g) {
@@ -288,7 +677,7 @@ ar_status eng_cert_init(eng *g) {
     c->pend = ar_calloc((size_t)g->s->nphases + 1, sizeof *c->pend);
     if (!c->roff || !c->fill || !c->entry || !c->done || !c->lend || !c->pend) return OOM();
     c->on = 1;
-    return AR_OK;
+    return g->msg ? msg_init(g) : AR_OK;
 }
 
 void eng_cert_free(eng_cert *c) {
@@ -305,4 +694,6 @@ void eng_cert_free(eng_cert *c) {
     free(c->hi);
     free(c->prev_end);
     free(c->kslot);
+    msg_free(c->m);
+    c->m = NULL;
 }

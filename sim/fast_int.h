@@ -273,6 +273,7 @@ typedef struct eng_cert {
     size_t prev_n; /* transfers in prev_end; 0: no previous identical batch */
     int shifted;
     double shift;
+    struct cert_msg *m; /* per-message costs: the sides, derived from the first batch (fast_dataflow_cert.c) */
 } eng_cert;
 
 /* Wire bytes of a transfer of elems elements in the current phase (SimGrid takes whole bytes). */

@@ -296,8 +296,10 @@ ar_status ar_sim_decide(const ar_platform *p, const ar_schedule *s, const ar_sim
         m->sync = AR_SYNC_ROUND; /* switch ops (a switch as a transfer's end) run lockstep only for now */
         return AR_OK;
     }
-    m->per_rank = df && o->engine == AR_SIM_FAST &&
-                  (o->full || o->in_process || events || gamma > 0 || (p && ar_platform_has_costs(p)));
+    /* per-message costs alone keep the certified lockstep run: it derives the dataflow run with the
+     * sides (sim/fast_dataflow_cert.c), or hands over to the per-rank engine */
+    int costs = p && (p->launch_s > 0 || p->stage_d2h_Bps > 0 || p->reduce_Bps > 0);
+    m->per_rank = df && o->engine == AR_SIM_FAST && (o->full || o->in_process || events || gamma > 0 || costs);
     return AR_OK;
 }
 

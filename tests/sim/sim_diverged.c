@@ -125,7 +125,7 @@ static void test_random(void) {
  * and once its rounds only shift each other, identical rounds jumped over (eng_cert_can_jump);
  * the row = the per-rank engine's. */
 static void test_rail_jump(void) {
-    /* without per-message costs: with them every run is the per-rank engine's (compute costs) */
+    /* without per-message costs: with them the derivation does not jump over identical rounds */
     static const char *const plats[] = {"dgx-h100:nodes=4,o=0,g=0", "dgx-h100:nodes=8,o=0,g=0"};
     for (int i = 0; i < 2; i++) {
         ar_sim_opts o;
@@ -143,6 +143,27 @@ static void test_rail_jump(void) {
         sim_run_free(&x);
         T_CHECK(compare(plats[i], plats[i], "ring", 100000000), "ring on %s against the per-rank engine", plats[i]);
     }
+}
+
+/* Per-message costs (LogGP o, g between the nodes of the rail presets): the derivation carries each
+ * rank's send and receive sides (sim/fast_dataflow_cert.c, "per-message costs") and must equal the
+ * per-rank engine's run, uneven blocks included; where channels of NCCL's ring drift apart on
+ * shared NVLink it hands over. Without the sides in the derivation every such run was the per-rank
+ * engine's: the floor on derived runs fails. */
+static void test_msg(void) {
+    static const char *const plats[] = {"aws-p5:nodes=4", "dgx-h100:nodes=2", "dgx-h100:nodes=3,o=5us,g=8us"};
+    static const char *const more[] = {"nccl-ring", "nccl-ring:channels=1", "nccl-ring:channels=2"};
+    const uint64_t sizes[] = {4 * UINT64_C(10007) + 2, 100000001, 100000004};
+    int ran = 0, d0 = derived;
+    for (size_t i = 0; i < sizeof plats / sizeof plats[0]; i++) {
+        for (size_t a = 0; a < sizeof algos / sizeof algos[0]; a++)
+            ran += compare(plats[i], plats[i], algos[a], sizes[(i + a) % 3]);
+        for (size_t a = 0; a < sizeof more / sizeof more[0]; a++)
+            ran += compare(plats[i], plats[i], more[a], sizes[(i + a + 1) % 3]);
+    }
+    printf("per-message costs: %d cases compared, %d derived\n", ran, derived - d0);
+    sim_floor("derived dataflow with per-message costs", ran, 0, 36);
+    T_CHECK(derived - d0 >= 15, "per-message costs: only %d derived runs", derived - d0);
 }
 
 /* The fixed case of the file comment: dataflow = lockstep for the ring, derived. */
@@ -225,6 +246,7 @@ static void test_busy_link(void) {
 }
 
 int main(void) {
+    test_msg();
     test_busy_link();
     test_rail_jump();
     test_fixed();
