@@ -11,7 +11,9 @@
 # at the NCCL release its source states where arlab models it (--nccl-version; README.md's table). The logs and platforms are those of logs/MANIFEST.tsv's compare
 # column (all-reduce: compare compares all-reduce only). A log's fabric
 # (IB, RoCE, EFA, TCPXO, NVLink only) is printed beside it: the goal (10 % at >= 64 MB,
-# 20 % in the middle) is for InfiniBand, RoCE and one NVSwitch node.
+# 20 % in the middle) is for InfiniBand, RoCE and one NVSwitch node. nvswitch-1p: one NVSwitch node
+# driven by one process and one thread (nccl-tests -g 8), outside the goal's group: the host launches
+# every GPU's kernel in turn, a cost NCCL's model does not price (logs/README.md says why per log).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 ARLAB=${1:-"$here/../build/arlab"}
@@ -22,7 +24,7 @@ L=$here/reference/logs
 [ -x "$ARLAB" ] || { echo "bench_nccl_model_corpus.sh: no $ARLAB" >&2; exit 2; }
 # log | platform | coll | fabric
 # log | platform | fabric | NCCL version the source states ("-": not stated; README.md's table)
-RUNS="superbench_a100_1node_allreduce.txt|dgx-a100|nvswitch|-
+RUNS="superbench_a100_1node_allreduce.txt|dgx-a100|nvswitch-1p|-
 awsome_batch_p5_allreduce.txt|aws-p5|nvswitch|-
 aws-efa-eks_p4d_2node_efa_allreduce.txt|aws-p4d:nodes=2|efa|-
 awsome_p4de_2node_efa_allreduce.txt|aws-p4d:nodes=2|efa|-
@@ -32,7 +34,11 @@ gcp_a3mega_h100_2node_tcpxo_allreduce.txt|dgx-h100:nodes=2|tcpxo|-
 dstack_gcp_a4_b200_2node_allreduce.txt|dgx-b200:nodes=2|roce|-
 dstack_lambda_b200_2node_allreduce.txt|dgx-b200:nodes=2|ib|2.26
 coreweave_h100_sharp_allreduce.txt|dgx-h100:nodes=12|ib-sharp|-
-coreweave_gb200_1rack_allreduce.txt|gb200-nvl72|nvswitch|2.26"
+coreweave_gb200_1rack_allreduce.txt|gb200-nvl72|nvswitch|2.26
+nccl-tests309_hgx_h100_2node_ib_allreduce.txt|dgx-h100:nodes=2|ib|2.26
+nccl-tests309_h100_2node_ib_allreduce.txt|dgx-h100:nodes=2|ib|-
+nccl-tests309_h100_4node_ib_allreduce.txt|dgx-h100:nodes=4|ib|-
+nccl-tests309_h100_8node_ib_allreduce.txt|dgx-h100:nodes=8|ib|-"
 tmp=$(mktemp -d) || exit 2
 trap 'rm -rf "$tmp"' EXIT
 report() { # $1 = 1: each log at the NCCL version its source states (the default where none is stated or modelled)
@@ -51,20 +57,21 @@ while IFS='|' read -r log plat fab ver; do
             e = (p - m) / m; printf "%s %s %s %.6f %.6f\n", lg, fab, k, (e < 0 ? -e : e), e }' "$tmp/out.csv" >>"$tmp/rows"
 done <<<"$RUNS"
 median() { sort -g | awk '{ v[NR] = $1 } END { if (!NR) { print "-"; exit } printf "%.1f", 100 * (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
-printf '%-44s %-9s %9s %9s %9s %8s\n' "$2" fabric '<64KB' '64KB-64MB' '>=64MB' 'signed'
+printf '%-48s %-11s %9s %9s %9s %8s\n' "$2" fabric '<64KB' '64KB-64MB' '>=64MB' 'signed'
 for log in $(awk '{ print $1 }' "$tmp/rows" | uniq); do
     fab=$(awk -v l="$log" '$1 == l { print $2; exit }' "$tmp/rows")
     s=$(awk -v l="$log" '$1 == l && $3 == "small" { print $4 }' "$tmp/rows" | median)
     m=$(awk -v l="$log" '$1 == l && $3 == "mid" { print $4 }' "$tmp/rows" | median)
     g=$(awk -v l="$log" '$1 == l && $3 == "large" { print $4 }' "$tmp/rows" | median)
     sg=$(awk -v l="$log" '$1 == l && $3 != "small" { print $5 }' "$tmp/rows" | sort -g | awk '{ v[NR] = $1 } END { if (NR) printf "%+.1f", 100 * v[int((NR + 1) / 2)] }')
-    printf '%-44s %-9s %8s%% %8s%% %8s%% %7s%%\n' "$log" "$fab" "$s" "$m" "$g" "$sg"
+    printf '%-48s %-11s %8s%% %8s%% %8s%% %7s%%\n' "$log" "$fab" "$s" "$m" "$g" "$sg"
 done
 echo "# median |error| of nccl_model_s over every row of the group (signed: median error at >= 64 KB; + = model slower)"
-for grp in "ib roce nvswitch ib-sharp|IB/RoCE/NVSwitch" "efa tcpxo|EFA/TCPXO" "ib roce nvswitch ib-sharp efa tcpxo|all"; do
+for grp in "ib roce nvswitch ib-sharp|IB/RoCE/NVSwitch" "efa tcpxo|EFA/TCPXO" "nvswitch-1p|one process, all GPUs" \
+    "ib roce nvswitch ib-sharp efa tcpxo nvswitch-1p|all"; do
     fabs=${grp%%|*} name=${grp##*|}
     sel() { awk -v f=" $fabs " -v k="$1" 'index(f, " " $2 " ") && $3 == k { print $4 }' "$tmp/rows"; }
-    printf '%-44s %-9s %8s%% %8s%% %8s%%\n' "$name" "" "$(sel small | median)" "$(sel mid | median)" "$(sel large | median)"
+    printf '%-48s %-11s %8s%% %8s%% %8s%%\n' "$name" "" "$(sel small | median)" "$(sel mid | median)" "$(sel large | median)"
 done
 }
 report 0 "NCCL ${EXTRA[*]:-2.30.7 (default)}, every log"

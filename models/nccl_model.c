@@ -561,12 +561,17 @@ ar_status ar_nccl_model_choose(const ar_nccl_in *in, ar_nccl_coll coll, int algo
     if (st) return st;
     int best_a = -1, best_p = -1;
     double best = HUGE_VAL;
+    /* NCCL picks on the tuner's estimate (enqueue.cc topoGetAlgoInfo) and only then lowers the channel
+     * count for the size: the pick ignores runtime_channels, the time reported below does not */
+    ar_nccl_in tuner_in = *in;
+    tuner_in.runtime_channels = 0;
     for (int a = 0; a < AR_NCCL_NALGOS; a++) {
         if (algo >= 0 && a != algo) continue;
         for (int p = 0; p < AR_NCCL_NPROTOS; p++) {
             double tm = 0;
             if (!t.enabled[coll][a][p]) continue;
-            st = ar_nccl_table_time(in, &t, (ar_nccl_coll)coll, (ar_nccl_algo)a, (ar_nccl_proto)p, bytes, &tm, e);
+            st = ar_nccl_table_time(&tuner_in, &t, (ar_nccl_coll)coll, (ar_nccl_algo)a, (ar_nccl_proto)p, bytes, &tm,
+                                    e);
             if (st) return st;
             if (tm < best) {
                 best = tm;
@@ -581,6 +586,11 @@ ar_status ar_nccl_model_choose(const ar_nccl_in *in, ar_nccl_coll coll, int algo
                        algo >= 0 ? ar_nccl_algo_name((ar_nccl_algo)algo) : "", in->nranks, in->nnodes);
     if (algo_out) *algo_out = (ar_nccl_algo)best_a;
     if (proto_out) *proto_out = (ar_nccl_proto)best_p;
+    if (in->runtime_channels && time_s) { /* the pick's time on the channels it runs on */
+        st = ar_nccl_table_time(in, &t, (ar_nccl_coll)coll, (ar_nccl_algo)best_a, (ar_nccl_proto)best_p, bytes, &best,
+                                e);
+        if (st) return st;
+    }
     if (time_s) /* the choice is the tuner's; the time it reports gets arlab's addition */
         *time_s = best + (in->tuner_only ? 0
                                          : ar_nccl_pipeline_fill_s(in, (ar_nccl_coll)coll, (ar_nccl_algo)best_a,

@@ -615,6 +615,24 @@ static void test_channels(void) {
     in.runtime_channels = 0;
     T_OK(ar_nccl_model_choose(&in, AR_NCCL_ALLREDUCE, -1, 100 * KiB, &a2, &p2, NULL, &e), e);
     T_CHECK(a1 == a2 && p1 == p2, "runtime channels do not move the choice");
+    /* One node of 8 H100 at 32 KiB, where the time on fewer channels would move the pick (tree LL on
+     * what runs is faster than ring LL on what runs): NCCL picks on the tuner's estimate, ring LL at
+     * 6.6 + 14 x 0.6 = 15.0 us + 32768 / (1000 x 141 x 8/14) = 15.4067 us (LL cap 141 of bus 8 x 48 / 2),
+     * then runs it on nc = 1 of N = 2 x 8 = 16 channels (ring LL: 512 threads x 8 B x 8 ranks = 32 KiB per
+     * channel, 32 KiB < 2 x 32 KiB): bus = 8/16 x 48 x 1/2 = 12, bw = 12 x 8/14 = 6.857142857 GB/s,
+     * time = 15.0 + 32768 / 6857.142857 = 19.778666667 us. */
+    in = h100_nodes(1);
+    in.runtime_channels = 1;
+    double t1 = 0;
+    T_OK(ar_nccl_model_choose(&in, AR_NCCL_ALLREDUCE, -1, 32 * KiB, &a1, &p1, &t1, &e), e);
+    T_CHECK(a1 == AR_NCCL_RING && p1 == AR_NCCL_LL, "1 node, 32 KiB: the tuner's pick RING/LL (got %s/%s)",
+            ar_nccl_algo_name(a1), ar_nccl_proto_name(p1));
+    T_NEAR(t1, (15.0 + 32768.0 / (1000.0 * 12.0 * 8.0 / 14.0)) * 1e-6, REL,
+           "its time on the 1 of 16 channels it runs on");
+    in.runtime_channels = 0;
+    T_OK(ar_nccl_model_choose(&in, AR_NCCL_ALLREDUCE, -1, 32 * KiB, &a2, &p2, &t1, &e), e);
+    T_CHECK(a2 == AR_NCCL_RING && p2 == AR_NCCL_LL, "the same pick without runtime channels");
+    T_NEAR(t1, (15.0 + 32768.0 / (1000.0 * 141.0 * 8.0 / 14.0)) * 1e-6, REL, "the tuner's estimate");
 }
 
 /* A platform's hop latency above its class's reference (AR_NCCL_REF_HOP_NVLINK_US 2 us inside a node,
