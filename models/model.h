@@ -89,11 +89,28 @@ void ar_model_walk_events_reference(int on);
 
 /* NCCL protocols of phase ph's ops (ar_op.proto, models/walk.c), as the walk and the simulator
  * price them: every transfer of the phase carries its bytes / *bw_factor (the smallest factor
- * of its ops; 1 without a protocol), every round takes *step_s more (the largest per-step
- * latency), and the phase *base_s more once (the largest base latency), in the schedule's first
- * phase with a protocol only: NCCL charges it once per operation, 0 in the phases after it. */
+ * of its ops; 1 without a protocol), every transfer of an op with a protocol pays its own step
+ * latency after its network part (ar_xfer_proto_step; *step_s: the largest NCCL step of the
+ * phase's ops, 0 when no transfer pays one), and the phase *base_s more once (the largest base
+ * latency), in the schedule's first phase with a protocol only: NCCL charges it once per
+ * operation, 0 in the phases after it. */
 void ar_phase_proto_effect(const ar_platform *p, const ar_schedule *s, int ph, double *bw_factor, double *step_s,
                            double *base_s);
+
+/* An op's NCCL per-step latency by hop class, seconds: NCCL's step of the op's algorithm (TREE ops
+ * the tree's, others the ring's) and protocol within a machine (its NVLink step) and across machines
+ * (its network step), for the release the platform names; both 0 for an op without a protocol and
+ * for a switch op (NVLS charges its latency once, as the phase's base). */
+typedef struct ar_proto_step {
+    double intra_s, net_s;
+} ar_proto_step;
+ar_proto_step ar_op_proto_step(const ar_platform *p, const ar_op *op);
+
+/* The step latency a transfer src -> dst of an op with steps st pays after its network part: NCCL's
+ * step of its hop class (across machines: net_s; else intra_s) less the transfer's own route latency,
+ * 0 when the route is slower (NCCL's step holds the hop: the message takes max(route, step)). 0 for
+ * a transfer to or from a switch. */
+double ar_xfer_proto_step(const ar_platform *p, ar_proto_step st, int src, int dst);
 
 /* Platform quantities the closed forms use. */
 double ar_plat_min_bw(const ar_platform *p); /* min link capacity on any rank-to-rank route */
