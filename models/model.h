@@ -97,20 +97,19 @@ void ar_model_walk_events_reference(int on);
 void ar_phase_proto_effect(const ar_platform *p, const ar_schedule *s, int ph, double *bw_factor, double *step_s,
                            double *base_s);
 
-/* An op's NCCL per-step latency by hop class, seconds: NCCL's step of the op's algorithm (TREE ops
- * the tree's, others the ring's) and protocol within a machine (its NVLink step) and across machines
- * (its network step), for the release the platform names; both 0 for an op without a protocol and
- * for a switch op (NVLS charges its latency once, as the phase's base). */
-typedef struct ar_proto_step {
-    double intra_s, net_s;
-} ar_proto_step;
-ar_proto_step ar_op_proto_step(const ar_platform *p, const ar_op *op);
+/* An op's NCCL step, seconds: NCCL's per-step latency of the op's algorithm (TREE ops the tree's,
+ * others the ring's) and protocol, for the release the platform names, along the op's path: its hops
+ * (ring: member order; tree: parent edges) within a machine at NCCL's NVLink step and those across
+ * machines at its network step, averaged over the hops (NCCL sums them along its pipeline; the op's
+ * rounds share that sum). 0 for an op without a protocol and for a switch op (NVLS charges its
+ * latency once, as the phase's base). */
+double ar_op_proto_step(const ar_platform *p, const ar_op *op);
 
-/* The step latency a transfer src -> dst of an op with steps st pays after its network part: NCCL's
- * step of its hop class (across machines: net_s; else intra_s) less the transfer's own route latency,
- * 0 when the route is slower (NCCL's step holds the hop: the message takes max(route, step)). 0 for
- * a transfer to or from a switch. */
-double ar_xfer_proto_step(const ar_platform *p, ar_proto_step st, int src, int dst);
+/* The step latency a transfer src -> dst of an op of step step_s (ar_op_proto_step) pays after its
+ * network part: the step less the transfer's own route latency, 0 when the route is slower (NCCL's
+ * step holds the hop: the message takes max(route latency, step) + bytes / bandwidth). 0 for a
+ * transfer to or from a switch. */
+double ar_xfer_proto_step(const ar_platform *p, double step_s, int src, int dst);
 
 /* Platform quantities the closed forms use. */
 double ar_plat_min_bw(const ar_platform *p); /* min link capacity on any rank-to-rank route */

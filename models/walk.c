@@ -49,10 +49,10 @@ typedef struct walk {
     size_t nevkey, capevkey, capevnew;
     double ev_eb, ev_step, ev_t, ev_bw, ev_lat;
     int ev_valid;
-    /* NCCL protocols: the current phase's ops' steps by hop class (ostep, when some op has a step:
+    /* NCCL protocols: the current phase's ops' steps (ostep, when some op has a step:
      * steps) and the step each transfer of w->xf pays after its network part (xs; prev's in prevxs) */
     int steps;
-    ar_proto_step *ostep;
+    double *ostep;
     size_t capostep;
     double *xs, *prevxs;
     size_t capxs, capprevxs;
@@ -709,7 +709,7 @@ static ar_status walk_phase_events_cached(walk *w, const ar_phase *phase, double
     size_t need = 1, maxx = 0;
     for (int i = 0; i < phase->nops; i++) {
         size_t mx = ar_lower_max_xfers(&phase->ops[i]);
-        need += 3 + (size_t)w->nrounds[i] * (1 + 4 * mx);
+        need += 2 + (size_t)w->nrounds[i] * (1 + 4 * mx);
         if (mx > maxx) maxx = mx;
         if (need > WALK_EVKEY_MAX) break;
     }
@@ -724,9 +724,8 @@ static ar_status walk_phase_events_cached(walk *w, const ar_phase *phase, double
     w->evnew[n++] = (uint64_t)phase->nops;
     for (int i = 0; i < phase->nops; i++) {
         w->evnew[n++] = (uint64_t)w->nrounds[i];
-        ar_proto_step st = w->steps ? w->ostep[i] : (ar_proto_step){0, 0}; /* its steps by hop class */
-        memcpy(&w->evnew[n++], &st.intra_s, sizeof st.intra_s);
-        memcpy(&w->evnew[n++], &st.net_s, sizeof st.net_s);
+        double st = w->steps ? w->ostep[i] : 0; /* its step */
+        memcpy(&w->evnew[n++], &st, sizeof st);
         for (int r = 0; r < w->nrounds[i]; r++) {
             size_t nx = ar_lower_round(&phase->ops[i], r, w->xf);
             w->evnew[n++] = (uint64_t)nx;
@@ -776,34 +775,39 @@ static ar_nccl_proto op_nccl_proto(const ar_op *op) {
 }
 
 /* NCCL charges a step within a node at its NVLink latency and a step between nodes at its network
- * latency, summed along the pipeline (tuning.cc: intra and inter steps); its step holds the hop. */
-ar_proto_step ar_op_proto_step(const ar_platform *p, const ar_op *op) {
-    ar_proto_step st = {0, 0};
-    if (op->proto == AR_PROTO_NONE || op->impl == AR_IMPL_SWITCH) return st;
+ * latency, summed along its pipeline (tuning.cc: the ring's 2(n - 1) steps, 2(nodes - 1) of them
+ * between nodes; the tree's chain inside a node and its levels across). The op's rounds share that
+ * sum: each round the mean step of the op's hops. NCCL's step holds the hop itself. */
+double ar_op_proto_step(const ar_platform *p, const ar_op *op) {
+    if (op->proto == AR_PROTO_NONE || op->impl == AR_IMPL_SWITCH) return 0;
     int nn = p->nmachines > 0 ? p->nmachines : 1;
     double intra, net;
     if (ar_nccl_proto_effect_v(p->nccl_version, op_nccl_algo(op), op_nccl_proto(op), nn, 0, NULL, &intra, NULL) !=
             AR_OK ||
         ar_nccl_proto_effect_v(p->nccl_version, op_nccl_algo(op), op_nccl_proto(op), nn, 1, NULL, &net, NULL) != AR_OK)
-        return st;
-    st.intra_s = intra * 1e-6, st.net_s = net * 1e-6;
-    return st;
+        return 0;
+    int cross = 0, nedge = 0; /* hops (ring: member order; tree: parent edges) crossing machines */
+    for (int m = 0; p->machine_of_rank && m < op->n; m++) {
+        int q = op->parent ? op->parent[m] : (m + 1) % op->n;
+        if (q < 0 || q == m) continue;
+        nedge++;
+        cross += p->machine_of_rank[op->members[m]] != p->machine_of_rank[op->members[q]];
+    }
+    double x = nedge ? (double)cross / nedge : 0;
+    return ((1 - x) * intra + x * net) * 1e-6;
 }
 
-double ar_xfer_proto_step(const ar_platform *p, ar_proto_step st, int src, int dst) {
-    if (!(st.intra_s > 0) && !(st.net_s > 0)) return 0;
-    if (src < 0 || dst < 0 || src >= p->nranks || dst >= p->nranks) return 0;
-    int cross = p->machine_of_rank && p->machine_of_rank[src] != p->machine_of_rank[dst];
-    double step = cross ? st.net_s : st.intra_s, lat = ar_platform_route_lat(p, src, dst);
-    if (!(lat == lat)) lat = 0;
-    return step > lat ? step - lat : 0;
+double ar_xfer_proto_step(const ar_platform *p, double step_s, int src, int dst) {
+    if (!(step_s > 0) || src < 0 || dst < 0 || src >= p->nranks || dst >= p->nranks) return 0;
+    double lat = ar_platform_route_lat(p, src, dst);
+    if (!(lat == lat)) lat = 0; /* no route: the walk and the simulator refuse the transfer anyway */
+    return step_s > lat ? step_s - lat : 0;
 }
 
 /* NCCL protocols (ar_op.proto): NCCL's bandwidth factor (models/nccl_model.h ar_nccl_proto_effect;
  * TREE ops take the tree's, others the ring's) for the phase's ops with a protocol: every round's
- * bytes are divided by the smallest factor. Each transfer of such an op pays its own step
- * (ar_xfer_proto_step: its hop class's step over its route latency); *step_s is the largest step,
- * as a flag and a key. A SWITCH op takes NVLS's: no step, its NVLink latency as the base, less the
+ * bytes are divided by the smallest factor. Each transfer of such an op pays its op's step over its
+ * own route latency (ar_xfer_proto_step); *step_s is the largest step, as a flag and a key. A SWITCH op takes NVLS's: no step, its NVLink latency as the base, less the
  * mean latency of the op's hops; the base latency once per schedule (ar_phase_proto_effect).
  * No protocol: factor 1, no latency. */
 static void phase_effect(const ar_platform *p, const ar_phase *ph, double *bw_factor, double *step_s, double *base_s) {
@@ -831,8 +835,7 @@ static void phase_effect(const ar_platform *p, const ar_phase *ph, double *bw_fa
             if (nedge) hop /= nedge;
             base = base > hop ? base - hop : 0;
         }
-        ar_proto_step st = ar_op_proto_step(p, op);
-        double step = st.intra_s > st.net_s ? st.intra_s : st.net_s;
+        double step = ar_op_proto_step(p, op);
         if (f < *bw_factor) *bw_factor = f;
         if (step > *step_s) *step_s = step;
         if (base * 1e-6 > *base_s) *base_s = base * 1e-6;

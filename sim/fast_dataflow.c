@@ -82,7 +82,7 @@ typedef struct df_op {
     df_round *win;   /* the rounds in use */
     int nwin;
     size_t capwin;
-    ar_proto_step step; /* its NCCL protocol's steps by hop class (ar_op_proto_step) */
+    double step; /* its NCCL protocol's step (ar_op_proto_step) */
 } df_op;
 
 typedef struct df_xf { /* a transfer in flight */

@@ -84,7 +84,7 @@ typedef struct opst {
     int nrounds, round; /* next round to run */
     int pending;        /* transfers of the current round in flight (SimGrid mode) */
     int ready;          /* on the ready list */
-    ar_proto_step step; /* its NCCL protocol's steps by hop class (ar_op_proto_step) */
+    double step;        /* its NCCL protocol's step (ar_op_proto_step) */
 } opst;
 
 typedef struct frec { /* a transfer simulated by SimGrid in the run itself */
@@ -372,7 +372,7 @@ void eng_probe_event(eng *g, uint64_t tok);
 int eng_probe_step(eng *g);
 
 /* The protocol step transfer x of op opi of the phase pays after its network part (the walk's
- * ar_xfer_proto_step: its hop class's NCCL step over its route latency; 0 without a protocol). */
+ * ar_xfer_proto_step: its op's NCCL step over its route latency; 0 without a protocol). */
 static inline double eng_xfer_step(const eng *g, int opi, const ar_xfer *x) {
     return g->ph.step > 0 ? ar_xfer_proto_step(g->p, g->ph.ops[opi].step, x->src, x->dst) : 0;
 }

@@ -95,7 +95,7 @@ typedef struct nv_op {
     sg_mailbox_t *mbox; /* one per member (--sync round) */
     int ph, idx;        /* its phase and index there (mailbox names under --sync dataflow) */
     double eb, step;    /* the phase's protocol (ar_phase_proto_effect): wire bytes per element, largest step */
-    ar_proto_step stp;  /* its own steps by hop class: a transfer's step is ar_xfer_proto_step */
+    double stp;         /* its own step (ar_op_proto_step): a transfer's is ar_xfer_proto_step */
 } nv_op;
 
 typedef struct nv_job { /* a staging copy or a reduction of one transfer */

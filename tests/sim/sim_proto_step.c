@@ -1,28 +1,29 @@
-/* NCCL's protocol step priced per transfer by its hop class, by hand: the walk and both simulator
- * engines in every mode equal a hand-derived time to 1e-9.
+/* NCCL's protocol step priced per transfer, by hand: the walk and both simulator engines in every
+ * mode equal a hand-derived time to 1e-9.
  *
- * A transfer of an op with a protocol pays, after its network part, NCCL's per-step latency of its
- * hop class (within a machine: the NVLink step; across machines: the network step) less its own route
+ * An op with a protocol has NCCL's step along its path: its hops within a machine at NCCL's NVLink
+ * step, those across machines at its network step, averaged over the op's hops (NCCL sums them along
+ * its pipeline). Each of its transfers pays, after its network part, that step less its own route
  * latency, never below 0: the message takes max(route latency, step) + bytes / bandwidth. A lockstep
- * round takes its slowest transfer, step included. The base latency is paid once.
+ * round takes its slowest transfer. The base latency is paid once.
  * NCCL 2.30's ring constants (src/graph/tuning.cc, the platform's default release): NVLink step LL
  * 0.6, Simple 3.4 us; network step LL 2.7, Simple 14 us; base LL 6.6, Simple 8.4 us; bandwidth
  * factor LL 0.5, Simple 1.
  *
  * The ring (all-reduce, 2(P-1) = 6 rounds of one block per rank, members 0 1 2 3) on two machines of
  * two GPUs (machines:gpus=2+2: GPU - machine switch - root - machine switch - GPU; a link's latency
- * lat): hops 0->1 and 2->3 stay in a machine (2 links), 1->2 and 3->0 cross (4 links); full duplex,
- * so no two transfers of a round share a directed link. N = 1 MB, a block 250 KB.
+ * lat): hops 0->1 and 2->3 stay in a machine (2 links), 1->2 and 3->0 cross (4 links): half the hops
+ * cross. Full duplex: no two transfers of a round share a directed link. N = 1 MB, a block 250 KB.
  *
- * A: lat = 0.25 us, 10 GB/s everywhere, Simple: intra 0.5 + (3.4 - 0.5) + 25 = 28.4 us, across
- *    1 + (14 - 1) + 25 = 39 us; 6 x 39 + 8.4 = 242.4 us. (One excess for every transfer of the
- *    round, NCCL's steps weighted by the share of hops that cross, 8.7 us, less the mean hop,
- *    0.75 us: 6 x (26 + 7.95) + 8.4 = 212.1 us.)
- * B: lat = 0.5 us, intra 10 GB/s, inter 1.25 GB/s, LL (500 KB on the wire per block): intra
- *    1 + max(0, 0.6 - 1) + 50 = 51 us, across 2 + (2.7 - 2) + 400 = 402.7 us; 6 x 402.7 + 6.6 =
- *    2422.8 us (weighted: 1.65 us less the mean hop 1.5 us: 6 x 402.15 + 6.6 = 2419.5 us).
- * Without a protocol the same ring does not move: A 6 x (1 + 25) = 156 us, B 6 x (2 + 200) = 1212 us.
- * (The naive engine measures time only: no --check there.) */
+ * A: lat = 0.25 us, 10 GB/s everywhere, Simple: step (3.4 + 14) / 2 = 8.7 us above both routes
+ *    (0.5, 1 us): every transfer 8.7 + 25 us; 6 x 33.7 + 8.4 = 210.6 us.
+ * B: lat = 0.5 us, intra 10 GB/s, inter 1.25 GB/s, LL (500 KB on the wire per block): step
+ *    (0.6 + 2.7) / 2 = 1.65 us; intra max(1, 1.65) + 50 = 51.65 us, across max(2, 1.65) + 400 = 402
+ *    us (its route is slower than the step: no step); 6 x 402 + 6.6 = 2418.6 us.
+ * (Before, every round paid the slowest transfer plus one excess, the step less the MEAN hop of the
+ * op: A 6 x (26 + 7.95) + 8.4 = 212.1, B 6 x (402 + 0.15) + 6.6 = 2419.5 us.)
+ * Without a protocol the same ring does not move: A 6 x (1 + 25) = 156 us, B 6 x (2 + 200) = 1212
+ * us. (The naive engine measures time only: no --check there.) */
 #include "sim_util.h"
 
 static const char *const plat_a = "machines:gpus=2+2,intra=10GBps,inter=10GBps,lat=0.25us";
@@ -85,8 +86,8 @@ static void check(const char *what, const char *plat, ar_proto proto, double han
 }
 
 int main(void) {
-    check("A: Simple, lat 0.25 us", plat_a, AR_PROTO_SIMPLE, 6 * 39e-6 + 8.4e-6);
-    check("B: LL, lat 0.5 us", plat_b, AR_PROTO_LL, 6 * 402.7e-6 + 6.6e-6);
+    check("A: Simple, lat 0.25 us", plat_a, AR_PROTO_SIMPLE, 6 * 33.7e-6 + 8.4e-6);
+    check("B: LL, slow network", plat_b, AR_PROTO_LL, 6 * 402e-6 + 6.6e-6);
     /* ops without a protocol do not move */
     check("A: no protocol", plat_a, AR_PROTO_NONE, 6 * 26e-6);
     check("B: no protocol", plat_b, AR_PROTO_NONE, 6 * 202e-6);
