@@ -10,8 +10,9 @@
  * indexes it by member; every member posts its receives and sends
  * asynchronously, waits for them, then meets the other members at the op's
  * SimGrid barrier. A global barrier separates phases. An NCCL protocol is priced
- * as the walk prices it (ar_phase_proto_effect): wire bytes, a sleep after
- * every round, the base latency before the phase. Actors get a 64 KiB
+ * as the walk prices it (ar_phase_proto_effect): wire bytes, after each transfer
+ * its step over its route (ar_xfer_proto_step: an actor sleeps until the latest
+ * end + step of its transfers), the base latency before the phase. Actors get a 64 KiB
  * stack (SimGrid's default is 8 MiB). A run SimGrid ends with an actor still
  * waiting (a deadlock: a bug, never a result) is an error.
  *
