@@ -807,9 +807,10 @@ double ar_xfer_proto_step(const ar_platform *p, double step_s, int src, int dst)
 /* NCCL protocols (ar_op.proto): NCCL's bandwidth factor (models/nccl_model.h ar_nccl_proto_effect;
  * TREE ops take the tree's, others the ring's) for the phase's ops with a protocol: every round's
  * bytes are divided by the smallest factor. Each transfer of such an op pays its op's step over its
- * own route latency (ar_xfer_proto_step); *step_s is the largest step, as a flag and a key. A SWITCH op takes NVLS's: no step, its NVLink latency as the base, less the
- * mean latency of the op's hops; the base latency once per schedule (ar_phase_proto_effect).
- * No protocol: factor 1, no latency. */
+ * own route latency (ar_xfer_proto_step); *step_s is the largest step, as a flag and a key. A
+ * SWITCH op takes NVLS's: no step, its NVLink latency as the base, less the mean latency of the
+ * op's hops; the base latency once per schedule (ar_phase_proto_effect). No protocol: factor 1, no
+ * latency. */
 static void phase_effect(const ar_platform *p, const ar_phase *ph, double *bw_factor, double *step_s, double *base_s) {
     *bw_factor = 1.0;
     *step_s = *base_s = 0;
