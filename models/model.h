@@ -89,11 +89,27 @@ void ar_model_walk_events_reference(int on);
 
 /* NCCL protocols of phase ph's ops (ar_op.proto, models/walk.c), as the walk and the simulator
  * price them: every transfer of the phase carries its bytes / *bw_factor (the smallest factor
- * of its ops; 1 without a protocol), every round takes *step_s more (the largest per-step
- * latency), and the phase *base_s more once (the largest base latency), in the schedule's first
- * phase with a protocol only: NCCL charges it once per operation, 0 in the phases after it. */
+ * of its ops; 1 without a protocol), every transfer of an op with a protocol pays its own step
+ * latency after its network part (ar_xfer_proto_step; *step_s: the largest NCCL step of the
+ * phase's ops, 0 when no transfer pays one), and the phase *base_s more once (the largest base
+ * latency), in the schedule's first phase with a protocol only: NCCL charges it once per
+ * operation, 0 in the phases after it. */
 void ar_phase_proto_effect(const ar_platform *p, const ar_schedule *s, int ph, double *bw_factor, double *step_s,
                            double *base_s);
+
+/* An op's NCCL step, seconds: NCCL's per-step latency of the op's algorithm (TREE ops the tree's,
+ * others the ring's) and protocol, for the release the platform names, along the op's path: its hops
+ * (ring: member order; tree: parent edges) within a machine at NCCL's NVLink step and those across
+ * machines at its network step, averaged over the hops (NCCL sums them along its pipeline; the op's
+ * rounds share that sum). 0 for an op without a protocol and for a switch op (NVLS charges its
+ * latency once, as the phase's base). */
+double ar_op_proto_step(const ar_platform *p, const ar_op *op);
+
+/* The step latency a transfer src -> dst of an op of step step_s (ar_op_proto_step) pays after its
+ * network part: the step less the transfer's own route latency, 0 when the route is slower (NCCL's
+ * step holds the hop: the message takes max(route latency, step) + bytes / bandwidth). 0 for a
+ * transfer to or from a switch. */
+double ar_xfer_proto_step(const ar_platform *p, double step_s, int src, int dst);
 
 /* Platform quantities the closed forms use. */
 double ar_plat_min_bw(const ar_platform *p); /* min link capacity on any rank-to-rank route */

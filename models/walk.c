@@ -49,7 +49,31 @@ typedef struct walk {
     size_t nevkey, capevkey, capevnew;
     double ev_eb, ev_step, ev_t, ev_bw, ev_lat;
     int ev_valid;
+    /* NCCL protocols: the current phase's ops' steps (ostep, when some op has a step:
+     * steps) and the step each transfer of w->xf pays after its network part (xs; prev's in prevxs) */
+    int steps;
+    double *ostep;
+    size_t capostep;
+    double *xs, *prevxs;
+    size_t capxs, capprevxs;
 } walk;
+
+/* The phase's ops' steps (w->ostep, w->steps); 0 on out of memory. */
+static int walk_phase_steps(walk *w, const ar_phase *phase, double pstep) {
+    w->steps = pstep > 0;
+    if (!w->steps) return 1;
+    if (ar_grow(&w->ostep, &w->capostep, (size_t)phase->nops + 1, sizeof *w->ostep) < 0) return 0;
+    for (int i = 0; i < phase->nops; i++) w->ostep[i] = ar_op_proto_step(w->p, &phase->ops[i]);
+    return 1;
+}
+
+/* The steps of transfers w->xf[n0 .. n1), lowered from op i of the phase (w->xs); 0 on out of memory. */
+static int walk_xfer_steps(walk *w, int i, size_t n0, size_t n1) {
+    if (!w->steps) return 1;
+    if (ar_grow(&w->xs, &w->capxs, n1 + 1, sizeof *w->xs) < 0) return 0;
+    for (size_t t = n0; t < n1; t++) w->xs[t] = ar_xfer_proto_step(w->p, w->ostep[i], w->xf[t].src, w->xf[t].dst);
+    return 1;
+}
 
 /* Prices the round in w->xf, reusing the last priced round's outcome when it moves the same
  * sizes between the same ends in the same order (an idle network each round: the price is
@@ -60,7 +84,8 @@ static ar_status price_round_reuse(walk *w, double elem_bytes, double *t, double
     int pairs = w->prev && w->nprev == w->nxf, same = pairs && w->prev_eb == elem_bytes;
     for (size_t i = 0; pairs && i < w->nxf; i++) {
         pairs = w->prev[i].src == w->xf[i].src && w->prev[i].dst == w->xf[i].dst &&
-                w->prev[i].reduce == w->xf[i].reduce; /* a reduction into a switch crosses its virtual link */
+                w->prev[i].reduce == w->xf[i].reduce && /* a reduction into a switch crosses its virtual link */
+                w->prevxs[i] == (w->steps ? w->xs[i] : 0);
         same = same && pairs && ar_xfer_elems(&w->prev[i]) == ar_xfer_elems(&w->xf[i]);
     }
     if (same) {
@@ -74,6 +99,9 @@ static ar_status price_round_reuse(walk *w, double elem_bytes, double *t, double
     if (ar_grow(&w->prev, &w->capprev, w->nxf + 1, sizeof *w->prev) < 0)
         return ar_fail(e, AR_ENOMEM, "cost walk: out of memory");
     memcpy(w->prev, w->xf, w->nxf * sizeof *w->prev);
+    if (ar_grow(&w->prevxs, &w->capprevxs, w->nxf + 1, sizeof *w->prevxs) < 0)
+        return ar_fail(e, AR_ENOMEM, "cost walk: out of memory");
+    for (size_t i = 0; i < w->nxf; i++) w->prevxs[i] = w->steps ? w->xs[i] : 0;
     w->nprev = w->nxf;
     w->prev_t = *t, w->prev_bw = *bw, w->prev_lat = *lat, w->prev_eb = elem_bytes;
     return AR_OK;
@@ -132,8 +160,9 @@ static ar_status route_xfers(walk *w, double elem_bytes, int add, int known, ar_
     return AR_OK;
 }
 
-/* The slowest of the routed transfers in w->xf under the current loads, if slower than *t_out
- * (then *bw_out, *lat_out: its rate and latency); dur[i]: each one's time, when given. */
+/* The slowest of the routed transfers in w->xf under the current loads, its protocol step included
+ * (w->xs), if slower than *t_out (then *bw_out, *lat_out: its rate and latency); dur[i]: each one's
+ * time on the network (without the step), when given. */
 static void eval_xfers(const walk *w, double elem_bytes, double *t_out, double *bw_out, double *lat_out, double *dur) {
     const ar_platform *p = w->p;
     for (size_t i = 0; i < w->nxf; i++) {
@@ -148,6 +177,7 @@ static void eval_xfers(const walk *w, double elem_bytes, double *t_out, double *
         double bytes = (double)ar_xfer_elems(&w->xf[i]) * elem_bytes;
         double t = lat + drain;
         if (dur) dur[i] = t;
+        if (w->steps) t += w->xs[i];
         if (t > *t_out) {
             *t_out = t;
             *bw_out = drain > 0 ? bytes / drain : 0; /* the rate this transfer effectively got */
@@ -243,7 +273,9 @@ static ar_status price_round_stream(walk *w, const ar_phase *phase, int r, doubl
                 w->nxf = win ? ar_lower_round_window(op, r, lo, lo + WALK_WINDOW, w->xf, &total)
                              : ar_lower_round(op, r, w->xf); /* (at most n + 1 transfers: one window) */
                 if (!win) total = 0;
-                st = route_xfers(w, elem_bytes, pass == 0, 0, e);
+                if (pass == 1 && !walk_xfer_steps(w, i, 0, w->nxf))
+                    st = ar_fail(e, AR_ENOMEM, "cost walk: out of memory");
+                if (st == AR_OK) st = route_xfers(w, elem_bytes, pass == 0, 0, e);
                 if (st == AR_OK && pass == 1) eval_xfers(w, elem_bytes, t_out, bw_out, lat_out, NULL);
             }
         }
@@ -277,6 +309,7 @@ typedef struct ev_flow {
     size_t roff; /* route: ev_routes[roff .. roff + rlen) */
     int rlen;
     int src, dst; /* src >= 0: it pays per-message costs at both ends */
+    double step;  /* its protocol step after its network part (ar_xfer_proto_step) */
 } ev_flow;
 
 /* When transfer f, off the network at net, has landed: its receiver's side takes the messages in the
@@ -292,7 +325,7 @@ static double ev_land(walk *w, const ev_flow *f, double net) {
 /* Settles the event pass's instant now: latencies and steps elapsed, ops whose round is over lower
  * and route their next round (routes appended to *rt at *rused). *live: ops still running; *dirty
  * set when a transfer joins the network. Shared by the event pass and its reference. */
-static ar_status ev_settle(walk *w, const ar_phase *phase, double eb, double pstep, double now, int *round, size_t *nf,
+static ar_status ev_settle(walk *w, const ar_phase *phase, double eb, double now, int *round, size_t *nf,
                            const size_t *foff, ev_flow *fl, ar_xfer *xb, ar_dlink **rt, size_t *caprt, size_t *rused,
                            double *lat_max, int *live, int *dirty, ar_err *e) {
     const ar_platform *p = w->p;
@@ -308,7 +341,7 @@ static ar_status ev_settle(walk *w, const ar_phase *phase, double eb, double pst
                 ev_flow *f = &fl[foff[i] + k];
                 if (f->state == 0 && f->t_evt <= now) {
                     f->state = 1, f->rem = f->bytes, f->t_net = now, changed = 1, *dirty = 1;
-                    if (f->rem <= 0 || f->rlen == 0) f->state = 2, f->t_evt = ev_land(w, f, now) + pstep;
+                    if (f->rem <= 0 || f->rlen == 0) f->state = 2, f->t_evt = ev_land(w, f, now) + f->step;
                 }
                 if (f->state == 2 && f->t_evt <= now) f->state = 3, changed = 1;
                 if (f->state != 3) over = 0;
@@ -345,7 +378,9 @@ static ar_status ev_settle(walk *w, const ar_phase *phase, double eb, double pst
                                             .roff = *rused,
                                             .rlen = len,
                                             .src = sided ? xb[k].src : -1,
-                                            .dst = xb[k].dst};
+                                            .dst = xb[k].dst,
+                                            .step = w->steps ? ar_xfer_proto_step(p, w->ostep[i], xb[k].src, xb[k].dst)
+                                                             : 0};
                 if (lat > *lat_max) *lat_max = lat;
                 *rused += (size_t)len;
             }
@@ -372,8 +407,8 @@ static int walk_events_reference;
 
 void ar_model_walk_events_reference(int on) { walk_events_reference = on; }
 
-static ar_status walk_phase_events_ref(walk *w, const ar_phase *phase, double eb, double pstep, double *t_out,
-                                       double *bw_out, double *lat_out, ar_err *e) {
+static ar_status walk_phase_events_ref(walk *w, const ar_phase *phase, double eb, double *t_out, double *bw_out,
+                                       double *lat_out, ar_err *e) {
     const ar_platform *p = w->p;
     int nops = phase->nops;
     size_t nd = ((size_t)p->nlinks + (size_t)p->nvlinks) * 2 + 1, tot = 0;
@@ -399,8 +434,7 @@ static ar_status walk_phase_events_ref(walk *w, const ar_phase *phase, double eb
     for (;;) {
         if (st != AR_OK) break;
         /* settle the instant: latencies and steps elapsed, ops whose round is over start the next */
-        st = ev_settle(w, phase, eb, pstep, now, round, nf, foff, fl, xb, &rt, &caprt, &rused, &lat_max, &live,
-                       &(int){0}, e);
+        st = ev_settle(w, phase, eb, now, round, nf, foff, fl, xb, &rt, &caprt, &rused, &lat_max, &live, &(int){0}, e);
         if (st != AR_OK || live == 0) break;
         /* max-min fair shares of the transfers on the network (progressive filling) */
         int unfixed = 0;
@@ -472,7 +506,7 @@ static ar_status walk_phase_events_ref(walk *w, const ar_phase *phase, double eb
                 if (now + f->rem / f->rate <= tn * (1 + 1e-13)) { /* drained: then the step */
                     double took = tn - f->t_net;
                     if (took > 0 && (bw_min == 0 || f->bytes / took < bw_min)) bw_min = f->bytes / took;
-                    f->state = 2, f->rem = 0, f->t_evt = ev_land(w, f, tn) + pstep;
+                    f->state = 2, f->rem = 0, f->t_evt = ev_land(w, f, tn) + f->step;
                 } else {
                     f->rem -= f->rate * dt;
                 }
@@ -514,9 +548,9 @@ static ev_key ev_pop(ev_key *h, size_t *n) {
     return top;
 }
 
-static ar_status walk_phase_events(walk *w, const ar_phase *phase, double eb, double pstep, double *t_out,
-                                   double *bw_out, double *lat_out, ar_err *e) {
-    if (walk_events_reference) return walk_phase_events_ref(w, phase, eb, pstep, t_out, bw_out, lat_out, e);
+static ar_status walk_phase_events(walk *w, const ar_phase *phase, double eb, double *t_out, double *bw_out,
+                                   double *lat_out, ar_err *e) {
+    if (walk_events_reference) return walk_phase_events_ref(w, phase, eb, t_out, bw_out, lat_out, e);
     const ar_platform *p = w->p;
     int nops = phase->nops;
     size_t nd = ((size_t)p->nlinks + (size_t)p->nvlinks) * 2 + 1, tot = 0;
@@ -557,8 +591,7 @@ static ar_status walk_phase_events(walk *w, const ar_phase *phase, double eb, do
     for (;;) {
         if (st != AR_OK) break;
         /* settle the instant: latencies and steps elapsed, ops whose round is over start the next */
-        st = ev_settle(w, phase, eb, pstep, now, round, nf, foff, fl, xb, &rt, &caprt, &rused, &lat_max, &live, &dirty,
-                       e);
+        st = ev_settle(w, phase, eb, now, round, nf, foff, fl, xb, &rt, &caprt, &rused, &lat_max, &live, &dirty, e);
         if (st != AR_OK || live == 0) break;
         /* max-min fair shares of the transfers on the network (progressive filling): the most
          * constrained link (least capacity left per unshared transfer; the first touched of equals)
@@ -651,7 +684,7 @@ static ar_status walk_phase_events(walk *w, const ar_phase *phase, double eb, do
                 if (now + f->rem / f->rate <= tn * (1 + 1e-13)) { /* drained: then the step */
                     double took = tn - f->t_net;
                     if (took > 0 && (bw_min == 0 || f->bytes / took < bw_min)) bw_min = f->bytes / took;
-                    f->state = 2, f->rem = 0, f->t_evt = ev_land(w, f, tn) + pstep, dirty = 1;
+                    f->state = 2, f->rem = 0, f->t_evt = ev_land(w, f, tn) + f->step, dirty = 1;
                 } else {
                     f->rem -= f->rate * dt;
                 }
@@ -676,13 +709,13 @@ static ar_status walk_phase_events_cached(walk *w, const ar_phase *phase, double
     size_t need = 1, maxx = 0;
     for (int i = 0; i < phase->nops; i++) {
         size_t mx = ar_lower_max_xfers(&phase->ops[i]);
-        need += 1 + (size_t)w->nrounds[i] * (1 + 4 * mx);
+        need += 2 + (size_t)w->nrounds[i] * (1 + 4 * mx);
         if (mx > maxx) maxx = mx;
         if (need > WALK_EVKEY_MAX) break;
     }
     if (need > WALK_EVKEY_MAX || walk_events_reference) {
         w->ev_valid = 0;
-        return walk_phase_events(w, phase, eb, pstep, t_out, bw_out, lat_out, e);
+        return walk_phase_events(w, phase, eb, t_out, bw_out, lat_out, e);
     }
     if (ar_grow(&w->evnew, &w->capevnew, need, sizeof *w->evnew) < 0 ||
         ar_grow(&w->xf, &w->capxf, maxx + 1, sizeof *w->xf) < 0)
@@ -691,6 +724,8 @@ static ar_status walk_phase_events_cached(walk *w, const ar_phase *phase, double
     w->evnew[n++] = (uint64_t)phase->nops;
     for (int i = 0; i < phase->nops; i++) {
         w->evnew[n++] = (uint64_t)w->nrounds[i];
+        double st = w->steps ? w->ostep[i] : 0; /* its step */
+        memcpy(&w->evnew[n++], &st, sizeof st);
         for (int r = 0; r < w->nrounds[i]; r++) {
             size_t nx = ar_lower_round(&phase->ops[i], r, w->xf);
             w->evnew[n++] = (uint64_t)nx;
@@ -709,7 +744,7 @@ static ar_status walk_phase_events_cached(walk *w, const ar_phase *phase, double
         return AR_OK;
     }
     w->ev_valid = 0;
-    ar_status st = walk_phase_events(w, phase, eb, pstep, t_out, bw_out, lat_out, e);
+    ar_status st = walk_phase_events(w, phase, eb, t_out, bw_out, lat_out, e);
     if (st != AR_OK) return st;
     uint64_t *k = w->evkey; /* the new key becomes the last one */
     size_t cap = w->capevkey;
@@ -731,51 +766,79 @@ static int phase_mixed(const walk *w, const ar_phase *phase) {
     return 0;
 }
 
-/* NCCL protocols (ar_op.proto): NCCL's bandwidth factor and per-step
- * latency (models/nccl_model.h ar_nccl_proto_effect; TREE ops take the tree's,
- * others the ring's; per step the NVLink and network latencies weighted by the
- * share of the op's hops that cross machines, as NCCL charges intra/inter steps;
- * NCCL's step includes the hop, so only its excess over the hops' mean route
- * latency counts; a SWITCH op takes NVLS's: no step, its NVLink latency as the base, less the
- * op's hop; the release the platform names, p->nccl_version) for the phase's ops with a protocol: every round's bytes are
- * divided by the smallest factor and the largest step excess is added to every round; the
- * base latency once per schedule (ar_phase_proto_effect). No protocol: factor 1, no latency. */
+static ar_nccl_algo op_nccl_algo(const ar_op *op) {
+    return op->impl == AR_IMPL_TREE ? AR_NCCL_TREE : op->impl == AR_IMPL_SWITCH ? AR_NCCL_NVLS : AR_NCCL_RING;
+}
+
+static ar_nccl_proto op_nccl_proto(const ar_op *op) {
+    return op->proto == AR_PROTO_LL ? AR_NCCL_LL : op->proto == AR_PROTO_LL128 ? AR_NCCL_LL128 : AR_NCCL_SIMPLE;
+}
+
+/* NCCL charges a step within a node at its NVLink latency and a step between nodes at its network
+ * latency, summed along its pipeline (tuning.cc: the ring's 2(n - 1) steps, 2(nodes - 1) of them
+ * between nodes; the tree's chain inside a node and its levels across). The op's rounds share that
+ * sum: each round the mean step of the op's hops. NCCL's step holds the hop itself. */
+double ar_op_proto_step(const ar_platform *p, const ar_op *op) {
+    if (op->proto == AR_PROTO_NONE || op->impl == AR_IMPL_SWITCH) return 0;
+    int nn = p->nmachines > 0 ? p->nmachines : 1;
+    double intra, net;
+    if (ar_nccl_proto_effect_v(p->nccl_version, op_nccl_algo(op), op_nccl_proto(op), nn, 0, NULL, &intra, NULL) !=
+            AR_OK ||
+        ar_nccl_proto_effect_v(p->nccl_version, op_nccl_algo(op), op_nccl_proto(op), nn, 1, NULL, &net, NULL) != AR_OK)
+        return 0;
+    int cross = 0, nedge = 0; /* hops (ring: member order; tree: parent edges) crossing machines */
+    for (int m = 0; p->machine_of_rank && m < op->n; m++) {
+        int q = op->parent ? op->parent[m] : (m + 1) % op->n;
+        if (q < 0 || q == m) continue;
+        nedge++;
+        cross += p->machine_of_rank[op->members[m]] != p->machine_of_rank[op->members[q]];
+    }
+    double x = nedge ? (double)cross / nedge : 0;
+    return ((1 - x) * intra + x * net) * 1e-6;
+}
+
+double ar_xfer_proto_step(const ar_platform *p, double step_s, int src, int dst) {
+    if (!(step_s > 0) || src < 0 || dst < 0 || src >= p->nranks || dst >= p->nranks) return 0;
+    double lat = ar_platform_route_lat(p, src, dst);
+    if (!(lat == lat)) lat = 0; /* no route: the walk and the simulator refuse the transfer anyway */
+    return step_s > lat ? step_s - lat : 0;
+}
+
+/* NCCL protocols (ar_op.proto): NCCL's bandwidth factor (models/nccl_model.h ar_nccl_proto_effect;
+ * TREE ops take the tree's, others the ring's) for the phase's ops with a protocol: every round's
+ * bytes are divided by the smallest factor. Each transfer of such an op pays its op's step over its
+ * own route latency (ar_xfer_proto_step); *step_s is the largest step, as a flag and a key. A
+ * SWITCH op takes NVLS's: no step, its NVLink latency as the base, less the mean latency of the
+ * op's hops; the base latency once per schedule (ar_phase_proto_effect). No protocol: factor 1, no
+ * latency. */
 static void phase_effect(const ar_platform *p, const ar_phase *ph, double *bw_factor, double *step_s, double *base_s) {
     *bw_factor = 1.0;
     *step_s = *base_s = 0;
     for (int i = 0; i < ph->nops; i++) {
         const ar_op *op = &ph->ops[i];
         if (op->proto == AR_PROTO_NONE) continue;
-        ar_nccl_algo a = op->impl == AR_IMPL_TREE     ? AR_NCCL_TREE
-                         : op->impl == AR_IMPL_SWITCH ? AR_NCCL_NVLS
-                                                      : AR_NCCL_RING;
-        ar_nccl_proto pr = op->proto == AR_PROTO_LL      ? AR_NCCL_LL
-                           : op->proto == AR_PROTO_LL128 ? AR_NCCL_LL128
-                                                         : AR_NCCL_SIMPLE;
-        int cross = 0, nedge = 0; /* hops (ring: member order; tree: parent edges) crossing machines */
-        double hop = 0;           /* their mean route latency, us */
-        for (int m = 0; p->machine_of_rank && m < op->n; m++) {
-            int q = op->parent ? op->parent[m] : (m + 1) % op->n;
-            if (q < 0 || q == m) continue;
-            nedge++;
-            cross += p->machine_of_rank[op->members[m]] != p->machine_of_rank[op->members[q]];
-            ar_dlink rt[64];
-            int len = ar_platform_route(p, op->members[m], op->members[q], rt, 64);
-            for (int k = 0; k < len; k++) hop += p->links[AR_DLINK_LINK(rt[k])].lat_s * 1e6;
-        }
-        if (nedge) hop /= nedge;
+        ar_nccl_algo a = op_nccl_algo(op);
+        ar_nccl_proto pr = op_nccl_proto(op);
         int nn = p->nmachines > 0 ? p->nmachines : 1;
-        double f, step, base, step_net, x = nedge ? (double)cross / nedge : 0;
-        if (ar_nccl_proto_effect_v(p->nccl_version, a, pr, nn, 0, &f, &step, &base) != AR_OK ||
-            ar_nccl_proto_effect_v(p->nccl_version, a, pr, nn, 1, NULL, &step_net, NULL) != AR_OK)
-            continue;
-        if (a == AR_NCCL_NVLS) base = base > hop ? base - hop : 0; /* NVLS's latency holds the op's own hop */
-        step = (1 - x) * step + x * step_net; /* NCCL: intra steps at NVLink latency, inter-node ones at the net's */
-        /* NCCL's per-step latency includes the hop itself: a round costs the larger of the route's latency
-         * (which every round already pays) and NCCL's step, so only the step's excess over the hop is added */
-        step = step > hop ? step - hop : 0;
+        double f, base;
+        if (ar_nccl_proto_effect_v(p->nccl_version, a, pr, nn, 0, &f, NULL, &base) != AR_OK) continue;
+        if (a == AR_NCCL_NVLS) { /* NVLS's latency holds the op's own hop: less the mean hop */
+            int nedge = 0;
+            double hop = 0; /* us */
+            for (int m = 0; p->machine_of_rank && m < op->n; m++) {
+                int q = op->parent ? op->parent[m] : (m + 1) % op->n;
+                if (q < 0 || q == m) continue;
+                nedge++;
+                ar_dlink rt[64];
+                int len = ar_platform_route(p, op->members[m], op->members[q], rt, 64);
+                for (int k = 0; k < len; k++) hop += p->links[AR_DLINK_LINK(rt[k])].lat_s * 1e6;
+            }
+            if (nedge) hop /= nedge;
+            base = base > hop ? base - hop : 0;
+        }
+        double step = ar_op_proto_step(p, op);
         if (f < *bw_factor) *bw_factor = f;
-        if (step * 1e-6 > *step_s) *step_s = step * 1e-6;
+        if (step > *step_s) *step_s = step;
         if (base * 1e-6 > *base_s) *base_s = base * 1e-6;
     }
 }
@@ -904,6 +967,10 @@ static ar_status walk_dataflow(walk *w, const ar_schedule *s, const double *star
         const ar_phase *phase = &s->phases[ph];
         double pf, pstep, pbase;
         ar_phase_proto_effect(p, s, ph, &pf, &pstep, &pbase);
+        if (!walk_phase_steps(w, phase, pstep)) {
+            st = ar_fail(e, AR_ENOMEM, "cost walk: out of memory");
+            break;
+        }
         size_t tot = 0, maxx = 0;
         int maxr = 0;
         if (ar_grow(&mo, &capm, (size_t)phase->nops + 1, sizeof *mo) < 0 ||
@@ -947,7 +1014,9 @@ static ar_status walk_dataflow(walk *w, const ar_schedule *s, const double *star
                 size_t n0 = w->nxf;
                 w->nxf += ar_lower_round(&phase->ops[i], r, w->xf + w->nxf);
                 for (size_t t = n0; t < w->nxf; t++) xop[t] = i;
+                if (!walk_xfer_steps(w, i, n0, w->nxf)) st = ar_fail(e, AR_ENOMEM, "cost walk: out of memory");
             }
+            if (st != AR_OK) break;
             double tr = 0, bw = 0, lat = 0;
             st = price_round(w, (double)s->elem_bytes / pf, &tr, &bw, &lat, dur, 0, e);
             if (st != AR_OK) break;
@@ -983,7 +1052,7 @@ static ar_status walk_dataflow(walk *w, const ar_schedule *s, const double *star
                     start = s0 + c;
                     sside[x->src] = s0 + hold;
                 }
-                double net = start + dur[t], prog = net + pstep;
+                double net = start + dur[t], prog = net + (w->steps ? w->xs[t] : 0);
                 if (prog > next[ms]) next[ms] = prog;
                 if (prog > next[md]) next[md] = prog;
                 arr[t] = (wd_arrival){net, t};
@@ -1122,6 +1191,10 @@ ar_status ar_model_walk_from(const ar_platform *p, const ar_schedule *s, const d
         }
         double tphase = 0, bw_min = 0, lat_max = 0, pf, pstep, pbase;
         ar_phase_proto_effect(p, s, ph, &pf, &pstep, &pbase);
+        if (!walk_phase_steps(&w, phase, pstep)) {
+            st = ar_fail(e, AR_ENOMEM, "cost walk: out of memory");
+            break;
+        }
         if (!stream && phase_mixed(&w, phase)) {
             st = walk_phase_events_cached(&w, phase, (double)s->elem_bytes / pf, pstep, &tphase, &bw_min, &lat_max, e);
             maxr = 0; /* priced: no lockstep rounds */
@@ -1133,11 +1206,15 @@ ar_status ar_model_walk_from(const ar_platform *p, const ar_schedule *s, const d
                 st = price_round_stream(&w, phase, r, (double)s->elem_bytes / pf, &t, &bw, &lat, e);
             } else {
                 w.nxf = 0;
-                for (int i = 0; i < phase->nops; i++)
-                    if (r < w.nrounds[i]) w.nxf += ar_lower_round(&phase->ops[i], r, w.xf + w.nxf);
-                st = price_round_reuse(&w, (double)s->elem_bytes / pf, &t, &bw, &lat, e);
+                for (int i = 0; i < phase->nops && st == AR_OK; i++)
+                    if (r < w.nrounds[i]) {
+                        size_t n0 = w.nxf;
+                        w.nxf += ar_lower_round(&phase->ops[i], r, w.xf + w.nxf);
+                        if (!walk_xfer_steps(&w, i, n0, w.nxf)) st = ar_fail(e, AR_ENOMEM, "cost walk: out of memory");
+                    }
+                if (st == AR_OK) st = price_round_reuse(&w, (double)s->elem_bytes / pf, &t, &bw, &lat, e);
             }
-            tphase += t + pstep;
+            tphase += t; /* its transfers' protocol steps included */
             /* the next J rounds of every op still running lower to these same transfers
              * (ar_lower_same_rounds): the same price, without lowering them */
             int J = INT32_MAX;
@@ -1147,7 +1224,7 @@ ar_status ar_model_walk_from(const ar_platform *p, const ar_schedule *s, const d
                     if (k < J) J = k;
                 }
             if (J > 0 && J < INT32_MAX) {
-                tphase += (double)J * (t + pstep);
+                tphase += (double)J * t;
                 r += J;
             }
             if (bw > 0 && (bw_min == 0 || bw < bw_min)) bw_min = bw;
@@ -1170,6 +1247,9 @@ ar_status ar_model_walk_from(const ar_platform *p, const ar_schedule *s, const d
     free(w.marr);
     free(w.evkey);
     free(w.evnew);
+    free(w.ostep);
+    free(w.xs);
+    free(w.prevxs);
     if (!dataflow)
         snprintf(out->note, sizeof out->note,
                  "generic walk: lockstep rounds, equal share of each directed link per round, alpha = route latency%s",

@@ -79,11 +79,13 @@ static ar_status phase_begin(eng *g) {
     }
     ar_status st = eng_make_groups(g, ph);
     if (st != AR_OK) return st;
-    /* the ops' NCCL protocol, priced as the walk prices it: wire bytes, a latency after every transfer
-     * (so every round of an op takes it once more), and the base latency before the phase */
+    /* the ops' NCCL protocol, priced as the walk prices it: wire bytes, after every transfer its own
+     * step (ar_xfer_proto_step: so every round of an op takes its slowest transfer's step), and the
+     * base latency before the phase */
     double f, step, base;
     ar_phase_proto_effect(g->p, g->s, g->ph.phase, &f, &step, &base);
-    if (g->eb0 / f != g->eb || step != g->ph.step) g->rep.valid = 0, g->c.an_valid = 0;
+    for (int i = 0; step > 0 && i < ph->nops; i++) g->ph.ops[i].step = ar_op_proto_step(g->p, &ph->ops[i]);
+    if (g->eb0 / f != g->eb || step > 0 || g->ph.step > 0) g->rep.valid = 0, g->c.an_valid = 0;
     g->eb = g->eb0 / f;
     g->ph.step = step;
     g->off += base;

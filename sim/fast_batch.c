@@ -509,7 +509,7 @@ ar_status eng_outcome(eng *g, double *tend) {
         for (int k = g->c.cstart[c]; k < g->c.cstart[c + 1]; k++) {
             int t = g->c.corder[k], j = k - g->c.cstart[c], sl = g->b.slot[t];
             g->c.dnet[t] = v[2 * j];
-            g->c.dtot[t] = v[2 * j + 1] + g->ph.step;
+            g->c.dtot[t] = v[2 * j + 1] + eng_xfer_step(g, g->b.slot_op[sl], &g->b.x[t]);
             if (g->c.dtot[t] > g->c.opend[sl]) g->c.opend[sl] = g->c.dtot[t];
             if (g->c.dtot[t] > te) te = g->c.dtot[t];
         }

@@ -82,6 +82,7 @@ typedef struct df_op {
     df_round *win;   /* the rounds in use */
     int nwin;
     size_t capwin;
+    double step; /* its NCCL protocol's step (ar_op_proto_step) */
 } df_op;
 
 typedef struct df_xf { /* a transfer in flight */
@@ -126,7 +127,7 @@ typedef struct df {
     int **rops_k;
     int *phase;               /* per rank: the phase it is in (nphases: finished) */
     int *left;                /* per rank: its ops of that phase not yet done */
-    double *eb, *step, *base; /* per phase: wire bytes per element, step and base latency (protocol) */
+    double *eb, *step, *base; /* per phase: wire bytes per element, largest step, base latency (protocol) */
     df_xf *xf;
     size_t nxf, capxf;
     int *freexf;
@@ -707,7 +708,8 @@ static void handle(df *d, uint64_t tok) {
         f->refs = 2;
         l->v[l->n++] = (int)i;
         engine_push(d, f->staged ? ENG_H2D : ENG_GPU, x->dst, i);
-        if (d->step[o->ph] > 0) ar_sg_timer(d->sg, d->step[o->ph], DF_TOK(DF_DELAY, i));
+        double step = d->step[o->ph] > 0 ? ar_xfer_proto_step(d->p, o->step, x->src, x->dst) : 0;
+        if (step > 0) ar_sg_timer(d->sg, step, DF_TOK(DF_DELAY, i));
         else net_progress(d, i);
         return;
     }
@@ -723,8 +725,9 @@ static void handle(df *d, uint64_t tok) {
         }
         kind = DF_EXEC;
     }
-    if (kind == DF_EXEC && d->step[o->ph] > 0) {
-        ar_sg_timer(d->sg, d->step[o->ph], DF_TOK(DF_DELAY, i));
+    double step = kind == DF_EXEC && d->step[o->ph] > 0 ? ar_xfer_proto_step(d->p, o->step, x->src, x->dst) : 0;
+    if (step > 0) { /* its own step (the walk's ar_xfer_proto_step) */
+        ar_sg_timer(d->sg, step, DF_TOK(DF_DELAY, i));
         return;
     }
     xfer_done(d, i);
@@ -784,6 +787,7 @@ static ar_status build(df *d) {
             o->op = op;
             o->ph = ph;
             o->nrounds = ar_lower_nrounds(op);
+            o->step = ar_op_proto_step(d->p, op);
             o->at = malloc((size_t)op->n * sizeof *o->at);
             o->pending = ar_calloc((size_t)op->n, sizeof *o->pending);
             if (sim_members_init(&o->mem, op) < 0 || !o->at || !o->pending)

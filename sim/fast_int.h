@@ -18,6 +18,7 @@
 #include "core/lower.h"
 #include "core/util.h"
 #include "engine.h"
+#include "models/model.h"
 
 #define TOK_FULL (UINT64_C(1) << 60)
 #define TOK_PROBE (UINT64_C(2) << 60)
@@ -83,6 +84,7 @@ typedef struct opst {
     int nrounds, round; /* next round to run */
     int pending;        /* transfers of the current round in flight (SimGrid mode) */
     int ready;          /* on the ready list */
+    double step;        /* its NCCL protocol's step (ar_op_proto_step) */
 } opst;
 
 typedef struct frec { /* a transfer simulated by SimGrid in the run itself */
@@ -107,7 +109,7 @@ enum mode { M_IDLE, M_PROBE, M_FULL, M_DONE };
 typedef struct eng_phase {
     int phase;
     double t0, tmax;
-    double step; /* the ops' protocol: latency after every transfer (ar_phase_proto_effect) */
+    double step; /* the ops' protocol: the largest step (ar_phase_proto_effect); 0: no transfer pays one */
     ARR(opst, ops);
     int ngroups, group;
     ARR(int, gops);
@@ -369,6 +371,12 @@ void eng_side_kicks(eng *g);
 void eng_side_reset(eng *g);
 void eng_probe_event(eng *g, uint64_t tok);
 int eng_probe_step(eng *g);
+
+/* The protocol step transfer x of op opi of the phase pays after its network part (the walk's
+ * ar_xfer_proto_step: its op's NCCL step over its route latency; 0 without a protocol). */
+static inline double eng_xfer_step(const eng *g, int opi, const ar_xfer *x) {
+    return g->ph.step > 0 ? ar_xfer_proto_step(g->p, g->ph.ops[opi].step, x->src, x->dst) : 0;
+}
 ar_status eng_probe_start(eng *g);
 ar_status eng_probe_finish(eng *g);
 

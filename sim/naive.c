@@ -10,8 +10,9 @@
  * indexes it by member; every member posts its receives and sends
  * asynchronously, waits for them, then meets the other members at the op's
  * SimGrid barrier. A global barrier separates phases. An NCCL protocol is priced
- * as the walk prices it (ar_phase_proto_effect): wire bytes, a sleep after
- * every round, the base latency before the phase. Actors get a 64 KiB
+ * as the walk prices it (ar_phase_proto_effect): wire bytes, after each transfer
+ * its step over its route (ar_xfer_proto_step: an actor sleeps until the latest
+ * end + step of its transfers), the base latency before the phase. Actors get a 64 KiB
  * stack (SimGrid's default is 8 MiB). A run SimGrid ends with an actor still
  * waiting (a deadlock: a bug, never a result) is an error.
  *
@@ -94,7 +95,8 @@ typedef struct nv_op {
     sim_members mem;    /* rank -> member index */
     sg_mailbox_t *mbox; /* one per member (--sync round) */
     int ph, idx;        /* its phase and index there (mailbox names under --sync dataflow) */
-    double eb, step;    /* the phase's protocol (ar_phase_proto_effect): wire bytes per element, latency per round */
+    double eb, step;    /* the phase's protocol (ar_phase_proto_effect): wire bytes per element, largest step */
+    double stp;         /* its own step (ar_op_proto_step): a transfer's is ar_xfer_proto_step */
 } nv_op;
 
 typedef struct nv_job { /* a staging copy or a reduction of one transfer */
@@ -186,6 +188,35 @@ static void nv_wait_all(sg_comm_t *c, size_t n) {
 #endif
 }
 
+static ssize_t nv_wait_any(sg_comm_t *c, size_t n);
+
+/* The step transfer x of op o pays after it completes (the walk's ar_xfer_proto_step). */
+static double nv_step(const nv *v, const nv_op *o, const ar_xfer *x) {
+    return o->step > 0 ? ar_xfer_proto_step(v->j->p, o->stp, x->src, x->dst) : 0;
+}
+
+/* Waits for comms c[0..n) (released), then until the latest of (a comm's end + its step cs[i]):
+ * each transfer pays its own protocol step after its network part. cs NULL or all 0: nv_wait_all. */
+static void nv_wait_steps(sg_comm_t *c, double *cs, size_t n) {
+    int any = 0;
+    for (size_t i = 0; cs && i < n; i++) any |= cs[i] > 0;
+    if (!any) {
+        nv_wait_all(c, n);
+        return;
+    }
+    double until = 0;
+    while (n > 0) {
+        ssize_t i = nv_wait_any(c, n);
+        if (i < 0) break;
+        double t = simgrid_get_clock() + cs[i];
+        if (t > until) until = t;
+        c[i] = c[n - 1], cs[i] = cs[n - 1];
+        n--;
+    }
+    double now = simgrid_get_clock();
+    if (until > now) sg_actor_sleep_for(until - now);
+}
+
 /* Waits until one comm of c[0..n) completed and returns its index (-1: none); that one is
  * released, the others stay the caller's. */
 static ssize_t nv_wait_any(sg_comm_t *c, size_t n) {
@@ -245,10 +276,12 @@ static void run_op(nv *v, nv_op *o, int rank) {
     int me = member_of(o, rank);
     size_t maxc = ar_lower_max_xfers(o->op) + 1;
     sg_comm_t *c = malloc(maxc * 2 * sizeof *c);
-    if (!c || me < 0) {
-        if (!c) v->oom = 1;
+    double *cs = malloc(maxc * 2 * sizeof *cs); /* each comm's step: a send's transfer's, 0 for a receive */
+    if (!c || !cs || me < 0) {
+        if (!c || !cs) v->oom = 1;
         else v->bad = 1;
         free(c);
+        free(cs);
         return;
     }
     for (int r = 0; r < o->nrounds; r++) {
@@ -256,19 +289,20 @@ static void run_op(nv *v, nv_op *o, int rank) {
         if (o->stop || v->oom || v->bad) break;
         size_t nc = 0;
         void *got;
-        for (int k = 0; k < o->in_cnt[me]; k++) c[nc++] = nv_get_async(o->mbox[me], &got);
+        for (int k = 0; k < o->in_cnt[me]; k++) cs[nc] = 0, c[nc++] = nv_get_async(o->mbox[me], &got);
         for (int k = o->out_off[me]; k < o->out_off[me + 1]; k++) {
             const ar_xfer *x = &o->xf[o->out_idx[k]];
             double bytes = (double)ar_xfer_elems(x) * o->eb;
+            cs[nc] = nv_step(v, o, x); /* the sender pays it; the barrier holds the receiver */
             c[nc++] = nv_put_async(o->mbox[member_of(o, actor_of(v, x->dst, x->reduce))], v, (long)llround(bytes));
             v->transfers++;
             v->bytes += bytes;
         }
-        nv_wait_all(c, nc);
-        if (o->step > 0 && nc > 0) sg_actor_sleep_for(o->step);
+        nv_wait_steps(c, cs, nc);
         sg_barrier_wait(o->bar);
     }
     free(c);
+    free(cs);
 }
 
 /* The mailbox of transfers from rank src to rank dst in op o (--sync dataflow): one per pair, so
@@ -442,15 +476,19 @@ static void run_op_df_costs(nv *v, nv_op *o, int rank) {
                 }
             }
         if (nc == 0) continue;
+        double until = 0; /* the latest (end + step) of its transfers */
         while (nc > 0) {
             ssize_t i = nv_wait_any(c, nc);
             if (i < 0) break;
-            if (ci[i] >= 0) arrived(v, rank, &xf[ci[i]]);
+            const ar_xfer *x = &xf[ci[i] >= 0 ? ci[i] : -1 - ci[i]];
+            double tu = simgrid_get_clock() + nv_step(v, o, x);
+            if (tu > until) until = tu;
+            if (ci[i] >= 0) arrived(v, rank, x);
             c[i] = c[nc - 1];
             ci[i] = ci[nc - 1];
             nc--;
         }
-        if (o->step > 0) sg_actor_sleep_for(o->step);
+        if (until > simgrid_get_clock()) sg_actor_sleep_for(until - simgrid_get_clock());
     }
     free(c);
     free(ci);
@@ -464,10 +502,12 @@ static void run_op_df_costs(nv *v, nv_op *o, int rank) {
 static void run_op_df(nv *v, nv_op *o, int rank) {
     size_t maxc = ar_lower_max_xfers(o->op) + 1;
     sg_comm_t *c = malloc(maxc * 2 * sizeof *c);
+    double *cs = malloc(maxc * 2 * sizeof *cs); /* each comm's transfer's step */
     ar_xfer *xf = malloc(maxc * sizeof *xf);
-    if (!c || !xf) {
+    if (!c || !cs || !xf) {
         v->oom = 1;
         free(c);
+        free(cs);
         free(xf);
         return;
     }
@@ -481,19 +521,21 @@ static void run_op_df(nv *v, nv_op *o, int rank) {
         for (size_t t = 0; t < n; t++) {
             const ar_xfer *x = &xf[t];
             int as = actor_of(v, x->src, 0), ad = actor_of(v, x->dst, x->reduce); /* ranks or switch actors */
-            if (ad == rank) c[nc++] = nv_get_async(pair_mbox(o, rank, as), &got);
+            double sx = nv_step(v, o, x);
+            if (ad == rank) cs[nc] = sx, c[nc++] = nv_get_async(pair_mbox(o, rank, as), &got);
             if (as == rank) {
                 double bytes = (double)ar_xfer_elems(x) * o->eb;
+                cs[nc] = sx;
                 c[nc++] = nv_put_async(pair_mbox(o, ad, rank), v, (long)llround(bytes));
                 v->transfers++;
                 v->bytes += bytes;
             }
         }
         if (nc == 0) continue;
-        nv_wait_all(c, nc);
-        if (o->step > 0) sg_actor_sleep_for(o->step);
+        nv_wait_steps(c, cs, nc);
     }
     free(c);
+    free(cs);
     free(xf);
 }
 
@@ -616,6 +658,7 @@ static ar_status build(nv *v, ar_err *e) {
             o->idx = i;
             o->eb = (double)s->elem_bytes / f;
             o->step = step;
+            o->stp = ar_op_proto_step(v->j->p, op);
             o->swa = op->impl == AR_IMPL_SWITCH ? actor_of(v, AR_EP_NODE(op->sw), 0) : -1;
             o->nrounds = ar_lower_nrounds(op);
             o->gen_round = -1;
