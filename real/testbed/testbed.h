@@ -92,7 +92,8 @@ int ar_tb_shape_plan(const char *ns, const char *dev, double rate_Bps, double la
  * shared link whose set of flows changes from step to step (the pairwise exchanges and ps across a rack
  * uplink) runs below its rate for part of each step: on testbed-3level at 8 MB, halving-doubling ran
  * 21-36 % slower than simulated with BBR and 8-18 % with cubic, ps 9-27 % and 3-6 % (4 paired runs at load 19-20,
- * docs/testbed.md); a single flow (ring, binomial, the calibration's pair) is alike under both.
+ * docs/testbed.md; at load 6-10 halving-doubling +17-25 % against +1 %); a single flow (ring, binomial, the
+ * calibration's pair) is alike under both.
  * A namespace other than the host's may only make a congestion control of the host's
  * net.ipv4.tcp_allowed_congestion_control its default (reno and bbr here), so the testbed sets it per
  * route (`congctl`), which any namespace may: its own routes only, nothing of the host's. */
