@@ -53,9 +53,10 @@ struct ar_tb {
     int *ns_of_node;     /* per platform node (-1 for GPUs) */
     int nlinks;
     tb_link *links;
-    char transport[256]; /* the MPI transport chosen for its runs (state file, status) */
-    int owned;           /* 1 while this process owns a built testbed */
-    int no_netem;        /* 1 once tc said the kernel has no netem: latency not shaped */
+    char transport[256];   /* the MPI transport chosen for its runs (state file, status) */
+    int owned;             /* 1 while this process owns a built testbed */
+    int no_netem;          /* 1 once tc said the kernel has no netem: latency not shaped */
+    char cc[AR_TB_CC_MAX]; /* TCP congestion control set per route in every machine ("": the host's default) */
     pid_t watchdog;
     int wfd; /* write end of the watchdog pipe */
     struct sigaction old[3];
@@ -323,6 +324,11 @@ ar_status ar_tb_plan(const ar_platform *p, const ar_tb_opts *o, ar_tb **out, ar_
         free(t);
         return st;
     }
+    st = ar_tb_cc_choice(getenv("ARLAB_TESTBED_CC"), t->cc, e);
+    if (st != AR_OK) {
+        free(t);
+        return st;
+    }
     t->p = p;
     memcpy(t->id, nm.id, sizeof t->id);
     memcpy(t->prefix, nm.prefix, sizeof t->prefix);
@@ -432,9 +438,10 @@ ar_status ar_tb_write_platform(const ar_tb *t, const char *path, ar_err *e) {
     else snprintf(name, sizeof name, "%s", p->name);
     snprintf(note, sizeof note,
              "arlab testbed: the %d shaped links (machine uplinks, switch-to-switch) at their bandwidth x %g as "
-             "configured with tc tbf (bucket max(%.0f B, %.0f us of the rate), GSO packets <= %d B); GPU links as "
-             "in %s (loopback on the testbed, unshaped: calibrate it)",
-             t->nlinks, t->scale > 0 ? t->scale : 1, AR_TB_BURST_MIN, AR_TB_BURST_TIME * 1e6, AR_TB_GSO_MAX, p->name);
+             "configured with tc tbf (bucket max(%.0f B, %.0f us of the rate), GSO packets <= %d B); TCP congestion "
+             "control %s; GPU links as in %s (loopback on the testbed, unshaped: calibrate it)",
+             t->nlinks, t->scale > 0 ? t->scale : 1, AR_TB_BURST_MIN, AR_TB_BURST_TIME * 1e6, AR_TB_GSO_MAX,
+             t->cc[0] ? t->cc : "the host's default", p->name);
     const char *notes[1] = {note};
     ar_status st = ar_tb_write_tree(p, name, bw, NULL, 0, 0, notes, 1, path, e);
     free(bw);
@@ -448,6 +455,23 @@ static void addr_of(char *buf, size_t n, int net, int host) {
 }
 
 double ar_tb_burst_bytes(double rate_Bps) { return ceil(fmax(AR_TB_BURST_MIN, rate_Bps * AR_TB_BURST_TIME)); }
+
+ar_status ar_tb_cc_choice(const char *env, char cc[AR_TB_CC_MAX], ar_err *e) {
+    const char *v = env ? env : AR_TB_CC_DEFAULT;
+    cc[0] = 0;
+    if (!strcmp(v, "host")) return AR_OK;
+    size_t n = strlen(v);
+    int ok = n >= 1 && n < AR_TB_CC_MAX;
+    for (size_t i = 0; ok && i < n; i++)
+        ok = (v[i] >= 'a' && v[i] <= 'z') || (v[i] >= '0' && v[i] <= '9') || v[i] == '_';
+    if (!ok)
+        return ar_fail(e, AR_EINVAL,
+                       "ARLAB_TESTBED_CC=\"%s\": a TCP congestion control (1 to %d characters of [a-z0-9_], e.g. "
+                       "cubic) or \"host\"",
+                       v, AR_TB_CC_MAX - 1);
+    memcpy(cc, v, n + 1);
+    return AR_OK;
+}
 
 static void shape_words(ar_tb_shape_cmd *c, ...) {
     va_list ap;
@@ -480,6 +504,30 @@ int ar_tb_shape_plan(const char *ns, const char *dev, double rate_Bps, double la
                     "delay", delay, "limit", "100000", NULL);
     }
     return n;
+}
+
+void ar_tb_cc_plan(const char *ns, const char *addr, const char *cc, ar_tb_shape_cmd *cmd) {
+    shape_words(cmd, "ip", "-n", ns, "route", "replace", "10.213.0.0/16", "dev", "u0", "proto", "kernel", "scope",
+                "link", "src", addr, "congctl", cc, NULL);
+}
+
+/* TCP congestion control t->cc on every machine's data route (ar_tb_cc_plan). The default one that this
+ * kernel lacks: one line, the host's default stays; one asked for by $ARLAB_TESTBED_CC: an error. */
+static ar_status set_cc(ar_tb *t, ar_err *e) {
+    ar_status st = AR_OK;
+    for (int m = 0; m < t->p->nmachines && t->cc[0] && st == AR_OK; m++) {
+        char addr[32];
+        snprintf(addr, sizeof addr, "10.213.%d.%d", (m + 1) >> 8, (m + 1) & 255);
+        ar_tb_shape_cmd c;
+        ar_tb_cc_plan(t->ns[m], addr, t->cc, &c);
+        st = cmdv(e, c.argv, c.n);
+        if (st != AR_OK && !getenv("ARLAB_TESTBED_CC")) {
+            fprintf(stderr, "arlab testbed: TCP keeps the host's congestion control: %s\n", e->msg);
+            t->cc[0] = 0;
+            st = AR_OK;
+        }
+    }
+    return st;
 }
 
 static ar_status shape(ar_tb *t, const char *ns, const char *dev, double rate_Bps, double lat_s, ar_err *e) {
@@ -535,6 +583,7 @@ static ar_status build(ar_tb *t, ar_err *e) {
         if (st == AR_OK) st = cmd(e, "ip", "-n", pns, "link", "set", k->parent_dev, "up", NULL);
         if (ar_tb_interrupted()) st = ar_fail(e, AR_EFAIL, "interrupted");
     }
+    if (st == AR_OK) st = set_cc(t, e);
     /* TCP inside every machine namespace (per-namespace sysctls: nothing of the host's own stack changes):
      * $ARLAB_TESTBED_SYSCTL, words net.ipv4.tcp_KEY=VALUE (commas in VALUE stand for spaces) */
     const char *sc = getenv("ARLAB_TESTBED_SYSCTL");
@@ -790,6 +839,11 @@ ar_status ar_tb_status(const ar_tb_opts *o, FILE *f, ar_err *e) {
                     if (d && sscanf(d, " dev %31s", dev) == 1) shaped_gso(ns[i], dev, gso, sizeof gso);
                     fprintf(f, "    %s%s\n", l, gso);
                 }
+        /* a machine's data route, with the congestion control the testbed set on it (set_cc) */
+        char *rv[] = {"ip", "-n", ns[i], "route", "show", "dev", "u0", NULL};
+        if (run_cap(rv, out, sizeof out) == 0)
+            for (char *l = strtok(out, "\n"); l; l = strtok(NULL, "\n"))
+                if (strstr(l, "10.213.")) fprintf(f, "    route %s\n", l);
     }
     free(ns);
     return AR_OK;

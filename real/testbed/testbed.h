@@ -84,6 +84,32 @@ typedef struct ar_tb_shape_cmd {
 int ar_tb_shape_plan(const char *ns, const char *dev, double rate_Bps, double lat_s, int netem, const char *queue,
                      ar_tb_shape_cmd cmds[AR_TB_SHAPE_MAXCMD]);
 
+/* TCP congestion control of the machines' data network (10.213.0.0/16). The simulation shares a link
+ * max-min fairly among its flows and hands a flow the freed rate the moment another one ends. Loss-based
+ * cubic (Linux's default) keeps a shared bottleneck's queue filled, so the link stays busy as an
+ * algorithm's flows come and go. BBR (this host's default, inherited by every new namespace) paces each
+ * flow at its own estimate of its share and raises that estimate by 25 % once per ~8 round trips, so a
+ * shared link whose set of flows changes from step to step (the pairwise exchanges and ps across a rack
+ * uplink) runs below its rate for part of each step: on testbed-3level at 8 MB, halving-doubling ran
+ * 21-36 % slower than simulated with BBR and 8-18 % with cubic, ps 9-27 % and 3-6 % (4 paired runs at load 19-20,
+ * docs/testbed.md; at load 6-10 halving-doubling +17-25 % against +1 %); a single flow (ring, binomial, the
+ * calibration's pair) is alike under both.
+ * A namespace other than the host's may only make a congestion control of the host's
+ * net.ipv4.tcp_allowed_congestion_control its default (reno and bbr here), so the testbed sets it per
+ * route (`congctl`), which any namespace may: its own routes only, nothing of the host's. */
+#define AR_TB_CC_DEFAULT "cubic"
+#define AR_TB_CC_MAX 16
+
+/* The congestion control the testbed sets: $ARLAB_TESTBED_CC if set ("host": keep the host's default;
+ * else 1-15 characters of [a-z0-9_]), AR_TB_CC_DEFAULT otherwise. Writes it to cc ("" for "host");
+ * AR_EINVAL naming the variable for a bad value. */
+ar_status ar_tb_cc_choice(const char *env, char cc[AR_TB_CC_MAX], ar_err *e);
+
+/* The command that gives TCP in machine namespace ns (data address addr on u0, e.g. "10.213.0.1")
+ * congestion control cc: `ip -n ns route replace 10.213.0.0/16 dev u0 proto kernel scope link src addr
+ * congctl cc` (the route the address made, with the congctl metric added). */
+void ar_tb_cc_plan(const char *ns, const char *addr, const char *cc, ar_tb_shape_cmd *cmd);
+
 typedef struct ar_tb_opts {
     const char *id;        /* NULL: "tb" */
     double scale;          /* > 0: multiply every shaped link's bandwidth; 0: none */

@@ -186,6 +186,11 @@ awk -v t="$t64" -v a="$t8" 'BEGIN { r = 65536 / 25e6 * 1e6; exit !(t != "" && a 
 # the shaping read back: a 10 KB bucket (not 64 KiB+: a 64 KiB message must see the rate) and the GSO cap
 expect "status: the small bucket and the GSO cap" 0 "tbf 1: dev u0 root .*rate 200Mbit burst 10000b .*gso_max_size 8192" -- \
     $ARLAB testbed status --id $ID
+# TCP on the data network: cubic, set per route in every machine (not the host's default, which may be BBR)
+expect "status: cubic on the machines' data route" 0 "route 10.213.0.0/16 .*src 10.213.0.2 congctl cubic" -- \
+    $ARLAB testbed status --id $ID
+ip -n ${PFX}m0 route show dev u0 | grep -q "src 10.213.0.1 congctl cubic" && ok "m0's data route has congctl cubic" \
+    || bad "m0's data route: $(ip -n ${PFX}m0 route show dev u0)"
 expect "status before any run: no transport chosen" 0 "MPI transport: not chosen yet" -- $ARLAB testbed status --id $ID
 expect "already up" nonzero "already up" -- $ARLAB testbed up --platform $T/p.json --id $ID
 expect "down" 0 "down (4 namespaces removed)" -- $ARLAB testbed down --id $ID
@@ -201,6 +206,12 @@ expect "--scale writes the scaled platform" 0 "up: 2 machines.*scale 0.02" -- \
 grep -q '"bw":	25000000,' $T/scaled.json && grep -q 'tb-test-fast@scale=0.02' $T/scaled.json \
     && ok "scaled platform: 10 Gb/s x 0.02 = 25 MB/s, name carries the scale" || bad "scaled platform JSON: $(head -c 400 $T/scaled.json)"
 $ARLAB testbed down --id $ID >/dev/null
+expect "bad congestion control" nonzero 'ARLAB_TESTBED_CC="Cubic;x": a TCP congestion control' -- \
+    env ARLAB_TESTBED_CC='Cubic;x' $ARLAB testbed up --platform $T/p.json --id $ID
+expect "unknown congestion control" nonzero "congctl nosuchcc' failed" -- \
+    env ARLAB_TESTBED_CC=nosuchcc $ARLAB testbed up --platform $T/p.json --id $ID
+[ "$(nsleft)" = 0 ] && ok "no namespace left after the refused congestion controls" || bad "$(nsleft) namespaces left"
+$ARLAB testbed down --id $ID >/dev/null 2>&1 # an arlab that built one anyway: the checks below start clean
 expect "bad id" nonzero "testbed id" -- $ARLAB testbed down --id 'A/B'
 expect "no privileges" 77 "needs root" -- setpriv --reuid=65534 --regid=65534 --clear-groups $ARLAB testbed up --platform flat:ranks=4 --id $ID
 [ "$(nsleft)" = 0 ] && ok "no namespace left after the bad inputs" || bad "$(nsleft) namespaces left after bad inputs"

@@ -1,5 +1,6 @@
 /* The testbed's shaping commands (real/testbed/testbed.h ar_tb_shape_plan): the GSO cap, the tbf with its
- * small bucket, the netem child only with a latency and a kernel that has netem; and the fan-out fit of
+ * small bucket, the netem child only with a latency and a kernel that has netem; the per-route TCP
+ * congestion control (ar_tb_cc_choice, ar_tb_cc_plan); and the fan-out fit of
  * the per-message overhead o (calib/rcalib.h ar_real_fit_fanout) against hand-computed slopes. No root,
  * no namespaces: the words are checked, not run. */
 #include "calib/rcalib.h"
@@ -47,6 +48,25 @@ int main(void) {
     n = ar_tb_shape_plan("arlab-tb-s0", "p1", 250e6, 0, 1, NULL, c);
     T_CHECK(n == 2, "no latency: 2 commands, got %d", n);
     T_CHECK(strstr(joined(&c[1], b, sizeof b), "rate 2000000000bit burst 40000 ") != NULL, "2 Gb/s: %s", b);
+
+    /* TCP congestion control per machine route: cubic unless $ARLAB_TESTBED_CC says otherwise ("host": none) */
+    char cc[AR_TB_CC_MAX];
+    T_OK(ar_tb_cc_choice(NULL, cc, &t_e));
+    T_CHECK(!strcmp(cc, "cubic"), "default congestion control: %s", cc);
+    T_OK(ar_tb_cc_choice("reno", cc, &t_e));
+    T_CHECK(!strcmp(cc, "reno"), "given congestion control: %s", cc);
+    T_OK(ar_tb_cc_choice("host", cc, &t_e));
+    T_CHECK(cc[0] == 0, "host: no per-route congestion control, got %s", cc);
+    const char *bad[] = {"", "Cubic", "cubic;reboot", "a_congestion_ctl", "bbr 2"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        ar_err ce = {{0}};
+        T_CHECK(ar_tb_cc_choice(bad[i], cc, &ce) == AR_EINVAL, "\"%s\" must be refused", bad[i]);
+        T_CHECK(strstr(ce.msg, "ARLAB_TESTBED_CC") != NULL, "message names the variable: %s", ce.msg);
+    }
+    ar_tb_cc_plan("arlab-tb-m1", "10.213.0.2", "cubic", &c[0]);
+    T_CHECK(!strcmp(joined(&c[0], b, sizeof b), "ip -n arlab-tb-m1 route replace 10.213.0.0/16 dev u0 proto kernel "
+                                                "scope link src 10.213.0.2 congctl cubic"),
+            "route: %s", b);
 
     /* fan-out fit: exact t = 300 us + 7 us x k gives o = 7 us and a zero interval */
     double k[8], t[8], o, hw;
