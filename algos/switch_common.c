@@ -49,6 +49,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "classic_common.h"
 #include "nccl_algos.h"
@@ -94,21 +95,30 @@ static int auto_chunks(int want, uint64_t len, size_t elem_bytes) {
     return c < 1 ? 1 : c;
 }
 
-const ar_param_def ar_switch_params[] = {
-    {.key = "chunks",
-     .type = AR_PARAM_INT,
-     .min = 0,
-     .max = 4096,
+#define SWITCH_PARAMS                                                                                       \
+    {.key = "chunks",                                                                                       \
+     .type = AR_PARAM_INT,                                                                                  \
+     .min = 0,                                                                                              \
+     .max = 4096,                                                                                           \
+     .def = 0,                                                                                              \
+     .help = "pipeline chunks of every switch op (0 = auto: one node one per 4 MiB, 1..64; nodes NCCL's, "  \
+             "see algos/switch_common.c)"},                                                                 \
+    {                                                                                                       \
+        .key = "slices", .type = AR_PARAM_INT, .min = 0, .max = 1024, .def = 0,                             \
+        .help = "several nodes: slices the three stages are software-pipelined over (0 = auto from NCCL's " \
+                "chunk size and channel count, 1 = none; see algos/switch_common.c)"                        \
+    }
+
+const ar_param_def ar_switch_params[] = {SWITCH_PARAMS, {NULL}};
+
+const ar_param_def ar_nvlstree_params[] = {
+    SWITCH_PARAMS,
+    {.key = "proto",
+     .type = AR_PARAM_ENUM,
+     .choices = "none|simple",
      .def = 0,
-     .help = "pipeline chunks of every switch op (0 = auto: one node one per 4 MiB, 1..64; nodes NCCL's, "
-             "see algos/switch_common.c)"},
-    {.key = "slices",
-     .type = AR_PARAM_INT,
-     .min = 0,
-     .max = 1024,
-     .def = 0,
-     .help = "several nodes: slices the three stages are software-pipelined over (0 = auto from NCCL's chunk "
-             "size and channel count, 1 = none; see algos/switch_common.c)"},
+     .help = "NCCL protocol on the trees across nodes (NVLS_TREE's inter-node step runs Simple; none = the "
+             "schedule's own hops and per-message costs only)"},
     {NULL},
 };
 
@@ -187,7 +197,7 @@ static void pipeline_split(double units, int *K, int *c) {
  * pipeline of 2h + 8 - 1 rounds (8 chunks, the broadcast overlapping the reduce: core/lower.h).
  * NCCL runs the tree as one continuous pipeline whose fill it pays once; here each slice's trees
  * pay their h - 1 rounds of fill and every round its latency. The pick against the best of K in
- * 2..24 and ct in 1..24 by the walk (dgx-h100:nodes=2-16, 64 MiB and 1 GiB): within 3.5 %. */
+ * 2..24 and ct in 1..12 by the walk (dgx-h100:nodes=2-16, 64 MiB and 1 GiB): within 3.5 %. */
 static void tree_split(double S, int M, int H, int g, int h, double nvl, double R, double nic, double lr, double ho,
                        int kmax, int fix_k, int *K, int *ct) {
     double best = INFINITY, f = M > 2 ? 2 : 1;
@@ -199,8 +209,7 @@ static void tree_split(double S, int M, int H, int g, int h, double nvl, double 
             if (k > 1) {
                 double tree = (h + c - 1) * (lr + f * ho) + (c + (h - 1) / 2.0) * 2 * f * x / (c * nic);
                 t = (k + 1) * (tree > sw ? tree : sw) + 2 * sw;
-            } else
-                t = 2 * sw + (2 * h + c - 1) * (lr + f * ho) + (c + h - 1) * 2 * f * x / (c * nic);
+            } else t = 2 * sw + (2 * h + c - 1) * (lr + f * ho) + (c + h - 1) * 2 * f * x / (c * nic);
             if (t < best * (1 - 1e-12)) {
                 best = t;
                 *K = k;
@@ -344,8 +353,12 @@ ar_status ar_switch_plan(ar_switch_variant var, const ar_platform *p, ar_coll co
     char cw[32];
     if (pipe) snprintf(cw, sizeof cw, "%d%s", cs, c0 > 0 ? "" : " (auto)");
     else snprintf(cw, sizeof cw, "%s", c0 > 0 ? "given" : "auto (one per 4 MiB)");
-    char tw[48] = "";
+    char tw[80] = "";
     if (pipe && ct_est > 0) snprintf(tw, sizeof tw, " tree chunks=%d (estimate)", ct_est);
+    if (var == AR_SW_NVLSTREE && v[2].i == 1) {
+        size_t l = strlen(tw);
+        snprintf(tw + l, sizeof tw - l, " proto=simple across nodes");
+    }
     char *det = s->detail;
     s->detail = NULL;
     if (ar_schedule_set_detail(
@@ -465,6 +478,7 @@ ar_status ar_switch_plan(ar_switch_variant var, const ar_platform *p, ar_coll co
                     if (ct_est > 0) ct = ct_est; /* the estimate's (tree_split) */
                     op->chunks = pipe ? chunks_of(ct < 1 ? 1 : ct, l2) : l2 < 8 ? (int)l2 : 8;
                     op->tag = sl;
+                    if (v[2].i == 1) op->proto = AR_PROTO_SIMPLE;
                 }
             }
         }

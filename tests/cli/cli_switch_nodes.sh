@@ -43,6 +43,17 @@ if expect_ok "nvlstree:slices=4 on dgx-h100:nodes=4" -- plan --platform dgx-h100
     grep -q "^phase 2 step 2: RS in node (NVSwitch) slice 2; reduce up the trees (double binary tree per rail) slice 1; broadcast down the trees slice 0: 36 ops" "$T_TMP/out"
   t_check "step 2: tree reduce and broadcast ops" test "$(grep -c "^  \(reduce\|broadcast\) *tree" "$T_TMP/out")" -ge 4
 fi
+# proto=simple: NCCL's Simple on the trees across nodes only (the NVSwitch ops carry none); none by default
+if expect_ok "nvlstree:proto=simple plans" -- plan --platform dgx-h100:nodes=2 --algo nvlstree:proto=simple,slices=2 --size 1MiB --format json; then
+  t_check "the tree ops carry Simple, the switch ops nothing" test "$(python3 -c "
+import json, sys
+s = json.load(open(sys.argv[1]))['schedule']
+print(sorted({(o['impl'], o.get('proto', '-')) for ph in s['phases'] for o in ph['ops']}))" "$T_TMP/out")" = "[('switch', '-'), ('tree', 'simple')]"
+fi
+if expect_ok "nvlstree plans without a protocol by default" -- plan --platform dgx-h100:nodes=2 --algo nvlstree:slices=2 --size 1MiB --format json; then
+  t_check "no op carries a protocol" test "$(grep -c '"proto"' "$T_TMP/out")" = 0
+fi
+expect_error "nvlstree:proto=ll refused" "proto=ll: expected none or simple" -- plan --platform dgx-h100:nodes=2 --algo nvlstree:proto=ll --size 1MiB
 # nvlstree's slices and tree chunks by the estimate (algos/switch_common.c tree_split) against NCCL's model
 # of its own NVLS_TREE (nccl_model_s; the pick there): on 2 nodes the schedule runs at NCCL's model (64 MiB:
 # 0.978 x, was 1.251 x with NCCL's split of sqrt(2U) slices and 4h tree chunks); on 8 nodes each slice's
