@@ -184,8 +184,7 @@ static void pipeline_split(double units, int *K, int *c) {
  * pipelined schedule's time. With K > 1 slices the schedule is four stages (reduce-scatter in the
  * node, reduce up the trees, broadcast down them, all-gather in the node) over K + 3 steps; the
  * steps are barriers per rank, so it costs about K + 1 times its slowest stage plus the first
- * reduce-scatter and the last all-gather (the fill; the planner halves the first and the last slice,
- * which the estimate leaves out: with it the picks came out no better):
+ * reduce-scatter and the last all-gather (the fill):
  *   T(K, ct) = (K + 1) max(tree, sw) + 2 sw,  sw = max(S/K / nvl, g S/K / R)  (the NVSwitch stages:
  *   every GPU sends its slice up over NVLink at nvl, the switch sums g of them at R),
  *   tree = (h + ct - 1) (lr + f ho) + (ct + (h - 1)/2) 2 f (S/(K H) / 2) / (ct nic)  (one slice up the
@@ -379,7 +378,6 @@ ar_status ar_switch_plan(ar_switch_variant var, const ar_platform *p, ar_coll co
      * stages, K + 3 steps; otherwise three (a tree op's own broadcast follows its reduce chunk by
      * chunk, core/lower.h) */
     int split = var == AR_SW_NVLSTREE && pipe, nst = split ? 4 : 3;
-    int ramp = split && K >= 3 && count / (2 * (uint64_t)K - 2) >= (uint64_t)g;
     for (int t = 0; t < K + nst - 1; t++) {
         char lab[4][96], both[400]; /* the stages that run in this step, with their slice */
         snprintf(lab[0], sizeof lab[0], "RS in node (%s)", have_nvs ? "NVSwitch" : "ring");
@@ -405,12 +403,7 @@ ar_status ar_switch_plan(ar_switch_variant var, const ar_platform *p, ar_coll co
              * broadcast), 2 AG */
             int stage = st4 == 0 ? 0 : st4 == nst - 1 ? 2 : 1, down = split && st4 == 2;
             uint64_t so, sn;
-            if (ramp) { /* slices 0 and K - 1 half as large: the first and last steps carry one stage */
-                uint64_t W = 2 * (uint64_t)K - 2, a = sl == 0 ? 0 : 2 * (uint64_t)sl - 1,
-                         b = sl == K - 1 ? W : a + (sl == 0 ? 1 : 2);
-                so = count / W * a + count % W * a / W; /* floor(count a / W), no overflow */
-                sn = count / W * b + count % W * b / W - so;
-            } else ar_coll_block(K, count, sl, &so, &sn);
+            ar_coll_block(K, count, sl, &so, &sn);
             if (stage != 1 && lost) { /* inside every node, one REDUCE / BROADCAST per head */
                 for (int m = 0; m < M; m++)
                     for (int i = 0; i < H; i++) {
