@@ -53,7 +53,9 @@ static double walked(const char *name, ar_coll coll, const ar_platform *p, uint6
  * 128 KiB, then x 16 / ppn down to 32 KiB). The count is capped at 32: the tree's depth (the chain
  * inside a node and the levels across) is the fill of its pipeline, which 8 chunks left at 1.82 x
  * NCCL's model on dgx-a100:nodes=16 at 64 MiB (NCCL's chunk size gives 59 there; 32: 1.51 x); more
- * chunks each pay a round's hop latency in the schedule (64: 1.56 x, 128: 1.75 x). */
+ * chunks each pay a round's hop latency in the schedule (64: 1.56 x, 128: 1.75 x). With the broadcast
+ * overlapping the reduce (one pipeline of 2 depth + chunks - 1 rounds, core/lower.h): 16 chunks
+ * 1.37 x, 32 1.24 x, 48 1.22 x, 64 1.24 x, 96 1.30 x by the walk; dgx-h100:nodes=16: 32 the best. */
 static int tree_chunks(const ar_platform *p, ar_nccl_proto pr, double bytes, int channels) {
     double chunk = pr == AR_NCCL_LL ? 32768.0 : pr == AR_NCCL_LL128 ? 614400.0 / 16 * 15 : 524288.0;
     double per = channels > 0 ? bytes / channels : bytes;

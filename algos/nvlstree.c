@@ -12,6 +12,6 @@ const ar_algo ar_algo_nvlstree = {
     .name = "nvlstree",
     .label = "NVLS tree",
     .summary = "NVSwitch reduce-scatter and multicast all-gather in the node, double binary trees per rail across",
-    .params = ar_switch_params,
+    .params = ar_nvlstree_params,
     .plan = nvlstree_plan,
 };

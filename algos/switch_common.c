@@ -49,6 +49,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "classic_common.h"
 #include "nccl_algos.h"
@@ -94,21 +95,30 @@ static int auto_chunks(int want, uint64_t len, size_t elem_bytes) {
     return c < 1 ? 1 : c;
 }
 
-const ar_param_def ar_switch_params[] = {
-    {.key = "chunks",
-     .type = AR_PARAM_INT,
-     .min = 0,
-     .max = 4096,
+#define SWITCH_PARAMS                                                                                       \
+    {.key = "chunks",                                                                                       \
+     .type = AR_PARAM_INT,                                                                                  \
+     .min = 0,                                                                                              \
+     .max = 4096,                                                                                           \
+     .def = 0,                                                                                              \
+     .help = "pipeline chunks of every switch op (0 = auto: one node one per 4 MiB, 1..64; nodes NCCL's, "  \
+             "see algos/switch_common.c)"},                                                                 \
+    {                                                                                                       \
+        .key = "slices", .type = AR_PARAM_INT, .min = 0, .max = 1024, .def = 0,                             \
+        .help = "several nodes: slices the three stages are software-pipelined over (0 = auto from NCCL's " \
+                "chunk size and channel count, 1 = none; see algos/switch_common.c)"                        \
+    }
+
+const ar_param_def ar_switch_params[] = {SWITCH_PARAMS, {NULL}};
+
+const ar_param_def ar_nvlstree_params[] = {
+    SWITCH_PARAMS,
+    {.key = "proto",
+     .type = AR_PARAM_ENUM,
+     .choices = "none|simple",
      .def = 0,
-     .help = "pipeline chunks of every switch op (0 = auto: one node one per 4 MiB, 1..64; nodes NCCL's, "
-             "see algos/switch_common.c)"},
-    {.key = "slices",
-     .type = AR_PARAM_INT,
-     .min = 0,
-     .max = 1024,
-     .def = 0,
-     .help = "several nodes: slices the three stages are software-pipelined over (0 = auto from NCCL's chunk "
-             "size and channel count, 1 = none; see algos/switch_common.c)"},
+     .help = "NCCL protocol on the trees across nodes (NVLS_TREE's inter-node step runs Simple; none = the "
+             "schedule's own hops and per-message costs only)"},
     {NULL},
 };
 
@@ -171,28 +181,35 @@ static void pipeline_split(double units, int *K, int *c) {
 }
 
 /* nvlstree across nodes: the slices K and every tree's chunks ct that minimise an estimate of the
- * pipelined schedule's time. The phases are barriers per rank, so the schedule costs about K times
- * its slowest stage plus the first reduce-scatter and the last all-gather (the fill):
- *   T(K, ct) = K max(tree, sw) + 2 sw,  sw = max(S/K / nvl, g S/K / R)  (the NVSwitch stages: every
- *   GPU sends its slice up over NVLink at nvl, the switch sums g of them at R),
- *   tree = 2 (h + ct - 1) (lr + f (S/(K H) / 2) / (ct nic))  (reduce up, broadcast down: h + ct - 1
- *   rounds each, a round paying the hop lr (the route's latency and the per-message costs) and the
- *   chunk on the NIC; f = 2 chunks per NIC direction and round where each node is inside one tree
- *   and a leaf of the other (M > 2), 1 on two nodes).
+ * pipelined schedule's time. With K > 1 slices the schedule is four stages (reduce-scatter in the
+ * node, reduce up the trees, broadcast down them, all-gather in the node) over K + 3 steps; the
+ * steps are barriers per rank, so it costs about K + 1 times its slowest stage plus the first
+ * reduce-scatter and the last all-gather (the fill):
+ *   T(K, ct) = (K + 1) max(tree, sw) + 2 sw,  sw = max(S/K / nvl, g S/K / R)  (the NVSwitch stages:
+ *   every GPU sends its slice up over NVLink at nvl, the switch sums g of them at R),
+ *   tree = (h + ct - 1) (lr + f ho) + (ct + (h - 1)/2) 2 f (S/(K H) / 2) / (ct nic)  (one slice up the
+ *   trees beside the slice before it coming down: h + ct - 1 rounds, each paying the hop lr (the
+ *   route's latency and the receiver's per-message cost) and the sender's messages, f x ho (ho =
+ *   max(o, g), the time a message holds its side); on the NIC f chunks per direction for each of the
+ *   two, f = 2 where each node is inside one tree and a leaf of the other (M > 2), 1 on two nodes;
+ *   ct rounds carry a full load, the h - 1 of the fill about half).
+ * K = 1 (only when asked, slices=1): the stages one after the other, the trees' all-reduce one
+ * pipeline of 2h + 8 - 1 rounds (8 chunks, the broadcast overlapping the reduce: core/lower.h).
  * NCCL runs the tree as one continuous pipeline whose fill it pays once; here each slice's trees
- * pay their h - 1 rounds of fill and every round its latency, which NCCL's split (K = sqrt(2U)
- * slices, at least 4h chunks per tree) priced at 1.25-2.0 x NCCL's model on 2-16 nodes of
- * dgx-h100 at 64 MiB-1 GiB; the estimate's pick is within 7 % of the best of K in 2..16 and ct in
- * 2..32 by the walk on dgx-h100:nodes=2..16 at 64 MiB-8 GiB. */
-static void tree_split(double S, int M, int H, int g, int h, double nvl, double R, double nic, double lr, int kmax,
-                       int fix_k, int *K, int *ct) {
+ * pay their h - 1 rounds of fill and every round its latency. The pick against the best of K in
+ * 2..24 and ct in 1..12 by the walk (dgx-h100:nodes=2-16, 64 MiB and 1 GiB): within 3.5 %. */
+static void tree_split(double S, int M, int H, int g, int h, double nvl, double R, double nic, double lr, double ho,
+                       int kmax, int fix_k, int *K, int *ct) {
     double best = INFINITY, f = M > 2 ? 2 : 1;
-    for (int k = fix_k > 0 ? fix_k : 1; k <= (fix_k > 0 ? fix_k : kmax); k++)
-        for (int c = 1; c <= 64; c++) {
+    for (int k = fix_k > 0 ? fix_k : kmax > 1 ? 2 : 1; k <= (fix_k > 0 ? fix_k : kmax); k++)
+        for (int c = k > 1 ? 1 : 8; c <= (k > 1 ? 64 : 8); c++) {
             double sw = S / k / nvl;
             if (R > 0 && g * S / k / R > sw) sw = g * S / k / R;
-            double tree = 2 * (h + c - 1) * (lr + f * (S / ((double)k * H) / 2) / (c * nic));
-            double t = k * (tree > sw ? tree : sw) + 2 * sw;
+            double x = S / ((double)k * H) / 2, t;
+            if (k > 1) {
+                double tree = (h + c - 1) * (lr + f * ho) + (c + (h - 1) / 2.0) * 2 * f * x / (c * nic);
+                t = (k + 1) * (tree > sw ? tree : sw) + 2 * sw;
+            } else t = 2 * sw + (2 * h + c - 1) * (lr + f * ho) + (c + h - 1) * 2 * f * x / (c * nic);
             if (t < best * (1 - 1e-12)) {
                 best = t;
                 *K = k;
@@ -318,11 +335,12 @@ ar_status ar_switch_plan(ar_switch_variant var, const ar_platform *p, ar_coll co
             if (ht > h) h = ht;
         }
         double nic = ar_platform_route_bw(p, a, b), nvl = ar_platform_route_bw(p, first[0], first[0] + 1),
-               lr = ar_platform_route_lat(p, a, b) + (ar_platform_msg(p, a, b) ? 2 * p->msg_o_s : 0);
-        if (nic > 0 && nvl > 0 && isfinite(nic) && isfinite(nvl) && isfinite(lr)) {
+               lr = ar_platform_route_lat(p, a, b) + (ar_platform_msg(p, a, b) ? p->msg_o_s : 0),
+               ho = ar_platform_msg(p, a, b) ? (p->msg_o_s > p->msg_g_s ? p->msg_o_s : p->msg_g_s) : 0;
+        if (nic > 0 && nvl > 0 && isfinite(nic) && isfinite(nvl) && isfinite(lr) && isfinite(ho)) {
             int k = K;
             tree_split((double)count * (double)elem_bytes, M, H, g, h < 1 ? 1 : h, nvl, p->nodes[nvs[0]].reduce_Bps,
-                       nic, lr, (int)kmax, v[1].i > 0 ? K : 0, &k, &ct_est);
+                       nic, lr, ho, (int)kmax, v[1].i > 0 ? K : 0, &k, &ct_est);
             K = k;
         }
     }
@@ -335,8 +353,12 @@ ar_status ar_switch_plan(ar_switch_variant var, const ar_platform *p, ar_coll co
     char cw[32];
     if (pipe) snprintf(cw, sizeof cw, "%d%s", cs, c0 > 0 ? "" : " (auto)");
     else snprintf(cw, sizeof cw, "%s", c0 > 0 ? "given" : "auto (one per 4 MiB)");
-    char tw[48] = "";
+    char tw[80] = "";
     if (pipe && ct_est > 0) snprintf(tw, sizeof tw, " tree chunks=%d (estimate)", ct_est);
+    if (var == AR_SW_NVLSTREE && v[2].i == 1) {
+        size_t l = strlen(tw);
+        snprintf(tw + l, sizeof tw - l, " proto=simple across nodes");
+    }
     char *det = s->detail;
     s->detail = NULL;
     if (ar_schedule_set_detail(
@@ -351,14 +373,22 @@ ar_status ar_switch_plan(ar_switch_variant var, const ar_platform *p, ar_coll co
     }
     free(det);
     static const char *const cross_name[] = {"ring per rail", "double binary tree per rail", "rail switches"};
-    for (int t = 0; t < K + 2; t++) {
-        char lab[3][96], both[300]; /* the stages that run in this step, with their slice */
+    /* nvlstree pipelined: the trees' reduce and broadcast are stages of their own, so that in one step
+     * slice t + 1 goes up the trees while slice t comes down (NCCL's continuous tree pipeline): four
+     * stages, K + 3 steps; otherwise three (a tree op's own broadcast follows its reduce chunk by
+     * chunk, core/lower.h) */
+    int split = var == AR_SW_NVLSTREE && pipe, nst = split ? 4 : 3;
+    for (int t = 0; t < K + nst - 1; t++) {
+        char lab[4][96], both[400]; /* the stages that run in this step, with their slice */
         snprintf(lab[0], sizeof lab[0], "RS in node (%s)", have_nvs ? "NVSwitch" : "ring");
-        snprintf(lab[1], sizeof lab[1], "AR across nodes (%s)", cross_name[var]);
-        snprintf(lab[2], sizeof lab[2], "AG in node (%s)", have_nvs ? "NVSwitch" : "ring");
+        if (split) {
+            snprintf(lab[1], sizeof lab[1], "reduce up the trees (%s)", cross_name[var]);
+            snprintf(lab[2], sizeof lab[2], "broadcast down the trees");
+        } else snprintf(lab[1], sizeof lab[1], "AR across nodes (%s)", cross_name[var]);
+        snprintf(lab[nst - 1], sizeof lab[nst - 1], "AG in node (%s)", have_nvs ? "NVSwitch" : "ring");
         size_t at = 0;
         both[0] = 0;
-        for (int stage = 0; stage < 3; stage++) {
+        for (int stage = 0; stage < nst; stage++) {
             int sl = t - stage;
             if (sl < 0 || sl >= K) continue;
             int w = K > 1 ? snprintf(both + at, sizeof both - at, "%s%s slice %d", at ? "; " : "", lab[stage], sl)
@@ -366,9 +396,12 @@ ar_status ar_switch_plan(ar_switch_variant var, const ar_platform *p, ar_coll co
             if (w > 0 && (size_t)w < sizeof both - at) at += (size_t)w;
         }
         if (ar_sched_phase(s, "step %d: %s", t, both) < 0) goto nomem;
-        for (int stage = 0; stage < 3; stage++) {
-            int sl = t - stage;
+        for (int st4 = 0; st4 < nst; st4++) {
+            int sl = t - st4;
             if (sl < 0 || sl >= K) continue;
+            /* stage: 0 RS, 1 across nodes (tree: down = 0 the reduce or the whole all-reduce, 1 the
+             * broadcast), 2 AG */
+            int stage = st4 == 0 ? 0 : st4 == nst - 1 ? 2 : 1, down = split && st4 == 2;
             uint64_t so, sn;
             ar_coll_block(K, count, sl, &so, &sn);
             if (stage != 1 && lost) { /* inside every node, one REDUCE / BROADCAST per head */
@@ -429,7 +462,11 @@ ar_status ar_switch_plan(ar_switch_variant var, const ar_platform *p, ar_coll co
                     int root = 0;
                     for (int x = 0; x < M; x++)
                         if ((par[x] = ar_nccl_dtree_parent(M, tr, x)) < 0) root = x;
-                    ar_op *op = ar_sched_op(s, AR_OP_ALL_REDUCE, AR_IMPL_TREE, tmp, M, off + o2, l2);
+                    ar_op *op = ar_sched_op(s,
+                                            !split ? AR_OP_ALL_REDUCE
+                                            : down ? AR_OP_BROADCAST
+                                                   : AR_OP_REDUCE,
+                                            AR_IMPL_TREE, tmp, M, off + o2, l2);
                     if (!op || ar_op_set_parent(op, par) != AR_OK) goto nomem;
                     op->root = root;
                     /* reduce up and broadcast down, 2 (height h + chunks - 1) rounds: as many as the
@@ -441,6 +478,7 @@ ar_status ar_switch_plan(ar_switch_variant var, const ar_platform *p, ar_coll co
                     if (ct_est > 0) ct = ct_est; /* the estimate's (tree_split) */
                     op->chunks = pipe ? chunks_of(ct < 1 ? 1 : ct, l2) : l2 < 8 ? (int)l2 : 8;
                     op->tag = sl;
+                    if (v[2].i == 1) op->proto = AR_PROTO_SIMPLE;
                 }
             }
         }

@@ -27,6 +27,7 @@ enum part {
     P_CHAIN_BCAST,
     P_TREE_REDUCE,
     P_TREE_BCAST,
+    P_TREE_AR,
     P_SEND
 };
 
@@ -59,10 +60,7 @@ static int op_parts(const ar_op *op, enum part out[2]) {
             out[0] = P_CHAIN_REDUCE;
             out[1] = P_CHAIN_BCAST;
             return 2;
-        case AR_IMPL_TREE:
-            out[0] = P_TREE_REDUCE;
-            out[1] = P_TREE_BCAST;
-            return 2;
+        case AR_IMPL_TREE: out[0] = P_TREE_AR; return 1;
         default:
             out[0] = P_RING_RS;
             out[1] = P_RING_AG;
@@ -121,7 +119,7 @@ static int tree_max_depth(const ar_op *op) {
 }
 
 static int is_pipelined(enum part p) {
-    return p == P_CHAIN_REDUCE || p == P_CHAIN_BCAST || p == P_TREE_REDUCE || p == P_TREE_BCAST;
+    return p == P_CHAIN_REDUCE || p == P_CHAIN_BCAST || p == P_TREE_REDUCE || p == P_TREE_BCAST || p == P_TREE_AR;
 }
 
 static int part_steps(const ar_op *op, enum part p) {
@@ -140,6 +138,7 @@ static int part_steps(const ar_op *op, enum part p) {
     case P_CHAIN_BCAST: return n - 1;
     case P_TREE_REDUCE:
     case P_TREE_BCAST: return tree_max_depth(op);
+    case P_TREE_AR: return 2 * tree_max_depth(op);
     default: return 1;
     }
 }
@@ -203,6 +202,7 @@ int ar_lower_same_pairs(const ar_op *op, int r) {
 size_t ar_lower_max_xfers(const ar_op *op) {
     size_t n = (size_t)op->n;
     if (op->impl == AR_IMPL_DIRECT) return n * (n > 0 ? n - 1 : 0) + 1;
+    if (op->impl == AR_IMPL_TREE && op->kind == AR_OP_ALL_REDUCE) return 2 * n + 1; /* an edge up and one down */
     if (op->impl == AR_IMPL_SWITCH) /* pieces per block: RS up and AG down, one transfer per block */
         return (op->chunks > 1 && (op->kind == AR_OP_REDUCE_SCATTER || op->kind == AR_OP_ALL_GATHER)) ? n * n + n + 1
                                                                                                       : 2 * n + 1;
@@ -396,11 +396,13 @@ static void gen_pipelined(const ar_op *op, enum part p, int t, ar_xfer *buf, siz
         if (q < 0) continue;
         int d = tree_depth_of(op, m);
         /* reduce: member at depth d sends chunk j up in round D-d+j;
-         * broadcast: its parent (depth d-1) sends chunk j down in round d-1+j */
-        int j = p == P_TREE_REDUCE ? t - (D - d) : t - (d - 1);
-        if (j < 0 || j >= c) continue;
-        if (p == P_TREE_REDUCE) put_chunk(op, buf, nout, op->members[m], op->members[q], j, 1);
-        else put_chunk(op, buf, nout, op->members[q], op->members[m], j, 0);
+         * broadcast: its parent (depth d-1) sends chunk j down in round d-1+j; all-reduce: both, the
+         * broadcast D rounds late (the root holds chunk j's sum after round D-1+j and sends it down in
+         * round D+j), so chunk j goes down while chunk j + 2d - 1 goes up on the same edge */
+        int up = p == P_TREE_REDUCE || p == P_TREE_AR, down = p == P_TREE_BCAST || p == P_TREE_AR;
+        int ju = t - (D - d), jd = t - (d - 1) - (p == P_TREE_AR ? D : 0);
+        if (up && ju >= 0 && ju < c) put_chunk(op, buf, nout, op->members[m], op->members[q], ju, 1);
+        if (down && jd >= 0 && jd < c) put_chunk(op, buf, nout, op->members[q], op->members[m], jd, 0);
     }
 }
 

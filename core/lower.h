@@ -26,7 +26,10 @@
  *   TREE      REDUCE up `parent` / BROADCAST down it, pipelined in c chunks:
  *             height+c-1 rounds (a member of height h sends chunk j in round
  *             h+j when reducing; depth d sends chunk j in round d+j when
- *             broadcasting).
+ *             broadcasting). AR: one pipeline of 2 height + c - 1 rounds, the
+ *             broadcast of chunk j starting the round after the root holds
+ *             its sum (round height + j), while later chunks still go up (as
+ *             NCCL's tree runs: chunk k down while chunk k+1 goes up).
  *   NATIVE    lowered as RING (the cost model of a library's ring).
  *   SWITCH    through the reducing switch op->sw (NVLink SHARP, InfiniBand SHARP):
  *             c+1 rounds; round r sends piece r of the range up (r < c) and

@@ -282,7 +282,7 @@ static void test_lowering(void) {
     /* binomial reduce on 5: ceil(lg 5) = 3 rounds */
     ar_op bi = {.kind = AR_OP_REDUCE, .impl = AR_IMPL_BINOMIAL, .n = 5, .members = iota, .count = 10, .chunks = 1};
     T_CHECK(ar_lower_nrounds(&bi) == 3, "binomial rounds %d", ar_lower_nrounds(&bi));
-    /* tree of depth 2 with 3 chunks: 2 + 3 - 1 = 4 rounds each way */
+    /* tree of depth 2 with 3 chunks: reduce and broadcast overlapped, 2 x 2 + 3 - 1 = 6 rounds (not 4 each way) */
     int parent[4] = {-1, 0, 1, 0};
     ar_op tr = {.kind = AR_OP_ALL_REDUCE,
                 .impl = AR_IMPL_TREE,
@@ -291,7 +291,23 @@ static void test_lowering(void) {
                 .count = 9,
                 .chunks = 3,
                 .parent = parent};
-    T_CHECK(ar_lower_nrounds(&tr) == 8, "tree rounds %d", ar_lower_nrounds(&tr));
+    T_CHECK(ar_lower_nrounds(&tr) == 6, "tree rounds %d", ar_lower_nrounds(&tr));
+    /* member 0 the root, 1 and 3 its children, 2 below 1 (height 2, chunks of 3 elements): chunk j goes
+     * up from depth d in round 2 - d + j and down from depth d - 1 in round 2 + d - 1 + j, so round 2
+     * carries chunk 2 up 2 -> 1, chunk 1 up 1 -> 0 and 3 -> 0, and chunk 0 down 0 -> 1 and 0 -> 3 */
+    size_t nt = ar_lower_round(&tr, 2, xf);
+    int up2 = 0, up1 = 0, down0 = 0;
+    for (size_t i = 0; i < nt; i++) {
+        up2 += xf[i].src == 2 && xf[i].dst == 1 && xf[i].reduce && xf[i].off[0] == 6 && xf[i].len[0] == 3;
+        up1 += (xf[i].src == 1 || xf[i].src == 3) && xf[i].dst == 0 && xf[i].reduce && xf[i].off[0] == 3;
+        down0 += xf[i].src == 0 && (xf[i].dst == 1 || xf[i].dst == 3) && !xf[i].reduce && xf[i].off[0] == 0;
+    }
+    T_CHECK(nt == 5 && up2 == 1 && up1 == 2 && down0 == 2 && nt <= ar_lower_max_xfers(&tr),
+            "tree all-reduce round 2: %zu transfers (up 2->1 %d, up to the root %d, down %d)", nt, up2, up1, down0);
+    /* the last round (5): chunk 2 down 1 -> 2 only */
+    nt = ar_lower_round(&tr, 5, xf);
+    T_CHECK(nt == 1 && xf[0].src == 1 && xf[0].dst == 2 && xf[0].off[0] == 6 && !xf[0].reduce,
+            "tree all-reduce round 5: %zu transfers", nt);
     /* direct rs on 4: one round of 12 transfers */
     ar_op di = {.kind = AR_OP_REDUCE_SCATTER, .impl = AR_IMPL_DIRECT, .n = 4, .members = iota, .count = 8, .chunks = 1};
     T_CHECK(ar_lower_nrounds(&di) == 1 && ar_lower_round(&di, 0, xf) == 12, "direct rs");
