@@ -72,6 +72,20 @@ typedef struct ar_xfer {
 
 static inline uint64_t ar_xfer_elems(const ar_xfer *x) { return x->len[0] + (x->nseg > 1 ? x->len[1] : 0); }
 
+/* Whether two sets of element ranges (na, nb: 1 or 2 ranges each) share an element. */
+static inline int ar_ranges_overlap(int na, const uint64_t *aoff, const uint64_t *alen, int nb, const uint64_t *boff,
+                                    const uint64_t *blen) {
+    for (int i = 0; i < na; i++)
+        for (int k = 0; k < nb; k++)
+            if (alen[i] && blen[k] && aoff[i] < boff[k] + blen[k] && boff[k] < aoff[i] + alen[i]) return 1;
+    return 0;
+}
+
+/* Whether transfers a and b touch a common element. */
+static inline int ar_xfer_overlap(const ar_xfer *a, const ar_xfer *b) {
+    return ar_ranges_overlap(a->nseg, a->off, a->len, b->nseg, b->off, b->len);
+}
+
 /* Number of rounds op lowers to (0 for a 1-member op). */
 int ar_lower_nrounds(const ar_op *op);
 

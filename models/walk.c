@@ -891,14 +891,6 @@ typedef struct wd_list {
     size_t n, cap;
 } wd_list;
 
-static int xf_overlaps(const ar_xfer *x, const wd_ent *en) {
-    for (int a = 0; a < x->nseg; a++)
-        for (int b = 0; b < en->nseg; b++)
-            if (x->len[a] && en->len[b] && x->off[a] < en->off[b] + en->len[b] && en->off[b] < x->off[a] + x->len[a])
-                return 1;
-    return 0;
-}
-
 /* When rank k's range of x is no longer being reduced into (entries at or before floor are dropped). */
 static double wd_data(wd_list *l, const ar_xfer *x, double floor) {
     double t = 0;
@@ -907,7 +899,8 @@ static double wd_data(wd_list *l, const ar_xfer *x, double floor) {
             l->v[i] = l->v[--l->n];
             continue;
         }
-        if (xf_overlaps(x, &l->v[i]) && l->v[i].t > t) t = l->v[i].t;
+        if (ar_ranges_overlap(x->nseg, x->off, x->len, l->v[i].nseg, l->v[i].off, l->v[i].len) && l->v[i].t > t)
+            t = l->v[i].t;
         i++;
     }
     return t;

@@ -260,14 +260,6 @@ static void links_update(df *d, const ar_xfer *x, double bytes, int start) {
     links_count(d, x->src, x->dst, bytes, start, 0);
 }
 
-static int xf_overlap(const ar_xfer *a, const ar_xfer *b) {
-    for (int i = 0; i < a->nseg; i++)
-        for (int k = 0; k < b->nseg; k++)
-            if (a->len[i] && b->len[k] && a->off[i] < b->off[k] + b->len[k] && b->off[k] < a->off[i] + a->len[i])
-                return 1;
-    return 0;
-}
-
 /* The rank whose pending reduction x must wait for: the sender's data that x sends (and, for a
  * copy, the receiver's range it overwrites) must not still be being reduced into; -1 if none. */
 static int blocked_by(const df *d, const ar_xfer *x) {
@@ -275,7 +267,7 @@ static int blocked_by(const df *d, const ar_xfer *x) {
         int k = side ? x->dst : x->src;
         const df_ids *l = &d->pend[k];
         for (size_t i = 0; i < l->n; i++)
-            if (xf_overlap(x, &d->xf[l->v[i]].x)) return k;
+            if (ar_xfer_overlap(x, &d->xf[l->v[i]].x)) return k;
     }
     return -1;
 }

@@ -371,14 +371,6 @@ static int msg_sides(struct cert_msg *m, size_t k, double *at) {
     return 0;
 }
 
-static int xf_overlap(const ar_xfer *a, const ar_xfer *b) {
-    for (int i = 0; i < a->nseg; i++)
-        for (int k = 0; k < b->nseg; k++)
-            if (a->len[i] && b->len[k] && a->off[i] < b->off[k] + b->len[k] && b->off[k] < a->off[i] + a->len[i])
-                return 1;
-    return 0;
-}
-
 /* Drops rank k's pending entries that can block nothing any more: landed before the earliest
  * instant any of its (rank, op) pairs can start a transfer. */
 static void msg_prune(eng *g, int k) {
@@ -403,7 +395,8 @@ static double msg_unblocked(const struct cert_msg *m, int k, const ar_xfer *x, d
         again = 0;
         for (size_t i = 0; i < m->pn[k]; i++) {
             const cm_pend *e = &m->pl[k][i];
-            if (e->batch != m->batch && !later(e->ne, s) && e->land > s && xf_overlap(x, &e->x)) s = e->land, again = 1;
+            if (e->batch != m->batch && !later(e->ne, s) && e->land > s && ar_xfer_overlap(x, &e->x))
+                s = e->land, again = 1;
         }
     }
     return s;
@@ -413,7 +406,7 @@ static double msg_unblocked(const struct cert_msg *m, int k, const ar_xfer *x, d
 static int msg_waits_own(const struct cert_msg *m, int k, const ar_xfer *x, double s) {
     for (size_t i = 0; i < m->pn[k]; i++) {
         const cm_pend *e = &m->pl[k][i];
-        if (e->batch == m->batch && !later(e->ne, s) && later(e->land, s) && xf_overlap(x, &e->x)) return 1;
+        if (e->batch == m->batch && !later(e->ne, s) && later(e->land, s) && ar_xfer_overlap(x, &e->x)) return 1;
     }
     return 0;
 }
