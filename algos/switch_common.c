@@ -218,6 +218,34 @@ static void tree_split(double S, int M, int H, int g, int h, double nvl, double 
         }
 }
 
+/* nvlstree across nodes, the trees staged edge by edge: with K slices, every slice's chunk crosses
+ * one tree edge per step (a node sends its slice up the tree the step after its children's sums
+ * have reached it, and down the step after its parent's), so a slice takes 2h + 2 steps (its
+ * reduce-scatter in the node, h up, h down, its all-gather) and the schedule K + 2h + 1: the
+ * trees fill once, not once per slice. In a full step every NIC carries 2 S/(K H) per direction
+ * (inside one tree and a leaf of the other: 2 up + 1 down in, 1 up + 2 down out, of half a block
+ * each; on two nodes S/(K H)), in one message per edge, so a step costs the hop lr, the
+ * messages' holding of the sender's side (fm x ho, fm = 4 sends on an inner node) and the bytes;
+ * the NVSwitch stages beside it sw = max(S/K / nvl, g S/K / R):
+ *   T(K) = (K + 2h + 1) max(lr + fm ho + f S/(K H nic), sw),  f = 2 (M > 2) or 1,
+ * minimised over K in 2..kmax (a given `slices` fixes K). */
+static int edge_split(double S, int M, int H, int g, int h, double nvl, double R, double nic, double lr, double ho,
+                      int kmax, int fix_k) {
+    double best = INFINITY, f = M > 2 ? 2 : 1, fm = M > 2 ? 4 : 2;
+    int K = fix_k > 0 ? fix_k : 2;
+    for (int k = fix_k > 0 ? fix_k : 2; k <= (fix_k > 0 ? fix_k : kmax); k++) {
+        double sw = S / k / nvl;
+        if (R > 0 && g * S / k / R > sw) sw = g * S / k / R;
+        double tree = lr + fm * ho + f * S / ((double)k * H * nic);
+        double t = (k + (2.0 * h + 1) / 2) * (tree > sw ? tree : sw);
+        if (t < best * (1 - 1e-12)) {
+            best = t;
+            K = k;
+        }
+    }
+    return K;
+}
+
 /* c chunks, at most one per element of len (>= 1). */
 static int chunks_of(int c, uint64_t len) {
     if ((uint64_t)c > len) c = (int)len;
@@ -245,6 +273,7 @@ ar_status ar_switch_plan(ar_switch_variant var, const ar_platform *p, ar_coll co
     int *tmp = ar_calloc((size_t)P + 1, sizeof *tmp), *nvs = ar_calloc((size_t)M, sizeof *nvs),
         *rail = ar_calloc((size_t)g, sizeof *rail), *par = ar_calloc((size_t)M, sizeof *par);
     ar_schedule *s = NULL;
+    int *tt = NULL; /* nvlstree across nodes: the trees (below) */
     /* the NVLS heads: GPU hd[i] of every node carries block i of H across nodes (every GPU, or the
      * GPUs whose NIC is alive on every node once some failed) */
     int *hd = NULL, H = M > 1 ? ar_nccl_heads(p, &hd) : 0, lost = H > 0;
@@ -325,23 +354,52 @@ ar_status ar_switch_plan(ar_switch_variant var, const ar_platform *p, ar_coll co
     pipeline_split(units, &K, &cs);
     if (v[1].i > 0) K = (int)v[1].i;
     if (c0 > 0) cs = c0;
-    int ct_est = 0; /* nvlstree: the trees' chunks from tree_split (0: the rule below) */
-    uint64_t kmax = count / (uint64_t)g < 64 ? count / (uint64_t)g : 64;
-    if (var == AR_SW_NVLSTREE && g > 1 && kmax >= 1) {
-        int a = first[0] + hd[0], b = first[1] + hd[0], h = 0;
+    int ct_est = 0; /* nvlstree, trees per slice: the trees' chunks from tree_split (0: the rule below) */
+    /* nvlstree: the two trees of every rail (parents, subtree heights, depths; tree t at 3 t M) and
+     * their height h; edge = the trees staged edge by edge (edge_split), not per slice (tree_split) */
+    int th = 0;
+    tt = var == AR_SW_NVLSTREE ? ar_calloc((size_t)8 * M + 2, sizeof *tt) : NULL;
+    int edge = var == AR_SW_NVLSTREE && M > 2;
+    if (var == AR_SW_NVLSTREE) {
+        if (!tt) goto nomem;
         for (int tr = 0; tr < 2; tr++) {
-            for (int x = 0; x < M; x++) par[x] = ar_nccl_dtree_parent(M, tr, x);
-            int ht = tree_height(par, M);
-            if (ht > h) h = ht;
+            int *tp = tt + 3 * tr * M, *ht = tp + M, *dep = tp + 2 * M;
+            for (int x = 0; x < M; x++) tp[x] = ar_nccl_dtree_parent(M, tr, x);
+            for (int x = 0; x < M; x++) {
+                ht[x] = 0;
+                dep[x] = 0;
+                for (int y = x; tp[y] >= 0 && dep[x] <= M; y = tp[y]) dep[x]++;
+            }
+            for (int x = 0; x < M; x++) /* x's depth below each ancestor raises that ancestor's height */
+                for (int y = x, d = 0; tp[y] >= 0 && d <= M; y = tp[y]) {
+                    d++;
+                    if (ht[tp[y]] < d) ht[tp[y]] = d;
+                }
+            for (int x = 0; x < M; x++)
+                if (tp[x] < 0 && ht[x] > th) th = ht[x];
         }
+        if (th < 1) th = 1;
+    }
+    uint64_t kmax = count / (uint64_t)g < 64 ? count / (uint64_t)g : 64;
+    if (edge) kmax = count / (uint64_t)g < 1024 ? count / (uint64_t)g : 1024;
+    if (var == AR_SW_NVLSTREE && g > 1 && kmax >= 1) {
+        int a = first[0] + hd[0], b = first[1] + hd[0], h = th;
         double nic = ar_platform_route_bw(p, a, b), nvl = ar_platform_route_bw(p, first[0], first[0] + 1),
                lr = ar_platform_route_lat(p, a, b) + (ar_platform_msg(p, a, b) ? p->msg_o_s : 0),
                ho = ar_platform_msg(p, a, b) ? (p->msg_o_s > p->msg_g_s ? p->msg_o_s : p->msg_g_s) : 0;
         if (nic > 0 && nvl > 0 && isfinite(nic) && isfinite(nvl) && isfinite(lr) && isfinite(ho)) {
-            int k = K;
-            tree_split((double)count * (double)elem_bytes, M, H, g, h < 1 ? 1 : h, nvl, p->nodes[nvs[0]].reduce_Bps,
-                       nic, lr, ho, (int)kmax, v[1].i > 0 ? K : 0, &k, &ct_est);
-            K = k;
+            double S = (double)count * (double)elem_bytes, R = p->nodes[nvs[0]].reduce_Bps;
+            if (edge && v[1].i != 1 && kmax >= 2) {
+                K = edge_split(S, M, H, g, h, nvl, R, nic, lr, ho, (int)kmax, v[1].i > 0 ? K : 0);
+                if (c0 <= 0) { /* NCCL's steps over the slices, as chunks of every switch op */
+                    double c = ceil(units / K);
+                    cs = c > 64 ? 64 : c < 1 ? 1 : (int)c;
+                }
+            } else if (!edge) {
+                int k = K;
+                tree_split(S, M, H, g, h, nvl, R, nic, lr, ho, (int)kmax, v[1].i > 0 ? K : 0, &k, &ct_est);
+                K = k;
+            }
         }
     }
     if ((uint64_t)K * (uint64_t)g > count) K = (int)(count / (uint64_t)g);
@@ -355,6 +413,7 @@ ar_status ar_switch_plan(ar_switch_variant var, const ar_platform *p, ar_coll co
     else snprintf(cw, sizeof cw, "%s", c0 > 0 ? "given" : "auto (one per 4 MiB)");
     char tw[80] = "";
     if (pipe && ct_est > 0) snprintf(tw, sizeof tw, " tree chunks=%d (estimate)", ct_est);
+    if (pipe && edge) snprintf(tw, sizeof tw, " trees edge by edge (%d steps a slice)", 2 * th + 2);
     if (var == AR_SW_NVLSTREE && v[2].i == 1) {
         size_t l = strlen(tw);
         snprintf(tw + l, sizeof tw - l, " proto=simple across nodes");
@@ -364,9 +423,9 @@ ar_status ar_switch_plan(ar_switch_variant var, const ar_platform *p, ar_coll co
     if (ar_schedule_set_detail(
             s, "%s slices=%d%s chunks=%s (NCCL: %d channels x %d heads x %.0f KiB chunks = %.0f steps)%s",
             det ? det : "", K,
-            v[1].i > 0   ? ""
-            : ct_est > 0 ? " (auto: estimate)"
-                         : " (auto)",
+            v[1].i > 0                     ? ""
+            : ct_est > 0 || (pipe && edge) ? " (auto: estimate)"
+                                           : " (auto)",
             cw, nch, H, chunk_B / 1024, units, tw) != AR_OK) {
         free(det);
         goto nomem;
@@ -377,7 +436,9 @@ ar_status ar_switch_plan(ar_switch_variant var, const ar_platform *p, ar_coll co
      * slice t + 1 goes up the trees while slice t comes down (NCCL's continuous tree pipeline): four
      * stages, K + 3 steps; otherwise three (a tree op's own broadcast follows its reduce chunk by
      * chunk, core/lower.h) */
-    int split = var == AR_SW_NVLSTREE && pipe, nst = split ? 4 : 3;
+    int split = var == AR_SW_NVLSTREE && pipe && !edge, nst = split ? 4 : 3;
+    edge = edge && pipe;
+    if (edge) nst = 2 * th + 2;
     for (int t = 0; t < K + nst - 1; t++) {
         char lab[4][96], both[400]; /* the stages that run in this step, with their slice */
         snprintf(lab[0], sizeof lab[0], "RS in node (%s)", have_nvs ? "NVSwitch" : "ring");
@@ -385,15 +446,33 @@ ar_status ar_switch_plan(ar_switch_variant var, const ar_platform *p, ar_coll co
             snprintf(lab[1], sizeof lab[1], "reduce up the trees (%s)", cross_name[var]);
             snprintf(lab[2], sizeof lab[2], "broadcast down the trees");
         } else snprintf(lab[1], sizeof lab[1], "AR across nodes (%s)", cross_name[var]);
-        snprintf(lab[nst - 1], sizeof lab[nst - 1], "AG in node (%s)", have_nvs ? "NVSwitch" : "ring");
+        snprintf(lab[edge ? 3 : nst - 1], sizeof lab[0], "AG in node (%s)", have_nvs ? "NVSwitch" : "ring");
         size_t at = 0;
         both[0] = 0;
-        for (int stage = 0; stage < nst; stage++) {
+        for (int stage = 0; stage < nst && !edge; stage++) {
             int sl = t - stage;
             if (sl < 0 || sl >= K) continue;
             int w = K > 1 ? snprintf(both + at, sizeof both - at, "%s%s slice %d", at ? "; " : "", lab[stage], sl)
                           : snprintf(both + at, sizeof both - at, "%s%s", at ? "; " : "", lab[stage]);
             if (w > 0 && (size_t)w < sizeof both - at) at += (size_t)w;
+        }
+        if (edge) { /* RS slice t, the trees slices t - 2h .. t - 1 (up h levels, down h), AG slice t - 2h - 1 */
+            int lo = t - 2 * th > 0 ? t - 2 * th : 0, hi = t - 1 < K - 1 ? t - 1 : K - 1;
+            at = 0;
+            both[0] = 0;
+            int w = t < K ? snprintf(both, sizeof both, "RS in node (%s) slice %d", have_nvs ? "NVSwitch" : "ring", t)
+                          : 0;
+            if (w > 0 && (size_t)w < sizeof both) at += (size_t)w;
+            if (lo <= hi) {
+                w = snprintf(both + at, sizeof both - at, "%strees edge by edge (%s) slices %d-%d", at ? "; " : "",
+                             cross_name[var], lo, hi);
+                if (w > 0 && (size_t)w < sizeof both - at) at += (size_t)w;
+            }
+            if (t - nst + 1 >= 0 && t - nst + 1 < K) {
+                w = snprintf(both + at, sizeof both - at, "%sAG in node (%s) slice %d", at ? "; " : "",
+                             have_nvs ? "NVSwitch" : "ring", t - nst + 1);
+                if (w > 0 && (size_t)w < sizeof both - at) at += (size_t)w;
+            }
         }
         if (ar_sched_phase(s, "step %d: %s", t, both) < 0) goto nomem;
         for (int st4 = 0; st4 < nst; st4++) {
@@ -455,7 +534,37 @@ ar_status ar_switch_plan(ar_switch_variant var, const ar_platform *p, ar_coll co
                     op->tag = sl;
                     continue;
                 }
-                for (int tr = 0; tr < 2; tr++) { /* two trees, half of the block each */
+                for (int tr = 0; tr < 2 && edge; tr++) { /* two trees, half of the block each, edge by edge */
+                    uint64_t o2, l2;
+                    ar_coll_block(2, len, tr, &o2, &l2);
+                    if (!l2) continue;
+                    /* stage 1 + u (u < h): every node x whose children's sums are due (height(x) - 1 = u)
+                     * takes them in one reduce; stage 1 + h + d: every node at depth d sends the sum
+                     * down to its children in one broadcast */
+                    int u = st4 - 1, dn = u >= th, lvl = dn ? u - th : u;
+                    const int *tp = tt + 3 * tr * M, *ht = tp + M, *dep = tp + 2 * M;
+                    int *em = tt + 6 * M, *lp = em + M + 1;
+                    for (int x = 0; x < M; x++) {
+                        if (dn ? dep[x] != lvl : ht[x] - 1 != lvl) continue;
+                        int n = 0;
+                        em[n] = tmp[x];
+                        lp[n++] = -1;
+                        for (int y = 0; y < M; y++)
+                            if (tp[y] == x) {
+                                em[n] = tmp[y];
+                                lp[n++] = 0;
+                            }
+                        if (n < 2) continue;
+                        ar_op *op = ar_sched_op(s, dn ? AR_OP_BROADCAST : AR_OP_REDUCE, AR_IMPL_TREE, em, n, off + o2,
+                                                l2);
+                        if (!op || ar_op_set_parent(op, lp) != AR_OK) goto nomem;
+                        op->root = 0;
+                        op->chunks = 1;
+                        op->tag = sl;
+                        if (v[2].i == 1) op->proto = AR_PROTO_SIMPLE;
+                    }
+                }
+                for (int tr = 0; tr < 2 && !edge; tr++) { /* two trees, half of the block each */
                     uint64_t o2, l2;
                     ar_coll_block(2, len, tr, &o2, &l2);
                     if (!l2) continue;
@@ -484,6 +593,7 @@ ar_status ar_switch_plan(ar_switch_variant var, const ar_platform *p, ar_coll co
         }
     }
 done:
+    free(tt);
     free(tmp);
     free(nvs);
     free(rail);
@@ -492,6 +602,7 @@ done:
     *out = s;
     return AR_OK;
 nomem:
+    free(tt);
     free(tmp);
     free(nvs);
     free(rail);
@@ -499,6 +610,7 @@ nomem:
     free(par);
     return ar_classic_nomem(name, s, e);
 fail:
+    free(tt);
     free(tmp);
     free(nvs);
     free(rail);

@@ -35,13 +35,20 @@ if expect_ok "nvlstree plans NCCL's steps" -- plan --platform dgx-h100:nodes=2 -
   t_check "1 GB: 16 channels x 8 heads x 128 KiB = 60 steps as 6 switch chunks, slices and tree chunks by the estimate" \
     grep -q "slices=64 (auto: estimate) chunks=6 (auto) (NCCL: 16 channels x 8 heads x 128 KiB chunks = 60 steps) tree chunks=1 (estimate)" "$T_TMP/out"
 fi
-# pipelined, the trees' reduce and broadcast are stages of their own: in one step slice t + 1 goes up the
-# trees while slice t comes down (K + 3 steps), as NCCL's tree pipeline runs chunk k + 1 up beside chunk k down
+# pipelined on more than two nodes, the trees run edge by edge: a slice crosses one tree edge per step,
+# up h levels and down h, K + 2h + 1 steps (tests/cli/cli_nvlstree_edges.sh has the times by hand)
 if expect_ok "nvlstree:slices=4 on dgx-h100:nodes=4" -- plan --platform dgx-h100:nodes=4 --algo nvlstree:slices=4 --size 64MiB; then
+  t_check "4 slices, h = 2: 9 steps" grep -q "^schedule nvlstree .*slices=4 .*, 9 phases" "$T_TMP/out"
+  t_check "step 4: slices 0-3 on the trees' levels" \
+    grep -q "^phase 4 step 4: trees edge by edge (double binary tree per rail) slices 0-3: 64 ops" "$T_TMP/out"
+  t_check "step 4: tree reduce and broadcast ops" test "$(grep -c "^  \(reduce\|broadcast\) *tree" "$T_TMP/out")" -ge 4
+fi
+# on two nodes (h = 1) the trees' reduce and broadcast are stages of their own: in one step slice t + 1 goes
+# up while slice t comes down (K + 3 steps), each tree op pipelined in its chunks
+if expect_ok "nvlstree:slices=4 on dgx-h100:nodes=2" -- plan --platform dgx-h100:nodes=2 --algo nvlstree:slices=4 --size 64MiB; then
   t_check "4 slices: 7 steps" grep -q "^schedule nvlstree .*slices=4 .*, 7 phases" "$T_TMP/out"
   t_check "step 2: slice 1 up the trees beside slice 0 down" \
-    grep -q "^phase 2 step 2: RS in node (NVSwitch) slice 2; reduce up the trees (double binary tree per rail) slice 1; broadcast down the trees slice 0: 36 ops" "$T_TMP/out"
-  t_check "step 2: tree reduce and broadcast ops" test "$(grep -c "^  \(reduce\|broadcast\) *tree" "$T_TMP/out")" -ge 4
+    grep -q "^phase 2 step 2: RS in node (NVSwitch) slice 2; reduce up the trees (double binary tree per rail) slice 1; broadcast down the trees slice 0: 34 ops" "$T_TMP/out"
 fi
 # proto=simple: NCCL's Simple on the trees across nodes only (the NVSwitch ops carry none); none by default
 if expect_ok "nvlstree:proto=simple plans" -- plan --platform dgx-h100:nodes=2 --algo nvlstree:proto=simple,slices=2 --size 1MiB --format json; then
@@ -57,10 +64,10 @@ expect_error "nvlstree:proto=ll refused" "proto=ll: expected none or simple" -- 
 # nvlstree's slices and tree chunks by the estimate (algos/switch_common.c tree_split) against NCCL's model
 # of its own NVLS_TREE (nccl_model_s; the pick there): on 2 nodes the schedule runs at NCCL's model (64 MiB:
 # 0.978 x, was 1.251 x with NCCL's split of sqrt(2U) slices and 4h tree chunks); on 8 nodes each slice's
-# trees still pay their fill and every round its hop, 2 o of it the preset's InfiniBand o = 3.44 us
-# (1.674 x with slice t + 1 up the trees beside slice t down; 1.907 x with the trees' all-reduce in one
-# step; docs/algorithms.md)
-for case in "2 0.90 1.10" "8 1.0 1.75"; do
+# trees run edge by edge, filling once, and every step pays its hop and four messages' o = 3.44 us on an inner
+# node: 1.328 x (1.674 x with each slice's trees refilling, slice t + 1 up beside slice t down; 1.907 x
+# with the trees' all-reduce in one step; docs/algorithms.md)
+for case in "2 0.90 1.10" "8 1.0 1.40"; do
   read -r n lo hi <<<"$case"
   if expect_ok "nvlstree on dgx-h100:nodes=$n at 64 MiB" -- sim --platform "dgx-h100:nodes=$n" --algo nvlstree --size 64MiB --format csv; then
     read -r simt ncm walk < <(csv_col "$T_TMP/out" sim_s nccl_model_s model_s | tr '\t' ' ')
