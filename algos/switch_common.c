@@ -119,6 +119,13 @@ const ar_param_def ar_nvlstree_params[] = {
      .def = 0,
      .help = "NCCL protocol on the trees across nodes (NVLS_TREE's inter-node step runs Simple; none = the "
              "schedule's own hops and per-message costs only)"},
+    {.key = "ramp",
+     .type = AR_PARAM_ENUM,
+     .choices = "auto|none|triangle",
+     .def = 0,
+     .help = "more than two nodes, pipelined: the first and last slices ramped up and down in size where the "
+             "estimate says the shorter fill and drain steps pay (auto), all of one size (none), or every slice "
+             "on the ramp (triangle: 1, 2, .. up and down)"},
     {NULL},
 };
 
@@ -218,32 +225,109 @@ static void tree_split(double S, int M, int H, int g, int h, double nvl, double 
         }
 }
 
-/* nvlstree across nodes, the trees staged edge by edge: with K slices, every slice's chunk crosses
- * one tree edge per step (a node sends its slice up the tree the step after its children's sums
- * have reached it, and down the step after its parent's), so a slice takes 2h + 2 steps (its
- * reduce-scatter in the node, h up, h down, its all-gather) and the schedule K + 2h + 1: the
- * trees fill once, not once per slice. In a full step every NIC carries 2 S/(K H) per direction
- * (inside one tree and a leaf of the other: 2 up + 1 down in, 1 up + 2 down out, of half a block
- * each; on two nodes S/(K H)), in one message per edge, so a step costs the hop lr, the
- * messages' holding of the sender's side (fm x ho, fm = 4 sends on an inner node) and the bytes;
- * the NVSwitch stages beside it sw = max(S/K / nvl, g S/K / R):
- *   T(K) = (K + 2h + 1) max(lr + fm ho + f S/(K H nic), sw),  f = 2 (M > 2) or 1,
- * minimised over K in 2..kmax (a given `slices` fixes K). */
-static int edge_split(double S, int M, int H, int g, int h, double nvl, double R, double nic, double lr, double ho,
-                      int kmax, int fix_k) {
-    double best = INFINITY, f = M > 2 ? 2 : 1, fm = M > 2 ? 4 : 2;
-    int K = fix_k > 0 ? fix_k : 2;
-    for (int k = fix_k > 0 ? fix_k : 2; k <= (fix_k > 0 ? fix_k : kmax); k++) {
-        double sw = S / k / nvl;
-        if (R > 0 && g * S / k / R > sw) sw = g * S / k / R;
-        double tree = lr + fm * ho + f * S / ((double)k * H * nic);
-        double t = (k + (2.0 * h + 1) / 2) * (tree > sw ? tree : sw);
-        if (t < best * (1 - 1e-12)) {
-            best = t;
-            K = k;
+/* Weight of slice i of K with the first and last r ramped (slice_block): i + 1 for the first r, K - i
+ * for the last r, r + 1 for the others; *tot their sum. */
+static double ramp_w(int K, int r, int i, double *tot) {
+    if (tot) *tot = (double)(K - 2 * r) * (r + 1) + (double)r * (r + 1);
+    return i < r ? i + 1 : i >= K - r ? K - i : r + 1;
+}
+
+/* nvlstree across nodes, the trees staged edge by edge: with K slices, every slice crosses one tree
+ * edge per step (a node sends its slice up the tree the step after its children's sums have reached
+ * it, and down the step after its parent's), so a slice takes 2h + 2 steps (its reduce-scatter in the
+ * node, h up, h down, its all-gather) and the schedule K + 2h + 1: the trees fill once, not once per
+ * slice. The steps are barriers, so the schedule costs the sum of its steps, each the larger of
+ *   the NVSwitch stages: the reduce-scatter of slice t, max(S_t / nvl, g S_t / R), beside the
+ *   all-gather of slice t - 2h - 1, S_t' / nvl (up and down the GPU's NVLink), and
+ *   the trees: every edge in flight carries S_s / (2 H) of its slice s (a rail's block, half per
+ *   tree); the busiest NIC direction of any node (co: the edges of each stage at each node) sets the
+ *   bytes, and that node's sends their per-message holding: lr + sends x ho + bytes / nic
+ * (exact where the busiest link stays saturated: tests/cli/cli_nvlstree_edges.sh). Slices of one size
+ * leave the fill and drain steps, with the NVSwitch stages of one slice and a few tree levels, partly
+ * idle; slices ramped up and down (r, ramp_w) shorten those steps. Picks K in 2..kmax (or fix_k) and r
+ * in {0, 2h + 1, (K - 1)/2} (only 0 unless ramp_ok; the smallest slice at least 2 elements per GPU,
+ * count / (K (r + 1)) >= 2g) with the least estimate. tt: the trees (parents, heights, depths). */
+static void edge_split(double S, uint64_t count, int M, int H, int g, int h, const int *tt, double nvl, double R,
+                       double nic, double lr, double ho, int kmax, int fix_k, int ramp_ok, int *K_out, int *r_out) {
+    int ns = 2 * h, *co = ar_calloc((size_t)ns * M * 3 + 1, sizeof *co); /* stage, node: out, in, sends */
+    *K_out = fix_k > 0 ? fix_k : 2;
+    *r_out = 0;
+    if (!co) return;
+    for (int tr = 0; tr < 2; tr++) {
+        const int *tp = tt + 3 * tr * M, *ht = tp + M, *dep = tp + 2 * M;
+        for (int c = 0; c < M; c++) {
+            int pa = tp[c];
+            if (pa < 0) continue;
+            int up = ht[pa] - 1, dn = h + dep[pa]; /* the stages (0-based, after the reduce-scatter) */
+            if (up >= 0 && up < ns) {
+                co[(up * M + c) * 3 + 0]++, co[(up * M + c) * 3 + 2]++;
+                co[(up * M + pa) * 3 + 1]++;
+            }
+            if (dn >= 0 && dn < ns) {
+                co[(dn * M + pa) * 3 + 0]++, co[(dn * M + pa) * 3 + 2]++;
+                co[(dn * M + c) * 3 + 1]++;
+            }
         }
     }
-    return K;
+    double best = INFINITY, sw_b = 1 / nvl > (R > 0 ? g / R : 0) ? 1 / nvl : g / R;
+    int k0 = fix_k > 0 ? fix_k : 2, k1 = fix_k > 0 ? fix_k : kmax;
+    for (int k = k0; k <= k1; k += k < 64 ? 1 : (k + 15) / 16) {
+        int rs[3] = {0, 2 * h + 1, (k - 1) / 2};
+        for (int ri = 0; ri < (ramp_ok ? 3 : 1); ri++) {
+            int r = rs[ri] < (k - 1) / 2 ? rs[ri] : (k - 1) / 2;
+            if (ri > 0 && (r == rs[ri - 1] || r <= 0)) continue;
+            if (r > 0 && count / ((uint64_t)k * (uint64_t)(r + 1)) < 2 * (uint64_t)g) continue;
+            double tot, t = 0;
+            ramp_w(k, r, 0, &tot);
+            for (int st = 0; st < k + ns + 1; st++) {
+                double sw = 0, tree = 0, bmax = 0, smax = 0;
+                if (st < k) sw = S * ramp_w(k, r, st, NULL) / tot * sw_b;
+                if (st - ns - 1 >= 0 && st - ns - 1 < k) {
+                    double ag = S * ramp_w(k, r, st - ns - 1, NULL) / tot / nvl;
+                    if (ag > sw) sw = ag;
+                }
+                for (int m = 0; m < M; m++) {
+                    double o = 0, in = 0, sends = 0;
+                    for (int u = 0; u < ns; u++) {
+                        int sl = st - 1 - u;
+                        if (sl < 0 || sl >= k) continue;
+                        double x = S * ramp_w(k, r, sl, NULL) / tot / (2.0 * H);
+                        o += co[(u * M + m) * 3 + 0] * x;
+                        in += co[(u * M + m) * 3 + 1] * x;
+                        sends += co[(u * M + m) * 3 + 2];
+                    }
+                    if (o > bmax) bmax = o;
+                    if (in > bmax) bmax = in;
+                    if (sends > smax) smax = sends;
+                }
+                if (bmax > 0) tree = lr + (smax + 1) / 2 * ho + bmax / nic;
+                t += tree > sw ? tree : sw;
+            }
+            if (t < best * (1 - 1e-12)) {
+                best = t;
+                *K_out = k;
+                *r_out = r;
+            }
+        }
+    }
+    free(co);
+}
+
+/* Slice sl of K over count elements, the first and last r slices ramped (weights 1/(r+1) .. r/(r+1)
+ * of a full slice, the others 1), cut at multiples of nothing: the ramp shortens the pipeline's
+ * fill and drain steps, whose stages run partly idle. r = 0: ar_coll_block's even split. */
+static void slice_block(int K, uint64_t count, int sl, int r, uint64_t *off, uint64_t *len) {
+    if (r <= 0 || 2 * r >= K) {
+        ar_coll_block(K, count, sl, off, len);
+        return;
+    }
+    double tot, w = 0;
+    ramp_w(K, r, 0, &tot);
+    for (int i = 0; i < sl; i++) w += ramp_w(K, r, i, NULL);
+    uint64_t b0 = (uint64_t)((double)count * (w / tot)),
+             b1 = sl + 1 >= K ? count : (uint64_t)((double)count * ((w + ramp_w(K, r, sl, NULL)) / tot));
+    *off = b0;
+    *len = b1 - b0;
 }
 
 /* c chunks, at most one per element of len (>= 1). */
@@ -354,6 +438,7 @@ ar_status ar_switch_plan(ar_switch_variant var, const ar_platform *p, ar_coll co
     pipeline_split(units, &K, &cs);
     if (v[1].i > 0) K = (int)v[1].i;
     if (c0 > 0) cs = c0;
+    int ramp = 0;   /* nvlstree edge by edge: the first and last `ramp` slices ramped (edge_split) */
     int ct_est = 0; /* nvlstree, trees per slice: the trees' chunks from tree_split (0: the rule below) */
     /* nvlstree: the two trees of every rail (parents, subtree heights, depths; tree t at 3 t M) and
      * their height h; edge = the trees staged edge by edge (edge_split), not per slice (tree_split) */
@@ -390,7 +475,8 @@ ar_status ar_switch_plan(ar_switch_variant var, const ar_platform *p, ar_coll co
         if (nic > 0 && nvl > 0 && isfinite(nic) && isfinite(nvl) && isfinite(lr) && isfinite(ho)) {
             double S = (double)count * (double)elem_bytes, R = p->nodes[nvs[0]].reduce_Bps;
             if (edge && v[1].i != 1 && kmax >= 2) {
-                K = edge_split(S, M, H, g, h, nvl, R, nic, lr, ho, (int)kmax, v[1].i > 0 ? K : 0);
+                edge_split(S, count, M, H, g, h, tt, nvl, R, nic, lr, ho, (int)kmax, v[1].i > 0 ? K : 0, v[3].i == 0,
+                           &K, &ramp);
                 if (c0 <= 0) { /* NCCL's steps over the slices, as chunks of every switch op */
                     double c = ceil(units / K);
                     cs = c > 64 ? 64 : c < 1 ? 1 : (int)c;
@@ -411,9 +497,12 @@ ar_status ar_switch_plan(ar_switch_variant var, const ar_platform *p, ar_coll co
     char cw[32];
     if (pipe) snprintf(cw, sizeof cw, "%d%s", cs, c0 > 0 ? "" : " (auto)");
     else snprintf(cw, sizeof cw, "%s", c0 > 0 ? "given" : "auto (one per 4 MiB)");
-    char tw[80] = "";
+    if (pipe && edge && v[3].i == 2) /* triangle: ramp_w's r = (K - 1)/2 where the smallest slice allows */
+        for (ramp = (K - 1) / 2; ramp > 0 && count / ((uint64_t)K * (uint64_t)(ramp + 1)) < 2 * (uint64_t)g; ramp--) {}
+    if (!pipe || 2 * ramp >= K) ramp = 0;
+    char tw[96] = "";
     if (pipe && ct_est > 0) snprintf(tw, sizeof tw, " tree chunks=%d (estimate)", ct_est);
-    if (pipe && edge) snprintf(tw, sizeof tw, " trees edge by edge (%d steps a slice)", 2 * th + 2);
+    if (pipe && edge) snprintf(tw, sizeof tw, " trees edge by edge (%d steps a slice), ramp=%d", 2 * th + 2, ramp);
     if (var == AR_SW_NVLSTREE && v[2].i == 1) {
         size_t l = strlen(tw);
         snprintf(tw + l, sizeof tw - l, " proto=simple across nodes");
@@ -482,7 +571,7 @@ ar_status ar_switch_plan(ar_switch_variant var, const ar_platform *p, ar_coll co
              * broadcast), 2 AG */
             int stage = st4 == 0 ? 0 : st4 == nst - 1 ? 2 : 1, down = split && st4 == 2;
             uint64_t so, sn;
-            ar_coll_block(K, count, sl, &so, &sn);
+            slice_block(K, count, sl, ramp, &so, &sn);
             if (stage != 1 && lost) { /* inside every node, one REDUCE / BROADCAST per head */
                 for (int m = 0; m < M; m++)
                     for (int i = 0; i < H; i++) {
