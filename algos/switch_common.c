@@ -23,10 +23,13 @@
  *             rounds take different times; the simulator and the walk (models/walk.c,
  *             walk_phase_events) run each at its own pace: walk = sim to 1e-9 on the
  *             network alone (the walk adds per-message costs, the simulator does not).
- *   nvlstree  the same with NCCL's double binary tree across nodes (two TREE
- *             all-reduces per rail, half of block j each; nccl_tree.c) (NCCL's
- *             NVLS_TREE), each tree pipelined in max(c + 1 rounds' worth, four times
- *             its height) chunks.
+ *   nvlstree  the same with NCCL's double binary tree across nodes (two trees per
+ *             rail, half of block j each; nccl_tree.c) (NCCL's NVLS_TREE). On more
+ *             than two nodes the trees run edge by edge: a slice crosses one tree
+ *             edge per step (one REDUCE per parent and its children up, one BROADCAST
+ *             down), 2h + 2 stages, K + 2h + 1 steps, the first and last slices
+ *             ramped in size (edge_split, slice_block); on two nodes the trees' reduce
+ *             and broadcast are two stages, each tree pipelined in chunks (tree_split).
  *   collnet   reduce-scatter inside the node (through the NVSwitch when it
  *             reduces, else a ring), then per rail j an ALL_REDUCE of block j
  *             through rail switch j (needs sharp= on the rail fabric), then
@@ -314,8 +317,9 @@ static void edge_split(double S, uint64_t count, int M, int H, int g, int h, con
 }
 
 /* Slice sl of K over count elements, the first and last r slices ramped (weights 1/(r+1) .. r/(r+1)
- * of a full slice, the others 1), cut at multiples of nothing: the ramp shortens the pipeline's
- * fill and drain steps, whose stages run partly idle. r = 0: ar_coll_block's even split. */
+ * of a full slice, the others 1; ramp_w), each boundary the element where its cumulative weight
+ * falls: the ramp shortens the pipeline's fill and drain steps, whose stages run partly idle.
+ * r = 0: ar_coll_block's even split. */
 static void slice_block(int K, uint64_t count, int sl, int r, uint64_t *off, uint64_t *len) {
     if (r <= 0 || 2 * r >= K) {
         ar_coll_block(K, count, sl, off, len);
