@@ -87,7 +87,7 @@ fi
 # with per-block switch chunks, and pipelined, where a phase mixes a switch stage on one slice with the
 # ring or the trees across nodes on another (the walk runs each op at its own pace, models/walk.c)
 for spec in "nvls:slices=1 dgx-h100:nodes=2,o=0,g=0" "nvlstree:slices=1 dgx-b200:nodes=3,o=0,g=0" "nvls:slices=1 rail:nodes=3,gpus=4,nvls=300GBps" \
-  "nvls dgx-h100:nodes=2,o=0,g=0" "nvls dgx-h100:nodes=4,o=0,g=0" "nvlstree dgx-h100:nodes=4,o=0,g=0" \
+  "nvls dgx-h100:nodes=2,o=0,g=0" "nvls dgx-h100:nodes=4,o=0,g=0" "nvlstree dgx-h100:nodes=4,o=0,g=0" "nvlstree dgx-h100:nodes=16,o=0,g=0" \
   "nvls:slices=5,chunks=3 rail:nodes=3,gpus=4,nvls=300GBps,nic=20GBps" "nvlstree:slices=4,chunks=5 dgx-b200:nodes=3,o=0,g=0"; do
   read -r algo plat <<<"$spec"
   if expect_ok "$algo on $plat at 64 MB" -- sim --platform "$plat" --algo "$algo" --size 64MB --format csv; then
