@@ -797,7 +797,9 @@ double ar_op_proto_step(const ar_platform *p, const ar_op *op) {
     return ((1 - x) * intra + x * net) * 1e-6;
 }
 
-int ar_op_async(const ar_op *op) { return op->proto != AR_PROTO_NONE && op->impl != AR_IMPL_SWITCH; }
+int ar_op_async(const ar_op *op) {
+    return (op->proto == AR_PROTO_LL || op->proto == AR_PROTO_LL128) && op->impl != AR_IMPL_SWITCH;
+}
 
 double ar_xfer_proto_step(const ar_platform *p, double step_s, int src, int dst) {
     if (!(step_s > 0) || src < 0 || dst < 0 || src >= p->nranks || dst >= p->nranks) return 0;

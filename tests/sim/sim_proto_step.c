@@ -20,12 +20,12 @@
  * B: lat = 0.5 us, intra 10 GB/s, inter 1.25 GB/s, LL (500 KB on the wire per block): step
  *    (0.6 + 2.7) / 2 = 1.65 us; intra max(1, 1.65) + 50 = 51.65 us, across max(2, 1.65) + 400 = 402
  *    us (its route is slower than the step: no step); lockstep (--sync round) 6 x 402 + 6.6 = 2418.6
- *    us. Under --sync dataflow (and the walk) the protocol's sends are one-sided (ar_op_async): a
+ *    us. Under --sync dataflow (and the walk) LL sends one-sidedly (ar_op_async): a
  *    sender is free once its bytes are out (intra 50, across 400 us), the receiver has them a flight,
  *    max(route latency, step), later (intra 1.65, across 2 us). Rank 1 sends across: T1(r + 1) =
  *    max(T1(r) + 400, T0(r) + 51.65) = 400 (r + 1); rank 2 receives its last block of round 5 at
- *    T1(5) + 402 = 2402 us, the last arrival: 2402 + 6.6 = 2408.6 us. In A every transfer ends
- *    together (33.7 us after its round starts): one-sided sends change nothing there.
+ *    T1(5) + 402 = 2402 us, the last arrival: 2402 + 6.6 = 2408.6 us. A is Simple: two-sided in
+ *    every mode (models/model.h ar_op_async).
  * (Before, every round paid the slowest transfer plus one excess, the step less the MEAN hop of the
  * op: A 6 x (26 + 7.95) + 8.4 = 212.1, B 6 x (402 + 0.15) + 6.6 = 2419.5 us.)
  * Without a protocol the same ring does not move: A 6 x (1 + 25) = 156 us, B 6 x (2 + 200) = 1212
