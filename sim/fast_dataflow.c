@@ -10,6 +10,12 @@
  *     at round r of that op (the sender holds the data, the receiver has
  *     posted the receive), as MPI ranks posting non-blocking sends and
  *     receives per round and waiting for their own;
+ *   - one-sided ops (NCCL's LL and LL128, ar_op_async): a transfer of round r
+ *     starts when its sender is at round r; the sender's end is done when its
+ *     bytes are out (its flow carries no route latency: ar_sg_comm_eager), the
+ *     receiver's a flight, max(route latency, step), later (df_flight); each
+ *     round's window slot keeps per member its ends not yet done (need) and is
+ *     freed once every member with transfers in it has completed it;
  *   - the ops of one phase run concurrently; a rank enters its next phase
  *     when its own ops of this phase are done (no barrier with other ranks:
  *     the schedule's phase barriers are data dependencies, kept per rank), and

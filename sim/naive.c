@@ -19,7 +19,10 @@
  * --sync dataflow (see fast_dataflow.c for the semantics): no op or phase barrier;
  * each actor lowers its rounds itself and uses one mailbox per (op, receiver,
  * sender), so a sender's messages arrive in its order whatever round the
- * receiver is in.
+ * receiver is in. One-sided ops (LL, LL128: ar_op_async) run run_op_df_async: every
+ * receiver is its mailboxes' permanent receiver (a send flows at once), and when every op
+ * is one-sided SimGrid's links carry no latency (the receiver pays the route's after the
+ * flow, as the fast engine).
  *
  * Switches that reduce (ops with impl switch, core/lower.h): two more actors per
  * reducing switch k, on the bridge's two hosts of the switch (bridge.cpp): actor
