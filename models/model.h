@@ -111,6 +111,19 @@ double ar_op_proto_step(const ar_platform *p, const ar_op *op);
  * transfer to or from a switch. */
 double ar_xfer_proto_step(const ar_platform *p, double step_s, int src, int dst);
 
+/* 1 if op sends one-sidedly under --sync dataflow: an op with NCCL's LL or LL128 protocol (not a
+ * switch op). These write data and flag together into the receiver's FIFO (flags in every 8 / 128-byte
+ * line): the sender of such a transfer starts it when it
+ * is at the transfer's round (the receiver posts nothing) and is free for its next round once its
+ * bytes are out (the network part less the route latency: its share of the links); the receiver
+ * has the data a flight later, max(route latency, step) (ar_xfer_proto_step: the step holds the
+ * hop). A member's round r + 1 starts when its sends of round r are out and its receives of round r
+ * have arrived. Simple keeps two-sided rounds: its large steps wait for the receiver's credit (the
+ * FIFO's slot back) before the next, the flight on the sender's path; measured, one-sided Simple
+ * pipelines the steps' latency away and falls 10-40 % under NCCL's model at >= 64 MB
+ * (docs/simulator.md, "Semantics"). */
+int ar_op_async(const ar_op *op);
+
 /* Platform quantities the closed forms use. */
 double ar_plat_min_bw(const ar_platform *p); /* min link capacity on any rank-to-rank route */
 double ar_plat_alpha(const ar_platform *p);  /* max route latency between two ranks */

@@ -797,6 +797,10 @@ double ar_op_proto_step(const ar_platform *p, const ar_op *op) {
     return ((1 - x) * intra + x * net) * 1e-6;
 }
 
+int ar_op_async(const ar_op *op) {
+    return (op->proto == AR_PROTO_LL || op->proto == AR_PROTO_LL128) && op->impl != AR_IMPL_SWITCH;
+}
+
 double ar_xfer_proto_step(const ar_platform *p, double step_s, int src, int dst) {
     if (!(step_s > 0) || src < 0 || dst < 0 || src >= p->nranks || dst >= p->nranks) return 0;
     double lat = ar_platform_route_lat(p, src, dst);
@@ -1028,7 +1032,9 @@ static ar_status walk_dataflow(walk *w, const ar_schedule *s, const double *star
                 int sw_src = AR_EP_IS_NODE(x->src), sw_dst = AR_EP_IS_NODE(x->dst);
                 int ms = sw_src ? mo[i + 1] - 1 : mo[i] + memb[x->src];
                 int md = sw_dst ? mo[i + 1] - 1 : mo[i] + memb[x->dst];
-                double start = ready[ms] > ready[md] ? ready[ms] : ready[md];
+                /* one-sided (ar_op_async): the sender alone decides when it sends */
+                int async = ar_op_async(&phase->ops[i]);
+                double start = async || ready[ms] > ready[md] ? ready[ms] : ready[md];
                 if (!sw_src) {
                     double dsrc = wd_data(&red[x->src], x, floor_[x->src]);
                     if (dsrc > start) start = dsrc;
@@ -1046,7 +1052,10 @@ static ar_status walk_dataflow(walk *w, const ar_schedule *s, const double *star
                     sside[x->src] = s0 + hold;
                 }
                 double net = start + dur[t], prog = net + (w->steps ? w->xs[t] : 0);
-                if (prog > next[ms]) next[ms] = prog;
+                /* a one-sided sender is free once its bytes are out: the flight, max(route latency,
+                 * step), is the receiver's (the simulator's flow carries no latency then) */
+                double snd = async ? net - ar_platform_route_lat(p, x->src, x->dst) : prog;
+                if (snd > next[ms]) next[ms] = snd;
                 if (prog > next[md]) next[md] = prog;
                 arr[t] = (wd_arrival){net, t};
                 if (!msg) st = wd_receive(p, x, net, bytes, gamma, sw_dst, rside, gpu, red, &tphase_red, e);
@@ -1149,8 +1158,14 @@ ar_status ar_model_walk_from(const ar_platform *p, const ar_schedule *s, const d
      * than AR_WALK_DATAFLOW_MAX, or with switch ops (the simulator runs those lockstep): lockstep rounds
      * with the sides priced inside each round (round_msg; a transfer to or from a switch pays none) */
     int other = p->reduce_Bps > 0 || p->launch_s > 0 || p->stage_d2h_Bps > 0;
+    /* NCCL's protocols send one-sidedly (ar_op_async) under the simulator's dataflow semantics: the
+     * dataflow walk follows them (lockstep rounds would wait for every step); switch schedules run
+     * lockstep in the simulator and keep the lockstep walk */
+    int async = 0;
+    for (int ph = 0; ph < s->nphases && !async; ph++)
+        for (int i = 0; i < s->phases[ph].nops && !async; i++) async = ar_op_async(&s->phases[ph].ops[i]);
     int dataflow = other || start_s ||
-                   (ar_platform_has_msg(p) && all <= AR_WALK_DATAFLOW_MAX && !ar_schedule_uses_switch(s));
+                   ((ar_platform_has_msg(p) || async) && all <= AR_WALK_DATAFLOW_MAX && !ar_schedule_uses_switch(s));
     if (!dataflow && ar_platform_has_msg(p)) {
         w.msg = 1;
         w.sfree = ar_calloc((size_t)p->nranks + 1, sizeof *w.sfree);

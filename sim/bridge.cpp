@@ -513,6 +513,15 @@ extern "C" void ar_sg_comm(ar_sg *s, int src, int dst, int reduce, uint64_t byte
     start_after(s, s->zone->route_latency(from, to), from, to, bytes, token);
 }
 
+extern "C" int ar_sg_comm_eager(ar_sg *s, int src, int dst, int reduce, uint64_t bytes, uint64_t token) {
+    if (!s->arlab_latency) {
+        ar_sg_comm(s, src, dst, reduce, bytes, token);
+        return 0;
+    }
+    start_after(s, 0, host_of(s->p, src, 0), host_of(s->p, dst, reduce), bytes, token);
+    return 1;
+}
+
 extern "C" void ar_sg_flow(ar_sg *s, int i, uint64_t bytes, uint64_t token) {
     // from flow i's own host: its route starts with its private cap link (ArZone::get_local_route)
     size_t from = (size_t)s->p->nranks + 2 * (size_t)s->p->nvlinks + (size_t)i;

@@ -68,6 +68,11 @@ ar_status ar_sg_open(const ar_platform *p, const char *const *settings, int nset
 /* src, dst: transfer endpoints (a rank, or a reducing switch as AR_EP_NODE(v));
  * reduce: a transfer into a switch that adds (it crosses the switch's virtual link). */
 void ar_sg_comm(ar_sg *s, int src, int dst, int reduce, uint64_t bytes, uint64_t token);
+/* ar_sg_comm without the route latency (AR_SG_ARLAB_LATENCY only: 1; else it is ar_sg_comm, 0): the
+ * flow joins the sharing at once, done when its bytes are through; the caller pays the latency
+ * after it (a one-sided send: the sender is free once its bytes are out, the flight is the
+ * receiver's). */
+int ar_sg_comm_eager(ar_sg *s, int src, int dst, int reduce, uint64_t bytes, uint64_t token);
 void ar_sg_exec(ar_sg *s, int rank, double seconds, uint64_t token);
 /* A pure delay: hooks.done(token) `seconds` from now (no resource; a protocol's per-step latency). */
 void ar_sg_timer(ar_sg *s, double seconds, uint64_t token);

@@ -12,9 +12,11 @@
 #include "sim.h"
 
 enum {
-    SIM_NET_CROSSTRAFFIC = 1, /* flows also load their reverse route (5 %) */
-    SIM_NET_NOT_LOCAL = 2,    /* flows interact beyond shared links (IB): no shortcuts */
-    SIM_NET_ARLAB_LATENCY = 4 /* CM02 with every flow weighing 1: the bridge pays latencies (AR_SG_ARLAB_LATENCY) */
+    SIM_NET_CROSSTRAFFIC = 1,  /* flows also load their reverse route (5 %) */
+    SIM_NET_NOT_LOCAL = 2,     /* flows interact beyond shared links (IB): no shortcuts */
+    SIM_NET_ARLAB_LATENCY = 4, /* CM02 with every flow weighing 1: the bridge pays latencies (AR_SG_ARLAB_LATENCY) */
+    SIM_NET_NAIVE_OF_ARLAB = 8 /* the naive engine's fairbottleneck stand-in for SIM_NET_ARLAB_LATENCY (naive.c: a
+                                  one-sided schedule may then carry its flows without latency, as the fast engines) */
 };
 
 typedef struct sim_job {

@@ -10,6 +10,12 @@
  *     at round r of that op (the sender holds the data, the receiver has
  *     posted the receive), as MPI ranks posting non-blocking sends and
  *     receives per round and waiting for their own;
+ *   - one-sided ops (NCCL's LL and LL128, ar_op_async): a transfer of round r
+ *     starts when its sender is at round r; the sender's end is done when its
+ *     bytes are out (its flow carries no route latency: ar_sg_comm_eager), the
+ *     receiver's a flight, max(route latency, step), later (df_flight); each
+ *     round's window slot keeps per member its ends not yet done (need) and is
+ *     freed once every member with transfers in it has completed it;
  *   - the ops of one phase run concurrently; a rank enters its next phase
  *     when its own ops of this phase are done (no barrier with other ranks:
  *     the schedule's phase barriers are data dependencies, kept per rank), and
@@ -71,6 +77,8 @@ typedef struct df_round { /* one lowered round of an op */
     size_t n, left;  /* transfers, not yet complete */
     int *started;    /* per transfer */
     int *moff, *mix; /* member m's transfers (as sender or receiver): mix[moff[m] .. moff[m+1]) */
+    int *need;       /* asynchronous op: per member, its ends of this round's transfers not yet complete */
+    int mleft;       /* asynchronous op: members with transfers here that have not completed the round */
 } df_round;
 
 typedef struct df_op {
@@ -83,6 +91,7 @@ typedef struct df_op {
     int nwin;
     size_t capwin;
     double step; /* its NCCL protocol's step (ar_op_proto_step) */
+    int async;   /* an NCCL protocol op: one-sided sends (ar_op_async) */
 } df_op;
 
 typedef struct df_xf { /* a transfer in flight */
@@ -95,6 +104,8 @@ typedef struct df_xf { /* a transfer in flight */
     int staged; /* goes through its ends' serial sides (per-message costs, host staging copies) */
     int round;  /* its round (the sides' order: push time, round, op, index) */
     double qt;  /* when it was queued on a side */
+    int sent;   /* asynchronous op: its sender's end is done (the network part is through) */
+    int eager;  /* asynchronous op: its flow carries no route latency; the receiver pays it after */
 } df_xf;
 
 typedef struct df_ids { /* a growable list of transfer ids (pending reductions, the GPU's FIFO) */
@@ -193,11 +204,14 @@ static df_round *get_round(df *d, df_op *o, int r, int *slot) {
     free(w->started);
     free(w->moff);
     free(w->mix);
+    free(w->need);
+    w->need = NULL;
     w->x = ar_calloc(mx, sizeof *w->x);
     w->started = ar_calloc(mx, sizeof *w->started);
     w->moff = ar_calloc((size_t)o->op->n + 1, sizeof *w->moff);
     w->mix = ar_calloc(2 * mx, sizeof *w->mix);
-    if (!w->x || !w->started || !w->moff || !w->mix) return NULL;
+    if (o->async) w->need = ar_calloc((size_t)o->op->n + 1, sizeof *w->need);
+    if (!w->x || !w->started || !w->moff || !w->mix || (o->async && !w->need)) return NULL;
     w->n = w->left = ar_lower_round(o->op, r, w->x);
     for (size_t t = 0; t < w->n; t++) {
         int ms = member_of(o, w->x[t].src), md = member_of(o, w->x[t].dst);
@@ -215,6 +229,9 @@ static df_round *get_round(df *d, df_op *o, int r, int *slot) {
     }
     for (int m = o->op->n; m > 0; m--) w->moff[m] = w->moff[m - 1];
     w->moff[0] = 0;
+    w->mleft = 0;
+    for (int m = 0; o->async && m < o->op->n; m++)
+        if ((w->need[m] = w->moff[m + 1] - w->moff[m]) > 0) w->mleft++;
     w->r = r;
     *slot = k;
     return w;
@@ -274,13 +291,23 @@ static int blocked_by(const df *d, const ar_xfer *x) {
 
 /* The network part of transfer id (its round's window slot is live until that ends). */
 static void issue_comm(df *d, size_t id) {
-    const df_xf *f = &d->xf[id];
+    df_xf *f = &d->xf[id];
     const df_op *o = &d->ops[f->op];
     const ar_xfer *x = &f->x;
     double bytes = (double)ar_xfer_elems(x) * d->eb[o->ph];
     links_update(d, x, bytes, 1);
     d->r->transfers_simgrid++;
-    ar_sg_comm(d->sg, x->src, x->dst, x->reduce, (uint64_t)llround(bytes), DF_TOK(DF_NET, id));
+    if (o->async) /* one-sided: the sender waits for its bytes; the flight is the receiver's */
+        f->eager = ar_sg_comm_eager(d->sg, x->src, x->dst, x->reduce, (uint64_t)llround(bytes), DF_TOK(DF_NET, id));
+    else ar_sg_comm(d->sg, x->src, x->dst, x->reduce, (uint64_t)llround(bytes), DF_TOK(DF_NET, id));
+}
+
+/* What a transfer's receiver waits after its network part: its step (ar_xfer_proto_step), and the
+ * route latency when its flow carried none (a one-sided send: the message's flight is then
+ * max(route latency, step)). */
+static double df_flight(const df *d, const df_op *o, const df_xf *f, const ar_xfer *x) {
+    double t = d->step[o->ph] > 0 ? ar_xfer_proto_step(d->p, o->step, x->src, x->dst) : 0;
+    return f->eager ? t + ar_platform_route_lat(d->p, x->src, x->dst) : t;
 }
 
 /* 1 if queued transfer a goes before b on a side: (push time, round, op, index in the round). */
@@ -421,6 +448,32 @@ static void member_round_done(df *d, int oi, int m) {
 
 static void enter_phase(df *d, int rank, int ph);
 
+/* Asynchronous op (one-sided sends): end ms (the sender: the network part is through) and/or end md
+ * (the receiver: the data has arrived, its step paid) of a transfer of window slot `slot` are done
+ * (-1: not that end). A member at that round with nothing left in it moves on; the slot is freed
+ * once every member with transfers in it has completed it (a receiver may reach a round after all
+ * of its transfers have ended: the slot must still say they were started). */
+static void async_done(df *d, int oi, int slot, int ms, int md) {
+    df_op *o = &d->ops[oi];
+    df_round *w = &o->win[slot];
+    int r = w->r, end[2] = {ms, md}, fire[2] = {0, 0};
+    for (int k = 0; k < 2; k++)
+        if (end[k] >= 0 && --w->need[end[k]] == 0 && o->at[end[k]] == r) fire[k] = 1, w->mleft--;
+    if (w->mleft == 0) w->r = -1;
+    for (int k = 0; k < 2 && d->st == AR_OK; k++)
+        if (fire[k]) member_round_done(d, oi, end[k]);
+}
+
+/* Asynchronous op: transfer id's network part is through, its sender moves on (its step, and the
+ * reduction if any, are the receiver's). f is not used after: the sender's next round may grow d->xf. */
+static void async_sent(df *d, size_t id) {
+    df_xf *f = &d->xf[id];
+    if (f->sent) return;
+    f->sent = 1;
+    int oi = f->op, slot = f->slot, ms = member_of(&d->ops[oi], f->x.src);
+    async_done(d, oi, slot, ms, -1);
+}
+
 /* Writes the transfer's payload into its receiver (adds or copies). */
 static void apply_payload(df *d, df_xf *f) {
     const ar_xfer *x = &f->x;
@@ -449,6 +502,12 @@ static void net_progress(df *d, size_t id) {
     d->r->transfers++;
     d->r->bytes += (double)ar_xfer_elems(&x) * d->eb[o->ph];
     int ms = member_of(o, x.src), md = member_of(o, x.dst);
+    if (o->async) {
+        int sent = f->sent;
+        if (--f->refs == 0) d->freexf[d->nfree++] = (int)id;
+        async_done(d, oi, slot, sent ? -1 : ms, md);
+        return;
+    }
     if (--f->refs == 0) d->freexf[d->nfree++] = (int)id;
     if (--w->left == 0) w->r = -1;
     if (--o->pending[ms] == 0) member_round_done(d, oi, ms);
@@ -497,6 +556,10 @@ static void xfer_done(df *d, size_t id) {
     d->r->bytes += (double)ar_xfer_elems(x) * d->eb[o->ph];
     int ms = member_of(o, x->src), md = member_of(o, x->dst);
     d->freexf[d->nfree++] = (int)id;
+    if (o->async) { /* the receiver's end (and the sender's, when its network part ended just now) */
+        async_done(d, oi, slot, f->sent ? -1 : ms, md);
+        return;
+    }
     int last = --w->left == 0;
     if (last) w->r = -1; /* the slot is free (its arrays are reused) */
     if (--o->pending[ms] == 0) member_round_done(d, oi, ms);
@@ -526,7 +589,19 @@ static void reach(df *d, int oi, int m, int r) {
         }
         int cnt = w->moff[m + 1] - w->moff[m];
         if (cnt == 0) { /* nothing for this member in round r */
-            if (w->left == 0) w->r = -1;
+            if (o->async ? w->mleft == 0 : w->left == 0) w->r = -1;
+            r++;
+            continue;
+        }
+        if (o->async) { /* one-sided: it starts its sends now; its receives start at their senders */
+            if (d->stopped) return;
+            for (int k = w->moff[m]; k < w->moff[m + 1] && d->st == AR_OK; k++) {
+                size_t t = (size_t)w->mix[k];
+                if (!w->started[t] && w->x[t].src == o->op->members[m]) start_xfer(d, oi, slot, t);
+                w = &o->win[slot];
+            }
+            if (w->need[m] > 0) return;
+            if (--w->mleft == 0) w->r = -1; /* all of its ends already done (it was behind) */
             r++;
             continue;
         }
@@ -689,6 +764,7 @@ static void handle(df *d, uint64_t tok) {
         net_progress(d, i);
         return;
     }
+    int async = o->async;
     if (kind == DF_NET && d->pend && (f->staged || (x->reduce && d->gamma > 0))) {
         /* overlap: the copy to GPU memory and/or the reduction on the receiver's FIFOs; move on now */
         links_update(d, x, 0, 0);
@@ -700,9 +776,13 @@ static void handle(df *d, uint64_t tok) {
         f->refs = 2;
         l->v[l->n++] = (int)i;
         engine_push(d, f->staged ? ENG_H2D : ENG_GPU, x->dst, i);
-        double step = d->step[o->ph] > 0 ? ar_xfer_proto_step(d->p, o->step, x->src, x->dst) : 0;
-        if (step > 0) ar_sg_timer(d->sg, step, DF_TOK(DF_DELAY, i));
-        else net_progress(d, i);
+        double step = df_flight(d, o, f, x);
+        if (step > 0) {
+            ar_sg_timer(d->sg, step, DF_TOK(DF_DELAY, i));
+            if (async) async_sent(d, i);
+        } else {
+            net_progress(d, i);
+        }
         return;
     }
     x = &o->win[f->slot].x[f->t];
@@ -713,13 +793,15 @@ static void handle(df *d, uint64_t tok) {
                        ar_platform_rank_gamma(d->p, d->j->o->gamma_s_per_B, x->dst) * (double)ar_xfer_elems(x) *
                            (double)d->s->elem_bytes,
                        DF_TOK(DF_EXEC, i));
+            if (async) async_sent(d, i);
             return;
         }
         kind = DF_EXEC;
     }
-    double step = kind == DF_EXEC && d->step[o->ph] > 0 ? ar_xfer_proto_step(d->p, o->step, x->src, x->dst) : 0;
-    if (step > 0) { /* its own step (the walk's ar_xfer_proto_step) */
+    double step = kind == DF_EXEC ? df_flight(d, o, f, x) : 0;
+    if (step > 0) { /* its own step (the walk's ar_xfer_proto_step), its flight when one-sided */
         ar_sg_timer(d->sg, step, DF_TOK(DF_DELAY, i));
+        if (async) async_sent(d, i);
         return;
     }
     xfer_done(d, i);
@@ -780,6 +862,7 @@ static ar_status build(df *d) {
             o->ph = ph;
             o->nrounds = ar_lower_nrounds(op);
             o->step = ar_op_proto_step(d->p, op);
+            o->async = ar_op_async(op);
             o->at = malloc((size_t)op->n * sizeof *o->at);
             o->pending = ar_calloc((size_t)op->n, sizeof *o->pending);
             if (sim_members_init(&o->mem, op) < 0 || !o->at || !o->pending)
@@ -815,6 +898,7 @@ static void df_free(df *d) {
             free(o->win[w].started);
             free(o->win[w].moff);
             free(o->win[w].mix);
+            free(o->win[w].need);
         }
         free(o->win);
         sim_members_free(&o->mem);

@@ -19,7 +19,10 @@
  * --sync dataflow (see fast_dataflow.c for the semantics): no op or phase barrier;
  * each actor lowers its rounds itself and uses one mailbox per (op, receiver,
  * sender), so a sender's messages arrive in its order whatever round the
- * receiver is in.
+ * receiver is in. One-sided ops (LL, LL128: ar_op_async) run run_op_df_async: every
+ * receiver is its mailboxes' permanent receiver (a send flows at once), and when every op
+ * is one-sided SimGrid's links carry no latency (the receiver pays the route's after the
+ * flow, as the fast engine).
  *
  * Switches that reduce (ops with impl switch, core/lower.h): two more actors per
  * reducing switch k, on the bridge's two hosts of the switch (bridge.cpp): actor
@@ -143,11 +146,20 @@ typedef struct nv {
     uint64_t transfers;
     double bytes;
     double *phase_end;
-    double *base; /* per phase: the protocol's base latency, waited by every GPU before the phase */
-    int oom;      /* an allocation failed */
-    int bad;      /* a transfer outside its op (a bug) */
-    int finished; /* GPU actors that reached the end (fewer after the run: a deadlock) */
+    double *base;         /* per phase: the protocol's base latency, waited by every GPU before the phase */
+    int oom;              /* an allocation failed */
+    int bad;              /* a transfer outside its op (a bug) */
+    int finished;         /* GPU actors that reached the end (fewer after the run: a deadlock) */
+    int eager;            /* every op one-sided: SimGrid's links carry no latency, a receiver pays the route's after */
+    struct nv_msg **msgs; /* one-sided messages (freed at the end: a budget stop leaves some unread) */
+    size_t nmsgs, capmsgs;
 } nv;
+
+/* A one-sided message (an NCCL protocol op, ar_op_async): when its network part ended, written
+ * by its sender when its wait returns (unset, -1: the receiver, woken at that same instant, takes now). */
+typedef struct nv_msg {
+    double end;
+} nv_msg;
 
 typedef struct nv_arg {
     nv *v;
@@ -539,8 +551,101 @@ static void run_op_df(nv *v, nv_op *o, int rank) {
     free(xf);
 }
 
+/* The mailboxes rank receives op o's transfers on get it as their permanent receiver: a send then
+ * flows at once, whether or not the receiver has posted its receive (SimGrid starts comms to a
+ * permanent receiver eagerly). Called by rank's actor before its first phase; another actor of
+ * the same host may take the messages. */
+static void declare_receiver(nv *v, nv_op *o, int rank) {
+    ar_xfer *xf = malloc((ar_lower_max_xfers(o->op) + 1) * sizeof *xf);
+    if (!xf) {
+        v->oom = 1;
+        return;
+    }
+    for (int r = 0; r < o->nrounds; r++) {
+        size_t n = ar_lower_round(o->op, r, xf);
+        for (size_t t = 0; t < n; t++)
+            if (actor_of(v, xf[t].dst, xf[t].reduce) == rank) {
+                char name[64];
+                snprintf(name, sizeof name, "p%d.o%d.%d<%d", o->ph, o->idx, rank, actor_of(v, xf[t].src, 0));
+                sg_mailbox_set_receiver(name);
+            }
+    }
+    free(xf);
+}
+
+/* --sync dataflow, an op with an NCCL protocol (ar_op_async; the semantics of fast_dataflow.c):
+ * one-sided sends. The rank posts its sends of round r when it reaches r (they flow at once: its
+ * receivers are their mailboxes' permanent receivers) and its receives; it does round r + 1 once its
+ * sends' network parts have ended and its receives have arrived, each with its step after its end. */
+static void run_op_df_async(nv *v, nv_op *o, int rank) {
+    size_t maxc = ar_lower_max_xfers(o->op) + 1;
+    sg_comm_t *c = malloc(maxc * 2 * sizeof *c);
+    double *cs = malloc(maxc * 2 * sizeof *cs); /* a receive's step; -1 for a send */
+    void **got = malloc(maxc * 2 * sizeof *got);
+    nv_msg **mine = malloc(maxc * 2 * sizeof *mine); /* a send's message */
+    ar_xfer *xf = malloc(maxc * sizeof *xf);
+    size_t *ix = malloc(maxc * 2 * sizeof *ix); /* c[i]'s slot in cs, got, mine (SimGrid writes got[slot]) */
+    if (!c || !cs || !got || !mine || !xf || !ix) {
+        v->oom = 1;
+        free(c), free(cs), free(got), free(mine), free(xf), free(ix);
+        return;
+    }
+    for (int r = 0; r < o->nrounds && !v->stop && !v->oom; r++) {
+        if (v->j->o->budget_s > 0 && ar_now_s() - v->wall0 > v->j->o->budget_s) {
+            v->stop = 1;
+            break;
+        }
+        size_t n = ar_lower_round(o->op, r, xf), nc = 0;
+        for (size_t t = 0; t < n && !v->oom; t++) {
+            const ar_xfer *x = &xf[t];
+            int as = actor_of(v, x->src, 0), ad = actor_of(v, x->dst, x->reduce);
+            if (as == rank) {
+                double bytes = (double)ar_xfer_elems(x) * o->eb;
+                nv_msg *m = malloc(sizeof *m);
+                if (!m || ar_grow(&v->msgs, &v->capmsgs, v->nmsgs + 1, sizeof *v->msgs) < 0) {
+                    free(m);
+                    v->oom = 1;
+                    break;
+                }
+                m->end = -1;
+                v->msgs[v->nmsgs++] = m;
+                cs[nc] = -1, mine[nc] = m, ix[nc] = nc;
+                c[nc++] = nv_put_async(pair_mbox(o, ad, rank), m, (long)llround(bytes));
+                v->transfers++;
+                v->bytes += bytes;
+            }
+            if (ad == rank) {
+                cs[nc] = nv_step(v, o, x) + (v->eager ? ar_platform_route_lat(v->j->p, x->src, x->dst) : 0);
+                mine[nc] = NULL, got[nc] = NULL, ix[nc] = nc;
+                c[nc] = nv_get_async(pair_mbox(o, rank, as), &got[nc]);
+                nc++;
+            }
+        }
+        double until = 0;
+        while (nc > 0) {
+            ssize_t i = nv_wait_any(c, nc);
+            if (i < 0) break;
+            double now = simgrid_get_clock(), t = now;
+            size_t k = ix[i];
+            if (cs[k] < 0) {
+                mine[k]->end = now; /* the sender is free: its network part is through */
+            } else {
+                const nv_msg *m = got[k];
+                t = (m && m->end >= 0 ? m->end : now) + cs[k]; /* arrived at its end, then its flight */
+            }
+            if (t > until) until = t;
+            c[i] = c[nc - 1], ix[i] = ix[nc - 1];
+            nc--;
+        }
+        /* (below SimGrid's accuracy a sleep is refused with a warning: a rounding of the sum) */
+        if (until - simgrid_get_clock() > 1e-15) sg_actor_sleep_for(until - simgrid_get_clock());
+    }
+    free(c), free(cs), free(got), free(mine), free(xf), free(ix);
+}
+
 static void run_op_any(nv *v, nv_op *o, int rank) {
-    if (v->j->o->sync == AR_SYNC_DATAFLOW && v->gpus) run_op_df_costs(v, o, rank);
+    if (v->j->o->sync == AR_SYNC_DATAFLOW && ar_op_async(o->op) && !v->gpus) run_op_df_async(v, o, rank);
+    else if (v->j->o->sync == AR_SYNC_DATAFLOW && v->gpus) run_op_df_costs(v, o, rank);
     else if (v->j->o->sync == AR_SYNC_DATAFLOW) run_op_df(v, o, rank);
     else run_op(v, o, rank);
 }
@@ -588,6 +693,11 @@ static void actor_main(int argc, char **argv) {
     nv *v = a->v;
     const ar_schedule *s = v->j->s;
     int df = v->j->o->sync == AR_SYNC_DATAFLOW;
+    for (int ph = 0; df && !v->gpus && ph < s->nphases; ph++) /* one-sided ops: their receives are eager */
+        for (int k = v->roff[ph][a->rank]; k < v->roff[ph][a->rank + 1]; k++) {
+            nv_op *o = &v->ops[ph][v->rops[ph][k]];
+            if (ar_op_async(o->op)) declare_receiver(v, o, a->rank);
+        }
     for (int ph = 0; ph < s->nphases; ph++) {
         int mine = v->roff[ph][a->rank + 1] > v->roff[ph][a->rank]; /* under dataflow only its own phases wait */
         if (!v->stop && v->base[ph] > 0 && (!df || mine)) sg_actor_sleep_for(v->base[ph]);
@@ -721,7 +831,14 @@ ar_status ar_engine_naive(const sim_job *j, ar_sim_result *r, ar_err *e) {
     v->phase_end = r->phase_end_s;
     if (!v->phase_end) return ar_fail(e, AR_ENOMEM, "sim naive: out of memory");
     double t0 = ar_now_s();
-    ar_status st = ar_sg_open(j->p, j->settings, j->nsettings, 0, NULL, &v->sg, e);
+    /* one-sided sends (every op ar_op_async, under dataflow, no compute or per-message costs) flow
+     * without their route latency, paid by the receiver after (fast_dataflow.c's semantics): SimGrid's
+     * links then carry none (the network's sharing is unchanged: fairbottleneck weighs every flow 1) */
+    v->eager = j->o->sync == AR_SYNC_DATAFLOW && (j->net_flags & SIM_NET_NAIVE_OF_ARLAB) && j->o->gamma_s_per_B <= 0 &&
+               !(j->p->stage_d2h_Bps > 0) && !ar_platform_has_msg(j->p) && j->s->nphases > 0;
+    for (int ph = 0; v->eager && ph < j->s->nphases; ph++)
+        for (int i = 0; i < j->s->phases[ph].nops; i++) v->eager = v->eager && ar_op_async(&j->s->phases[ph].ops[i]);
+    ar_status st = ar_sg_open(j->p, j->settings, j->nsettings, v->eager ? AR_SG_ARLAB_LATENCY : 0u, NULL, &v->sg, e);
     r->setup_s = ar_now_s() - t0;
     v->nact = j->p->nranks + 2 * j->p->nvlinks;
     if (st == AR_OK) st = build(v, e);
@@ -796,6 +913,8 @@ ar_status ar_engine_naive(const sim_job *j, ar_sim_result *r, ar_err *e) {
         for (int en = 0; en < NV_ENG; en++) free(v->gpus[k].eng[en].q);
     }
     free(v->gpus);
+    for (size_t i = 0; i < v->nmsgs; i++) free(v->msgs[i]);
+    free(v->msgs);
     free(eargs);
     free(args);
     ar_sg_close(v->sg);

@@ -20,6 +20,7 @@
 #include "core/util.h"
 #include "bridge.h"
 #include "engine.h"
+#include "models/model.h"
 #include "sim.h"
 
 #define MAX_SETTINGS 24
@@ -299,7 +300,12 @@ ar_status ar_sim_decide(const ar_platform *p, const ar_schedule *s, const ar_sim
     /* per-message costs alone keep the certified lockstep run: it derives the dataflow run with the
      * sides (sim/fast_dataflow_cert.c), or hands over to the per-rank engine */
     int costs = p && (p->launch_s > 0 || p->stage_d2h_Bps > 0 || p->reduce_Bps > 0);
-    m->per_rank = df && o->engine == AR_SIM_FAST && (o->full || o->in_process || events || gamma > 0 || costs);
+    /* NCCL's protocols send one-sidedly under dataflow (ar_op_async): the lockstep run's certificate
+     * (sim/fast_dataflow_cert.c) knows two-sided rounds only, so such a schedule runs per rank */
+    int async = 0;
+    for (int ph = 0; s && ph < s->nphases && !async; ph++)
+        for (int i = 0; i < s->phases[ph].nops && !async; i++) async = ar_op_async(&s->phases[ph].ops[i]);
+    m->per_rank = df && o->engine == AR_SIM_FAST && (o->full || o->in_process || events || gamma > 0 || costs || async);
     return AR_OK;
 }
 
@@ -322,6 +328,7 @@ static ar_status run_here(const ar_platform *p, const ar_schedule *s, const ar_s
                  o->network && *o->network ? o->network : "CM02");
         ar_status st = parse_net(spec, &naive_ns, e);
         if (st != AR_OK) return st;
+        naive_ns.flags |= SIM_NET_NAIVE_OF_ARLAB;
         ns = &naive_ns;
     }
     const char *set[MAX_SETTINGS];

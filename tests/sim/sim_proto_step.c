@@ -19,7 +19,13 @@
  *    (0.5, 1 us): every transfer 8.7 + 25 us; 6 x 33.7 + 8.4 = 210.6 us.
  * B: lat = 0.5 us, intra 10 GB/s, inter 1.25 GB/s, LL (500 KB on the wire per block): step
  *    (0.6 + 2.7) / 2 = 1.65 us; intra max(1, 1.65) + 50 = 51.65 us, across max(2, 1.65) + 400 = 402
- *    us (its route is slower than the step: no step); 6 x 402 + 6.6 = 2418.6 us.
+ *    us (its route is slower than the step: no step); lockstep (--sync round) 6 x 402 + 6.6 = 2418.6
+ *    us. Under --sync dataflow (and the walk) LL sends one-sidedly (ar_op_async): a
+ *    sender is free once its bytes are out (intra 50, across 400 us), the receiver has them a flight,
+ *    max(route latency, step), later (intra 1.65, across 2 us). Rank 1 sends across: T1(r + 1) =
+ *    max(T1(r) + 400, T0(r) + 51.65) = 400 (r + 1); rank 2 receives its last block of round 5 at
+ *    T1(5) + 402 = 2402 us, the last arrival: 2402 + 6.6 = 2408.6 us. A is Simple: two-sided in
+ *    every mode (models/model.h ar_op_async).
  * (Before, every round paid the slowest transfer plus one excess, the step less the MEAN hop of the
  * op: A 6 x (26 + 7.95) + 8.4 = 212.1, B 6 x (402 + 0.15) + 6.6 = 2419.5 us.)
  * Without a protocol the same ring does not move: A 6 x (1 + 25) = 156 us, B 6 x (2 + 200) = 1212
@@ -29,7 +35,8 @@
 static const char *const plat_a = "machines:gpus=2+2,intra=10GBps,inter=10GBps,lat=0.25us";
 static const char *const plat_b = "machines:gpus=2+2,intra=10GBps,inter=1.25GBps,lat=0.5us";
 
-static void check(const char *what, const char *plat, ar_proto proto, double hand) {
+/* hand: lockstep (--sync round); hand_df: --sync dataflow and the walk (one-sided sends) */
+static void check(const char *what, const char *plat, ar_proto proto, double hand, double hand_df) {
     ar_platform *p = sim_platform(plat);
     ar_schedule *s = NULL;
     ar_err e = {{0}};
@@ -48,8 +55,8 @@ static void check(const char *what, const char *plat, ar_proto proto, double han
     T_CHECK(nops > 0, "%s: the ring has ops", what);
     ar_model_result m;
     T_CHECK(ar_model_walk(p, s, &m, &e) == AR_OK, "%s: walk: %s", what, e.msg);
-    printf("%-30s walk %.9f  hand %.9f us\n", what, m.time_s * 1e6, hand * 1e6);
-    T_CHECK(sim_rel(m.time_s, hand) <= 1e-9, "%s: walk %.17g, hand %.17g", what, m.time_s, hand);
+    printf("%-30s walk %.9f  hand %.9f us\n", what, m.time_s * 1e6, hand_df * 1e6);
+    T_CHECK(sim_rel(m.time_s, hand_df) <= 1e-9, "%s: walk %.17g, hand %.17g", what, m.time_s, hand_df);
     static const struct {
         const char *name;
         ar_sync sync;
@@ -75,9 +82,9 @@ static void check(const char *what, const char *plat, ar_proto proto, double han
         ar_status st = ar_sim_run(p, s, &o, &r, &e);
         T_CHECK(st == AR_OK && r.complete, "%s (%s): %s", what, modes[k].name, e.msg);
         if (st == AR_OK) {
+            double h = modes[k].sync == AR_SYNC_DATAFLOW ? hand_df : hand;
             printf("%-30s %-22s sim %.9f us\n", what, modes[k].name, r.time_s * 1e6);
-            T_CHECK(sim_rel(r.time_s, hand) <= 1e-9, "%s (%s): sim %.17g, hand %.17g", what, modes[k].name, r.time_s,
-                    hand);
+            T_CHECK(sim_rel(r.time_s, h) <= 1e-9, "%s (%s): sim %.17g, hand %.17g", what, modes[k].name, r.time_s, h);
         }
         ar_sim_result_free(&r);
     }
@@ -86,10 +93,10 @@ static void check(const char *what, const char *plat, ar_proto proto, double han
 }
 
 int main(void) {
-    check("A: Simple, lat 0.25 us", plat_a, AR_PROTO_SIMPLE, 6 * 33.7e-6 + 8.4e-6);
-    check("B: LL, slow network", plat_b, AR_PROTO_LL, 6 * 402e-6 + 6.6e-6);
+    check("A: Simple, lat 0.25 us", plat_a, AR_PROTO_SIMPLE, 6 * 33.7e-6 + 8.4e-6, 6 * 33.7e-6 + 8.4e-6);
+    check("B: LL, slow network", plat_b, AR_PROTO_LL, 6 * 402e-6 + 6.6e-6, 2402e-6 + 6.6e-6);
     /* ops without a protocol do not move */
-    check("A: no protocol", plat_a, AR_PROTO_NONE, 6 * 26e-6);
-    check("B: no protocol", plat_b, AR_PROTO_NONE, 6 * 202e-6);
+    check("A: no protocol", plat_a, AR_PROTO_NONE, 6 * 26e-6, 6 * 26e-6);
+    check("B: no protocol", plat_b, AR_PROTO_NONE, 6 * 202e-6, 6 * 202e-6);
     return t_done("sim_proto_step");
 }
