@@ -390,6 +390,17 @@ static int tune_one(const ar_nccl_in *in, int coll, int a, int p, double chfrac,
     return 1;
 }
 
+double ar_nccl_proto_bw_share(const ar_nccl_in *in, ar_nccl_algo a, ar_nccl_proto p, int channels) {
+    if (!in || (a != AR_NCCL_RING && a != AR_NCCL_TREE) || (unsigned)p >= AR_NCCL_NPROTOS || in->nranks < 2) return -1;
+    int nch = graph_of(in, a)->nchannels;
+    if (nch < 1 || channels < 1) return -1;
+    double frac = channels < nch ? (double)channels / nch : 1.0, bp, bs, bw, lat;
+    if (!tune_one(in, AR_NCCL_ALLREDUCE, a, p, frac, &bp, &bw, &lat) ||
+        !tune_one(in, AR_NCCL_ALLREDUCE, a, AR_NCCL_SIMPLE, frac, &bs, &bw, &lat))
+        return -1;
+    return bp > 0 && bs > 0 ? bp / bs : -1;
+}
+
 /* NCCL's enable rules: the LL128 default, the algorithms it turns off, and the
  * selection's filters (updateCollCostTable). */
 static int enabled(const ar_nccl_in *in, int coll, int a, int p) {

@@ -209,6 +209,11 @@ ar_status ar_nccl_proto_effect(ar_nccl_algo a, ar_nccl_proto p, int nnodes, int 
  * 23 us on 2.18, 25 us since; inter = 1 gives 0: the network's part belongs to the step across nodes). */
 ar_status ar_nccl_proto_effect_v(int version, ar_nccl_algo a, ar_nccl_proto p, int nnodes, int inter, double *bw_factor,
                                  double *step_lat_us, double *base_lat_us);
+/* The share of its Simple bus bandwidth protocol p keeps on algorithm a (RING or TREE) in NCCL's model
+ * of `in` (tuning.cc, all-reduce) when `channels` of the graph's channels run: the protocol's factor and
+ * its caps (llMaxBws over all channels, the per-channel LL128 maxima), which bind on fast fabrics with
+ * many channels; -1 where the model has no such entry (the caller keeps ar_nccl_proto_effect's factor). */
+double ar_nccl_proto_bw_share(const ar_nccl_in *in, ar_nccl_algo a, ar_nccl_proto p, int channels);
 
 const char *ar_nccl_algo_name(ar_nccl_algo a);   /* "TREE", "RING", ..., NCCL's spelling */
 const char *ar_nccl_proto_name(ar_nccl_proto p); /* "LL", "LL128", "SIMPLE" */

@@ -818,6 +818,8 @@ double ar_xfer_proto_step(const ar_platform *p, double step_s, int src, int dst)
 static void phase_effect(const ar_platform *p, const ar_phase *ph, double *bw_factor, double *step_s, double *base_s) {
     *bw_factor = 1.0;
     *step_s = *base_s = 0;
+    ar_nccl_in in; /* NCCL's model of p, for the protocols' bandwidth caps; built at the first RING/TREE op */
+    int have_in = 0;
     for (int i = 0; i < ph->nops; i++) {
         const ar_op *op = &ph->ops[i];
         if (op->proto == AR_PROTO_NONE) continue;
@@ -826,6 +828,14 @@ static void phase_effect(const ar_platform *p, const ar_phase *ph, double *bw_fa
         int nn = p->nmachines > 0 ? p->nmachines : 1;
         double f, base;
         if (ar_nccl_proto_effect_v(p->nccl_version, a, pr, nn, 0, &f, NULL, &base) != AR_OK) continue;
+        if (a == AR_NCCL_RING || a == AR_NCCL_TREE) { /* LL's and LL128's caps, where they bind */
+            if (!have_in) have_in = ar_nccl_in_from_platform(p, 0, &in, NULL) == AR_OK ? 1 : -1;
+            int nch = 0; /* the phase's channels: its ops of this algorithm */
+            for (int k = 0; k < ph->nops; k++)
+                nch += ph->ops[k].proto != AR_PROTO_NONE && op_nccl_algo(&ph->ops[k]) == a;
+            double share = have_in > 0 ? ar_nccl_proto_bw_share(&in, a, pr, nch) : -1;
+            if (share > 0 && share < f) f = share;
+        }
         if (a == AR_NCCL_NVLS) { /* NVLS's latency holds the op's own hop: less the mean hop */
             int nedge = 0;
             double hop = 0; /* us */

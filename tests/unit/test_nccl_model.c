@@ -736,7 +736,33 @@ static void test_pipeline_fill(void) {
            "b200 nvls fill 64MiB");
 }
 
+/* The share of Simple's bus bandwidth LL and LL128 keep, caps included (tuning.cc, NCCL 2.30.7's
+ * constants; Hopper row, Intel host; ring = tree = 8 channels x 48 GB/s):
+ *   8 nodes, ring LL: Simple 8 x 48 = 384 GB/s (bwInter beyond 2 nodes); LL min(llMaxBw[0][2] = 20.4,
+ *     384 / 2 = 192) = 20.4 -> 20.4 / 384 = 0.053125 (the cap binds, not the factor 1/2)
+ *   2 nodes, ring LL128: min(384 x 0.92 = 353.28, 8 x perChMaxRingLL128Bw 36.7 = 293.6) -> 293.6 / 384
+ *   2 nodes, tree LL: Simple min(384 x 0.92, 8 x perChMaxTreeBw 41.4 = 331.2) = 331.2; LL min(331.2 / 3.8
+ *     = 87.16, llMaxBw[0][1] = 39.0) = 39 -> 39 / 331.2
+ *   ring Simple 1; NVLS (no such entry) and one rank: -1. */
+static void test_proto_share(void) {
+    ar_nccl_in in8 = h100_nodes(8), in2 = h100_nodes(2);
+    T_NEAR(ar_nccl_proto_bw_share(&in8, AR_NCCL_RING, AR_NCCL_LL, 8), 20.4 / 384, 1e-12, "8 nodes ring LL share");
+    T_NEAR(ar_nccl_proto_bw_share(&in2, AR_NCCL_RING, AR_NCCL_LL128, 8), 293.6 / 384, 1e-12,
+           "2 nodes ring LL128 share");
+    T_NEAR(ar_nccl_proto_bw_share(&in2, AR_NCCL_TREE, AR_NCCL_LL, 8), 39.0 / 331.2, 1e-12, "2 nodes tree LL share");
+    T_NEAR(ar_nccl_proto_bw_share(&in2, AR_NCCL_RING, AR_NCCL_SIMPLE, 8), 1.0, 1e-12, "ring Simple share");
+    /* one channel of the eight: ring LL min(20.4, 48 / 2 = 24) = 20.4 of 48 (the cap over all channels
+     * still binds beyond two nodes); 2 nodes tree LL on one channel: min(41.4 / 3.8, 39) of 41.4 */
+    T_NEAR(ar_nccl_proto_bw_share(&in8, AR_NCCL_RING, AR_NCCL_LL, 1), 20.4 / 48, 1e-12, "8 nodes ring LL, 1 channel");
+    T_NEAR(ar_nccl_proto_bw_share(&in2, AR_NCCL_TREE, AR_NCCL_LL, 1), 1 / 3.8, 1e-12, "2 nodes tree LL, 1 channel");
+    T_CHECK(ar_nccl_proto_bw_share(&in2, AR_NCCL_NVLS, AR_NCCL_SIMPLE, 8) == -1, "NVLS has no protocol share");
+    ar_nccl_in one;
+    ar_nccl_in_defaults(&one, 90, 1, 1);
+    T_CHECK(ar_nccl_proto_bw_share(&one, AR_NCCL_RING, AR_NCCL_LL, 1) == -1, "one rank has no protocol share");
+}
+
 int main(void) {
+    test_proto_share();
     test_pipeline_fill();
     test_calibration();
     test_h100_one_node();
