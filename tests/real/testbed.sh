@@ -97,6 +97,7 @@ nx=$(grep -c "^# exchange 0<->2 4194304 B each way: .* ms" $T/run.out)
 [ "$nx" = 8 ] && grep -q "exchange test, 4 MiB each way, slower of 2 runs: links=1 .* ms, links=2 .* ms, links=4 .* ms, links=1,eager=1048576 .* ms" <<<"$how" \
     && ok "transport chosen by the exchange test of 4 candidates, 2 runs each: $how" || bad "transport choice: $nx exchange lines, '$how'"
 want=$(cut -d' ' -f1 <<<"$how" | tr , ';')
+case $want in *eager=*) want="$want;ready" ;; esac # eager transfers wait for the receiver's ready message
 cols=$(awk -F, 'NR > 1 { print $22 }' $T/run.csv | sort -u)
 [ "$cols" = "tcp:${want} (measured)" ] && ok "every row's transport column: $cols" || bad "transport column: '$cols', wanted 'tcp:${want} (measured)'"
 n_ok=$(grep -c "uplink tx .*: ok$" $T/run.out)
@@ -119,13 +120,23 @@ nbad=$(awk -F, 'NR > 1 && ($12 != 0 || $22 != "tcp:links=2;eager=16384;ready (gi
     && ok "--transport links=2,eager=16KiB: $nrow rows, #wrong 0, transport column says so" \
     || { bad "eager transport: rc $rc, $nrow rows, $nbad bad"; tail -5 $T/eager.out; head -3 $T/eager.csv; }
 # the same without the ready messages (ARLAB_MPI_EAGER_READY=0: eager data leaves as soon as it is posted)
-ARLAB_MPI_EAGER_READY=0 $ARLAB testbed run --platform $T/p.json --id $ID --algo ring,halving-doubling,ps --size 1MB \
+mkdir -p $T/ph
+ARLAB_MPI_PHASE_LOG=$T/ph ARLAB_MPI_EAGER_READY=0 $ARLAB testbed run --platform $T/p.json --id $ID --algo ring,halving-doubling,ps --size 1MB \
     --iters 1 --warmup 0 --format csv --transport links=1,eager=16KiB --out $T/eager0.csv --timeout 150 >$T/eager0.out 2>&1
 rc=$?
 nrow=$(awk -F, 'NR > 1' $T/eager0.csv | wc -l)
 nbad=$(awk -F, 'NR > 1 && ($12 != 0 || $22 != "tcp:links=1;eager=16384 (given)")' $T/eager0.csv | wc -l)
 [ $rc = 0 ] && [ "$nrow" = 4 ] && [ "$nbad" = 0 ] && ok "ARLAB_MPI_EAGER_READY=0: $nrow rows exact, no ready messages in the transport" \
     || { bad "ARLAB_MPI_EAGER_READY=0: rc $rc, $nrow rows, $nbad bad"; tail -5 $T/eager0.out; head -3 $T/eager0.csv; }
+# ARLAB_MPI_PHASE_LOG: every rank's round ends (run bytes phase round seconds); 3 algorithms x (1 timed + 1 checked) runs
+# of the schedules on rank 0, the ends of each run in order
+nph=$(ls $T/ph/phases.* 2>/dev/null | wc -l)
+nbadl=$(cat $T/ph/phases.* 2>/dev/null | awk 'NF != 5 || $2 != 1000000 || $5 <= 0 || $5 > 60' | wc -l)
+nrun=$(awk '{ print $1 }' $T/ph/phases.0 2>/dev/null | sort -u | wc -l)
+nord=$(awk '$1 == r && $5 < t { n++ } { r = $1; t = $5 } END { print n + 0 }' $T/ph/phases.0 2>/dev/null)
+[ "$nph" = 4 ] && [ "$nbadl" = 0 ] && [ "$nrun" = 6 ] && [ "$nord" = 0 ] \
+    && ok "ARLAB_MPI_PHASE_LOG: 4 rank files, 6 runs of round ends on rank 0, each in order" \
+    || { bad "phase log: $nph files, $nbadl bad lines, $nrun runs on rank 0, $nord out of order"; head -5 $T/ph/phases.0; }
 expect "bad --transport" nonzero 'transport "links=0": auto, or links=N' -- \
     $ARLAB testbed run --platform $T/p.json --id $ID --transport links=0
 
