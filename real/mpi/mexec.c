@@ -12,6 +12,11 @@
 #include "real/mpi/mexec.h"
 #include "real/rmeasure.h"
 
+/* Where a transfer ran: phase, op (its tag), round, and whether that round was the op's last. */
+typedef struct mx_stamp {
+    int phase, tag, round, last;
+} mx_stamp;
+
 /* One op this rank takes part in, within the current phase. */
 typedef struct mx_op {
     const ar_op *op;
@@ -20,8 +25,7 @@ typedef struct mx_op {
     size_t base, slots; /* request slots [base, base + slots) */
     long *ready_xf;     /* per slot: the transfer whose sends wait for the ready message in it, or -1 */
     size_t capready;
-    unsigned char *met; /* per rank: 1 sent to it, 2 received from it, in an earlier round of this op */
-    size_t capmet;
+    int phase;   /* the schedule's phase the op is in */
     int pending; /* requests of the current round not yet complete */
     ar_xfer *xf; /* transfers of the current round */
     size_t nxf, capxf;
@@ -40,12 +44,13 @@ struct ar_mx {
     size_t capreq;
     double *times;
     size_t captimes;
-    uint64_t max_msg; /* > 0: every message at most this many bytes (ar_mx_set_max_msg) */
-    MPI_Comm ready;   /* ready-to-receive messages (a duplicate of comm), MPI_COMM_NULL when not used */
-    FILE *plog;       /* $ARLAB_MPI_PHASE_LOG/phases.RANK: when each round of each run ended, or NULL */
-    double t0;        /* the current run's start (MPI_Wtime) */
-    uint64_t bytes;   /* the current run's payload */
-    int run;          /* runs of the schedule so far */
+    uint64_t max_msg;       /* > 0: every message at most this many bytes (ar_mx_set_max_msg) */
+    MPI_Comm ready;         /* ready-to-receive messages (a duplicate of comm), MPI_COMM_NULL when not used */
+    mx_stamp *sent, *recvd; /* per rank: this rank's last transfer to it, from it, in the current run */
+    FILE *plog;             /* $ARLAB_MPI_PHASE_LOG/phases.RANK: when each round of each run ended, or NULL */
+    double t0;              /* the current run's start (MPI_Wtime) */
+    uint64_t bytes;         /* the current run's payload */
+    int run;                /* runs of the schedule so far */
 };
 
 void ar_mx_set_max_msg(ar_mx *x, uint64_t bytes) {
@@ -124,10 +129,9 @@ void ar_mx_close(ar_mx *x) {
         free(x->ops[i].xf);
         free(x->ops[i].stage);
         free(x->ops[i].ready_xf);
-        free(x->ops[i].met);
     }
     if (x->ready != MPI_COMM_NULL) MPI_Comm_free(&x->ready);
-    AR_FREE_ALL(x->ops, x->req, x->buf, x->init, x->times);
+    AR_FREE_ALL(x->ops, x->req, x->buf, x->init, x->times, x->sent, x->recvd);
     if (x->plog) fclose(x->plog);
     free(x);
 }
@@ -208,9 +212,14 @@ static ar_status post_round(ar_mx *x, mx_op *o, size_t eb, ar_err *e) {
             const ar_xfer *t = &o->xf[i];
             if (t->dst != x->rank && t->src != x->rank) continue;
             int rc = MPI_SUCCESS, peer = t->dst == x->rank ? t->src : t->dst;
-            /* only a pair's first round of the op waits: its later rounds follow the pair's earlier data on
-             * the same path, not into links the receiver still uses for another transfer (both ends know) */
-            int gate = x->ready != MPI_COMM_NULL && !(o->met[peer] & (t->dst == x->rank ? 2 : 1));
+            /* a transfer waits unless the same sender sent to the same receiver in the round just before (of
+             * this op, or the last round of the phase before): then its data follows that data on the same
+             * path rather than into links the receiver still uses for another transfer (ring's rounds); both
+             * ends see the same stamps */
+            const mx_stamp *pv = t->dst == x->rank ? &x->recvd[peer] : &x->sent[peer];
+            int follows = o->round > 0 ? pv->phase == o->phase && pv->tag == o->tag && pv->round == o->round - 1
+                                       : pv->phase == o->phase - 1 && pv->last;
+            int gate = x->ready != MPI_COMM_NULL && !follows;
             if (gate && t->dst == x->rank) {
                 /* ready to receive: the Irecvs first, then tell the sender */
                 ar_status st = post_xfer(x, o, t, eb, &k, &q, e);
@@ -231,9 +240,10 @@ static ar_status post_round(ar_mx *x, mx_op *o, size_t eb, ar_err *e) {
             if (rc != MPI_SUCCESS)
                 return mpi_fail(e, rc, t->dst == x->rank ? "MPI_Isend (ready)" : "MPI_Irecv (ready)");
         }
+        mx_stamp now = {o->phase, o->tag, o->round, o->round == o->nrounds - 1};
         for (size_t i = 0; i < n; i++) /* after the round: two transfers of one pair in it both wait */
-            if (o->xf[i].src == x->rank) o->met[o->xf[i].dst] |= 1;
-            else if (o->xf[i].dst == x->rank) o->met[o->xf[i].src] |= 2;
+            if (o->xf[i].src == x->rank) x->sent[o->xf[i].dst] = now;
+            else if (o->xf[i].dst == x->rank) x->recvd[o->xf[i].src] = now;
         o->pending = (int)nreq;
         return AR_OK;
     }
@@ -260,6 +270,12 @@ static void finish_round(ar_mx *x, mx_op *o, size_t eb, ar_dtype t) {
 /* One run of s on this rank's buffer. */
 static ar_status run_schedule(ar_mx *x, const ar_schedule *s, ar_dtype t, ar_err *e) {
     size_t eb = ar_dtype_size(t);
+    if (!x->sent) {
+        x->sent = ar_calloc((size_t)x->nranks, sizeof *x->sent);
+        x->recvd = ar_calloc((size_t)x->nranks, sizeof *x->recvd);
+        if (!x->sent || !x->recvd) return ar_fail(e, AR_ENOMEM, "out of memory");
+    }
+    for (int r = 0; r < x->nranks; r++) x->sent[r] = x->recvd[r] = (mx_stamp){-2, -1, -1, 0};
     for (int p = 0; p < s->nphases; p++) {
         const ar_phase *ph = &s->phases[p];
         size_t nops = 0, nslots = 0;
@@ -283,10 +299,9 @@ static ar_status run_schedule(ar_mx *x, const ar_schedule *s, ar_dtype t, ar_err
             o->tag = i; /* unique within the phase (checked below); reuse across phases is ordered by MPI */
             o->base = nslots;
             o->slots = 2 * mx * (size_t)nmsgs(x, s->count * eb) + 2 * mx; /* messages, ready messages */
-            if (ar_grow(&o->ready_xf, &o->capready, o->slots, sizeof *o->ready_xf) < 0 ||
-                ar_grow(&o->met, &o->capmet, (size_t)x->nranks, 1) < 0)
+            if (ar_grow(&o->ready_xf, &o->capready, o->slots, sizeof *o->ready_xf) < 0)
                 return ar_fail(e, AR_ENOMEM, "out of memory");
-            memset(o->met, 0, (size_t)x->nranks);
+            o->phase = p;
             o->pending = 0;
             nslots += o->slots;
         }
