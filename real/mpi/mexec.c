@@ -58,8 +58,9 @@ void ar_mx_set_max_msg(ar_mx *x, uint64_t bytes) {
     /* Eager messages leave as soon as they are posted, before the receiver reaches that round (rendezvous
      * ones wait for the receiver's match): a rank ahead of its partner would push the next round's data into
      * links still busy with the partner's current round, which no simulated transfer does. So with eager
-     * messages every receiver first tells its sender that it is ready (one empty message), as rendezvous
-     * would, and keeps eager's full-duplex bulk path. $ARLAB_MPI_EAGER_READY=0: no such message. */
+     * messages a receiver first tells its sender that it is ready (one empty message), as rendezvous
+     * would, and keeps eager's full-duplex bulk path (post_round says which transfers wait).
+     * $ARLAB_MPI_EAGER_READY=0: no such message. */
     const char *env = getenv("ARLAB_MPI_EAGER_READY");
     int want = bytes > 0 && !(env && !strcmp(env, "0"));
     if (want && x->ready == MPI_COMM_NULL && MPI_Comm_dup(x->comm, &x->ready) != MPI_SUCCESS) x->ready = MPI_COMM_NULL;
