@@ -12,11 +12,6 @@
 #include "real/mpi/mexec.h"
 #include "real/rmeasure.h"
 
-/* Where a transfer ran: phase, op (its tag), round, and whether that round was the op's last. */
-typedef struct mx_stamp {
-    int phase, tag, round, last;
-} mx_stamp;
-
 /* One op this rank takes part in, within the current phase. */
 typedef struct mx_op {
     const ar_op *op;
@@ -25,7 +20,9 @@ typedef struct mx_op {
     size_t base, slots; /* request slots [base, base + slots) */
     long *ready_xf;     /* per slot: the transfer whose sends wait for the ready message in it, or -1 */
     size_t capready;
-    int phase;   /* the schedule's phase the op is in */
+    int phase;        /* the schedule's phase the op is in */
+    int *rto, *rfrom; /* per rank: the op's last round with a transfer to it, from it (-1: none yet) */
+    size_t caprto, caprfrom;
     int pending; /* requests of the current round not yet complete */
     ar_xfer *xf; /* transfers of the current round */
     size_t nxf, capxf;
@@ -44,13 +41,13 @@ struct ar_mx {
     size_t capreq;
     double *times;
     size_t captimes;
-    uint64_t max_msg;       /* > 0: every message at most this many bytes (ar_mx_set_max_msg) */
-    MPI_Comm ready;         /* ready-to-receive messages (a duplicate of comm), MPI_COMM_NULL when not used */
-    mx_stamp *sent, *recvd; /* per rank: this rank's last transfer to it, from it, in the current run */
-    FILE *plog;             /* $ARLAB_MPI_PHASE_LOG/phases.RANK: when each round of each run ended, or NULL */
-    double t0;              /* the current run's start (MPI_Wtime) */
-    uint64_t bytes;         /* the current run's payload */
-    int run;                /* runs of the schedule so far */
+    uint64_t max_msg; /* > 0: every message at most this many bytes (ar_mx_set_max_msg) */
+    MPI_Comm ready;   /* ready-to-receive messages (a duplicate of comm), MPI_COMM_NULL when not used */
+    int *lto, *lfrom; /* per rank: the last phase in which an op's last round sent to it, received from it */
+    FILE *plog;       /* $ARLAB_MPI_PHASE_LOG/phases.RANK: when each round of each run ended, or NULL */
+    double t0;        /* the current run's start (MPI_Wtime) */
+    uint64_t bytes;   /* the current run's payload */
+    int run;          /* runs of the schedule so far */
 };
 
 void ar_mx_set_max_msg(ar_mx *x, uint64_t bytes) {
@@ -130,9 +127,11 @@ void ar_mx_close(ar_mx *x) {
         free(x->ops[i].xf);
         free(x->ops[i].stage);
         free(x->ops[i].ready_xf);
+        free(x->ops[i].rto);
+        free(x->ops[i].rfrom);
     }
     if (x->ready != MPI_COMM_NULL) MPI_Comm_free(&x->ready);
-    AR_FREE_ALL(x->ops, x->req, x->buf, x->init, x->times, x->sent, x->recvd);
+    AR_FREE_ALL(x->ops, x->req, x->buf, x->init, x->times, x->lto, x->lfrom);
     if (x->plog) fclose(x->plog);
     free(x);
 }
@@ -214,12 +213,12 @@ static ar_status post_round(ar_mx *x, mx_op *o, size_t eb, ar_err *e) {
             if (t->dst != x->rank && t->src != x->rank) continue;
             int rc = MPI_SUCCESS, peer = t->dst == x->rank ? t->src : t->dst;
             /* a transfer waits unless the same sender sent to the same receiver in the round just before (of
-             * this op, or the last round of the phase before): then its data follows that data on the same
-             * path rather than into links the receiver still uses for another transfer (ring's rounds); both
-             * ends see the same stamps */
-            const mx_stamp *pv = t->dst == x->rank ? &x->recvd[peer] : &x->sent[peer];
-            int follows = o->round > 0 ? pv->phase == o->phase && pv->tag == o->tag && pv->round == o->round - 1
-                                       : pv->phase == o->phase - 1 && pv->last;
+             * this op, or an op's last round in the phase before): then its data follows that data on the same
+             * path rather than into links the receiver still uses for another transfer (ring's rounds). Both
+             * ends decide alike: an op's rounds are posted in order, a phase is over on both before the next */
+            int in = t->dst == x->rank;
+            int follows = o->round > 0 ? (in ? o->rfrom : o->rto)[peer] == o->round - 1
+                                       : (in ? x->lfrom : x->lto)[peer] == o->phase - 1;
             int gate = x->ready != MPI_COMM_NULL && !follows;
             if (gate && t->dst == x->rank) {
                 /* ready to receive: the Irecvs first, then tell the sender */
@@ -241,10 +240,9 @@ static ar_status post_round(ar_mx *x, mx_op *o, size_t eb, ar_err *e) {
             if (rc != MPI_SUCCESS)
                 return mpi_fail(e, rc, t->dst == x->rank ? "MPI_Isend (ready)" : "MPI_Irecv (ready)");
         }
-        mx_stamp now = {o->phase, o->tag, o->round, o->round == o->nrounds - 1};
         for (size_t i = 0; i < n; i++) /* after the round: two transfers of one pair in it both wait */
-            if (o->xf[i].src == x->rank) x->sent[o->xf[i].dst] = now;
-            else if (o->xf[i].dst == x->rank) x->recvd[o->xf[i].src] = now;
+            if (o->xf[i].src == x->rank) o->rto[o->xf[i].dst] = o->round;
+            else if (o->xf[i].dst == x->rank) o->rfrom[o->xf[i].src] = o->round;
         o->pending = (int)nreq;
         return AR_OK;
     }
@@ -271,12 +269,12 @@ static void finish_round(ar_mx *x, mx_op *o, size_t eb, ar_dtype t) {
 /* One run of s on this rank's buffer. */
 static ar_status run_schedule(ar_mx *x, const ar_schedule *s, ar_dtype t, ar_err *e) {
     size_t eb = ar_dtype_size(t);
-    if (!x->sent) {
-        x->sent = ar_calloc((size_t)x->nranks, sizeof *x->sent);
-        x->recvd = ar_calloc((size_t)x->nranks, sizeof *x->recvd);
-        if (!x->sent || !x->recvd) return ar_fail(e, AR_ENOMEM, "out of memory");
+    if (!x->lto) {
+        x->lto = ar_calloc((size_t)x->nranks, sizeof *x->lto);
+        x->lfrom = ar_calloc((size_t)x->nranks, sizeof *x->lfrom);
+        if (!x->lto || !x->lfrom) return ar_fail(e, AR_ENOMEM, "out of memory");
     }
-    for (int r = 0; r < x->nranks; r++) x->sent[r] = x->recvd[r] = (mx_stamp){-2, -1, -1, 0};
+    for (int r = 0; r < x->nranks; r++) x->lto[r] = x->lfrom[r] = -2;
     for (int p = 0; p < s->nphases; p++) {
         const ar_phase *ph = &s->phases[p];
         size_t nops = 0, nslots = 0;
@@ -300,8 +298,11 @@ static ar_status run_schedule(ar_mx *x, const ar_schedule *s, ar_dtype t, ar_err
             o->tag = i; /* unique within the phase (checked below); reuse across phases is ordered by MPI */
             o->base = nslots;
             o->slots = 2 * mx * (size_t)nmsgs(x, s->count * eb) + 2 * mx; /* messages, ready messages */
-            if (ar_grow(&o->ready_xf, &o->capready, o->slots, sizeof *o->ready_xf) < 0)
+            if (ar_grow(&o->ready_xf, &o->capready, o->slots, sizeof *o->ready_xf) < 0 ||
+                ar_grow(&o->rto, &o->caprto, (size_t)x->nranks, sizeof *o->rto) < 0 ||
+                ar_grow(&o->rfrom, &o->caprfrom, (size_t)x->nranks, sizeof *o->rfrom) < 0)
                 return ar_fail(e, AR_ENOMEM, "out of memory");
+            for (int r = 0; r < x->nranks; r++) o->rto[r] = o->rfrom[r] = -1;
             o->phase = p;
             o->pending = 0;
             nslots += o->slots;
@@ -344,6 +345,11 @@ static ar_status run_schedule(ar_mx *x, const ar_schedule *s, ar_dtype t, ar_err
             if (x->ops[i].round < x->ops[i].nrounds)
                 return ar_fail(e, AR_EINTERNAL, "phase %d: op stopped at round %d of %d on rank %d", p, x->ops[i].round,
                                x->ops[i].nrounds, x->rank);
+        for (size_t i = 0; i < nops; i++) /* the pairs of the ops' last rounds, for the next phase's first rounds */
+            for (int r = 0; r < x->nranks; r++) {
+                if (x->ops[i].rto[r] == x->ops[i].nrounds - 1) x->lto[r] = p;
+                if (x->ops[i].rfrom[r] == x->ops[i].nrounds - 1) x->lfrom[r] = p;
+            }
     }
     x->run++;
     return AR_OK;
