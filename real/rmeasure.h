@@ -133,7 +133,7 @@ typedef struct ar_real_row {
     double empty_s;
     char timing[12];
     char placement[32];
-    char transport[40];
+    char transport[64];
     int graph;
 } ar_real_row;
 

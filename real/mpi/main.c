@@ -551,7 +551,7 @@ static ar_status exchange_test(ar_mx *x, const ar_platform *p, const mopts *o, i
 
 /* The transport in effect, for every row's provenance: Open MPI's btl_tcp_links as the library reads it
  * (MPI_T control variable), else as the environment sets it. */
-static void transport_of(char *buf, size_t n, uint64_t max_msg, const char *note) {
+static void transport_of(char *buf, size_t n, uint64_t max_msg, int ready, const char *note) {
     int links = -1, provided, idx;
     if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) == MPI_SUCCESS) {
         if (MPI_T_cvar_get_index("btl_tcp_links", &idx) == MPI_SUCCESS) {
@@ -573,7 +573,8 @@ static void transport_of(char *buf, size_t n, uint64_t max_msg, const char *note
     const char *env = getenv("OMPI_MCA_btl_tcp_links");
     if (links < 0 && env && *env) links = atoi(env);
     char eg[32] = "";
-    if (max_msg) snprintf(eg, sizeof eg, ";eager=%llu", (unsigned long long)max_msg); /* no comma: a CSV cell */
+    if (max_msg) /* no comma: a CSV cell; ready: eager data waits for the receiver's ready message */
+        snprintf(eg, sizeof eg, ";eager=%llu%s", (unsigned long long)max_msg, ready ? ";ready" : "");
     if (links >= 0) snprintf(buf, n, "tcp:links=%d%s%s%s", links, eg, note ? " " : "", note ? note : "");
     else snprintf(buf, n, "mpi%s%s%s", eg, note ? " " : "", note ? note : "");
 }
@@ -669,9 +670,9 @@ int main(int argc, char **argv) {
         if (any) st = ar_fail(&e, AR_EINTERNAL, "ranks are not in their machines' namespaces (see above)");
     }
     if (st == AR_OK) st = ar_mx_open(MPI_COMM_WORLD, &x, &e);
-    char transport[40];
-    transport_of(transport, sizeof transport, o.max_msg, o.tnote);
+    char transport[64];
     if (x) ar_mx_set_max_msg(x, o.max_msg);
+    transport_of(transport, sizeof transport, o.max_msg, x && ar_mx_eager_ready(x), o.tnote);
     if (st == AR_OK && o.xtest) {
         st = exchange_test(x, p, &o, rank, transport, &e);
         goto done;

@@ -1,6 +1,7 @@
 /* MPI executor of arlab schedules (see mexec.h). */
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,8 +18,13 @@ typedef struct mx_op {
     int round, nrounds;
     int tag;
     size_t base, slots; /* request slots [base, base + slots) */
-    int pending;        /* requests of the current round not yet complete */
-    ar_xfer *xf;        /* transfers of the current round */
+    long *ready_xf;     /* per slot: the transfer whose sends wait for the ready message in it, or -1 */
+    size_t capready;
+    int phase;        /* the schedule's phase the op is in */
+    int *rto, *rfrom; /* per rank: the op's last round with a transfer to it, from it (-1: none yet) */
+    size_t caprto, caprfrom;
+    int pending; /* requests of the current round not yet complete */
+    ar_xfer *xf; /* transfers of the current round */
     size_t nxf, capxf;
     unsigned char *stage; /* received payloads of the current round */
     size_t capstage;
@@ -36,9 +42,29 @@ struct ar_mx {
     double *times;
     size_t captimes;
     uint64_t max_msg; /* > 0: every message at most this many bytes (ar_mx_set_max_msg) */
+    MPI_Comm ready;   /* ready-to-receive messages (a duplicate of comm), MPI_COMM_NULL when not used */
+    int *lto, *lfrom; /* per rank: the last phase in which an op's last round sent to it, received from it */
+    FILE *plog;       /* $ARLAB_MPI_PHASE_LOG/phases.RANK: when each round of each run ended, or NULL */
+    double t0;        /* the current run's start (MPI_Wtime) */
+    uint64_t bytes;   /* the current run's payload */
+    int run;          /* runs of the schedule so far */
 };
 
-void ar_mx_set_max_msg(ar_mx *x, uint64_t bytes) { x->max_msg = bytes; }
+void ar_mx_set_max_msg(ar_mx *x, uint64_t bytes) {
+    x->max_msg = bytes;
+    /* Eager messages leave as soon as they are posted, before the receiver reaches that round (rendezvous
+     * ones wait for the receiver's match): a rank ahead of its partner would push the next round's data into
+     * links still busy with the partner's current round, which no simulated transfer does. So with eager
+     * messages a receiver first tells its sender that it is ready (one empty message), as rendezvous
+     * would, and keeps eager's full-duplex bulk path (post_round says which transfers wait).
+     * $ARLAB_MPI_EAGER_READY=0: no such message. */
+    const char *env = getenv("ARLAB_MPI_EAGER_READY");
+    int want = bytes > 0 && !(env && !strcmp(env, "0"));
+    if (want && x->ready == MPI_COMM_NULL && MPI_Comm_dup(x->comm, &x->ready) != MPI_SUCCESS) x->ready = MPI_COMM_NULL;
+    if (!want && x->ready != MPI_COMM_NULL) MPI_Comm_free(&x->ready);
+}
+
+int ar_mx_eager_ready(const ar_mx *x) { return x->ready != MPI_COMM_NULL; }
 
 /* Messages a payload of `bytes` is sent as. */
 static uint64_t nmsgs(const ar_mx *x, uint64_t bytes) {
@@ -80,9 +106,17 @@ ar_status ar_mx_open(MPI_Comm comm, ar_mx **out, ar_err *e) {
     ar_mx *x = ar_calloc(1, sizeof *x);
     if (!x) return ar_fail(e, AR_ENOMEM, "out of memory");
     x->comm = comm;
+    x->ready = MPI_COMM_NULL;
     MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
     MPI_Comm_rank(comm, &x->rank);
     MPI_Comm_size(comm, &x->nranks);
+    /* a diagnostic: the end of every round on this rank, to tell which step of a schedule runs slow */
+    const char *dir = getenv("ARLAB_MPI_PHASE_LOG");
+    if (dir && *dir) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/phases.%d", dir, x->rank);
+        x->plog = fopen(path, "w");
+    }
     *out = x;
     return AR_OK;
 }
@@ -92,8 +126,13 @@ void ar_mx_close(ar_mx *x) {
     for (size_t i = 0; i < x->capops; i++) {
         free(x->ops[i].xf);
         free(x->ops[i].stage);
+        free(x->ops[i].ready_xf);
+        free(x->ops[i].rto);
+        free(x->ops[i].rfrom);
     }
-    AR_FREE_ALL(x->ops, x->req, x->buf, x->init, x->times);
+    if (x->ready != MPI_COMM_NULL) MPI_Comm_free(&x->ready);
+    AR_FREE_ALL(x->ops, x->req, x->buf, x->init, x->times, x->lto, x->lfrom);
+    if (x->plog) fclose(x->plog);
     free(x);
 }
 
@@ -119,6 +158,37 @@ static void add_into(void *dst, const void *src, uint64_t n, ar_dtype t) {
     }
 }
 
+/* Messages transfer t is sent as. */
+static size_t xfer_msgs(const ar_mx *x, const ar_xfer *t, size_t eb) {
+    size_t m = 0;
+    for (int g = 0; g < t->nseg; g++) m += (size_t)nmsgs(x, t->len[g] * eb);
+    return m;
+}
+
+/* Posts this rank's side of transfer t (its Irecvs into o->stage at *k, or its Isends) in the request
+ * slots from *q on, advancing *q. */
+static ar_status post_xfer(ar_mx *x, mx_op *o, const ar_xfer *t, size_t eb, size_t *k, size_t *q, ar_err *e) {
+    for (int g = 0; g < t->nseg; g++) {
+        uint64_t bytes = t->len[g] * eb, step = x->max_msg && bytes > x->max_msg ? x->max_msg : bytes;
+        if (step > INT_MAX)
+            return ar_fail(e, AR_ELIMIT, "a transfer of %llu bytes exceeds the MPI count limit (2 GiB)",
+                           (unsigned long long)bytes);
+        /* one message, or chunks of max_msg bytes in order (MPI keeps their order on one tag) */
+        for (uint64_t at = 0; at < bytes || (bytes == 0 && at == 0); at += step ? step : 1) {
+            int len = (int)(bytes - at < step ? bytes - at : step), rc;
+            if (t->dst == x->rank) {
+                rc = MPI_Irecv(o->stage + *k, len, MPI_BYTE, t->src, o->tag, x->comm, &x->req[(*q)++]);
+                *k += (size_t)len;
+            } else {
+                rc = MPI_Isend(x->buf + t->off[g] * eb + at, len, MPI_BYTE, t->dst, o->tag, x->comm, &x->req[(*q)++]);
+            }
+            if (rc != MPI_SUCCESS) return mpi_fail(e, rc, t->dst == x->rank ? "MPI_Irecv" : "MPI_Isend");
+            if (bytes == 0) break;
+        }
+    }
+    return AR_OK;
+}
+
 /* Posts the requests of o's current round (skipping rounds without this
  * rank). Leaves o->pending = 0 and o->round = nrounds when the op is done. */
 static ar_status post_round(ar_mx *x, mx_op *o, size_t eb, ar_err *e) {
@@ -134,32 +204,45 @@ static ar_status post_round(ar_mx *x, mx_op *o, size_t eb, ar_err *e) {
                 for (int g = 0; g < t->nseg; g++) nreq += (size_t)nmsgs(x, t->len[g] * eb);
         }
         if (nreq == 0) continue;
-        if (nreq > o->slots) return ar_fail(e, AR_EINTERNAL, "request slots overflow (%zu > %zu)", nreq, o->slots);
+        if (nreq + n > o->slots) return ar_fail(e, AR_EINTERNAL, "request slots overflow (%zu > %zu)", nreq, o->slots);
         if (ar_grow(&o->stage, &o->capstage, need ? need : 1, 1) < 0) return ar_fail(e, AR_ENOMEM, "out of memory");
+        for (size_t j = 0; j < o->slots; j++) o->ready_xf[j] = -1;
         size_t k = 0, q = o->base;
         for (size_t i = 0; i < n; i++) {
             const ar_xfer *t = &o->xf[i];
             if (t->dst != x->rank && t->src != x->rank) continue;
-            for (int g = 0; g < t->nseg; g++) {
-                uint64_t bytes = t->len[g] * eb, step = x->max_msg && bytes > x->max_msg ? x->max_msg : bytes;
-                if (step > INT_MAX)
-                    return ar_fail(e, AR_ELIMIT, "a transfer of %llu bytes exceeds the MPI count limit (2 GiB)",
-                                   (unsigned long long)bytes);
-                /* one message, or chunks of max_msg bytes in order (MPI keeps their order on one tag) */
-                for (uint64_t at = 0; at < bytes || (bytes == 0 && at == 0); at += step ? step : 1) {
-                    int len = (int)(bytes - at < step ? bytes - at : step), rc;
-                    if (t->dst == x->rank) {
-                        rc = MPI_Irecv(o->stage + k, len, MPI_BYTE, t->src, o->tag, x->comm, &x->req[q++]);
-                        k += (size_t)len;
-                    } else {
-                        rc = MPI_Isend(x->buf + t->off[g] * eb + at, len, MPI_BYTE, t->dst, o->tag, x->comm,
-                                       &x->req[q++]);
-                    }
-                    if (rc != MPI_SUCCESS) return mpi_fail(e, rc, t->dst == x->rank ? "MPI_Irecv" : "MPI_Isend");
-                    if (bytes == 0) break;
-                }
+            int rc = MPI_SUCCESS, peer = t->dst == x->rank ? t->src : t->dst;
+            /* a transfer waits unless the same sender sent to the same receiver in the round just before (of
+             * this op, or an op's last round in the phase before): then its data follows that data on the same
+             * path rather than into links the receiver still uses for another transfer (ring's rounds). Both
+             * ends decide alike: an op's rounds are posted in order, a phase is over on both before the next */
+            int in = t->dst == x->rank;
+            int follows = o->round > 0 ? (in ? o->rfrom : o->rto)[peer] == o->round - 1
+                                       : (in ? x->lfrom : x->lto)[peer] == o->phase - 1;
+            int gate = x->ready != MPI_COMM_NULL && !follows;
+            if (gate && t->dst == x->rank) {
+                /* ready to receive: the Irecvs first, then tell the sender */
+                ar_status st = post_xfer(x, o, t, eb, &k, &q, e);
+                if (st != AR_OK) return st;
+                rc = MPI_Isend(NULL, 0, MPI_BYTE, t->src, o->tag, x->ready, &x->req[q++]);
+                nreq++;
+            } else if (gate) {
+                /* the sends wait for the receiver's ready message; their slots follow its slot */
+                o->ready_xf[q - o->base] = (long)i;
+                rc = MPI_Irecv(NULL, 0, MPI_BYTE, t->dst, o->tag, x->ready, &x->req[q++]);
+                size_t m = xfer_msgs(x, t, eb);
+                q += m;
+                nreq = nreq - m + 1;
+            } else {
+                ar_status st = post_xfer(x, o, t, eb, &k, &q, e);
+                if (st != AR_OK) return st;
             }
+            if (rc != MPI_SUCCESS)
+                return mpi_fail(e, rc, t->dst == x->rank ? "MPI_Isend (ready)" : "MPI_Irecv (ready)");
         }
+        for (size_t i = 0; i < n; i++) /* after the round: two transfers of one pair in it both wait */
+            if (o->xf[i].src == x->rank) o->rto[o->xf[i].dst] = o->round;
+            else if (o->xf[i].dst == x->rank) o->rfrom[o->xf[i].src] = o->round;
         o->pending = (int)nreq;
         return AR_OK;
     }
@@ -186,6 +269,12 @@ static void finish_round(ar_mx *x, mx_op *o, size_t eb, ar_dtype t) {
 /* One run of s on this rank's buffer. */
 static ar_status run_schedule(ar_mx *x, const ar_schedule *s, ar_dtype t, ar_err *e) {
     size_t eb = ar_dtype_size(t);
+    if (!x->lto) {
+        x->lto = ar_calloc((size_t)x->nranks, sizeof *x->lto);
+        x->lfrom = ar_calloc((size_t)x->nranks, sizeof *x->lfrom);
+        if (!x->lto || !x->lfrom) return ar_fail(e, AR_ENOMEM, "out of memory");
+    }
+    for (int r = 0; r < x->nranks; r++) x->lto[r] = x->lfrom[r] = -2;
     for (int p = 0; p < s->nphases; p++) {
         const ar_phase *ph = &s->phases[p];
         size_t nops = 0, nslots = 0;
@@ -208,7 +297,13 @@ static ar_status run_schedule(ar_mx *x, const ar_schedule *s, ar_dtype t, ar_err
             o->nrounds = nr;
             o->tag = i; /* unique within the phase (checked below); reuse across phases is ordered by MPI */
             o->base = nslots;
-            o->slots = 2 * mx * (size_t)nmsgs(x, s->count * eb);
+            o->slots = 2 * mx * (size_t)nmsgs(x, s->count * eb) + 2 * mx; /* messages, ready messages */
+            if (ar_grow(&o->ready_xf, &o->capready, o->slots, sizeof *o->ready_xf) < 0 ||
+                ar_grow(&o->rto, &o->caprto, (size_t)x->nranks, sizeof *o->rto) < 0 ||
+                ar_grow(&o->rfrom, &o->caprfrom, (size_t)x->nranks, sizeof *o->rfrom) < 0)
+                return ar_fail(e, AR_ENOMEM, "out of memory");
+            for (int r = 0; r < x->nranks; r++) o->rto[r] = o->rfrom[r] = -1;
+            o->phase = p;
             o->pending = 0;
             nslots += o->slots;
         }
@@ -227,8 +322,21 @@ static ar_status run_schedule(ar_mx *x, const ar_schedule *s, ar_dtype t, ar_err
             size_t oi = 0;
             while (oi + 1 < nops && (size_t)idx >= x->ops[oi + 1].base) oi++;
             mx_op *o = &x->ops[oi];
+            long ti = o->ready_xf[(size_t)idx - o->base];
+            if (ti >= 0) {
+                /* the receiver is ready: this transfer's sends, in the slots after its ready message */
+                o->ready_xf[(size_t)idx - o->base] = -1;
+                size_t q = (size_t)idx + 1, k = 0;
+                ar_status st = post_xfer(x, o, &o->xf[ti], eb, &k, &q, e);
+                if (st != AR_OK) return st;
+                o->pending += (int)(q - (size_t)idx - 1) - 1;
+                continue;
+            }
             if (--o->pending == 0) {
                 finish_round(x, o, eb, t);
+                if (x->plog)
+                    fprintf(x->plog, "%d %llu %d %d %.9f\n", x->run, (unsigned long long)x->bytes, p, o->round,
+                            MPI_Wtime() - x->t0);
                 ar_status st = post_round(x, o, eb, e);
                 if (st != AR_OK) return st;
             }
@@ -237,7 +345,13 @@ static ar_status run_schedule(ar_mx *x, const ar_schedule *s, ar_dtype t, ar_err
             if (x->ops[i].round < x->ops[i].nrounds)
                 return ar_fail(e, AR_EINTERNAL, "phase %d: op stopped at round %d of %d on rank %d", p, x->ops[i].round,
                                x->ops[i].nrounds, x->rank);
+        for (size_t i = 0; i < nops; i++) /* the pairs of the ops' last rounds, for the next phase's first rounds */
+            for (int r = 0; r < x->nranks; r++) {
+                if (x->ops[i].rto[r] == x->ops[i].nrounds - 1) x->lto[r] = p;
+                if (x->ops[i].rfrom[r] == x->ops[i].nrounds - 1) x->lfrom[r] = p;
+            }
     }
+    x->run++;
     return AR_OK;
 }
 
@@ -303,6 +417,8 @@ ar_status ar_mx_bench(ar_mx *x, const ar_schedule *s, uint64_t count, ar_dtype t
         memcpy(x->buf, x->init, bytes);
         sleepy_barrier(x->comm);
         double t0 = MPI_Wtime();
+        x->t0 = t0;
+        x->bytes = bytes;
         st = one_run(x, s, count, t, e);
         double dt = MPI_Wtime() - t0;
         if (i >= warmup) x->times[i - warmup] = dt;

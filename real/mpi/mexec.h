@@ -48,6 +48,11 @@ ar_status ar_mx_open(MPI_Comm comm, ar_mx **out, ar_err *e);
  * handshake behind the data already going the other way on the connection);
  * 0 (default): one message per segment. */
 void ar_mx_set_max_msg(ar_mx *x, uint64_t bytes);
+/* 1 when eager transfers of a schedule wait for their receiver's ready message (the default with eager
+ * messages; $ARLAB_MPI_EAGER_READY=0 turns it off): a transfer starts when both ends reached it, as with
+ * rendezvous and as in the simulation, except one whose sender sent to the same receiver in the round
+ * just before (its data follows that data on the same path). */
+int ar_mx_eager_ready(const ar_mx *x);
 void ar_mx_close(ar_mx *x);
 
 typedef struct ar_mx_measure {

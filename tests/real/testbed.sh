@@ -94,9 +94,10 @@ done
 # the MPI transport: chosen by the exchange test (every candidate measured), printed, and in every row
 how=$(grep -m1 '^# MPI transport: ' $T/run.out | cut -c18-)
 nx=$(grep -c "^# exchange 0<->2 4194304 B each way: .* ms" $T/run.out)
-[ "$nx" = 8 ] && grep -q "exchange test, 4 MiB each way, slower of 2 runs: links=1 .* ms, links=2 .* ms, links=4 .* ms, links=1,eager=1048576 .* ms" <<<"$how" \
+[ "$nx" = 8 ] && grep -q "exchange test, 4 MiB each way, slower of 2 runs: links=1,eager=1048576 .* ms, links=1 .* ms, links=2 .* ms, links=4 .* ms" <<<"$how" \
     && ok "transport chosen by the exchange test of 4 candidates, 2 runs each: $how" || bad "transport choice: $nx exchange lines, '$how'"
 want=$(cut -d' ' -f1 <<<"$how" | tr , ';')
+case $want in *eager=*) want="$want;ready" ;; esac # eager transfers wait for the receiver's ready message
 cols=$(awk -F, 'NR > 1 { print $22 }' $T/run.csv | sort -u)
 [ "$cols" = "tcp:${want} (measured)" ] && ok "every row's transport column: $cols" || bad "transport column: '$cols', wanted 'tcp:${want} (measured)'"
 n_ok=$(grep -c "uplink tx .*: ok$" $T/run.out)
@@ -108,15 +109,34 @@ done < <(grep "^#   machine" $T/run.out | tr -d '(),:')
 [ "$(nsleft)" = 0 ] && ok "no namespace left after run" || bad "$(nsleft) namespaces left after run"
 
 # --- 1a. a given transport: eager messages of at most 16 KiB (every payload in chunks), every algorithm exact;
-# btl_tcp_links as Open MPI reads it back (MPI_T) in the rows
+# btl_tcp_links as Open MPI reads it back (MPI_T) in the rows; each eager transfer waits for its receiver's
+# ready message (";ready": sends posted only once it arrives, so every request slot and chunk is exercised)
 $ARLAB testbed run --platform $T/p.json --id $ID --algo all --size 64KB,1MB --iters 1 --warmup 0 --format csv \
     --transport links=2,eager=16KiB --out $T/eager.csv --timeout 150 >$T/eager.out 2>&1
 rc=$?
 nrow=$(awk -F, 'NR > 1' $T/eager.csv | wc -l)
-nbad=$(awk -F, 'NR > 1 && ($12 != 0 || $22 != "tcp:links=2;eager=16384 (given)")' $T/eager.csv | wc -l)
+nbad=$(awk -F, 'NR > 1 && ($12 != 0 || $22 != "tcp:links=2;eager=16384;ready (given)")' $T/eager.csv | wc -l)
 [ $rc = 0 ] && [ "$nrow" -ge 10 ] && [ "$nbad" = 0 ] && grep -q '^# MPI transport: links=2,eager=16384 (given: --transport)' $T/eager.out \
     && ok "--transport links=2,eager=16KiB: $nrow rows, #wrong 0, transport column says so" \
     || { bad "eager transport: rc $rc, $nrow rows, $nbad bad"; tail -5 $T/eager.out; head -3 $T/eager.csv; }
+# the same without the ready messages (ARLAB_MPI_EAGER_READY=0: eager data leaves as soon as it is posted)
+mkdir -p $T/ph
+ARLAB_MPI_PHASE_LOG=$T/ph ARLAB_MPI_EAGER_READY=0 $ARLAB testbed run --platform $T/p.json --id $ID --algo ring,halving-doubling,ps --size 1MB \
+    --iters 1 --warmup 0 --format csv --transport links=1,eager=16KiB --out $T/eager0.csv --timeout 150 >$T/eager0.out 2>&1
+rc=$?
+nrow=$(awk -F, 'NR > 1' $T/eager0.csv | wc -l)
+nbad=$(awk -F, 'NR > 1 && ($12 != 0 || $22 != "tcp:links=1;eager=16384 (given)")' $T/eager0.csv | wc -l)
+[ $rc = 0 ] && [ "$nrow" = 4 ] && [ "$nbad" = 0 ] && ok "ARLAB_MPI_EAGER_READY=0: $nrow rows exact, no ready messages in the transport" \
+    || { bad "ARLAB_MPI_EAGER_READY=0: rc $rc, $nrow rows, $nbad bad"; tail -5 $T/eager0.out; head -3 $T/eager0.csv; }
+# ARLAB_MPI_PHASE_LOG: every rank's round ends (run bytes phase round seconds); 3 algorithms x (1 timed + 1 checked) runs
+# of the schedules on rank 0, the ends of each run in order
+nph=$(ls $T/ph/phases.* 2>/dev/null | wc -l)
+nbadl=$(cat $T/ph/phases.* 2>/dev/null | awk 'NF != 5 || $2 != 1000000 || $5 <= 0 || $5 > 60' | wc -l)
+nrun=$(awk '{ print $1 }' $T/ph/phases.0 2>/dev/null | sort -u | wc -l)
+nord=$(awk '$1 == r && $5 < t { n++ } { r = $1; t = $5 } END { print n + 0 }' $T/ph/phases.0 2>/dev/null)
+[ "$nph" = 4 ] && [ "$nbadl" = 0 ] && [ "$nrun" = 6 ] && [ "$nord" = 0 ] \
+    && ok "ARLAB_MPI_PHASE_LOG: 4 rank files, 6 runs of round ends on rank 0, each in order" \
+    || { bad "phase log: $nph files, $nbadl bad lines, $nrun runs on rank 0, $nord out of order"; head -5 $T/ph/phases.0; }
 expect "bad --transport" nonzero 'transport "links=0": auto, or links=N' -- \
     $ARLAB testbed run --platform $T/p.json --id $ID --transport links=0
 
@@ -152,7 +172,7 @@ n=$(grep -Ec '^# calibrate (intra|inter-2) +[0-9]+<->[0-9]+ +[0-9]+ B: ping-pong
 n=$(grep -Ec '^# fit (intra|inter-2) +alpha -?[0-9.]+ us \[-?[0-9.]+, -?[0-9.]+\]( NOT IDENTIFIED \(interval reaches 0\))? \(95 %, 6 sizes <= 64 KiB' $T/cal.out)
 [ "$n" = 2 ] && ok "alpha per class with its 95 % interval" || { bad "alpha fits: $n/2"; grep '^# fit' $T/cal.out; }
 grep -q 'least squares over sizes <= 64 KiB with its 95 % interval' $T/cal.json \
-    && grep -q 'MPI transport: tcp:links=1;eager=1048576 (given)' $T/cal.json && grep -q '"reduce":' $T/cal.json \
+    && grep -q 'MPI transport: tcp:links=1;eager=1048576;ready (given)' $T/cal.json && grep -q '"reduce":' $T/cal.json \
     && ok "calibrated platform: the fit and the transport in its notes, the ranks' reduction rate" || bad "calibrated notes: $(grep -m3 calibrated $T/cal.json)"
 # the per-message overhead o: fan-outs of 1..8 messages per class, the slope with its interval, o in the platform
 n=$(grep -Ec '^# calibrate fan-out (inter|intra) [1-8] messages? to [12] peers?: +[0-9.]+ us' $T/cal.out)
