@@ -79,40 +79,7 @@ static void check(const char *what, const char *plat, ar_proto proto, double han
                         (unsigned long long)ar_xfer_elems(&xf[t]));
         }
     }
-    ar_model_result m;
-    T_CHECK(ar_model_walk(p, s, &m, &e) == AR_OK, "%s: walk: %s", what, e.msg);
-    printf("%-26s walk %.9f  hand %.9f us\n", what, m.time_s * 1e6, hand_df * 1e6);
-    T_CHECK(sim_rel(m.time_s, hand_df) <= 1e-9, "%s: walk %.17g, hand %.17g", what, m.time_s, hand_df);
-    static const struct {
-        const char *name;
-        ar_sync sync;
-        ar_sim_engine engine;
-        int full;
-    } modes[] = {
-        {"fast dataflow", AR_SYNC_DATAFLOW, AR_SIM_FAST, 0},
-        {"fast dataflow simgrid", AR_SYNC_DATAFLOW, AR_SIM_FAST, 1},
-        {"naive dataflow", AR_SYNC_DATAFLOW, AR_SIM_NAIVE, 0},
-        {"fast round", AR_SYNC_ROUND, AR_SIM_FAST, 0},
-        {"naive round", AR_SYNC_ROUND, AR_SIM_NAIVE, 0},
-    };
-    for (size_t k = 0; k < sizeof modes / sizeof modes[0]; k++) {
-        ar_sim_opts o;
-        memset(&o, 0, sizeof o);
-        o.sync = modes[k].sync;
-        o.engine = modes[k].engine;
-        o.full = modes[k].full;
-        /* time only: --check's buffers hold the all-reduce's sums */
-        ar_sim_result r;
-        memset(&r, 0, sizeof r);
-        ar_status st = ar_sim_run(p, s, &o, &r, &e);
-        T_CHECK(st == AR_OK && r.complete, "%s (%s): %s", what, modes[k].name, e.msg);
-        if (st == AR_OK) {
-            double h = modes[k].sync == AR_SYNC_DATAFLOW ? hand_df : hand_round;
-            printf("%-26s %-22s sim %.9f us\n", what, modes[k].name, r.time_s * 1e6);
-            T_CHECK(sim_rel(r.time_s, h) <= 1e-9, "%s (%s): sim %.17g, hand %.17g", what, modes[k].name, r.time_s, h);
-        }
-        ar_sim_result_free(&r);
-    }
+    sim_modes_vs_hand(what, p, s, hand_df, hand_round, 0);
     ar_schedule_free(s);
     ar_platform_free(p);
 }

@@ -53,41 +53,7 @@ static void check(const char *what, const char *plat, ar_proto proto, double han
     for (int ph = 0; ph < s->nphases; ph++)
         for (int i = 0; i < s->phases[ph].nops; i++, nops++) s->phases[ph].ops[i].proto = proto;
     T_CHECK(nops > 0, "%s: the ring has ops", what);
-    ar_model_result m;
-    T_CHECK(ar_model_walk(p, s, &m, &e) == AR_OK, "%s: walk: %s", what, e.msg);
-    printf("%-30s walk %.9f  hand %.9f us\n", what, m.time_s * 1e6, hand_df * 1e6);
-    T_CHECK(sim_rel(m.time_s, hand_df) <= 1e-9, "%s: walk %.17g, hand %.17g", what, m.time_s, hand_df);
-    static const struct {
-        const char *name;
-        ar_sync sync;
-        ar_sim_engine engine;
-        int full;
-    } modes[] = {
-        {"fast round", AR_SYNC_ROUND, AR_SIM_FAST, 0},
-        {"fast round simgrid", AR_SYNC_ROUND, AR_SIM_FAST, 1},
-        {"fast dataflow", AR_SYNC_DATAFLOW, AR_SIM_FAST, 0},
-        {"fast dataflow simgrid", AR_SYNC_DATAFLOW, AR_SIM_FAST, 1},
-        {"naive round", AR_SYNC_ROUND, AR_SIM_NAIVE, 0},
-        {"naive dataflow", AR_SYNC_DATAFLOW, AR_SIM_NAIVE, 0},
-    };
-    for (size_t k = 0; k < sizeof modes / sizeof modes[0]; k++) {
-        ar_sim_opts o;
-        memset(&o, 0, sizeof o);
-        o.sync = modes[k].sync;
-        o.engine = modes[k].engine;
-        o.full = modes[k].full;
-        o.check = modes[k].engine == AR_SIM_FAST;
-        ar_sim_result r;
-        memset(&r, 0, sizeof r);
-        ar_status st = ar_sim_run(p, s, &o, &r, &e);
-        T_CHECK(st == AR_OK && r.complete, "%s (%s): %s", what, modes[k].name, e.msg);
-        if (st == AR_OK) {
-            double h = modes[k].sync == AR_SYNC_DATAFLOW ? hand_df : hand;
-            printf("%-30s %-22s sim %.9f us\n", what, modes[k].name, r.time_s * 1e6);
-            T_CHECK(sim_rel(r.time_s, h) <= 1e-9, "%s (%s): sim %.17g, hand %.17g", what, modes[k].name, r.time_s, h);
-        }
-        ar_sim_result_free(&r);
-    }
+    sim_modes_vs_hand(what, p, s, hand_df, hand, 1);
     ar_schedule_free(s);
     ar_platform_free(p);
 }
