@@ -123,6 +123,8 @@ double ar_xfer_proto_step(const ar_platform *p, double step_s, int src, int dst)
  * pipelines the steps' latency away and falls 10-40 % under NCCL's model at >= 64 MB
  * (docs/simulator.md, "Semantics"). */
 int ar_op_async(const ar_op *op);
+/* How many of s's ops send one-sidedly (ar_op_async); *nops (may be NULL): how many ops s has. */
+int ar_schedule_async_ops(const ar_schedule *s, int *nops);
 
 /* Platform quantities the closed forms use. */
 double ar_plat_min_bw(const ar_platform *p); /* min link capacity on any rank-to-rank route */

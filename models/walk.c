@@ -801,6 +801,14 @@ int ar_op_async(const ar_op *op) {
     return (op->proto == AR_PROTO_LL || op->proto == AR_PROTO_LL128) && op->impl != AR_IMPL_SWITCH;
 }
 
+int ar_schedule_async_ops(const ar_schedule *s, int *nops) {
+    int n = 0, all = 0;
+    for (int ph = 0; s && ph < s->nphases; ph++)
+        for (int i = 0; i < s->phases[ph].nops; i++, all++) n += ar_op_async(&s->phases[ph].ops[i]);
+    if (nops) *nops = all;
+    return n;
+}
+
 double ar_xfer_proto_step(const ar_platform *p, double step_s, int src, int dst) {
     if (!(step_s > 0) || src < 0 || dst < 0 || src >= p->nranks || dst >= p->nranks) return 0;
     double lat = ar_platform_route_lat(p, src, dst);
@@ -819,7 +827,11 @@ static void phase_effect(const ar_platform *p, const ar_phase *ph, double *bw_fa
     *bw_factor = 1.0;
     *step_s = *base_s = 0;
     ar_nccl_in in; /* NCCL's model of p, for the protocols' bandwidth caps; built at the first RING/TREE op */
-    int have_in = 0;
+    int have_in = 0, nch[2] = {0, 0}; /* the phase's channels: its RING and its TREE ops with a protocol */
+    for (int i = 0; i < ph->nops; i++) {
+        ar_nccl_algo a = op_nccl_algo(&ph->ops[i]);
+        if (ph->ops[i].proto != AR_PROTO_NONE && (a == AR_NCCL_RING || a == AR_NCCL_TREE)) nch[a == AR_NCCL_TREE]++;
+    }
     for (int i = 0; i < ph->nops; i++) {
         const ar_op *op = &ph->ops[i];
         if (op->proto == AR_PROTO_NONE) continue;
@@ -830,10 +842,7 @@ static void phase_effect(const ar_platform *p, const ar_phase *ph, double *bw_fa
         if (ar_nccl_proto_effect_v(p->nccl_version, a, pr, nn, 0, &f, NULL, &base) != AR_OK) continue;
         if (a == AR_NCCL_RING || a == AR_NCCL_TREE) { /* LL's and LL128's caps, where they bind */
             if (!have_in) have_in = ar_nccl_in_from_platform(p, 0, &in, NULL) == AR_OK ? 1 : -1;
-            int nch = 0; /* the phase's channels: its ops of this algorithm */
-            for (int k = 0; k < ph->nops; k++)
-                nch += ph->ops[k].proto != AR_PROTO_NONE && op_nccl_algo(&ph->ops[k]) == a;
-            double share = have_in > 0 ? ar_nccl_proto_bw_share(&in, a, pr, nch) : -1;
+            double share = have_in > 0 ? ar_nccl_proto_bw_share(&in, a, pr, nch[a == AR_NCCL_TREE]) : -1;
             if (share > 0 && share < f) f = share;
         }
         if (a == AR_NCCL_NVLS) { /* NVLS's latency holds the op's own hop: less the mean hop */
@@ -1171,9 +1180,7 @@ ar_status ar_model_walk_from(const ar_platform *p, const ar_schedule *s, const d
     /* NCCL's protocols send one-sidedly (ar_op_async) under the simulator's dataflow semantics: the
      * dataflow walk follows them (lockstep rounds would wait for every step); switch schedules run
      * lockstep in the simulator and keep the lockstep walk */
-    int async = 0;
-    for (int ph = 0; ph < s->nphases && !async; ph++)
-        for (int i = 0; i < s->phases[ph].nops && !async; i++) async = ar_op_async(&s->phases[ph].ops[i]);
+    int async = ar_schedule_async_ops(s, NULL) > 0;
     int dataflow = other || start_s ||
                    ((ar_platform_has_msg(p) || async) && all <= AR_WALK_DATAFLOW_MAX && !ar_schedule_uses_switch(s));
     if (!dataflow && ar_platform_has_msg(p)) {

@@ -835,9 +835,9 @@ ar_status ar_engine_naive(const sim_job *j, ar_sim_result *r, ar_err *e) {
      * without their route latency, paid by the receiver after (fast_dataflow.c's semantics): SimGrid's
      * links then carry none (the network's sharing is unchanged: fairbottleneck weighs every flow 1) */
     v->eager = j->o->sync == AR_SYNC_DATAFLOW && (j->net_flags & SIM_NET_NAIVE_OF_ARLAB) && j->o->gamma_s_per_B <= 0 &&
-               !(j->p->stage_d2h_Bps > 0) && !ar_platform_has_msg(j->p) && j->s->nphases > 0;
-    for (int ph = 0; v->eager && ph < j->s->nphases; ph++)
-        for (int i = 0; i < j->s->phases[ph].nops; i++) v->eager = v->eager && ar_op_async(&j->s->phases[ph].ops[i]);
+               !(j->p->stage_d2h_Bps > 0) && !ar_platform_has_msg(j->p);
+    int nops = 0;
+    if (v->eager) v->eager = ar_schedule_async_ops(j->s, &nops) == nops && nops > 0;
     ar_status st = ar_sg_open(j->p, j->settings, j->nsettings, v->eager ? AR_SG_ARLAB_LATENCY : 0u, NULL, &v->sg, e);
     r->setup_s = ar_now_s() - t0;
     v->nact = j->p->nranks + 2 * j->p->nvlinks;

@@ -302,9 +302,7 @@ ar_status ar_sim_decide(const ar_platform *p, const ar_schedule *s, const ar_sim
     int costs = p && (p->launch_s > 0 || p->stage_d2h_Bps > 0 || p->reduce_Bps > 0);
     /* NCCL's protocols send one-sidedly under dataflow (ar_op_async): the lockstep run's certificate
      * (sim/fast_dataflow_cert.c) knows two-sided rounds only, so such a schedule runs per rank */
-    int async = 0;
-    for (int ph = 0; s && ph < s->nphases && !async; ph++)
-        for (int i = 0; i < s->phases[ph].nops && !async; i++) async = ar_op_async(&s->phases[ph].ops[i]);
+    int async = ar_schedule_async_ops(s, NULL) > 0;
     m->per_rank = df && o->engine == AR_SIM_FAST && (o->full || o->in_process || events || gamma > 0 || costs || async);
     return AR_OK;
 }
