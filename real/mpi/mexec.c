@@ -200,8 +200,7 @@ static ar_status post_round(ar_mx *x, mx_op *o, size_t eb, ar_err *e) {
         for (size_t i = 0; i < n; i++) {
             const ar_xfer *t = &o->xf[i];
             if (t->dst == x->rank) need += ar_xfer_elems(t) * eb;
-            if (t->dst == x->rank || t->src == x->rank)
-                for (int g = 0; g < t->nseg; g++) nreq += (size_t)nmsgs(x, t->len[g] * eb);
+            if (t->dst == x->rank || t->src == x->rank) nreq += xfer_msgs(x, t, eb);
         }
         if (nreq == 0) continue;
         if (nreq + n > o->slots) return ar_fail(e, AR_EINTERNAL, "request slots overflow (%zu > %zu)", nreq, o->slots);
