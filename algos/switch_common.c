@@ -44,8 +44,8 @@
  * head: the reduce-scatter's traffic, scattered over the heads), across nodes block i over head i
  * of every node on its own rail, then one BROADCAST per head (the head's block up, multicast down:
  * the all-gather's). Without an NVSwitch (collnet) the in-node REDUCE/BROADCAST are rings.
- * Parameters: chunks (pipeline chunks of every SWITCH op; 0 = auto: one node one per
- * 4 MiB of the op's range, 1..64; several nodes NCCL's, see nvls), slices (several
+ * Parameters: chunks (pipeline chunks of every SWITCH op; 0 = auto: one node NCCL's NVLS steps,
+ * one_node_chunks, 1..64; several nodes NCCL's, see nvls), slices (several
  * nodes, 0 = auto, see nvls; at most count/g). Serves all-reduce (nvls also
  * reduce-scatter and all-gather on one node). Ownership: *out belongs to the caller.
  */
@@ -98,14 +98,33 @@ static int auto_chunks(int want, uint64_t len, size_t elem_bytes) {
     return c < 1 ? 1 : c;
 }
 
+/* One node's switch op: as many chunks as NCCL's NVLS kernel takes steps (enqueue.cc calcCollChunking,
+ * NVLS): nvlsChannels CTAs (transport/nvls.cc: 16 on compute capability 9.x, NVLS_NCHANNELS_SM100_NVL
+ * 24 on one Blackwell node) x the g heads each move one chunk per step, NCCL_NVLS_CHUNKSIZE 128 KiB cut
+ * to 64, 32 and 16 KiB below 64, 8 and 2 x those ops x the chunk; a step of the whole node moves
+ * ops x chunk bytes, so the op takes ceil(bytes / (ops x chunk)) steps, here 1..64 chunks (at most one
+ * per element). A chunk count given (want > 0) is taken as it is. */
+static int one_node_chunks(const ar_platform *p, int g, int want, uint64_t len, size_t elem_bytes) {
+    if (want > 0) return (uint64_t)want < len ? want : (int)len;
+    double b = (double)len * (double)elem_bytes, chunk = 128.0 * 1024;
+    double ops = (double)(p->gpu_cc >= 100 ? 24 : 16) * (g > 0 ? g : 1);
+    if (b < 64 * ops * chunk) chunk = 65536;
+    if (b < 8 * ops * chunk) chunk = 32768;
+    if (b < 2 * ops * chunk) chunk = 16384;
+    double u = ceil(b / (ops * chunk));
+    int c = u > 64 ? 64 : u < 1 ? 1 : (int)u;
+    if ((uint64_t)c > len) c = (int)len;
+    return c < 1 ? 1 : c;
+}
+
 #define SWITCH_PARAMS                                                                                       \
     {.key = "chunks",                                                                                       \
      .type = AR_PARAM_INT,                                                                                  \
      .min = 0,                                                                                              \
      .max = 4096,                                                                                           \
      .def = 0,                                                                                              \
-     .help = "pipeline chunks of every switch op (0 = auto: one node one per 4 MiB, 1..64; nodes NCCL's, "  \
-             "see algos/switch_common.c)"},                                                                 \
+     .help = "pipeline chunks of every switch op (0 = auto: NCCL's NVLS steps on one node, 1..64; nodes "   \
+             "NCCL's: algos/switch_common.c)"},                                                             \
     {                                                                                                       \
         .key = "slices", .type = AR_PARAM_INT, .min = 0, .max = 1024, .def = 0,                             \
         .help = "several nodes: slices the three stages are software-pipelined over (0 = auto from NCCL's " \
@@ -428,7 +447,7 @@ ar_status ar_switch_plan(ar_switch_variant var, const ar_platform *p, ar_coll co
         ar_op *op = ar_sched_op(s, k, AR_IMPL_SWITCH, tmp, P, 0, count);
         if (!op) goto nomem;
         op->sw = nvs[0];
-        op->chunks = auto_chunks(c0, count, elem_bytes);
+        op->chunks = one_node_chunks(p, g, c0, count, elem_bytes);
         goto done;
     }
     /* Several nodes: three stages, software-pipelined over K slices of the buffer
@@ -494,7 +513,7 @@ ar_status ar_switch_plan(ar_switch_variant var, const ar_platform *p, ar_coll co
     }
     if ((uint64_t)K * (uint64_t)g > count) K = (int)(count / (uint64_t)g);
     if (K < 1) K = 1;
-    /* one slice: the stages one after the other, chunked as on one node (one per 4 MiB), the ring
+    /* one slice: the stages one after the other, chunked one per 4 MiB, the ring
      * across in one piece, trees in 8 chunks: the chunks that match rounds only matter where
      * stages share a phase */
     int pipe = K > 1;
