@@ -474,7 +474,7 @@ ar_status ar_switch_plan(ar_switch_variant var, const ar_platform *p, ar_coll co
     if (var == AR_SW_NVLSTREE && g > 1 && kmax >= 1) {
         int a = first[0] + hd[0], b = first[1] + hd[0], h = th;
         double nic = ar_platform_route_bw(p, a, b), nvl = ar_platform_route_bw(p, first[0], first[0] + 1),
-               lr = ar_platform_route_lat(p, a, b) + (ar_platform_msg(p, a, b) ? p->msg_o_s : 0),
+               lr = ar_platform_route_lat(p, a, b), /* (a receiver's o is pipelined: platform.h) */
                ho = ar_platform_msg(p, a, b) ? (p->msg_o_s > p->msg_g_s ? p->msg_o_s : p->msg_g_s) : 0;
         if (nic > 0 && nvl > 0 && isfinite(nic) && isfinite(nvl) && isfinite(lr) && isfinite(ho)) {
             double S = (double)count * (double)elem_bytes, R = p->nodes[nvs[0]].reduce_Bps;

@@ -94,6 +94,8 @@ typedef struct frec { /* a transfer simulated by SimGrid in the run itself */
     double *payload;
     int sided;    /* pays per-message costs at both ends (ar_platform_msg) */
     double qt;    /* when it was queued on its current side */
+    double freed; /* when its sender's side has held it; sc: the cost its current side takes (o or more) */
+    double sc;
     uint64_t seq; /* start order (a side takes the first queued in (qt, op, seq) order) */
 } frec;
 
