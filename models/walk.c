@@ -194,7 +194,6 @@ static void clear_loads(walk *w) {
 typedef struct wd_arrival { /* a transfer of the round and when its network part ends */
     double net;
     size_t t;
-    double freed; /* round_msg: when its sender's side has held it (ar_platform_piped_recv) */
 } wd_arrival;
 
 static int wd_arrival_cmp(const void *a, const void *b) {
@@ -212,14 +211,13 @@ static ar_status round_msg(walk *w, double elem_bytes, const double *dur, double
         return ar_fail(e, AR_ENOMEM, "cost walk: out of memory");
     for (size_t i = 0; i < w->nxf; i++) {
         const ar_xfer *x = &w->xf[i];
-        double inj = 0, freed = 0;
+        double inj = 0;
         if (x->src >= 0 && x->dst >= 0 && ar_platform_sided(p, x->src, x->dst)) {
             double hold, c = ar_platform_side_cost(p, x->src, x->dst, (double)ar_xfer_elems(x) * elem_bytes, 0, &hold);
             inj = w->sfree[x->src] + c;
             w->sfree[x->src] += hold;
-            freed = w->sfree[x->src];
         }
-        w->marr[i] = (wd_arrival){inj + dur[i], i, freed};
+        w->marr[i] = (wd_arrival){inj + dur[i], i};
     }
     qsort(w->marr, w->nxf, sizeof *w->marr, wd_arrival_cmp);
     for (size_t k = 0; k < w->nxf; k++) {
@@ -228,7 +226,6 @@ static ar_status round_msg(walk *w, double elem_bytes, const double *dur, double
         if (x->src >= 0 && x->dst >= 0 && ar_platform_sided(p, x->src, x->dst)) {
             double hold, c = ar_platform_side_cost(p, x->src, x->dst, (double)ar_xfer_elems(x) * elem_bytes, 1, &hold);
             double r0 = land > w->rfree[x->dst] ? land : w->rfree[x->dst];
-            c = ar_platform_piped_recv(p, c, hold, w->marr[k].freed, r0, &hold);
             land = r0 + c;
             w->rfree[x->dst] = r0 + hold;
         }
@@ -312,7 +309,6 @@ typedef struct ev_flow {
     size_t roff; /* route: ev_routes[roff .. roff + rlen) */
     int rlen;
     int src, dst; /* src >= 0: it pays per-message costs at both ends */
-    double freed; /* then: when its sender's side has held it (ar_platform_piped_recv) */
     double step;  /* its protocol step after its network part (ar_xfer_proto_step) */
 } ev_flow;
 
@@ -322,7 +318,6 @@ static double ev_land(walk *w, const ev_flow *f, double net) {
     if (f->src < 0) return net;
     double hold, c = ar_platform_side_cost(w->p, f->src, f->dst, f->bytes, 1, &hold);
     double r0 = net > w->rfree[f->dst] ? net : w->rfree[f->dst];
-    c = ar_platform_piped_recv(w->p, c, hold, f->freed, r0, &hold);
     w->rfree[f->dst] = r0 + hold;
     return r0 + c;
 }
@@ -368,13 +363,13 @@ static ar_status ev_settle(walk *w, const ar_phase *phase, double eb, double now
                 }
                 double lat = 0;
                 for (int q = 0; q < len; q++) lat += p->links[AR_DLINK_LINK((*rt)[*rused + (size_t)q])].lat_s;
-                double bytes = (double)ar_xfer_elems(&xb[k]) * eb, inj = now, freed = 0;
+                double bytes = (double)ar_xfer_elems(&xb[k]) * eb, inj = now;
                 int sided = w->msg && xb[k].src >= 0 && xb[k].dst >= 0 && ar_platform_sided(p, xb[k].src, xb[k].dst);
                 if (sided) { /* the sender's side, its messages in lowering order (round_msg) */
                     double hold, c = ar_platform_side_cost(p, xb[k].src, xb[k].dst, bytes, 0, &hold);
                     double s0 = now > w->sfree[xb[k].src] ? now : w->sfree[xb[k].src];
                     inj = s0 + c;
-                    w->sfree[xb[k].src] = freed = s0 + hold;
+                    w->sfree[xb[k].src] = s0 + hold;
                 }
                 fl[foff[i] + k] = (ev_flow){.t_evt = inj + lat,
                                             .bytes = bytes,
@@ -384,7 +379,6 @@ static ar_status ev_settle(walk *w, const ar_phase *phase, double eb, double now
                                             .rlen = len,
                                             .src = sided ? xb[k].src : -1,
                                             .dst = xb[k].dst,
-                                            .freed = freed,
                                             .step = w->steps ? ar_xfer_proto_step(p, w->ostep[i], xb[k].src, xb[k].dst)
                                                              : 0};
                 if (lat > *lat_max) *lat_max = lat;
@@ -1082,7 +1076,7 @@ static ar_status walk_dataflow(walk *w, const ar_schedule *s, const double *star
                 double snd = async ? net - ar_platform_route_lat(p, x->src, x->dst) : prog;
                 if (snd > next[ms]) next[ms] = snd;
                 if (prog > next[md]) next[md] = prog;
-                arr[t] = (wd_arrival){net, t, 0}; /* (the dataflow walk: never piped) */
+                arr[t] = (wd_arrival){net, t};
                 if (!msg) st = wd_receive(p, x, net, bytes, gamma, sw_dst, rside, gpu, red, &tphase_red, e);
             }
             /* per-message costs: each receiver's side takes its messages in the order they arrive */

@@ -94,8 +94,6 @@ typedef struct frec { /* a transfer simulated by SimGrid in the run itself */
     double *payload;
     int sided;    /* pays per-message costs at both ends (ar_platform_msg) */
     double qt;    /* when it was queued on its current side */
-    double freed; /* when its sender's side has held it; sc: the cost its current side takes (o or more) */
-    double sc;
     uint64_t seq; /* start order (a side takes the first queued in (qt, op, seq) order) */
 } frec;
 
@@ -221,6 +219,7 @@ typedef struct eng_side {
     ARR(int, kick);
     size_t nkick;
     double o, hold; /* the side cost of a message (o) and how long it holds its side (max(o, g)) */
+    double orecv;   /* a receive side's cost: o, or 0 for pipelined receives (platform.h msg_piped) */
     uint64_t seq;
     double *sfree;           /* probes: per rank, when its send (then receive) side is free */
     struct eng_arrival *arr; /* probes: the transfers in arrival order */

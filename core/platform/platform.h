@@ -150,13 +150,13 @@ typedef struct ar_platform {
      * sides (send: o + the D2H copy, receive: o + the H2D copy). 0, 0 = none (the alpha-beta model). */
     double msg_o_s, msg_g_s;
     int msg_all;
-    /* Pipelined per-message costs (set on a shallow copy by the walk and the simulator for the switch
-     * schedules, which run lockstep rounds; never read from a platform file): NCCL's proxy posts a
-     * step's send and completes a step's receive while the steps beside it are on the wire (up to
-     * NCCL_STEPS in flight per channel), so o overlaps data movement: a message leaves its sender's
-     * side as it takes it, and is usable once it has landed, its receiver's side has taken it and its
-     * sender's side has held it for max(o, g) (ar_platform_piped_recv); each side still takes one
-     * message per max(o, g). A stream then costs max(o, g, m G) per message, not o + m G + o. */
+    /* Pipelined receives (set on a shallow copy by the walk and the simulator for the switch schedules,
+     * which run lockstep rounds; never read from a platform file): NCCL's proxy completes a step's
+     * receive while the steps behind it are on the wire (up to NCCL_STEPS in flight per channel), so a
+     * message is usable once it has landed and its receiver's side has taken it; the side still holds
+     * it for max(o, g) (one message per max(o, g)). Its sender's o stays before its network part: the
+     * data a step sends is ready at the step's start. A step then costs o + its network part, not
+     * o + network part + o. */
     int msg_piped;
     /* slow-computing stragglers (a scenario's stragglers[].rate, core/scenario.c): rank r reduces at
      * rank_compute[r] (in (0, 1]) times the reduction rate, i.e. its reductions take 1/rank_compute[r]
@@ -321,8 +321,8 @@ static inline int ar_platform_msg(const ar_platform *p, int src, int dst) {
 
 /* A transfer's time on its sender's (recv = 0) or receiver's (recv = 1) serial side: the per-message
  * overhead o and, when staged, its copy; *hold: how long the side is busy with it (max(cost, g)).
- * 0 when the transfer uses neither. Pipelined (msg_piped): the cost leaves out o, which the side
- * still holds the message for (ar_platform_piped_recv). */
+ * 0 when the transfer uses neither. Pipelined receives (msg_piped): the receiver's cost leaves out
+ * o, which its side still holds the message for. */
 static inline double ar_platform_side_cost(const ar_platform *p, int src, int dst, double bytes, int recv,
                                            double *hold) {
     double c = 0, copy = 0;
@@ -330,19 +330,7 @@ static inline double ar_platform_side_cost(const ar_platform *p, int src, int ds
     if (m) c += p->msg_o_s;
     if (ar_platform_staged(p, src, dst)) c += copy = bytes / (recv ? p->stage_h2d_Bps : p->stage_d2h_Bps);
     *hold = m && p->msg_g_s > c ? p->msg_g_s : c;
-    return m && p->msg_piped ? copy : c; /* piped: o held, not waited for */
-}
-
-/* A receive under pipelined per-message costs (msg_piped): a message whose sender's side held it until
- * `freed` (its start there + its hold), taken by its receiver's side at r0 with cost c and hold `hold`
- * (ar_platform_side_cost), is usable at r0 + the returned cost, and no earlier than freed: a message then
- * costs max(its sender's max(o, g), its network part), LogGP's steady state of a stream of messages.
- * *rhold: how long it holds the receiver's side. Without msg_piped: c and hold. */
-static inline double ar_platform_piped_recv(const ar_platform *p, double c, double hold, double freed, double r0,
-                                            double *rhold) {
-    if (p->msg_piped && freed - r0 > c) c = freed - r0;
-    *rhold = hold > c ? hold : c;
-    return c;
+    return m && recv && p->msg_piped ? copy : c; /* piped: o held, not waited for */
 }
 
 /* 1 if a transfer src -> dst goes through the serial sides (per-message costs or staging). */

@@ -182,10 +182,12 @@ int main(void) {
             check_modes("rail:nodes=4,gpus=2,o=2us,g=3us", pre[i], 4096, gm ? 1e-11 : 0);
         }
     check_modes("k4_big_g", "ps", 1000000, 0);
-    /* a switch schedule keeps o and g, pipelined (lockstep rounds; a transfer to or from a switch pays none;
-     * platform.h msg_piped: a message costs max(max(o, g), its network part)): the walk's price, which
-     * charges them the same way (sim_switch_msg.c derives one by hand). At 4 MB on two nodes the
-     * network parts are longer than o and g bar a few: o and g add less than a microsecond */
+    /* a switch schedule keeps o and g, its receives pipelined (lockstep rounds; a transfer to or from a switch
+     * pays none; platform.h msg_piped, sim_switch_msg.c by hand): the walk's price, which charges them the
+     * same way, where no two transfers contend (nvls). nvlstree's trees send
+     * chunk k down beside chunk k + 1 up, two messages per rank and round on one pair of sides: there the
+     * simulator overlaps one message's o with the other's transfer and the walk's rounds do not, so the
+     * walk is at or above the simulation (dgx-h100:nodes=2, 4 MB: 27.04 against 26.38 us) */
     static const char *const sw[] = {"nvls", "nvlstree"};
     for (size_t i = 0; i < sizeof sw / sizeof sw[0]; i++) {
         ar_sim_opts d;
@@ -196,12 +198,16 @@ int main(void) {
             T_CHECK(x.st == AR_OK && x.r.complete, "%s: %s", sw[i], x.e.msg);
             printf("dgx-h100:nodes=2 %-9s sim %.9f  walk %.9f us (sync %s)\n", sw[i], x.r.time_s * 1e6, x.walk * 1e6,
                    x.r.sync);
-            T_CHECK(sim_rel(x.r.time_s, x.walk) <= 1e-9, "%s: sim %.17g, walk %.17g", sw[i], x.r.time_s, x.walk);
+            if (i == 0)
+                T_CHECK(sim_rel(x.r.time_s, x.walk) <= 1e-9, "%s: sim %.17g, walk %.17g", sw[i], x.r.time_s, x.walk);
+            else
+                T_CHECK(x.walk >= x.r.time_s * (1 - 1e-9) && x.walk <= 1.1 * x.r.time_s,
+                        "%s: walk %.17g in [sim, 1.1 sim], sim %.17g", sw[i], x.walk, x.r.time_s);
             ar_platform q = *x.p; /* without o and g the time is shorter: they are charged */
             q.msg_o_s = q.msg_g_s = 0;
             ar_sim_result r0;
             ar_err e = {{0}};
-            T_CHECK(ar_sim_run(&q, x.s, &d, &r0, &e) == AR_OK && r0.time_s < x.r.time_s - 1e-8,
+            T_CHECK(ar_sim_run(&q, x.s, &d, &r0, &e) == AR_OK && r0.time_s < x.r.time_s - 1e-6,
                     "%s: o and g add to the time (%.17g without, %.17g with)", sw[i], r0.time_s, x.r.time_s);
             ar_sim_result_free(&r0);
         }
