@@ -218,9 +218,10 @@ static void pipeline_split(double units, int *K, int *c) {
  *   every GPU sends its slice up over NVLink at nvl, the switch sums g of them at R),
  *   tree = (h + ct - 1) (lr + f ho) + (ct + (h - 1)/2) 2 f (S/(K H) / 2) / (ct nic)  (one slice up the
  *   trees beside the slice before it coming down: h + ct - 1 rounds, each paying the hop lr (the
- *   route's latency and the receiver's per-message cost) and the sender's messages, f x ho (ho =
- *   max(o, g), the time a message holds its side); on the NIC f chunks per direction for each of the
- *   two, f = 2 where each node is inside one tree and a leaf of the other (M > 2), 1 on two nodes;
+ *   route's latency; a receiver's o is pipelined, platform.h msg_piped) and the sender's messages,
+ *   f x ho (ho = max(o, g), the time a message holds its side); on the NIC f chunks per direction for
+ *   each of the two, f = 2 where each node is inside one tree and a leaf of the other (M > 2), 1 on
+ *   two nodes;
  *   ct rounds carry a full load, the h - 1 of the fill about half).
  * K = 1 (only when asked, slices=1): the stages one after the other, the trees' all-reduce one
  * pipeline of 2h + 8 - 1 rounds (8 chunks, the broadcast overlapping the reduce: core/lower.h).
@@ -492,8 +493,9 @@ ar_status ar_switch_plan(ar_switch_variant var, const ar_platform *p, ar_coll co
     if (edge) kmax = count / (uint64_t)g < 1024 ? count / (uint64_t)g : 1024;
     if (var == AR_SW_NVLSTREE && g > 1 && kmax >= 1) {
         int a = first[0] + hd[0], b = first[1] + hd[0], h = th;
+        /* lr: the hop's route latency alone (a receiver's o is pipelined on switch schedules: platform.h) */
         double nic = ar_platform_route_bw(p, a, b), nvl = ar_platform_route_bw(p, first[0], first[0] + 1),
-               lr = ar_platform_route_lat(p, a, b) + (ar_platform_msg(p, a, b) ? p->msg_o_s : 0),
+               lr = ar_platform_route_lat(p, a, b),
                ho = ar_platform_msg(p, a, b) ? (p->msg_o_s > p->msg_g_s ? p->msg_o_s : p->msg_g_s) : 0;
         if (nic > 0 && nvl > 0 && isfinite(nic) && isfinite(nvl) && isfinite(lr) && isfinite(ho)) {
             double S = (double)count * (double)elem_bytes, R = p->nodes[nvs[0]].reduce_Bps;

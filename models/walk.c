@@ -1143,9 +1143,10 @@ ar_status ar_model_walk_from(const ar_platform *p, const ar_schedule *s, const d
                              ar_err *e) {
     memset(out, 0, sizeof *out);
     ar_platform net; /* NCCL's protocols: their step latency holds the per-message costs (schedule.h) */
-    if (ar_platform_has_msg(p) && ar_schedule_uses_proto(s)) {
+    if (ar_platform_has_msg(p) && (ar_schedule_uses_proto(s) || ar_schedule_uses_switch(s))) {
         net = *p; /* a shallow copy, read only */
-        net.msg_o_s = net.msg_g_s = 0;
+        if (ar_schedule_uses_proto(s)) net.msg_o_s = net.msg_g_s = 0;
+        else net.msg_piped = 1; /* switch schedules: pipelined receives (platform.h), as sim.c */
         p = &net;
     }
     if (!(ar_latest_start(start_s, s->nranks) > 0)) start_s = NULL;

@@ -227,6 +227,7 @@ ar_status eng_side_init(eng *g) {
     size_t ns = 2 * (size_t)g->p->nranks + 1;
     s->o = g->p->msg_o_s;
     s->hold = g->p->msg_g_s > s->o ? g->p->msg_g_s : s->o;
+    s->orecv = g->p->msg_piped ? 0 : s->o; /* pipelined receives: held, not waited for (platform.h) */
     s->q = ar_calloc(ns, sizeof *s->q);
     s->n = ar_calloc(ns, sizeof *s->n);
     s->head = ar_calloc(ns, sizeof *s->head);
@@ -270,7 +271,7 @@ static void side_start(eng *g, int sd) {
             q[i] = q[s->head[sd]];
             q[s->head[sd]] = t;
         }
-    ar_sg_timer(g->sg, s->o, TOK_SIDES | (sd & 1 ? TOK_RECV : TOK_SEND) | (uint64_t)q[s->head[sd]]);
+    ar_sg_timer(g->sg, sd & 1 ? s->orecv : s->o, TOK_SIDES | (sd & 1 ? TOK_RECV : TOK_SEND) | (uint64_t)q[s->head[sd]]);
 }
 
 static void side_push(eng *g, int sd, int id) {
@@ -327,8 +328,9 @@ void eng_side_event(eng *g, uint64_t tok) {
     int id = (int)i;
     const frec *f = &g->full.fr[id];
     int sd = kind == TOK_RECV ? 2 * f->x.dst + 1 : 2 * f->x.src;
-    if (s->hold > s->o)
-        ar_sg_timer(g->sg, s->hold - s->o, TOK_SIDES | TOK_SIDE_FREE | (uint64_t)s->gen[sd] << 32 | (uint64_t)sd);
+    double c = kind == TOK_RECV ? s->orecv : s->o; /* (hold >= either) */
+    if (s->hold > c)
+        ar_sg_timer(g->sg, s->hold - c, TOK_SIDES | TOK_SIDE_FREE | (uint64_t)s->gen[sd] << 32 | (uint64_t)sd);
     else side_done(g, sd);
     if (kind == TOK_RECV) full_reduce(g, id);
     else full_issue(g, id);
@@ -448,7 +450,7 @@ int eng_probe_step(eng *g) {
         double land = g->pr.net[i];
         if (eng_sided(g, g->pr.src[i], g->pr.dst[i])) {
             double r0 = land > s->sfree[g->pr.dst[i]] ? land : s->sfree[g->pr.dst[i]];
-            land = r0 + s->o;
+            land = r0 + s->orecv;
             s->sfree[g->pr.dst[i]] = r0 + s->hold;
         }
         g->pr.land[i] = g->pr.tot[i] = land;

@@ -543,9 +543,10 @@ static ar_status sim_run(const ar_platform *p, const ar_schedule *s, const ar_si
      * walk does not charge them either. Switch schedules keep them: they run lockstep (ar_sim_decide), where the
      * fast engine carries them as the walk prices them (a transfer to or from a switch pays none) */
     ar_platform net;
-    if (p && s && ar_platform_has_msg(p) && ar_schedule_uses_proto(s)) {
+    if (p && s && ar_platform_has_msg(p) && (ar_schedule_uses_proto(s) || ar_schedule_uses_switch(s))) {
         net = *p; /* a shallow copy, read only */
-        net.msg_o_s = net.msg_g_s = 0;
+        if (ar_schedule_uses_proto(s)) net.msg_o_s = net.msg_g_s = 0;
+        else net.msg_piped = 1; /* switch schedules: pipelined receives (platform.h), as the walk */
         p = &net;
     }
     ar_status st = validate(p, s, o, e);

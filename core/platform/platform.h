@@ -150,6 +150,14 @@ typedef struct ar_platform {
      * sides (send: o + the D2H copy, receive: o + the H2D copy). 0, 0 = none (the alpha-beta model). */
     double msg_o_s, msg_g_s;
     int msg_all;
+    /* Pipelined receives (set on a shallow copy by the walk and the simulator for the switch schedules,
+     * which run lockstep rounds; never read from a platform file): NCCL's proxy completes a step's
+     * receive while the steps behind it are on the wire (up to NCCL_STEPS in flight per channel), so a
+     * message is usable once it has landed and its receiver's side has taken it; the side still holds
+     * it for max(o, g) (one message per max(o, g)). Its sender's o stays before its network part: the
+     * data a step sends is ready at the step's start. A step then costs o + its network part, not
+     * o + network part + o. */
+    int msg_piped;
     /* slow-computing stragglers (a scenario's stragglers[].rate, core/scenario.c): rank r reduces at
      * rank_compute[r] (in (0, 1]) times the reduction rate, i.e. its reductions take 1/rank_compute[r]
      * as long; its staging copies and launch overhead are unchanged. NULL = every rank at full rate. */
@@ -313,15 +321,16 @@ static inline int ar_platform_msg(const ar_platform *p, int src, int dst) {
 
 /* A transfer's time on its sender's (recv = 0) or receiver's (recv = 1) serial side: the per-message
  * overhead o and, when staged, its copy; *hold: how long the side is busy with it (max(cost, g)).
- * 0 when the transfer uses neither. */
+ * 0 when the transfer uses neither. Pipelined receives (msg_piped): the receiver's cost leaves out
+ * o, which its side still holds the message for. */
 static inline double ar_platform_side_cost(const ar_platform *p, int src, int dst, double bytes, int recv,
                                            double *hold) {
-    double c = 0;
+    double c = 0, copy = 0;
     int m = ar_platform_msg(p, src, dst);
     if (m) c += p->msg_o_s;
-    if (ar_platform_staged(p, src, dst)) c += bytes / (recv ? p->stage_h2d_Bps : p->stage_d2h_Bps);
+    if (ar_platform_staged(p, src, dst)) c += copy = bytes / (recv ? p->stage_h2d_Bps : p->stage_d2h_Bps);
     *hold = m && p->msg_g_s > c ? p->msg_g_s : c;
-    return c;
+    return m && recv && p->msg_piped ? copy : c; /* piped: o held, not waited for */
 }
 
 /* 1 if a transfer src -> dst goes through the serial sides (per-message costs or staging). */

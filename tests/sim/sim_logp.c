@@ -182,11 +182,12 @@ int main(void) {
             check_modes("rail:nodes=4,gpus=2,o=2us,g=3us", pre[i], 4096, gm ? 1e-11 : 0);
         }
     check_modes("k4_big_g", "ps", 1000000, 0);
-    /* a switch schedule keeps o and g (lockstep rounds; a transfer to or from a switch pays none): the walk's
-     * price, which charges them the same way, where no two transfers contend (nvls). nvlstree's trees send
+    /* a switch schedule keeps o and g, its receives pipelined (lockstep rounds; a transfer to or from a switch
+     * pays none; platform.h msg_piped, sim_switch_msg.c by hand): the walk's price, which charges them the
+     * same way, where no two transfers contend (nvls). nvlstree's trees send
      * chunk k down beside chunk k + 1 up, two messages per rank and round on one pair of sides: there the
      * simulator overlaps one message's o with the other's transfer and the walk's rounds do not, so the
-     * walk is at or above the simulation (dgx-h100:nodes=2, 4 MB: 37.36 against 36.70 us) */
+     * walk is at or above the simulation (dgx-h100:nodes=2, 4 MB: 27.04 against 26.38 us) */
     static const char *const sw[] = {"nvls", "nvlstree"};
     for (size_t i = 0; i < sizeof sw / sizeof sw[0]; i++) {
         ar_sim_opts d;
