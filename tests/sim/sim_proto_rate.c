@@ -79,7 +79,45 @@ static void check(const char *what, const char *plat, const char *algo, uint64_t
     ar_platform_free(p);
 }
 
+/* A tree phase keeps the cap as a factor (no simulation): nccl-tree:proto=ll on dgx-h100:nodes=2, 8
+ * channels: NCCL's tree LL keeps min(331.2 / 3.8, llMaxBw 39) = 39 GB/s of Simple's 331.2
+ * (tests/unit/test_nccl_model.c), a share 39 / 331.2 below LL's tree factor 1/3.8: the factor is the
+ * share and there is no rate bound. The tree schedule's chunk goes hop after hop where LL forwards
+ * each line as it lands; a bound on every hop paid the cap once a hop (`nccl` on dgx-h100:nodes=2 at
+ * 64 KB: 2.5 x NCCL's model). A ring phase with an op without a protocol has no bound either. */
+static void check_tree(void) {
+    ar_platform *p = sim_platform("dgx-h100:nodes=2");
+    ar_schedule *s = NULL;
+    ar_err e = {{0}};
+    T_CHECK(p != NULL, "tree: dgx-h100:nodes=2 loads");
+    if (!p) return;
+    const char *specs[] = {"nccl-tree:proto=ll,channels=8,chunks=1", "nccl-tree:proto=ll,channels=8,chunks=4"};
+    for (int k = 0; k < 2; k++) {
+        if (ar_algo_plan_coll(specs[k], AR_COLL_ALLREDUCE, p, 1 << 20, 4, &s, &e) != AR_OK) {
+            T_CHECK(0, "tree: plan %s: %s", specs[k], e.msg);
+            break;
+        }
+        T_CHECK(s->nphases == 1 && s->phases[0].nops == 8, "tree %s: one phase of 8 ops", specs[k]);
+        double f, step, base;
+        ar_phase_proto_effect(p, s, 0, &f, &step, &base);
+        T_CHECK(sim_rel(f, 39.0 / 331.2) <= 1e-12, "tree %s: factor %.17g, by hand 39 / 331.2", specs[k], f);
+        T_CHECK(ar_phase_proto_rate(p, s, 0) == 0, "tree %s: no rate bound", specs[k]);
+        ar_schedule_free(s);
+        s = NULL;
+    }
+    if (ar_algo_plan_coll("nccl-ring:proto=ll,channels=8", AR_COLL_ALLGATHER, p, 1 << 20, 4, &s, &e) == AR_OK) {
+        T_CHECK(ar_phase_proto_rate(p, s, 0) > 0, "ring LL on 8 channels: a rate bound");
+        s->phases[0].ops[1].proto = AR_PROTO_NONE;
+        T_CHECK(ar_phase_proto_rate(p, s, 0) == 0, "ring LL with an op without a protocol: no bound");
+    } else {
+        T_CHECK(0, "ring: plan: %s", e.msg);
+    }
+    ar_schedule_free(s);
+    ar_platform_free(p);
+}
+
 int main(void) {
+    check_tree();
     check("LL128 cap binds, 2 channels", "machines:gpus=2+2,intra=800GBps,inter=400GBps,lat=0.25us,gpu=h100",
           "nccl-ring:proto=ll128,channels=2", 1840000, 36.7e9 / 0.92, 3 * (920000 / 36.7e9 + 2.95e-6) + 14e-6);
     check("LL links bind, 4 channels", "machines:gpus=2+2,intra=40GBps,inter=100GBps,lat=0us,gpu=h100",
