@@ -401,6 +401,17 @@ double ar_nccl_proto_bw_share(const ar_nccl_in *in, ar_nccl_algo a, ar_nccl_prot
     return bp > 0 && bs > 0 ? bp / bs : -1;
 }
 
+double ar_nccl_proto_flow_GBps(const ar_nccl_in *in, ar_nccl_algo a, ar_nccl_proto p, int channels) {
+    if (!in || (a != AR_NCCL_RING && a != AR_NCCL_TREE) || (unsigned)p >= AR_NCCL_NPROTOS || in->nranks < 2) return -1;
+    int nch = graph_of(in, a)->nchannels;
+    if (nch < 1 || channels < 1) return -1;
+    double frac = channels < nch ? (double)channels / nch : 1.0, bus, alg, lat;
+    if (!tune_one(in, AR_NCCL_ALLREDUCE, a, p, frac, &bus, &alg, &lat) || !(bus > 0)) return -1;
+    /* a ring channel's every link carries its share at the bus rate; a tree channel sends the
+     * whole buffer up and down its edges, each at the algorithm rate */
+    return (a == AR_NCCL_RING ? bus : alg) / channels;
+}
+
 /* NCCL's enable rules: the LL128 default, the algorithms it turns off, and the
  * selection's filters (updateCollCostTable). */
 static int enabled(const ar_nccl_in *in, int coll, int a, int p) {

@@ -214,6 +214,12 @@ ar_status ar_nccl_proto_effect_v(int version, ar_nccl_algo a, ar_nccl_proto p, i
  * its caps (llMaxBws over all channels, the per-channel LL128 maxima), which bind on fast fabrics with
  * many channels; -1 where the model has no such entry (the caller keeps ar_nccl_proto_effect's factor). */
 double ar_nccl_proto_bw_share(const ar_nccl_in *in, ar_nccl_algo a, ar_nccl_proto p, int channels);
+/* The rate of one flow of one channel of algorithm a (RING or TREE) under protocol p in NCCL's model
+ * of `in` (tuning.cc, all-reduce) when `channels` channels run, GB/s of payload: the bus bandwidth
+ * over the channels on a ring (each link of a ring channel carries its data at the bus rate), the
+ * algorithm bandwidth over them on a tree (each edge carries the whole buffer), the protocol's
+ * factor and caps included; -1 where the model has no such entry. */
+double ar_nccl_proto_flow_GBps(const ar_nccl_in *in, ar_nccl_algo a, ar_nccl_proto p, int channels);
 
 const char *ar_nccl_algo_name(ar_nccl_algo a);   /* "TREE", "RING", ..., NCCL's spelling */
 const char *ar_nccl_proto_name(ar_nccl_proto p); /* "LL", "LL128", "SIMPLE" */

@@ -34,7 +34,7 @@ typedef struct walk {
     size_t capnr;
     ar_xfer *prev; /* the last priced round (same transfers and sizes: same price, not routed again) */
     size_t nprev, capprev;
-    double prev_t, prev_bw, prev_lat, prev_eb;
+    double prev_t, prev_bw, prev_lat, prev_eb, prev_rate;
     int routed_prev; /* routes/route_off are prev's transfers' routes (same pairs: not routed again) */
     /* per-message costs in lockstep rounds (a schedule too large for the dataflow walk): each rank's
      * send and receive side within the round, from the round's start */
@@ -47,7 +47,7 @@ typedef struct walk {
      * the price. A pipelined schedule's slices repeat phase after phase: priced once. */
     uint64_t *evkey, *evnew;
     size_t nevkey, capevkey, capevnew;
-    double ev_eb, ev_step, ev_t, ev_bw, ev_lat;
+    double ev_eb, ev_step, ev_rate, ev_t, ev_bw, ev_lat;
     int ev_valid;
     /* NCCL protocols: the current phase's ops' steps (ostep, when some op has a step:
      * steps) and the step each transfer of w->xf pays after its network part (xs; prev's in prevxs) */
@@ -56,6 +56,9 @@ typedef struct walk {
     size_t capostep;
     double *xs, *prevxs;
     size_t capxs, capprevxs;
+    /* the current phase's bound on every transfer's rate, wire bytes per second (ar_phase_proto_rate;
+     * 0: none): its drain takes at least bytes / rate */
+    double rate;
 } walk;
 
 /* The phase's ops' steps (w->ostep, w->steps); 0 on out of memory. */
@@ -81,7 +84,7 @@ static int walk_xfer_steps(walk *w, int i, size_t n0, size_t n1) {
 static ar_status price_round(walk *w, double elem_bytes, double *t_out, double *bw_out, double *lat_out, double *dur,
                              int rerouted, ar_err *e);
 static ar_status price_round_reuse(walk *w, double elem_bytes, double *t, double *bw, double *lat, ar_err *e) {
-    int pairs = w->prev && w->nprev == w->nxf, same = pairs && w->prev_eb == elem_bytes;
+    int pairs = w->prev && w->nprev == w->nxf, same = pairs && w->prev_eb == elem_bytes && w->prev_rate == w->rate;
     for (size_t i = 0; pairs && i < w->nxf; i++) {
         pairs = w->prev[i].src == w->xf[i].src && w->prev[i].dst == w->xf[i].dst &&
                 w->prev[i].reduce == w->xf[i].reduce && /* a reduction into a switch crosses its virtual link */
@@ -103,7 +106,7 @@ static ar_status price_round_reuse(walk *w, double elem_bytes, double *t, double
         return ar_fail(e, AR_ENOMEM, "cost walk: out of memory");
     for (size_t i = 0; i < w->nxf; i++) w->prevxs[i] = w->steps ? w->xs[i] : 0;
     w->nprev = w->nxf;
-    w->prev_t = *t, w->prev_bw = *bw, w->prev_lat = *lat, w->prev_eb = elem_bytes;
+    w->prev_t = *t, w->prev_bw = *bw, w->prev_lat = *lat, w->prev_eb = elem_bytes, w->prev_rate = w->rate;
     return AR_OK;
 }
 
@@ -175,6 +178,7 @@ static void eval_xfers(const walk *w, double elem_bytes, double *t_out, double *
             lat += l->lat_s;
         }
         double bytes = (double)ar_xfer_elems(&w->xf[i]) * elem_bytes;
+        if (w->rate > 0 && bytes / w->rate > drain) drain = bytes / w->rate; /* its flow's bound */
         double t = lat + drain;
         if (dur) dur[i] = t;
         if (w->steps) t += w->xs[i];
@@ -400,6 +404,11 @@ static ar_status ev_settle(walk *w, const ar_phase *phase, double eb, double now
     return st;
 }
 
+/* A transfer's rate under the phase's bound: every transfer of the phase has the same bound, so the
+ * max-min shares under it are the shares without it, capped (progressive filling raises every rate
+ * alike: those it would fix above the bound stop at it, the others are fixed as before). */
+static double ev_bound(const walk *w, double share) { return w->rate > 0 && share > w->rate ? w->rate : share; }
+
 /* The reference event pass: every event shares all the links again over every live transfer
  * (progressive filling by scanning them all). walk_phase_events computes the same numbers faster;
  * tests run this one beside it (ar_model_walk_events_reference). */
@@ -474,7 +483,7 @@ static ar_status walk_phase_events_ref(walk *w, const ar_phase *phase, double eb
                     int on = 0;
                     for (int q = 0; q < f->rlen && !on; q++) on = rt[f->roff + (size_t)q] == bd;
                     if (!on) continue;
-                    f->rate = share, unfixed--;
+                    f->rate = ev_bound(w, share), unfixed--;
                     for (int q = 0; q < f->rlen; q++) {
                         ar_dlink d = rt[f->roff + (size_t)q];
                         w->load[d] -= share;
@@ -649,7 +658,7 @@ static ar_status walk_phase_events(walk *w, const ar_phase *phase, double eb, do
                 for (size_t m = lst[bj]; m < lst[bj + 1]; m++) {
                     ev_flow *f = &fl[lfl[m]];
                     if (f->rate >= 0) continue;
-                    f->rate = share, unfixed--;
+                    f->rate = ev_bound(w, share), unfixed--;
                     for (int q = 0; q < f->rlen; q++) {
                         int j = pos[rt[f->roff + (size_t)q]];
                         left[j] -= share;
@@ -738,7 +747,7 @@ static ar_status walk_phase_events_cached(walk *w, const ar_phase *phase, double
             }
         }
     }
-    if (w->ev_valid && w->nevkey == n && w->ev_eb == eb && w->ev_step == pstep &&
+    if (w->ev_valid && w->nevkey == n && w->ev_eb == eb && w->ev_step == pstep && w->ev_rate == w->rate &&
         !memcmp(w->evkey, w->evnew, n * sizeof *w->evnew)) {
         *t_out = w->ev_t, *bw_out = w->ev_bw, *lat_out = w->ev_lat;
         return AR_OK;
@@ -750,7 +759,7 @@ static ar_status walk_phase_events_cached(walk *w, const ar_phase *phase, double
     size_t cap = w->capevkey;
     w->evkey = w->evnew, w->capevkey = w->capevnew;
     w->evnew = k, w->capevnew = cap;
-    w->nevkey = n, w->ev_eb = eb, w->ev_step = pstep, w->ev_valid = 1;
+    w->nevkey = n, w->ev_eb = eb, w->ev_step = pstep, w->ev_rate = w->rate, w->ev_valid = 1;
     w->ev_t = *t_out, w->ev_bw = *bw_out, w->ev_lat = *lat_out;
     return AR_OK;
 }
@@ -822,16 +831,34 @@ double ar_xfer_proto_step(const ar_platform *p, double step_s, int src, int dst)
  * own route latency (ar_xfer_proto_step); *step_s is the largest step, as a flag and a key. A
  * SWITCH op takes NVLS's: no step, its NVLink latency as the base, less the mean latency of the
  * op's hops; the base latency once per schedule (ar_phase_proto_effect). No protocol: factor 1, no
- * latency. */
-static void phase_effect(const ar_platform *p, const ar_phase *ph, double *bw_factor, double *step_s, double *base_s) {
+ * latency.
+ *
+ * LL's and LL128's caps (llMaxBw over the channels, perChMaxRingLL128Bw, perChMaxTreeLL128Bw: what
+ * one channel's thread block copies per second, not a property of the link) bind where NCCL's model
+ * gives the protocol less than its factor of Simple's bandwidth (ar_nccl_proto_bw_share). When every
+ * op of the phase is a ring op with a protocol, such a cap is a bound on each transfer's rate
+ * (*rate_Bps, wire bytes per second: NCCL's rate of one channel's flow, ar_nccl_proto_flow_GBps,
+ * over the factor; the smallest of the ops'), the wire carrying the factor's bytes only: while one
+ * channel's message waits another channel uses the link. A ring's rounds pipeline its blocks as
+ * NCCL's steps do, so each round pays its block at the channel's rate once, as NCCL does. Tree ops
+ * keep the cap as a smaller factor: the tree schedule sends each chunk hop after hop, where NCCL's LL
+ * streams it through the chain at the channel's rate (the rate bound on every hop: `nccl` on
+ * dgx-h100:nodes=2 at 64 KB, TREE/LL, 75.8 us against NCCL's model's 29.9 us; the factor 30.9 us).
+ * So does a phase that mixes ring ops with others (every transfer of a phase shares one factor and
+ * one bound). *rate_Bps 0: no bound. */
+static void phase_effect(const ar_platform *p, const ar_phase *ph, double *bw_factor, double *step_s, double *base_s,
+                         double *rate_Bps) {
     *bw_factor = 1.0;
-    *step_s = *base_s = 0;
+    *step_s = *base_s = *rate_Bps = 0;
     ar_nccl_in in; /* NCCL's model of p, for the protocols' bandwidth caps; built at the first RING/TREE op */
     int have_in = 0, nch[2] = {0, 0}; /* the phase's channels: its RING and its TREE ops with a protocol */
+    int bound = ph->nops > 0;         /* every op a ring op with a protocol: the caps as a rate bound */
     for (int i = 0; i < ph->nops; i++) {
         ar_nccl_algo a = op_nccl_algo(&ph->ops[i]);
         if (ph->ops[i].proto != AR_PROTO_NONE && (a == AR_NCCL_RING || a == AR_NCCL_TREE)) nch[a == AR_NCCL_TREE]++;
+        if (ph->ops[i].proto == AR_PROTO_NONE || a != AR_NCCL_RING) bound = 0;
     }
+    double capf = 1.0, rate = 0; /* the caps as a factor; as a bound (the smallest) */
     for (int i = 0; i < ph->nops; i++) {
         const ar_op *op = &ph->ops[i];
         if (op->proto == AR_PROTO_NONE) continue;
@@ -842,8 +869,11 @@ static void phase_effect(const ar_platform *p, const ar_phase *ph, double *bw_fa
         if (ar_nccl_proto_effect_v(p->nccl_version, a, pr, nn, 0, &f, NULL, &base) != AR_OK) continue;
         if (a == AR_NCCL_RING || a == AR_NCCL_TREE) { /* LL's and LL128's caps, where they bind */
             if (!have_in) have_in = ar_nccl_in_from_platform(p, 0, &in, NULL) == AR_OK ? 1 : -1;
-            double share = have_in > 0 ? ar_nccl_proto_bw_share(&in, a, pr, nch[a == AR_NCCL_TREE]) : -1;
-            if (share > 0 && share < f) f = share;
+            int c = nch[a == AR_NCCL_TREE];
+            double share = have_in > 0 ? ar_nccl_proto_bw_share(&in, a, pr, c) : -1;
+            double flow = share > 0 && share < f ? ar_nccl_proto_flow_GBps(&in, a, pr, c) : -1;
+            if (share > 0 && share < f && share < capf) capf = share;
+            if (flow > 0 && (rate == 0 || flow * 1e9 / f < rate)) rate = flow * 1e9 / f;
         }
         if (a == AR_NCCL_NVLS) { /* NVLS's latency holds the op's own hop: less the mean hop */
             int nedge = 0;
@@ -864,6 +894,8 @@ static void phase_effect(const ar_platform *p, const ar_phase *ph, double *bw_fa
         if (step > *step_s) *step_s = step;
         if (base * 1e-6 > *base_s) *base_s = base * 1e-6;
     }
+    if (bound && rate > 0) *rate_Bps = rate;
+    else if (capf < *bw_factor) *bw_factor = capf;
 }
 
 /* NCCL charges a protocol's base latency once per operation (tuning.cc: baseLat + the steps), and a
@@ -872,7 +904,8 @@ static void phase_effect(const ar_platform *p, const ar_phase *ph, double *bw_fa
  * protocol, none after it. */
 void ar_phase_proto_effect(const ar_platform *p, const ar_schedule *s, int ph, double *bw_factor, double *step_s,
                            double *base_s) {
-    phase_effect(p, &s->phases[ph], bw_factor, step_s, base_s);
+    double rate;
+    phase_effect(p, &s->phases[ph], bw_factor, step_s, base_s, &rate);
     if (!(*base_s > 0)) return;
     for (int q = 0; q < ph; q++)
         for (int i = 0; i < s->phases[q].nops; i++)
@@ -880,6 +913,12 @@ void ar_phase_proto_effect(const ar_platform *p, const ar_schedule *s, int ph, d
                 *base_s = 0;
                 return;
             }
+}
+
+double ar_phase_proto_rate(const ar_platform *p, const ar_schedule *s, int ph) {
+    double f, step, base, rate;
+    phase_effect(p, &s->phases[ph], &f, &step, &base, &rate);
+    return rate;
 }
 
 /* ---- the walk with compute costs ----
@@ -983,6 +1022,7 @@ static ar_status walk_dataflow(walk *w, const ar_schedule *s, const double *star
         const ar_phase *phase = &s->phases[ph];
         double pf, pstep, pbase;
         ar_phase_proto_effect(p, s, ph, &pf, &pstep, &pbase);
+        w->rate = ar_phase_proto_rate(p, s, ph);
         if (!walk_phase_steps(w, phase, pstep)) {
             st = ar_fail(e, AR_ENOMEM, "cost walk: out of memory");
             break;
@@ -1217,6 +1257,7 @@ ar_status ar_model_walk_from(const ar_platform *p, const ar_schedule *s, const d
         }
         double tphase = 0, bw_min = 0, lat_max = 0, pf, pstep, pbase;
         ar_phase_proto_effect(p, s, ph, &pf, &pstep, &pbase);
+        w.rate = ar_phase_proto_rate(p, s, ph);
         if (!walk_phase_steps(&w, phase, pstep)) {
             st = ar_fail(e, AR_ENOMEM, "cost walk: out of memory");
             break;

@@ -78,6 +78,12 @@ class ArZone final : public skr::NetZoneImpl {
     std::vector<simgrid::kernel::resource::StandardLinkImpl *> flow_cap;
     std::vector<int> flow_src, flow_dst;
     int mult = 1; // every link of the next route repeated mult times (a merged flow: ar_sg_comm)
+    // a rate bound's link (ar_sg_set_rate), listed once after the next route's links: a FATPIPE link
+    // gives every flow across it up to its whole bandwidth, so it bounds that flow's rate alone
+    simgrid::kernel::resource::StandardLinkImpl *rate_cap = nullptr;
+    // an actor engine's bound per sending host (ar_sg_put_async_rate): its mailbox comm's route is
+    // computed when the receive matches it, the sender's bound is the host's then
+    std::vector<simgrid::kernel::resource::StandardLinkImpl *> src_cap;
 
     // The latency SimGrid would add up for the route between two hosts (AR_SG_ARLAB_LATENCY): the
     // same links as get_local_route, summed in the same order from 0.
@@ -98,6 +104,9 @@ class ArZone final : public skr::NetZoneImpl {
             // NULL for cross-traffic back routes; none with AR_SG_ARLAB_LATENCY (ar_sg_comm pays it)
             if (latency && !arlab_latency_) *latency += p_->links[AR_DLINK_LINK(dk)].lat_s;
         }
+        simgrid::kernel::resource::StandardLinkImpl *cap = rate_cap;
+        if (!cap && src->id() < src_cap.size()) cap = src_cap[src->id()];
+        if (cap && latency && n > 0) into->link_list_.push_back(cap); // not on a back route
     }
 
   private:
@@ -263,7 +272,19 @@ struct ar_sg {
     // carried so far is bytes minus what remains (ar_sg_flow_sent)
     std::vector<sg4::CommPtr> flow_comm;
     std::vector<uint64_t> flow_bytes;
+    // rate bounds (ar_sg_set_rate): a pool of FATPIPE links made at open (SimGrid adds no link to a
+    // sealed zone), each given its bandwidth when first asked for; rate_cur: the bound of the comms
+    // started from now on (a pool index + 1; 0: none). A comm carries it in its destination host's
+    // high bits (AR_RATE_SHIFT) while it waits for its latency or to be merged: flows with different
+    // bounds never merge.
+    std::vector<sg4::Link *> rate_link;
+    std::vector<double> rate_bw;
+    size_t rate_cur = 0;
 };
+
+#define AR_SG_NRATES 32
+#define AR_RATE_SHIFT 40 // hosts are numbered below 2^40
+static size_t host_part(size_t to) { return to & ((size_t(1) << AR_RATE_SHIFT) - 1); }
 
 // Reports token done now, and schedules the step hook once per instant.
 static void deliver(ar_sg *s, uint64_t token) {
@@ -365,6 +386,14 @@ extern "C" ar_status ar_sg_open_flows(const ar_platform *p, const char *const *s
         }
         s->flow_comm.resize((size_t)nflows);
         s->flow_bytes.resize((size_t)nflows);
+        for (int i = 0; i < AR_SG_NRATES; i++) { // rate bounds' links, no bound until asked for
+            snprintf(name, sizeof name, "rate%d", i);
+            sg4::Link *cap = zone_link(nz, name, 1e30);
+            cap->set_sharing_policy(sg4::Link::SharingPolicy::FATPIPE);
+            cap->set_latency(0);
+            cap->seal();
+            s->rate_link.push_back(cap);
+        }
         nz->seal();
         if (hooks) {
             s->hooks = *hooks;
@@ -393,6 +422,8 @@ static size_t host_of(const ar_platform *p, int ep, int reduce) {
 // flow stands for 1 + more.size() flows, every link of its route listed as many times).
 static void start_comm(ar_sg *s, size_t from, size_t to, uint64_t bytes, uint64_t token,
                        std::vector<uint64_t> more = {}) {
+    size_t cap = to >> AR_RATE_SHIFT; // its rate bound (ar_sg_set_rate)
+    to = host_part(to);
     sg4::CommPtr c = sg4::Comm::sendto_init(s->hosts[from], s->hosts[to]);
     sg_unlist(c.get());
     c->set_payload_size(bytes);
@@ -400,8 +431,10 @@ static void start_comm(ar_sg *s, size_t from, size_t to, uint64_t bytes, uint64_
     auto *rec = new ArRec{token, c, std::move(more)};
     c->set_data(rec);
     s->zone->mult = mult; // the route is computed inside start()
+    s->zone->rate_cap = cap ? s->rate_link[cap - 1]->get_impl() : nullptr;
     c->start();
     s->zone->mult = 1;
+    s->zone->rate_cap = nullptr;
     size_t fb = (size_t)s->p->nranks + 2 * (size_t)s->p->nvlinks; // a background flow's own host
     if (from >= fb && from - fb < s->flow_comm.size()) s->flow_comm[from - fb] = c;
 }
@@ -509,8 +542,9 @@ static void start_after(ar_sg *s, double lat, size_t from, size_t to, uint64_t b
 
 extern "C" void ar_sg_comm(ar_sg *s, int src, int dst, int reduce, uint64_t bytes, uint64_t token) {
     size_t from = host_of(s->p, src, 0), to = host_of(s->p, dst, reduce);
-    if (!s->arlab_latency) return start_comm(s, from, to, bytes, token);
-    start_after(s, s->zone->route_latency(from, to), from, to, bytes, token);
+    size_t tob = to | s->rate_cur << AR_RATE_SHIFT;
+    if (!s->arlab_latency) return start_comm(s, from, tob, bytes, token);
+    start_after(s, s->zone->route_latency(from, to), from, tob, bytes, token);
 }
 
 extern "C" int ar_sg_comm_eager(ar_sg *s, int src, int dst, int reduce, uint64_t bytes, uint64_t token) {
@@ -518,8 +552,42 @@ extern "C" int ar_sg_comm_eager(ar_sg *s, int src, int dst, int reduce, uint64_t
         ar_sg_comm(s, src, dst, reduce, bytes, token);
         return 0;
     }
-    start_after(s, 0, host_of(s->p, src, 0), host_of(s->p, dst, reduce), bytes, token);
+    start_after(s, 0, host_of(s->p, src, 0), host_of(s->p, dst, reduce) | s->rate_cur << AR_RATE_SHIFT, bytes, token);
     return 1;
+}
+
+// The pool link of bound rate_Bps (index + 1), given that bandwidth when new; 0: no bound; -1: the
+// pool has no link left.
+static long rate_index(ar_sg *s, double rate_Bps) {
+    if (!(rate_Bps > 0)) return 0;
+    size_t i = 0;
+    while (i < s->rate_bw.size() && s->rate_bw[i] != rate_Bps) i++;
+    if (i == s->rate_bw.size()) {
+        if (i == s->rate_link.size()) return -1;
+        s->rate_link[i]->set_bandwidth(rate_Bps); // unused so far: no flow crosses it yet
+        s->rate_bw.push_back(rate_Bps);
+    }
+    return (long)i + 1;
+}
+
+extern "C" int ar_sg_set_rate(ar_sg *s, double rate_Bps) {
+    long i = rate_index(s, rate_Bps);
+    s->rate_cur = i > 0 ? (size_t)i : 0;
+    return i < 0 ? -1 : 0;
+}
+
+extern "C" sg_comm_t ar_sg_put_async_rate(ar_sg *s, sg_mailbox_t m, void *payload, long bytes, double rate_Bps) {
+    // the bound as the sending host's (a comm with SimGrid's latency drops Comm::set_rate's bound
+    // when network/TCP-gamma is 0), and as the comm's (enough where SimGrid pays no latency)
+    long i = rate_index(s, rate_Bps);
+    size_t h = sg4::this_actor::get_host()->get_netpoint()->id();
+    if (s->zone->src_cap.size() <= h) s->zone->src_cap.resize(h + 1, nullptr);
+    s->zone->src_cap[h] = i > 0 ? s->rate_link[(size_t)i - 1]->get_impl() : nullptr;
+    sg4::CommPtr c = m->put_init(payload, (uint64_t)bytes);
+    if (rate_Bps > 0) c->set_rate(rate_Bps);
+    c->start();
+    c->add_ref(); // the caller's reference, as sg_mailbox_put_async gives it
+    return c.get();
 }
 
 extern "C" void ar_sg_flow(ar_sg *s, int i, uint64_t bytes, uint64_t token) {

@@ -73,6 +73,16 @@ void ar_sg_comm(ar_sg *s, int src, int dst, int reduce, uint64_t bytes, uint64_t
  * after it (a one-sided send: the sender is free once its bytes are out, the flight is the
  * receiver's). */
 int ar_sg_comm_eager(ar_sg *s, int src, int dst, int reduce, uint64_t bytes, uint64_t token);
+/* A bound on the rate of every flow ar_sg_comm and ar_sg_comm_eager start from now on, bytes per
+ * second (0: none): the flow's own bound beside max-min sharing (an NCCL protocol's per-channel cap,
+ * ar_phase_proto_rate). SimGrid 3.32 takes no rate on a host-to-host comm: the flow's route ends
+ * with a FATPIPE link of that bandwidth, from a pool made at open; -1 when the pool has no link
+ * left for one more distinct rate. */
+int ar_sg_set_rate(ar_sg *s, double rate_Bps);
+/* sg_mailbox_put_async with the comm's rate bounded to rate_Bps (0: none), from the calling actor:
+ * the bound of every comm its host sends from now on (the route's cap link when the comm starts:
+ * an actor engine's sends from one host carry one bound at a time, a phase's), and Comm::set_rate. */
+sg_comm_t ar_sg_put_async_rate(ar_sg *s, sg_mailbox_t m, void *payload, long bytes, double rate_Bps);
 void ar_sg_exec(ar_sg *s, int rank, double seconds, uint64_t token);
 /* A pure delay: hooks.done(token) `seconds` from now (no resource; a protocol's per-step latency). */
 void ar_sg_timer(ar_sg *s, double seconds, uint64_t token);

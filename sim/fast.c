@@ -84,9 +84,13 @@ static ar_status phase_begin(eng *g) {
      * base latency before the phase */
     double f, step, base;
     ar_phase_proto_effect(g->p, g->s, g->ph.phase, &f, &step, &base);
+    double rate = ar_phase_proto_rate(g->p, g->s, g->ph.phase); /* every flow's bound (LL/LL128 caps) */
     for (int i = 0; step > 0 && i < ph->nops; i++) g->ph.ops[i].step = ar_op_proto_step(g->p, &ph->ops[i]);
-    if (g->eb0 / f != g->eb || step > 0 || g->ph.step > 0) g->rep.valid = 0, g->c.an_valid = 0;
+    if (g->eb0 / f != g->eb || rate != g->rate || step > 0 || g->ph.step > 0) g->rep.valid = 0, g->c.an_valid = 0;
     g->eb = g->eb0 / f;
+    g->rate = rate;
+    if (ar_sg_set_rate(g->sg, rate) != 0)
+        return ar_fail(g->e, AR_EBACKEND, "sim: more distinct protocol rate bounds than the simulator holds");
     g->ph.step = step;
     g->off += base;
     if ((st = eng_cert_phase(g, base)) != AR_OK) return st;

@@ -418,7 +418,7 @@ ar_status eng_analyse(eng *g) {
     for (size_t c = 0; c < nc; c++) {
         uint32_t ls = next_stamp(g);
         int m = g->c.cstart[c + 1] - g->c.cstart[c];
-        size_t start = g->c.nkeys, need = g->c.nkeys + 2;
+        size_t start = g->c.nkeys, need = g->c.nkeys + 3;
         for (int k = g->c.cstart[c]; k < g->c.cstart[c + 1]; k++) {
             int t = g->c.corder[k];
             need += 2 + 3 * (size_t)(g->b.roff[t + 1] - g->b.roff[t]);
@@ -427,7 +427,8 @@ ar_status eng_analyse(eng *g) {
         uint64_t *K = g->c.keys;
         size_t w = start;
         K[w++] = (uint64_t)m;
-        K[w++] = eng_dbits(g->eb); /* wire bytes per element (the phase's protocol) */
+        K[w++] = eng_dbits(g->eb);   /* wire bytes per element (the phase's protocol) */
+        K[w++] = eng_dbits(g->rate); /* and its bound on every flow's rate */
         int nloc = 0;
         for (int k = g->c.cstart[c]; k < g->c.cstart[c + 1]; k++) {
             int t = g->c.corder[k];

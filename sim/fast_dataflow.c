@@ -139,6 +139,7 @@ typedef struct df {
     int *phase;               /* per rank: the phase it is in (nphases: finished) */
     int *left;                /* per rank: its ops of that phase not yet done */
     double *eb, *step, *base; /* per phase: wire bytes per element, largest step, base latency (protocol) */
+    double *rate;             /* per phase: every flow's rate bound, wire bytes/s (ar_phase_proto_rate; 0: none) */
     df_xf *xf;
     size_t nxf, capxf;
     int *freexf;
@@ -297,7 +298,8 @@ static void issue_comm(df *d, size_t id) {
     double bytes = (double)ar_xfer_elems(x) * d->eb[o->ph];
     links_update(d, x, bytes, 1);
     d->r->transfers_simgrid++;
-    if (o->async) /* one-sided: the sender waits for its bytes; the flight is the receiver's */
+    ar_sg_set_rate(d->sg, d->rate[o->ph]); /* known to the session since the start (ar_engine_dataflow) */
+    if (o->async)                          /* one-sided: the sender waits for its bytes; the flight is the receiver's */
         f->eager = ar_sg_comm_eager(d->sg, x->src, x->dst, x->reduce, (uint64_t)llround(bytes), DF_TOK(DF_NET, id));
     else ar_sg_comm(d->sg, x->src, x->dst, x->reduce, (uint64_t)llround(bytes), DF_TOK(DF_NET, id));
 }
@@ -835,9 +837,10 @@ static ar_status build(df *d) {
     d->eb = ar_calloc((size_t)nph + 1, sizeof *d->eb);
     d->step = ar_calloc((size_t)nph + 1, sizeof *d->step);
     d->base = ar_calloc((size_t)nph + 1, sizeof *d->base);
+    d->rate = ar_calloc((size_t)nph + 1, sizeof *d->rate);
     d->phase = ar_calloc((size_t)P, sizeof *d->phase);
     d->left = ar_calloc((size_t)P, sizeof *d->left);
-    if (!d->opoff || !d->roff || !d->rops_k || !d->eb || !d->step || !d->base || !d->phase || !d->left)
+    if (!d->opoff || !d->roff || !d->rops_k || !d->eb || !d->step || !d->base || !d->rate || !d->phase || !d->left)
         return ar_fail(d->e, AR_ENOMEM, "sim: out of memory");
     int nops = 0;
     for (int ph = 0; ph < nph; ph++) {
@@ -852,6 +855,7 @@ static ar_status build(df *d) {
         double f;
         ar_phase_proto_effect(d->p, s, ph, &f, &d->step[ph], &d->base[ph]);
         d->eb[ph] = (double)s->elem_bytes / f;
+        d->rate[ph] = ar_phase_proto_rate(d->p, s, ph);
         d->roff[ph] = ar_calloc((size_t)P + 1, sizeof **d->roff);
         if (!d->roff[ph]) return ar_fail(d->e, AR_ENOMEM, "sim: out of memory");
         size_t tot = 0;
@@ -924,8 +928,9 @@ static void df_free(df *d) {
     free(d->blk);
     for (int en = 0; en < ENG_N; en++) free(d->kicked[en]);
     free(d->kick);
-    void *arrs[] = {d->ops, d->opoff,  d->roff, d->rops_k, d->eb,     d->step,  d->base, d->phase,     d->left,
-                    d->xf,  d->freexf, d->data, d->route,  d->active, d->since, d->done, d->flow_over, d->flow_on};
+    void *arrs[] = {d->ops,    d->opoff, d->roff, d->rops_k,    d->eb,     d->step, d->base,
+                    d->rate,   d->phase, d->left, d->xf,        d->freexf, d->data, d->route,
+                    d->active, d->since, d->done, d->flow_over, d->flow_on};
     for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++) free(arrs[i]);
 }
 
@@ -1012,6 +1017,9 @@ ar_status ar_engine_dataflow(const sim_job *j, ar_sim_result *r, ar_err *e) {
     if (st == AR_OK)
         st = ar_sg_open_flows(j->p, j->settings, j->nsettings, sg_flags(j), &hooks, j->o->flows, j->o->nflows, &d->sg,
                               e);
+    for (int ph = 0; st == AR_OK && ph < j->s->nphases; ph++) /* every phase's rate bound, once */
+        if (ar_sg_set_rate(d->sg, d->rate[ph]) != 0)
+            st = ar_fail(e, AR_EBACKEND, "sim: more distinct protocol rate bounds than the simulator holds");
     r->setup_s = ar_now_s() - t0;
     d->wall0 = ar_now_s();
     sim_job_ready(j);

@@ -99,6 +99,7 @@ typedef struct nv_op {
     sg_mailbox_t *mbox; /* one per member (--sync round) */
     int ph, idx;        /* its phase and index there (mailbox names under --sync dataflow) */
     double eb, step;    /* the phase's protocol (ar_phase_proto_effect): wire bytes per element, largest step */
+    double rate;        /* and its bound on every flow's rate, wire bytes/s (ar_phase_proto_rate; 0: none) */
     double stp;         /* its own step (ar_op_proto_step): a transfer's is ar_xfer_proto_step */
 } nv_op;
 
@@ -176,8 +177,8 @@ typedef struct nv_sub {
 
 /* A mailbox comm started by the calling actor, off its activities_ list (ar_sg_unlist_comm:
  * SimGrid 3.32 scans that list when a wait on the comm completes; ps puts 2(n-1) comms on it). */
-static sg_comm_t nv_put_async(sg_mailbox_t m, void *payload, long bytes) {
-    sg_comm_t c = sg_mailbox_put_async(m, payload, bytes);
+static sg_comm_t nv_put_async(nv *v, sg_mailbox_t m, void *payload, long bytes, double rate) {
+    sg_comm_t c = ar_sg_put_async_rate(v->sg, m, payload, bytes, rate);
     ar_sg_unlist_comm(c);
     return c;
 }
@@ -306,7 +307,8 @@ static void run_op(nv *v, nv_op *o, int rank) {
             const ar_xfer *x = &o->xf[o->out_idx[k]];
             double bytes = (double)ar_xfer_elems(x) * o->eb;
             cs[nc] = nv_step(v, o, x); /* the sender pays it; the barrier holds the receiver */
-            c[nc++] = nv_put_async(o->mbox[member_of(o, actor_of(v, x->dst, x->reduce))], v, (long)llround(bytes));
+            c[nc++] = nv_put_async(v, o->mbox[member_of(o, actor_of(v, x->dst, x->reduce))], v, (long)llround(bytes),
+                                   o->rate);
             v->transfers++;
             v->bytes += bytes;
         }
@@ -479,7 +481,7 @@ static void run_op_df_costs(nv *v, nv_op *o, int rank) {
                     if (ar_platform_sided(v->j->p, x->src, x->dst)) d2h_wait(v, rank, x); /* o, D2H copy */
                     double bytes = (double)ar_xfer_elems(x) * o->eb;
                     ci[nc] = -1 - code / 2;
-                    c[nc++] = nv_put_async(pair_mbox(o, x->dst, rank), v, (long)llround(bytes));
+                    c[nc++] = nv_put_async(v, pair_mbox(o, x->dst, rank), v, (long)llround(bytes), o->rate);
                     v->transfers++;
                     v->bytes += bytes;
                 } else {
@@ -538,7 +540,7 @@ static void run_op_df(nv *v, nv_op *o, int rank) {
             if (as == rank) {
                 double bytes = (double)ar_xfer_elems(x) * o->eb;
                 cs[nc] = sx;
-                c[nc++] = nv_put_async(pair_mbox(o, ad, rank), v, (long)llround(bytes));
+                c[nc++] = nv_put_async(v, pair_mbox(o, ad, rank), v, (long)llround(bytes), o->rate);
                 v->transfers++;
                 v->bytes += bytes;
             }
@@ -610,7 +612,7 @@ static void run_op_df_async(nv *v, nv_op *o, int rank) {
                 m->end = -1;
                 v->msgs[v->nmsgs++] = m;
                 cs[nc] = -1, mine[nc] = m, ix[nc] = nc;
-                c[nc++] = nv_put_async(pair_mbox(o, ad, rank), m, (long)llround(bytes));
+                c[nc++] = nv_put_async(v, pair_mbox(o, ad, rank), m, (long)llround(bytes), o->rate);
                 v->transfers++;
                 v->bytes += bytes;
             }
@@ -756,6 +758,7 @@ static ar_status build(nv *v, ar_err *e) {
         const ar_phase *phase = &s->phases[ph];
         double f, step;
         ar_phase_proto_effect(v->j->p, s, ph, &f, &step, &v->base[ph]);
+        double rate = ar_phase_proto_rate(v->j->p, s, ph);
         v->ops[ph] = ar_calloc((size_t)phase->nops + 1, sizeof **v->ops);
         v->roff[ph] = ar_calloc((size_t)P + 1, sizeof **v->roff);
         if (!v->ops[ph] || !v->roff[ph]) return ar_fail(e, AR_ENOMEM, "sim naive: out of memory");
@@ -767,6 +770,7 @@ static ar_status build(nv *v, ar_err *e) {
             o->ph = ph;
             o->idx = i;
             o->eb = (double)s->elem_bytes / f;
+            o->rate = rate;
             o->step = step;
             o->stp = ar_op_proto_step(v->j->p, op);
             o->swa = op->impl == AR_IMPL_SWITCH ? actor_of(v, AR_EP_NODE(op->sw), 0) : -1;

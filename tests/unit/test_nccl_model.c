@@ -761,8 +761,31 @@ static void test_proto_share(void) {
     T_CHECK(ar_nccl_proto_bw_share(&one, AR_NCCL_RING, AR_NCCL_LL, 1) == -1, "one rank has no protocol share");
 }
 
+/* One channel's flow rate under a protocol, the same model and cases as test_proto_share: a ring
+ * channel's link carries its data at the bus rate over the channels, a tree channel's edge the whole
+ * buffer at the algorithm rate (all-reduce: bus / 2) over them:
+ *   8 nodes, ring LL, 8 channels: llMaxBw 20.4 over all of them -> 20.4 / 8 = 2.55 GB/s each
+ *   8 nodes, ring LL, 1 channel: min(20.4, 48 / 2 = 24) = 20.4 on it alone
+ *   2 nodes, ring LL128, 8 channels: 293.6 / 8 = perChMaxRingLL128Bw 36.7 each
+ *   2 nodes, tree LL, 8 channels: 39 x 0.5 / 8 = 2.4375 each
+ *   2 nodes, ring Simple, 8 channels: 384 / 8 = 48 (the graph's bandwidth per channel)
+ *   NVLS and one rank: -1. */
+static void test_proto_flow(void) {
+    ar_nccl_in in8 = h100_nodes(8), in2 = h100_nodes(2);
+    T_NEAR(ar_nccl_proto_flow_GBps(&in8, AR_NCCL_RING, AR_NCCL_LL, 8), 2.55, 1e-12, "8 nodes ring LL flow");
+    T_NEAR(ar_nccl_proto_flow_GBps(&in8, AR_NCCL_RING, AR_NCCL_LL, 1), 20.4, 1e-12, "8 nodes ring LL, 1 channel");
+    T_NEAR(ar_nccl_proto_flow_GBps(&in2, AR_NCCL_RING, AR_NCCL_LL128, 8), 36.7, 1e-12, "2 nodes ring LL128 flow");
+    T_NEAR(ar_nccl_proto_flow_GBps(&in2, AR_NCCL_TREE, AR_NCCL_LL, 8), 2.4375, 1e-12, "2 nodes tree LL flow");
+    T_NEAR(ar_nccl_proto_flow_GBps(&in2, AR_NCCL_RING, AR_NCCL_SIMPLE, 8), 48, 1e-12, "ring Simple flow");
+    T_CHECK(ar_nccl_proto_flow_GBps(&in2, AR_NCCL_NVLS, AR_NCCL_SIMPLE, 8) == -1, "NVLS has no protocol flow");
+    ar_nccl_in one;
+    ar_nccl_in_defaults(&one, 90, 1, 1);
+    T_CHECK(ar_nccl_proto_flow_GBps(&one, AR_NCCL_RING, AR_NCCL_LL, 1) == -1, "one rank has no protocol flow");
+}
+
 int main(void) {
     test_proto_share();
+    test_proto_flow();
     test_pipeline_fill();
     test_calibration();
     test_h100_one_node();

@@ -1,0 +1,126 @@
+/* NCCL's LL and LL128 caps as a bound on each transfer's rate, by hand: two and four channels of an
+ * NCCL ring all-gather on two machines of two GPUs, where the channels share links, equal a
+ * hand-derived time in the walk, the fast engine (its per-rank engine and with every transfer in
+ * SimGrid) and the naive engine, lockstep and dataflow, to 1e-9.
+ *
+ * The caps (tuning.cc: llMaxBw over all channels, perChMaxRingLL128Bw per channel) are what one
+ * channel's thread block copies per second, not a property of the link: a transfer of such an op
+ * carries the protocol's wire bytes (bytes / its factor) and its flow never runs faster than NCCL's
+ * rate of one channel (ar_nccl_proto_flow_GBps) over the factor, while the links are shared max-min
+ * as ever (models/model.h ar_phase_proto_rate). Before, the cap was a smaller factor on every
+ * transfer's wire bytes: a flow sharing a fast link with another ran far past its cap.
+ *
+ * Platforms: machines:gpus=2+2 (GPU - machine switch - root - machine switch - GPU, every link
+ * 0.25 us), gpu=h100 (NCCL's Hopper constants, release 2.30). nccl-ring:channels=C: channel c enters
+ * each machine at GPU c mod 2: the even channels run the ring 0 1 2 3, the odd ones 1 0 3 2; each op
+ * moves its slice in 3 rounds, every rank sending one block to its ring successor a round: intra hops
+ * route 0.5 us, crossing hops 1 us. Channel 0's crossing hop 1 -> 2 and channel 1's 0 -> 3 both
+ * take m0 -> root (and 3 -> 0, 2 -> 1 root -> m0): the channels share the machines' links.
+ *
+ * LL128, 2 channels, intra 800 GB/s, inter 400 GB/s: NCCL's ring graph has 40 GB/s a channel; LL128
+ * keeps min(0.92 x 40, perChMaxRingLL128Bw 36.7) = 36.7 GB/s a channel (share 0.9175 < 0.92: the cap
+ * binds); a transfer's bound is 36.7 / 0.92 GB/s of wire bytes. All-gather of 1 840 000 four-byte
+ * elements: a block of 230 000 elements a channel, 920 000 B, 1 000 000 B on the wire. Alone on
+ * the links it would take 1e6 / 200e9 = 5 us (two flows on each 400 GB/s link); the bound:
+ * 920 000 / 36.7e9 = 25.068119891 us. LL128's ring step: NVLink 1.9 us, network 4.0 us, the mean over
+ * the op's hops (half cross) 2.95 us, above every route: a transfer lands 25.068119891 + 2.95 us
+ * after its start. Every transfer alike, so lockstep and one-sided dataflow agree: 3 rounds, and
+ * the LL128 ring's base latency 14 us once: 3 x 28.018119891 + 14 = 98.054359673 us.
+ * (The cap as a factor, as before: 1e6 / 0.9175 wire bytes at 200 GB/s, 5.45 + 2.95 us a round,
+ * 39.2 us.)
+ *
+ * LL, 4 channels, intra 40 GB/s, inter 100 GB/s, links without latency (every transfer of a round
+ * joins the sharing at the round's start, so lockstep's rounds share the links evenly; with 0.25 us
+ * the intra hops would join 0.5 us before the crossing ones and take more than their share
+ * meanwhile, which the lockstep walk does not price): NCCL's graph 20 GB/s a channel; LL keeps
+ * min(4 x 20 / 2 = 40, llMaxBw 39) = 39 GB/s over the 4 channels (share 0.4875 < 0.5): 9.75 GB/s a
+ * channel, a bound of 19.5 GB/s of wire bytes. Every directed link carries 4 transfers a round (one
+ * per channel), so a GPU's 40 GB/s link gives each 10 GB/s, under the bound: here the links bind,
+ * not the cap. All-gather of 2 000 000 elements: a block of 125 000 a channel, 500 000 B, 1 000 000 B
+ * on the wire (LL's factor 1/2): 100 us, then LL's mean step (NVLink 0.6, network 2.7 us) 1.65 us
+ * (no route to take off it):
+ * 3 x 101.65 + LL's base 6.6 = 311.55 us. (Before: 500 000 / 0.4875 wire bytes, 102.56 us a round.) */
+#include "core/lower.h"
+#include "sim_util.h"
+
+static void check(const char *what, const char *plat, const char *algo, uint64_t count, double rate_Bps, double hand) {
+    ar_platform *p = sim_platform(plat);
+    ar_schedule *s = NULL;
+    ar_err e = {{0}};
+    T_CHECK(p != NULL, "%s: platform %s loads", what, plat);
+    if (!p) return;
+    if (ar_algo_plan_coll(algo, AR_COLL_ALLGATHER, p, count, 4, &s, &e) != AR_OK) {
+        T_CHECK(0, "%s: plan %s: %s", what, algo, e.msg);
+        ar_platform_free(p);
+        return;
+    }
+    T_CHECK(s->nphases == 1, "%s: one phase (%d)", what, s->nphases);
+    if (s->nphases == 1) {
+        /* the derivation's rate bound and the lowering it assumes: 3 rounds of one block to the successor */
+        double rate = ar_phase_proto_rate(p, s, 0);
+        T_CHECK(sim_rel(rate, rate_Bps) <= 1e-12, "%s: rate bound %.17g, by hand %.17g", what, rate, rate_Bps);
+        const ar_phase *ph = &s->phases[0];
+        for (int i = 0; i < ph->nops; i++) {
+            const ar_op *op = &ph->ops[i];
+            T_CHECK(ar_lower_nrounds(op) == 3, "%s: op %d has 3 rounds (%d)", what, i, ar_lower_nrounds(op));
+            ar_xfer xf[16];
+            for (int r = 0; r < ar_lower_nrounds(op) && ar_lower_max_xfers(op) <= 16; r++) {
+                size_t n = ar_lower_round(op, r, xf);
+                T_CHECK(n == 4, "%s: op %d round %d has 4 transfers (%zu)", what, i, r, n);
+                for (size_t t = 0; t < n; t++)
+                    T_CHECK(ar_xfer_elems(&xf[t]) * 4 * (uint64_t)ph->nops == count,
+                            "%s: op %d round %d: a block of %llu elements", what, i, r,
+                            (unsigned long long)ar_xfer_elems(&xf[t]));
+            }
+        }
+    }
+    sim_modes_vs_hand(what, p, s, hand, hand, 0);
+    ar_schedule_free(s);
+    ar_platform_free(p);
+}
+
+/* A tree phase keeps the cap as a factor (no simulation): nccl-tree:proto=ll on dgx-h100:nodes=2, 8
+ * channels: NCCL's tree LL keeps min(331.2 / 3.8, llMaxBw 39) = 39 GB/s of Simple's 331.2
+ * (tests/unit/test_nccl_model.c), a share 39 / 331.2 below LL's tree factor 1/3.8: the factor is the
+ * share and there is no rate bound. The tree schedule's chunk goes hop after hop where LL forwards
+ * each line as it lands; a bound on every hop paid the cap once a hop (`nccl` on dgx-h100:nodes=2 at
+ * 64 KB: 2.5 x NCCL's model). A ring phase with an op without a protocol has no bound either. */
+static void check_tree(void) {
+    ar_platform *p = sim_platform("dgx-h100:nodes=2");
+    ar_schedule *s = NULL;
+    ar_err e = {{0}};
+    T_CHECK(p != NULL, "tree: dgx-h100:nodes=2 loads");
+    if (!p) return;
+    const char *specs[] = {"nccl-tree:proto=ll,channels=8,chunks=1", "nccl-tree:proto=ll,channels=8,chunks=4"};
+    for (int k = 0; k < 2; k++) {
+        if (ar_algo_plan_coll(specs[k], AR_COLL_ALLREDUCE, p, 1 << 20, 4, &s, &e) != AR_OK) {
+            T_CHECK(0, "tree: plan %s: %s", specs[k], e.msg);
+            break;
+        }
+        T_CHECK(s->nphases == 1 && s->phases[0].nops == 8, "tree %s: one phase of 8 ops", specs[k]);
+        double f, step, base;
+        ar_phase_proto_effect(p, s, 0, &f, &step, &base);
+        T_CHECK(sim_rel(f, 39.0 / 331.2) <= 1e-12, "tree %s: factor %.17g, by hand 39 / 331.2", specs[k], f);
+        T_CHECK(ar_phase_proto_rate(p, s, 0) == 0, "tree %s: no rate bound", specs[k]);
+        ar_schedule_free(s);
+        s = NULL;
+    }
+    if (ar_algo_plan_coll("nccl-ring:proto=ll,channels=8", AR_COLL_ALLGATHER, p, 1 << 20, 4, &s, &e) == AR_OK) {
+        T_CHECK(ar_phase_proto_rate(p, s, 0) > 0, "ring LL on 8 channels: a rate bound");
+        s->phases[0].ops[1].proto = AR_PROTO_NONE;
+        T_CHECK(ar_phase_proto_rate(p, s, 0) == 0, "ring LL with an op without a protocol: no bound");
+    } else {
+        T_CHECK(0, "ring: plan: %s", e.msg);
+    }
+    ar_schedule_free(s);
+    ar_platform_free(p);
+}
+
+int main(void) {
+    check_tree();
+    check("LL128 cap binds, 2 channels", "machines:gpus=2+2,intra=800GBps,inter=400GBps,lat=0.25us,gpu=h100",
+          "nccl-ring:proto=ll128,channels=2", 1840000, 36.7e9 / 0.92, 3 * (920000 / 36.7e9 + 2.95e-6) + 14e-6);
+    check("LL links bind, 4 channels", "machines:gpus=2+2,intra=40GBps,inter=100GBps,lat=0us,gpu=h100",
+          "nccl-ring:proto=ll,channels=4", 2000000, 9.75e9 / 0.5, 3 * (100e-6 + 1.65e-6) + 6.6e-6);
+    return t_done("sim_proto_rate");
+}
