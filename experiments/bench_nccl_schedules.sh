@@ -95,8 +95,10 @@ for pre in ${PRESETS:-dgx-a100 dgx-h100 dgx-b200}; do
     plat=$pre
     [ "$n" = 1 ] || plat="$pre:nodes=$n"
     for coll in allreduce allgather reducescatter; do
-      algos=nccl,nccl-ring,nvls
-      [ "$coll" = allreduce ] && algos=nccl,nccl-ring,nccl-tree,nvls,nvlstree
+      # the forced rings and trees with the protocol NCCL's tuner picks for them (proto=auto), as
+      # NCCL_ALGO=Ring/Tree runs them: NCCL's model prices its pick with its protocol
+      algos=nccl,nccl-ring:proto=auto,nvls
+      [ "$coll" = allreduce ] && algos=nccl,nccl-ring:proto=auto,nccl-tree:proto=auto,nvls,nvlstree
       for b in "${SIZES[@]}"; do
         run "$ARLAB" new "$plat" "$coll" "$b" "$algos" >>"$ROWS"
         [ -z "$OLD" ] || run "$OLD" old "$plat" "$coll" "$b" "$algos" >>"$ROWS"
