@@ -284,8 +284,9 @@ static const char *alpha_text(double a, double hw, char *buf, size_t n) {
     return buf;
 }
 
-#define FAN_K 8     /* fan-outs of 1..FAN_K messages */
-#define FAN_BYTES 8 /* of this many bytes each */
+#define WAKE_HOLD_S 500e-6 /* the wake-up test's hold: well beyond the polling spin (sleepy_waitany) */
+#define FAN_K 8            /* fan-outs of 1..FAN_K messages */
+#define FAN_BYTES 8        /* of this many bytes each */
 
 /* The fan-out test of one class: rank 0 to the ranks of other machines (inter) or of its own (intra). */
 typedef struct fan_class {
@@ -386,6 +387,37 @@ static ar_status calibrate(ar_mx *x, const ar_platform *p, const mopts *o, int r
         ar_status st = cal_fit(c, sizes, ns, e);
         if (st != AR_OK) return st;
     }
+    /* the intra-machine rate each way with one pair of every machine exchanging at once, as an algorithm's
+     * intra-machine step runs: the GPU links' bandwidth (a pair alone has the host's CPUs to itself) */
+    ar_real_fit allfit;
+    int npairs = 0, nall = 0;
+    memset(&allfit, 0, sizeof allfit);
+    if (nintra) {
+        int *peer = ar_calloc((size_t)p->nranks, sizeof *peer);
+        double ax[MAXL], at[MAXL];
+        if (!peer) return ar_fail(e, AR_ENOMEM, "out of memory");
+        for (int r = 0; r < p->nranks; r++) peer[r] = -1;
+        for (int r = 1; r < p->nranks; r++)
+            if (p->machine_of_rank[r] == p->machine_of_rank[r - 1] && peer[r - 1] < 0 &&
+                (r < 2 || p->machine_of_rank[r - 2] != p->machine_of_rank[r])) {
+                peer[r - 1] = r;
+                peer[r] = r - 1;
+                npairs++;
+            }
+        ar_status st = AR_OK;
+        for (int i = 0; i < ns && st == AR_OK; i++) {
+            if (sizes[i] < CAL_LARGE_MIN) continue;
+            ax[nall] = sizes[i];
+            st = ar_mx_exchange_pairs(x, peer, (uint64_t)sizes[i], 1, iters, &at[nall], e);
+            if (st == AR_OK && rank == 0)
+                printf("# calibrate intra-all %d pair%s %10.0f B: exchange %10.2f us both ways (%8.2f Mbit/s each)\n",
+                       npairs, npairs > 1 ? "s" : "", sizes[i], at[nall] * 1e6, sizes[i] * 8 / at[nall] / 1e6);
+            nall++;
+        }
+        free(peer);
+        if (st == AR_OK && nall >= 2) st = ar_real_fit_linear(ax, at, nall, 0, &allfit, e);
+        if (st != AR_OK) return st;
+    }
     /* the ranks' reduction rate (32 MiB of the run's type, beyond the caches, every rank at once): the calibrated platform's
      * compute.reduce, so that model and simulation charge the reductions the CPU runs */
     double red = NAN;
@@ -400,8 +432,27 @@ static ar_status calibrate(ar_mx *x, const ar_platform *p, const mopts *o, int r
         ar_status st = fan_measure(x, p, c == 0, o->iters, rank, &fan[c], e);
         if (st != AR_OK) return st;
     }
+    /* the wake-up delay w: a rank waiting on a transfer that outlasts its polling spin sleeps, and notices the
+     * transfer's end w late; ping-pongs of small messages (alpha) end within the spin. Every round of a schedule
+     * at 64 KiB and beyond ends that way: every route gets w on top of its alpha (on its two GPU links) */
+    double wake = NAN;
+    {
+        const cal_class *cw = nc ? &cls[nc - 1] : NULL;
+        ar_status st = cw ? ar_mx_wakeup(x, cw->a, cw->b, WAKE_HOLD_S, 2, iters < 15 ? 15 : iters, &wake, e) : AR_OK;
+        if (st != AR_OK) return st;
+    }
+    double wake_used = isfinite(wake) && wake > 0 ? wake : 0;
     if (rank != 0) return AR_OK;
     char b1[96], b2[96], b3[32], b4[32];
+    if (nall >= 2)
+        printf("# fit intra-all exchange bw %s each way (%d pair%s at once, one per machine; %d sizes >= 1 MiB) = "
+               "%.3f x the intra ping-pong's: the GPU links' bandwidth\n",
+               ar_fmt_rate(allfit.bw_Bps, b3, sizeof b3), npairs, npairs > 1 ? "s" : "", nall,
+               allfit.bw_Bps / cls[0].bw.bw_Bps);
+    if (isfinite(wake))
+        printf("# fit wake-up %.2f us (ranks %d<->%d: 8 B ping-pong held %.0f us by the far end minus the plain one, "
+               "median of %d)\n",
+               wake * 1e6, cls[nc - 1].a, cls[nc - 1].b, WAKE_HOLD_S * 1e6, iters < 15 ? 15 : iters);
     for (int c = 0; c < 2; c++)
         if (fan[c].npeers)
             printf("# fit o %-5s %.2f us per message %s (fan-out of 1..%d messages of %d B to %d peer%s, slope over k, "
@@ -449,11 +500,13 @@ static ar_status calibrate(ar_mx *x, const ar_platform *p, const mopts *o, int r
                      a < 0 ? " < 0: 0" : "");
         for (int l = 0; l < p->nlinks; l++)
             if (!ar_tb_link_shaped(p, l)) {
-                bw[l] = ci->bw.bw_Bps;
+                bw[l] = allfit.bw_Bps > 0 && isfinite(allfit.bw_Bps) ? allfit.bw_Bps : ci->bw.bw_Bps;
                 lat[l] = isfinite(a) ? fmax(0, a) / 2 : lat[l];
                 a_in_used = 2 * lat[l];
             }
     }
+    for (int l = 0; l < p->nlinks; l++) /* every route has two GPU links: w once per transfer */
+        if (!ar_tb_link_shaped(p, l)) lat[l] += wake_used / 2;
     /* the shaped links' rate: the exchange's, each way (every algorithm here loads both directions of the
      * machine uplinks at once: a machine sends as much as it receives), the ping-pong's where the exchange
      * fit gives none */
@@ -486,6 +539,13 @@ static ar_status calibrate(ar_mx *x, const ar_platform *p, const mopts *o, int r
                  alpha_text(ci->alpha.alpha_s, ci->alpha_hw, b1, sizeof b1), ar_fmt_rate(ci->bw.bw_Bps, b3, sizeof b3),
                  why_in);
     else snprintf(n1 + k1, sizeof n1 - (size_t)k1, "intra not measured (one rank per machine): GPU links kept");
+    k1 = (int)strlen(n1);
+    if (nall >= 2 && allfit.bw_Bps > 0 && isfinite(allfit.bw_Bps))
+        snprintf(n1 + k1, sizeof n1 - (size_t)k1, "; GPU links bw %s each way (exchange, %d pairs at once)",
+                 ar_fmt_rate(allfit.bw_Bps, b3, sizeof b3), npairs);
+    k1 = (int)strlen(n1);
+    snprintf(n1 + k1, sizeof n1 - (size_t)k1,
+             "; wake-up w %.3g us (held ping-pong; every route's latency + w: GPU links + w/2)", wake_used * 1e6);
     if (cf) {
         alpha_text(cf->alpha.alpha_s, cf->alpha_hw, b1, sizeof b1);
         snprintf(n2, sizeof n2,
