@@ -25,7 +25,10 @@
  *                    reaches 0: printed and noted), bandwidth by least squares over the
  *                    sizes >= 1 MiB (calib/rcalib.h); writes the platform
  *                    with the fitted values (real/testbed/tbjson.h): GPU links
- *                    lat alpha_intra/2, bw 1/beta_intra; shaped links their
+ *                    lat (alpha_intra + w)/2 with w the wake-up of a rank
+ *                    sleeping in its poll (ar_mx_wakeup), bw the rate each way
+ *                    of an exchange of one pair per machine at once
+ *                    (ar_mx_exchange_pairs, sizes >= 1 MiB); shaped links their
  *                    bandwidth x (exchange rate each way / configured) on
  *                    the farthest route, and latency (alpha_far - 2 o -
  *                    alpha_intra) / its shaped links (a value not
