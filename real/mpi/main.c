@@ -288,6 +288,7 @@ static const char *alpha_text(double a, double hw, char *buf, size_t n) {
 }
 
 #define WAKE_HOLD_S 500e-6 /* the wake-up test's hold: well beyond the polling spin (sleepy_waitany) */
+#define WAKE_ITERS 31      /* its iterations */
 #define FAN_K 8            /* fan-outs of 1..FAN_K messages */
 #define FAN_BYTES 8        /* of this many bytes each */
 
@@ -438,13 +439,15 @@ static ar_status calibrate(ar_mx *x, const ar_platform *p, const mopts *o, int r
     /* the wake-up delay w: a rank waiting on a transfer that outlasts its polling spin sleeps, and notices the
      * transfer's end w late; ping-pongs of small messages (alpha) end within the spin. Every round of a schedule
      * at 64 KiB and beyond ends that way: every route gets w on top of its alpha (on its two GPU links) */
-    double wake = NAN;
-    {
-        const cal_class *cw = nc ? &cls[nc - 1] : NULL;
-        ar_status st = cw ? ar_mx_wakeup(x, cw->a, cw->b, WAKE_HOLD_S, 2, iters < 15 ? 15 : iters, &wake, e) : AR_OK;
+    double wake = NAN, wake_hw = NAN, ws[WAKE_ITERS];
+    if (nc) {
+        ar_status st = ar_mx_wakeup(x, cls[nc - 1].a, cls[nc - 1].b, WAKE_HOLD_S, 2, WAKE_ITERS, ws, e);
+        if (st == AR_OK) st = ar_real_mean_interval(ws, WAKE_ITERS, &wake, &wake_hw, e);
         if (st != AR_OK) return st;
     }
-    double wake_used = isfinite(wake) && wake > 0 ? wake : 0;
+    /* applied where its 95 % interval lies above 0; its point estimate is printed either way */
+    int wake_known = isfinite(wake) && isfinite(wake_hw) && wake - wake_hw > 0;
+    double wake_used = wake_known ? wake : 0;
     if (rank != 0) return AR_OK;
     char b1[96], b2[96], b3[32], b4[32];
     if (nall >= 2)
@@ -453,9 +456,11 @@ static ar_status calibrate(ar_mx *x, const ar_platform *p, const mopts *o, int r
                ar_fmt_rate(allfit.bw_Bps, b3, sizeof b3), npairs, npairs > 1 ? "s" : "", nall,
                allfit.bw_Bps / cls[0].bw.bw_Bps);
     if (isfinite(wake))
-        printf("# fit wake-up %.2f us (ranks %d<->%d: 8 B ping-pong held %.0f us by the far end minus the plain one, "
-               "median of %d)\n",
-               wake * 1e6, cls[nc - 1].a, cls[nc - 1].b, WAKE_HOLD_S * 1e6, iters < 15 ? 15 : iters);
+        printf("# fit wake-up %.2f us [%.2f, %.2f]%s (ranks %d<->%d: 8 B ping-pong held %.0f us by the far end "
+               "minus the plain one, mean of %d, 95 %%)\n",
+               wake * 1e6, (wake - wake_hw) * 1e6, (wake + wake_hw) * 1e6,
+               wake_known ? "" : " NOT IDENTIFIED (interval reaches 0): not used", cls[nc - 1].a, cls[nc - 1].b,
+               WAKE_HOLD_S * 1e6, WAKE_ITERS);
     for (int c = 0; c < 2; c++)
         if (fan[c].npeers)
             printf("# fit o %-5s %.2f us per message %s (fan-out of 1..%d messages of %d B to %d peer%s, slope over k, "
@@ -548,7 +553,8 @@ static ar_status calibrate(ar_mx *x, const ar_platform *p, const mopts *o, int r
                  ar_fmt_rate(allfit.bw_Bps, b3, sizeof b3), npairs);
     k1 = (int)strlen(n1);
     snprintf(n1 + k1, sizeof n1 - (size_t)k1,
-             "; wake-up w %.3g us (held ping-pong; every route's latency + w: GPU links + w/2)", wake_used * 1e6);
+             "; wake-up w %.3g us%s (held ping-pong; every route's latency + w: GPU links + w/2)", wake_used * 1e6,
+             wake_known || !isfinite(wake) ? "" : " (not identified: 0)");
     if (cf) {
         alpha_text(cf->alpha.alpha_s, cf->alpha_hw, b1, sizeof b1);
         snprintf(n2, sizeof n2,

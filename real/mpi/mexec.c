@@ -511,7 +511,7 @@ ar_status ar_mx_pingpong(ar_mx *x, int a, int b, uint64_t bytes, int warmup, int
 }
 
 ar_status ar_mx_wakeup(ar_mx *x, int a, int b, double hold_s, int warmup, int iters, double *w_s, ar_err *e) {
-    *w_s = NAN;
+    for (int i = 0; i < iters; i++) w_s[i] = NAN;
     ar_status st = two_rank_test(x, "wake-up test", a, b, 8, iters, e);
     if (st == AR_OK && !(hold_s > 0 && hold_s < 1)) st = ar_fail(e, AR_EINVAL, "wake-up test: hold %g s", hold_s);
     if (st != AR_OK) return st;
@@ -546,7 +546,10 @@ ar_status ar_mx_wakeup(ar_mx *x, int a, int b, double hold_s, int warmup, int it
         if (rc != MPI_SUCCESS) return mpi_fail(e, rc, "wake-up test");
         if (x->rank == a && i >= warmup) x->times[i - warmup] = (rtt[1] - held) - rtt[0];
     }
-    return timed_median(x, a, iters, "wake-up test", w_s, e);
+    sleepy_barrier(x->comm);
+    if (x->rank == a) memcpy(w_s, x->times, (size_t)iters * sizeof *w_s);
+    MPI_Bcast(w_s, iters, MPI_DOUBLE, a, x->comm);
+    return AR_OK;
 }
 
 /* This rank's side of one exchange of `bytes` each way with peer (in max_msg chunks), requests in r[]. */

@@ -74,9 +74,9 @@ ar_status ar_mx_pingpong(ar_mx *x, int a, int b, uint64_t bytes, int warmup, int
  * between polls): per iteration, a plain 8-byte ping-pong between a and b (both legs arrive while the
  * waiting end still spins) and a held one, where b holds the ping for hold_s (> the spin) before it
  * answers, so that a sleeps when the answer arrives; w = (held round trip - b's hold, as b measured it
- * on its own clock) - plain round trip. The median over `iters`, valid on every rank. A round of a
- * schedule whose transfers outlast the spin ends w after its last message arrived, which a ping-pong's
- * alpha does not hold. Collective. */
+ * on its own clock) - plain round trip, one per iteration in w_s[0..iters) (valid on every rank). A
+ * round of a schedule whose transfers outlast the spin ends w after its last message arrived, which a
+ * ping-pong answered within the spin does not hold. Collective. */
 ar_status ar_mx_wakeup(ar_mx *x, int a, int b, double hold_s, int warmup, int iters, double *w_s, ar_err *e);
 
 /* Time of an exchange of `bytes` each way between ranks a and b, both
