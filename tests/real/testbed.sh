@@ -184,7 +184,7 @@ n=$(grep -Ec '^# calibrate fan-out (inter|intra) [1-8] messages? to [12] peers?:
 n=$(grep -Ec '^# calibrate intra-all 2 pairs +(1048576|4194304|16777216) B: exchange +[0-9.]+ us both ways' $T/cal.out)
 wk=$(sed -n 's/^# fit wake-up \(-\{0,1\}[0-9.]*\) us \[-\{0,1\}[0-9.]*, -\{0,1\}[0-9.]*\] .*/\1/p' $T/cal.out)
 grep -q '^# fit wake-up .*NOT IDENTIFIED' $T/cal.out && wu=0 || wu=$wk # used only where identified
-ai=$(sed -n 's/^# fit intra +alpha \(-\{0,1\}[0-9.]*\) us .*/\1/p' $T/cal.out)
+ai=$(sed -n 's/^# fit intra  *alpha \(-\{0,1\}[0-9.]*\) us .*/\1/p' $T/cal.out)
 xb=$(sed -n 's/^# fit intra-all exchange bw \([0-9.]*\) \([KMG]\)B\/s each way (2 pairs at once.*/\1 \2/p' $T/cal.out)
 gpus() { python3 -c 'import json, sys
 def walk(n):
