@@ -437,8 +437,9 @@ static ar_status calibrate(ar_mx *x, const ar_platform *p, const mopts *o, int r
         if (st != AR_OK) return st;
     }
     /* the wake-up delay w: a rank waiting on a transfer that outlasts its polling spin sleeps, and notices the
-     * transfer's end w late; ping-pongs of small messages (alpha) end within the spin. Every round of a schedule
-     * at 64 KiB and beyond ends that way: every route gets w on top of its alpha (on its two GPU links) */
+     * transfer's end late; w is what a held answer (the waiting end asleep) costs beyond a plain ping-pong's, whose
+     * alpha already holds its own waits. Every round of a schedule at 64 KiB and beyond ends asleep: where w is
+     * identified, every route gets it on top of its alpha (on its two GPU links) */
     double wake = NAN, wake_hw = NAN, ws[WAKE_ITERS];
     if (nc) {
         ar_status st = ar_mx_wakeup(x, cls[nc - 1].a, cls[nc - 1].b, WAKE_HOLD_S, 2, WAKE_ITERS, ws, e);

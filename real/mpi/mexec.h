@@ -75,8 +75,8 @@ ar_status ar_mx_pingpong(ar_mx *x, int a, int b, uint64_t bytes, int warmup, int
  * waiting end still spins) and a held one, where b holds the ping for hold_s (> the spin) before it
  * answers, so that a sleeps when the answer arrives; w = (held round trip - b's hold, as b measured it
  * on its own clock) - plain round trip, one per iteration in w_s[0..iters) (valid on every rank). A
- * round of a schedule whose transfers outlast the spin ends w after its last message arrived, which a
- * ping-pong answered within the spin does not hold. Collective. */
+ * round of a schedule whose transfers outlast the spin ends w after its last message arrived, beyond what
+ * a ping-pong's own waits hold (the spin is a few us: a plain ping-pong's waits may sleep too). Collective. */
 ar_status ar_mx_wakeup(ar_mx *x, int a, int b, double hold_s, int warmup, int iters, double *w_s, ar_err *e);
 
 /* Time of an exchange of `bytes` each way between ranks a and b, both
