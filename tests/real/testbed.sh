@@ -2,7 +2,8 @@
 # CTest testbed: a 2-machine x 2-rank emulated cluster, every
 # algorithm through arlab-mpi (#wrong = 0, bytes over the shaped links; also in
 # eager chunks), the MPI transport chosen by the exchange test and recorded in
-# every row and in status, the calibration fits (alpha with its interval; o from a
+# every row and in status, the calibration fits (alpha with its interval; the GPU links from one
+# intra-machine exchange per machine at once and the wake-up; o from a
 # fan-out), the shaping (a 64 KiB message across a shaped link after idle takes
 # size/rate + latency: tb_oneway.c; the bucket and GSO cap read back by status), the
 # cleanup (down, SIGINT to up and run, kill -9 of the builder with and without
