@@ -25,8 +25,8 @@
  *                    reaches 0: printed and noted), bandwidth by least squares over the
  *                    sizes >= 1 MiB (calib/rcalib.h); writes the platform
  *                    with the fitted values (real/testbed/tbjson.h): GPU links
- *                    lat (alpha_intra + w)/2 with w the wake-up of a rank
- *                    sleeping in its poll (ar_mx_wakeup), bw the rate each way
+ *                    lat alpha_intra/2 (the wake-up of a rank sleeping in its
+ *                    poll, ar_mx_wakeup, is printed, not used), bw the rate each way
  *                    of an exchange of one pair per machine at once
  *                    (ar_mx_exchange_pairs, sizes >= 1 MiB); shaped links their
  *                    bandwidth x (exchange rate each way / configured) on
@@ -436,19 +436,17 @@ static ar_status calibrate(ar_mx *x, const ar_platform *p, const mopts *o, int r
         ar_status st = fan_measure(x, p, c == 0, o->iters, rank, &fan[c], e);
         if (st != AR_OK) return st;
     }
-    /* the wake-up delay w: a rank waiting on a transfer that outlasts its polling spin sleeps, and notices the
-     * transfer's end late; w is what a held answer (the waiting end asleep) costs beyond a plain ping-pong's, whose
-     * alpha already holds its own waits. Every round of a schedule at 64 KiB and beyond ends asleep: where w is
-     * identified, every route gets it on top of its alpha (on its two GPU links) */
+    /* the wake-up delay w, printed, not in the platform: a rank waiting on a transfer that outlasts its polling
+     * spin sleeps and notices the transfer's end late; w is what a held answer (the waiting end asleep) costs
+     * beyond a plain ping-pong's, whose alpha already holds its own waits. Ring at 64 KB (14 rounds that each
+     * outlast the spin) agrees with alpha alone, and adding an identified w overshot it by 14 % (docs/testbed.md) */
     double wake = NAN, wake_hw = NAN, ws[WAKE_ITERS];
     if (nc) {
         ar_status st = ar_mx_wakeup(x, cls[nc - 1].a, cls[nc - 1].b, WAKE_HOLD_S, 2, WAKE_ITERS, ws, e);
         if (st == AR_OK) st = ar_real_mean_interval(ws, WAKE_ITERS, &wake, &wake_hw, e);
         if (st != AR_OK) return st;
     }
-    /* applied where its 95 % interval lies above 0; its point estimate is printed either way */
     int wake_known = isfinite(wake) && isfinite(wake_hw) && wake - wake_hw > 0;
-    double wake_used = wake_known ? wake : 0;
     if (rank != 0) return AR_OK;
     char b1[96], b2[96], b3[32], b4[32];
     if (nall >= 2)
@@ -458,9 +456,9 @@ static ar_status calibrate(ar_mx *x, const ar_platform *p, const mopts *o, int r
                allfit.bw_Bps / cls[0].bw.bw_Bps);
     if (isfinite(wake))
         printf("# fit wake-up %.2f us [%.2f, %.2f]%s (ranks %d<->%d: 8 B ping-pong held %.0f us by the far end "
-               "minus the plain one, mean of %d, 95 %%)\n",
+               "minus the plain one, mean of %d, 95 %%; printed, not in the platform)\n",
                wake * 1e6, (wake - wake_hw) * 1e6, (wake + wake_hw) * 1e6,
-               wake_known ? "" : " NOT IDENTIFIED (interval reaches 0): not used", cls[nc - 1].a, cls[nc - 1].b,
+               wake_known ? "" : " NOT IDENTIFIED (interval reaches 0)", cls[nc - 1].a, cls[nc - 1].b,
                WAKE_HOLD_S * 1e6, WAKE_ITERS);
     for (int c = 0; c < 2; c++)
         if (fan[c].npeers)
@@ -514,8 +512,6 @@ static ar_status calibrate(ar_mx *x, const ar_platform *p, const mopts *o, int r
                 a_in_used = 2 * lat[l];
             }
     }
-    for (int l = 0; l < p->nlinks; l++) /* every route has two GPU links: w once per transfer */
-        if (!ar_tb_link_shaped(p, l)) lat[l] += wake_used / 2;
     /* the shaped links' rate: the exchange's, each way (every algorithm here loads both directions of the
      * machine uplinks at once: a machine sends as much as it receives), the ping-pong's where the exchange
      * fit gives none */
@@ -552,10 +548,6 @@ static ar_status calibrate(ar_mx *x, const ar_platform *p, const mopts *o, int r
     if (nall >= 2 && allfit.bw_Bps > 0 && isfinite(allfit.bw_Bps))
         snprintf(n1 + k1, sizeof n1 - (size_t)k1, "; GPU links bw %s each way (exchange, %d pairs at once)",
                  ar_fmt_rate(allfit.bw_Bps, b3, sizeof b3), npairs);
-    k1 = (int)strlen(n1);
-    snprintf(n1 + k1, sizeof n1 - (size_t)k1,
-             "; wake-up w %.3g us%s (held ping-pong; every route's latency + w: GPU links + w/2)", wake_used * 1e6,
-             wake_known || !isfinite(wake) ? "" : " (not identified: 0)");
     if (cf) {
         alpha_text(cf->alpha.alpha_s, cf->alpha_hw, b1, sizeof b1);
         snprintf(n2, sizeof n2,
