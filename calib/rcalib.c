@@ -86,6 +86,21 @@ ar_status ar_real_fit_fanout(const double *k, const double *t, int n, double *o_
     return AR_OK;
 }
 
+ar_status ar_real_mean_interval(const double *x, int n, double *mean, double *hw, ar_err *e) {
+    *mean = *hw = NAN;
+    if (n < 1) return ar_fail(e, AR_EINVAL, "mean: no sample");
+    double m = 0, ss = 0;
+    for (int i = 0; i < n; i++) {
+        if (!isfinite(x[i])) return ar_fail(e, AR_EINVAL, "mean: sample %d is not finite (%g)", i, x[i]);
+        m += x[i];
+    }
+    m /= n;
+    for (int i = 0; i < n; i++) ss += (x[i] - m) * (x[i] - m);
+    *mean = m;
+    if (n >= 2) *hw = gsl_cdf_tdist_Pinv(0.975, n - 1) * sqrt(ss / (n - 1) / n);
+    return AR_OK;
+}
+
 static cJSON *num(double v) { return cJSON_CreateNumber(v); }
 
 static int add_link(cJSON *o, const char *bwk, const char *latk, double bw, double lat) {

@@ -56,6 +56,10 @@ double ar_real_fit_beta_halfwidth(const ar_real_fit *f, double level);
  * 95 % half width (NAN with fewer than 3 counts). Fails on fewer than 2 distinct counts. */
 ar_status ar_real_fit_fanout(const double *k, const double *t, int n, double *o_s, double *hw_s, ar_err *e);
 
+/* Mean of n samples and the half width of its 95 % interval (Student's t, n - 1 degrees of freedom; NAN with
+ * fewer than 2). Fails on n < 1 or a sample that is not finite. */
+ar_status ar_real_mean_interval(const double *x, int n, double *mean, double *hw, ar_err *e);
+
 typedef struct ar_real_calib {
     const char *name; /* platform name */
     int nranks;

@@ -510,6 +510,61 @@ ar_status ar_mx_pingpong(ar_mx *x, int a, int b, uint64_t bytes, int warmup, int
     return timed_median(x, a, iters, "ping-pong", oneway_s, e);
 }
 
+ar_status ar_mx_wakeup(ar_mx *x, int a, int b, double hold_s, int warmup, int iters, double *w_s, ar_err *e) {
+    for (int i = 0; i < iters; i++) w_s[i] = NAN;
+    ar_status st = two_rank_test(x, "wake-up test", a, b, 8, iters, e);
+    if (st == AR_OK && !(hold_s > 0 && hold_s < 1)) st = ar_fail(e, AR_EINVAL, "wake-up test: hold %g s", hold_s);
+    if (st != AR_OK) return st;
+    sleepy_barrier(x->comm);
+    for (int i = 0; i < warmup + iters && (x->rank == a || x->rank == b); i++) {
+        double rtt[2] = {0, 0}, held = 0; /* plain, held round trips (a); b's hold as b measured it */
+        int rc = MPI_SUCCESS, idx;
+        for (int h = 0; h < 2 && rc == MPI_SUCCESS; h++) {
+            MPI_Request r;
+            double msg = 0;
+            if (x->rank == a) {
+                double t0 = MPI_Wtime();
+                rc = MPI_Isend(&msg, 1, MPI_DOUBLE, b, 12, x->comm, &r);
+                if (rc == MPI_SUCCESS) rc = sleepy_waitany(1, &r, &idx);
+                if (rc == MPI_SUCCESS) rc = MPI_Irecv(&msg, 1, MPI_DOUBLE, b, 13, x->comm, &r);
+                if (rc == MPI_SUCCESS) rc = sleepy_waitany(1, &r, &idx);
+                rtt[h] = MPI_Wtime() - t0;
+                if (h) held = msg;
+            } else {
+                rc = MPI_Irecv(&msg, 1, MPI_DOUBLE, a, 12, x->comm, &r);
+                if (rc == MPI_SUCCESS) rc = sleepy_waitany(1, &r, &idx);
+                double t1 = MPI_Wtime();
+                while (h && MPI_Wtime() - t1 < hold_s) { /* hold, sleeping: the CPU stays free for a */
+                    struct timespec ts = {0, 50 * 1000};
+                    nanosleep(&ts, NULL);
+                }
+                msg = MPI_Wtime() - t1;
+                if (rc == MPI_SUCCESS) rc = MPI_Isend(&msg, 1, MPI_DOUBLE, a, 13, x->comm, &r);
+                if (rc == MPI_SUCCESS) rc = sleepy_waitany(1, &r, &idx);
+            }
+        }
+        if (rc != MPI_SUCCESS) return mpi_fail(e, rc, "wake-up test");
+        if (x->rank == a && i >= warmup) x->times[i - warmup] = (rtt[1] - held) - rtt[0];
+    }
+    sleepy_barrier(x->comm);
+    if (x->rank == a) memcpy(w_s, x->times, (size_t)iters * sizeof *w_s);
+    MPI_Bcast(w_s, iters, MPI_DOUBLE, a, x->comm);
+    return AR_OK;
+}
+
+/* This rank's side of one exchange of `bytes` each way with peer (in max_msg chunks), requests in r[]. */
+static int exchange_once(ar_mx *x, int peer, uint64_t bytes, MPI_Request *r) {
+    int rc = MPI_SUCCESS, nr = 0;
+    uint64_t step = x->max_msg && bytes > x->max_msg ? x->max_msg : (bytes ? bytes : 1);
+    for (uint64_t at = 0; rc == MPI_SUCCESS && (at < bytes || (bytes == 0 && at == 0)); at += step) {
+        int len = (int)(bytes - at < step ? bytes - at : step);
+        rc = MPI_Irecv(x->init + at, len, MPI_BYTE, peer, 8, x->comm, &r[nr++]);
+        if (rc == MPI_SUCCESS) rc = MPI_Isend(x->buf + at, len, MPI_BYTE, peer, 8, x->comm, &r[nr++]);
+    }
+    for (int k = 0, idx; k < nr && rc == MPI_SUCCESS; k++) rc = sleepy_waitany(nr, r, &idx);
+    return rc;
+}
+
 ar_status ar_mx_exchange(ar_mx *x, int a, int b, uint64_t bytes, int warmup, int iters, double *time_s, ar_err *e) {
     *time_s = NAN;
     ar_status st = two_rank_test(x, "exchange", a, b, bytes, iters, e);
@@ -526,14 +581,7 @@ ar_status ar_mx_exchange(ar_mx *x, int a, int b, uint64_t bytes, int warmup, int
         sleepy_barrier(x->comm);
         if (!me) continue;
         double t0 = MPI_Wtime();
-        int rc = MPI_SUCCESS, nr = 0;
-        uint64_t step = x->max_msg && bytes > x->max_msg ? x->max_msg : (bytes ? bytes : 1);
-        for (uint64_t at = 0; rc == MPI_SUCCESS && (at < bytes || (bytes == 0 && at == 0)); at += step) {
-            int len = (int)(bytes - at < step ? bytes - at : step);
-            rc = MPI_Irecv(x->init + at, len, MPI_BYTE, peer, 8, x->comm, &r[nr++]);
-            if (rc == MPI_SUCCESS) rc = MPI_Isend(x->buf + at, len, MPI_BYTE, peer, 8, x->comm, &r[nr++]);
-        }
-        for (int k = 0, idx; k < nr && rc == MPI_SUCCESS; k++) rc = sleepy_waitany(nr, r, &idx);
+        int rc = exchange_once(x, peer, bytes, r);
         if (rc != MPI_SUCCESS) {
             free(r);
             return mpi_fail(e, rc, "exchange");
@@ -555,6 +603,47 @@ ar_status ar_mx_exchange(ar_mx *x, int a, int b, uint64_t bytes, int warmup, int
     if (x->rank == a && ar_real_stats(x->times, iters, &med, &mn, &mxv) != AR_OK) med = NAN;
     MPI_Bcast(&med, 1, MPI_DOUBLE, a, x->comm);
     if (!isfinite(med)) return ar_fail(e, AR_ENOMEM, "exchange: out of memory");
+    *time_s = med;
+    return AR_OK;
+}
+
+ar_status ar_mx_exchange_pairs(ar_mx *x, const int *peer, uint64_t bytes, int warmup, int iters, double *time_s,
+                               ar_err *e) {
+    *time_s = NAN;
+    ar_status st = AR_OK;
+    int mine = peer[x->rank], any = 0;
+    for (int r = 0; r < x->nranks && st == AR_OK; r++) {
+        if (peer[r] == -1) continue;
+        any = 1;
+        if (peer[r] < 0 || peer[r] >= x->nranks || peer[r] == r || peer[peer[r]] != r)
+            st = ar_fail(e, AR_EINVAL, "exchange of pairs: rank %d's peer %d is not a pair", r, peer[r]);
+    }
+    if (st == AR_OK && (!any || iters < 1)) st = ar_fail(e, AR_EINVAL, "exchange of pairs: no pair or no iteration");
+    if (st == AR_OK && bytes > INT_MAX)
+        st = ar_fail(e, AR_ELIMIT, "exchange of %llu bytes exceeds 2 GiB", (unsigned long long)bytes);
+    if (st == AR_OK) st = grow_buffers(x, bytes, iters, e);
+    MPI_Request *r = st == AR_OK ? ar_calloc((size_t)(2 * nmsgs(x, bytes)), sizeof *r) : NULL;
+    if (st == AR_OK && !r) st = ar_fail(e, AR_ENOMEM, "out of memory");
+    st = agree(x, st, e);
+    if (st != AR_OK) {
+        free(r);
+        return st;
+    }
+    for (int i = 0; i < warmup + iters; i++) {
+        sleepy_barrier(x->comm); /* every pair starts together */
+        double t0 = MPI_Wtime();
+        int rc = mine >= 0 ? exchange_once(x, mine, bytes, r) : MPI_SUCCESS;
+        if (rc != MPI_SUCCESS) {
+            free(r);
+            return mpi_fail(e, rc, "exchange of pairs");
+        }
+        if (i >= warmup) x->times[i - warmup] = mine >= 0 ? MPI_Wtime() - t0 : 0;
+    }
+    free(r);
+    /* an iteration ends when every pair's both directions have: the slowest rank's time */
+    MPI_Allreduce(MPI_IN_PLACE, x->times, iters, MPI_DOUBLE, MPI_MAX, x->comm);
+    double med = NAN, mn, mxv;
+    if (ar_real_stats(x->times, iters, &med, &mn, &mxv) != AR_OK) return ar_fail(e, AR_ENOMEM, "out of memory");
     *time_s = med;
     return AR_OK;
 }

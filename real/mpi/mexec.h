@@ -70,11 +70,28 @@ ar_status ar_mx_bench(ar_mx *x, const ar_schedule *s, uint64_t count, ar_dtype t
  * over `iters` after `warmup`; the result is valid on every rank. Collective. */
 ar_status ar_mx_pingpong(ar_mx *x, int a, int b, uint64_t bytes, int warmup, int iters, double *oneway_s, ar_err *e);
 
+/* The wake-up delay w of a rank that waits for a message (sleepy polling: a short spin, then 50 us sleeps
+ * between polls): per iteration, a plain 8-byte ping-pong between a and b (both legs arrive while the
+ * waiting end still spins) and a held one, where b holds the ping for hold_s (> the spin) before it
+ * answers, so that a sleeps when the answer arrives; w = (held round trip - b's hold, as b measured it
+ * on its own clock) - plain round trip, one per iteration in w_s[0..iters) (valid on every rank). A
+ * round of a schedule whose transfers outlast the spin ends w after its last message arrived, beyond what
+ * a ping-pong's own waits hold (the spin is a few us: a plain ping-pong's waits may sleep too). Collective. */
+ar_status ar_mx_wakeup(ar_mx *x, int a, int b, double hold_s, int warmup, int iters, double *w_s, ar_err *e);
+
 /* Time of an exchange of `bytes` each way between ranks a and b, both
  * directions at once (MPI_Irecv + MPI_Isend on both ends after a barrier):
  * the median over `iters` of the slower end's time; valid on every rank.
  * Collective. */
 ar_status ar_mx_exchange(ar_mx *x, int a, int b, uint64_t bytes, int warmup, int iters, double *time_s, ar_err *e);
+
+/* Time of exchanges of `bytes` each way between every pair of ranks at once: peer[r] is rank r's partner
+ * (peer[peer[r]] == r) or -1 (no exchange); after a barrier every pair runs both directions at once
+ * (as ar_mx_exchange); the median over `iters` of the slowest rank's time; valid on every rank. The
+ * calibration's intra-machine exchange, one pair per machine at once: on the testbed every machine's
+ * loopback runs on the host's CPUs, which one pair alone does not share. Collective. */
+ar_status ar_mx_exchange_pairs(ar_mx *x, const int *peer, uint64_t bytes, int warmup, int iters, double *time_s,
+                               ar_err *e);
 
 /* Fan-out: rank root sends k messages of `bytes` (<= 64 KiB) at once, round-robin to the npeers
  * ranks peers[], and every peer answers each message with one of the same size as it arrives; the

@@ -2,7 +2,8 @@
 # CTest testbed: a 2-machine x 2-rank emulated cluster, every
 # algorithm through arlab-mpi (#wrong = 0, bytes over the shaped links; also in
 # eager chunks), the MPI transport chosen by the exchange test and recorded in
-# every row and in status, the calibration fits (alpha with its interval; o from a
+# every row and in status, the calibration fits (alpha with its interval; the GPU links from one
+# intra-machine exchange per machine at once and the wake-up; o from a
 # fan-out), the shaping (a 64 KiB message across a shaped link after idle takes
 # size/rate + latency: tb_oneway.c; the bucket and GSO cap read back by status), the
 # cleanup (down, SIGINT to up and run, kill -9 of the builder with and without
@@ -179,6 +180,28 @@ n=$(grep -Ec '^# calibrate fan-out (inter|intra) [1-8] messages? to [12] peers?:
 [ "$n" = 16 ] && grep -Eq '^# fit o inter -?[0-9.]+ us per message (\[-?[0-9.]+, -?[0-9.]+\]|\(no interval\))' $T/cal.out \
     && grep -q 'compute.message.o' $T/cal.json && ok "fan-out: 2 x 8 counts, o fitted with its interval and in the notes" \
     || { bad "fan-out: $n/16 lines; $(grep '^# fit o' $T/cal.out)"; }
+# the GPU links: bandwidth from the exchange of one pair per machine at once (1, 4, 16 MiB), latency alpha_intra/2
+# (the wake-up of a held ping-pong printed beside): every GPU link of the calibrated platform carries those values
+n=$(grep -Ec '^# calibrate intra-all 2 pairs +(1048576|4194304|16777216) B: exchange +[0-9.]+ us both ways' $T/cal.out)
+wk=$(sed -n 's/^# fit wake-up \(-\{0,1\}[0-9.]*\) us \[-\{0,1\}[0-9.]*, -\{0,1\}[0-9.]*\] .*/\1/p' $T/cal.out)
+ai=$(sed -n 's/^# fit intra  *alpha \(-\{0,1\}[0-9.]*\) us .*/\1/p' $T/cal.out)
+xb=$(sed -n 's/^# fit intra-all exchange bw \([0-9.]*\) \([KMG]\)B\/s each way (2 pairs at once.*/\1 \2/p' $T/cal.out)
+gpus() { python3 -c 'import json, sys
+def walk(n):
+    if "gpu" in n: yield n
+    for c in n.get("children", []): yield from walk(c)
+print(" ".join(sorted({repr(g[sys.argv[2]]) for g in walk(json.load(open(sys.argv[1]))["root"])})))' "$@"; }
+lats=$(gpus $T/cal.json lat)
+bws=$(gpus $T/cal.json bw)
+awk -v n="$n" -v w="$wk" -v a="$ai" -v xb="$xb" -v lats="$lats" -v bws="$bws" 'BEGIN {
+    split(xb, q, " "); m = q[2] == "G" ? 1e9 : q[2] == "M" ? 1e6 : 1e3; want_bw = q[1] * m
+    want_lat = (a > 0 ? a : 0) / 2 * 1e-6
+    nl = split(lats, l, " "); nb = split(bws, b, " ")
+    # printed to 0.01 us and 3 digits: the platform holds the exact values
+    exit !(n == 3 && w != "" && a != "" && q[1] > 0 && nl == 1 && nb == 1 && (l[1] - want_lat)^2 < (0.011e-6)^2 &&
+           (b[1] - want_bw)^2 < (0.006 * want_bw)^2) }' \
+    && ok "GPU links: bw $bws = the concurrent intra exchange ($xb""B/s), lat $lats = alpha $ai us / 2 (wake-up $wk us printed, not used)" \
+    || bad "GPU links: $n/3 intra-all lines, w '$wk', alpha '$ai', exchange '$xb', child_lat '$lats', child_bw '$bws'"
 $ARLAB compare --platform $T/cal.json --algo ring --size 1MB --format csv $T/m.csv >$T/cmp.csv 2>$T/cmp.err
 row=$(awk -F, 'NR > 1 && $1 == "ring" && $4 == 1000000' $T/cmp.csv)
 awk -F, -v r="$row" 'BEGIN { n = split(r, f, ","); exit !(f[5] > 0 && f[6] > 0 && f[7] > 0 && f[10] > 0) }' \

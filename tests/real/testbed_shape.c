@@ -1,7 +1,8 @@
 /* The testbed's shaping commands (real/testbed/testbed.h ar_tb_shape_plan): the GSO cap, the tbf with its
  * small bucket, the netem child only with a latency and a kernel that has netem; the per-route TCP
  * congestion control (ar_tb_cc_choice, ar_tb_cc_plan); and the fan-out fit of
- * the per-message overhead o (calib/rcalib.h ar_real_fit_fanout) against hand-computed slopes. No root,
+ * the per-message overhead o (calib/rcalib.h ar_real_fit_fanout) against hand-computed slopes, and the
+ * wake-up's mean with its interval (ar_real_mean_interval) against a hand-computed one. No root,
  * no namespaces: the words are checked, not run. */
 #include "calib/rcalib.h"
 #include "real/testbed/testbed.h"
@@ -91,5 +92,17 @@ int main(void) {
     T_CHECK(isnan(hw), "two points: no interval, got %g", hw);
     ar_err e = {{0}};
     T_CHECK(ar_real_fit_fanout(k4, t4, 1, &o, &hw, &e) != AR_OK, "one point must be refused");
+    /* the wake-up's mean and interval (ar_real_mean_interval): 10, 20, 30, 40 us: mean 25 us, sample variance
+     * (225 + 25 + 25 + 225) / 3 = 500 / 3 us^2, half width t(0.975, 3 dof) sqrt(500 / 3 / 4) us with
+     * t = 3.182446305284263 */
+    double w4[4] = {10e-6, 20e-6, 30e-6, 40e-6}, m, mh;
+    T_OK(ar_real_mean_interval(w4, 4, &m, &mh, &t_e));
+    T_NEAR(m, 25e-6, 1e-12, "mean of four wake-ups");
+    T_NEAR(mh, 3.182446305284263 * sqrt(500.0 / 3 / 4) * 1e-6, 1e-12, "its 95 % half width");
+    T_OK(ar_real_mean_interval(w4, 1, &m, &mh, &t_e));
+    T_CHECK(m == 10e-6 && isnan(mh), "one sample: its value, no interval (%g, %g)", m, mh);
+    double nonfinite[2] = {1e-6, NAN};
+    T_CHECK(ar_real_mean_interval(nonfinite, 2, &m, &mh, &e) != AR_OK, "a sample that is not finite must be refused");
+    T_CHECK(ar_real_mean_interval(w4, 0, &m, &mh, &e) != AR_OK, "no sample must be refused");
     return t_done("testbed_shape");
 }
