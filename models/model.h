@@ -94,13 +94,12 @@ void ar_model_walk_events_reference(int on);
  * phase's ops, 0 when no transfer pays one), and the phase *base_s more once (the largest base
  * latency), in the schedule's first phase with a protocol only: NCCL charges it once per
  * operation, 0 in the phases after it. */
-void ar_phase_proto_effect(const ar_platform *p, const ar_schedule *s, int ph, double *bw_factor, double *step_s,
-                           double *base_s);
-/* The bound on the rate of every transfer of phase ph, wire bytes per second (0: none): NCCL's LL
- * and LL128 caps, per channel, where they bind and every op of the phase is a ring or tree op with a
- * protocol (models/walk.c phase_effect; ar_phase_proto_effect's factor then leaves them out). A
+/* *rate_Bps (when not NULL): the bound on the rate of every transfer of the phase, wire bytes per
+ * second (0: none): NCCL's LL and LL128 caps, per channel, where they bind and every op of the phase
+ * is a ring op with a protocol (models/walk.c phase_effect; *bw_factor then leaves them out). A
  * transfer's flow never runs faster; the links are shared max-min as ever. */
-double ar_phase_proto_rate(const ar_platform *p, const ar_schedule *s, int ph);
+void ar_phase_proto_effect(const ar_platform *p, const ar_schedule *s, int ph, double *bw_factor, double *step_s,
+                           double *base_s, double *rate_Bps);
 
 /* An op's NCCL step, seconds: NCCL's per-step latency of the op's algorithm (TREE ops the tree's,
  * others the ring's) and protocol, for the release the platform names, along the op's path: its hops

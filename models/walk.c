@@ -56,7 +56,7 @@ typedef struct walk {
     size_t capostep;
     double *xs, *prevxs;
     size_t capxs, capprevxs;
-    /* the current phase's bound on every transfer's rate, wire bytes per second (ar_phase_proto_rate;
+    /* the current phase's bound on every transfer's rate, wire bytes per second (ar_phase_proto_effect;
      * 0: none): its drain takes at least bytes / rate */
     double rate;
 } walk;
@@ -903,9 +903,9 @@ static void phase_effect(const ar_platform *p, const ar_phase *ph, double *bw_fa
  * all-gather phases are one kernel): the base is charged in the first phase that has an op with a
  * protocol, none after it. */
 void ar_phase_proto_effect(const ar_platform *p, const ar_schedule *s, int ph, double *bw_factor, double *step_s,
-                           double *base_s) {
+                           double *base_s, double *rate_Bps) {
     double rate;
-    phase_effect(p, &s->phases[ph], bw_factor, step_s, base_s, &rate);
+    phase_effect(p, &s->phases[ph], bw_factor, step_s, base_s, rate_Bps ? rate_Bps : &rate);
     if (!(*base_s > 0)) return;
     for (int q = 0; q < ph; q++)
         for (int i = 0; i < s->phases[q].nops; i++)
@@ -913,12 +913,6 @@ void ar_phase_proto_effect(const ar_platform *p, const ar_schedule *s, int ph, d
                 *base_s = 0;
                 return;
             }
-}
-
-double ar_phase_proto_rate(const ar_platform *p, const ar_schedule *s, int ph) {
-    double f, step, base, rate;
-    phase_effect(p, &s->phases[ph], &f, &step, &base, &rate);
-    return rate;
 }
 
 /* ---- the walk with compute costs ----
@@ -1021,8 +1015,7 @@ static ar_status walk_dataflow(walk *w, const ar_schedule *s, const double *star
     for (int ph = 0; ph < s->nphases && st == AR_OK; ph++) {
         const ar_phase *phase = &s->phases[ph];
         double pf, pstep, pbase;
-        ar_phase_proto_effect(p, s, ph, &pf, &pstep, &pbase);
-        w->rate = ar_phase_proto_rate(p, s, ph);
+        ar_phase_proto_effect(p, s, ph, &pf, &pstep, &pbase, &w->rate);
         if (!walk_phase_steps(w, phase, pstep)) {
             st = ar_fail(e, AR_ENOMEM, "cost walk: out of memory");
             break;
@@ -1256,8 +1249,7 @@ ar_status ar_model_walk_from(const ar_platform *p, const ar_schedule *s, const d
             break;
         }
         double tphase = 0, bw_min = 0, lat_max = 0, pf, pstep, pbase;
-        ar_phase_proto_effect(p, s, ph, &pf, &pstep, &pbase);
-        w.rate = ar_phase_proto_rate(p, s, ph);
+        ar_phase_proto_effect(p, s, ph, &pf, &pstep, &pbase, &w.rate);
         if (!walk_phase_steps(&w, phase, pstep)) {
             st = ar_fail(e, AR_ENOMEM, "cost walk: out of memory");
             break;

@@ -75,7 +75,7 @@ void ar_sg_comm(ar_sg *s, int src, int dst, int reduce, uint64_t bytes, uint64_t
 int ar_sg_comm_eager(ar_sg *s, int src, int dst, int reduce, uint64_t bytes, uint64_t token);
 /* A bound on the rate of every flow ar_sg_comm and ar_sg_comm_eager start from now on, bytes per
  * second (0: none): the flow's own bound beside max-min sharing (an NCCL protocol's per-channel cap,
- * ar_phase_proto_rate). SimGrid 3.32 takes no rate on a host-to-host comm: the flow's route ends
+ * ar_phase_proto_effect). SimGrid 3.32 takes no rate on a host-to-host comm: the flow's route ends
  * with a FATPIPE link of that bandwidth, from a pool made at open; -1 when the pool has no link
  * left for one more distinct rate. */
 int ar_sg_set_rate(ar_sg *s, double rate_Bps);

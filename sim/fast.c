@@ -82,9 +82,8 @@ static ar_status phase_begin(eng *g) {
     /* the ops' NCCL protocol, priced as the walk prices it: wire bytes, after every transfer its own
      * step (ar_xfer_proto_step: so every round of an op takes its slowest transfer's step), and the
      * base latency before the phase */
-    double f, step, base;
-    ar_phase_proto_effect(g->p, g->s, g->ph.phase, &f, &step, &base);
-    double rate = ar_phase_proto_rate(g->p, g->s, g->ph.phase); /* every flow's bound (LL/LL128 caps) */
+    double f, step, base, rate; /* rate: every flow's bound (LL/LL128 caps) */
+    ar_phase_proto_effect(g->p, g->s, g->ph.phase, &f, &step, &base, &rate);
     for (int i = 0; step > 0 && i < ph->nops; i++) g->ph.ops[i].step = ar_op_proto_step(g->p, &ph->ops[i]);
     if (g->eb0 / f != g->eb || rate != g->rate || step > 0 || g->ph.step > 0) g->rep.valid = 0, g->c.an_valid = 0;
     g->eb = g->eb0 / f;

@@ -139,7 +139,7 @@ typedef struct df {
     int *phase;               /* per rank: the phase it is in (nphases: finished) */
     int *left;                /* per rank: its ops of that phase not yet done */
     double *eb, *step, *base; /* per phase: wire bytes per element, largest step, base latency (protocol) */
-    double *rate;             /* per phase: every flow's rate bound, wire bytes/s (ar_phase_proto_rate; 0: none) */
+    double *rate;             /* per phase: every flow's rate bound, wire bytes/s (ar_phase_proto_effect; 0: none) */
     df_xf *xf;
     size_t nxf, capxf;
     int *freexf;
@@ -853,9 +853,8 @@ static ar_status build(df *d) {
     for (int ph = 0; ph < nph; ph++) {
         const ar_phase *phase = &s->phases[ph];
         double f;
-        ar_phase_proto_effect(d->p, s, ph, &f, &d->step[ph], &d->base[ph]);
+        ar_phase_proto_effect(d->p, s, ph, &f, &d->step[ph], &d->base[ph], &d->rate[ph]);
         d->eb[ph] = (double)s->elem_bytes / f;
-        d->rate[ph] = ar_phase_proto_rate(d->p, s, ph);
         d->roff[ph] = ar_calloc((size_t)P + 1, sizeof **d->roff);
         if (!d->roff[ph]) return ar_fail(d->e, AR_ENOMEM, "sim: out of memory");
         size_t tot = 0;

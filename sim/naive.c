@@ -99,7 +99,7 @@ typedef struct nv_op {
     sg_mailbox_t *mbox; /* one per member (--sync round) */
     int ph, idx;        /* its phase and index there (mailbox names under --sync dataflow) */
     double eb, step;    /* the phase's protocol (ar_phase_proto_effect): wire bytes per element, largest step */
-    double rate;        /* and its bound on every flow's rate, wire bytes/s (ar_phase_proto_rate; 0: none) */
+    double rate;        /* and its bound on every flow's rate, wire bytes/s (ar_phase_proto_effect; 0: none) */
     double stp;         /* its own step (ar_op_proto_step): a transfer's is ar_xfer_proto_step */
 } nv_op;
 
@@ -756,9 +756,8 @@ static ar_status build(nv *v, ar_err *e) {
     if (!v->ops || !v->rops || !v->roff || !v->base) return ar_fail(e, AR_ENOMEM, "sim naive: out of memory");
     for (int ph = 0; ph < s->nphases; ph++) {
         const ar_phase *phase = &s->phases[ph];
-        double f, step;
-        ar_phase_proto_effect(v->j->p, s, ph, &f, &step, &v->base[ph]);
-        double rate = ar_phase_proto_rate(v->j->p, s, ph);
+        double f, step, rate;
+        ar_phase_proto_effect(v->j->p, s, ph, &f, &step, &v->base[ph], &rate);
         v->ops[ph] = ar_calloc((size_t)phase->nops + 1, sizeof **v->ops);
         v->roff[ph] = ar_calloc((size_t)P + 1, sizeof **v->roff);
         if (!v->ops[ph] || !v->roff[ph]) return ar_fail(e, AR_ENOMEM, "sim naive: out of memory");

@@ -7,7 +7,7 @@
  * channel's thread block copies per second, not a property of the link: a transfer of such an op
  * carries the protocol's wire bytes (bytes / its factor) and its flow never runs faster than NCCL's
  * rate of one channel (ar_nccl_proto_flow_GBps) over the factor, while the links are shared max-min
- * as ever (models/model.h ar_phase_proto_rate). Before, the cap was a smaller factor on every
+ * as ever (models/model.h ar_phase_proto_effect). Before, the cap was a smaller factor on every
  * transfer's wire bytes: a flow sharing a fast link with another ran far past its cap.
  *
  * Platforms: machines:gpus=2+2 (GPU - machine switch - root - machine switch - GPU, every link
@@ -43,6 +43,13 @@
 #include "core/lower.h"
 #include "sim_util.h"
 
+/* phase ph's bound on every transfer's rate (ar_phase_proto_effect's *rate_Bps) */
+static double phase_rate(const ar_platform *p, const ar_schedule *s, int ph) {
+    double f, step, base, rate;
+    ar_phase_proto_effect(p, s, ph, &f, &step, &base, &rate);
+    return rate;
+}
+
 static void check(const char *what, const char *plat, const char *algo, uint64_t count, double rate_Bps, double hand) {
     ar_platform *p = sim_platform(plat);
     ar_schedule *s = NULL;
@@ -57,7 +64,7 @@ static void check(const char *what, const char *plat, const char *algo, uint64_t
     T_CHECK(s->nphases == 1, "%s: one phase (%d)", what, s->nphases);
     if (s->nphases == 1) {
         /* the derivation's rate bound and the lowering it assumes: 3 rounds of one block to the successor */
-        double rate = ar_phase_proto_rate(p, s, 0);
+        double rate = phase_rate(p, s, 0);
         T_CHECK(sim_rel(rate, rate_Bps) <= 1e-12, "%s: rate bound %.17g, by hand %.17g", what, rate, rate_Bps);
         const ar_phase *ph = &s->phases[0];
         for (int i = 0; i < ph->nops; i++) {
@@ -99,16 +106,16 @@ static void check_tree(void) {
         }
         T_CHECK(s->nphases == 1 && s->phases[0].nops == 8, "tree %s: one phase of 8 ops", specs[k]);
         double f, step, base;
-        ar_phase_proto_effect(p, s, 0, &f, &step, &base);
+        ar_phase_proto_effect(p, s, 0, &f, &step, &base, NULL);
         T_CHECK(sim_rel(f, 39.0 / 331.2) <= 1e-12, "tree %s: factor %.17g, by hand 39 / 331.2", specs[k], f);
-        T_CHECK(ar_phase_proto_rate(p, s, 0) == 0, "tree %s: no rate bound", specs[k]);
+        T_CHECK(phase_rate(p, s, 0) == 0, "tree %s: no rate bound", specs[k]);
         ar_schedule_free(s);
         s = NULL;
     }
     if (ar_algo_plan_coll("nccl-ring:proto=ll,channels=8", AR_COLL_ALLGATHER, p, 1 << 20, 4, &s, &e) == AR_OK) {
-        T_CHECK(ar_phase_proto_rate(p, s, 0) > 0, "ring LL on 8 channels: a rate bound");
+        T_CHECK(phase_rate(p, s, 0) > 0, "ring LL on 8 channels: a rate bound");
         s->phases[0].ops[1].proto = AR_PROTO_NONE;
-        T_CHECK(ar_phase_proto_rate(p, s, 0) == 0, "ring LL with an op without a protocol: no bound");
+        T_CHECK(phase_rate(p, s, 0) == 0, "ring LL with an op without a protocol: no bound");
     } else {
         T_CHECK(0, "ring: plan: %s", e.msg);
     }
