@@ -71,6 +71,12 @@ void ar_model_add_stage(ar_model_result *r, const char *label, const char *impl,
 #define AR_WALK_DATAFLOW_MAX 4194304.0
 ar_status ar_model_walk(const ar_platform *p, const ar_schedule *s, ar_model_result *out, ar_err *e);
 
+/* The platform the walk and the simulator price schedule s on, for its per-message costs (o, g): p
+ * itself, or *copy (a shallow copy of p, read only) when s changes them: NCCL's protocols' step
+ * latency holds the per-message costs (core/schedule.h ar_schedule_uses_proto), so none are charged;
+ * switch schedules run lockstep with pipelined receives (platform.h msg_piped). */
+const ar_platform *ar_platform_msg_for(const ar_platform *p, const ar_schedule *s, ar_platform *copy);
+
 /* ar_model_walk where rank r enters phase 0 start_s[r] seconds late (a what-if straggler;
  * NULL: every rank at 0). With any delay the walk is the per-rank dataflow walk (as with compute
  * costs): a late rank holds back only the transfers that need it, so the whole collective is

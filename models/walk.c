@@ -1168,6 +1168,14 @@ double ar_latest_start(const double *start_s, int n) {
     return late;
 }
 
+const ar_platform *ar_platform_msg_for(const ar_platform *p, const ar_schedule *s, ar_platform *copy) {
+    if (!p || !s || !ar_platform_has_msg(p) || !(ar_schedule_uses_proto(s) || ar_schedule_uses_switch(s))) return p;
+    *copy = *p; /* a shallow copy, read only */
+    if (ar_schedule_uses_proto(s)) copy->msg_o_s = copy->msg_g_s = 0;
+    else copy->msg_piped = 1;
+    return copy;
+}
+
 ar_status ar_model_walk(const ar_platform *p, const ar_schedule *s, ar_model_result *out, ar_err *e) {
     return ar_model_walk_from(p, s, NULL, out, e);
 }
@@ -1175,13 +1183,8 @@ ar_status ar_model_walk(const ar_platform *p, const ar_schedule *s, ar_model_res
 ar_status ar_model_walk_from(const ar_platform *p, const ar_schedule *s, const double *start_s, ar_model_result *out,
                              ar_err *e) {
     memset(out, 0, sizeof *out);
-    ar_platform net; /* NCCL's protocols: their step latency holds the per-message costs (schedule.h) */
-    if (ar_platform_has_msg(p) && (ar_schedule_uses_proto(s) || ar_schedule_uses_switch(s))) {
-        net = *p; /* a shallow copy, read only */
-        if (ar_schedule_uses_proto(s)) net.msg_o_s = net.msg_g_s = 0;
-        else net.msg_piped = 1; /* switch schedules: pipelined receives (platform.h), as sim.c */
-        p = &net;
-    }
+    ar_platform net;
+    p = ar_platform_msg_for(p, s, &net);
     if (!(ar_latest_start(start_s, s->nranks) > 0)) start_s = NULL;
     if (s->nranks != p->nranks)
         return ar_fail(e, AR_EINVAL, "schedule has %d ranks, platform %s has %d", s->nranks, p->name, p->nranks);

@@ -539,16 +539,10 @@ static ar_status sim_run(const ar_platform *p, const ar_schedule *s, const ar_si
         eff.gamma_s_per_B = 1.0 / p->reduce_Bps;
         o = &eff;
     }
-    /* NCCL's protocols' step latency holds its per-message costs (core/schedule.h ar_schedule_uses_proto): the
-     * walk does not charge them either. Switch schedules keep them: they run lockstep (ar_sim_decide), where the
-     * fast engine carries them as the walk prices them (a transfer to or from a switch pays none) */
+    /* the per-message costs as the walk charges them (ar_platform_msg_for): none under NCCL's protocols,
+     * pipelined receives on switch schedules, which run lockstep (ar_sim_decide) */
     ar_platform net;
-    if (p && s && ar_platform_has_msg(p) && (ar_schedule_uses_proto(s) || ar_schedule_uses_switch(s))) {
-        net = *p; /* a shallow copy, read only */
-        if (ar_schedule_uses_proto(s)) net.msg_o_s = net.msg_g_s = 0;
-        else net.msg_piped = 1; /* switch schedules: pipelined receives (platform.h), as the walk */
-        p = &net;
-    }
+    p = ar_platform_msg_for(p, s, &net);
     ar_status st = validate(p, s, o, e);
     if (st != AR_OK) return st;
     netspec ns;
