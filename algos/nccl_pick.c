@@ -89,6 +89,13 @@ static ar_status pick(const ar_platform *p, ar_coll coll, uint64_t count, size_t
         int ch = ar_nccl_ring_channels(p, &cw);
         snprintf(spec, sizeof spec, "nccl-tree:chunks=%d",
                  tree_chunks(p, pr, (double)count * (double)eb, ch < 2 ? 2 : ch));
+    } else if (name && ms == AR_OK && a == AR_NCCL_NVLS_TREE && p->nmachines == 2) {
+        /* NVLS_TREE runs Simple across nodes: every chunk crossing the tree edge pays NCCL's network
+         * step (the proxy, the RDMA write, the flush), not the wire's latency alone. Two nodes only:
+         * on more the trees run edge by edge, K + 2h + 1 barrier steps that already cost 1.1-1.2 x
+         * NCCL's model at >= 16 MiB (dgx-h100:nodes=4-16); the step on every edge there would make
+         * it 1.2-1.35 x (docs/simulator.md) */
+        snprintf(spec, sizeof spec, "%s:proto=simple", name);
     } else {
         snprintf(spec, sizeof spec, "%s", name ? name : "");
     }

@@ -55,6 +55,7 @@
 #include <string.h>
 
 #include "classic_common.h"
+#include "models/nccl_model.h"
 #include "nccl_algos.h"
 #include "switch_common.h"
 
@@ -497,6 +498,16 @@ ar_status ar_switch_plan(ar_switch_variant var, const ar_platform *p, ar_coll co
         double nic = ar_platform_route_bw(p, a, b), nvl = ar_platform_route_bw(p, first[0], first[0] + 1),
                lr = ar_platform_route_lat(p, a, b),
                ho = ar_platform_msg(p, a, b) ? (p->msg_o_s > p->msg_g_s ? p->msg_o_s : p->msg_g_s) : 0;
+        /* proto=simple: every transfer across nodes pays NCCL's Simple network step (the proxy's post,
+         * the RDMA write and the flush; tuning.cc hwLat[NET][TREE][SIMPLE]) where it exceeds the
+         * route's latency (ar_xfer_proto_step), so a round of the trees costs the larger of the two:
+         * the estimates below weigh slices and chunks against that, not against the wire alone */
+        double step_us = 0;
+        if (v[2].i == 1 &&
+            ar_nccl_proto_effect_v(p->nccl_version, AR_NCCL_TREE, AR_NCCL_SIMPLE, M, 1, NULL, &step_us, NULL) ==
+                AR_OK &&
+            step_us * 1e-6 > lr)
+            lr = step_us * 1e-6;
         if (nic > 0 && nvl > 0 && isfinite(nic) && isfinite(nvl) && isfinite(lr) && isfinite(ho)) {
             double S = (double)count * (double)elem_bytes, R = p->nodes[nvs[0]].reduce_Bps;
             if (edge && v[1].i != 1 && kmax >= 2) {
