@@ -1,0 +1,108 @@
+/* NVLS_TREE across two nodes with NCCL's Simple network step, by hand: every transfer across the
+ * nodes pays max(route latency, NCCL's Simple step) (ar_xfer_proto_step), and nvlstree's estimate
+ * (algos/switch_common.c tree_split) weighs its slices against that step, not against the wire's
+ * latency alone. The walk and both simulator engines in every mode equal the hand time to 1e-9.
+ *
+ * Platform: rail:nodes=2,gpus=2,nvls=100GBps,nic=1GBps: two nodes of two GPUs, each GPU on its
+ * node's NVSwitch by a link of 18 x 20.6 = 370.8 GB/s and 0.3 us (the switch reduces at R = 100
+ * GB/s), GPU j of each node on rail switch j by a 1 GB/s link of 1 us (across: 2 us, 1 GB/s); no
+ * per-message costs. NCCL 2.30's tree Simple step across nodes: 14 us; its base: 8.4 us, once.
+ * Schedule nvlstree:proto=simple,chunks=1, N = 3.84 MB (960 000 floats), H = 2 heads (rails).
+ *
+ * The estimate (two nodes: tree height h = 1, one chunk per tree is best): with K slices every
+ * step costs the larger of the trees, lr + S / (K H nic) (one slice up beside one down, x = S/(2KH)
+ * each way on a rail), and the NVSwitch stage, S / K x max(1/nvl, g/R) = S / (50 GB/s K): the trees
+ * (S/(2 GB/s K)), plus the first and last NVSwitch stages: T(K) = (K + 1)(lr + 1920 us / K) + 2 x
+ * 76.8 us / K = (K + 1) lr + 1920 + 2073.6 / K us, least at K = sqrt(2073.6 / lr): lr = 14 us (the
+ * step) gives K = 12 (T(12) = 2274.8, T(13) = 2275.5 us; main, lr = the route's 2 us, took K = 32).
+ * 80 000 floats a slice, 20 000 (80 KB) a tree.
+ *
+ * The schedule: 4 stages (RS in the node, reduce up the trees, broadcast down, AG in the node), K +
+ * 3 = 15 steps, each a barrier:
+ *   step 0: RS of slice 0 alone: up 0.3 + max(320 KB / 370.8 GB/s, 2 x 320 KB / 100 GB/s) = 6.7 us,
+ *     down (each GPU its 160 KB) 0.3 + 160 KB / 370.8 GB/s:               7.43150 us
+ *   step 1: slice 0 up the trees (each rail: node 1 -> 0 for tree 0, node 0 -> 1 for tree 1, one
+ *     direction each): 14 + 80 KB / 1 GB/s = 94 us, plus the base 8.4 once:  102.4 us
+ *   steps 2-12: slice t - 1 up beside slice t - 2 down: two 80 KB flows on every rail direction,
+ *     14 + 160 = 174 us each (the NVSwitch stages beside them, < 8 us, do not show): 11 x 174
+ *   step 13: slice 11 down alone:                                             94 us
+ *   step 14: AG of slice 11: up 0.3 + 160 KB / 370.8 GB/s, down 0.3 + 320 KB / 370.8 GB/s
+ *   T = 7.43150 + 102.4 + 1914 + 94 + 1.89450 = 2119.726 us (main: 32 slices, 2394.6 us).
+ * Lockstep and dataflow alike (Simple is two-sided; every step's transfers start together).
+ *
+ * And `nccl` on dgx-h100:nodes=2 where NCCL picks NVLS_TREE (4 MiB): its trees carry Simple, so it
+ * is nvlstree:proto=simple (same walk time, to 1e-12; main: no protocol, 46.8 against 77.1 us). */
+#include "sim_util.h"
+
+static const char *const plat = "rail:nodes=2,gpus=2,nvls=100GBps,nic=1GBps";
+
+static void hand_case(void) {
+    ar_platform *p = sim_platform(plat);
+    ar_schedule *s = NULL;
+    ar_err e = {{0}};
+    T_CHECK(p != NULL, "platform %s loads", plat);
+    if (!p) return;
+    T_CHECK(p->nmachines == 2 && p->nranks == 4, "two nodes of two GPUs");
+    if (ar_algo_plan("nvlstree:proto=simple,chunks=1", p, 960000, 4, &s, &e) != AR_OK) {
+        T_CHECK(0, "plan nvlstree: %s", e.msg);
+        ar_platform_free(p);
+        return;
+    }
+    T_CHECK(s->nphases == 15, "12 slices, 4 stages: 15 steps (got %d phases; detail %s)", s->nphases,
+            s->detail ? s->detail : "");
+    int simple = 0, tree = 0;
+    for (int ph = 0; ph < s->nphases; ph++)
+        for (int i = 0; i < s->phases[ph].nops; i++)
+            if (s->phases[ph].ops[i].impl == AR_IMPL_TREE) {
+                tree++;
+                simple += s->phases[ph].ops[i].proto == AR_PROTO_SIMPLE;
+            }
+    T_CHECK(tree == 2 * 2 * 2 * 12 && simple == tree, "every tree op Simple (%d of %d)", simple, tree);
+    double nvl = 18 * 20.6e9, us = 1e-6;
+    double rs = 0.3 * us + 640e3 / 100e9 + 0.3 * us + 160e3 / nvl;
+    double ag = 0.3 * us + 160e3 / nvl + 0.3 * us + 320e3 / nvl;
+    double hand = rs + (8.4 + 14 + 80) * us + 11 * (14 + 160) * us + (14 + 80) * us + ag;
+    if (s->nphases == 15) sim_modes_vs_hand("nvlstree simple step", p, s, hand, hand, 1);
+    ar_schedule_free(s);
+    ar_platform_free(p);
+}
+
+static double walk_of(const ar_platform *p, const char *algo, uint64_t count, ar_schedule **keep) {
+    ar_schedule *s = NULL;
+    ar_err e = {{0}};
+    ar_model_result m;
+    double t = NAN;
+    if (ar_algo_plan(algo, p, count, 4, &s, &e) == AR_OK && ar_model_walk(p, s, &m, &e) == AR_OK) t = m.time_s;
+    T_CHECK(t == t, "%s: %s", algo, e.msg);
+    if (keep) *keep = s;
+    else ar_schedule_free(s);
+    return t;
+}
+
+static void nccl_case(void) {
+    ar_platform *p = sim_platform("dgx-h100:nodes=2");
+    T_CHECK(p != NULL, "dgx-h100:nodes=2 loads");
+    if (!p) return;
+    ar_schedule *s = NULL;
+    uint64_t count = 1048576; /* 4 MiB of floats: NCCL picks NVLS_TREE/Simple */
+    double tn = walk_of(p, "nccl", count, &s), ts = walk_of(p, "nvlstree:proto=simple", count, NULL);
+    int simple = 0, tree = 0;
+    for (int ph = 0; s && ph < s->nphases; ph++)
+        for (int i = 0; i < s->phases[ph].nops; i++)
+            if (s->phases[ph].ops[i].impl == AR_IMPL_TREE) {
+                tree++;
+                simple += s->phases[ph].ops[i].proto == AR_PROTO_SIMPLE;
+            }
+    printf("nccl dgx-h100:nodes=2 4 MiB walk %.6f us, nvlstree:proto=simple %.6f us\n", tn * 1e6, ts * 1e6);
+    T_CHECK(s && strstr(s->detail, "NVLS_TREE") && tree > 0 && simple == tree,
+            "nccl's trees across the nodes carry Simple (%d of %d; %s)", simple, tree, s ? s->detail : "");
+    T_CHECK(sim_rel(tn, ts) <= 1e-12, "nccl %.17g = nvlstree:proto=simple %.17g", tn, ts);
+    ar_schedule_free(s);
+    ar_platform_free(p);
+}
+
+int main(void) {
+    hand_case();
+    nccl_case();
+    return t_done("sim_nvlstree_step");
+}
