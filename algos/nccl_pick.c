@@ -12,7 +12,9 @@
  * Where NCCL picks RING or TREE, every op gets the tuner's protocol (ar_op.proto,
  * priced by the walk); it is named in the detail either way. Where it picks NVLS on
  * one node, the switch op gets Simple: the walk and the simulator then charge NCCL's
- * NVLS latency (tuning.cc, 25 us; 23 us on 2.18) once, less the op's own hop.
+ * NVLS latency (tuning.cc, 25 us; 23 us on 2.18) once, less the op's own hop. Where it
+ * picks NVLS_TREE on two nodes, nvlstree:proto=simple: the trees across the nodes pay
+ * NCCL's Simple network step on every transfer (docs/simulator.md).
  * Parameters: none. Serves all-reduce, reduce-scatter and all-gather.
  * Ownership: *out belongs to the caller.
  */
@@ -137,10 +139,11 @@ static ar_status pick(const ar_platform *p, ar_coll coll, uint64_t count, size_t
     if (ms == AR_OK && ps == AR_OK && a == AR_NCCL_NVLS && p->nmachines <= 1) {
         /* NCCL's NVLS latency inside a node, charged once per operation (tuning.cc): Simple on the
          * switch op (one node: the schedule is that one op), so the walk and the simulator charge it
-         * once (ar_phase_proto_effect: less the op's hop). Not across nodes: there the schedule's K + 2
-         * pipelined phases, each a barrier paying its stages' hops, already cost more than NCCL's whole
-         * NVLS/NVLS_TREE latency at the sizes NCCL picks them (sim / nccl_model_s 1.1-1.4 at 2-64 MiB on
-         * dgx-h100:nodes=2/4 without it); adding it there would count that software latency twice */
+         * once (ar_phase_proto_effect: less the op's hop). Not across nodes: on two nodes the trees
+         * pay NCCL's Simple network step instead (above), and the 25 us on top would put dgx-h100:nodes=2
+         * at 16-64 MiB at 1.18-1.29 x NCCL's model; on more, a protocol on the switch op would price the
+         * whole schedule without o and g (ar_platform_msg_for): dgx-b200:nodes=8-16 at 16-64 MiB
+         * 0.84-0.99 -> 0.59-0.82 x NCCL's model (docs/algorithms.md) */
         int done = 0;
         for (int ph = 0; ph < s->nphases && !done; ph++)
             for (int i = 0; i < s->phases[ph].nops; i++)
