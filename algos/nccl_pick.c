@@ -13,8 +13,9 @@
  * priced by the walk); it is named in the detail either way. Where it picks NVLS on
  * one node, the switch op gets Simple: the walk and the simulator then charge NCCL's
  * NVLS latency (tuning.cc, 25 us; 23 us on 2.18) once, less the op's own hop. Where it
- * picks NVLS_TREE on two nodes, nvlstree:proto=simple: the trees across the nodes pay
- * NCCL's Simple network step on every transfer (docs/simulator.md).
+ * picks NVLS_TREE (across nodes), nvlstree:proto=fill with the same latency on its first
+ * switch op: the first slice's trees pay NCCL's Simple network step at every edge up and
+ * down, the pipeline's fill (docs/simulator.md).
  * Parameters: none. Serves all-reduce, reduce-scatter and all-gather.
  * Ownership: *out belongs to the caller.
  */
@@ -91,13 +92,12 @@ static ar_status pick(const ar_platform *p, ar_coll coll, uint64_t count, size_t
         int ch = ar_nccl_ring_channels(p, &cw);
         snprintf(spec, sizeof spec, "nccl-tree:chunks=%d",
                  tree_chunks(p, pr, (double)count * (double)eb, ch < 2 ? 2 : ch));
-    } else if (name && ms == AR_OK && a == AR_NCCL_NVLS_TREE && p->nmachines == 2) {
-        /* NVLS_TREE runs Simple across nodes: every chunk crossing the tree edge pays NCCL's network
-         * step (the proxy, the RDMA write, the flush), not the wire's latency alone. Two nodes only:
-         * on more the trees run edge by edge, K + 2h + 1 barrier steps that already cost 1.1-1.2 x
-         * NCCL's model at >= 16 MiB (dgx-h100:nodes=4-16); the step on every edge there would make
-         * it 1.2-1.35 x (docs/simulator.md) */
-        snprintf(spec, sizeof spec, "%s:proto=simple", name);
+    } else if (name && ms == AR_OK && a == AR_NCCL_NVLS_TREE && p->nmachines > 1) {
+        /* NVLS_TREE runs Simple across nodes, its network step (the proxy, the RDMA write, the flush)
+         * paid in the pipeline's fill: the first slice's chunk pays it at every tree edge up and down
+         * (tuning.cc: 2 log2(nodes) net steps), the slices behind it follow while NCCL keeps
+         * NCCL_STEPS chunks in flight per channel (docs/simulator.md) */
+        snprintf(spec, sizeof spec, "%s:proto=fill", name);
     } else {
         snprintf(spec, sizeof spec, "%s", name ? name : "");
     }
@@ -136,14 +136,10 @@ static ar_status pick(const ar_platform *p, ar_coll coll, uint64_t count, size_t
         for (int ph = 0; ph < s->nphases; ph++) /* the tuner's protocol, priced by the walk */
             for (int i = 0; i < s->phases[ph].nops; i++) s->phases[ph].ops[i].proto = ar_nccl_proto_to_op(pr);
     char nvl[160] = "";
-    if (ms == AR_OK && ps == AR_OK && a == AR_NCCL_NVLS && p->nmachines <= 1) {
-        /* NCCL's NVLS latency inside a node, charged once per operation (tuning.cc): Simple on the
-         * switch op (one node: the schedule is that one op), so the walk and the simulator charge it
-         * once (ar_phase_proto_effect: less the op's hop). Not across nodes: on two nodes the trees
-         * pay NCCL's Simple network step instead (above), and the 25 us on top would put dgx-h100:nodes=2
-         * at 16-64 MiB at 1.18-1.29 x NCCL's model; on more, a protocol on the switch op would price the
-         * whole schedule without o and g (ar_platform_msg_for): dgx-b200:nodes=8-16 at 16-64 MiB
-         * 0.84-0.99 -> 0.59-0.82 x NCCL's model (docs/algorithms.md) */
+    if (ms == AR_OK && ps == AR_OK && ((a == AR_NCCL_NVLS && p->nmachines <= 1) || a == AR_NCCL_NVLS_TREE)) {
+        /* NCCL's NVLS latency inside a node, charged once per operation (tuning.cc; NVLS_TREE: its
+         * intra-node part, beside the network steps of the fill, above): Simple on the first switch op,
+         * so the walk and the simulator charge it once (ar_phase_proto_effect: less the op's hop) */
         int done = 0;
         for (int ph = 0; ph < s->nphases && !done; ph++)
             for (int i = 0; i < s->phases[ph].nops; i++)

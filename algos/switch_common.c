@@ -138,10 +138,11 @@ const ar_param_def ar_nvlstree_params[] = {
     SWITCH_PARAMS,
     {.key = "proto",
      .type = AR_PARAM_ENUM,
-     .choices = "none|simple",
+     .choices = "none|simple|fill",
      .def = 0,
      .help = "NCCL protocol on the trees across nodes (NVLS_TREE's inter-node step runs Simple; none = the "
-             "schedule's own hops and per-message costs only)"},
+             "schedule's own hops and per-message costs only; simple = Simple on every slice's trees; fill = "
+             "Simple on the first slice's trees only: NCCL's network step paid in the pipeline's fill)"},
     {.key = "ramp",
      .type = AR_PARAM_ENUM,
      .choices = "auto|none|triangle",
@@ -501,7 +502,10 @@ ar_status ar_switch_plan(ar_switch_variant var, const ar_platform *p, ar_coll co
         /* proto=simple: every transfer across nodes pays NCCL's Simple network step (the proxy's post,
          * the RDMA write and the flush; tuning.cc hwLat[NET][TREE][SIMPLE]) where it exceeds the
          * route's latency (ar_xfer_proto_step), so a round of the trees costs the larger of the two:
-         * the estimates below weigh slices and chunks against that, not against the wire alone */
+         * the estimates below weigh slices and chunks against that, not against the wire alone.
+         * proto=fill pays it in the first slice only, a constant the estimates leave out. With either,
+         * the schedule is priced without o and g (NCCL's step holds them: ar_platform_msg_for) */
+        if (v[2].i >= 1) ho = 0;
         double step_us = 0;
         if (v[2].i == 1 &&
             ar_nccl_proto_effect_v(p->nccl_version, AR_NCCL_TREE, AR_NCCL_SIMPLE, M, 1, NULL, &step_us, NULL) ==
@@ -539,9 +543,9 @@ ar_status ar_switch_plan(ar_switch_variant var, const ar_platform *p, ar_coll co
     char tw[96] = "";
     if (pipe && ct_est > 0) snprintf(tw, sizeof tw, " tree chunks=%d (estimate)", ct_est);
     if (pipe && edge) snprintf(tw, sizeof tw, " trees edge by edge (%d steps a slice), ramp=%d", 2 * th + 2, ramp);
-    if (var == AR_SW_NVLSTREE && v[2].i == 1) {
+    if (var == AR_SW_NVLSTREE && v[2].i >= 1) {
         size_t l = strlen(tw);
-        snprintf(tw + l, sizeof tw - l, " proto=simple across nodes");
+        snprintf(tw + l, sizeof tw - l, v[2].i == 1 ? " proto=simple across nodes" : " proto=simple in the fill");
     }
     char *det = s->detail;
     s->detail = NULL;
@@ -686,7 +690,7 @@ ar_status ar_switch_plan(ar_switch_variant var, const ar_platform *p, ar_coll co
                         op->root = 0;
                         op->chunks = 1;
                         op->tag = sl;
-                        if (v[2].i == 1) op->proto = AR_PROTO_SIMPLE;
+                        if (v[2].i == 1 || (v[2].i == 2 && sl == 0)) op->proto = AR_PROTO_SIMPLE;
                     }
                 }
                 for (int tr = 0; tr < 2 && !edge; tr++) { /* two trees, half of the block each */
@@ -712,7 +716,7 @@ ar_status ar_switch_plan(ar_switch_variant var, const ar_platform *p, ar_coll co
                     if (ct_est > 0) ct = ct_est; /* the estimate's (tree_split) */
                     op->chunks = pipe ? chunks_of(ct < 1 ? 1 : ct, l2) : l2 < 8 ? (int)l2 : 8;
                     op->tag = sl;
-                    if (v[2].i == 1) op->proto = AR_PROTO_SIMPLE;
+                    if (v[2].i == 1 || (v[2].i == 2 && sl == 0)) op->proto = AR_PROTO_SIMPLE;
                 }
             }
         }
