@@ -1,7 +1,8 @@
-/* NVLS_TREE across two nodes with NCCL's Simple network step, by hand: every transfer across the
- * nodes pays max(route latency, NCCL's Simple step) (ar_xfer_proto_step), and nvlstree's estimate
- * (algos/switch_common.c tree_split) weighs its slices against that step, not against the wire's
- * latency alone. The walk and both simulator engines in every mode equal the hand time to 1e-9.
+/* NVLS_TREE across two nodes with NCCL's Simple network step, by hand. proto=simple: every transfer
+ * across the nodes pays max(route latency, NCCL's Simple step) (ar_xfer_proto_step), and nvlstree's
+ * estimate (algos/switch_common.c tree_split) weighs its slices against that step, not against the
+ * wire's latency alone. proto=fill: only the first slice's trees pay it (the pipeline's fill). The
+ * walk and both simulator engines in every mode equal the hand times to 1e-9.
  *
  * Platform: rail:nodes=2,gpus=2,nvls=100GBps,nic=1GBps: two nodes of two GPUs, each GPU on its
  * node's NVSwitch by a link of 18 x 20.6 = 370.8 GB/s and 0.3 us (the switch reduces at R = 100
@@ -30,8 +31,24 @@
  *   T = 7.43150 + 102.4 + 1914 + 94 + 1.89450 = 2119.726 us (main: 32 slices, 2394.6 us).
  * Lockstep and dataflow alike (Simple is two-sided; every step's transfers start together).
  *
- * And `nccl` on dgx-h100:nodes=2 where NCCL picks NVLS_TREE (4 MiB): its trees carry Simple, so it
- * is nvlstree:proto=simple (same walk time, to 1e-12; main: no protocol, 46.8 against 77.1 us). */
+ * proto=fill (the `nccl` pick's): Simple on the first slice's trees only, the pipeline's fill. The
+ * estimate is that of no protocol (the fill is a constant): K = 32, 30 000 floats a slice, 7 500 (30
+ * KB) a tree. A Simple transfer pays its step's excess over its route (14 - 2 us) after its network
+ * part (ar_xfer_proto_step):
+ *   step 0: RS of slice 0: up 0.3 + 2 x 120 KB / 100 GB/s = 2.7 us, down 0.3 + 60 KB / 370.8 GB/s
+ *   step 1: slice 0 up (Simple): 2 + 30 + 12 us, plus the trees' Simple base 8.4 once: 52.4 us
+ *   step 2: slice 1 up beside slice 0 down (Simple) on each rail direction: both 30 KB flows from 2 us
+ *     share 1 GB/s to 62 us, then slice 0's excess 12 us:                   74 us
+ *   steps 3-32: two 30 KB flows on the wire: 2 + 60 = 62 us each:           30 x 62 us
+ *   step 33: slice 31 down alone: 2 + 30 = 32 us; step 34: AG of slice 31:
+ *     0.3 + 60 KB / 370.8 GB/s + 0.3 + 120 KB / 370.8 GB/s
+ *   T = 3.16181 + 52.4 + 74 + 1860 + 32 + 1.08544 = 2022.647 us (no protocol: 1990.247 us; main
+ *   has no proto=fill).
+ *
+ * And `nccl` on dgx-h100:nodes=2 where NCCL picks NVLS_TREE (4 MiB) is nvlstree:proto=fill with NCCL's
+ * NVLS latency (25 us, less the switch op's own hop, 0.6 us) on its first step's switch ops (one per
+ * node): one base per operation, so that base replaces the trees' 8.4 us: the walk of
+ * nvlstree:proto=fill - 8.4 + 25 - 0.6 us, to 1e-12 (main: no protocol anywhere, 46.8 us). */
 #include "sim_util.h"
 
 static const char *const plat = "rail:nodes=2,gpus=2,nvls=100GBps,nic=1GBps";
@@ -67,6 +84,41 @@ static void hand_case(void) {
     ar_platform_free(p);
 }
 
+static void fill_case(void) {
+    ar_platform *p = sim_platform(plat);
+    ar_schedule *s = NULL;
+    ar_err e = {{0}};
+    T_CHECK(p != NULL, "platform %s loads", plat);
+    if (!p) return;
+    if (ar_algo_plan("nvlstree:proto=fill,chunks=1", p, 960000, 4, &s, &e) != AR_OK) {
+        T_CHECK(0, "plan nvlstree:proto=fill: %s", e.msg);
+        ar_platform_free(p);
+        return;
+    }
+    T_CHECK(s->nphases == 35, "32 slices, 4 stages: 35 steps (got %d phases; detail %s)", s->nphases,
+            s->detail ? s->detail : "");
+    int simple = 0, tree = 0, first = 0;
+    for (int ph = 0; ph < s->nphases; ph++)
+        for (int i = 0; i < s->phases[ph].nops; i++) {
+            const ar_op *op = &s->phases[ph].ops[i];
+            if (op->impl != AR_IMPL_TREE) continue;
+            tree++;
+            simple += op->proto == AR_PROTO_SIMPLE;
+            first += op->tag == 0;
+            T_CHECK((op->proto == AR_PROTO_SIMPLE) == (op->tag == 0),
+                    "phase %d op %d (slice %d): Simple only in slice 0", ph, i, op->tag);
+        }
+    T_CHECK(tree == 2 * 2 * 2 * 32 && simple == first && first == 8, "slice 0's 8 tree ops Simple (%d, %d of %d)",
+            simple, first, tree);
+    double nvl = 18 * 20.6e9, us = 1e-6;
+    double rs = 0.3 * us + 240e3 / 100e9 + 0.3 * us + 60e3 / nvl;
+    double ag = 0.3 * us + 60e3 / nvl + 0.3 * us + 120e3 / nvl;
+    double hand = rs + (8.4 + 2 + 30 + 12) * us + 74 * us + 30 * 62 * us + 32 * us + ag;
+    if (s->nphases == 35) sim_modes_vs_hand("nvlstree fill", p, s, hand, hand, 1);
+    ar_schedule_free(s);
+    ar_platform_free(p);
+}
+
 static double walk_of(const ar_platform *p, const char *algo, uint64_t count, ar_schedule **keep) {
     ar_schedule *s = NULL;
     ar_err e = {{0}};
@@ -85,24 +137,31 @@ static void nccl_case(void) {
     if (!p) return;
     ar_schedule *s = NULL;
     uint64_t count = 1048576; /* 4 MiB of floats: NCCL picks NVLS_TREE/Simple */
-    double tn = walk_of(p, "nccl", count, &s), ts = walk_of(p, "nvlstree:proto=simple", count, NULL);
-    int simple = 0, tree = 0;
+    double tn = walk_of(p, "nccl", count, &s), tf = walk_of(p, "nvlstree:proto=fill", count, NULL);
+    int bad = 0, tree = 0, sw = 0;
     for (int ph = 0; s && ph < s->nphases; ph++)
-        for (int i = 0; i < s->phases[ph].nops; i++)
-            if (s->phases[ph].ops[i].impl == AR_IMPL_TREE) {
+        for (int i = 0; i < s->phases[ph].nops; i++) {
+            const ar_op *op = &s->phases[ph].ops[i];
+            if (op->impl == AR_IMPL_TREE) {
                 tree++;
-                simple += s->phases[ph].ops[i].proto == AR_PROTO_SIMPLE;
-            }
-    printf("nccl dgx-h100:nodes=2 4 MiB walk %.6f us, nvlstree:proto=simple %.6f us\n", tn * 1e6, ts * 1e6);
-    T_CHECK(s && strstr(s->detail, "NVLS_TREE") && tree > 0 && simple == tree,
-            "nccl's trees across the nodes carry Simple (%d of %d; %s)", simple, tree, s ? s->detail : "");
-    T_CHECK(sim_rel(tn, ts) <= 1e-12, "nccl %.17g = nvlstree:proto=simple %.17g", tn, ts);
+                bad += (op->proto == AR_PROTO_SIMPLE) != (op->tag == 0);
+            } else if (op->impl == AR_IMPL_SWITCH && op->proto == AR_PROTO_SIMPLE) sw++;
+        }
+    double hop = ar_platform_route_lat(p, 0, 1), want = tf - 8.4e-6 + 25e-6 - hop;
+    printf("nccl dgx-h100:nodes=2 4 MiB walk %.6f us, nvlstree:proto=fill %.6f us - 8.4 + 25 us - hop %.3f us\n",
+           tn * 1e6, tf * 1e6, hop * 1e6);
+    T_CHECK(s && strstr(s->detail, "NVLS_TREE") && tree > 0 && bad == 0 && sw == 2,
+            "nccl: slice 0's trees Simple (%d wrong of %d), the first step's two switch ops Simple (%d; %s)", bad, tree,
+            sw, s ? s->detail : "");
+    T_CHECK(hop > 0 && hop < 25e-6 && sim_rel(tn, want) <= 1e-12,
+            "nccl %.17g = nvlstree:proto=fill - 8.4 + 25 us - hop %.17g", tn, want);
     ar_schedule_free(s);
     ar_platform_free(p);
 }
 
 int main(void) {
     hand_case();
+    fill_case();
     nccl_case();
     return t_done("sim_nvlstree_step");
 }
