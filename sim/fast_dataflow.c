@@ -304,11 +304,13 @@ static void issue_comm(df *d, size_t id) {
     else ar_sg_comm(d->sg, x->src, x->dst, x->reduce, (uint64_t)llround(bytes), DF_TOK(DF_NET, id));
 }
 
-/* What a transfer's receiver waits after its network part: its step (ar_xfer_proto_step), and the
- * route latency when its flow carried none (a one-sided send: the message's flight is then
- * max(route latency, step)). */
+/* What a transfer's receiver waits after its network part: its step and a gated transfer's ready message
+ * (ar_xfer_wait), and the route latency when its flow carried none (a one-sided send: the message's
+ * flight is then max(route latency, step)). */
 static double df_flight(const df *d, const df_op *o, const df_xf *f, const ar_xfer *x) {
-    double t = d->step[o->ph] > 0 ? ar_xfer_proto_step(d->p, o->step, x->src, x->dst) : 0;
+    double t = d->step[o->ph] > 0 || d->p->msg_ready
+                   ? ar_xfer_wait(d->p, d->s, o->ph, f->op - d->opoff[o->ph], f->round, o->step, x->src, x->dst)
+                   : 0;
     return f->eager ? t + ar_platform_route_lat(d->p, x->src, x->dst) : t;
 }
 

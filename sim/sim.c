@@ -299,7 +299,8 @@ ar_status ar_sim_decide(const ar_platform *p, const ar_schedule *s, const ar_sim
     }
     /* per-message costs alone keep the certified lockstep run: it derives the dataflow run with the
      * sides (sim/fast_dataflow_cert.c), or hands over to the per-rank engine */
-    int costs = p && (p->launch_s > 0 || p->stage_d2h_Bps > 0 || p->reduce_Bps > 0);
+    /* ready messages: the certificate knows one step per phase, not a wait per gated transfer */
+    int costs = p && (p->launch_s > 0 || p->stage_d2h_Bps > 0 || p->reduce_Bps > 0 || p->msg_ready);
     /* NCCL's protocols send one-sidedly under dataflow (ar_op_async): the lockstep run's certificate
      * (sim/fast_dataflow_cert.c) knows two-sided rounds only, so such a schedule runs per rank */
     int async = ar_schedule_async_ops(s, NULL) > 0;
