@@ -823,11 +823,13 @@ int ar_schedule_async_ops(const ar_schedule *s, int *nops) {
     return n;
 }
 
+double ar_xfer_ready_wait(const ar_platform *p, const ar_schedule *s, int ph, int opi, int r, int src, int dst) {
+    return p->msg_ready && ar_lower_gated(s, ph, opi, r, src, dst) ? ar_platform_ready_s(p, src, dst) : 0;
+}
+
 double ar_xfer_wait(const ar_platform *p, const ar_schedule *s, int ph, int opi, int r, double step_s, int src,
                     int dst) {
-    double t = ar_xfer_proto_step(p, step_s, src, dst);
-    if (p->msg_ready && ar_lower_gated(s, ph, opi, r, src, dst)) t += ar_platform_ready_s(p, src, dst);
-    return t;
+    return ar_xfer_proto_step(p, step_s, src, dst) + ar_xfer_ready_wait(p, s, ph, opi, r, src, dst);
 }
 
 double ar_xfer_proto_step(const ar_platform *p, double step_s, int src, int dst) {
@@ -1116,7 +1118,9 @@ static ar_status walk_dataflow(walk *w, const ar_schedule *s, const double *star
                     start = s0 + c;
                     sside[x->src] = s0 + hold;
                 }
-                double net = start + dur[t], prog = net + (w->steps ? w->xs[t] : 0);
+                /* a gated transfer's ready message: its wait before its receiver's side and reduction */
+                double wt = p->msg_ready ? ar_xfer_ready_wait(p, s, ph, i, r, x->src, x->dst) : 0;
+                double net = start + dur[t] + wt, prog = start + dur[t] + (w->steps ? w->xs[t] : 0);
                 /* a one-sided sender is free once its bytes are out: the flight, max(route latency,
                  * step), is the receiver's (the simulator's flow carries no latency then) */
                 double snd = async ? net - ar_platform_route_lat(p, x->src, x->dst) : prog;
