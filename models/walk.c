@@ -1189,7 +1189,7 @@ const ar_platform *ar_platform_msg_for(const ar_platform *p, const ar_schedule *
     if (!p || !s || !(ar_platform_has_msg(p) || p->msg_ready) ||
         !(ar_schedule_uses_proto(s) || ar_schedule_uses_switch(s)))
         return p;
-    *copy = *p; /* a shallow copy, read only */
+    *copy = *p;          /* a shallow copy, read only */
     copy->msg_ready = 0; /* NCCL's steps and switch ops run no MPI ready messages */
     if (ar_schedule_uses_proto(s)) copy->msg_o_s = copy->msg_g_s = 0;
     else if (ar_platform_has_msg(p)) copy->msg_piped = 1;
@@ -1293,7 +1293,8 @@ ar_status ar_model_walk_from(const ar_platform *p, const ar_schedule *s, const d
                     if (r < w.nrounds[i]) {
                         size_t n0 = w.nxf;
                         w.nxf += ar_lower_round(&phase->ops[i], r, w.xf + w.nxf);
-                        if (!walk_xfer_steps(&w, i, r, n0, w.nxf)) st = ar_fail(e, AR_ENOMEM, "cost walk: out of memory");
+                        if (!walk_xfer_steps(&w, i, r, n0, w.nxf))
+                            st = ar_fail(e, AR_ENOMEM, "cost walk: out of memory");
                     }
                 if (st == AR_OK) st = price_round_reuse(&w, (double)s->elem_bytes / pf, &t, &bw, &lat, e);
             }

@@ -511,8 +511,8 @@ ar_status eng_outcome(eng *g, double *tend) {
         for (int k = g->c.cstart[c]; k < g->c.cstart[c + 1]; k++) {
             int t = g->c.corder[k], j = k - g->c.cstart[c], sl = g->b.slot[t];
             g->c.dnet[t] = v[2 * j];
-            g->c.dtot[t] =
-                v[2 * j + 1] + eng_xfer_step(g, g->b.slot_op[sl], g->ph.ops[g->b.slot_op[sl]].round, &g->b.x[t]);
+            g->c.dtot[t] = v[2 * j + 1] +
+                           eng_xfer_step(g, g->b.slot_op[sl], g->ph.ops[g->b.slot_op[sl]].round, &g->b.x[t]);
             if (g->c.dtot[t] > g->c.opend[sl]) g->c.opend[sl] = g->c.dtot[t];
             if (g->c.dtot[t] > te) te = g->c.dtot[t];
         }
