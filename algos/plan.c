@@ -131,6 +131,12 @@ static ar_status closed_of(const ar_params *params, const ar_platform *p, uint64
             "%s: its closed form has no reduction, launch or staging term (platform compute costs); the walk "
             "prices them",
             params->name);
+    /* nor one without the MPI backend's ready messages (compute.message.ready): no closed form has their term */
+    if (st == AR_OK && p->msg_ready)
+        return ar_fail(e, AR_EUNSUPPORTED,
+                       "%s: its closed form has no ready-message term (platform compute.message.ready); the walk "
+                       "prices them",
+                       params->name);
     return st;
 }
 

@@ -6,6 +6,7 @@
  * (chain, tree) have depth + chunks - 1 rounds. Round r of the op is located
  * in its part and generated from scratch: no state, no allocation.
  */
+#include <stdlib.h>
 #include "lower.h"
 #include "core/platform/platform.h"
 #include "util.h"
@@ -517,4 +518,30 @@ size_t ar_lower_round_window(const ar_op *op, int r, size_t lo, size_t hi, ar_xf
 int ar_lower_windowed(const ar_op *op, int r) {
     enum part pt;
     return step_part(op, &r, &pt);
+}
+
+/* 1 if round r of op has a transfer src -> dst. -1 on out of memory. */
+static int round_has_pair(const ar_op *op, int r, int src, int dst) {
+    size_t mx = ar_lower_max_xfers(op);
+    ar_xfer *buf = malloc((mx ? mx : 1) * sizeof *buf);
+    if (!buf) return -1;
+    size_t n = ar_lower_round(op, r, buf);
+    int found = 0;
+    for (size_t i = 0; i < n && !found; i++) found = buf[i].src == src && buf[i].dst == dst;
+    free(buf);
+    return found;
+}
+
+int ar_lower_gated(const ar_schedule *s, int ph, int opi, int r, int src, int dst) {
+    if (src < 0 || dst < 0 || ph < 0 || ph >= s->nphases || opi < 0 || opi >= s->phases[ph].nops) return 0;
+    if (r > 0) return round_has_pair(&s->phases[ph].ops[opi], r - 1, src, dst) != 1;
+    if (ph == 0) return 1;
+    const ar_phase *prev = &s->phases[ph - 1];
+    for (int j = 0; j < prev->nops; j++) {
+        int nr = ar_lower_nrounds(&prev->ops[j]);
+        if (nr == 0) continue;
+        int f = round_has_pair(&prev->ops[j], nr - 1, src, dst);
+        if (f != 0) return f != 1;
+    }
+    return 1;
 }

@@ -120,4 +120,11 @@ size_t ar_lower_round(const ar_op *op, int r, ar_xfer *buf);
 size_t ar_lower_round_window(const ar_op *op, int r, size_t lo, size_t hi, ar_xfer *buf, size_t *total);
 int ar_lower_windowed(const ar_op *op, int r);
 
+/* 1 if transfer src -> dst of round r of op opi of phase ph of s waits for its receiver's ready message
+ * (the MPI backend with eager messages, real/mpi/mexec.c post_round; platform.h msg_ready): unless its
+ * sender sent to the same receiver in round r - 1 of the same op, or (r = 0) in the last round of an op of
+ * phase ph - 1, where its data follows that data on the same path. 0 for a switch end. Lowers the round
+ * before (time O(its transfers)); on out of memory, 1. */
+int ar_lower_gated(const ar_schedule *s, int ph, int opi, int r, int src, int dst);
+
 #endif

@@ -17,6 +17,11 @@
 # predates it, e.g. main's binary for a before/after table). Cases run in the order given, every
 # repetition of one case before the next. Bounded: every mpirun by --timeout, the whole script by
 # BENCH_BUDGET seconds (default 2400); a case whose runs the budget cut is reported with what it has.
+# RESIM=DIR: no testbed run: re-simulate an earlier run's files (DIR/NAME-rK-cal.json and
+# NAME-rK-measured.csv, K = 1..REPEAT) with $ARLAB, then the same medians and table (no root needed;
+# experiments/testbed_resim.sh runs it before/after). READY (with RESIM): keep (the stored platform as
+# it is), auto (compute.message.ready set where the platform's notes name the ready messages in its MPI
+# transport, as the calibration now writes it), 1 (set), 0 (removed).
 # Figure: $OUT/fig/testbed-calibrated.png (plots/testbed.gp on $OUT/calibrated.csv: every measured
 # algorithm, measured points, simulated solid, model dashed).
 set -u
@@ -28,6 +33,8 @@ REPEAT=${REPEAT:-3}
 CASES=${CASES:-2x2 2+3 3level}
 TRANSPORT=${TRANSPORT:-auto}
 BUDGET=${BENCH_BUDGET:-2400}
+RESIM=${RESIM:-}
+READY=${READY:-keep}
 ALGOS=${ALGOS:-ring,halving-doubling,blueconnect,flexreduce,ps,binomial}
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$OUT"
@@ -49,11 +56,34 @@ for c in $CASES; do
     IFS=: read -r name plat scale <<<"$(case_of "$c")"
     names="$names $name"
     for r in $(seq "$REPEAT"); do
+        b="$OUT/$name-r$r"
+        if [ -n "$RESIM" ]; then # re-simulate the stored run
+            if ! [ -s "$RESIM/$name-r$r-cal.json" ] || ! [ -s "$RESIM/$name-r$r-measured.csv" ]; then
+                echo "# $name run $r: not in $RESIM"; continue
+            fi
+            python3 - "$RESIM/$name-r$r-cal.json" "$READY" >"$b-cal.json" <<'PY' || { echo "# $name run $r: bad platform"; continue; }
+import json, sys
+d = json.load(open(sys.argv[1]))
+mode = sys.argv[2]
+notes = " ".join(d.get("notes", []))
+on = mode == "1" or (mode == "auto" and ";ready" in notes)
+msg = d.setdefault("compute", {}).setdefault("message", {})
+if mode != "keep":
+    msg.pop("ready", None)
+    if on: msg["ready"] = True
+if not msg: d["compute"].pop("message")
+if not d["compute"]: d.pop("compute")
+json.dump(d, sys.stdout, indent=1)
+PY
+            cp "$RESIM/$name-r$r-measured.csv" "$b-measured.csv"
+            "$ARLAB" compare --platform "$b-cal.json" "${aflags[@]}" "${sflags[@]}" --format csv \
+                "$b-measured.csv" >"$b-compare.csv" 2>"$b-compare.err" || echo "# $name run $r: compare failed: $(head -1 "$b-compare.err")"
+            continue
+        fi
         left=$(( BUDGET - ($(date +%s) - t0) ))
         if [ $left -lt 60 ]; then echo "# $name run $r: skipped (budget spent)"; continue; fi
         sc=(); [ -n "$scale" ] && sc=(--scale "$scale")
         tr=(); [ "$TRANSPORT" != none ] && tr=(--transport "$TRANSPORT")
-        b="$OUT/$name-r$r"
         s0=$(date +%s)
         timeout --signal=INT $left "$ARLAB" testbed run --platform "$plat" "${sc[@]}" "${tr[@]}" --id bench$$ \
             --calibrate "$b-cal.json" --platform-out "$OUT/$name-shaped.json" --algo "$ALGOS" --size "$SIZES" \

@@ -121,6 +121,19 @@ double ar_op_proto_step(const ar_platform *p, const ar_op *op);
  * transfer to or from a switch. */
 double ar_xfer_proto_step(const ar_platform *p, double step_s, int src, int dst);
 
+/* What transfer src -> dst of round r of op opi of phase ph of s waits after its network part: its
+ * protocol step (ar_xfer_proto_step) and, on a platform with ready messages (platform.h msg_ready) when
+ * the transfer is gated (core/lower.h ar_lower_gated), its receiver's ready message
+ * (ar_platform_ready_s). The ready message precedes the data in the MPI backend; every evaluator charges
+ * it after the network part, as a step, so a gated transfer's data share the links as an ungated one's
+ * (the same round time where a round's transfers are all gated or all not: the exchanges', the ring's). */
+double ar_xfer_wait(const ar_platform *p, const ar_schedule *s, int ph, int opi, int r, double step_s, int src,
+                    int dst);
+/* The ready message's part of ar_xfer_wait alone (0 when not gated or without ready messages). Under
+ * --sync dataflow (the walk's dataflow pass, the per-rank engine) it is charged right after the network
+ * part, before the receiver's side (o, copy) and reduction: what follows the data waits for it. */
+double ar_xfer_ready_wait(const ar_platform *p, const ar_schedule *s, int ph, int opi, int r, int src, int dst);
+
 /* 1 if op sends one-sidedly under --sync dataflow: an op with NCCL's LL or LL128 protocol (not a
  * switch op). These write data and flag together into the receiver's FIFO (flags in every 8 / 128-byte
  * line): the sender of such a transfer starts it when it

@@ -59,22 +59,27 @@ typedef struct walk {
     /* the current phase's bound on every transfer's rate, wire bytes per second (ar_phase_proto_effect;
      * 0: none): its drain takes at least bytes / rate */
     double rate;
+    /* the schedule and the current phase's index, for the ready messages' waits (ar_xfer_wait) */
+    const ar_schedule *s;
+    int ph;
 } walk;
 
 /* The phase's ops' steps (w->ostep, w->steps); 0 on out of memory. */
 static int walk_phase_steps(walk *w, const ar_phase *phase, double pstep) {
-    w->steps = pstep > 0;
+    w->steps = pstep > 0 || w->p->msg_ready; /* ready messages: a gated transfer's wait (ar_xfer_wait) */
     if (!w->steps) return 1;
     if (ar_grow(&w->ostep, &w->capostep, (size_t)phase->nops + 1, sizeof *w->ostep) < 0) return 0;
     for (int i = 0; i < phase->nops; i++) w->ostep[i] = ar_op_proto_step(w->p, &phase->ops[i]);
     return 1;
 }
 
-/* The steps of transfers w->xf[n0 .. n1), lowered from op i of the phase (w->xs); 0 on out of memory. */
-static int walk_xfer_steps(walk *w, int i, size_t n0, size_t n1) {
+/* The steps (and ready messages' waits) of transfers w->xf[n0 .. n1), lowered from round r of op i of
+ * the phase (w->xs); 0 on out of memory. */
+static int walk_xfer_steps(walk *w, int i, int r, size_t n0, size_t n1) {
     if (!w->steps) return 1;
     if (ar_grow(&w->xs, &w->capxs, n1 + 1, sizeof *w->xs) < 0) return 0;
-    for (size_t t = n0; t < n1; t++) w->xs[t] = ar_xfer_proto_step(w->p, w->ostep[i], w->xf[t].src, w->xf[t].dst);
+    for (size_t t = n0; t < n1; t++)
+        w->xs[t] = ar_xfer_wait(w->p, w->s, w->ph, i, r, w->ostep[i], w->xf[t].src, w->xf[t].dst);
     return 1;
 }
 
@@ -277,7 +282,7 @@ static ar_status price_round_stream(walk *w, const ar_phase *phase, int r, doubl
                 w->nxf = win ? ar_lower_round_window(op, r, lo, lo + WALK_WINDOW, w->xf, &total)
                              : ar_lower_round(op, r, w->xf); /* (at most n + 1 transfers: one window) */
                 if (!win) total = 0;
-                if (pass == 1 && !walk_xfer_steps(w, i, 0, w->nxf))
+                if (pass == 1 && !walk_xfer_steps(w, i, r, 0, w->nxf))
                     st = ar_fail(e, AR_ENOMEM, "cost walk: out of memory");
                 if (st == AR_OK) st = route_xfers(w, elem_bytes, pass == 0, 0, e);
                 if (st == AR_OK && pass == 1) eval_xfers(w, elem_bytes, t_out, bw_out, lat_out, NULL);
@@ -818,6 +823,15 @@ int ar_schedule_async_ops(const ar_schedule *s, int *nops) {
     return n;
 }
 
+double ar_xfer_ready_wait(const ar_platform *p, const ar_schedule *s, int ph, int opi, int r, int src, int dst) {
+    return p->msg_ready && ar_lower_gated(s, ph, opi, r, src, dst) ? ar_platform_ready_s(p, src, dst) : 0;
+}
+
+double ar_xfer_wait(const ar_platform *p, const ar_schedule *s, int ph, int opi, int r, double step_s, int src,
+                    int dst) {
+    return ar_xfer_proto_step(p, step_s, src, dst) + ar_xfer_ready_wait(p, s, ph, opi, r, src, dst);
+}
+
 double ar_xfer_proto_step(const ar_platform *p, double step_s, int src, int dst) {
     if (!(step_s > 0) || src < 0 || dst < 0 || src >= p->nranks || dst >= p->nranks) return 0;
     double lat = ar_platform_route_lat(p, src, dst);
@@ -1015,6 +1029,7 @@ static ar_status walk_dataflow(walk *w, const ar_schedule *s, const double *star
     for (int ph = 0; ph < s->nphases && st == AR_OK; ph++) {
         const ar_phase *phase = &s->phases[ph];
         double pf, pstep, pbase;
+        w->ph = ph;
         ar_phase_proto_effect(p, s, ph, &pf, &pstep, &pbase, &w->rate);
         if (!walk_phase_steps(w, phase, pstep)) {
             st = ar_fail(e, AR_ENOMEM, "cost walk: out of memory");
@@ -1063,7 +1078,7 @@ static ar_status walk_dataflow(walk *w, const ar_schedule *s, const double *star
                 size_t n0 = w->nxf;
                 w->nxf += ar_lower_round(&phase->ops[i], r, w->xf + w->nxf);
                 for (size_t t = n0; t < w->nxf; t++) xop[t] = i;
-                if (!walk_xfer_steps(w, i, n0, w->nxf)) st = ar_fail(e, AR_ENOMEM, "cost walk: out of memory");
+                if (!walk_xfer_steps(w, i, r, n0, w->nxf)) st = ar_fail(e, AR_ENOMEM, "cost walk: out of memory");
             }
             if (st != AR_OK) break;
             double tr = 0, bw = 0, lat = 0;
@@ -1103,7 +1118,9 @@ static ar_status walk_dataflow(walk *w, const ar_schedule *s, const double *star
                     start = s0 + c;
                     sside[x->src] = s0 + hold;
                 }
-                double net = start + dur[t], prog = net + (w->steps ? w->xs[t] : 0);
+                /* a gated transfer's ready message: its wait before its receiver's side and reduction */
+                double wt = p->msg_ready ? ar_xfer_ready_wait(p, s, ph, i, r, x->src, x->dst) : 0;
+                double net = start + dur[t] + wt, prog = start + dur[t] + (w->steps ? w->xs[t] : 0);
                 /* a one-sided sender is free once its bytes are out: the flight, max(route latency,
                  * step), is the receiver's (the simulator's flow carries no latency then) */
                 double snd = async ? net - ar_platform_route_lat(p, x->src, x->dst) : prog;
@@ -1169,10 +1186,13 @@ double ar_latest_start(const double *start_s, int n) {
 }
 
 const ar_platform *ar_platform_msg_for(const ar_platform *p, const ar_schedule *s, ar_platform *copy) {
-    if (!p || !s || !ar_platform_has_msg(p) || !(ar_schedule_uses_proto(s) || ar_schedule_uses_switch(s))) return p;
-    *copy = *p; /* a shallow copy, read only */
+    if (!p || !s || !(ar_platform_has_msg(p) || p->msg_ready) ||
+        !(ar_schedule_uses_proto(s) || ar_schedule_uses_switch(s)))
+        return p;
+    *copy = *p;          /* a shallow copy, read only */
+    copy->msg_ready = 0; /* NCCL's steps and switch ops run no MPI ready messages */
     if (ar_schedule_uses_proto(s)) copy->msg_o_s = copy->msg_g_s = 0;
-    else copy->msg_piped = 1;
+    else if (ar_platform_has_msg(p)) copy->msg_piped = 1;
     return copy;
 }
 
@@ -1206,7 +1226,7 @@ ar_status ar_model_walk_from(const ar_platform *p, const ar_schedule *s, const d
         ar_err_prefix(e, "cost walk");
         return cs;
     }
-    walk w = {.p = p};
+    walk w = {.p = p, .s = s};
     w.load = ar_calloc(((size_t)p->nlinks + (size_t)p->nvlinks) * 2 + 1, sizeof *w.load); /* + virtual links */
     if (!w.load) return ar_fail(e, AR_ENOMEM, "cost walk: out of memory");
     ar_status st = AR_OK;
@@ -1229,6 +1249,7 @@ ar_status ar_model_walk_from(const ar_platform *p, const ar_schedule *s, const d
     if (dataflow) st = walk_dataflow(&w, s, start_s, out, e);
     for (int ph = 0; !dataflow && ph < s->nphases && st == AR_OK; ph++) {
         const ar_phase *phase = &s->phases[ph];
+        w.ph = ph;
         int maxr = 0;
         size_t maxx = 0;
         if (ar_grow(&w.nrounds, &w.capnr, (size_t)phase->nops, sizeof *w.nrounds) < 0) {
@@ -1272,14 +1293,15 @@ ar_status ar_model_walk_from(const ar_platform *p, const ar_schedule *s, const d
                     if (r < w.nrounds[i]) {
                         size_t n0 = w.nxf;
                         w.nxf += ar_lower_round(&phase->ops[i], r, w.xf + w.nxf);
-                        if (!walk_xfer_steps(&w, i, n0, w.nxf)) st = ar_fail(e, AR_ENOMEM, "cost walk: out of memory");
+                        if (!walk_xfer_steps(&w, i, r, n0, w.nxf))
+                            st = ar_fail(e, AR_ENOMEM, "cost walk: out of memory");
                     }
                 if (st == AR_OK) st = price_round_reuse(&w, (double)s->elem_bytes / pf, &t, &bw, &lat, e);
             }
             tphase += t; /* its transfers' protocol steps included */
             /* the next J rounds of every op still running lower to these same transfers
              * (ar_lower_same_rounds): the same price, without lowering them */
-            int J = INT32_MAX;
+            int J = p->msg_ready ? 0 : INT32_MAX; /* ready messages: a ring's first round waits, the rest not */
             for (int i = 0; i < phase->nops && J > 0; i++)
                 if (r < w.nrounds[i]) {
                     int k = ar_lower_same_rounds(&phase->ops[i], r) - 1;

@@ -187,7 +187,8 @@ ar_status eng_gather(eng *g) {
 
 /* Repeat shortcut: does the batch equal the saved one? */
 int eng_repeat_match(const eng *g) {
-    if (!g->rep.valid || g->rep.n != g->b.n || g->rep.nslots != g->b.nslots) return 0;
+    /* ready messages: a round equal to the one before waits for none where the one before did */
+    if (!g->rep.valid || g->p->msg_ready || g->rep.n != g->b.n || g->rep.nslots != g->b.nslots) return 0;
     for (size_t t = 0; t < g->b.n; t++) {
         const ar_xfer *x = &g->b.x[t];
         const s1rec *q = &g->rep.rec[t];
@@ -510,7 +511,8 @@ ar_status eng_outcome(eng *g, double *tend) {
         for (int k = g->c.cstart[c]; k < g->c.cstart[c + 1]; k++) {
             int t = g->c.corder[k], j = k - g->c.cstart[c], sl = g->b.slot[t];
             g->c.dnet[t] = v[2 * j];
-            g->c.dtot[t] = v[2 * j + 1] + eng_xfer_step(g, g->b.slot_op[sl], &g->b.x[t]);
+            g->c.dtot[t] = v[2 * j + 1] +
+                           eng_xfer_step(g, g->b.slot_op[sl], g->ph.ops[g->b.slot_op[sl]].round, &g->b.x[t]);
             if (g->c.dtot[t] > g->c.opend[sl]) g->c.opend[sl] = g->c.dtot[t];
             if (g->c.dtot[t] > te) te = g->c.dtot[t];
         }

@@ -106,6 +106,7 @@ typedef struct df_xf { /* a transfer in flight */
     double qt;  /* when it was queued on a side */
     int sent;   /* asynchronous op: its sender's end is done (the network part is through) */
     int eager;  /* asynchronous op: its flow carries no route latency; the receiver pays it after */
+    int waited; /* its ready message's wait (ar_xfer_ready_wait) is over, or it has none */
 } df_xf;
 
 typedef struct df_ids { /* a growable list of transfer ids (pending reductions, the GPU's FIFO) */
@@ -306,7 +307,7 @@ static void issue_comm(df *d, size_t id) {
 
 /* What a transfer's receiver waits after its network part: its step (ar_xfer_proto_step), and the
  * route latency when its flow carried none (a one-sided send: the message's flight is then
- * max(route latency, step)). */
+ * max(route latency, step)). (A gated transfer's ready message is waited for before: handle.) */
 static double df_flight(const df *d, const df_op *o, const df_xf *f, const ar_xfer *x) {
     double t = d->step[o->ph] > 0 ? ar_xfer_proto_step(d->p, o->step, x->src, x->dst) : 0;
     return f->eager ? t + ar_platform_route_lat(d->p, x->src, x->dst) : t;
@@ -765,6 +766,16 @@ static void handle(df *d, uint64_t tok) {
     if (d->pend && kind == DF_DELAY && f->refs > 0) {
         net_progress(d, i);
         return;
+    }
+    if (kind == DF_NET && !f->waited && d->p->msg_ready) {
+        /* a gated transfer's ready message: the walk's ar_xfer_ready_wait, after the network part and
+         * before what follows the data (the receiver's side, its reduction, the round's end) */
+        f->waited = 1;
+        double wt = ar_xfer_ready_wait(d->p, d->s, o->ph, f->op - d->opoff[o->ph], f->round, x->src, x->dst);
+        if (wt > 0) {
+            ar_sg_timer(d->sg, wt, DF_TOK(DF_NET, i));
+            return;
+        }
     }
     int async = o->async;
     if (kind == DF_NET && d->pend && (f->staged || (x->reduce && d->gamma > 0))) {

@@ -211,7 +211,7 @@ static void full_reduce(eng *g, int id) {
 }
 
 void eng_full_after(eng *g, int id) {
-    double step = eng_xfer_step(g, g->full.fr[id].opi, &g->full.fr[id].x);
+    double step = eng_xfer_step(g, g->full.fr[id].opi, g->full.fr[id].round, &g->full.fr[id].x);
     if (step > 0) ar_sg_timer(g->sg, step, TOK_FULL | TOK_DELAY | (uint64_t)id);
     else eng_full_finish(g, id);
 }

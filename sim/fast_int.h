@@ -374,10 +374,13 @@ void eng_side_reset(eng *g);
 void eng_probe_event(eng *g, uint64_t tok);
 int eng_probe_step(eng *g);
 
-/* The protocol step transfer x of op opi of the phase pays after its network part (the walk's
- * ar_xfer_proto_step: its op's NCCL step over its route latency; 0 without a protocol). */
-static inline double eng_xfer_step(const eng *g, int opi, const ar_xfer *x) {
-    return g->ph.step > 0 ? ar_xfer_proto_step(g->p, g->ph.ops[opi].step, x->src, x->dst) : 0;
+/* What transfer x of round `round` of op opi of the phase waits after its network part (the walk's
+ * ar_xfer_wait: its op's NCCL step over its route latency, and a gated transfer's ready message; 0
+ * without either). */
+static inline double eng_xfer_step(const eng *g, int opi, int round, const ar_xfer *x) {
+    return g->ph.step > 0 || g->p->msg_ready
+               ? ar_xfer_wait(g->p, g->s, g->ph.phase, opi, round, g->ph.ops[opi].step, x->src, x->dst)
+               : 0;
 }
 ar_status eng_probe_start(eng *g);
 ar_status eng_probe_finish(eng *g);

@@ -203,9 +203,11 @@ static void nv_wait_all(sg_comm_t *c, size_t n) {
 
 static ssize_t nv_wait_any(sg_comm_t *c, size_t n);
 
-/* The step transfer x of op o pays after it completes (the walk's ar_xfer_proto_step). */
-static double nv_step(const nv *v, const nv_op *o, const ar_xfer *x) {
-    return o->step > 0 ? ar_xfer_proto_step(v->j->p, o->stp, x->src, x->dst) : 0;
+/* What transfer x of round r of op o waits after it completes: its step and a gated transfer's ready
+ * message (the walk's ar_xfer_wait). */
+static double nv_step(const nv *v, const nv_op *o, int r, const ar_xfer *x) {
+    return o->step > 0 || v->j->p->msg_ready ? ar_xfer_wait(v->j->p, v->j->s, o->ph, o->idx, r, o->stp, x->src, x->dst)
+                                             : 0;
 }
 
 /* Waits for comms c[0..n) (released), then until the latest of (a comm's end + its step cs[i]):
@@ -306,7 +308,7 @@ static void run_op(nv *v, nv_op *o, int rank) {
         for (int k = o->out_off[me]; k < o->out_off[me + 1]; k++) {
             const ar_xfer *x = &o->xf[o->out_idx[k]];
             double bytes = (double)ar_xfer_elems(x) * o->eb;
-            cs[nc] = nv_step(v, o, x); /* the sender pays it; the barrier holds the receiver */
+            cs[nc] = nv_step(v, o, r, x); /* the sender pays it; the barrier holds the receiver */
             c[nc++] = nv_put_async(v, o->mbox[member_of(o, actor_of(v, x->dst, x->reduce))], v, (long)llround(bytes),
                                    o->rate);
             v->transfers++;
@@ -495,7 +497,7 @@ static void run_op_df_costs(nv *v, nv_op *o, int rank) {
             ssize_t i = nv_wait_any(c, nc);
             if (i < 0) break;
             const ar_xfer *x = &xf[ci[i] >= 0 ? ci[i] : -1 - ci[i]];
-            double tu = simgrid_get_clock() + nv_step(v, o, x);
+            double tu = simgrid_get_clock() + nv_step(v, o, r, x);
             if (tu > until) until = tu;
             if (ci[i] >= 0) arrived(v, rank, x);
             c[i] = c[nc - 1];
@@ -535,7 +537,7 @@ static void run_op_df(nv *v, nv_op *o, int rank) {
         for (size_t t = 0; t < n; t++) {
             const ar_xfer *x = &xf[t];
             int as = actor_of(v, x->src, 0), ad = actor_of(v, x->dst, x->reduce); /* ranks or switch actors */
-            double sx = nv_step(v, o, x);
+            double sx = nv_step(v, o, r, x);
             if (ad == rank) cs[nc] = sx, c[nc++] = nv_get_async(pair_mbox(o, rank, as), &got);
             if (as == rank) {
                 double bytes = (double)ar_xfer_elems(x) * o->eb;
@@ -617,7 +619,7 @@ static void run_op_df_async(nv *v, nv_op *o, int rank) {
                 v->bytes += bytes;
             }
             if (ad == rank) {
-                cs[nc] = nv_step(v, o, x) + (v->eager ? ar_platform_route_lat(v->j->p, x->src, x->dst) : 0);
+                cs[nc] = nv_step(v, o, r, x) + (v->eager ? ar_platform_route_lat(v->j->p, x->src, x->dst) : 0);
                 mine[nc] = NULL, got[nc] = NULL, ix[nc] = nc;
                 c[nc] = nv_get_async(pair_mbox(o, rank, as), &got[nc]);
                 nc++;

@@ -275,6 +275,12 @@ ar_status ar_sim_decide(const ar_platform *p, const ar_schedule *s, const ar_sim
                        "sim: per-message costs (platform %s compute.message o, g) are simulated by the naive engine "
                        "under --sync dataflow only (the fast engine runs them under --sync round too)",
                        p->name);
+    if (p && p->msg_ready && o->engine == AR_SIM_NAIVE && (ar_platform_has_costs(p) || gamma > 0) &&
+        !(s && (ar_schedule_uses_proto(s) || ar_schedule_uses_switch(s))))
+        return ar_fail(e, AR_EUNSUPPORTED,
+                       "sim: ready messages (platform %s compute.message.ready) with compute or per-message costs are "
+                       "simulated by the fast engine only (the naive engine's receive sides do not wait for them)",
+                       p->name);
     if (p && p->rank_compute && !df)
         return ar_fail(e, AR_EUNSUPPORTED,
                        "sim: a slow-computing straggler (scenario stragglers[].rate) is simulated under --sync "
@@ -299,7 +305,8 @@ ar_status ar_sim_decide(const ar_platform *p, const ar_schedule *s, const ar_sim
     }
     /* per-message costs alone keep the certified lockstep run: it derives the dataflow run with the
      * sides (sim/fast_dataflow_cert.c), or hands over to the per-rank engine */
-    int costs = p && (p->launch_s > 0 || p->stage_d2h_Bps > 0 || p->reduce_Bps > 0);
+    /* ready messages: the certificate knows one step per phase, not a wait per gated transfer */
+    int costs = p && (p->launch_s > 0 || p->stage_d2h_Bps > 0 || p->reduce_Bps > 0 || p->msg_ready);
     /* NCCL's protocols send one-sidedly under dataflow (ar_op_async): the lockstep run's certificate
      * (sim/fast_dataflow_cert.c) knows two-sided rounds only, so such a schedule runs per rank */
     int async = ar_schedule_async_ops(s, NULL) > 0;

@@ -300,7 +300,7 @@ ar_status ar_platform_print_json(const ar_platform *p, FILE *f, ar_err *e) {
         }
         fputs("\n  ]", f);
     }
-    if (ar_platform_has_costs(p)) { /* compute costs, as the file gives them */
+    if (ar_platform_has_costs(p) || p->msg_ready) { /* compute costs, as the file gives them */
         fputs(",\n  \"compute\": {", f);
         if (p->reduce_Bps > 0) fprintf(f, "\"reduce\": %.17g%s", p->reduce_Bps, p->launch_s > 0 ? ", " : "");
         if (p->launch_s > 0) fprintf(f, "\"launch\": %.17g", p->launch_s);
@@ -308,10 +308,10 @@ ar_status ar_platform_print_json(const ar_platform *p, FILE *f, ar_err *e) {
             fprintf(f, "%s\"stage\": {\"d2h\": %.17g, \"h2d\": %.17g, \"transfers\": \"%s\"}",
                     p->reduce_Bps > 0 || p->launch_s > 0 ? ", " : "", p->stage_d2h_Bps, p->stage_h2d_Bps,
                     p->stage_all ? "all" : "inter-machine");
-        if (ar_platform_has_msg(p))
-            fprintf(f, "%s\"message\": {\"o\": %.17g, \"g\": %.17g, \"transfers\": \"%s\"}",
+        if (ar_platform_has_msg(p) || p->msg_ready)
+            fprintf(f, "%s\"message\": {\"o\": %.17g, \"g\": %.17g, \"transfers\": \"%s\"%s}",
                     p->reduce_Bps > 0 || p->launch_s > 0 || p->stage_d2h_Bps > 0 ? ", " : "", p->msg_o_s, p->msg_g_s,
-                    p->msg_all ? "all" : "inter-machine");
+                    p->msg_all ? "all" : "inter-machine", p->msg_ready ? ", \"ready\": true" : "");
         fputs("}", f);
     }
     fprintf(f, ",\n  \"ranks\": %d,\n  \"machines\": %d", p->nranks, p->nmachines);
@@ -439,6 +439,9 @@ void ar_platform_print_summary(const ar_platform *p, FILE *f) {
         fprintf(f, "  per-message costs (LogGP): o %s at each end, g %s between one endpoint's messages (%s)\n",
                 ar_fmt_time(p->msg_o_s, b1, sizeof b1), ar_fmt_time(p->msg_g_s, b2, sizeof b2),
                 p->msg_all ? "every transfer" : "transfers between machines");
+    if (p->msg_ready)
+        fprintf(f, "  ready messages: a transfer not following its pair's data of the round before waits for one "
+                   "empty message from its receiver\n");
 }
 
 /* "unknown platform", naming the closest preset or family when there is one. */

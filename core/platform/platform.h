@@ -150,6 +150,14 @@ typedef struct ar_platform {
      * sides (send: o + the D2H copy, receive: o + the H2D copy). 0, 0 = none (the alpha-beta model). */
     double msg_o_s, msg_g_s;
     int msg_all;
+    /* Ready messages (compute.message.ready; the MPI backend with eager messages, real/mpi/mexec.c): a
+     * transfer whose sender did not send to the same receiver in the round just before (of its op, or an
+     * op's last round in the phase before; ar_lower_gated) waits for an empty message from its receiver:
+     * the route's latency back plus o at each end when that message pays the per-message costs
+     * (ar_platform_ready_s). Every evaluator charges it as a wait after the transfer's network part, as
+     * an NCCL step's (models/walk.c ar_xfer_wait); not under NCCL's protocols or switch ops
+     * (ar_platform_msg_for). 0 = none. */
+    int msg_ready;
     /* Pipelined receives (set on a shallow copy by the walk and the simulator for the switch schedules,
      * which run lockstep rounds; never read from a platform file): NCCL's proxy completes a step's
      * receive while the steps behind it are on the wire (up to NCCL_STEPS in flight per channel), so a
@@ -331,6 +339,15 @@ static inline double ar_platform_side_cost(const ar_platform *p, int src, int ds
     if (ar_platform_staged(p, src, dst)) c += copy = bytes / (recv ? p->stage_h2d_Bps : p->stage_d2h_Bps);
     *hold = m && p->msg_g_s > c ? p->msg_g_s : c;
     return m && recv && p->msg_piped ? copy : c; /* piped: o held, not waited for */
+}
+
+/* The wait of a gated transfer src -> dst under ready messages (msg_ready): one empty message from dst
+ * to src, its route's latency plus o at each end when it pays the per-message costs; 0 without. */
+static inline double ar_platform_ready_s(const ar_platform *p, int src, int dst) {
+    if (!p->msg_ready || src < 0 || dst < 0 || src >= p->nranks || dst >= p->nranks || src == dst) return 0;
+    double lat = ar_platform_route_lat(p, dst, src);
+    if (!(lat == lat)) lat = 0; /* no route: the evaluators refuse the transfer anyway */
+    return lat + (ar_platform_msg(p, dst, src) ? 2 * p->msg_o_s : 0);
 }
 
 /* 1 if a transfer src -> dst goes through the serial sides (per-message costs or staging). */

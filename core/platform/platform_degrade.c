@@ -123,6 +123,7 @@ ar_status ar_platform_degrade(const ar_platform *p, const char *link_failed, con
     b.p->msg_o_s = p->msg_o_s;
     b.p->msg_g_s = p->msg_g_s;
     b.p->msg_all = p->msg_all;
+    b.p->msg_ready = p->msg_ready;
     if (p->rank_compute) { /* a slow GPU that survives stays slow (its new rank) */
         if (!(b.p->rank_compute = ar_calloc((size_t)b.p->nranks + 1, sizeof *b.p->rank_compute))) {
             ar_platform_free(b.p);

@@ -801,7 +801,7 @@ static ar_status parse_calibration(jctx *c, const cJSON *root, ar_platform *p) {
  * host staging copies; all optional, absent = free. */
 typedef struct compute_in {
     double reduce_Bps, launch_s, d2h_Bps, h2d_Bps, msg_o_s, msg_g_s;
-    int stage_all, msg_all;
+    int stage_all, msg_all, msg_ready;
 } compute_in;
 
 /* "transfers": "inter-machine" (default) or "all" into *all. */
@@ -821,10 +821,11 @@ static ar_status read_transfers(jctx *c, const cJSON *j, int *all) {
     return st;
 }
 
-/* "message": {"o": TIME, "g": TIME, "transfers": "inter-machine"|"all"}: LogGP's per-message overhead
- * (at each end) and gap (platform.h msg_o_s, msg_g_s); each optional, absent = 0. */
+/* "message": {"o": TIME, "g": TIME, "transfers": "inter-machine"|"all", "ready": BOOL}: LogGP's per-message
+ * overhead (at each end) and gap (platform.h msg_o_s, msg_g_s), and the MPI backend's ready messages
+ * (msg_ready); each optional, absent = 0 / false. */
 static ar_status parse_message(jctx *c, const cJSON *j, compute_in *out) {
-    static const char *const keys[] = {"o", "g", "transfers", NULL};
+    static const char *const keys[] = {"o", "g", "transfers", "ready", NULL};
     size_t old = ar_jpath_key(&c->jp, "message");
     int present = 0;
     ar_status st = need_object(c, j);
@@ -832,6 +833,7 @@ static ar_status parse_message(jctx *c, const cJSON *j, compute_in *out) {
     if (!st) st = read_unit(c, j, "o", 0, &present, &out->msg_o_s);
     if (!st) st = read_unit(c, j, "g", 0, &present, &out->msg_g_s);
     if (!st) st = read_transfers(c, j, &out->msg_all);
+    if (!st) st = read_bool(c, j, "ready", &out->msg_ready);
     ar_jpath_pop(&c->jp, old);
     return st;
 }
@@ -943,6 +945,7 @@ static ar_status parse_doc(jctx *c, const cJSON *root) {
     p->msg_o_s = ci.msg_o_s;
     p->msg_g_s = ci.msg_g_s;
     p->msg_all = ci.msg_all;
+    p->msg_ready = ci.msg_ready;
     if (desc && !(p->description = ar_strdup(desc))) return ar_jpath_fail(&c->jp, AR_ENOMEM, "out of memory");
     if (gpu) snprintf(p->gpu, sizeof p->gpu, "%s", gpu);
     p->gpu_cc = gpu_cc;

@@ -535,7 +535,7 @@ static ar_status calibrate(ar_mx *x, const ar_platform *p, const mopts *o, int r
                 lat[l] = per;
             }
     }
-    char n1[600], n2[600], n3[400], name[300];
+    char n1[600], n2[600], n3[600], name[300];
     int k1 = snprintf(n1, sizeof n1,
                       "calibrated by arlab-mpi (ping-pong and exchange; alpha: relative-error least squares over sizes "
                       "<= 64 KiB with its 95 %% interval, bw: least squares over sizes >= 1 MiB): ");
@@ -562,12 +562,16 @@ static ar_status calibrate(ar_mx *x, const ar_platform *p, const mopts *o, int r
     snprintf(n3, sizeof n3,
              "MPI transport: %s; compute.reduce: %s adds, every rank at once (median over ranks); compute.message.o: "
              "%.3g us %s (inter-machine fan-out, slope over 1..%d messages; shaped-link latency = (alpha - 2 o - "
-             "intra alpha) / links)%s",
+             "intra alpha) / links)%s%s",
              transport, ar_dtype_name(o->dtype), msg_o * 1e6, fan_hw_text(&fan[0], b2, sizeof b2), FAN_K,
-             fan[0].npeers ? "" : "; not measured (one machine): 0");
+             fan[0].npeers ? "" : "; not measured (one machine): 0",
+             ar_mx_eager_ready(x) ? "; compute.message.ready: a transfer that does not follow its pair's data of the "
+                                    "round before waits for its receiver's ready message (the executor's rule)"
+                                  : "");
     const char *notes[3] = {n1, n2, n3};
     snprintf(name, sizeof name, "%s-calibrated", p->name);
-    ar_status st = ar_tb_write_tree(p, name, bw, lat, isfinite(red) ? red : 0, msg_o, notes, 3, o->calibrate, e);
+    ar_status st = ar_tb_write_tree(p, name, bw, lat, isfinite(red) ? red : 0, msg_o, ar_mx_eager_ready(x), notes, 3,
+                                    o->calibrate, e);
     if (st == AR_OK) {
         printf("# %s\n# %s\n# %s\n# wrote %s\n", n1, n2, n3, o->calibrate);
         if (cf)

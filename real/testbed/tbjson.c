@@ -40,8 +40,8 @@ static cJSON *node_json(const ar_platform *p, int v, const double *bw, const dou
 }
 
 ar_status ar_tb_write_tree(const ar_platform *p, const char *name, const double *bw, const double *lat,
-                           double reduce_Bps, double msg_o_s, const char *const *notes, int nnotes, const char *path,
-                           ar_err *e) {
+                           double reduce_Bps, double msg_o_s, int ready, const char *const *notes, int nnotes,
+                           const char *path, ar_err *e) {
     if (p->root < 0) return ar_fail(e, AR_EUNSUPPORTED, "%s is not a tree platform", p->name);
     cJSON *doc = cJSON_CreateObject();
     int ok = doc != NULL;
@@ -51,14 +51,17 @@ ar_status ar_tb_write_tree(const ar_platform *p, const char *name, const double 
     ok = ok && na;
     for (int i = 0; ok && i < p->nnotes; i++) ok = cJSON_AddItemToArray(na, cJSON_CreateString(p->notes[i]));
     for (int i = 0; ok && i < nnotes; i++) ok = cJSON_AddItemToArray(na, cJSON_CreateString(notes[i]));
-    if (ok && (reduce_Bps > 0 || msg_o_s > 0)) {
+    if (ok && (reduce_Bps > 0 || msg_o_s > 0 || ready)) {
         cJSON *co = cJSON_AddObjectToObject(doc, "compute");
         ok = co != NULL;
         if (ok && reduce_Bps > 0) ok = cJSON_AddNumberToObject(co, "reduce", reduce_Bps) != NULL;
-        if (ok && msg_o_s > 0) {
+        if (ok && (msg_o_s > 0 || ready)) {
             cJSON *mo = cJSON_AddObjectToObject(co, "message");
-            ok = mo && cJSON_AddNumberToObject(mo, "o", msg_o_s) &&
-                 cJSON_AddStringToObject(mo, "transfers", "inter-machine");
+            ok = mo != NULL;
+            if (ok && msg_o_s > 0)
+                ok = cJSON_AddNumberToObject(mo, "o", msg_o_s) &&
+                     cJSON_AddStringToObject(mo, "transfers", "inter-machine");
+            if (ok && ready) ok = cJSON_AddTrueToObject(mo, "ready") != NULL;
         }
     }
     cJSON *root = ok ? node_json(p, p->root, bw, lat, 0) : NULL;

@@ -24,10 +24,11 @@ static inline int ar_tb_link_shaped(const ar_platform *p, int l) {
 /* Writes p (a tree: p->root >= 0) named `name` with optional per-link bw
  * (capacity, B/s) and lat (s), every rank's reduction rate (reduce_Bps > 0:
  * "compute": {"reduce": ...}; 0: none), the per-message overhead of transfers
- * between machines (msg_o_s > 0: "compute": {"message": {"o": ...}}; 0: none)
- * and extra notes. The file is checked by loading it back. */
+ * between machines (msg_o_s > 0: "compute": {"message": {"o": ...}}; 0: none),
+ * the MPI backend's ready messages (ready: "compute": {"message": {"ready": true}},
+ * platform.h msg_ready) and extra notes. The file is checked by loading it back. */
 ar_status ar_tb_write_tree(const ar_platform *p, const char *name, const double *bw, const double *lat,
-                           double reduce_Bps, double msg_o_s, const char *const *notes, int nnotes, const char *path,
-                           ar_err *e);
+                           double reduce_Bps, double msg_o_s, int ready, const char *const *notes, int nnotes,
+                           const char *path, ar_err *e);
 
 #endif

@@ -443,7 +443,7 @@ ar_status ar_tb_write_platform(const ar_tb *t, const char *path, ar_err *e) {
              t->nlinks, t->scale > 0 ? t->scale : 1, AR_TB_BURST_MIN, AR_TB_BURST_TIME * 1e6, AR_TB_GSO_MAX,
              t->cc[0] ? t->cc : "the host's default", p->name);
     const char *notes[1] = {note};
-    ar_status st = ar_tb_write_tree(p, name, bw, NULL, 0, 0, notes, 1, path, e);
+    ar_status st = ar_tb_write_tree(p, name, bw, NULL, 0, 0, 0, notes, 1, path, e);
     free(bw);
     return st;
 }

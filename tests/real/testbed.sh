@@ -175,6 +175,13 @@ n=$(grep -Ec '^# fit (intra|inter-2) +alpha -?[0-9.]+ us \[-?[0-9.]+, -?[0-9.]+\
 grep -q 'least squares over sizes <= 64 KiB with its 95 % interval' $T/cal.json \
     && grep -q 'MPI transport: tcp:links=1;eager=1048576;ready (given)' $T/cal.json && grep -q '"reduce":' $T/cal.json \
     && ok "calibrated platform: the fit and the transport in its notes, the ranks' reduction rate" || bad "calibrated notes: $(grep -m3 calibrated $T/cal.json)"
+# the executor ran with ready messages: the calibrated platform prices them (compute.message.ready) and says so
+python3 -c "
+import json, sys
+d = json.load(open('$T/cal.json'))
+sys.exit(not (d['compute']['message'].get('ready') is True and 'compute.message.ready' in ' '.join(d['notes'])))" \
+    && ok "calibrated platform: compute.message.ready with the ready messages, named in its notes" \
+    || bad "calibrated platform: no compute.message.ready ($(grep -c ready $T/cal.json) lines name ready)"
 # the per-message overhead o: fan-outs of 1..8 messages per class, the slope with its interval, o in the platform
 n=$(grep -Ec '^# calibrate fan-out (inter|intra) [1-8] messages? to [12] peers?: +[0-9.]+ us' $T/cal.out)
 [ "$n" = 16 ] && grep -Eq '^# fit o inter -?[0-9.]+ us per message (\[-?[0-9.]+, -?[0-9.]+\]|\(no interval\))' $T/cal.out \
