@@ -22,7 +22,7 @@ if [ $? -eq 3 ] && grep -q "no SimGrid backend" "$T_TMP/probe"; then
 fi
 PLAT=dgx-h100:nodes=2,o=0,g=0
 
-# gen FILE PHASE...: PHASE is PROTO:C (C ring all-reduce ops of 64 elements a rank, their members the
+# gen FILE "PHASE...": PHASE is PROTO:C (C ring all-reduce ops of 64 elements a rank, their members the
 # ring 0..7 8..15 rotated by the op's index inside each node); prints the schedule's element count
 gen() {
   local f=$1
@@ -48,10 +48,10 @@ gen() {
 }
 seq_ph() { local p=$1 a=$2 b=$3 c; for ((c = a; c <= b; c++)); do printf '%s:%d ' "$p" "$c"; done; }
 
-nW=$(gen "$T_TMP/whole.json" ll:1 $(seq_ph ll 2 40) $(seq_ph ll128 1 40))
-nA=$(gen "$T_TMP/a.json" ll:1 $(seq_ph ll 2 30))
-nB=$(gen "$T_TMP/b.json" ll:1 $(seq_ph ll 31 40) $(seq_ph ll128 1 20))
-nC=$(gen "$T_TMP/c.json" ll:1 $(seq_ph ll128 21 40))
+nW=$(gen "$T_TMP/whole.json" "ll:1 $(seq_ph ll 2 40) $(seq_ph ll128 1 40)")
+nA=$(gen "$T_TMP/a.json" "ll:1 $(seq_ph ll 2 30)")
+nB=$(gen "$T_TMP/b.json" "ll:1 $(seq_ph ll 31 40) $(seq_ph ll128 1 20)")
+nC=$(gen "$T_TMP/c.json" "ll:1 $(seq_ph ll128 21 40)")
 n0=$(gen "$T_TMP/p0.json" ll:1)
 
 # sim_s of schedule file $1 of $2 elements, lockstep, fast engine ("" when it fails)
