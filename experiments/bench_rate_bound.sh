@@ -28,17 +28,19 @@ CASES=("dgx-b200:nodes=16 allgather 64MiB" "dgx-a100:nodes=8 allreduce 64MiB" "d
 echo "load before: $(uptime)"
 for b in "${BINS[@]}"; do echo "$b: $("$b" --version 2>/dev/null | grep '^sim:' || echo 'sim: ?')"; done
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-printf '%-20s %-10s %-7s %-26s %8s %8s %8s %8s %22s %s\n' platform coll size binary cmd_s wall_s min_s max_s sim_s same
+printf '%-20s %-10s %-7s %-26s %8s %8s %8s %8s %8s %22s %s\n' platform coll size binary cmd_s cpu_s wall_s min_s max_s sim_s same
 for c in "${CASES[@]}"; do
     read -r plat coll size <<<"$c"
     for ((r = 0; r < RUNS; r++)); do
         for i in "${!BINS[@]}"; do
             t0=$(date +%s.%N)
-            "${BINS[$i]}" sim --platform "$plat" --algo nccl --coll "$coll" --size "$size" --format csv >"$TMP/csv" 2>"$TMP/err"
+            /usr/bin/time -f '%U %S' -o "$TMP/time" "${BINS[$i]}" sim --platform "$plat" --algo nccl --coll "$coll" \
+                --size "$size" --format csv >"$TMP/csv" 2>"$TMP/err"
             rc=$?
             t1=$(date +%s.%N)
             if [ $rc -ne 0 ]; then echo "$plat $coll $size ${BINS[$i]}: failed (exit $rc): $(head -1 "$TMP/err")"; continue; fi
             echo "$t1 - $t0" | bc -l >>"$TMP/cmd.$i"
+            awk '{ print $1 + $2 }' "$TMP/time" >>"$TMP/cpu.$i"
             IFS='|' read -r wall sim < <(fields "$TMP/csv" wall_s sim_s)
             echo "$wall" >>"$TMP/wall.$i"
             echo "$sim" >"$TMP/sim.$i"
@@ -49,14 +51,15 @@ for c in "${CASES[@]}"; do
         [ -s "$TMP/cmd.$i" ] || continue
         cmd=$(median <"$TMP/cmd.$i")
         wall=$(median <"$TMP/wall.$i")
+        cpu=$(median <"$TMP/cpu.$i")
         mn=$(sort -g "$TMP/cmd.$i" | head -1)
         mx=$(sort -g "$TMP/cmd.$i" | tail -1)
         sim=$(cat "$TMP/sim.$i")
         same=$(awk -v a="$sim" -v b="$ref" 'BEGIN { if (b == "" || !(b > 0)) { print "-"; exit }
             d = (a - b) / b; if (d < 0) d = -d; print (d <= 1e-9 ? "same" : sprintf("differs (%.3g)", d)) }')
-        printf '%-20s %-10s %-7s %-26s %8.3f %8.3f %8.3f %8.3f %22s %s\n' "$plat" "$coll" "$size" "${BINS[$i]}" \
-            "$cmd" "$wall" "$mn" "$mx" "$sim" "$same"
-        rm -f "$TMP/cmd.$i" "$TMP/wall.$i" "$TMP/sim.$i"
+        printf '%-20s %-10s %-7s %-26s %8.3f %8.3f %8.3f %8.3f %8.3f %22s %s\n' "$plat" "$coll" "$size" "${BINS[$i]}" \
+            "$cmd" "$cpu" "$wall" "$mn" "$mx" "$sim" "$same"
+        rm -f "$TMP/cmd.$i" "$TMP/cpu.$i" "$TMP/wall.$i" "$TMP/sim.$i"
     done
 done
 echo "load after: $(uptime)"
