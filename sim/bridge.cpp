@@ -277,7 +277,7 @@ struct ar_sg {
     // rate bounds (ar_sg_set_rate). rate_bw: every distinct bound asked for; rate_cur: the bound of
     // the comms started from now on (an index into rate_bw + 1; 0: none). A comm carries it in its
     // destination host's high bits (AR_RATE_SHIFT) while it waits for its latency or to be merged:
-    // flows with different bounds never merge. rate_on_flow (decided at the first bound, rate_path):
+    // flows with different bounds never merge. rate_on_flow (decided at the first bound asked for):
     // the bound is the comm's own max-min variable bound (SimGrid 3.32 with its internal headers),
     // else the comm's route ends with a pool link: one of 32 FATPIPE links made at open (SimGrid adds
     // no link to a sealed zone), given its bandwidth when its rate is first asked for (rate_pool:
@@ -328,11 +328,14 @@ static size_t rate_index(ar_sg *s, double rate_Bps) {
 
 // The pool link of rate_bw[i - 1], given that bandwidth when new (no flow crosses it yet); nullptr
 // when the pool has no link left.
+// Recorded before set_bandwidth: called from an actor (ar_sg_put_async_rate) that is a simcall,
+// which lets other actors run, and ask for rates, before it returns.
 static sg4::Link *rate_pool_link(ar_sg *s, size_t i) {
-    int &k = s->rate_pool[i - 1];
+    int k = s->rate_pool[i - 1];
     if (k < 0) {
         if (s->rate_pool_used == s->rate_link.size()) return nullptr;
         k = (int)s->rate_pool_used++;
+        s->rate_pool[i - 1] = k;
         s->rate_link[(size_t)k]->set_bandwidth(s->rate_bw[i - 1]);
     }
     return s->rate_link[(size_t)k];
