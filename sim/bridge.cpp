@@ -5,12 +5,14 @@
 #include <simgrid/kernel/Timer.hpp>
 #include <simgrid/kernel/routing/NetPoint.hpp>
 #include <simgrid/kernel/routing/NetZoneImpl.hpp>
+#include <xbt/config.hpp>
 #include <simgrid/s4u.hpp>
 #include <simgrid/version.h>
 // SimGrid 3.32's internal ActorImpl (sim/simgrid_internal.cmake takes its headers from
 // SimGrid's 3.32 sdist at configure time and defines AR_SG_INTERNAL_332 when they compile here).
 #if defined(AR_SG_INTERNAL_332) && SIMGRID_VERSION == 33200
 #include "src/kernel/actor/ActorImpl.hpp"
+#include <simgrid/kernel/resource/Action.hpp>
 #define AR_SG_FIX 1
 #else
 #define AR_SG_FIX 0
@@ -272,19 +274,83 @@ struct ar_sg {
     // carried so far is bytes minus what remains (ar_sg_flow_sent)
     std::vector<sg4::CommPtr> flow_comm;
     std::vector<uint64_t> flow_bytes;
-    // rate bounds (ar_sg_set_rate): a pool of FATPIPE links made at open (SimGrid adds no link to a
-    // sealed zone), each given its bandwidth when first asked for; rate_cur: the bound of the comms
-    // started from now on (a pool index + 1; 0: none). A comm carries it in its destination host's
-    // high bits (AR_RATE_SHIFT) while it waits for its latency or to be merged: flows with different
-    // bounds never merge.
+    // rate bounds (ar_sg_set_rate). rate_bw: every distinct bound asked for; rate_cur: the bound of
+    // the comms started from now on (an index into rate_bw + 1; 0: none). A comm carries it in its
+    // destination host's high bits (AR_RATE_SHIFT) while it waits for its latency or to be merged:
+    // flows with different bounds never merge. rate_on_flow (decided at the first bound asked for):
+    // the bound is the comm's own max-min variable bound (SimGrid 3.32 with its internal headers),
+    // else the comm's route ends with a pool link: one of 32 FATPIPE links made at open (SimGrid adds
+    // no link to a sealed zone), given its bandwidth when its rate is first asked for (rate_pool:
+    // rate_bw's index -> the pool link, -1 none yet). The naive engine's mailbox comms always take
+    // the pool (their action is made when the receive matches, in another actor).
     std::vector<sg4::Link *> rate_link;
     std::vector<double> rate_bw;
+    std::vector<int> rate_pool;
+    size_t rate_pool_used = 0;
     size_t rate_cur = 0;
+    int rate_on_flow = -1; // -1: not decided yet
 };
 
 #define AR_SG_NRATES 32
 #define AR_RATE_SHIFT 40 // hosts are numbered below 2^40
 static size_t host_part(size_t to) { return to & ((size_t(1) << AR_RATE_SHIFT) - 1); }
+
+// Whether a bound is the comm's own max-min variable bound (Action::set_bound once it started:
+// only a variable bound, no constraint shared with other flows, so SimGrid's solver couples bounded
+// flows only where they share a real link). 3.32 takes no rate on a host-to-host comm (Comm::set_rate
+// asserts on sendto_init(from, to)'s comm and never reaches the CommImpl of sendto_init() then
+// set_source; 4.1 alike): the comm's action is reached through SimGrid's internal ActivityImpl, so
+// only where its headers were compiled in and the library loaded is 3.32.0 (sg_fix_on). Not under
+// network/weight-S: CM02 adds weight-S / bandwidth of every route link to a flow's sharing penalty,
+// the pool link's too, so dropping that link would move such runs; they keep the pool.
+static bool rate_on_flow(ar_sg *s) {
+    if (s->rate_on_flow < 0) {
+#if AR_SG_FIX
+        s->rate_on_flow = sg_fix_on() && !(simgrid::config::get_value<double>("network/weight-S") > 0);
+#else
+        s->rate_on_flow = 0;
+#endif
+    }
+    return s->rate_on_flow > 0;
+}
+
+// The index + 1 of bound rate_Bps in rate_bw (added when new); 0: no bound.
+static size_t rate_index(ar_sg *s, double rate_Bps) {
+    if (!(rate_Bps > 0)) return 0;
+    size_t i = 0;
+    while (i < s->rate_bw.size() && s->rate_bw[i] != rate_Bps) i++;
+    if (i == s->rate_bw.size()) {
+        s->rate_bw.push_back(rate_Bps);
+        s->rate_pool.push_back(-1);
+    }
+    return i + 1;
+}
+
+// The pool link of rate_bw[i - 1], given that bandwidth when new (no flow crosses it yet); nullptr
+// when the pool has no link left.
+// Recorded before set_bandwidth: called from an actor (ar_sg_put_async_rate) that is a simcall,
+// which lets other actors run, and ask for rates, before it returns.
+static sg4::Link *rate_pool_link(ar_sg *s, size_t i) {
+    int k = s->rate_pool[i - 1];
+    if (k < 0) {
+        if (s->rate_pool_used == s->rate_link.size()) return nullptr;
+        k = (int)s->rate_pool_used++;
+        s->rate_pool[i - 1] = k;
+        s->rate_link[(size_t)k]->set_bandwidth(s->rate_bw[i - 1]);
+    }
+    return s->rate_link[(size_t)k];
+}
+
+extern "C" const char *ar_sg_rate_info(void) {
+#if AR_SG4
+    return "pool link (SimGrid 4.x takes no rate on a host-to-host comm)";
+#elif AR_SG_FIX
+    return sg_fix_on() ? "per flow (a pool link under network/weight-S and in the naive engine)"
+                       : "pool link (the SimGrid library loaded is not 3.32.0)";
+#else
+    return "pool link (SimGrid 3.32's internal headers were not available at configure time)";
+#endif
+}
 
 // Reports token done now, and schedules the step hook once per instant.
 static void deliver(ar_sg *s, uint64_t token) {
@@ -418,6 +484,21 @@ static size_t host_of(const ar_platform *p, int ep, int reduce) {
     return (size_t)(p->nranks + 2 * k + (reduce ? 1 : 0));
 }
 
+// A started comm's rate bounded to rate_Bps on its own max-min variable (rate_on_flow): the
+// smaller of that and the bound CM02 gave it (the route's narrowest link where SimGrid pays no
+// latency; none, 0, where it does and TCP-gamma is 0), which is what the pool link gave: CM02 bounds
+// a flow by its narrowest link, the pool link included. A merged flow's rate is each member's.
+static void bound_flow(sg4::Comm *c, double rate_Bps) {
+#if AR_SG_FIX
+    simgrid::kernel::resource::Action *a = c->get_impl()->surf_action_;
+    if (!a) return; // not started (nothing to bound)
+    double b = a->get_bound();
+    a->set_bound(b > 0 && b < rate_Bps ? b : rate_Bps);
+#else
+    (void)c, (void)rate_Bps; // rate_on_flow is never true here
+#endif
+}
+
 // Starts a host-to-host flow of `bytes` now; its completion reports token (and `more`: then the
 // flow stands for 1 + more.size() flows, every link of its route listed as many times).
 static void start_comm(ar_sg *s, size_t from, size_t to, uint64_t bytes, uint64_t token,
@@ -431,10 +512,12 @@ static void start_comm(ar_sg *s, size_t from, size_t to, uint64_t bytes, uint64_
     auto *rec = new ArRec{token, c, std::move(more)};
     c->set_data(rec);
     s->zone->mult = mult; // the route is computed inside start()
-    s->zone->rate_cap = cap ? s->rate_link[cap - 1]->get_impl() : nullptr;
+    bool on_flow = cap && rate_on_flow(s);
+    s->zone->rate_cap = cap && !on_flow ? rate_pool_link(s, cap)->get_impl() : nullptr; // (ar_sg_set_rate made it)
     c->start();
     s->zone->mult = 1;
     s->zone->rate_cap = nullptr;
+    if (on_flow) bound_flow(c.get(), s->rate_bw[cap - 1]);
     size_t fb = (size_t)s->p->nranks + 2 * (size_t)s->p->nvlinks; // a background flow's own host
     if (from >= fb && from - fb < s->flow_comm.size()) s->flow_comm[from - fb] = c;
 }
@@ -556,33 +639,29 @@ extern "C" int ar_sg_comm_eager(ar_sg *s, int src, int dst, int reduce, uint64_t
     return 1;
 }
 
-// The pool link of bound rate_Bps (index + 1), given that bandwidth when new; 0: no bound; -1: the
-// pool has no link left.
-static long rate_index(ar_sg *s, double rate_Bps) {
-    if (!(rate_Bps > 0)) return 0;
-    size_t i = 0;
-    while (i < s->rate_bw.size() && s->rate_bw[i] != rate_Bps) i++;
-    if (i == s->rate_bw.size()) {
-        if (i == s->rate_link.size()) return -1;
-        s->rate_link[i]->set_bandwidth(rate_Bps); // unused so far: no flow crosses it yet
-        s->rate_bw.push_back(rate_Bps);
+extern "C" int ar_sg_set_rate(ar_sg *s, double rate_Bps) {
+    size_t i = rate_index(s, rate_Bps);
+    if (i && !rate_on_flow(s) && !rate_pool_link(s, i)) {
+        s->rate_cur = 0;
+        return -1;
     }
-    return (long)i + 1;
+    s->rate_cur = i;
+    return 0;
 }
 
-extern "C" int ar_sg_set_rate(ar_sg *s, double rate_Bps) {
-    long i = rate_index(s, rate_Bps);
-    s->rate_cur = i > 0 ? (size_t)i : 0;
-    return i < 0 ? -1 : 0;
+extern "C" int ar_sg_mbox_rate(ar_sg *s, double rate_Bps) {
+    size_t i = rate_index(s, rate_Bps);
+    return i && !rate_pool_link(s, i) ? -1 : 0;
 }
 
 extern "C" sg_comm_t ar_sg_put_async_rate(ar_sg *s, sg_mailbox_t m, void *payload, long bytes, double rate_Bps) {
     // the bound as the sending host's (a comm with SimGrid's latency drops Comm::set_rate's bound
     // when network/TCP-gamma is 0), and as the comm's (enough where SimGrid pays no latency)
-    long i = rate_index(s, rate_Bps);
+    size_t i = rate_index(s, rate_Bps);
+    sg4::Link *cap = i ? rate_pool_link(s, i) : nullptr; // never nullptr after ar_sg_mbox_rate said 0
     size_t h = sg4::this_actor::get_host()->get_netpoint()->id();
     if (s->zone->src_cap.size() <= h) s->zone->src_cap.resize(h + 1, nullptr);
-    s->zone->src_cap[h] = i > 0 ? s->rate_link[(size_t)i - 1]->get_impl() : nullptr;
+    s->zone->src_cap[h] = cap ? cap->get_impl() : nullptr;
     sg4::CommPtr c = m->put_init(payload, (uint64_t)bytes);
     if (rate_Bps > 0) c->set_rate(rate_Bps);
     c->start();

@@ -75,14 +75,23 @@ void ar_sg_comm(ar_sg *s, int src, int dst, int reduce, uint64_t bytes, uint64_t
 int ar_sg_comm_eager(ar_sg *s, int src, int dst, int reduce, uint64_t bytes, uint64_t token);
 /* A bound on the rate of every flow ar_sg_comm and ar_sg_comm_eager start from now on, bytes per
  * second (0: none): the flow's own bound beside max-min sharing (an NCCL protocol's per-channel cap,
- * ar_phase_proto_effect). SimGrid 3.32 takes no rate on a host-to-host comm: the flow's route ends
- * with a FATPIPE link of that bandwidth, from a pool made at open; -1 when the pool has no link
- * left for one more distinct rate. */
+ * ar_phase_proto_effect). SimGrid 3.32 takes no rate on a host-to-host comm: with its internal
+ * headers (and no network/weight-S) the bridge bounds the comm's own max-min variable once it
+ * started, any number of distinct rates; else the flow's route ends with a FATPIPE link of that
+ * bandwidth from a pool made at open, which couples every flow of one rate in SimGrid's solver,
+ * and -1 (no bound set) when the pool has no link left for one more distinct rate
+ * (ar_sg_rate_info says which path runs). */
 int ar_sg_set_rate(ar_sg *s, double rate_Bps);
+/* The pool link ar_sg_put_async_rate's comms of bound rate_Bps cross, reserved now: 0, or -1 when
+ * the pool has no link left for one more distinct rate (their bound would be lost). */
+int ar_sg_mbox_rate(ar_sg *s, double rate_Bps);
 /* sg_mailbox_put_async with the comm's rate bounded to rate_Bps (0: none), from the calling actor:
- * the bound of every comm its host sends from now on (the route's cap link when the comm starts:
- * an actor engine's sends from one host carry one bound at a time, a phase's), and Comm::set_rate. */
+ * the bound of every comm its host sends from now on (the route's pool link when the comm starts:
+ * an actor engine's sends from one host carry one bound at a time, a phase's), and Comm::set_rate.
+ * Every rate must have been reserved with ar_sg_mbox_rate. */
 sg_comm_t ar_sg_put_async_rate(ar_sg *s, sg_mailbox_t m, void *payload, long bytes, double rate_Bps);
+/* How ar_sg_set_rate bounds a flow in this build and library: "per flow (...)" or "pool link (why)". */
+const char *ar_sg_rate_info(void);
 void ar_sg_exec(ar_sg *s, int rank, double seconds, uint64_t token);
 /* A pure delay: hooks.done(token) `seconds` from now (no resource; a protocol's per-step latency). */
 void ar_sg_timer(ar_sg *s, double seconds, uint64_t token);

@@ -760,6 +760,8 @@ static ar_status build(nv *v, ar_err *e) {
         const ar_phase *phase = &s->phases[ph];
         double f, step, rate;
         ar_phase_proto_effect(v->j->p, s, ph, &f, &step, &v->base[ph], &rate);
+        if (ar_sg_mbox_rate(v->sg, rate) != 0) /* its comms would run unbounded: none runs */
+            return ar_fail(e, AR_EBACKEND, "sim: more distinct protocol rate bounds than the simulator holds");
         v->ops[ph] = ar_calloc((size_t)phase->nops + 1, sizeof **v->ops);
         v->roff[ph] = ar_calloc((size_t)P + 1, sizeof **v->roff);
         if (!v->ops[ph] || !v->roff[ph]) return ar_fail(e, AR_ENOMEM, "sim naive: out of memory");

@@ -52,10 +52,11 @@ static const char *const help_text =
 const char *ar_sim_network_help(void) { return help_text; }
 
 const char *ar_sim_simgrid_info(void) {
-    static char buf[160];
+    static char buf[320];
     int maj = 0, min = 0, patch = 0;
     sg_version_get(&maj, &min, &patch);
-    snprintf(buf, sizeof buf, "SimGrid %d.%d.%d, completion-scan fix %s", maj, min, patch, ar_sg_fix_info());
+    snprintf(buf, sizeof buf, "SimGrid %d.%d.%d, completion-scan fix %s, rate bound %s", maj, min, patch,
+             ar_sg_fix_info(), ar_sg_rate_info());
     return buf;
 }
 

@@ -12,9 +12,11 @@ if expect_ok "arlab --version" -- --version; then
   for b in model sim real nccl mpi/testbed; do
     t_check "lists backend $b as built or not" grep -qE "[ ,]$b \((arlab-mpi )?(built|not built)" "$T_TMP/out"
   done
-  # with the SimGrid backend, its version and whether SimGrid 3.32's completion scan is off the path
+  # with the SimGrid backend, its version, whether SimGrid 3.32's completion scan is off the path, and how a
+  # protocol's rate bound is put on a flow (its own max-min bound, or a pool link: sim/README.md)
   if grep -qE '[ ,]sim \(built' "$T_TMP/out"; then
     t_check "says SimGrid's version and the completion-scan fix" grep -qE '^sim: SimGrid [0-9]+\.[0-9]+\.[0-9]+, completion-scan fix (on|off)' "$T_TMP/out"
+    t_check "says how a rate bound is set" grep -qE '^sim: SimGrid .*, rate bound (per flow|pool link) \(' "$T_TMP/out"
   fi
 fi
 
