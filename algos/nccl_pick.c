@@ -57,7 +57,10 @@ static double walked(const char *name, ar_coll coll, const ar_platform *p, uint6
  * overlapping the reduce (one pipeline of 2 depth + chunks - 1 rounds, core/lower.h): 16 chunks
  * 1.37 x, 32 1.24 x, 48 1.22 x, 64 1.24 x, 96 1.30 x by the walk; dgx-h100:nodes=16: 32 the best. */
 static int tree_chunks(const ar_platform *p, ar_nccl_proto pr, double bytes, int channels) {
-    double chunk = pr == AR_NCCL_LL ? 32768.0 : pr == AR_NCCL_LL128 ? 614400.0 / 16 * 15 : 524288.0;
+    /* LL: the 32 KiB step is not what moves through the tree: a rank forwards each 16-byte line (8
+     * bytes of data) as it arrives, 512 threads a line each per iteration of the kernel's loop
+     * (prims_ll.h), so the stream moves in 4 KiB of data; the schedule pipelines those pieces */
+    double chunk = pr == AR_NCCL_LL ? 4096.0 : pr == AR_NCCL_LL128 ? 614400.0 / 16 * 15 : 524288.0;
     double per = channels > 0 ? bytes / channels : bytes;
     if (pr == AR_NCCL_LL128) {
         int nn = p->nmachines > 0 ? p->nmachines : 1, l2 = 0;
