@@ -33,7 +33,7 @@
  *   dataflow 6 h + b + 6.8 = 70.628571 us.
  * (Before, every round paid the mean step of the tree's edges, (2 intra + net) / 3, and a tree op's c
  * chunks each paid it again: LL128 lockstep 7 x (11/3 + 16) + 14 = 151.67 us, LL 7 x (6.2/3 + 7.6)
- * + 6.8 = 74.87 us.) Without a protocol the same tree: every transfer route + b (N = 300 000 B: X = 1 +
+ * + 6.8 = 74.47 us.) Without a protocol the same tree: every transfer route + b (N = 300 000 B: X = 1 +
  * 15 = 16 us across, I = 15.5 inside); lockstep: rounds 1, 2, 4 and 5 have the crossing hop, 4 X + 3 I
  * = 110.5 us; dataflow (two-sided: a transfer starts when both ends are ready) the same: the
  * second chunk's crossing down ends at 2 I + 4 X, the last hop at 3 I + 4 X. */
