@@ -49,30 +49,6 @@ static double walked(const char *name, ar_coll coll, const ar_platform *p, uint6
     return m.time_s;
 }
 
-/* NCCL's pipeline chunks for a tree channel of `bytes` (enqueue.cc: chunkSize = the protocol's buffer
- * step, init.cc's default buffers over NCCL_STEPS = 8: LL 512 KiB -> 64 KiB of lines, half of it data;
- * LL128 4.69 MiB -> 600 KiB of lines, 15 of 16 words data; Simple 4 MiB -> 512 KiB; the tree's LL128
- * chunk halved while the channels get fewer than (1 + lg nodes + 0.1 ppn) x 64 / ppn chunks, down to
- * 128 KiB, then x 16 / ppn down to 32 KiB). The count is capped at 32: the tree's depth (the chain
- * inside a node and the levels across) is the fill of its pipeline, which 8 chunks left at 1.82 x
- * NCCL's model on dgx-a100:nodes=16 at 64 MiB (NCCL's chunk size gives 59 there; 32: 1.51 x); more
- * chunks each pay a round's hop latency in the schedule (64: 1.56 x, 128: 1.75 x). With the broadcast
- * overlapping the reduce (one pipeline of 2 depth + chunks - 1 rounds, core/lower.h): 16 chunks
- * 1.37 x, 32 1.24 x, 48 1.22 x, 64 1.24 x, 96 1.30 x by the walk; dgx-h100:nodes=16: 32 the best. */
-static int tree_chunks(const ar_platform *p, ar_nccl_proto pr, double bytes, int channels) {
-    double chunk = pr == AR_NCCL_LL ? 32768.0 : pr == AR_NCCL_LL128 ? 614400.0 / 16 * 15 : 524288.0;
-    double per = channels > 0 ? bytes / channels : bytes;
-    if (pr == AR_NCCL_LL128) {
-        int nn = p->nmachines > 0 ? p->nmachines : 1, l2 = 0;
-        while ((2 << l2) <= nn) l2++;
-        double ppn = (double)p->nranks / nn, steps = 1 + l2 + 0.1 * ppn;
-        while (floor(per / chunk) < steps * 64 / ppn && chunk > 131072) chunk /= 2;
-        while (floor(per / chunk) < steps * 16 / ppn && chunk > 32768) chunk /= 2;
-    }
-    double k = ceil(per / chunk);
-    return k < 1 ? 1 : k > 32 ? 32 : (int)k;
-}
-
 static ar_status pick(const ar_platform *p, ar_coll coll, uint64_t count, size_t eb, ar_schedule **out, ar_err *e) {
     ar_status st = ar_classic_check("nccl", p, count, eb, out, e);
     if (st != AR_OK) return st;
@@ -91,7 +67,7 @@ static ar_status pick(const ar_platform *p, ar_coll coll, uint64_t count, size_t
         const char *cw = "";
         int ch = ar_nccl_ring_channels(p, &cw);
         snprintf(spec, sizeof spec, "nccl-tree:chunks=%d",
-                 tree_chunks(p, pr, (double)count * (double)eb, ch < 2 ? 2 : ch));
+                 ar_nccl_tree_chunks(p, ar_nccl_proto_to_op(pr), (double)count * (double)eb, ch < 2 ? 2 : ch));
     } else if (name && ms == AR_OK && a == AR_NCCL_NVLS_TREE && p->nmachines > 1) {
         /* NVLS_TREE runs Simple across nodes, its network step (the proxy, the RDMA write, the flush)
          * paid in the pipeline's fill: the first slice's chunk pays it at every tree edge up and down

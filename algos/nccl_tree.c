@@ -22,10 +22,12 @@
  * of the buffer, pipelined in `chunks` chunks (reduce up the tree, broadcast
  * down, lower.h).
  * Parameters: channels (0 = NCCL's channel count, at least 2), chunks
- * (pipeline chunks per tree, default 8), proto (the NCCL protocol the walk
+ * (pipeline chunks per tree; 0, the default: NCCL's chunking for the protocol,
+ * ar_nccl_tree_chunks, 8 without one), proto (the NCCL protocol the walk
  * prices, ar_op.proto; auto = NCCL's choice for the size; default none).
  * Serves all-reduce only. Ownership: *out belongs to the caller.
  */
+#include <math.h>
 #include <stdlib.h>
 
 #include "classic_common.h"
@@ -51,6 +53,33 @@ int ar_nccl_dtree_parent(int M, int t, int x) {
     return q < 0 ? -1 : (q + 1) % M;
 }
 
+/* NCCL's pipeline chunks for a tree channel of `bytes` (enqueue.cc: chunkSize = the protocol's buffer
+ * step, init.cc's default buffers over NCCL_STEPS = 8: LL 512 KiB -> 64 KiB of lines, half of it data;
+ * LL128 4.69 MiB -> 600 KiB of lines, 15 of 16 words data; Simple 4 MiB -> 512 KiB; the tree's LL128
+ * chunk halved while the channels get fewer than (1 + lg nodes + 0.1 ppn) x 64 / ppn chunks, down to
+ * 128 KiB, then x 16 / ppn down to 32 KiB). The count is capped at 32: the tree's depth (the chain
+ * inside a node and the levels across) is the fill of its pipeline, which 8 chunks left at 1.82 x
+ * NCCL's model on dgx-a100:nodes=16 at 64 MiB (NCCL's chunk size gives 59 there; 32: 1.51 x); more
+ * chunks each pay a round's hop latency in the schedule (64: 1.56 x, 128: 1.75 x). With the broadcast
+ * overlapping the reduce (one pipeline of 2 depth + chunks - 1 rounds, core/lower.h): 16 chunks
+ * 1.37 x, 32 1.24 x, 48 1.22 x, 64 1.24 x, 96 1.30 x by the walk; dgx-h100:nodes=16: 32 the best. */
+int ar_nccl_tree_chunks(const ar_platform *p, ar_proto pr, double bytes, int channels) {
+    /* LL: the 32 KiB step is not what moves through the tree: a rank forwards each 16-byte line (8
+     * bytes of data) as it arrives, 512 threads a line each per iteration of the kernel's loop
+     * (prims_ll.h), so the stream moves in 4 KiB of data; the schedule pipelines those pieces */
+    double chunk = pr == AR_PROTO_LL ? 4096.0 : pr == AR_PROTO_LL128 ? 614400.0 / 16 * 15 : 524288.0;
+    double per = channels > 0 ? bytes / channels : bytes;
+    if (pr == AR_PROTO_LL128) {
+        int nn = p->nmachines > 0 ? p->nmachines : 1, l2 = 0;
+        while ((2 << l2) <= nn) l2++;
+        double ppn = (double)p->nranks / nn, steps = 1 + l2 + 0.1 * ppn;
+        while (floor(per / chunk) < steps * 64 / ppn && chunk > 131072) chunk /= 2;
+        while (floor(per / chunk) < steps * 16 / ppn && chunk > 32768) chunk /= 2;
+    }
+    double k = ceil(per / chunk);
+    return k < 1 ? 1 : k > 32 ? 32 : (int)k;
+}
+
 static const ar_param_def ntree_params[] = {
     {.key = "channels",
      .type = AR_PARAM_INT,
@@ -58,7 +87,12 @@ static const ar_param_def ntree_params[] = {
      .max = 64,
      .def = 0,
      .help = "trees (channels, >= 2 used); 0 = NCCL's ring channel count for the platform"},
-    {.key = "chunks", .type = AR_PARAM_INT, .min = 1, .max = 4096, .def = 8, .help = "pipeline chunks per tree"},
+    {.key = "chunks",
+     .type = AR_PARAM_INT,
+     .min = 0,
+     .max = 4096,
+     .def = 0,
+     .help = "pipeline chunks per tree; 0 = NCCL's chunking for the protocol (8 without one)"},
     {.key = "proto",
      .type = AR_PARAM_ENUM,
      .choices = AR_NCCL_PROTO_WORDS,
@@ -80,6 +114,9 @@ static ar_status ntree_plan(const ar_platform *p, uint64_t count, size_t elem_by
     if ((uint64_t)T > count) T = (int)count;
     const char *pwhy;
     ar_proto proto = ar_nccl_proto_of(p, AR_NCCL_TREE, v[2].s, (double)count * (double)elem_bytes, &pwhy);
+    int chunks = (int)v[1].i > 0          ? (int)v[1].i
+                 : proto == AR_PROTO_NONE ? 8
+                                          : ar_nccl_tree_chunks(p, proto, (double)count * (double)elem_bytes, T);
     int P = p->nranks;
     ar_schedule *s = ar_schedule_new("nccl-tree", P, count, elem_bytes);
     int *members = ar_calloc((size_t)P, sizeof *members), *parent = ar_calloc((size_t)P, sizeof *parent);
@@ -90,7 +127,7 @@ static ar_status ntree_plan(const ar_platform *p, uint64_t count, size_t elem_by
     if (nh > 0) ar_nccl_heads_text(heads, nh, hw, sizeof hw);
     if (ar_schedule_set_detail(
             s, "channels=%d%s proto=%s%s: double binary tree over %d nodes, chain inside each, %d chunks%s%s", T, why,
-            ar_proto_name(proto), pwhy, M, (int)v[1].i,
+            ar_proto_name(proto), pwhy, M, chunks,
             nh > 0 ? ", channel c's head at GPU heads[c mod (their count)], " : "", hw) != AR_OK ||
         ar_sched_phase(s, "double binary tree (nccl tree)") < 0)
         goto nomem;
@@ -116,7 +153,7 @@ static ar_status ntree_plan(const ar_platform *p, uint64_t count, size_t elem_by
         ar_coll_block(T, count, t, &off, &len);
         ar_op *op = ar_sched_op(s, AR_OP_ALL_REDUCE, AR_IMPL_TREE, members, P, off, len);
         if (!op || ar_op_set_parent(op, parent) != AR_OK) goto nomem;
-        op->chunks = (uint64_t)v[1].i < len ? (int)v[1].i : (int)len;
+        op->chunks = (uint64_t)chunks < len ? chunks : (int)len;
         op->tag = t;
         op->proto = proto;
     }

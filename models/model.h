@@ -109,10 +109,12 @@ void ar_phase_proto_effect(const ar_platform *p, const ar_schedule *s, int ph, d
 
 /* An op's NCCL step, seconds: NCCL's per-step latency of the op's algorithm (TREE ops the tree's,
  * others the ring's) and protocol, for the release the platform names, along the op's path: its hops
- * (ring: member order; tree: parent edges) within a machine at NCCL's NVLink step and those across
- * machines at its network step, averaged over the hops (NCCL sums them along its pipeline; the op's
- * rounds share that sum). 0 for an op without a protocol and for a switch op (NVLS charges its
- * latency once, as the phase's base). */
+ * (ring: member order) within a machine at NCCL's NVLink step and those across machines at its
+ * network step, averaged over the hops (NCCL sums them along its pipeline; the op's rounds share
+ * that sum). A tree op: the sum along its deepest member's path to the root (up and down for an
+ * all-reduce) over all of its rounds, 2 depth + chunks - 1 (the stream's head pays each step once).
+ * 0 for an op without a protocol and for a switch op (NVLS charges its latency once, as the phase's
+ * base). */
 double ar_op_proto_step(const ar_platform *p, const ar_op *op);
 
 /* The step latency a transfer src -> dst of an op of step step_s (ar_op_proto_step) pays after its

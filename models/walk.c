@@ -788,6 +788,33 @@ static ar_nccl_proto op_nccl_proto(const ar_op *op) {
     return op->proto == AR_PROTO_LL ? AR_NCCL_LL : op->proto == AR_PROTO_LL128 ? AR_NCCL_LL128 : AR_NCCL_SIMPLE;
 }
 
+/* A tree op's step (ar_op_proto_step): NCCL's tree latency is the sum of the steps along the tree's
+ * depth, (ppn - 1) NVLink steps and log2(nodes) network steps each way (tuning.cc), paid once by the
+ * head of the stream: the chunks behind it follow at the pipeline's rate, their steps in flight
+ * behind the head's (NCCL's FIFO holds NCCL_STEPS of them). Here that sum is the path of the deepest
+ * member to the root (its hops inside a machine at the intra step, those across at the network
+ * step; up and down for an all-reduce), shared by the op's rounds (2 depth + chunks - 1 for an
+ * all-reduce, core/lower.h): a pipeline of c chunks pays NCCL's latency once, not c times, and each
+ * hop's network step where it is on the path, not the mean over the tree's edges (most of which
+ * stay inside a machine). intra, net: the steps in us. */
+static double tree_step(const ar_platform *p, const ar_op *op, double intra, double net) {
+    int depth = -1, cross = 0;
+    for (int m = 0; m < op->n; m++) { /* the deepest member, the most crossings among those */
+        int d = 0, x = 0;
+        for (int k = m; op->parent[k] >= 0 && d <= op->n; k = op->parent[k], d++)
+            x += p->machine_of_rank[op->members[k]] != p->machine_of_rank[op->members[op->parent[k]]];
+        if (d > depth || (d == depth && x > cross)) {
+            depth = d;
+            cross = x;
+        }
+    }
+    int rounds = ar_lower_nrounds(op);
+    if (depth <= 0 || rounds <= 0) return 0;
+    double sum = (depth - cross) * intra + cross * net;
+    if (op->kind == AR_OP_ALL_REDUCE) sum *= 2;
+    return sum / rounds * 1e-6;
+}
+
 /* NCCL charges a step within a node at its NVLink latency and a step between nodes at its network
  * latency, summed along its pipeline (tuning.cc: the ring's 2(n - 1) steps, 2(nodes - 1) of them
  * between nodes; the tree's chain inside a node and its levels across). The op's rounds share that
@@ -800,7 +827,8 @@ double ar_op_proto_step(const ar_platform *p, const ar_op *op) {
             AR_OK ||
         ar_nccl_proto_effect_v(p->nccl_version, op_nccl_algo(op), op_nccl_proto(op), nn, 1, NULL, &net, NULL) != AR_OK)
         return 0;
-    int cross = 0, nedge = 0; /* hops (ring: member order; tree: parent edges) crossing machines */
+    if (op->impl == AR_IMPL_TREE && op->parent && p->machine_of_rank) return tree_step(p, op, intra, net);
+    int cross = 0, nedge = 0; /* hops (member order) crossing machines */
     for (int m = 0; p->machine_of_rank && m < op->n; m++) {
         int q = op->parent ? op->parent[m] : (m + 1) % op->n;
         if (q < 0 || q == m) continue;
