@@ -89,28 +89,17 @@ static void check_o(const char *algo, double ready_part) {
                ready_part * 1e6);
         T_CHECK(fabs((on - off) - ready_part) <= 1e-9 * on, "%s with o: ready part %.17g, hand %.17g", algo, on - off,
                 ready_part);
-        static const struct {
-            const char *name;
-            ar_sync sync;
-            ar_sim_engine engine;
-            int full;
-        } modes[] = {{"fast dataflow", AR_SYNC_DATAFLOW, AR_SIM_FAST, 0},
-                     {"fast dataflow simgrid", AR_SYNC_DATAFLOW, AR_SIM_FAST, 1}};
-        for (size_t k = 0; k < sizeof modes / sizeof modes[0]; k++) {
-            ar_sim_opts o;
-            memset(&o, 0, sizeof o);
-            o.sync = modes[k].sync;
-            o.engine = modes[k].engine;
-            o.full = modes[k].full;
+        for (size_t k = 0; k < SIM_NMODES; k++) { /* the dataflow fast engine, with and without SimGrid */
+            const sim_mode *m = &sim_modes[k];
+            if (m->sync != AR_SYNC_DATAFLOW || m->engine != AR_SIM_FAST) continue;
             ar_sim_result r;
-            memset(&r, 0, sizeof r);
             ar_err e = {{0}};
-            ar_status st = ar_sim_run(p, s, &o, &r, &e);
-            T_CHECK(st == AR_OK && r.complete, "%s with o (%s): %s", algo, modes[k].name, e.msg);
+            ar_status st = sim_run_mode(p, s, m, 0, &r, &e);
+            T_CHECK(st == AR_OK && r.complete, "%s with o (%s): %s", algo, m->name, e.msg);
             if (st == AR_OK) {
-                printf("%-30s %-22s sim %.9f us\n", algo, modes[k].name, r.time_s * 1e6);
-                T_CHECK(sim_rel(r.time_s, on) <= 1e-9, "%s with o (%s): sim %.17g, walk %.17g", algo, modes[k].name,
-                        r.time_s, on);
+                printf("%-30s %-22s sim %.9f us\n", algo, m->name, r.time_s * 1e6);
+                T_CHECK(sim_rel(r.time_s, on) <= 1e-9, "%s with o (%s): sim %.17g, walk %.17g", algo, m->name, r.time_s,
+                        on);
             }
             ar_sim_result_free(&r);
         }

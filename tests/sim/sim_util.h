@@ -121,6 +121,33 @@ static inline void sim_floor(const char *what, int ran, int unsupported, int flo
 
 static inline double sim_rel(double a, double b) { return fabs(a - b) / fabs(b); }
 
+/* Every engine and sync mode a hand-derived case runs in. */
+typedef struct sim_mode {
+    const char *name;
+    ar_sync sync;
+    ar_sim_engine engine;
+    int full;
+} sim_mode;
+static const sim_mode sim_modes[] = {
+    {"fast round", AR_SYNC_ROUND, AR_SIM_FAST, 0},       {"fast round simgrid", AR_SYNC_ROUND, AR_SIM_FAST, 1},
+    {"fast dataflow", AR_SYNC_DATAFLOW, AR_SIM_FAST, 0}, {"fast dataflow simgrid", AR_SYNC_DATAFLOW, AR_SIM_FAST, 1},
+    {"naive round", AR_SYNC_ROUND, AR_SIM_NAIVE, 0},     {"naive dataflow", AR_SYNC_DATAFLOW, AR_SIM_NAIVE, 0},
+};
+#define SIM_NMODES (sizeof sim_modes / sizeof sim_modes[0])
+
+/* Simulates schedule s in mode m into *r (freed by the caller); check: --check on the fast engine. */
+static inline ar_status sim_run_mode(const ar_platform *p, const ar_schedule *s, const sim_mode *m, int check,
+                                     ar_sim_result *r, ar_err *e) {
+    ar_sim_opts o;
+    memset(&o, 0, sizeof o);
+    o.sync = m->sync;
+    o.engine = m->engine;
+    o.full = m->full;
+    o.check = check && m->engine == AR_SIM_FAST;
+    memset(r, 0, sizeof *r);
+    return ar_sim_run(p, s, &o, r, e);
+}
+
 /* The walk and every engine mode on schedule s against a time derived by hand: hand_df under
  * --sync dataflow (and the walk, which prices dataflow), hand_round under --sync round, each to
  * 1e-9. check_buffers: --check on the fast engine's runs (the schedule's buffers hold the sums). */
@@ -131,34 +158,15 @@ static inline void sim_modes_vs_hand(const char *what, const ar_platform *p, con
     T_CHECK(ar_model_walk(p, s, &m, &e) == AR_OK, "%s: walk: %s", what, e.msg);
     printf("%-30s walk %.9f  hand %.9f us\n", what, m.time_s * 1e6, hand_df * 1e6);
     T_CHECK(sim_rel(m.time_s, hand_df) <= 1e-9, "%s: walk %.17g, hand %.17g", what, m.time_s, hand_df);
-    static const struct {
-        const char *name;
-        ar_sync sync;
-        ar_sim_engine engine;
-        int full;
-    } modes[] = {
-        {"fast round", AR_SYNC_ROUND, AR_SIM_FAST, 0},
-        {"fast round simgrid", AR_SYNC_ROUND, AR_SIM_FAST, 1},
-        {"fast dataflow", AR_SYNC_DATAFLOW, AR_SIM_FAST, 0},
-        {"fast dataflow simgrid", AR_SYNC_DATAFLOW, AR_SIM_FAST, 1},
-        {"naive round", AR_SYNC_ROUND, AR_SIM_NAIVE, 0},
-        {"naive dataflow", AR_SYNC_DATAFLOW, AR_SIM_NAIVE, 0},
-    };
-    for (size_t k = 0; k < sizeof modes / sizeof modes[0]; k++) {
-        ar_sim_opts o;
-        memset(&o, 0, sizeof o);
-        o.sync = modes[k].sync;
-        o.engine = modes[k].engine;
-        o.full = modes[k].full;
-        o.check = check_buffers && modes[k].engine == AR_SIM_FAST;
+    for (size_t k = 0; k < SIM_NMODES; k++) {
         ar_sim_result r;
-        memset(&r, 0, sizeof r);
-        ar_status st = ar_sim_run(p, s, &o, &r, &e);
-        T_CHECK(st == AR_OK && r.complete, "%s (%s): %s", what, modes[k].name, e.msg);
+        ar_status st = sim_run_mode(p, s, &sim_modes[k], check_buffers, &r, &e);
+        T_CHECK(st == AR_OK && r.complete, "%s (%s): %s", what, sim_modes[k].name, e.msg);
         if (st == AR_OK) {
-            double h = modes[k].sync == AR_SYNC_DATAFLOW ? hand_df : hand_round;
-            printf("%-30s %-22s sim %.9f us\n", what, modes[k].name, r.time_s * 1e6);
-            T_CHECK(sim_rel(r.time_s, h) <= 1e-9, "%s (%s): sim %.17g, hand %.17g", what, modes[k].name, r.time_s, h);
+            double h = sim_modes[k].sync == AR_SYNC_DATAFLOW ? hand_df : hand_round;
+            printf("%-30s %-22s sim %.9f us\n", what, sim_modes[k].name, r.time_s * 1e6);
+            T_CHECK(sim_rel(r.time_s, h) <= 1e-9, "%s (%s): sim %.17g, hand %.17g", what, sim_modes[k].name, r.time_s,
+                    h);
         }
         ar_sim_result_free(&r);
     }
