@@ -918,9 +918,12 @@ static void phase_effect(const ar_platform *p, const ar_phase *ph, double *bw_fa
  * per byte; 1 elsewhere. The factor is NCCL's measured efficiency of its NVLS_TREE pipeline at these
  * sizes, which the schedule's edge-by-edge trees at the NICs' rate do not have (dgx-b200:nodes=8 at 16
  * MiB: 0.77 x NCCL's model without it). A phase with only switch ops (the first reduce-scatter, the
- * last all-gather) keeps its rate. */
+ * last all-gather) keeps its rate. As the protocols' factors, an NCCL term: only in a schedule with
+ * NCCL's protocols (one NCCL operation, ar_schedule_uses_proto: the `nccl` pick, nvlstree:proto=...);
+ * a schedule without them pays the platform's own per-message costs and no NCCL efficiency. */
 static double nvlstree_phase_corr(const ar_platform *p, const ar_schedule *s, int ph) {
-    if (s->coll != AR_COLL_ALLREDUCE || p->nmachines < 2 || !p->machine_of_rank) return 1.0;
+    if (s->coll != AR_COLL_ALLREDUCE || p->nmachines < 2 || !p->machine_of_rank || !ar_schedule_uses_proto(s))
+        return 1.0;
     int tree_across = 0, sw = 0;
     for (int q = 0; q < s->nphases && !sw; q++)
         for (int i = 0; i < s->phases[q].nops && !sw; i++) sw = s->phases[q].ops[i].impl == AR_IMPL_SWITCH;

@@ -85,16 +85,12 @@ fi
 # walk = simulation to 1e-9 on the network alone (o=0,g=0: the simulator runs switch schedules without
 # per-message costs, which the walk prices, core/schedule.h): where the stages do not mix (slices=1), also
 # with per-block switch chunks, and pipelined, where a phase mixes a switch stage on one slice with the
-# ring or the trees across nodes on another (the walk runs each op at its own pace, models/walk.c).
-# dgx-b200 at 100 MB: NCCL's NVLS_TREE correction on Blackwell is 0.8 there (whole wire bytes, 5 per
-# float); at 64 MB its 0.7 gives 4 / 0.7 wire bytes per float, which the engines round to whole bytes
-# per transfer and the walk does not (2.4e-7 apart on 3 nodes)
-for spec in "nvls:slices=1 dgx-h100:nodes=2,o=0,g=0" "nvlstree:slices=1 dgx-b200:nodes=3,o=0,g=0 100MB" "nvls:slices=1 rail:nodes=3,gpus=4,nvls=300GBps" \
+# ring or the trees across nodes on another (the walk runs each op at its own pace, models/walk.c)
+for spec in "nvls:slices=1 dgx-h100:nodes=2,o=0,g=0" "nvlstree:slices=1 dgx-b200:nodes=3,o=0,g=0" "nvls:slices=1 rail:nodes=3,gpus=4,nvls=300GBps" \
   "nvls dgx-h100:nodes=2,o=0,g=0" "nvls dgx-h100:nodes=4,o=0,g=0" "nvlstree dgx-h100:nodes=4,o=0,g=0" "nvlstree dgx-h100:nodes=16,o=0,g=0" \
-  "nvls:slices=5,chunks=3 rail:nodes=3,gpus=4,nvls=300GBps,nic=20GBps" "nvlstree:slices=4,chunks=5 dgx-b200:nodes=3,o=0,g=0 100MB"; do
-  read -r algo plat sz <<<"$spec"
-  sz=${sz:-64MB}
-  if expect_ok "$algo on $plat at $sz" -- sim --platform "$plat" --algo "$algo" --size "$sz" --format csv; then
+  "nvls:slices=5,chunks=3 rail:nodes=3,gpus=4,nvls=300GBps,nic=20GBps" "nvlstree:slices=4,chunks=5 dgx-b200:nodes=3,o=0,g=0"; do
+  read -r algo plat <<<"$spec"
+  if expect_ok "$algo on $plat at 64 MB" -- sim --platform "$plat" --algo "$algo" --size 64MB --format csv; then
     read -r simt walk < <(csv_col "$T_TMP/out" sim_s model_s | tr '\t' ' ')
     t_check "$algo on $plat: walk $walk = sim $simt to 1e-9" close "$simt" "$walk" 1e-9
   fi
