@@ -188,6 +188,12 @@ const char *ar_nccl_version_name(int version);
 double ar_nccl_channel_share(const ar_nccl_in *in, ar_nccl_coll coll, ar_nccl_algo algo, ar_nccl_proto proto,
                              double bytes);
 
+/* NCCL's bandwidth correction of NVLS_TREE all-reduce by size (2.29+, tuning.cc: Blackwell and newer on
+ * x86 take the trees' correction by log2(bytes / 64) below 1 GiB): the factor NCCL's model multiplies
+ * NVLS_TREE's bandwidth by at `bytes` (Simple: 0.7 at 16 and 32 MiB, 0.8 at 64 MiB, 0.9 at 128-512 MiB),
+ * 1 where it does not apply. */
+double ar_nccl_nvlstree_corr(const ar_nccl_in *in, ar_nccl_coll coll, ar_nccl_proto proto, double bytes);
+
 /* nccl-tests' definitions. algbw = bytes / time, bytes = nccl-tests' "size": the
  * all-reduce buffer, the whole reduce-scatter input, the whole all-gather output
  * (nranks x the per-rank chunk; NCCL's tuner times the same nBytes). busbw = algbw

@@ -48,7 +48,18 @@
  * And `nccl` on dgx-h100:nodes=2 where NCCL picks NVLS_TREE (4 MiB) is nvlstree:proto=fill with NCCL's
  * NVLS latency (25 us, less the switch op's own hop, 0.6 us) on its first step's switch ops (one per
  * node): one base per operation, so that base replaces the trees' 8.4 us: the walk of
- * nvlstree:proto=fill - 8.4 + 25 - 0.6 us, to 1e-12 (main: no protocol anywhere, 46.8 us). */
+ * nvlstree:proto=fill - 8.4 + 25 - 0.6 us, to 1e-12 (main: no protocol anywhere, 46.8 us).
+ *
+ * Blackwell (the same fabric, gpu=b200): NCCL 2.30's model multiplies NVLS_TREE's bandwidth below 1 GiB
+ * by its trees' correction (tuning.cc, x86, sm_100+): log2(3.84 MB / 64) = 15, Simple's 0.6. Every
+ * phase with tree ops across the nodes (steps 1-33) carries 1 / 0.6 wire bytes per byte; the first
+ * reduce-scatter and the last all-gather (switch ops only) keep theirs. The estimate is unchanged
+ * (K = 32), each tree's 30 KB now 50 KB on the wire:
+ *   step 1: 8.4 + 2 + 50 + 12 = 72.4 us; step 2: 2 + 100 + 12 = 114 us; steps 3-32: 30 x 102 us;
+ *   step 33: 2 + 50 = 52 us (the NVSwitch stages beside them, 2.4 / 0.6 = 4 us, do not show)
+ *   T = 3.16181 + 72.4 + 114 + 3060 + 52 + 1.08544 = 3302.647 us (main, without the factor: the
+ *   Hopper time, 2022.647 us). */
+#include "models/nccl_model.h"
 #include "sim_util.h"
 
 static const char *const plat = "rail:nodes=2,gpus=2,nvls=100GBps,nic=1GBps";
@@ -119,6 +130,46 @@ static void fill_case(void) {
     ar_platform_free(p);
 }
 
+static void blackwell_case(void) {
+    /* the factor itself, against tuning.cc's table (Simple's row by log2(bytes / 64)) */
+    ar_nccl_in in;
+    ar_nccl_in_defaults(&in, 100, 16, 2);
+    double c16 = ar_nccl_nvlstree_corr(&in, AR_NCCL_ALLREDUCE, AR_NCCL_SIMPLE, 16777216.0);
+    double c64 = ar_nccl_nvlstree_corr(&in, AR_NCCL_ALLREDUCE, AR_NCCL_SIMPLE, 67108864.0);
+    double c1g = ar_nccl_nvlstree_corr(&in, AR_NCCL_ALLREDUCE, AR_NCCL_SIMPLE, 1073741824.0);
+    double c384 = ar_nccl_nvlstree_corr(&in, AR_NCCL_ALLREDUCE, AR_NCCL_SIMPLE, 3840000.0);
+    ar_nccl_in_defaults(&in, 90, 16, 2);
+    double h16 = ar_nccl_nvlstree_corr(&in, AR_NCCL_ALLREDUCE, AR_NCCL_SIMPLE, 16777216.0);
+    ar_nccl_in_defaults(&in, 100, 16, 2);
+    in.version = 22800;
+    double v228 = ar_nccl_nvlstree_corr(&in, AR_NCCL_ALLREDUCE, AR_NCCL_SIMPLE, 16777216.0);
+    T_CHECK(c16 == 0.7 && c64 == 0.8 && c1g == 1.0 && c384 == 0.6 && h16 == 1.0 && v228 == 1.0,
+            "NVLS_TREE correction: 16 MiB %g (0.7), 64 MiB %g (0.8), 1 GiB %g (1), 3.84 MB %g (0.6), Hopper %g (1), "
+            "2.28 %g (1)",
+            c16, c64, c1g, c384, h16, v228);
+
+    const char *bplat = "rail:nodes=2,gpus=2,nvls=100GBps,nic=1GBps,gpu=b200";
+    ar_platform *p = sim_platform(bplat);
+    ar_schedule *s = NULL;
+    ar_err e = {{0}};
+    T_CHECK(p != NULL, "platform %s loads", bplat);
+    if (!p) return;
+    if (ar_algo_plan("nvlstree:proto=fill,chunks=1", p, 960000, 4, &s, &e) != AR_OK) {
+        T_CHECK(0, "plan nvlstree:proto=fill on b200: %s", e.msg);
+        ar_platform_free(p);
+        return;
+    }
+    T_CHECK(s->nphases == 35, "b200: 32 slices, 4 stages: 35 steps (got %d phases; detail %s)", s->nphases,
+            s->detail ? s->detail : "");
+    double nvl = 18 * 20.6e9, us = 1e-6;
+    double rs = 0.3 * us + 240e3 / 100e9 + 0.3 * us + 60e3 / nvl;
+    double ag = 0.3 * us + 60e3 / nvl + 0.3 * us + 120e3 / nvl;
+    double hand = rs + (8.4 + 2 + 50 + 12) * us + 114 * us + 30 * 102 * us + 52 * us + ag;
+    if (s->nphases == 35) sim_modes_vs_hand("nvlstree fill b200", p, s, hand, hand, 1);
+    ar_schedule_free(s);
+    ar_platform_free(p);
+}
+
 static double walk_of(const ar_platform *p, const char *algo, uint64_t count, ar_schedule **keep) {
     ar_schedule *s = NULL;
     ar_err e = {{0}};
@@ -162,6 +213,7 @@ static void nccl_case(void) {
 int main(void) {
     hand_case();
     fill_case();
+    blackwell_case();
     nccl_case();
     return t_done("sim_nvlstree_step");
 }
