@@ -508,14 +508,6 @@ double ar_nccl_nvlstree_corr(const ar_nccl_in *in, ar_nccl_coll coll, ar_nccl_pr
     return lsz < 24 ? k_tree_corr[proto][lsz] : 1.0;
 }
 
-double ar_nccl_tree_corr_v(int version, ar_nccl_coll coll, ar_nccl_proto proto, double bytes) {
-    if ((unsigned)proto >= AR_NCCL_NPROTOS || !(bytes >= 64) || bytes > 9.0e18) return 1.0;
-    int lsz = log2_floor((uint64_t)bytes >> 6);
-    if ((coll == AR_NCCL_ALLREDUCE || consts_of(version)->version < 22000) && lsz >= 0 && lsz < 23)
-        return k_tree_corr[proto][lsz];
-    return 1.0;
-}
-
 ar_status ar_nccl_table_time(const ar_nccl_in *in, const ar_nccl_table *t, ar_nccl_coll coll, ar_nccl_algo algo,
                              ar_nccl_proto proto, double bytes, double *time_s, ar_err *e) {
     ar_status st = check_args((int)coll, (int)algo, (int)proto, bytes, e);
@@ -537,7 +529,10 @@ ar_status ar_nccl_table_time(const ar_nccl_in *in, const ar_nccl_table *t, ar_nc
         }
         if (!(bw > 0)) bw = t->bw_GBps[coll][algo][proto];
     }
-    if (algo == AR_NCCL_TREE) bw *= ar_nccl_tree_corr_v(in->version, coll, proto, (double)nbytes);
+    int lsz = log2_floor(nbytes >> 6);
+    int ver = consts_of(in->version)->version;
+    if (algo == AR_NCCL_TREE && (coll == AR_NCCL_ALLREDUCE || ver < 22000) && lsz >= 0 && lsz < 23)
+        bw *= k_tree_corr[proto][lsz];
     if (algo == AR_NCCL_NVLS_TREE) bw *= ar_nccl_nvlstree_corr(in, coll, proto, bytes);
     int comm_ch = in->ring.nchannels < in->tree.nchannels ? in->ring.nchannels : in->tree.nchannels;
     if (algo == AR_NCCL_RING && proto == AR_NCCL_SIMPLE && in->nnodes > 1 && coll == AR_NCCL_ALLREDUCE && comm_ch > 0 &&

@@ -194,12 +194,6 @@ double ar_nccl_channel_share(const ar_nccl_in *in, ar_nccl_coll coll, ar_nccl_al
  * 1 where it does not apply. */
 double ar_nccl_nvlstree_corr(const ar_nccl_in *in, ar_nccl_coll coll, ar_nccl_proto proto, double bytes);
 
-/* NCCL's bandwidth correction of TREE by size (tuning.cc treeCorrectionFactor, per protocol by
- * log2(bytes / 64)): the factor NCCL `version`'s model multiplies TREE's bandwidth by at `bytes`, for
- * all-reduce below 512 MiB (every collective before 2.20; Simple 0.5-0.7 at 2-32 MiB, LL128 0.6 at
- * 64 KB-4 MiB); 1 where it does not apply. */
-double ar_nccl_tree_corr_v(int version, ar_nccl_coll coll, ar_nccl_proto proto, double bytes);
-
 /* nccl-tests' definitions. algbw = bytes / time, bytes = nccl-tests' "size": the
  * all-reduce buffer, the whole reduce-scatter input, the whole all-gather output
  * (nranks x the per-rank chunk; NCCL's tuner times the same nBytes). busbw = algbw

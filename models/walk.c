@@ -940,48 +940,34 @@ static void phase_effect(const ar_platform *p, const ar_phase *ph, double *bw_fa
     else if (capf < *bw_factor) *bw_factor = capf;
 }
 
-/* NCCL's model corrects its trees' bandwidth by size (tuning.cc's
- * treeCorrectionFactor, per protocol by log2(bytes / 64)): TREE all-reduce below 512 MiB (0.5-0.8 at
- * 1-16 MiB; ar_nccl_tree_corr_v), NVLS_TREE on Blackwell below 1 GiB (ar_nccl_nvlstree_corr, Simple: 0.7
- * at 16-32 MiB). The factor is NVIDIA's
- * measured efficiency of that pipeline at that size, which the schedule's edge-by-edge trees at the
- * links' rate do not have (dgx-a100:nodes=2 at 2-8 MB, TREE: 0.73-0.76 x NCCL's model without it;
- * dgx-b200:nodes=8 at 16 MiB, NVLS_TREE: 0.77 x). One rule for both: a phase whose tree ops cross
- * nodes takes the correction NCCL's model applies for the algorithm they follow (NVLS_TREE in a
- * schedule with switch ops, its Simple row; TREE otherwise, the op's protocol), at the all-reduce's
- * size, as its bandwidth factor (the wire carrying 1 / factor bytes per byte); the smallest over the
- * phase's such ops; 1 elsewhere. A phase with no tree op across nodes (NVLS_TREE's switch phases, a
- * tree inside one machine) keeps its rate. As the protocols' factors, an NCCL term: only in a
- * schedule with NCCL's protocols (one NCCL operation, ar_schedule_uses_proto: the `nccl` pick,
- * nccl-tree:proto=..., nvlstree:proto=...), and for TREE only on the ops with a protocol; a schedule
- * without them pays the platform's own per-message costs and no NCCL efficiency. */
-static double tree_phase_corr(const ar_platform *p, const ar_schedule *s, int ph) {
+/* NCCL's model slows NVLS_TREE all-reduce below 1 GiB on Blackwell (ar_nccl_nvlstree_corr: its trees'
+ * bandwidth correction, 0.7 at 16-32 MiB): the factor on a phase of an NVLS_TREE schedule (switch ops
+ * in the node, tree ops across nodes) whose tree ops cross nodes, the wire carrying 1 / factor bytes
+ * per byte; 1 elsewhere. The factor is NCCL's measured efficiency of its NVLS_TREE pipeline at these
+ * sizes, which the schedule's edge-by-edge trees at the NICs' rate do not have (dgx-b200:nodes=8 at 16
+ * MiB: 0.77 x NCCL's model without it). A phase with only switch ops (the first reduce-scatter, the
+ * last all-gather) keeps its rate. As the protocols' factors, an NCCL term: only in a schedule with
+ * NCCL's protocols (one NCCL operation, ar_schedule_uses_proto: the `nccl` pick, nvlstree:proto=...);
+ * a schedule without them pays the platform's own per-message costs and no NCCL efficiency. */
+static double nvlstree_phase_corr(const ar_platform *p, const ar_schedule *s, int ph) {
     if (s->coll != AR_COLL_ALLREDUCE || p->nmachines < 2 || !p->machine_of_rank || !ar_schedule_uses_proto(s))
         return 1.0;
-    int sw = 0;
+    int tree_across = 0, sw = 0;
     for (int q = 0; q < s->nphases && !sw; q++)
         for (int i = 0; i < s->phases[q].nops && !sw; i++) sw = s->phases[q].ops[i].impl == AR_IMPL_SWITCH;
     const ar_phase *phase = &s->phases[ph];
-    ar_nccl_in in;
-    int have_in = 0;
-    double f = 1.0, bytes = (double)s->count * (double)s->elem_bytes;
-    for (int i = 0; i < phase->nops; i++) {
+    for (int i = 0; sw && i < phase->nops && !tree_across; i++) {
         const ar_op *op = &phase->ops[i];
-        if (op->impl != AR_IMPL_TREE || !op->parent || (!sw && op->proto == AR_PROTO_NONE)) continue;
-        int across = 0;
-        for (int m = 0; m < op->n && !across; m++)
-            across = op->parent[m] >= 0 && op->parent[m] != m &&
-                     p->machine_of_rank[op->members[m]] != p->machine_of_rank[op->members[op->parent[m]]];
-        if (!across) continue;
-        double c = 1.0;
-        if (!sw) c = ar_nccl_tree_corr_v(p->nccl_version, AR_NCCL_ALLREDUCE, op_nccl_proto(op), bytes);
-        else {
-            if (!have_in) have_in = ar_nccl_in_from_platform(p, 0, &in, NULL) == AR_OK ? 1 : -1;
-            if (have_in > 0) c = ar_nccl_nvlstree_corr(&in, AR_NCCL_ALLREDUCE, AR_NCCL_SIMPLE, bytes);
-        }
-        if (c > 0 && c < f) f = c;
+        if (op->impl != AR_IMPL_TREE || !op->parent) continue;
+        for (int m = 0; m < op->n && !tree_across; m++)
+            tree_across = op->parent[m] >= 0 && op->parent[m] != m &&
+                          p->machine_of_rank[op->members[m]] != p->machine_of_rank[op->members[op->parent[m]]];
     }
-    return f;
+    if (!tree_across) return 1.0;
+    ar_nccl_in in;
+    if (ar_nccl_in_from_platform(p, 0, &in, NULL) != AR_OK) return 1.0;
+    double f = ar_nccl_nvlstree_corr(&in, AR_NCCL_ALLREDUCE, AR_NCCL_SIMPLE, (double)s->count * (double)s->elem_bytes);
+    return f > 0 && f < 1 ? f : 1.0;
 }
 
 /* NCCL charges a protocol's base latency once per operation (tuning.cc: baseLat + the steps), and a
@@ -992,7 +978,7 @@ void ar_phase_proto_effect(const ar_platform *p, const ar_schedule *s, int ph, d
                            double *base_s, double *rate_Bps) {
     double rate;
     phase_effect(p, &s->phases[ph], bw_factor, step_s, base_s, rate_Bps ? rate_Bps : &rate);
-    *bw_factor *= tree_phase_corr(p, s, ph);
+    *bw_factor *= nvlstree_phase_corr(p, s, ph);
     if (!(*base_s > 0)) return;
     for (int q = 0; q < ph; q++)
         for (int i = 0; i < s->phases[q].nops; i++)

@@ -58,8 +58,6 @@ for pr in ll ll128 simple; do
   tol=1e-9 more=1.1
   # LL128: bandwidth x 120/128 (+6.7 %) and its steps' excess over the 2 us hops (NVLink 1.25 us: none)
   [ $pr = ll128 ] && tol=1e-6 more=1.05
-  # Simple: its bandwidth x NCCL's tree correction at 4.6 MB (0.7): wire bytes rounded as LL128's
-  [ $pr = simple ] && tol=1e-6
   for sy in round dataflow; do
     fsim=
     for en in fast naive; do
