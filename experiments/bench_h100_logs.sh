@@ -14,9 +14,9 @@
 #   lono   leave-one-node-count-out, ib only: calibrated on the ib cluster's two other logs
 #          (`calibrate --from A B --platform dgx-h100`), the log's node count predicted;
 #   xcl    the other cluster: ib predicted by a calibration on hgx, hgx by one on the three ib logs.
-# Beside each, NCCL's model on the calibrated platform (cmodel: the in-sample platform's nccl_model_s),
-# so the schedule can be read against the model it follows. Last, per column, the points within 20 %
-# of the measured time (the acceptance of the schedule against these logs).
+# Beside them, NCCL's model on the in-sample calibrated platform (cmodel: its nccl_model_s, the model the
+# calibrated schedule follows) and NCCL's pick on the preset. Last, per column, the points within 20 % of
+# the measured time (the acceptance of the schedule against these logs).
 #
 # A few seconds (no simulation over the budget: 4 logs x <= 7 sizes x 4 platforms).
 set -u
@@ -58,7 +58,7 @@ cal "$T/iball.json" "$IB2" "$IB4" "$IB8"
 printf '%-4s %5s %8s %9s | %9s %6s | %9s %6s %9s | %9s %6s | %9s %6s' log nodes bytes meas_us uncal_us /meas \
     in_us /meas cmodel_us lono_us /meas xcl_us /meas
 [ -n "$OLD" ] && printf ' | %9s %6s' old_in_us /meas
-printf ' %s\n' pick
+printf ' %s\n' 'pick (preset)'
 for spec in "hgx 2 $HGX hgx - iball" "ib 2 $IB2 ib2 ib-2 hgx" "ib 4 $IB4 ib4 ib-4 hgx" "ib 8 $IB8 ib8 ib-8 hgx"; do
     set -- $spec
     name=$1 n=$2 log=$3 in=$4 lono=$5 xcl=$6
