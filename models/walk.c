@@ -815,6 +815,15 @@ static double tree_step(const ar_platform *p, const ar_op *op, double intra, dou
     return sum / rounds * 1e-6;
 }
 
+/* A calibrated platform's latency factor on NCCL's latencies (its step tables and base latencies), as
+ * NCCL's model on it applies it (ar_nccl_in_from_platform: the inter-node class's on several machines,
+ * the intra-node class's on one): the fit scaled NCCL's whole latency, so the schedule's NCCL steps
+ * take the same factor, each hop paying the scaled step over its scaled route latency. 1 elsewhere. */
+static double cal_lat_factor(const ar_platform *p) {
+    double f = p->calibrated ? p->cal_lat[p->nmachines > 1] : 1;
+    return f > 0 ? f : 1;
+}
+
 /* NCCL charges a step within a node at its NVLink latency and a step between nodes at its network
  * latency, summed along its pipeline (tuning.cc: the ring's 2(n - 1) steps, 2(nodes - 1) of them
  * between nodes; the tree's chain inside a node and its levels across). The op's rounds share that
@@ -827,6 +836,8 @@ double ar_op_proto_step(const ar_platform *p, const ar_op *op) {
             AR_OK ||
         ar_nccl_proto_effect_v(p->nccl_version, op_nccl_algo(op), op_nccl_proto(op), nn, 1, NULL, &net, NULL) != AR_OK)
         return 0;
+    intra *= cal_lat_factor(p);
+    net *= cal_lat_factor(p);
     if (op->impl == AR_IMPL_TREE && op->parent && p->machine_of_rank) return tree_step(p, op, intra, net);
     int cross = 0, nedge = 0; /* hops (member order) crossing machines */
     for (int m = 0; p->machine_of_rank && m < op->n; m++) {
@@ -909,6 +920,7 @@ static void phase_effect(const ar_platform *p, const ar_phase *ph, double *bw_fa
         int nn = p->nmachines > 0 ? p->nmachines : 1;
         double f, base;
         if (ar_nccl_proto_effect_v(p->nccl_version, a, pr, nn, 0, &f, NULL, &base) != AR_OK) continue;
+        base *= cal_lat_factor(p);
         if (a == AR_NCCL_RING || a == AR_NCCL_TREE) { /* LL's and LL128's caps, where they bind */
             if (!have_in) have_in = ar_nccl_in_from_platform(p, 0, &in, NULL) == AR_OK ? 1 : -1;
             int c = nch[a == AR_NCCL_TREE];
