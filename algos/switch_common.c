@@ -141,7 +141,7 @@ const ar_param_def ar_nvls_params[] = {
      .choices = "none|auto",
      .def = 0,
      .help = "NCCL's costs (none = the schedule's own hops and per-message costs only; auto = what NCCL_ALGO=NVLS "
-             "runs: NCCL's NVLS latency once, on the first switch op as Simple; across nodes nothing more)"},
+             "runs: NCCL's NVLS latency once, on the first switch op as Simple; across nodes the ring's own hops)"},
     {NULL},
 };
 
@@ -390,7 +390,9 @@ ar_status ar_switch_plan(ar_switch_variant var, const ar_platform *p, ar_coll co
      * the node (tuning.cc, 25 us; 23 us on 2.18), charged once per operation: Simple on the first switch op,
      * so the walk and the simulator charge it once, less the op's own hop (ar_phase_proto_effect);
      * NVLS_TREE across nodes besides runs Simple on its trees, its network step paid in the pipeline's
-     * fill (tproto = 2, fill). tproto: nvlstree's protocol on the trees (0 none, 1 simple, 2 fill) */
+     * fill (tproto = 2, fill). NVLS across nodes (NCCL runs it with CollNet only): the same latency once,
+     * its network latency left to the ring's own hops (NCCL's model adds one net step, tuning.cc).
+     * tproto: nvlstree's protocol on the trees (0 none, 1 simple, 2 fill) */
     int autop = (var == AR_SW_NVLS && v[2].i == 1) || (var == AR_SW_NVLSTREE && v[2].i == 3);
     int tproto = var != AR_SW_NVLSTREE ? 0 : autop ? (M > 1 ? 2 : 0) : (int)v[2].i;
     for (int m = 0; m < M; m++)
@@ -742,8 +744,8 @@ ar_status ar_switch_plan(ar_switch_variant var, const ar_platform *p, ar_coll co
         }
     }
 done:
-    if (autop) { /* NCCL's NVLS latency once: Simple on the first switch op (above); nvls across nodes: none */
-        int marked = var == AR_SW_NVLS && M > 1;
+    if (autop) { /* NCCL's NVLS latency once: Simple on the first switch op (above) */
+        int marked = 0;
         for (int ph = 0; ph < s->nphases && !marked; ph++)
             for (int i = 0; i < s->phases[ph].nops && !marked; i++)
                 if (s->phases[ph].ops[i].impl == AR_IMPL_SWITCH) {
@@ -753,10 +755,9 @@ done:
         double base = 0;
         char *d0 = s->detail;
         s->detail = NULL;
-        ar_status ds = marked && !(var == AR_SW_NVLS && M > 1) &&
-                               ar_nccl_proto_effect_v(p->nccl_version,
-                                                      var == AR_SW_NVLS ? AR_NCCL_NVLS : AR_NCCL_NVLS_TREE,
-                                                      AR_NCCL_SIMPLE, M, 0, NULL, NULL, &base) == AR_OK
+        ar_status ds = marked && ar_nccl_proto_effect_v(p->nccl_version,
+                                                        var == AR_SW_NVLS ? AR_NCCL_NVLS : AR_NCCL_NVLS_TREE,
+                                                        AR_NCCL_SIMPLE, M, 0, NULL, NULL, &base) == AR_OK
                            ? ar_schedule_set_detail(
                                  s,
                                  "%s proto=auto; NVLS's latency (%.3g us, less the switch op's hop) once, "
