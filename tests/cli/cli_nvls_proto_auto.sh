@@ -44,6 +44,16 @@ for coll in reducescatter allgather; do
   fi
 done
 
+# nvls across nodes (NCCL runs it with CollNet only; not picked on these presets): the same latency once,
+# on the first step's switch op
+if expect_ok "sim nvls:proto=auto on dgx-h100:nodes=2" -- sim --platform dgx-h100:nodes=2 --algo nvls:proto=auto --size 1MB --format csv; then
+  asim=$(csv_col "$T_TMP/out" sim_s)
+  if expect_ok "sim nvls on dgx-h100:nodes=2" -- sim --platform dgx-h100:nodes=2 --algo nvls --size 1MB --format csv; then
+    plain=$(csv_col "$T_TMP/out" sim_s)
+    t_check "dgx-h100:nodes=2: nvls:proto=auto ($asim) >= plain ($plain) + 10 us" above "$asim" "$plain" 10e-6
+  fi
+fi
+
 if expect_ok "plan nvls:proto=auto on dgx-h100" -- plan --platform dgx-h100 --algo nvls:proto=auto --size 8MB --format json; then
   t_check "the one switch op carries Simple" test "$(python3 -c "import json,sys; s=json.load(open(sys.argv[1]))['schedule']
 print(sorted({(o['impl'], o.get('proto', '-')) for ph in s['phases'] for o in ph['ops']}))" "$T_TMP/out")" = "[('switch', 'simple')]"
