@@ -744,10 +744,10 @@ ar_status ar_switch_plan(ar_switch_variant var, const ar_platform *p, ar_coll co
         }
     }
 done:
-    if (autop) { /* NCCL's NVLS latency once: Simple on the first switch op (above) */
+    if (autop) { /* NCCL's NVLS latency once: Simple on the switch ops of the first phase that has any (one per node) */
         int marked = 0;
         for (int ph = 0; ph < s->nphases && !marked; ph++)
-            for (int i = 0; i < s->phases[ph].nops && !marked; i++)
+            for (int i = 0; i < s->phases[ph].nops; i++)
                 if (s->phases[ph].ops[i].impl == AR_IMPL_SWITCH) {
                     s->phases[ph].ops[i].proto = AR_PROTO_SIMPLE;
                     marked = 1;

@@ -59,9 +59,9 @@ if expect_ok "plan nvls:proto=auto on dgx-h100" -- plan --platform dgx-h100 --al
 print(sorted({(o['impl'], o.get('proto', '-')) for ph in s['phases'] for o in ph['ops']}))" "$T_TMP/out")" = "[('switch', 'simple')]"
 fi
 if expect_ok "plan nvlstree:proto=auto on dgx-h100:nodes=2" -- plan --platform dgx-h100:nodes=2 --algo nvlstree:proto=auto,slices=2 --size 1MiB --format json; then
-  t_check "one switch op and the first slice's trees (8 rails x 2 trees x up and down) carry Simple" test "$(python3 -c "import json,sys; s=json.load(open(sys.argv[1]))['schedule']
+  t_check "the first step's switch ops (one per node) and the first slice's trees (8 rails x 2 trees x up and down) carry Simple" test "$(python3 -c "import json,sys; s=json.load(open(sys.argv[1]))['schedule']
 ops=[o for ph in s['phases'] for o in ph['ops']]
-print(sum(1 for o in ops if o['impl']=='switch' and o.get('proto')=='simple'), sum(1 for o in ops if o['impl']=='tree' and o.get('proto')=='simple'), sum(1 for o in ops if o['impl']=='tree'))" "$T_TMP/out")" = "1 32 64"
+print(sum(1 for o in ops if o['impl']=='switch' and o.get('proto')=='simple'), sum(1 for o in ops if o['impl']=='tree' and o.get('proto')=='simple'), sum(1 for o in ops if o['impl']=='tree'))" "$T_TMP/out")" = "2 32 64"
 fi
 expect_error "nvls:proto=simple refused" "proto=simple: expected none or auto" -- plan --platform dgx-h100 --algo nvls:proto=simple --size 1MiB
 t_done
