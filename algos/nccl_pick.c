@@ -14,7 +14,7 @@
  * NVLS_TREE, nvls:proto=auto / nvlstree:proto=auto, what NCCL_ALGO=NVLS / NVLS_TREE runs
  * (algos/switch_common.c): on one node Simple on the switch op, so the walk and the
  * simulator charge NCCL's NVLS latency (tuning.cc, 25 us; 23 us on 2.18) once, less the
- * op's own hop; NVLS_TREE across nodes the same latency on its first switch op and
+ * op's own hop; NVLS_TREE across nodes the same latency on its first step's switch ops and
  * proto=fill on its trees: the first slice's trees pay NCCL's Simple network step at every
  * edge up and down, the pipeline's fill (docs/simulator.md).
  * Parameters: none. Serves all-reduce, reduce-scatter and all-gather.

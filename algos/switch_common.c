@@ -140,8 +140,9 @@ const ar_param_def ar_nvls_params[] = {
      .type = AR_PARAM_ENUM,
      .choices = "none|auto",
      .def = 0,
-     .help = "NCCL's costs (none = the schedule's own hops and per-message costs only; auto = what NCCL_ALGO=NVLS "
-             "runs: NCCL's NVLS latency once, on the first switch op as Simple; across nodes the ring's own hops)"},
+     .help =
+         "NCCL's costs (none = the schedule's own hops and per-message costs only; auto = what NCCL_ALGO=NVLS "
+         "runs: NCCL's NVLS latency once, Simple on the first step's switch ops; across nodes the ring's own hops)"},
     {NULL},
 };
 
@@ -387,7 +388,7 @@ ar_status ar_switch_plan(ar_switch_variant var, const ar_platform *p, ar_coll co
     ar_nccl_nodes(p, &M, &first, one);
     int P = p->nranks, g = first[1] - first[0];
     /* proto=auto (nvls 1, nvlstree 3): what NCCL_ALGO=NVLS / NVLS_TREE runs. NCCL's NVLS latency inside
-     * the node (tuning.cc, 25 us; 23 us on 2.18), charged once per operation: Simple on the first switch op,
+     * the node (tuning.cc, 25 us; 23 us on 2.18), charged once per operation: Simple on the first step's switch ops,
      * so the walk and the simulator charge it once, less the op's own hop (ar_phase_proto_effect);
      * NVLS_TREE across nodes besides runs Simple on its trees, its network step paid in the pipeline's
      * fill (tproto = 2, fill). NVLS across nodes (NCCL runs it with CollNet only): the same latency once,
