@@ -10,12 +10,13 @@
  *   nccl-tree, else ring; RS/AG: nccl-ring, pat), and the
  *   detail says so in one line.
  * Where NCCL picks RING or TREE, every op gets the tuner's protocol (ar_op.proto,
- * priced by the walk); it is named in the detail either way. Where it picks NVLS on
- * one node, the switch op gets Simple: the walk and the simulator then charge NCCL's
- * NVLS latency (tuning.cc, 25 us; 23 us on 2.18) once, less the op's own hop. Where it
- * picks NVLS_TREE (across nodes), nvlstree:proto=fill with the same latency on its first
- * switch op: the first slice's trees pay NCCL's Simple network step at every edge up and
- * down, the pipeline's fill (docs/simulator.md).
+ * priced by the walk); it is named in the detail either way. Where it picks NVLS or
+ * NVLS_TREE, nvls:proto=auto / nvlstree:proto=auto, what NCCL_ALGO=NVLS / NVLS_TREE runs
+ * (algos/switch_common.c): on one node Simple on the switch op, so the walk and the
+ * simulator charge NCCL's NVLS latency (tuning.cc, 25 us; 23 us on 2.18) once, less the
+ * op's own hop; NVLS_TREE across nodes the same latency on its first step's switch ops and
+ * proto=fill on its trees: the first slice's trees pay NCCL's Simple network step at every
+ * edge up and down, the pipeline's fill (docs/simulator.md).
  * Parameters: none. Serves all-reduce, reduce-scatter and all-gather.
  * Ownership: *out belongs to the caller.
  */
@@ -68,12 +69,10 @@ static ar_status pick(const ar_platform *p, ar_coll coll, uint64_t count, size_t
         int ch = ar_nccl_ring_channels(p, &cw);
         snprintf(spec, sizeof spec, "nccl-tree:chunks=%d",
                  ar_nccl_tree_chunks(p, ar_nccl_proto_to_op(pr), (double)count * (double)eb, ch < 2 ? 2 : ch));
-    } else if (name && ms == AR_OK && a == AR_NCCL_NVLS_TREE && p->nmachines > 1) {
-        /* NVLS_TREE runs Simple across nodes, its network step (the proxy, the RDMA write, the flush)
-         * paid in the pipeline's fill: the first slice's chunk pays it at every tree edge up and down
-         * (tuning.cc: 2 log2(nodes) net steps), the slices behind it follow while NCCL keeps
-         * NCCL_STEPS chunks in flight per channel (docs/simulator.md) */
-        snprintf(spec, sizeof spec, "%s:proto=fill", name);
+    } else if (name && ms == AR_OK && (a == AR_NCCL_NVLS_TREE || a == AR_NCCL_NVLS)) {
+        /* what NCCL_ALGO=NVLS / NVLS_TREE runs (algos/switch_common.c, proto=auto): NCCL's NVLS latency
+         * once; NVLS_TREE across nodes Simple on its trees, the network step paid in the pipeline's fill */
+        snprintf(spec, sizeof spec, "%s:proto=auto", name);
     } else {
         snprintf(spec, sizeof spec, "%s", name ? name : "");
     }
@@ -111,24 +110,6 @@ static ar_status pick(const ar_platform *p, ar_coll coll, uint64_t count, size_t
     if (ms == AR_OK && (a == AR_NCCL_RING || a == AR_NCCL_TREE) && ar_algo_find(name) && strcmp(name, "pat"))
         for (int ph = 0; ph < s->nphases; ph++) /* the tuner's protocol, priced by the walk */
             for (int i = 0; i < s->phases[ph].nops; i++) s->phases[ph].ops[i].proto = ar_nccl_proto_to_op(pr);
-    char nvl[160] = "";
-    if (ms == AR_OK && ps == AR_OK && ((a == AR_NCCL_NVLS && p->nmachines <= 1) || a == AR_NCCL_NVLS_TREE)) {
-        /* NCCL's NVLS latency inside a node, charged once per operation (tuning.cc; NVLS_TREE: its
-         * intra-node part, beside the network steps of the fill, above): Simple on the first switch op,
-         * so the walk and the simulator charge it once (ar_phase_proto_effect: less the op's hop) */
-        int done = 0;
-        for (int ph = 0; ph < s->nphases && !done; ph++)
-            for (int i = 0; i < s->phases[ph].nops; i++)
-                if (s->phases[ph].ops[i].impl == AR_IMPL_SWITCH) {
-                    s->phases[ph].ops[i].proto = AR_PROTO_SIMPLE;
-                    done = 1;
-                }
-        double base = 0;
-        if (done &&
-            ar_nccl_proto_effect_v(p->nccl_version, a, AR_NCCL_SIMPLE, p->nmachines, 0, NULL, NULL, &base) == AR_OK)
-            snprintf(nvl, sizeof nvl,
-                     "; NVLS's latency (%.3g us, less the switch op's hop) once, before its first phase", base);
-    }
     char *inner = s->detail;
     s->detail = NULL;
     int proto_set = ms == AR_OK && (a == AR_NCCL_RING || a == AR_NCCL_TREE) && ar_algo_find(name) &&
@@ -156,12 +137,12 @@ static ar_status pick(const ar_platform *p, ar_coll coll, uint64_t count, size_t
                          net ? step_net : step_nv);
         }
     }
-    st = ar_schedule_set_detail(s, "NCCL tuner: %s/%s%s -> %s (%s)%s%s", ms == AR_OK ? ar_nccl_algo_name(a) : "?",
+    st = ar_schedule_set_detail(s, "NCCL tuner: %s/%s%s -> %s (%s)%s", ms == AR_OK ? ar_nccl_algo_name(a) : "?",
                                 ms == AR_OK ? ar_nccl_proto_name(pr) : "?", why, name,
                                 pn      ? fixed
                                 : inner ? inner
                                         : "",
-                                lat, nvl);
+                                lat);
     free(inner);
     char *algo = ar_strdup("nccl");
     if (st != AR_OK || !algo) {

@@ -134,15 +134,29 @@ static int one_node_chunks(const ar_platform *p, int g, int want, uint64_t len, 
 
 const ar_param_def ar_switch_params[] = {SWITCH_PARAMS, {NULL}};
 
+const ar_param_def ar_nvls_params[] = {
+    SWITCH_PARAMS,
+    {.key = "proto",
+     .type = AR_PARAM_ENUM,
+     .choices = "none|auto",
+     .def = 0,
+     .help =
+         "NCCL's costs (none = the schedule's own hops and per-message costs only; auto = what NCCL_ALGO=NVLS "
+         "runs: NCCL's NVLS latency once, Simple on the first step's switch ops; across nodes the ring's own hops)"},
+    {NULL},
+};
+
 const ar_param_def ar_nvlstree_params[] = {
     SWITCH_PARAMS,
     {.key = "proto",
      .type = AR_PARAM_ENUM,
-     .choices = "none|simple|fill",
+     .choices = "none|simple|fill|auto",
      .def = 0,
      .help = "NCCL protocol on the trees across nodes (NVLS_TREE's inter-node step runs Simple; none = the "
              "schedule's own hops and per-message costs only; simple = Simple on every slice's trees; fill = "
-             "Simple on the first slice's trees only: NCCL's network step paid in the pipeline's fill)"},
+             "Simple on the first slice's trees only: NCCL's network step paid in the pipeline's fill; auto = "
+             "what NCCL_ALGO=NVLS_TREE runs: fill across nodes and NCCL's NVLS latency once, on the first "
+             "switch op as Simple)"},
     {.key = "ramp",
      .type = AR_PARAM_ENUM,
      .choices = "auto|none|triangle",
@@ -373,6 +387,15 @@ ar_status ar_switch_plan(ar_switch_variant var, const ar_platform *p, ar_coll co
     const int *first;
     ar_nccl_nodes(p, &M, &first, one);
     int P = p->nranks, g = first[1] - first[0];
+    /* proto=auto (nvls 1, nvlstree 3): what NCCL_ALGO=NVLS / NVLS_TREE runs. NCCL's NVLS latency inside
+     * the node (tuning.cc, 25 us; 23 us on 2.18), charged once per operation: Simple on the first step's switch ops,
+     * so the walk and the simulator charge it once, less the op's own hop (ar_phase_proto_effect);
+     * NVLS_TREE across nodes besides runs Simple on its trees, its network step paid in the pipeline's
+     * fill (tproto = 2, fill). NVLS across nodes (NCCL runs it with CollNet only): the same latency once,
+     * its network latency left to the ring's own hops (NCCL's model adds one net step, tuning.cc).
+     * tproto: nvlstree's protocol on the trees (0 none, 1 simple, 2 fill) */
+    int autop = (var == AR_SW_NVLS && v[2].i == 1) || (var == AR_SW_NVLSTREE && v[2].i == 3);
+    int tproto = var != AR_SW_NVLSTREE ? 0 : autop ? (M > 1 ? 2 : 0) : (int)v[2].i;
     for (int m = 0; m < M; m++)
         if (first[m + 1] - first[m] != g)
             return ar_fail(e, AR_EUNSUPPORTED, "%s: nodes of different sizes on %s (node %d has %d GPUs, node 0 %d)",
@@ -505,9 +528,9 @@ ar_status ar_switch_plan(ar_switch_variant var, const ar_platform *p, ar_coll co
          * the estimates below weigh slices and chunks against that, not against the wire alone.
          * proto=fill pays it in the first slice only, a constant the estimates leave out. With either,
          * the schedule is priced without o and g (NCCL's step holds them: ar_platform_msg_for) */
-        if (v[2].i >= 1) ho = 0;
+        if (tproto >= 1) ho = 0;
         double step_us = 0;
-        if (v[2].i == 1 &&
+        if (tproto == 1 &&
             ar_nccl_proto_effect_v(p->nccl_version, AR_NCCL_TREE, AR_NCCL_SIMPLE, M, 1, NULL, &step_us, NULL) ==
                 AR_OK &&
             step_us * 1e-6 > lr)
@@ -543,9 +566,9 @@ ar_status ar_switch_plan(ar_switch_variant var, const ar_platform *p, ar_coll co
     char tw[96] = "";
     if (pipe && ct_est > 0) snprintf(tw, sizeof tw, " tree chunks=%d (estimate)", ct_est);
     if (pipe && edge) snprintf(tw, sizeof tw, " trees edge by edge (%d steps a slice), ramp=%d", 2 * th + 2, ramp);
-    if (var == AR_SW_NVLSTREE && v[2].i >= 1) {
+    if (var == AR_SW_NVLSTREE && tproto >= 1) {
         size_t l = strlen(tw);
-        snprintf(tw + l, sizeof tw - l, v[2].i == 1 ? " proto=simple across nodes" : " proto=simple in the fill");
+        snprintf(tw + l, sizeof tw - l, tproto == 1 ? " proto=simple across nodes" : " proto=simple in the fill");
     }
     char *det = s->detail;
     s->detail = NULL;
@@ -690,7 +713,7 @@ ar_status ar_switch_plan(ar_switch_variant var, const ar_platform *p, ar_coll co
                         op->root = 0;
                         op->chunks = 1;
                         op->tag = sl;
-                        if (v[2].i == 1 || (v[2].i == 2 && sl == 0)) op->proto = AR_PROTO_SIMPLE;
+                        if (tproto == 1 || (tproto == 2 && sl == 0)) op->proto = AR_PROTO_SIMPLE;
                     }
                 }
                 for (int tr = 0; tr < 2 && !edge; tr++) { /* two trees, half of the block each */
@@ -716,12 +739,35 @@ ar_status ar_switch_plan(ar_switch_variant var, const ar_platform *p, ar_coll co
                     if (ct_est > 0) ct = ct_est; /* the estimate's (tree_split) */
                     op->chunks = pipe ? chunks_of(ct < 1 ? 1 : ct, l2) : l2 < 8 ? (int)l2 : 8;
                     op->tag = sl;
-                    if (v[2].i == 1 || (v[2].i == 2 && sl == 0)) op->proto = AR_PROTO_SIMPLE;
+                    if (tproto == 1 || (tproto == 2 && sl == 0)) op->proto = AR_PROTO_SIMPLE;
                 }
             }
         }
     }
 done:
+    if (autop) { /* NCCL's NVLS latency once: Simple on the switch ops of the first phase that has any (one per node) */
+        int marked = 0;
+        for (int ph = 0; ph < s->nphases && !marked; ph++)
+            for (int i = 0; i < s->phases[ph].nops; i++)
+                if (s->phases[ph].ops[i].impl == AR_IMPL_SWITCH) {
+                    s->phases[ph].ops[i].proto = AR_PROTO_SIMPLE;
+                    marked = 1;
+                }
+        double base = 0;
+        char *d0 = s->detail;
+        s->detail = NULL;
+        ar_status ds = marked && ar_nccl_proto_effect_v(p->nccl_version,
+                                                        var == AR_SW_NVLS ? AR_NCCL_NVLS : AR_NCCL_NVLS_TREE,
+                                                        AR_NCCL_SIMPLE, M, 0, NULL, NULL, &base) == AR_OK
+                           ? ar_schedule_set_detail(
+                                 s,
+                                 "%s proto=auto; NVLS's latency (%.3g us, less the switch op's hop) once, "
+                                 "before its first phase",
+                                 d0 ? d0 : "", base)
+                           : ar_schedule_set_detail(s, "%s proto=auto", d0 ? d0 : "");
+        free(d0);
+        if (ds != AR_OK) goto nomem;
+    }
     free(tt);
     free(tmp);
     free(nvs);

@@ -11,8 +11,11 @@ typedef enum ar_switch_variant { AR_SW_NVLS, AR_SW_NVLSTREE, AR_SW_COLLNET } ar_
 
 /* The parameters of all three (chunks, slices), ending with {NULL}. */
 extern const ar_param_def ar_switch_params[];
-/* nvlstree's: chunks, slices and proto (none|simple: NCCL's Simple on the trees across nodes), ending
- * with {NULL}; ar_switch_plan reads v[2] for nvlstree only. */
+/* nvls's: chunks, slices and proto (none|auto: NCCL's NVLS latency once), ending with {NULL}. */
+extern const ar_param_def ar_nvls_params[];
+/* nvlstree's: chunks, slices, proto (none|simple|fill|auto: NCCL's Simple on the trees across nodes;
+ * auto: fill and NCCL's NVLS latency once) and ramp, ending with {NULL}; ar_switch_plan reads v[2]
+ * for nvls and nvlstree only. */
 extern const ar_param_def ar_nvlstree_params[];
 
 /* Plans variant for collective coll (nvls serves reduce-scatter and all-gather on one

@@ -2,7 +2,8 @@
 # NCCL's algorithms as arlab schedules against NCCL's own model and the public measurements.
 #
 #   experiments/bench_nccl_schedules.sh [BUILD_DIR] [--full] [--csv FILE]
-#   OLD=path/to/old/arlab experiments/bench_nccl_schedules.sh ...   (pairs every row with an old binary)
+#   OLD=path/to/old/arlab experiments/bench_nccl_schedules.sh ...   (pairs every row with an old binary;
+#     one without nvls/nvlstree proto=auto runs their plain rows)
 #   PRESETS="dgx-h100" NODES="2 4" experiments/bench_nccl_schedules.sh ...   (a part of the grid)
 #
 # For dgx-a100, dgx-h100 and dgx-b200 at 1, 2, 4, 8 and 16 nodes (PRESET:nodes=N rail fabrics),
@@ -16,7 +17,8 @@
 # from 8 B to 8 GiB (31 sizes). Last, the summary: per collective and algorithm the share of rows
 # whose simulation is within 10 % of NCCL's model at >= 64 MB and within 20 % at 64 KB - 64 MB (the
 # goal of the schedules), and the median |sim / NCCL's model - 1| in each band (a forced algorithm
-# where NCCL's model picks it: the model prices its pick).
+# where NCCL's model picks it: the model prices its pick). The forced rows run proto=auto (nccl-ring,
+# nccl-tree, nvls, nvlstree), what NCCL_ALGO=... runs: NCCL's protocol and latencies.
 #
 # Bounded time: every `arlab sim` call runs under --budget 20 (a simulation that overruns it is a
 # row with status budget: partial) and `timeout 60`; the default grid is 3 presets x 5 node counts x
@@ -38,6 +40,8 @@ done
 ARLAB=$BUILD/arlab
 [ -x "$ARLAB" ] || { echo "bench_nccl_schedules.sh: no $ARLAB (build first)" >&2; exit 2; }
 OLD=${OLD:-}
+OLD_AUTO=0
+[ -z "$OLD" ] || ! "$OLD" plan --platform dgx-h100 --algo nvls:proto=auto --size 1MB >/dev/null 2>&1 || OLD_AUTO=1
 [ -z "$OLD" ] || [ -x "$OLD" ] || { echo "bench_nccl_schedules.sh: OLD=$OLD is not executable" >&2; exit 2; }
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 REF=$SRC/experiments/reference
@@ -95,13 +99,16 @@ for pre in ${PRESETS:-dgx-a100 dgx-h100 dgx-b200}; do
     plat=$pre
     [ "$n" = 1 ] || plat="$pre:nodes=$n"
     for coll in allreduce allgather reducescatter; do
-      # the forced rings and trees with the protocol NCCL's tuner picks for them (proto=auto), as
-      # NCCL_ALGO=Ring/Tree runs them: NCCL's model prices its pick with its protocol
-      algos=nccl,nccl-ring:proto=auto,nvls
-      [ "$coll" = allreduce ] && algos=nccl,nccl-ring:proto=auto,nccl-tree:proto=auto,nvls,nvlstree
+      # the forced algorithms as NCCL_ALGO=Ring/Tree/NVLS/NVLS_TREE runs them (proto=auto): rings and
+      # trees with the protocol NCCL's tuner picks for them, nvls and nvlstree with NCCL's NVLS latency
+      # (and NVLS_TREE's network step in the fill): NCCL's model prices its pick with its own costs
+      algos=nccl,nccl-ring:proto=auto,nvls:proto=auto
+      [ "$coll" = allreduce ] && algos=nccl,nccl-ring:proto=auto,nccl-tree:proto=auto,nvls:proto=auto,nvlstree:proto=auto
+      old_algos=$algos # an old binary without nvls/nvlstree proto=auto: their plain rows
+      [ "$OLD_AUTO" = 1 ] || { old_algos=${old_algos//nvls:proto=auto/nvls}; old_algos=${old_algos//nvlstree:proto=auto/nvlstree}; }
       for b in "${SIZES[@]}"; do
         run "$ARLAB" new "$plat" "$coll" "$b" "$algos" >>"$ROWS"
-        [ -z "$OLD" ] || run "$OLD" old "$plat" "$coll" "$b" "$algos" >>"$ROWS"
+        [ -z "$OLD" ] || run "$OLD" old "$plat" "$coll" "$b" "$old_algos" >>"$ROWS"
       done
     done
   done
@@ -144,7 +151,8 @@ awk -F'|' -v have_old="${OLD:+1}" -v csv="$CSV" '
     }
     print ""
     print "# summary: rows whose simulation is within 10 % of NCCL'\''s model at >= 64 MB (big) and 20 % at 64 KB-64 MB"
-    print "# (mid), and the median |sim/ncm - 1|; a forced algorithm counts where NCCL'\''s model picks it"
+    print "# (mid), and the median |sim/ncm - 1|; a forced algorithm counts where NCCL'\''s model picks it;"
+    print "# the forced rows run proto=auto (nccl-ring, nccl-tree, nvls, nvlstree): what NCCL_ALGO=... runs"
     na = split("nccl nccl-ring nccl-tree nvls nvlstree", al, " ")
     nc = split("allreduce allgather reducescatter", cl, " ")
     for (z = 1; z <= nc; z++) for (x = 1; x <= na; x++) for (y = 1; y <= 2; y++) {

@@ -60,7 +60,7 @@ fi
 if expect_ok "nvlstree plans without a protocol by default" -- plan --platform dgx-h100:nodes=2 --algo nvlstree:slices=2 --size 1MiB --format json; then
   t_check "no op carries a protocol" test "$(grep -c '"proto"' "$T_TMP/out")" = 0
 fi
-expect_error "nvlstree:proto=ll refused" "proto=ll: expected none, simple or fill" -- plan --platform dgx-h100:nodes=2 --algo nvlstree:proto=ll --size 1MiB
+expect_error "nvlstree:proto=ll refused" "proto=ll: expected none, simple, fill or auto" -- plan --platform dgx-h100:nodes=2 --algo nvlstree:proto=ll --size 1MiB
 # nvlstree's slices and tree chunks by the estimate (algos/switch_common.c tree_split) against NCCL's model
 # of its own NVLS_TREE (nccl_model_s; the pick there): on 2 nodes the schedule runs at NCCL's model (64 MiB:
 # 0.978 x, was 1.251 x with NCCL's split of sqrt(2U) slices and 4h tree chunks); on 8 nodes each slice's
