@@ -788,6 +788,11 @@ static ar_nccl_proto op_nccl_proto(const ar_op *op) {
     return op->proto == AR_PROTO_LL ? AR_NCCL_LL : op->proto == AR_PROTO_LL128 ? AR_NCCL_LL128 : AR_NCCL_SIMPLE;
 }
 
+/* Whether members m and q of op sit on different machines (the platform knows its machines). */
+static int op_hop_crosses(const ar_platform *p, const ar_op *op, int m, int q) {
+    return p->machine_of_rank[op->members[m]] != p->machine_of_rank[op->members[q]];
+}
+
 /* A tree op's step (ar_op_proto_step): NCCL's tree latency is the sum of the steps along the tree's
  * depth, (ppn - 1) NVLink steps and log2(nodes) network steps each way (tuning.cc), paid once by the
  * head of the stream: the chunks behind it follow at the pipeline's rate, their steps in flight
@@ -802,7 +807,7 @@ static double tree_step(const ar_platform *p, const ar_op *op, double intra, dou
     for (int m = 0; m < op->n; m++) { /* the deepest member, the most crossings among those */
         int d = 0, x = 0;
         for (int k = m; op->parent[k] >= 0 && d <= op->n; k = op->parent[k], d++)
-            x += p->machine_of_rank[op->members[k]] != p->machine_of_rank[op->members[op->parent[k]]];
+            x += op_hop_crosses(p, op, k, op->parent[k]);
         if (d > depth || (d == depth && x > cross)) {
             depth = d;
             cross = x;
@@ -844,7 +849,7 @@ double ar_op_proto_step(const ar_platform *p, const ar_op *op) {
         int q = op->parent ? op->parent[m] : (m + 1) % op->n;
         if (q < 0 || q == m) continue;
         nedge++;
-        cross += p->machine_of_rank[op->members[m]] != p->machine_of_rank[op->members[q]];
+        cross += op_hop_crosses(p, op, m, q);
     }
     double x = nedge ? (double)cross / nedge : 0;
     return ((1 - x) * intra + x * net) * 1e-6;
@@ -964,18 +969,15 @@ static void phase_effect(const ar_platform *p, const ar_phase *ph, double *bw_fa
 static double nvlstree_phase_corr(const ar_platform *p, const ar_schedule *s, int ph) {
     if (s->coll != AR_COLL_ALLREDUCE || p->nmachines < 2 || !p->machine_of_rank || !ar_schedule_uses_proto(s))
         return 1.0;
-    int tree_across = 0, sw = 0;
-    for (int q = 0; q < s->nphases && !sw; q++)
-        for (int i = 0; i < s->phases[q].nops && !sw; i++) sw = s->phases[q].ops[i].impl == AR_IMPL_SWITCH;
+    int tree_across = 0;
     const ar_phase *phase = &s->phases[ph];
-    for (int i = 0; sw && i < phase->nops && !tree_across; i++) {
+    for (int i = 0; i < phase->nops && !tree_across; i++) {
         const ar_op *op = &phase->ops[i];
         if (op->impl != AR_IMPL_TREE || !op->parent) continue;
         for (int m = 0; m < op->n && !tree_across; m++)
-            tree_across = op->parent[m] >= 0 && op->parent[m] != m &&
-                          p->machine_of_rank[op->members[m]] != p->machine_of_rank[op->members[op->parent[m]]];
+            tree_across = op->parent[m] >= 0 && op->parent[m] != m && op_hop_crosses(p, op, m, op->parent[m]);
     }
-    if (!tree_across) return 1.0;
+    if (!tree_across || !ar_schedule_uses_switch(s)) return 1.0;
     ar_nccl_in in;
     if (ar_nccl_in_from_platform(p, 0, &in, NULL) != AR_OK) return 1.0;
     double f = ar_nccl_nvlstree_corr(&in, AR_NCCL_ALLREDUCE, AR_NCCL_SIMPLE, (double)s->count * (double)s->elem_bytes);
