@@ -123,6 +123,11 @@ typedef struct ar_nccl_in {
      * from the platform's nccl_tuner_only (--nccl-model tuner) and on a calibrated platform (the fit
      * scales the tuner's own terms and has taken in what they leave out). */
     int tuner_only;
+    /* 1: ar_nccl_pipeline_fill_s also prices NVLS_TREE all-reduce's fill across nodes on Hopper (see there);
+     * 0 (ar_nccl_in_defaults): not. Off by default: the `nccl` schedule does not pay that fill yet, and
+     * nccl_model_s is what it is measured against. ar_nccl_in_from_platform sets it from the platform's
+     * nccl_tuner_only == 2 (--nccl-model nvlstree-fill). */
+    int nvlstree_fill;
 } ar_nccl_in;
 
 /* NCCL's tuning table for one input: bw_GBps is the per-collective algorithm
@@ -162,8 +167,15 @@ ar_status ar_nccl_table_time(const ar_nccl_in *in, const ar_nccl_table *t, ar_nc
  * per-channel bwIntra / the runtime channels (the per-op rate; a calibrated input scales it by the
  * algorithm's bandwidth factor, as it does the tuner's bandwidth). 0 for every other algorithm,
  * collective, protocol and node count (ring: every step is already charged; tree LL/LL128: forwarded
- * line by line; NVLS_TREE: the same closed form on the graph's per-channel speeds gives twice the
- * measured fill on 2 x 8 B200, not modelled) and for one rank. */
+ * line by line; NVLS_TREE across nodes: by default not modelled, the `nccl` schedule does not pay it)
+ * and for one rank.
+ * With nvlstree_fill (opt-in): NVLS_TREE all-reduce across nodes on Hopper, NCCL 2.26 and newer, pays
+ * the same three-stage fill 2 c / r, with c = min(NVLS_TREE's chunk, bytes / ops) (enqueue.cc
+ * calcCollChunking: NCCL_NVLS_CHUNKSIZE 128 KiB, at most 64 KiB from 4 nodes (transport/nvls.cc
+ * treeMaxChunkSize), 64 KiB below 4 x ops x the chunk, 32 KiB below ops x the chunk), ops = 16 x the
+ * heads, and r = the tuner's NVLS_TREE algorithm bandwidth / ops (the rate the tuner itself gives each
+ * concurrent op). Not on Blackwell (ncclNvlsTreeSm100Tuning sets its own channels and chunks) nor 2.18
+ * (whose NVLS_TREE chunk starts from the Simple step). */
 double ar_nccl_pipeline_fill_s(const ar_nccl_in *in, ar_nccl_coll coll, ar_nccl_algo algo, ar_nccl_proto proto,
                                double bytes);
 

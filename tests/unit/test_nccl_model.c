@@ -736,6 +736,74 @@ static void test_pipeline_fill(void) {
            "b200 nvls fill 64MiB");
 }
 
+/* nvlstree_fill (opt-in): NVLS_TREE all-reduce across nodes on Hopper pays 2 c / r on top of the tuner.
+ * 2 x 8 H100 (h100_nodes(2), test_two_nodes): NVLS_TREE bus 461.6, algbw 461.6 x 16/30 = 246.18667 GB/s,
+ * lat 66.8 us; ops = 16 runtime NVLS CTAs x 8 heads = 128; r = 246.18667e9 / 128 B/s per op.
+ * Chunk (enqueue.cc, 2 nodes: from 128 KiB): 64 KiB below 4 x 128 x 128 KiB = 64 MiB, 32 KiB below
+ * 128 x 64 KiB = 8 MiB; c = min(chunk, bytes / 128):
+ *   1 MiB:  32 KiB, bytes / ops = 8 KiB -> fill = 2 x 8192 x 128 / 246.18667e9   =   8.51854 us
+ *   16 MiB: 64 KiB (not below 8 MiB), bytes / ops 128 KiB -> 2 x 65536 x 128 / 246.18667e9 = 68.1484 us
+ *   64 MiB: 128 KiB (not below 64 MiB) -> 136.2967 us;  1 GiB: 128 KiB -> 136.2967 us
+ * (exactly 2 c x 128 x 30 / (461.6 x 16) ns per byte of c).
+ * 4 x 8 H100 (h100_nodes(4)): NVLS_TREE intra 59.5, inter 40 (beyond 2 nodes no x2), cap 45.5 -> 40;
+ *   bus 320, algbw 320 x 32/62 GB/s; chunk at most 64 KiB from 4 nodes: 64 MiB (not below 128 x 64 KiB
+ *   = 8 MiB) -> 64 KiB: fill = 2 x 65536 x 128 / (320 x 32/62 x 1e9) = 101.5808 us. */
+static double nvlstree_fill_us(double c_bytes, double algbw_GBps) { return 2 * c_bytes * 128 / (algbw_GBps * 1e3); }
+
+static void test_nvlstree_fill(void) {
+    ar_nccl_in in = h100_nodes(2);
+    const double a2 = 461.6 * 16 / 30;
+    /* off by default: the tuner's time (test_two_nodes) */
+    T_CHECK(ar_nccl_pipeline_fill_s(&in, AR_NCCL_ALLREDUCE, AR_NCCL_NVLS_TREE, AR_NCCL_SIMPLE, GiB) == 0, "off");
+    in.nvlstree_fill = 1;
+    const double sz[] = {MiB, 16 * MiB, 64 * MiB, GiB}, c[] = {8192, 65536, 131072, 131072};
+    for (int i = 0; i < 4; i++) {
+        T_NEAR(ar_nccl_pipeline_fill_s(&in, AR_NCCL_ALLREDUCE, AR_NCCL_NVLS_TREE, AR_NCCL_SIMPLE, sz[i]),
+               nvlstree_fill_us(c[i], a2) * 1e-6, REL, "nvls tree fill 2 nodes");
+        near_us(&in, AR_NCCL_ALLREDUCE, AR_NCCL_NVLS_TREE, AR_NCCL_SIMPLE, sz[i],
+                66.8 + sz[i] / (1000.0 * a2) + nvlstree_fill_us(c[i], a2), "nvls tree time with the fill");
+    }
+    T_NEAR(nvlstree_fill_us(131072, a2), 136.2967, 1e-6, "the comment's 136.2967 us");
+    /* the pick stays the tuner's (test_two_nodes: NVLS_TREE at 1 GiB); the time it reports has the fill */
+    choice(&in, AR_NCCL_ALLREDUCE, GiB, AR_NCCL_NVLS_TREE, AR_NCCL_SIMPLE,
+           66.8 + GiB / (1000.0 * a2) + nvlstree_fill_us(131072, a2), "2n 1GiB with the fill");
+    /* tuner_only wins over it */
+    in.tuner_only = 1;
+    near_us(&in, AR_NCCL_ALLREDUCE, AR_NCCL_NVLS_TREE, AR_NCCL_SIMPLE, GiB, 66.8 + GiB / (1000.0 * a2), "tuner only");
+    in.tuner_only = 0;
+    /* 4 nodes: 64 KiB chunks */
+    ar_nccl_in four = h100_nodes(4);
+    four.nvlstree_fill = 1;
+    T_NEAR(ar_nccl_pipeline_fill_s(&four, AR_NCCL_ALLREDUCE, AR_NCCL_NVLS_TREE, AR_NCCL_SIMPLE, 64 * MiB),
+           101.5808e-6, REL, "nvls tree fill 4 nodes");
+    /* none: other algorithms and protocols, reduce-scatter, Blackwell, NCCL 2.18, one node */
+    T_CHECK(ar_nccl_pipeline_fill_s(&in, AR_NCCL_ALLREDUCE, AR_NCCL_TREE, AR_NCCL_SIMPLE, GiB) == 0, "tree: none");
+    T_CHECK(ar_nccl_pipeline_fill_s(&in, AR_NCCL_ALLREDUCE, AR_NCCL_RING, AR_NCCL_SIMPLE, GiB) == 0, "ring: none");
+    T_CHECK(ar_nccl_pipeline_fill_s(&in, AR_NCCL_REDUCESCATTER, AR_NCCL_NVLS_TREE, AR_NCCL_SIMPLE, GiB) == 0, "rs");
+    ar_nccl_in b = in;
+    b.cc_min = b.cc_max = 100;
+    T_CHECK(ar_nccl_pipeline_fill_s(&b, AR_NCCL_ALLREDUCE, AR_NCCL_NVLS_TREE, AR_NCCL_SIMPLE, GiB) == 0, "blackwell");
+    ar_nccl_in v = in;
+    v.version = ar_nccl_version_parse("2.18");
+    T_CHECK(ar_nccl_pipeline_fill_s(&v, AR_NCCL_ALLREDUCE, AR_NCCL_NVLS_TREE, AR_NCCL_SIMPLE, GiB) == 0, "2.18");
+    /* one node: the NVLS fill as before (test_pipeline_fill: 104.8576 us at 1 GiB) */
+    ar_nccl_in one = h100_1node();
+    one.tuner_only = 0;
+    one.nvlstree_fill = 1;
+    T_NEAR(ar_nccl_pipeline_fill_s(&one, AR_NCCL_ALLREDUCE, AR_NCCL_NVLS, AR_NCCL_SIMPLE, GiB), 104.8576e-6, REL,
+           "one node nvls fill unchanged");
+    /* from a platform: nccl_tuner_only == 2 (--nccl-model nvlstree-fill) sets it, 0 and 1 do not */
+    ar_platform *p = NULL;
+    ar_nccl_in pi;
+    T_OK(ar_platform_load("dgx-h100:nodes=2", 0, &p, &t_e));
+    for (int k = 0; k < 3; k++) {
+        p->nccl_tuner_only = k;
+        T_OK(ar_nccl_in_from_platform(p, 0, &pi, &t_e));
+        T_CHECK(pi.nvlstree_fill == (k == 2) && pi.tuner_only == (k == 1), "from platform, --nccl-model %d", k);
+    }
+    ar_platform_free(p);
+}
+
 /* The share of Simple's bus bandwidth LL and LL128 keep, caps included (tuning.cc, NCCL 2.30.7's
  * constants; Hopper row, Intel host; ring = tree = 8 channels x 48 GB/s):
  *   8 nodes, ring LL: Simple 8 x 48 = 384 GB/s (bwInter beyond 2 nodes); LL min(llMaxBw[0][2] = 20.4,
@@ -787,6 +855,7 @@ int main(void) {
     test_proto_share();
     test_proto_flow();
     test_pipeline_fill();
+    test_nvlstree_fill();
     test_calibration();
     test_h100_one_node();
     test_a100_one_node();
