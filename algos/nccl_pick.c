@@ -119,7 +119,8 @@ static ar_status pick(const ar_platform *p, ar_coll coll, uint64_t count, size_t
     if (pn) /* the planner's own parameter echo: the ops now carry the tuner's protocol */
         snprintf(fixed, sizeof fixed, "%.*sproto=%s%s", (int)(pn - inner), inner,
                  ar_proto_name(ar_nccl_proto_to_op(pr)), pn + strlen("proto=none"));
-    if (proto_set) { /* why the schedule's small-message time differs from NCCL's: its hops' own latency */
+    if (proto_set && !ar_schedule_streams(p, s)) { /* why the schedule's small-message time differs from
+                                                    * NCCL's: its hops' own latency, paid every round */
         double step_nv = 0, step_net = 0, hop[2] = {0, 0};
         ar_nccl_in in;
         ar_err le = {{0}};

@@ -136,13 +136,30 @@ double ar_xfer_wait(const ar_platform *p, const ar_schedule *s, int ph, int opi,
  * part, before the receiver's side (o, copy) and reduction: what follows the data waits for it. */
 double ar_xfer_ready_wait(const ar_platform *p, const ar_schedule *s, int ph, int opi, int r, int src, int dst);
 
+/* The stream flight of a one-sided tree op (ar_op_async, impl TREE) whose stream fits NCCL's FIFO,
+ * seconds: NCCL's sender posts its next step as soon as a FIFO slot is free (NCCL_STEPS slots a
+ * connection), and while the op's bytes on the wire (count x wire_elem_bytes) fit the FIFO (LL 512 KiB,
+ * LL128 4.69 MiB) no slot waits for its credit, so the chunks pay a hop's latency once, at the stream's
+ * head. NCCL's model prices a hop at its step plus the hop's latency beyond the hop its tables were
+ * measured on (AR_NCCL_REF_HOP_*_US, models/nccl_model.h): the flight is the op's step
+ * (ar_op_proto_step, shared by its rounds) plus that latency beyond the reference along the op's
+ * slowest way to the root (up and down for an all-reduce) over its rounds. -1 for any other op. */
+double ar_op_stream_flight(const ar_platform *p, const ar_op *op, double wire_elem_bytes);
+/* 1 if s has ops with an NCCL protocol and every one of them streams (ar_op_stream_flight >= 0). */
+int ar_schedule_streams(const ar_platform *p, const ar_schedule *s);
+/* What the receiver of a one-sided transfer src -> dst waits after its network part, its flow having
+ * carried no latency: with a stream flight stream_s >= 0 (ar_op_stream_flight), the larger of it and
+ * the route latency up to NCCL's reference hop (the hop NCCL's step holds, every round); else
+ * max(route latency, step_s) (ar_xfer_proto_step + the route latency). */
+double ar_xfer_flight(const ar_platform *p, double step_s, double stream_s, int src, int dst);
+
 /* 1 if op sends one-sidedly under --sync dataflow: an op with NCCL's LL or LL128 protocol (not a
  * switch op). These write data and flag together into the receiver's FIFO (flags in every 8 / 128-byte
  * line): the sender of such a transfer starts it when it
  * is at the transfer's round (the receiver posts nothing) and is free for its next round once its
  * bytes are out (the network part less the route latency: its share of the links); the receiver
  * has the data a flight later, max(route latency, step) (ar_xfer_proto_step: the step holds the
- * hop). A member's round r + 1 starts when its sends of round r are out and its receives of round r
+ * hop; a tree op's stream, ar_xfer_flight). A member's round r + 1 starts when its sends of round r are out and its receives of round r
  * have arrived. Simple keeps two-sided rounds: its large steps wait for the receiver's credit (the
  * FIFO's slot back) before the next, the flight on the sender's path; measured, one-sided Simple
  * pipelines the steps' latency away and falls 10-40 % under NCCL's model at >= 64 MB

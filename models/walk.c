@@ -54,6 +54,9 @@ typedef struct walk {
     int steps;
     double *ostep;
     size_t capostep;
+    /* the current phase's ops' stream flights (ar_op_stream_flight, -1: none), the dataflow pass's */
+    double *stream;
+    size_t capstream;
     double *xs, *prevxs;
     size_t capxs, capprevxs;
     /* the current phase's bound on every transfer's rate, wire bytes per second (ar_phase_proto_effect;
@@ -70,6 +73,13 @@ static int walk_phase_steps(walk *w, const ar_phase *phase, double pstep) {
     if (!w->steps) return 1;
     if (ar_grow(&w->ostep, &w->capostep, (size_t)phase->nops + 1, sizeof *w->ostep) < 0) return 0;
     for (int i = 0; i < phase->nops; i++) w->ostep[i] = ar_op_proto_step(w->p, &phase->ops[i]);
+    return 1;
+}
+
+/* The phase's ops' stream flights (w->stream) at wire_eb wire bytes per element; 0 on out of memory. */
+static int walk_phase_streams(walk *w, const ar_phase *phase, double wire_eb) {
+    if (ar_grow(&w->stream, &w->capstream, (size_t)phase->nops + 1, sizeof *w->stream) < 0) return 0;
+    for (int i = 0; i < phase->nops; i++) w->stream[i] = ar_op_stream_flight(w->p, &phase->ops[i], wire_eb);
     return 1;
 }
 
@@ -876,6 +886,69 @@ double ar_xfer_wait(const ar_platform *p, const ar_schedule *s, int ph, int opi,
     return ar_xfer_proto_step(p, step_s, src, dst) + ar_xfer_ready_wait(p, s, ph, opi, r, src, dst);
 }
 
+/* NCCL's FIFO on one connection, bytes on the wire: NCCL_STEPS (8) slots of one step each; an LL step
+ * is 512 threads x 8 lines of 16 bytes, an LL128 step 640 threads x 120 words of 8 bytes (NCCL's
+ * device.h: NCCL_LL_BUFF_SIZE, NCCL_LL128_BUFF_SIZE). */
+static double proto_fifo_bytes(ar_proto pr) {
+    if (pr == AR_PROTO_LL) return 8.0 * 512 * 8 * 16;
+    if (pr == AR_PROTO_LL128) return 8.0 * 640 * 120 * 8;
+    return 0;
+}
+
+/* NCCL's reference hop latency for a hop of class x (across machines or not), seconds: the hop its
+ * step tables were measured on (models/nccl_model.h), the calibrated platform's factor on it. */
+static double ref_hop_s(const ar_platform *p, int x) {
+    return (x ? AR_NCCL_REF_HOP_NET_US : AR_NCCL_REF_HOP_NVLINK_US) * 1e-6 * cal_lat_factor(p);
+}
+
+double ar_op_stream_flight(const ar_platform *p, const ar_op *op, double wire_elem_bytes) {
+    if (!ar_op_async(op) || op->impl != AR_IMPL_TREE || !op->parent || !p->machine_of_rank || op->n < 2) return -1;
+    if ((double)op->count * wire_elem_bytes > proto_fifo_bytes(op->proto)) return -1;
+    int rounds = ar_lower_nrounds(op);
+    if (rounds <= 0) return -1;
+    double extra = 0; /* the most any member's way to the root has of latency beyond NCCL's reference hops */
+    for (int m = 0; m < op->n; m++) {
+        double sum = 0;
+        int d = 0;
+        for (int k = m; op->parent[k] >= 0 && op->parent[k] != k && d <= op->n; k = op->parent[k], d++) {
+            int a = op->members[k], b = op->members[op->parent[k]];
+            double up = ar_platform_route_lat(p, a, b), down = ar_platform_route_lat(p, b, a);
+            double ref = ref_hop_s(p, op_hop_crosses(p, op, k, op->parent[k]));
+            if (!(up == up) || !(down == down)) return -1;
+            if (op->kind != AR_OP_BROADCAST && up > ref) sum += up - ref;
+            if ((op->kind == AR_OP_BROADCAST || op->kind == AR_OP_ALL_REDUCE) && down > ref) sum += down - ref;
+        }
+        if (sum > extra) extra = sum;
+    }
+    return ar_op_proto_step(p, op) + extra / rounds;
+}
+
+int ar_schedule_streams(const ar_platform *p, const ar_schedule *s) {
+    int n = 0;
+    for (int ph = 0; ph < s->nphases; ph++) {
+        double f, step, base;
+        ar_phase_proto_effect(p, s, ph, &f, &step, &base, NULL);
+        for (int i = 0; i < s->phases[ph].nops; i++) {
+            const ar_op *op = &s->phases[ph].ops[i];
+            if (op->proto == AR_PROTO_NONE) continue;
+            if (ar_op_stream_flight(p, op, (double)s->elem_bytes / f) < 0) return 0;
+            n++;
+        }
+    }
+    return n > 0;
+}
+
+double ar_xfer_flight(const ar_platform *p, double step_s, double stream_s, int src, int dst) {
+    double lat = ar_platform_route_lat(p, src, dst);
+    if (!(lat == lat)) lat = 0; /* no route: the walk and the simulator refuse the transfer anyway */
+    if (stream_s < 0) return ar_xfer_proto_step(p, step_s, src, dst) + lat;
+    if (p->machine_of_rank && src >= 0 && dst >= 0 && src < p->nranks && dst < p->nranks) {
+        double ref = ref_hop_s(p, p->machine_of_rank[src] != p->machine_of_rank[dst]);
+        if (lat > ref) lat = ref;
+    }
+    return lat > stream_s ? lat : stream_s;
+}
+
 double ar_xfer_proto_step(const ar_platform *p, double step_s, int src, int dst) {
     if (!(step_s > 0) || src < 0 || dst < 0 || src >= p->nranks || dst >= p->nranks) return 0;
     double lat = ar_platform_route_lat(p, src, dst);
@@ -1104,7 +1177,7 @@ static ar_status walk_dataflow(walk *w, const ar_schedule *s, const double *star
         double pf, pstep, pbase;
         w->ph = ph;
         ar_phase_proto_effect(p, s, ph, &pf, &pstep, &pbase, &w->rate);
-        if (!walk_phase_steps(w, phase, pstep)) {
+        if (!walk_phase_steps(w, phase, pstep) || !walk_phase_streams(w, phase, (double)s->elem_bytes / pf)) {
             st = ar_fail(e, AR_ENOMEM, "cost walk: out of memory");
             break;
         }
@@ -1194,9 +1267,11 @@ static ar_status walk_dataflow(walk *w, const ar_schedule *s, const double *star
                 /* a gated transfer's ready message: its wait before its receiver's side and reduction */
                 double wt = p->msg_ready ? ar_xfer_ready_wait(p, s, ph, i, r, x->src, x->dst) : 0;
                 double net = start + dur[t] + wt, prog = start + dur[t] + (w->steps ? w->xs[t] : 0);
-                /* a one-sided sender is free once its bytes are out: the flight, max(route latency,
-                 * step), is the receiver's (the simulator's flow carries no latency then) */
+                /* a one-sided sender is free once its bytes are out: the flight (ar_xfer_flight) is the
+                 * receiver's (the simulator's flow carries no latency then) */
                 double snd = async ? net - ar_platform_route_lat(p, x->src, x->dst) : prog;
+                if (async)
+                    prog = snd + ar_xfer_flight(p, w->steps ? w->ostep[i] : 0, w->stream[i], x->src, x->dst);
                 if (snd > next[ms]) next[ms] = snd;
                 if (prog > next[md]) next[md] = prog;
                 arr[t] = (wd_arrival){net, t};
@@ -1405,6 +1480,7 @@ ar_status ar_model_walk_from(const ar_platform *p, const ar_schedule *s, const d
     free(w.evkey);
     free(w.evnew);
     free(w.ostep);
+    free(w.stream);
     free(w.xs);
     free(w.prevxs);
     if (!dataflow)

@@ -90,8 +90,9 @@ typedef struct df_op {
     df_round *win;   /* the rounds in use */
     int nwin;
     size_t capwin;
-    double step; /* its NCCL protocol's step (ar_op_proto_step) */
-    int async;   /* an NCCL protocol op: one-sided sends (ar_op_async) */
+    double step;   /* its NCCL protocol's step (ar_op_proto_step) */
+    double stream; /* its stream's flight (ar_op_stream_flight; -1: none) */
+    int async;     /* an NCCL protocol op: one-sided sends (ar_op_async) */
 } df_op;
 
 typedef struct df_xf { /* a transfer in flight */
@@ -306,11 +307,14 @@ static void issue_comm(df *d, size_t id) {
 }
 
 /* What a transfer's receiver waits after its network part: its step (ar_xfer_proto_step), and the
- * route latency when its flow carried none (a one-sided send: the message's flight is then
- * max(route latency, step)). (A gated transfer's ready message is waited for before: handle.) */
+ * route latency when its flow carried none (a one-sided send: the message's flight, ar_xfer_flight,
+ * max(route latency, step) or its op's stream flight). A flow that carried its route latency (SimGrid's
+ * latency) pays what the stream's flight has beyond it. (A gated transfer's ready message is waited
+ * for before: handle.) */
 static double df_flight(const df *d, const df_op *o, const df_xf *f, const ar_xfer *x) {
-    double t = d->step[o->ph] > 0 ? ar_xfer_proto_step(d->p, o->step, x->src, x->dst) : 0;
-    return f->eager ? t + ar_platform_route_lat(d->p, x->src, x->dst) : t;
+    double step = d->step[o->ph] > 0 ? o->step : 0;
+    if (f->eager) return ar_xfer_flight(d->p, step, o->stream, x->src, x->dst);
+    return ar_xfer_proto_step(d->p, o->stream >= 0 ? o->stream : step, x->src, x->dst);
 }
 
 /* 1 if queued transfer a goes before b on a side: (push time, round, op, index in the round). */
@@ -876,6 +880,7 @@ static ar_status build(df *d) {
             o->ph = ph;
             o->nrounds = ar_lower_nrounds(op);
             o->step = ar_op_proto_step(d->p, op);
+            o->stream = ar_op_stream_flight(d->p, op, d->eb[ph]);
             o->async = ar_op_async(op);
             o->at = malloc((size_t)op->n * sizeof *o->at);
             o->pending = ar_calloc((size_t)op->n, sizeof *o->pending);

@@ -101,6 +101,7 @@ typedef struct nv_op {
     double eb, step;    /* the phase's protocol (ar_phase_proto_effect): wire bytes per element, largest step */
     double rate;        /* and its bound on every flow's rate, wire bytes/s (ar_phase_proto_effect; 0: none) */
     double stp;         /* its own step (ar_op_proto_step): a transfer's is ar_xfer_proto_step */
+    double stream;      /* its stream's flight (ar_op_stream_flight; -1: none) */
 } nv_op;
 
 typedef struct nv_job { /* a staging copy or a reduction of one transfer */
@@ -208,6 +209,17 @@ static ssize_t nv_wait_any(sg_comm_t *c, size_t n);
 static double nv_step(const nv *v, const nv_op *o, int r, const ar_xfer *x) {
     return o->step > 0 || v->j->p->msg_ready ? ar_xfer_wait(v->j->p, v->j->s, o->ph, o->idx, r, o->stp, x->src, x->dst)
                                              : 0;
+}
+
+/* What the receiver of one-sided transfer x of round r of op o waits after its network part: its
+ * flight when its flow carried no latency (ar_xfer_flight), else its step over the route latency the
+ * flow carried (of the stream's flight, when o has one), and a gated transfer's ready message. */
+static double nv_flight(const nv *v, const nv_op *o, int r, const ar_xfer *x) {
+    const ar_platform *p = v->j->p;
+    double rw = p->msg_ready ? ar_xfer_ready_wait(p, v->j->s, o->ph, o->idx, r, x->src, x->dst) : 0;
+    double stp = o->step > 0 ? o->stp : 0;
+    if (v->eager) return ar_xfer_flight(p, stp, o->stream, x->src, x->dst) + rw;
+    return ar_xfer_proto_step(p, o->stream >= 0 ? o->stream : stp, x->src, x->dst) + rw;
 }
 
 /* Waits for comms c[0..n) (released), then until the latest of (a comm's end + its step cs[i]):
@@ -619,7 +631,7 @@ static void run_op_df_async(nv *v, nv_op *o, int rank) {
                 v->bytes += bytes;
             }
             if (ad == rank) {
-                cs[nc] = nv_step(v, o, r, x) + (v->eager ? ar_platform_route_lat(v->j->p, x->src, x->dst) : 0);
+                cs[nc] = nv_flight(v, o, r, x);
                 mine[nc] = NULL, got[nc] = NULL, ix[nc] = nc;
                 c[nc] = nv_get_async(pair_mbox(o, rank, as), &got[nc]);
                 nc++;
@@ -776,6 +788,7 @@ static ar_status build(nv *v, ar_err *e) {
             o->rate = rate;
             o->step = step;
             o->stp = ar_op_proto_step(v->j->p, op);
+            o->stream = ar_op_stream_flight(v->j->p, op, o->eb);
             o->swa = op->impl == AR_IMPL_SWITCH ? actor_of(v, AR_EP_NODE(op->sw), 0) : -1;
             o->nrounds = ar_lower_nrounds(op);
             o->gen_round = -1;

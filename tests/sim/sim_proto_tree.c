@@ -46,22 +46,8 @@ static void check(const char *what, ar_proto proto, uint64_t bytes, double hand_
     ar_platform *p = sim_platform(plat);
     T_CHECK(p != NULL, "%s: platform %s loads", what, plat);
     if (!p) return;
-    T_CHECK(p->nmachines == 2 && p->machine_of_rank && p->machine_of_rank[0] == p->machine_of_rank[1] &&
-                p->machine_of_rank[1] != p->machine_of_rank[2] && p->machine_of_rank[2] == p->machine_of_rank[3],
-            "%s: two machines of two GPUs", what);
-    ar_schedule *s = ar_schedule_new("tree-chain", 4, bytes / 4, 4);
-    const int members[4] = {1, 0, 2, 3}, parent[4] = {-1, 0, 1, 2};
-    ar_op *op = s && ar_sched_phase(s, "tree") >= 0
-                    ? ar_sched_op(s, AR_OP_ALL_REDUCE, AR_IMPL_TREE, members, 4, 0, bytes / 4)
-                    : NULL;
-    T_CHECK(op != NULL && ar_op_set_parent(op, parent) == AR_OK, "%s: the tree op is built", what);
-    if (op) {
-        op->chunks = 2;
-        op->proto = proto;
-        T_CHECK(ar_lower_nrounds(op) == 7, "%s: 2 x depth 3 + 2 chunks - 1 = 7 rounds (got %d)", what,
-                ar_lower_nrounds(op));
-        sim_modes_vs_hand(what, p, s, hand_df, hand_round, 1);
-    }
+    ar_schedule *s = NULL;
+    if (sim_chain_tree(what, p, proto, bytes, &s)) sim_modes_vs_hand(what, p, s, hand_df, hand_round, 1);
     ar_schedule_free(s);
     ar_platform_free(p);
 }

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "core/algo.h"
+#include "core/lower.h"
 #include "core/params.h"
 #include "models/model.h"
 #include "sim/sim.h"
@@ -170,6 +171,28 @@ static inline void sim_modes_vs_hand(const char *what, const ar_platform *p, con
         }
         ar_sim_result_free(&r);
     }
+}
+
+/* The chain tree all-reduce of sim_proto_tree.c and sim_proto_stream.c on p (machines:gpus=2+2): one
+ * op, members n0.g1 (root) <- n0.g0 <- n1.g0 <- n1.g1 (ranks 1, 0, 2, 3), bytes in 4-byte elements, 2
+ * chunks (7 rounds), protocol proto; *s its schedule (the caller frees it). NULL after a failed check. */
+static inline ar_op *sim_chain_tree(const char *what, const ar_platform *p, ar_proto proto, uint64_t bytes,
+                                    ar_schedule **s) {
+    T_CHECK(p->nmachines == 2 && p->machine_of_rank && p->machine_of_rank[0] == p->machine_of_rank[1] &&
+                p->machine_of_rank[1] != p->machine_of_rank[2] && p->machine_of_rank[2] == p->machine_of_rank[3],
+            "%s: two machines of two GPUs", what);
+    *s = ar_schedule_new("tree-chain", 4, bytes / 4, 4);
+    const int members[4] = {1, 0, 2, 3}, parent[4] = {-1, 0, 1, 2};
+    ar_op *op = *s && ar_sched_phase(*s, "tree") >= 0
+                    ? ar_sched_op(*s, AR_OP_ALL_REDUCE, AR_IMPL_TREE, members, 4, 0, bytes / 4)
+                    : NULL;
+    T_CHECK(op != NULL && ar_op_set_parent(op, parent) == AR_OK, "%s: the tree op is built", what);
+    if (!op) return NULL;
+    op->chunks = 2;
+    op->proto = proto;
+    T_CHECK(ar_lower_nrounds(op) == 7, "%s: 2 x depth 3 + 2 chunks - 1 = 7 rounds (got %d)", what,
+            ar_lower_nrounds(op));
+    return ar_lower_nrounds(op) == 7 ? op : NULL;
 }
 
 /* Name of the bottleneck link ("" if none), into buf. */
