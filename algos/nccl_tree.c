@@ -20,7 +20,7 @@
  * Plan: one phase "double binary tree" with C ALL_REDUCE ops (impl TREE,
  * `parent` = tree c mod 2, member 0 = the root node's head), op c over slice c
  * of the buffer, pipelined in `chunks` chunks (reduce up the tree, broadcast
- * down, lower.h; with a protocol the two streams run apart, ar_lower_split).
+ * down, lower.h).
  * Parameters: channels (0 = NCCL's channel count, at least 2), chunks
  * (pipeline chunks per tree; 0, the default: NCCL's chunking for the protocol,
  * ar_nccl_tree_chunks, 8 without one), proto (the NCCL protocol the walk
@@ -61,8 +61,7 @@ int ar_nccl_dtree_parent(int M, int t, int x) {
  * The tree's depth (the chain inside a node and the levels across) is the fill of the pipeline, 2
  * depth - 1 chunk times against the chunks: NCCL's own chunk count keeps that fill as short as NCCL's
  * (dgx-a100:nodes=16 at 64 and 128 MiB: 144 000 and 288 000 B chunks, 59 a channel; the walk 1.18 /
- * 1.31 x NCCL's model with 32 chunks, 1.14 / 1.24 x with NCCL's 59, 1.05 / 1.19 x with the up and
- * down streams apart as NCCL runs them, ar_lower_split). The count is capped at
+ * 1.31 x NCCL's model with 32 chunks, 1.14 / 1.24 x with NCCL's 59). The count is capped at
  * AR_NCCL_TREE_MAX_CHUNKS for the simulation's cost, linear in the chunks (about 2.3 ms of wall time
  * a chunk on 128 ranks): Simple at 8 GiB would be 2 048 chunks a channel. */
 int ar_nccl_tree_chunks(const ar_platform *p, ar_proto pr, double bytes, int channels) {

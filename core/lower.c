@@ -153,18 +153,6 @@ static int part_rounds(const ar_op *op, enum part p) {
     return is_pipelined(p) ? steps + op->chunks - 1 : steps * op->chunks;
 }
 
-int ar_lower_split(const ar_op *op) {
-    return op->kind == AR_OP_ALL_REDUCE && op->impl == AR_IMPL_TREE && op->parent && op->proto != AR_PROTO_NONE &&
-           op->n > 1;
-}
-
-int ar_schedule_split_ops(const ar_schedule *s) {
-    int n = 0;
-    for (int ph = 0; s && ph < s->nphases; ph++)
-        for (int i = 0; i < s->phases[ph].nops; i++) n += ar_lower_split(&s->phases[ph].ops[i]);
-    return n;
-}
-
 int ar_lower_nrounds(const ar_op *op) {
     if (switch_op(op)) return op->n > 1 ? op->chunks + 1 : 0;
     enum part parts[2];

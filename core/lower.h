@@ -89,23 +89,6 @@ static inline int ar_xfer_overlap(const ar_xfer *a, const ar_xfer *b) {
 /* Number of rounds op lowers to (0 for a 1-member op). */
 int ar_lower_nrounds(const ar_op *op);
 
-/* Whether op runs its up (reduce) and down (broadcast) streams apart, as NCCL's tree all-reduce does
- * (runTreeSplit: below the root a rank's reduce and broadcast run on their own threads, each at its
- * own pace; the root reduces and sends down in one loop): a tree all-reduce with an NCCL protocol.
- * Under dataflow a split op's member other than the root has two clocks, one per stream: its
- * transfers up the tree (reduce) follow each other round by round, and so do those down (copy);
- * the root, and lockstep rounds, keep one. The rounds themselves are the same. */
-int ar_lower_split(const ar_op *op);
-
-/* The stream of member m's end of transfer x of op: 1 for a split op's copy down the tree at a
- * member other than the root (its broadcast), 0 otherwise (its reduce, or the op's only clock). */
-static inline int ar_lower_stream(const ar_op *op, int m, const ar_xfer *x) {
-    return !x->reduce && ar_lower_split(op) && op->parent[m] >= 0;
-}
-
-/* How many of s's ops are split (ar_lower_split). */
-int ar_schedule_split_ops(const ar_schedule *s);
-
 /* How many consecutive rounds from round r (>= 1; 1 when unknown) lower to the same transfers as
  * round r: the same src, dst, element count and reduce flag, in the same order (offsets aside).
  * Known for ring parts with even blocks (count divisible by n, and by n*chunks with chunks > 1):

@@ -1004,15 +1004,12 @@ void ar_phase_proto_effect(const ar_platform *p, const ar_schedule *s, int ph, d
 
 /* ---- the walk with compute costs ----
  *
- * When the platform has a reduction rate or a launch overhead, or the schedule has one-sided
- * (ar_op_async) or split (ar_lower_split) ops, the walk follows
+ * When the platform has a reduction rate or a launch overhead, the walk follows
  * the simulator's --sync dataflow semantics (sim/fast_dataflow.c) instead of lockstep:
  *   - each op member has its own clock: it may start round r when the network
  *     parts of its transfers of rounds < r are done (and, before round 0, when
  *     it entered the phase: the rank's previous phase done, the protocol base
  *     latency and the launch overhead paid);
- *   - a split op's member other than the root has a second clock for its
- *     transfers down the tree (ar_lower_stream), as the simulator's;
  *   - a transfer starts when both ends may start its round and its sender holds
  *     the data: every reduction INTO the sender whose element range overlaps what
  *     it sends has ended (a copy also waits for such reductions at its receiver);
@@ -1096,7 +1093,6 @@ static ar_status walk_dataflow(walk *w, const ar_schedule *s, const double *star
     double *ready = NULL, *next = NULL, *dur = NULL;
     wd_arrival *arr = NULL;
     int *mo = NULL, *xop = NULL; /* slots of op i: ready[mo[i] .. mo[i+1]); op of each transfer */
-    /* a split op's members have a second clock for their down stream (ar_lower_stream): slot + tot */
     size_t capr = 0, capn = 0, capd = 0, capm = 0, capx = 0, capa = 0;
     ar_status st = AR_OK;
     if (!entry || !floor_ || !gpu || !sside || !rside || !exitt || !nops || !memb || !red)
@@ -1127,8 +1123,7 @@ static ar_status walk_dataflow(walk *w, const ar_schedule *s, const double *star
             maxx += ar_lower_max_xfers(&phase->ops[i]);
         }
         mo[phase->nops] = (int)tot;
-        if (ar_grow(&ready, &capr, 2 * tot + 1, sizeof *ready) < 0 ||
-            ar_grow(&next, &capn, 2 * tot + 1, sizeof *next) < 0 ||
+        if (ar_grow(&ready, &capr, tot + 1, sizeof *ready) < 0 || ar_grow(&next, &capn, tot + 1, sizeof *next) < 0 ||
             ar_grow(&w->xf, &w->capxf, maxx + 1, sizeof *w->xf) < 0 ||
             ar_grow(&dur, &capd, maxx + 1, sizeof *dur) < 0 || ar_grow(&xop, &capx, maxx + 1, sizeof *xop) < 0 ||
             ar_grow(&arr, &capa, maxx + 1, sizeof *arr) < 0) {
@@ -1148,7 +1143,6 @@ static ar_status walk_dataflow(walk *w, const ar_schedule *s, const double *star
                 ready[mo[i] + m] = next[mo[i] + m] = entry[phase->ops[i].members[m]];
             if (phase->ops[i].impl == AR_IMPL_SWITCH) ready[mo[i + 1] - 1] = next[mo[i + 1] - 1] = 0;
         }
-        for (size_t k = 0; k < tot; k++) ready[tot + k] = next[tot + k] = ready[k];
         double tphase_red = 0, bw_min = 0, lat_max = 0;
         for (int r = 0; r < maxr && st == AR_OK; r++) {
             w->nxf = 0;
@@ -1178,8 +1172,6 @@ static ar_status walk_dataflow(walk *w, const ar_schedule *s, const double *star
                 int sw_src = AR_EP_IS_NODE(x->src), sw_dst = AR_EP_IS_NODE(x->dst);
                 int ms = sw_src ? mo[i + 1] - 1 : mo[i] + memb[x->src];
                 int md = sw_dst ? mo[i + 1] - 1 : mo[i] + memb[x->dst];
-                if (!sw_src && ar_lower_stream(&phase->ops[i], memb[x->src], x)) ms += (int)tot;
-                if (!sw_dst && ar_lower_stream(&phase->ops[i], memb[x->dst], x)) md += (int)tot;
                 /* one-sided (ar_op_async): the sender alone decides when it sends */
                 int async = ar_op_async(&phase->ops[i]);
                 double start = async || ready[ms] > ready[md] ? ready[ms] : ready[md];
@@ -1221,11 +1213,8 @@ static ar_status walk_dataflow(walk *w, const ar_schedule *s, const double *star
             for (int i = 0; i < phase->nops; i++) {
                 for (int m = 0; m < phase->ops[i].n; m++) {
                     int k = phase->ops[i].members[m];
-                    size_t a = (size_t)(mo[i] + m), b = tot + a; /* its clocks: the op's (up), down */
-                    ready[a] = next[a];
-                    ready[b] = next[b];
-                    int two = ar_lower_split(&phase->ops[i]) && phase->ops[i].parent[m] >= 0;
-                    if (nops[k] == 1) floor_[k] = two && next[b] < next[a] ? next[b] : next[a];
+                    ready[mo[i] + m] = next[mo[i] + m];
+                    if (nops[k] == 1) floor_[k] = next[mo[i] + m];
                 }
                 if (phase->ops[i].impl == AR_IMPL_SWITCH) ready[mo[i + 1] - 1] = next[mo[i + 1] - 1];
             }
@@ -1236,7 +1225,6 @@ static ar_status walk_dataflow(walk *w, const ar_schedule *s, const double *star
             for (int m = 0; m < phase->ops[i].n; m++) {
                 int k = phase->ops[i].members[m];
                 if (ready[mo[i] + m] > exitt[k]) exitt[k] = ready[mo[i] + m];
-                if (ready[tot + mo[i] + m] > exitt[k]) exitt[k] = ready[tot + mo[i] + m];
             }
         for (int k = 0; k < P; k++) {
             if (nops[k]) entry[k] = exitt[k];
@@ -1322,7 +1310,7 @@ ar_status ar_model_walk_from(const ar_platform *p, const ar_schedule *s, const d
     /* NCCL's protocols send one-sidedly (ar_op_async) under the simulator's dataflow semantics: the
      * dataflow walk follows them (lockstep rounds would wait for every step); switch schedules run
      * lockstep in the simulator and keep the lockstep walk */
-    int async = ar_schedule_async_ops(s, NULL) > 0 || ar_schedule_split_ops(s) > 0; /* or streams apart */
+    int async = ar_schedule_async_ops(s, NULL) > 0;
     int dataflow = other || start_s ||
                    ((ar_platform_has_msg(p) || async) && all <= AR_WALK_DATAFLOW_MAX && !ar_schedule_uses_switch(s));
     if (!dataflow && ar_platform_has_msg(p)) {

@@ -16,11 +16,6 @@
  *     receiver's a flight, max(route latency, step), later (df_flight); each
  *     round's window slot keeps per member its ends not yet done (need) and is
  *     freed once every member with transfers in it has completed it;
- *   - a split op (ar_lower_split: a tree all-reduce with an NCCL protocol, as NCCL's runTreeSplit)
- *     gives each member but the root two clocks: its transfers down the tree (copies, its
- *     broadcast) follow each other round by round on the second, the rest on the first; each
- *     clock goes through the op's rounds as a member does above (the rank is done with the op
- *     when both are);
  *   - the ops of one phase run concurrently; a rank enters its next phase
  *     when its own ops of this phase are done (no barrier with other ranks:
  *     the schedule's phase barriers are data dependencies, kept per rank), and
@@ -81,19 +76,17 @@ typedef struct df_round { /* one lowered round of an op */
     ar_xfer *x;
     size_t n, left;  /* transfers, not yet complete */
     int *started;    /* per transfer */
-    int *moff, *mix; /* clock m's transfers (as sender or receiver): mix[moff[m] .. moff[m+1]) */
-    int *need;       /* asynchronous op: per clock, its ends of this round's transfers not yet complete */
-    int mleft;       /* asynchronous op: clocks with transfers here that have not completed the round */
+    int *moff, *mix; /* member m's transfers (as sender or receiver): mix[moff[m] .. moff[m+1]) */
+    int *need;       /* asynchronous op: per member, its ends of this round's transfers not yet complete */
+    int mleft;       /* asynchronous op: members with transfers here that have not completed the round */
 } df_round;
 
 typedef struct df_op {
     const ar_op *op;
     int ph, nrounds;
     sim_members mem; /* rank -> member index */
-    int nclk;        /* clocks: one per member; a split op (ar_lower_split) n more, clock n + m for member
-                        m's down stream (ar_lower_stream), the others' ends on clock m */
-    int *at;         /* per clock: the round it is at (-1 before the op, nrounds when done) */
-    int *pending;    /* per clock: its transfers of that round not yet complete */
+    int *at;         /* per member: the round it is at (-1 before the op, nrounds when done) */
+    int *pending;    /* per member: its transfers of that round not yet complete */
     df_round *win;   /* the rounds in use */
     int nwin;
     size_t capwin;
@@ -185,12 +178,6 @@ static void df_fail(df *d, ar_status st, const char *msg) {
 
 static int member_of(const df_op *o, int rank) { return sim_member_of(&o->mem, rank); }
 
-/* The clock of rank's end of transfer x of op o (-1: not a member). */
-static int clock_of(const df_op *o, int rank, const ar_xfer *x) {
-    int m = member_of(o, rank);
-    return m >= 0 && o->nclk > o->op->n && ar_lower_stream(o->op, m, x) ? o->op->n + m : m;
-}
-
 /* ---- rounds ---- */
 
 static df_round *find_round(df_op *o, int r, int *slot) {
@@ -223,13 +210,13 @@ static df_round *get_round(df *d, df_op *o, int r, int *slot) {
     w->need = NULL;
     w->x = ar_calloc(mx, sizeof *w->x);
     w->started = ar_calloc(mx, sizeof *w->started);
-    w->moff = ar_calloc((size_t)o->nclk + 1, sizeof *w->moff);
+    w->moff = ar_calloc((size_t)o->op->n + 1, sizeof *w->moff);
     w->mix = ar_calloc(2 * mx, sizeof *w->mix);
-    if (o->async) w->need = ar_calloc((size_t)o->nclk + 1, sizeof *w->need);
+    if (o->async) w->need = ar_calloc((size_t)o->op->n + 1, sizeof *w->need);
     if (!w->x || !w->started || !w->moff || !w->mix || (o->async && !w->need)) return NULL;
     w->n = w->left = ar_lower_round(o->op, r, w->x);
     for (size_t t = 0; t < w->n; t++) {
-        int ms = clock_of(o, w->x[t].src, &w->x[t]), md = clock_of(o, w->x[t].dst, &w->x[t]);
+        int ms = member_of(o, w->x[t].src), md = member_of(o, w->x[t].dst);
         if (ms < 0 || md < 0) {
             df_fail(d, AR_EINTERNAL, "sim dataflow: a transfer outside its op");
             return NULL;
@@ -237,15 +224,15 @@ static df_round *get_round(df *d, df_op *o, int r, int *slot) {
         w->moff[ms + 1]++;
         w->moff[md + 1]++;
     }
-    for (int m = 0; m < o->nclk; m++) w->moff[m + 1] += w->moff[m];
+    for (int m = 0; m < o->op->n; m++) w->moff[m + 1] += w->moff[m];
     for (size_t t = 0; t < w->n; t++) { /* fill with a moving cursor, then restore */
-        w->mix[w->moff[clock_of(o, w->x[t].src, &w->x[t])]++] = (int)t;
-        w->mix[w->moff[clock_of(o, w->x[t].dst, &w->x[t])]++] = (int)t;
+        w->mix[w->moff[member_of(o, w->x[t].src)]++] = (int)t;
+        w->mix[w->moff[member_of(o, w->x[t].dst)]++] = (int)t;
     }
-    for (int m = o->nclk; m > 0; m--) w->moff[m] = w->moff[m - 1];
+    for (int m = o->op->n; m > 0; m--) w->moff[m] = w->moff[m - 1];
     w->moff[0] = 0;
     w->mleft = 0;
-    for (int m = 0; o->async && m < o->nclk; m++)
+    for (int m = 0; o->async && m < o->op->n; m++)
         if ((w->need[m] = w->moff[m + 1] - w->moff[m]) > 0) w->mleft++;
     w->r = r;
     *slot = k;
@@ -486,7 +473,7 @@ static void async_sent(df *d, size_t id) {
     df_xf *f = &d->xf[id];
     if (f->sent) return;
     f->sent = 1;
-    int oi = f->op, slot = f->slot, ms = clock_of(&d->ops[oi], f->x.src, &f->x);
+    int oi = f->op, slot = f->slot, ms = member_of(&d->ops[oi], f->x.src);
     async_done(d, oi, slot, ms, -1);
 }
 
@@ -517,7 +504,7 @@ static void net_progress(df *d, size_t id) {
     trace_event(d, f, &x, ar_sg_now());
     d->r->transfers++;
     d->r->bytes += (double)ar_xfer_elems(&x) * d->eb[o->ph];
-    int ms = clock_of(o, x.src, &x), md = clock_of(o, x.dst, &x);
+    int ms = member_of(o, x.src), md = member_of(o, x.dst);
     if (o->async) {
         int sent = f->sent;
         if (--f->refs == 0) d->freexf[d->nfree++] = (int)id;
@@ -570,7 +557,7 @@ static void xfer_done(df *d, size_t id) {
     trace_event(d, f, x, now);
     d->r->transfers++;
     d->r->bytes += (double)ar_xfer_elems(x) * d->eb[o->ph];
-    int ms = clock_of(o, x->src, x), md = clock_of(o, x->dst, x);
+    int ms = member_of(o, x->src), md = member_of(o, x->dst);
     d->freexf[d->nfree++] = (int)id;
     if (o->async) { /* the receiver's end (and the sender's, when its network part ended just now) */
         async_done(d, oi, slot, f->sent ? -1 : ms, md);
@@ -582,13 +569,13 @@ static void xfer_done(df *d, size_t id) {
     if (--o->pending[md] == 0) member_round_done(d, oi, md);
 }
 
-/* Clock m of op oi (member m % n) reaches round r: starts its transfers whose other end is there too. */
+/* Member m of op oi reaches round r: starts its transfers whose other end is there too. */
 static void reach(df *d, int oi, int m, int r) {
     df_op *o = &d->ops[oi];
     while (d->st == AR_OK) {
         o->at[m] = r;
-        if (r >= o->nrounds) { /* done with this op (this clock of it) */
-            int rank = o->op->members[m % o->op->n];
+        if (r >= o->nrounds) { /* done with this op */
+            int rank = o->op->members[m];
             if (--d->left[rank] == 0) {
                 int ph = o->ph;
                 double now = ar_sg_now();
@@ -613,7 +600,7 @@ static void reach(df *d, int oi, int m, int r) {
             if (d->stopped) return;
             for (int k = w->moff[m]; k < w->moff[m + 1] && d->st == AR_OK; k++) {
                 size_t t = (size_t)w->mix[k];
-                if (!w->started[t] && w->x[t].src == o->op->members[m % o->op->n]) start_xfer(d, oi, slot, t);
+                if (!w->started[t] && w->x[t].src == o->op->members[m]) start_xfer(d, oi, slot, t);
                 w = &o->win[slot];
             }
             if (w->need[m] > 0) return;
@@ -627,7 +614,7 @@ static void reach(df *d, int oi, int m, int r) {
             size_t t = (size_t)w->mix[k];
             if (w->started[t]) continue;
             const ar_xfer *x = &w->x[t];
-            int cs = clock_of(o, x->src, x), other = cs == m ? clock_of(o, x->dst, x) : cs;
+            int other = member_of(o, x->src) == m ? member_of(o, x->dst) : member_of(o, x->src);
             if (o->at[other] == r) start_xfer(d, oi, slot, t);
             w = &o->win[slot]; /* start_xfer does not move the window, but keep it honest */
         }
@@ -697,19 +684,6 @@ static void scenario_event(df *d, int kind, size_t i) {
     d->flow_over[i] = 1;
 }
 
-/* Rank's second clock in op o (its down stream, ar_lower_split), or -1. */
-static int second_clock(const df_op *o, int rank) {
-    int m = member_of(o, rank);
-    return m >= 0 && o->nclk > o->op->n && o->op->parent[m] >= 0 ? o->op->n + m : -1;
-}
-
-/* Rank's clocks of op oi start the op. */
-static void start_clocks(df *d, int oi, int rank) {
-    int m2 = second_clock(&d->ops[oi], rank);
-    reach(d, oi, member_of(&d->ops[oi], rank), 0);
-    if (m2 >= 0 && d->st == AR_OK) reach(d, oi, m2, 0);
-}
-
 /* Rank enters phase ph (after its base latency), skipping phases without its ops. */
 static void enter_now(df *d, int rank, int ph) {
     int nph = d->s->nphases;
@@ -720,13 +694,15 @@ static void enter_now(df *d, int rank, int ph) {
         return;
     }
     int k0 = d->roff[ph][rank], k1 = d->roff[ph][rank + 1];
-    d->left[rank] = 0; /* its clocks in the phase's ops */
-    for (int k = k0; k < k1; k++) d->left[rank] += 1 + (second_clock(&d->ops[d->rops_k[ph][k]], rank) >= 0);
+    d->left[rank] = k1 - k0;
     if (d->launch > 0 && !d->stopped) { /* its ops launch (concurrently), then start */
         ar_sg_timer(d->sg, d->launch, DF_TOK(DF_LAUNCH, rank));
         return;
     }
-    for (int k = k0; k < k1 && d->st == AR_OK; k++) start_clocks(d, d->rops_k[ph][k], rank);
+    for (int k = k0; k < k1 && d->st == AR_OK; k++) {
+        int oi = d->rops_k[ph][k];
+        reach(d, oi, member_of(&d->ops[oi], rank), 0);
+    }
 }
 
 static void enter_phase(df *d, int rank, int ph) {
@@ -757,8 +733,10 @@ static void handle(df *d, uint64_t tok) {
     }
     if (kind == DF_LAUNCH) {
         int ph = d->phase[i];
-        for (int k = d->roff[ph][i]; k < d->roff[ph][i + 1] && d->st == AR_OK; k++)
-            start_clocks(d, d->rops_k[ph][k], (int)i);
+        for (int k = d->roff[ph][i]; k < d->roff[ph][i + 1] && d->st == AR_OK; k++) {
+            int oi = d->rops_k[ph][k];
+            reach(d, oi, member_of(&d->ops[oi], (int)i), 0);
+        }
         return;
     }
     if (kind == DF_SIDE_FREE) { /* the gap after a message has passed */
@@ -899,13 +877,14 @@ static ar_status build(df *d) {
             o->nrounds = ar_lower_nrounds(op);
             o->step = ar_op_proto_step(d->p, op);
             o->async = ar_op_async(op);
-            o->nclk = op->n * (ar_lower_split(op) ? 2 : 1);
-            o->at = malloc((size_t)o->nclk * sizeof *o->at);
-            o->pending = ar_calloc((size_t)o->nclk, sizeof *o->pending);
+            o->at = malloc((size_t)op->n * sizeof *o->at);
+            o->pending = ar_calloc((size_t)op->n, sizeof *o->pending);
             if (sim_members_init(&o->mem, op) < 0 || !o->at || !o->pending)
                 return ar_fail(d->e, AR_ENOMEM, "sim: out of memory");
-            for (int m = 0; m < o->nclk; m++) o->at[m] = -1;
-            for (int m = 0; m < op->n; m++) d->roff[ph][op->members[m] + 1]++;
+            for (int m = 0; m < op->n; m++) {
+                o->at[m] = -1;
+                d->roff[ph][op->members[m] + 1]++;
+            }
             tot += (size_t)op->n;
         }
         for (int rk = 0; rk < P; rk++) d->roff[ph][rk + 1] += d->roff[ph][rk];
@@ -972,8 +951,7 @@ static void describe_wait(const df *d, char *buf, size_t n) {
         if (ph >= d->s->nphases) continue;
         for (int k = d->roff[ph][rk]; k < d->roff[ph][rk + 1]; k++) {
             const df_op *o = &d->ops[d->rops_k[ph][k]];
-            int m = member_of(o, rk), m2 = second_clock(o, rk);
-            if (m2 >= 0 && o->at[m2] < o->at[m]) m = m2;
+            int m = member_of(o, rk);
             if (o->at[m] < o->nrounds) {
                 snprintf(buf, n, "rank %d waits in phase %d, op %d, round %d of %d", rk, ph,
                          d->rops_k[ph][k] - d->opoff[ph], o->at[m], o->nrounds);

@@ -171,7 +171,7 @@ typedef struct nv_arg {
 typedef struct nv_sub {
     nv *v;
     nv_op *o;
-    int rank, stream; /* stream: -1 all of the rank's transfers of o, else that stream's (ar_lower_stream) */
+    int rank;
     sg_bar_t done;
 } nv_sub;
 
@@ -285,12 +285,6 @@ static int lower_round(nv *v, nv_op *o, int r) {
     if (v->j->o->budget_s > 0 && ar_now_s() - v->wall0 > v->j->o->budget_s) v->stop = 1;
     if (v->stop) o->stop = 1;
     return 0;
-}
-
-/* Whether rank's end of transfer x of o belongs to `stream` (-1: every stream; a split op's down
- * stream runs on an actor of its own under dataflow, ar_lower_split). */
-static int in_stream(const nv_op *o, int rank, const ar_xfer *x, int stream) {
-    return stream < 0 || ar_lower_stream(o->op, member_of(o, rank), x) == stream;
 }
 
 static void run_op(nv *v, nv_op *o, int rank) {
@@ -447,7 +441,7 @@ static void d2h_wait(nv *v, int rank, const ar_xfer *x) {
 /* --sync dataflow with a reduction cost: as run_op_df, but a reduce transfer's reduction is
  * queued on the receiver's GPU when its network part completes, and a send (or a copy's
  * receive) waits until its range is no longer being reduced into. */
-static void run_op_df_costs(nv *v, nv_op *o, int rank, int stream) {
+static void run_op_df_costs(nv *v, nv_op *o, int rank) {
     size_t maxc = ar_lower_max_xfers(o->op) + 1;
     sg_comm_t *c = malloc(maxc * 2 * sizeof *c);
     int *ci = malloc(maxc * 2 * sizeof *ci); /* transfer of each comm; -1 - t for a send */
@@ -479,7 +473,6 @@ static void run_op_df_costs(nv *v, nv_op *o, int rank, int stream) {
                 const ar_xfer *x = &xf[code / 2];
                 int send = code & 1;
                 if (send ? x->src != rank : x->dst != rank) continue;
-                if (!in_stream(o, rank, x, stream)) continue;
                 int hz = send || !x->reduce;
                 if (!pass && hz && gpu_hazard(&v->gpus[rank], x)) {
                     later[nl++] = code;
@@ -522,7 +515,7 @@ static void run_op_df_costs(nv *v, nv_op *o, int rank, int stream) {
 /* --sync dataflow: rank does each round of o once its own transfers of the previous one have
  * completed; a transfer starts when sender and receiver are both at its round (SimGrid's
  * rendezvous); no barrier. Each actor lowers the rounds itself (members can be rounds apart). */
-static void run_op_df(nv *v, nv_op *o, int rank, int stream) {
+static void run_op_df(nv *v, nv_op *o, int rank) {
     size_t maxc = ar_lower_max_xfers(o->op) + 1;
     sg_comm_t *c = malloc(maxc * 2 * sizeof *c);
     double *cs = malloc(maxc * 2 * sizeof *cs); /* each comm's transfer's step */
@@ -544,7 +537,6 @@ static void run_op_df(nv *v, nv_op *o, int rank, int stream) {
         for (size_t t = 0; t < n; t++) {
             const ar_xfer *x = &xf[t];
             int as = actor_of(v, x->src, 0), ad = actor_of(v, x->dst, x->reduce); /* ranks or switch actors */
-            if ((as == rank || ad == rank) && !in_stream(o, rank, x, stream)) continue;
             double sx = nv_step(v, o, r, x);
             if (ad == rank) cs[nc] = sx, c[nc++] = nv_get_async(pair_mbox(o, rank, as), &got);
             if (as == rank) {
@@ -589,7 +581,7 @@ static void declare_receiver(nv *v, nv_op *o, int rank) {
  * one-sided sends. The rank posts its sends of round r when it reaches r (they flow at once: its
  * receivers are their mailboxes' permanent receivers) and its receives; it does round r + 1 once its
  * sends' network parts have ended and its receives have arrived, each with its step after its end. */
-static void run_op_df_async(nv *v, nv_op *o, int rank, int stream) {
+static void run_op_df_async(nv *v, nv_op *o, int rank) {
     size_t maxc = ar_lower_max_xfers(o->op) + 1;
     sg_comm_t *c = malloc(maxc * 2 * sizeof *c);
     double *cs = malloc(maxc * 2 * sizeof *cs); /* a receive's step; -1 for a send */
@@ -611,7 +603,6 @@ static void run_op_df_async(nv *v, nv_op *o, int rank, int stream) {
         for (size_t t = 0; t < n && !v->oom; t++) {
             const ar_xfer *x = &xf[t];
             int as = actor_of(v, x->src, 0), ad = actor_of(v, x->dst, x->reduce);
-            if ((as == rank || ad == rank) && !in_stream(o, rank, x, stream)) continue;
             if (as == rank) {
                 double bytes = (double)ar_xfer_elems(x) * o->eb;
                 nv_msg *m = malloc(sizeof *m);
@@ -656,10 +647,10 @@ static void run_op_df_async(nv *v, nv_op *o, int rank, int stream) {
     free(c), free(cs), free(got), free(mine), free(xf), free(ix);
 }
 
-static void run_op_any(nv *v, nv_op *o, int rank, int stream) {
-    if (v->j->o->sync == AR_SYNC_DATAFLOW && ar_op_async(o->op) && !v->gpus) run_op_df_async(v, o, rank, stream);
-    else if (v->j->o->sync == AR_SYNC_DATAFLOW && v->gpus) run_op_df_costs(v, o, rank, stream);
-    else if (v->j->o->sync == AR_SYNC_DATAFLOW) run_op_df(v, o, rank, stream);
+static void run_op_any(nv *v, nv_op *o, int rank) {
+    if (v->j->o->sync == AR_SYNC_DATAFLOW && ar_op_async(o->op) && !v->gpus) run_op_df_async(v, o, rank);
+    else if (v->j->o->sync == AR_SYNC_DATAFLOW && v->gpus) run_op_df_costs(v, o, rank);
+    else if (v->j->o->sync == AR_SYNC_DATAFLOW) run_op_df(v, o, rank);
     else run_op(v, o, rank);
 }
 
@@ -667,41 +658,31 @@ static void sub_main(int argc, char **argv) {
     (void)argc;
     (void)argv;
     nv_sub *a = sg_actor_self_get_data();
-    run_op_any(a->v, a->o, a->rank, a->stream);
+    run_op_any(a->v, a->o, a->rank);
     sg_barrier_wait(a->done);
 }
 
-/* Rank's ops of phase ph, concurrently: helper actors for all but the first. Under dataflow a split
- * op's member other than the root runs its two streams apart (ar_lower_split): one actor each. */
+/* Rank's ops of phase ph, concurrently: helper actors for all but the first. */
 static void run_phase(nv *v, int ph, int rank) {
-    int k0 = v->roff[ph][rank], nk = v->roff[ph][rank + 1] - k0, k = 0, df = v->j->o->sync == AR_SYNC_DATAFLOW;
-    if (nk == 0) return;
-    for (int i = 0; i < nk; i++) {
-        const nv_op *o = &v->ops[ph][v->rops[ph][k0 + i]];
-        k += 1 + (df && ar_lower_split(o->op) && o->op->parent[member_of(o, rank)] >= 0);
-    }
-    nv_sub *subs = ar_calloc((size_t)k, sizeof *subs);
+    int k0 = v->roff[ph][rank], k = v->roff[ph][rank + 1] - k0;
+    if (k == 0) return;
+    nv_sub *subs = k > 1 ? ar_calloc((size_t)k, sizeof *subs) : NULL;
     sg_bar_t done = k > 1 ? sg_barrier_init((unsigned)k) : NULL;
-    if (!subs || (k > 1 && !done)) {
+    if (k > 1 && (!subs || !done)) {
         v->oom = 1;
         free(subs);
         return;
     }
-    for (int i = 0, e = 0; i < nk; i++) {
-        nv_op *o = &v->ops[ph][v->rops[ph][k0 + i]];
-        int two = df && ar_lower_split(o->op) && o->op->parent[member_of(o, rank)] >= 0;
-        for (int st = 0; st < 1 + two; st++)
-            subs[e++] = (nv_sub){.v = v, .o = o, .rank = rank, .stream = two ? st : -1, .done = done};
-    }
     char name[48];
     for (int i = 1; i < k; i++) {
-        snprintf(name, sizeof name, "gpu%d.op%d.%d", rank, (int)(subs[i].o - v->ops[ph]), subs[i].stream);
+        subs[i] = (nv_sub){.v = v, .o = &v->ops[ph][v->rops[ph][k0 + i]], .rank = rank, .done = done};
+        snprintf(name, sizeof name, "gpu%d.op%d", rank, v->rops[ph][k0 + i]);
         sg_actor_t act = sg_actor_init(name, (sg_host_t)ar_sg_host(v->sg, rank));
         sg_actor_set_stacksize(act, NAIVE_STACK_BYTES);
         sg_actor_set_data(act, &subs[i]);
         sg_actor_start(act, sub_main, 0, NULL);
     }
-    run_op_any(v, subs[0].o, rank, subs[0].stream);
+    run_op_any(v, &v->ops[ph][v->rops[ph][k0]], rank);
     if (k > 1) {
         sg_barrier_wait(done);
         sg_barrier_destroy(done);

