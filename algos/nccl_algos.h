@@ -37,8 +37,10 @@ int ar_nccl_dtree_parent(int M, int t, int x);
  * (none, and *why says so, where the model cannot read p). *why: static text. */
 ar_proto ar_nccl_proto_of(const ar_platform *p, int nccl_algo, const char *word, double bytes, const char **why);
 
+/* The most pipeline chunks a tree channel gets from NCCL's chunking (the simulation's cost is linear in them). */
+#define AR_NCCL_TREE_MAX_CHUNKS 64
 /* NCCL's pipeline chunks for a tree channel of a `bytes` all-reduce over `channels` trees with
- * protocol pr (nccl_tree.c: NCCL's chunk size per protocol, LL's stream pieces; 1..32). */
+ * protocol pr (nccl_tree.c: NCCL's chunk size per protocol, LL's stream pieces; 1..AR_NCCL_TREE_MAX_CHUNKS). */
 int ar_nccl_tree_chunks(const ar_platform *p, ar_proto pr, double bytes, int channels);
 
 /* ar_nccl_proto (models/nccl_model.h) to ar_proto. */

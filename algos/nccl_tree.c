@@ -53,16 +53,17 @@ int ar_nccl_dtree_parent(int M, int t, int x) {
     return q < 0 ? -1 : (q + 1) % M;
 }
 
-/* NCCL's pipeline chunks for a tree channel of `bytes` (enqueue.cc: chunkSize = the protocol's buffer
- * step, init.cc's default buffers over NCCL_STEPS = 8: LL 512 KiB -> 64 KiB of lines, half of it data;
- * LL128 4.69 MiB -> 600 KiB of lines, 15 of 16 words data; Simple 4 MiB -> 512 KiB; the tree's LL128
- * chunk halved while the channels get fewer than (1 + lg nodes + 0.1 ppn) x 64 / ppn chunks, down to
- * 128 KiB, then x 16 / ppn down to 32 KiB). The count is capped at 32: the tree's depth (the chain
- * inside a node and the levels across) is the fill of its pipeline, which 8 chunks left at 1.82 x
- * NCCL's model on dgx-a100:nodes=16 at 64 MiB (NCCL's chunk size gives 59 there; 32: 1.51 x); more
- * chunks each pay a round's hop latency in the schedule (64: 1.56 x, 128: 1.75 x). With the broadcast
- * overlapping the reduce (one pipeline of 2 depth + chunks - 1 rounds, core/lower.h): 16 chunks
- * 1.37 x, 32 1.24 x, 48 1.22 x, 64 1.24 x, 96 1.30 x by the walk; dgx-h100:nodes=16: 32 the best. */
+/* NCCL's pipeline chunks for a tree channel of `bytes` (NCCL 2.30, enqueue.cc calcCollChunking:
+ * chunkSize = the protocol's buffer step, init.cc's default buffers over NCCL_STEPS = 8: LL 512 KiB ->
+ * 64 KiB of lines, half of it data; LL128 4.69 MiB -> 600 KiB of lines, 15 of 16 words data; Simple
+ * 4 MiB -> 512 KiB; TREE with LL128 halves its chunk while the channels get fewer than (1 + lg nodes +
+ * 0.1 ppn) x 64 / ppn chunks, down to 128 KiB, then x 16 / ppn down to 32 KiB; no other TREE rule).
+ * The tree's depth (the chain inside a node and the levels across) is the fill of the pipeline, 2
+ * depth - 1 chunk times against the chunks: NCCL's own chunk count keeps that fill as short as NCCL's
+ * (dgx-a100:nodes=16 at 64 and 128 MiB: 144 000 and 288 000 B chunks, 59 a channel; the walk 1.18 /
+ * 1.31 x NCCL's model with 32 chunks, 1.14 / 1.24 x with NCCL's 59). The count is capped at
+ * AR_NCCL_TREE_MAX_CHUNKS for the simulation's cost, linear in the chunks (about 2.3 ms of wall time
+ * a chunk on 128 ranks): Simple at 8 GiB would be 2 048 chunks a channel. */
 int ar_nccl_tree_chunks(const ar_platform *p, ar_proto pr, double bytes, int channels) {
     /* LL: the 32 KiB step is not what moves through the tree: a rank forwards each 16-byte line (8
      * bytes of data) as it arrives, 512 threads a line each per iteration of the kernel's loop
@@ -77,7 +78,7 @@ int ar_nccl_tree_chunks(const ar_platform *p, ar_proto pr, double bytes, int cha
         while (floor(per / chunk) < steps * 16 / ppn && chunk > 32768) chunk /= 2;
     }
     double k = ceil(per / chunk);
-    return k < 1 ? 1 : k > 32 ? 32 : (int)k;
+    return k < 1 ? 1 : k > AR_NCCL_TREE_MAX_CHUNKS ? AR_NCCL_TREE_MAX_CHUNKS : (int)k;
 }
 
 static const ar_param_def ntree_params[] = {

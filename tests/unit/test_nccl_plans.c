@@ -215,7 +215,36 @@ static void check_nvls_latency(void) {
     ar_platform_free(p);
 }
 
+/* NCCL's tree chunking (NCCL 2.30, enqueue.cc calcCollChunking), by hand on dgx-a100:nodes=16 (128
+ * ranks, 16 nodes, ppn 8) over 8 channels. LL128: the step 4 915 200 / 8 = 614 400 B of lines, 576 000 B
+ * of data; TREE halves it while nBytes / (8 chunk) < (1 + lg 16 + 0.1 x 8) x 64 / 8 = 46.4 (down to
+ * 128 KiB). 64 MiB: 67 108 864 / 4 608 000 = 14 -> / 2 304 000 = 29 -> / 1 152 000 = 58, stop at
+ * 144 000 B: 8 388 608 / 144 000 = 58.25, 59 chunks a channel. 128 MiB: 29 -> 58 at 288 000 B: 59.
+ * 512 MiB: 116 at 576 000 B, 117 chunks: AR_NCCL_TREE_MAX_CHUNKS (64). Simple: 512 KiB; 192 MiB over
+ * 8 channels: 24 MiB / 512 KiB = 48. LL: 4 KiB pieces; 1 MiB: 128 KiB / 4 KiB = 32; 2 MiB: 64. */
+static void check_tree_chunks(void) {
+    ar_platform *p = NULL;
+    ar_err e = {{0}};
+    T_OK(ar_platform_load("dgx-a100:nodes=16", 0, &p, &e), e);
+    if (!p) return;
+    const double MiB = 1048576.0;
+    static const struct {
+        ar_proto pr;
+        double mib;
+        int want;
+    } c[] = {{AR_PROTO_LL128, 64, 59}, {AR_PROTO_LL128, 128, 59}, {AR_PROTO_LL128, 512, AR_NCCL_TREE_MAX_CHUNKS},
+             {AR_PROTO_SIMPLE, 192, 48}, {AR_PROTO_LL, 1, 32},   {AR_PROTO_LL, 2, 64}};
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        int got = ar_nccl_tree_chunks(p, c[i].pr, c[i].mib * MiB, 8);
+        T_CHECK(got == c[i].want, "tree chunks %s %g MiB: %d, want %d", ar_proto_name(c[i].pr), c[i].mib, got,
+                c[i].want);
+    }
+    T_CHECK(AR_NCCL_TREE_MAX_CHUNKS == 64, "the cap is 64 chunks");
+    ar_platform_free(p);
+}
+
 int main(void) {
+    check_tree_chunks();
     check_protocols();
     check_nvls_latency();
     static const char *const presets[] = {"dgx-a100",         "dgx-h100",        "dgx-b200",         "gb200-nvl72",
