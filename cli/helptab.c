@@ -157,7 +157,7 @@ static const cli_helprow fit_rows[] = {
      "refused); also the collective of files that do not name it"},
     {"--ranks", NULL, "the rank count of files that do not give it (else the platform's, said so)"},
     {"--nccl-algo", NULL, NULL},
-    {"--nccl-version", NULL, "the NCCL release NCCL's model follows (2.18, 2.26, 2.28, 2.30 = default)"},
+    {"--nccl-version", NULL, "the NCCL release NCCL's model follows (2.18, 2.26, 2.27, 2.28, 2.30 = default)"},
     {NULL, NULL, "  (a fact a file lacks is said on stderr, one line; rows with #wrong > 0 are left out, said so)\n"},
     {"--seed", NULL, NULL},
     {"--boot", NULL, NULL},

@@ -201,7 +201,7 @@ static const cli_optdef defs[] = {
     {"--nccl-version", OPT_PLATFORM, CLI_ARG_ENUM, "--nccl-version V", "2.18 2.19 2.25 2.26 2.27 2.28 2.29 2.30", 0, 0,
      0, set_nccl_version,
      "the NCCL release NCCL's model (nccl_model_s, the nccl pick) follows: 2.18 (also\n"
-     "2.19), 2.26 (2.25), 2.28 (2.27), 2.30 (2.29; the default)",
+     "2.19), 2.26 (2.25), 2.27, 2.28, 2.30 (2.29; the default)",
      NULL, NULL, NULL},
     {"--nccl-model", OPT_PLATFORM, CLI_ARG_ENUM, "--nccl-model M", "arlab tuner nvlstree-fill", F(nccl_tuner_only), 0,
      0, NULL,

@@ -85,6 +85,15 @@ while IFS=$'\t' read -r file coll _ranks _nodes _rows opts plat _fit _cal; do
       $(k["nccl_s"]) != "" { printf "%s|%s|%s|%s|%s\n", p, c, $(k["bytes"]), $(k["nccl_s"]), f }' >>"$MEAS"
 done <"$REF/logs/MANIFEST.tsv"
 
+# Where NCCL's model itself is the difference (docs/models.md "NCCL's model on B200" derives each from
+# NCCL's source): platform (a regex)|NCCL's pick|why. A row outside its band's tolerance whose platform
+# and pick match says why in its measured column ([ncm: ...]) and counts as explained in the summary.
+WHY=$TMP/why
+cat >"$WHY" <<'EOF_WHY'
+^dgx-b200$|NVLS|NCCL bounds a B200 node's NVLS channel by its graph's bwInter 90 GB/s (bus 8 x 90 = 720; 80 x eff 0.74 x 7/8 x 2 = 103.6 is above it); the schedule runs at the preset's switch rate; nccl#1807: 830+ GB/s busbw (2.27.1)
+^dgx-b200:nodes=2$|NVLS_TREE|NCCL 2.30 caps the NVLS_TREE channel at 48 x eff 0.74 x 7/8 x 2 = 62.2 GB/s (bus 497, algbw 265) below the 2 x 48 its NICs carry; the public logs (2.26.2, whose model gives 320) measure 332-375 GB/s algbw at 1-8 GiB; the schedule is 0.95-1.04 x the logs at >= 256 MiB
+EOF_WHY
+
 # one sim call per platform, collective and size; rows: binary|platform|coll|bytes|algo|nccl|walk|sim|status|pick
 ROWS=$TMP/rows
 : >"$ROWS"
@@ -115,7 +124,8 @@ for pre in ${PRESETS:-dgx-a100 dgx-h100 dgx-b200}; do
 done
 
 awk -F'|' -v have_old="${OLD:+1}" -v csv="$CSV" '
-  FILENAME == ARGV[1] { key = $1 "|" $2 "|" $3; v = (key in m) ? m[key] ";" : ""; m[key] = v $4 "@" $5; next }
+  FILENAME == ARGV[1] { nw++; wre[nw] = $1; wpick[nw] = $2; wtxt[nw] = $3; next }
+  FILENAME == ARGV[2] { key = $1 "|" $2 "|" $3; v = (key in m) ? m[key] ";" : ""; m[key] = v $4 "@" $5; next }
   $1 == "old" { old[$2 "|" $3 "|" $4 "|" $5] = $8; next }
   { rows[++nr] = $0 }
   function fmt(t) { return t == "" ? "-" : t < 1e-3 ? sprintf("%.1fus", t * 1e6) : sprintf("%.3fms", t * 1e3) }
@@ -136,29 +146,32 @@ awk -F'|' -v have_old="${OLD:+1}" -v csv="$CSV" '
         n = split(m[p "|" c "|" b], e, ";")
         for (j = 1; j <= n; j++) { split(e[j], q, "@"); mm = mm (mm == "" ? "" : "; ") fmt(q[1]) " (" ratio(s, q[1]) ", " q[2] ")" }
       }
-      printf "  %s%s\n", mm, st != "ok" ? " [" st "]" : ""
-      if (csv != "") printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,\"%s\"\n", p, c, b, a, nm, w, s, ratio(s, nm), os, ratio(os, nm), st, mm > csv
       # the summary: |sim / NCCL model - 1| per collective, algorithm and band; the NCCL model prices
       # the pick of NCCL, so a forced algorithm counts where it is the pick (nccl counts everywhere)
-      if (s == "" || nm == "" || nm + 0 <= 0) continue
-      if (a != "nccl" && a != planner[pick]) continue
       band = b + 0 >= 67108864 ? "big" : b + 0 >= 65536 ? "mid" : ""
-      if (band == "") continue
-      d = s / nm - 1; if (d < 0) d = -d
+      counted = s != "" && nm != "" && nm + 0 > 0 && (a == "nccl" || a == planner[pick]) && band != ""
+      d = counted ? s / nm - 1 : 0; if (d < 0) d = -d
       tol = band == "big" ? 0.10 : 0.20
-      key = c "|" a "|" band; tot[key]++; if (d <= tol) ok[key]++; dev[key, tot[key]] = d
+      why = ""
+      if (counted && d > tol) for (j = 1; j <= nw; j++) if (p ~ wre[j] && pick == wpick[j]) why = wtxt[j]
+      if (why != "") mm = mm (mm == "" ? "" : "; ") "[ncm: " why "]"
+      printf "  %s%s\n", mm, st != "ok" ? " [" st "]" : ""
+      if (csv != "") printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,\"%s\"\n", p, c, b, a, nm, w, s, ratio(s, nm), os, ratio(os, nm), st, mm > csv
+      if (!counted) continue
+      key = c "|" a "|" band; tot[key]++; if (d <= tol) ok[key]++; else if (why != "") expl[key]++; dev[key, tot[key]] = d
       if (os != "") { d = os / nm - 1; if (d < 0) d = -d; otot[key]++; if (d <= tol) ook[key]++; odev[key, otot[key]] = d }
     }
     print ""
     print "# summary: rows whose simulation is within 10 % of NCCL'\''s model at >= 64 MB (big) and 20 % at 64 KB-64 MB"
     print "# (mid), and the median |sim/ncm - 1|; a forced algorithm counts where NCCL'\''s model picks it;"
-    print "# the forced rows run proto=auto (nccl-ring, nccl-tree, nvls, nvlstree): what NCCL_ALGO=... runs"
+    print "# the forced rows run proto=auto (nccl-ring, nccl-tree, nvls, nvlstree): what NCCL_ALGO=... runs;"
+    print "# explained: rows outside whose difference is NCCL'\''s model itself (their [ncm: ...] says why)"
     na = split("nccl nccl-ring nccl-tree nvls nvlstree", al, " ")
     nc = split("allreduce allgather reducescatter", cl, " ")
     for (z = 1; z <= nc; z++) for (x = 1; x <= na; x++) for (y = 1; y <= 2; y++) {
       band = y == 1 ? "mid" : "big"; key = cl[z] "|" al[x] "|" band
       if (!(key in tot)) continue
-      printf "%-13s %-9s %-3s new %3d/%-3d within, median %.3f", cl[z], al[x], band, ok[key] + 0, tot[key], median(dev, key, tot[key])
+      printf "%-13s %-9s %-3s new %3d/%-3d within (+%d explained), median %.3f", cl[z], al[x], band, ok[key] + 0, tot[key], expl[key] + 0, median(dev, key, tot[key])
       if (key in otot) printf "   old %3d/%-3d within, median %.3f", ook[key] + 0, otot[key], median(odev, key, otot[key])
       printf "\n"
     }
@@ -167,4 +180,4 @@ awk -F'|' -v have_old="${OLD:+1}" -v csv="$CSV" '
     for (i = 1; i <= n; i++) v[i] = arr[key, i]
     for (i = 2; i <= n; i++) { t = v[i]; for (j = i - 1; j >= 1 && v[j] > t; j--) v[j + 1] = v[j]; v[j + 1] = t }
     return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
-  }' "$MEAS" "$ROWS"
+  }' "$WHY" "$MEAS" "$ROWS"

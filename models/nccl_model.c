@@ -56,22 +56,31 @@ static const nccl_consts k_v228 = {
     {0.0, 0.0, 0.85, 0.74},
 };
 
+/* 2.26.2's tables (tag v2.26.2-1, src/graph/tuning.cc baseLat, hwLat, llMaxBws, perChMax*Bws), which 2.27
+ * keeps */
+// clang-format off
+#define NCCL_V226_TABLES \
+    {{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {8.0, 8.0, 8.0}}, \
+    {{{0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 25}, {0, 0, 25}, {0, 0, 0}}, \
+     {{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}}, \
+     {{5.0, 8.5, 14}, {2.7, 4.0, 14.0}, {0, 0, 31}, {0, 0, 30}, {0, 0, 18}, {0, 0, 14}, {0, 0, 0}}}, \
+    {{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {141.0, 45.0, 35.0}, {282.0, 90.0, 70.0}}, \
+    {{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 36.7}, {73.4, 73.4, 73.4}}, \
+    {{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 29.0}, {73.4, 73.4, 58.0}}, \
+    {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}, {77.4, 82.8, 72.0}}, \
+    {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}}, \
+    {1.0, 1.0, 1.0, 1.0}
+// clang-format on
+
 static const nccl_consts k_v226 = {
-    /* NCCL 2.26.2 (tag v2.26.2-1, src/graph/tuning.cc baseLat, hwLat, llMaxBws, perChMax*Bws): PAT's
-     * 8 us base written in its latency formula; Blackwell's caps twice Hopper's; NVLS without an
-     * efficiency or a channel lost to the head (bw = min(bwIntra, bwInter), algbw = 5/6 busbw) */
-    22600,
-    {{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {8.0, 8.0, 8.0}},
-    {{{0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 25}, {0, 0, 25}, {0, 0, 0}},
-     {{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}},
-     {{5.0, 8.5, 14}, {2.7, 4.0, 14.0}, {0, 0, 31}, {0, 0, 30}, {0, 0, 18}, {0, 0, 14}, {0, 0, 0}}},
-    {{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {141.0, 45.0, 35.0}, {282.0, 90.0, 70.0}},
-    {{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 36.7}, {73.4, 73.4, 73.4}},
-    {{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 29.0}, {73.4, 73.4, 58.0}},
-    {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}, {77.4, 82.8, 72.0}},
-    {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}},
-    {1.0, 1.0, 1.0, 1.0},
-};
+    /* NCCL 2.26.2: PAT's 8 us base written in its latency formula; Blackwell's caps twice Hopper's; NVLS
+     * without an efficiency or a channel lost to the head (bw = min(bwIntra, bwInter), algbw = 5/6 busbw) */
+    22600, NCCL_V226_TABLES};
+
+static const nccl_consts k_v227 = {
+    /* NCCL 2.27.7 (tag v2.27.7-1): 2.26's tables and all-reduce formulas; NVLS reduce-scatter and
+     * all-gather take min(bwIntra (ppn - 1)/ppn, 0.9 bwInter) */
+    22700, NCCL_V226_TABLES};
 
 static const nccl_consts k_v218 = {
     /* NCCL 2.18.6 (tag v2.18.6-1, src/graph/tuning.cc baseLat, hwLat, llMaxBws, perChMax*Bws): no PAT,
@@ -91,7 +100,8 @@ static const nccl_consts k_v218 = {
 
 static const nccl_consts *consts_of(int version) {
     return version == 0 || version >= 22900 ? &k_v230
-           : version >= 22700               ? &k_v228
+           : version >= 22800               ? &k_v228
+           : version >= 22700               ? &k_v227
            : version >= 22000               ? &k_v226
                                             : &k_v218;
 }
@@ -112,14 +122,15 @@ int ar_nccl_version_parse(const char *s) {
     if (s[n]) return -1;
     if (min == 18 || min == 19) return 21800;
     if (min == 25 || min == 26) return 22600;
-    if (min == 27 || min == 28) return 22800;
+    if (min == 27) return 22700;
+    if (min == 28) return 22800;
     if (min == 29 || min == 30) return 23000;
     return -1;
 }
 
 const char *ar_nccl_version_name(int version) {
     int v = consts_of(version)->version;
-    return v == 23000 ? "2.30.7" : v == 22800 ? "2.28.9" : v == 22600 ? "2.26.2" : "2.18.6";
+    return v == 23000 ? "2.30.7" : v == 22800 ? "2.28.9" : v == 22700 ? "2.27.7" : v == 22600 ? "2.26.2" : "2.18.6";
 }
 
 /* Trees' bandwidth correction by log2(bytes / 64), 64 B .. 256 MB, per protocol. */
@@ -281,8 +292,10 @@ static int tune_one(const ar_nccl_in *in, int coll, int a, int p, double chfrac,
 
     int collnet = a == AR_NCCL_COLLNET_DIRECT || a == AR_NCCL_COLLNET_CHAIN;
     double bw = nnodes <= 2 || collnet ? g->bw_intra_GBps : g->bw_inter_GBps;
-    int v226 = K->version == 22600;
-    if (v226 && a == AR_NCCL_NVLS) bw = dmin(g->bw_intra_GBps, g->bw_inter_GBps);
+    int v226 = K->version == 22600 || K->version == 22700; /* 2.25-2.27: NVLS without an efficiency */
+    if (v226 && a == AR_NCCL_NVLS)
+        bw = K->version == 22700 && rsag ? dmin(g->bw_intra_GBps * (ppn - 1) / ppn, g->bw_inter_GBps * 0.9)
+                                         : dmin(g->bw_intra_GBps, g->bw_inter_GBps);
     if (v226 && a == AR_NCCL_NVLS_TREE)
         bw = dmin(g->bw_intra_GBps, nnodes <= 2 ? g->bw_inter_GBps : g->bw_inter_GBps / 2);
     if (!v218 && !v226 && (a == AR_NCCL_NVLS || a == AR_NCCL_NVLS_TREE)) {
@@ -744,16 +757,27 @@ static const double k_sp_inter90[] = {48.0, 45.0, 42.0, 40.0, 30.0, 24.0, 22.0, 
 static const double k_sp_intra100[] = {90.0, 80.0, 70.0, 60.0, 50.0, 45.0, 40.0, 30.0, 24.0, 20.0, 19.0, 18.0};
 static const double k_sp_inter100[] = {96.0, 86.0, 80.0, 48.0, 45.1, 42.0, 40.0, 30.0, 24.0, 22.0,
                                        20.0, 17.5, 15.0, 12.0, 6.0,  3.0,  2.4,  1.2,  0.24, 0.12};
+/* Blackwell's arrays of earlier releases: 2.27-2.28 (v2.28.9-1 search.cc: intra without 45, inter
+ * 96 then Hopper's with 45.1 for 45) and 2.26 (v2.26.2-1: intra without 45 and 18, inter Hopper's) */
+static const double k_sp_intra100_v228[] = {90.0, 80.0, 70.0, 60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 19.0, 18.0};
+static const double k_sp_inter100_v228[] = {96.0, 48.0, 45.1, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0,
+                                            17.5, 15.0, 12.0, 6.0,  3.0,  2.4,  1.2,  0.24, 0.12};
 
 typedef struct speeds {
     const double *v;
     int n;
 } speeds;
 
-static speeds speed_array(int cc, int inter) {
+/* search.cc's speed arrays of the release ver (consts_of's version) */
+static speeds speed_array(int cc, int inter, int ver) {
     speeds s;
 #define AR_SP(a) (s.v = (a), s.n = (int)(sizeof(a) / sizeof((a)[0])))
-    if (cc >= 100) inter ? AR_SP(k_sp_inter100) : AR_SP(k_sp_intra100);
+    if (cc >= 100 && ver == 22600) { /* 2.26: Hopper's inter array; 2.28's intra array less its 18 */
+        if (inter) AR_SP(k_sp_inter90);
+        else AR_SP(k_sp_intra100_v228), s.n--;
+    } else if (cc >= 100 && (ver == 22700 || ver == 22800))
+        inter ? AR_SP(k_sp_inter100_v228) : AR_SP(k_sp_intra100_v228);
+    else if (cc >= 100) inter ? AR_SP(k_sp_inter100) : AR_SP(k_sp_intra100);
     else if (cc >= 90) inter ? AR_SP(k_sp_inter90) : AR_SP(k_sp_intra90);
     else inter ? AR_SP(k_sp_inter70) : AR_SP(k_sp_intra70);
 #undef AR_SP
@@ -766,6 +790,7 @@ typedef struct topo {
     double nic;  /* the machine's cut over its GPUs, GB/s (nnodes > 1; NVLS) */
     int nics;    /* NICs per node a ring channel can use (ppn, or fewer where some failed) */
     double nic1; /* one of those NICs, GB/s (= nic while every GPU has its NIC) */
+    int ver;     /* the release whose speed arrays the search walks (consts_of's version) */
 } topo;
 
 /* Ring channels that fit at speed s (per-GPU NVLink and per-NIC budgets). */
@@ -785,7 +810,7 @@ static int ring_fit(const topo *t, double s) {
 /* Ring search: pass 1, channel duplication, pass 2 (search.cc's ncclTopoCompute). */
 static void ring_search(const topo *t, int cc, ar_nccl_graph *g) {
     const int maxch = NCCL_MAX_CHANNELS / 2;
-    speeds sp = speed_array(cc, t->nnodes > 1);
+    speeds sp = speed_array(cc, t->nnodes > 1, t->ver);
     double maxbw = t->nnodes > 1 ? t->nic1 : t->nv;
     double total = t->nnodes > 1 && t->nic1 > t->nv ? t->nic1 : t->nv;
     int i = 0;
@@ -822,7 +847,7 @@ static void nvls_search(const topo *t, int cc, ar_nccl_graph *g) {
     const double eps = 1e-9;
     int ch = t->ppn < NCCL_MAX_NVLS_ARITY ? t->ppn : NCCL_MAX_NVLS_ARITY;
     if (t->nnodes == 1) {
-        speeds sp = speed_array(cc, 0);
+        speeds sp = speed_array(cc, 0, t->ver);
         double total = t->nv * t->ppn / (t->ppn - 1); /* non-ring patterns get ndevs/(ndevs-1) */
         int i = 0;
         while ((sp.v[i] > t->nv || sp.v[i] * ch > total) && i < sp.n - 1) i++;
@@ -838,7 +863,7 @@ static void nvls_search(const topo *t, int cc, ar_nccl_graph *g) {
         /* several nodes: channels not forced; at speed s a GPU's NVLink holds ch + 1 (its head) uses,
          * so ch(s) = min(maxch, floor(nv/s) - 1); more channels win, then ch x s; the speed decreases
          * while above 0.49 of the best and stops at maxch (NCCL's "perfect" graph) */
-        speeds sp = speed_array(cc, 1);
+        speeds sp = speed_array(cc, 1, t->ver);
         double total = t->nv * t->ppn / (t->ppn - 1);
         int i = 0;
         while ((sp.v[i] > t->nic + eps || sp.v[i] > total + eps) && i < sp.n - 1) i++;
@@ -933,7 +958,7 @@ ar_status ar_nccl_in_from_platform(const ar_platform *p, int cc, ar_nccl_in *out
                            "nccl model: %s: machine %d has %d GPUs, not %d: NCCL's model needs "
                            "the same GPU count on every machine",
                            p->name, m, p->machine_first_rank[m + 1] - p->machine_first_rank[m], ppn);
-    topo t = {ppn, nm, 0, 0, ppn, 0};
+    topo t = {ppn, nm, 0, 0, ppn, 0, consts_of(p->nccl_version)->version};
     int nvswitch = 0;
     /* a GPU's NVLink budget: its links inside its machine (the largest over GPUs, NCCL's totalBw) */
     for (int r = 0; r < nr; r++) {

@@ -187,9 +187,10 @@ ar_status ar_nccl_model_choose(const ar_nccl_in *in, ar_nccl_coll coll, int algo
                                ar_nccl_proto *proto_out, double *time_s, ar_err *e);
 
 /* The NCCL releases modelled: "2.18" (2.18.x, 2.19.x: NCCL 2.18.6's tuning.cc), "2.26" (2.25.x, 2.26.x:
- * 2.26.2's), "2.28" (2.27.x, 2.28.x: 2.28.9's), "2.30" (2.29.x, 2.30.x: 2.30.7's, the default). Accepts
- * "2.N", "2.N.P" and "2.N.P-1"; returns the internal version (21800, 22600, 22800, 23000) or -1 for a
- * release not modelled (2.20 to 2.24 differ from all four in places: not claimed). */
+ * 2.26.2's), "2.27" (2.27.x: 2.27.7's), "2.28" (2.28.x: 2.28.9's), "2.30" (2.29.x, 2.30.x: 2.30.7's, the
+ * default). Accepts "2.N", "2.N.P" and "2.N.P-1"; returns the internal version (21800, 22600, 22700,
+ * 22800, 23000) or -1 for a release not modelled (2.20 to 2.24 differ from all five in places: not
+ * claimed). */
 int ar_nccl_version_parse(const char *s);
 /* The release whose tables a version uses ("2.30.7"; 0 = the default). */
 const char *ar_nccl_version_name(int version);

@@ -330,6 +330,34 @@ static void check_graph(const ar_nccl_graph *g, int nch, double intra, double in
     T_NEAR(g->bw_inter_GBps, inter, REL, what);
 }
 
+/* Blackwell's speed arrays per release (search.cc sm100SpeedArrayInter: 2.26 {48, 45, ..} (Hopper's),
+ * 2.27-2.28 {96, 48, 45.1, ..}, 2.30 {96, 86, 80, 48, ..}) on 2 x 8 B200 with 800 Gb/s NICs: NIC 100 GB/s,
+ * NVLink 721.8 GB/s per GPU. NVLS (several nodes): ch(s) = min(8, floor(721.8/s) - 1), from the first speed
+ * <= 100: 2.26: 48 -> 14 -> 8 = all: 8 x 48, bwInter stays 48 (the top of the array).
+ *   2.28: 96 -> 6; 48 -> 8: 8 x 48; bwInter raised to 96 (<= 100, < 2 x 48).
+ *   2.30: 96 -> 6; 86 -> 7; 80 -> floor(9.02) - 1 = 8: 8 x 80; bwInter 80 -> 86 -> 96.
+ * Ring: 2.26: 48 -> 8 NICs x floor(100/48) = 16 ch, NVLink ceil(16 x 7/8) x 48 = 672 <= 721.8, 16 x 48 = 768
+ * >= 721.8: done; no duplication (48 < 50, 16 > 4). 2.28 and 2.30: 96 -> 8 ch (768, done), duplicated to
+ * 16 x 48; pass 2: 80 or 96 -> 8 ch < 16: stays. The ring is 16 x 48 in all three. */
+static void test_speed_arrays(void) {
+    static const struct {
+        int version;
+        double nvls_intra, nvls_inter;
+    } k[] = {{22600, 48, 48}, {22700, 48, 96}, {22800, 48, 96}, {23000, 80, 96}};
+    ar_platform *p = NULL;
+    T_OK(ar_platform_load("dgx-b200:nodes=2,nic=800Gbps", 0, &p, &t_e));
+    for (size_t i = 0; p && i < sizeof k / sizeof k[0]; i++) {
+        ar_nccl_in in;
+        char what[64];
+        snprintf(what, sizeof what, "b200 x 2, 800G NICs, version %d", k[i].version);
+        p->nccl_version = k[i].version;
+        T_OK(ar_nccl_in_from_platform(p, 0, &in, &t_e));
+        check_graph(&in.ring, 16, 48, 48, what);
+        check_graph(&in.nvls, 8, k[i].nvls_intra, k[i].nvls_inter, what);
+    }
+    ar_platform_free(p);
+}
+
 static void test_from_platform(void) {
     static const struct {
         const char *name;
@@ -505,10 +533,37 @@ static void test_calibration(void) {
     ar_platform_free(p);
 }
 
+/* NCCL 2.27 (v2.27.7-1 tuning.cc): 2.26's tables and all-reduce formulas, not 2.28's NVLS efficiency.
+ * 2 nodes x 8 B200, NVLS graph 8 ch x 48/48 (400 Gb/s NICs), all-reduce NVLS_TREE Simple, 1 GiB:
+ *   2.27: per channel min(bwIntra 48, bwInter 48) = 48 (2.26's NVLS_TREE form, no cap), bus 8 x 48 = 384,
+ *         algbw = 384 x 5/6 = 320; lat = 0 + NVLink NVLS_TREE 25 + 2 x log2(2) x net NVLS_TREE 14 = 53 us.
+ *   2.28: min(48 x 0.74 x 7/8 x 2 = 62.16, 2 x 48 = 96, cap 96) = 62.16, bus 497.28, algbw x 16/30;
+ *         lat = 25 + 2 x 20.9 = 66.8 us.
+ * One H100 node (nvls 8 ch x 40/60), all-gather NVLS Simple, 1 GiB (RS/AG: no bus -> alg conversion):
+ *   2.27: min(40 x 7/8 = 35, 0.9 x 60 = 54) = 35, bus 280; 2.26: min(40, 60) = 40, bus 320; lat 25 us. */
+static void test_v227(void) {
+    ar_nccl_in in = h100_nodes(2); /* as B200: compute capability 100, NVLS graph 8 x 48/48 */
+    in.cc_min = in.cc_max = 100;
+    in.nvls = gr(8, 48, 48);
+    in.version = 22700;
+    near_us(&in, AR_NCCL_ALLREDUCE, AR_NCCL_NVLS_TREE, AR_NCCL_SIMPLE, GiB, 53.0 + GiB / (1000 * 320.0),
+            "2.27 B200 NVLS_TREE 2 nodes");
+    in.version = 22800;
+    near_us(&in, AR_NCCL_ALLREDUCE, AR_NCCL_NVLS_TREE, AR_NCCL_SIMPLE, GiB,
+            66.8 + GiB / (1000 * 8 * (48 * 0.74 * 7 / 8 * 2) * 16 / 30), "2.28 B200 NVLS_TREE 2 nodes");
+    in = h100_1node();
+    in.version = 22700;
+    near_us(&in, AR_NCCL_ALLGATHER, AR_NCCL_NVLS, AR_NCCL_SIMPLE, GiB, 25.0 + GiB / (1000 * 280.0), "2.27 NVLS AG");
+    in.version = 22600;
+    near_us(&in, AR_NCCL_ALLGATHER, AR_NCCL_NVLS, AR_NCCL_SIMPLE, GiB, 25.0 + GiB / (1000 * 320.0), "2.26 NVLS AG");
+    T_CHECK(ar_nccl_version_parse("2.27.3") == 22700 && !strcmp(ar_nccl_version_name(22700), "2.27.7"),
+            "2.27 parse and name");
+}
+
 /* The modelled releases (ar_nccl_version_parse) and where their tables and formulas differ. */
 static void test_versions(void) {
     T_CHECK(ar_nccl_version_parse("2.18") == 21800 && ar_nccl_version_parse("2.19.3-1") == 21800 &&
-                ar_nccl_version_parse("2.28.9") == 22800 && ar_nccl_version_parse("2.27") == 22800 &&
+                ar_nccl_version_parse("2.28.9") == 22800 && ar_nccl_version_parse("2.27") == 22700 &&
                 ar_nccl_version_parse("2.30") == 23000 && ar_nccl_version_parse("2.29.7-1") == 23000,
             "version parse: the modelled releases");
     T_CHECK(ar_nccl_version_parse("2.21") < 0 && ar_nccl_version_parse("3.0") < 0 &&
@@ -572,6 +627,7 @@ static void test_versions(void) {
     T_CHECK(ar_nccl_version_parse("2.26.2") == 22600 && ar_nccl_version_parse("2.25") == 22600 &&
                 !strcmp(ar_nccl_version_name(22600), "2.26.2"),
             "2.26 parse and name");
+    test_v227();
     /* 2.18: reduce-scatter and all-gather on rings only (PAT does not exist) */
     in = h100_nodes(2);
     in.nranks = in.nnodes = 2;
@@ -865,6 +921,7 @@ int main(void) {
     test_collnet();
     test_busbw();
     test_from_platform();
+    test_speed_arrays();
     test_errors();
     test_versions();
     test_channels();
