@@ -172,11 +172,12 @@ const ar_param_def ar_nvlstree_params[] = {
  * takes `units` steps. NVLS and NVLS_TREE: nvlsChannels = 16 on compute capability 9.x, 32 on 10.x
  * across nodes (src/transport/nvls.cc NVLS_NCHANNELS_SM90/SM100); chunk NCCL_NVLS_CHUNKSIZE = 128 KiB,
  * cut for small sizes by enqueue.cc's rules with concurrentOps = nch x H: NVLS to 64 KiB below
- * 64 concurrentOps chunks, 32 KiB below 8, 16 KiB below 2; NVLS_TREE to 64 KiB below 4, 32 KiB below 1.
+ * 64 concurrentOps chunks, 32 KiB below 8, 16 KiB below 2; NVLS_TREE: ar_nccl_nvlstree_chunk (at most 64 KiB
+ * from 4 nodes, 64 KiB below 4, 32 KiB below 1).
  * CollNet: the ring's channel count (ar_nccl_ring_channels) and 128 KiB chunks halved (down to
  * 32 KiB) while a channel's head gets fewer than 64 of them (a simplification of enqueue.cc's
  * depth-based rule). NVLS's 32 KiB cap where its modelled bandwidth is below 150 GB/s is left out. */
-static double nccl_units(const ar_platform *p, ar_switch_variant var, int H, double bytes, int *nch_out,
+static double nccl_units(const ar_platform *p, ar_switch_variant var, int H, int M, double bytes, int *nch_out,
                          double *chunk_out) {
     int cc = p->gpu_cc > 0 ? p->gpu_cc : 90, nch;
     double chunk = 128.0 * 1024;
@@ -191,10 +192,7 @@ static double nccl_units(const ar_platform *p, ar_switch_variant var, int H, dou
             if (bytes < 64 * ops * chunk) chunk = 65536;
             if (bytes < 8 * ops * chunk) chunk = 32768;
             if (bytes < 2 * ops * chunk) chunk = 16384;
-        } else {
-            if (bytes < 4 * ops * chunk) chunk = 65536;
-            if (bytes < 1 * ops * chunk) chunk = 32768;
-        }
+        } else chunk = ar_nccl_nvlstree_chunk(bytes, ops, M);
     }
     *nch_out = nch;
     *chunk_out = chunk;
@@ -483,12 +481,13 @@ ar_status ar_switch_plan(ar_switch_variant var, const ar_platform *p, ar_coll co
      *   stage 1: across nodes, per rail j on block j of the slice
      *   stage 2: all-gather inside every node */
     int nch = 0, K, cs; /* slices, and chunks of every switch op */
-    double chunk_B = 0, units = nccl_units(p, var, H, (double)count * (double)elem_bytes, &nch, &chunk_B);
+    double chunk_B = 0, units = nccl_units(p, var, H, M, (double)count * (double)elem_bytes, &nch, &chunk_B);
     pipeline_split(units, &K, &cs);
     if (v[1].i > 0) K = (int)v[1].i;
     if (c0 > 0) cs = c0;
     int ramp = 0;   /* nvlstree edge by edge: the first and last `ramp` slices ramped (edge_split) */
     int ct_est = 0; /* nvlstree, trees per slice: the trees' chunks from tree_split (0: the rule below) */
+    int nccl_k = 0; /* nvlstree proto=fill at NCCL's op rate: NCCL's steps as the slices (below) */
     /* nvlstree: the two trees of every rail (parents, subtree heights, depths; tree t at 3 t M) and
      * their height h; edge = the trees staged edge by edge (edge_split), not per slice (tree_split) */
     int th = 0;
@@ -529,6 +528,24 @@ ar_status ar_switch_plan(ar_switch_variant var, const ar_platform *p, ar_coll co
          * proto=fill pays it in the first slice only, a constant the estimates leave out. With either,
          * the schedule is priced without o and g (NCCL's step holds them: ar_platform_msg_for) */
         if (tproto >= 1) ho = 0;
+        /* With NCCL's protocols, NVLS_TREE across nodes on Hopper moves every stage at most at NCCL's op
+         * rate (models/walk.c bounds every transfer by ar_nccl_nvlstree_fill_bw): the NVSwitch and the
+         * NICs no faster in the estimates. proto=fill (auto): NCCL's slices, one chunk of every
+         * concurrent op each (nccl_units: K = the steps), so that the schedule's fill and drain are
+         * NCCL's model's fill (ar_nccl_pipeline_fill_s), not the estimates' pick of K. */
+        double opbw = 0;
+        ar_nccl_in nin;
+        if (tproto >= 1 && ar_nccl_in_from_platform(p, 0, &nin, NULL) == AR_OK)
+            opbw = ar_nccl_nvlstree_fill_bw(&nin, NULL);
+        if (opbw > 0 && nvl > opbw) nvl = opbw;
+        if (opbw > 0 && nic > opbw) nic = opbw;
+        if (opbw > 0 && tproto == 2 && v[1].i <= 0) {
+            nccl_k = units > 1024 ? 1024 : (int)units;
+            if ((uint64_t)nccl_k > count / (uint64_t)g) nccl_k = (int)(count / (uint64_t)g);
+            if (nccl_k < 1) nccl_k = 1;
+            K = nccl_k;
+            if (kmax < (uint64_t)K) kmax = (uint64_t)K;
+        }
         double step_us = 0;
         if (tproto == 1 &&
             ar_nccl_proto_effect_v(p->nccl_version, AR_NCCL_TREE, AR_NCCL_SIMPLE, M, 1, NULL, &step_us, NULL) ==
@@ -538,15 +555,15 @@ ar_status ar_switch_plan(ar_switch_variant var, const ar_platform *p, ar_coll co
         if (nic > 0 && nvl > 0 && isfinite(nic) && isfinite(nvl) && isfinite(lr) && isfinite(ho)) {
             double S = (double)count * (double)elem_bytes, R = p->nodes[nvs[0]].reduce_Bps;
             if (edge && v[1].i != 1 && kmax >= 2) {
-                edge_split(S, count, M, H, g, h, tt, nvl, R, nic, lr, ho, (int)kmax, v[1].i > 0 ? K : 0, v[3].i == 0,
-                           &K, &ramp);
-                if (c0 <= 0) { /* NCCL's steps over the slices, as chunks of every switch op */
+                edge_split(S, count, M, H, g, h, tt, nvl, R, nic, lr, ho, (int)kmax, v[1].i > 0 || nccl_k ? K : 0,
+                           v[3].i == 0 && !nccl_k, &K, &ramp);
+                if (c0 <= 0 && !nccl_k) { /* NCCL's steps over the slices, as chunks of every switch op */
                     double c = ceil(units / K);
                     cs = c > 64 ? 64 : c < 1 ? 1 : (int)c;
                 }
             } else if (!edge) {
                 int k = K;
-                tree_split(S, M, H, g, h, nvl, R, nic, lr, ho, (int)kmax, v[1].i > 0 ? K : 0, &k, &ct_est);
+                tree_split(S, M, H, g, h, nvl, R, nic, lr, ho, (int)kmax, v[1].i > 0 || nccl_k ? K : 0, &k, &ct_est);
                 K = k;
             }
         }
@@ -659,9 +676,13 @@ ar_status ar_switch_plan(ar_switch_variant var, const ar_platform *p, ar_coll co
                                             have_nvs ? AR_IMPL_SWITCH : AR_IMPL_RING, tmp, g, so, sn);
                     if (!op) goto nomem;
                     op->sw = have_nvs ? nvs[m] : -1;
-                    op->chunks = !have_nvs ? 1
-                                 : pipe    ? chunks_of(cs, sn / (uint64_t)g)
-                                           : auto_chunks(c0, sn, elem_bytes);
+                    /* NCCL's one slice at the op rate (nccl_k = 1): one piece, every member's transfer
+                     * whole, so that the bound holds each stage to the op rate (a piece per block would
+                     * run g transfers of a member at that bound each) */
+                    op->chunks = !have_nvs       ? 1
+                                 : pipe          ? chunks_of(cs, sn / (uint64_t)g)
+                                 : nccl_k && !c0 ? 1
+                                                 : auto_chunks(c0, sn, elem_bytes);
                     op->tag = sl;
                 }
                 continue;

@@ -38,7 +38,7 @@ typedef struct cli_opts {
     double budget_s;      /* --budget (sim wall-clock limit) */
     const char *scenario; /* --scenario FILE.json (core/scenario.h; model, sim, best) */
     int nccl_version;     /* --nccl-version (models/nccl_model.h ar_nccl_version_parse; 0 = the newest modelled) */
-    int nccl_tuner_only;  /* --nccl-model: 0 arlab (the tuner's time plus arlab's additions), 1 tuner, 2 nvlstree-fill */
+    int nccl_tuner_only;  /* --nccl-model: 0 arlab (the tuner's time plus arlab's additions), 1 tuner */
     int iters, warmup;    /* real */
     const char *positional[CLI_MAX_LIST];
     int npositional;

@@ -203,11 +203,10 @@ static const cli_optdef defs[] = {
      "the NCCL release NCCL's model (nccl_model_s, the nccl pick) follows: 2.18 (also\n"
      "2.19), 2.26 (2.25), 2.27, 2.28, 2.30 (2.29; the default)",
      NULL, NULL, NULL},
-    {"--nccl-model", OPT_PLATFORM, CLI_ARG_ENUM, "--nccl-model M", "arlab tuner nvlstree-fill", F(nccl_tuner_only), 0,
-     0, NULL,
+    {"--nccl-model", OPT_PLATFORM, CLI_ARG_ENUM, "--nccl-model M", "arlab tuner", F(nccl_tuner_only), 0, 0, NULL,
      "NCCL's model's time (nccl_model_s): arlab (default: NCCL's tuner plus the pipeline\n"
-     "fill of NVLS on one node, docs/models.md), tuner (the tuner's own estimate) or\n"
-     "nvlstree-fill (arlab's, plus NVLS_TREE's fill across nodes on Hopper);\n"
+     "fill of NVLS on one node and of NVLS_TREE across nodes on Hopper, docs/models.md)\n"
+     "or tuner (the tuner's own estimate);\n"
      "NCCL's choice of algorithm and protocol is the tuner's either way",
      NULL, NULL, NULL},
     /* the verbs' own options (bit 0): model, sim, best, platform show, real, calibrate, sweep, compare

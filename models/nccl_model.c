@@ -569,36 +569,40 @@ static double nvls_chunk(double bytes, double ops) {
     return c;
 }
 
-/* enqueue.cc calcCollChunking's NVLS_TREE all-reduce chunk (2.26 and newer): NCCL_NVLS_CHUNKSIZE
- * (128 KiB), at most treeMaxChunkSize (transport/nvls.cc: 64 KiB from 4 nodes), then 64 KiB below
- * 4 x ops x the chunk and 32 KiB below ops x the chunk. */
-static double nvlstree_chunk(double bytes, double ops, int nnodes) {
+double ar_nccl_nvlstree_chunk(double bytes, double ops, int nnodes) {
     double c = nnodes >= 4 ? 65536 : 131072;
     if (bytes < 4 * ops * c && c > 65536) c = 65536;
     if (bytes < 1 * ops * c && c > 32768) c = 32768;
     return c;
 }
 
-/* NVLS_TREE all-reduce's fill across nodes on Hopper (nvlstree_fill; see the header): 2 c / r with r the
- * tuner's algorithm bandwidth of NVLS_TREE Simple over the ops. */
-static double nvlstree_fill_s(const ar_nccl_in *in, double bytes) {
-    const ar_nccl_graph *g = &in->nvls;
-    int heads = g->nchannels;
+double ar_nccl_nvlstree_fill_bw(const ar_nccl_in *in, double *ops) {
+    if (ops) *ops = 0;
+    if (!in || in->nranks < 2 || in->nnodes < 2 || in->cc_min < 90 || in->cc_min >= 100) return 0;
+    int heads = in->nvls.nchannels;
     if (heads < 1 || consts_of(in->version)->version < 22600) return 0;
     double bus = 0, bw = 0, lat = 0;
     if (!tune_one(in, AR_NCCL_ALLREDUCE, AR_NCCL_NVLS_TREE, AR_NCCL_SIMPLE, 1.0, &bus, &bw, &lat)) return 0;
     bw *= cal_factor(in, AR_NCCL_NVLS_TREE, AR_NCCL_SIMPLE);
+    if (!(bw > 0) || !isfinite(bw)) return 0;
+    if (ops) *ops = (double)nvls_ctas(in) * heads;
+    return bw * 1e9;
+}
+
+/* NVLS_TREE all-reduce's fill across nodes on Hopper (nvlstree_fill; see the header): 2 c / r with r the
+ * tuner's algorithm bandwidth of NVLS_TREE Simple over the ops. */
+static double nvlstree_fill_s(const ar_nccl_in *in, double bytes) {
+    double ops, bw = ar_nccl_nvlstree_fill_bw(in, &ops);
     if (!(bw > 0)) return 0;
-    double ops = (double)nvls_ctas(in) * heads;
-    double c = nvlstree_chunk(bytes, ops, in->nnodes);
+    double c = ar_nccl_nvlstree_chunk(bytes, ops, in->nnodes);
     if (bytes / ops < c) c = bytes / ops;
-    return 2 * c / (bw * 1e9 / ops); /* 3 stages, one of them counted by bytes / bandwidth */
+    return 2 * c / (bw / ops); /* 3 stages, one of them counted by bytes / bandwidth */
 }
 
 double ar_nccl_pipeline_fill_s(const ar_nccl_in *in, ar_nccl_coll coll, ar_nccl_algo algo, ar_nccl_proto proto,
                                double bytes) {
-    if (in && in->nvlstree_fill && in->nranks >= 2 && in->nnodes > 1 && in->cc_min >= 90 && in->cc_min < 100 &&
-        coll == AR_NCCL_ALLREDUCE && algo == AR_NCCL_NVLS_TREE && proto == AR_NCCL_SIMPLE && bytes > 0)
+    if (in && in->nvlstree_fill && in->nnodes > 1 && coll == AR_NCCL_ALLREDUCE && algo == AR_NCCL_NVLS_TREE &&
+        proto == AR_NCCL_SIMPLE && bytes > 0)
         return nvlstree_fill_s(in, bytes);
     if (!in || in->nranks < 2 || in->nnodes != 1 || coll != AR_NCCL_ALLREDUCE || algo != AR_NCCL_NVLS ||
         proto != AR_NCCL_SIMPLE || !(bytes > 0))
@@ -1028,8 +1032,8 @@ ar_status ar_nccl_in_from_platform(const ar_platform *p, int cc, ar_nccl_in *out
     out->version = p->nccl_version;
     /* a calibrated platform is a fit of the tuner's latency and bandwidth to measurements, which took in
      * whatever the tuner leaves out: arlab's additions would count it twice */
-    out->tuner_only = p->nccl_tuner_only == 1 || p->calibrated;
-    out->nvlstree_fill = p->nccl_tuner_only == 2; /* --nccl-model nvlstree-fill */
+    out->tuner_only = p->nccl_tuner_only || p->calibrated;
+    out->nvlstree_fill = !out->tuner_only; /* the `nccl` schedule pays it too (algos/switch_common.c) */
     hop_latencies(p, out->hop_lat_us);
     if (nr == 1) return AR_OK;
     ring_search(&t, cc, &out->ring);

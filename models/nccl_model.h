@@ -124,9 +124,8 @@ typedef struct ar_nccl_in {
      * scales the tuner's own terms and has taken in what they leave out). */
     int tuner_only;
     /* 1: ar_nccl_pipeline_fill_s also prices NVLS_TREE all-reduce's fill across nodes on Hopper (see there);
-     * 0 (ar_nccl_in_defaults): not. Off by default: the `nccl` schedule does not pay that fill yet, and
-     * nccl_model_s is what it is measured against. ar_nccl_in_from_platform sets it from the platform's
-     * nccl_tuner_only == 2 (--nccl-model nvlstree-fill). */
+     * 0: not. ar_nccl_in_defaults leaves it 0; ar_nccl_in_from_platform sets it unless tuner_only (the
+     * `nccl` schedule pays that fill too: algos/switch_common.c). */
     int nvlstree_fill;
 } ar_nccl_in;
 
@@ -167,9 +166,8 @@ ar_status ar_nccl_table_time(const ar_nccl_in *in, const ar_nccl_table *t, ar_nc
  * per-channel bwIntra / the runtime channels (the per-op rate; a calibrated input scales it by the
  * algorithm's bandwidth factor, as it does the tuner's bandwidth). 0 for every other algorithm,
  * collective, protocol and node count (ring: every step is already charged; tree LL/LL128: forwarded
- * line by line; NVLS_TREE across nodes: by default not modelled, the `nccl` schedule does not pay it)
- * and for one rank.
- * With nvlstree_fill (opt-in): NVLS_TREE all-reduce across nodes on Hopper, NCCL 2.26 and newer, pays
+ * line by line) and for one rank.
+ * With nvlstree_fill (on from a platform unless tuner_only): NVLS_TREE all-reduce across nodes on Hopper, NCCL 2.26 and newer, pays
  * the same three-stage fill 2 c / r, with c = min(NVLS_TREE's chunk, bytes / ops) (enqueue.cc
  * calcCollChunking: NCCL_NVLS_CHUNKSIZE 128 KiB, at most 64 KiB from 4 nodes (transport/nvls.cc
  * treeMaxChunkSize), 64 KiB below 4 x ops x the chunk, 32 KiB below ops x the chunk), ops = 16 x the
@@ -178,6 +176,20 @@ ar_status ar_nccl_table_time(const ar_nccl_in *in, const ar_nccl_table *t, ar_nc
  * (whose NVLS_TREE chunk starts from the Simple step). */
 double ar_nccl_pipeline_fill_s(const ar_nccl_in *in, ar_nccl_coll coll, ar_nccl_algo algo, ar_nccl_proto proto,
                                double bytes);
+
+/* NVLS_TREE all-reduce's chunk, bytes (enqueue.cc calcCollChunking, 2.26 and newer): NCCL_NVLS_CHUNKSIZE
+ * 128 KiB, at most 64 KiB from 4 nodes (transport/nvls.cc treeMaxChunkSize), 64 KiB below 4 x ops x the
+ * chunk, 32 KiB below ops x the chunk; ops = the runtime NVLS channels x the heads. NCCL's model's fill
+ * and the nvlstree schedule's slices (algos/switch_common.c) both take it from here. */
+double ar_nccl_nvlstree_chunk(double bytes, double ops, int nnodes);
+
+/* The rate NVLS_TREE all-reduce's fill across nodes runs at (ar_nccl_pipeline_fill_s with nvlstree_fill),
+ * bytes per second: the tuner's NVLS_TREE Simple algorithm bandwidth (a calibrated input's factor on it
+ * included), which every stage of NCCL's op pipeline (scatter, reduce, the trees, broadcast: warp groups
+ * of the same CTAs) moves at; *ops (may be NULL): the concurrent ops, the runtime NVLS channels x the
+ * heads. 0 (and *ops 0) where that fill does not apply: one node, not Hopper, before NCCL 2.26, no NVLS
+ * heads. Independent of nvlstree_fill and tuner_only (the schedule's physics, not the model's price). */
+double ar_nccl_nvlstree_fill_bw(const ar_nccl_in *in, double *ops);
 
 /* NCCL's choice: the minimum time over the enabled (algo, proto), ties to the
  * lower algorithm then protocol index (NCCL's loop order). algo < 0 lets the

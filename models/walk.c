@@ -1030,6 +1030,17 @@ static void phase_effect(const ar_platform *p, const ar_phase *ph, double *bw_fa
     else if (capf < *bw_factor) *bw_factor = capf;
 }
 
+/* 1 when a tree op of the phase has an edge that crosses machines. */
+static int phase_tree_across(const ar_platform *p, const ar_phase *phase) {
+    for (int i = 0; i < phase->nops; i++) {
+        const ar_op *op = &phase->ops[i];
+        if (op->impl != AR_IMPL_TREE || !op->parent) continue;
+        for (int m = 0; m < op->n; m++)
+            if (op->parent[m] >= 0 && op->parent[m] != m && op_hop_crosses(p, op, m, op->parent[m])) return 1;
+    }
+    return 0;
+}
+
 /* NCCL's model slows NVLS_TREE all-reduce below 1 GiB on Blackwell (ar_nccl_nvlstree_corr: its trees'
  * bandwidth correction, 0.7 at 16-32 MiB): the factor on a phase of an NVLS_TREE schedule (switch ops
  * in the node, tree ops across nodes) whose tree ops cross nodes, the wire carrying 1 / factor bytes
@@ -1042,19 +1053,31 @@ static void phase_effect(const ar_platform *p, const ar_phase *ph, double *bw_fa
 static double nvlstree_phase_corr(const ar_platform *p, const ar_schedule *s, int ph) {
     if (s->coll != AR_COLL_ALLREDUCE || p->nmachines < 2 || !p->machine_of_rank || !ar_schedule_uses_proto(s))
         return 1.0;
-    int tree_across = 0;
-    const ar_phase *phase = &s->phases[ph];
-    for (int i = 0; i < phase->nops && !tree_across; i++) {
-        const ar_op *op = &phase->ops[i];
-        if (op->impl != AR_IMPL_TREE || !op->parent) continue;
-        for (int m = 0; m < op->n && !tree_across; m++)
-            tree_across = op->parent[m] >= 0 && op->parent[m] != m && op_hop_crosses(p, op, m, op->parent[m]);
-    }
-    if (!tree_across || !ar_schedule_uses_switch(s)) return 1.0;
+    if (!phase_tree_across(p, &s->phases[ph]) || !ar_schedule_uses_switch(s)) return 1.0;
     ar_nccl_in in;
     if (ar_nccl_in_from_platform(p, 0, &in, NULL) != AR_OK) return 1.0;
     double f = ar_nccl_nvlstree_corr(&in, AR_NCCL_ALLREDUCE, AR_NCCL_SIMPLE, (double)s->count * (double)s->elem_bytes);
     return f > 0 && f < 1 ? f : 1.0;
+}
+
+/* NCCL's NVLS_TREE all-reduce across nodes on Hopper runs every stage of its pipeline (the scatter to and
+ * the reduce in the NVSwitch, the trees across nodes, the broadcast back) in warp groups of the same
+ * CTAs, each chunk of every concurrent op at the op's share of the tuner's NVLS_TREE bandwidth: a stage
+ * inside the node is no faster than the one across (NCCL's model's fill, ar_nccl_nvlstree_fill_bw). The
+ * bound on every transfer of such a schedule, bytes per second: that bandwidth, so that a slice of ops x
+ * chunk bytes moved in one piece per member (the nvlstree planner's NCCL slices) takes about a chunk's
+ * time at every stage.
+ * Only in a schedule with NCCL's protocols (ar_schedule_uses_proto) through the NVSwitch (switch ops)
+ * with tree ops across nodes; 0 (no bound) elsewhere. */
+static double nvlstree_sched_rate(const ar_platform *p, const ar_schedule *s) {
+    if (s->coll != AR_COLL_ALLREDUCE || p->nmachines < 2 || !p->machine_of_rank || !ar_schedule_uses_proto(s) ||
+        !ar_schedule_uses_switch(s))
+        return 0;
+    int tree_across = 0;
+    for (int q = 0; q < s->nphases && !tree_across; q++) tree_across = phase_tree_across(p, &s->phases[q]);
+    ar_nccl_in in;
+    if (!tree_across || ar_nccl_in_from_platform(p, 0, &in, NULL) != AR_OK) return 0;
+    return ar_nccl_nvlstree_fill_bw(&in, NULL);
 }
 
 /* NCCL charges a protocol's base latency once per operation (tuning.cc: baseLat + the steps), and a
@@ -1064,8 +1087,11 @@ static double nvlstree_phase_corr(const ar_platform *p, const ar_schedule *s, in
 void ar_phase_proto_effect(const ar_platform *p, const ar_schedule *s, int ph, double *bw_factor, double *step_s,
                            double *base_s, double *rate_Bps) {
     double rate;
-    phase_effect(p, &s->phases[ph], bw_factor, step_s, base_s, rate_Bps ? rate_Bps : &rate);
+    double *rb = rate_Bps ? rate_Bps : &rate;
+    phase_effect(p, &s->phases[ph], bw_factor, step_s, base_s, rb);
     *bw_factor *= nvlstree_phase_corr(p, s, ph);
+    double op_rate = nvlstree_sched_rate(p, s);
+    if (op_rate > 0 && (*rb == 0 || op_rate < *rb)) *rb = op_rate;
     if (!(*base_s > 0)) return;
     for (int q = 0; q < ph; q++)
         for (int i = 0; i < s->phases[q].nops; i++)

@@ -44,7 +44,7 @@ _arlab() {
         COMPREPLY=($(compgen -W "2.18 2.19 2.25 2.26 2.27 2.28 2.29 2.30" -- "$cur"))
         return ;;
     --nccl-model)
-        COMPREPLY=($(compgen -W "arlab tuner nvlstree-fill" -- "$cur"))
+        COMPREPLY=($(compgen -W "arlab tuner" -- "$cur"))
         return ;;
     --emit)
         COMPREPLY=($(compgen -W "nccl-tuner" -- "$cur"))

@@ -194,8 +194,7 @@ typedef struct ar_platform {
      * ar_nccl_version_parse; 0 = the newest modelled): set by the command line's --nccl-version. */
     int nccl_version;
     /* 1: NCCL's model prices the tuner's own time, without arlab's additions (models/nccl_model.h
-     * ar_nccl_in.tuner_only); set by the command line's --nccl-model tuner. 2: arlab's additions and
-     * NVLS_TREE's fill across nodes (ar_nccl_in.nvlstree_fill; --nccl-model nvlstree-fill). */
+     * ar_nccl_in.tuner_only); set by the command line's --nccl-model tuner. */
     int nccl_tuner_only;
 } ar_platform;
 

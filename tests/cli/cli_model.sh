@@ -40,14 +40,15 @@ t_check "--nccl-model tuner: the tuner's 3972.58 us, the same choice" awk -F'\t'
 expect_ok "--nccl-model arlab (the default, spelled)" -- model --platform dgx-h100 --algo ring --size 1GiB --format csv --nccl-model arlab
 csv_col "$T_TMP/out" nccl_model_s >"$T_TMP/n"
 t_check "--nccl-model arlab = the default" awk -F'\t' '{ d=$1-0.00407744; if (d<0) d=-d; exit !(d < 1e-8) }' "$T_TMP/n"
-# --nccl-model nvlstree-fill: 2 x 8 H100 at 64 MiB picks NVLS_TREE (test_nccl_model: bus 461.6, algbw 461.6 x 16/30
-# GB/s, 66.8 us): the tuner's 66.8 + 2^26 / 246186.67 = 339.393 us, plus NVLS_TREE's fill across nodes, 128 KiB
-# chunks over 16 x 8 ops: 2 x 131072 x 128 / 246186.67 = 136.297 us: 475.690 us; the default stays the tuner's
-expect_ok "--nccl-model nvlstree-fill" -- model --platform dgx-h100:nodes=2 --algo ring --size 64MiB --format csv --nccl-model nvlstree-fill
-csv_col "$T_TMP/out" nccl_model_s nccl_algo >"$T_TMP/n"
-t_check "--nccl-model nvlstree-fill: NVLS_TREE 475.690 us at 64 MiB on 2 nodes" awk -F'\t' '{ d=$1-0.000475690; if (d<0) d=-d; exit !($2=="NVLS_TREE" && d < 1e-9) }' "$T_TMP/n"
+# the default on 2 x 8 H100 at 64 MiB picks NVLS_TREE (test_nccl_model: bus 461.6, algbw 461.6 x 16/30 GB/s,
+# 66.8 us): the tuner's 66.8 + 2^26 / 246186.67 = 339.393 us, plus NVLS_TREE's fill across nodes, 128 KiB
+# chunks over 16 x 8 ops: 2 x 131072 x 128 / 246186.67 = 136.297 us: 475.690 us; --nccl-model tuner: 339.393 us
 expect_ok "2 nodes, the default --nccl-model" -- model --platform dgx-h100:nodes=2 --algo ring --size 64MiB --format csv
 csv_col "$T_TMP/out" nccl_model_s nccl_algo >"$T_TMP/n"
-t_check "the default: NVLS_TREE 339.393 us at 64 MiB on 2 nodes (no NVLS_TREE fill)" awk -F'\t' '{ d=$1-0.000339393; if (d<0) d=-d; exit !($2=="NVLS_TREE" && d < 1e-9) }' "$T_TMP/n"
+t_check "the default: NVLS_TREE 475.690 us at 64 MiB on 2 nodes (with NVLS_TREE's fill)" awk -F'\t' '{ d=$1-0.000475690; if (d<0) d=-d; exit !($2=="NVLS_TREE" && d < 1e-9) }' "$T_TMP/n"
+expect_ok "2 nodes, --nccl-model tuner" -- model --platform dgx-h100:nodes=2 --algo ring --size 64MiB --format csv --nccl-model tuner
+csv_col "$T_TMP/out" nccl_model_s nccl_algo >"$T_TMP/n"
+t_check "--nccl-model tuner: NVLS_TREE 339.393 us at 64 MiB on 2 nodes (no fill)" awk -F'\t' '{ d=$1-0.000339393; if (d<0) d=-d; exit !($2=="NVLS_TREE" && d < 1e-9) }' "$T_TMP/n"
+expect_error "--nccl-model nvlstree-fill is gone (the default has the fill)" '--nccl-model' -- model --platform dgx-h100:nodes=2 --size 64MiB --nccl-model nvlstree-fill
 expect_error "an unknown --nccl-model" '--nccl-model' -- model --platform dgx-h100 --size 1GiB --nccl-model fast
 t_done

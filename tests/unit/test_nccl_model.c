@@ -848,14 +848,25 @@ static void test_nvlstree_fill(void) {
     one.nvlstree_fill = 1;
     T_NEAR(ar_nccl_pipeline_fill_s(&one, AR_NCCL_ALLREDUCE, AR_NCCL_NVLS, AR_NCCL_SIMPLE, GiB), 104.8576e-6, REL,
            "one node nvls fill unchanged");
-    /* from a platform: nccl_tuner_only == 2 (--nccl-model nvlstree-fill) sets it, 0 and 1 do not */
+    /* the shared pieces (the nvlstree schedule's slices and its bound, algos/switch_common.c, models/walk.c):
+     * the rate, the tuner's NVLS_TREE algbw whatever nvlstree_fill says, and the chunk */
+    double ops = 0;
+    T_NEAR(ar_nccl_nvlstree_fill_bw(&in, &ops), a2 * 1e9, REL, "fill rate 2 nodes");
+    T_CHECK(ops == 128, "ops = 16 x 8 (got %g)", ops);
+    T_NEAR(ar_nccl_nvlstree_fill_bw(&four, NULL), 320.0 * 32 / 62 * 1e9, REL, "fill rate 4 nodes");
+    T_CHECK(ar_nccl_nvlstree_fill_bw(&b, &ops) == 0 && ops == 0, "no fill rate on Blackwell");
+    T_CHECK(ar_nccl_nvlstree_fill_bw(&v, NULL) == 0 && ar_nccl_nvlstree_fill_bw(&one, NULL) == 0, "nor 2.18, one node");
+    T_CHECK(ar_nccl_nvlstree_chunk(64 * MiB, 128, 2) == 131072 && ar_nccl_nvlstree_chunk(16 * MiB, 128, 2) == 65536 &&
+                ar_nccl_nvlstree_chunk(MiB, 128, 2) == 32768 && ar_nccl_nvlstree_chunk(GiB, 128, 4) == 65536,
+            "NVLS_TREE chunks 128/64/32 KiB, 64 KiB from 4 nodes");
+    /* from a platform: on by default, off with --nccl-model tuner (nccl_tuner_only 1) */
     ar_platform *p = NULL;
     ar_nccl_in pi;
     T_OK(ar_platform_load("dgx-h100:nodes=2", 0, &p, &t_e));
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < 2; k++) {
         p->nccl_tuner_only = k;
         T_OK(ar_nccl_in_from_platform(p, 0, &pi, &t_e));
-        T_CHECK(pi.nvlstree_fill == (k == 2) && pi.tuner_only == (k == 1), "from platform, --nccl-model %d", k);
+        T_CHECK(pi.nvlstree_fill == (k == 0) && pi.tuner_only == (k == 1), "from platform, --nccl-model %d", k);
     }
     ar_platform_free(p);
 }
