@@ -11,17 +11,28 @@
  * node's head; channel c's head is GPU c mod g, so on a rail fabric the
  * inter-node edges of channel c are on rail c mod g (head-to-head routes).
  *
- * NCCL runs these trees on every channel (channel c: tree c mod 2, its own
- * intra-node chain and NIC); here channel c's chain starts at GPU c mod g, or, on a
- * rail fabric that lost NICs (a scenario's failed_links), at the c-th (mod n) GPU whose
- * NIC is alive on every node (ar_nccl_heads, nccl_ring.c), with the model's channel
- * count for the NICs left, as NCCL's search uses only NICs that exist.
+ * NCCL's topology search finds S tree channels (one head GPU and its NIC each); the
+ * communicator duplicates them (src/graph/connect.cc): channel c and c + S share
+ * search channel c's head and chain, channel c carries tree 0 and c + S tree 1, so
+ * every NIC carries both trees, inner in one and a leaf in the other: two chunks a
+ * round each way on a NIC where one tree alone puts three on an inner node's.
+ * heads=pair plans that: C channels (2 S by default) in P = ceil(C / 2) pairs,
+ * channel c in pair c mod P, tree 0 for c < P and tree 1 above. heads=rail, the
+ * default, gives every channel its own head and tree c mod 2 (C = S by default):
+ * closer to NCCL's model, which prices the tree over the S search channels (the
+ * `nccl` pick on pairs takes 0.68-0.90 of the model's time from 2 MB up on 4-16
+ * nodes, experiments/README.md). Pair or channel b's chain starts at GPU b mod g, or, on
+ * a rail fabric that lost NICs (a scenario's failed_links), at the b-th (mod n)
+ * GPU whose NIC is alive on every node (ar_nccl_heads, nccl_ring.c), with the
+ * model's channel count for the NICs left, as NCCL's search uses only NICs that
+ * exist.
  *
  * Plan: one phase "double binary tree" with C ALL_REDUCE ops (impl TREE,
- * `parent` = tree c mod 2, member 0 = the root node's head), op c over slice c
- * of the buffer, pipelined in `chunks` chunks (reduce up the tree, broadcast
- * down, lower.h).
- * Parameters: channels (0 = NCCL's channel count, at least 2), chunks
+ * `parent` = channel c's tree, member 0 = the root node's head), op c over
+ * slice c of the buffer, pipelined in `chunks` chunks (reduce up the tree,
+ * broadcast down, lower.h).
+ * Parameters: channels (0 = NCCL's search channels, twice that with heads=pair; at
+ * least 2), heads (rail|pair), chunks
  * (pipeline chunks per tree; 0, the default: NCCL's chunking for the protocol,
  * ar_nccl_tree_chunks, 8 without one), proto (the NCCL protocol the walk
  * prices, ar_op.proto; auto = NCCL's choice for the size; default none).
@@ -29,6 +40,7 @@
  */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "classic_common.h"
 #include "models/nccl_model.h"
@@ -87,7 +99,7 @@ static const ar_param_def ntree_params[] = {
      .min = 0,
      .max = 64,
      .def = 0,
-     .help = "trees (channels, >= 2 used); 0 = NCCL's ring channel count for the platform"},
+     .help = "trees (channels, >= 2 used); 0 = NCCL's ring channel count for the platform (twice it with heads=pair)"},
     {.key = "chunks",
      .type = AR_PARAM_INT,
      .min = 0,
@@ -99,6 +111,11 @@ static const ar_param_def ntree_params[] = {
      .choices = AR_NCCL_PROTO_WORDS,
      .def = 0,
      .help = "NCCL protocol priced by the walk (auto = NCCL's choice for the size; none = not modelled)"},
+    {.key = "heads",
+     .type = AR_PARAM_ENUM,
+     .choices = "rail|pair",
+     .def = 0,
+     .help = "rail: channel c on head c, tree c mod 2; pair: channels c and c + ceil(C/2) on one head, trees 0 and 1"},
     {NULL},
 };
 
@@ -110,9 +127,13 @@ static ar_status ntree_plan(const ar_platform *p, uint64_t count, size_t elem_by
     const int *first;
     ar_nccl_nodes(p, &M, &first, one);
     const char *why = "";
-    int T = (int)v[0].i > 0 ? (int)v[0].i : ar_nccl_ring_channels(p, &why);
+    int pair = !strcmp(v[3].s, "pair");
+    int T = (int)v[0].i > 0 ? (int)v[0].i : ar_nccl_ring_channels(p, &why) * (pair ? 2 : 1);
     if (T < 2) T = 2;
+    if (T > 64) T = 64;
     if ((uint64_t)T > count) T = (int)count;
+    /* heads=pair: channel t on the head of pair t mod npair, tree 0 below npair, tree 1 above */
+    int npair = pair ? (T + 1) / 2 : T;
     const char *pwhy;
     ar_proto proto = ar_nccl_proto_of(p, AR_NCCL_TREE, v[2].s, (double)count * (double)elem_bytes, &pwhy);
     int chunks = (int)v[1].i > 0          ? (int)v[1].i
@@ -127,26 +148,27 @@ static ar_status ntree_plan(const ar_platform *p, uint64_t count, size_t elem_by
     if (!s || !members || !parent || !pos || nh < 0) goto nomem;
     if (nh > 0) ar_nccl_heads_text(heads, nh, hw, sizeof hw);
     if (ar_schedule_set_detail(
-            s, "channels=%d%s proto=%s%s: double binary tree over %d nodes, chain inside each, %d chunks%s%s", T, why,
+            s, "channels=%d%s proto=%s%s: double binary tree over %d nodes, chain inside each, %d chunks%s%s%s", T, why,
             ar_proto_name(proto), pwhy, M, chunks,
-            nh > 0 ? ", channel c's head at GPU heads[c mod (their count)], " : "", hw) != AR_OK ||
+            pair ? ", channels c and c + ceil(C/2) on one head, trees 0 and 1" : "",
+            nh > 0 ? ", head b at GPU heads[b mod (their count)], " : "", hw) != AR_OK ||
         ar_sched_phase(s, "double binary tree (nccl tree)") < 0)
         goto nomem;
     for (int t = 0; t < T; t++) {
-        int root = 0;
+        int tree = pair ? t / npair : t % 2, b = t % npair, root = 0;
         for (int x = 0; x < M; x++)
-            if (ar_nccl_dtree_parent(M, t % 2, x) < 0) root = x;
+            if (ar_nccl_dtree_parent(M, tree, x) < 0) root = x;
         /* members: root node first, then the others in order; each node's chain from its head */
         int k = 0;
         for (int i = 0; i < M; i++) {
             int x = i == 0 ? root : (i <= root ? i - 1 : i);
             int f = first[x], g = first[x + 1] - first[x];
             pos[x] = k;
-            int h = nh > 0 ? heads[t % nh] : t;
+            int h = nh > 0 ? heads[b % nh] : b;
             for (int j = 0; j < g; j++) members[k++] = f + (h + j) % g;
         }
         for (int x = 0; x < M; x++) {
-            int q = ar_nccl_dtree_parent(M, t % 2, x);
+            int q = ar_nccl_dtree_parent(M, tree, x);
             parent[pos[x]] = q < 0 ? -1 : pos[q];
             for (int j = 1; j < first[x + 1] - first[x]; j++) parent[pos[x] + j] = pos[x] + j - 1;
         }

@@ -2,7 +2,7 @@
  * new preset (nccl-ring and nccl also for reduce-scatter and all-gather), multi-node rail versions of them and 20 random rail fabrics
  * (fixed seed); nccl-ring's channel c crosses between nodes from GPU c-1 to GPU
  * c (rail c); NCCL's double binary tree: both trees span every node, and no node
- * is an inner node of both (odd node counts: node 0 only). */
+ * is an inner node of both (odd node counts: node 0 only); with heads=pair each GPU's NIC carries both trees. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,7 +73,11 @@ static void check_plans(const char *spec) {
     ar_err e = {{0}};
     T_OK(ar_platform_load(spec, 0, &p, &e), e);
     if (!p) return;
-    static const char *const algos[] = {"nccl-ring", "nccl-tree", "nccl-tree:channels=3,chunks=3",
+    static const char *const algos[] = {"nccl-ring",
+                                        "nccl-tree",
+                                        "nccl-tree:channels=3,chunks=3",
+                                        "nccl-tree:heads=pair",
+                                        "nccl-tree:channels=3,heads=pair",
                                         "nccl-ring:channels=5"};
     for (size_t a = 0; a < sizeof algos / sizeof algos[0]; a++) {
         ar_schedule *s = NULL;
@@ -232,8 +236,8 @@ static void check_tree_chunks(void) {
         ar_proto pr;
         double mib;
         int want;
-    } c[] = {{AR_PROTO_LL128, 64, 59}, {AR_PROTO_LL128, 128, 59}, {AR_PROTO_LL128, 512, AR_NCCL_TREE_MAX_CHUNKS},
-             {AR_PROTO_SIMPLE, 192, 48}, {AR_PROTO_LL, 1, 32},   {AR_PROTO_LL, 2, 64}};
+    } c[] = {{AR_PROTO_LL128, 64, 59},   {AR_PROTO_LL128, 128, 59}, {AR_PROTO_LL128, 512, AR_NCCL_TREE_MAX_CHUNKS},
+             {AR_PROTO_SIMPLE, 192, 48}, {AR_PROTO_LL, 1, 32},      {AR_PROTO_LL, 2, 64}};
     for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
         int got = ar_nccl_tree_chunks(p, c[i].pr, c[i].mib * MiB, 8);
         T_CHECK(got == c[i].want, "tree chunks %s %g MiB: %d, want %d", ar_proto_name(c[i].pr), c[i].mib, got,
@@ -243,8 +247,45 @@ static void check_tree_chunks(void) {
     ar_platform_free(p);
 }
 
+/* heads=pair: every NIC carries both trees. rail:nodes=4,gpus=2 (rank 2x + g is GPU g of node x,
+ * its own NIC), nccl-tree:channels=4,heads=pair over 4000 elements: channels 0 and 2 head at GPU 0,
+ * 1 and 3 at GPU 1; 0 and 1 carry tree 0, 2 and 3 tree 1, 1000 elements each. Tree 0 over 4 nodes:
+ * 1 -> 2, 3 -> 2, 2 -> 0 (root 0), node degrees by node 0..3: 1, 1, 3, 1; tree 1 (mirrored): 0 -> 1,
+ * 2 -> 1, 1 -> 3 (root 3), degrees 1, 3, 1, 1. A GPU's NIC takes one channel of each tree, its
+ * node's inter-node edges in both: 1 + 1 = 2, 1 + 3 = 4, 3 + 1 = 4, 1 + 1 = 2 edges of 1000
+ * elements each way, on both GPUs of a node. heads=rail (channel c on GPU c mod 2 with tree c mod 2)
+ * gives GPU 0 tree 0 twice (node 2: 6 edges) and GPU 1 tree 1 twice (node 1: 6), the other GPU 2. */
+static void check_tree_nics(void) {
+    ar_platform *p = NULL;
+    ar_err e = {{0}};
+    T_OK(ar_platform_load("rail:nodes=4,gpus=2", 0, &p, &e), e);
+    if (!p) return;
+    ar_schedule *s = NULL;
+    T_OK(ar_algo_plan("nccl-tree:channels=4,heads=pair", p, 4000, 4, &s, &e), e);
+    T_CHECK(s && s->nphases == 1 && s->phases[0].nops == 4, "nccl-tree:channels=4,heads=pair: one phase of 4 ops");
+    if (s && s->nphases == 1 && s->phases[0].nops == 4 && p->nranks == 8) {
+        uint64_t load[8] = {0};
+        for (int c = 0; c < 4; c++) {
+            const ar_op *op = &s->phases[0].ops[c];
+            for (int m = 0; m < op->n; m++) {
+                int q = op->parent[m];
+                if (q < 0 || p->machine_of_rank[op->members[m]] == p->machine_of_rank[op->members[q]]) continue;
+                load[op->members[m]] += op->count;
+                load[op->members[q]] += op->count;
+            }
+        }
+        static const uint64_t want[8] = {2000, 2000, 4000, 4000, 4000, 4000, 2000, 2000};
+        for (int r = 0; r < 8; r++)
+            T_CHECK(load[r] == want[r], "nccl-tree heads=pair NIC of rank %d: %llu elements, want %llu", r,
+                    (unsigned long long)load[r], (unsigned long long)want[r]);
+    }
+    ar_schedule_free(s);
+    ar_platform_free(p);
+}
+
 int main(void) {
     check_tree_chunks();
+    check_tree_nics();
     check_protocols();
     check_nvls_latency();
     static const char *const presets[] = {"dgx-a100",         "dgx-h100",        "dgx-b200",         "gb200-nvl72",
