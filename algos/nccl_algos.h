@@ -40,8 +40,12 @@ ar_proto ar_nccl_proto_of(const ar_platform *p, int nccl_algo, const char *word,
 /* The most pipeline chunks a tree channel gets from NCCL's chunking (the simulation's cost is linear in them). */
 #define AR_NCCL_TREE_MAX_CHUNKS 64
 /* NCCL's pipeline chunks for a tree channel of a `bytes` all-reduce over `channels` trees with
- * protocol pr (nccl_tree.c: NCCL's chunk size per protocol, LL's stream pieces; 1..AR_NCCL_TREE_MAX_CHUNKS). */
+ * protocol pr (nccl_tree.c: NCCL's chunk size per protocol; LL: 4 KiB, the planners use
+ * ar_nccl_tree_ll_pieces; 1..AR_NCCL_TREE_MAX_CHUNKS). */
 int ar_nccl_tree_chunks(const ar_platform *p, ar_proto pr, double bytes, int channels);
+/* The LL stream's piece count for nccl-tree with `channels` trees on `heads` ("rail" or "pair") over
+ * count elements of eb bytes: the fastest of 1, 2, 4, .. AR_NCCL_TREE_MAX_CHUNKS by the walk (nccl_tree.c). */
+int ar_nccl_tree_ll_pieces(const ar_platform *p, uint64_t count, size_t eb, int channels, const char *heads);
 
 /* ar_nccl_proto (models/nccl_model.h) to ar_proto. */
 ar_proto ar_nccl_proto_to_op(int nccl_proto);

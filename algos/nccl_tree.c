@@ -34,11 +34,12 @@
  * Parameters: channels (0 = NCCL's search channels, twice that with heads=pair; at
  * least 2), heads (rail|pair), chunks
  * (pipeline chunks per tree; 0, the default: NCCL's chunking for the protocol,
- * ar_nccl_tree_chunks, 8 without one), proto (the NCCL protocol the walk
+ * ar_nccl_tree_chunks, LL's pieces by the walk, ar_nccl_tree_ll_pieces, 8 without one), proto (the NCCL protocol the walk
  * prices, ar_op.proto; auto = NCCL's choice for the size; default none).
  * Serves all-reduce only. Ownership: *out belongs to the caller.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -77,9 +78,9 @@ int ar_nccl_dtree_parent(int M, int t, int x) {
  * AR_NCCL_TREE_MAX_CHUNKS for the simulation's cost, linear in the chunks (about 2.3 ms of wall time
  * a chunk on 128 ranks): Simple at 8 GiB would be 2 048 chunks a channel. */
 int ar_nccl_tree_chunks(const ar_platform *p, ar_proto pr, double bytes, int channels) {
-    /* LL: the 32 KiB step is not what moves through the tree: a rank forwards each 16-byte line (8
-     * bytes of data) as it arrives, 512 threads a line each per iteration of the kernel's loop
-     * (prims_ll.h), so the stream moves in 4 KiB of data; the schedule pipelines those pieces */
+    /* LL: the 32 KiB step is not what moves through the tree: a rank forwards each 16-byte line as it
+     * arrives, 512 threads a line each per iteration of the kernel's loop (prims_ll.h), 4 KiB of data;
+     * the planners size LL's pieces by the walk instead (ar_nccl_tree_ll_pieces) */
     double chunk = pr == AR_PROTO_LL ? 4096.0 : pr == AR_PROTO_LL128 ? 614400.0 / 16 * 15 : 524288.0;
     double per = channels > 0 ? bytes / channels : bytes;
     if (pr == AR_PROTO_LL128) {
@@ -91,6 +92,32 @@ int ar_nccl_tree_chunks(const ar_platform *p, ar_proto pr, double bytes, int cha
     }
     double k = ceil(per / chunk);
     return k < 1 ? 1 : k > AR_NCCL_TREE_MAX_CHUNKS ? AR_NCCL_TREE_MAX_CHUNKS : (int)k;
+}
+
+/* LL's stream pieces for a tree channel: NCCL's LL forwards each 16-byte line (8 bytes of data) as it
+ * arrives (prims_ll.h), so its tree is cut-through: NCCL's model pays the hops' steps once and the bytes
+ * once. A schedule moves whole pieces from round to round, store-and-forward: few pieces pay the bytes at
+ * every hop, many pay a round's latency at every piece. The pipeline closest to the cut-through stream is
+ * the piece count its own walk finds fastest (the classic optimal segment of a pipelined tree); powers of
+ * two from 1 to AR_NCCL_TREE_MAX_CHUNKS, at most one element each. */
+int ar_nccl_tree_ll_pieces(const ar_platform *p, uint64_t count, size_t eb, int channels, const char *heads) {
+    uint64_t per = channels > 0 ? count / (uint64_t)channels : count;
+    int best = 1;
+    double best_t = INFINITY;
+    for (int c = 1; c <= AR_NCCL_TREE_MAX_CHUNKS && (c == 1 || (uint64_t)c <= per); c *= 2) {
+        char spec[96];
+        snprintf(spec, sizeof spec, "nccl-tree:channels=%d,chunks=%d,proto=ll,heads=%s", channels, c, heads);
+        ar_schedule *s = NULL;
+        ar_err e = {{0}};
+        ar_model_result m;
+        if (ar_algo_plan_coll(spec, AR_COLL_ALLREDUCE, p, count, eb, &s, &e) == AR_OK &&
+            ar_model_walk(p, s, &m, &e) == AR_OK && m.time_s < best_t * (1 - 1e-12)) {
+            best_t = m.time_s;
+            best = c;
+        }
+        ar_schedule_free(s);
+    }
+    return best;
 }
 
 static const ar_param_def ntree_params[] = {
@@ -138,6 +165,7 @@ static ar_status ntree_plan(const ar_platform *p, uint64_t count, size_t elem_by
     ar_proto proto = ar_nccl_proto_of(p, AR_NCCL_TREE, v[2].s, (double)count * (double)elem_bytes, &pwhy);
     int chunks = (int)v[1].i > 0          ? (int)v[1].i
                  : proto == AR_PROTO_NONE ? 8
+                 : proto == AR_PROTO_LL   ? ar_nccl_tree_ll_pieces(p, count, elem_bytes, T, v[3].s)
                                           : ar_nccl_tree_chunks(p, proto, (double)count * (double)elem_bytes, T);
     int P = p->nranks;
     ar_schedule *s = ar_schedule_new("nccl-tree", P, count, elem_bytes);

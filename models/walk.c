@@ -1296,8 +1296,7 @@ static ar_status walk_dataflow(walk *w, const ar_schedule *s, const double *star
                 /* a one-sided sender is free once its bytes are out: the flight (ar_xfer_flight) is the
                  * receiver's (the simulator's flow carries no latency then) */
                 double snd = async ? net - ar_platform_route_lat(p, x->src, x->dst) : prog;
-                if (async)
-                    prog = snd + ar_xfer_flight(p, w->steps ? w->ostep[i] : 0, w->stream[i], x->src, x->dst);
+                if (async) prog = snd + ar_xfer_flight(p, w->steps ? w->ostep[i] : 0, w->stream[i], x->src, x->dst);
                 if (snd > next[ms]) next[ms] = snd;
                 if (prog > next[md]) next[md] = prog;
                 arr[t] = (wd_arrival){net, t};

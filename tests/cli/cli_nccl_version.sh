@@ -68,7 +68,7 @@ t_check "nic=800Gbps: nccl_model_s = 66.8 us + 8 GiB / (8 x 96 x 16/30 GB/s)" ne
 t_check "nic=800Gbps faster than the preset's 400 Gb/s ($t800 vs $t400)" python3 -c "import sys; sys.exit(not $t800 < 0.8 * $t400)"
 expect_error "a bad nic=" "nic" -- model --platform dgx-b200:nodes=2,nic=fast --size 8GiB --algo nccl
 # The nccl row at small sizes: the tuner's protocol on the ops (the detail's proto=, not the planner's none),
-# LL's stream pieces (4 KiB of data a piece per tree: 8 B and 1 KB one piece, 64 000 B over 8 trees two),
+# LL's stream pieces (the count the walk finds fastest, ar_nccl_tree_ll_pieces: 8 B one, 1 KB and 64 000 B two),
 # the step's excess over the hop only:
 # on 2 x 8 H100 within 20 % of nccl_model_s from 8 B to 64 KB (the NVLink hop, 0.6 us, is LL's own step, so
 # the detail names no hop that makes it slower), and flat from 8 B to 1 KB.
@@ -77,7 +77,7 @@ if expect_ok "nccl small sizes" -- model --platform dgx-h100:nodes=2 --size 8B,1
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 assert len(rows) == 3, rows
-for r, k in zip(rows, (1, 1, 2)):
+for r, k in zip(rows, (1, 2, 2)):
     m, n = float(r["model_s"]), float(r["nccl_model_s"])
     assert r["nccl_algo"] == "TREE" and r["nccl_proto"] == "LL", r
     assert "proto=ll:" in r["detail"] and f" {k} chunks" in r["detail"] and "slower than nccl_model_s" not in r["detail"], r["detail"]

@@ -47,8 +47,7 @@
 
 static const char *const plat = "machines:gpus=2+2,intra=10GBps,inter=10GBps,lat=5us";
 
-static void check(const char *what, ar_proto proto, uint64_t bytes, double hand_round, double hand_df,
-                  int streams) {
+static void check(const char *what, ar_proto proto, uint64_t bytes, double hand_round, double hand_df, int streams) {
     ar_platform *p = sim_platform(plat);
     T_CHECK(p != NULL, "%s: platform %s loads", what, plat);
     if (!p) return;
@@ -67,8 +66,7 @@ static void check(const char *what, ar_proto proto, uint64_t bytes, double hand_
 
 int main(void) {
     const double h128 = 16e-6 + 90e-6 / 7, hll = 7.6e-6 + 80.4e-6 / 7;
-    check("LL128 stream, 2 chunks", AR_PROTO_LL128, 300000, 4 * 36e-6 + 3 * 26e-6 + 14e-6,
-          6 * h128 + 16e-6 + 14e-6, 1);
+    check("LL128 stream, 2 chunks", AR_PROTO_LL128, 300000, 4 * 36e-6 + 3 * 26e-6 + 14e-6, 6 * h128 + 16e-6 + 14e-6, 1);
     check("LL stream, 2 chunks", AR_PROTO_LL, 40000, 4 * 27.6e-6 + 3 * 17.6e-6 + 6.8e-6, 6 * hll + 7.6e-6 + 6.8e-6, 1);
     check("LL beyond the FIFO", AR_PROTO_LL, 300000, 4 * 77e-6 + 3 * 67e-6 + 6.8e-6, 422e-6 + 57e-6 + 6.8e-6, 0);
     return t_done("sim_proto_stream");

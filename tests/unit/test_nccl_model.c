@@ -830,8 +830,8 @@ static void test_nvlstree_fill(void) {
     /* 4 nodes: 64 KiB chunks */
     ar_nccl_in four = h100_nodes(4);
     four.nvlstree_fill = 1;
-    T_NEAR(ar_nccl_pipeline_fill_s(&four, AR_NCCL_ALLREDUCE, AR_NCCL_NVLS_TREE, AR_NCCL_SIMPLE, 64 * MiB),
-           101.5808e-6, REL, "nvls tree fill 4 nodes");
+    T_NEAR(ar_nccl_pipeline_fill_s(&four, AR_NCCL_ALLREDUCE, AR_NCCL_NVLS_TREE, AR_NCCL_SIMPLE, 64 * MiB), 101.5808e-6,
+           REL, "nvls tree fill 4 nodes");
     /* none: other algorithms and protocols, reduce-scatter, Blackwell, NCCL 2.18, one node */
     T_CHECK(ar_nccl_pipeline_fill_s(&in, AR_NCCL_ALLREDUCE, AR_NCCL_TREE, AR_NCCL_SIMPLE, GiB) == 0, "tree: none");
     T_CHECK(ar_nccl_pipeline_fill_s(&in, AR_NCCL_ALLREDUCE, AR_NCCL_RING, AR_NCCL_SIMPLE, GiB) == 0, "ring: none");
