@@ -102,17 +102,13 @@ static int auto_chunks(int want, uint64_t len, size_t elem_bytes) {
 /* One node's switch op: as many chunks as NCCL's NVLS kernel takes steps (enqueue.cc calcCollChunking,
  * NVLS): nvlsChannels CTAs (transport/nvls.cc: 16 on compute capability 9.x, NVLS_NCHANNELS_SM100_NVL
  * 24 on one Blackwell node) x the g heads each move one chunk per step, NCCL_NVLS_CHUNKSIZE 128 KiB cut
- * to 64, 32 and 16 KiB below 64, 8 and 2 x those ops x the chunk; a step of the whole node moves
+ * to 64, 32 and 16 KiB below 64, 8 and 2 x those ops x the chunk (ar_nccl_nvls_chunk); a step of the whole node moves
  * ops x chunk bytes, so the op takes ceil(bytes / (ops x chunk)) steps, here 1..64 chunks (at most one
  * per element). A chunk count given (want > 0) is taken as it is. */
 static int one_node_chunks(const ar_platform *p, int g, int want, uint64_t len, size_t elem_bytes) {
     if (want > 0) return (uint64_t)want < len ? want : (int)len;
-    double b = (double)len * (double)elem_bytes, chunk = 128.0 * 1024;
-    double ops = (double)(p->gpu_cc >= 100 ? 24 : 16) * (g > 0 ? g : 1);
-    if (b < 64 * ops * chunk) chunk = 65536;
-    if (b < 8 * ops * chunk) chunk = 32768;
-    if (b < 2 * ops * chunk) chunk = 16384;
-    double u = ceil(b / (ops * chunk));
+    double b = (double)len * (double)elem_bytes, ops = (double)(p->gpu_cc >= 100 ? 24 : 16) * (g > 0 ? g : 1);
+    double u = ceil(b / (ops * ar_nccl_nvls_chunk(b, ops)));
     int c = u > 64 ? 64 : u < 1 ? 1 : (int)u;
     if ((uint64_t)c > len) c = (int)len;
     return c < 1 ? 1 : c;
@@ -171,8 +167,8 @@ const ar_param_def ar_nvlstree_params[] = {
  * head per step, so a step of the whole operation moves nch x H x chunk_B bytes and the operation
  * takes `units` steps. NVLS and NVLS_TREE: nvlsChannels = 16 on compute capability 9.x, 32 on 10.x
  * across nodes (src/transport/nvls.cc NVLS_NCHANNELS_SM90/SM100); chunk NCCL_NVLS_CHUNKSIZE = 128 KiB,
- * cut for small sizes by enqueue.cc's rules with concurrentOps = nch x H: NVLS to 64 KiB below
- * 64 concurrentOps chunks, 32 KiB below 8, 16 KiB below 2; NVLS_TREE: ar_nccl_nvlstree_chunk (at most 64 KiB
+ * cut for small sizes by enqueue.cc's rules with concurrentOps = nch x H: NVLS ar_nccl_nvls_chunk (64 KiB
+ * below 64 concurrentOps chunks, 32 KiB below 8, 16 KiB below 2); NVLS_TREE: ar_nccl_nvlstree_chunk (at most 64 KiB
  * from 4 nodes, 64 KiB below 4, 32 KiB below 1).
  * CollNet: the ring's channel count (ar_nccl_ring_channels) and 128 KiB chunks halved (down to
  * 32 KiB) while a channel's head gets fewer than 64 of them (a simplification of enqueue.cc's
@@ -188,11 +184,7 @@ static double nccl_units(const ar_platform *p, ar_switch_variant var, int H, int
     } else {
         nch = cc >= 100 ? 32 : 16;
         double ops = (double)nch * H;
-        if (var == AR_SW_NVLS) {
-            if (bytes < 64 * ops * chunk) chunk = 65536;
-            if (bytes < 8 * ops * chunk) chunk = 32768;
-            if (bytes < 2 * ops * chunk) chunk = 16384;
-        } else chunk = ar_nccl_nvlstree_chunk(bytes, ops, M);
+        chunk = var == AR_SW_NVLS ? ar_nccl_nvls_chunk(bytes, ops) : ar_nccl_nvlstree_chunk(bytes, ops, M);
     }
     *nch_out = nch;
     *chunk_out = chunk;

@@ -559,9 +559,7 @@ ar_status ar_nccl_table_time(const ar_nccl_in *in, const ar_nccl_table *t, ar_nc
  * NVLS_NCHANNELS_SM100_NVL 24 on one node, NVLS_NCHANNELS_SM100 32 across nodes). */
 static int nvls_ctas(const ar_nccl_in *in) { return in->cc_min >= 100 ? (in->nnodes > 1 ? 32 : 24) : 16; }
 
-/* enqueue.cc calcCollChunking's NVLS all-reduce chunk: NCCL_NVLS_CHUNKSIZE (128 KiB), then 64, 32 and
- * 16 KiB below 64, 8 and 2 x the concurrent ops x the chunk. */
-static double nvls_chunk(double bytes, double ops) {
+double ar_nccl_nvls_chunk(double bytes, double ops) {
     double c = 131072;
     if (bytes < 64 * ops * c && c > 65536) c = 65536;
     if (bytes < 8 * ops * c && c > 32768) c = 32768;
@@ -589,32 +587,36 @@ double ar_nccl_nvlstree_fill_bw(const ar_nccl_in *in, double *ops) {
     return bw * 1e9;
 }
 
-/* NVLS_TREE all-reduce's fill across nodes on Hopper (nvlstree_fill; see the header): 2 c / r with r the
- * tuner's algorithm bandwidth of NVLS_TREE Simple over the ops. */
-static double nvlstree_fill_s(const ar_nccl_in *in, double bytes) {
-    double ops, bw = ar_nccl_nvlstree_fill_bw(in, &ops);
-    if (!(bw > 0)) return 0;
-    double c = ar_nccl_nvlstree_chunk(bytes, ops, in->nnodes);
-    if (bytes / ops < c) c = bytes / ops;
-    return 2 * c / (bw / ops); /* 3 stages, one of them counted by bytes / bandwidth */
+double ar_nccl_nvls_fill_bw(const ar_nccl_in *in, double *ops) {
+    if (ops) *ops = 0;
+    if (!in || in->nranks < 2 || in->nnodes != 1) return 0;
+    const ar_nccl_graph *g = &in->nvls;
+    int heads = g->nchannels;
+    double bw = g->bw_intra_GBps * cal_factor(in, AR_NCCL_NVLS, AR_NCCL_SIMPLE) * heads;
+    if (heads < 1 || !(bw > 0) || !isfinite(bw)) return 0;
+    if (ops) *ops = (double)nvls_ctas(in) * heads;
+    return bw * 1e9;
+}
+
+/* The three-stage fill 2 c / r of `ops` concurrent ops moving `bw` bytes per second together (r = bw /
+ * ops each), c = min(chunk, bytes / ops): one of the stages is counted by bytes / bandwidth. */
+static double fill_of(double chunk, double bytes, double ops, double bw) {
+    if (!(bw > 0) || !(ops > 0)) return 0;
+    double c = bytes / ops < chunk ? bytes / ops : chunk;
+    return 2 * c / (bw / ops);
 }
 
 double ar_nccl_pipeline_fill_s(const ar_nccl_in *in, ar_nccl_coll coll, ar_nccl_algo algo, ar_nccl_proto proto,
                                double bytes) {
-    if (in && in->nvlstree_fill && in->nnodes > 1 && coll == AR_NCCL_ALLREDUCE && algo == AR_NCCL_NVLS_TREE &&
-        proto == AR_NCCL_SIMPLE && bytes > 0)
-        return nvlstree_fill_s(in, bytes);
-    if (!in || in->nranks < 2 || in->nnodes != 1 || coll != AR_NCCL_ALLREDUCE || algo != AR_NCCL_NVLS ||
-        proto != AR_NCCL_SIMPLE || !(bytes > 0))
-        return 0;
-    const ar_nccl_graph *g = &in->nvls;
-    int ctas = nvls_ctas(in), heads = g->nchannels;
-    if (heads < 1 || !(g->bw_intra_GBps > 0)) return 0;
-    double ops = (double)ctas * heads;
-    double c = nvls_chunk(bytes, ops);
-    if (bytes / ops < c) c = bytes / ops;
-    double r = g->bw_intra_GBps * 1e9 * cal_factor(in, algo, proto) / ctas; /* bytes/s per op on a stage */
-    return 2 * c / r; /* 3 stages, one of them counted by bytes / bandwidth */
+    double ops = 0, bw;
+    if (!in || coll != AR_NCCL_ALLREDUCE || proto != AR_NCCL_SIMPLE || !(bytes > 0)) return 0;
+    if (in->nvlstree_fill && in->nnodes > 1 && algo == AR_NCCL_NVLS_TREE) {
+        bw = ar_nccl_nvlstree_fill_bw(in, &ops);
+        return fill_of(ar_nccl_nvlstree_chunk(bytes, ops, in->nnodes), bytes, ops, bw);
+    }
+    if (in->nnodes != 1 || algo != AR_NCCL_NVLS) return 0;
+    bw = ar_nccl_nvls_fill_bw(in, &ops);
+    return fill_of(ar_nccl_nvls_chunk(bytes, ops), bytes, ops, bw);
 }
 
 ar_status ar_nccl_model_time(const ar_nccl_in *in, ar_nccl_coll coll, ar_nccl_algo algo, ar_nccl_proto proto,

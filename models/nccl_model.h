@@ -177,6 +177,18 @@ ar_status ar_nccl_table_time(const ar_nccl_in *in, const ar_nccl_table *t, ar_nc
 double ar_nccl_pipeline_fill_s(const ar_nccl_in *in, ar_nccl_coll coll, ar_nccl_algo algo, ar_nccl_proto proto,
                                double bytes);
 
+/* NVLS all-reduce's chunk, bytes (enqueue.cc calcCollChunking): NCCL_NVLS_CHUNKSIZE 128 KiB, cut to 64,
+ * 32 and 16 KiB below 64, 8 and 2 x ops x the chunk; ops = the runtime NVLS channels x the heads. NCCL's
+ * model's one-node fill and the nvls schedule's steps (algos/switch_common.c) both take it from here. */
+double ar_nccl_nvls_chunk(double bytes, double ops);
+
+/* The rate NVLS all-reduce's fill on one node runs at (ar_nccl_pipeline_fill_s), bytes per second: the
+ * heads x the NVLS graph's bwIntra (a calibrated input's factor on it included), what the ops together
+ * move at r = bwIntra / the runtime NVLS channels each; *ops (may be NULL): the concurrent ops, the
+ * runtime NVLS channels x the heads. 0 (and *ops 0) for several nodes, one rank or no NVLS heads.
+ * Independent of tuner_only (the schedule's physics, not the model's price). */
+double ar_nccl_nvls_fill_bw(const ar_nccl_in *in, double *ops);
+
 /* NVLS_TREE all-reduce's chunk, bytes (enqueue.cc calcCollChunking, 2.26 and newer): NCCL_NVLS_CHUNKSIZE
  * 128 KiB, at most 64 KiB from 4 nodes (transport/nvls.cc treeMaxChunkSize), 64 KiB below 4 x ops x the
  * chunk, 32 KiB below ops x the chunk; ops = the runtime NVLS channels x the heads. NCCL's model's fill

@@ -1063,21 +1063,23 @@ static double nvlstree_phase_corr(const ar_platform *p, const ar_schedule *s, in
 /* NCCL's NVLS_TREE all-reduce across nodes on Hopper runs every stage of its pipeline (the scatter to and
  * the reduce in the NVSwitch, the trees across nodes, the broadcast back) in warp groups of the same
  * CTAs, each chunk of every concurrent op at the op's share of the tuner's NVLS_TREE bandwidth: a stage
- * inside the node is no faster than the one across (NCCL's model's fill, ar_nccl_nvlstree_fill_bw). The
- * bound on every transfer of such a schedule, bytes per second: that bandwidth, so that a slice of ops x
- * chunk bytes moved in one piece per member (the nvlstree planner's NCCL slices) takes about a chunk's
- * time at every stage.
- * Only in a schedule with NCCL's protocols (ar_schedule_uses_proto) through the NVSwitch (switch ops)
- * with tree ops across nodes; 0 (no bound) elsewhere. */
-static double nvlstree_sched_rate(const ar_platform *p, const ar_schedule *s) {
-    if (s->coll != AR_COLL_ALLREDUCE || p->nmachines < 2 || !p->machine_of_rank || !ar_schedule_uses_proto(s) ||
-        !ar_schedule_uses_switch(s))
-        return 0;
-    int tree_across = 0;
-    for (int q = 0; q < s->nphases && !tree_across; q++) tree_across = phase_tree_across(p, &s->phases[q]);
+ * inside the node is no faster than the one across (NCCL's model's fill, ar_nccl_nvlstree_fill_bw). So
+ * does its NVLS all-reduce on one node (the scatter into the NVLS buffer, the multimem reduce and
+ * multicast, the copy out), each op at bwIntra over the channels (ar_nccl_nvls_fill_bw). The bound on
+ * every transfer of such a schedule, bytes per second: the ops' bandwidth together, so that a slice of
+ * ops x chunk bytes moved in one piece per member (NCCL's slices: the nvlstree planner's, the nvls
+ * switch op's chunks) takes about a chunk's time at every stage.
+ * Only in an all-reduce with NCCL's protocols (ar_schedule_uses_proto) through the NVSwitch (switch ops)
+ * on Hopper: on one node, or across nodes with tree ops across them; 0 (no bound) elsewhere. */
+static double nvls_sched_rate(const ar_platform *p, const ar_schedule *s) {
+    if (s->coll != AR_COLL_ALLREDUCE || !ar_schedule_uses_proto(s) || !ar_schedule_uses_switch(s)) return 0;
+    int one = p->nmachines <= 1, tree_across = 0;
+    if (!one && !p->machine_of_rank) return 0;
+    for (int q = 0; q < s->nphases && !one && !tree_across; q++) tree_across = phase_tree_across(p, &s->phases[q]);
     ar_nccl_in in;
-    if (!tree_across || ar_nccl_in_from_platform(p, 0, &in, NULL) != AR_OK) return 0;
-    return ar_nccl_nvlstree_fill_bw(&in, NULL);
+    if ((!one && !tree_across) || ar_nccl_in_from_platform(p, 0, &in, NULL) != AR_OK) return 0;
+    if (!one) return ar_nccl_nvlstree_fill_bw(&in, NULL);
+    return in.cc_min >= 90 && in.cc_min < 100 ? ar_nccl_nvls_fill_bw(&in, NULL) : 0;
 }
 
 /* NCCL charges a protocol's base latency once per operation (tuning.cc: baseLat + the steps), and a
@@ -1090,7 +1092,7 @@ void ar_phase_proto_effect(const ar_platform *p, const ar_schedule *s, int ph, d
     double *rb = rate_Bps ? rate_Bps : &rate;
     phase_effect(p, &s->phases[ph], bw_factor, step_s, base_s, rb);
     *bw_factor *= nvlstree_phase_corr(p, s, ph);
-    double op_rate = nvlstree_sched_rate(p, s);
+    double op_rate = nvls_sched_rate(p, s);
     if (op_rate > 0 && (*rb == 0 || op_rate < *rb)) *rb = op_rate;
     if (!(*base_s > 0)) return;
     for (int q = 0; q < ph; q++)

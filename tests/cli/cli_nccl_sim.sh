@@ -92,9 +92,10 @@ done
 
 # NVLS's latency: on one node at 16 MiB NCCL picks NVLS; the pick's switch op carries Simple, which both
 # engines charge as the walk does, once before the phase: NCCL's 25 us (tuning.cc hwLat[NVLINK][NVLS])
-# less the op's 0.6 us hop (GPU -> NVSwitch -> GPU), so nccl = nvls + 24.4 us and walk = sim.
+# less the op's 0.6 us hop (GPU -> NVSwitch -> GPU), so nccl = nvls + 24.4 us and walk = sim. On a
+# Blackwell node: on Hopper the pick's transfers also run at NCCL's NVLS op rate (sim_proto_rate).
 for en in fast naive; do
-  if expect_ok "sim nccl vs nvls on dgx-h100 ($en)" -- sim --platform dgx-h100 --engine $en --algo nccl --algo nvls \
+  if expect_ok "sim nccl vs nvls on dgx-b200 ($en)" -- sim --platform dgx-b200 --engine $en --algo nccl --algo nvls \
        --size 16MiB --format csv; then
     read -r rel1 sim1 < <(csv_col "$T_TMP/out" rel_err sim_s | head -1)
     read -r rel0 sim0 < <(csv_col "$T_TMP/out" rel_err sim_s | tail -1)

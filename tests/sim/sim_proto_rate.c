@@ -179,9 +179,64 @@ static void check_nvlstree(void) {
     ar_platform_free(p);
 }
 
+/* NVLS all-reduce on one H100 node with NCCL's protocols (nvls:proto=auto, the `nccl` pick): every transfer
+ * at most at the ops' bandwidth together, 8 heads x bwIntra 40 GB/s = 320 GB/s (ops = 16 CTAs x 8 heads =
+ * 128, each at 40e9 / 16 = 2.5e9 B/s: NCCL's model's fill rate). The switch op's chunks are NCCL's steps:
+ * 64 MiB: chunk 64 KiB (below 64 x 128 x 128 KiB = 1 GiB, not below 8 x 128 x 64 KiB = 64 MiB), 64 MiB /
+ * (128 x 64 KiB) = 8 steps; 1 GiB: 128 KiB, 1 GiB / (128 x 128 KiB) = 64 steps. Without protocols, and on a
+ * Blackwell node (NCCL's model's fill there is its own bound), no bound. */
+static void check_nvls_one_node(void) {
+    ar_platform *p = sim_platform("dgx-h100");
+    ar_schedule *s = NULL;
+    ar_err e = {{0}};
+    T_CHECK(p != NULL, "nvls: dgx-h100 loads");
+    if (!p) return;
+    const uint64_t counts[] = {16u << 20, 256u << 20};
+    const int steps[] = {8, 64};
+    for (int k = 0; k < 2; k++) {
+        if (ar_algo_plan_coll("nvls:proto=auto", AR_COLL_ALLREDUCE, p, counts[k], 4, &s, &e) != AR_OK) {
+            T_CHECK(0, "nvls: plan: %s", e.msg);
+            break;
+        }
+        T_CHECK(s->nphases == 1 && s->phases[0].nops == 1 && s->phases[0].ops[0].chunks == steps[k],
+                "nvls %llu elements: one switch op of %d chunks", (unsigned long long)counts[k], steps[k]);
+        T_CHECK(sim_rel(phase_rate(p, s, 0), 320e9) <= 1e-12, "nvls: bound %.17g, by hand 320e9", phase_rate(p, s, 0));
+        if (k == 0) { /* the walk against every engine and mode; 9 rounds of 8 MiB at 320 GB/s at least */
+            ar_model_result m;
+            T_CHECK(ar_model_walk(p, s, &m, &e) == AR_OK, "nvls: walk: %s", e.msg);
+            T_CHECK(m.time_s >= 9 * 8 * 1048576 / 320e9, "nvls: walk %.17g below 9 rounds at the bound", m.time_s);
+            for (size_t md = 0; md < SIM_NMODES; md++) {
+                ar_sim_result r;
+                ar_status st = sim_run_mode(p, s, &sim_modes[md], 0, &r, &e);
+                T_CHECK(st == AR_OK && r.complete, "nvls (%s): %s", sim_modes[md].name, e.msg);
+                if (st == AR_OK)
+                    T_CHECK(sim_rel(r.time_s, m.time_s) <= 1e-9, "nvls (%s): sim %.17g, walk %.17g", sim_modes[md].name,
+                            r.time_s, m.time_s);
+                ar_sim_result_free(&r);
+            }
+        }
+        ar_schedule_free(s);
+        s = NULL;
+    }
+    if (ar_algo_plan_coll("nvls", AR_COLL_ALLREDUCE, p, 16u << 20, 4, &s, &e) == AR_OK)
+        T_CHECK(phase_rate(p, s, 0) == 0, "nvls proto=none: no bound");
+    else T_CHECK(0, "nvls proto=none: plan: %s", e.msg);
+    ar_schedule_free(s);
+    s = NULL;
+    ar_platform_free(p);
+    p = sim_platform("dgx-b200");
+    T_CHECK(p != NULL, "nvls: dgx-b200 loads");
+    if (p && ar_algo_plan_coll("nvls:proto=auto", AR_COLL_ALLREDUCE, p, 16u << 20, 4, &s, &e) == AR_OK)
+        T_CHECK(phase_rate(p, s, 0) == 0, "nvls on Blackwell: no bound");
+    else T_CHECK(0, "nvls on dgx-b200: plan: %s", e.msg);
+    ar_schedule_free(s);
+    ar_platform_free(p);
+}
+
 int main(void) {
     check_tree();
     check_nvlstree();
+    check_nvls_one_node();
     check("LL128 cap binds, 2 channels", "machines:gpus=2+2,intra=800GBps,inter=400GBps,lat=0.25us,gpu=h100",
           "nccl-ring:proto=ll128,channels=2", 1840000, 36.7e9 / 0.92, 3 * (920000 / 36.7e9 + 2.95e-6) + 14e-6);
     check("LL links bind, 4 channels", "machines:gpus=2+2,intra=40GBps,inter=100GBps,lat=0us,gpu=h100",

@@ -856,6 +856,14 @@ static void test_nvlstree_fill(void) {
     T_NEAR(ar_nccl_nvlstree_fill_bw(&four, NULL), 320.0 * 32 / 62 * 1e9, REL, "fill rate 4 nodes");
     T_CHECK(ar_nccl_nvlstree_fill_bw(&b, &ops) == 0 && ops == 0, "no fill rate on Blackwell");
     T_CHECK(ar_nccl_nvlstree_fill_bw(&v, NULL) == 0 && ar_nccl_nvlstree_fill_bw(&one, NULL) == 0, "nor 2.18, one node");
+    /* one node's NVLS (the nvls schedule's bound and chunks): 8 heads x bwIntra 40 GB/s, ops 16 x 8; none
+     * across nodes; the chunks of test_pipeline_fill */
+    T_NEAR(ar_nccl_nvls_fill_bw(&one, &ops), 320e9, REL, "nvls fill rate one node");
+    T_CHECK(ops == 128, "nvls ops = 16 x 8 (got %g)", ops);
+    T_CHECK(ar_nccl_nvls_fill_bw(&in, &ops) == 0 && ops == 0, "no nvls fill rate across nodes");
+    T_CHECK(ar_nccl_nvls_chunk(GiB, 128) == 131072 && ar_nccl_nvls_chunk(64 * MiB, 128) == 65536 &&
+                ar_nccl_nvls_chunk(8 * MiB, 128) == 32768 && ar_nccl_nvls_chunk(4 * MiB, 128) == 16384,
+            "NVLS chunks 128/64/32/16 KiB");
     T_CHECK(ar_nccl_nvlstree_chunk(64 * MiB, 128, 2) == 131072 && ar_nccl_nvlstree_chunk(16 * MiB, 128, 2) == 65536 &&
                 ar_nccl_nvlstree_chunk(MiB, 128, 2) == 32768 && ar_nccl_nvlstree_chunk(GiB, 128, 4) == 65536,
             "NVLS_TREE chunks 128/64/32 KiB, 64 KiB from 4 nodes");
