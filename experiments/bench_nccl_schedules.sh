@@ -71,7 +71,7 @@ awk -F, 'function csvsplit(line, out,   n, i, c, q, f) { n = 0; f = ""; q = 0
            plat = nodes > 1 ? pr ":nodes=" nodes : pr
            t = b / (bus * 1e9 / (2 * (r - 1) / r))
            printf "%s|allreduce|%d|%.9g|%s\n", plat, b, t, F[col["source"]] }' "$REF/published.csv" >>"$MEAS"
-while IFS=$'\t' read -r file coll _ranks _nodes _rows opts plat _fit _cal; do
+while IFS=$'\t' read -r file coll _ranks _nodes _rows opts plat _fit _cal _nccl; do
   case $file in \#* | file) continue ;; esac
   [ "$plat" != - ] || continue
   case $plat in dgx-a100* | dgx-h100* | dgx-b200*) ;; *) continue ;; esac

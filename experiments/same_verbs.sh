@@ -40,7 +40,7 @@ if [ "$which" = all ] || [ "$which" = best ]; then
   )
 fi
 if [ "$which" = all ] || [ "$which" = compare ]; then
-  while IFS=$'\t' read -r file _coll _ranks _nodes _rows opts plat _fit _cal; do
+  while IFS=$'\t' read -r file _coll _ranks _nodes _rows opts plat _fit _cal _nccl; do
     case "$file" in '#'* | '') continue ;; esac
     [ "$plat" = - ] && continue
     [ "$opts" = - ] && opts=""

@@ -6,7 +6,7 @@
 . "$(dirname "$0")/../lib_cli.sh"
 L="$ARLAB_SRC/experiments/reference/logs"
 n=0
-while IFS=$'\t' read -r file coll ranks nodes rows opts cmp fitp cal; do
+while IFS=$'\t' read -r file coll ranks nodes rows opts cmp fitp cal _nccl; do
   case "$file" in '#'* | '') continue ;; esac
   n=$((n + 1))
   o=()
