@@ -972,7 +972,7 @@ double ar_xfer_proto_step(const ar_platform *p, double step_s, int src, int dst)
  * over the factor; the smallest of the ops'), the wire carrying the factor's bytes only: while one
  * channel's message waits another channel uses the link. A ring's rounds pipeline its blocks as
  * NCCL's steps do, so each round pays its block at the channel's rate once, as NCCL does. Tree ops
- * keep the cap as a smaller factor: the tree schedule sends each chunk hop after hop, where NCCL's LL
+ * (but NCCL's LL128 tree on at most two nodes, tree_stream_rate) keep the cap as a smaller factor: the tree schedule sends each chunk hop after hop, where NCCL's LL
  * streams it through the chain at the channel's rate (the rate bound on every hop: `nccl` on
  * dgx-h100:nodes=2 at 64 KB, TREE/LL, 75.8 us against NCCL's model's 29.9 us; the factor 30.9 us).
  * So does a phase that mixes ring ops with others (every transfer of a phase shares one factor and
@@ -1082,6 +1082,43 @@ static double nvls_sched_rate(const ar_platform *p, const ar_schedule *s) {
     return in.cc_min >= 90 && in.cc_min < 100 ? ar_nccl_nvls_fill_bw(&in, NULL) : 0;
 }
 
+/* NCCL's LL128 tree on at most two nodes, where its model prices the tree at the channels' rate inside
+ * the node (tuning.cc: bwIntra on <= 2 nodes, perChMaxTreeLL128Bw per channel, the tree's 0.5 from bus to
+ * algorithm bandwidth), not at the network's: every tree channel is one thread block whose halves reduce
+ * up and broadcast down (runTreeSplit), each half moving the channel's slice at the tuner's algorithm
+ * bandwidth over the channels (ar_nccl_proto_flow_GBps), and LL128 forwards each line as it lands, so a
+ * channel's slice streams through the whole tree in slice / that rate. On two nodes every NIC carries one
+ * channel's flow each way, so the links never slow a hop to that rate and the schedule ran at the NICs'
+ * rate (`nccl` on dgx-a100:nodes=2 at 2-8 MiB: 0.73-0.76 x NCCL's model). The schedule moves a chunk hop
+ * by hop, store-and-forward, in ar_lower_nrounds rounds for its `chunks` chunks: the stream's time spread
+ * over the rounds bounds every transfer at that rate x rounds / chunks (wire bytes per second: over the
+ * protocol's factor, which the wire then carries as LL128's own; the smallest of the phase's ops').
+ * Only where every op of the phase is a TREE op with LL128 on a platform of at most two machines; 0
+ * elsewhere (across more nodes NCCL's model prices the tree at the network's rate, which the schedule
+ * pays on its shared NICs). *factor: LL128's tree factor, where the bound is set. */
+static double tree_stream_rate(const ar_platform *p, const ar_phase *ph, double *factor) {
+    int nn = p->nmachines > 0 ? p->nmachines : 1;
+    if (ph->nops < 1 || nn > 2) return 0;
+    for (int i = 0; i < ph->nops; i++)
+        if (ph->ops[i].proto != AR_PROTO_LL128 || op_nccl_algo(&ph->ops[i]) != AR_NCCL_TREE) return 0;
+    ar_nccl_in in;
+    double f;
+    if (ar_nccl_in_from_platform(p, 0, &in, NULL) != AR_OK ||
+        ar_nccl_proto_effect_v(p->nccl_version, AR_NCCL_TREE, AR_NCCL_LL128, nn, 0, &f, NULL, NULL) != AR_OK ||
+        !(f > 0))
+        return 0;
+    double flow = ar_nccl_proto_flow_GBps(&in, AR_NCCL_TREE, AR_NCCL_LL128, ph->nops), rate = 0;
+    if (!(flow > 0)) return 0;
+    for (int i = 0; i < ph->nops; i++) {
+        const ar_op *op = &ph->ops[i];
+        int k = op->chunks > 0 ? op->chunks : 1, rounds = ar_lower_nrounds(op);
+        double r = flow * 1e9 / f * (rounds > k ? (double)rounds / k : 1.0);
+        if (rate == 0 || r < rate) rate = r;
+    }
+    *factor = f;
+    return rate;
+}
+
 /* NCCL charges a protocol's base latency once per operation (tuning.cc: baseLat + the steps), and a
  * schedule with protocols is one NCCL operation (nccl-ring's all-reduce: its reduce-scatter and
  * all-gather phases are one kernel): the base is charged in the first phase that has an op with a
@@ -1091,6 +1128,8 @@ void ar_phase_proto_effect(const ar_platform *p, const ar_schedule *s, int ph, d
     double rate;
     double *rb = rate_Bps ? rate_Bps : &rate;
     phase_effect(p, &s->phases[ph], bw_factor, step_s, base_s, rb);
+    double tf, trate = tree_stream_rate(p, &s->phases[ph], &tf);
+    if (trate > 0) *bw_factor = tf, *rb = trate;
     *bw_factor *= nvlstree_phase_corr(p, s, ph);
     double op_rate = nvls_sched_rate(p, s);
     if (op_rate > 0 && (*rb == 0 || op_rate < *rb)) *rb = op_rate;

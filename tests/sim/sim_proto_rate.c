@@ -123,6 +123,47 @@ static void check_tree(void) {
     ar_platform_free(p);
 }
 
+/* NCCL's LL128 tree on two nodes at the channels' copy rate (ar_phase_proto_effect): the chain tree of
+ * sim_proto_tree.c (members n0.g1 (root) <- n0.g0 <- n1.g0 <- n1.g1, depth 3, 2 chunks, 7 rounds) with
+ * LL128 on machines:gpus=2+2,intra=800GBps,inter=400GBps,lat=0.25us,gpu=h100 (routes 0.5 us inside a
+ * machine, 1 us across). NCCL's tree graph has 40 GB/s a channel (as its ring's above); one channel: the
+ * tree's bus bandwidth min(40 x 0.92, perChMaxTreeBw) x LL128's 120/128 = 34.5 GB/s (the LL128 cap does
+ * not bind), the algorithm bandwidth half of it, 17.25 GB/s: the rate at which the channel's thread
+ * block streams the slice through the tree. Spread over the schedule's 7 rounds for its 2 chunks, each
+ * transfer moves at most 17.25 x 7 / 2 = 60.375 GB/s of data, 60.375 / 0.9375 = 64.4 GB/s of wire bytes
+ * (two such flows on a link at most: the links never bind). N = 2 415 000 B, a chunk 1 207 500 B:
+ * b = 1 207 500 / 60.375e9 = 20 us. The step, as in sim_proto_tree.c: 2 (2 x 1.25 + 8.5) / 7 = 22/7 us,
+ * above both routes: h = 20 + 22/7 = 23.142857 us. Lockstep 7 h + 14 (the base) = 176 us; dataflow
+ * (LL128 one-sided, sim_proto_tree.c's argument: 2 h + b < 4 h) 6 h + b + 14 = 172.857143 us. (Before:
+ * no bound, each chunk at the links' rate, 2 576 000 / 2 wire bytes on 400-800 GB/s links: b below
+ * 3.3 us.) On three machines, and for the LL tree, no bound. */
+static void check_tree_ll128(void) {
+    const char *plat = "machines:gpus=2+2,intra=800GBps,inter=400GBps,lat=0.25us,gpu=h100";
+    ar_platform *p = sim_platform(plat);
+    ar_schedule *s = NULL;
+    T_CHECK(p != NULL, "tree LL128: %s loads", plat);
+    if (!p) return;
+    if (sim_chain_tree("tree LL128", p, AR_PROTO_LL128, 2415000, &s)) {
+        T_CHECK(sim_rel(phase_rate(p, s, 0), 17.25e9 * 7 / 2 / 0.9375) <= 1e-12,
+                "tree LL128: bound %.17g, by hand %.17g", phase_rate(p, s, 0), 17.25e9 * 7 / 2 / 0.9375);
+        const double h = 20e-6 + 22e-6 / 7;
+        sim_modes_vs_hand("tree LL128, 2 chunks", p, s, 6 * h + 20e-6 + 14e-6, 7 * h + 14e-6, 1);
+        s->phases[0].ops[0].proto = AR_PROTO_LL;
+        T_CHECK(phase_rate(p, s, 0) == 0, "tree LL: no bound");
+    }
+    ar_schedule_free(s);
+    s = NULL;
+    ar_platform_free(p);
+    p = sim_platform("machines:gpus=2+2+2,intra=800GBps,inter=400GBps,lat=0.25us,gpu=h100");
+    ar_err e = {{0}};
+    T_CHECK(p != NULL, "tree LL128: three machines load");
+    if (p && ar_algo_plan_coll("nccl-tree:proto=ll128,channels=2", AR_COLL_ALLREDUCE, p, 1 << 20, 4, &s, &e) == AR_OK)
+        T_CHECK(phase_rate(p, s, 0) == 0, "tree LL128 on three machines: no bound");
+    else T_CHECK(0, "tree LL128 on three machines: plan: %s", e.msg);
+    ar_schedule_free(s);
+    ar_platform_free(p);
+}
+
 /* NVLS_TREE across nodes on Hopper with NCCL's protocols (nvlstree:proto=auto, what the `nccl` pick runs):
  * NCCL's op pipeline moves every stage at the ops' share of the tuner's NVLS_TREE bandwidth, so every
  * transfer of the schedule is bounded by that bandwidth, 461.6 x 16/30 = 246.18667 GB/s on
@@ -235,6 +276,7 @@ static void check_nvls_one_node(void) {
 
 int main(void) {
     check_tree();
+    check_tree_ll128();
     check_nvlstree();
     check_nvls_one_node();
     check("LL128 cap binds, 2 channels", "machines:gpus=2+2,intra=800GBps,inter=400GBps,lat=0.25us,gpu=h100",
