@@ -121,7 +121,8 @@ size_t ar_lower_round_window(const ar_op *op, int r, size_t lo, size_t hi, ar_xf
 int ar_lower_windowed(const ar_op *op, int r);
 
 /* 1 if transfer src -> dst of round r of op opi of phase ph of s waits for its receiver's ready message
- * (the MPI backend with eager messages, real/mpi/mexec.c post_round; platform.h msg_ready): unless its
+ * (the MPI backend with eager messages, real/mpi/mexec.c post_round; platform.h msg_ready; the wait is 0
+ * within a machine, ar_platform_ready_s, where the executor does not gate): unless its
  * sender sent to the same receiver in round r - 1 of the same op, or (r = 0) in the last round of an op of
  * phase ph - 1, where its data follows that data on the same path. 0 for a switch end. Lowers the round
  * before (time O(its transfers)); on out of memory, 1. */

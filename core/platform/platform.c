@@ -440,8 +440,8 @@ void ar_platform_print_summary(const ar_platform *p, FILE *f) {
                 ar_fmt_time(p->msg_o_s, b1, sizeof b1), ar_fmt_time(p->msg_g_s, b2, sizeof b2),
                 p->msg_all ? "every transfer" : "transfers between machines");
     if (p->msg_ready)
-        fprintf(f, "  ready messages: a transfer not following its pair's data of the round before waits for one "
-                   "empty message from its receiver\n");
+        fprintf(f, "  ready messages: a transfer between machines not following its pair's data of the round before "
+                   "waits for one empty message from its receiver\n");
 }
 
 /* "unknown platform", naming the closest preset or family when there is one. */

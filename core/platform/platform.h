@@ -342,9 +342,11 @@ static inline double ar_platform_side_cost(const ar_platform *p, int src, int ds
 }
 
 /* The wait of a gated transfer src -> dst under ready messages (msg_ready): one empty message from dst
- * to src, its route's latency plus o at each end when it pays the per-message costs; 0 without. */
+ * to src, its route's latency plus o at each end when it pays the per-message costs; 0 without, and 0
+ * when both ranks are on one machine (the MPI executor gates only transfers between machines). */
 static inline double ar_platform_ready_s(const ar_platform *p, int src, int dst) {
     if (!p->msg_ready || src < 0 || dst < 0 || src >= p->nranks || dst >= p->nranks || src == dst) return 0;
+    if (p->machine_of_rank && p->machine_of_rank[src] == p->machine_of_rank[dst]) return 0;
     double lat = ar_platform_route_lat(p, dst, src);
     if (!(lat == lat)) lat = 0; /* no route: the evaluators refuse the transfer anyway */
     return lat + (ar_platform_msg(p, dst, src) ? 2 * p->msg_o_s : 0);

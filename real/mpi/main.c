@@ -565,8 +565,9 @@ static ar_status calibrate(ar_mx *x, const ar_platform *p, const mopts *o, int r
              "intra alpha) / links)%s%s",
              transport, ar_dtype_name(o->dtype), msg_o * 1e6, fan_hw_text(&fan[0], b2, sizeof b2), FAN_K,
              fan[0].npeers ? "" : "; not measured (one machine): 0",
-             ar_mx_eager_ready(x) ? "; compute.message.ready: a transfer that does not follow its pair's data of the "
-                                    "round before waits for its receiver's ready message (the executor's rule)"
+             ar_mx_eager_ready(x) ? "; compute.message.ready: a transfer between machines that does not follow its "
+                                    "pair's data of the round before waits for its receiver's ready message (the "
+                                    "executor's rule)"
                                   : "");
     const char *notes[3] = {n1, n2, n3};
     snprintf(name, sizeof name, "%s-calibrated", p->name);
@@ -738,6 +739,7 @@ int main(int argc, char **argv) {
     if (st == AR_OK) st = ar_mx_open(MPI_COMM_WORLD, &x, &e);
     char transport[64];
     if (x) ar_mx_set_max_msg(x, o.max_msg);
+    if (x) ar_mx_set_machines(x, p->machine_of_rank);
     transport_of(transport, sizeof transport, o.max_msg, x && ar_mx_eager_ready(x), o.tnote);
     if (st == AR_OK && o.xtest) {
         st = exchange_test(x, p, &o, rank, transport, &e);

@@ -48,6 +48,9 @@ ar_status ar_mx_open(MPI_Comm comm, ar_mx **out, ar_err *e);
  * handshake behind the data already going the other way on the connection);
  * 0 (default): one message per segment. */
 void ar_mx_set_max_msg(ar_mx *x, uint64_t bytes);
+/* The machine of each rank (the platform's machine_of_rank, kept by reference; NULL: every pair crosses
+ * machines): transfers within a machine never wait for a ready message. */
+void ar_mx_set_machines(ar_mx *x, const int *machine_of_rank);
 /* 1 when eager transfers of a schedule wait for their receiver's ready message (the default with eager
  * messages; $ARLAB_MPI_EAGER_READY=0 turns it off): a transfer starts when both ends reached it, as with
  * rendezvous and as in the simulation, except one whose sender sent to the same receiver in the round
