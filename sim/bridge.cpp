@@ -32,6 +32,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <new>
 #include <stdexcept>
@@ -284,10 +285,10 @@ struct ar_sg {
     // mailbox comm's is set by the send or receive whose start matched it, ar_sg_get_async_rate),
     // else the comm's route ends with a pool link: one of 32 FATPIPE links made at open (SimGrid adds
     // no link to a sealed zone), given its bandwidth when its rate is first asked for (rate_pool:
-    // rate_bw's index -> the pool link, -1 none yet). The pool is no per-flow bound under the naive
-    // engine's fairbottleneck solver: that takes from a FATPIPE link's remaining bandwidth only the
-    // smallest increment of its flows, so a flow runs past the bound where flows of other bottlenecks
-    // cross the link too.
+    // rate_bw's index -> the pool link, -1 none yet). The pool alone is no per-flow bound under the
+    // naive engine's fairbottleneck solver: that takes from a FATPIPE link's remaining bandwidth only
+    // the smallest increment of its flows, so a flow runs past the bound where flows of other
+    // bottlenecks cross the link too; its mailbox comms keep Comm::set_rate's bound (ar_sg_mbox_rate).
     std::vector<sg4::Link *> rate_link;
     std::vector<double> rate_bw;
     std::vector<int> rate_pool;
@@ -656,7 +657,15 @@ extern "C" int ar_sg_set_rate(ar_sg *s, double rate_Bps) {
 
 extern "C" int ar_sg_mbox_rate(ar_sg *s, double rate_Bps) {
     size_t i = rate_index(s, rate_Bps);
-    return i && !rate_on_flow(s) && !rate_pool_link(s, i) ? -1 : 0;
+    if (!i || rate_on_flow(s)) return 0;
+    // SimGrid 3.32's CM02 bounds a comm that pays SimGrid's latency by min(Comm::set_rate's rate,
+    // TCP-gamma / 2 latency), none where TCP-gamma is 0 (arlab's setting); TCP-gamma at the largest
+    // double keeps the rate (a flow without one: its route's narrowest link, which bounds it anyway).
+    // The pool link alone is no bound under the naive engine's fairbottleneck solver (see rate_pool).
+    // Set before the run, from outside any actor; TCP-gamma bounds nothing else in CM02.
+    if (SIMGRID_VERSION < 40000 && simgrid::config::get_value<double>("network/TCP-gamma") == 0)
+        simgrid::config::set_value("network/TCP-gamma", std::numeric_limits<double>::max());
+    return rate_pool_link(s, i) ? 0 : -1;
 }
 
 extern "C" sg_comm_t ar_sg_put_async_rate(ar_sg *s, sg_mailbox_t m, void *payload, long bytes, double rate_Bps) {

@@ -110,4 +110,17 @@ if expect_ok "naive engine within the pool" -- sim --platform $PLAT --schedule "
   t_check "naive $tn = fast $tf to 1e-9" awk -v a="$tn" -v b="$tf" \
     'BEGIN { if (a == "" || !(b > 0)) exit 1; d = (a - b) / b; if (d < 0) d = -d; exit !(d < 1e-9) }'
 fi
+# Under network/weight-S every build bounds through the pool (CM02 adds weight-S / bandwidth of the pool
+# link to a flow's penalty). The naive engine's fairbottleneck solver (which ignores penalties) takes from
+# a FATPIPE link only the smallest increment of its flows, so the pool alone let nvlstree:proto=auto's
+# NVSwitch stages past NCCL's bound beside the trees on dgx-h100:nodes=2 at 16 MiB (209.1 us); with
+# Comm::set_rate's bound kept (TCP-gamma) it runs to the walk's 215.979 us (tests/sim/sim_proto_rate.c
+# derives the switch steps by hand), to 1e-9.
+if expect_ok "naive engine under weight-S" -- sim --platform dgx-h100:nodes=2 --algo nvlstree:proto=auto \
+     --size 16MiB --engine naive --network CM02,network/weight-S:8775 --format csv; then
+  tn=$(csv_col "$T_TMP/out" sim_s | head -1)
+  tm=$(csv_col "$T_TMP/out" model_s | head -1)
+  t_check "naive under weight-S $tn = walk $tm to 1e-9" awk -v a="$tn" -v b="$tm" \
+    'BEGIN { if (a == "" || !(b > 0)) exit 1; d = (a - b) / b; if (d < 0) d = -d; exit !(d < 1e-9) }'
+fi
 t_done
