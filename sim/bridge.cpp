@@ -6,6 +6,7 @@
 #include <simgrid/kernel/routing/NetPoint.hpp>
 #include <simgrid/kernel/routing/NetZoneImpl.hpp>
 #include <xbt/config.hpp>
+#include <simgrid/mailbox.h>
 #include <simgrid/s4u.hpp>
 #include <simgrid/version.h>
 // SimGrid 3.32's internal ActorImpl (sim/simgrid_internal.cmake takes its headers from
@@ -31,6 +32,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <new>
 #include <stdexcept>
@@ -83,8 +85,9 @@ class ArZone final : public skr::NetZoneImpl {
     // a rate bound's link (ar_sg_set_rate), listed once after the next route's links: a FATPIPE link
     // gives every flow across it up to its whole bandwidth, so it bounds that flow's rate alone
     simgrid::kernel::resource::StandardLinkImpl *rate_cap = nullptr;
-    // an actor engine's bound per sending host (ar_sg_put_async_rate): its mailbox comm's route is
-    // computed when the receive matches it, the sender's bound is the host's then
+    // an actor engine's bound per sending host where the bound cannot be the flow's own
+    // (ar_sg_put_async_rate): its mailbox comm's route is computed when the receive matches it, the
+    // sender's bound is the host's then
     std::vector<simgrid::kernel::resource::StandardLinkImpl *> src_cap;
 
     // The latency SimGrid would add up for the route between two hosts (AR_SG_ARLAB_LATENCY): the
@@ -278,11 +281,14 @@ struct ar_sg {
     // the comms started from now on (an index into rate_bw + 1; 0: none). A comm carries it in its
     // destination host's high bits (AR_RATE_SHIFT) while it waits for its latency or to be merged:
     // flows with different bounds never merge. rate_on_flow (decided at the first bound asked for):
-    // the bound is the comm's own max-min variable bound (SimGrid 3.32 with its internal headers),
+    // the bound is the comm's own max-min variable bound (SimGrid 3.32 with its internal headers; a
+    // mailbox comm's is set by the send or receive whose start matched it, ar_sg_get_async_rate),
     // else the comm's route ends with a pool link: one of 32 FATPIPE links made at open (SimGrid adds
     // no link to a sealed zone), given its bandwidth when its rate is first asked for (rate_pool:
-    // rate_bw's index -> the pool link, -1 none yet). The naive engine's mailbox comms always take
-    // the pool (their action is made when the receive matches, in another actor).
+    // rate_bw's index -> the pool link, -1 none yet). The pool alone is no per-flow bound under the
+    // naive engine's fairbottleneck solver: that takes from a FATPIPE link's remaining bandwidth only
+    // the smallest increment of its flows, so a flow runs past the bound where flows of other
+    // bottlenecks cross the link too; its mailbox comms keep Comm::set_rate's bound (ar_sg_mbox_rate).
     std::vector<sg4::Link *> rate_link;
     std::vector<double> rate_bw;
     std::vector<int> rate_pool;
@@ -345,7 +351,7 @@ extern "C" const char *ar_sg_rate_info(void) {
 #if AR_SG4
     return "pool link (SimGrid 4.x takes no rate on a host-to-host comm)";
 #elif AR_SG_FIX
-    return sg_fix_on() ? "per flow (a pool link under network/weight-S and in the naive engine)"
+    return sg_fix_on() ? "per flow (a pool link under network/weight-S)"
                        : "pool link (the SimGrid library loaded is not 3.32.0)";
 #else
     return "pool link (SimGrid 3.32's internal headers were not available at configure time)";
@@ -651,13 +657,24 @@ extern "C" int ar_sg_set_rate(ar_sg *s, double rate_Bps) {
 
 extern "C" int ar_sg_mbox_rate(ar_sg *s, double rate_Bps) {
     size_t i = rate_index(s, rate_Bps);
-    return i && !rate_pool_link(s, i) ? -1 : 0;
+    if (!i || rate_on_flow(s)) return 0;
+    // SimGrid 3.32's CM02 bounds a comm that pays SimGrid's latency by min(Comm::set_rate's rate,
+    // TCP-gamma / 2 latency), none where TCP-gamma is 0 (arlab's setting); TCP-gamma at the largest
+    // double keeps the rate (a flow without one: its route's narrowest link, which bounds it anyway).
+    // The pool link alone is no bound under the naive engine's fairbottleneck solver (see rate_pool).
+    // Set before the run, from outside any actor; TCP-gamma bounds nothing else in CM02.
+    if (SIMGRID_VERSION < 40000 && simgrid::config::get_value<double>("network/TCP-gamma") == 0)
+        simgrid::config::set_value("network/TCP-gamma", std::numeric_limits<double>::max());
+    return rate_pool_link(s, i) ? 0 : -1;
 }
 
 extern "C" sg_comm_t ar_sg_put_async_rate(ar_sg *s, sg_mailbox_t m, void *payload, long bytes, double rate_Bps) {
-    // the bound as the sending host's (a comm with SimGrid's latency drops Comm::set_rate's bound
-    // when network/TCP-gamma is 0), and as the comm's (enough where SimGrid pays no latency)
-    size_t i = rate_index(s, rate_Bps);
+    // per flow where it can: the comm's own variable, bounded by whichever side's start made its
+    // action (the match); else the bound as the sending host's pool link (a comm with SimGrid's
+    // latency drops Comm::set_rate's bound when network/TCP-gamma is 0), and as the comm's (enough
+    // where SimGrid pays no latency)
+    bool on_flow = rate_Bps > 0 && rate_on_flow(s);
+    size_t i = on_flow ? 0 : rate_index(s, rate_Bps);
     sg4::Link *cap = i ? rate_pool_link(s, i) : nullptr; // never nullptr after ar_sg_mbox_rate said 0
     size_t h = sg4::this_actor::get_host()->get_netpoint()->id();
     if (s->zone->src_cap.size() <= h) s->zone->src_cap.resize(h + 1, nullptr);
@@ -665,8 +682,15 @@ extern "C" sg_comm_t ar_sg_put_async_rate(ar_sg *s, sg_mailbox_t m, void *payloa
     sg4::CommPtr c = m->put_init(payload, (uint64_t)bytes);
     if (rate_Bps > 0) c->set_rate(rate_Bps);
     c->start();
+    if (on_flow) bound_flow(c.get(), rate_Bps); // (no action yet: the receive's start bounds it)
     c->add_ref(); // the caller's reference, as sg_mailbox_put_async gives it
     return c.get();
+}
+
+extern "C" sg_comm_t ar_sg_get_async_rate(ar_sg *s, sg_mailbox_t m, void **data, double rate_Bps) {
+    sg_comm_t c = sg_mailbox_get_async(m, data);
+    if (rate_Bps > 0 && rate_on_flow(s)) bound_flow(c, rate_Bps); // it matched a send: its action is new
+    return c;
 }
 
 extern "C" void ar_sg_flow(ar_sg *s, int i, uint64_t bytes, uint64_t token) {

@@ -82,14 +82,24 @@ int ar_sg_comm_eager(ar_sg *s, int src, int dst, int reduce, uint64_t bytes, uin
  * and -1 (no bound set) when the pool has no link left for one more distinct rate
  * (ar_sg_rate_info says which path runs). */
 int ar_sg_set_rate(ar_sg *s, double rate_Bps);
-/* The pool link ar_sg_put_async_rate's comms of bound rate_Bps cross, reserved now: 0, or -1 when
- * the pool has no link left for one more distinct rate (their bound would be lost). */
+/* The pool link ar_sg_put_async_rate's comms of bound rate_Bps cross where the bound cannot be the
+ * flow's own (see ar_sg_set_rate), reserved now: 0, or -1 when the pool has no link left for one
+ * more distinct rate (their bound would be lost). There, on SimGrid 3.32 with network/TCP-gamma 0,
+ * it sets TCP-gamma to the largest double, so that CM02 keeps Comm::set_rate's bound. Called
+ * before the run. */
 int ar_sg_mbox_rate(ar_sg *s, double rate_Bps);
-/* sg_mailbox_put_async with the comm's rate bounded to rate_Bps (0: none), from the calling actor:
- * the bound of every comm its host sends from now on (the route's pool link when the comm starts:
- * an actor engine's sends from one host carry one bound at a time, a phase's), and Comm::set_rate.
+/* sg_mailbox_put_async with the comm's rate bounded to rate_Bps (0: none), from the calling actor.
+ * Where the bridge bounds flows on their own max-min variable, the comm's variable, once the put or
+ * the matching receive (ar_sg_get_async_rate) made its action. Else the bound of every comm its host
+ * sends from now on (the route's pool link when the comm starts: an actor engine's sends from one
+ * host carry one bound at a time, a phase's), and Comm::set_rate, which SimGrid keeps (4.x; 3.32
+ * with the TCP-gamma ar_sg_mbox_rate sets): a FATPIPE pool link alone under the fairbottleneck
+ * solver lets a flow past its bound when flows of other bottlenecks share the link.
  * Every rate must have been reserved with ar_sg_mbox_rate. */
 sg_comm_t ar_sg_put_async_rate(ar_sg *s, sg_mailbox_t m, void *payload, long bytes, double rate_Bps);
+/* sg_mailbox_get_async for a comm of bound rate_Bps (0: none): when the receive matches a send, the
+ * comm's action is made now, and bounded (on its own variable, where the bridge does that). */
+sg_comm_t ar_sg_get_async_rate(ar_sg *s, sg_mailbox_t m, void **data, double rate_Bps);
 /* How ar_sg_set_rate bounds a flow in this build and library: "per flow (...)" or "pool link (why)". */
 const char *ar_sg_rate_info(void);
 void ar_sg_exec(ar_sg *s, int rank, double seconds, uint64_t token);

@@ -183,8 +183,8 @@ static sg_comm_t nv_put_async(nv *v, sg_mailbox_t m, void *payload, long bytes, 
     ar_sg_unlist_comm(c);
     return c;
 }
-static sg_comm_t nv_get_async(sg_mailbox_t m, void **data) {
-    sg_comm_t c = sg_mailbox_get_async(m, data);
+static sg_comm_t nv_get_async(nv *v, sg_mailbox_t m, void **data, double rate) {
+    sg_comm_t c = ar_sg_get_async_rate(v->sg, m, data, rate);
     ar_sg_unlist_comm(c);
     return c;
 }
@@ -316,7 +316,7 @@ static void run_op(nv *v, nv_op *o, int rank) {
         if (o->stop || v->oom || v->bad) break;
         size_t nc = 0;
         void *got;
-        for (int k = 0; k < o->in_cnt[me]; k++) cs[nc] = 0, c[nc++] = nv_get_async(o->mbox[me], &got);
+        for (int k = 0; k < o->in_cnt[me]; k++) cs[nc] = 0, c[nc++] = nv_get_async(v, o->mbox[me], &got, o->rate);
         for (int k = o->out_off[me]; k < o->out_off[me + 1]; k++) {
             const ar_xfer *x = &o->xf[o->out_idx[k]];
             double bytes = (double)ar_xfer_elems(x) * o->eb;
@@ -500,7 +500,7 @@ static void run_op_df_costs(nv *v, nv_op *o, int rank) {
                     v->bytes += bytes;
                 } else {
                     ci[nc] = code / 2;
-                    c[nc++] = nv_get_async(pair_mbox(o, rank, x->src), &got);
+                    c[nc++] = nv_get_async(v, pair_mbox(o, rank, x->src), &got, o->rate);
                 }
             }
         if (nc == 0) continue;
@@ -550,7 +550,7 @@ static void run_op_df(nv *v, nv_op *o, int rank) {
             const ar_xfer *x = &xf[t];
             int as = actor_of(v, x->src, 0), ad = actor_of(v, x->dst, x->reduce); /* ranks or switch actors */
             double sx = nv_step(v, o, r, x);
-            if (ad == rank) cs[nc] = sx, c[nc++] = nv_get_async(pair_mbox(o, rank, as), &got);
+            if (ad == rank) cs[nc] = sx, c[nc++] = nv_get_async(v, pair_mbox(o, rank, as), &got, o->rate);
             if (as == rank) {
                 double bytes = (double)ar_xfer_elems(x) * o->eb;
                 cs[nc] = sx;
@@ -633,7 +633,7 @@ static void run_op_df_async(nv *v, nv_op *o, int rank) {
             if (ad == rank) {
                 cs[nc] = nv_flight(v, o, r, x);
                 mine[nc] = NULL, got[nc] = NULL, ix[nc] = nc;
-                c[nc] = nv_get_async(pair_mbox(o, rank, as), &got[nc]);
+                c[nc] = nv_get_async(v, pair_mbox(o, rank, as), &got[nc], o->rate);
                 nc++;
             }
         }

@@ -169,9 +169,20 @@ static void check_tree_ll128(void) {
  * transfer of the schedule is bounded by that bandwidth, 461.6 x 16/30 = 246.18667 GB/s on
  * dgx-h100:nodes=2 (tests/unit/test_nccl_model.c test_nvlstree_fill), and the slices are NCCL's: one
  * chunk of each of the 16 x 8 concurrent ops each, 64 MiB / (128 x 128 KiB) = 4 slices, 4 + 3 steps
- * (reduce-scatter, up the trees, down, all-gather), and 1 GiB: 64 slices, 67 steps. proto=none (no
- * NCCL protocol): no bound. The walk and the fast engine in every mode agree to 1e-9 on the 64 MiB one
- * (435.927 us), the naive engine to 0.4 %. */
+ * (reduce-scatter, up the trees, down, all-gather), and 1 GiB: 64 slices, 67 steps; 16 MiB: NCCL's chunk
+ * is 64 KiB there, 16 MiB / (128 x 64 KiB) = 2 slices, 5 steps. proto=none (no NCCL protocol): no bound.
+ * The walk and both engines in every mode agree to 1e-9 on 16 and 64 MiB (215.978 and 435.927 us).
+ *
+ * By hand, 16 MiB: NVLS's latency less the switch op's hop, 25 - 0.6 = 24.4 us, before step 0. A step
+ * of the switch ops (the reduce-scatter's, the all-gather's) is two rounds: each GPU's 8 MiB slice into
+ * the switch, which reduces it, then the switch's 1 MiB share back to each GPU (the all-gather: 1 MiB up,
+ * 8 MiB down), every transfer at the bound B on its own NVLink (18 x 20.6 = 370.8 GB/s above B; the
+ * switch reduces 8 x B = 1969.5 GB/s, below its 2240) after its hop's 0.3 us:
+ * 9 MiB / B + 2 x 0.3 us = 9437184 / 246.18667e9 + 0.6 us = 38.933461 us. Steps 0 and 4 are switch ops
+ * alone; in steps 1 and 3 the trees' transfers run beside them on the network and end first
+ * (24.9 and 12.9 us), so those steps take the same 38.933461 us. (A bound as a FATPIPE link shared by
+ * every flow of the rate, under SimGrid's fairbottleneck solver, let the switch's flows past B where
+ * the trees' flows crossed it too: steps 1 and 3 in 37.4 and 33.6 us, 209.1 us in all.) */
 static void check_nvlstree(void) {
     ar_platform *p = sim_platform("dgx-h100:nodes=2");
     ar_schedule *s = NULL;
@@ -179,9 +190,10 @@ static void check_nvlstree(void) {
     T_CHECK(p != NULL, "nvlstree: dgx-h100:nodes=2 loads");
     if (!p) return;
     const double B = 461.6 * 16 / 30 * 1e9;
-    const uint64_t counts[] = {16u << 20, 256u << 20};
-    const int steps[] = {7, 67};
-    for (int k = 0; k < 2; k++) {
+    const uint64_t counts[] = {4u << 20, 16u << 20, 256u << 20};
+    const int steps[] = {5, 7, 67};
+    const double sw_step = 9437184 / B + 0.6e-6, base = 24.4e-6; /* a switch step, NVLS's latency (by hand) */
+    for (int k = 0; k < 3; k++) {
         if (ar_algo_plan_coll("nvlstree:proto=auto", AR_COLL_ALLREDUCE, p, counts[k], 4, &s, &e) != AR_OK) {
             T_CHECK(0, "nvlstree: plan: %s", e.msg);
             break;
@@ -191,19 +203,25 @@ static void check_nvlstree(void) {
         for (int ph = 0; ph < s->nphases; ph++)
             T_CHECK(sim_rel(phase_rate(p, s, ph), B) <= 1e-12, "nvlstree step %d: bound %.17g, by hand %.17g", ph,
                     phase_rate(p, s, ph), B);
-        if (k == 0) { /* the walk against every engine and mode */
+        if (k < 2) { /* the walk against every engine and mode */
             ar_model_result m;
             T_CHECK(ar_model_walk(p, s, &m, &e) == AR_OK, "nvlstree: walk: %s", e.msg);
             for (size_t md = 0; md < SIM_NMODES; md++) {
                 ar_sim_result r;
                 ar_status st = sim_run_mode(p, s, &sim_modes[md], 0, &r, &e);
                 T_CHECK(st == AR_OK && r.complete, "nvlstree (%s): %s", sim_modes[md].name, e.msg);
-                /* the naive engine runs each op of a step at its own pace: 434.207 us against the walk's
-                 * 435.927 here, the only mode not equal to 1e-9 */
-                double tol = sim_modes[md].engine == AR_SIM_NAIVE ? 5e-3 : 1e-9;
                 if (st == AR_OK)
-                    T_CHECK(sim_rel(r.time_s, m.time_s) <= tol, "nvlstree (%s): sim %.17g, walk %.17g",
-                            sim_modes[md].name, r.time_s, m.time_s);
+                    T_CHECK(sim_rel(r.time_s, m.time_s) <= 1e-9, "nvlstree %llu elements (%s): sim %.17g, walk %.17g",
+                            (unsigned long long)counts[k], sim_modes[md].name, r.time_s, m.time_s);
+                /* 16 MiB: the switch steps 0, 1, 3 and 4 by hand */
+                T_CHECK(k > 0 || (st == AR_OK && r.nphases == 5 && r.phase_end_s),
+                        "nvlstree 16 MiB (%s): 5 phase ends", sim_modes[md].name);
+                for (int ph = 0; k == 0 && st == AR_OK && r.nphases == 5 && r.phase_end_s && ph < 5; ph++) {
+                    if (ph == 2) continue; /* the trees' step */
+                    double d = r.phase_end_s[ph] - (ph ? r.phase_end_s[ph - 1] : base);
+                    T_CHECK(sim_rel(d, sw_step) <= 1e-9, "nvlstree 16 MiB (%s): step %d %.17g s, by hand %.17g",
+                            sim_modes[md].name, ph, d, sw_step);
+                }
                 ar_sim_result_free(&r);
             }
         }
