@@ -145,15 +145,28 @@ double ar_xfer_ready_wait(const ar_platform *p, const ar_schedule *s, int ph, in
  * head. NCCL's model prices a hop at its step plus the hop's latency beyond the hop its tables were
  * measured on (AR_NCCL_REF_HOP_*_US, models/nccl_model.h): the flight is the op's step
  * (ar_op_proto_step, shared by its rounds) plus that latency beyond the reference along the op's
- * slowest way to the root (up and down for an all-reduce) over its rounds. -1 for any other op. */
+ * slowest way to the root (up and down for an all-reduce) over its rounds. An LL128 tree op past the
+ * FIFO streams too (ar_op_stream_paced). -1 for any other op. */
 double ar_op_stream_flight(const ar_platform *p, const ar_op *op, double wire_elem_bytes);
+/* 1 if op is a one-sided LL128 tree op whose bytes on the wire outrun NCCL's FIFO (4.69 MiB): a long
+ * stream of NCCL's own steps (the planners' LL128 chunks are NCCL's, ar_nccl_tree_chunks). NCCL runs
+ * its up and down streams on their own threads, each with its FIFO of NCCL_STEPS slots (all_reduce.h
+ * runTreeSplit), and an LL128 step is in flight on a hop for as long as its bytes take (a 144 000 B
+ * chunk: 6 us at 25 GB/s, 8 slots 48 us) against a credit's round trip of twice the hop's latency
+ * (1-2 us): no slot waits for its credit, and the hop's latency is paid once, at the stream's head,
+ * inside NCCL's step along the path (ar_op_proto_step holds the hop). The schedule runs a member's
+ * up and down transfers in one round and starts its next round when its receives have landed, so
+ * a flight floored at the hop's latency would be paid every round along the rounds' chain: such an
+ * op's transfers fly the stream flight alone (ar_xfer_flight). */
+int ar_op_stream_paced(const ar_op *op, double wire_elem_bytes);
 /* 1 if s has ops with an NCCL protocol and every one of them streams (ar_op_stream_flight >= 0). */
 int ar_schedule_streams(const ar_platform *p, const ar_schedule *s);
 /* What the receiver of a one-sided transfer src -> dst waits after its network part, its flow having
  * carried no latency: with a stream flight stream_s >= 0 (ar_op_stream_flight), the larger of it and
- * the route latency up to NCCL's reference hop (the hop NCCL's step holds, every round); else
- * max(route latency, step_s) (ar_xfer_proto_step + the route latency). */
-double ar_xfer_flight(const ar_platform *p, double step_s, double stream_s, int src, int dst);
+ * the route latency up to NCCL's reference hop (the hop NCCL's step holds, every round), or stream_s
+ * alone when the stream is paced past the FIFO (paced: ar_op_stream_paced); else max(route latency,
+ * step_s) (ar_xfer_proto_step + the route latency). */
+double ar_xfer_flight(const ar_platform *p, double step_s, double stream_s, int paced, int src, int dst);
 
 /* 1 if op sends one-sidedly under --sync dataflow: an op with NCCL's LL or LL128 protocol (not a
  * switch op). These write data and flag together into the receiver's FIFO (flags in every 8 / 128-byte

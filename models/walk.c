@@ -901,9 +901,15 @@ static double ref_hop_s(const ar_platform *p, int x) {
     return (x ? AR_NCCL_REF_HOP_NET_US : AR_NCCL_REF_HOP_NVLINK_US) * 1e-6 * cal_lat_factor(p);
 }
 
+int ar_op_stream_paced(const ar_op *op, double wire_elem_bytes) {
+    return ar_op_async(op) && op->impl == AR_IMPL_TREE && op->proto == AR_PROTO_LL128 &&
+           (double)op->count * wire_elem_bytes > proto_fifo_bytes(op->proto);
+}
+
 double ar_op_stream_flight(const ar_platform *p, const ar_op *op, double wire_elem_bytes) {
     if (!ar_op_async(op) || op->impl != AR_IMPL_TREE || !op->parent || !p->machine_of_rank || op->n < 2) return -1;
-    if ((double)op->count * wire_elem_bytes > proto_fifo_bytes(op->proto)) return -1;
+    if ((double)op->count * wire_elem_bytes > proto_fifo_bytes(op->proto) && !ar_op_stream_paced(op, wire_elem_bytes))
+        return -1;
     int rounds = ar_lower_nrounds(op);
     if (rounds <= 0) return -1;
     double extra = 0; /* the most any member's way to the root has of latency beyond NCCL's reference hops */
@@ -938,10 +944,11 @@ int ar_schedule_streams(const ar_platform *p, const ar_schedule *s) {
     return n > 0;
 }
 
-double ar_xfer_flight(const ar_platform *p, double step_s, double stream_s, int src, int dst) {
+double ar_xfer_flight(const ar_platform *p, double step_s, double stream_s, int paced, int src, int dst) {
     double lat = ar_platform_route_lat(p, src, dst);
     if (!(lat == lat)) lat = 0; /* no route: the walk and the simulator refuse the transfer anyway */
     if (stream_s < 0) return ar_xfer_proto_step(p, step_s, src, dst) + lat;
+    if (paced) return stream_s;
     if (p->machine_of_rank && src >= 0 && dst >= 0 && src < p->nranks && dst < p->nranks) {
         double ref = ref_hop_s(p, p->machine_of_rank[src] != p->machine_of_rank[dst]);
         if (lat > ref) lat = ref;
@@ -1337,7 +1344,10 @@ static ar_status walk_dataflow(walk *w, const ar_schedule *s, const double *star
                 /* a one-sided sender is free once its bytes are out: the flight (ar_xfer_flight) is the
                  * receiver's (the simulator's flow carries no latency then) */
                 double snd = async ? net - ar_platform_route_lat(p, x->src, x->dst) : prog;
-                if (async) prog = snd + ar_xfer_flight(p, w->steps ? w->ostep[i] : 0, w->stream[i], x->src, x->dst);
+                if (async)
+                    prog = snd + ar_xfer_flight(p, w->steps ? w->ostep[i] : 0, w->stream[i],
+                                                ar_op_stream_paced(&phase->ops[i], (double)s->elem_bytes / pf),
+                                                x->src, x->dst);
                 if (snd > next[ms]) next[ms] = snd;
                 if (prog > next[md]) next[md] = prog;
                 arr[t] = (wd_arrival){net, t};

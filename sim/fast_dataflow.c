@@ -92,6 +92,7 @@ typedef struct df_op {
     size_t capwin;
     double step;   /* its NCCL protocol's step (ar_op_proto_step) */
     double stream; /* its stream's flight (ar_op_stream_flight; -1: none) */
+    int paced;     /* its stream past NCCL's FIFO (ar_op_stream_paced) */
     int async;     /* an NCCL protocol op: one-sided sends (ar_op_async) */
 } df_op;
 
@@ -313,7 +314,7 @@ static void issue_comm(df *d, size_t id) {
  * for before: handle.) */
 static double df_flight(const df *d, const df_op *o, const df_xf *f, const ar_xfer *x) {
     double step = d->step[o->ph] > 0 ? o->step : 0;
-    if (f->eager) return ar_xfer_flight(d->p, step, o->stream, x->src, x->dst);
+    if (f->eager) return ar_xfer_flight(d->p, step, o->stream, o->paced, x->src, x->dst);
     return ar_xfer_proto_step(d->p, o->stream >= 0 ? o->stream : step, x->src, x->dst);
 }
 
@@ -881,6 +882,7 @@ static ar_status build(df *d) {
             o->nrounds = ar_lower_nrounds(op);
             o->step = ar_op_proto_step(d->p, op);
             o->stream = ar_op_stream_flight(d->p, op, d->eb[ph]);
+            o->paced = ar_op_stream_paced(op, d->eb[ph]);
             o->async = ar_op_async(op);
             o->at = malloc((size_t)op->n * sizeof *o->at);
             o->pending = ar_calloc((size_t)op->n, sizeof *o->pending);

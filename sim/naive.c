@@ -102,6 +102,7 @@ typedef struct nv_op {
     double rate;        /* and its bound on every flow's rate, wire bytes/s (ar_phase_proto_effect; 0: none) */
     double stp;         /* its own step (ar_op_proto_step): a transfer's is ar_xfer_proto_step */
     double stream;      /* its stream's flight (ar_op_stream_flight; -1: none) */
+    int paced;          /* its stream past NCCL's FIFO (ar_op_stream_paced) */
 } nv_op;
 
 typedef struct nv_job { /* a staging copy or a reduction of one transfer */
@@ -218,7 +219,7 @@ static double nv_flight(const nv *v, const nv_op *o, int r, const ar_xfer *x) {
     const ar_platform *p = v->j->p;
     double rw = p->msg_ready ? ar_xfer_ready_wait(p, v->j->s, o->ph, o->idx, r, x->src, x->dst) : 0;
     double stp = o->step > 0 ? o->stp : 0;
-    if (v->eager) return ar_xfer_flight(p, stp, o->stream, x->src, x->dst) + rw;
+    if (v->eager) return ar_xfer_flight(p, stp, o->stream, o->paced, x->src, x->dst) + rw;
     return ar_xfer_proto_step(p, o->stream >= 0 ? o->stream : stp, x->src, x->dst) + rw;
 }
 
@@ -789,6 +790,7 @@ static ar_status build(nv *v, ar_err *e) {
             o->step = step;
             o->stp = ar_op_proto_step(v->j->p, op);
             o->stream = ar_op_stream_flight(v->j->p, op, o->eb);
+            o->paced = ar_op_stream_paced(op, o->eb);
             o->swa = op->impl == AR_IMPL_SWITCH ? actor_of(v, AR_EP_NODE(op->sw), 0) : -1;
             o->nrounds = ar_lower_nrounds(op);
             o->gen_round = -1;

@@ -42,7 +42,14 @@
  *   b = 57 us, h = 67 us inside, 77 us across. Dataflow, as above with the hops' own h: chunk 0's
  *   chain 4 x 67 + 2 x 77 = 422 us; chunk 1 b behind (rank 0 sends it up at 201 us, chunk 0 down at
  *   278 us >= 258: its up-link is free): 422 + 57 + 6.8 = 485.8 us; lockstep 4 x (20 + 57) +
- *   3 x (10 + 57) + 6.8 = 515.8 us. */
+ *   3 x (10 + 57) + 6.8 = 515.8 us.
+ * LL128, N = 6 000 000 B (a chunk 3 000 000 B, 3 200 000 B on the wire: b = 320 us; 6 400 000 B > 4 915 200:
+ *   past the FIFO, a stream of NCCL's steps, ar_op_stream_paced): each transfer flies the stream flight
+ *   alone, 90/7 us as above, below both routes (each round paying its route instead: 10 + 20 + 10 + 10 +
+ *   20 + 10 = 80 us for chunk 0's chain, 6 x 320 + 80 + 320 + 14 = 2334 us): h = 320 + 90/7 us,
+ *   dataflow as the 2-chunk LL128 stream (rank 0 sends chunk 0 down at 4 h >= 2 h + 2 b; every member's
+ *   ingress carries one chunk at a time), 6 h + b + 14 = 2254 + 540/7 = 2331.142857 us; lockstep as
+ *   before, 4 x (20 + 320) + 3 x (10 + 320) + 14 = 2364 us. */
 #include "sim_util.h"
 
 static const char *const plat = "machines:gpus=2+2,intra=10GBps,inter=10GBps,lat=5us";
@@ -69,5 +76,8 @@ int main(void) {
     check("LL128 stream, 2 chunks", AR_PROTO_LL128, 300000, 4 * 36e-6 + 3 * 26e-6 + 14e-6, 6 * h128 + 16e-6 + 14e-6, 1);
     check("LL stream, 2 chunks", AR_PROTO_LL, 40000, 4 * 27.6e-6 + 3 * 17.6e-6 + 6.8e-6, 6 * hll + 7.6e-6 + 6.8e-6, 1);
     check("LL beyond the FIFO", AR_PROTO_LL, 300000, 4 * 77e-6 + 3 * 67e-6 + 6.8e-6, 422e-6 + 57e-6 + 6.8e-6, 0);
+    const double hp = 320e-6 + 90e-6 / 7;
+    check("LL128 past the FIFO, paced", AR_PROTO_LL128, 6000000, 4 * 340e-6 + 3 * 330e-6 + 14e-6,
+          6 * hp + 320e-6 + 14e-6, 1);
     return t_done("sim_proto_stream");
 }
