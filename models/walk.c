@@ -1346,8 +1346,8 @@ static ar_status walk_dataflow(walk *w, const ar_schedule *s, const double *star
                 double snd = async ? net - ar_platform_route_lat(p, x->src, x->dst) : prog;
                 if (async)
                     prog = snd + ar_xfer_flight(p, w->steps ? w->ostep[i] : 0, w->stream[i],
-                                                ar_op_stream_paced(&phase->ops[i], (double)s->elem_bytes / pf),
-                                                x->src, x->dst);
+                                                ar_op_stream_paced(&phase->ops[i], (double)s->elem_bytes / pf), x->src,
+                                                x->dst);
                 if (snd > next[ms]) next[ms] = snd;
                 if (prog > next[md]) next[md] = prog;
                 arr[t] = (wd_arrival){net, t};

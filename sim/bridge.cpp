@@ -683,7 +683,7 @@ extern "C" sg_comm_t ar_sg_put_async_rate(ar_sg *s, sg_mailbox_t m, void *payloa
     if (rate_Bps > 0) c->set_rate(rate_Bps);
     c->start();
     if (on_flow) bound_flow(c.get(), rate_Bps); // (no action yet: the receive's start bounds it)
-    c->add_ref(); // the caller's reference, as sg_mailbox_put_async gives it
+    c->add_ref();                               // the caller's reference, as sg_mailbox_put_async gives it
     return c.get();
 }
 

@@ -41,14 +41,14 @@ struct ar_mx {
     size_t capreq;
     double *times;
     size_t captimes;
-    uint64_t max_msg; /* > 0: every message at most this many bytes (ar_mx_set_max_msg) */
-    MPI_Comm ready;   /* ready-to-receive messages (a duplicate of comm), MPI_COMM_NULL when not used */
-    int *lto, *lfrom; /* per rank: the last phase in which an op's last round sent to it, received from it */
-    FILE *plog;       /* $ARLAB_MPI_PHASE_LOG/phases.RANK: when each round of each run ended, or NULL */
+    uint64_t max_msg;   /* > 0: every message at most this many bytes (ar_mx_set_max_msg) */
+    MPI_Comm ready;     /* ready-to-receive messages (a duplicate of comm), MPI_COMM_NULL when not used */
+    int *lto, *lfrom;   /* per rank: the last phase in which an op's last round sent to it, received from it */
+    FILE *plog;         /* $ARLAB_MPI_PHASE_LOG/phases.RANK: when each round of each run ended, or NULL */
     const int *machine; /* per rank: its machine (ar_mx_set_machines), or NULL (every pair crosses machines) */
-    double t0;        /* the current run's start (MPI_Wtime) */
-    uint64_t bytes;   /* the current run's payload */
-    int run;          /* runs of the schedule so far */
+    double t0;          /* the current run's start (MPI_Wtime) */
+    uint64_t bytes;     /* the current run's payload */
+    int run;            /* runs of the schedule so far */
 };
 
 void ar_mx_set_max_msg(ar_mx *x, uint64_t bytes) {

@@ -214,8 +214,8 @@ static void check_nvlstree(void) {
                     T_CHECK(sim_rel(r.time_s, m.time_s) <= 1e-9, "nvlstree %llu elements (%s): sim %.17g, walk %.17g",
                             (unsigned long long)counts[k], sim_modes[md].name, r.time_s, m.time_s);
                 /* 16 MiB: the switch steps 0, 1, 3 and 4 by hand */
-                T_CHECK(k > 0 || (st == AR_OK && r.nphases == 5 && r.phase_end_s),
-                        "nvlstree 16 MiB (%s): 5 phase ends", sim_modes[md].name);
+                T_CHECK(k > 0 || (st == AR_OK && r.nphases == 5 && r.phase_end_s), "nvlstree 16 MiB (%s): 5 phase ends",
+                        sim_modes[md].name);
                 for (int ph = 0; k == 0 && st == AR_OK && r.nphases == 5 && r.phase_end_s && ph < 5; ph++) {
                     if (ph == 2) continue; /* the trees' step */
                     double d = r.phase_end_s[ph] - (ph ? r.phase_end_s[ph - 1] : base);

@@ -784,8 +784,8 @@ static void test_corpus(void) {
         const char *rel = f[9] + (f[9][0] == '~');
         size_t nd = strspn(rel, "0123456789."), ndots = 0;
         for (const char *c = rel; *c; c++) ndots += *c == '.';
-        T_CHECK(!strcmp(f[9], "-") || (nd == strlen(rel) && isdigit((unsigned char)rel[0]) &&
-                                        ndots == (f[9][0] == '~' ? 1u : 2u)),
+        T_CHECK(!strcmp(f[9], "-") ||
+                    (nd == strlen(rel) && isdigit((unsigned char)rel[0]) && ndots == (f[9][0] == '~' ? 1u : 2u)),
                 "%s: nccl column \"%s\" is not -, X.Y.Z or ~X.Y", f[0], f[9]);
         nstated += f[9][0] != '-' && f[9][0] != '~';
         ninferred += f[9][0] == '~';
