@@ -54,9 +54,11 @@ typedef struct walk {
     int steps;
     double *ostep;
     size_t capostep;
-    /* the current phase's ops' stream flights (ar_op_stream_flight, -1: none), the dataflow pass's */
+    /* the current phase's ops' stream flights (ar_op_stream_flight, -1: none) and whether each is paced
+     * past NCCL's FIFO (ar_op_stream_paced), the dataflow pass's */
     double *stream;
-    size_t capstream;
+    int *paced;
+    size_t capstream, cappaced;
     double *xs, *prevxs;
     size_t capxs, capprevxs;
     /* the current phase's bound on every transfer's rate, wire bytes per second (ar_phase_proto_effect;
@@ -76,10 +78,16 @@ static int walk_phase_steps(walk *w, const ar_phase *phase, double pstep) {
     return 1;
 }
 
-/* The phase's ops' stream flights (w->stream) at wire_eb wire bytes per element; 0 on out of memory. */
+/* The phase's ops' stream flights and pacing (w->stream, w->paced) at wire_eb wire bytes per element; 0 on
+ * out of memory. */
 static int walk_phase_streams(walk *w, const ar_phase *phase, double wire_eb) {
-    if (ar_grow(&w->stream, &w->capstream, (size_t)phase->nops + 1, sizeof *w->stream) < 0) return 0;
-    for (int i = 0; i < phase->nops; i++) w->stream[i] = ar_op_stream_flight(w->p, &phase->ops[i], wire_eb);
+    if (ar_grow(&w->stream, &w->capstream, (size_t)phase->nops + 1, sizeof *w->stream) < 0 ||
+        ar_grow(&w->paced, &w->cappaced, (size_t)phase->nops + 1, sizeof *w->paced) < 0)
+        return 0;
+    for (int i = 0; i < phase->nops; i++) {
+        w->stream[i] = ar_op_stream_flight(w->p, &phase->ops[i], wire_eb);
+        w->paced[i] = ar_op_stream_paced(&phase->ops[i], wire_eb);
+    }
     return 1;
 }
 
@@ -1345,9 +1353,8 @@ static ar_status walk_dataflow(walk *w, const ar_schedule *s, const double *star
                  * receiver's (the simulator's flow carries no latency then) */
                 double snd = async ? net - ar_platform_route_lat(p, x->src, x->dst) : prog;
                 if (async)
-                    prog = snd + ar_xfer_flight(p, w->steps ? w->ostep[i] : 0, w->stream[i],
-                                                ar_op_stream_paced(&phase->ops[i], (double)s->elem_bytes / pf), x->src,
-                                                x->dst);
+                    prog = snd +
+                           ar_xfer_flight(p, w->steps ? w->ostep[i] : 0, w->stream[i], w->paced[i], x->src, x->dst);
                 if (snd > next[ms]) next[ms] = snd;
                 if (prog > next[md]) next[md] = prog;
                 arr[t] = (wd_arrival){net, t};
@@ -1557,6 +1564,7 @@ ar_status ar_model_walk_from(const ar_platform *p, const ar_schedule *s, const d
     free(w.evnew);
     free(w.ostep);
     free(w.stream);
+    free(w.paced);
     free(w.xs);
     free(w.prevxs);
     if (!dataflow)
