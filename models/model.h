@@ -20,6 +20,7 @@
 #include <stdint.h>
 #include "core/platform/platform.h"
 #include "../core/schedule.h"
+#include "nccl_model.h"
 
 /* BlueConnect Eqs. 1-7 (EQUATIONS.md). */
 double ar_eq1_tr(int p, double n, double a, double w); /* ring RS or AG */
@@ -93,9 +94,24 @@ double ar_latest_start(const double *start_s, int n);
  * algorithm the walk's event pass must match. Not thread safe; off by default. */
 void ar_model_walk_events_reference(int on);
 
-/* NCCL protocols of phase ph's ops (ar_op.proto, models/walk.c), as the walk and the simulator
- * price them: every transfer of the phase carries its bytes / *bw_factor (the smallest factor
- * of its ops; 1 without a protocol), every transfer of an op with a protocol pays its own step
+/* What NCCL's protocols cost a schedule s on platform p as a whole, found once per schedule by
+ * ar_proto_ctx_init for every phase's ar_phase_proto_effect (each evaluator fills one before its phase
+ * loop; p and s must outlive it, unchanged): NCCL's model of p (a topology search) where an op has a
+ * protocol, NCCL's NVLS op rate, NCCL's NVLS_TREE factor and the first phase with a protocol. */
+typedef struct ar_proto_ctx {
+    const ar_platform *p;
+    const ar_schedule *s;
+    int have_in; /* 1: in is NCCL's model of p (ar_nccl_in_from_platform); 0: no op has a protocol, or none */
+    ar_nccl_in in;
+    double nvls_rate;     /* NCCL's NVLS op rate, wire bytes/s (models/walk.c nvls_sched_rate); 0: none */
+    double nvlstree_corr; /* NCCL's NVLS_TREE factor on the phases whose tree ops cross machines; 1: none */
+    int first_proto;      /* the first phase with an op with a protocol; s->nphases when none */
+} ar_proto_ctx;
+void ar_proto_ctx_init(ar_proto_ctx *c, const ar_platform *p, const ar_schedule *s);
+
+/* NCCL protocols of phase ph's ops (ar_op.proto, models/walk.c) of the context's schedule, as the
+ * walk and the simulator price them: every transfer of the phase carries its bytes / *bw_factor (the
+ * smallest factor of its ops; 1 without a protocol), every transfer of an op with a protocol pays its own step
  * latency after its network part (ar_xfer_proto_step; *step_s: the largest NCCL step of the
  * phase's ops, 0 when no transfer pays one), and the phase *base_s more once (the largest base
  * latency), in the schedule's first phase with a protocol only: NCCL charges it once per
@@ -106,8 +122,8 @@ void ar_model_walk_events_reference(int on);
  * tree channels' rate x the op's rounds / chunks where every op is a TREE op with LL128 on at most two
  * machines (tree_stream_rate); NCCL's NVLS op rate (nvls_sched_rate). A transfer's flow never runs
  * faster; the links are shared max-min as ever. */
-void ar_phase_proto_effect(const ar_platform *p, const ar_schedule *s, int ph, double *bw_factor, double *step_s,
-                           double *base_s, double *rate_Bps);
+void ar_phase_proto_effect(const ar_proto_ctx *c, int ph, double *bw_factor, double *step_s, double *base_s,
+                           double *rate_Bps);
 
 /* An op's NCCL step, seconds: NCCL's per-step latency of the op's algorithm (TREE ops the tree's,
  * others the ring's) and protocol, for the release the platform names, along the op's path: its hops

@@ -67,6 +67,7 @@ typedef struct walk {
     /* the schedule and the current phase's index, for the ready messages' waits (ar_xfer_wait) */
     const ar_schedule *s;
     int ph;
+    ar_proto_ctx proto; /* the schedule's NCCL protocol terms, for every phase's ar_phase_proto_effect */
 } walk;
 
 /* The phase's ops' steps (w->ostep, w->steps); 0 on out of memory. */
@@ -939,9 +940,11 @@ double ar_op_stream_flight(const ar_platform *p, const ar_op *op, double wire_el
 
 int ar_schedule_streams(const ar_platform *p, const ar_schedule *s) {
     int n = 0;
+    ar_proto_ctx pc;
+    ar_proto_ctx_init(&pc, p, s);
     for (int ph = 0; ph < s->nphases; ph++) {
         double f, step, base;
-        ar_phase_proto_effect(p, s, ph, &f, &step, &base, NULL);
+        ar_phase_proto_effect(&pc, ph, &f, &step, &base, NULL);
         for (int i = 0; i < s->phases[ph].nops; i++) {
             const ar_op *op = &s->phases[ph].ops[i];
             if (op->proto == AR_PROTO_NONE) continue;
@@ -992,12 +995,11 @@ double ar_xfer_proto_step(const ar_platform *p, double step_s, int src, int dst)
  * dgx-h100:nodes=2 at 64 KB, TREE/LL, 75.8 us against NCCL's model's 29.9 us; the factor 30.9 us).
  * So does a phase that mixes ring ops with others (every transfer of a phase shares one factor and
  * one bound). *rate_Bps 0: no bound. */
-static void phase_effect(const ar_platform *p, const ar_phase *ph, double *bw_factor, double *step_s, double *base_s,
-                         double *rate_Bps) {
+static void phase_effect(const ar_platform *p, const ar_nccl_in *in, const ar_phase *ph, double *bw_factor,
+                         double *step_s, double *base_s, double *rate_Bps) {
     *bw_factor = 1.0;
     *step_s = *base_s = *rate_Bps = 0;
-    ar_nccl_in in; /* NCCL's model of p, for the protocols' bandwidth caps; built at the first RING/TREE op */
-    int have_in = 0, nch[2] = {0, 0}; /* the phase's channels: its RING and its TREE ops with a protocol */
+    int nch[2] = {0, 0}; /* the phase's channels: its RING and its TREE ops with a protocol */
     int bound = ph->nops > 0;         /* every op a ring op with a protocol: the caps as a rate bound */
     for (int i = 0; i < ph->nops; i++) {
         ar_nccl_algo a = op_nccl_algo(&ph->ops[i]);
@@ -1015,10 +1017,9 @@ static void phase_effect(const ar_platform *p, const ar_phase *ph, double *bw_fa
         if (ar_nccl_proto_effect_v(p->nccl_version, a, pr, nn, 0, &f, NULL, &base) != AR_OK) continue;
         base *= cal_lat_factor(p);
         if (a == AR_NCCL_RING || a == AR_NCCL_TREE) { /* LL's and LL128's caps, where they bind */
-            if (!have_in) have_in = ar_nccl_in_from_platform(p, 0, &in, NULL) == AR_OK ? 1 : -1;
             int c = nch[a == AR_NCCL_TREE];
-            double share = have_in > 0 ? ar_nccl_proto_bw_share(&in, a, pr, c) : -1;
-            double flow = share > 0 && share < f ? ar_nccl_proto_flow_GBps(&in, a, pr, c) : -1;
+            double share = in ? ar_nccl_proto_bw_share(in, a, pr, c) : -1;
+            double flow = share > 0 && share < f ? ar_nccl_proto_flow_GBps(in, a, pr, c) : -1;
             if (share > 0 && share < f && share < capf) capf = share;
             if (flow > 0 && (rate == 0 || flow * 1e9 / f < rate)) rate = flow * 1e9 / f;
         }
@@ -1064,14 +1065,13 @@ static int phase_tree_across(const ar_platform *p, const ar_phase *phase) {
  * MiB: 0.77 x NCCL's model without it). A phase with only switch ops (the first reduce-scatter, the
  * last all-gather) keeps its rate. As the protocols' factors, an NCCL term: only in a schedule with
  * NCCL's protocols (one NCCL operation, ar_schedule_uses_proto: the `nccl` pick, nvlstree:proto=...);
- * a schedule without them pays the platform's own per-message costs and no NCCL efficiency. */
-static double nvlstree_phase_corr(const ar_platform *p, const ar_schedule *s, int ph) {
-    if (s->coll != AR_COLL_ALLREDUCE || p->nmachines < 2 || !p->machine_of_rank || !ar_schedule_uses_proto(s))
+ * a schedule without them pays the platform's own per-message costs and no NCCL efficiency. The factor
+ * per schedule (in: NCCL's model of p, NULL: none); ar_phase_proto_effect applies it to the phases whose
+ * tree ops cross nodes. */
+static double nvlstree_sched_corr(const ar_platform *p, const ar_schedule *s, const ar_nccl_in *in) {
+    if (s->coll != AR_COLL_ALLREDUCE || p->nmachines < 2 || !p->machine_of_rank || !in || !ar_schedule_uses_switch(s))
         return 1.0;
-    if (!phase_tree_across(p, &s->phases[ph]) || !ar_schedule_uses_switch(s)) return 1.0;
-    ar_nccl_in in;
-    if (ar_nccl_in_from_platform(p, 0, &in, NULL) != AR_OK) return 1.0;
-    double f = ar_nccl_nvlstree_corr(&in, AR_NCCL_ALLREDUCE, AR_NCCL_SIMPLE, (double)s->count * (double)s->elem_bytes);
+    double f = ar_nccl_nvlstree_corr(in, AR_NCCL_ALLREDUCE, AR_NCCL_SIMPLE, (double)s->count * (double)s->elem_bytes);
     return f > 0 && f < 1 ? f : 1.0;
 }
 
@@ -1086,15 +1086,14 @@ static double nvlstree_phase_corr(const ar_platform *p, const ar_schedule *s, in
  * switch op's chunks) takes about a chunk's time at every stage.
  * Only in an all-reduce with NCCL's protocols (ar_schedule_uses_proto) through the NVSwitch (switch ops)
  * on Hopper: on one node, or across nodes with tree ops across them; 0 (no bound) elsewhere. */
-static double nvls_sched_rate(const ar_platform *p, const ar_schedule *s) {
-    if (s->coll != AR_COLL_ALLREDUCE || !ar_schedule_uses_proto(s) || !ar_schedule_uses_switch(s)) return 0;
+static double nvls_sched_rate(const ar_platform *p, const ar_schedule *s, const ar_nccl_in *in) {
+    if (s->coll != AR_COLL_ALLREDUCE || !in || !ar_schedule_uses_switch(s)) return 0;
     int one = p->nmachines <= 1, tree_across = 0;
     if (!one && !p->machine_of_rank) return 0;
     for (int q = 0; q < s->nphases && !one && !tree_across; q++) tree_across = phase_tree_across(p, &s->phases[q]);
-    ar_nccl_in in;
-    if ((!one && !tree_across) || ar_nccl_in_from_platform(p, 0, &in, NULL) != AR_OK) return 0;
-    if (!one) return ar_nccl_nvlstree_fill_bw(&in, NULL);
-    return in.cc_min >= 90 && in.cc_min < 100 ? ar_nccl_nvls_fill_bw(&in, NULL) : 0;
+    if (!one && !tree_across) return 0;
+    if (!one) return ar_nccl_nvlstree_fill_bw(in, NULL);
+    return in->cc_min >= 90 && in->cc_min < 100 ? ar_nccl_nvls_fill_bw(in, NULL) : 0;
 }
 
 /* NCCL's LL128 tree on at most two nodes, where its model prices the tree at the channels' rate inside
@@ -1111,18 +1110,17 @@ static double nvls_sched_rate(const ar_platform *p, const ar_schedule *s) {
  * Only where every op of the phase is a TREE op with LL128 on a platform of at most two machines; 0
  * elsewhere (across more nodes NCCL's model prices the tree at the network's rate, which the schedule
  * pays on its shared NICs). *factor: LL128's tree factor, where the bound is set. */
-static double tree_stream_rate(const ar_platform *p, const ar_phase *ph, double *factor) {
+static double tree_stream_rate(const ar_platform *p, const ar_nccl_in *in, const ar_phase *ph, double *factor) {
     int nn = p->nmachines > 0 ? p->nmachines : 1;
     if (ph->nops < 1 || nn > 2) return 0;
     for (int i = 0; i < ph->nops; i++)
         if (ph->ops[i].proto != AR_PROTO_LL128 || op_nccl_algo(&ph->ops[i]) != AR_NCCL_TREE) return 0;
-    ar_nccl_in in;
     double f;
-    if (ar_nccl_in_from_platform(p, 0, &in, NULL) != AR_OK ||
+    if (!in ||
         ar_nccl_proto_effect_v(p->nccl_version, AR_NCCL_TREE, AR_NCCL_LL128, nn, 0, &f, NULL, NULL) != AR_OK ||
         !(f > 0))
         return 0;
-    double flow = ar_nccl_proto_flow_GBps(&in, AR_NCCL_TREE, AR_NCCL_LL128, ph->nops), rate = 0;
+    double flow = ar_nccl_proto_flow_GBps(in, AR_NCCL_TREE, AR_NCCL_LL128, ph->nops), rate = 0;
     if (!(flow > 0)) return 0;
     for (int i = 0; i < ph->nops; i++) {
         const ar_op *op = &ph->ops[i];
@@ -1134,27 +1132,41 @@ static double tree_stream_rate(const ar_platform *p, const ar_phase *ph, double 
     return rate;
 }
 
+/* NCCL's model of p (a topology search) only where an op has a protocol: every term that reads it
+ * prices ops with one. */
+void ar_proto_ctx_init(ar_proto_ctx *c, const ar_platform *p, const ar_schedule *s) {
+    c->p = p;
+    c->s = s;
+    c->first_proto = s->nphases;
+    for (int q = 0; q < s->nphases && c->first_proto == s->nphases; q++)
+        for (int i = 0; i < s->phases[q].nops; i++)
+            if (s->phases[q].ops[i].proto != AR_PROTO_NONE) {
+                c->first_proto = q;
+                break;
+            }
+    c->have_in = c->first_proto < s->nphases && ar_nccl_in_from_platform(p, 0, &c->in, NULL) == AR_OK;
+    const ar_nccl_in *in = c->have_in ? &c->in : NULL;
+    c->nvlstree_corr = nvlstree_sched_corr(p, s, in);
+    c->nvls_rate = nvls_sched_rate(p, s, in);
+}
+
 /* NCCL charges a protocol's base latency once per operation (tuning.cc: baseLat + the steps), and a
  * schedule with protocols is one NCCL operation (nccl-ring's all-reduce: its reduce-scatter and
  * all-gather phases are one kernel): the base is charged in the first phase that has an op with a
  * protocol, none after it. */
-void ar_phase_proto_effect(const ar_platform *p, const ar_schedule *s, int ph, double *bw_factor, double *step_s,
-                           double *base_s, double *rate_Bps) {
+void ar_phase_proto_effect(const ar_proto_ctx *c, int ph, double *bw_factor, double *step_s, double *base_s,
+                           double *rate_Bps) {
+    const ar_platform *p = c->p;
+    const ar_schedule *s = c->s;
+    const ar_nccl_in *in = c->have_in ? &c->in : NULL;
     double rate;
     double *rb = rate_Bps ? rate_Bps : &rate;
-    phase_effect(p, &s->phases[ph], bw_factor, step_s, base_s, rb);
-    double tf, trate = tree_stream_rate(p, &s->phases[ph], &tf);
+    phase_effect(p, in, &s->phases[ph], bw_factor, step_s, base_s, rb);
+    double tf, trate = tree_stream_rate(p, in, &s->phases[ph], &tf);
     if (trate > 0) *bw_factor = tf, *rb = trate;
-    *bw_factor *= nvlstree_phase_corr(p, s, ph);
-    double op_rate = nvls_sched_rate(p, s);
-    if (op_rate > 0 && (*rb == 0 || op_rate < *rb)) *rb = op_rate;
-    if (!(*base_s > 0)) return;
-    for (int q = 0; q < ph; q++)
-        for (int i = 0; i < s->phases[q].nops; i++)
-            if (s->phases[q].ops[i].proto != AR_PROTO_NONE) {
-                *base_s = 0;
-                return;
-            }
+    if (c->nvlstree_corr != 1.0 && phase_tree_across(p, &s->phases[ph])) *bw_factor *= c->nvlstree_corr;
+    if (c->nvls_rate > 0 && (*rb == 0 || c->nvls_rate < *rb)) *rb = c->nvls_rate;
+    if (ph > c->first_proto) *base_s = 0;
 }
 
 /* ---- the walk with compute costs ----
@@ -1258,7 +1270,7 @@ static ar_status walk_dataflow(walk *w, const ar_schedule *s, const double *star
         const ar_phase *phase = &s->phases[ph];
         double pf, pstep, pbase;
         w->ph = ph;
-        ar_phase_proto_effect(p, s, ph, &pf, &pstep, &pbase, &w->rate);
+        ar_phase_proto_effect(&w->proto, ph, &pf, &pstep, &pbase, &w->rate);
         if (!walk_phase_steps(w, phase, pstep) || !walk_phase_streams(w, phase, (double)s->elem_bytes / pf)) {
             st = ar_fail(e, AR_ENOMEM, "cost walk: out of memory");
             break;
@@ -1458,6 +1470,7 @@ ar_status ar_model_walk_from(const ar_platform *p, const ar_schedule *s, const d
         return cs;
     }
     walk w = {.p = p, .s = s};
+    ar_proto_ctx_init(&w.proto, p, s);
     w.load = ar_calloc(((size_t)p->nlinks + (size_t)p->nvlinks) * 2 + 1, sizeof *w.load); /* + virtual links */
     if (!w.load) return ar_fail(e, AR_ENOMEM, "cost walk: out of memory");
     ar_status st = AR_OK;
@@ -1504,7 +1517,7 @@ ar_status ar_model_walk_from(const ar_platform *p, const ar_schedule *s, const d
             break;
         }
         double tphase = 0, bw_min = 0, lat_max = 0, pf, pstep, pbase;
-        ar_phase_proto_effect(p, s, ph, &pf, &pstep, &pbase, &w.rate);
+        ar_phase_proto_effect(&w.proto, ph, &pf, &pstep, &pbase, &w.rate);
         if (!walk_phase_steps(&w, phase, pstep)) {
             st = ar_fail(e, AR_ENOMEM, "cost walk: out of memory");
             break;

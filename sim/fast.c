@@ -83,7 +83,7 @@ static ar_status phase_begin(eng *g) {
      * step (ar_xfer_proto_step: so every round of an op takes its slowest transfer's step), and the
      * base latency before the phase */
     double f, step, base, rate; /* rate: every flow's bound (LL/LL128 caps) */
-    ar_phase_proto_effect(g->p, g->s, g->ph.phase, &f, &step, &base, &rate);
+    ar_phase_proto_effect(&g->proto, g->ph.phase, &f, &step, &base, &rate);
     for (int i = 0; step > 0 && i < ph->nops; i++) g->ph.ops[i].step = ar_op_proto_step(g->p, &ph->ops[i]);
     if (g->eb0 / f != g->eb || rate != g->rate || step > 0 || g->ph.step > 0) g->rep.valid = 0, g->c.an_valid = 0;
     g->eb = g->eb0 / f;
@@ -306,6 +306,7 @@ ar_status ar_engine_fast(const sim_job *j, ar_sim_result *r, ar_err *e) {
     memset(g, 0, sizeof *g);
     g->p = j->p;
     g->s = j->s;
+    ar_proto_ctx_init(&g->proto, j->p, j->s);
     g->o = j->o;
     g->r = r;
     g->e = e;

@@ -866,10 +866,12 @@ static ar_status build(df *d) {
     d->opoff[nph] = nops;
     d->ops = ar_calloc((size_t)nops + 1, sizeof *d->ops);
     if (!d->ops) return ar_fail(d->e, AR_ENOMEM, "sim: out of memory");
+    ar_proto_ctx pc; /* the schedule's NCCL protocol terms, once for every phase */
+    ar_proto_ctx_init(&pc, d->p, s);
     for (int ph = 0; ph < nph; ph++) {
         const ar_phase *phase = &s->phases[ph];
         double f;
-        ar_phase_proto_effect(d->p, s, ph, &f, &d->step[ph], &d->base[ph], &d->rate[ph]);
+        ar_phase_proto_effect(&pc, ph, &f, &d->step[ph], &d->base[ph], &d->rate[ph]);
         d->eb[ph] = (double)s->elem_bytes / f;
         d->roff[ph] = ar_calloc((size_t)P + 1, sizeof **d->roff);
         if (!d->roff[ph]) return ar_fail(d->e, AR_ENOMEM, "sim: out of memory");

@@ -769,10 +769,12 @@ static ar_status build(nv *v, ar_err *e) {
     v->roff = ar_calloc((size_t)s->nphases + 1, sizeof *v->roff);
     v->base = ar_calloc((size_t)s->nphases + 1, sizeof *v->base);
     if (!v->ops || !v->rops || !v->roff || !v->base) return ar_fail(e, AR_ENOMEM, "sim naive: out of memory");
+    ar_proto_ctx pc; /* the schedule's NCCL protocol terms, once for every phase */
+    ar_proto_ctx_init(&pc, v->j->p, s);
     for (int ph = 0; ph < s->nphases; ph++) {
         const ar_phase *phase = &s->phases[ph];
         double f, step, rate;
-        ar_phase_proto_effect(v->j->p, s, ph, &f, &step, &v->base[ph], &rate);
+        ar_phase_proto_effect(&pc, ph, &f, &step, &v->base[ph], &rate);
         if (ar_sg_mbox_rate(v->sg, rate) != 0) /* its comms would run unbounded: none runs */
             return ar_fail(e, AR_EBACKEND, "sim: more distinct protocol rate bounds than the simulator holds");
         v->ops[ph] = ar_calloc((size_t)phase->nops + 1, sizeof **v->ops);

@@ -46,7 +46,9 @@
 /* phase ph's bound on every transfer's rate (ar_phase_proto_effect's *rate_Bps) */
 static double phase_rate(const ar_platform *p, const ar_schedule *s, int ph) {
     double f, step, base, rate;
-    ar_phase_proto_effect(p, s, ph, &f, &step, &base, &rate);
+    ar_proto_ctx pc;
+    ar_proto_ctx_init(&pc, p, s);
+    ar_phase_proto_effect(&pc, ph, &f, &step, &base, &rate);
     return rate;
 }
 
@@ -106,7 +108,9 @@ static void check_tree(void) {
         }
         T_CHECK(s->nphases == 1 && s->phases[0].nops == 8, "tree %s: one phase of 8 ops", specs[k]);
         double f, step, base;
-        ar_phase_proto_effect(p, s, 0, &f, &step, &base, NULL);
+        ar_proto_ctx pc;
+        ar_proto_ctx_init(&pc, p, s);
+        ar_phase_proto_effect(&pc, 0, &f, &step, &base, NULL);
         T_CHECK(sim_rel(f, 39.0 / 331.2) <= 1e-12, "tree %s: factor %.17g, by hand 39 / 331.2", specs[k], f);
         T_CHECK(phase_rate(p, s, 0) == 0, "tree %s: no rate bound", specs[k]);
         ar_schedule_free(s);
