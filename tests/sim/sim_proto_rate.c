@@ -296,10 +296,54 @@ static void check_nvls_one_node(void) {
     ar_platform_free(p);
 }
 
+/* One protocol context for a whole NVLS_TREE schedule (ar_proto_ctx_init, as every evaluator fills it
+ * before its phase loop) prices each of its steps as the per-phase terms say, by hand:
+ * dgx-h100:nodes=2, nvlstree:proto=auto at 16 MiB (check_nvlstree: 5 steps; steps 1-3 hold the trees
+ * across the nodes): every step bounded at B = 461.6 x 16/30 GB/s; NVLS's latency less the switch op's
+ * hop, 24.4 us, in step 0 only, the trees' own base in steps 1-3 not charged again (one NCCL operation);
+ * no NVLS_TREE factor on Hopper: every step's factor 1 (Simple). dgx-b200:nodes=2 at 4 MiB (its steps:
+ * switch ops alone first and last, the trees across the nodes in every step between): NCCL's NVLS_TREE
+ * correction on Blackwell (Simple, log2(4 MiB / 64) = 16: 0.7) as the factor of the steps between, 1 in
+ * the first and the last; the same 24.4 us in step 0 only; no bound (NCCL's fill rate is Hopper's). */
+static void check_ctx_nvlstree(void) {
+    const char *plat[] = {"dgx-h100:nodes=2", "dgx-b200:nodes=2"};
+    const uint64_t counts[] = {4u << 20, 1u << 20};
+    for (int k = 0; k < 2; k++) {
+        ar_platform *p = sim_platform(plat[k]);
+        ar_schedule *s = NULL;
+        ar_err e = {{0}};
+        T_CHECK(p != NULL, "context: %s loads", plat[k]);
+        if (!p) continue;
+        if (ar_algo_plan_coll("nvlstree:proto=auto", AR_COLL_ALLREDUCE, p, counts[k], 4, &s, &e) != AR_OK) {
+            T_CHECK(0, "context %s: plan: %s", plat[k], e.msg);
+            ar_platform_free(p);
+            continue;
+        }
+        int n = s->nphases;
+        T_CHECK(k ? n >= 3 : n == 5, "context %s: %s steps (%d)", plat[k], k ? "3 or more" : "5", n);
+        ar_proto_ctx pc;
+        ar_proto_ctx_init(&pc, p, s);
+        for (int ph = 0; ph < n; ph++) {
+            double f, step, base, rate;
+            ar_phase_proto_effect(&pc, ph, &f, &step, &base, &rate);
+            double hf = k == 1 && ph > 0 && ph < n - 1 ? 0.7 : 1.0, hb = ph == 0 ? 24.4e-6 : 0,
+                   hr = k == 0 ? 461.6e9 * 16 / 30 : 0;
+            T_CHECK(sim_rel(f, hf) <= 1e-12, "context %s step %d: factor %.17g, by hand %g", plat[k], ph, f, hf);
+            T_CHECK(hb ? sim_rel(base, hb) <= 1e-12 : base == 0, "context %s step %d: base %.17g s, by hand %g",
+                    plat[k], ph, base, hb);
+            T_CHECK(hr ? sim_rel(rate, hr) <= 1e-12 : rate == 0, "context %s step %d: bound %.17g, by hand %.17g",
+                    plat[k], ph, rate, hr);
+        }
+        ar_schedule_free(s);
+        ar_platform_free(p);
+    }
+}
+
 int main(void) {
     check_tree();
     check_tree_ll128();
     check_nvlstree();
+    check_ctx_nvlstree();
     check_nvls_one_node();
     check("LL128 cap binds, 2 channels", "machines:gpus=2+2,intra=800GBps,inter=400GBps,lat=0.25us,gpu=h100",
           "nccl-ring:proto=ll128,channels=2", 1840000, 36.7e9 / 0.92, 3 * (920000 / 36.7e9 + 2.95e-6) + 14e-6);
