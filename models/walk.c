@@ -999,8 +999,8 @@ static void phase_effect(const ar_platform *p, const ar_nccl_in *in, const ar_ph
                          double *step_s, double *base_s, double *rate_Bps) {
     *bw_factor = 1.0;
     *step_s = *base_s = *rate_Bps = 0;
-    int nch[2] = {0, 0}; /* the phase's channels: its RING and its TREE ops with a protocol */
-    int bound = ph->nops > 0;         /* every op a ring op with a protocol: the caps as a rate bound */
+    int nch[2] = {0, 0};      /* the phase's channels: its RING and its TREE ops with a protocol */
+    int bound = ph->nops > 0; /* every op a ring op with a protocol: the caps as a rate bound */
     for (int i = 0; i < ph->nops; i++) {
         ar_nccl_algo a = op_nccl_algo(&ph->ops[i]);
         if (ph->ops[i].proto != AR_PROTO_NONE && (a == AR_NCCL_RING || a == AR_NCCL_TREE)) nch[a == AR_NCCL_TREE]++;
@@ -1116,8 +1116,7 @@ static double tree_stream_rate(const ar_platform *p, const ar_nccl_in *in, const
     for (int i = 0; i < ph->nops; i++)
         if (ph->ops[i].proto != AR_PROTO_LL128 || op_nccl_algo(&ph->ops[i]) != AR_NCCL_TREE) return 0;
     double f;
-    if (!in ||
-        ar_nccl_proto_effect_v(p->nccl_version, AR_NCCL_TREE, AR_NCCL_LL128, nn, 0, &f, NULL, NULL) != AR_OK ||
+    if (!in || ar_nccl_proto_effect_v(p->nccl_version, AR_NCCL_TREE, AR_NCCL_LL128, nn, 0, &f, NULL, NULL) != AR_OK ||
         !(f > 0))
         return 0;
     double flow = ar_nccl_proto_flow_GBps(in, AR_NCCL_TREE, AR_NCCL_LL128, ph->nops), rate = 0;

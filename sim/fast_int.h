@@ -296,13 +296,13 @@ typedef struct eng {
     int msg;        /* per-message costs (eng_side): every rank-to-rank transfer that pays them (ar_platform_msg) */
     double eb0, eb; /* bytes per element: payload; on the wire in this phase (eb0 / the protocol's factor) */
     double rate;    /* the phase's bound on every flow's rate, wire bytes/s (ar_phase_proto_effect; 0: none) */
-    ar_proto_ctx proto; /* the schedule's NCCL protocol terms, for every phase's ar_phase_proto_effect */
     int ndl, nres;  /* directed links; resources = directed links + one CPU per rank + two sides per rank */
     double wall0, budget0; /* start; start of the simulation proper (after the platform) */
     int stopped;
     enum mode mode;
     double off; /* arlab's clock = SimGrid's + off */
 
+    ar_proto_ctx proto; /* the schedule's NCCL protocol terms, for every phase's ar_phase_proto_effect */
     eng_phase ph;
     eng_scratch sc;
     eng_batch b;
