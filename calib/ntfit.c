@@ -708,6 +708,15 @@ static ar_status cal_fit(const cal_rec *R, int m, unsigned seed, int nboot, ar_n
             for (int g = 0; g < ng; g++) v[g] = 1;
             bad = joint(R, idx, m, ng, fix, vfix, x, v) != 0;
         }
+        if (bad) { /* a group of one record below the class latency: its factor cannot come out > 0, keep it at 1 */
+            int more = 0;
+            for (int g = 0; g < ng; g++)
+                if (out->group[g].n < 2 && !vfix[g])
+                    vfix[g] = 1, out->group[g].ident = g == out->fref[out->group[g].fam], more = 1;
+            for (int j = 0; j < CAL_NX; j++) x[j] = 1;
+            for (int g = 0; g < ng; g++) v[g] = 1;
+            if (more) bad = joint(R, idx, m, ng, fix, vfix, x, v) != 0;
+        }
         if (bad) {
             free(idx), free(bs), free(pred), free(R2);
             return ar_fail(e, AR_EINVAL,

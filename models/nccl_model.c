@@ -320,7 +320,7 @@ static int tune_one(const ar_nccl_in *in, int coll, int a, int p, double chfrac,
     if (a == AR_NCCL_TREE && p == AR_NCCL_LL) bus = dmin(bus * 1.0 / 3.8, K->ll_max_bw[i1][i2]);
     if (a == AR_NCCL_TREE && p == AR_NCCL_LL128)
         bus = dmin(bus * proto_bw_factor(a, p, nnodes), nch * K->tree_ll128_ch[row][i2]);
-    if (a == AR_NCCL_TREE && in->tree_pattern_tree) bus *= 0.85;
+    if (a == AR_NCCL_TREE) bus *= ar_nccl_tree_pattern_factor(in);
     if (a == AR_NCCL_PAT) bus *= 0.75;
     if (collnet && p != AR_NCCL_SIMPLE) bus = 0;
     if (a == AR_NCCL_COLLNET_DIRECT && p == AR_NCCL_SIMPLE) {
@@ -402,6 +402,8 @@ static int tune_one(const ar_nccl_in *in, int coll, int a, int p, double chfrac,
     *lat_out = lat;
     return 1;
 }
+
+double ar_nccl_tree_pattern_factor(const ar_nccl_in *in) { return in && in->tree_pattern_tree ? 0.85 : 1.0; }
 
 double ar_nccl_proto_bw_share(const ar_nccl_in *in, ar_nccl_algo a, ar_nccl_proto p, int channels) {
     if (!in || (a != AR_NCCL_RING && a != AR_NCCL_TREE) || (unsigned)p >= AR_NCCL_NPROTOS || in->nranks < 2) return -1;
@@ -897,6 +899,18 @@ static void nvls_search(const topo *t, int cc, ar_nccl_graph *g) {
     }
 }
 
+/* Whether NCCL's tree graph ends as the simple TREE pattern, not BALANCED_TREE (search.cc ncclTopoCompute):
+ * one GPU a node is forced to TREE; across nodes, Hopper and later try a simpler tree before widening the
+ * path types when the balanced tree fails, and the balanced tree sends a channel's up traffic through its
+ * NIC from two GPUs of the node, which needs two GPUs behind one NIC's PCIe switch. Where every GPU has
+ * its own NIC (DGX/HGX H100 and B200, p5: one GPU to a PCIe switch and its NICs), no second GPU reaches a
+ * NIC at PCIe distance and the simpler tree is the one found. 2.26 and later price the tree's bus
+ * bandwidth x0.85 on it (tuning.cc: maxTreePattern == TREE); 2.18's tuner does not look at it. */
+static int tree_pattern_is_tree(const topo *t, int cc, int nic_each) {
+    if (t->nnodes < 2 || t->ver < 22600) return 0;
+    return t->ppn == 1 || (cc >= 90 && nic_each);
+}
+
 static int cc_of_name(const char *name) {
     static const struct {
         const char *key;
@@ -965,7 +979,7 @@ ar_status ar_nccl_in_from_platform(const ar_platform *p, int cc, ar_nccl_in *out
                            "the same GPU count on every machine",
                            p->name, m, p->machine_first_rank[m + 1] - p->machine_first_rank[m], ppn);
     topo t = {ppn, nm, 0, 0, ppn, 0, consts_of(p->nccl_version)->version};
-    int nvswitch = 0;
+    int nvswitch = 0, nic_each = 0;
     /* a GPU's NVLink budget: its links inside its machine (the largest over GPUs, NCCL's totalBw) */
     for (int r = 0; r < nr; r++) {
         int v = p->rank_node[r], m = p->machine_of_rank[r];
@@ -1000,6 +1014,7 @@ ar_status ar_nccl_in_from_platform(const ar_platform *p, int cc, ar_nccl_in *out
          * machine's cut spread over all of its GPUs */
         int *gj = ar_calloc((size_t)ppn, sizeof *gj);
         int nn = gj ? ar_nccl_nic_gpus(p, gj) : 0;
+        nic_each = nn == ppn;
         if (nn > 0 && nn < ppn) {
             double one = HUGE_VAL;
             for (int m = 0; m < nm; m++) {
@@ -1042,6 +1057,7 @@ ar_status ar_nccl_in_from_platform(const ar_platform *p, int cc, ar_nccl_in *out
     out->ring.intra_nvlink = ppn >= 2;
     out->ring.ll128_paths_ok = 1;
     out->tree = out->ring;
+    out->tree_pattern_tree = tree_pattern_is_tree(&t, cc, nic_each);
     if (cc >= 90 && nvswitch && ppn >= 2) {
         nvls_search(&t, cc, &out->nvls);
         out->nvls.intra_nvlink = 1;

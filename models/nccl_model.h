@@ -84,7 +84,8 @@ typedef struct ar_nccl_in {
     int nranks, nnodes;         /* ppn = nranks / nnodes (NCCL uses the float ratio) */
     int cpu_amd;                /* CPU vendor AMD (llMaxBw row, 2 us net overhead); else Intel/ARM */
     int cpu_x86;                /* x86 CPU (NVLS_TREE size correction on Blackwell) */
-    int tree_pattern_tree;      /* comm->maxTreePattern == TREE (not BALANCED_TREE): tree busbw x0.85 */
+    int tree_pattern_tree;      /* comm->maxTreePattern == TREE (not BALANCED_TREE): tree busbw x0.85 (2.26+;
+                                 * ar_nccl_in_from_platform: one GPU a node, or Hopper+ with a NIC per GPU) */
     int nvswitch;               /* nvsCount > 0: CollNet Direct allowed */
     int nvls_support;           /* comm->nvlsSupport (NVSwitch with multicast, cc >= 90) */
     int collnet_enable;         /* comm->config.collnetEnable (a CollNet/SHARP plugin is there) */
@@ -257,6 +258,9 @@ ar_status ar_nccl_proto_effect_v(int version, ar_nccl_algo a, ar_nccl_proto p, i
  * its caps (llMaxBws over all channels, the per-channel LL128 maxima), which bind on fast fabrics with
  * many channels; -1 where the model has no such entry (the caller keeps ar_nccl_proto_effect's factor). */
 double ar_nccl_proto_bw_share(const ar_nccl_in *in, ar_nccl_algo a, ar_nccl_proto p, int channels);
+/* NCCL's factor on the tree's bus bandwidth for the shape of its tree graph (tuning.cc, 2.26 and later:
+ * x0.85 where the search fell back to the simple TREE pattern, in->tree_pattern_tree); 1 otherwise. */
+double ar_nccl_tree_pattern_factor(const ar_nccl_in *in);
 /* The rate of one flow of one channel of algorithm a (RING or TREE) under protocol p in NCCL's model
  * of `in` (tuning.cc, all-reduce) when `channels` channels run, GB/s of payload: the bus bandwidth
  * over the channels on a ring (each link of a ring channel carries its data at the bus rate), the

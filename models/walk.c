@@ -994,9 +994,11 @@ double ar_xfer_proto_step(const ar_platform *p, double step_s, int src, int dst)
  * streams it through the chain at the channel's rate (the rate bound on every hop: `nccl` on
  * dgx-h100:nodes=2 at 64 KB, TREE/LL, 75.8 us against NCCL's model's 29.9 us; the factor 30.9 us).
  * So does a phase that mixes ring ops with others (every transfer of a phase shares one factor and
- * one bound). *rate_Bps 0: no bound. */
-static void phase_effect(const ar_platform *p, const ar_nccl_in *in, const ar_phase *ph, double *bw_factor,
-                         double *step_s, double *base_s, double *rate_Bps) {
+ * one bound). *rate_Bps 0: no bound. In a schedule of NCCL's TREE algorithm (tree_algo: no switch
+ * op, unlike NVLS_TREE's, whose trees NCCL prices without it) the TREE ops' factor and cap also carry
+ * the tree graph's pattern factor (ar_nccl_tree_pattern_factor: x0.85 on the simple TREE pattern). */
+static void phase_effect(const ar_platform *p, const ar_nccl_in *in, const ar_phase *ph, int tree_algo,
+                         double *bw_factor, double *step_s, double *base_s, double *rate_Bps) {
     *bw_factor = 1.0;
     *step_s = *base_s = *rate_Bps = 0;
     int nch[2] = {0, 0};      /* the phase's channels: its RING and its TREE ops with a protocol */
@@ -1020,8 +1022,11 @@ static void phase_effect(const ar_platform *p, const ar_nccl_in *in, const ar_ph
             int c = nch[a == AR_NCCL_TREE];
             double share = in ? ar_nccl_proto_bw_share(in, a, pr, c) : -1;
             double flow = share > 0 && share < f ? ar_nccl_proto_flow_GBps(in, a, pr, c) : -1;
-            if (share > 0 && share < f && share < capf) capf = share;
+            /* NCCL's TREE algorithm (not NVLS_TREE's trees): its graph's pattern factor on every protocol */
+            double tp = a == AR_NCCL_TREE && tree_algo && in ? ar_nccl_tree_pattern_factor(in) : 1.0;
+            if (share > 0 && share < f && share * tp < capf) capf = share * tp;
             if (flow > 0 && (rate == 0 || flow * 1e9 / f < rate)) rate = flow * 1e9 / f;
+            f *= tp;
         }
         if (a == AR_NCCL_NVLS) { /* NVLS's latency holds the op's own hop: less the mean hop */
             int nedge = 0;
@@ -1160,7 +1165,7 @@ void ar_phase_proto_effect(const ar_proto_ctx *c, int ph, double *bw_factor, dou
     const ar_nccl_in *in = c->have_in ? &c->in : NULL;
     double rate;
     double *rb = rate_Bps ? rate_Bps : &rate;
-    phase_effect(p, in, &s->phases[ph], bw_factor, step_s, base_s, rb);
+    phase_effect(p, in, &s->phases[ph], !ar_schedule_uses_switch(s), bw_factor, step_s, base_s, rb);
     double tf, trate = tree_stream_rate(p, in, &s->phases[ph], &tf);
     if (trate > 0) *bw_factor = tf, *rb = trate;
     if (c->nvlstree_corr != 1.0 && phase_tree_across(p, &s->phases[ph])) *bw_factor *= c->nvlstree_corr;

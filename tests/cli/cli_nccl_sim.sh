@@ -58,6 +58,9 @@ for pr in ll ll128 simple; do
   tol=1e-9 more=1.1
   # LL128: bandwidth x 120/128 (+6.7 %) and its steps' excess over the 2 us hops (NVLink 1.25 us: none)
   [ $pr = ll128 ] && tol=1e-6 more=1.05
+  # Simple: the tree's pattern factor (a NIC per H100: NCCL's simple TREE pattern, x0.85) makes its wire
+  # bytes fractional too, rounded to whole bytes per transfer as LL128's
+  [ $pr = simple ] && tol=1e-6
   for sy in round dataflow; do
     fsim=
     for en in fast naive; do
@@ -74,6 +77,14 @@ for pr in ll ll128 simple; do
       fi
     done
   done
+done
+# Simple's tree without a pattern factor (A100: NCCL's balanced tree): whole wire bytes, walk = sim to 1e-9
+for en in fast naive; do
+  if expect_ok "sim nccl-tree proto=simple on dgx-a100:nodes=2 ($en)" -- sim --platform dgx-a100:nodes=2,o=0,g=0 \
+       --engine $en --sync round --algo nccl-tree:channels=2,chunks=4,proto=simple --size 4608000 --format csv; then
+    read -r rel1 < <(csv_col "$T_TMP/out" rel_err | head -1)
+    t_check "a100 proto=simple $en: walk = sim (rel_err $rel1)" python3 -c "import sys; sys.exit(not abs($rel1) < 1e-9)"
+  fi
 done
 
 # The base latency once per operation (tuning.cc adds baseLat once): nccl-ring's all-reduce with LL on

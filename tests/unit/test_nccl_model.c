@@ -926,7 +926,42 @@ static void test_proto_flow(void) {
     T_CHECK(ar_nccl_proto_flow_GBps(&one, AR_NCCL_RING, AR_NCCL_LL, 1) == -1, "one rank has no protocol flow");
 }
 
+/* NCCL's tree graph on Hopper with a NIC per GPU (search.cc ncclTopoCompute): the balanced tree needs a
+ * second GPU at PCIe distance of the channel's NIC, none has one, and Hopper+ tries the simple TREE
+ * pattern next, which the search keeps; 2.26+ price the tree x0.85 on it (tuning.cc maxTreePattern).
+ * dgx-h100:nodes=8 at 2.26: the tree graph 8 x 48 GB/s (the ring's), 64 ranks, > 2 nodes (N4 caps):
+ *   Simple: min(8 x 48 x 0.92 = 353.28, 8 x perChMaxTreeBw 36.0 = 288) = 288
+ *   LL128:  min(288 x 120/128 = 270, 8 x perChMaxTreeLL128Bw 29.0 = 232) = 232
+ *   x0.85: Simple 244.8, LL128 197.2; a channel's flow (algorithm bandwidth, x0.5, over 8 channels):
+ *   Simple 15.3, LL128 12.325 GB/s (14.5 without the pattern's factor)
+ * dgx-a100:nodes=8 (Ampere: no fallback), 2.18 (no factor in its tuner) and one node: the balanced tree. */
+static void test_tree_pattern(void) {
+    static const struct {
+        const char *name;
+        int version, want;
+    } k[] = {{"dgx-h100:nodes=8", 22600, 1}, {"dgx-h100:nodes=2", 23000, 1}, {"dgx-b200:nodes=4", 22800, 1},
+             {"dgx-h100:nodes=8", 21800, 0}, {"dgx-a100:nodes=8", 22600, 0}, {"dgx-h100", 22600, 0}};
+    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
+        ar_platform *p = NULL;
+        ar_nccl_in in;
+        T_OK(ar_platform_load(k[i].name, 0, &p, &t_e));
+        if (!p) continue;
+        p->nccl_version = k[i].version;
+        T_OK(ar_nccl_in_from_platform(p, 0, &in, &t_e));
+        T_CHECK(in.tree_pattern_tree == k[i].want, "%s at %d: tree pattern %d (want %d)", k[i].name, k[i].version,
+                in.tree_pattern_tree, k[i].want);
+        T_NEAR(ar_nccl_tree_pattern_factor(&in), k[i].want ? 0.85 : 1.0, 1e-15, "the pattern's factor");
+        if (i == 0) {
+            check_graph(&in.tree, 8, 48, 48, "h100 x 8 tree graph");
+            T_NEAR(ar_nccl_proto_flow_GBps(&in, AR_NCCL_TREE, AR_NCCL_SIMPLE, 8), 15.3, 1e-12, "h100 x 8 tree Simple");
+            T_NEAR(ar_nccl_proto_flow_GBps(&in, AR_NCCL_TREE, AR_NCCL_LL128, 8), 12.325, 1e-12, "h100 x 8 tree LL128");
+        }
+        ar_platform_free(p);
+    }
+}
+
 int main(void) {
+    test_tree_pattern();
     test_proto_share();
     test_proto_flow();
     test_pipeline_fill();
