@@ -17,11 +17,14 @@
  * every NIC carries both trees, inner in one and a leaf in the other: two chunks a
  * round each way on a NIC where one tree alone puts three on an inner node's.
  * heads=pair plans that: C channels (2 S by default) in P = ceil(C / 2) pairs,
- * channel c in pair c mod P, tree 0 for c < P and tree 1 above. heads=rail, the
- * default, gives every channel its own head and tree c mod 2 (C = S by default):
- * closer to NCCL's model, which prices the tree over the S search channels (the
- * `nccl` pick on pairs takes 0.68-0.90 of the model's time from 2 MB up on 4-16
- * nodes, experiments/README.md). Pair or channel b's chain starts at GPU b mod g, or, on
+ * channel c in pair c mod P, tree 0 for c < P and tree 1 above; with LL128 the
+ * walk holds each pair to its search channel's share of NCCL's per-channel tree
+ * rate (models/walk.c tree_stream_rate: dgx-a100:nodes=16 at 128 MiB 1.00 x NCCL's
+ * model). heads=rail, the default, gives every channel its own head and tree c mod 2
+ * (C = S by default): as the `nccl` pick's tree it is the closer to NCCL's model and to
+ * the H100 logs (pairs take the pick's TREE/LL at 128 KB on 4-16 nodes to 0.71-0.79
+ * of the model, and the H100 logs' TREE/LL128 points at 1 MiB, already faster than
+ * measured, faster still: experiments/README.md). Pair or channel b's chain starts at GPU b mod g, or, on
  * a rail fabric that lost NICs (a scenario's failed_links), at the b-th (mod n)
  * GPU whose NIC is alive on every node (ar_nccl_heads, nccl_ring.c), with the
  * model's channel count for the NICs left, as NCCL's search uses only NICs that
@@ -73,8 +76,9 @@ int ar_nccl_dtree_parent(int M, int t, int x) {
  * 0.1 ppn) x 64 / ppn chunks, down to 128 KiB, then x 16 / ppn down to 32 KiB; no other TREE rule).
  * The tree's depth (the chain inside a node and the levels across) is the fill of the pipeline, 2
  * depth - 1 chunk times against the chunks: NCCL's own chunk count keeps that fill as short as NCCL's
- * (dgx-a100:nodes=16 at 64 and 128 MiB: 144 000 and 288 000 B chunks, 59 a channel; the walk 1.18 /
- * 1.31 x NCCL's model with 32 chunks, 1.14 / 1.24 x with NCCL's 59). The count is capped at
+ * (dgx-a100:nodes=16 at 64 and 128 MiB on 8 channels: 144 000 and 288 000 B chunks, 59 a channel; the
+ * walk 1.18 / 1.31 x NCCL's model with 32 chunks, 1.14 / 1.24 x with NCCL's 59; on NCCL's 16: 72 000
+ * and 144 000 B, 59 a channel). The count is capped at
  * AR_NCCL_TREE_MAX_CHUNKS for the simulation's cost, linear in the chunks (about 2.3 ms of wall time
  * a chunk on 128 ranks): Simple at 8 GiB would be 2 048 chunks a channel. */
 int ar_nccl_tree_chunks(const ar_platform *p, ar_proto pr, double bytes, int channels) {

@@ -119,9 +119,10 @@ void ar_proto_ctx_init(ar_proto_ctx *c, const ar_platform *p, const ar_schedule 
 /* *rate_Bps (when not NULL): the bound on the rate of every transfer of the phase, wire bytes per
  * second (0: none): NCCL's LL and LL128 caps, per channel, where they bind and every op of the phase
  * is a ring op with a protocol (models/walk.c phase_effect; *bw_factor then leaves them out); NCCL's
- * tree channels' rate x the op's rounds / chunks where every op is a TREE op with LL128 on at most two
- * machines (tree_stream_rate); NCCL's NVLS op rate (nvls_sched_rate). A transfer's flow never runs
- * faster; the links are shared max-min as ever. */
+ * tree channels' rate (each search channel's shared by the ops on its head) x the op's rounds / chunks
+ * where every op is a TREE op with LL128, on at most two machines or with ops sharing heads
+ * (tree_stream_rate); NCCL's NVLS op rate (nvls_sched_rate). A transfer's flow never runs faster; the
+ * links are shared max-min as ever. */
 void ar_phase_proto_effect(const ar_proto_ctx *c, int ph, double *bw_factor, double *step_s, double *base_s,
                            double *rate_Bps);
 

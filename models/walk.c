@@ -990,7 +990,7 @@ double ar_xfer_proto_step(const ar_platform *p, double step_s, int src, int dst)
  * over the factor; the smallest of the ops'), the wire carrying the factor's bytes only: while one
  * channel's message waits another channel uses the link. A ring's rounds pipeline its blocks as
  * NCCL's steps do, so each round pays its block at the channel's rate once, as NCCL does. Tree ops
- * (but NCCL's LL128 tree on at most two nodes, tree_stream_rate) keep the cap as a smaller factor: the tree schedule sends each chunk hop after hop, where NCCL's LL
+ * (but NCCL's LL128 tree, tree_stream_rate) keep the cap as a smaller factor: the tree schedule sends each chunk hop after hop, where NCCL's LL
  * streams it through the chain at the channel's rate (the rate bound on every hop: `nccl` on
  * dgx-h100:nodes=2 at 64 KB, TREE/LL, 75.8 us against NCCL's model's 29.9 us; the factor 30.9 us).
  * So does a phase that mixes ring ops with others (every transfer of a phase shares one factor and
@@ -1101,30 +1101,64 @@ static double nvls_sched_rate(const ar_platform *p, const ar_schedule *s, const 
     return in->cc_min >= 90 && in->cc_min < 100 ? ar_nccl_nvls_fill_bw(in, NULL) : 0;
 }
 
-/* NCCL's LL128 tree on at most two nodes, where its model prices the tree at the channels' rate inside
- * the node (tuning.cc: bwIntra on <= 2 nodes, perChMaxTreeLL128Bw per channel, the tree's 0.5 from bus to
- * algorithm bandwidth), not at the network's: every tree channel is one thread block whose halves reduce
- * up and broadcast down (runTreeSplit), each half moving the channel's slice at the tuner's algorithm
- * bandwidth over the channels (ar_nccl_proto_flow_GBps), and LL128 forwards each line as it lands, so a
- * channel's slice streams through the whole tree in slice / that rate. On two nodes every NIC carries one
- * channel's flow each way, so the links never slow a hop to that rate and the schedule ran at the NICs'
- * rate (`nccl` on dgx-a100:nodes=2 at 2-8 MiB: 0.73-0.76 x NCCL's model). The schedule moves a chunk hop
- * by hop, store-and-forward, in ar_lower_nrounds rounds for its `chunks` chunks: the stream's time spread
- * over the rounds bounds every transfer at that rate x rounds / chunks (wire bytes per second: over the
- * protocol's factor, which the wire then carries as LL128's own; the smallest of the phase's ops').
- * Only where every op of the phase is a TREE op with LL128 on a platform of at most two machines; 0
- * elsewhere (across more nodes NCCL's model prices the tree at the network's rate, which the schedule
- * pays on its shared NICs). *factor: LL128's tree factor, where the bound is set. */
+/* The head of tree op op's chain on rank 0's machine (its member there whose parent is on another machine,
+ * or the root): the GPU whose NIC carries the op across nodes, what NCCL's search channel fixes; -1 where
+ * the op has no such member (no tree, one machine). */
+static int tree_head0(const ar_platform *p, const ar_op *op) {
+    if (!op->parent || !p->machine_of_rank || p->nmachines < 2) return -1;
+    int m0 = p->machine_of_rank[0];
+    for (int m = 0; m < op->n; m++) {
+        int q = op->parent[m];
+        if (p->machine_of_rank[op->members[m]] == m0 && (q < 0 || q == m || op_hop_crosses(p, op, m, q)))
+            return op->members[m];
+    }
+    return -1;
+}
+
+/* NCCL's LL128 tree at the channels' rate: its model prices the tree at the search channels' rate, S
+ * channels (one head GPU and its NIC each) capped at perChMaxTreeBw and perChMaxTreeLL128Bw each (tuning.cc;
+ * bwIntra on <= 2 nodes, bwInter above; the tree's 0.5 from bus to algorithm bandwidth), while every tree
+ * channel is one thread block whose halves reduce up and broadcast down (runTreeSplit), each half moving
+ * the channel's slice at that rate, and LL128 forwards each line as it lands, so a channel's slice streams
+ * through the whole tree in slice / that rate. The communicator runs each search channel twice (connect.cc:
+ * channel c and c + S on one head, trees 0 and 1; nccl-tree's heads=pair), the two sharing the search
+ * channel's rate: the phase's search channels are its ops' distinct heads (tree_head0; every op its own
+ * where the heads are unknown), NCCL's algorithm bandwidth over that many channels
+ * (ar_nccl_proto_flow_GBps x channels) split evenly over the ops. The schedule moves a chunk hop by hop,
+ * store-and-forward, in ar_lower_nrounds rounds for its `chunks` chunks: the stream's time spread over the
+ * rounds bounds every transfer at that rate x rounds / chunks (wire bytes per second: over the protocol's
+ * factor, which the wire then carries as LL128's own; the smallest of the phase's ops'). Without it the
+ * schedule ran at the links' rate where they are faster: on two nodes every NIC carries one channel's
+ * flow each way (`nccl` on dgx-a100:nodes=2 at 2-8 MiB: 0.73-0.76 x NCCL's model), on 16 with NCCL's
+ * wiring two chunks a round (nccl-tree:heads=pair on dgx-a100:nodes=16 at 128 MiB: 0.80 -> 1.00 x).
+ * Only where every op of the phase is a TREE op with LL128, on at most two nodes or where ops share a
+ * head (NCCL's wiring); 0 elsewhere: with one head a channel across more nodes an inner node's NIC takes
+ * three chunks a round and binds first, and the bound on top of it took the `nccl` pick on
+ * dgx-h100:nodes=4 at 8 MiB from 1.14 to 1.24 x the model. *factor: LL128's tree factor, where the
+ * bound is set. */
 static double tree_stream_rate(const ar_platform *p, const ar_nccl_in *in, const ar_phase *ph, double *factor) {
     int nn = p->nmachines > 0 ? p->nmachines : 1;
-    if (ph->nops < 1 || nn > 2) return 0;
+    if (ph->nops < 1) return 0;
     for (int i = 0; i < ph->nops; i++)
         if (ph->ops[i].proto != AR_PROTO_LL128 || op_nccl_algo(&ph->ops[i]) != AR_NCCL_TREE) return 0;
+    int nsearch = ph->nops; /* distinct heads (each op its own where they cannot be counted) */
+    int *head = malloc((size_t)ph->nops * sizeof *head);
+    if (head) {
+        nsearch = 0;
+        for (int i = 0; i < ph->nops; i++) {
+            int seen = 0;
+            head[i] = tree_head0(p, &ph->ops[i]);
+            for (int j = 0; j < i && head[i] >= 0 && !seen; j++) seen = head[j] == head[i];
+            nsearch += !seen;
+        }
+        free(head);
+    }
+    if (nn > 2 && nsearch == ph->nops) return 0; /* one head a channel across more than two nodes */
     double f;
     if (!in || ar_nccl_proto_effect_v(p->nccl_version, AR_NCCL_TREE, AR_NCCL_LL128, nn, 0, &f, NULL, NULL) != AR_OK ||
         !(f > 0))
         return 0;
-    double flow = ar_nccl_proto_flow_GBps(in, AR_NCCL_TREE, AR_NCCL_LL128, ph->nops), rate = 0;
+    double flow = ar_nccl_proto_flow_GBps(in, AR_NCCL_TREE, AR_NCCL_LL128, nsearch) * nsearch / ph->nops, rate = 0;
     if (!(flow > 0)) return 0;
     for (int i = 0; i < ph->nops; i++) {
         const ar_op *op = &ph->ops[i];

@@ -142,7 +142,30 @@ static void check_tree(void) {
  * above both routes: h = 20 + 22/7 = 23.142857 us. Lockstep 7 h + 14 (the base) = 176 us; dataflow
  * (LL128 one-sided, sim_proto_tree.c's argument: 2 h + b < 4 h) 6 h + b + 14 = 172.857143 us. (Before:
  * no bound, each chunk at the links' rate, 2 576 000 / 2 wire bytes on 400-800 GB/s links: b below
- * 3.3 us.) On three machines, and for the LL tree, no bound. */
+ * 3.3 us.) For the LL tree, no bound.
+ *
+ * On three machines, NCCL's wiring: machines:gpus=1+1+1,intra=800GBps,inter=400GBps,lat=0.25us,gpu=h100
+ * (rank x is node x's one GPU, a route across 1 us), nccl-tree:proto=ll128,channels=2,heads=pair,chunks=2
+ * over 870 000 four-byte elements: one pair, op 0 on tree 0 (node 0 the root <- 2 <- 1), op 1 on tree 1
+ * (1 <- 0 <- 2), both headed at each node's one GPU: one search channel for the two. NCCL's tree graph
+ * has 10 channels of 40 GB/s; over one channel on three nodes (bwInter) the tree's bus bandwidth is
+ * min(40 x 0.92, perChMaxTreeBw 36.0) = 36 GB/s, with LL128 min(36 x 120/128 = 33.75, perChMaxTreeLL128Bw
+ * 29.0) = 29 GB/s, x 0.85 for the simple TREE pattern (one GPU a node) = 24.65 GB/s, the algorithm
+ * bandwidth 12.325 GB/s: the two ops share it, 6.1625 GB/s each. An op is a chain of depth 2 in 2 chunks,
+ * 2 x 2 + 2 - 1 = 5 rounds: each transfer moves at most 6.1625 x 5/2 = 15.40625 GB/s of data, / 0.9375 =
+ * 16.4333 GB/s of wire bytes (at most four such flows on a link of 400 GB/s or more: the links never
+ * bind). A chunk 217 500 elements, 870 000 B (928 000 on the wire, whole bytes as the simulator sends
+ * them): b = 870 000 / 15.40625e9 = 56.470588 us. The step: two network hops each way on the deepest
+ * member's path, 2 (8.5 + 8.5) / 5 = 6.8 us, above the 1 us routes: h = b + 6.8 us = 63.270588 us.
+ * Lockstep 5 h + 14 = 330.35294 us; dataflow (the argument of sim_proto_tree.c on a chain of depth 2:
+ * chunk 0 up and down four hops, 4 h, chunk 1 b behind it and never held up) 4 h + b + 14 = 323.55294 us.
+ * (Before:
+ * no bound on more than two nodes, each chunk at the links' rate, 928 000 wire bytes at 400 GB/s: b
+ * below 2.4 us.)
+ * Two GPUs a node (machines:gpus=2+2+2, the same graph): channels=2 with heads=pair shares one head and one
+ * search channel, 7.25 GB/s an op; each op a chain of depth 3 (head, head, the last node's second GPU), 2
+ * chunks, 7 rounds: a bound of 7.25 x 7/2 / 0.9375 GB/s. With heads=rail the ops head at GPUs 0 and 1,
+ * one head a channel on three nodes: no bound. */
 static void check_tree_ll128(void) {
     const char *plat = "machines:gpus=2+2,intra=800GBps,inter=400GBps,lat=0.25us,gpu=h100";
     ar_platform *p = sim_platform(plat);
@@ -160,13 +183,37 @@ static void check_tree_ll128(void) {
     ar_schedule_free(s);
     s = NULL;
     ar_platform_free(p);
-    p = sim_platform("machines:gpus=2+2+2,intra=800GBps,inter=400GBps,lat=0.25us,gpu=h100");
+    p = sim_platform("machines:gpus=1+1+1,intra=800GBps,inter=400GBps,lat=0.25us,gpu=h100");
     ar_err e = {{0}};
     T_CHECK(p != NULL, "tree LL128: three machines load");
-    if (p && ar_algo_plan_coll("nccl-tree:proto=ll128,channels=2", AR_COLL_ALLREDUCE, p, 1 << 20, 4, &s, &e) == AR_OK)
-        T_CHECK(phase_rate(p, s, 0) == 0, "tree LL128 on three machines: no bound");
-    else T_CHECK(0, "tree LL128 on three machines: plan: %s", e.msg);
+    if (p && ar_algo_plan_coll("nccl-tree:proto=ll128,channels=2,heads=pair,chunks=2", AR_COLL_ALLREDUCE, p, 870000, 4,
+                               &s, &e) == AR_OK) {
+        T_CHECK(s->nphases == 1 && s->phases[0].nops == 2 && ar_lower_nrounds(&s->phases[0].ops[0]) == 5 &&
+                    ar_lower_nrounds(&s->phases[0].ops[1]) == 5,
+                "tree LL128 on three machines: two ops of 5 rounds");
+        const double bound = 6.1625e9 * 5 / 2 / 0.9375, b = 870000 / (6.1625e9 * 5 / 2), h = b + 6.8e-6;
+        T_CHECK(sim_rel(phase_rate(p, s, 0), bound) <= 1e-12,
+                "tree LL128 on three machines: bound %.17g, by hand %.17g", phase_rate(p, s, 0), bound);
+        sim_modes_vs_hand("tree LL128, 3 machines, a pair", p, s, 4 * h + b + 14e-6, 5 * h + 14e-6, 1);
+    } else {
+        T_CHECK(0, "tree LL128 on three machines: plan: %s", e.msg);
+    }
     ar_schedule_free(s);
+    ar_platform_free(p);
+    p = sim_platform("machines:gpus=2+2+2,intra=800GBps,inter=400GBps,lat=0.25us,gpu=h100");
+    T_CHECK(p != NULL, "tree LL128: three machines of two GPUs load");
+    for (int pair = 0; p && pair < 2; pair++) {
+        s = NULL;
+        const char *spec = pair ? "nccl-tree:proto=ll128,channels=2,heads=pair,chunks=2"
+                                : "nccl-tree:proto=ll128,channels=2,heads=rail,chunks=2";
+        double want = pair ? 7.25e9 * 7 / 2 / 0.9375 : 0;
+        if (ar_algo_plan_coll(spec, AR_COLL_ALLREDUCE, p, 870000, 4, &s, &e) == AR_OK)
+            T_CHECK(ar_lower_nrounds(&s->phases[0].ops[0]) == 7 &&
+                        (pair ? sim_rel(phase_rate(p, s, 0), want) <= 1e-12 : phase_rate(p, s, 0) == 0),
+                    "%s: bound %.17g, by hand %.17g", spec, phase_rate(p, s, 0), want);
+        else T_CHECK(0, "%s: plan: %s", spec, e.msg);
+        ar_schedule_free(s);
+    }
     ar_platform_free(p);
 }
 
