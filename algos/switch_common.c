@@ -562,6 +562,14 @@ ar_status ar_switch_plan(ar_switch_variant var, const ar_platform *p, ar_coll co
     }
     if ((uint64_t)K * (uint64_t)g > count) K = (int)(count / (uint64_t)g);
     if (K < 1) K = 1;
+    /* NCCL's steps as the slices (nccl_k): each in-node stage of NVLS_TREE is two warp groups handing
+     * over one step at a time through the NVLS buffer (all_reduce.h: scatter into it, then the multimem
+     * reduce; the multicast from the tree, then the gather out of it; ProtoSimple<1, 1>: a step is one
+     * chunk), so a slice's switch op pipelines its way up and its way down in two pieces per step */
+    if (nccl_k && c0 <= 0) {
+        double c = 2 * ceil(units / K);
+        cs = c > 64 ? 64 : (int)c;
+    }
     /* one slice: the stages one after the other, chunked one per 4 MiB, the ring
      * across in one piece, trees in 8 chunks: the chunks that match rounds only matter where
      * stages share a phase */

@@ -224,18 +224,21 @@ static void check_tree_ll128(void) {
  * chunk of each of the 16 x 8 concurrent ops each, 64 MiB / (128 x 128 KiB) = 4 slices, 4 + 3 steps
  * (reduce-scatter, up the trees, down, all-gather), and 1 GiB: 64 slices, 67 steps; 16 MiB: NCCL's chunk
  * is 64 KiB there, 16 MiB / (128 x 64 KiB) = 2 slices, 5 steps. proto=none (no NCCL protocol): no bound.
- * The walk and both engines in every mode agree to 1e-9 on 16 and 64 MiB (215.978 and 435.927 us).
+ * The walk and both engines in every mode agree to 1e-9 on 16 and 64 MiB (177.529 and 435.927 us).
  *
- * By hand, 16 MiB: NVLS's latency less the switch op's hop, 25 - 0.6 = 24.4 us, before step 0. A step
- * of the switch ops (the reduce-scatter's, the all-gather's) is two rounds: each GPU's 8 MiB slice into
- * the switch, which reduces it, then the switch's 1 MiB share back to each GPU (the all-gather: 1 MiB up,
- * 8 MiB down), every transfer at the bound B on its own NVLink (18 x 20.6 = 370.8 GB/s above B; the
- * switch reduces 8 x B = 1969.5 GB/s, below its 2240) after its hop's 0.3 us:
- * 9 MiB / B + 2 x 0.3 us = 9437184 / 246.18667e9 + 0.6 us = 38.933461 us. Steps 0 and 4 are switch ops
- * alone; in steps 1 and 3 the trees' transfers run beside them on the network and end first
- * (24.9 and 12.9 us), so those steps take the same 38.933461 us. (A bound as a FATPIPE link shared by
- * every flow of the rate, under SimGrid's fairbottleneck solver, let the switch's flows past B where
- * the trees' flows crossed it too: steps 1 and 3 in 37.4 and 33.6 us, 209.1 us in all.) */
+ * By hand, 16 MiB: NVLS's latency less the switch op's hop, 25 - 0.6 = 24.4 us, before step 0. Every
+ * switch op (the reduce-scatter's, the all-gather's) runs its slice of one NCCL step in 2 pieces (the two
+ * warp groups of each stage inside the node: scatter then reduce, multicast then gather), 3 rounds of
+ * half pieces per block, each round after its hop's 0.3 us. The reduce-scatter: rounds 0 and 1 send
+ * every GPU's 4 MiB into the switch, which reduces 8 x 4 MiB at its 2240 GB/s (each GPU's 8 transfers
+ * of 512 KiB at most B each, 4 MiB / 370.8 GB/s on its NVLink: both faster), round 1 beside the first
+ * 512 KiB coming back to each GPU at B, round 2 the second:
+ * 2 (33554432 / 2240e9 + 0.3 us) + 524288 / B + 0.3 us = 32.988851 us (steps 0 and 1; in step 1 the
+ * trees' transfers run beside it on the network and end first). The all-gather: round 0 every GPU's
+ * 512 KiB up at B, rounds 1 and 2 the 8 blocks' 512 KiB down to every GPU on its NVLink (each transfer
+ * below B): 524288 / B + 0.3 us + 2 (4194304 / 370.8e9 + 0.3 us) = 25.652593 us (steps 3 and 4; in step 3
+ * beside the trees' last broadcast, which ends first). (In one piece, the switch ops' 9 MiB at B:
+ * 9437184 / B + 0.6 us = 38.933461 us a step.) */
 static void check_nvlstree(void) {
     ar_platform *p = sim_platform("dgx-h100:nodes=2");
     ar_schedule *s = NULL;
@@ -245,7 +248,8 @@ static void check_nvlstree(void) {
     const double B = 461.6 * 16 / 30 * 1e9;
     const uint64_t counts[] = {4u << 20, 16u << 20, 256u << 20};
     const int steps[] = {5, 7, 67};
-    const double sw_step = 9437184 / B + 0.6e-6, base = 24.4e-6; /* a switch step, NVLS's latency (by hand) */
+    const double rs_step = 2 * (33554432 / 2240e9 + 0.3e-6) + 524288 / B + 0.3e-6, /* by hand (above) */
+        ag_step = 524288 / B + 0.3e-6 + 2 * (4194304 / 370.8e9 + 0.3e-6), base = 24.4e-6;
     for (int k = 0; k < 3; k++) {
         if (ar_algo_plan_coll("nvlstree:proto=auto", AR_COLL_ALLREDUCE, p, counts[k], 4, &s, &e) != AR_OK) {
             T_CHECK(0, "nvlstree: plan: %s", e.msg);
@@ -253,9 +257,18 @@ static void check_nvlstree(void) {
         }
         T_CHECK(s->nphases == steps[k], "nvlstree %llu elements: %d steps (%d)", (unsigned long long)counts[k],
                 steps[k], s->nphases);
-        for (int ph = 0; ph < s->nphases; ph++)
+        int nsw = 0; /* every switch op in 2 pieces per NCCL step, one step a slice */
+        for (int ph = 0; ph < s->nphases; ph++) {
             T_CHECK(sim_rel(phase_rate(p, s, ph), B) <= 1e-12, "nvlstree step %d: bound %.17g, by hand %.17g", ph,
                     phase_rate(p, s, ph), B);
+            for (int i = 0; i < s->phases[ph].nops; i++)
+                if (s->phases[ph].ops[i].impl == AR_IMPL_SWITCH) {
+                    nsw++;
+                    T_CHECK(s->phases[ph].ops[i].chunks == 2, "nvlstree step %d op %d: %d chunks, by hand 2", ph, i,
+                            s->phases[ph].ops[i].chunks);
+                }
+        }
+        T_CHECK(nsw == 4 * (steps[k] - 3), "nvlstree: %d switch ops, by hand %d", nsw, 4 * (steps[k] - 3));
         if (k < 2) { /* the walk against every engine and mode */
             ar_model_result m;
             T_CHECK(ar_model_walk(p, s, &m, &e) == AR_OK, "nvlstree: walk: %s", e.msg);
@@ -271,9 +284,9 @@ static void check_nvlstree(void) {
                         sim_modes[md].name);
                 for (int ph = 0; k == 0 && st == AR_OK && r.nphases == 5 && r.phase_end_s && ph < 5; ph++) {
                     if (ph == 2) continue; /* the trees' step */
-                    double d = r.phase_end_s[ph] - (ph ? r.phase_end_s[ph - 1] : base);
-                    T_CHECK(sim_rel(d, sw_step) <= 1e-9, "nvlstree 16 MiB (%s): step %d %.17g s, by hand %.17g",
-                            sim_modes[md].name, ph, d, sw_step);
+                    double d = r.phase_end_s[ph] - (ph ? r.phase_end_s[ph - 1] : base), h = ph < 2 ? rs_step : ag_step;
+                    T_CHECK(sim_rel(d, h) <= 1e-9, "nvlstree 16 MiB (%s): step %d %.17g s, by hand %.17g",
+                            sim_modes[md].name, ph, d, h);
                 }
                 ar_sim_result_free(&r);
             }
