@@ -43,6 +43,11 @@ ar_proto ar_nccl_proto_of(const ar_platform *p, int nccl_algo, const char *word,
  * protocol pr (nccl_tree.c: NCCL's chunk size per protocol; LL: 4 KiB, the planners use
  * ar_nccl_tree_ll_pieces; 1..AR_NCCL_TREE_MAX_CHUNKS). */
 int ar_nccl_tree_chunks(const ar_platform *p, ar_proto pr, double bytes, int channels);
+/* 1 where nccl-tree's heads=auto runs NCCL's wiring, heads=pair (every search channel twice, trees 0 and 1
+ * on one head), for protocol pr on p: LL128 or Simple, whose NCCL bandwidth the walk bounds per search
+ * channel (models/walk.c tree_stream_rate), on several nodes whose tree graph is NCCL's BALANCED_TREE
+ * (ar_nccl_in.tree_balanced); 0 (heads=rail) elsewhere (nccl_tree.c says why). */
+int ar_nccl_tree_pairs(const ar_platform *p, ar_proto pr);
 /* The LL stream's piece count for nccl-tree with `channels` trees on `heads` ("rail" or "pair") over
  * count elements of eb bytes: the fastest of 1, 2, 4, .. AR_NCCL_TREE_MAX_CHUNKS by the walk (nccl_tree.c). */
 int ar_nccl_tree_ll_pieces(const ar_platform *p, uint64_t count, size_t eb, int channels, const char *heads);

@@ -67,10 +67,12 @@ static ar_status pick(const ar_platform *p, ar_coll coll, uint64_t count, size_t
     if (name && ms == AR_OK && a == AR_NCCL_TREE && !strcmp(name, "nccl-tree")) {
         const char *cw = "";
         int ch = ar_nccl_ring_channels(p, &cw);
-        ch = ch < 2 ? 2 : ch;
-        snprintf(spec, sizeof spec, "nccl-tree:chunks=%d",
+        int pair = ar_nccl_tree_pairs(p, ar_nccl_proto_to_op(pr)); /* nccl-tree's heads=auto */
+        ch = (ch < 2 ? 2 : ch) * (pair ? 2 : 1);
+        snprintf(spec, sizeof spec, "nccl-tree:chunks=%d,heads=%s",
                  pr == AR_NCCL_LL ? ar_nccl_tree_ll_pieces(p, count, eb, (uint64_t)ch > count ? (int)count : ch, "rail")
-                                  : ar_nccl_tree_chunks(p, ar_nccl_proto_to_op(pr), (double)count * (double)eb, ch));
+                                  : ar_nccl_tree_chunks(p, ar_nccl_proto_to_op(pr), (double)count * (double)eb, ch),
+                 pair ? "pair" : "rail");
     } else if (name && ms == AR_OK && (a == AR_NCCL_NVLS_TREE || a == AR_NCCL_NVLS)) {
         /* what NCCL_ALGO=NVLS / NVLS_TREE runs (algos/switch_common.c, proto=auto): NCCL's NVLS latency
          * once; NVLS_TREE across nodes Simple on its trees, the network step paid in the pipeline's fill */

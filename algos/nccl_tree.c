@@ -19,12 +19,17 @@
  * heads=pair plans that: C channels (2 S by default) in P = ceil(C / 2) pairs,
  * channel c in pair c mod P, tree 0 for c < P and tree 1 above; with LL128 the
  * walk holds each pair to its search channel's share of NCCL's per-channel tree
- * rate (models/walk.c tree_stream_rate: dgx-a100:nodes=16 at 128 MiB 1.00 x NCCL's
- * model). heads=rail, the default, gives every channel its own head and tree c mod 2
- * (C = S by default): as the `nccl` pick's tree it is the closer to NCCL's model and to
- * the H100 logs (pairs take the pick's TREE/LL at 128 KB on 4-16 nodes to 0.71-0.79
- * of the model, and the H100 logs' TREE/LL128 points at 1 MiB, already faster than
- * measured, faster still: experiments/README.md). Pair or channel b's chain starts at GPU b mod g, or, on
+ * rate (models/walk.c tree_stream_rate). heads=rail gives every channel its own
+ * head and tree c mod 2 (C = S by default). heads=auto, the default, is pair with
+ * LL128 or Simple on several nodes whose tree graph is NCCL's BALANCED_TREE
+ * (ar_nccl_tree_pairs: two GPUs behind one NIC's PCIe switch, DGX A100, p4d):
+ * the `nccl` pick on dgx-a100:nodes=16 at 128 MiB 1.21 -> 1.00 x NCCL's model.
+ * Rail elsewhere: with LL NCCL's model prices llMaxBw, not the NICs, and the
+ * pair's lighter NICs took 128 KB on 4-16 nodes to 0.71-0.79 x; on the simple
+ * TREE pattern (a NIC per GPU: H100, B200) NCCL's model takes the tree's
+ * imbalance as its x0.85, and pairs took the public H100 logs' TREE/LL128 points,
+ * already faster than measured, further off (within 20 % uncalibrated 10 -> 9
+ * of 16, calibrated on the log 14 -> 12: experiments/README.md). Pair or channel b's chain starts at GPU b mod g, or, on
  * a rail fabric that lost NICs (a scenario's failed_links), at the b-th (mod n)
  * GPU whose NIC is alive on every node (ar_nccl_heads, nccl_ring.c), with the
  * model's channel count for the NICs left, as NCCL's search uses only NICs that
@@ -34,8 +39,8 @@
  * `parent` = channel c's tree, member 0 = the root node's head), op c over
  * slice c of the buffer, pipelined in `chunks` chunks (reduce up the tree,
  * broadcast down, lower.h).
- * Parameters: channels (0 = NCCL's search channels, twice that with heads=pair; at
- * least 2), heads (rail|pair), chunks
+ * Parameters: channels (0 = NCCL's search channels, twice that with pairs; at
+ * least 2), heads (auto|rail|pair), chunks
  * (pipeline chunks per tree; 0, the default: NCCL's chunking for the protocol,
  * ar_nccl_tree_chunks, LL's pieces by the walk, ar_nccl_tree_ll_pieces, 8 without one), proto (the NCCL protocol the walk
  * prices, ar_op.proto; auto = NCCL's choice for the size; default none).
@@ -124,13 +129,19 @@ int ar_nccl_tree_ll_pieces(const ar_platform *p, uint64_t count, size_t eb, int 
     return best;
 }
 
+int ar_nccl_tree_pairs(const ar_platform *p, ar_proto pr) {
+    ar_nccl_in in;
+    return (pr == AR_PROTO_LL128 || pr == AR_PROTO_SIMPLE) && p->nmachines >= 2 &&
+           ar_nccl_in_from_platform(p, 0, &in, NULL) == AR_OK && in.tree_balanced;
+}
+
 static const ar_param_def ntree_params[] = {
     {.key = "channels",
      .type = AR_PARAM_INT,
      .min = 0,
      .max = 64,
      .def = 0,
-     .help = "trees (channels, >= 2 used); 0 = NCCL's ring channel count for the platform (twice it with heads=pair)"},
+     .help = "trees (channels, >= 2 used); 0 = NCCL's ring channel count for the platform (twice it with pairs)"},
     {.key = "chunks",
      .type = AR_PARAM_INT,
      .min = 0,
@@ -144,9 +155,10 @@ static const ar_param_def ntree_params[] = {
      .help = "NCCL protocol priced by the walk (auto = NCCL's choice for the size; none = not modelled)"},
     {.key = "heads",
      .type = AR_PARAM_ENUM,
-     .choices = "rail|pair",
+     .choices = "auto|rail|pair",
      .def = 0,
-     .help = "rail: channel c on head c, tree c mod 2; pair: channels c and c + ceil(C/2) on one head, trees 0 and 1"},
+     .help = "rail: channel c on head c, tree c mod 2; pair: channels c and c + ceil(C/2) on one head, trees 0 "
+             "and 1; auto: pair with LL128 or Simple on several nodes of NCCL's balanced tree graph, else rail"},
     {NULL},
 };
 
@@ -157,19 +169,18 @@ static ar_status ntree_plan(const ar_platform *p, uint64_t count, size_t elem_by
     int M, one[2];
     const int *first;
     ar_nccl_nodes(p, &M, &first, one);
-    const char *why = "";
-    int pair = !strcmp(v[3].s, "pair");
+    const char *why = "", *pwhy;
+    ar_proto proto = ar_nccl_proto_of(p, AR_NCCL_TREE, v[2].s, (double)count * (double)elem_bytes, &pwhy);
+    int pair = !strcmp(v[3].s, "pair") || (!strcmp(v[3].s, "auto") && ar_nccl_tree_pairs(p, proto));
     int T = (int)v[0].i > 0 ? (int)v[0].i : ar_nccl_ring_channels(p, &why) * (pair ? 2 : 1);
     if (T < 2) T = 2;
     if (T > 64) T = 64;
     if ((uint64_t)T > count) T = (int)count;
     /* heads=pair: channel t on the head of pair t mod npair, tree 0 below npair, tree 1 above */
     int npair = pair ? (T + 1) / 2 : T;
-    const char *pwhy;
-    ar_proto proto = ar_nccl_proto_of(p, AR_NCCL_TREE, v[2].s, (double)count * (double)elem_bytes, &pwhy);
     int chunks = (int)v[1].i > 0          ? (int)v[1].i
                  : proto == AR_PROTO_NONE ? 8
-                 : proto == AR_PROTO_LL   ? ar_nccl_tree_ll_pieces(p, count, elem_bytes, T, v[3].s)
+                 : proto == AR_PROTO_LL   ? ar_nccl_tree_ll_pieces(p, count, elem_bytes, T, pair ? "pair" : "rail")
                                           : ar_nccl_tree_chunks(p, proto, (double)count * (double)elem_bytes, T);
     int P = p->nranks;
     ar_schedule *s = ar_schedule_new("nccl-tree", P, count, elem_bytes);

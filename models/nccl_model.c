@@ -905,10 +905,10 @@ static void nvls_search(const topo *t, int cc, ar_nccl_graph *g) {
  * NIC from two GPUs of the node, which needs two GPUs behind one NIC's PCIe switch. Where every GPU has
  * its own NIC (DGX/HGX H100 and B200, p5: one GPU to a PCIe switch and its NICs), no second GPU reaches a
  * NIC at PCIe distance and the simpler tree is the one found. 2.26 and later price the tree's bus
- * bandwidth x0.85 on it (tuning.cc: maxTreePattern == TREE); 2.18's tuner does not look at it. */
+ * bandwidth x0.85 on it (tuning.cc: maxTreePattern == TREE; tree_pattern_tree); 2.18's tuner does not look at
+ * it. The pattern itself is the topology's, in every release (tree_balanced: the other pattern). */
 static int tree_pattern_is_tree(const topo *t, int cc, int nic_each) {
-    if (t->nnodes < 2 || t->ver < 22600) return 0;
-    return t->ppn == 1 || (cc >= 90 && nic_each);
+    return t->nnodes >= 2 && (t->ppn == 1 || (cc >= 90 && nic_each));
 }
 
 static int cc_of_name(const char *name) {
@@ -1057,7 +1057,8 @@ ar_status ar_nccl_in_from_platform(const ar_platform *p, int cc, ar_nccl_in *out
     out->ring.intra_nvlink = ppn >= 2;
     out->ring.ll128_paths_ok = 1;
     out->tree = out->ring;
-    out->tree_pattern_tree = tree_pattern_is_tree(&t, cc, nic_each);
+    out->tree_balanced = t.nnodes >= 2 && !tree_pattern_is_tree(&t, cc, nic_each);
+    out->tree_pattern_tree = t.ver >= 22600 && tree_pattern_is_tree(&t, cc, nic_each);
     if (cc >= 90 && nvswitch && ppn >= 2) {
         nvls_search(&t, cc, &out->nvls);
         out->nvls.intra_nvlink = 1;

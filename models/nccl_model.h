@@ -86,6 +86,8 @@ typedef struct ar_nccl_in {
     int cpu_x86;                /* x86 CPU (NVLS_TREE size correction on Blackwell) */
     int tree_pattern_tree;      /* comm->maxTreePattern == TREE (not BALANCED_TREE): tree busbw x0.85 (2.26+;
                                  * ar_nccl_in_from_platform: one GPU a node, or Hopper+ with a NIC per GPU) */
+    int tree_balanced;          /* several nodes, and the tree graph is BALANCED_TREE (any release): a
+                                 * channel's parent and children on two GPUs behind one NIC's PCIe switch */
     int nvswitch;               /* nvsCount > 0: CollNet Direct allowed */
     int nvls_support;           /* comm->nvlsSupport (NVSwitch with multicast, cc >= 90) */
     int collnet_enable;         /* comm->config.collnetEnable (a CollNet/SHARP plugin is there) */

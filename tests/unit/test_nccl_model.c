@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/platform/platform.h"
+#include "algos/nccl_algos.h"
 #include "models/nccl_model.h"
 #include "../t.h"
 
@@ -938,9 +939,10 @@ static void test_proto_flow(void) {
 static void test_tree_pattern(void) {
     static const struct {
         const char *name;
-        int version, want;
-    } k[] = {{"dgx-h100:nodes=8", 22600, 1}, {"dgx-h100:nodes=2", 23000, 1}, {"dgx-b200:nodes=4", 22800, 1},
-             {"dgx-h100:nodes=8", 21800, 0}, {"dgx-a100:nodes=8", 22600, 0}, {"dgx-h100", 22600, 0}};
+        int version, want, balanced; /* the x0.85 (2.26+); BALANCED_TREE, in every release */
+    } k[] = {{"dgx-h100:nodes=8", 22600, 1, 0}, {"dgx-h100:nodes=2", 23000, 1, 0}, {"dgx-b200:nodes=4", 22800, 1, 0},
+             {"dgx-h100:nodes=8", 21800, 0, 0}, {"dgx-a100:nodes=8", 22600, 0, 1}, {"dgx-a100:nodes=2", 21800, 0, 1},
+             {"dgx-h100", 22600, 0, 0},         {"dgx-a100", 23000, 0, 0}};
     for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
         ar_platform *p = NULL;
         ar_nccl_in in;
@@ -951,6 +953,13 @@ static void test_tree_pattern(void) {
         T_CHECK(in.tree_pattern_tree == k[i].want, "%s at %d: tree pattern %d (want %d)", k[i].name, k[i].version,
                 in.tree_pattern_tree, k[i].want);
         T_NEAR(ar_nccl_tree_pattern_factor(&in), k[i].want ? 0.85 : 1.0, 1e-15, "the pattern's factor");
+        /* nccl-tree's heads=auto: NCCL's paired channels with LL128 / Simple on a balanced graph only */
+        T_CHECK(in.tree_balanced == k[i].balanced, "%s at %d: balanced tree %d (want %d)", k[i].name, k[i].version,
+                in.tree_balanced, k[i].balanced);
+        T_CHECK(ar_nccl_tree_pairs(p, AR_PROTO_LL128) == k[i].balanced &&
+                    ar_nccl_tree_pairs(p, AR_PROTO_SIMPLE) == k[i].balanced && !ar_nccl_tree_pairs(p, AR_PROTO_LL) &&
+                    !ar_nccl_tree_pairs(p, AR_PROTO_NONE),
+                "%s at %d: nccl-tree pairs with LL128 and Simple only where balanced", k[i].name, k[i].version);
         if (i == 0) {
             check_graph(&in.tree, 8, 48, 48, "h100 x 8 tree graph");
             T_NEAR(ar_nccl_proto_flow_GBps(&in, AR_NCCL_TREE, AR_NCCL_SIMPLE, 8), 15.3, 1e-12, "h100 x 8 tree Simple");
