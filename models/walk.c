@@ -1186,6 +1186,7 @@ void ar_proto_ctx_init(ar_proto_ctx *c, const ar_platform *p, const ar_schedule 
     const ar_nccl_in *in = c->have_in ? &c->in : NULL;
     c->nvlstree_corr = nvlstree_sched_corr(p, s, in);
     c->nvls_rate = nvls_sched_rate(p, s, in);
+    c->tree_algo = !ar_schedule_uses_switch(s);
 }
 
 /* NCCL charges a protocol's base latency once per operation (tuning.cc: baseLat + the steps), and a
@@ -1199,7 +1200,7 @@ void ar_phase_proto_effect(const ar_proto_ctx *c, int ph, double *bw_factor, dou
     const ar_nccl_in *in = c->have_in ? &c->in : NULL;
     double rate;
     double *rb = rate_Bps ? rate_Bps : &rate;
-    phase_effect(p, in, &s->phases[ph], !ar_schedule_uses_switch(s), bw_factor, step_s, base_s, rb);
+    phase_effect(p, in, &s->phases[ph], c->tree_algo, bw_factor, step_s, base_s, rb);
     double tf, trate = tree_stream_rate(p, in, &s->phases[ph], &tf);
     if (trate > 0) *bw_factor = tf, *rb = trate;
     if (c->nvlstree_corr != 1.0 && phase_tree_across(p, &s->phases[ph])) *bw_factor *= c->nvlstree_corr;
