@@ -54,6 +54,56 @@ static int rank_of(const ar_ranking *c, int i) {
 /* Prints the per-stage breakdown of the best candidate: the closed form's when
  * there is one (its labels name the level and the share, e.g. "w2/6"), else
  * the walk's per-phase times. */
+/* The schedule's transfers alone: its walk on a shallow copy of p whose links carry no latency and whose
+ * ranks pay no launch, per-message or ready-message cost. NAN if the walk fails. */
+static double transfers_only_s(const ar_platform *p, const ar_schedule *s) {
+    size_t nl = (size_t)p->nlinks + (size_t)p->nvlinks;
+    ar_link *links = malloc(nl * sizeof *links);
+    if (!links) return NAN;
+    memcpy(links, p->links, nl * sizeof *links);
+    for (size_t i = 0; i < nl; i++) links[i].lat_s = 0;
+    ar_platform q = *p; /* read only; its arrays other than links stay p's */
+    q.links = links;
+    for (int i = 0; i < q.nlevels; i++) q.levels[i].lat_s = 0;
+    q.launch_s = q.msg_o_s = q.msg_g_s = 0;
+    q.msg_ready = 0;
+    ar_model_result m;
+    ar_err e = {{0}};
+    double t = ar_model_walk(&q, s, &m, &e) == AR_OK ? m.time_s : NAN;
+    free(links);
+    return t;
+}
+
+/* NCCL's time for its choice (nalgo/nproto, nccl_s) split into its model's latency term (the per-call
+ * latency: launch and the protocol's per-step latencies, what nccl-tests' smallest sizes measure) and the
+ * rest (the bytes at its bandwidth, and arlab's pipeline fill where the model adds one); the schedule's time
+ * the same way (its route latencies, launch and per-message costs; its transfers at the links' rates).
+ * Prints both splits and which term makes the difference; nothing where NCCL's model has no table here. */
+static void why_terms(const ar_platform *p, ar_coll coll, double bytes, const ar_schedule *s, double key_s,
+                      double nccl_s, const char *nalgo, const char *nproto) {
+    int nc = coll == AR_COLL_REDUCESCATTER ? AR_NCCL_REDUCESCATTER
+             : coll == AR_COLL_ALLGATHER   ? AR_NCCL_ALLGATHER
+                                           : AR_NCCL_ALLREDUCE;
+    int a = ar_nccl_algo_parse(nalgo), pr = ar_nccl_proto_parse(nproto);
+    ar_nccl_in in;
+    ar_nccl_table *t = malloc(sizeof *t);
+    ar_err e = {{0}};
+    double lat = NAN, xfer = NAN, own_x = transfers_only_s(p, s);
+    if (t && a >= 0 && pr >= 0 && ar_nccl_in_from_platform(p, 0, &in, &e) == AR_OK &&
+        ar_nccl_model_tune(&in, t, &e) == AR_OK)
+        (void)ar_nccl_table_terms(&in, t, (ar_nccl_coll)nc, (ar_nccl_algo)a, (ar_nccl_proto)pr, bytes, &lat, &xfer, &e);
+    free(t);
+    if (!(isfinite(lat) && isfinite(own_x) && lat <= nccl_s && own_x <= key_s)) return;
+    double nccl_x = nccl_s - lat, own_l = key_s - own_x, dl = lat - own_l, dx = nccl_x - own_x;
+    char b[6][32];
+    printf("NCCL's time is %s of latency (its model's per-call term for %s/%s: launch and the protocol's per-step "
+           "latencies) and %s of transfers, this schedule's %s of latency (route latencies, launch, per-message "
+           "costs) and %s of transfers: most of the %s is NCCL's %s term (%s); ",
+           ar_fmt_time(lat, b[0], 32), nalgo, nproto, ar_fmt_time(nccl_x, b[1], 32), ar_fmt_time(own_l, b[2], 32),
+           ar_fmt_time(own_x, b[3], 32), ar_fmt_time(nccl_s - key_s, b[4], 32), dl >= dx ? "latency" : "bandwidth",
+           ar_fmt_time(dl >= dx ? dl : dx, b[5], 32));
+}
+
 /* Why the best schedule beats NCCL's choice by more than 20 %: the cost term that makes it faster,
  * from its schedule (latency terms: its rounds on the critical path; messages: the most any rank
  * sends between machines) against NCCL's algorithm (a ring pays NCCL's per-step latency 2(P-1)
@@ -94,6 +144,7 @@ static void why_vs_nccl(const ar_platform *p, uint64_t count, size_t eb, ar_coll
     int nsteps = ring ? 2 * (P - 1) : 0;
     printf("why faster than NCCL's %s/%s (%s vs %s): ", nalgo, nproto, ar_fmt_time(b->key_s, t1, sizeof t1),
            ar_fmt_time(nccl_s, t2, sizeof t2));
+    why_terms(p, coll, (double)count * (double)eb, s, b->key_s, nccl_s, nalgo, nproto);
     if (ring && rounds < nsteps)
         printf("fewer latency terms: %d rounds on its critical path against the ring's 2(P-1) = %d steps, each of "
                "which NCCL pays its per-step latency",

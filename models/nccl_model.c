@@ -523,8 +523,9 @@ double ar_nccl_nvlstree_corr(const ar_nccl_in *in, ar_nccl_coll coll, ar_nccl_pr
     return lsz < 24 ? k_tree_corr[proto][lsz] : 1.0;
 }
 
-ar_status ar_nccl_table_time(const ar_nccl_in *in, const ar_nccl_table *t, ar_nccl_coll coll, ar_nccl_algo algo,
-                             ar_nccl_proto proto, double bytes, double *time_s, ar_err *e) {
+/* ar_nccl_table_terms in microseconds (ar_nccl_table_time sums them before it scales, as NCCL does). */
+static ar_status table_terms_us(const ar_nccl_in *in, const ar_nccl_table *t, ar_nccl_coll coll, ar_nccl_algo algo,
+                                ar_nccl_proto proto, double bytes, double *lat_us, double *xfer_us, ar_err *e) {
     ar_status st = check_args((int)coll, (int)algo, (int)proto, bytes, e);
     if (st) return st;
     if (!t->enabled[coll][algo][proto])
@@ -532,7 +533,7 @@ ar_status ar_nccl_table_time(const ar_nccl_in *in, const ar_nccl_table *t, ar_nc
                        ar_nccl_coll_name(coll), ar_nccl_algo_name(algo), ar_nccl_proto_name(proto), in->nranks,
                        in->nnodes);
     if (in->nranks == 1) {
-        *time_s = 0;
+        *lat_us = *xfer_us = 0;
         return AR_OK;
     }
     uint64_t nbytes = (uint64_t)bytes;
@@ -553,8 +554,28 @@ ar_status ar_nccl_table_time(const ar_nccl_in *in, const ar_nccl_table *t, ar_nc
     if (algo == AR_NCCL_RING && proto == AR_NCCL_SIMPLE && in->nnodes > 1 && coll == AR_NCCL_ALLREDUCE && comm_ch > 0 &&
         nbytes / ((uint64_t)comm_ch * (uint64_t)in->nranks) >= 64)
         lat *= in->cc_min < 80 ? 1.9 : 1.4; /* the ring's plateau */
-    *time_s = (lat + (double)nbytes / (1000.0 * bw)) * 1e-6;
+    *lat_us = lat;
+    *xfer_us = (double)nbytes / (1000.0 * bw);
     return AR_OK;
+}
+
+ar_status ar_nccl_table_terms(const ar_nccl_in *in, const ar_nccl_table *t, ar_nccl_coll coll, ar_nccl_algo algo,
+                              ar_nccl_proto proto, double bytes, double *lat_s, double *xfer_s, ar_err *e) {
+    double lat, xfer;
+    ar_status st = table_terms_us(in, t, coll, algo, proto, bytes, &lat, &xfer, e);
+    if (st == AR_OK) {
+        *lat_s = lat * 1e-6;
+        *xfer_s = xfer * 1e-6;
+    }
+    return st;
+}
+
+ar_status ar_nccl_table_time(const ar_nccl_in *in, const ar_nccl_table *t, ar_nccl_coll coll, ar_nccl_algo algo,
+                             ar_nccl_proto proto, double bytes, double *time_s, ar_err *e) {
+    double lat, xfer;
+    ar_status st = table_terms_us(in, t, coll, algo, proto, bytes, &lat, &xfer, e);
+    if (st == AR_OK) *time_s = (lat + xfer) * 1e-6;
+    return st;
 }
 
 /* The runtime NVLS channels (transport/nvls.cc ncclNvlsTuning's defaults: NVLS_NCHANNELS_SM90 16,

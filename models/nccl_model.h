@@ -158,6 +158,12 @@ ar_status ar_nccl_model_time(const ar_nccl_in *in, ar_nccl_coll coll, ar_nccl_al
 ar_status ar_nccl_table_time(const ar_nccl_in *in, const ar_nccl_table *t, ar_nccl_coll coll, ar_nccl_algo algo,
                              ar_nccl_proto proto, double bytes, double *time_s, ar_err *e);
 
+/* ar_nccl_table_time's two terms, in seconds: *lat_s the latency NCCL's model adds per call (the table's
+ * latency: launch and the protocol's per-step latencies, the ring's plateau factor included) and *xfer_s
+ * the bytes over its bandwidth (the tree's size corrections included); ar_nccl_table_time is their sum. */
+ar_status ar_nccl_table_terms(const ar_nccl_in *in, const ar_nccl_table *t, ar_nccl_coll coll, ar_nccl_algo algo,
+                              ar_nccl_proto proto, double bytes, double *lat_s, double *xfer_s, ar_err *e);
+
 /* arlab's addition to the tuner's time, in seconds: the pipeline fill of NVLS all-reduce on one node,
  * which ncclTopoGetAlgoTime leaves out. NCCL moves an NVLS operation in chunks (enqueue.cc
  * calcCollChunking: NCCL_NVLS_CHUNKSIZE, 128 KiB, lowered to 64/32/16 KiB below 64/8/2 x the concurrent

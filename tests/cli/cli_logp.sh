@@ -62,6 +62,22 @@ expect_error "--sync round, naive engine" "simulated by the naive engine under -
 expect_ok "best on dgx-h100:nodes=8 at 1 MB" -- best --platform dgx-h100:nodes=8 --size 1MB --top 3
 t_check "best: why faster than NCCL's choice" grep -q "^why faster than NCCL's" "$T_TMP/out"
 t_check "best: the per-message costs in its time" grep -q "their per-message costs (o 3.44 us, g 1.72 us) are in its time" "$T_TMP/out"
+# ... and splits both times into a latency and a transfer term (NCCL's latency: its model's per-call term,
+# ar_nccl_table_terms, checked by hand in test_nccl_model): each split adds up to its printed time (3
+# significant digits), and the term it names is the larger part of the difference
+t_check "best: the two splits add up, the latency term named" python3 - "$T_TMP/out" <<'PY'
+import re, sys
+line = next(l for l in open(sys.argv[1]) if l.startswith("why faster than NCCL's"))
+m = re.search(r"\(([\d.]+) us vs ([\d.]+) us\): NCCL's time is ([\d.]+) us of latency .*? and ([\d.]+) us of "
+              r"transfers, this schedule's ([\d.]+) us of latency .*? and ([\d.]+) us of transfers: most of the "
+              r"([\d.]+) us is NCCL's (latency|bandwidth) term \(([\d.]+) us\)", line)
+assert m, line
+own, nccl, nl, nx, ol, ox, diff, term, d = m.groups()
+own, nccl, nl, nx, ol, ox, diff, d = map(float, (own, nccl, nl, nx, ol, ox, diff, d))
+ok = abs(nl + nx - nccl) <= 0.002 * nccl and abs(ol + ox - own) <= 0.002 * own and abs(nccl - own - diff) <= 0.002 * nccl
+ok = ok and term == "latency" and abs((nl - ol) - d) <= 0.002 * nccl and d > (nx - ox)
+sys.exit(0 if ok else 1)
+PY
 
 # NCCL's protocols: a round costs NCCL's per-step latency, which holds its per-message costs, so an op with a
 # protocol (the nccl row: TREE/LL at 8 B) is priced on the network alone, in the walk and the simulation;

@@ -202,6 +202,20 @@ static void test_two_nodes(void) {
             "2n ring LL128");
     near_us(&in, AR_NCCL_ALLREDUCE, AR_NCCL_RING, AR_NCCL_SIMPLE, GiB, 131.6 * 1.4 + GiB / (1000.0 * 384.0 * 16 / 30),
             "2n ring simple (plateau)");
+    /* the two terms apart (ar_nccl_table_terms, what `best` compares): ring/Simple at 1 GiB, latency
+     * 131.6 x 1.4 us (the plateau) and transfers GiB / (384 x 16/30 GB/s); tree/LL128 at 1 MiB, latency
+     * 48.5 us (below) */
+    {
+        ar_nccl_table tab;
+        ar_err e = {{0}};
+        double l = 0, x = 0;
+        T_OK(ar_nccl_model_tune(&in, &tab, &e), e);
+        T_OK(ar_nccl_table_terms(&in, &tab, AR_NCCL_ALLREDUCE, AR_NCCL_RING, AR_NCCL_SIMPLE, GiB, &l, &x, &e), e);
+        T_NEAR(l, 131.6 * 1.4e-6, 1e-12, "2n ring simple: the latency term");
+        T_NEAR(x, GiB / (1000.0 * 384.0 * 16 / 30) * 1e-6, 1e-12, "2n ring simple: the transfer term");
+        T_OK(ar_nccl_table_terms(&in, &tab, AR_NCCL_ALLREDUCE, AR_NCCL_TREE, AR_NCCL_LL128, MiB, &l, &x, &e), e);
+        T_NEAR(l, 48.5e-6, 1e-12, "2n tree LL128: the latency term");
+    }
     /* below the plateau threshold: 4096 B / (8 ch * 16 ranks) = 32 < 64: no x1.4 */
     near_us(&in, AR_NCCL_ALLREDUCE, AR_NCCL_RING, AR_NCCL_SIMPLE, 4096, 131.6 + 4096 / (1000.0 * 384.0 * 16 / 30),
             "2n ring simple small");
