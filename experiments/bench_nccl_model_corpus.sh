@@ -11,7 +11,7 @@
 # log at the NCCL release its source states (logs/MANIFEST.tsv's nccl column, X.Y.Z) where arlab models it
 # (--nccl-version), then at the release stated or inferred (~X.Y; reference/README.md says how). The logs and
 # platforms are those of logs/MANIFEST.tsv's compare column (all-reduce: compare compares all-reduce only). A log's fabric
-# (IB, RoCE, EFA, TCPXO, NVLink only) is printed beside it: the goal (10 % at >= 64 MB,
+# (logs/CLUSTERS.tsv: IB, RoCE, EFA, TCPXO, NVLink only) is printed beside it: the goal (10 % at >= 64 MB,
 # 20 % in the middle) is for InfiniBand, RoCE and one NVSwitch node. nvswitch-1p: one NVSwitch node
 # driven by one process and one thread (nccl-tests -g 8), outside the goal's group: the host launches
 # every GPU's kernel in turn, a cost NCCL's model does not price (logs/README.md says why per log).
@@ -23,22 +23,15 @@ ARLAB=${1:-"$here/../build/arlab"}
 EXTRA=("$@")
 L=$here/reference/logs
 [ -x "$ARLAB" ] || { echo "bench_nccl_model_corpus.sh: no $ARLAB" >&2; exit 2; }
-# log | platform | fabric
-RUNS="superbench_a100_1node_allreduce.txt|dgx-a100|nvswitch-1p
-awsome_batch_p5_allreduce.txt|aws-p5|nvswitch
-aws-efa-eks_p4d_2node_efa_allreduce.txt|aws-p4d:nodes=2|efa
-awsome_p4de_2node_efa_allreduce.txt|aws-p4d:nodes=2|efa
-awsome_p5_2node_efa_allreduce.txt|aws-p5:nodes=2|efa
-awsome_p5_2node_eks_allreduce.txt|aws-p5:nodes=2|efa
-gcp_a3mega_h100_2node_tcpxo_allreduce.txt|dgx-h100:nodes=2|tcpxo
-dstack_gcp_a4_b200_2node_allreduce.txt|dgx-b200:nodes=2|roce
-dstack_lambda_b200_2node_allreduce.txt|dgx-b200:nodes=2|ib
-coreweave_h100_sharp_allreduce.txt|dgx-h100:nodes=12|ib-sharp
-coreweave_gb200_1rack_allreduce.txt|gb200-nvl72|nvswitch
-nccl-tests309_hgx_h100_2node_ib_allreduce.txt|dgx-h100:nodes=2|ib
-nccl-tests309_h100_2node_ib_allreduce.txt|dgx-h100:nodes=2|ib
-nccl-tests309_h100_4node_ib_allreduce.txt|dgx-h100:nodes=4|ib
-nccl-tests309_h100_8node_ib_allreduce.txt|dgx-h100:nodes=8|ib"
+# log | platform | fabric: every all-reduce log of logs/MANIFEST.tsv with a compare platform, its fabric from
+# logs/CLUSTERS.tsv (a log without one is refused: its group would be unknown)
+RUNS=$(awk -F'\t' 'FNR == 1 { f++ } /^#/ || NF < 3 { next }
+    f == 1 { fab[$1] = $2; next }
+    $2 == "all_reduce" && $7 != "-" {
+        if (!($1 in fab)) {
+            print "bench_nccl_model_corpus.sh: " $1 ": no fabric in CLUSTERS.tsv" >"/dev/stderr"; bad = 1 }
+        print $1 "|" $7 "|" fab[$1] }
+    END { exit bad }' "$L/CLUSTERS.tsv" "$L/MANIFEST.tsv") || exit 2
 # release LOG MODE: the log's NCCL release from MANIFEST.tsv's nccl column where arlab models it (MODE 1: stated
 # only; 2: stated or inferred, the "~" dropped), else "-"
 release() {

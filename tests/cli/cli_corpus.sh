@@ -61,4 +61,12 @@ PY
   fi
 done <"$L/MANIFEST.tsv"
 t_check "at least 20 corpus files" test "$n" -ge 20
+# CLUSTERS.tsv, read by experiments/bench_nccl_model_corpus.sh and bench_h100_logs.sh: the fabric and the cluster of
+# every all-reduce log with a compare platform (the benches' logs), and of no other file
+awk -F'\t' '!/^#/ && $2 == "all_reduce" && $7 != "-" { print $1 }' "$L/MANIFEST.tsv" | sort >"$T_TMP/cmp_logs"
+awk -F'\t' '!/^#/ { print $1 }' "$L/CLUSTERS.tsv" | sort >"$T_TMP/cl_logs"
+t_check "CLUSTERS.tsv: a line per all-reduce log with a compare platform ($(wc -l <"$T_TMP/cmp_logs"))" \
+  cmp -s "$T_TMP/cmp_logs" "$T_TMP/cl_logs"
+t_check "CLUSTERS.tsv: every line a known fabric and a cluster" awk -F'\t' '!/^#/ && (NF != 3 || $3 == "" ||
+  $2 !~ /^(ib|roce|ib-sharp|efa|tcpxo|nvswitch|nvswitch-1p)$/) { bad++ } END { exit bad > 0 }' "$L/CLUSTERS.tsv"
 t_done
