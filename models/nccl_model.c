@@ -621,6 +621,27 @@ double ar_nccl_nvls_fill_bw(const ar_nccl_in *in, double *ops) {
     return bw * 1e9;
 }
 
+/* NCCL's proxy thread posts a step's network sends one channel at a time (net.cc sendProxyProgress: one
+ * isend per channel's chunk, every channel of the GPU's NIC on the one proxy thread; Hopper needs no GDR
+ * flush on receive, paths.cc ncclTopoNeedFlush), so a tree edge's first step across nodes takes at least
+ * the runtime NVLS channels x one post however small its chunks: the part of that floor that the step's
+ * own bytes on the head's NIC (the step's ops x chunk bytes, at most the buffer, over the heads, at the
+ * NVLS graph's bwInter) leave uncovered, on each of the 2 log2(nodes) network steps of NVLS_TREE's
+ * latency (tuning.cc). The post's time is not in NCCL's code or its model: AR_NCCL_PROXY_POST_US, from
+ * the HGX H100 log's NVLS_TREE floor (docs/models.md). Seconds; 0 where NCCL's NVLS_TREE fill does not
+ * apply (ar_nccl_nvlstree_fill_bw: one node, not Hopper, before 2.26, no NVLS heads). */
+double ar_nccl_nvlstree_proxy_s(const ar_nccl_in *in, double bytes) {
+    double ops = 0;
+    if (!(bytes > 0) || !(ar_nccl_nvlstree_fill_bw(in, &ops) > 0)) return 0;
+    int heads = in->nvls.nchannels, nch = nvls_ctas(in);
+    double nic = in->nvls.bw_inter_GBps * 1e9;
+    if (!(nic > 0) || !isfinite(nic)) return 0;
+    double chunk = ar_nccl_nvlstree_chunk(bytes, ops, in->nnodes);
+    double step = bytes < ops * chunk ? bytes : ops * chunk;
+    double uncovered = nch * AR_NCCL_PROXY_POST_US * 1e-6 - step / heads / nic;
+    return uncovered > 0 ? 2.0 * log2_floor((uint64_t)in->nnodes) * uncovered : 0;
+}
+
 /* The three-stage fill 2 c / r of `ops` concurrent ops moving `bw` bytes per second together (r = bw /
  * ops each), c = min(chunk, bytes / ops): one of the stages is counted by bytes / bandwidth. */
 static double fill_of(double chunk, double bytes, double ops, double bw) {

@@ -212,6 +212,17 @@ double ar_nccl_nvlstree_chunk(double bytes, double ops, int nnodes);
  * heads. Independent of nvlstree_fill and tuner_only (the schedule's physics, not the model's price). */
 double ar_nccl_nvlstree_fill_bw(const ar_nccl_in *in, double *ops);
 
+/* One post of NCCL's proxy thread (a channel's network send), us: the HGX H100 log's NVLS_TREE floor at
+ * 512 KiB - 1 MiB on 2 nodes (docs/models.md, "NCCL's proxy posts"). */
+#define AR_NCCL_PROXY_POST_US 0.40
+/* What NVLS_TREE all-reduce of `bytes` across nodes pays for NCCL's proxy posting its first step's
+ * chunks one channel at a time, seconds: on each of its 2 log2(nodes) network steps, the runtime NVLS
+ * channels x AR_NCCL_PROXY_POST_US less the step's bytes on the head's NIC (ops x chunk, at most `bytes`,
+ * over the heads, at the NVLS graph's bwInter), where positive; 0 where ar_nccl_nvlstree_fill_bw is (one
+ * node, not Hopper, before 2.26). Not in NCCL's model (the nvlstree schedule's term, models/walk.c
+ * ar_phase_proto_effect). */
+double ar_nccl_nvlstree_proxy_s(const ar_nccl_in *in, double bytes);
+
 /* NCCL's choice: the minimum time over the enabled (algo, proto), ties to the
  * lower algorithm then protocol index (NCCL's loop order). algo < 0 lets the
  * tuner choose the algorithm too; algo >= 0 forces it (NCCL_ALGO=...) and picks

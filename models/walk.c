@@ -1080,6 +1080,18 @@ static double nvlstree_sched_corr(const ar_platform *p, const ar_schedule *s, co
     return f > 0 && f < 1 ? f : 1.0;
 }
 
+/* NCCL's proxy posting the first step of an NVLS_TREE all-reduce across nodes one channel at a time
+ * (ar_nccl_nvlstree_proxy_s), seconds, charged with the base latency in the schedule's first phase with a
+ * protocol: an all-reduce with NCCL's protocols through the NVSwitch with tree ops across machines (the
+ * `nccl` pick's NVLS_TREE, `nvlstree:proto=simple|fill|auto`); 0 elsewhere. */
+static double nvlstree_sched_proxy(const ar_platform *p, const ar_schedule *s, const ar_nccl_in *in) {
+    if (s->coll != AR_COLL_ALLREDUCE || p->nmachines < 2 || !p->machine_of_rank || !in || !ar_schedule_uses_switch(s))
+        return 0;
+    int across = 0;
+    for (int q = 0; q < s->nphases && !across; q++) across = phase_tree_across(p, &s->phases[q]);
+    return across ? ar_nccl_nvlstree_proxy_s(in, (double)s->count * (double)s->elem_bytes) : 0;
+}
+
 /* NCCL's NVLS_TREE all-reduce across nodes on Hopper runs every stage of its pipeline (the scatter to and
  * the reduce in the NVSwitch, the trees across nodes, the broadcast back) in warp groups of the same
  * CTAs, each chunk of every concurrent op at the op's share of the tuner's NVLS_TREE bandwidth: a stage
@@ -1187,6 +1199,7 @@ void ar_proto_ctx_init(ar_proto_ctx *c, const ar_platform *p, const ar_schedule 
     c->nvlstree_corr = nvlstree_sched_corr(p, s, in);
     c->nvls_rate = nvls_sched_rate(p, s, in);
     c->tree_algo = !ar_schedule_uses_switch(s);
+    c->nvlstree_proxy_s = nvlstree_sched_proxy(p, s, in);
 }
 
 /* NCCL charges a protocol's base latency once per operation (tuning.cc: baseLat + the steps), and a
@@ -1206,6 +1219,7 @@ void ar_phase_proto_effect(const ar_proto_ctx *c, int ph, double *bw_factor, dou
     if (c->nvlstree_corr != 1.0 && phase_tree_across(p, &s->phases[ph])) *bw_factor *= c->nvlstree_corr;
     if (c->nvls_rate > 0 && (*rb == 0 || c->nvls_rate < *rb)) *rb = c->nvls_rate;
     if (ph > c->first_proto) *base_s = 0;
+    else if (ph == c->first_proto) *base_s += c->nvlstree_proxy_s;
 }
 
 /* ---- the walk with compute costs ----
