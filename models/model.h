@@ -78,17 +78,6 @@ ar_status ar_model_walk(const ar_platform *p, const ar_schedule *s, ar_model_res
  * switch schedules run lockstep with pipelined receives (platform.h msg_piped). */
 const ar_platform *ar_platform_msg_for(const ar_platform *p, const ar_schedule *s, ar_platform *copy);
 
-/* The platform the walk and the simulator price schedule s on for NCCL's NVLS op rate (ar_proto_ctx's
- * nvls_rate): where s has one, *view is a shallow copy of p with one op-rate link per rank (platform.h
- * nopvlinks) of that capacity, which every transfer between the rank and a switch crosses (into the
- * switch one way, out of it the other), so that the rate bounds a GPU's switch-op transfers together
- * (NCCL's NVLS bandwidth is per GPU: its tuner's heads x per-channel bandwidth), *out = view; elsewhere
- * *out = p and view is untouched. Release the view with ar_platform_op_rate_free. */
-ar_status ar_platform_op_rate_for(const ar_platform *p, const ar_schedule *s, ar_platform *view,
-                                  const ar_platform **out, ar_err *e);
-/* Frees what ar_platform_op_rate_for allocated for `used` (nothing unless used is the view). */
-void ar_platform_op_rate_free(const ar_platform *used, ar_platform *view);
-
 /* ar_model_walk where rank r enters phase 0 start_s[r] seconds late (a what-if straggler;
  * NULL: every rank at 0). With any delay the walk is the per-rank dataflow walk (as with compute
  * costs): a late rank holds back only the transfers that need it, so the whole collective is

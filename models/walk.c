@@ -444,7 +444,7 @@ static ar_status walk_phase_events_ref(walk *w, const ar_phase *phase, double eb
                                        double *lat_out, ar_err *e) {
     const ar_platform *p = w->p;
     int nops = phase->nops;
-    size_t nd = (size_t)ar_platform_nlinks_all(p) * 2 + 1, tot = 0;
+    size_t nd = ((size_t)p->nlinks + (size_t)p->nvlinks) * 2 + 1, tot = 0;
     int *round = ar_calloc((size_t)nops + 1, sizeof *round), *cnt = ar_calloc(nd, sizeof *cnt);
     size_t *foff = ar_calloc((size_t)nops + 1, sizeof *foff), *nf = ar_calloc((size_t)nops + 1, sizeof *nf);
     for (int i = 0; i < nops; i++) tot += ar_lower_max_xfers(&phase->ops[i]);
@@ -586,7 +586,7 @@ static ar_status walk_phase_events(walk *w, const ar_phase *phase, double eb, do
     if (walk_events_reference) return walk_phase_events_ref(w, phase, eb, t_out, bw_out, lat_out, e);
     const ar_platform *p = w->p;
     int nops = phase->nops;
-    size_t nd = (size_t)ar_platform_nlinks_all(p) * 2 + 1, tot = 0;
+    size_t nd = ((size_t)p->nlinks + (size_t)p->nvlinks) * 2 + 1, tot = 0;
     int *round = ar_calloc((size_t)nops + 1, sizeof *round);
     size_t *foff = ar_calloc((size_t)nops + 1, sizeof *foff), *nf = ar_calloc((size_t)nops + 1, sizeof *nf);
     for (int i = 0; i < nops; i++) tot += ar_lower_max_xfers(&phase->ops[i]);
@@ -1478,57 +1478,18 @@ const ar_platform *ar_platform_msg_for(const ar_platform *p, const ar_schedule *
     return copy;
 }
 
-ar_status ar_platform_op_rate_for(const ar_platform *p, const ar_schedule *s, ar_platform *view,
-                                  const ar_platform **out, ar_err *e) {
-    *out = p;
-    if (!p || !s || p->nopvlinks > 0 || !ar_schedule_uses_switch(s) || !ar_schedule_uses_proto(s)) return AR_OK;
-    ar_proto_ctx c;
-    ar_proto_ctx_init(&c, p, s);
-    if (!(c.nvls_rate > 0)) return AR_OK;
-    int nl = p->nlinks + p->nvlinks;
-    ar_link *links = ar_reallocarray(NULL, (size_t)nl + (size_t)p->nranks, sizeof *links);
-    if (!links) return ar_fail(e, AR_ENOMEM, "NVLS op rate: out of memory");
-    memcpy(links, p->links, (size_t)nl * sizeof *links);
-    static char name[] = "nvls-op-rate"; /* every op-rate link's (the view frees no name) */
-    for (int r = 0; r < p->nranks; r++)
-        links[nl + r] = (ar_link){.a = p->rank_node[r], .b = p->rank_node[r], .bw_Bps = c.nvls_rate, .lanes = 1,
-                                  .name = name};
-    *view = *p; /* a shallow copy, read only, with its own links */
-    view->links = links;
-    view->nopvlinks = p->nranks;
-    *out = view;
-    return AR_OK;
-}
-
-void ar_platform_op_rate_free(const ar_platform *used, ar_platform *view) {
-    if (used == view && view->nopvlinks > 0) free(view->links);
-}
-
 ar_status ar_model_walk(const ar_platform *p, const ar_schedule *s, ar_model_result *out, ar_err *e) {
     return ar_model_walk_from(p, s, NULL, out, e);
 }
 
-static ar_status walk_run(const ar_platform *p, const ar_schedule *s, const double *start_s, ar_model_result *out,
-                          ar_err *e);
-
 ar_status ar_model_walk_from(const ar_platform *p, const ar_schedule *s, const double *start_s, ar_model_result *out,
                              ar_err *e) {
     memset(out, 0, sizeof *out);
-    ar_platform net, opv;
+    ar_platform net;
     p = ar_platform_msg_for(p, s, &net);
     if (!(ar_latest_start(start_s, s->nranks) > 0)) start_s = NULL;
     if (s->nranks != p->nranks)
         return ar_fail(e, AR_EINVAL, "schedule has %d ranks, platform %s has %d", s->nranks, p->name, p->nranks);
-    const ar_platform *p0 = p;
-    ar_status os = ar_platform_op_rate_for(p0, s, &opv, &p, e);
-    if (os != AR_OK) return os;
-    os = walk_run(p, s, start_s, out, e);
-    ar_platform_op_rate_free(p, &opv);
-    return os;
-}
-
-static ar_status walk_run(const ar_platform *p, const ar_schedule *s, const double *start_s, ar_model_result *out,
-                          ar_err *e) {
     double work = 0; /* transfers the walk lowers: rounds equal to the one before are priced once */
     double all = 0;  /* every transfer: the dataflow walk lowers them all */
     for (int ph = 0; ph < s->nphases; ph++)
@@ -1549,7 +1510,7 @@ static ar_status walk_run(const ar_platform *p, const ar_schedule *s, const doub
     }
     walk w = {.p = p, .s = s};
     ar_proto_ctx_init(&w.proto, p, s);
-    w.load = ar_calloc((size_t)ar_platform_nlinks_all(p) * 2 + 1, sizeof *w.load); /* + virtual links */
+    w.load = ar_calloc(((size_t)p->nlinks + (size_t)p->nvlinks) * 2 + 1, sizeof *w.load); /* + virtual links */
     if (!w.load) return ar_fail(e, AR_ENOMEM, "cost walk: out of memory");
     ar_status st = AR_OK;
     /* the dataflow walk (it writes its own note); per-message costs alone on a schedule of more transfers

@@ -428,8 +428,8 @@ extern "C" ar_status ar_sg_open_flows(const ar_platform *p, const char *const *s
             }
             s->hosts.push_back(h);
         }
-        s->zone->dl.resize((size_t)ar_platform_nlinks_all(p) * 2);
-        for (int l = 0; l < ar_platform_nlinks_all(p); l++) { // + the virtual links (reduction, op rate)
+        s->zone->dl.resize(((size_t)p->nlinks + (size_t)p->nvlinks) * 2);
+        for (int l = 0; l < p->nlinks + p->nvlinks; l++) { // + the virtual reduction links
             const ar_link *lk = &p->links[l];
             snprintf(name, sizeof name, "l%d", l);
             sg4::SplitDuplexLink *sd = zone_duplex_link(nz, name, ar_link_capacity(lk));

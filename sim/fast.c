@@ -315,7 +315,7 @@ ar_status ar_engine_fast(const sim_job *j, ar_sim_result *r, ar_err *e) {
     g->crosstraffic = (j->net_flags & SIM_NET_CROSSTRAFFIC) != 0;
     g->gamma = j->o->gamma_s_per_B;
     g->eb0 = g->eb = (double)j->s->elem_bytes;
-    g->ndl = 2 * ar_platform_nlinks_all(j->p); /* + the reducing switches' virtual links */
+    g->ndl = 2 * (j->p->nlinks + j->p->nvlinks); /* + the reducing switches' virtual links */
     g->msg = ar_platform_has_msg(j->p);
     g->nres = g->ndl + 3 * j->p->nranks; /* + per rank: its GPU, its send side and its receive side */
     snprintf(r->engine, sizeof r->engine, "fast");

@@ -982,7 +982,7 @@ ar_status ar_engine_dataflow(const sim_job *j, ar_sim_result *r, ar_err *e) {
     double w0 = ar_now_s();
     snprintf(r->engine, sizeof r->engine, "fast");
     r->nphases = j->s->nphases;
-    r->ndlinks = 2 * ar_platform_nlinks_all(j->p); /* (sim.c sends switch schedules to the lockstep engine) */
+    r->ndlinks = 2 * (j->p->nlinks + j->p->nvlinks); /* (sim.c sends switch schedules to the lockstep engine) */
     r->bottleneck = -1;
     r->phase_end_s = ar_calloc((size_t)j->s->nphases + 1, sizeof *r->phase_end_s);
     r->link_bytes = ar_calloc((size_t)r->ndlinks + 1, sizeof *r->link_bytes);

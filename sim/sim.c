@@ -176,7 +176,7 @@ ar_status ar_sim_network_parse(const char *spec, char *buf, size_t n, ar_err *e)
 }
 
 char *ar_sim_dlink_name(const ar_platform *p, int d, char *buf, size_t n) {
-    if (!p || d < 0 || d >= 2 * ar_platform_nlinks_all(p)) { /* + the virtual links */
+    if (!p || d < 0 || d >= 2 * (p->nlinks + p->nvlinks)) { /* + the reducing switches' virtual links */
         snprintf(buf, n, "-");
         return buf;
     }
@@ -479,7 +479,7 @@ static ar_status run_forked(const ar_platform *p, const ar_schedule *s, const ar
         r = h.r;
         r.phase_end_s = r.link_bytes = r.link_busy_s = r.link_bg_bytes = NULL;
         r.link_max_flows = NULL;
-        if (r.nphases < 0 || r.nphases > s->nphases || r.ndlinks < 0 || r.ndlinks > 2 * ar_platform_nlinks_all(p))
+        if (r.nphases < 0 || r.nphases > s->nphases || r.ndlinks < 0 || r.ndlinks > 2 * (p->nlinks + p->nvlinks))
             bad = 1;
     }
     if (!bad && r.nphases > 0) {
@@ -529,18 +529,7 @@ static ar_status sim_run(const ar_platform *p, const ar_schedule *s, const ar_si
 ar_status ar_sim_run(const ar_platform *p, const ar_schedule *s, const ar_sim_opts *opts, ar_sim_result *out,
                      ar_err *e) {
     int ran = 0;
-    ar_platform opv; /* NCCL's NVLS op rate per GPU, as the walk prices it (ar_platform_op_rate_for) */
-    const ar_platform *pv = p;
-    memset(out, 0, sizeof *out);
-    ar_status st = s ? ar_platform_op_rate_for(p, s, &opv, &pv, e) : AR_OK;
-    if (st == AR_OK) st = sim_run(pv, s, opts, out, e, &ran);
-    if (pv != p && out->link_bytes && out->ndlinks > 2 * ar_platform_nlinks_all(p)) {
-        /* the per-link figures of p's links (the op-rate links are the evaluators' own: the
-         * bottleneck and every link the caller names is one of p's) */
-        out->ndlinks = 2 * ar_platform_nlinks_all(p);
-        sim_pick_bottleneck(p, out);
-    }
-    ar_platform_op_rate_free(pv, &opv);
+    ar_status st = sim_run(p, s, opts, out, e, &ran);
     if (opts && opts->meanwhile && !ran) opts->meanwhile(opts->meanwhile_ctx); /* no child ran it */
     return st;
 }

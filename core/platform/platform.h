@@ -95,14 +95,8 @@ typedef struct ar_platform {
      * reduce_Bps, lat 0). They are not in the adjacency and join no route
      * between ranks; a transfer that ends in a reducing switch with reduce=1
      * crosses its virtual link in direction 0 (ar_platform_route_x). Consumers
-     * that size per-link state by links use ar_platform_nlinks_all. */
+     * that size per-link state by links use nlinks + nvlinks. */
     int nvlinks;
-    /* Op-rate links: links[nlinks + nvlinks .. + nopvlinks), one per rank (a = b = the rank's node, lat 0),
-     * only in the evaluators' view of a schedule with
-     * NCCL's NVLS op rate (models/model.h ar_platform_op_rate_for; 0 in every built platform): every
-     * transfer between rank r and a switch crosses link nlinks + nvlinks + r, in direction 0 into the
-     * switch and 1 out of it, so that a GPU's switch-op transfers share its op rate each way. */
-    int nopvlinks;
 
     int nranks;
     int *rank_node; /* node index of each rank */
@@ -375,10 +369,6 @@ static inline double ar_platform_rank_gamma(const ar_platform *p, double gamma, 
 
 /* Capacity per direction of a link (bw_Bps * lanes). */
 static inline double ar_link_capacity(const ar_link *l) { return l->bw_Bps * l->lanes; }
-
-/* Every link, real and virtual (the reducing switches', the op-rate links): what per-link state is
- * sized by. */
-static inline int ar_platform_nlinks_all(const ar_platform *p) { return p->nlinks + p->nvlinks + p->nopvlinks; }
 
 /* The compute capability of a GPU named as a platform's "gpu" key: a model ("p100", "v100",
  * "a100", "h100", "h200", "b200", "rtx4090", ...; case and a leading "nvidia " ignored) or

@@ -237,10 +237,6 @@ static int walk_x(const ar_platform *p, int src, int dst, int reduce, route_visi
             if (vl < 0) return -1;
             visit(p, v, AR_DLINK(vl, 0));
         }
-        if (p->nopvlinks > 0) { /* the GPU's op rate (platform.h nopvlinks): into the switch 0, out of it 1 */
-            int up = AR_EP_IS_NODE(dst), r = up ? src : dst;
-            if (r < p->nopvlinks) visit(p, v, AR_DLINK(p->nlinks + p->nvlinks + r, up ? 0 : 1));
-        }
         return 0;
     }
     switch (p->kind) {
