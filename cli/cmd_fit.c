@@ -750,7 +750,7 @@ static ar_status fit_parse(int argc, char **argv, const char *verb, fit_args *a)
             a->nccl_version = ar_nccl_version_parse(argv[++i]);
             if (a->nccl_version < 0) {
                 fprintf(stderr,
-                        "arlab %s: --nccl-version: \"%s\" is not a modelled NCCL release (2.18, 2.19, 2.25 to 2.30)\n",
+                        "arlab %s: --nccl-version: \"%s\" is not a modelled NCCL release (2.18, 2.19, 2.23 to 2.30)\n",
                         verb, argv[i]);
                 return AR_EINVAL;
             }

@@ -83,7 +83,7 @@ static ar_status set_coll(cli_opts *o, const cli_optdef *d, const char *val, con
 static ar_status set_nccl_version(cli_opts *o, const cli_optdef *d, const char *val, const char *verb) {
     o->nccl_version = ar_nccl_version_parse(val);
     if (o->nccl_version < 0)
-        return cli_bad(verb, "%s: \"%s\" is not a modelled NCCL release (2.18, 2.19, 2.25 to 2.30)", d->name, val);
+        return cli_bad(verb, "%s: \"%s\" is not a modelled NCCL release (2.18, 2.19, 2.23 to 2.30)", d->name, val);
     return AR_OK;
 }
 
@@ -198,10 +198,10 @@ static const cli_optdef defs[] = {
      NULL, NULL, NULL},
     {"--scenario", OPT_SCENARIO, CLI_ARG_FILE, "--scenario F.json", NULL, F(scenario), 0, 0, NULL,
      "what-if (scenarios/README.md): slow/failed links and ranks, late ranks, flows", NULL, NULL, NULL},
-    {"--nccl-version", OPT_PLATFORM, CLI_ARG_ENUM, "--nccl-version V", "2.18 2.19 2.25 2.26 2.27 2.28 2.29 2.30", 0, 0,
-     0, set_nccl_version,
+    {"--nccl-version", OPT_PLATFORM, CLI_ARG_ENUM, "--nccl-version V",
+     "2.18 2.19 2.23 2.24 2.25 2.26 2.27 2.28 2.29 2.30", 0, 0, 0, set_nccl_version,
      "the NCCL release NCCL's model (nccl_model_s, the nccl pick) follows: 2.18 (also\n"
-     "2.19), 2.26 (2.25), 2.27, 2.28, 2.30 (2.29; the default)",
+     "2.19), 2.23, 2.24, 2.26 (2.25), 2.27, 2.28, 2.30 (2.29; the default)",
      NULL, NULL, NULL},
     {"--nccl-model", OPT_PLATFORM, CLI_ARG_ENUM, "--nccl-model M", "arlab tuner", F(nccl_tuner_only), 0, 0, NULL,
      "NCCL's model's time (nccl_model_s): arlab (default: NCCL's tuner plus the pipeline\n"

@@ -56,18 +56,34 @@ static const nccl_consts k_v228 = {
     {0.0, 0.0, 0.85, 0.74},
 };
 
-/* 2.26.2's tables (tag v2.26.2-1, src/graph/tuning.cc baseLat, hwLat, llMaxBws, perChMax*Bws), which 2.27
- * keeps */
+/* The latencies 2.23 to 2.27 share (tuning.cc baseLat, hwLat of tags v2.23.4-1 .. v2.27.7-1; PAT's 8 us base
+ * is written in its latency formula there) */
 // clang-format off
-#define NCCL_V226_TABLES \
+#define NCCL_V223_LATENCIES \
     {{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {8.0, 8.0, 8.0}}, \
     {{{0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 25}, {0, 0, 25}, {0, 0, 0}}, \
      {{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}}, \
-     {{5.0, 8.5, 14}, {2.7, 4.0, 14.0}, {0, 0, 31}, {0, 0, 30}, {0, 0, 18}, {0, 0, 14}, {0, 0, 0}}}, \
+     {{5.0, 8.5, 14}, {2.7, 4.0, 14.0}, {0, 0, 31}, {0, 0, 30}, {0, 0, 18}, {0, 0, 14}, {0, 0, 0}}}
+
+/* 2.26.2's tables (tag v2.26.2-1, src/graph/tuning.cc baseLat, hwLat, llMaxBws, perChMax*Bws), which 2.27
+ * keeps */
+#define NCCL_V226_TABLES \
+    NCCL_V223_LATENCIES, \
     {{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {141.0, 45.0, 35.0}, {282.0, 90.0, 70.0}}, \
     {{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 36.7}, {73.4, 73.4, 73.4}}, \
     {{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 29.0}, {73.4, 73.4, 58.0}}, \
     {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}, {77.4, 82.8, 72.0}}, \
+    {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}}, \
+    {1.0, 1.0, 1.0, 1.0}
+
+/* 2.24.3's tables (tag v2.24.3-1), which 2.23.4 shares: 2.26's without a Blackwell row (a Blackwell GPU takes
+ * Hopper's) */
+#define NCCL_V224_TABLES \
+    NCCL_V223_LATENCIES, \
+    {{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {141.0, 45.0, 35.0}, {141.0, 45.0, 35.0}}, \
+    {{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 36.7}, {36.7, 36.7, 36.7}}, \
+    {{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 29.0}, {36.7, 36.7, 29.0}}, \
+    {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}, {38.7, 41.4, 36.0}}, \
     {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}}, \
     {1.0, 1.0, 1.0, 1.0}
 // clang-format on
@@ -81,6 +97,16 @@ static const nccl_consts k_v227 = {
     /* NCCL 2.27.7 (tag v2.27.7-1): 2.26's tables and all-reduce formulas; NVLS reduce-scatter and
      * all-gather take min(bwIntra (ppn - 1)/ppn, 0.9 bwInter) */
     22700, NCCL_V226_TABLES};
+
+static const nccl_consts k_v224 = {
+    /* NCCL 2.24.3: 2.26's all-reduce formulas and Hopper tables; before Blackwell (a Blackwell GPU takes
+     * Hopper's rows, search arrays and 16 NVLS channels; LL128 on by default on Volta/Ampere/Hopper only; the
+     * runtime channel doubling on Hopper only) */
+    22400, NCCL_V224_TABLES};
+
+static const nccl_consts k_v223 = {
+    /* NCCL 2.23.4 (tag v2.23.4-1): 2.24's tables and formulas but PAT's bus bandwidth x0.85 (2.24: x0.75) */
+    22300, NCCL_V224_TABLES};
 
 static const nccl_consts k_v218 = {
     /* NCCL 2.18.6 (tag v2.18.6-1, src/graph/tuning.cc baseLat, hwLat, llMaxBws, perChMax*Bws): no PAT,
@@ -102,7 +128,9 @@ static const nccl_consts *consts_of(int version) {
     return version == 0 || version >= 22900 ? &k_v230
            : version >= 22800               ? &k_v228
            : version >= 22700               ? &k_v227
-           : version >= 22000               ? &k_v226
+           : version >= 22500               ? &k_v226
+           : version >= 22400               ? &k_v224
+           : version >= 22300               ? &k_v223
                                             : &k_v218;
 }
 
@@ -121,6 +149,8 @@ int ar_nccl_version_parse(const char *s) {
     }
     if (s[n]) return -1;
     if (min == 18 || min == 19) return 21800;
+    if (min == 23) return 22300;
+    if (min == 24) return 22400;
     if (min == 25 || min == 26) return 22600;
     if (min == 27) return 22700;
     if (min == 28) return 22800;
@@ -130,7 +160,13 @@ int ar_nccl_version_parse(const char *s) {
 
 const char *ar_nccl_version_name(int version) {
     int v = consts_of(version)->version;
-    return v == 23000 ? "2.30.7" : v == 22800 ? "2.28.9" : v == 22700 ? "2.27.7" : v == 22600 ? "2.26.2" : "2.18.6";
+    return v == 23000   ? "2.30.7"
+           : v == 22800 ? "2.28.9"
+           : v == 22700 ? "2.27.7"
+           : v == 22600 ? "2.26.2"
+           : v == 22400 ? "2.24.3"
+           : v == 22300 ? "2.23.4"
+                        : "2.18.6";
 }
 
 /* Trees' bandwidth correction by log2(bytes / 64), 64 B .. 256 MB, per protocol. */
@@ -292,7 +328,7 @@ static int tune_one(const ar_nccl_in *in, int coll, int a, int p, double chfrac,
 
     int collnet = a == AR_NCCL_COLLNET_DIRECT || a == AR_NCCL_COLLNET_CHAIN;
     double bw = nnodes <= 2 || collnet ? g->bw_intra_GBps : g->bw_inter_GBps;
-    int v226 = K->version == 22600 || K->version == 22700; /* 2.25-2.27: NVLS without an efficiency */
+    int v226 = K->version >= 22300 && K->version <= 22700; /* 2.23-2.27: NVLS without an efficiency */
     if (v226 && a == AR_NCCL_NVLS)
         bw = K->version == 22700 && rsag ? dmin(g->bw_intra_GBps * (ppn - 1) / ppn, g->bw_inter_GBps * 0.9)
                                          : dmin(g->bw_intra_GBps, g->bw_inter_GBps);
@@ -321,7 +357,7 @@ static int tune_one(const ar_nccl_in *in, int coll, int a, int p, double chfrac,
     if (a == AR_NCCL_TREE && p == AR_NCCL_LL128)
         bus = dmin(bus * proto_bw_factor(a, p, nnodes), nch * K->tree_ll128_ch[row][i2]);
     if (a == AR_NCCL_TREE) bus *= ar_nccl_tree_pattern_factor(in);
-    if (a == AR_NCCL_PAT) bus *= 0.75;
+    if (a == AR_NCCL_PAT) bus *= K->version == 22300 ? 0.85 : 0.75;
     if (collnet && p != AR_NCCL_SIMPLE) bus = 0;
     if (a == AR_NCCL_COLLNET_DIRECT && p == AR_NCCL_SIMPLE) {
         if (rsag) {
@@ -436,7 +472,7 @@ static int enabled(const ar_nccl_in *in, int coll, int a, int p) {
         int ok = g->ll128_paths_ok;
         int ver = consts_of(in->version)->version;
         ok &= in->cc_min == in->cc_max || (ver >= 22900 && in->cc_min >= 90);
-        ok &= ver >= 22000 || in->cc_min == 70 || in->cc_min == 80 || in->cc_min == 90; /* 2.18: those GPUs only */
+        ok &= ver >= 22500 || in->cc_min == 70 || in->cc_min == 80 || in->cc_min == 90; /* before 2.25: those only */
         ok &= !(in->cc_min < 70 || (in->cc_min == 90 && in->cudart_11_8 && coll == AR_NCCL_ALLREDUCE &&
                                     a == AR_NCCL_RING && in->nranks == 2));
         if (!ok) return 0;
@@ -486,11 +522,13 @@ static ar_status check_args(int coll, int algo, int proto, double bytes, ar_err 
 }
 
 /* NCCL's communicator channel count (connect.cc ncclTopoPostset: the ring/tree graphs' common count,
- * duplicated, at most 64; doubled again on Hopper+ across nodes while < 16 and bwIntra > 45 GB/s). */
+ * duplicated, at most 64; doubled again on Hopper+ (before 2.25: Hopper only, minCompCap == 90) across
+ * nodes while < 16 and bwIntra > 45 GB/s). */
 static int comm_channels(const ar_nccl_in *in) {
     int n = in->ring.nchannels < in->tree.nchannels ? in->ring.nchannels : in->tree.nchannels;
     n = 2 * n < NCCL_MAX_CHANNELS ? 2 * n : NCCL_MAX_CHANNELS;
-    if (consts_of(in->version)->version >= 22000 && in->cc_min >= 90 && in->nnodes > 1 &&
+    int ver = consts_of(in->version)->version;
+    if (ver >= 22000 && (ver >= 22500 ? in->cc_min >= 90 : in->cc_min == 90) && in->nnodes > 1 &&
         in->ring.bw_intra_GBps > 45.0 && n < 16)
         n *= 2;
     return n;
@@ -580,7 +618,10 @@ ar_status ar_nccl_table_time(const ar_nccl_in *in, const ar_nccl_table *t, ar_nc
 
 /* The runtime NVLS channels (transport/nvls.cc ncclNvlsTuning's defaults: NVLS_NCHANNELS_SM90 16,
  * NVLS_NCHANNELS_SM100_NVL 24 on one node, NVLS_NCHANNELS_SM100 32 across nodes). */
-static int nvls_ctas(const ar_nccl_in *in) { return in->cc_min >= 100 ? (in->nnodes > 1 ? 32 : 24) : 16; }
+static int nvls_ctas(const ar_nccl_in *in) {
+    int ver = consts_of(in->version)->version; /* before 2.25: NVLS_NCHANNELS 16 on every GPU */
+    return in->cc_min >= 100 && ver >= 22500 ? (in->nnodes > 1 ? 32 : 24) : 16;
+}
 
 double ar_nccl_nvls_chunk(double bytes, double ops) {
     double c = 131072;
@@ -601,7 +642,7 @@ double ar_nccl_nvlstree_fill_bw(const ar_nccl_in *in, double *ops) {
     if (ops) *ops = 0;
     if (!in || in->nranks < 2 || in->nnodes < 2 || in->cc_min < 90 || in->cc_min >= 100) return 0;
     int heads = in->nvls.nchannels;
-    if (heads < 1 || consts_of(in->version)->version < 22600) return 0;
+    if (heads < 1 || consts_of(in->version)->version < 22300) return 0;
     double bus = 0, bw = 0, lat = 0;
     if (!tune_one(in, AR_NCCL_ALLREDUCE, AR_NCCL_NVLS_TREE, AR_NCCL_SIMPLE, 1.0, &bus, &bw, &lat)) return 0;
     bw *= cal_factor(in, AR_NCCL_NVLS_TREE, AR_NCCL_SIMPLE);
@@ -822,7 +863,9 @@ typedef struct speeds {
 static speeds speed_array(int cc, int inter, int ver) {
     speeds s;
 #define AR_SP(a) (s.v = (a), s.n = (int)(sizeof(a) / sizeof((a)[0])))
-    if (cc >= 100 && ver == 22600) { /* 2.26: Hopper's inter array; 2.28's intra array less its 18 */
+    if (cc >= 100 && (ver == 22300 || ver == 22400)) { /* 2.23, 2.24: no Blackwell arrays, Hopper's */
+        inter ? AR_SP(k_sp_inter90) : AR_SP(k_sp_intra90);
+    } else if (cc >= 100 && ver == 22600) { /* 2.26: Hopper's inter array; 2.28's intra array less its 18 */
         if (inter) AR_SP(k_sp_inter90);
         else AR_SP(k_sp_intra100_v228), s.n--;
     } else if (cc >= 100 && (ver == 22700 || ver == 22800))
@@ -946,9 +989,10 @@ static void nvls_search(const topo *t, int cc, ar_nccl_graph *g) {
  * path types when the balanced tree fails, and the balanced tree sends a channel's up traffic through its
  * NIC from two GPUs of the node, which needs two GPUs behind one NIC's PCIe switch. Where every GPU has
  * its own NIC (DGX/HGX H100 and B200, p5: one GPU to a PCIe switch and its NICs), no second GPU reaches a
- * NIC at PCIe distance and the simpler tree is the one found. 2.26 and later price the tree's bus
- * bandwidth x0.85 on it (tuning.cc: maxTreePattern == TREE; tree_pattern_tree); 2.18's tuner does not look at
- * it. The pattern itself is the topology's, in every release (tree_balanced: the other pattern). */
+ * NIC at PCIe distance and the simpler tree is the one found. The tuner prices the tree's bus bandwidth
+ * x0.85 on it (tuning.cc: maxTreePattern == TREE from 2.26, the tree graph's own pattern before;
+ * tree_pattern_tree), which arlab follows from 2.23 (not at 2.18). The pattern itself is the topology's, in
+ * every release (tree_balanced: the other pattern). */
 static int tree_pattern_is_tree(const topo *t, int cc, int nic_each) {
     return t->nnodes >= 2 && (t->ppn == 1 || (cc >= 90 && nic_each));
 }
@@ -1100,7 +1144,7 @@ ar_status ar_nccl_in_from_platform(const ar_platform *p, int cc, ar_nccl_in *out
     out->ring.ll128_paths_ok = 1;
     out->tree = out->ring;
     out->tree_balanced = t.nnodes >= 2 && !tree_pattern_is_tree(&t, cc, nic_each);
-    out->tree_pattern_tree = t.ver >= 22600 && tree_pattern_is_tree(&t, cc, nic_each);
+    out->tree_pattern_tree = t.ver >= 22300 && tree_pattern_is_tree(&t, cc, nic_each);
     if (cc >= 90 && nvswitch && ppn >= 2) {
         nvls_search(&t, cc, &out->nvls);
         out->nvls.intra_nvlink = 1;

@@ -41,7 +41,7 @@ _arlab() {
         COMPREPLY=($(compgen -W "allreduce reducescatter allgather" -- "$cur"))
         return ;;
     --nccl-version)
-        COMPREPLY=($(compgen -W "2.18 2.19 2.25 2.26 2.27 2.28 2.29 2.30" -- "$cur"))
+        COMPREPLY=($(compgen -W "2.18 2.19 2.23 2.24 2.25 2.26 2.27 2.28 2.29 2.30" -- "$cur"))
         return ;;
     --nccl-model)
         COMPREPLY=($(compgen -W "arlab tuner" -- "$cur"))

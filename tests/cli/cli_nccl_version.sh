@@ -7,11 +7,12 @@ near() { python3 -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); 
 
 # One H100 node, 1 GiB: NCCL picks NVLS (8 channels, bwIntra 40, bwInter 60 GB/s).
 #  2.30: per channel min(40 x 0.85 x 7/8 x 2, 60) = 59.5, bus 476, algbw 476 x 8/14 = 272; lat 25 us (NVLink NVLS step)
-#  2.26: min(40, 60) = 40, bus 320, algbw 320 x 5/6; lat 25 us
+#  2.26: min(40, 60) = 40, bus 320, algbw 320 x 5/6; lat 25 us (2.23.4 and 2.24.3 the same on Hopper)
 #  2.18: bwIntra 40, bus 320, algbw x 5/6; lat = base 23 us
 # (the tuner's own time: --nccl-model tuner; cli_model.sh checks arlab's pipeline fill on top of it)
 G=1073741824
-for v in "2.30:25:272" "2.26:25:266.66666666666667" "2.18:23:266.66666666666667" "default:25:272"; do
+for v in "2.30:25:272" "2.26:25:266.66666666666667" "2.24:25:266.66666666666667" "2.23.4:25:266.66666666666667" \
+         "2.18:23:266.66666666666667" "default:25:272"; do
   IFS=: read -r ver lat bw <<<"$v"
   opt=(--nccl-version "$ver" --nccl-model tuner)
   [ "$ver" = default ] && opt=(--nccl-model tuner)
@@ -22,6 +23,9 @@ for v in "2.30:25:272" "2.26:25:266.66666666666667" "2.18:23:266.66666666666667"
   fi
 done
 expect_ok "2.30.7-1 spelled as NCCL's tag" -- model --platform dgx-h100 --size 1GiB --algo nccl --format csv --nccl-version 2.30.7-1
+expect_ok "2.24.3-1 spelled as NCCL's tag" -- model --platform dgx-h100 --size 1GiB --algo nccl --format csv --nccl-version 2.24.3-1
+expect_error "2.20-2.22 are not modelled" '--nccl-version: "2.22.3" is not a modelled NCCL release (2.18, 2.19, 2.23 to 2.30)' -- \
+    model --platform dgx-h100 --size 1GiB --nccl-version 2.22.3
 expect_error "a release not modelled" '--nccl-version: "2.21" is not a modelled NCCL release' -- \
     model --platform dgx-h100 --size 1GiB --nccl-version 2.21
 expect_error "not a version" '--nccl-version: "latest"' -- sim --platform dgx-h100 --algo ring --size 1MB --nccl-version latest

@@ -575,6 +575,68 @@ static void test_v227(void) {
             "2.27 parse and name");
 }
 
+/* NCCL 2.23.4 and 2.24.3 (v2.23.4-1, v2.24.3-1 tuning.cc, connect.cc, search.cc, transport/nvls.cc): 2.26's
+ * latencies, Hopper tables and all-reduce formulas; no Blackwell row or arrays yet; 2.23: PAT x0.85.
+ * 2 nodes x 8 H100, NVLS_TREE (nvls 8 ch x 40/40), 1 GiB: as 2.26, 53 us + 1 GiB / (320 x 5/6).
+ * 2 nodes x 8 B200 (compute capability 100), tree 8 ch x 48/48, all-reduce TREE Simple, 1 GiB (log2(2^30 / 64)
+ * = 24: past the tree correction's sizes):
+ *   bus = min(8 x 48 x 0.92 = 353.28, 8 x perChMaxTreeBw[row][2 nodes]); 2.24 takes Hopper's row 41.4: 331.2;
+ *   2.26 Blackwell's 82.8: 353.28; algbw x0.5: 165.6 / 176.64;
+ *   lat = 8.4 + 2 x ((8 - 1) x NVLink tree Simple 4.0 + log2(2) x net tree Simple 14) = 92.4 us.
+ *   Ring LL128: 2.24 enables LL128 on Volta, Ampere and Hopper only.
+ *   Runtime channels (ring 4 ch x 48 GB/s): 2 x 4 = 8, doubled again (bwIntra 48 > 45, 8 < 16) on Hopper+ from
+ *   2.25, on Hopper only before: ring Simple at 100 KiB (512 threads x 64 B = 32 KiB a channel) 3 of 8 at 2.24,
+ *   3 of 16 at 2.26. NVLS on one B200 node (8 heads): 2.24 16 CTAs a head (NVLS_NCHANNELS), 2.26 24.
+ * PAT all-gather, 4 nodes x 1 H100 (tree 2 ch x 24/24, > 2 nodes: bwInter), 1 MiB (RS/AG: no bus -> alg):
+ *   bus = 2 x 24 x 0.85 = 40.8 (2.23) or x0.75 = 36 (2.24); lat = 8 + log2(4) x (net tree Simple 14 / 3.5)
+ *   + 4 x 2.8 = 27.2 us. */
+static void test_v224(void) {
+    T_CHECK(ar_nccl_version_parse("2.24") == 22400 && ar_nccl_version_parse("2.24.3-1") == 22400 &&
+                ar_nccl_version_parse("2.23.4") == 22300 && !strcmp(ar_nccl_version_name(22400), "2.24.3") &&
+                !strcmp(ar_nccl_version_name(22300), "2.23.4"),
+            "2.23, 2.24 parse and name");
+    T_CHECK(ar_nccl_version_parse("2.20") < 0 && ar_nccl_version_parse("2.22.3-1") < 0,
+            "2.20-2.22 refused (not modelled)");
+    ar_nccl_in in = h100_nodes(2);
+    in.version = 22400;
+    near_us(&in, AR_NCCL_ALLREDUCE, AR_NCCL_NVLS_TREE, AR_NCCL_SIMPLE, GiB, 53.0 + GiB / (1000 * 320.0 * 5 / 6),
+            "2.24 NVLS_TREE 2 nodes as 2.26");
+    ar_nccl_in_defaults(&in, 100, 16, 2);
+    in.ring = in.tree = gr(8, 48, 48);
+    in.nvswitch = 1;
+    in.version = 22400;
+    near_us(&in, AR_NCCL_ALLREDUCE, AR_NCCL_TREE, AR_NCCL_SIMPLE, GiB, 92.4 + GiB / (1000 * 165.6),
+            "2.24 Blackwell tree Simple: Hopper's cap 41.4/ch");
+    double t = 0;
+    ar_err e = {{0}};
+    T_CHECK(ar_nccl_model_time(&in, AR_NCCL_ALLREDUCE, AR_NCCL_RING, AR_NCCL_LL128, GiB, &t, &e) == AR_EUNSUPPORTED,
+            "2.24: no LL128 on Blackwell");
+    in.version = 22600;
+    near_us(&in, AR_NCCL_ALLREDUCE, AR_NCCL_TREE, AR_NCCL_SIMPLE, GiB, 92.4 + GiB / (1000 * 176.64),
+            "2.26 Blackwell tree Simple: cap 82.8/ch");
+    in.ring = in.tree = gr(4, 48, 48);
+    T_NEAR(ar_nccl_channel_share(&in, AR_NCCL_ALLREDUCE, AR_NCCL_RING, AR_NCCL_SIMPLE, 100 * KiB), 3.0 / 16, REL,
+           "2.26 Blackwell: 16 runtime channels");
+    in.version = 22400;
+    T_NEAR(ar_nccl_channel_share(&in, AR_NCCL_ALLREDUCE, AR_NCCL_RING, AR_NCCL_SIMPLE, 100 * KiB), 3.0 / 8, REL,
+           "2.24 Blackwell: 8 runtime channels (no doubling)");
+    ar_nccl_in_defaults(&in, 100, 8, 1);
+    in.ring = in.tree = gr(12, 30, 30);
+    in.nvls = gr(8, 40, 60);
+    double ops = 0;
+    for (int v = 22400; v <= 22600; v += 200) {
+        in.version = v;
+        T_CHECK(ar_nccl_nvls_fill_bw(&in, &ops) > 0 && ops == (v == 22400 ? 16 : 24) * 8,
+                "NVLS CTAs on one B200 node at %d: %g", v, ops);
+    }
+    ar_nccl_in_defaults(&in, 90, 4, 4);
+    in.ring = in.tree = gr(2, 24, 24);
+    in.version = 22300;
+    near_us(&in, AR_NCCL_ALLGATHER, AR_NCCL_PAT, AR_NCCL_SIMPLE, MiB, 27.2 + MiB / (1000 * 40.8), "2.23 PAT x0.85");
+    in.version = 22400;
+    near_us(&in, AR_NCCL_ALLGATHER, AR_NCCL_PAT, AR_NCCL_SIMPLE, MiB, 27.2 + MiB / (1000 * 36.0), "2.24 PAT x0.75");
+}
+
 /* The modelled releases (ar_nccl_version_parse) and where their tables and formulas differ. */
 static void test_versions(void) {
     T_CHECK(ar_nccl_version_parse("2.18") == 21800 && ar_nccl_version_parse("2.19.3-1") == 21800 &&
@@ -643,6 +705,7 @@ static void test_versions(void) {
                 !strcmp(ar_nccl_version_name(22600), "2.26.2"),
             "2.26 parse and name");
     test_v227();
+    test_v224();
     /* 2.18: reduce-scatter and all-gather on rings only (PAT does not exist) */
     in = h100_nodes(2);
     in.nranks = in.nnodes = 2;
@@ -953,10 +1016,10 @@ static void test_proto_flow(void) {
 static void test_tree_pattern(void) {
     static const struct {
         const char *name;
-        int version, want, balanced; /* the x0.85 (2.26+); BALANCED_TREE, in every release */
+        int version, want, balanced; /* the x0.85 (2.23+); BALANCED_TREE, in every release */
     } k[] = {{"dgx-h100:nodes=8", 22600, 1, 0}, {"dgx-h100:nodes=2", 23000, 1, 0}, {"dgx-b200:nodes=4", 22800, 1, 0},
-             {"dgx-h100:nodes=8", 21800, 0, 0}, {"dgx-a100:nodes=8", 22600, 0, 1}, {"dgx-a100:nodes=2", 21800, 0, 1},
-             {"dgx-h100", 22600, 0, 0},         {"dgx-a100", 23000, 0, 0}};
+             {"dgx-h100:nodes=8", 21800, 0, 0}, {"dgx-h100:nodes=4", 22400, 1, 0}, {"dgx-a100:nodes=8", 22600, 0, 1},
+             {"dgx-a100:nodes=2", 21800, 0, 1}, {"dgx-h100", 22600, 0, 0},         {"dgx-a100", 23000, 0, 0}};
     for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
         ar_platform *p = NULL;
         ar_nccl_in in;
