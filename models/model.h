@@ -107,7 +107,8 @@ typedef struct ar_proto_ctx {
     double nvlstree_corr; /* NCCL's NVLS_TREE factor on the phases whose tree ops cross machines; 1: none */
     int first_proto;      /* the first phase with an op with a protocol; s->nphases when none */
     int tree_algo;        /* no switch op: NCCL's TREE algorithm, not NVLS_TREE (the tree pattern's factor) */
-    double nvlstree_proxy_s; /* NCCL's proxy posts of NVLS_TREE's first step across nodes, s (ar_nccl_nvlstree_proxy_s) */
+    double
+        nvlstree_proxy_s; /* NCCL's proxy posts of NVLS_TREE's first step across nodes, s (ar_nccl_nvlstree_proxy_s) */
 } ar_proto_ctx;
 void ar_proto_ctx_init(ar_proto_ctx *c, const ar_platform *p, const ar_schedule *s);
 
