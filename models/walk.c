@@ -1481,25 +1481,13 @@ double ar_latest_start(const double *start_s, int n) {
     return late;
 }
 
-/* 1 if NCCL's proxy posts of s's network sends are priced as a send-side gap (ar_platform_msg_for): an
- * NCCL operation (NCCL's protocols) of rings and trees (no switch ops) across Hopper+ nodes. */
-static int proxy_posts(const ar_platform *p, const ar_schedule *s) {
-    return ar_schedule_uses_proto(s) && !ar_schedule_uses_switch(s) && p->nmachines >= 2 && p->machine_of_rank &&
-           ar_nccl_cc_of_platform(p) >= 90;
-}
-
 const ar_platform *ar_platform_msg_for(const ar_platform *p, const ar_schedule *s, ar_platform *copy) {
-    if (!p || !s) return p;
-    int posts = proxy_posts(p, s);
-    if (!posts && (!(ar_platform_has_msg(p) || p->msg_ready) ||
-                   !(ar_schedule_uses_proto(s) || ar_schedule_uses_switch(s))))
+    if (!p || !s || !(ar_platform_has_msg(p) || p->msg_ready) ||
+        !(ar_schedule_uses_proto(s) || ar_schedule_uses_switch(s)))
         return p;
     *copy = *p;          /* a shallow copy, read only */
     copy->msg_ready = 0; /* NCCL's steps and switch ops run no MPI ready messages */
-    if (posts) {         /* NCCL's per-step latency holds o; its proxy posts one network send at a time */
-        copy->msg_o_s = 0, copy->msg_g_s = AR_NCCL_PROXY_POST_US * 1e-6;
-        copy->msg_all = 0, copy->msg_gsend = 1;
-    } else if (ar_schedule_uses_proto(s)) copy->msg_o_s = copy->msg_g_s = 0;
+    if (ar_schedule_uses_proto(s)) copy->msg_o_s = copy->msg_g_s = 0;
     else if (ar_platform_has_msg(p)) copy->msg_piped = 1;
     return copy;
 }

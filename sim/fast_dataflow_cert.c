@@ -461,9 +461,8 @@ static void msg_batch(eng *g, const double *dnet) {
     struct cert_msg *m = c->m;
     size_t n = g->b.n;
     if (g->crosstraffic || g->io.trace) return cert_fails(g); /* (the trace has the lockstep run's times) */
-    /* its receivers pay o here and hold g; pipelined costs are the switch schedules', which run
-     * lockstep; a gap on the send side only (msg_gsend) is left to the dataflow run */
-    if (g->p->msg_piped || g->p->msg_gsend) return cert_fails(g);
+    /* its receivers pay o here; pipelined costs are the switch schedules', which run lockstep */
+    if (g->p->msg_piped) return cert_fails(g);
     if (!g->c.an_valid) {
         eng_fail(g, AR_EINTERNAL, "sim: certificate: a batch without its routes");
         return;

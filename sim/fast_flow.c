@@ -228,7 +228,6 @@ ar_status eng_side_init(eng *g) {
     s->o = g->p->msg_o_s;
     s->hold = g->p->msg_g_s > s->o ? g->p->msg_g_s : s->o;
     s->orecv = g->p->msg_piped ? 0 : s->o; /* pipelined receives: held, not waited for (platform.h) */
-    s->hrecv = g->p->msg_gsend ? s->o : s->hold;
     s->q = ar_calloc(ns, sizeof *s->q);
     s->n = ar_calloc(ns, sizeof *s->n);
     s->head = ar_calloc(ns, sizeof *s->head);
@@ -329,9 +328,9 @@ void eng_side_event(eng *g, uint64_t tok) {
     int id = (int)i;
     const frec *f = &g->full.fr[id];
     int sd = kind == TOK_RECV ? 2 * f->x.dst + 1 : 2 * f->x.src;
-    double c = kind == TOK_RECV ? s->orecv : s->o, h = kind == TOK_RECV ? s->hrecv : s->hold; /* (h >= c) */
-    if (h > c)
-        ar_sg_timer(g->sg, h - c, TOK_SIDES | TOK_SIDE_FREE | (uint64_t)s->gen[sd] << 32 | (uint64_t)sd);
+    double c = kind == TOK_RECV ? s->orecv : s->o; /* (hold >= either) */
+    if (s->hold > c)
+        ar_sg_timer(g->sg, s->hold - c, TOK_SIDES | TOK_SIDE_FREE | (uint64_t)s->gen[sd] << 32 | (uint64_t)sd);
     else side_done(g, sd);
     if (kind == TOK_RECV) full_reduce(g, id);
     else full_issue(g, id);
@@ -452,7 +451,7 @@ int eng_probe_step(eng *g) {
         if (eng_sided(g, g->pr.src[i], g->pr.dst[i])) {
             double r0 = land > s->sfree[g->pr.dst[i]] ? land : s->sfree[g->pr.dst[i]];
             land = r0 + s->orecv;
-            s->sfree[g->pr.dst[i]] = r0 + s->hrecv;
+            s->sfree[g->pr.dst[i]] = r0 + s->hold;
         }
         g->pr.land[i] = g->pr.tot[i] = land;
     }

@@ -220,7 +220,6 @@ typedef struct eng_side {
     size_t nkick;
     double o, hold; /* the side cost of a message (o) and how long it holds its side (max(o, g)) */
     double orecv;   /* a receive side's cost: o, or 0 for pipelined receives (platform.h msg_piped) */
-    double hrecv;   /* how long a receive side is held: hold, or o with the gap on the send side only (msg_gsend) */
     uint64_t seq;
     double *sfree;           /* probes: per rank, when its send (then receive) side is free */
     struct eng_arrival *arr; /* probes: the transfers in arrival order */

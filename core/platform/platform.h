@@ -166,12 +166,6 @@ typedef struct ar_platform {
      * data a step sends is ready at the step's start. A step then costs o + its network part, not
      * o + network part + o. */
     int msg_piped;
-    /* The gap on the send side only (set on a shallow copy by the walk and the simulator for the
-     * schedules with NCCL's protocols that run rings and trees across Hopper+ nodes,
-     * ar_platform_msg_for; never read from a platform file): a receive side holds a message for its
-     * cost alone (o, and the copy when staged), not for g. NCCL's proxy posts a GPU's network sends one
-     * at a time, while its receives are posted ahead of the data and several at once. */
-    int msg_gsend;
     /* slow-computing stragglers (a scenario's stragglers[].rate, core/scenario.c): rank r reduces at
      * rank_compute[r] (in (0, 1]) times the reduction rate, i.e. its reductions take 1/rank_compute[r]
      * as long; its staging copies and launch overhead are unchanged. NULL = every rank at full rate. */
@@ -336,15 +330,14 @@ static inline int ar_platform_msg(const ar_platform *p, int src, int dst) {
 /* A transfer's time on its sender's (recv = 0) or receiver's (recv = 1) serial side: the per-message
  * overhead o and, when staged, its copy; *hold: how long the side is busy with it (max(cost, g)).
  * 0 when the transfer uses neither. Pipelined receives (msg_piped): the receiver's cost leaves out
- * o, which its side still holds the message for. The gap on the send side only (msg_gsend): a
- * receive side holds a message for its cost. */
+ * o, which its side still holds the message for. */
 static inline double ar_platform_side_cost(const ar_platform *p, int src, int dst, double bytes, int recv,
                                            double *hold) {
     double c = 0, copy = 0;
     int m = ar_platform_msg(p, src, dst);
     if (m) c += p->msg_o_s;
     if (ar_platform_staged(p, src, dst)) c += copy = bytes / (recv ? p->stage_h2d_Bps : p->stage_d2h_Bps);
-    *hold = m && p->msg_g_s > c && !(recv && p->msg_gsend) ? p->msg_g_s : c;
+    *hold = m && p->msg_g_s > c ? p->msg_g_s : c;
     return m && recv && p->msg_piped ? copy : c; /* piped: o held, not waited for */
 }
 
