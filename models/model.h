@@ -103,12 +103,11 @@ typedef struct ar_proto_ctx {
     const ar_schedule *s;
     int have_in; /* 1: in is NCCL's model of p (ar_nccl_in_from_platform); 0: no op has a protocol, or none */
     ar_nccl_in in;
-    double nvls_rate;     /* NCCL's NVLS op rate, wire bytes/s (models/walk.c nvls_sched_rate); 0: none */
-    double nvlstree_corr; /* NCCL's NVLS_TREE factor on the phases whose tree ops cross machines; 1: none */
-    int first_proto;      /* the first phase with an op with a protocol; s->nphases when none */
-    int tree_algo;        /* no switch op: NCCL's TREE algorithm, not NVLS_TREE (the tree pattern's factor) */
-    double
-        nvlstree_proxy_s; /* NCCL's proxy posts of NVLS_TREE's first step across nodes, s (ar_nccl_nvlstree_proxy_s) */
+    double nvls_rate;        /* NCCL's NVLS op rate, wire bytes/s (models/walk.c nvls_sched_rate); 0: none */
+    double nvlstree_corr;    /* NCCL's NVLS_TREE factor on the phases whose tree ops cross machines; 1: none */
+    int first_proto;         /* the first phase with an op with a protocol; s->nphases when none */
+    int tree_algo;           /* no switch op: NCCL's TREE algorithm, not NVLS_TREE (the tree pattern's factor) */
+    double nvlstree_proxy_s; /* NCCL's proxy posts of NVLS_TREE's first step across nodes, s */
 } ar_proto_ctx;
 void ar_proto_ctx_init(ar_proto_ctx *c, const ar_platform *p, const ar_schedule *s);
 

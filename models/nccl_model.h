@@ -84,7 +84,7 @@ typedef struct ar_nccl_in {
     int nranks, nnodes;         /* ppn = nranks / nnodes (NCCL uses the float ratio) */
     int cpu_amd;                /* CPU vendor AMD (llMaxBw row, 2 us net overhead); else Intel/ARM */
     int cpu_x86;                /* x86 CPU (NVLS_TREE size correction on Blackwell) */
-    int tree_pattern_tree;      /* comm->maxTreePattern == TREE (not BALANCED_TREE): tree busbw x0.85 (2.26+;
+    int tree_pattern_tree;      /* comm->maxTreePattern == TREE (not BALANCED_TREE): tree busbw x0.85 (2.23+;
                                  * ar_nccl_in_from_platform: one GPU a node, or Hopper+ with a NIC per GPU) */
     int tree_balanced;          /* several nodes, and the tree graph is BALANCED_TREE (any release): a
                                  * channel's parent and children on two GPUs behind one NIC's PCIe switch */
@@ -176,7 +176,7 @@ ar_status ar_nccl_table_terms(const ar_nccl_in *in, const ar_nccl_table *t, ar_n
  * algorithm's bandwidth factor, as it does the tuner's bandwidth). 0 for every other algorithm,
  * collective, protocol and node count (ring: every step is already charged; tree LL/LL128: forwarded
  * line by line) and for one rank.
- * With nvlstree_fill (on from a platform unless tuner_only): NVLS_TREE all-reduce across nodes on Hopper, NCCL 2.26 and newer, pays
+ * With nvlstree_fill (on from a platform unless tuner_only): NVLS_TREE all-reduce across nodes on Hopper, NCCL 2.23 and newer, pays
  * the same three-stage fill 2 c / r, with c = min(NVLS_TREE's chunk, bytes / ops) (enqueue.cc
  * calcCollChunking: NCCL_NVLS_CHUNKSIZE 128 KiB, at most 64 KiB from 4 nodes (transport/nvls.cc
  * treeMaxChunkSize), 64 KiB below 4 x ops x the chunk, 32 KiB below ops x the chunk), ops = 16 x the
@@ -198,7 +198,7 @@ double ar_nccl_nvls_chunk(double bytes, double ops);
  * Independent of tuner_only (the schedule's physics, not the model's price). */
 double ar_nccl_nvls_fill_bw(const ar_nccl_in *in, double *ops);
 
-/* NVLS_TREE all-reduce's chunk, bytes (enqueue.cc calcCollChunking, 2.26 and newer): NCCL_NVLS_CHUNKSIZE
+/* NVLS_TREE all-reduce's chunk, bytes (enqueue.cc calcCollChunking, 2.23 and newer): NCCL_NVLS_CHUNKSIZE
  * 128 KiB, at most 64 KiB from 4 nodes (transport/nvls.cc treeMaxChunkSize), 64 KiB below 4 x ops x the
  * chunk, 32 KiB below ops x the chunk; ops = the runtime NVLS channels x the heads. NCCL's model's fill
  * and the nvlstree schedule's slices (algos/switch_common.c) both take it from here. */
@@ -208,7 +208,7 @@ double ar_nccl_nvlstree_chunk(double bytes, double ops, int nnodes);
  * bytes per second: the tuner's NVLS_TREE Simple algorithm bandwidth (a calibrated input's factor on it
  * included), which every stage of NCCL's op pipeline (scatter, reduce, the trees, broadcast: warp groups
  * of the same CTAs) moves at; *ops (may be NULL): the concurrent ops, the runtime NVLS channels x the
- * heads. 0 (and *ops 0) where that fill does not apply: one node, not Hopper, before NCCL 2.26, no NVLS
+ * heads. 0 (and *ops 0) where that fill does not apply: one node, not Hopper, before NCCL 2.23, no NVLS
  * heads. Independent of nvlstree_fill and tuner_only (the schedule's physics, not the model's price). */
 double ar_nccl_nvlstree_fill_bw(const ar_nccl_in *in, double *ops);
 
@@ -219,7 +219,7 @@ double ar_nccl_nvlstree_fill_bw(const ar_nccl_in *in, double *ops);
  * chunks one channel at a time, seconds: on each of its 2 log2(nodes) network steps, the runtime NVLS
  * channels x AR_NCCL_PROXY_POST_US less the step's bytes on the head's NIC (ops x chunk, at most `bytes`,
  * over the heads, at the NVLS graph's bwInter), where positive; 0 where ar_nccl_nvlstree_fill_bw is (one
- * node, not Hopper, before 2.26). Not in NCCL's model (the nvlstree schedule's term, models/walk.c
+ * node, not Hopper, before 2.23). Not in NCCL's model (the nvlstree schedule's term, models/walk.c
  * ar_phase_proto_effect). */
 double ar_nccl_nvlstree_proxy_s(const ar_nccl_in *in, double bytes);
 
@@ -230,11 +230,11 @@ double ar_nccl_nvlstree_proxy_s(const ar_nccl_in *in, double bytes);
 ar_status ar_nccl_model_choose(const ar_nccl_in *in, ar_nccl_coll coll, int algo, double bytes, ar_nccl_algo *algo_out,
                                ar_nccl_proto *proto_out, double *time_s, ar_err *e);
 
-/* The NCCL releases modelled: "2.18" (2.18.x, 2.19.x: NCCL 2.18.6's tuning.cc), "2.26" (2.25.x, 2.26.x:
- * 2.26.2's), "2.27" (2.27.x: 2.27.7's), "2.28" (2.28.x: 2.28.9's), "2.30" (2.29.x, 2.30.x: 2.30.7's, the
- * default). Accepts "2.N", "2.N.P" and "2.N.P-1"; returns the internal version (21800, 22600, 22700,
- * 22800, 23000) or -1 for a release not modelled (2.20 to 2.24 differ from all five in places: not
- * claimed). */
+/* The NCCL releases modelled: "2.18" (2.18.x, 2.19.x: NCCL 2.18.6's tuning.cc), "2.23" (2.23.4's), "2.24"
+ * (2.24.3's), "2.26" (2.25.x, 2.26.x: 2.26.2's), "2.27" (2.27.x: 2.27.7's), "2.28" (2.28.x: 2.28.9's), "2.30"
+ * (2.29.x, 2.30.x: 2.30.7's, the default). Accepts "2.N", "2.N.P" and "2.N.P-1"; returns the internal
+ * version (21800, 22300, 22400, 22600, 22700, 22800, 23000) or -1 for a release not modelled (2.20 to 2.22
+ * differ from every set in places: not claimed). */
 int ar_nccl_version_parse(const char *s);
 /* The release whose tables a version uses ("2.30.7"; 0 = the default). */
 const char *ar_nccl_version_name(int version);
@@ -277,7 +277,7 @@ ar_status ar_nccl_proto_effect_v(int version, ar_nccl_algo a, ar_nccl_proto p, i
  * its caps (llMaxBws over all channels, the per-channel LL128 maxima), which bind on fast fabrics with
  * many channels; -1 where the model has no such entry (the caller keeps ar_nccl_proto_effect's factor). */
 double ar_nccl_proto_bw_share(const ar_nccl_in *in, ar_nccl_algo a, ar_nccl_proto p, int channels);
-/* NCCL's factor on the tree's bus bandwidth for the shape of its tree graph (tuning.cc, 2.26 and later:
+/* NCCL's factor on the tree's bus bandwidth for the shape of its tree graph (tuning.cc, 2.23 and later:
  * x0.85 where the search fell back to the simple TREE pattern, in->tree_pattern_tree); 1 otherwise. */
 double ar_nccl_tree_pattern_factor(const ar_nccl_in *in);
 /* The rate of one flow of one channel of algorithm a (RING or TREE) under protocol p in NCCL's model

@@ -1084,9 +1084,8 @@ static double nvlstree_sched_corr(const ar_platform *p, const ar_schedule *s, co
  * (ar_nccl_nvlstree_proxy_s), seconds, charged with the base latency in the schedule's first phase with a
  * protocol: an all-reduce with NCCL's protocols through the NVSwitch with tree ops across machines (the
  * `nccl` pick's NVLS_TREE, `nvlstree:proto=simple|fill|auto`); 0 elsewhere. */
-static double nvlstree_sched_proxy(const ar_platform *p, const ar_schedule *s, const ar_nccl_in *in) {
-    if (s->coll != AR_COLL_ALLREDUCE || p->nmachines < 2 || !p->machine_of_rank || !in || !ar_schedule_uses_switch(s))
-        return 0;
+static double nvlstree_sched_proxy(const ar_platform *p, const ar_schedule *s, const ar_nccl_in *in, int uses_switch) {
+    if (s->coll != AR_COLL_ALLREDUCE || p->nmachines < 2 || !p->machine_of_rank || !in || !uses_switch) return 0;
     int across = 0;
     for (int q = 0; q < s->nphases && !across; q++) across = phase_tree_across(p, &s->phases[q]);
     return across ? ar_nccl_nvlstree_proxy_s(in, (double)s->count * (double)s->elem_bytes) : 0;
@@ -1199,7 +1198,7 @@ void ar_proto_ctx_init(ar_proto_ctx *c, const ar_platform *p, const ar_schedule 
     c->nvlstree_corr = nvlstree_sched_corr(p, s, in);
     c->nvls_rate = nvls_sched_rate(p, s, in);
     c->tree_algo = !ar_schedule_uses_switch(s);
-    c->nvlstree_proxy_s = nvlstree_sched_proxy(p, s, in);
+    c->nvlstree_proxy_s = nvlstree_sched_proxy(p, s, in, !c->tree_algo);
 }
 
 /* NCCL charges a protocol's base latency once per operation (tuning.cc: baseLat + the steps), and a
