@@ -670,7 +670,7 @@ double ar_nccl_nvls_fill_bw(const ar_nccl_in *in, double *ops) {
  * NVLS graph's bwInter) leave uncovered, on each of the 2 log2(nodes) network steps of NVLS_TREE's
  * latency (tuning.cc). The post's time is not in NCCL's code or its model: AR_NCCL_PROXY_POST_US, from
  * the HGX H100 log's NVLS_TREE floor (docs/models.md). Seconds; 0 where NCCL's NVLS_TREE fill does not
- * apply (ar_nccl_nvlstree_fill_bw: one node, not Hopper, before 2.26, no NVLS heads). */
+ * apply (ar_nccl_nvlstree_fill_bw: one node, not Hopper, before 2.23, no NVLS heads). */
 double ar_nccl_nvlstree_proxy_s(const ar_nccl_in *in, double bytes) {
     double ops = 0;
     if (!(bytes > 0) || !(ar_nccl_nvlstree_fill_bw(in, &ops) > 0)) return 0;
