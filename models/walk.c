@@ -1071,24 +1071,23 @@ static int phase_tree_across(const ar_platform *p, const ar_phase *phase) {
  * last all-gather) keeps its rate. As the protocols' factors, an NCCL term: only in a schedule with
  * NCCL's protocols (one NCCL operation, ar_schedule_uses_proto: the `nccl` pick, nvlstree:proto=...);
  * a schedule without them pays the platform's own per-message costs and no NCCL efficiency. The factor
- * per schedule (in: NCCL's model of p, NULL: none); ar_phase_proto_effect applies it to the phases whose
- * tree ops cross nodes. */
-static double nvlstree_sched_corr(const ar_platform *p, const ar_schedule *s, const ar_nccl_in *in) {
-    if (s->coll != AR_COLL_ALLREDUCE || p->nmachines < 2 || !p->machine_of_rank || !in || !ar_schedule_uses_switch(s))
-        return 1.0;
+ * of an NVLS_TREE schedule (nvlstree_across; in: NCCL's model of p); ar_phase_proto_effect applies it to
+ * the phases whose tree ops cross nodes. */
+static double nvlstree_sched_corr(const ar_schedule *s, const ar_nccl_in *in) {
     double f = ar_nccl_nvlstree_corr(in, AR_NCCL_ALLREDUCE, AR_NCCL_SIMPLE, (double)s->count * (double)s->elem_bytes);
     return f > 0 && f < 1 ? f : 1.0;
 }
 
-/* NCCL's proxy posting the first step of an NVLS_TREE all-reduce across nodes one channel at a time
- * (ar_nccl_nvlstree_proxy_s), seconds, charged with the base latency in the schedule's first phase with a
- * protocol: an all-reduce with NCCL's protocols through the NVSwitch with tree ops across machines (the
- * `nccl` pick's NVLS_TREE, `nvlstree:proto=simple|fill|auto`); 0 elsewhere. */
-static double nvlstree_sched_proxy(const ar_platform *p, const ar_schedule *s, const ar_nccl_in *in, int uses_switch) {
+/* 1 if s is an NVLS_TREE all-reduce across machines priced with NCCL's model (in): switch ops inside the
+ * nodes (uses_switch) and a phase of tree ops that cross machines. What its NVLS_TREE terms apply to: the
+ * trees' correction (nvlstree_sched_corr), the op rate across nodes (nvls_sched_rate) and NCCL's proxy
+ * posts of its first step (ar_nccl_nvlstree_proxy_s, charged with the base latency of the first phase with a
+ * protocol). */
+static int nvlstree_across(const ar_platform *p, const ar_schedule *s, const ar_nccl_in *in, int uses_switch) {
     if (s->coll != AR_COLL_ALLREDUCE || p->nmachines < 2 || !p->machine_of_rank || !in || !uses_switch) return 0;
-    int across = 0;
-    for (int q = 0; q < s->nphases && !across; q++) across = phase_tree_across(p, &s->phases[q]);
-    return across ? ar_nccl_nvlstree_proxy_s(in, (double)s->count * (double)s->elem_bytes) : 0;
+    for (int q = 0; q < s->nphases; q++)
+        if (phase_tree_across(p, &s->phases[q])) return 1;
+    return 0;
 }
 
 /* NCCL's NVLS_TREE all-reduce across nodes on Hopper runs every stage of its pipeline (the scatter to and
@@ -1101,14 +1100,12 @@ static double nvlstree_sched_proxy(const ar_platform *p, const ar_schedule *s, c
  * ops x chunk bytes moved in one piece per member (NCCL's slices: the nvlstree planner's, the nvls
  * switch op's chunks) takes about a chunk's time at every stage.
  * Only in an all-reduce with NCCL's protocols (ar_schedule_uses_proto) through the NVSwitch (switch ops)
- * on Hopper: on one node, or across nodes with tree ops across them; 0 (no bound) elsewhere. */
-static double nvls_sched_rate(const ar_platform *p, const ar_schedule *s, const ar_nccl_in *in) {
-    if (s->coll != AR_COLL_ALLREDUCE || !in || !ar_schedule_uses_switch(s)) return 0;
-    int one = p->nmachines <= 1, tree_across = 0;
-    if (!one && !p->machine_of_rank) return 0;
-    for (int q = 0; q < s->nphases && !one && !tree_across; q++) tree_across = phase_tree_across(p, &s->phases[q]);
-    if (!one && !tree_across) return 0;
-    if (!one) return ar_nccl_nvlstree_fill_bw(in, NULL);
+ * on Hopper: on one node, or across nodes with tree ops across them (nvlstree: nvlstree_across); 0 (no bound)
+ * elsewhere. */
+static double nvls_sched_rate(const ar_platform *p, const ar_schedule *s, const ar_nccl_in *in, int uses_switch,
+                              int nvlstree) {
+    if (nvlstree) return ar_nccl_nvlstree_fill_bw(in, NULL);
+    if (s->coll != AR_COLL_ALLREDUCE || !in || !uses_switch || p->nmachines > 1) return 0;
     return in->cc_min >= 90 && in->cc_min < 100 ? ar_nccl_nvls_fill_bw(in, NULL) : 0;
 }
 
@@ -1195,10 +1192,11 @@ void ar_proto_ctx_init(ar_proto_ctx *c, const ar_platform *p, const ar_schedule 
             }
     c->have_in = c->first_proto < s->nphases && ar_nccl_in_from_platform(p, 0, &c->in, NULL) == AR_OK;
     const ar_nccl_in *in = c->have_in ? &c->in : NULL;
-    c->nvlstree_corr = nvlstree_sched_corr(p, s, in);
-    c->nvls_rate = nvls_sched_rate(p, s, in);
     c->tree_algo = !ar_schedule_uses_switch(s);
-    c->nvlstree_proxy_s = nvlstree_sched_proxy(p, s, in, !c->tree_algo);
+    int nvlstree = nvlstree_across(p, s, in, !c->tree_algo);
+    c->nvlstree_corr = nvlstree ? nvlstree_sched_corr(s, in) : 1.0;
+    c->nvls_rate = nvls_sched_rate(p, s, in, !c->tree_algo, nvlstree);
+    c->nvlstree_proxy_s = nvlstree ? ar_nccl_nvlstree_proxy_s(in, (double)s->count * (double)s->elem_bytes) : 0;
 }
 
 /* NCCL charges a protocol's base latency once per operation (tuning.cc: baseLat + the steps), and a
