@@ -81,9 +81,6 @@ static double transfers_only_s(const ar_platform *p, const ar_schedule *s) {
  * Prints both splits and which term makes the difference; nothing where NCCL's model has no table here. */
 static void why_terms(const ar_platform *p, ar_coll coll, double bytes, const ar_schedule *s, double key_s,
                       double nccl_s, const char *nalgo, const char *nproto) {
-    int nc = coll == AR_COLL_REDUCESCATTER ? AR_NCCL_REDUCESCATTER
-             : coll == AR_COLL_ALLGATHER   ? AR_NCCL_ALLGATHER
-                                           : AR_NCCL_ALLREDUCE;
     int a = ar_nccl_algo_parse(nalgo), pr = ar_nccl_proto_parse(nproto);
     ar_nccl_in in;
     ar_nccl_table *t = malloc(sizeof *t);
@@ -91,7 +88,9 @@ static void why_terms(const ar_platform *p, ar_coll coll, double bytes, const ar
     double lat = NAN, xfer = NAN, own_x = transfers_only_s(p, s);
     if (t && a >= 0 && pr >= 0 && ar_nccl_in_from_platform(p, 0, &in, &e) == AR_OK &&
         ar_nccl_model_tune(&in, t, &e) == AR_OK)
-        (void)ar_nccl_table_terms(&in, t, (ar_nccl_coll)nc, (ar_nccl_algo)a, (ar_nccl_proto)pr, bytes, &lat, &xfer, &e);
+        /* ar_coll numbers the collectives as ar_nccl_coll does (lab_nccl_choice, nccl_s's source, reads it so) */
+        (void)ar_nccl_table_terms(&in, t, (ar_nccl_coll)coll, (ar_nccl_algo)a, (ar_nccl_proto)pr, bytes, &lat, &xfer,
+                                  &e);
     free(t);
     if (!(isfinite(lat) && isfinite(own_x) && lat <= nccl_s && own_x <= key_s)) return;
     double nccl_x = nccl_s - lat, own_l = key_s - own_x, dl = lat - own_l, dx = nccl_x - own_x;
