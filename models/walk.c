@@ -39,7 +39,7 @@ typedef struct walk {
     /* per-message costs in lockstep rounds (a schedule too large for the dataflow walk): each rank's
      * send and receive side within the round, from the round's start */
     int msg;
-    double *side, *mdur; /* per side (ar_platform_side_ix): when it is free */
+    double *sfree, *rfree, *mdur;
     struct wd_arrival *marr;
     size_t capmd, capma;
     /* the last phase priced by the event pass: what its price depends on (evkey: its ops' rounds and
@@ -242,9 +242,8 @@ static ar_status round_msg(walk *w, double elem_bytes, const double *dur, double
         double inj = 0;
         if (x->src >= 0 && x->dst >= 0 && ar_platform_sided(p, x->src, x->dst)) {
             double hold, c = ar_platform_side_cost(p, x->src, x->dst, (double)ar_xfer_elems(x) * elem_bytes, 0, &hold);
-            double *sf = &w->side[ar_platform_side_ix(p, x->src, 0)];
-            inj = *sf + c;
-            *sf += hold;
+            inj = w->sfree[x->src] + c;
+            w->sfree[x->src] += hold;
         }
         w->marr[i] = (wd_arrival){inj + dur[i], i};
     }
@@ -254,16 +253,15 @@ static ar_status round_msg(walk *w, double elem_bytes, const double *dur, double
         double land = w->marr[k].net;
         if (x->src >= 0 && x->dst >= 0 && ar_platform_sided(p, x->src, x->dst)) {
             double hold, c = ar_platform_side_cost(p, x->src, x->dst, (double)ar_xfer_elems(x) * elem_bytes, 1, &hold);
-            double *rf = &w->side[ar_platform_side_ix(p, x->dst, 1)];
-            double r0 = land > *rf ? land : *rf;
+            double r0 = land > w->rfree[x->dst] ? land : w->rfree[x->dst];
             land = r0 + c;
-            *rf = r0 + hold;
+            w->rfree[x->dst] = r0 + hold;
         }
         if (land > *t_out) *t_out = land;
     }
     for (size_t i = 0; i < w->nxf; i++) { /* the sides are free again for the next round */
-        if (w->xf[i].src >= 0) w->side[ar_platform_side_ix(p, w->xf[i].src, 0)] = 0;
-        if (w->xf[i].dst >= 0) w->side[ar_platform_side_ix(p, w->xf[i].dst, 1)] = 0;
+        if (w->xf[i].src >= 0) w->sfree[w->xf[i].src] = 0;
+        if (w->xf[i].dst >= 0) w->rfree[w->xf[i].dst] = 0;
     }
     return AR_OK;
 }
@@ -347,9 +345,8 @@ typedef struct ev_flow {
 static double ev_land(walk *w, const ev_flow *f, double net) {
     if (f->src < 0) return net;
     double hold, c = ar_platform_side_cost(w->p, f->src, f->dst, f->bytes, 1, &hold);
-    double *rf = &w->side[ar_platform_side_ix(w->p, f->dst, 1)];
-    double r0 = net > *rf ? net : *rf;
-    *rf = r0 + hold;
+    double r0 = net > w->rfree[f->dst] ? net : w->rfree[f->dst];
+    w->rfree[f->dst] = r0 + hold;
     return r0 + c;
 }
 
@@ -398,10 +395,9 @@ static ar_status ev_settle(walk *w, const ar_phase *phase, double eb, double now
                 int sided = w->msg && xb[k].src >= 0 && xb[k].dst >= 0 && ar_platform_sided(p, xb[k].src, xb[k].dst);
                 if (sided) { /* the sender's side, its messages in lowering order (round_msg) */
                     double hold, c = ar_platform_side_cost(p, xb[k].src, xb[k].dst, bytes, 0, &hold);
-                    double *sf = &w->side[ar_platform_side_ix(p, xb[k].src, 0)];
-                    double s0 = now > *sf ? now : *sf;
+                    double s0 = now > w->sfree[xb[k].src] ? now : w->sfree[xb[k].src];
                     inj = s0 + c;
-                    *sf = s0 + hold;
+                    w->sfree[xb[k].src] = s0 + hold;
                 }
                 fl[foff[i] + k] = (ev_flow){.t_evt = inj + lat,
                                             .bytes = bytes,
@@ -550,7 +546,7 @@ static ar_status walk_phase_events_ref(walk *w, const ar_phase *phase, double eb
             }
         now = tn;
     }
-    for (int k = 0; w->msg && k < 2 * p->nranks; k++) w->side[k] = 0; /* free for the next phase */
+    for (int k = 0; w->msg && k < p->nranks; k++) w->sfree[k] = w->rfree[k] = 0; /* free for the next phase */
     *t_out = now, *bw_out = bw_min, *lat_out = lat_max;
     free(round), free(cnt), free(foff), free(nf), free(fl), free(xb), free(rt);
     return st;
@@ -728,7 +724,7 @@ static ar_status walk_phase_events(walk *w, const ar_phase *phase, double eb, do
             }
         now = tn;
     }
-    for (int k = 0; w->msg && k < 2 * p->nranks; k++) w->side[k] = 0; /* free for the next phase */
+    for (int k = 0; w->msg && k < p->nranks; k++) w->sfree[k] = w->rfree[k] = 0; /* free for the next phase */
     *t_out = now, *bw_out = bw_min, *lat_out = lat_max;
     free(round), free(foff), free(nf), free(fl), free(xb), free(rt);
     free(net), free(lst), free(lfl), free(pos), free(lc), free(tl), free(left), free(heap), free(chg), free(mark);
@@ -1274,15 +1270,14 @@ static double wd_data(wd_list *l, const ar_xfer *x, double floor) {
  * overhead, staging copy), then its reduction on the receiver's GPU (FIFO); a transfer that does
  * either is listed in red[dst] until its data has landed. */
 static ar_status wd_receive(const ar_platform *p, const ar_xfer *x, double net, double bytes, double gamma, int sw_dst,
-                            double *side, double *gpu, wd_list *red, double *tphase_red, ar_err *e) {
+                            double *rside, double *gpu, wd_list *red, double *tphase_red, ar_err *e) {
     int sided = !sw_dst && !AR_EP_IS_NODE(x->src) && ar_platform_sided(p, x->src, x->dst);
     double land = net;
     if (sided) {
         double hold, c = ar_platform_side_cost(p, x->src, x->dst, bytes, 1, &hold);
-        double *rf = &side[ar_platform_side_ix(p, x->dst, 1)];
-        double r0 = net > *rf ? net : *rf;
+        double r0 = net > rside[x->dst] ? net : rside[x->dst];
         land = r0 + c;
-        *rf = r0 + hold;
+        rside[x->dst] = r0 + hold;
     }
     int gpu_reduce = x->reduce && gamma > 0 && !sw_dst; /* a switch reduces on its virtual link */
     if (!sided && !gpu_reduce) return AR_OK;
@@ -1306,7 +1301,8 @@ static ar_status walk_dataflow(walk *w, const ar_schedule *s, const double *star
     double *entry = ar_calloc((size_t)P + 1, sizeof *entry);   /* when the rank entered (or may enter) the phase */
     double *floor_ = ar_calloc((size_t)P + 1, sizeof *floor_); /* a lower bound on the rank's next start */
     double *gpu = ar_calloc((size_t)P + 1, sizeof *gpu);       /* when its GPU is free */
-    double *side = ar_calloc(2 * (size_t)P + 1, sizeof *side); /* when each side is free (ar_platform_side_ix) */
+    double *sside = ar_calloc((size_t)P + 1, sizeof *sside),
+           *rside = ar_calloc((size_t)P + 1, sizeof *rside); /* when each rank's send / receive side is free */
     int msg = ar_platform_has_msg(p);
     double *exitt = ar_calloc((size_t)P + 1, sizeof *exitt); /* when its ops of this phase are done */
     int *nops = ar_calloc((size_t)P + 1, sizeof *nops), *memb = ar_calloc((size_t)P + 1, sizeof *memb);
@@ -1316,7 +1312,7 @@ static ar_status walk_dataflow(walk *w, const ar_schedule *s, const double *star
     int *mo = NULL, *xop = NULL; /* slots of op i: ready[mo[i] .. mo[i+1]); op of each transfer */
     size_t capr = 0, capn = 0, capd = 0, capm = 0, capx = 0, capa = 0;
     ar_status st = AR_OK;
-    if (!entry || !floor_ || !gpu || !side || !exitt || !nops || !memb || !red)
+    if (!entry || !floor_ || !gpu || !sside || !rside || !exitt || !nops || !memb || !red)
         st = ar_fail(e, AR_ENOMEM, "cost walk: out of memory");
     for (int k = 0; start_s && st == AR_OK && k < P; k++) entry[k] = start_s[k];
     double prev_end = 0, t_end = 0;
@@ -1408,10 +1404,9 @@ static ar_status walk_dataflow(walk *w, const ar_schedule *s, const double *star
                 if (!sw_src && !sw_dst && ar_platform_sided(p, x->src, x->dst)) {
                     /* the sender's side (per-message overhead o, staging copy; held max(cost, g)) */
                     double hold, c = ar_platform_side_cost(p, x->src, x->dst, bytes, 0, &hold);
-                    double *sf = &side[ar_platform_side_ix(p, x->src, 0)];
-                    double s0 = start > *sf ? start : *sf;
+                    double s0 = start > sside[x->src] ? start : sside[x->src];
                     start = s0 + c;
-                    *sf = s0 + hold;
+                    sside[x->src] = s0 + hold;
                 }
                 /* a gated transfer's ready message: its wait before its receiver's side and reduction */
                 double wt = p->msg_ready ? ar_xfer_ready_wait(p, s, ph, i, r, x->src, x->dst) : 0;
@@ -1425,14 +1420,14 @@ static ar_status walk_dataflow(walk *w, const ar_schedule *s, const double *star
                 if (snd > next[ms]) next[ms] = snd;
                 if (prog > next[md]) next[md] = prog;
                 arr[t] = (wd_arrival){net, t};
-                if (!msg) st = wd_receive(p, x, net, bytes, gamma, sw_dst, side, gpu, red, &tphase_red, e);
+                if (!msg) st = wd_receive(p, x, net, bytes, gamma, sw_dst, rside, gpu, red, &tphase_red, e);
             }
             /* per-message costs: each receiver's side takes its messages in the order they arrive */
             if (msg && st == AR_OK) qsort(arr, w->nxf, sizeof *arr, wd_arrival_cmp);
             for (size_t k = 0; msg && k < w->nxf && st == AR_OK; k++) {
                 const ar_xfer *x = &w->xf[arr[k].t];
                 st = wd_receive(p, x, arr[k].net, (double)ar_xfer_elems(x) * (double)s->elem_bytes, gamma,
-                                AR_EP_IS_NODE(x->dst), side, gpu, red, &tphase_red, e);
+                                AR_EP_IS_NODE(x->dst), rside, gpu, red, &tphase_red, e);
             }
             if (st != AR_OK) break;
             for (int i = 0; i < phase->nops; i++) {
@@ -1461,7 +1456,7 @@ static ar_status walk_dataflow(walk *w, const ar_schedule *s, const double *star
         prev_end = pend;
     }
     for (int k = 0; red && k < P; k++) free(red[k].v);
-    void *arrs[] = {entry, floor_, gpu, side, exitt, nops, memb, red, ready, next, dur, mo, xop, arr};
+    void *arrs[] = {entry, floor_, gpu, sside, rside, exitt, nops, memb, red, ready, next, dur, mo, xop, arr};
     for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++) free(arrs[i]);
     snprintf(out->note, sizeof out->note,
              "generic walk: per-rank dataflow (sim --sync dataflow)%s, reduction %.6g s/B FIFO per "
@@ -1483,26 +1478,13 @@ double ar_latest_start(const double *start_s, int n) {
     return late;
 }
 
-/* 1 if s's network messages on p pay NCCL's proxy posts (ar_platform_msg_for): an NCCL operation (NCCL's
- * protocols) of rings and trees (no switch ops) across Hopper+ nodes. */
-static int proxy_posts(const ar_platform *p, const ar_schedule *s) {
-    return ar_schedule_uses_proto(s) && !ar_schedule_uses_switch(s) && p->nmachines >= 2 && p->machine_of_rank &&
-           ar_nccl_cc_of_platform(p) >= 90;
-}
-
 const ar_platform *ar_platform_msg_for(const ar_platform *p, const ar_schedule *s, ar_platform *copy) {
-    if (!p || !s) return p;
-    int posts = proxy_posts(p, s);
-    if (!posts && (!(ar_platform_has_msg(p) || p->msg_ready) ||
-                   !(ar_schedule_uses_proto(s) || ar_schedule_uses_switch(s))))
+    if (!p || !s || !(ar_platform_has_msg(p) || p->msg_ready) ||
+        !(ar_schedule_uses_proto(s) || ar_schedule_uses_switch(s)))
         return p;
     *copy = *p;          /* a shallow copy, read only */
     copy->msg_ready = 0; /* NCCL's steps and switch ops run no MPI ready messages */
-    if (posts) { /* NCCL's per-step latency holds o; its proxy thread posts the GPU's network sends and
-                  * receives one at a time, AR_NCCL_PROXY_POST_US each (docs/models.md) */
-        copy->msg_o_s = 0, copy->msg_g_s = AR_NCCL_PROXY_POST_US * 1e-6;
-        copy->msg_all = 0, copy->msg_shared = 1;
-    } else if (ar_schedule_uses_proto(s)) copy->msg_o_s = copy->msg_g_s = 0;
+    if (ar_schedule_uses_proto(s)) copy->msg_o_s = copy->msg_g_s = 0;
     else if (ar_platform_has_msg(p)) copy->msg_piped = 1;
     return copy;
 }
@@ -1554,8 +1536,9 @@ ar_status ar_model_walk_from(const ar_platform *p, const ar_schedule *s, const d
                    ((ar_platform_has_msg(p) || async) && all <= AR_WALK_DATAFLOW_MAX && !ar_schedule_uses_switch(s));
     if (!dataflow && ar_platform_has_msg(p)) {
         w.msg = 1;
-        w.side = ar_calloc(2 * (size_t)p->nranks + 1, sizeof *w.side);
-        if (!w.side) st = ar_fail(e, AR_ENOMEM, "cost walk: out of memory");
+        w.sfree = ar_calloc((size_t)p->nranks + 1, sizeof *w.sfree);
+        w.rfree = ar_calloc((size_t)p->nranks + 1, sizeof *w.rfree);
+        if (!w.sfree || !w.rfree) st = ar_fail(e, AR_ENOMEM, "cost walk: out of memory");
     }
     if (dataflow) st = walk_dataflow(&w, s, start_s, out, e);
     for (int ph = 0; !dataflow && ph < s->nphases && st == AR_OK; ph++) {
@@ -1636,7 +1619,8 @@ ar_status ar_model_walk_from(const ar_platform *p, const ar_schedule *s, const d
     free(w.routes);
     free(w.nrounds);
     free(w.prev);
-    free(w.side);
+    free(w.sfree);
+    free(w.rfree);
     free(w.mdur);
     free(w.marr);
     free(w.evkey);

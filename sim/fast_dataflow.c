@@ -326,12 +326,7 @@ static int side_before(const df_xf *a, const df_xf *b) {
     return a->t < b->t;
 }
 
-/* The queue of engine en: with one side per rank (platform.h msg_shared) a rank's receives queue on its
- * send side (ENG_D2H), in the same order. */
-static int side_q(const df *d, int en) { return en == ENG_H2D && d->p->msg_shared ? ENG_D2H : en; }
-
 static void engine_start(df *d, int en, int k) {
-    en = side_q(d, en);
     df_ids *q = &d->eq[en][k];
     if (q->head == q->n) {
         d->ebusy[en][k] = 0;
@@ -349,10 +344,9 @@ static void engine_start(df *d, int en, int k) {
     int id = q->v[q->head];
     const ar_xfer *x = &d->xf[id].x;
     double bytes = (double)ar_xfer_elems(x) * (double)d->s->elem_bytes, hold;
-    int recv = en == ENG_H2D || (en == ENG_D2H && k != x->src); /* a receive on a shared side */
     double t = en == ENG_GPU ? ar_platform_rank_gamma(d->p, d->gamma, k) * bytes /* a slow GPU: 1/rate */
-                             : ar_platform_side_cost(d->p, x->src, x->dst, bytes, recv, &hold);
-    ar_sg_timer(d->sg, t, DF_TOK(en == ENG_GPU ? DF_EXEC : recv ? DF_H2D : DF_D2H, (size_t)id));
+                             : ar_platform_side_cost(d->p, x->src, x->dst, bytes, en == ENG_H2D, &hold);
+    ar_sg_timer(d->sg, t, DF_TOK(en == ENG_GPU ? DF_EXEC : en == ENG_D2H ? DF_D2H : DF_H2D, (size_t)id));
 }
 
 /* The sides pushed while idle in this instant start now, each with its first message in order. */
@@ -367,7 +361,6 @@ static void kicks_run(df *d) {
 
 /* Queues transfer id on engine en of GPU k (one job at a time, in order). */
 static void engine_push(df *d, int en, int k, size_t id) {
-    en = side_q(d, en);
     df_ids *q = &d->eq[en][k];
     if (ar_grow(&q->v, &q->cap, q->n + 1, sizeof *q->v) < 0) {
         df_fail(d, AR_ENOMEM, "sim: out of memory");
@@ -389,7 +382,6 @@ static void engine_push(df *d, int en, int k, size_t id) {
 }
 
 static void engine_done(df *d, int en, int k) {
-    en = side_q(d, en);
     d->eq[en][k].head++;
     engine_start(d, en, k);
 }
@@ -398,7 +390,7 @@ static void engine_done(df *d, int en, int k) {
 static void side_done(df *d, int en, int k, const ar_xfer *x) {
     double hold, c = ar_platform_side_cost(d->p, x->src, x->dst, (double)ar_xfer_elems(x) * (double)d->s->elem_bytes,
                                            en == ENG_H2D, &hold);
-    if (hold > c) ar_sg_timer(d->sg, hold - c, DF_TOK(DF_SIDE_FREE, (size_t)k * 2 + (side_q(d, en) == ENG_H2D)));
+    if (hold > c) ar_sg_timer(d->sg, hold - c, DF_TOK(DF_SIDE_FREE, (size_t)k * 2 + (en == ENG_H2D)));
     else engine_done(d, en, k);
 }
 

@@ -166,11 +166,6 @@ typedef struct ar_platform {
      * data a step sends is ready at the step's start. A step then costs o + its network part, not
      * o + network part + o. */
     int msg_piped;
-    /* One side per rank (set on a shallow copy by the walk and the simulator for the schedules with NCCL's
-     * protocols that run rings and trees across Hopper+ nodes, ar_platform_msg_for; never read from a
-     * platform file): a rank's sends and receives queue on one serial side (ar_platform_side_ix), NCCL's
-     * proxy thread, which posts every network send and receive of its GPU one at a time. */
-    int msg_shared;
     /* slow-computing stragglers (a scenario's stragglers[].rate, core/scenario.c): rank r reduces at
      * rank_compute[r] (in (0, 1]) times the reduction rate, i.e. its reductions take 1/rank_compute[r]
      * as long; its staging copies and launch overhead are unchanged. NULL = every rank at full rate. */
@@ -344,12 +339,6 @@ static inline double ar_platform_side_cost(const ar_platform *p, int src, int ds
     if (ar_platform_staged(p, src, dst)) c += copy = bytes / (recv ? p->stage_h2d_Bps : p->stage_d2h_Bps);
     *hold = m && p->msg_g_s > c ? p->msg_g_s : c;
     return m && recv && p->msg_piped ? copy : c; /* piped: o held, not waited for */
-}
-
-/* The index of rank's send (recv = 0) or receive (recv = 1) side among 2 nranks + 1: 2 rank + recv, or
- * 2 rank for both with one side per rank (msg_shared). */
-static inline int ar_platform_side_ix(const ar_platform *p, int rank, int recv) {
-    return 2 * rank + (recv && !p->msg_shared);
 }
 
 /* The wait of a gated transfer src -> dst under ready messages (msg_ready): one empty message from dst
